@@ -1,0 +1,145 @@
+/* collector.c -- NVML + /proc into one snapshot, optionally under a watchdog
+ * (see collector.h). */
+#include "collector.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/timeutil.h"
+#include "../source/nvml.h"
+#include "../source/procfs.h"
+
+struct gm_collector {
+    struct gm_nvml *nvml;
+    struct gm_procfs *procfs;
+    uint64_t seq;
+
+    /* watchdog worker */
+    int have_thread;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int request;   /* a sample is wanted */
+    int done;      /* the sample finished */
+    int quit;
+    struct gm_snapshot *target;
+};
+
+int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts *o,
+                      struct gm_err *err)
+{
+    struct gm_collector *c = gm_xcalloc(1, sizeof(*c));
+    *out = c;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (o->procs && o->procfs)
+        c->procfs = gm_procfs_new(o->proc_root ? o->proc_root : "/proc");
+    int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
+    gm_nvml_set_groups(c->nvml, o->groups ? o->groups : gm_nvml_groups_default(), o->procs);
+    return rc;
+}
+
+static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
+{
+    gm_snapshot_clear(s);
+    gm_nvml_sample(c->nvml, s);
+    if (c->procfs && s->nproc)
+        gm_procfs_enrich(c->procfs, s);
+    s->seq = ++c->seq;
+}
+
+static void *worker(void *arg)
+{
+    struct gm_collector *c = arg;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->request && !c->quit)
+            pthread_cond_wait(&c->cv, &c->mu);
+        if (c->quit)
+            break;
+        c->request = 0;
+        struct gm_snapshot *s = c->target;
+        pthread_mutex_unlock(&c->mu);
+        sample_now(c, s);
+        pthread_mutex_lock(&c->mu);
+        c->done = 1;
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns,
+                        struct gm_err *err)
+{
+    if (timeout_ns <= 0) {
+        sample_now(c, s);
+        return 0;
+    }
+    if (!c->have_thread) {
+        if (pthread_create(&c->thread, NULL, worker, c) != 0) {
+            sample_now(c, s);
+            return 0;
+        }
+        c->have_thread = 1;
+    }
+    int64_t deadline = gm_mono_ns() + timeout_ns;
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000LL),
+                          .tv_nsec = (long)(deadline % 1000000000LL)};
+    pthread_mutex_lock(&c->mu);
+    c->target = s;
+    c->done = 0;
+    c->request = 1;
+    pthread_cond_broadcast(&c->cv);
+    int timed_out = 0;
+    while (!c->done) {
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) != 0 && !c->done) {
+            timed_out = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (!timed_out)
+        return 0;
+    int gpu = -1;
+    const char *call = gm_nvml_current_call(c->nvml, &gpu);
+    char where[32] = "";
+    if (gpu >= 0)
+        snprintf(where, sizeof(where), " on GPU %d", gpu);
+    return gm_err_set(err, GM_E_TIMEOUT,
+                      "the NVIDIA driver did not answer within %.1f s: %s%s has not returned; the "
+                      "driver or GPU may be hung (check dmesg for Xid errors, see Troubleshooting in README.md)",
+                      timeout_ns / 1e9, call ? call : "an NVML call", where);
+}
+
+void gm_collector_close(struct gm_collector *c)
+{
+    if (!c)
+        return;
+    if (c->have_thread) {
+        pthread_mutex_lock(&c->mu);
+        c->quit = 1;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+        pthread_join(c->thread, NULL);
+    }
+    gm_nvml_close(c->nvml);
+    gm_procfs_free(c->procfs);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+void gm_collector_abandon(struct gm_collector *c)
+{
+    /* The worker is blocked inside NVML holding pointers into c and its
+     * snapshot: freeing anything could crash it. The process is about to exit. */
+    (void)c;
+}

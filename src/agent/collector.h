@@ -1,0 +1,44 @@
+/* collector.h -- one sample of everything: NVML values, processes and their
+ * /proc enrichment, in a snapshot.  Used by the one-shot commands and the
+ * live views; the agent's sampler thread wraps the same calls.
+ *
+ * A hung NVML call (a wedged driver) must not hang a command forever: with a
+ * timeout, the sample runs on a worker thread and the caller gives up after
+ * the timeout, learning which NVML function on which GPU did not return.
+ */
+#ifndef GM_AGENT_COLLECTOR_H
+#define GM_AGENT_COLLECTOR_H
+
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/snapshot.h"
+
+struct gm_collector;
+
+struct gm_collector_opts {
+    const char *lib_path; /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
+    uint64_t groups;      /* read groups (0 = the default set) */
+    int procs;            /* list GPU processes */
+    int procfs;           /* enrich them from /proc */
+    const char *proc_root; /* NULL = "/proc" */
+};
+
+/* Opens NVML.  Returns 0, or the gm_nvml_open error (GM_E_NOLIB,
+ * GM_E_DRIVER) with *out still valid: samples then report the driver state
+ * and retry init with backoff. */
+int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts *o,
+                      struct gm_err *err);
+
+/* Clears s and fills it.  timeout_ns <= 0 waits forever.  On timeout returns
+ * GM_E_TIMEOUT with err naming the NVML call still in progress; the collector
+ * is then wedged and must be abandoned with gm_collector_abandon(). */
+int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns,
+                        struct gm_err *err);
+
+void gm_collector_close(struct gm_collector *c);
+
+/* For a wedged collector: releases nothing that the stuck thread may touch. */
+void gm_collector_abandon(struct gm_collector *c);
+
+#endif /* GM_AGENT_COLLECTOR_H */

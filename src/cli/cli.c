@@ -1,0 +1,143 @@
+/* cli.c -- helpers shared by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "../core/snapshot.h"
+#include "../core/timeutil.h"
+
+volatile int cli_stop;
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "gpumon: %s: ", kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("warning", fmt, ap);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg("error", fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try 'gpumon %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+    return GM_EXIT_USAGE;
+}
+
+int cli_color(int force)
+{
+    if (force >= 0)
+        return force;
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return 0;
+    const char *term = getenv("TERM");
+    if (!term || strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(STDOUT_FILENO);
+}
+
+int cli_utf8(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        setlocale(LC_CTYPE, "");
+        const char *cs = nl_langinfo(CODESET);
+        cached = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
+    }
+    return cached;
+}
+
+int cli_write(int fd, const struct gm_buf *b)
+{
+    int rc = gm_buf_write_fd(b, fd);
+    if (rc < 0) {
+        if (rc == -EPIPE)
+            return GM_EXIT_FAIL;
+        cli_error("cannot write output: %s", strerror(-rc));
+        return GM_EXIT_FAIL;
+    }
+    return 0;
+}
+
+int cli_parse_seconds(const char *s, int64_t *ns)
+{
+    int64_t v;
+    if (gm_parse_duration(s, &v) != 0 || v <= 0)
+        return GM_E_INVAL;
+    *ns = v;
+    return 0;
+}
+
+int cli_open(struct gm_collector **c, const struct gm_collector_opts *o)
+{
+    struct gm_err err = {0};
+    int rc = gm_collector_open(c, o, &err);
+    if (rc == 0)
+        return 0;
+    cli_error("%s", err.msg);
+    gm_collector_close(*c);
+    *c = NULL;
+    return GM_EXIT_NVML;
+}
+
+int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns, int report)
+{
+    struct gm_err err = {0};
+    int rc = gm_collector_sample(c, s, timeout_ns, &err);
+    if (rc == GM_E_TIMEOUT) {
+        cli_error("%s", err.msg);
+        gm_collector_abandon(c);
+        /* the stuck thread cannot be joined: leave without running destructors */
+        fflush(stdout);
+        _exit(GM_EXIT_NVML);
+    }
+    if (s->driver != GM_DRV_OK) {
+        if (report)
+            cli_error("%s", s->driver_msg);
+        return GM_EXIT_NVML;
+    }
+    return 0;
+}
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    cli_stop = 1;
+}
+
+void cli_catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}

@@ -1,0 +1,74 @@
+/* cli.h -- the command table and what every subcommand shares.
+ *
+ * cli/ is the only place that parses argv, prints usage or calls exit()
+ * (DESIGN).  Each subcommand lives in its own cmd_*.c and exports one
+ * struct gm_cmd; main.c lists them.
+ *
+ * Exit statuses (README "Exit status"):
+ *   0  success
+ *   1  a runtime failure (cannot write output, I/O error)
+ *   2  bad usage: unknown flag or field, bad --format, bad GPU id
+ *   3  NVML unavailable: no library, driver not loaded, no permission,
+ *      driver/library version mismatch, or a hung driver call
+ */
+#ifndef GM_CLI_H
+#define GM_CLI_H
+
+#include <stdint.h>
+
+#include "../agent/collector.h"
+#include "../core/buf.h"
+#include "../core/err.h"
+
+enum { GM_EXIT_OK = 0, GM_EXIT_FAIL = 1, GM_EXIT_USAGE = 2, GM_EXIT_NVML = 3 };
+
+struct gm_cmd {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct gm_cmd gm_cmd_status;
+extern const struct gm_cmd gm_cmd_query;
+extern const struct gm_cmd gm_cmd_metrics;
+
+/* "gpumon: error: ..." on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "gpumon: warning: ..." on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Usage error: prints the message and "Try 'gpumon CMD --help'."; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether to colour stdout: --color/--no-color (force: 1/0, -1 = auto),
+ * NO_COLOR, TERM=dumb, and whether stdout is a terminal. */
+int cli_color(int force);
+/* Whether the locale's character set is UTF-8. */
+int cli_utf8(void);
+
+/* Writes buf to stdout (or fd) completely; on failure prints an error and
+ * returns GM_EXIT_FAIL, else 0. */
+int cli_write(int fd, const struct gm_buf *b);
+
+/* Parses seconds with an optional unit ("2", "0.5", "500ms", "1m") > 0. */
+int cli_parse_seconds(const char *s, int64_t *ns);
+
+/* Opens the collector; on an NVML failure prints the cause and returns
+ * GM_EXIT_NVML (the collector is closed), else 0. */
+int cli_open(struct gm_collector **c, const struct gm_collector_opts *o);
+
+/* One sample with the watchdog.  On a driver failure recorded in the
+ * snapshot (driver not loaded, version mismatch, ...) returns GM_EXIT_NVML,
+ * printing the cause when report != 0; else 0.  A hung call prints the call
+ * and exits the process with GM_EXIT_NVML (the stuck thread cannot be
+ * joined). */
+int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns, int report);
+
+/* The --timeout default for NVML calls: 10 s. */
+#define CLI_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)
+
+/* Set by SIGINT/SIGTERM in looping commands. */
+extern volatile int cli_stop;
+void cli_catch_stop_signals(void);
+
+#endif /* GM_CLI_H */

@@ -1,0 +1,226 @@
+/* cmd_query.c -- `gpumon query`: nvidia-smi's --query-gpu / --query-compute-apps.
+ *
+ * Same flags and CSV as nvidia-smi so that shell loggers keep working with
+ * `gpumon query` in place of `nvidia-smi`.  Differences (documented in
+ * README): -i is --id as in nvidia-smi; a failure of the driver during a
+ * -l loop is reported on stderr once and the loop goes on, resuming rows
+ * when the driver is back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/snapshot.h"
+#include "../core/timeutil.h"
+#include "../view/query.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader]"
+            "[,nounits] [OPTIONS]\n\n"
+            "nvidia-smi compatible CSV queries.\n\n"
+            "      --query-gpu=FIELDS           GPU fields (see --help-query-gpu)\n"
+            "      --query-compute-apps=FIELDS  compute process fields (see --help-query-compute-apps)\n"
+            "      --format=csv[,noheader][,nounits]\n"
+            "  -i, --id=IDS                     only these GPUs: indices, UUIDs or PCI bus ids\n"
+            "  -l, --loop=SEC                   repeat every SEC seconds until interrupted\n"
+            "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
+            "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
+            "      --help-query-gpu             list the GPU fields\n"
+            "      --help-query-compute-apps    list the process fields\n"
+            "      --timeout=SEC                give up when an NVML call hangs this long (default 10)\n"
+            "  -h, --help                       this help\n");
+}
+
+int cmd_query_run(int argc, char **argv);
+
+int cmd_query_run(int argc, char **argv)
+{
+    enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
+    static const struct option opts[] = {
+        {"query-gpu", required_argument, NULL, O_QGPU},
+        {"query-compute-apps", required_argument, NULL, O_QAPPS},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"id", required_argument, NULL, 'i'},
+        {"loop", required_argument, NULL, 'l'},
+        {"loop-ms", required_argument, NULL, O_LOOPMS},
+        {"filename", required_argument, NULL, 'f'},
+        {"help-query-gpu", no_argument, NULL, O_HELPGPU},
+        {"help-query-compute-apps", no_argument, NULL, O_HELPAPPS},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    /* nvidia-smi spells --loop-ms as -lms: rewrite it for getopt */
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "-lms") == 0)
+            argv[k] = (char *)"--loop-ms";
+        else if (strncmp(argv[k], "-lms=", 5) == 0) {
+            static char buf[64];
+            snprintf(buf, sizeof(buf), "--loop-ms=%s", argv[k] + 5);
+            argv[k] = buf;
+        }
+    }
+    const char *fields = NULL, *format = NULL, *ids = NULL, *file = NULL;
+    int kind = -1, help = -1;
+    int64_t loop = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":i:l:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_QGPU:
+        case O_QAPPS:
+            if (kind >= 0)
+                return cli_usage_error("query", "give only one of --query-gpu and --query-compute-apps");
+            kind = c == O_QGPU ? GM_QUERY_GPU : GM_QUERY_APPS;
+            fields = optarg;
+            break;
+        case O_FORMAT:
+            format = optarg;
+            break;
+        case 'i':
+            ids = optarg;
+            break;
+        case 'l': {
+            if (cli_parse_seconds(optarg, &loop) != 0)
+                return cli_usage_error("query", "invalid --loop value '%s' (seconds)", optarg);
+            break;
+        }
+        case O_LOOPMS: {
+            char *end;
+            errno = 0;
+            long ms = strtol(optarg, &end, 10);
+            if (errno || *end || ms <= 0)
+                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)", optarg);
+            loop = (int64_t)ms * 1000000LL;
+            break;
+        }
+        case 'f':
+            file = optarg;
+            break;
+        case O_HELPGPU:
+            help = GM_QUERY_GPU;
+            break;
+        case O_HELPAPPS:
+            help = GM_QUERY_APPS;
+            break;
+        case O_TIMEOUT:
+            if (gm_parse_duration(optarg, &timeout) != 0)
+                return cli_usage_error("query", "invalid --timeout '%s'", optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return GM_EXIT_OK;
+        case ':':
+            return cli_usage_error("query", "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("query", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
+
+    struct gm_buf out = GM_BUF_INIT;
+    if (help >= 0) {
+        gm_query_help(help, &out);
+        int rc = cli_write(STDOUT_FILENO, &out);
+        gm_buf_free(&out);
+        return rc;
+    }
+    if (kind < 0)
+        return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");
+    if (!format)
+        return cli_usage_error("query", "--format=csv is required (as with nvidia-smi)");
+
+    static struct gm_query q; /* large: keep it off the stack */
+    struct gm_err err = {0};
+    if (gm_query_parse_fields(&q, kind, fields, &err) != 0 ||
+        gm_query_parse_format(&q, format, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_USAGE;
+    }
+
+    int fd = STDOUT_FILENO;
+    if (file) {
+        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            cli_error("cannot open %s: %s", file, strerror(errno));
+            return GM_EXIT_FAIL;
+        }
+    }
+
+    int need_procs = 0;
+    struct gm_collector_opts co = {0};
+    co.groups = gm_query_groups(&q, &need_procs);
+    co.groups |= UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
+    co.procs = need_procs;
+    co.procfs = need_procs;
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc) {
+        if (fd != STDOUT_FILENO)
+            close(fd);
+        return rc;
+    }
+    if (loop)
+        cli_catch_stop_signals();
+
+    struct gm_snapshot *s = gm_snapshot_new();
+    int64_t next = gm_mono_ns();
+    int first = 1, failing = 0;
+    for (;;) {
+        gm_buf_reset(&out);
+        int src = cli_sample(col, s, timeout, first || !failing);
+        if (src && first) {
+            rc = src;
+            break;
+        }
+        if (src) {
+            if (!failing)
+                cli_warn("no rows until the driver answers again");
+            failing = 1;
+        } else {
+            if (failing)
+                cli_warn("the driver answers again; rows resume");
+            failing = 0;
+            uint64_t mask;
+            if (gm_query_select(s, ids, &mask, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_USAGE;
+                break;
+            }
+            if (first)
+                gm_query_header(&q, &out);
+            gm_query_rows(&q, s, mask, &out);
+            if ((rc = cli_write(fd, &out)) != 0)
+                break;
+            first = 0;
+        }
+        if (!loop || cli_stop)
+            break;
+        next += loop;
+        int64_t now = gm_mono_ns();
+        if (next < now)
+            next = now + loop - (now - next) % loop;
+        if (gm_sleep_until(next, &cli_stop))
+            break;
+    }
+    if (fd != STDOUT_FILENO && close(fd) != 0 && rc == 0) {
+        cli_error("cannot write %s: %s", file, strerror(errno));
+        rc = GM_EXIT_FAIL;
+    }
+    gm_buf_free(&out);
+    gm_snapshot_free(s);
+    gm_collector_close(col);
+    return rc;
+}
+
+const struct gm_cmd gm_cmd_query = {"query", "nvidia-smi compatible --query-gpu / --query-compute-apps",
+                                    cmd_query_run};

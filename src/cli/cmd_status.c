@@ -1,0 +1,164 @@
+/* cmd_status.c -- `gpumon status`: the gpustat-style quick look and its JSON. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/snapshot.h"
+#include "../source/nvml.h"
+#include "../core/timeutil.h"
+#include "../view/query.h"
+#include "../view/status.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumon status [OPTIONS]\n\n"
+            "One line per GPU: temperature, utilisation, memory, power, the limit that holds its\n"
+            "clocks down, and its processes (user:name/pid(memory)).\n\n"
+            "  -i, --interval SEC   refresh every SEC seconds (in place on a terminal)\n"
+            "      --json           print the JSON document described in docs/json.md\n"
+            "      --compact        JSON on one line (default: indented)\n"
+            "      --pcie           also read PCIe throughput for --json (costs ~40 ms per GPU\n"
+            "                       on real hardware, so it is off by default)\n"
+            "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
+            "  -c, --show-cmd       show full command lines instead of process names\n"
+            "      --no-procs       do not list processes\n"
+            "      --color, --no-color\n"
+            "                       force colours on or off (default: on a terminal, unless NO_COLOR)\n"
+            "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
+            "  -h, --help           this help\n");
+}
+
+int cmd_status_run(int argc, char **argv);
+
+int cmd_status_run(int argc, char **argv)
+{
+    enum { O_JSON = 256, O_COMPACT, O_ID, O_NOPROCS, O_COLOR, O_NOCOLOR, O_TIMEOUT, O_PCIE };
+    static const struct option opts[] = {
+        {"interval", required_argument, NULL, 'i'},
+        {"json", no_argument, NULL, O_JSON},
+        {"compact", no_argument, NULL, O_COMPACT},
+        {"id", required_argument, NULL, O_ID},
+        {"show-cmd", no_argument, NULL, 'c'},
+        {"no-procs", no_argument, NULL, O_NOPROCS},
+        {"color", no_argument, NULL, O_COLOR},
+        {"no-color", no_argument, NULL, O_NOCOLOR},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"pcie", no_argument, NULL, O_PCIE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int64_t interval = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
+    int json = 0, pretty = 1, color = -1, pcie = 0;
+    const char *ids = NULL;
+    struct gm_status_opts so = {.show_procs = 1};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":i:ch", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            if (cli_parse_seconds(optarg, &interval) != 0)
+                return cli_usage_error("status", "invalid interval '%s'", optarg);
+            break;
+        case O_JSON:
+            json = 1;
+            break;
+        case O_COMPACT:
+            pretty = 0;
+            break;
+        case O_ID:
+            ids = optarg;
+            break;
+        case 'c':
+            so.full_cmd = 1;
+            break;
+        case O_NOPROCS:
+            so.show_procs = 0;
+            break;
+        case O_COLOR:
+            color = 1;
+            break;
+        case O_NOCOLOR:
+            color = 0;
+            break;
+        case O_PCIE:
+            pcie = 1;
+            break;
+        case O_TIMEOUT:
+            if (gm_parse_duration(optarg, &timeout) != 0)
+                return cli_usage_error("status", "invalid --timeout '%s'", optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return GM_EXIT_OK;
+        case ':':
+            return cli_usage_error("status", "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("status", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("status", "unexpected argument '%s'", argv[optind]);
+
+    so.color = json ? 0 : cli_color(color);
+    so.utf8 = cli_utf8();
+    struct gm_collector_opts co = {.procs = 1, .procfs = 1};
+#define BIT(g) (UINT64_C(1) << (g))
+    if (!json) /* read only what the text shows */
+        co.groups = BIT(GM_RG_TEMP) | BIT(GM_RG_UTIL) | BIT(GM_RG_MEMORY) | BIT(GM_RG_POWER) |
+                    BIT(GM_RG_POWER_LIMIT) | BIT(GM_RG_CLOCK_REASONS) | BIT(GM_RG_MIG_MODE);
+    else if (pcie)
+        co.groups = gm_nvml_groups_default() | BIT(GM_RG_PCIE_TPUT);
+#undef BIT
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc)
+        return rc;
+    if (interval)
+        cli_catch_stop_signals();
+
+    struct gm_snapshot *s = gm_snapshot_new();
+    struct gm_buf out = GM_BUF_INIT;
+    int tty = isatty(STDOUT_FILENO);
+    int64_t next = gm_mono_ns();
+    int first = 1;
+    do {
+        rc = cli_sample(col, s, timeout, 1);
+        if (rc)
+            break;
+        uint64_t mask;
+        struct gm_err err = {0};
+        if (gm_query_select(s, ids, &mask, &err) != 0) {
+            rc = cli_usage_error("status", "%s", err.msg);
+            break;
+        }
+        so.mask = mask;
+        gm_buf_reset(&out);
+        if (interval && tty && !json)
+            gm_buf_puts(&out, first ? "\033[H\033[2J" : "\033[H\033[J");
+        if (json)
+            gm_status_json(s, mask, pretty, &out);
+        else
+            gm_status_text(s, &so, &out);
+        if ((rc = cli_write(STDOUT_FILENO, &out)) != 0)
+            break;
+        first = 0;
+        if (!interval)
+            break;
+        next += interval;
+        int64_t now = gm_mono_ns();
+        if (next < now) /* a slow sample: skip missed ticks instead of bursting */
+            next = now + interval - (now - next) % interval;
+        gm_sleep_until(next, &cli_stop);
+    } while (!cli_stop);
+    gm_buf_free(&out);
+    gm_snapshot_free(s);
+    gm_collector_close(col);
+    return rc;
+}
+
+const struct gm_cmd gm_cmd_status = {"status", "one line per GPU with its processes (gpustat-like)",
+                                     cmd_status_run};

@@ -1,0 +1,130 @@
+/* main.c -- gpumon's entry point: global options and the subcommand table.
+ *
+ * `gpumon` alone is `gpumon status`.  For drop-in use in nvidia-smi scripts,
+ * `gpumon --query-gpu=...` (any argument starting with --query or
+ * --help-query) is `gpumon query ...`.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef GM_VERSION
+#define GM_VERSION "0.0.0"
+#endif
+#ifndef GM_SIM_LIB_INSTALLED
+#define GM_SIM_LIB_INSTALLED "/usr/local/lib/gpumon/sim/libnvidia-ml.so.1"
+#endif
+
+static const struct gm_cmd *const commands[] = {
+    &gm_cmd_status,
+    &gm_cmd_query,
+    &gm_cmd_metrics,
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: gpumon [--sim SCENARIO] [--nvml-lib PATH] [COMMAND] [ARGS]\n\n"
+               "GPU monitoring from NVML: a quick look, nvidia-smi compatible queries, and more.\n\n"
+               "Commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\nGlobal options:\n"
+               "  --sim SCENARIO   run against the NVML simulator with this scenario file\n"
+               "                   (sets GPUMON_NVML_LIB and GPUSIM_SCENARIO)\n"
+               "  --nvml-lib PATH  load this libnvidia-ml.so instead of the system's\n"
+               "  -h, --help       this help; 'gpumon COMMAND --help' for a command\n"
+               "  --version        print the version\n\n"
+               "With no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
+               "2 bad usage, 3 NVML or driver unavailable.\n");
+}
+
+/* The simulator library: $GPUMON_SIM_LIB, the build tree beside this
+ * binary, or the installed copy. */
+static const char *find_sim_lib(char *buf, size_t len)
+{
+    const char *env = getenv("GPUMON_SIM_LIB");
+    if (env && *env)
+        return env;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, len, "%s/../sim/libnvidia-ml.so.1", exe);
+            if (access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
+    return GM_SIM_LIB_INSTALLED;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    char simlib[PATH_MAX + 32];
+    while (i < argc && argv[i][0] == '-') {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return GM_EXIT_OK;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("gpumon %s\n", GM_VERSION);
+            return GM_EXIT_OK;
+        }
+        if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0 || strcmp(a, "--nvml-lib") == 0 ||
+            strncmp(a, "--nvml-lib=", 11) == 0) {
+            int is_sim = strncmp(a, "--sim", 5) == 0;
+            const char *val = strchr(a, '=');
+            if (val)
+                val++;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                return cli_usage_error(NULL, "%s needs a value", a);
+            if (is_sim) {
+                if (access(val, R_OK) != 0) {
+                    cli_error("cannot read scenario file %s", val);
+                    return GM_EXIT_USAGE;
+                }
+                setenv("GPUSIM_SCENARIO", val, 1);
+                setenv("GPUMON_NVML_LIB", find_sim_lib(simlib, sizeof(simlib)), 1);
+            } else {
+                setenv("GPUMON_NVML_LIB", val, 1);
+            }
+            i++;
+            continue;
+        }
+        if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0)
+            break; /* nvidia-smi style: gpumon --query-gpu=... */
+        return cli_usage_error(NULL, "unknown option %s", a);
+    }
+
+    const struct gm_cmd *cmd = &gm_cmd_status;
+    int sub_argc = argc - i + 1;
+    char **sub_argv = argv + i - 1;
+    if (i < argc && argv[i][0] != '-') {
+        cmd = NULL;
+        for (size_t k = 0; k < NCOMMANDS; k++)
+            if (strcmp(argv[i], commands[k]->name) == 0)
+                cmd = commands[k];
+        if (!cmd) {
+            cli_error("unknown command '%s'", argv[i]);
+            usage(stderr);
+            return GM_EXIT_USAGE;
+        }
+        sub_argc = argc - i;
+        sub_argv = argv + i;
+    } else if (i < argc) {
+        cmd = &gm_cmd_query;
+    }
+    /* sub_argv[0] names the command for getopt messages */
+    return cmd->run(sub_argc, sub_argv);
+}

@@ -1,0 +1,78 @@
+/* err.c -- error messages and the aborting allocators.
+ *
+ * Out of memory is not a recoverable condition in gpumon: the x* allocators
+ * print one line and abort (STYLE.md).
+ */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gm_err_set(struct gm_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void gm_oom(void)
+{
+    static const char msg[] = "gpumon: fatal: out of memory\n";
+    fwrite(msg, 1, sizeof(msg) - 1, stderr);
+    abort();
+}
+
+void *gm_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        gm_oom();
+    return p;
+}
+
+void *gm_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        gm_oom();
+    return p;
+}
+
+void *gm_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        gm_oom();
+    return q;
+}
+
+char *gm_xstrdup(const char *s)
+{
+    return gm_xstrndup(s, strlen(s));
+}
+
+char *gm_xstrndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *p = gm_xmalloc(len + 1);
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+char *gm_strlcpy(char *dst, const char *src, size_t len)
+{
+    if (len == 0)
+        return dst;
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+    return dst;
+}

@@ -1,0 +1,370 @@
+/* fmt.c -- spelling registry values for nvidia-smi CSV, our CSV log and JSON
+ * (see fmt.h).  Unit conversions come from gm_units[] in metrics.c. */
+#include "fmt.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "timeutil.h"
+
+static const struct gm_value v_na = {.status = GM_VS_NA};
+
+/* Process fields as values, built on the fly into a per-call slot. */
+static const struct gm_value *proc_value(const struct gm_proc *p, int id, struct gm_value *tmp)
+{
+    switch (id) {
+    case GM_P_PID:
+        *tmp = gm_v_u64(p->pid);
+        return tmp;
+    case GM_P_TYPE:
+        *tmp = gm_v_u64(p->type);
+        return tmp;
+    case GM_P_USED_MEMORY:
+        return &p->used_memory;
+    case GM_P_GPU_INSTANCE:
+        *tmp = p->gpu_instance_id == GM_NO_INSTANCE ? v_na : gm_v_u64(p->gpu_instance_id);
+        return tmp;
+    case GM_P_COMPUTE_INSTANCE:
+        *tmp = p->compute_instance_id == GM_NO_INSTANCE ? v_na : gm_v_u64(p->compute_instance_id);
+        return tmp;
+    case GM_P_SM_UTIL:
+        return &p->sm_util;
+    case GM_P_MEM_UTIL:
+        return &p->mem_util;
+    case GM_P_ENC_UTIL:
+        return &p->enc_util;
+    case GM_P_DEC_UTIL:
+        return &p->dec_util;
+    case GM_P_STATE:
+        *tmp = p->host_state == GM_HS_UNKNOWN ? v_na : gm_v_u64(p->host_state);
+        return tmp;
+    case GM_P_START_TIME:
+        return &p->start_time;
+    case GM_P_ELAPSED:
+        return &p->elapsed;
+    case GM_P_CPU:
+        return &p->cpu;
+    case GM_P_RSS:
+        return &p->rss;
+    case GM_P_NAME:
+        *tmp = p->name[0] ? gm_v_u64(0) : v_na;
+        return tmp;
+    case GM_P_USER:
+        *tmp = p->user[0] ? gm_v_u64(0) : v_na;
+        return tmp;
+    case GM_P_CMDLINE:
+        *tmp = p->cmdline ? gm_v_u64(0) : v_na;
+        return tmp;
+    case GM_P_EXE:
+        *tmp = p->exe ? gm_v_u64(0) : v_na;
+        return tmp;
+    default:
+        return &v_na;
+    }
+}
+
+static _Thread_local struct gm_value tls_tmp;
+
+const struct gm_value *gm_fmt_value(const struct gm_snapshot *s, const struct gm_gpu *g,
+                                    const struct gm_proc *p, int id)
+{
+    if (id < 0 || id >= GM_M__COUNT)
+        return &v_na;
+    if (gm_metrics[id].scope == GM_SC_PROC)
+        return p ? proc_value(p, id, &tls_tmp) : &v_na;
+    if (id == GM_M_TIMESTAMP) {
+        tls_tmp = gm_v_i64(s->wall_ns);
+        return &tls_tmp;
+    }
+    if (id == GM_M_COUNT) {
+        tls_tmp = s->driver == GM_DRV_OK ? gm_v_u64(s->ngpu) : gm_v_status(GM_VS_ERROR, s->driver_code);
+        return &tls_tmp;
+    }
+    return gm_gpu_value(s, g, id);
+}
+
+const char *gm_fmt_string(const struct gm_snapshot *s, const struct gm_gpu *g,
+                          const struct gm_proc *p, int id)
+{
+    const struct gm_value *v = gm_fmt_value(s, g, p, id);
+    if (!gm_v_ok(v))
+        return NULL;
+    switch (id) {
+    case GM_M_DRIVER_VERSION:
+        return s->driver_version_s;
+    case GM_M_NVML_VERSION:
+        return s->nvml_version_s;
+    case GM_P_NAME:
+        return p->name;
+    case GM_P_USER:
+        return p->user;
+    case GM_P_CMDLINE:
+        return p->cmdline;
+    case GM_P_EXE:
+        return p->exe;
+    default:
+        break;
+    }
+    if (gm_metrics[id].fmt == GM_F_STR && g)
+        return g->str[gm_metrics[id].sslot];
+    return NULL;
+}
+
+const char *gm_fmt_smi_absent(int id, const struct gm_value *v)
+{
+    switch (v->status) {
+    case GM_VS_NOPERM:
+        return "[Insufficient Permissions]";
+    case GM_VS_LOST:
+        return "[GPU is lost]";
+    case GM_VS_ERROR: {
+        static _Thread_local char b[64];
+        snprintf(b, sizeof(b), "[%s]", gm_nvml_error_text(v->code));
+        return b;
+    }
+    default:
+        /* modern nvidia-smi prints [N/A] for "not supported" too */
+        return gm_metrics[id].smi_na ? gm_metrics[id].smi_na : "[N/A]";
+    }
+}
+
+static const char *enum_text(int fmt, uint64_t u)
+{
+    switch (fmt) {
+    case GM_F_ENABLED:
+        return u ? "Enabled" : "Disabled";
+    case GM_F_ACTIVE:
+        return u ? "Active" : "Not Active";
+    case GM_F_YESNO:
+        return u ? "Yes" : "No";
+    case GM_F_COMPUTE_MODE:
+        switch (u) {
+        case 0:
+            return "Default";
+        case 1:
+            return "Exclusive_Thread";
+        case 2:
+            return "Prohibited";
+        case 3:
+            return "Exclusive_Process";
+        default:
+            return "Unknown";
+        }
+    case GM_F_HOSTSTATE:
+        return gm_host_state_name((enum gm_host_state)u);
+    case GM_F_PTYPE:
+        return u == (GM_PT_COMPUTE | GM_PT_GRAPHICS) ? "C+G" : (u & GM_PT_GRAPHICS) ? "G" : "C";
+    default:
+        return NULL;
+    }
+}
+
+/* The number of v in the unit's nvidia-smi scale, with its decimals. */
+static void smi_number(const struct gm_value *v, int unit, char *buf, size_t len)
+{
+    const struct gm_unit_info *u = &gm_units[unit];
+    if (u->smi_decimals == 0 && v->type != GM_VT_F64 && u->smi_div == 1) {
+        if (v->type == GM_VT_I64)
+            snprintf(buf, len, "%" PRId64, v->v.i);
+        else
+            snprintf(buf, len, "%" PRIu64, v->v.u);
+        return;
+    }
+    double x = gm_v_as_double(v) / u->smi_div;
+    if (u->smi_decimals == 0)
+        x = floor(x + 1e-9); /* nvidia-smi truncates MiB */
+    snprintf(buf, len, "%.*f", u->smi_decimals, x);
+}
+
+/* Common text of a value that is available: enum words, hex, strings,
+ * numbers (without unit). Returns NULL if the metric needs its unit added. */
+static const char *text_of(const struct gm_snapshot *s, const struct gm_gpu *g,
+                           const struct gm_proc *p, int id, const struct gm_value *v, char *buf,
+                           size_t len, int smi_time)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    const char *e = enum_text(m->fmt, v->v.u);
+    if (e)
+        return e;
+    switch (m->fmt) {
+    case GM_F_STR: {
+        const char *str = gm_fmt_string(s, g, p, id);
+        return str ? str : "";
+    }
+    case GM_F_PSTATE:
+        if (v->v.u <= 15)
+            snprintf(buf, len, "P%" PRIu64, v->v.u);
+        else
+            snprintf(buf, len, "Unknown");
+        return buf;
+    case GM_F_HEX64:
+        snprintf(buf, len, "0x%016" PRIX64, v->v.u);
+        return buf;
+    case GM_F_HEX32:
+        snprintf(buf, len, "0x%08" PRIX64, v->v.u);
+        return buf;
+    case GM_F_HEX16:
+        snprintf(buf, len, "0x%04" PRIX64, v->v.u);
+        return buf;
+    case GM_F_HEX8:
+        snprintf(buf, len, "0x%02" PRIX64, v->v.u);
+        return buf;
+    case GM_F_CC:
+        snprintf(buf, len, "%" PRIu64 ".%" PRIu64, v->v.u / 10, v->v.u % 10);
+        return buf;
+    case GM_F_CUDA:
+        snprintf(buf, len, "%" PRIu64 ".%" PRIu64, v->v.u / 1000, (v->v.u % 1000) / 10);
+        return buf;
+    case GM_F_TIME:
+        if (smi_time)
+            return gm_time_smi(v->v.i, buf, len);
+        return gm_time_iso(v->v.i, buf, len);
+    default:
+        smi_number(v, m->unit, buf, len);
+        return NULL;
+    }
+}
+
+const char *gm_fmt_smi(const struct gm_snapshot *s, const struct gm_gpu *g, const struct gm_proc *p,
+                       int id, int nounits, char *buf, size_t len)
+{
+    const struct gm_value *v = gm_fmt_value(s, g, p, id);
+    if (!gm_v_ok(v)) {
+        gm_strlcpy(buf, gm_fmt_smi_absent(id, v), len);
+        return buf;
+    }
+    const char *t = text_of(s, g, p, id, v, buf, len, 1);
+    if (t) {
+        if (t != buf)
+            gm_strlcpy(buf, t, len);
+        return buf;
+    }
+    const char *unit = gm_units[gm_metrics[id].unit].smi;
+    if (!nounits && *unit) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len > l ? len - l : 0, " %s", unit);
+    }
+    return buf;
+}
+
+const char *gm_fmt_smi_header(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    const char *unit = gm_units[m->unit].smi;
+    const char *key = m->smi ? m->smi : m->json;
+    if (*unit && (m->fmt == GM_F_NUM))
+        snprintf(buf, len, "%s [%s]", key, unit);
+    else
+        snprintf(buf, len, "%s", key);
+    return buf;
+}
+
+const char *gm_fmt_csv(const struct gm_snapshot *s, const struct gm_gpu *g, const struct gm_proc *p,
+                       int id, char *buf, size_t len)
+{
+    const struct gm_value *v = gm_fmt_value(s, g, p, id);
+    if (!gm_v_ok(v)) {
+        if (len)
+            buf[0] = '\0';
+        return buf;
+    }
+    const char *t = text_of(s, g, p, id, v, buf, len, 0);
+    if (t && t != buf)
+        gm_strlcpy(buf, t, len);
+    return buf;
+}
+
+void gm_fmt_json(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                 const struct gm_proc *p, int id)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    const struct gm_value *v = gm_fmt_value(s, g, p, id);
+    char buf[128];
+    if (!gm_v_ok(v)) {
+        gm_json_null(j);
+        return;
+    }
+    switch (m->fmt) {
+    case GM_F_NUM:
+        if (v->type == GM_VT_F64)
+            gm_json_f64(j, v->v.d, m->unit == GM_U_WATTS ? 3 : -1);
+        else if (v->type == GM_VT_I64)
+            gm_json_i64(j, v->v.i);
+        else
+            gm_json_u64(j, v->v.u);
+        return;
+    case GM_F_ENABLED:
+    case GM_F_ACTIVE:
+    case GM_F_YESNO:
+        gm_json_bool(j, v->v.u != 0);
+        return;
+    case GM_F_HEX64:
+    case GM_F_HEX32:
+    case GM_F_HEX16:
+    case GM_F_HEX8:
+        gm_json_u64(j, v->v.u);
+        return;
+    case GM_F_PSTATE:
+        if (v->v.u <= 15)
+            gm_json_u64(j, v->v.u);
+        else
+            gm_json_null(j);
+        return;
+    default: {
+        const char *t = text_of(s, g, p, id, v, buf, sizeof(buf), 0);
+        gm_json_str(j, t ? t : buf);
+        return;
+    }
+    }
+}
+
+const char *gm_fmt_bytes(double bytes, char *buf, size_t len)
+{
+    double mib = bytes / 1048576.0;
+    if (mib >= 10240)
+        snprintf(buf, len, "%.1fGiB", mib / 1024.0);
+    else
+        snprintf(buf, len, "%.0fMiB", floor(mib));
+    return buf;
+}
+
+const char *gm_fmt_human(const struct gm_value *v, int unit, char *buf, size_t len)
+{
+    if (!gm_v_ok(v)) {
+        gm_strlcpy(buf, v->status == GM_VS_LOST ? "lost" : v->status == GM_VS_NOPERM ? "denied" : "N/A",
+                   len);
+        return buf;
+    }
+    double x = gm_v_as_double(v);
+    switch (unit) {
+    case GM_U_BYTES:
+        return gm_fmt_bytes(x, buf, len);
+    case GM_U_WATTS:
+        snprintf(buf, len, "%.0f W", x);
+        return buf;
+    case GM_U_CELSIUS:
+        snprintf(buf, len, "%.0f C", x);
+        return buf;
+    case GM_U_MHZ:
+        snprintf(buf, len, "%.0f MHz", x);
+        return buf;
+    case GM_U_PERCENT:
+        snprintf(buf, len, "%.0f %%", x);
+        return buf;
+    case GM_U_BYTES_PER_S:
+        snprintf(buf, len, "%.0f MiB/s", x / 1048576.0);
+        return buf;
+    case GM_U_SECONDS:
+        snprintf(buf, len, "%.1f s", x);
+        return buf;
+    case GM_U_JOULES:
+        snprintf(buf, len, "%.0f J", x);
+        return buf;
+    default:
+        snprintf(buf, len, "%.0f", x);
+        return buf;
+    }
+}

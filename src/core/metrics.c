@@ -1,0 +1,640 @@
+/* metrics.c -- the metric registry table and its lookups (see metrics.h).
+ *
+ * This file is the single place where a metric's names are spelled: the
+ * nvidia-smi query key and aliases, the CSV column and JSON key stems (the
+ * unit suffix comes from gm_units[]), the native Prometheus name and help,
+ * and the dcgm-exporter field.  docs/metrics.md is generated from it
+ * (`gpumon metrics --markdown`) and a test fails when the doc is stale.
+ */
+#include "metrics.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ units */
+
+const struct gm_unit_info gm_units[GM_U__COUNT] = {
+    [GM_U_NONE] = {"", 1, 0, "", "", "", 1},
+    [GM_U_PERCENT] = {"%", 1, 0, "percent", "percent", "ratio", 0.01},
+    [GM_U_BYTES] = {"MiB", 1048576.0, 0, "mib", "bytes", "bytes", 1},
+    [GM_U_BYTES_PER_S] = {"MB/s", 1048576.0, 0, "mibps", "bytes_per_second", "bytes_per_second", 1},
+    [GM_U_WATTS] = {"W", 1, 2, "w", "watts", "watts", 1},
+    [GM_U_JOULES] = {"J", 1, 3, "j", "joules", "joules", 1},
+    [GM_U_CELSIUS] = {"", 1, 0, "c", "celsius", "celsius", 1},
+    [GM_U_MHZ] = {"MHz", 1, 0, "mhz", "mhz", "hertz", 1e6},
+    [GM_U_SECONDS] = {"s", 1, 3, "s", "seconds", "seconds", 1},
+};
+
+/* ------------------------------------------------------------ read groups */
+
+const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
+    [GM_RG_NONE] = {"none", NULL, 0},
+    [GM_RG_INDEX] = {"index", "nvmlDeviceGetIndex", 1},
+    [GM_RG_MINOR] = {"minor", "nvmlDeviceGetMinorNumber", 1},
+    [GM_RG_NAME] = {"name", "nvmlDeviceGetName", 1},
+    [GM_RG_UUID] = {"uuid", "nvmlDeviceGetUUID", 1},
+    [GM_RG_SERIAL] = {"serial", "nvmlDeviceGetSerial", 1},
+    [GM_RG_PCI] = {"pci", "nvmlDeviceGetPciInfo_v3", 1},
+    [GM_RG_VBIOS] = {"vbios", "nvmlDeviceGetVbiosVersion", 1},
+    [GM_RG_BOARD_PART] = {"board_part", "nvmlDeviceGetBoardPartNumber", 1},
+    [GM_RG_CC] = {"compute_cap", "nvmlDeviceGetCudaComputeCapability", 1},
+    [GM_RG_TEMP_THRESH] = {"temp_thresholds", "nvmlDeviceGetTemperatureThreshold", 1},
+    [GM_RG_POWER_LIMITS] = {"power_limits", "nvmlDeviceGetPowerManagementLimitConstraints", 1},
+    [GM_RG_MAX_CLOCKS] = {"max_clocks", "nvmlDeviceGetMaxClockInfo", 1},
+    [GM_RG_MAX_PCIE] = {"max_pcie", "nvmlDeviceGetMaxPcieLinkGeneration", 1},
+    [GM_RG_PERSISTENCE] = {"persistence", "nvmlDeviceGetPersistenceMode", 0},
+    [GM_RG_COMPUTE_MODE] = {"compute_mode", "nvmlDeviceGetComputeMode", 0},
+    [GM_RG_DISPLAY] = {"display", "nvmlDeviceGetDisplayActive", 0},
+    [GM_RG_MIG_MODE] = {"mig_mode", "nvmlDeviceGetMigMode", 0},
+    [GM_RG_PSTATE] = {"pstate", "nvmlDeviceGetPerformanceState", 0},
+    [GM_RG_FAN] = {"fan", "nvmlDeviceGetFanSpeed", 0},
+    [GM_RG_TEMP] = {"temperature", "nvmlDeviceGetTemperature", 0},
+    [GM_RG_TEMP_MEM] = {"memory_temperature", "nvmlDeviceGetFieldValues", 0},
+    [GM_RG_POWER] = {"power", "nvmlDeviceGetPowerUsage", 0},
+    [GM_RG_POWER_LIMIT] = {"power_limit", "nvmlDeviceGetEnforcedPowerLimit", 0},
+    [GM_RG_ENERGY] = {"energy", "nvmlDeviceGetTotalEnergyConsumption", 0},
+    [GM_RG_UTIL] = {"utilization", "nvmlDeviceGetUtilizationRates", 0},
+    [GM_RG_ENC] = {"encoder", "nvmlDeviceGetEncoderUtilization", 0},
+    [GM_RG_DEC] = {"decoder", "nvmlDeviceGetDecoderUtilization", 0},
+    [GM_RG_MEMORY] = {"memory", "nvmlDeviceGetMemoryInfo_v2", 0},
+    [GM_RG_BAR1] = {"bar1", "nvmlDeviceGetBAR1MemoryInfo", 0},
+    [GM_RG_CLOCKS] = {"clocks", "nvmlDeviceGetClockInfo", 0},
+    [GM_RG_CLOCK_REASONS] = {"clock_reasons", "nvmlDeviceGetCurrentClocksEventReasons", 0},
+    [GM_RG_VIOLATION] = {"violation", "nvmlDeviceGetViolationStatus", 0},
+    [GM_RG_PCIE_LINK] = {"pcie_link", "nvmlDeviceGetCurrPcieLinkGeneration", 0},
+    [GM_RG_PCIE_TPUT] = {"pcie_throughput", "nvmlDeviceGetPcieThroughput", 0},
+    [GM_RG_PCIE_REPLAY] = {"pcie_replay", "nvmlDeviceGetPcieReplayCounter", 0},
+    [GM_RG_ECC_MODE] = {"ecc_mode", "nvmlDeviceGetEccMode", 0},
+    [GM_RG_ECC_COUNTS] = {"ecc_counts", "nvmlDeviceGetTotalEccErrors", 0},
+    [GM_RG_RETIRED] = {"retired_pages", "nvmlDeviceGetRetiredPages", 0},
+    [GM_RG_REMAPPED] = {"remapped_rows", "nvmlDeviceGetRemappedRows", 0},
+};
+
+/* --------------------------------------------------------------- registry */
+
+/* Field order in the initialisers below:
+ *   smi, smi_alias, desc, csv, json, prom, prom_help, dcgm,
+ *   unit, kind, fmt, scope, rg, sslot, bit */
+#define R(smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg)                  \
+    {smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, 0, 0, NULL}
+#define S(smi, alias, desc, csv, json, dcgm, slot, rg)                                                \
+    {smi, alias, desc, csv, json, NULL, NULL, dcgm, GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_GPU, rg,    \
+     slot, 0, NULL}
+#define REASON(name, bit, desc)                                                                       \
+    {"clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, "reason_" name,           \
+     "clocks_event_reason_" name, "clock_event_reason_active",                                       \
+     "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,            \
+     GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, 0, bit, NULL}
+
+const struct gm_metric gm_metrics[GM_M__COUNT] = {
+    /* host */
+    [GM_M_TIMESTAMP] = R("timestamp", NULL, "Time of the sample (local time).", "time", "time",
+                         NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_TIME, GM_SC_HOST, GM_RG_NONE),
+    [GM_M_DRIVER_VERSION] = {"driver_version", NULL, "Version of the installed NVIDIA display driver.",
+                             "driver_version", "driver_version", NULL, NULL, "DCGM_FI_DRIVER_VERSION",
+                             GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_CUDA_VERSION] = R(NULL, NULL, "Highest CUDA version the driver supports.",
+                            "cuda_driver_version", "cuda_driver_version", NULL, NULL, NULL, GM_U_NONE,
+                            GM_K_INFO, GM_F_CUDA, GM_SC_HOST, GM_RG_NONE),
+    [GM_M_NVML_VERSION] = {NULL, NULL, "Version of the NVML library.", "nvml_version", "nvml_version",
+                           NULL, NULL, "DCGM_FI_NVML_VERSION", GM_U_NONE, GM_K_INFO, GM_F_STR,
+                           GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_COUNT] = R("count", NULL, "Number of NVIDIA GPUs in the system.", "count", "count", NULL,
+                     NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_HOST, GM_RG_NONE),
+
+    /* identity */
+    [GM_M_INDEX] = R("index", NULL, "Zero based index of the GPU (NVML enumeration order).", "gpu",
+                     "index", NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_GPU,
+                     GM_RG_INDEX),
+    [GM_M_MINOR] = R(NULL, NULL, "Minor number of the device node (/dev/nvidiaN).", "minor_number",
+                     "minor_number", NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_GPU,
+                     GM_RG_MINOR),
+    [GM_M_NAME] = S("name", "gpu_name", "Official product name of the GPU.", "name", "name",
+                    "modelName", GM_S_NAME, GM_RG_NAME),
+    [GM_M_SERIAL] = S("serial", "gpu_serial", "Serial number printed on the board.", "serial", "serial",
+                      "DCGM_FI_DEV_SERIAL", GM_S_SERIAL, GM_RG_SERIAL),
+    [GM_M_UUID] = S("uuid", "gpu_uuid", "Globally unique immutable identifier of the GPU.", "uuid",
+                    "uuid", "UUID", GM_S_UUID, GM_RG_UUID),
+    [GM_M_PCI_BUS_ID] = S("pci.bus_id", "gpu_bus_id", "PCI bus id as domain:bus:device.function.",
+                          "pci_bus_id", "pci_bus_id", "pci_bus_id", GM_S_PCI_BUS_ID, GM_RG_PCI),
+    [GM_M_PCI_DOMAIN] = R("pci.domain", NULL, "PCI domain number, in hex.", "pci_domain", "pci_domain",
+                          NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_HEX16, GM_SC_GPU, GM_RG_PCI),
+    [GM_M_PCI_BUS] = R("pci.bus", NULL, "PCI bus number, in hex.", "pci_bus", "pci_bus", NULL, NULL,
+                       NULL, GM_U_NONE, GM_K_INFO, GM_F_HEX8, GM_SC_GPU, GM_RG_PCI),
+    [GM_M_PCI_DEVICE] = R("pci.device", NULL, "PCI device number, in hex.", "pci_device", "pci_device",
+                          NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_HEX8, GM_SC_GPU, GM_RG_PCI),
+    [GM_M_PCI_DEVICE_ID] = R("pci.device_id", NULL, "PCI vendor device id, in hex.", "pci_device_id",
+                             "pci_device_id", NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_HEX32,
+                             GM_SC_GPU, GM_RG_PCI),
+    [GM_M_PCI_SUB_DEVICE_ID] = R("pci.sub_device_id", NULL, "PCI sub system id, in hex.",
+                                 "pci_sub_device_id", "pci_sub_device_id", NULL, NULL, NULL, GM_U_NONE,
+                                 GM_K_INFO, GM_F_HEX32, GM_SC_GPU, GM_RG_PCI),
+    [GM_M_VBIOS] = S("vbios_version", NULL, "BIOS of the GPU board.", "vbios_version", "vbios_version",
+                     "DCGM_FI_DEV_VBIOS_VERSION", GM_S_VBIOS, GM_RG_VBIOS),
+    [GM_M_BOARD_PART] = S(NULL, NULL, "Board part number.", "board_part_number", "board_part_number",
+                          NULL, GM_S_BOARD_PART, GM_RG_BOARD_PART),
+    [GM_M_COMPUTE_CAP] = R("compute_cap", NULL, "CUDA compute capability, major.minor.",
+                           "compute_cap", "compute_cap", NULL, NULL, NULL, GM_U_NONE, GM_K_INFO,
+                           GM_F_CC, GM_SC_GPU, GM_RG_CC),
+
+    /* modes */
+    [GM_M_PERSISTENCE] = R("persistence_mode", NULL, "Whether persistence mode is on.",
+                           "persistence_mode", "persistence_mode", "persistence_mode",
+                           "Whether persistence mode is enabled (1) or not (0).", NULL, GM_U_NONE,
+                           GM_K_STATE, GM_F_ENABLED, GM_SC_GPU, GM_RG_PERSISTENCE),
+    [GM_M_COMPUTE_MODE] = R("compute_mode", NULL,
+                            "Compute mode: Default, Exclusive_Thread, Prohibited, Exclusive_Process.",
+                            "compute_mode", "compute_mode", NULL, NULL, NULL, GM_U_NONE, GM_K_STATE,
+                            GM_F_COMPUTE_MODE, GM_SC_GPU, GM_RG_COMPUTE_MODE),
+    [GM_M_DISPLAY_MODE] = R("display_attached", NULL,
+                            "Whether a physical display is attached to one of the GPU's connectors.",
+                            "display_attached", "display_attached", NULL, NULL, NULL, GM_U_NONE,
+                            GM_K_STATE, GM_F_YESNO, GM_SC_GPU, GM_RG_DISPLAY),
+    [GM_M_DISPLAY_ACTIVE] = R("display_active", NULL,
+                              "Whether a display is initialized on the GPU (driving a monitor).",
+                              "display_active", "display_active", NULL, NULL, NULL, GM_U_NONE,
+                              GM_K_STATE, GM_F_ENABLED, GM_SC_GPU, GM_RG_DISPLAY),
+    [GM_M_MIG_CURRENT] = R("mig.mode.current", NULL, "MIG mode currently in effect.",
+                           "mig_mode_current", "mig_mode_current", "mig_mode",
+                           "Whether MIG mode is enabled (1) or not (0).", NULL, GM_U_NONE, GM_K_STATE,
+                           GM_F_ENABLED, GM_SC_GPU, GM_RG_MIG_MODE),
+    [GM_M_MIG_PENDING] = R("mig.mode.pending", NULL, "MIG mode after the next reset.",
+                           "mig_mode_pending", "mig_mode_pending", NULL, NULL, NULL, GM_U_NONE,
+                           GM_K_STATE, GM_F_ENABLED, GM_SC_GPU, GM_RG_MIG_MODE),
+    [GM_M_PSTATE] = R("pstate", NULL, "Performance state, P0 (maximum) to P12 (minimum).", "pstate",
+                      "pstate", "performance_state", "Performance state number (0 = P0 = maximum).",
+                      NULL, GM_U_NONE, GM_K_STATE, GM_F_PSTATE, GM_SC_GPU, GM_RG_PSTATE),
+
+    /* thermal */
+    [GM_M_FAN] = R("fan.speed", NULL, "Fan speed as a percentage of its maximum (may exceed 100).",
+                   "fan_speed", "fan_speed", "fan_speed",
+                   "Intended fan speed as a fraction of the maximum (may exceed 1).",
+                   "DCGM_FI_DEV_FAN_SPEED", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_FAN),
+    [GM_M_TEMP_GPU] = R("temperature.gpu", NULL, "Core GPU temperature, degrees C.",
+                        "temperature_gpu", "temperature_gpu", "gpu_temperature",
+                        "GPU core temperature.", "DCGM_FI_DEV_GPU_TEMP", GM_U_CELSIUS, GM_K_GAUGE,
+                        GM_F_NUM, GM_SC_GPU, GM_RG_TEMP),
+    /* nvidia-smi prints a bare N/A (no brackets) for boards without an HBM sensor */
+    [GM_M_TEMP_MEM] = {"temperature.memory", NULL, "HBM memory temperature, degrees C.",
+                       "temperature_memory", "temperature_memory", "memory_temperature",
+                       "GPU memory (HBM) temperature.", "DCGM_FI_DEV_MEMORY_TEMP", GM_U_CELSIUS,
+                       GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MEM, 0, 0, "N/A"},
+    [GM_M_TEMP_SHUTDOWN] = R(NULL, NULL, "Temperature at which the GPU shuts down.",
+                             "temperature_shutdown", "temperature_shutdown",
+                             "gpu_temperature_shutdown_threshold",
+                             "Temperature at which the GPU shuts down to protect itself.",
+                             "DCGM_FI_DEV_SHUTDOWN_TEMP", GM_U_CELSIUS, GM_K_GAUGE, GM_F_NUM,
+                             GM_SC_GPU, GM_RG_TEMP_THRESH),
+    [GM_M_TEMP_SLOWDOWN] = R(NULL, NULL, "Temperature at which the GPU starts to slow its clocks.",
+                             "temperature_slowdown", "temperature_slowdown",
+                             "gpu_temperature_slowdown_threshold",
+                             "Temperature at which the GPU starts to lower its clocks.",
+                             "DCGM_FI_DEV_SLOWDOWN_TEMP", GM_U_CELSIUS, GM_K_GAUGE, GM_F_NUM,
+                             GM_SC_GPU, GM_RG_TEMP_THRESH),
+    [GM_M_TEMP_GPU_MAX] = R(NULL, NULL, "Maximum operating temperature of the GPU core.",
+                            "temperature_gpu_max", "temperature_gpu_max",
+                            "gpu_temperature_max_operating",
+                            "Maximum operating temperature of the GPU core.", NULL, GM_U_CELSIUS,
+                            GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_THRESH),
+    [GM_M_TEMP_MEM_MAX] = R(NULL, NULL, "Maximum operating temperature of the GPU memory.",
+                            "temperature_memory_max", "temperature_memory_max",
+                            "memory_temperature_max_operating",
+                            "Maximum operating temperature of the GPU memory.", NULL, GM_U_CELSIUS,
+                            GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_THRESH),
+
+    /* power */
+    [GM_M_POWER_DRAW] = R("power.draw", NULL, "Power drawn by the whole board, W.", "power_draw",
+                          "power_draw", "power_draw", "Power drawn by the whole board.",
+                          "DCGM_FI_DEV_POWER_USAGE", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                          GM_RG_POWER),
+    [GM_M_POWER_LIMIT] = R("power.limit", "gpu.power.requested_limit", "Software power limit (power management limit), W.",
+                           "power_limit", "power_limit", "power_limit",
+                           "Software power management limit.", "DCGM_FI_DEV_POWER_MGMT_LIMIT",
+                           GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_LIMIT),
+    [GM_M_POWER_ENFORCED] = R("enforced.power.limit", "gpu.power.current_limit",
+                              "Power limit actually enforced (minimum of all limiters), W.",
+                              "power_limit_enforced", "power_limit_enforced", "power_limit_enforced",
+                              "Power limit actually enforced by the board.",
+                              "DCGM_FI_DEV_ENFORCED_POWER_LIMIT", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM,
+                              GM_SC_GPU, GM_RG_POWER_LIMIT),
+    [GM_M_POWER_DEFAULT] = R("power.default_limit", "gpu.power.default_limit", "Default power limit, W.",
+                             "power_limit_default", "power_limit_default", "power_limit_default",
+                             "Default power management limit.", NULL, GM_U_WATTS, GM_K_GAUGE,
+                             GM_F_NUM, GM_SC_GPU, GM_RG_POWER_LIMITS),
+    [GM_M_POWER_MIN] = R("power.min_limit", "gpu.power.min_limit", "Minimum settable power limit, W.",
+                         "power_limit_min", "power_limit_min", "power_limit_min",
+                         "Minimum settable power limit.", NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM,
+                         GM_SC_GPU, GM_RG_POWER_LIMITS),
+    [GM_M_POWER_MAX] = R("power.max_limit", "gpu.power.max_limit", "Maximum settable power limit, W.",
+                         "power_limit_max", "power_limit_max", "power_limit_max",
+                         "Maximum settable power limit.", NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM,
+                         GM_SC_GPU, GM_RG_POWER_LIMITS),
+    [GM_M_ENERGY] = R(NULL, NULL, "Energy consumed since the driver was loaded, J.", "energy",
+                      "energy", "energy_consumed", "Energy consumed since the driver was loaded.",
+                      "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", GM_U_JOULES, GM_K_COUNTER, GM_F_NUM,
+                      GM_SC_GPU, GM_RG_ENERGY),
+
+    /* utilisation */
+    [GM_M_UTIL_GPU] = R("utilization.gpu", NULL,
+                        "Percent of time over the past sample period during which one or more "
+                        "kernels was executing on the GPU.",
+                        "utilization_gpu", "utilization_gpu", "gpu_utilization",
+                        "Fraction of the last sample period in which a kernel was running.",
+                        "DCGM_FI_DEV_GPU_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_UTIL),
+    [GM_M_UTIL_MEM] = R("utilization.memory", NULL,
+                        "Percent of time over the past sample period during which device memory "
+                        "was being read or written.",
+                        "utilization_memory", "utilization_memory", "memory_utilization",
+                        "Fraction of the last sample period in which memory was read or written.",
+                        "DCGM_FI_DEV_MEM_COPY_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_UTIL),
+    [GM_M_UTIL_ENC] = R("utilization.encoder", NULL, "Video encoder utilization, percent.",
+                        "utilization_encoder", "utilization_encoder", "encoder_utilization",
+                        "Video encoder utilization.", "DCGM_FI_DEV_ENC_UTIL", GM_U_PERCENT,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_ENC),
+    [GM_M_UTIL_DEC] = R("utilization.decoder", NULL, "Video decoder utilization, percent.",
+                        "utilization_decoder", "utilization_decoder", "decoder_utilization",
+                        "Video decoder utilization.", "DCGM_FI_DEV_DEC_UTIL", GM_U_PERCENT,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_DEC),
+
+    /* memory */
+    [GM_M_MEM_TOTAL] = R("memory.total", NULL, "Total installed GPU memory, MiB.", "memory_total",
+                         "memory_total", "memory_total", "Total installed GPU memory.",
+                         "DCGM_FI_DEV_FB_TOTAL", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                         GM_RG_MEMORY),
+    [GM_M_MEM_RESERVED] = R("memory.reserved", NULL, "GPU memory reserved by the driver, MiB.",
+                            "memory_reserved", "memory_reserved", "memory_reserved",
+                            "GPU memory reserved by the driver and firmware.",
+                            "DCGM_FI_DEV_FB_RESERVED", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                            GM_RG_MEMORY),
+    [GM_M_MEM_USED] = R("memory.used", NULL, "GPU memory allocated by active contexts, MiB.",
+                        "memory_used", "memory_used", "memory_used",
+                        "GPU memory allocated by active contexts (excludes reserved memory).",
+                        "DCGM_FI_DEV_FB_USED", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_MEMORY),
+    [GM_M_MEM_FREE] = R("memory.free", NULL, "Free GPU memory, MiB.", "memory_free", "memory_free",
+                        "memory_free", "Free GPU memory.", "DCGM_FI_DEV_FB_FREE", GM_U_BYTES,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MEMORY),
+    [GM_M_BAR1_TOTAL] = R(NULL, NULL, "Total BAR1 memory, MiB.", "bar1_total", "bar1_total",
+                          "bar1_memory_total", "Total BAR1 memory.", "DCGM_FI_DEV_BAR1_TOTAL",
+                          GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_BAR1),
+    [GM_M_BAR1_USED] = R(NULL, NULL, "Used BAR1 memory, MiB.", "bar1_used", "bar1_used",
+                         "bar1_memory_used", "Used BAR1 memory.", "DCGM_FI_DEV_BAR1_USED",
+                         GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_BAR1),
+
+    /* clocks */
+    [GM_M_CLK_GR] = R("clocks.current.graphics", "clocks.gr", "Current graphics clock, MHz.",
+                      "clocks_gr", "clocks_graphics", "graphics_clock", "Current graphics clock.",
+                      "DCGM_FI_DEV_GPU_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                      GM_RG_CLOCKS),
+    [GM_M_CLK_SM] = R("clocks.current.sm", "clocks.sm", "Current SM clock, MHz.", "clocks_sm",
+                      "clocks_sm", "sm_clock", "Current streaming multiprocessor clock.",
+                      "DCGM_FI_DEV_SM_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                      GM_RG_CLOCKS),
+    [GM_M_CLK_MEM] = R("clocks.current.memory", "clocks.mem", "Current memory clock, MHz.",
+                       "clocks_mem", "clocks_memory", "memory_clock", "Current memory clock.",
+                       "DCGM_FI_DEV_MEM_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                       GM_RG_CLOCKS),
+    [GM_M_CLK_VIDEO] = R("clocks.current.video", "clocks.video", "Current video clock, MHz.",
+                         "clocks_video", "clocks_video", "video_clock", "Current video clock.",
+                         "DCGM_FI_DEV_VIDEO_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                         GM_RG_CLOCKS),
+    [GM_M_CLK_MAX_GR] = R("clocks.max.graphics", "clocks.max.gr", "Maximum graphics clock, MHz.",
+                          "clocks_max_gr", "clocks_max_graphics", "graphics_clock_max",
+                          "Maximum graphics clock.", NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+                          GM_SC_GPU, GM_RG_MAX_CLOCKS),
+    [GM_M_CLK_MAX_SM] = R("clocks.max.sm", NULL, "Maximum SM clock, MHz.", "clocks_max_sm",
+                          "clocks_max_sm", "sm_clock_max", "Maximum streaming multiprocessor clock.",
+                          "DCGM_FI_DEV_MAX_SM_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                          GM_RG_MAX_CLOCKS),
+    [GM_M_CLK_MAX_MEM] = R("clocks.max.memory", "clocks.max.mem", "Maximum memory clock, MHz.",
+                           "clocks_max_mem", "clocks_max_memory", "memory_clock_max",
+                           "Maximum memory clock.", "DCGM_FI_DEV_MAX_MEM_CLOCK", GM_U_MHZ,
+                           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MAX_CLOCKS),
+    [GM_M_CLK_MAX_VIDEO] = R(NULL, NULL, "Maximum video clock, MHz.", "clocks_max_video",
+                             "clocks_max_video", "video_clock_max", "Maximum video clock.",
+                             "DCGM_FI_DEV_MAX_VIDEO_CLOCK", GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+                             GM_SC_GPU, GM_RG_MAX_CLOCKS),
+
+    /* clock event reasons */
+    [GM_M_CER_SUPPORTED] = R("clocks_event_reasons.supported", "clocks_throttle_reasons.supported",
+                             "Bitmask of clock event reasons this GPU can report.",
+                             "clocks_event_reasons_supported", "clocks_event_reasons_supported",
+                             NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_HEX64, GM_SC_GPU,
+                             GM_RG_CLOCK_REASONS),
+    [GM_M_CER_ACTIVE] = R("clocks_event_reasons.active", "clocks_throttle_reasons.active",
+                          "Bitmask of the clock event (throttle) reasons active now.",
+                          "clocks_event_reasons", "clocks_event_reasons", NULL, NULL,
+                          "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", GM_U_NONE, GM_K_STATE, GM_F_HEX64,
+                          GM_SC_GPU, GM_RG_CLOCK_REASONS),
+    [GM_M_CER_GPU_IDLE] = REASON("gpu_idle", 0x1, "Nothing is running; clocks are low."),
+    [GM_M_CER_APP_CLOCKS] = REASON("applications_clocks_setting", 0x2,
+                                   "Clocks are limited by the applications clocks setting."),
+    [GM_M_CER_SW_POWER_CAP] = REASON("sw_power_cap", 0x4,
+                                     "The power limit is reached; clocks lowered to stay below it."),
+    [GM_M_CER_HW_SLOWDOWN] = REASON("hw_slowdown", 0x8,
+                                    "Hardware slowdown (temperature, power brake or power supply)."),
+    [GM_M_CER_HW_THERMAL] = REASON("hw_thermal_slowdown", 0x40,
+                                   "Hardware thermal slowdown: the GPU is too hot."),
+    [GM_M_CER_HW_POWER_BRAKE] = REASON("hw_power_brake_slowdown", 0x80,
+                                       "Power brake asserted by the system (e.g. the power supply)."),
+    [GM_M_CER_SW_THERMAL] = REASON("sw_thermal_slowdown", 0x20,
+                                   "Software thermal slowdown: clocks lowered to keep the GPU below "
+                                   "its maximum operating temperature."),
+    [GM_M_CER_SYNC_BOOST] = REASON("sync_boost", 0x10,
+                                   "Clocks held down to match other GPUs in a sync-boost group."),
+    [GM_M_CER_DISPLAY_CLOCK] = REASON("display_clock_setting", 0x100,
+                                      "Clocks limited by the display clock setting."),
+    [GM_M_VIOL_POWER] = R(NULL, NULL, "Time spent clocked down by the power limit since driver load.",
+                          "violation_power", "violation_power", "power_violation",
+                          "Time the GPU spent clocked down by the power limit (since driver load).",
+                          "DCGM_FI_DEV_POWER_VIOLATION", GM_U_SECONDS, GM_K_COUNTER, GM_F_NUM,
+                          GM_SC_GPU, GM_RG_VIOLATION),
+    [GM_M_VIOL_THERMAL] = R(NULL, NULL, "Time spent clocked down by temperature since driver load.",
+                            "violation_thermal", "violation_thermal", "thermal_violation",
+                            "Time the GPU spent clocked down by temperature (since driver load).",
+                            "DCGM_FI_DEV_THERMAL_VIOLATION", GM_U_SECONDS, GM_K_COUNTER, GM_F_NUM,
+                            GM_SC_GPU, GM_RG_VIOLATION),
+
+    /* PCIe */
+    [GM_M_PCIE_GEN_CUR] = R("pcie.link.gen.current", "pcie.link.gen.gpucurrent",
+                            "Current PCIe link generation (may drop when idle).",
+                            "pcie_link_gen_current", "pcie_link_gen_current", "pcie_link_generation",
+                            "Current PCIe link generation.", "DCGM_FI_DEV_PCIE_LINK_GEN", GM_U_NONE,
+                            GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_LINK),
+    [GM_M_PCIE_GEN_MAX] = R("pcie.link.gen.max", NULL,
+                            "Maximum PCIe link generation of the GPU and system together.",
+                            "pcie_link_gen_max", "pcie_link_gen_max", "pcie_link_generation_max",
+                            "Maximum PCIe link generation.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
+                            GM_SC_GPU, GM_RG_MAX_PCIE),
+    [GM_M_PCIE_WIDTH_CUR] = R("pcie.link.width.current", NULL, "Current PCIe link width (lanes).",
+                              "pcie_link_width_current", "pcie_link_width_current",
+                              "pcie_link_width", "Current PCIe link width in lanes.",
+                              "DCGM_FI_DEV_PCIE_LINK_WIDTH", GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
+                              GM_SC_GPU, GM_RG_PCIE_LINK),
+    [GM_M_PCIE_WIDTH_MAX] = R("pcie.link.width.max", NULL, "Maximum PCIe link width (lanes).",
+                              "pcie_link_width_max", "pcie_link_width_max", "pcie_link_width_max",
+                              "Maximum PCIe link width in lanes.", NULL, GM_U_NONE, GM_K_GAUGE,
+                              GM_F_NUM, GM_SC_GPU, GM_RG_MAX_PCIE),
+    [GM_M_PCIE_TX] = R(NULL, NULL, "PCIe transmit throughput (GPU to host), over ~20 ms.", "pcie_tx",
+                       "pcie_tx", "pcie_transmit", "PCIe transmit throughput (GPU to host).",
+                       "DCGM_FI_PROF_PCIE_TX_BYTES", GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM,
+                       GM_SC_GPU, GM_RG_PCIE_TPUT),
+    [GM_M_PCIE_RX] = R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx",
+                       "pcie_rx", "pcie_receive", "PCIe receive throughput (host to GPU).",
+                       "DCGM_FI_PROF_PCIE_RX_BYTES", GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM,
+                       GM_SC_GPU, GM_RG_PCIE_TPUT),
+    [GM_M_PCIE_REPLAY] = R(NULL, NULL, "PCIe replay (retry) counter.", "pcie_replay",
+                           "pcie_replay_count", "pcie_replays", "PCIe link replays (retries).",
+                           "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", GM_U_NONE, GM_K_COUNTER, GM_F_NUM,
+                           GM_SC_GPU, GM_RG_PCIE_REPLAY),
+
+    /* ECC and memory health */
+    [GM_M_ECC_CUR] = R("ecc.mode.current", NULL, "ECC mode in effect.", "ecc_mode_current",
+                       "ecc_mode_current", "ecc_mode", "Whether ECC is enabled (1) or not (0).", NULL,
+                       GM_U_NONE, GM_K_STATE, GM_F_ENABLED, GM_SC_GPU, GM_RG_ECC_MODE),
+    [GM_M_ECC_PENDING] = R("ecc.mode.pending", NULL, "ECC mode after the next reboot.",
+                           "ecc_mode_pending", "ecc_mode_pending", NULL, NULL, NULL, GM_U_NONE,
+                           GM_K_STATE, GM_F_ENABLED, GM_SC_GPU, GM_RG_ECC_MODE),
+    [GM_M_ECC_CORR_VOL] = R("ecc.errors.corrected.volatile.total", NULL,
+                            "Corrected ECC errors since the driver was loaded.",
+                            "ecc_corrected_volatile", "ecc_corrected_volatile",
+                            "ecc_corrected_volatile_errors",
+                            "Corrected (single-bit) ECC errors since the driver was loaded.",
+                            "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", GM_U_NONE, GM_K_COUNTER, GM_F_NUM,
+                            GM_SC_GPU, GM_RG_ECC_COUNTS),
+    [GM_M_ECC_UNCORR_VOL] = R("ecc.errors.uncorrected.volatile.total", NULL,
+                              "Uncorrected ECC errors since the driver was loaded.",
+                              "ecc_uncorrected_volatile", "ecc_uncorrected_volatile",
+                              "ecc_uncorrected_volatile_errors",
+                              "Uncorrected (double-bit) ECC errors since the driver was loaded.",
+                              "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", GM_U_NONE, GM_K_COUNTER, GM_F_NUM,
+                              GM_SC_GPU, GM_RG_ECC_COUNTS),
+    [GM_M_ECC_CORR_AGG] = R("ecc.errors.corrected.aggregate.total", NULL,
+                            "Corrected ECC errors over the GPU's lifetime.", "ecc_corrected_aggregate",
+                            "ecc_corrected_aggregate", "ecc_corrected_aggregate_errors",
+                            "Corrected ECC errors over the lifetime of the GPU.",
+                            "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", GM_U_NONE, GM_K_COUNTER, GM_F_NUM,
+                            GM_SC_GPU, GM_RG_ECC_COUNTS),
+    [GM_M_ECC_UNCORR_AGG] = R("ecc.errors.uncorrected.aggregate.total", NULL,
+                              "Uncorrected ECC errors over the GPU's lifetime.",
+                              "ecc_uncorrected_aggregate", "ecc_uncorrected_aggregate",
+                              "ecc_uncorrected_aggregate_errors",
+                              "Uncorrected ECC errors over the lifetime of the GPU.",
+                              "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", GM_U_NONE, GM_K_COUNTER, GM_F_NUM,
+                              GM_SC_GPU, GM_RG_ECC_COUNTS),
+    [GM_M_RETIRED_SBE] = R("retired_pages.single_bit_ecc.count", "retired_pages.sbe",
+                           "Pages retired after multiple single-bit ECC errors.", "retired_pages_sbe",
+                           "retired_pages_sbe", "retired_pages_sbe",
+                           "Memory pages retired after multiple single-bit ECC errors.",
+                           "DCGM_FI_DEV_RETIRED_SBE", GM_U_NONE, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU,
+                           GM_RG_RETIRED),
+    [GM_M_RETIRED_DBE] = R("retired_pages.double_bit.count", "retired_pages.dbe",
+                           "Pages retired after a double-bit ECC error.", "retired_pages_dbe",
+                           "retired_pages_dbe", "retired_pages_dbe",
+                           "Memory pages retired after a double-bit ECC error.",
+                           "DCGM_FI_DEV_RETIRED_DBE", GM_U_NONE, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU,
+                           GM_RG_RETIRED),
+    [GM_M_RETIRED_PENDING] = R("retired_pages.pending", NULL,
+                               "Whether a page retirement waits for the next reboot.",
+                               "retired_pages_pending", "retired_pages_pending",
+                               "retired_pages_pending",
+                               "Whether a page is pending retirement at the next reboot (1) or not.",
+                               "DCGM_FI_DEV_RETIRED_PENDING", GM_U_NONE, GM_K_STATE, GM_F_YESNO,
+                               GM_SC_GPU, GM_RG_RETIRED),
+    [GM_M_REMAP_CORR] = R("remapped_rows.correctable", "remapped_rows.sbe",
+                          "Rows remapped because of correctable errors.", "remapped_rows_correctable",
+                          "remapped_rows_correctable", "remapped_rows_correctable",
+                          "Memory rows remapped because of correctable errors.",
+                          "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", GM_U_NONE, GM_K_COUNTER,
+                          GM_F_NUM, GM_SC_GPU, GM_RG_REMAPPED),
+    [GM_M_REMAP_UNCORR] = R("remapped_rows.uncorrectable", "remapped_rows.dbe",
+                            "Rows remapped because of uncorrectable errors.",
+                            "remapped_rows_uncorrectable", "remapped_rows_uncorrectable",
+                            "remapped_rows_uncorrectable",
+                            "Memory rows remapped because of uncorrectable errors.",
+                            "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", GM_U_NONE, GM_K_COUNTER,
+                            GM_F_NUM, GM_SC_GPU, GM_RG_REMAPPED),
+    [GM_M_REMAP_PENDING] = R("remapped_rows.pending", NULL,
+                             "Whether a row remapping waits for the next GPU reset.",
+                             "remapped_rows_pending", "remapped_rows_pending",
+                             "remapped_rows_pending",
+                             "Whether a row remapping is pending until the next reset (1) or not.",
+                             "DCGM_FI_DEV_ROW_REMAP_PENDING", GM_U_NONE, GM_K_STATE, GM_F_YESNO,
+                             GM_SC_GPU, GM_RG_REMAPPED),
+    [GM_M_REMAP_FAILURE] = R("remapped_rows.failure", NULL, "Whether a row remapping has failed.",
+                             "remapped_rows_failure", "remapped_rows_failure",
+                             "remapped_rows_failure",
+                             "Whether a row remapping has failed (1) or not (0).",
+                             "DCGM_FI_DEV_ROW_REMAP_FAILURE", GM_U_NONE, GM_K_STATE, GM_F_YESNO,
+                             GM_SC_GPU, GM_RG_REMAPPED),
+
+    /* per process */
+    [GM_P_PID] = R("pid", NULL, "Process id of the compute application.", "pid", "pid", NULL, NULL,
+                   NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_TYPE] = R(NULL, NULL, "Process type: C (compute), G (graphics) or C+G.", "type", "type",
+                    NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_PTYPE, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_NAME] = R("process_name", "name", "Process name as NVML reports it (usually argv[0]).", "process_name", "name", NULL, NULL, NULL,
+                    GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_USED_MEMORY] = R("used_gpu_memory", "used_memory",
+                           "GPU memory used by the process, MiB.", "used_memory", "used_memory",
+                           "process_memory_used", "GPU memory used by a process.", NULL, GM_U_BYTES,
+                           GM_K_GAUGE, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_GPU_INSTANCE] = R(NULL, NULL, "MIG GPU instance id of the process.", "gpu_instance_id",
+                            "gpu_instance_id", NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM,
+                            GM_SC_PROC, GM_RG_NONE),
+    [GM_P_COMPUTE_INSTANCE] = R(NULL, NULL, "MIG compute instance id of the process.",
+                                "compute_instance_id", "compute_instance_id", NULL, NULL, NULL,
+                                GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_SM_UTIL] = R(NULL, NULL, "SM utilization of the process, percent.", "sm_util", "sm_util",
+                       "process_sm_utilization", "SM utilization of a process.", NULL, GM_U_PERCENT,
+                       GM_K_GAUGE, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_MEM_UTIL] = R(NULL, NULL, "Memory controller utilization of the process, percent.",
+                        "mem_util", "mem_util", "process_memory_utilization",
+                        "Memory controller utilization of a process.", NULL, GM_U_PERCENT,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_ENC_UTIL] = R(NULL, NULL, "Encoder utilization of the process, percent.", "enc_util",
+                        "enc_util", NULL, NULL, NULL, GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_PROC,
+                        GM_RG_NONE),
+    [GM_P_DEC_UTIL] = R(NULL, NULL, "Decoder utilization of the process, percent.", "dec_util",
+                        "dec_util", NULL, NULL, NULL, GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_PROC,
+                        GM_RG_NONE),
+    [GM_P_USER] = R(NULL, NULL, "Owner of the process.", "user", "user", NULL, NULL, NULL, GM_U_NONE,
+                    GM_K_INFO, GM_F_STR, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_STATE] = R(NULL, NULL,
+                     "Host state of the process: alive, zombie, gone (holds GPU memory but does not "
+                     "exist), hidden.",
+                     "host_state", "host_state", NULL, NULL, NULL, GM_U_NONE, GM_K_STATE,
+                     GM_F_HOSTSTATE, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_CMDLINE] = R(NULL, NULL, "Full command line.", "command", "command", NULL, NULL, NULL,
+                       GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_EXE] = R(NULL, NULL, "Executable path.", "exe", "exe", NULL, NULL, NULL, GM_U_NONE,
+                   GM_K_INFO, GM_F_STR, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_START_TIME] = R(NULL, NULL, "Process start time.", "start_time", "start_time", NULL, NULL,
+                          NULL, GM_U_NONE, GM_K_INFO, GM_F_TIME, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_ELAPSED] = R(NULL, NULL, "Time since the process started, s.", "elapsed", "elapsed", NULL,
+                       NULL, NULL, GM_U_SECONDS, GM_K_GAUGE, GM_F_NUM, GM_SC_PROC, GM_RG_NONE),
+    [GM_P_CPU] = R(NULL, NULL, "CPU use of the process since the previous sample, percent of a core.",
+                   "cpu", "cpu", NULL, NULL, NULL, GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_PROC,
+                   GM_RG_NONE),
+    [GM_P_RSS] = R(NULL, NULL, "Host memory (resident set) of the process, MiB.", "host_memory",
+                   "host_memory", NULL, NULL, NULL, GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_PROC,
+                   GM_RG_NONE),
+};
+
+/* ---------------------------------------------------------------- lookups */
+
+static int list_has(const char *list, const char *key, size_t len)
+{
+    const char *p = list;
+    while (p && *p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == len && memcmp(p, key, len) == 0)
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+int gm_metric_by_smi(const char *key, size_t len, int proc)
+{
+    for (int i = 0; i < GM_M__COUNT; i++) {
+        const struct gm_metric *m = &gm_metrics[i];
+        if ((m->scope == GM_SC_PROC) != (proc != 0))
+            continue;
+        if (m->smi && strlen(m->smi) == len && memcmp(m->smi, key, len) == 0)
+            return i;
+        if (m->smi_alias && list_has(m->smi_alias, key, len))
+            return i;
+    }
+    return -1;
+}
+
+static const char *join(const char *stem, const char *suffix, char *buf, size_t len)
+{
+    if (suffix && *suffix)
+        snprintf(buf, len, "%s_%s", stem, suffix);
+    else
+        snprintf(buf, len, "%s", stem);
+    return buf;
+}
+
+const char *gm_metric_json_key(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    return join(m->json, gm_units[m->unit].json, buf, len);
+}
+
+const char *gm_metric_csv_col(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    return join(m->csv, gm_units[m->unit].csv, buf, len);
+}
+
+int gm_metric_by_name(const char *name, int proc)
+{
+    int id = gm_metric_by_smi(name, strlen(name), proc);
+    if (id >= 0)
+        return id;
+    char buf[128];
+    for (int i = 0; i < GM_M__COUNT; i++) {
+        if ((gm_metrics[i].scope == GM_SC_PROC) != (proc != 0))
+            continue;
+        if (strcmp(gm_metric_json_key(i, buf, sizeof(buf)), name) == 0 ||
+            strcmp(gm_metric_csv_col(i, buf, sizeof(buf)), name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static const struct {
+    uint64_t bit;
+    const char *name;
+} reasons[] = {
+    {0x1, "gpu_idle"},
+    {0x2, "applications_clocks_setting"},
+    {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},
+    {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"},
+    {0x80, "hw_power_brake_slowdown"},
+    {0x100, "display_clock_setting"},
+};
+
+const char *gm_reason_name(uint64_t bit)
+{
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+        if (reasons[i].bit == bit)
+            return reasons[i].name;
+    return NULL;
+}
+
+const char *gm_reasons_format(uint64_t mask, char *buf, size_t len)
+{
+    size_t off = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (mask == 0) {
+        snprintf(buf, len, "none");
+        return buf;
+    }
+    for (int b = 0; b < 64; b++) {
+        uint64_t bit = UINT64_C(1) << b;
+        if (!(mask & bit))
+            continue;
+        const char *n = gm_reason_name(bit);
+        int w = n ? snprintf(buf + off, len - off, "%s%s", off ? "," : "", n)
+                  : snprintf(buf + off, len - off, "%s0x%llx", off ? "," : "",
+                             (unsigned long long)bit);
+        if (w < 0 || (size_t)w >= len - off) {
+            buf[off] = '\0';
+            break;
+        }
+        off += (size_t)w;
+    }
+    return buf;
+}

@@ -1,0 +1,321 @@
+/* metrics.h -- the metric registry: every metric gpumon knows, declared once.
+ *
+ * DESIGN principle 1.  Each row of gm_metrics[] (metrics.c) names a metric's
+ * nvidia-smi query key(s), base unit, CSV column, JSON key, native Prometheus
+ * name and help, dcgm-exporter field, kind, value formatter and the NVML read
+ * group that fills it (src/source/nvml.c).  CSV headers, --query-gpu fields,
+ * JSON, Prometheus output, TUI labels and docs/metrics.md are all generated
+ * from this table; nothing else in the project spells a metric's name.
+ *
+ * Adding a metric: one enum line below, one row in metrics.c, and (if no
+ * existing read group covers it) one read function in nvml.c.
+ */
+#ifndef GM_METRICS_H
+#define GM_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "value.h"
+
+/* Base units.  Values are stored in these units at the point they are read;
+ * every conversion for display lives in gm_units[] (metrics.c). */
+enum gm_unit {
+    GM_U_NONE = 0,    /* a plain number, count or enum code */
+    GM_U_PERCENT,     /* 0-100 */
+    GM_U_BYTES,
+    GM_U_BYTES_PER_S, /* PCIe throughput */
+    GM_U_WATTS,       /* double */
+    GM_U_JOULES,      /* double */
+    GM_U_CELSIUS,
+    GM_U_MHZ,
+    GM_U_SECONDS,     /* double */
+    GM_U__COUNT
+};
+
+/* How a unit is shown by each output. */
+struct gm_unit_info {
+    const char *smi;     /* nvidia-smi unit text ("MiB"), "" for none */
+    double smi_div;      /* base value / smi_div = nvidia-smi number */
+    int smi_decimals;    /* digits after the point in nvidia-smi output */
+    const char *csv;     /* CSV column suffix ("mib") */
+    const char *json;    /* JSON key suffix ("bytes") */
+    const char *prom;    /* Prometheus name suffix ("bytes", "ratio", "hertz") */
+    double prom_mul;     /* base value * prom_mul = Prometheus value */
+};
+extern const struct gm_unit_info gm_units[GM_U__COUNT];
+
+/* What kind of series a metric is. */
+enum gm_kind {
+    GM_K_GAUGE = 0,
+    GM_K_COUNTER, /* only grows (until a driver reload) */
+    GM_K_INFO,    /* a static fact: string, version, identifier */
+    GM_K_STATE,   /* an enum or boolean state */
+};
+
+/* How a metric's value is printed in nvidia-smi style. */
+enum gm_fmt {
+    GM_F_NUM = 0,      /* number in the unit's smi form */
+    GM_F_STR,          /* a string slot (struct gm_gpu.str) */
+    GM_F_ENABLED,      /* 0/1 -> Disabled/Enabled */
+    GM_F_ACTIVE,       /* 0/1 -> Not Active/Active */
+    GM_F_YESNO,        /* 0/1 -> No/Yes */
+    GM_F_PSTATE,       /* 0..15 -> P0..P15, 32 -> Unknown */
+    GM_F_COMPUTE_MODE, /* NVML compute mode -> Default, Exclusive_Thread, ... */
+    GM_F_HEX64,        /* 0x%016llx */
+    GM_F_HEX32,        /* 0x%08X */
+    GM_F_HEX16,        /* 0x%04X (pci.domain) */
+    GM_F_HEX8,         /* 0x%02X (pci.bus, pci.device) */
+    GM_F_CC,           /* compute capability major*10+minor -> "9.0" */
+    GM_F_CUDA,         /* CUDA driver version 12040 -> "12.4" */
+    GM_F_TIME,         /* the snapshot's wall time */
+    GM_F_PTYPE,        /* process type bits -> C, G, C+G */
+    GM_F_HOSTSTATE,    /* enum gm_host_state -> alive, zombie, gone, ... */
+};
+
+/* Where a metric applies. */
+enum gm_scope {
+    GM_SC_GPU = 0, /* one value per GPU */
+    GM_SC_HOST,    /* one value per snapshot (driver version, GPU count) */
+    GM_SC_PROC,    /* one value per process on a GPU */
+};
+
+/* String slots of a GPU (struct gm_gpu.str). */
+enum gm_sslot {
+    GM_S_NAME = 0,
+    GM_S_UUID,
+    GM_S_SERIAL,
+    GM_S_PCI_BUS_ID,
+    GM_S_VBIOS,
+    GM_S_BOARD_PART,
+    GM_S__COUNT
+};
+#define GM_STR_MAX 96
+
+/* NVML read groups: one NVML call (or a small fixed set) that fills one or
+ * more metrics.  Groups marked static in gm_read_groups[] are read once per
+ * GPU and refreshed on reconnect. */
+enum gm_read_group {
+    GM_RG_NONE = 0,      /* filled elsewhere (snapshot header, derived, procfs) */
+    GM_RG_INDEX,         /* static */
+    GM_RG_MINOR,         /* static */
+    GM_RG_NAME,          /* static */
+    GM_RG_UUID,          /* static */
+    GM_RG_SERIAL,        /* static */
+    GM_RG_PCI,           /* static */
+    GM_RG_VBIOS,         /* static */
+    GM_RG_BOARD_PART,    /* static */
+    GM_RG_CC,            /* static */
+    GM_RG_TEMP_THRESH,   /* static */
+    GM_RG_POWER_LIMITS,  /* static: default, min, max */
+    GM_RG_MAX_CLOCKS,    /* static */
+    GM_RG_MAX_PCIE,      /* static */
+    GM_RG_PERSISTENCE,
+    GM_RG_COMPUTE_MODE,
+    GM_RG_DISPLAY,
+    GM_RG_MIG_MODE,
+    GM_RG_PSTATE,
+    GM_RG_FAN,
+    GM_RG_TEMP,
+    GM_RG_TEMP_MEM,
+    GM_RG_POWER,
+    GM_RG_POWER_LIMIT,   /* enforced + management limit (can change at run time) */
+    GM_RG_ENERGY,
+    GM_RG_UTIL,
+    GM_RG_ENC,
+    GM_RG_DEC,
+    GM_RG_MEMORY,
+    GM_RG_BAR1,
+    GM_RG_CLOCKS,
+    GM_RG_CLOCK_REASONS,
+    GM_RG_VIOLATION,
+    GM_RG_PCIE_LINK,
+    GM_RG_PCIE_TPUT,
+    GM_RG_PCIE_REPLAY,
+    GM_RG_ECC_MODE,
+    GM_RG_ECC_COUNTS,
+    GM_RG_RETIRED,
+    GM_RG_REMAPPED,
+    GM_RG__COUNT
+};
+
+/* The metrics.  Order is the order of `gpumon status --json`, docs/metrics.md
+ * and --help-query-gpu. */
+enum gm_metric_id {
+    /* host-scope facts, repeated on each GPU row by nvidia-smi */
+    GM_M_TIMESTAMP = 0,
+    GM_M_DRIVER_VERSION,
+    GM_M_CUDA_VERSION,
+    GM_M_NVML_VERSION,
+    GM_M_COUNT,
+    /* identity */
+    GM_M_INDEX,
+    GM_M_MINOR,
+    GM_M_NAME,
+    GM_M_SERIAL,
+    GM_M_UUID,
+    GM_M_PCI_BUS_ID,
+    GM_M_PCI_DOMAIN,
+    GM_M_PCI_BUS,
+    GM_M_PCI_DEVICE,
+    GM_M_PCI_DEVICE_ID,
+    GM_M_PCI_SUB_DEVICE_ID,
+    GM_M_VBIOS,
+    GM_M_BOARD_PART,
+    GM_M_COMPUTE_CAP,
+    /* modes */
+    GM_M_PERSISTENCE,
+    GM_M_COMPUTE_MODE,
+    GM_M_DISPLAY_MODE,
+    GM_M_DISPLAY_ACTIVE,
+    GM_M_MIG_CURRENT,
+    GM_M_MIG_PENDING,
+    GM_M_PSTATE,
+    /* thermal */
+    GM_M_FAN,
+    GM_M_TEMP_GPU,
+    GM_M_TEMP_MEM,
+    GM_M_TEMP_SHUTDOWN,
+    GM_M_TEMP_SLOWDOWN,
+    GM_M_TEMP_GPU_MAX,
+    GM_M_TEMP_MEM_MAX,
+    /* power */
+    GM_M_POWER_DRAW,
+    GM_M_POWER_LIMIT,
+    GM_M_POWER_ENFORCED,
+    GM_M_POWER_DEFAULT,
+    GM_M_POWER_MIN,
+    GM_M_POWER_MAX,
+    GM_M_ENERGY,
+    /* utilisation */
+    GM_M_UTIL_GPU,
+    GM_M_UTIL_MEM,
+    GM_M_UTIL_ENC,
+    GM_M_UTIL_DEC,
+    /* memory */
+    GM_M_MEM_TOTAL,
+    GM_M_MEM_RESERVED,
+    GM_M_MEM_USED,
+    GM_M_MEM_FREE,
+    GM_M_BAR1_TOTAL,
+    GM_M_BAR1_USED,
+    /* clocks */
+    GM_M_CLK_GR,
+    GM_M_CLK_SM,
+    GM_M_CLK_MEM,
+    GM_M_CLK_VIDEO,
+    GM_M_CLK_MAX_GR,
+    GM_M_CLK_MAX_SM,
+    GM_M_CLK_MAX_MEM,
+    GM_M_CLK_MAX_VIDEO,
+    /* clock event (throttle) reasons */
+    GM_M_CER_SUPPORTED,
+    GM_M_CER_ACTIVE,
+    GM_M_CER_GPU_IDLE,
+    GM_M_CER_APP_CLOCKS,
+    GM_M_CER_SW_POWER_CAP,
+    GM_M_CER_HW_SLOWDOWN,
+    GM_M_CER_HW_THERMAL,
+    GM_M_CER_HW_POWER_BRAKE,
+    GM_M_CER_SW_THERMAL,
+    GM_M_CER_SYNC_BOOST,
+    GM_M_CER_DISPLAY_CLOCK,
+    GM_M_VIOL_POWER,
+    GM_M_VIOL_THERMAL,
+    /* PCIe */
+    GM_M_PCIE_GEN_CUR,
+    GM_M_PCIE_GEN_MAX,
+    GM_M_PCIE_WIDTH_CUR,
+    GM_M_PCIE_WIDTH_MAX,
+    GM_M_PCIE_TX,
+    GM_M_PCIE_RX,
+    GM_M_PCIE_REPLAY,
+    /* ECC and memory health */
+    GM_M_ECC_CUR,
+    GM_M_ECC_PENDING,
+    GM_M_ECC_CORR_VOL,
+    GM_M_ECC_UNCORR_VOL,
+    GM_M_ECC_CORR_AGG,
+    GM_M_ECC_UNCORR_AGG,
+    GM_M_RETIRED_SBE,
+    GM_M_RETIRED_DBE,
+    GM_M_RETIRED_PENDING,
+    GM_M_REMAP_CORR,
+    GM_M_REMAP_UNCORR,
+    GM_M_REMAP_PENDING,
+    GM_M_REMAP_FAILURE,
+    GM_M__GPU_END, /* metrics below are per process */
+
+    /* per-process fields (struct gm_proc) */
+    GM_P_PID = GM_M__GPU_END,
+    GM_P_TYPE,
+    GM_P_NAME,
+    GM_P_USED_MEMORY,
+    GM_P_GPU_INSTANCE,
+    GM_P_COMPUTE_INSTANCE,
+    GM_P_SM_UTIL,
+    GM_P_MEM_UTIL,
+    GM_P_ENC_UTIL,
+    GM_P_DEC_UTIL,
+    GM_P_USER,
+    GM_P_STATE,
+    GM_P_CMDLINE,
+    GM_P_EXE,
+    GM_P_START_TIME,
+    GM_P_ELAPSED,
+    GM_P_CPU,
+    GM_P_RSS,
+    GM_M__COUNT
+};
+
+struct gm_metric {
+    const char *smi;       /* nvidia-smi query key, NULL if nvidia-smi has none */
+    const char *smi_alias; /* further accepted keys, comma-separated, or NULL */
+    const char *desc;      /* one line, for --help-query-gpu and docs */
+    const char *csv;       /* CSV column stem; the unit suffix is appended */
+    const char *json;      /* JSON key stem; the unit suffix is appended */
+    const char *prom;      /* native Prometheus name without prefix/suffix, NULL = not exported */
+    const char *prom_help;
+    const char *dcgm;      /* dcgm-exporter field name, NULL if none */
+    uint8_t unit;          /* enum gm_unit */
+    uint8_t kind;          /* enum gm_kind */
+    uint8_t fmt;           /* enum gm_fmt */
+    uint8_t scope;         /* enum gm_scope */
+    uint8_t rg;            /* enum gm_read_group */
+    uint8_t sslot;         /* enum gm_sslot for GM_F_STR metrics */
+    uint64_t bit;          /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
+    const char *smi_na;    /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
+};
+
+extern const struct gm_metric gm_metrics[GM_M__COUNT];
+
+/* Read-group facts: whether it is static, and the NVML symbol(s) it calls
+ * (for docs and for naming a call that hangs). */
+struct gm_read_group_info {
+    const char *name;
+    const char *nvml; /* primary NVML function */
+    int is_static;
+};
+extern const struct gm_read_group_info gm_read_groups[GM_RG__COUNT];
+
+/* Looks a metric up by nvidia-smi key or alias (exact, case-sensitive, as
+ * nvidia-smi), among per-process metrics when proc != 0, else among GPU and
+ * host metrics.  Returns the id, or -1. */
+int gm_metric_by_smi(const char *key, size_t len, int proc);
+
+/* Looks a metric up by nvidia-smi key, full JSON key ("memory_used_bytes")
+ * or full CSV column ("memory_used_mib"), in the same scope rule.
+ * Returns the id, or -1. */
+int gm_metric_by_name(const char *name, int proc);
+
+/* The full JSON key / CSV column of a metric, written to buf ("memory_used_bytes"). */
+const char *gm_metric_json_key(int id, char *buf, size_t len);
+const char *gm_metric_csv_col(int id, char *buf, size_t len);
+
+/* Clock event reasons: the bit's short name ("hw_thermal_slowdown"), and a
+ * whole mask spelled out as "sw_power_cap,hw_thermal_slowdown" into buf
+ * ("none" when zero).  Bits that gpumon does not know are printed in hex. */
+const char *gm_reason_name(uint64_t bit);
+const char *gm_reasons_format(uint64_t mask, char *buf, size_t len);
+
+#endif /* GM_METRICS_H */

@@ -1,0 +1,135 @@
+/* snapshot.c -- allocation, copying and lookup for snapshots (see snapshot.h). */
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+struct gm_snapshot *gm_snapshot_new(void)
+{
+    return gm_xcalloc(1, sizeof(struct gm_snapshot));
+}
+
+static void gpu_init(struct gm_gpu *g, uint32_t index)
+{
+    memset(g, 0, sizeof(*g));
+    g->index = index;
+    for (int i = 0; i < GM_M__GPU_END; i++)
+        g->m[i] = gm_v_status(GM_VS_NA, 0);
+}
+
+void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n)
+{
+    s->gpus = gm_xrealloc(s->gpus, (n ? n : 1) * sizeof(struct gm_gpu));
+    for (uint32_t i = 0; i < n; i++)
+        gpu_init(&s->gpus[i], i);
+    s->ngpu = n;
+}
+
+static void proc_free_strings(struct gm_proc *p)
+{
+    free(p->cmdline);
+    free(p->exe);
+    free(p->cgroup);
+    p->cmdline = p->exe = p->cgroup = NULL;
+}
+
+struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm_proc *p)
+{
+    uint32_t n = s->nproc;
+    if (n == s->proc_cap) {
+        s->proc_cap = n ? n * 2 : 16;
+        s->procs = gm_xrealloc(s->procs, s->proc_cap * sizeof(struct gm_proc));
+    }
+    s->procs[n] = *p;
+    s->nproc = n + 1;
+    return &s->procs[n];
+}
+
+void gm_snapshot_clear(struct gm_snapshot *s)
+{
+    for (uint32_t i = 0; i < s->nproc; i++)
+        proc_free_strings(&s->procs[i]);
+    free(s->procs);
+    free(s->gpus);
+    memset(s, 0, sizeof(*s));
+}
+
+struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
+{
+    struct gm_snapshot *c = gm_xmalloc(sizeof(*c));
+    *c = *s;
+    c->gpus = NULL;
+    c->procs = NULL;
+    c->proc_cap = 0;
+    if (s->ngpu) {
+        c->gpus = gm_xmalloc(s->ngpu * sizeof(struct gm_gpu));
+        memcpy(c->gpus, s->gpus, s->ngpu * sizeof(struct gm_gpu));
+    }
+    if (s->nproc) {
+        c->proc_cap = s->nproc;
+        c->procs = gm_xmalloc(s->nproc * sizeof(struct gm_proc));
+        memcpy(c->procs, s->procs, s->nproc * sizeof(struct gm_proc));
+        for (uint32_t i = 0; i < s->nproc; i++) {
+            struct gm_proc *p = &c->procs[i];
+            p->cmdline = p->cmdline ? gm_xstrdup(p->cmdline) : NULL;
+            p->exe = p->exe ? gm_xstrdup(p->exe) : NULL;
+            p->cgroup = p->cgroup ? gm_xstrdup(p->cgroup) : NULL;
+        }
+    }
+    return c;
+}
+
+void gm_snapshot_free(struct gm_snapshot *s)
+{
+    if (!s)
+        return;
+    gm_snapshot_clear(s);
+    free(s);
+}
+
+const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
+{
+    static const struct gm_value na = {.status = GM_VS_NA};
+    switch (id) {
+    case GM_M_DRIVER_VERSION:
+        return &s->driver_version;
+    case GM_M_NVML_VERSION:
+        return &s->nvml_version;
+    case GM_M_CUDA_VERSION:
+        return &s->cuda_version;
+    default:
+        break;
+    }
+    if (id < 0 || id >= GM_M__GPU_END || !g)
+        return &na;
+    return &g->m[id];
+}
+
+const struct gm_gpu *gm_snapshot_gpu_by_index(const struct gm_snapshot *s, uint32_t idx)
+{
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        if (s->gpus[i].index == idx)
+            return &s->gpus[i];
+    return NULL;
+}
+
+const char *gm_driver_state_name(enum gm_driver_state st)
+{
+    static const char *const names[] = {"ok", "no_library", "driver_not_loaded", "no_permission",
+                                        "version_mismatch", "error"};
+    return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "error";
+}
+
+const char *gm_gpu_state_name(enum gm_gpu_state st)
+{
+    static const char *const names[] = {"ok", "lost", "no_permission", "error"};
+    return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "error";
+}
+
+const char *gm_host_state_name(enum gm_host_state st)
+{
+    static const char *const names[] = {"unknown", "alive", "zombie", "gone", "hidden"};
+    return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "unknown";
+}

@@ -1,0 +1,155 @@
+/* snapshot.h -- everything gpumon knows about the machine at one instant.
+ *
+ * DESIGN principle 2: one sampler fills a snapshot (all GPUs, their MIG
+ * devices and processes, host facts), after which it is immutable and shared
+ * by every consumer.  A snapshot owns all its memory: gm_snapshot_free()
+ * releases it, gm_snapshot_copy() makes an independent deep copy.
+ *
+ * Values are indexed by metric id (metrics.h) and carry their own status
+ * (value.h).  Principle 4: each snapshot has a wall-clock and a monotonic
+ * timestamp.
+ */
+#ifndef GM_SNAPSHOT_H
+#define GM_SNAPSHOT_H
+
+#include <stdint.h>
+
+#include "metrics.h"
+#include "value.h"
+
+/* Why there are no GPUs (or fewer than usual). */
+enum gm_driver_state {
+    GM_DRV_OK = 0,
+    GM_DRV_NOLIB,       /* libnvidia-ml.so.1 could not be loaded */
+    GM_DRV_NOT_LOADED,  /* NVML_ERROR_DRIVER_NOT_LOADED */
+    GM_DRV_NOPERM,      /* NVML_ERROR_NO_PERMISSION */
+    GM_DRV_MISMATCH,    /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
+    GM_DRV_ERROR,       /* any other init/enumeration failure */
+};
+
+/* State of one GPU in a snapshot. */
+enum gm_gpu_state {
+    GM_GPU_OK = 0,
+    GM_GPU_LOST,   /* NVML_ERROR_GPU_IS_LOST: fell off the bus */
+    GM_GPU_NOPERM, /* no permission to open the device */
+    GM_GPU_ERROR,  /* handle could not be obtained for another reason */
+};
+
+/* Process type bits (nvidia-smi prints C, G or C+G). */
+enum { GM_PT_COMPUTE = 1, GM_PT_GRAPHICS = 2, GM_PT_MPS = 4 };
+
+/* Host-side state of a GPU process, from /proc. */
+enum gm_host_state {
+    GM_HS_UNKNOWN = 0, /* not looked up (procfs enrichment off) */
+    GM_HS_ALIVE,       /* exists, not a zombie */
+    GM_HS_ZOMBIE,      /* exited but not reaped: its GPU memory may never be freed */
+    GM_HS_GONE,        /* no such PID in /proc: memory held by a process that does not exist */
+    GM_HS_HIDDEN,      /* /proc denies access (other user, hidepid) */
+};
+
+#define GM_NO_INSTANCE 0xFFFFFFFFu
+#define GM_MIG_MAX 8
+
+struct gm_mig {
+    uint32_t index; /* MIG device index under its GPU */
+    uint32_t gpu_instance_id;
+    uint32_t compute_instance_id;
+    char uuid[GM_STR_MAX];
+    char name[GM_STR_MAX];    /* e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+    char profile[32];         /* e.g. "1g.10gb", from the name; "" if unknown */
+    struct gm_value mem_total; /* bytes */
+    struct gm_value mem_used;
+    struct gm_value mem_free;
+};
+
+struct gm_proc {
+    uint32_t gpu;            /* index into gm_snapshot.gpus */
+    uint32_t pid;
+    uint8_t type;            /* GM_PT_* bits */
+    uint8_t host_state;      /* enum gm_host_state */
+    char state_char;         /* /proc state letter (R, S, D, Z, ...) or 0 */
+    uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when not MIG */
+    uint32_t compute_instance_id; /* GM_NO_INSTANCE when not MIG */
+    uint32_t uid;
+    struct gm_value used_memory; /* bytes; NA for NVML_VALUE_NOT_AVAILABLE */
+    struct gm_value sm_util;     /* percent, from nvmlDeviceGetProcessUtilization */
+    struct gm_value mem_util;
+    struct gm_value enc_util;
+    struct gm_value dec_util;
+    struct gm_value start_time;  /* wall clock, ns since the epoch */
+    struct gm_value elapsed;     /* seconds (double) */
+    struct gm_value cpu;         /* percent of one core since the previous sample */
+    struct gm_value rss;         /* bytes */
+    char name[64];               /* nvmlSystemGetProcessName (what nvidia-smi prints) */
+    char comm[64];               /* /proc/PID/comm; "" when unknown */
+    char user[33];               /* login name, or the numeric uid */
+    char *cmdline;               /* NUL separators replaced by spaces; NULL if unknown */
+    char *exe;                   /* /proc/PID/exe target; NULL if unknown */
+    char *cgroup;                /* first line of /proc/PID/cgroup (path part); NULL if unknown */
+};
+
+struct gm_gpu {
+    uint32_t index;       /* NVML index */
+    uint8_t state;        /* enum gm_gpu_state */
+    int16_t state_code;   /* NVML return code behind state */
+    struct gm_value m[GM_M__GPU_END];
+    char str[GM_S__COUNT][GM_STR_MAX];
+    uint32_t nmig;
+    struct gm_mig mig[GM_MIG_MAX];
+    uint32_t proc_first;  /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
+    uint32_t nproc;
+};
+
+struct gm_snapshot {
+    uint64_t seq;           /* sample number, from 1 */
+    int64_t wall_ns;        /* CLOCK_REALTIME at the start of the sample */
+    int64_t mono_ns;        /* CLOCK_MONOTONIC at the start of the sample */
+    int32_t utc_offset_s;   /* local time zone offset at wall_ns */
+    int64_t duration_ns;    /* how long the sample took (monotonic) */
+    char hostname[65];
+
+    uint8_t driver;         /* enum gm_driver_state */
+    int16_t driver_code;    /* NVML return code behind it */
+    char driver_msg[256];   /* human explanation when driver != OK */
+    struct gm_value driver_version; /* status of the string below */
+    char driver_version_s[80];
+    struct gm_value nvml_version;
+    char nvml_version_s[80];
+    struct gm_value cuda_version; /* e.g. 12040 (u64); print as 12.4 */
+
+    uint32_t ngpu;
+    struct gm_gpu *gpus;
+    uint32_t nproc;
+    uint32_t proc_cap;      /* allocated entries of procs */
+    struct gm_proc *procs;
+};
+
+/* Allocates an empty snapshot (no GPUs). Aborts on out-of-memory. */
+struct gm_snapshot *gm_snapshot_new(void);
+
+/* Resizes the GPU array to n entries, all marked with every value NA. */
+void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n);
+
+/* Appends one process (copied; its strings are taken over: the caller must
+ * not free them) and returns it. */
+struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm_proc *p);
+
+/* Frees everything the snapshot holds and zeroes it, ready for reuse. */
+void gm_snapshot_clear(struct gm_snapshot *s);
+
+/* A deep copy. */
+struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s);
+
+void gm_snapshot_free(struct gm_snapshot *s);
+
+/* Value of metric id on a GPU (GPU- or host-scope metric). */
+const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm_gpu *g, int id);
+
+/* The GPU whose index is idx, or NULL. */
+const struct gm_gpu *gm_snapshot_gpu_by_index(const struct gm_snapshot *s, uint32_t idx);
+
+const char *gm_driver_state_name(enum gm_driver_state st);
+const char *gm_gpu_state_name(enum gm_gpu_state st);
+const char *gm_host_state_name(enum gm_host_state st);
+
+#endif /* GM_SNAPSHOT_H */

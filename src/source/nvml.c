@@ -1,0 +1,1128 @@
+/* nvml.c -- the NVML source (see nvml.h): dlopen, symbol resolution with
+ * version fallbacks, the per-GPU static cache, and one pass per snapshot.
+ *
+ * Every NVML call goes through CALL(), which records the function and GPU in
+ * progress (gm_nvml_current_call) so a caller's watchdog can name a call that
+ * hangs.  A missing symbol reads as NVML_ERROR_FUNCTION_NOT_FOUND, which the
+ * value layer maps to "not supported" (DESIGN principle 3).
+ *
+ * Left out here: NVML events (XID) live with the agent's event thread, and
+ * /proc enrichment lives in procfs.c.
+ */
+#include "nvml.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/timeutil.h"
+#include "nvml_abi.h"
+
+/* ------------------------------------------------------------ symbol table */
+
+#define NVML_SYMS(X)                                                                                \
+    X(nvmlInit_v2)                                                                                  \
+    X(nvmlInit)                                                                                     \
+    X(nvmlShutdown)                                                                                 \
+    X(nvmlSystemGetDriverVersion)                                                                   \
+    X(nvmlSystemGetNVMLVersion)                                                                     \
+    X(nvmlSystemGetCudaDriverVersion_v2)                                                            \
+    X(nvmlSystemGetCudaDriverVersion)                                                               \
+    X(nvmlSystemGetProcessName)                                                                     \
+    X(nvmlDeviceGetCount_v2)                                                                        \
+    X(nvmlDeviceGetCount)                                                                           \
+    X(nvmlDeviceGetHandleByIndex_v2)                                                                \
+    X(nvmlDeviceGetHandleByIndex)                                                                   \
+    X(nvmlDeviceGetIndex)                                                                           \
+    X(nvmlDeviceGetMinorNumber)                                                                     \
+    X(nvmlDeviceGetName)                                                                            \
+    X(nvmlDeviceGetUUID)                                                                            \
+    X(nvmlDeviceGetSerial)                                                                          \
+    X(nvmlDeviceGetPciInfo_v3)                                                                      \
+    X(nvmlDeviceGetPciInfo_v2)                                                                      \
+    X(nvmlDeviceGetPciInfo)                                                                         \
+    X(nvmlDeviceGetVbiosVersion)                                                                    \
+    X(nvmlDeviceGetBoardPartNumber)                                                                 \
+    X(nvmlDeviceGetCudaComputeCapability)                                                           \
+    X(nvmlDeviceGetPersistenceMode)                                                                 \
+    X(nvmlDeviceGetComputeMode)                                                                     \
+    X(nvmlDeviceGetDisplayMode)                                                                     \
+    X(nvmlDeviceGetDisplayActive)                                                                   \
+    X(nvmlDeviceGetMigMode)                                                                         \
+    X(nvmlDeviceGetPerformanceState)                                                                \
+    X(nvmlDeviceGetFanSpeed)                                                                        \
+    X(nvmlDeviceGetTemperature)                                                                     \
+    X(nvmlDeviceGetTemperatureV)                                                                    \
+    X(nvmlDeviceGetTemperatureThreshold)                                                            \
+    X(nvmlDeviceGetFieldValues)                                                                     \
+    X(nvmlDeviceGetPowerUsage)                                                                      \
+    X(nvmlDeviceGetEnforcedPowerLimit)                                                              \
+    X(nvmlDeviceGetPowerManagementLimit)                                                            \
+    X(nvmlDeviceGetPowerManagementDefaultLimit)                                                     \
+    X(nvmlDeviceGetPowerManagementLimitConstraints)                                                 \
+    X(nvmlDeviceGetTotalEnergyConsumption)                                                          \
+    X(nvmlDeviceGetUtilizationRates)                                                                \
+    X(nvmlDeviceGetEncoderUtilization)                                                              \
+    X(nvmlDeviceGetDecoderUtilization)                                                              \
+    X(nvmlDeviceGetMemoryInfo_v2)                                                                   \
+    X(nvmlDeviceGetMemoryInfo)                                                                      \
+    X(nvmlDeviceGetBAR1MemoryInfo)                                                                  \
+    X(nvmlDeviceGetClockInfo)                                                                       \
+    X(nvmlDeviceGetMaxClockInfo)                                                                    \
+    X(nvmlDeviceGetCurrentClocksEventReasons)                                                       \
+    X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                    \
+    X(nvmlDeviceGetSupportedClocksEventReasons)                                                     \
+    X(nvmlDeviceGetSupportedClocksThrottleReasons)                                                  \
+    X(nvmlDeviceGetViolationStatus)                                                                 \
+    X(nvmlDeviceGetCurrPcieLinkGeneration)                                                          \
+    X(nvmlDeviceGetCurrPcieLinkWidth)                                                               \
+    X(nvmlDeviceGetMaxPcieLinkGeneration)                                                           \
+    X(nvmlDeviceGetMaxPcieLinkWidth)                                                                \
+    X(nvmlDeviceGetPcieThroughput)                                                                  \
+    X(nvmlDeviceGetPcieReplayCounter)                                                               \
+    X(nvmlDeviceGetEccMode)                                                                         \
+    X(nvmlDeviceGetTotalEccErrors)                                                                  \
+    X(nvmlDeviceGetRetiredPages)                                                                    \
+    X(nvmlDeviceGetRetiredPagesPendingStatus)                                                       \
+    X(nvmlDeviceGetRemappedRows)                                                                    \
+    X(nvmlDeviceGetMaxMigDeviceCount)                                                               \
+    X(nvmlDeviceGetMigDeviceHandleByIndex)                                                          \
+    X(nvmlDeviceGetGpuInstanceId)                                                                   \
+    X(nvmlDeviceGetComputeInstanceId)                                                               \
+    X(nvmlDeviceGetComputeRunningProcesses_v3)                                                      \
+    X(nvmlDeviceGetComputeRunningProcesses_v2)                                                      \
+    X(nvmlDeviceGetComputeRunningProcesses)                                                         \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                     \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                     \
+    X(nvmlDeviceGetGraphicsRunningProcesses)                                                        \
+    X(nvmlDeviceGetProcessUtilization)
+
+struct nvml_fns {
+#define X(name) __typeof__(name) *name;
+    NVML_SYMS(X)
+#undef X
+};
+
+static const struct {
+    const char *name;
+    size_t off;
+} symtab[] = {
+#define X(name) {#name, offsetof(struct nvml_fns, name)},
+    NVML_SYMS(X)
+#undef X
+};
+#define NSYMS (sizeof(symtab) / sizeof(symtab[0]))
+
+/* ------------------------------------------------------------------ state */
+
+/* Per-GPU cache: the static facts, kept in a template gm_gpu that each
+ * snapshot starts from. */
+struct dev {
+    nvmlDevice_t h;
+    int have_handle;
+    int static_done;
+    struct gm_gpu tmpl;
+    unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
+};
+
+struct gm_nvml {
+    void *dl;
+    struct nvml_fns f;
+    char lib_path[512];
+    int inited;
+    int host_done;
+    int mem_v1;          /* MemoryInfo_v2 answered FUNCTION_NOT_FOUND: use v1 */
+    uint8_t state;       /* enum gm_driver_state */
+    int16_t state_code;
+    char state_msg[256];
+    int64_t next_init_ns; /* monotonic time of the next init attempt */
+    int64_t backoff_ns;
+    int64_t backoff_min_ns, backoff_max_ns;
+    uint64_t groups;     /* read groups to collect */
+    int want_procs;
+
+    char driver_version[80];
+    struct gm_value driver_version_v;
+    char nvml_version[80];
+    struct gm_value nvml_version_v;
+    struct gm_value cuda_version_v;
+
+    unsigned ndev;
+    struct dev *dev;
+
+    char hostname[65];
+
+    _Atomic(const char *) cur_call;
+    atomic_int cur_gpu;
+};
+
+#define CALL(n, gpu, fn, ...)                                                                       \
+    ((n)->f.fn ? (atomic_store(&(n)->cur_gpu, (gpu)), atomic_store(&(n)->cur_call, #fn),           \
+                  call_done((n), (n)->f.fn(__VA_ARGS__)))                                          \
+               : NVML_ERROR_FUNCTION_NOT_FOUND)
+
+static nvmlReturn_t call_done(struct gm_nvml *n, nvmlReturn_t rc)
+{
+    atomic_store(&n->cur_call, (const char *)NULL);
+    return rc;
+}
+
+/* --------------------------------------------------------------- messages */
+
+const char *gm_nvml_strerror(int code)
+{
+    return gm_nvml_error_text(code);
+}
+
+static void set_state(struct gm_nvml *n, enum gm_driver_state st, int code, const char *msg)
+{
+    n->state = (uint8_t)st;
+    n->state_code = (int16_t)code;
+    gm_strlcpy(n->state_msg, msg, sizeof(n->state_msg));
+}
+
+static void explain_init_failure(struct gm_nvml *n, int rc)
+{
+    char msg[256];
+    switch (rc) {
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+        snprintf(msg, sizeof(msg),
+                 "the NVIDIA kernel driver is not loaded (NVML: %s); check 'lsmod | grep nvidia', "
+                 "'modprobe nvidia' and 'dmesg | grep -i nvrm', see Troubleshooting in README.md",
+                 gm_nvml_strerror(rc));
+        set_state(n, GM_DRV_NOT_LOADED, rc, msg);
+        break;
+    case NVML_ERROR_NO_PERMISSION:
+        snprintf(msg, sizeof(msg),
+                 "no permission to talk to the NVIDIA driver (NVML: %s); check the permissions of "
+                 "/dev/nvidiactl and /dev/nvidia*, see Troubleshooting in README.md",
+                 gm_nvml_strerror(rc));
+        set_state(n, GM_DRV_NOPERM, rc, msg);
+        break;
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+        snprintf(msg, sizeof(msg),
+                 "driver/library version mismatch: the loaded kernel module and libnvidia-ml.so "
+                 "come from different driver versions (usually an upgrade without a reboot); "
+                 "reboot or reload the nvidia modules, see Troubleshooting in README.md");
+        set_state(n, GM_DRV_MISMATCH, rc, msg);
+        break;
+    default:
+        snprintf(msg, sizeof(msg), "NVML failed to initialize: %s (code %d); see Troubleshooting in README.md",
+                 gm_nvml_strerror(rc), rc);
+        set_state(n, GM_DRV_ERROR, rc, msg);
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ open / init */
+
+static void reset_devices(struct gm_nvml *n)
+{
+    free(n->dev);
+    n->dev = NULL;
+    n->ndev = 0;
+    n->host_done = 0;
+}
+
+static int try_init(struct gm_nvml *n)
+{
+    nvmlReturn_t rc = n->f.nvmlInit_v2 ? CALL(n, -1, nvmlInit_v2) : CALL(n, -1, nvmlInit);
+    if (rc != NVML_SUCCESS) {
+        explain_init_failure(n, rc);
+        return rc;
+    }
+    n->inited = 1;
+    n->backoff_ns = 0;
+    set_state(n, GM_DRV_OK, 0, "");
+    reset_devices(n);
+    return NVML_SUCCESS;
+}
+
+static void schedule_retry(struct gm_nvml *n)
+{
+    n->backoff_ns = n->backoff_ns ? n->backoff_ns * 2 : n->backoff_min_ns;
+    if (n->backoff_ns > n->backoff_max_ns)
+        n->backoff_ns = n->backoff_max_ns;
+    n->next_init_ns = gm_mono_ns() + n->backoff_ns;
+}
+
+int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
+{
+    struct gm_nvml *n = gm_xcalloc(1, sizeof(*n));
+    *out = n;
+    n->backoff_min_ns = 0;
+    n->backoff_max_ns = 60LL * 1000000000LL;
+    n->groups = gm_nvml_groups_default();
+    n->want_procs = 1;
+    atomic_init(&n->cur_call, NULL);
+    atomic_init(&n->cur_gpu, -1);
+    if (gethostname(n->hostname, sizeof(n->hostname) - 1) != 0)
+        gm_strlcpy(n->hostname, "unknown", sizeof(n->hostname));
+
+    if (!lib_path || !*lib_path)
+        lib_path = getenv("GPUMON_NVML_LIB");
+    if (!lib_path || !*lib_path)
+        lib_path = "libnvidia-ml.so.1";
+    gm_strlcpy(n->lib_path, lib_path, sizeof(n->lib_path));
+
+    n->dl = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+    if (!n->dl) {
+        const char *why = dlerror();
+        char msg[256];
+        snprintf(msg, sizeof(msg),
+                 "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
+                 "installed or its library is not on the loader path; see Troubleshooting in README.md",
+                 lib_path, why ? why : "unknown reason");
+        set_state(n, GM_DRV_NOLIB, NVML_ERROR_LIBRARY_NOT_FOUND, msg);
+        if (err)
+            err->nvml_code = NVML_ERROR_LIBRARY_NOT_FOUND;
+        return gm_err_set(err, GM_E_NOLIB, "%s", msg);
+    }
+    for (size_t i = 0; i < NSYMS; i++) {
+        void *p = dlsym(n->dl, symtab[i].name);
+        memcpy((char *)&n->f + symtab[i].off, &p, sizeof(p));
+    }
+    if (!n->f.nvmlInit_v2 && !n->f.nvmlInit) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s does not export nvmlInit: not an NVML library", lib_path);
+        set_state(n, GM_DRV_NOLIB, NVML_ERROR_FUNCTION_NOT_FOUND, msg);
+        if (err)
+            err->nvml_code = NVML_ERROR_FUNCTION_NOT_FOUND;
+        return gm_err_set(err, GM_E_NOLIB, "%s", msg);
+    }
+    int rc = try_init(n);
+    if (rc != NVML_SUCCESS) {
+        schedule_retry(n);
+        if (err)
+            err->nvml_code = rc;
+        return gm_err_set(err, GM_E_DRIVER, "%s", n->state_msg);
+    }
+    return 0;
+}
+
+void gm_nvml_close(struct gm_nvml *n)
+{
+    if (!n)
+        return;
+    if (n->inited && n->f.nvmlShutdown)
+        n->f.nvmlShutdown();
+    if (n->dl)
+        dlclose(n->dl);
+    free(n->dev);
+    free(n);
+}
+
+void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns)
+{
+    n->backoff_min_ns = min_ns;
+    n->backoff_max_ns = max_ns < min_ns ? min_ns : max_ns;
+}
+
+void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs)
+{
+    n->groups = groups | gm_nvml_groups_static();
+    n->want_procs = procs;
+}
+
+uint64_t gm_nvml_groups_static(void)
+{
+    uint64_t m = 0;
+    for (int g = 0; g < GM_RG__COUNT; g++)
+        if (gm_read_groups[g].is_static)
+            m |= UINT64_C(1) << g;
+    return m;
+}
+
+uint64_t gm_nvml_groups_default(void)
+{
+    /* PCIe throughput costs ~20 ms per counter on real hardware: only on request. */
+    return ~UINT64_C(0) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
+}
+
+const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
+{
+    struct gm_nvml *m = (struct gm_nvml *)n;
+    const char *c = atomic_load(&m->cur_call);
+    if (gpu)
+        *gpu = c ? atomic_load(&m->cur_gpu) : -1;
+    return c;
+}
+
+const char *gm_nvml_missing_symbols(const struct gm_nvml *n, char *buf, size_t len)
+{
+    size_t off = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < NSYMS && n->dl; i++) {
+        void *p;
+        memcpy(&p, (const char *)&n->f + symtab[i].off, sizeof(p));
+        if (p)
+            continue;
+        int w = snprintf(buf + off, len - off, "%s%s", off ? "," : "", symtab[i].name);
+        if (w < 0 || (size_t)w >= len - off)
+            break;
+        off += (size_t)w;
+    }
+    return buf;
+}
+
+/* ------------------------------------------------------------ value helpers */
+
+static inline int want(const struct gm_nvml *n, enum gm_read_group g)
+{
+    return (n->groups >> g) & 1;
+}
+
+static void setv(struct gm_gpu *g, int id, nvmlReturn_t rc, struct gm_value ok)
+{
+    g->m[id] = rc == NVML_SUCCESS ? ok : gm_v_status(gm_v_status_from_nvml(rc), rc);
+}
+
+/* ------------------------------------------------------------- static reads */
+
+static void read_string(struct gm_nvml *n, int i, struct gm_gpu *g, int id, nvmlReturn_t rc,
+                        const char *s)
+{
+    (void)n;
+    (void)i;
+    if (rc == NVML_SUCCESS) {
+        gm_strlcpy(g->str[gm_metrics[id].sslot], s, GM_STR_MAX);
+        g->m[id] = gm_v_u64(0);
+    } else {
+        g->str[gm_metrics[id].sslot][0] = '\0';
+        g->m[id] = gm_v_status(gm_v_status_from_nvml(rc), rc);
+    }
+}
+
+static void read_pci(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
+{
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof(pci));
+    nvmlReturn_t rc = CALL(n, i, nvmlDeviceGetPciInfo_v3, h, &pci);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        rc = CALL(n, i, nvmlDeviceGetPciInfo_v2, h, &pci);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        rc = CALL(n, i, nvmlDeviceGetPciInfo, h, &pci);
+        /* the v1 layout has only the legacy 16-byte bus id */
+        if (rc == NVML_SUCCESS)
+            snprintf(pci.busId, sizeof(pci.busId), "%08X:%02X:%02X.0", pci.domain, pci.bus,
+                     pci.device);
+    }
+    pci.busId[sizeof(pci.busId) - 1] = '\0';
+    read_string(n, i, g, GM_M_PCI_BUS_ID, rc, pci.busId);
+    setv(g, GM_M_PCI_DOMAIN, rc, gm_v_u64(pci.domain));
+    setv(g, GM_M_PCI_BUS, rc, gm_v_u64(pci.bus));
+    setv(g, GM_M_PCI_DEVICE, rc, gm_v_u64(pci.device));
+    setv(g, GM_M_PCI_DEVICE_ID, rc, gm_v_u64(pci.pciDeviceId));
+    setv(g, GM_M_PCI_SUB_DEVICE_ID, rc, gm_v_u64(pci.pciSubSystemId));
+}
+
+static void read_statics(struct gm_nvml *n, int i, struct dev *d)
+{
+    struct gm_gpu *g = &d->tmpl;
+    nvmlDevice_t h = d->h;
+    char buf[GM_STR_MAX];
+    unsigned int u = 0, u2 = 0;
+    nvmlReturn_t rc;
+
+    memset(g, 0, sizeof(*g));
+    for (int id = 0; id < GM_M__GPU_END; id++)
+        g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->index = (uint32_t)i;
+    g->m[GM_M_INDEX] = gm_v_u64((uint64_t)i);
+
+    rc = CALL(n, i, nvmlDeviceGetMinorNumber, h, &u);
+    setv(g, GM_M_MINOR, rc, gm_v_u64(u));
+    buf[0] = '\0';
+    rc = CALL(n, i, nvmlDeviceGetName, h, buf, sizeof(buf));
+    read_string(n, i, g, GM_M_NAME, rc, buf);
+    buf[0] = '\0';
+    rc = CALL(n, i, nvmlDeviceGetUUID, h, buf, sizeof(buf));
+    read_string(n, i, g, GM_M_UUID, rc, buf);
+    buf[0] = '\0';
+    rc = CALL(n, i, nvmlDeviceGetSerial, h, buf, NVML_DEVICE_SERIAL_BUFFER_SIZE);
+    read_string(n, i, g, GM_M_SERIAL, rc, buf);
+    buf[0] = '\0';
+    rc = CALL(n, i, nvmlDeviceGetVbiosVersion, h, buf, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
+    read_string(n, i, g, GM_M_VBIOS, rc, buf);
+    buf[0] = '\0';
+    rc = CALL(n, i, nvmlDeviceGetBoardPartNumber, h, buf, NVML_DEVICE_PART_NUMBER_BUFFER_SIZE);
+    read_string(n, i, g, GM_M_BOARD_PART, rc, buf);
+    read_pci(n, i, h, g);
+
+    int major = 0, minor = 0;
+    rc = CALL(n, i, nvmlDeviceGetCudaComputeCapability, h, &major, &minor);
+    setv(g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)(major * 10 + minor)));
+
+    static const struct {
+        int id;
+        nvmlTemperatureThresholds_t t;
+    } th[] = {{GM_M_TEMP_SHUTDOWN, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN},
+              {GM_M_TEMP_SLOWDOWN, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN},
+              {GM_M_TEMP_GPU_MAX, NVML_TEMPERATURE_THRESHOLD_GPU_MAX},
+              {GM_M_TEMP_MEM_MAX, NVML_TEMPERATURE_THRESHOLD_MEM_MAX}};
+    for (size_t k = 0; k < sizeof(th) / sizeof(th[0]); k++) {
+        rc = CALL(n, i, nvmlDeviceGetTemperatureThreshold, h, th[k].t, &u);
+        setv(g, th[k].id, rc, gm_v_u64(u));
+    }
+
+    rc = CALL(n, i, nvmlDeviceGetPowerManagementDefaultLimit, h, &u);
+    setv(g, GM_M_POWER_DEFAULT, rc, gm_v_f64(u / 1000.0));
+    rc = CALL(n, i, nvmlDeviceGetPowerManagementLimitConstraints, h, &u, &u2);
+    setv(g, GM_M_POWER_MIN, rc, gm_v_f64(u / 1000.0));
+    setv(g, GM_M_POWER_MAX, rc, gm_v_f64(u2 / 1000.0));
+
+    static const struct {
+        int id;
+        nvmlClockType_t t;
+    } mc[] = {{GM_M_CLK_MAX_GR, NVML_CLOCK_GRAPHICS},
+              {GM_M_CLK_MAX_SM, NVML_CLOCK_SM},
+              {GM_M_CLK_MAX_MEM, NVML_CLOCK_MEM},
+              {GM_M_CLK_MAX_VIDEO, NVML_CLOCK_VIDEO}};
+    for (size_t k = 0; k < sizeof(mc) / sizeof(mc[0]); k++) {
+        rc = CALL(n, i, nvmlDeviceGetMaxClockInfo, h, mc[k].t, &u);
+        setv(g, mc[k].id, rc, gm_v_u64(u));
+    }
+
+    rc = CALL(n, i, nvmlDeviceGetMaxPcieLinkGeneration, h, &u);
+    setv(g, GM_M_PCIE_GEN_MAX, rc, gm_v_u64(u));
+    rc = CALL(n, i, nvmlDeviceGetMaxPcieLinkWidth, h, &u);
+    setv(g, GM_M_PCIE_WIDTH_MAX, rc, gm_v_u64(u));
+
+    d->static_done = 1;
+}
+
+/* ------------------------------------------------------------ dynamic reads */
+
+static int driver_gone(nvmlReturn_t rc);
+
+/* Returns NVML_ERROR_GPU_IS_LOST if any call reported the GPU lost, or the
+ * code of a call that says the whole driver went away; else SUCCESS. */
+static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
+{
+    unsigned int u = 0, u2 = 0;
+    unsigned long long ull = 0;
+    nvmlReturn_t rc, lost = NVML_SUCCESS;
+#define NOTE(rc_)                                                                                   \
+    do {                                                                                            \
+        if ((rc_) == NVML_ERROR_GPU_IS_LOST || driver_gone(rc_))                                     \
+            lost = (rc_);                                                                           \
+    } while (0)
+
+    if (want(n, GM_RG_PERSISTENCE)) {
+        nvmlEnableState_t e = 0;
+        rc = CALL(n, i, nvmlDeviceGetPersistenceMode, h, &e);
+        setv(g, GM_M_PERSISTENCE, rc, gm_v_u64(e));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_COMPUTE_MODE)) {
+        nvmlComputeMode_t cm = 0;
+        rc = CALL(n, i, nvmlDeviceGetComputeMode, h, &cm);
+        setv(g, GM_M_COMPUTE_MODE, rc, gm_v_u64(cm));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_DISPLAY)) {
+        nvmlEnableState_t e = 0;
+        rc = CALL(n, i, nvmlDeviceGetDisplayMode, h, &e);
+        setv(g, GM_M_DISPLAY_MODE, rc, gm_v_u64(e));
+        rc = CALL(n, i, nvmlDeviceGetDisplayActive, h, &e);
+        setv(g, GM_M_DISPLAY_ACTIVE, rc, gm_v_u64(e));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_MIG_MODE)) {
+        rc = CALL(n, i, nvmlDeviceGetMigMode, h, &u, &u2);
+        setv(g, GM_M_MIG_CURRENT, rc, gm_v_u64(u));
+        setv(g, GM_M_MIG_PENDING, rc, gm_v_u64(u2));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_PSTATE)) {
+        nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+        rc = CALL(n, i, nvmlDeviceGetPerformanceState, h, &ps);
+        setv(g, GM_M_PSTATE, rc, gm_v_u64((uint64_t)ps));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_FAN)) {
+        rc = CALL(n, i, nvmlDeviceGetFanSpeed, h, &u);
+        setv(g, GM_M_FAN, rc, gm_v_u64(u));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_TEMP)) {
+        if (n->f.nvmlDeviceGetTemperature) {
+            rc = CALL(n, i, nvmlDeviceGetTemperature, h, NVML_TEMPERATURE_GPU, &u);
+            setv(g, GM_M_TEMP_GPU, rc, gm_v_u64(u));
+        } else {
+            nvmlTemperature_t t = {.version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU};
+            rc = CALL(n, i, nvmlDeviceGetTemperatureV, h, &t);
+            setv(g, GM_M_TEMP_GPU, rc, gm_v_i64(t.temperature));
+        }
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_TEMP_MEM)) {
+        nvmlFieldValue_t fv;
+        memset(&fv, 0, sizeof(fv));
+        fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+        rc = CALL(n, i, nvmlDeviceGetFieldValues, h, 1, &fv);
+        if (rc == NVML_SUCCESS)
+            rc = fv.nvmlReturn;
+        if (rc == NVML_SUCCESS) {
+            uint64_t v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv.value.ullVal
+                         : fv.valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG
+                             ? (uint64_t)fv.value.sllVal
+                             : fv.value.uiVal;
+            /* a zero memory temperature is how some boards say "no sensor" */
+            g->m[GM_M_TEMP_MEM] = v ? gm_v_u64(v) : gm_v_status(GM_VS_NA, 0);
+        } else {
+            setv(g, GM_M_TEMP_MEM, rc, gm_v_u64(0));
+        }
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_POWER)) {
+        rc = CALL(n, i, nvmlDeviceGetPowerUsage, h, &u);
+        setv(g, GM_M_POWER_DRAW, rc, gm_v_f64(u / 1000.0));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_POWER_LIMIT)) {
+        rc = CALL(n, i, nvmlDeviceGetPowerManagementLimit, h, &u);
+        setv(g, GM_M_POWER_LIMIT, rc, gm_v_f64(u / 1000.0));
+        rc = CALL(n, i, nvmlDeviceGetEnforcedPowerLimit, h, &u);
+        setv(g, GM_M_POWER_ENFORCED, rc, gm_v_f64(u / 1000.0));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_ENERGY)) {
+        rc = CALL(n, i, nvmlDeviceGetTotalEnergyConsumption, h, &ull);
+        setv(g, GM_M_ENERGY, rc, gm_v_f64(ull / 1000.0));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_UTIL)) {
+        nvmlUtilization_t ut = {0, 0};
+        rc = CALL(n, i, nvmlDeviceGetUtilizationRates, h, &ut);
+        setv(g, GM_M_UTIL_GPU, rc, gm_v_u64(ut.gpu));
+        setv(g, GM_M_UTIL_MEM, rc, gm_v_u64(ut.memory));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_ENC)) {
+        rc = CALL(n, i, nvmlDeviceGetEncoderUtilization, h, &u, &u2);
+        setv(g, GM_M_UTIL_ENC, rc, gm_v_u64(u));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_DEC)) {
+        rc = CALL(n, i, nvmlDeviceGetDecoderUtilization, h, &u, &u2);
+        setv(g, GM_M_UTIL_DEC, rc, gm_v_u64(u));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_MEMORY)) {
+        rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+        if (!n->mem_v1) {
+            nvmlMemory_v2_t m2;
+            memset(&m2, 0, sizeof(m2));
+            m2.version = nvmlMemory_v2;
+            rc = CALL(n, i, nvmlDeviceGetMemoryInfo_v2, h, &m2);
+            if (rc == NVML_SUCCESS) {
+                g->m[GM_M_MEM_TOTAL] = gm_v_u64(m2.total);
+                g->m[GM_M_MEM_RESERVED] = gm_v_u64(m2.reserved);
+                g->m[GM_M_MEM_USED] = gm_v_u64(m2.used);
+                g->m[GM_M_MEM_FREE] = gm_v_u64(m2.free);
+            } else if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+                n->mem_v1 = 1; /* older driver: symbol missing or struct version refused */
+            }
+        }
+        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+            nvmlMemory_t m1 = {0, 0, 0};
+            rc = CALL(n, i, nvmlDeviceGetMemoryInfo, h, &m1);
+            setv(g, GM_M_MEM_TOTAL, rc, gm_v_u64(m1.total));
+            setv(g, GM_M_MEM_USED, rc, gm_v_u64(m1.used)); /* includes reserved memory */
+            setv(g, GM_M_MEM_FREE, rc, gm_v_u64(m1.free));
+            g->m[GM_M_MEM_RESERVED] = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND);
+        } else if (rc != NVML_SUCCESS) {
+            for (int id = GM_M_MEM_TOTAL; id <= GM_M_MEM_FREE; id++)
+                setv(g, id, rc, gm_v_u64(0));
+        }
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_BAR1)) {
+        nvmlBAR1Memory_t b = {0, 0, 0};
+        rc = CALL(n, i, nvmlDeviceGetBAR1MemoryInfo, h, &b);
+        setv(g, GM_M_BAR1_TOTAL, rc, gm_v_u64(b.bar1Total));
+        setv(g, GM_M_BAR1_USED, rc, gm_v_u64(b.bar1Used));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_CLOCKS)) {
+        static const struct {
+            int id;
+            nvmlClockType_t t;
+        } ck[] = {{GM_M_CLK_GR, NVML_CLOCK_GRAPHICS},
+                  {GM_M_CLK_SM, NVML_CLOCK_SM},
+                  {GM_M_CLK_MEM, NVML_CLOCK_MEM},
+                  {GM_M_CLK_VIDEO, NVML_CLOCK_VIDEO}};
+        for (size_t k = 0; k < sizeof(ck) / sizeof(ck[0]); k++) {
+            rc = CALL(n, i, nvmlDeviceGetClockInfo, h, ck[k].t, &u);
+            setv(g, ck[k].id, rc, gm_v_u64(u));
+            NOTE(rc);
+        }
+    }
+    if (want(n, GM_RG_CLOCK_REASONS)) {
+        unsigned long long act = 0, sup = 0;
+        rc = n->f.nvmlDeviceGetCurrentClocksEventReasons
+                 ? CALL(n, i, nvmlDeviceGetCurrentClocksEventReasons, h, &act)
+                 : CALL(n, i, nvmlDeviceGetCurrentClocksThrottleReasons, h, &act);
+        setv(g, GM_M_CER_ACTIVE, rc, gm_v_u64(act));
+        for (int id = GM_M_CER_GPU_IDLE; id <= GM_M_CER_DISPLAY_CLOCK; id++)
+            setv(g, id, rc, gm_v_u64((act & gm_metrics[id].bit) ? 1 : 0));
+        NOTE(rc);
+        rc = n->f.nvmlDeviceGetSupportedClocksEventReasons
+                 ? CALL(n, i, nvmlDeviceGetSupportedClocksEventReasons, h, &sup)
+                 : CALL(n, i, nvmlDeviceGetSupportedClocksThrottleReasons, h, &sup);
+        setv(g, GM_M_CER_SUPPORTED, rc, gm_v_u64(sup));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_VIOLATION)) {
+        nvmlViolationTime_t vt = {0, 0};
+        rc = CALL(n, i, nvmlDeviceGetViolationStatus, h, NVML_PERF_POLICY_POWER, &vt);
+        setv(g, GM_M_VIOL_POWER, rc, gm_v_f64(vt.violationTime / 1e9));
+        rc = CALL(n, i, nvmlDeviceGetViolationStatus, h, NVML_PERF_POLICY_THERMAL, &vt);
+        setv(g, GM_M_VIOL_THERMAL, rc, gm_v_f64(vt.violationTime / 1e9));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_PCIE_LINK)) {
+        rc = CALL(n, i, nvmlDeviceGetCurrPcieLinkGeneration, h, &u);
+        setv(g, GM_M_PCIE_GEN_CUR, rc, gm_v_u64(u));
+        rc = CALL(n, i, nvmlDeviceGetCurrPcieLinkWidth, h, &u);
+        setv(g, GM_M_PCIE_WIDTH_CUR, rc, gm_v_u64(u));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_PCIE_TPUT)) {
+        /* NVML reports KB/s (KiB, as nvtop and nvitop read it) */
+        rc = CALL(n, i, nvmlDeviceGetPcieThroughput, h, NVML_PCIE_UTIL_TX_BYTES, &u);
+        setv(g, GM_M_PCIE_TX, rc, gm_v_u64((uint64_t)u * 1024));
+        rc = CALL(n, i, nvmlDeviceGetPcieThroughput, h, NVML_PCIE_UTIL_RX_BYTES, &u);
+        setv(g, GM_M_PCIE_RX, rc, gm_v_u64((uint64_t)u * 1024));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_PCIE_REPLAY)) {
+        rc = CALL(n, i, nvmlDeviceGetPcieReplayCounter, h, &u);
+        setv(g, GM_M_PCIE_REPLAY, rc, gm_v_u64(u));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_ECC_MODE)) {
+        nvmlEnableState_t cur = 0, pend = 0;
+        rc = CALL(n, i, nvmlDeviceGetEccMode, h, &cur, &pend);
+        setv(g, GM_M_ECC_CUR, rc, gm_v_u64(cur));
+        setv(g, GM_M_ECC_PENDING, rc, gm_v_u64(pend));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_ECC_COUNTS)) {
+        static const struct {
+            int id;
+            nvmlMemoryErrorType_t e;
+            nvmlEccCounterType_t c;
+        } ec[] = {{GM_M_ECC_CORR_VOL, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC},
+                  {GM_M_ECC_UNCORR_VOL, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC},
+                  {GM_M_ECC_CORR_AGG, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC},
+                  {GM_M_ECC_UNCORR_AGG, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC}};
+        for (size_t k = 0; k < sizeof(ec) / sizeof(ec[0]); k++) {
+            rc = CALL(n, i, nvmlDeviceGetTotalEccErrors, h, ec[k].e, ec[k].c, &ull);
+            setv(g, ec[k].id, rc, gm_v_u64(ull));
+            NOTE(rc);
+            if (rc == NVML_ERROR_NOT_SUPPORTED) {
+                for (size_t r = k + 1; r < sizeof(ec) / sizeof(ec[0]); r++)
+                    setv(g, ec[r].id, rc, gm_v_u64(0));
+                break;
+            }
+        }
+    }
+    if (want(n, GM_RG_RETIRED)) {
+        static const struct {
+            int id;
+            nvmlPageRetirementCause_t c;
+        } rp[] = {{GM_M_RETIRED_SBE, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS},
+                  {GM_M_RETIRED_DBE, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR}};
+        for (size_t k = 0; k < sizeof(rp) / sizeof(rp[0]); k++) {
+            unsigned int cnt = 0;
+            rc = CALL(n, i, nvmlDeviceGetRetiredPages, h, rp[k].c, &cnt, NULL);
+            if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+                rc = NVML_SUCCESS; /* the size query answers with the count */
+            setv(g, rp[k].id, rc, gm_v_u64(cnt));
+            NOTE(rc);
+        }
+        nvmlEnableState_t pend = 0;
+        rc = CALL(n, i, nvmlDeviceGetRetiredPagesPendingStatus, h, &pend);
+        setv(g, GM_M_RETIRED_PENDING, rc, gm_v_u64(pend));
+        NOTE(rc);
+    }
+    if (want(n, GM_RG_REMAPPED)) {
+        unsigned int corr = 0, unc = 0, pend = 0, fail = 0;
+        rc = CALL(n, i, nvmlDeviceGetRemappedRows, h, &corr, &unc, &pend, &fail);
+        setv(g, GM_M_REMAP_CORR, rc, gm_v_u64(corr));
+        setv(g, GM_M_REMAP_UNCORR, rc, gm_v_u64(unc));
+        setv(g, GM_M_REMAP_PENDING, rc, gm_v_u64(pend ? 1 : 0));
+        setv(g, GM_M_REMAP_FAILURE, rc, gm_v_u64(fail ? 1 : 0));
+        NOTE(rc);
+    }
+#undef NOTE
+    return lost;
+}
+
+/* ------------------------------------------------------------------ MIG */
+
+static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
+{
+    g->nmig = 0;
+    if (!gm_v_ok(&g->m[GM_M_MIG_CURRENT]) || g->m[GM_M_MIG_CURRENT].v.u != NVML_DEVICE_MIG_ENABLE)
+        return;
+    unsigned int max = 0;
+    if (CALL(n, i, nvmlDeviceGetMaxMigDeviceCount, h, &max) != NVML_SUCCESS)
+        return;
+    for (unsigned int k = 0; k < max && g->nmig < GM_MIG_MAX; k++) {
+        nvmlDevice_t mh;
+        if (CALL(n, i, nvmlDeviceGetMigDeviceHandleByIndex, h, k, &mh) != NVML_SUCCESS)
+            break; /* indices are dense from 0 */
+        struct gm_mig *mg = &g->mig[g->nmig++];
+        memset(mg, 0, sizeof(*mg));
+        mg->index = k;
+        unsigned int id = GM_NO_INSTANCE;
+        mg->gpu_instance_id = CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id) == NVML_SUCCESS
+                                  ? id
+                                  : GM_NO_INSTANCE;
+        id = GM_NO_INSTANCE;
+        mg->compute_instance_id = CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id) == NVML_SUCCESS
+                                      ? id
+                                      : GM_NO_INSTANCE;
+        if (CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid)) != NVML_SUCCESS)
+            mg->uuid[0] = '\0';
+        if (CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name)) != NVML_SUCCESS)
+            mg->name[0] = '\0';
+        const char *p = strstr(mg->name, " MIG ");
+        gm_strlcpy(mg->profile, p ? p + 5 : "", sizeof(mg->profile));
+        nvmlMemory_v2_t m2;
+        memset(&m2, 0, sizeof(m2));
+        m2.version = nvmlMemory_v2;
+        nvmlReturn_t rc = n->mem_v1 ? NVML_ERROR_FUNCTION_NOT_FOUND
+                                    : CALL(n, i, nvmlDeviceGetMemoryInfo_v2, mh, &m2);
+        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+            nvmlMemory_t m1 = {0, 0, 0};
+            rc = CALL(n, i, nvmlDeviceGetMemoryInfo, mh, &m1);
+            m2.total = m1.total;
+            m2.used = m1.used;
+            m2.free = m1.free;
+        }
+        mg->mem_total = rc == NVML_SUCCESS ? gm_v_u64(m2.total)
+                                           : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        mg->mem_used = rc == NVML_SUCCESS ? gm_v_u64(m2.used)
+                                          : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        mg->mem_free = rc == NVML_SUCCESS ? gm_v_u64(m2.free)
+                                          : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    }
+}
+
+/* ------------------------------------------------------------- processes */
+
+enum { PROC_COMPUTE, PROC_GRAPHICS };
+
+/* Calls the newest process-list symbol the library has, with the stride that
+ * symbol implies, following the INSUFFICIENT_SIZE protocol.  Fills out[] with
+ * up to cap entries; returns the NVML code and sets *count. */
+static nvmlReturn_t list_procs(struct gm_nvml *n, int i, nvmlDevice_t h, int kind,
+                               nvmlProcessInfo_v2_t *out, unsigned int cap, unsigned int *count)
+{
+    unsigned int cnt = cap;
+    nvmlReturn_t rc;
+    if (kind == PROC_COMPUTE && n->f.nvmlDeviceGetComputeRunningProcesses_v3)
+        rc = CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v3, h, &cnt, out);
+    else if (kind == PROC_COMPUTE && n->f.nvmlDeviceGetComputeRunningProcesses_v2)
+        rc = CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v2, h, &cnt, out);
+    else if (kind == PROC_GRAPHICS && n->f.nvmlDeviceGetGraphicsRunningProcesses_v3)
+        rc = CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v3, h, &cnt, out);
+    else if (kind == PROC_GRAPHICS && n->f.nvmlDeviceGetGraphicsRunningProcesses_v2)
+        rc = CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v2, h, &cnt, out);
+    else {
+        /* v1: 16-byte entries; read into a separate array, then widen. */
+        nvmlProcessInfo_v1_t v1[256];
+        if (cnt > 256)
+            cnt = 256;
+        rc = kind == PROC_COMPUTE ? CALL(n, i, nvmlDeviceGetComputeRunningProcesses, h, &cnt, v1)
+                                  : CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses, h, &cnt, v1);
+        if (rc == NVML_SUCCESS)
+            for (unsigned int k = 0; k < cnt; k++) {
+                out[k].pid = v1[k].pid;
+                out[k].usedGpuMemory = v1[k].usedGpuMemory;
+                out[k].gpuInstanceId = GM_NO_INSTANCE;
+                out[k].computeInstanceId = GM_NO_INSTANCE;
+            }
+    }
+    *count = cnt;
+    return rc;
+}
+
+static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapshot *s,
+                      struct gm_gpu *g, uint32_t gpu_slot)
+{
+    enum { CAP = 256 };
+    nvmlProcessInfo_v2_t buf[CAP];
+    g->proc_first = s->nproc;
+    g->nproc = 0;
+    for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
+        unsigned int cnt = 0;
+        nvmlReturn_t rc = list_procs(n, i, h, kind, buf, CAP, &cnt);
+        if (rc != NVML_SUCCESS)
+            continue; /* includes INSUFFICIENT_SIZE beyond CAP processes on one GPU */
+        for (unsigned int k = 0; k < cnt && k < CAP; k++) {
+            /* merge a PID that is both compute and graphics into one C+G entry */
+            struct gm_proc *dup = NULL;
+            for (uint32_t q = g->proc_first; q < s->nproc; q++)
+                if (s->procs[q].pid == buf[k].pid)
+                    dup = &s->procs[q];
+            uint8_t bit = kind == PROC_COMPUTE ? GM_PT_COMPUTE : GM_PT_GRAPHICS;
+            if (dup) {
+                dup->type |= bit;
+                continue;
+            }
+            struct gm_proc p;
+            memset(&p, 0, sizeof(p));
+            p.gpu = gpu_slot;
+            p.pid = buf[k].pid;
+            p.type = bit;
+            p.gpu_instance_id = buf[k].gpuInstanceId;
+            p.compute_instance_id = buf[k].computeInstanceId;
+            p.used_memory = buf[k].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL
+                                ? gm_v_status(GM_VS_NA, 0)
+                                : gm_v_u64(buf[k].usedGpuMemory);
+            p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
+            p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
+            if (CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name)) != NVML_SUCCESS)
+                p.name[0] = '\0';
+            gm_snapshot_add_proc_take(s, &p);
+            g->nproc++;
+        }
+    }
+}
+
+static void read_proc_util(struct gm_nvml *n, int i, struct dev *d, struct gm_snapshot *s,
+                           struct gm_gpu *g)
+{
+    if (g->nproc == 0)
+        return;
+    nvmlProcessUtilizationSample_t smp[256];
+    unsigned int cnt = 0;
+    unsigned long long now_us = (unsigned long long)(s->wall_ns / 1000);
+    unsigned long long last = d->last_proc_util_us ? d->last_proc_util_us : now_us - 1000000ULL;
+    nvmlReturn_t rc = CALL(n, i, nvmlDeviceGetProcessUtilization, d->h, NULL, &cnt, last);
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+        if (cnt > 256)
+            cnt = 256;
+        rc = CALL(n, i, nvmlDeviceGetProcessUtilization, d->h, smp, &cnt, last);
+    } else if (rc == NVML_SUCCESS) {
+        cnt = 0;
+    }
+    enum gm_vstatus st = rc == NVML_SUCCESS ? GM_VS_NA : gm_v_status_from_nvml(rc);
+    for (uint32_t q = g->proc_first; q < g->proc_first + g->nproc; q++) {
+        struct gm_proc *p = &s->procs[q];
+        unsigned long long sum[4] = {0, 0, 0, 0}, ns = 0;
+        for (unsigned int k = 0; rc == NVML_SUCCESS && k < cnt; k++) {
+            /* drivers can return stale or garbage slots: filter like nvtop */
+            if (smp[k].pid != p->pid || smp[k].timeStamp <= last || smp[k].smUtil > 100 ||
+                smp[k].memUtil > 100)
+                continue;
+            sum[0] += smp[k].smUtil;
+            sum[1] += smp[k].memUtil;
+            sum[2] += smp[k].encUtil;
+            sum[3] += smp[k].decUtil;
+            ns++;
+        }
+        if (ns) {
+            p->sm_util = gm_v_u64((sum[0] + ns / 2) / ns);
+            p->mem_util = gm_v_u64((sum[1] + ns / 2) / ns);
+            p->enc_util = gm_v_u64((sum[2] + ns / 2) / ns);
+            p->dec_util = gm_v_u64((sum[3] + ns / 2) / ns);
+        } else {
+            p->sm_util = p->mem_util = p->enc_util = p->dec_util = gm_v_status(st, rc);
+        }
+    }
+    if (rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND)
+        d->last_proc_util_us = now_us;
+}
+
+/* ------------------------------------------------------------------ sample */
+
+static void mark_gpu_down(struct gm_gpu *g, int rc)
+{
+    enum gm_vstatus st = gm_v_status_from_nvml(rc);
+    if (st == GM_VS_OK || st == GM_VS_NA)
+        st = GM_VS_ERROR;
+    g->state = rc == NVML_ERROR_GPU_IS_LOST   ? GM_GPU_LOST
+               : rc == NVML_ERROR_NO_PERMISSION ? GM_GPU_NOPERM
+                                               : GM_GPU_ERROR;
+    g->state_code = (int16_t)rc;
+    for (int id = 0; id < GM_M__GPU_END; id++) {
+        /* identity learnt earlier stays (it is static); live values do not */
+        if (gm_metrics[id].kind == GM_K_INFO && gm_v_ok(&g->m[id]))
+            continue;
+        if (gm_metrics[id].scope != GM_SC_GPU)
+            continue;
+        g->m[id] = gm_v_status(st, rc);
+    }
+    g->nmig = 0;
+}
+
+static void read_host(struct gm_nvml *n)
+{
+    char buf[80];
+    nvmlReturn_t rc = CALL(n, -1, nvmlSystemGetDriverVersion, buf, sizeof(buf));
+    n->driver_version_v = rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    gm_strlcpy(n->driver_version, rc == NVML_SUCCESS ? buf : "", sizeof(n->driver_version));
+    rc = CALL(n, -1, nvmlSystemGetNVMLVersion, buf, sizeof(buf));
+    n->nvml_version_v = rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    gm_strlcpy(n->nvml_version, rc == NVML_SUCCESS ? buf : "", sizeof(n->nvml_version));
+    int cv = 0;
+    rc = n->f.nvmlSystemGetCudaDriverVersion_v2 ? CALL(n, -1, nvmlSystemGetCudaDriverVersion_v2, &cv)
+                                                : CALL(n, -1, nvmlSystemGetCudaDriverVersion, &cv);
+    n->cuda_version_v = rc == NVML_SUCCESS ? gm_v_u64((uint64_t)cv)
+                                           : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    n->host_done = 1;
+}
+
+static int driver_gone(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH ||
+           rc == NVML_ERROR_UNINITIALIZED;
+}
+
+static void lose_driver(struct gm_nvml *n, nvmlReturn_t rc)
+{
+    if (n->f.nvmlShutdown)
+        n->f.nvmlShutdown();
+    n->inited = 0;
+    explain_init_failure(n, rc);
+    reset_devices(n);
+    schedule_retry(n);
+}
+
+static void fill_header(struct gm_nvml *n, struct gm_snapshot *s)
+{
+    s->wall_ns = gm_wall_ns();
+    s->mono_ns = gm_mono_ns();
+    s->utc_offset_s = gm_utc_offset(s->wall_ns);
+    memcpy(s->hostname, n->hostname, sizeof(s->hostname));
+}
+
+static void fill_driver(struct gm_nvml *n, struct gm_snapshot *s)
+{
+    s->driver = n->state;
+    s->driver_code = n->state_code;
+    gm_strlcpy(s->driver_msg, n->state_msg, sizeof(s->driver_msg));
+    if (n->host_done && n->state == GM_DRV_OK) {
+        s->driver_version = n->driver_version_v;
+        s->nvml_version = n->nvml_version_v;
+        s->cuda_version = n->cuda_version_v;
+        memcpy(s->driver_version_s, n->driver_version, sizeof(s->driver_version_s));
+        memcpy(s->nvml_version_s, n->nvml_version, sizeof(s->nvml_version_s));
+    } else {
+        int code = n->state_code;
+        s->driver_version = s->nvml_version = s->cuda_version = gm_v_status(GM_VS_ERROR, code);
+    }
+}
+
+int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
+{
+    fill_header(n, s);
+    int64_t t0 = s->mono_ns;
+    if (!n->dl) {
+        fill_driver(n, s);
+        s->duration_ns = gm_mono_ns() - t0;
+        return 0;
+    }
+    if (!n->inited) {
+        if (s->mono_ns < n->next_init_ns || try_init(n) != NVML_SUCCESS) {
+            if (!n->inited && s->mono_ns >= n->next_init_ns)
+                schedule_retry(n);
+            fill_driver(n, s);
+            s->duration_ns = gm_mono_ns() - t0;
+            return 0;
+        }
+    }
+    if (!n->host_done)
+        read_host(n);
+
+    unsigned int count = 0;
+    nvmlReturn_t rc = n->f.nvmlDeviceGetCount_v2 ? CALL(n, -1, nvmlDeviceGetCount_v2, &count)
+                                                 : CALL(n, -1, nvmlDeviceGetCount, &count);
+    if (rc != NVML_SUCCESS) {
+        if (driver_gone(rc))
+            lose_driver(n, rc);
+        else {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "nvmlDeviceGetCount failed: %s", gm_nvml_strerror(rc));
+            set_state(n, GM_DRV_ERROR, rc, msg);
+        }
+        fill_driver(n, s);
+        s->duration_ns = gm_mono_ns() - t0;
+        return 0;
+    }
+    set_state(n, GM_DRV_OK, 0, "");
+    if (count != n->ndev) {
+        free(n->dev);
+        n->dev = gm_xcalloc(count ? count : 1, sizeof(struct dev));
+        n->ndev = count;
+    }
+    gm_snapshot_set_gpus(s, count);
+
+    int driver_lost = 0;
+    for (unsigned int i = 0; i < count && !driver_lost; i++) {
+        struct dev *d = &n->dev[i];
+        struct gm_gpu *g = &s->gpus[i];
+        if (!d->have_handle) {
+            rc = n->f.nvmlDeviceGetHandleByIndex_v2
+                     ? CALL(n, (int)i, nvmlDeviceGetHandleByIndex_v2, i, &d->h)
+                     : CALL(n, (int)i, nvmlDeviceGetHandleByIndex, i, &d->h);
+            if (rc != NVML_SUCCESS) {
+                if (driver_gone(rc)) {
+                    driver_lost = (int)rc;
+                    break;
+                }
+                if (d->static_done)
+                    *g = d->tmpl;
+                g->index = i;
+                mark_gpu_down(g, rc);
+                d->static_done = 0; /* re-read identity when it comes back */
+                continue;
+            }
+            d->have_handle = 1;
+        }
+        if (!d->static_done)
+            read_statics(n, (int)i, d);
+        *g = d->tmpl;
+        rc = read_dynamic(n, (int)i, d->h, g);
+        if (driver_gone(rc)) {
+            driver_lost = (int)rc;
+            break;
+        }
+        if (rc == NVML_ERROR_GPU_IS_LOST) {
+            mark_gpu_down(g, rc);
+            d->have_handle = 0;
+            d->static_done = 0;
+            continue;
+        }
+        if (want(n, GM_RG_MIG_MODE))
+            read_mig(n, (int)i, d->h, g);
+        if (n->want_procs) {
+            add_procs(n, (int)i, d->h, s, g, i);
+            read_proc_util(n, (int)i, d, s, g);
+        }
+    }
+    if (driver_lost) {
+        for (uint32_t q = 0; q < s->nproc; q++) {
+            free(s->procs[q].cmdline);
+            free(s->procs[q].exe);
+            free(s->procs[q].cgroup);
+        }
+        s->nproc = 0;
+        s->ngpu = 0;
+        lose_driver(n, (nvmlReturn_t)driver_lost);
+    }
+    fill_driver(n, s);
+    s->duration_ns = gm_mono_ns() - t0;
+    return 0;
+}

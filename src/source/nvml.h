@@ -1,0 +1,70 @@
+/* nvml.h -- the NVML source: loads libnvidia-ml.so.1 at run time and fills
+ * snapshots with everything NVML says about each GPU and its processes.
+ *
+ * dlopen + dlsym with our own declarations (nvml_abi.h).  Versioned entry
+ * points are preferred with fallbacks (nvmlInit_v2 -> nvmlInit, MemoryInfo_v2
+ * -> v1, processes _v3 -> _v2 -> v1 with the right stride).  A symbol missing
+ * from an older driver marks the metrics that need it "not supported"; it
+ * never fails the program.  Static facts (name, UUID, limits, max clocks,
+ * thresholds) are read once per GPU and again after a reconnect.
+ *
+ * Not thread-safe: one sampler thread owns a gm_nvml.  The only exception is
+ * gm_nvml_current_call(), which another thread may call to learn which NVML
+ * call is in progress (to name a hung call).
+ */
+#ifndef GM_SOURCE_NVML_H
+#define GM_SOURCE_NVML_H
+
+#include <stdint.h>
+
+#include "../core/err.h"
+#include "../core/snapshot.h"
+
+struct gm_nvml;
+
+/* Loads the library (lib_path, or $GPUMON_NVML_LIB, or "libnvidia-ml.so.1"),
+ * resolves symbols and calls nvmlInit.  On failure returns GM_E_NOLIB or
+ * GM_E_DRIVER with err->nvml_code set and a message naming the cause; *out is
+ * still set to a handle that gm_nvml_sample() can use to retry (the agent's
+ * reconnect) and gm_nvml_close() must free. */
+int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err);
+
+/* Fills s (cleared by the caller) with host facts, every GPU's values,
+ * MIG devices and processes.  Never fails as a whole because one GPU or one
+ * metric failed: those are recorded as value/GPU states.  If the library is
+ * not initialised (open failed, or the driver went away) it retries init,
+ * at most once per call, and records the driver state in s->driver.
+ * Returns 0, or a negative code only for programming errors. */
+int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s);
+
+/* Chooses what gm_nvml_sample collects: groups is a bit mask over enum
+ * gm_read_group (static groups are always read); procs != 0 lists processes
+ * and their utilisation.  The default is gm_nvml_groups_default() with
+ * processes: everything except PCIe throughput, which costs ~20 ms per
+ * counter on real hardware and is read only on request. */
+void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs);
+uint64_t gm_nvml_groups_default(void);
+uint64_t gm_nvml_groups_static(void);
+
+/* Reconnect policy after the driver failed or went away: the first retry
+ * waits min_ns, each further failure doubles the wait up to max_ns.  The
+ * default (0, 60 s) retries at the next sample, then backs off. */
+void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns);
+
+/* Name of the NVML function being called right now and the GPU index it is
+ * called for (-1 for none), or NULL when no call is in progress.  Safe to
+ * call from another thread. */
+const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu);
+
+/* Shuts NVML down and unloads the library.  Accepts NULL. */
+void gm_nvml_close(struct gm_nvml *n);
+
+/* Symbols that were found / not found in the loaded library, for `doctor`
+ * and tests: writes a comma-separated list into buf. */
+const char *gm_nvml_missing_symbols(const struct gm_nvml *n, char *buf, size_t len);
+
+/* The human text for an NVML return code, from our own table (valid even
+ * when the library is not loaded). */
+const char *gm_nvml_strerror(int code);
+
+#endif /* GM_SOURCE_NVML_H */

@@ -1,0 +1,45 @@
+/* procfs.h -- enriches GPU processes with what /proc says about them.
+ *
+ * For each PID NVML reports: user, process name, full command line,
+ * executable path, cgroup, state, start time, elapsed time, CPU % (since the
+ * previous sample of the same PID) and RSS.  A PID that is not in /proc is
+ * marked GM_HS_GONE, a zombie GM_HS_ZOMBIE: the seeds' "GPU memory not
+ * released after the job died".  Parsing handles hostile process names
+ * (spaces, parentheses, newlines) and truncated or malformed files.
+ *
+ * The root directory is a parameter so tests can point it at fixtures.
+ */
+#ifndef GM_SOURCE_PROCFS_H
+#define GM_SOURCE_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/snapshot.h"
+
+struct gm_procfs;
+
+/* root: "/proc" normally. */
+struct gm_procfs *gm_procfs_new(const char *root);
+void gm_procfs_free(struct gm_procfs *pf);
+
+/* Enriches every process of s in place.  now_mono_ns/now_wall_ns are the
+ * snapshot's clocks (for CPU % and elapsed time).  Keeps per-PID CPU times
+ * between calls; forgets PIDs that disappeared. */
+void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s);
+
+/* Parsed /proc/PID/stat fields we use.  Exposed for unit tests. */
+struct gm_proc_stat {
+    char comm[64];
+    char state;
+    unsigned long long utime, stime; /* clock ticks */
+    unsigned long long starttime;    /* clock ticks after boot */
+    long long rss_pages;
+};
+
+/* Parses the contents of /proc/PID/stat (len bytes, need not be
+ * NUL-terminated).  The comm field runs from the first '(' to the LAST ')'.
+ * Returns 0, or GM_E_INVAL for malformed input. */
+int gm_proc_parse_stat(const char *buf, size_t len, struct gm_proc_stat *out);
+
+#endif /* GM_SOURCE_PROCFS_H */

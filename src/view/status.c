@@ -1,0 +1,404 @@
+/* status.c -- gpustat-style text and the status JSON document (see status.h). */
+#include "status.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/fmt.h"
+#include "../core/json.h"
+#include "../core/metrics.h"
+#include "../core/timeutil.h"
+
+/* ------------------------------------------------------------------ colour */
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_RED "\033[31m"
+#define C_GREEN "\033[32m"
+#define C_YELLOW "\033[33m"
+#define C_BLUE "\033[34m"
+#define C_MAGENTA "\033[35m"
+#define C_CYAN "\033[36m"
+#define C_GRAY "\033[90m"
+
+static void col(struct gm_buf *b, const struct gm_status_opts *o, const char *c)
+{
+    if (o->color)
+        gm_buf_puts(b, c);
+}
+
+/* -------------------------------------------------------------- throttle */
+
+const char *gm_status_throttle_label(uint64_t r)
+{
+    if (r & (0x40 | 0x20)) /* hw/sw thermal slowdown */
+        return "thermal";
+    if (r & 0x80)
+        return "power brake";
+    if (r & 0x4)
+        return "power cap";
+    if (r & 0x8)
+        return "hw slowdown";
+    if (r & 0x10)
+        return "sync boost";
+    if (r & 0x2)
+        return "app clocks";
+    return NULL;
+}
+
+/* ------------------------------------------------------------------- text */
+
+static const char *gpu_down_text(const struct gm_gpu *g)
+{
+    switch (g->state) {
+    case GM_GPU_LOST:
+        return "GPU is lost: it fell off the bus or became inaccessible (check dmesg for Xid 79; "
+               "a reset or reboot is needed)";
+    case GM_GPU_NOPERM:
+        return "no permission to open this GPU (check /dev/nvidia* permissions)";
+    default:
+        return NULL;
+    }
+}
+
+static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const struct gm_proc *p)
+{
+    const char *name = p->comm[0] ? p->comm : p->name;
+    const char *base = strrchr(name, '/');
+    base = base && base[1] ? base + 1 : name;
+    col(b, o, C_GRAY);
+    gm_buf_puts(b, p->user[0] ? p->user : "?");
+    col(b, o, C_RESET);
+    gm_buf_putc(b, ':');
+    if (o->full_cmd && p->cmdline)
+        gm_buf_puts(b, p->cmdline);
+    else
+        gm_buf_puts(b, base[0] ? base : "?");
+    gm_buf_printf(b, "/%u(", p->pid);
+    if (gm_v_ok(&p->used_memory))
+        gm_buf_printf(b, "%" PRIu64 "M", p->used_memory.v.u / 1048576);
+    else
+        gm_buf_puts(b, "?M");
+    if (p->host_state == GM_HS_GONE || p->host_state == GM_HS_ZOMBIE) {
+        gm_buf_putc(b, ',');
+        col(b, o, C_BOLD C_RED);
+        gm_buf_puts(b, p->host_state == GM_HS_GONE ? "process gone" : "zombie");
+        col(b, o, C_RESET);
+    }
+    gm_buf_putc(b, ')');
+}
+
+static size_t utf8_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *b)
+{
+    char t[64];
+    struct tm;
+    gm_time_iso(s->wall_ns, t, sizeof(t));
+    /* "2026-12-02T10:00:00.000+08:00" -> "2026-12-02 10:00:00 +08:00" */
+    char shown[96];
+    snprintf(shown, sizeof(shown), "%.10s %.8s %s", t, t + 11, t + 23);
+    col(b, o, C_BOLD);
+    gm_buf_puts(b, s->hostname);
+    col(b, o, C_RESET);
+    gm_buf_printf(b, "  %s", shown);
+    if (gm_v_ok(&s->driver_version))
+        gm_buf_printf(b, "  driver %s", s->driver_version_s);
+    if (gm_v_ok(&s->cuda_version))
+        gm_buf_printf(b, "  CUDA %" PRIu64 ".%" PRIu64, s->cuda_version.v.u / 1000,
+                      (s->cuda_version.v.u % 1000) / 10);
+    gm_buf_putc(b, '\n');
+
+    size_t namew = 0;
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        size_t w = utf8_width(s->gpus[i].str[GM_S_NAME]);
+        if (w > namew)
+            namew = w;
+    }
+    const char *deg = o->utf8 ? "\xC2\xB0" "C" : "C";
+
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((o->mask >> i) & 1))
+            continue;
+        const struct gm_gpu *g = &s->gpus[i];
+        const char *name = g->str[GM_S_NAME][0] ? g->str[GM_S_NAME] : "(unknown)";
+        col(b, o, C_CYAN);
+        gm_buf_printf(b, "[%u]", g->index);
+        col(b, o, C_RESET);
+        gm_buf_putc(b, ' ');
+        col(b, o, C_BLUE);
+        gm_buf_puts(b, name);
+        col(b, o, C_RESET);
+        gm_buf_fill(b, ' ', namew > utf8_width(name) ? namew - utf8_width(name) : 0);
+        gm_buf_puts(b, " | ");
+        const char *down = gpu_down_text(g);
+        if (g->state != GM_GPU_OK) {
+            col(b, o, C_BOLD C_RED);
+            if (down)
+                gm_buf_puts(b, down);
+            else
+                gm_buf_printf(b, "GPU error: %s", gm_nvml_error_text(g->state_code));
+            col(b, o, C_RESET);
+            gm_buf_putc(b, '\n');
+            continue;
+        }
+
+        /* temperature, utilisation */
+        const struct gm_value *temp = &g->m[GM_M_TEMP_GPU];
+        const struct gm_value *slow = &g->m[GM_M_TEMP_SLOWDOWN];
+        if (gm_v_ok(temp)) {
+            double tv = gm_v_as_double(temp);
+            int hot = gm_v_ok(slow) ? tv >= gm_v_as_double(slow) - 5 : tv >= 85;
+            col(b, o, hot ? C_BOLD C_RED : tv >= 75 ? C_YELLOW : C_RED);
+            gm_buf_printf(b, "%3.0f%s", tv, deg);
+            col(b, o, C_RESET);
+        } else {
+            gm_buf_puts(b, " N/A ");
+            if (!o->utf8)
+                b->len--, b->p[b->len] = '\0';
+        }
+        gm_buf_puts(b, ", ");
+        const struct gm_value *u = &g->m[GM_M_UTIL_GPU];
+        col(b, o, C_GREEN);
+        if (gm_v_ok(u))
+            gm_buf_printf(b, "%3" PRIu64 " %%", u->v.u);
+        else
+            gm_buf_puts(b, "N/A  ");
+        col(b, o, C_RESET);
+        gm_buf_puts(b, " | ");
+
+        /* memory */
+        const struct gm_value *mu = &g->m[GM_M_MEM_USED], *mt = &g->m[GM_M_MEM_TOTAL];
+        col(b, o, C_YELLOW);
+        if (gm_v_ok(mu))
+            gm_buf_printf(b, "%6" PRIu64, mu->v.u / 1048576);
+        else
+            gm_buf_puts(b, "   N/A");
+        col(b, o, C_RESET);
+        if (gm_v_ok(mt))
+            gm_buf_printf(b, " / %6" PRIu64 " MiB", mt->v.u / 1048576);
+        else
+            gm_buf_puts(b, " /    N/A MiB");
+        gm_buf_puts(b, " | ");
+
+        /* power */
+        const struct gm_value *pw = &g->m[GM_M_POWER_DRAW], *pl = &g->m[GM_M_POWER_LIMIT];
+        col(b, o, C_MAGENTA);
+        if (gm_v_ok(pw))
+            gm_buf_printf(b, "%4.0f", pw->v.d);
+        else
+            gm_buf_puts(b, " N/A");
+        col(b, o, C_RESET);
+        if (gm_v_ok(pl))
+            gm_buf_printf(b, " / %4.0f W", pl->v.d);
+        else
+            gm_buf_puts(b, " /  N/A W");
+
+        /* throttle marker */
+        const struct gm_value *r = &g->m[GM_M_CER_ACTIVE];
+        const char *lim = gm_v_ok(r) ? gm_status_throttle_label(r->v.u) : NULL;
+        if (lim) {
+            gm_buf_puts(b, " ");
+            col(b, o, C_BOLD C_RED);
+            gm_buf_printf(b, "[%s]", lim);
+            col(b, o, C_RESET);
+        }
+        if (g->nmig)
+            gm_buf_printf(b, " MIG x%u", g->nmig);
+        gm_buf_puts(b, " |");
+
+        if (o->show_procs) {
+            for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++) {
+                gm_buf_putc(b, ' ');
+                proc_text(b, o, &s->procs[k]);
+            }
+        }
+        gm_buf_putc(b, '\n');
+    }
+}
+
+/* ------------------------------------------------------------------- JSON */
+
+static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                             const struct gm_proc *p, int from, int to)
+{
+    char key[128];
+    int any = 0;
+    for (int id = from; id < to; id++) {
+        const struct gm_value *v = gm_fmt_value(s, g, p, id);
+        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST)
+            continue;
+        if (!any) {
+            gm_json_key(j, "unavailable");
+            gm_json_obj_begin(j);
+            any = 1;
+        }
+        gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
+        gm_json_str(j, v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED
+                           ? "not_collected"
+                           : gm_vstatus_name((enum gm_vstatus)v->status));
+    }
+    if (any)
+        gm_json_obj_end(j);
+    else {
+        gm_json_key(j, "unavailable");
+        gm_json_obj_begin(j);
+        gm_json_obj_end(j);
+    }
+}
+
+static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                      const struct gm_proc *p)
+{
+    char key[128];
+    gm_json_obj_begin(j);
+    for (int id = GM_M__GPU_END; id < GM_M__COUNT; id++) {
+        gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
+        gm_fmt_json(j, s, g, p, id);
+    }
+    gm_json_key(j, "comm");
+    gm_json_str(j, p->comm[0] ? p->comm : NULL);
+    gm_json_key(j, "cgroup");
+    gm_json_str(j, p->cgroup);
+    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT);
+    gm_json_obj_end(j);
+}
+
+static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g)
+{
+    char key[128];
+    gm_json_obj_begin(j);
+    gm_json_key(j, "index");
+    gm_json_u64(j, g->index);
+    gm_json_key(j, "status");
+    gm_json_str(j, gm_gpu_state_name((enum gm_gpu_state)g->state));
+    gm_json_key(j, "error");
+    if (g->state == GM_GPU_OK)
+        gm_json_null(j);
+    else
+        gm_json_str(j, gm_nvml_error_text(g->state_code));
+    for (int id = 0; id < GM_M__GPU_END; id++) {
+        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX)
+            continue;
+        gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
+        gm_fmt_json(j, s, g, NULL, id);
+    }
+    gm_json_key(j, "clocks_event_reasons_active_names");
+    if (gm_v_ok(&g->m[GM_M_CER_ACTIVE])) {
+        gm_json_arr_begin(j);
+        for (int bit = 0; bit < 64; bit++) {
+            uint64_t m = UINT64_C(1) << bit;
+            if (g->m[GM_M_CER_ACTIVE].v.u & m) {
+                const char *n = gm_reason_name(m);
+                if (n)
+                    gm_json_str(j, n);
+            }
+        }
+        gm_json_arr_end(j);
+    } else {
+        gm_json_null(j);
+    }
+    gm_json_key(j, "throttle");
+    {
+        const char *lim = gm_v_ok(&g->m[GM_M_CER_ACTIVE])
+                              ? gm_status_throttle_label(g->m[GM_M_CER_ACTIVE].v.u)
+                              : NULL;
+        gm_json_str(j, lim);
+    }
+    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END);
+
+    gm_json_key(j, "mig_devices");
+    gm_json_arr_begin(j);
+    for (uint32_t m = 0; m < g->nmig; m++) {
+        const struct gm_mig *mg = &g->mig[m];
+        gm_json_obj_begin(j);
+        gm_json_key(j, "index");
+        gm_json_u64(j, mg->index);
+        gm_json_key(j, "gpu_instance_id");
+        if (mg->gpu_instance_id == GM_NO_INSTANCE)
+            gm_json_null(j);
+        else
+            gm_json_u64(j, mg->gpu_instance_id);
+        gm_json_key(j, "compute_instance_id");
+        if (mg->compute_instance_id == GM_NO_INSTANCE)
+            gm_json_null(j);
+        else
+            gm_json_u64(j, mg->compute_instance_id);
+        gm_json_key(j, "uuid");
+        gm_json_str(j, mg->uuid[0] ? mg->uuid : NULL);
+        gm_json_key(j, "name");
+        gm_json_str(j, mg->name[0] ? mg->name : NULL);
+        gm_json_key(j, "profile");
+        gm_json_str(j, mg->profile[0] ? mg->profile : NULL);
+        static const char *const mk[] = {"memory_total_bytes", "memory_used_bytes",
+                                         "memory_free_bytes"};
+        const struct gm_value *mv[] = {&mg->mem_total, &mg->mem_used, &mg->mem_free};
+        for (int k = 0; k < 3; k++) {
+            gm_json_key(j, mk[k]);
+            if (gm_v_ok(mv[k]))
+                gm_json_u64(j, mv[k]->v.u);
+            else
+                gm_json_null(j);
+        }
+        gm_json_obj_end(j);
+    }
+    gm_json_arr_end(j);
+
+    gm_json_key(j, "processes");
+    gm_json_arr_begin(j);
+    for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++)
+        json_proc(j, s, g, &s->procs[k]);
+    gm_json_arr_end(j);
+    gm_json_obj_end(j);
+}
+
+void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, struct gm_buf *out)
+{
+    struct gm_json j;
+    char t[64];
+    gm_json_init(&j, out, pretty);
+    gm_json_obj_begin(&j);
+    gm_json_key(&j, "schema");
+    gm_json_str(&j, "gpumon.status/1");
+    gm_json_key(&j, "hostname");
+    gm_json_str(&j, s->hostname);
+    gm_json_key(&j, "time");
+    gm_json_str(&j, gm_time_iso(s->wall_ns, t, sizeof(t)));
+    gm_json_key(&j, "time_unix_ns");
+    gm_json_i64(&j, s->wall_ns);
+    gm_json_key(&j, "sample_duration_seconds");
+    gm_json_f64(&j, s->duration_ns / 1e9, 6);
+
+    gm_json_key(&j, "driver");
+    gm_json_obj_begin(&j);
+    gm_json_key(&j, "status");
+    gm_json_str(&j, gm_driver_state_name((enum gm_driver_state)s->driver));
+    gm_json_key(&j, "message");
+    gm_json_str(&j, s->driver == GM_DRV_OK ? NULL : s->driver_msg);
+    gm_json_key(&j, "driver_version");
+    gm_fmt_json(&j, s, NULL, NULL, GM_M_DRIVER_VERSION);
+    gm_json_key(&j, "cuda_driver_version");
+    gm_fmt_json(&j, s, NULL, NULL, GM_M_CUDA_VERSION);
+    gm_json_key(&j, "nvml_version");
+    gm_fmt_json(&j, s, NULL, NULL, GM_M_NVML_VERSION);
+    gm_json_obj_end(&j);
+
+    gm_json_key(&j, "gpu_count");
+    gm_json_u64(&j, s->ngpu);
+    gm_json_key(&j, "gpus");
+    gm_json_arr_begin(&j);
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
+        if ((mask >> i) & 1)
+            json_gpu(&j, s, &s->gpus[i]);
+    gm_json_arr_end(&j);
+    gm_json_obj_end(&j);
+    gm_buf_putc(out, '\n');
+}

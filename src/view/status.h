@@ -1,0 +1,39 @@
+/* status.h -- the quick look: gpustat-style lines and the JSON document.
+ *
+ * Text: a host line (hostname, time, driver and CUDA versions), then one line
+ * per GPU -- index, name, temperature, utilisation, memory used/total,
+ * power/limit, a throttle marker naming the active limit -- followed by its
+ * processes (user, name, pid, GPU memory), marking processes that hold
+ * memory but no longer exist.  Colour is optional (the caller decides).
+ *
+ * JSON: one document described in docs/json.md, with every registry metric
+ * (null when unavailable, with the reason in "unavailable"), MIG devices and
+ * processes.
+ */
+#ifndef GM_VIEW_STATUS_H
+#define GM_VIEW_STATUS_H
+
+#include <stdint.h>
+
+#include "../core/buf.h"
+#include "../core/snapshot.h"
+
+struct gm_status_opts {
+    int color;      /* ANSI colours */
+    int utf8;       /* may print the degree sign */
+    int show_procs; /* list processes (default on) */
+    int full_cmd;   /* show the command line instead of the process name */
+    uint64_t mask;  /* GPUs to show, by position in s->gpus */
+};
+
+void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *out);
+
+/* The JSON document; pretty = indented. */
+void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, struct gm_buf *out);
+
+/* Short label of the limit that holds the clocks down, from the active clock
+ * event reasons ("thermal", "power cap", "power brake", "hw slowdown",
+ * "sync boost", "app clocks"), or NULL when none (idle is not a limit). */
+const char *gm_status_throttle_label(uint64_t reasons);
+
+#endif /* GM_VIEW_STATUS_H */
