@@ -22,8 +22,8 @@ struct gm_collector {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int request;   /* a sample is wanted */
-    int done;      /* the sample finished */
+    int request; /* a sample is wanted */
+    int done;    /* the sample finished */
     int quit;
     struct gm_snapshot *target;
 };
@@ -113,10 +113,11 @@ int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t t
     char where[32] = "";
     if (gpu >= 0)
         snprintf(where, sizeof(where), " on GPU %d", gpu);
-    return gm_err_set(err, GM_E_TIMEOUT,
-                      "the NVIDIA driver did not answer within %.1f s: %s%s has not returned; the "
-                      "driver or GPU may be hung (check dmesg for Xid errors, see Troubleshooting in README.md)",
-                      timeout_ns / 1e9, call ? call : "an NVML call", where);
+    return gm_err_set(
+        err, GM_E_TIMEOUT,
+        "the NVIDIA driver did not answer within %.1f s: %s%s has not returned; the "
+        "driver or GPU may be hung (check dmesg for Xid errors, see Troubleshooting in README.md)",
+        timeout_ns / 1e9, call ? call : "an NVML call", where);
 }
 
 void gm_collector_close(struct gm_collector *c)

@@ -17,10 +17,10 @@
 struct gm_collector;
 
 struct gm_collector_opts {
-    const char *lib_path; /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
-    uint64_t groups;      /* read groups (0 = the default set) */
-    int procs;            /* list GPU processes */
-    int procfs;           /* enrich them from /proc */
+    const char *lib_path;  /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
+    uint64_t groups;       /* read groups (0 = the default set) */
+    int procs;             /* list GPU processes */
+    int procfs;            /* enrich them from /proc */
     const char *proc_root; /* NULL = "/proc" */
 };
 

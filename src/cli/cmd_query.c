@@ -21,21 +21,24 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader]"
-            "[,nounits] [OPTIONS]\n\n"
-            "nvidia-smi compatible CSV queries.\n\n"
-            "      --query-gpu=FIELDS           GPU fields (see --help-query-gpu)\n"
-            "      --query-compute-apps=FIELDS  compute process fields (see --help-query-compute-apps)\n"
-            "      --format=csv[,noheader][,nounits]\n"
-            "  -i, --id=IDS                     only these GPUs: indices, UUIDs or PCI bus ids\n"
-            "  -l, --loop=SEC                   repeat every SEC seconds until interrupted\n"
-            "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
-            "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
-            "      --help-query-gpu             list the GPU fields\n"
-            "      --help-query-compute-apps    list the process fields\n"
-            "      --timeout=SEC                give up when an NVML call hangs this long (default 10)\n"
-            "  -h, --help                       this help\n");
+    fprintf(
+        f,
+        "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader]"
+        "[,nounits] [OPTIONS]\n\n"
+        "nvidia-smi compatible CSV queries.\n\n"
+        "      --query-gpu=FIELDS           GPU fields (see --help-query-gpu)\n"
+        "      --query-compute-apps=FIELDS  compute process fields (see "
+        "--help-query-compute-apps)\n"
+        "      --format=csv[,noheader][,nounits]\n"
+        "  -i, --id=IDS                     only these GPUs: indices, UUIDs or PCI bus ids\n"
+        "  -l, --loop=SEC                   repeat every SEC seconds until interrupted\n"
+        "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
+        "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
+        "      --help-query-gpu             list the GPU fields\n"
+        "      --help-query-compute-apps    list the process fields\n"
+        "      --timeout=SEC                give up when an NVML call hangs this long (default "
+        "10)\n"
+        "  -h, --help                       this help\n");
 }
 
 int cmd_query_run(int argc, char **argv);
@@ -78,7 +81,8 @@ int cmd_query_run(int argc, char **argv)
         case O_QGPU:
         case O_QAPPS:
             if (kind >= 0)
-                return cli_usage_error("query", "give only one of --query-gpu and --query-compute-apps");
+                return cli_usage_error("query",
+                                       "give only one of --query-gpu and --query-compute-apps");
             kind = c == O_QGPU ? GM_QUERY_GPU : GM_QUERY_APPS;
             fields = optarg;
             break;
@@ -98,7 +102,8 @@ int cmd_query_run(int argc, char **argv)
             errno = 0;
             long ms = strtol(optarg, &end, 10);
             if (errno || *end || ms <= 0)
-                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)", optarg);
+                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)",
+                                       optarg);
             loop = (int64_t)ms * 1000000LL;
             break;
         }
@@ -222,5 +227,5 @@ int cmd_query_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_query = {"query", "nvidia-smi compatible --query-gpu / --query-compute-apps",
-                                    cmd_query_run};
+const struct gm_cmd gm_cmd_query = {
+    "query", "nvidia-smi compatible --query-gpu / --query-compute-apps", cmd_query_run};

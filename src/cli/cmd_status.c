@@ -13,22 +13,23 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpumon status [OPTIONS]\n\n"
-            "One line per GPU: temperature, utilisation, memory, power, the limit that holds its\n"
-            "clocks down, and its processes (user:name/pid(memory)).\n\n"
-            "  -i, --interval SEC   refresh every SEC seconds (in place on a terminal)\n"
-            "      --json           print the JSON document described in docs/json.md\n"
-            "      --compact        JSON on one line (default: indented)\n"
-            "      --pcie           also read PCIe throughput for --json (costs ~40 ms per GPU\n"
-            "                       on real hardware, so it is off by default)\n"
-            "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
-            "  -c, --show-cmd       show full command lines instead of process names\n"
-            "      --no-procs       do not list processes\n"
-            "      --color, --no-color\n"
-            "                       force colours on or off (default: on a terminal, unless NO_COLOR)\n"
-            "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
-            "  -h, --help           this help\n");
+    fprintf(
+        f,
+        "usage: gpumon status [OPTIONS]\n\n"
+        "One line per GPU: temperature, utilisation, memory, power, the limit that holds its\n"
+        "clocks down, and its processes (user:name/pid(memory)).\n\n"
+        "  -i, --interval SEC   refresh every SEC seconds (in place on a terminal)\n"
+        "      --json           print the JSON document described in docs/json.md\n"
+        "      --compact        JSON on one line (default: indented)\n"
+        "      --pcie           also read PCIe throughput for --json (costs ~40 ms per GPU\n"
+        "                       on real hardware, so it is off by default)\n"
+        "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
+        "  -c, --show-cmd       show full command lines instead of process names\n"
+        "      --no-procs       do not list processes\n"
+        "      --color, --no-color\n"
+        "                       force colours on or off (default: on a terminal, unless NO_COLOR)\n"
+        "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
+        "  -h, --help           this help\n");
 }
 
 int cmd_status_run(int argc, char **argv);

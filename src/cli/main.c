@@ -28,9 +28,10 @@ static const struct gm_cmd *const commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpumon [--sim SCENARIO] [--nvml-lib PATH] [COMMAND] [ARGS]\n\n"
-               "GPU monitoring from NVML: a quick look, nvidia-smi compatible queries, and more.\n\n"
-               "Commands:\n");
+    fprintf(f,
+            "usage: gpumon [--sim SCENARIO] [--nvml-lib PATH] [COMMAND] [ARGS]\n\n"
+            "GPU monitoring from NVML: a quick look, nvidia-smi compatible queries, and more.\n\n"
+            "Commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "\nGlobal options:\n"
@@ -79,8 +80,8 @@ int main(int argc, char **argv)
             printf("gpumon %s\n", GM_VERSION);
             return GM_EXIT_OK;
         }
-        if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0 || strcmp(a, "--nvml-lib") == 0 ||
-            strncmp(a, "--nvml-lib=", 11) == 0) {
+        if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0 ||
+            strcmp(a, "--nvml-lib") == 0 || strncmp(a, "--nvml-lib=", 11) == 0) {
             int is_sim = strncmp(a, "--sim", 5) == 0;
             const char *val = strchr(a, '=');
             if (val)

@@ -15,7 +15,10 @@ struct gm_buf {
     size_t cap;
 };
 
-#define GM_BUF_INIT {NULL, 0, 0}
+#define GM_BUF_INIT                                                                                \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 void gm_buf_reserve(struct gm_buf *b, size_t extra);
 void gm_buf_put(struct gm_buf *b, const char *s, size_t n);

@@ -13,27 +13,28 @@
 
 enum {
     GM_OK = 0,
-    GM_E_INVAL = -1,    /* bad argument or input (flag, field, file content) */
+    GM_E_INVAL = -1, /* bad argument or input (flag, field, file content) */
     GM_E_NOMEM = -2,
-    GM_E_IO = -3,       /* a system call failed; errno-style detail in the message */
-    GM_E_NOLIB = -4,    /* libnvidia-ml.so.1 could not be loaded */
-    GM_E_DRIVER = -5,   /* NVML init failed: driver not loaded, mismatch, ... */
+    GM_E_IO = -3,     /* a system call failed; errno-style detail in the message */
+    GM_E_NOLIB = -4,  /* libnvidia-ml.so.1 could not be loaded */
+    GM_E_DRIVER = -5, /* NVML init failed: driver not loaded, mismatch, ... */
     GM_E_NOPERM = -6,
     GM_E_NOTFOUND = -7,
     GM_E_TIMEOUT = -8,
-    GM_E_BUSY = -9,     /* a lock is held by someone else */
+    GM_E_BUSY = -9, /* a lock is held by someone else */
     GM_E_NOSPC = -10,
 };
 
 struct gm_err {
-    int code;          /* the GM_E* code of the last failure */
-    int nvml_code;     /* the NVML return code behind it, or 0 */
+    int code;      /* the GM_E* code of the last failure */
+    int nvml_code; /* the NVML return code behind it, or 0 */
     char msg[512];
 };
 
 /* Records code and a printf-style message in err (which may be NULL) and
  * returns code, so callers can write `return gm_err_set(err, GM_E_INVAL, ...)`. */
-int gm_err_set(struct gm_err *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int gm_err_set(struct gm_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Prints "gm: out of memory" to stderr and aborts.  Used by the x* allocators. */
 void gm_oom(void) __attribute__((noreturn));

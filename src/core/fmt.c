@@ -80,7 +80,8 @@ const struct gm_value *gm_fmt_value(const struct gm_snapshot *s, const struct gm
         return &tls_tmp;
     }
     if (id == GM_M_COUNT) {
-        tls_tmp = s->driver == GM_DRV_OK ? gm_v_u64(s->ngpu) : gm_v_status(GM_VS_ERROR, s->driver_code);
+        tls_tmp =
+            s->driver == GM_DRV_OK ? gm_v_u64(s->ngpu) : gm_v_status(GM_VS_ERROR, s->driver_code);
         return &tls_tmp;
     }
     return gm_gpu_value(s, g, id);
@@ -334,7 +335,10 @@ const char *gm_fmt_bytes(double bytes, char *buf, size_t len)
 const char *gm_fmt_human(const struct gm_value *v, int unit, char *buf, size_t len)
 {
     if (!gm_v_ok(v)) {
-        gm_strlcpy(buf, v->status == GM_VS_LOST ? "lost" : v->status == GM_VS_NOPERM ? "denied" : "N/A",
+        gm_strlcpy(buf,
+                   v->status == GM_VS_LOST     ? "lost"
+                   : v->status == GM_VS_NOPERM ? "denied"
+                                               : "N/A",
                    len);
         return buf;
     }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void gm_json_init(struct gm_json *j, struct gm_buf *b, int pretty)
@@ -192,10 +193,17 @@ void gm_json_f64(struct gm_json *j, double v, int decimals)
     }
     pre(j);
     char tmp[64];
-    if (decimals >= 0)
+    if (decimals >= 0) {
         snprintf(tmp, sizeof(tmp), "%.*f", decimals, v);
-    else
-        snprintf(tmp, sizeof(tmp), "%.17g", v);
+    } else {
+        /* the fewest significant digits that read back as the same double
+         * (0.1, not %.17g's 0.10000000000000001); 17 always do */
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+            if (strtod(tmp, NULL) == v)
+                break;
+        }
+    }
     /* trim trailing zeros of a fraction: 12.50 -> 12.5, 3.00 -> 3 */
     if (strchr(tmp, '.') && !strchr(tmp, 'e')) {
         size_t l = strlen(tmp);

@@ -33,7 +33,9 @@ void gm_json_str(struct gm_json *j, const char *s);
 void gm_json_strn(struct gm_json *j, const char *s, size_t n);
 void gm_json_u64(struct gm_json *j, uint64_t v);
 void gm_json_i64(struct gm_json *j, int64_t v);
-/* Shortest representation that round-trips at the given decimals (<0: %.17g). */
+/* decimals >= 0: that many digits after the point, trailing zeros trimmed
+ * (12.50 -> 12.5, 3.00 -> 3); < 0: the shortest text that reads back as the
+ * same double (0.1, 12345.678). */
 void gm_json_f64(struct gm_json *j, double v, int decimals);
 void gm_json_bool(struct gm_json *j, int v);
 void gm_json_null(struct gm_json *j);

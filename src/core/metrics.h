@@ -21,27 +21,27 @@
 /* Base units.  Values are stored in these units at the point they are read;
  * every conversion for display lives in gm_units[] (metrics.c). */
 enum gm_unit {
-    GM_U_NONE = 0,    /* a plain number, count or enum code */
-    GM_U_PERCENT,     /* 0-100 */
+    GM_U_NONE = 0, /* a plain number, count or enum code */
+    GM_U_PERCENT,  /* 0-100 */
     GM_U_BYTES,
     GM_U_BYTES_PER_S, /* PCIe throughput */
     GM_U_WATTS,       /* double */
     GM_U_JOULES,      /* double */
     GM_U_CELSIUS,
     GM_U_MHZ,
-    GM_U_SECONDS,     /* double */
+    GM_U_SECONDS, /* double */
     GM_U__COUNT
 };
 
 /* How a unit is shown by each output. */
 struct gm_unit_info {
-    const char *smi;     /* nvidia-smi unit text ("MiB"), "" for none */
-    double smi_div;      /* base value / smi_div = nvidia-smi number */
-    int smi_decimals;    /* digits after the point in nvidia-smi output */
-    const char *csv;     /* CSV column suffix ("mib") */
-    const char *json;    /* JSON key suffix ("bytes") */
-    const char *prom;    /* Prometheus name suffix ("bytes", "ratio", "hertz") */
-    double prom_mul;     /* base value * prom_mul = Prometheus value */
+    const char *smi;  /* nvidia-smi unit text ("MiB"), "" for none */
+    double smi_div;   /* base value / smi_div = nvidia-smi number */
+    int smi_decimals; /* digits after the point in nvidia-smi output */
+    const char *csv;  /* CSV column suffix ("mib") */
+    const char *json; /* JSON key suffix ("bytes") */
+    const char *prom; /* Prometheus name suffix ("bytes", "ratio", "hertz") */
+    double prom_mul;  /* base value * prom_mul = Prometheus value */
 };
 extern const struct gm_unit_info gm_units[GM_U__COUNT];
 
@@ -96,20 +96,20 @@ enum gm_sslot {
  * more metrics.  Groups marked static in gm_read_groups[] are read once per
  * GPU and refreshed on reconnect. */
 enum gm_read_group {
-    GM_RG_NONE = 0,      /* filled elsewhere (snapshot header, derived, procfs) */
-    GM_RG_INDEX,         /* static */
-    GM_RG_MINOR,         /* static */
-    GM_RG_NAME,          /* static */
-    GM_RG_UUID,          /* static */
-    GM_RG_SERIAL,        /* static */
-    GM_RG_PCI,           /* static */
-    GM_RG_VBIOS,         /* static */
-    GM_RG_BOARD_PART,    /* static */
-    GM_RG_CC,            /* static */
-    GM_RG_TEMP_THRESH,   /* static */
-    GM_RG_POWER_LIMITS,  /* static: default, min, max */
-    GM_RG_MAX_CLOCKS,    /* static */
-    GM_RG_MAX_PCIE,      /* static */
+    GM_RG_NONE = 0,     /* filled elsewhere (snapshot header, derived, procfs) */
+    GM_RG_INDEX,        /* static */
+    GM_RG_MINOR,        /* static */
+    GM_RG_NAME,         /* static */
+    GM_RG_UUID,         /* static */
+    GM_RG_SERIAL,       /* static */
+    GM_RG_PCI,          /* static */
+    GM_RG_VBIOS,        /* static */
+    GM_RG_BOARD_PART,   /* static */
+    GM_RG_CC,           /* static */
+    GM_RG_TEMP_THRESH,  /* static */
+    GM_RG_POWER_LIMITS, /* static: default, min, max */
+    GM_RG_MAX_CLOCKS,   /* static */
+    GM_RG_MAX_PCIE,     /* static */
     GM_RG_PERSISTENCE,
     GM_RG_COMPUTE_MODE,
     GM_RG_DISPLAY,
@@ -119,7 +119,7 @@ enum gm_read_group {
     GM_RG_TEMP,
     GM_RG_TEMP_MEM,
     GM_RG_POWER,
-    GM_RG_POWER_LIMIT,   /* enforced + management limit (can change at run time) */
+    GM_RG_POWER_LIMIT, /* enforced + management limit (can change at run time) */
     GM_RG_ENERGY,
     GM_RG_UTIL,
     GM_RG_ENC,
@@ -276,15 +276,15 @@ struct gm_metric {
     const char *json;      /* JSON key stem; the unit suffix is appended */
     const char *prom;      /* native Prometheus name without prefix/suffix, NULL = not exported */
     const char *prom_help;
-    const char *dcgm;      /* dcgm-exporter field name, NULL if none */
-    uint8_t unit;          /* enum gm_unit */
-    uint8_t kind;          /* enum gm_kind */
-    uint8_t fmt;           /* enum gm_fmt */
-    uint8_t scope;         /* enum gm_scope */
-    uint8_t rg;            /* enum gm_read_group */
-    uint8_t sslot;         /* enum gm_sslot for GM_F_STR metrics */
-    uint64_t bit;          /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
-    const char *smi_na;    /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
+    const char *dcgm;   /* dcgm-exporter field name, NULL if none */
+    uint8_t unit;       /* enum gm_unit */
+    uint8_t kind;       /* enum gm_kind */
+    uint8_t fmt;        /* enum gm_fmt */
+    uint8_t scope;      /* enum gm_scope */
+    uint8_t rg;         /* enum gm_read_group */
+    uint8_t sslot;      /* enum gm_sslot for GM_F_STR metrics */
+    uint64_t bit;       /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
+    const char *smi_na; /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
 };
 
 extern const struct gm_metric gm_metrics[GM_M__COUNT];

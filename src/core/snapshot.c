@@ -117,8 +117,8 @@ const struct gm_gpu *gm_snapshot_gpu_by_index(const struct gm_snapshot *s, uint3
 
 const char *gm_driver_state_name(enum gm_driver_state st)
 {
-    static const char *const names[] = {"ok", "no_library", "driver_not_loaded", "no_permission",
-                                        "version_mismatch", "error"};
+    static const char *const names[] = {
+        "ok", "no_library", "driver_not_loaded", "no_permission", "version_mismatch", "error"};
     return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "error";
 }
 

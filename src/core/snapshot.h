@@ -20,11 +20,11 @@
 /* Why there are no GPUs (or fewer than usual). */
 enum gm_driver_state {
     GM_DRV_OK = 0,
-    GM_DRV_NOLIB,       /* libnvidia-ml.so.1 could not be loaded */
-    GM_DRV_NOT_LOADED,  /* NVML_ERROR_DRIVER_NOT_LOADED */
-    GM_DRV_NOPERM,      /* NVML_ERROR_NO_PERMISSION */
-    GM_DRV_MISMATCH,    /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
-    GM_DRV_ERROR,       /* any other init/enumeration failure */
+    GM_DRV_NOLIB,      /* libnvidia-ml.so.1 could not be loaded */
+    GM_DRV_NOT_LOADED, /* NVML_ERROR_DRIVER_NOT_LOADED */
+    GM_DRV_NOPERM,     /* NVML_ERROR_NO_PERMISSION */
+    GM_DRV_MISMATCH,   /* NVML_ERROR_LIB_RM_VERSION_MISMATCH */
+    GM_DRV_ERROR,      /* any other init/enumeration failure */
 };
 
 /* State of one GPU in a snapshot. */
@@ -55,19 +55,19 @@ struct gm_mig {
     uint32_t gpu_instance_id;
     uint32_t compute_instance_id;
     char uuid[GM_STR_MAX];
-    char name[GM_STR_MAX];    /* e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
-    char profile[32];         /* e.g. "1g.10gb", from the name; "" if unknown */
+    char name[GM_STR_MAX];     /* e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+    char profile[32];          /* e.g. "1g.10gb", from the name; "" if unknown */
     struct gm_value mem_total; /* bytes */
     struct gm_value mem_used;
     struct gm_value mem_free;
 };
 
 struct gm_proc {
-    uint32_t gpu;            /* index into gm_snapshot.gpus */
+    uint32_t gpu; /* index into gm_snapshot.gpus */
     uint32_t pid;
-    uint8_t type;            /* GM_PT_* bits */
-    uint8_t host_state;      /* enum gm_host_state */
-    char state_char;         /* /proc state letter (R, S, D, Z, ...) or 0 */
+    uint8_t type;                 /* GM_PT_* bits */
+    uint8_t host_state;           /* enum gm_host_state */
+    char state_char;              /* /proc state letter (R, S, D, Z, ...) or 0 */
     uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when not MIG */
     uint32_t compute_instance_id; /* GM_NO_INSTANCE when not MIG */
     uint32_t uid;
@@ -76,41 +76,41 @@ struct gm_proc {
     struct gm_value mem_util;
     struct gm_value enc_util;
     struct gm_value dec_util;
-    struct gm_value start_time;  /* wall clock, ns since the epoch */
-    struct gm_value elapsed;     /* seconds (double) */
-    struct gm_value cpu;         /* percent of one core since the previous sample */
-    struct gm_value rss;         /* bytes */
-    char name[64];               /* nvmlSystemGetProcessName (what nvidia-smi prints) */
-    char comm[64];               /* /proc/PID/comm; "" when unknown */
-    char user[33];               /* login name, or the numeric uid */
-    char *cmdline;               /* NUL separators replaced by spaces; NULL if unknown */
-    char *exe;                   /* /proc/PID/exe target; NULL if unknown */
-    char *cgroup;                /* first line of /proc/PID/cgroup (path part); NULL if unknown */
+    struct gm_value start_time; /* wall clock, ns since the epoch */
+    struct gm_value elapsed;    /* seconds (double) */
+    struct gm_value cpu;        /* percent of one core since the previous sample */
+    struct gm_value rss;        /* bytes */
+    char name[64];              /* nvmlSystemGetProcessName (what nvidia-smi prints) */
+    char comm[64];              /* /proc/PID/comm; "" when unknown */
+    char user[33];              /* login name, or the numeric uid */
+    char *cmdline;              /* NUL separators replaced by spaces; NULL if unknown */
+    char *exe;                  /* /proc/PID/exe target; NULL if unknown */
+    char *cgroup;               /* first line of /proc/PID/cgroup (path part); NULL if unknown */
 };
 
 struct gm_gpu {
-    uint32_t index;       /* NVML index */
-    uint8_t state;        /* enum gm_gpu_state */
-    int16_t state_code;   /* NVML return code behind state */
+    uint32_t index;     /* NVML index */
+    uint8_t state;      /* enum gm_gpu_state */
+    int16_t state_code; /* NVML return code behind state */
     struct gm_value m[GM_M__GPU_END];
     char str[GM_S__COUNT][GM_STR_MAX];
     uint32_t nmig;
     struct gm_mig mig[GM_MIG_MAX];
-    uint32_t proc_first;  /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
+    uint32_t proc_first; /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
     uint32_t nproc;
 };
 
 struct gm_snapshot {
-    uint64_t seq;           /* sample number, from 1 */
-    int64_t wall_ns;        /* CLOCK_REALTIME at the start of the sample */
-    int64_t mono_ns;        /* CLOCK_MONOTONIC at the start of the sample */
-    int32_t utc_offset_s;   /* local time zone offset at wall_ns */
-    int64_t duration_ns;    /* how long the sample took (monotonic) */
+    uint64_t seq;         /* sample number, from 1 */
+    int64_t wall_ns;      /* CLOCK_REALTIME at the start of the sample */
+    int64_t mono_ns;      /* CLOCK_MONOTONIC at the start of the sample */
+    int32_t utc_offset_s; /* local time zone offset at wall_ns */
+    int64_t duration_ns;  /* how long the sample took (monotonic) */
     char hostname[65];
 
-    uint8_t driver;         /* enum gm_driver_state */
-    int16_t driver_code;    /* NVML return code behind it */
-    char driver_msg[256];   /* human explanation when driver != OK */
+    uint8_t driver;                 /* enum gm_driver_state */
+    int16_t driver_code;            /* NVML return code behind it */
+    char driver_msg[256];           /* human explanation when driver != OK */
     struct gm_value driver_version; /* status of the string below */
     char driver_version_s[80];
     struct gm_value nvml_version;
@@ -120,7 +120,7 @@ struct gm_snapshot {
     uint32_t ngpu;
     struct gm_gpu *gpus;
     uint32_t nproc;
-    uint32_t proc_cap;      /* allocated entries of procs */
+    uint32_t proc_cap; /* allocated entries of procs */
     struct gm_proc *procs;
 };
 

@@ -118,4 +118,3 @@ const char *gm_nvml_error_text(int code)
         return "Unknown Error";
     }
 }
-

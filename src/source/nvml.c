@@ -24,81 +24,81 @@
 
 /* ------------------------------------------------------------ symbol table */
 
-#define NVML_SYMS(X)                                                                                \
-    X(nvmlInit_v2)                                                                                  \
-    X(nvmlInit)                                                                                     \
-    X(nvmlShutdown)                                                                                 \
-    X(nvmlSystemGetDriverVersion)                                                                   \
-    X(nvmlSystemGetNVMLVersion)                                                                     \
-    X(nvmlSystemGetCudaDriverVersion_v2)                                                            \
-    X(nvmlSystemGetCudaDriverVersion)                                                               \
-    X(nvmlSystemGetProcessName)                                                                     \
-    X(nvmlDeviceGetCount_v2)                                                                        \
-    X(nvmlDeviceGetCount)                                                                           \
-    X(nvmlDeviceGetHandleByIndex_v2)                                                                \
-    X(nvmlDeviceGetHandleByIndex)                                                                   \
-    X(nvmlDeviceGetIndex)                                                                           \
-    X(nvmlDeviceGetMinorNumber)                                                                     \
-    X(nvmlDeviceGetName)                                                                            \
-    X(nvmlDeviceGetUUID)                                                                            \
-    X(nvmlDeviceGetSerial)                                                                          \
-    X(nvmlDeviceGetPciInfo_v3)                                                                      \
-    X(nvmlDeviceGetPciInfo_v2)                                                                      \
-    X(nvmlDeviceGetPciInfo)                                                                         \
-    X(nvmlDeviceGetVbiosVersion)                                                                    \
-    X(nvmlDeviceGetBoardPartNumber)                                                                 \
-    X(nvmlDeviceGetCudaComputeCapability)                                                           \
-    X(nvmlDeviceGetPersistenceMode)                                                                 \
-    X(nvmlDeviceGetComputeMode)                                                                     \
-    X(nvmlDeviceGetDisplayMode)                                                                     \
-    X(nvmlDeviceGetDisplayActive)                                                                   \
-    X(nvmlDeviceGetMigMode)                                                                         \
-    X(nvmlDeviceGetPerformanceState)                                                                \
-    X(nvmlDeviceGetFanSpeed)                                                                        \
-    X(nvmlDeviceGetTemperature)                                                                     \
-    X(nvmlDeviceGetTemperatureV)                                                                    \
-    X(nvmlDeviceGetTemperatureThreshold)                                                            \
-    X(nvmlDeviceGetFieldValues)                                                                     \
-    X(nvmlDeviceGetPowerUsage)                                                                      \
-    X(nvmlDeviceGetEnforcedPowerLimit)                                                              \
-    X(nvmlDeviceGetPowerManagementLimit)                                                            \
-    X(nvmlDeviceGetPowerManagementDefaultLimit)                                                     \
-    X(nvmlDeviceGetPowerManagementLimitConstraints)                                                 \
-    X(nvmlDeviceGetTotalEnergyConsumption)                                                          \
-    X(nvmlDeviceGetUtilizationRates)                                                                \
-    X(nvmlDeviceGetEncoderUtilization)                                                              \
-    X(nvmlDeviceGetDecoderUtilization)                                                              \
-    X(nvmlDeviceGetMemoryInfo_v2)                                                                   \
-    X(nvmlDeviceGetMemoryInfo)                                                                      \
-    X(nvmlDeviceGetBAR1MemoryInfo)                                                                  \
-    X(nvmlDeviceGetClockInfo)                                                                       \
-    X(nvmlDeviceGetMaxClockInfo)                                                                    \
-    X(nvmlDeviceGetCurrentClocksEventReasons)                                                       \
-    X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                    \
-    X(nvmlDeviceGetSupportedClocksEventReasons)                                                     \
-    X(nvmlDeviceGetSupportedClocksThrottleReasons)                                                  \
-    X(nvmlDeviceGetViolationStatus)                                                                 \
-    X(nvmlDeviceGetCurrPcieLinkGeneration)                                                          \
-    X(nvmlDeviceGetCurrPcieLinkWidth)                                                               \
-    X(nvmlDeviceGetMaxPcieLinkGeneration)                                                           \
-    X(nvmlDeviceGetMaxPcieLinkWidth)                                                                \
-    X(nvmlDeviceGetPcieThroughput)                                                                  \
-    X(nvmlDeviceGetPcieReplayCounter)                                                               \
-    X(nvmlDeviceGetEccMode)                                                                         \
-    X(nvmlDeviceGetTotalEccErrors)                                                                  \
-    X(nvmlDeviceGetRetiredPages)                                                                    \
-    X(nvmlDeviceGetRetiredPagesPendingStatus)                                                       \
-    X(nvmlDeviceGetRemappedRows)                                                                    \
-    X(nvmlDeviceGetMaxMigDeviceCount)                                                               \
-    X(nvmlDeviceGetMigDeviceHandleByIndex)                                                          \
-    X(nvmlDeviceGetGpuInstanceId)                                                                   \
-    X(nvmlDeviceGetComputeInstanceId)                                                               \
-    X(nvmlDeviceGetComputeRunningProcesses_v3)                                                      \
-    X(nvmlDeviceGetComputeRunningProcesses_v2)                                                      \
-    X(nvmlDeviceGetComputeRunningProcesses)                                                         \
-    X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                     \
-    X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                     \
-    X(nvmlDeviceGetGraphicsRunningProcesses)                                                        \
+#define NVML_SYMS(X)                                                                               \
+    X(nvmlInit_v2)                                                                                 \
+    X(nvmlInit)                                                                                    \
+    X(nvmlShutdown)                                                                                \
+    X(nvmlSystemGetDriverVersion)                                                                  \
+    X(nvmlSystemGetNVMLVersion)                                                                    \
+    X(nvmlSystemGetCudaDriverVersion_v2)                                                           \
+    X(nvmlSystemGetCudaDriverVersion)                                                              \
+    X(nvmlSystemGetProcessName)                                                                    \
+    X(nvmlDeviceGetCount_v2)                                                                       \
+    X(nvmlDeviceGetCount)                                                                          \
+    X(nvmlDeviceGetHandleByIndex_v2)                                                               \
+    X(nvmlDeviceGetHandleByIndex)                                                                  \
+    X(nvmlDeviceGetIndex)                                                                          \
+    X(nvmlDeviceGetMinorNumber)                                                                    \
+    X(nvmlDeviceGetName)                                                                           \
+    X(nvmlDeviceGetUUID)                                                                           \
+    X(nvmlDeviceGetSerial)                                                                         \
+    X(nvmlDeviceGetPciInfo_v3)                                                                     \
+    X(nvmlDeviceGetPciInfo_v2)                                                                     \
+    X(nvmlDeviceGetPciInfo)                                                                        \
+    X(nvmlDeviceGetVbiosVersion)                                                                   \
+    X(nvmlDeviceGetBoardPartNumber)                                                                \
+    X(nvmlDeviceGetCudaComputeCapability)                                                          \
+    X(nvmlDeviceGetPersistenceMode)                                                                \
+    X(nvmlDeviceGetComputeMode)                                                                    \
+    X(nvmlDeviceGetDisplayMode)                                                                    \
+    X(nvmlDeviceGetDisplayActive)                                                                  \
+    X(nvmlDeviceGetMigMode)                                                                        \
+    X(nvmlDeviceGetPerformanceState)                                                               \
+    X(nvmlDeviceGetFanSpeed)                                                                       \
+    X(nvmlDeviceGetTemperature)                                                                    \
+    X(nvmlDeviceGetTemperatureV)                                                                   \
+    X(nvmlDeviceGetTemperatureThreshold)                                                           \
+    X(nvmlDeviceGetFieldValues)                                                                    \
+    X(nvmlDeviceGetPowerUsage)                                                                     \
+    X(nvmlDeviceGetEnforcedPowerLimit)                                                             \
+    X(nvmlDeviceGetPowerManagementLimit)                                                           \
+    X(nvmlDeviceGetPowerManagementDefaultLimit)                                                    \
+    X(nvmlDeviceGetPowerManagementLimitConstraints)                                                \
+    X(nvmlDeviceGetTotalEnergyConsumption)                                                         \
+    X(nvmlDeviceGetUtilizationRates)                                                               \
+    X(nvmlDeviceGetEncoderUtilization)                                                             \
+    X(nvmlDeviceGetDecoderUtilization)                                                             \
+    X(nvmlDeviceGetMemoryInfo_v2)                                                                  \
+    X(nvmlDeviceGetMemoryInfo)                                                                     \
+    X(nvmlDeviceGetBAR1MemoryInfo)                                                                 \
+    X(nvmlDeviceGetClockInfo)                                                                      \
+    X(nvmlDeviceGetMaxClockInfo)                                                                   \
+    X(nvmlDeviceGetCurrentClocksEventReasons)                                                      \
+    X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                   \
+    X(nvmlDeviceGetSupportedClocksEventReasons)                                                    \
+    X(nvmlDeviceGetSupportedClocksThrottleReasons)                                                 \
+    X(nvmlDeviceGetViolationStatus)                                                                \
+    X(nvmlDeviceGetCurrPcieLinkGeneration)                                                         \
+    X(nvmlDeviceGetCurrPcieLinkWidth)                                                              \
+    X(nvmlDeviceGetMaxPcieLinkGeneration)                                                          \
+    X(nvmlDeviceGetMaxPcieLinkWidth)                                                               \
+    X(nvmlDeviceGetPcieThroughput)                                                                 \
+    X(nvmlDeviceGetPcieReplayCounter)                                                              \
+    X(nvmlDeviceGetEccMode)                                                                        \
+    X(nvmlDeviceGetTotalEccErrors)                                                                 \
+    X(nvmlDeviceGetRetiredPages)                                                                   \
+    X(nvmlDeviceGetRetiredPagesPendingStatus)                                                      \
+    X(nvmlDeviceGetRemappedRows)                                                                   \
+    X(nvmlDeviceGetMaxMigDeviceCount)                                                              \
+    X(nvmlDeviceGetMigDeviceHandleByIndex)                                                         \
+    X(nvmlDeviceGetGpuInstanceId)                                                                  \
+    X(nvmlDeviceGetComputeInstanceId)                                                              \
+    X(nvmlDeviceGetComputeRunningProcesses_v3)                                                     \
+    X(nvmlDeviceGetComputeRunningProcesses_v2)                                                     \
+    X(nvmlDeviceGetComputeRunningProcesses)                                                        \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                    \
+    X(nvmlDeviceGetGraphicsRunningProcesses)                                                       \
     X(nvmlDeviceGetProcessUtilization)
 
 struct nvml_fns {
@@ -135,14 +135,14 @@ struct gm_nvml {
     char lib_path[512];
     int inited;
     int host_done;
-    int mem_v1;          /* MemoryInfo_v2 answered FUNCTION_NOT_FOUND: use v1 */
-    uint8_t state;       /* enum gm_driver_state */
+    int mem_v1;    /* MemoryInfo_v2 answered FUNCTION_NOT_FOUND: use v1 */
+    uint8_t state; /* enum gm_driver_state */
     int16_t state_code;
     char state_msg[256];
     int64_t next_init_ns; /* monotonic time of the next init attempt */
     int64_t backoff_ns;
     int64_t backoff_min_ns, backoff_max_ns;
-    uint64_t groups;     /* read groups to collect */
+    uint64_t groups; /* read groups to collect */
     int want_procs;
 
     char driver_version[80];
@@ -160,7 +160,7 @@ struct gm_nvml {
     atomic_int cur_gpu;
 };
 
-#define CALL(n, gpu, fn, ...)                                                                       \
+#define CALL(n, gpu, fn, ...)                                                                      \
     ((n)->f.fn ? (atomic_store(&(n)->cur_gpu, (gpu)), atomic_store(&(n)->cur_call, #fn),           \
                   call_done((n), (n)->f.fn(__VA_ARGS__)))                                          \
                : NVML_ERROR_FUNCTION_NOT_FOUND)
@@ -211,7 +211,8 @@ static void explain_init_failure(struct gm_nvml *n, int rc)
         set_state(n, GM_DRV_MISMATCH, rc, msg);
         break;
     default:
-        snprintf(msg, sizeof(msg), "NVML failed to initialize: %s (code %d); see Troubleshooting in README.md",
+        snprintf(msg, sizeof(msg),
+                 "NVML failed to initialize: %s (code %d); see Troubleshooting in README.md",
                  gm_nvml_strerror(rc), rc);
         set_state(n, GM_DRV_ERROR, rc, msg);
         break;
@@ -273,10 +274,11 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
     if (!n->dl) {
         const char *why = dlerror();
         char msg[256];
-        snprintf(msg, sizeof(msg),
-                 "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
-                 "installed or its library is not on the loader path; see Troubleshooting in README.md",
-                 lib_path, why ? why : "unknown reason");
+        snprintf(
+            msg, sizeof(msg),
+            "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
+            "installed or its library is not on the loader path; see Troubleshooting in README.md",
+            lib_path, why ? why : "unknown reason");
         set_state(n, GM_DRV_NOLIB, NVML_ERROR_LIBRARY_NOT_FOUND, msg);
         if (err)
             err->nvml_code = NVML_ERROR_LIBRARY_NOT_FOUND;
@@ -507,10 +509,10 @@ static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struc
     unsigned int u = 0, u2 = 0;
     unsigned long long ull = 0;
     nvmlReturn_t rc, lost = NVML_SUCCESS;
-#define NOTE(rc_)                                                                                   \
-    do {                                                                                            \
-        if ((rc_) == NVML_ERROR_GPU_IS_LOST || driver_gone(rc_))                                     \
-            lost = (rc_);                                                                           \
+#define NOTE(rc_)                                                                                  \
+    do {                                                                                           \
+        if ((rc_) == NVML_ERROR_GPU_IS_LOST || driver_gone(rc_))                                   \
+            lost = (rc_);                                                                          \
     } while (0)
 
     if (want(n, GM_RG_PERSISTENCE)) {
@@ -555,7 +557,8 @@ static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struc
             rc = CALL(n, i, nvmlDeviceGetTemperature, h, NVML_TEMPERATURE_GPU, &u);
             setv(g, GM_M_TEMP_GPU, rc, gm_v_u64(u));
         } else {
-            nvmlTemperature_t t = {.version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU};
+            nvmlTemperature_t t = {.version = nvmlTemperature_v1,
+                                   .sensorType = NVML_TEMPERATURE_GPU};
             rc = CALL(n, i, nvmlDeviceGetTemperatureV, h, &t);
             setv(g, GM_M_TEMP_GPU, rc, gm_v_i64(t.temperature));
         }
@@ -784,13 +787,12 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
         memset(mg, 0, sizeof(*mg));
         mg->index = k;
         unsigned int id = GM_NO_INSTANCE;
-        mg->gpu_instance_id = CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id) == NVML_SUCCESS
-                                  ? id
-                                  : GM_NO_INSTANCE;
+        mg->gpu_instance_id =
+            CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id) == NVML_SUCCESS ? id : GM_NO_INSTANCE;
         id = GM_NO_INSTANCE;
-        mg->compute_instance_id = CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id) == NVML_SUCCESS
-                                      ? id
-                                      : GM_NO_INSTANCE;
+        mg->compute_instance_id =
+            CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id) == NVML_SUCCESS ? id
+                                                                                : GM_NO_INSTANCE;
         if (CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid)) != NVML_SUCCESS)
             mg->uuid[0] = '\0';
         if (CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name)) != NVML_SUCCESS)
@@ -809,12 +811,12 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
             m2.used = m1.used;
             m2.free = m1.free;
         }
-        mg->mem_total = rc == NVML_SUCCESS ? gm_v_u64(m2.total)
-                                           : gm_v_status(gm_v_status_from_nvml(rc), rc);
-        mg->mem_used = rc == NVML_SUCCESS ? gm_v_u64(m2.used)
-                                          : gm_v_status(gm_v_status_from_nvml(rc), rc);
-        mg->mem_free = rc == NVML_SUCCESS ? gm_v_u64(m2.free)
-                                          : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        mg->mem_total =
+            rc == NVML_SUCCESS ? gm_v_u64(m2.total) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        mg->mem_used =
+            rc == NVML_SUCCESS ? gm_v_u64(m2.used) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        mg->mem_free =
+            rc == NVML_SUCCESS ? gm_v_u64(m2.free) : gm_v_status(gm_v_status_from_nvml(rc), rc);
     }
 }
 
@@ -952,9 +954,9 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     enum gm_vstatus st = gm_v_status_from_nvml(rc);
     if (st == GM_VS_OK || st == GM_VS_NA)
         st = GM_VS_ERROR;
-    g->state = rc == NVML_ERROR_GPU_IS_LOST   ? GM_GPU_LOST
+    g->state = rc == NVML_ERROR_GPU_IS_LOST     ? GM_GPU_LOST
                : rc == NVML_ERROR_NO_PERMISSION ? GM_GPU_NOPERM
-                                               : GM_GPU_ERROR;
+                                                : GM_GPU_ERROR;
     g->state_code = (int16_t)rc;
     for (int id = 0; id < GM_M__GPU_END; id++) {
         /* identity learnt earlier stays (it is static); live values do not */
@@ -971,16 +973,19 @@ static void read_host(struct gm_nvml *n)
 {
     char buf[80];
     nvmlReturn_t rc = CALL(n, -1, nvmlSystemGetDriverVersion, buf, sizeof(buf));
-    n->driver_version_v = rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    n->driver_version_v =
+        rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
     gm_strlcpy(n->driver_version, rc == NVML_SUCCESS ? buf : "", sizeof(n->driver_version));
     rc = CALL(n, -1, nvmlSystemGetNVMLVersion, buf, sizeof(buf));
-    n->nvml_version_v = rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    n->nvml_version_v =
+        rc == NVML_SUCCESS ? gm_v_u64(0) : gm_v_status(gm_v_status_from_nvml(rc), rc);
     gm_strlcpy(n->nvml_version, rc == NVML_SUCCESS ? buf : "", sizeof(n->nvml_version));
     int cv = 0;
-    rc = n->f.nvmlSystemGetCudaDriverVersion_v2 ? CALL(n, -1, nvmlSystemGetCudaDriverVersion_v2, &cv)
-                                                : CALL(n, -1, nvmlSystemGetCudaDriverVersion, &cv);
-    n->cuda_version_v = rc == NVML_SUCCESS ? gm_v_u64((uint64_t)cv)
-                                           : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    rc = n->f.nvmlSystemGetCudaDriverVersion_v2
+             ? CALL(n, -1, nvmlSystemGetCudaDriverVersion_v2, &cv)
+             : CALL(n, -1, nvmlSystemGetCudaDriverVersion, &cv);
+    n->cuda_version_v =
+        rc == NVML_SUCCESS ? gm_v_u64((uint64_t)cv) : gm_v_status(gm_v_status_from_nvml(rc), rc);
     n->host_done = 1;
 }
 

@@ -62,7 +62,8 @@ typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
 
 /* (unsigned int)(sizeof(struct) | (ver << 24)), as nvml.h's NVML_STRUCT_VERSION */
-#define NVML_STRUCT_VERSION_OF(type, ver) ((unsigned int)(sizeof(type) | ((unsigned int)(ver) << 24U)))
+#define NVML_STRUCT_VERSION_OF(type, ver)                                                          \
+    ((unsigned int)(sizeof(type) | ((unsigned int)(ver) << 24U)))
 
 /* Sentinel for "value not available", e.g. usedGpuMemory under MIG/WDDM. */
 #define NVML_VALUE_NOT_AVAILABLE (-1)
@@ -87,7 +88,10 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 
 /* ------------------------------------------------------------------ enums */
 
-typedef enum nvmlEnableState_enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableState_t;
+typedef enum nvmlEnableState_enum {
+    NVML_FEATURE_DISABLED = 0,
+    NVML_FEATURE_ENABLED = 1
+} nvmlEnableState_t;
 
 typedef enum nvmlComputeMode_enum {
     NVML_COMPUTEMODE_DEFAULT = 0,
@@ -96,7 +100,11 @@ typedef enum nvmlComputeMode_enum {
     NVML_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
 } nvmlComputeMode_t;
 
-typedef enum nvmlPStates_enum { NVML_PSTATE_0 = 0, NVML_PSTATE_15 = 15, NVML_PSTATE_UNKNOWN = 32 } nvmlPstates_t;
+typedef enum nvmlPStates_enum {
+    NVML_PSTATE_0 = 0,
+    NVML_PSTATE_15 = 15,
+    NVML_PSTATE_UNKNOWN = 32
+} nvmlPstates_t;
 
 typedef enum nvmlTemperatureSensors_enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
 
@@ -131,7 +139,10 @@ typedef enum nvmlMemoryErrorType_enum {
     NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1
 } nvmlMemoryErrorType_t;
 
-typedef enum nvmlEccCounterType_enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
+typedef enum nvmlEccCounterType_enum {
+    NVML_VOLATILE_ECC = 0,
+    NVML_AGGREGATE_ECC = 1
+} nvmlEccCounterType_t;
 
 typedef enum nvmlPageRetirementCause_enum {
     NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0,
@@ -290,7 +301,7 @@ typedef struct nvmlSample_st {
 typedef struct nvmlFieldValue_st {
     unsigned int fieldId;
     unsigned int scopeId;
-    long long timestamp;   /* microseconds since 1970 */
+    long long timestamp; /* microseconds since 1970 */
     long long latencyUsec;
     nvmlValueType_t valueType;
     nvmlReturn_t nvmlReturn;
@@ -345,7 +356,8 @@ nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci);
 nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci);
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci);
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minorNumber);
-nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length);
+nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber,
+                                          unsigned int length);
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type);
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor);
@@ -365,8 +377,9 @@ nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *
 nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
                                              unsigned int *samplingPeriodUs);
 nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
-                                  unsigned long long lastSeenTimeStamp, nvmlValueType_t *sampleValType,
-                                  unsigned int *sampleCount, nvmlSample_t *samples);
+                                  unsigned long long lastSeenTimeStamp,
+                                  nvmlValueType_t *sampleValType, unsigned int *sampleCount,
+                                  nvmlSample_t *samples);
 
 /* Memory. */
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
@@ -377,36 +390,44 @@ nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType,
                                       unsigned int *temp);
 nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature);
-nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType,
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
+                                               nvmlTemperatureThresholds_t thresholdType,
                                                unsigned int *temp);
 
 /* Power and energy (mW, mJ). */
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit);
-nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit);
-nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
+nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device,
+                                                      unsigned int *defaultLimit);
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
+                                                          unsigned int *minLimit,
                                                           unsigned int *maxLimit);
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy);
 
 /* Clocks (MHz), fan, clock event reasons, violations. */
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
-nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock);
+nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type,
+                                       unsigned int *clock);
 nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed);
 nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed);
 nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans);
-nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons);
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
+                                                    unsigned long long *clocksEventReasons);
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
                                                        unsigned long long *clocksThrottleReasons);
-nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device,
-                                                      unsigned long long *supportedClocksEventReasons);
-nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
-                                                         unsigned long long *supportedClocksThrottleReasons);
+nvmlReturn_t
+nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device,
+                                         unsigned long long *supportedClocksEventReasons);
+nvmlReturn_t
+nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
+                                            unsigned long long *supportedClocksThrottleReasons);
 nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
                                           nvmlViolationTime_t *violTime);
 
 /* PCIe. */
-nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value);
+nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
+                                         unsigned int *value);
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *currLinkGen);
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth);
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen);
@@ -414,23 +435,31 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *ma
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value);
 
 /* ECC, retired pages, remapped rows. */
-nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending);
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current,
+                                  nvmlEnableState_t *pending);
 nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
-                                         nvmlEccCounterType_t counterType, unsigned long long *eccCounts);
+                                         nvmlEccCounterType_t counterType,
+                                         unsigned long long *eccCounts);
 nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
                                        unsigned int *pageCount, unsigned long long *addresses);
-nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending);
-nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
-                                       unsigned int *isPending, unsigned int *failureOccurred);
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device,
+                                                    nvmlEnableState_t *isPending);
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows,
+                                       unsigned int *uncRows, unsigned int *isPending,
+                                       unsigned int *failureOccurred);
 
 /* Field values. */
-nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values);
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount,
+                                      nvmlFieldValue_t *values);
 
 /* MIG. */
-nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode);
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode,
+                                  unsigned int *pendingMode);
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count);
-nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice);
-nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device);
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index,
+                                                 nvmlDevice_t *migDevice);
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice,
+                                                          nvmlDevice_t *device);
 nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id);
 nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id);
 nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice);
@@ -450,17 +479,21 @@ nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsig
                                                       nvmlProcessInfo_t *infos);
 nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
                                                      nvmlProcessInfo_v1_t *infos);
-nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v2(nvmlDevice_t device,
+                                                        unsigned int *infoCount,
                                                         nvmlProcessInfo_v2_t *infos);
-nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device,
+                                                        unsigned int *infoCount,
                                                         nvmlProcessInfo_t *infos);
-nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUtilizationSample_t *utilization,
+nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
+                                             nvmlProcessUtilizationSample_t *utilization,
                                              unsigned int *processSamplesCount,
                                              unsigned long long lastSeenTimeStamp);
 
 /* Events. */
 nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set);
-nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set);
+nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
+                                      nvmlEventSet_t set);
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes);
 nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);

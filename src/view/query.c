@@ -15,7 +15,7 @@ static const struct {
     const char *key;
     int id;
 } app_gpu_keys[] = {
-    {"timestamp", GM_M_TIMESTAMP}, {"gpu_name", GM_M_NAME},     {"gpu_bus_id", GM_M_PCI_BUS_ID},
+    {"timestamp", GM_M_TIMESTAMP}, {"gpu_name", GM_M_NAME}, {"gpu_bus_id", GM_M_PCI_BUS_ID},
     {"gpu_serial", GM_M_SERIAL},   {"gpu_uuid", GM_M_UUID},
 };
 
@@ -107,7 +107,8 @@ int gm_query_parse_format(struct gm_query *q, const char *fmt, struct gm_err *er
         p = e ? e + 1 : NULL;
     }
     if (!csv)
-        return gm_err_set(err, GM_E_INVAL, "--format must include csv (e.g. --format=csv,noheader)");
+        return gm_err_set(err, GM_E_INVAL,
+                          "--format must include csv (e.g. --format=csv,noheader)");
     return 0;
 }
 
@@ -207,7 +208,8 @@ static int match_gpu(const struct gm_gpu *g, const char *id)
     return 0;
 }
 
-int gm_query_select(const struct gm_snapshot *s, const char *ids, uint64_t *mask, struct gm_err *err)
+int gm_query_select(const struct gm_snapshot *s, const char *ids, uint64_t *mask,
+                    struct gm_err *err)
 {
     if (!ids || !*ids) {
         *mask = s->ngpu >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << s->ngpu) - 1;
@@ -230,9 +232,10 @@ int gm_query_select(const struct gm_snapshot *s, const char *ids, uint64_t *mask
                 found = 1;
             }
         if (!found)
-            return gm_err_set(err, GM_E_INVAL,
-                              "no GPU matches id \"%s\" (give an index 0-%u, a UUID or a PCI bus id)",
-                              one, s->ngpu ? s->ngpu - 1 : 0);
+            return gm_err_set(
+                err, GM_E_INVAL,
+                "no GPU matches id \"%s\" (give an index 0-%u, a UUID or a PCI bus id)", one,
+                s->ngpu ? s->ngpu - 1 : 0);
         p = e ? e + 1 : NULL;
     }
     *mask = m;

@@ -49,7 +49,8 @@ void gm_query_rows(const struct gm_query *q, const struct gm_snapshot *s, uint64
 
 /* Resolves an -i/--id list (indices, UUIDs, PCI bus ids; comma-separated)
  * against a snapshot into a mask over s->gpus.  Unknown id: GM_E_INVAL. */
-int gm_query_select(const struct gm_snapshot *s, const char *ids, uint64_t *mask, struct gm_err *err);
+int gm_query_select(const struct gm_snapshot *s, const char *ids, uint64_t *mask,
+                    struct gm_err *err);
 
 /* nvidia-smi --help-query-gpu / --help-query-compute-apps style listing of
  * every field gpumon knows. */

@@ -123,7 +123,9 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         if (w > namew)
             namew = w;
     }
-    const char *deg = o->utf8 ? "\xC2\xB0" "C" : "C";
+    const char *deg = o->utf8 ? "\xC2\xB0"
+                                "C"
+                              : "C";
 
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
         if (!((o->mask >> i) & 1))

@@ -26,7 +26,8 @@ struct gm_status_opts {
     uint64_t mask;  /* GPUs to show, by position in s->gpus */
 };
 
-void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *out);
+void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
+                    struct gm_buf *out);
 
 /* The JSON document; pretty = indented. */
 void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, struct gm_buf *out);

@@ -1,0 +1,40 @@
+# Thin wrapper over Meson (the real build is meson.build).
+#   make          build into build/
+#   make demo     install missing packages (as root), build, run on the simulated fleet
+#   make check    build plain and sanitized, run every test, print "N passed, N failed"
+#   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
+#   make bench    benchmarks; results go to docs/BENCHMARKS.md
+#   make install  install gpumon, the simulator, the unit, the man page (PREFIX via meson)
+
+BUILD ?= build
+
+.PHONY: all demo check lint bench install clean deps
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+$(BUILD)/build.ninja:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	meson setup $(BUILD)
+
+deps:
+	scripts/install-deps.sh
+
+demo:
+	@scripts/demo.sh
+
+check:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/check.sh
+
+lint: $(BUILD)/build.ninja
+	@scripts/lint.sh $(BUILD)
+
+bench: all
+	@scripts/bench.sh $(BUILD)
+
+install: all
+	meson install -C $(BUILD)
+
+clean:
+	rm -rf build build-asan build-bench build*.log

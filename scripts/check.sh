@@ -1,0 +1,52 @@
+#!/bin/sh
+# check.sh -- builds gpumon twice (plain, and with AddressSanitizer +
+# UndefinedBehaviorSanitizer), runs every test in both builds, and ends with
+# one summary line: "N passed, N failed" (", N skipped" when any were).
+set -u
+cd "$(dirname "$0")/.."
+
+run_suite() { # name builddir meson-setup-args...
+    name=$1; dir=$2; shift 2
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
+    fi
+    ninja -C "$dir" >"$dir.ninja.log" 2>&1 || { cat "$dir.ninja.log"; return 1; }
+    echo "== $name tests"
+    meson test -C "$dir" --print-errorlogs --no-rebuild ${GPUMON_TEST_ARGS:-}
+    return 0
+}
+
+count() { # builddir -> "ok fail skip"
+    python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = fail = skip = 0
+try:
+    for line in open(sys.argv[1]):
+        r = json.loads(line).get("result", "")
+        if r in ("OK", "EXPECTEDFAIL"):
+            ok += 1
+        elif r == "SKIP":
+            skip += 1
+        else:
+            fail += 1
+except FileNotFoundError:
+    pass
+print(ok, fail, skip)
+PY
+}
+
+status=0
+rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+run_suite plain build || status=1
+run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
+
+set -- $(count build) $(count build-asan)
+passed=$(( $1 + $4 )); failed=$(( $2 + $5 )); skipped=$(( $3 + $6 ))
+[ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1   # a build failure is a failure
+echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped"
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,68 @@
+#!/bin/bash
+# demo.sh -- `make demo`: installs what is missing (as root), builds, and runs
+# gpumon on the simulated 8 x H100 training node (scenarios/h100x8-training.ini).
+#
+# The scenario's training ranks are real processes started here (python3
+# sleeping in a file called train.py), so gpumon shows their users, command
+# lines and CPU use like on a real node.  GPU 7 holds memory for a process
+# that no longer exists; GPU 3 is starved by its data loader; GPU 5 is hot.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! scripts/install-deps.sh --check >/dev/null 2>&1; then
+    scripts/install-deps.sh
+fi
+[ -f build/build.ninja ] || meson setup build >/dev/null
+ninja -C build >/dev/null
+
+gpumon=build/src/gpumon
+scenario=scenarios/h100x8-training.ini
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+printf 'import time\ntime.sleep(3600)\n' >"$tmp/train.py"
+for r in 0 1 2 3 4 5 6 7; do
+    (cd "$tmp" && exec python3 train.py --model llama-7b --nproc-per-node 8 --rank $r) &
+    pids+=($!)
+    export GPUSIM_PID_RANK$r=$!
+done
+# every process shares one simulated timeline; start it 10 minutes into the job
+export GPUSIM_EPOCH=$(( $(date +%s) - 600 ))
+
+run() {
+    printf '\n\033[1m$ gpumon %s\033[0m\n' "$*"
+    "$gpumon" --sim "$scenario" "$@"
+}
+
+echo "gpumon demo: a simulated node with 8 x H100 80GB running a DDP training job"
+run status
+run query --query-gpu=index,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.sm,clocks.max.sm,clocks_event_reasons.active --format=csv
+run query --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader
+printf '\n$ gpumon status --json | python3 -m json.tool (GPU 5 only, abridged)\n'
+"$gpumon" --sim "$scenario" status --json --id 5 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+g = d["gpus"][0]
+keep = ["index", "name", "utilization_gpu_percent", "temperature_gpu_celsius",
+        "temperature_slowdown_celsius", "clocks_sm_mhz", "clocks_max_sm_mhz",
+        "power_draw_watts", "clocks_event_reasons_active_names", "throttle"]
+print(json.dumps({k: g[k] for k in keep}, indent=2))'
+
+cat <<'TXT'
+
+What you are looking at:
+  GPU 3  utilisation swings between ~0 and ~100 % every half second: its data
+         loader cannot keep up (try: gpumon --sim scenarios/h100x8-training.ini
+         query --query-gpu=index,utilization.gpu --format=csv -i 3 -lms 100).
+  GPU 5  is at its slowdown temperature; its SM clock is far below max and the
+         thermal clock-event reasons are active: "[thermal]" in status.
+  GPU 7  holds 30 GiB for PID 3141592, which does not exist: "process gone".
+
+Try it yourself: build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
+(GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
+TXT

@@ -1,0 +1,41 @@
+#!/bin/sh
+# install-deps.sh -- installs the Debian 12 packages gpumon needs to build,
+# test and demo.  As root it runs apt-get; otherwise it prints the command.
+#
+#   scripts/install-deps.sh           install what is missing (root), or say what
+#   scripts/install-deps.sh --check   exit 1 and list what is missing, change nothing
+set -eu
+
+# build and run
+PKGS="gcc make meson ninja-build pkg-config libinih-dev"
+# tests: cmocka, python3 (JSON checks, compat test), tmux/valgrind for later suites
+PKGS="$PKGS libcmocka-dev python3 procps"
+# lint
+PKGS="$PKGS clang-format clang-tidy cppcheck"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+if [ "${1:-}" = "--check" ]; then
+    echo "missing Debian packages:$missing" >&2
+    exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "gpumon needs these Debian packages:$missing" >&2
+    echo "install them with:  sudo apt-get install -y$missing" >&2
+    exit 1
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# a fresh machine may have no package lists yet
+if ! apt-get install -y --no-install-recommends $missing; then
+    apt-get update
+    apt-get install -y --no-install-recommends $missing
+fi
