@@ -56,6 +56,8 @@ void gm_buf_vprintf(struct gm_buf *b, const char *fmt, va_list ap)
     gm_buf_reserve(b, 64);
     int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
     if (n < 0) {
+        /* a failed conversion may have written part of its output: drop it */
+        b->p[b->len] = '\0';
         va_end(ap2);
         return;
     }

@@ -1,0 +1,563 @@
+/* test_status.c -- unit tests for the status view (src/view/status.c).
+ *
+ * The text form without colour, line by line, on a hand-made snapshot: the
+ * host line, a healthy GPU with a throttle marker and its processes (one
+ * that is gone, one zombie, one without a name), a lost GPU, a GPU that
+ * could not be opened, a GPU with every value absent; the show-processes,
+ * full-command, mask, colour and UTF-8 options.  The JSON form is parsed by
+ * python3's json module, which also rejects duplicate keys and checks the
+ * values, nulls and "unavailable" reasons; and the throttle label table.
+ * TZ is UTC for the whole file.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/metrics.h"
+#include "core/snapshot.h"
+#include "source/nvml_abi.h"
+#include "view/status.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define MIB UINT64_C(1048576)
+#define WALL_NS (INT64_C(1784016758) * 1000000000 + 696000000) /* 2026-07-14T08:12:38.696Z */
+
+/* ------------------------------------------------------------------------ */
+/* The snapshot                                                              */
+
+static void set_str(struct gm_gpu *g, int slot, const char *s)
+{
+    snprintf(g->str[slot], sizeof(g->str[slot]), "%s", s);
+}
+
+static struct gm_proc *add_proc(struct gm_snapshot *s, uint32_t gpu, uint32_t pid, uint8_t type,
+                                const char *name, struct gm_value mem, uint8_t host_state)
+{
+    struct gm_proc p;
+    memset(&p, 0, sizeof(p));
+    p.gpu = gpu;
+    p.pid = pid;
+    p.type = type;
+    p.host_state = host_state;
+    p.gpu_instance_id = p.compute_instance_id = GM_NO_INSTANCE;
+    p.used_memory = mem;
+    p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
+    p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
+    snprintf(p.name, sizeof(p.name), "%s", name);
+    return gm_snapshot_add_proc_take(s, &p);
+}
+
+static void mark_down(struct gm_gpu *g, int state, int code, enum gm_vstatus st)
+{
+    g->state = (uint8_t)state;
+    g->state_code = (int16_t)code;
+    for (int id = 0; id < GM_M__GPU_END; id++)
+        if (gm_metrics[id].scope == GM_SC_GPU &&
+            !(gm_metrics[id].kind == GM_K_INFO && gm_v_ok(&g->m[id])))
+            g->m[id] = gm_v_status(st, code);
+}
+
+/* GPU 0 healthy and hot (thermal slowdown), 4 processes, 1 MIG device;
+ * GPU 1 lost; GPU 2 no permission; GPU 3 healthy but every live value absent. */
+static struct gm_snapshot *build(void)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->seq = 7;
+    s->wall_ns = WALL_NS;
+    s->duration_ns = 12345678;
+    snprintf(s->hostname, sizeof(s->hostname), "node1");
+    s->driver_version = gm_v_u64(0);
+    snprintf(s->driver_version_s, sizeof(s->driver_version_s), "590.48.01");
+    s->nvml_version = gm_v_u64(0);
+    snprintf(s->nvml_version_s, sizeof(s->nvml_version_s), "13.590.48.01");
+    s->cuda_version = gm_v_u64(13010);
+    gm_snapshot_set_gpus(s, 4);
+
+    static const char *const uuids[] = {
+        "GPU-00000000-0000-0000-0000-000000000000", "GPU-11111111-1111-1111-1111-111111111111",
+        "GPU-22222222-2222-2222-2222-222222222222", "GPU-33333333-3333-3333-3333-333333333333"};
+    for (uint32_t i = 0; i < 4; i++) {
+        struct gm_gpu *g = &s->gpus[i];
+        set_str(g, GM_S_NAME, i == 3 ? "Tesla T4" : "NVIDIA H100 80GB HBM3");
+        set_str(g, GM_S_UUID, uuids[i]);
+        char bus[32];
+        snprintf(bus, sizeof(bus), "00000000:%02X:00.0", 0x18 + i);
+        set_str(g, GM_S_PCI_BUS_ID, bus);
+        g->m[GM_M_NAME] = g->m[GM_M_UUID] = g->m[GM_M_PCI_BUS_ID] = gm_v_u64(0);
+        g->m[GM_M_INDEX] = gm_v_u64(i);
+    }
+
+    struct gm_gpu *g = &s->gpus[0];
+    g->m[GM_M_TEMP_GPU] = gm_v_u64(83);
+    g->m[GM_M_TEMP_SLOWDOWN] = gm_v_u64(87);
+    g->m[GM_M_TEMP_MEM] = gm_v_status(GM_VS_NA, 0);
+    g->m[GM_M_FAN] = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED);
+    g->m[GM_M_UTIL_GPU] = gm_v_u64(98);
+    g->m[GM_M_UTIL_ENC] = gm_v_status(GM_VS_NOPERM, NVML_ERROR_NO_PERMISSION);
+    g->m[GM_M_UTIL_DEC] = gm_v_status(GM_VS_ERROR, NVML_ERROR_UNKNOWN);
+    g->m[GM_M_MEM_USED] = gm_v_u64(5213 * MIB + 4096);
+    g->m[GM_M_MEM_TOTAL] = gm_v_u64(81559 * MIB);
+    g->m[GM_M_POWER_DRAW] = gm_v_f64(280.12);
+    g->m[GM_M_POWER_LIMIT] = gm_v_f64(700.0);
+    g->m[GM_M_PERSISTENCE] = gm_v_u64(1);
+    g->m[GM_M_PSTATE] = gm_v_u64(0);
+    g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x1 | 0x40); /* idle bit + hw thermal */
+    g->m[GM_M_CER_HW_THERMAL] = gm_v_u64(1);
+    g->m[GM_M_PCIE_TX] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->nmig = 1;
+    g->mig[0].index = 0;
+    g->mig[0].gpu_instance_id = 1;
+    g->mig[0].compute_instance_id = 0;
+    snprintf(g->mig[0].uuid, sizeof(g->mig[0].uuid), "MIG-01234567-89ab-cdef-0123-456789abcdef");
+    snprintf(g->mig[0].name, sizeof(g->mig[0].name), "NVIDIA H100 80GB HBM3 MIG 1g.10gb");
+    snprintf(g->mig[0].profile, sizeof(g->mig[0].profile), "1g.10gb");
+    g->mig[0].mem_total = gm_v_u64(9856 * MIB);
+    g->mig[0].mem_used = gm_v_u64(13 * MIB);
+    g->mig[0].mem_free = gm_v_status(GM_VS_NA, 0);
+
+    struct gm_proc *p = add_proc(s, 0, 1234, GM_PT_COMPUTE, "/usr/bin/python3",
+                                 gm_v_u64(2566 * MIB + 5), GM_HS_ALIVE);
+    snprintf(p->user, sizeof(p->user), "alice");
+    snprintf(p->comm, sizeof(p->comm), "python3");
+    p->cmdline = strdup("python3 train.py --epochs 3");
+    p = add_proc(s, 0, 2345, GM_PT_GRAPHICS, "/usr/lib/xorg/Xorg", gm_v_u64(25 * MIB),
+                 GM_HS_ZOMBIE);
+    snprintf(p->user, sizeof(p->user), "root");
+    p = add_proc(s, 0, 3456, GM_PT_COMPUTE | GM_PT_GRAPHICS, "/opt/bin/ffmpeg",
+                 gm_v_status(GM_VS_NA, 0), GM_HS_GONE);
+    p = add_proc(s, 0, 4567, GM_PT_COMPUTE, "", gm_v_u64(0), GM_HS_UNKNOWN);
+    g->proc_first = 0;
+    g->nproc = 4;
+
+    mark_down(&s->gpus[1], GM_GPU_LOST, NVML_ERROR_GPU_IS_LOST, GM_VS_LOST);
+    mark_down(&s->gpus[2], GM_GPU_NOPERM, NVML_ERROR_NO_PERMISSION, GM_VS_NOPERM);
+    /* GPU 3: state OK, values left NA by gm_snapshot_set_gpus */
+    for (uint32_t i = 1; i < 4; i++)
+        s->gpus[i].proc_first = 4;
+    return s;
+}
+
+static int setup(void **state)
+{
+    setenv("TZ", "UTC0", 1);
+    tzset();
+    *state = build();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    gm_snapshot_free(*state);
+    return 0;
+}
+
+static char *text_of(const struct gm_snapshot *s, const struct gm_status_opts *o)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_text(s, o, &b);
+    char *r = strdup(b.p ? b.p : "");
+    gm_buf_free(&b);
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+
+#define HOST_LINE "node1  2026-07-14 08:12:38 +00:00  driver 590.48.01  CUDA 13.1\n"
+#define GPU0_HEAD                                                                                  \
+    "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W [thermal] "     \
+    "MIG x1 |"
+#define GPU0_PROCS                                                                                 \
+    " alice:python3/1234(2566M) root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) "        \
+    "?:?/4567(0M)"
+#define GPU1_LINE                                                                                  \
+    "[1] NVIDIA H100 80GB HBM3 | GPU is lost: it fell off the bus or became inaccessible (check "  \
+    "dmesg for Xid 79; a reset or reboot is needed)\n"
+#define GPU2_LINE                                                                                  \
+    "[2] NVIDIA H100 80GB HBM3 | no permission to open this GPU (check /dev/nvidia* "              \
+    "permissions)\n"
+#define GPU3_LINE                                                                                  \
+    "[3] Tesla T4              |  N/A, N/A   |    N/A /    N/A MiB |  N/A /  N/A W |\n"
+
+static void test_text(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const struct {
+        const char *name;
+        struct gm_status_opts o;
+        const char *want;
+    } rows[] = {
+        {"all GPUs, processes",
+         {.show_procs = 1, .mask = 0xF},
+         HOST_LINE GPU0_HEAD GPU0_PROCS "\n" GPU1_LINE GPU2_LINE GPU3_LINE},
+        {"no processes", {.mask = 0xF}, HOST_LINE GPU0_HEAD "\n" GPU1_LINE GPU2_LINE GPU3_LINE},
+        {"full command lines",
+         {.show_procs = 1, .full_cmd = 1, .mask = 0x1},
+         HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W "
+                   "[thermal] MIG x1 | alice:python3 train.py --epochs 3/1234(2566M) "
+                   "root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"},
+        {"mask: lost GPU only", {.show_procs = 1, .mask = 0x2}, HOST_LINE GPU1_LINE},
+        {"mask: none", {.show_procs = 1, .mask = 0}, HOST_LINE},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        char *got = text_of(s, &rows[i].o);
+        if (strcmp(got, rows[i].want) != 0)
+            fail_msg("%s\n--- got:\n%s--- want:\n%s", rows[i].name, got, rows[i].want);
+        free(got);
+    }
+}
+
+/* A GPU whose state is an error other than lost/permission names the error. */
+static void test_text_gpu_error(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_gpu saved = s->gpus[2];
+    mark_down(&s->gpus[2], GM_GPU_ERROR, NVML_ERROR_UNKNOWN, GM_VS_ERROR);
+    struct gm_status_opts o = {.mask = 0x4};
+    char *got = text_of(s, &o);
+    assert_string_equal(got, HOST_LINE "[2] NVIDIA H100 80GB HBM3 | GPU error: Unknown Error\n");
+    free(got);
+    s->gpus[2] = saved;
+}
+
+/* The host line leaves out what is not known. */
+static void test_text_host_line(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_value dv = s->driver_version, cv = s->cuda_version;
+    s->driver_version = gm_v_status(GM_VS_ERROR, NVML_ERROR_UNKNOWN);
+    s->cuda_version = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND);
+    struct gm_status_opts o = {.mask = 0};
+    char *got = text_of(s, &o);
+    assert_string_equal(got, "node1  2026-07-14 08:12:38 +00:00\n");
+    free(got);
+    s->driver_version = dv;
+    s->cuda_version = cv;
+    setenv("TZ", "CST-8", 1);
+    tzset();
+    got = text_of(s, &o);
+    assert_string_equal(got, "node1  2026-07-14 16:12:38 +08:00  driver 590.48.01  CUDA 13.1\n");
+    free(got);
+    setenv("TZ", "UTC0", 1);
+    tzset();
+}
+
+/* Throttle markers by reason, on GPU 0. */
+static void test_text_throttle_marker(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const struct {
+        struct gm_value v;
+        const char *tail; /* what follows the power cell */
+    } rows[] = {
+        {{.status = GM_VS_OK, .v.u = 0x0}, " MIG x1 |\n"},
+        {{.status = GM_VS_OK, .v.u = 0x1}, " MIG x1 |\n"}, /* idle is not a limit */
+        {{.status = GM_VS_OK, .v.u = 0x4}, " [power cap] MIG x1 |\n"},
+        {{.status = GM_VS_OK, .v.u = 0x20}, " [thermal] MIG x1 |\n"},
+        {{.status = GM_VS_OK, .v.u = 0x4 | 0x80}, " [power brake] MIG x1 |\n"},
+        {{.status = GM_VS_NOPERM}, " MIG x1 |\n"},
+    };
+    struct gm_value saved = s->gpus[0].m[GM_M_CER_ACTIVE];
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        s->gpus[0].m[GM_M_CER_ACTIVE] = rows[i].v;
+        struct gm_status_opts o = {.mask = 0x1};
+        char *got = text_of(s, &o);
+        char want[512];
+        snprintf(want, sizeof(want),
+                 HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83C,  98 %% |   5213 /  81559 MiB |  280 "
+                           "/  700 W%s",
+                 rows[i].tail);
+        if (strcmp(got, want) != 0)
+            fail_msg("reasons row %zu\n--- got:\n%s--- want:\n%s", i, got, want);
+        free(got);
+    }
+    s->gpus[0].m[GM_M_CER_ACTIVE] = saved;
+}
+
+/* Colour only when asked; the degree sign only with UTF-8, and the absent
+ * temperature keeps the column width either way. */
+static void test_text_color_and_utf8(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_status_opts o = {.show_procs = 1, .mask = 0xF};
+    char *plain = text_of(s, &o);
+    assert_null(strchr(plain, '\033'));
+    o.color = 1;
+    char *color = text_of(s, &o);
+    assert_non_null(strstr(color, "\033[0m"));
+    /* without the escapes it is the plain text */
+    struct gm_buf b = GM_BUF_INIT;
+    for (const char *c = color; *c;) {
+        if (*c == '\033') {
+            c = strchr(c, 'm');
+            assert_non_null(c);
+            c++;
+        } else {
+            gm_buf_putc(&b, *c++);
+        }
+    }
+    assert_string_equal(b.p, plain);
+    gm_buf_free(&b);
+    free(color);
+    free(plain);
+
+    o.color = 0;
+    o.utf8 = 1;
+    o.mask = 0x9;
+    o.show_procs = 0;
+    char *u = text_of(s, &o);
+    assert_string_equal(u, HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83\xC2\xB0"
+                                     "C,  98 % |   5213 /  81559 MiB |  280 /  700 W [thermal] MIG "
+                                     "x1 |\n"
+                                     "[3] Tesla T4              |  N/A , N/A   |    N/A /    N/A "
+                                     "MiB |  N/A /  N/A W |\n");
+    free(u);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+
+/* python3 -c 'import json'; 0 if it cannot run here. */
+static int have_python(void)
+{
+    int rc = system("python3 -c 'import json' >/dev/null 2>&1");
+    return rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0;
+}
+
+/* Runs script (python3) with the document on stdin; returns its output and
+ * exit status.  The script prints "OK" when every check holds. */
+static int run_python(const char *script, const char *doc, char *out, size_t outlen)
+{
+    char spath[] = "/tmp/gm_test_status_XXXXXX.py";
+    char dpath[] = "/tmp/gm_test_status_XXXXXX.json";
+    int sfd = mkstemps(spath, 3), dfd = mkstemps(dpath, 5);
+    assert_true(sfd >= 0 && dfd >= 0);
+    assert_int_equal(write(sfd, script, strlen(script)), (ssize_t)strlen(script));
+    assert_int_equal(write(dfd, doc, strlen(doc)), (ssize_t)strlen(doc));
+    close(sfd);
+    close(dfd);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "python3 %s < %s 2>&1", spath, dpath);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = '\0';
+    int st = pclose(f);
+    unlink(spath);
+    unlink(dpath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Loads the document rejecting duplicate keys, then checks it. */
+static const char json_checks[] =
+    "import json, sys\n"
+    "def pairs(kv):\n"
+    "    keys = [k for k, _ in kv]\n"
+    "    dup = {k for k in keys if keys.count(k) > 1}\n"
+    "    assert not dup, 'duplicate keys %s' % dup\n"
+    "    return dict(kv)\n"
+    "d = json.load(sys.stdin, object_pairs_hook=pairs)\n"
+    "def eq(a, b):\n"
+    "    assert a == b, '%r != %r' % (a, b)\n"
+    "eq(d['schema'], 'gpumon.status/1')\n"
+    "eq(d['hostname'], 'node1')\n"
+    "eq(d['time'], '2026-07-14T08:12:38.696+00:00')\n"
+    "eq(d['time_unix_ns'], 1784016758696000000)\n"
+    "eq(d['sample_duration_seconds'], 0.012346)\n"
+    "eq(d['driver'], {'status': 'ok', 'message': None, 'driver_version': '590.48.01',\n"
+    "                 'cuda_driver_version': '13.1', 'nvml_version': '13.590.48.01'})\n"
+    "eq(d['gpu_count'], 4)\n"
+    "eq([g['index'] for g in d['gpus']], [0, 1, 2, 3])\n"
+    "g = d['gpus'][0]\n"
+    "eq(g['status'], 'ok'); eq(g['error'], None)\n"
+    "eq(g['name'], 'NVIDIA H100 80GB HBM3')\n"
+    "eq(g['uuid'], 'GPU-00000000-0000-0000-0000-000000000000')\n"
+    "eq(g['pci_bus_id'], '00000000:18:00.0')\n"
+    "eq(g['memory_used_bytes'], 5213 * 1048576 + 4096)\n"
+    "eq(g['memory_total_bytes'], 81559 * 1048576)\n"
+    "eq(g['power_draw_watts'], 280.12)\n"
+    "eq(g['temperature_gpu_celsius'], 83)\n"
+    "eq(g['utilization_gpu_percent'], 98)\n"
+    "eq(g['persistence_mode'], True)\n"
+    "eq(g['pstate'], 0)\n"
+    "eq(g['clocks_event_reasons'], 0x41)\n"
+    "eq(g['clocks_event_reason_hw_thermal_slowdown'], True)\n"
+    "eq(g['clocks_event_reasons_active_names'], ['gpu_idle', 'hw_thermal_slowdown'])\n"
+    "eq(g['throttle'], 'thermal')\n"
+    "# absent values: null, with the reason under 'unavailable'\n"
+    "u = g['unavailable']\n"
+    "for k, why in [('fan_speed_percent', 'not_supported'),\n"
+    "               ('temperature_memory_celsius', 'not_available'),\n"
+    "               ('utilization_encoder_percent', 'not_permitted'),\n"
+    "               ('utilization_decoder_percent', 'error'),\n"
+    "               ('pcie_tx_bytes_per_second', 'not_collected'),\n"
+    "               ('serial', 'not_available')]:\n"
+    "    eq(g[k], None); eq(u[k], why)\n"
+    "for k, v in g.items():\n"
+    "    if v is None and k not in ('error', 'throttle'):\n"
+    "        assert k in u, 'null %s has no reason' % k\n"
+    "for k in u:\n"
+    "    eq(g[k], None)\n"
+    "for k in ('memory_used_bytes', 'name', 'index', 'driver_version', 'time'):\n"
+    "    assert k not in u, k\n"
+    "eq(g['mig_devices'], [{'index': 0, 'gpu_instance_id': 1, 'compute_instance_id': 0,\n"
+    "    'uuid': 'MIG-01234567-89ab-cdef-0123-456789abcdef',\n"
+    "    'name': 'NVIDIA H100 80GB HBM3 MIG 1g.10gb', 'profile': '1g.10gb',\n"
+    "    'memory_total_bytes': 9856 * 1048576, 'memory_used_bytes': 13 * 1048576,\n"
+    "    'memory_free_bytes': None}])\n"
+    "ps = g['processes']\n"
+    "eq([p['pid'] for p in ps], [1234, 2345, 3456, 4567])\n"
+    "eq([p['type'] for p in ps], ['C', 'G', 'C+G', 'C'])\n"
+    "eq([p['host_state'] for p in ps], ['alive', 'zombie', 'gone', None])\n"
+    "eq([p['used_memory_bytes'] for p in ps], [2566 * 1048576 + 5, 25 * 1048576, None, 0])\n"
+    "eq(ps[0]['name'], '/usr/bin/python3'); eq(ps[0]['comm'], 'python3')\n"
+    "eq(ps[0]['user'], 'alice'); eq(ps[0]['command'], 'python3 train.py --epochs 3')\n"
+    "eq(ps[2]['unavailable']['used_memory_bytes'], 'not_available')\n"
+    "eq(ps[3]['unavailable']['host_state'], 'not_available')\n"
+    "eq(ps[3]['name'], None); eq(ps[3]['comm'], None)\n"
+    "for p in ps:\n"
+    "    for k, v in p.items():\n"
+    "        if v is None and k not in ('comm', 'cgroup'):\n"
+    "            assert k in p['unavailable'], 'process null %s has no reason' % k\n"
+    "# the lost GPU: identity kept, live values null with the reason\n"
+    "l = d['gpus'][1]\n"
+    "eq(l['status'], 'lost'); eq(l['error'], 'GPU is lost')\n"
+    "eq(l['name'], 'NVIDIA H100 80GB HBM3')\n"
+    "eq(l['uuid'], 'GPU-11111111-1111-1111-1111-111111111111')\n"
+    "eq(l['utilization_gpu_percent'], None)\n"
+    "eq(l['unavailable']['utilization_gpu_percent'], 'gpu_lost')\n"
+    "eq(l['unavailable']['memory_used_bytes'], 'gpu_lost')\n"
+    "eq(l['clocks_event_reasons_active_names'], None); eq(l['throttle'], None)\n"
+    "eq(l['processes'], []); eq(l['mig_devices'], [])\n"
+    "n = d['gpus'][2]\n"
+    "eq(n['status'], 'no_permission'); eq(n['error'], 'Insufficient Permissions')\n"
+    "eq(n['unavailable']['temperature_gpu_celsius'], 'not_permitted')\n"
+    "t = d['gpus'][3]\n"
+    "eq(t['status'], 'ok'); eq(t['name'], 'Tesla T4')\n"
+    "eq(t['unavailable']['power_draw_watts'], 'not_available')\n"
+    "print('OK')\n";
+
+static void test_json(void **state)
+{
+    struct gm_snapshot *s = *state;
+    if (!have_python()) {
+        print_message("python3 is not available: the JSON checks cannot run\n");
+        skip();
+    }
+    for (int pretty = 0; pretty <= 1; pretty++) {
+        struct gm_buf b = GM_BUF_INIT;
+        gm_status_json(s, 0xF, pretty, &b);
+        assert_int_equal(b.p[b.len - 1], '\n');
+        char out[4096];
+        int rc = run_python(json_checks, b.p, out, sizeof(out));
+        if (rc != 0 || strcmp(out, "OK\n") != 0)
+            fail_msg("pretty=%d: python3 checks failed (exit %d):\n%s\ndocument:\n%s", pretty, rc,
+                     out, b.p);
+        gm_buf_free(&b);
+    }
+}
+
+/* The checks above must be able to fail: a document with a wrong value and
+ * one that is not JSON both make the script say so. */
+static void test_json_checker_fails(void **state)
+{
+    struct gm_snapshot *s = *state;
+    if (!have_python())
+        skip();
+    char out[4096];
+    assert_int_not_equal(run_python(json_checks, "{\"schema\": 1,", out, sizeof(out)), 0);
+    struct gm_buf b = GM_BUF_INIT;
+    struct gm_value saved = s->gpus[0].m[GM_M_FAN];
+    s->gpus[0].m[GM_M_FAN] = gm_v_u64(40); /* the script wants it absent */
+    gm_status_json(s, 0xF, 0, &b);
+    s->gpus[0].m[GM_M_FAN] = saved;
+    assert_int_not_equal(run_python(json_checks, b.p, out, sizeof(out)), 0);
+    gm_buf_free(&b);
+}
+
+/* Compact form: spot checks that need no python, and the mask. */
+static void test_json_compact(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_json(s, 0x2, 0, &b);
+    assert_memory_equal(b.p, "{\"schema\":\"gpumon.status/1\",\"hostname\":\"node1\",", 46);
+    assert_non_null(strstr(b.p, "\"gpu_count\":4,\"gpus\":[{\"index\":1,\"status\":\"lost\","
+                                "\"error\":\"GPU is lost\","));
+    assert_non_null(strstr(b.p, "\"utilization_gpu_percent\":null"));
+    assert_non_null(strstr(b.p, "\"unavailable\":{"));
+    assert_non_null(strstr(b.p, "\"utilization_gpu_percent\":\"gpu_lost\""));
+    assert_null(strstr(b.p, "\"index\":0"));              /* GPU 0 is not selected */
+    assert_ptr_equal(strchr(b.p, '\n'), b.p + b.len - 1); /* one line */
+    gm_buf_free(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Throttle label                                                            */
+
+static void test_throttle_label(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t reasons;
+        const char *label; /* NULL: none */
+    } rows[] = {
+        {0x0, NULL},
+        {0x1, NULL}, /* gpu_idle */
+        {0x2, "app clocks"},
+        {0x4, "power cap"},
+        {0x8, "hw slowdown"},
+        {0x10, "sync boost"},
+        {0x20, "thermal"},
+        {0x40, "thermal"},
+        {0x80, "power brake"},
+        {0x100, NULL}, /* display clock setting */
+        {0x200, NULL}, /* unknown */
+        /* several at once: the strongest explanation wins */
+        {0x4 | 0x40, "thermal"},
+        {0x8 | 0x40, "thermal"},
+        {0x4 | 0x80, "power brake"},
+        {0x8 | 0x80, "power brake"},
+        {0x4 | 0x8, "power cap"},
+        {0x1 | 0x4, "power cap"},
+        {0x2 | 0x10, "sync boost"},
+        {0x1FF, "thermal"},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const char *got = gm_status_throttle_label(rows[i].reasons);
+        if (!rows[i].label) {
+            if (got)
+                fail_msg("0x%llx: \"%s\", want none", (unsigned long long)rows[i].reasons, got);
+        } else if (!got || strcmp(got, rows[i].label) != 0) {
+            fail_msg("0x%llx: \"%s\", want \"%s\"", (unsigned long long)rows[i].reasons,
+                     got ? got : "(none)", rows[i].label);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_text_gpu_error),
+        cmocka_unit_test(test_text_host_line),
+        cmocka_unit_test(test_text_throttle_marker),
+        cmocka_unit_test(test_text_color_and_utf8),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_json_checker_fails),
+        cmocka_unit_test(test_json_compact),
+        cmocka_unit_test(test_throttle_label),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
