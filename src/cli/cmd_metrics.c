@@ -52,7 +52,7 @@ static void markdown(struct gm_buf *b)
             for (const char *a = m->smi_alias; a && *a;) {
                 const char *e = strchr(a, ',');
                 size_t len = e ? (size_t)(e - a) : strlen(a);
-                gm_buf_printf(b, ", `%.*s`", (int)len, a);
+                gm_buf_printf(b, ", `%.*s`", (int)len - (*a == '='), a + (*a == '='));
                 a = e ? e + 1 : NULL;
             }
         }

@@ -373,7 +373,7 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
 
     /* PCIe */
     [GM_M_PCIE_GEN_CUR] =
-        R("pcie.link.gen.current", "pcie.link.gen.gpucurrent",
+        R("pcie.link.gen.current", "=pcie.link.gen.gpucurrent",
           "Current PCIe link generation (may drop when idle).", "pcie_link_gen_current",
           "pcie_link_gen_current", "pcie_link_generation", "Current PCIe link generation.",
           "DCGM_FI_DEV_PCIE_LINK_GEN", GM_U_NONE, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_LINK),
@@ -536,17 +536,30 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
 
 /* ---------------------------------------------------------------- lookups */
 
-static int list_has(const char *list, const char *key, size_t len)
+/* Whether key is in a comma-separated alias list; *own is set when the alias
+ * is written "=key" (a separate nvidia-smi field with the same value). */
+static int list_has(const char *list, const char *key, size_t len, int *own)
 {
     const char *p = list;
     while (p && *p) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == len && memcmp(p, key, len) == 0)
+        int eq = *p == '=';
+        if (n - (size_t)eq == len && memcmp(p + eq, key, len) == 0) {
+            if (own)
+                *own = eq;
             return 1;
+        }
         p = e ? e + 1 : NULL;
     }
     return 0;
+}
+
+int gm_metric_smi_own_header(int id, const char *key, size_t len)
+{
+    int own = 0;
+    const struct gm_metric *m = &gm_metrics[id];
+    return m->smi_alias && list_has(m->smi_alias, key, len, &own) && own;
 }
 
 int gm_metric_by_smi(const char *key, size_t len, int proc)
@@ -557,7 +570,7 @@ int gm_metric_by_smi(const char *key, size_t len, int proc)
             continue;
         if (m->smi && strlen(m->smi) == len && memcmp(m->smi, key, len) == 0)
             return i;
-        if (m->smi_alias && list_has(m->smi_alias, key, len))
+        if (m->smi_alias && list_has(m->smi_alias, key, len, NULL))
             return i;
     }
     return -1;

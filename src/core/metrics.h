@@ -270,7 +270,9 @@ enum gm_metric_id {
 
 struct gm_metric {
     const char *smi;       /* nvidia-smi query key, NULL if nvidia-smi has none */
-    const char *smi_alias; /* further accepted keys, comma-separated, or NULL */
+    const char *smi_alias; /* further accepted keys, comma-separated, or NULL; "=key" marks a
+                              separate nvidia-smi field with the same value (its header is
+                              that key, not the canonical one) */
     const char *desc;      /* one line, for --help-query-gpu and docs */
     const char *csv;       /* CSV column stem; the unit suffix is appended */
     const char *json;      /* JSON key stem; the unit suffix is appended */
@@ -302,6 +304,10 @@ extern const struct gm_read_group_info gm_read_groups[GM_RG__COUNT];
  * nvidia-smi), among per-process metrics when proc != 0, else among GPU and
  * host metrics.  Returns the id, or -1. */
 int gm_metric_by_smi(const char *key, size_t len, int proc);
+
+/* Whether key is an "=key" alias of id: a field of its own in nvidia-smi,
+ * printed under its own name in headers. */
+int gm_metric_smi_own_header(int id, const char *key, size_t len);
 
 /* Looks a metric up by nvidia-smi key, full JSON key ("memory_used_bytes")
  * or full CSV column ("memory_used_mib"), in the same scope rule.

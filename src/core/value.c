@@ -102,6 +102,12 @@ const char *gm_nvml_error_text(int code)
         return "Insufficient Memory";
     case NVML_ERROR_NO_DATA:
         return "No data";
+    case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+        return "vGPU ECC not supported";
+    case NVML_ERROR_FREQ_NOT_SUPPORTED:
+        return "Frequency not supported";
+    case NVML_ERROR_RESET_TYPE_NOT_SUPPORTED:
+        return "Reset type not supported";
     case NVML_ERROR_INSUFFICIENT_RESOURCES:
         return "Insufficient resources";
     case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:

@@ -49,6 +49,14 @@ static int lookup(int kind, const char *key, size_t len, char *header, size_t hl
             snprintf(header, hlen, "%s", tmp);
         return id;
     }
+    if (gm_metric_smi_own_header(id, tmp, len)) {
+        const char *unit = gm_units[gm_metrics[id].unit].smi;
+        if (*unit && gm_metrics[id].fmt == GM_F_NUM)
+            snprintf(header, hlen, "%s [%s]", tmp, unit);
+        else
+            snprintf(header, hlen, "%s", tmp);
+        return id;
+    }
     gm_fmt_smi_header(id, header, hlen);
     return id;
 }
@@ -259,10 +267,18 @@ void gm_query_help(int kind, struct gm_buf *out)
         for (const char *a = m->smi_alias; a && *a;) {
             const char *e = strchr(a, ',');
             size_t len = e ? (size_t)(e - a) : strlen(a);
-            gm_buf_printf(out, " or \"%.*s\"", (int)len, a);
+            if (*a != '=')
+                gm_buf_printf(out, " or \"%.*s\"", (int)len, a);
             a = e ? e + 1 : NULL;
         }
         gm_buf_printf(out, "\n%s\n\n", m->desc);
+        for (const char *a = m->smi_alias; a && *a;) {
+            const char *e = strchr(a, ',');
+            size_t len = e ? (size_t)(e - a) : strlen(a);
+            if (*a == '=')
+                gm_buf_printf(out, "\"%.*s\"\n%s\n\n", (int)len - 1, a + 1, m->desc);
+            a = e ? e + 1 : NULL;
+        }
     }
     gm_buf_puts(out, "gpumon extensions (not in nvidia-smi), by their JSON key:\n\n");
     char key[128];

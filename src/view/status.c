@@ -163,9 +163,7 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
             gm_buf_printf(b, "%3.0f%s", tv, deg);
             col(b, o, C_RESET);
         } else {
-            gm_buf_puts(b, " N/A ");
-            if (!o->utf8)
-                b->len--, b->p[b->len] = '\0';
+            gm_buf_puts(b, o->utf8 ? "  N/A" : " N/A"); /* as wide as "NN°C" / "NNC" */
         }
         gm_buf_puts(b, ", ");
         const struct gm_value *u = &g->m[GM_M_UTIL_GPU];
@@ -173,7 +171,7 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         if (gm_v_ok(u))
             gm_buf_printf(b, "%3" PRIu64 " %%", u->v.u);
         else
-            gm_buf_puts(b, "N/A  ");
+            gm_buf_puts(b, "  N/A");
         col(b, o, C_RESET);
         gm_buf_puts(b, " | ");
 

@@ -65,7 +65,8 @@ static void each_smi_key(int id, key_fn fn, void *ctx)
     for (const char *a = m->smi_alias; a && *a;) {
         const char *e = strchr(a, ',');
         size_t len = e ? (size_t)(e - a) : strlen(a);
-        fn(id, a, len, ctx);
+        int own = *a == '='; /* "=key": a separate nvidia-smi field with the same value */
+        fn(id, a + own, len - (size_t)own, ctx);
         a = e ? e + 1 : NULL;
     }
 }
@@ -256,6 +257,27 @@ static void test_every_smi_key_round_trips(void **state)
     for (int id = 0; id < GM_M__COUNT; id++)
         each_smi_key(id, lookup_key, &bad);
     assert_int_equal(bad, 0);
+}
+
+/* "=key" aliases keep their own header; ordinary aliases use the canonical one. */
+static void test_own_header_aliases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key;
+        int id;
+        int own;
+    } cases[] = {
+        {"pcie.link.gen.gpucurrent", GM_M_PCIE_GEN_CUR, 1},
+        {"pcie.link.gen.current", GM_M_PCIE_GEN_CUR, 0},
+        {"clocks.sm", GM_M_CLK_SM, 0},
+        {"gpu_name", GM_M_NAME, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = strlen(cases[i].key);
+        assert_int_equal(gm_metric_by_smi(cases[i].key, len, 0), cases[i].id);
+        assert_int_equal(gm_metric_smi_own_header(cases[i].id, cases[i].key, len), cases[i].own);
+    }
 }
 
 static void test_every_name_round_trips(void **state)
@@ -648,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_csv_columns_unique),
         cmocka_unit_test(test_smi_keys_unique),
         cmocka_unit_test(test_every_smi_key_round_trips),
+        cmocka_unit_test(test_own_header_aliases),
         cmocka_unit_test(test_every_name_round_trips),
         cmocka_unit_test(test_read_groups),
         cmocka_unit_test(test_prom_names),

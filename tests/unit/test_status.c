@@ -188,7 +188,7 @@ static char *text_of(const struct gm_snapshot *s, const struct gm_status_opts *o
     "[2] NVIDIA H100 80GB HBM3 | no permission to open this GPU (check /dev/nvidia* "              \
     "permissions)\n"
 #define GPU3_LINE                                                                                  \
-    "[3] Tesla T4              |  N/A, N/A   |    N/A /    N/A MiB |  N/A /  N/A W |\n"
+    "[3] Tesla T4              |  N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W |\n"
 
 static void test_text(void **state)
 {
@@ -320,7 +320,7 @@ static void test_text_color_and_utf8(void **state)
     assert_string_equal(u, HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83\xC2\xB0"
                                      "C,  98 % |   5213 /  81559 MiB |  280 /  700 W [thermal] MIG "
                                      "x1 |\n"
-                                     "[3] Tesla T4              |  N/A , N/A   |    N/A /    N/A "
+                                     "[3] Tesla T4              |   N/A,   N/A |    N/A /    N/A "
                                      "MiB |  N/A /  N/A W |\n");
     free(u);
 }
