@@ -1,0 +1,545 @@
+/* api_core.c -- library state, init/shutdown, errors, system queries and
+ * device enumeration.
+ *
+ * State is one mutex-protected record: the init refcount, the loaded
+ * scenario and the time configuration.  nvmlInit* (any variant) loads the
+ * scenario named by GPUSIM_SCENARIO when the refcount goes from 0 to 1 and the
+ * last nvmlShutdown frees it, so a process can re-init after editing a file.
+ * A scenario that cannot be loaded makes init return NVML_ERROR_UNKNOWN and
+ * print one "gpusim: ..." line on stderr (the only output the library ever
+ * produces; repeated identical failures print once).  Driver faults
+ * (driver_not_loaded, version_mismatch) make init fail with their NVML code
+ * during their window, and every call of an already initialised session
+ * return that code until the window ends: the model of a driver that went
+ * away underneath a running client.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned g_refcount;
+static struct gs_scenario *g_scn;
+static struct gs_timecfg g_tc;
+static double g_first_init; /* wall time of the process's first nvmlInit*, 0 before */
+static char g_last_msg[640];
+
+static struct nvmlDevice_st g_phys[GS_MAX_GPUS];
+static struct nvmlDevice_st g_migs[GS_MAX_GPUS][GS_MAX_MIG];
+
+#ifdef GPUSIM_LEGACY
+/* An R450-era driver, unless the scenario names its own versions. */
+#define GS_DEFAULT_DRIVER "450.80.02"
+#define GS_DEFAULT_CUDA 11000
+#endif
+
+/* ------------------------------------------------------------- handles */
+
+nvmlDevice_t gs_handle(unsigned gpu, int mig)
+{
+    return mig < 0 ? &g_phys[gpu] : &g_migs[gpu][mig];
+}
+
+bool gs_decode(const struct gs_scenario *s, nvmlDevice_t d, unsigned *gpu, int *mig)
+{
+    uintptr_t p = (uintptr_t)d;
+    uintptr_t b = (uintptr_t)g_phys;
+    const size_t sz = sizeof(struct nvmlDevice_st);
+
+    if (!s || !d)
+        return false;
+    if (p >= b && p < b + sizeof(g_phys)) {
+        if ((p - b) % sz)
+            return false;
+        *gpu = (unsigned)((p - b) / sz);
+        *mig = -1;
+        return *gpu < s->ngpus;
+    }
+    b = (uintptr_t)g_migs;
+    if (p >= b && p < b + sizeof(g_migs)) {
+        if ((p - b) % sz)
+            return false;
+        size_t idx = (p - b) / sz;
+        *gpu = (unsigned)(idx / GS_MAX_MIG);
+        *mig = (int)(idx % GS_MAX_MIG);
+        return *gpu < s->ngpus && (unsigned)*mig < s->gpus[*gpu].nmig;
+    }
+    return false;
+}
+
+nvmlReturn_t gs_copy_out(char *dst, unsigned len, const char *src)
+{
+    size_t n = strlen(src);
+    if (n == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (n + 1 > len)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(dst, src, n + 1);
+    return NVML_SUCCESS;
+}
+
+/* -------------------------------------------------------- call prologue */
+
+static void sleep_seconds(double secs)
+{
+    struct timespec ts = {.tv_sec = (time_t)secs,
+                          .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Checks that hold before and after a hang: initialised, driver present,
+ * device valid.  Returns with the lock held on success. */
+static nvmlReturn_t check_session(struct gs_call *c, enum gs_hkind kind, nvmlDevice_t device,
+                                  unsigned index)
+{
+    if (g_refcount == 0)
+        return NVML_ERROR_UNINITIALIZED;
+    c->s = g_scn;
+    c->tc = &g_tc;
+    c->t = gs_time_now(&g_tc);
+    nvmlReturn_t r = gs_fault_driver(g_scn, c->t);
+    if (r != NVML_SUCCESS)
+        return r;
+    c->gpu = 0;
+    c->mig = -1;
+    c->g = NULL;
+    if (kind == GS_H_INDEX) {
+        if (index >= g_scn->ngpus)
+            return NVML_ERROR_INVALID_ARGUMENT;
+        c->gpu = index;
+        c->g = &g_scn->gpus[index];
+    } else if (kind == GS_H_PHYS || kind == GS_H_ANY) {
+        if (!gs_decode(g_scn, device, &c->gpu, &c->mig))
+            return NVML_ERROR_INVALID_ARGUMENT;
+        c->g = &g_scn->gpus[c->gpu];
+    }
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvmlDevice_t device,
+                      unsigned index, int args_ok)
+{
+    pthread_mutex_lock(&g_lock);
+    nvmlReturn_t r = check_session(c, kind, device, index);
+    if (r != NVML_SUCCESS)
+        goto fail;
+    if (!args_ok) {
+        r = NVML_ERROR_INVALID_ARGUMENT;
+        goto fail;
+    }
+    if (c->g) {
+        r = gs_fault_gpu(c->s, c->gpu, c->t);
+        if (r != NVML_SUCCESS)
+            goto fail;
+        if (kind == GS_H_PHYS && c->mig >= 0) {
+            r = NVML_ERROR_NOT_SUPPORTED;
+            goto fail;
+        }
+    }
+    int fn_idx = -1;
+    if ((c->g && c->g->has_unsupported) || c->s->nfaults)
+        fn_idx = gs_name_index(fn);
+    if (c->g && c->g->has_unsupported && fn_idx >= 0 && c->g->unsupported[fn_idx]) {
+        r = NVML_ERROR_NOT_SUPPORTED;
+        goto fail;
+    }
+    double hang =
+        c->s->nfaults ? gs_fault_hang(c->s, c->g ? (int)c->gpu : GS_NO_GPU, fn_idx, c->t) : 0;
+    if (hang > 0) {
+        pthread_mutex_unlock(&g_lock);
+        sleep_seconds(hang);
+        pthread_mutex_lock(&g_lock);
+        /* The world may have changed while we slept (shutdown, re-init). */
+        r = check_session(c, kind, device, index);
+        if (r != NVML_SUCCESS)
+            goto fail;
+    }
+    return NVML_SUCCESS;
+fail:
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+nvmlReturn_t gs_relock(struct gs_call *c)
+{
+    pthread_mutex_lock(&g_lock);
+    nvmlReturn_t r = check_session(c, GS_H_NONE, NULL, 0);
+    if (r != NVML_SUCCESS)
+        pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+nvmlReturn_t gs_end(struct gs_call *c, nvmlReturn_t r)
+{
+    (void)c;
+    pthread_mutex_unlock(&g_lock);
+    return r;
+}
+
+/* --------------------------------------------------------- init / shutdown */
+
+static void report(const char *msg)
+{
+    /* Clients retry init (gpumon's agent reconnects): say it once. */
+    if (strcmp(msg, g_last_msg) == 0)
+        return;
+    snprintf(g_last_msg, sizeof(g_last_msg), "%s", msg);
+    fprintf(stderr, "gpusim: %s\n", msg);
+}
+
+static nvmlReturn_t do_init(unsigned flags)
+{
+    char err[600];
+    (void)flags; /* NO_GPUS / NO_ATTACH change nothing here: init never fails
+                  * for lack of GPUs and there is nothing to attach to. */
+
+    pthread_mutex_lock(&g_lock);
+    if (g_first_init == 0)
+        g_first_init = gs_wall_now();
+    if (g_refcount > 0) {
+        nvmlReturn_t r = gs_fault_driver(g_scn, gs_time_now(&g_tc));
+        if (r == NVML_SUCCESS)
+            g_refcount++;
+        pthread_mutex_unlock(&g_lock);
+        return r;
+    }
+
+    const char *path = getenv("GPUSIM_SCENARIO");
+    struct gs_timecfg tc;
+    struct gs_scenario *s = NULL;
+    if (!path || !*path) {
+        report("GPUSIM_SCENARIO is not set; point it at a scenario file (see docs/simulator.md)");
+        goto unknown;
+    }
+    if (gs_timecfg_from_env(&tc, g_first_init, err, sizeof(err)) != 0) {
+        report(err);
+        goto unknown;
+    }
+    if (gs_scenario_load(path, &s, err, sizeof(err)) != 0) {
+        report(err);
+        goto unknown;
+    }
+#ifdef GPUSIM_LEGACY
+    if (!s->driver_version_set)
+        snprintf(s->driver_version, sizeof(s->driver_version), "%s", GS_DEFAULT_DRIVER);
+    if (!s->cuda_version_set)
+        s->cuda_version = GS_DEFAULT_CUDA;
+    if (!s->nvml_version_set)
+        snprintf(s->nvml_version, sizeof(s->nvml_version), "%d.%.60s", s->cuda_version / 1000,
+                 s->driver_version);
+#endif
+    nvmlReturn_t r = gs_fault_driver(s, gs_time_now(&tc));
+    if (r != NVML_SUCCESS) {
+        gs_scenario_free(s);
+        pthread_mutex_unlock(&g_lock);
+        return r;
+    }
+    for (unsigned i = 0; i < GS_MAX_GPUS; i++) {
+        g_phys[i] = (struct nvmlDevice_st){.gpu = i, .mig = -1};
+        for (int m = 0; m < GS_MAX_MIG; m++)
+            g_migs[i][m] = (struct nvmlDevice_st){.gpu = i, .mig = m};
+    }
+    g_scn = s;
+    g_tc = tc;
+    g_refcount = 1;
+    g_last_msg[0] = '\0';
+    pthread_mutex_unlock(&g_lock);
+    return NVML_SUCCESS;
+unknown:
+    pthread_mutex_unlock(&g_lock);
+    return NVML_ERROR_UNKNOWN;
+}
+
+GS_EXPORT nvmlReturn_t nvmlInit(void)
+{
+    return do_init(0);
+}
+
+GS_EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+    return do_init(0);
+}
+
+GS_EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+    return do_init(flags);
+}
+
+GS_EXPORT nvmlReturn_t nvmlShutdown(void)
+{
+    pthread_mutex_lock(&g_lock);
+    if (g_refcount == 0) {
+        pthread_mutex_unlock(&g_lock);
+        return NVML_ERROR_UNINITIALIZED;
+    }
+    if (--g_refcount == 0) {
+        gs_events_reset();
+        gs_scenario_free(g_scn);
+        g_scn = NULL;
+    }
+    pthread_mutex_unlock(&g_lock);
+    return NVML_SUCCESS;
+}
+
+GS_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
+{
+    /* Static strings: valid forever, including after nvmlShutdown. */
+    switch (result) {
+    case NVML_SUCCESS:
+        return "Success";
+    case NVML_ERROR_UNINITIALIZED:
+        return "Uninitialized";
+    case NVML_ERROR_INVALID_ARGUMENT:
+        return "Invalid Argument";
+    case NVML_ERROR_NOT_SUPPORTED:
+        return "Not Supported";
+    case NVML_ERROR_NO_PERMISSION:
+        return "Insufficient Permissions";
+    case NVML_ERROR_ALREADY_INITIALIZED:
+        return "Already Initialized";
+    case NVML_ERROR_NOT_FOUND:
+        return "Not Found";
+    case NVML_ERROR_INSUFFICIENT_SIZE:
+        return "Insufficient Size";
+    case NVML_ERROR_INSUFFICIENT_POWER:
+        return "Insufficient External Power";
+    case NVML_ERROR_DRIVER_NOT_LOADED:
+        return "Driver Not Loaded";
+    case NVML_ERROR_TIMEOUT:
+        return "Timeout";
+    case NVML_ERROR_IRQ_ISSUE:
+        return "Interrupt Request Issue";
+    case NVML_ERROR_LIBRARY_NOT_FOUND:
+        return "NVML Shared Library Not Found";
+    case NVML_ERROR_FUNCTION_NOT_FOUND:
+        return "Function Not Found";
+    case NVML_ERROR_CORRUPTED_INFOROM:
+        return "Corrupted infoROM";
+    case NVML_ERROR_GPU_IS_LOST:
+        return "GPU is lost";
+    case NVML_ERROR_RESET_REQUIRED:
+        return "GPU requires restart";
+    case NVML_ERROR_OPERATING_SYSTEM:
+        return "The operating system has blocked the request.";
+    case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+        return "Driver/library version mismatch";
+    case NVML_ERROR_IN_USE:
+        return "In use by another client";
+    case NVML_ERROR_MEMORY:
+        return "Insufficient Memory";
+    case NVML_ERROR_NO_DATA:
+        return "No data";
+    case NVML_ERROR_VGPU_ECC_NOT_SUPPORTED:
+        return "The requested vgpu operation is not available on target device, because ECC is "
+               "enabled";
+    case NVML_ERROR_INSUFFICIENT_RESOURCES:
+        return "Insufficient resources";
+    case NVML_ERROR_FREQ_NOT_SUPPORTED:
+        return "Frequency not supported";
+    case NVML_ERROR_ARGUMENT_VERSION_MISMATCH:
+        return "Argument version mismatch";
+    case NVML_ERROR_DEPRECATED:
+        return "Deprecated";
+    case NVML_ERROR_NOT_READY:
+        return "Not ready";
+    case NVML_ERROR_GPU_NOT_FOUND:
+        return "GPU not found";
+    case NVML_ERROR_INVALID_STATE:
+        return "Invalid state";
+    case NVML_ERROR_RESET_TYPE_NOT_SUPPORTED:
+        return "Reset type not supported";
+    case NVML_ERROR_UNKNOWN:
+        return "Unknown Error";
+    }
+    return "Unknown Error";
+}
+
+/* --------------------------------------------------------------- system */
+
+GS_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, version != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    return gs_end(&c, gs_copy_out(version, length, c.s->driver_version));
+}
+
+GS_EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, version != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    return gs_end(&c, gs_copy_out(version, length, c.s->nvml_version));
+}
+
+static nvmlReturn_t cuda_version(const char *fn, int *out)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, fn, GS_H_NONE, NULL, 0, out != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    *out = c.s->cuda_version;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *cudaDriverVersion)
+{
+    return cuda_version(__func__, cudaDriverVersion);
+}
+
+GS_EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *cudaDriverVersion)
+{
+    return cuda_version(__func__, cudaDriverVersion);
+}
+
+GS_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, name != NULL && length > 0);
+    if (r != NVML_SUCCESS)
+        return r;
+    for (size_t i = 0; i < c.s->nprocs; i++) {
+        const struct gs_process *p = &c.s->procs[i];
+        if (p->pid == pid) {
+            /* Unlike the device string getters, this one crops. */
+            size_t n = strlen(p->name);
+            if (n >= length)
+                n = length - 1;
+            memcpy(name, p->name, n);
+            name[n] = '\0';
+            return gs_end(&c, NVML_SUCCESS);
+        }
+    }
+    return gs_end(&c, NVML_ERROR_NOT_FOUND);
+}
+
+/* ---------------------------------------------------------- enumeration */
+
+static nvmlReturn_t get_count(const char *fn, unsigned int *count)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, fn, GS_H_NONE, NULL, 0, count != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    /* Lost and forbidden GPUs are still counted. */
+    *count = c.s->ngpus;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
+{
+    return get_count(__func__, deviceCount);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
+{
+    return get_count(__func__, deviceCount);
+}
+
+static nvmlReturn_t by_index(const char *fn, unsigned int index, nvmlDevice_t *device)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, fn, GS_H_INDEX, NULL, index, device != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    *device = gs_handle(index, -1);
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
+{
+    return by_index(__func__, index, device);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    return by_index(__func__, index, device);
+}
+
+/* Ends a lookup: the found GPU's faults apply as for GetHandleByIndex. */
+static nvmlReturn_t found(struct gs_call *c, unsigned gpu, int mig, nvmlDevice_t *device)
+{
+    nvmlReturn_t r = gs_fault_gpu(c->s, gpu, c->t);
+    if (r == NVML_SUCCESS)
+        *device = gs_handle(gpu, mig);
+    return gs_end(c, r);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, uuid != NULL && device != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    for (unsigned i = 0; i < c.s->ngpus; i++) {
+        const struct gs_gpu *g = &c.s->gpus[i];
+        if (strcasecmp(g->uuid, uuid) == 0)
+            return found(&c, i, -1, device);
+        for (unsigned m = 0; m < g->nmig; m++) {
+            char old[160];
+            /* The pre-R470 form MIG-GPU-<uuid>/<gi>/<ci> is accepted too. */
+            snprintf(old, sizeof(old), "MIG-%s/%u/%u", g->uuid, g->mig[m].gi_id, g->mig[m].ci_id);
+            if (strcasecmp(g->mig[m].uuid, uuid) == 0 || strcasecmp(old, uuid) == 0)
+                return found(&c, i, (int)m, device);
+        }
+    }
+    return gs_end(&c, NVML_ERROR_NOT_FOUND);
+}
+
+static nvmlReturn_t by_bus_id(const char *fn, const char *bus_id, nvmlDevice_t *device)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, fn, GS_H_NONE, NULL, 0, bus_id != NULL && device != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    unsigned dom, bus, dev;
+    if (gs_parse_bus_id(bus_id, &dom, &bus, &dev) != 0)
+        return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    for (unsigned i = 0; i < c.s->ngpus; i++) {
+        const struct gs_gpu *g = &c.s->gpus[i];
+        if (g->pci_domain == dom && g->pci_bus == bus && g->pci_device == dev)
+            return found(&c, i, -1, device);
+    }
+    return gs_end(&c, NVML_ERROR_NOT_FOUND);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
+{
+    return by_bus_id(__func__, pciBusId, device);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+    return by_bus_id(__func__, pciBusId, device);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, serial != NULL && device != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    for (unsigned i = 0; i < c.s->ngpus; i++)
+        if (c.s->gpus[i].serial[0] && strcmp(c.s->gpus[i].serial, serial) == 0)
+            return found(&c, i, -1, device);
+    return gs_end(&c, NVML_ERROR_NOT_FOUND);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_ANY, device, 0, index != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    /* For a MIG handle: its index within the parent. */
+    *index = c.mig >= 0 ? (unsigned)c.mig : c.gpu;
+    return gs_end(&c, NVML_SUCCESS);
+}

@@ -1,0 +1,372 @@
+/* gpusim.h -- the simulator's core: scenario files, GPU model presets, the
+ * workload physics, faults and scenario time.
+ *
+ * This is the contract between the scenario/model code (the static library
+ * gpusim_core) and the two consumers: the exported NVML entry points in
+ * sim/api_*.c and the unit tests.  Everything here is pure data plus
+ * functions of (scenario, GPU, scenario time t): the same scenario at the same
+ * t gives the same values in every process.  The only mutable state is the
+ * energy/violation integration cache inside struct gs_scenario; callers
+ * serialise access to one scenario (the API layer holds its mutex).
+ *
+ * Left out on purpose: anything about NVML handles, init refcounts, locking
+ * or the wall clock's use by events -- those live in sim/api.h.
+ */
+#ifndef GS_GPUSIM_H
+#define GS_GPUSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "source/nvml_abi.h"
+
+#define GS_MAX_GPUS 64
+#define GS_MAX_MIG 7
+#define GS_NO_GPU (-1)
+
+/* ---------------------------------------------------------------- names */
+
+/* Every NVML function the simulator exports plus the field-value ids it
+ * answers, by name.  Scenario keys `unsupported =` and `call =` refer to these
+ * names; the API layer looks its own __func__ up here. */
+enum gs_name_kind { GS_NAME_FUNCTION, GS_NAME_FIELD };
+
+struct gs_name {
+    const char *name;
+    enum gs_name_kind kind;
+    unsigned field_id; /* for GS_NAME_FIELD */
+};
+
+extern const struct gs_name gs_names[];
+extern const size_t gs_name_count;
+#define GS_NAMES_MAX 160
+
+/* Index of name in gs_names, or -1 when unknown. */
+int gs_name_index(const char *name);
+/* Index of the field with this NVML_FI_* id, or -1 when the sim does not know it. */
+int gs_field_index(unsigned field_id);
+
+/* -------------------------------------------------------------- presets */
+
+/* Architecture numbers as nvmlDeviceGetArchitecture reports them. */
+enum {
+    GS_ARCH_KEPLER = 2,
+    GS_ARCH_MAXWELL = 3,
+    GS_ARCH_PASCAL = 4,
+    GS_ARCH_VOLTA = 5,
+    GS_ARCH_TURING = 6,
+    GS_ARCH_AMPERE = 7,
+    GS_ARCH_ADA = 8,
+    GS_ARCH_HOPPER = 9,
+    GS_ARCH_BLACKWELL = 10,
+};
+
+/* nvmlBrandType_t values (nvml.h); nvml_abi.h declares only UNKNOWN. */
+enum {
+    GS_BRAND_UNKNOWN = 0,
+    GS_BRAND_QUADRO = 1,
+    GS_BRAND_TESLA = 2,
+    GS_BRAND_NVS = 3,
+    GS_BRAND_GEFORCE = 5,
+    GS_BRAND_TITAN = 6,
+    GS_BRAND_QUADRO_RTX = 12,
+    GS_BRAND_NVIDIA_RTX = 13,
+    GS_BRAND_NVIDIA = 14,
+};
+
+/* A board as shipped: identity, limits and thermal design.  Every field can
+ * be overridden per GPU in a scenario. */
+struct gs_preset {
+    const char *key;  /* scenario spelling, e.g. "H100-SXM5-80GB" */
+    const char *name; /* nvmlDeviceGetName */
+    unsigned brand, arch;
+    int cc_major, cc_minor;
+    unsigned pci_device_id; /* 16-bit PCI device id; vendor 0x10DE is added */
+    unsigned pci_subsystem_id;
+    const char *part_number, *vbios;
+    unsigned mem_total_mib, mem_reserved_mib, bar1_total_mib;
+    double power_default, power_min, power_max, power_idle;             /* W */
+    unsigned clock_max[NVML_CLOCK_COUNT], clock_idle[NVML_CLOCK_COUNT]; /* MHz */
+    unsigned temp_shutdown, temp_slowdown, temp_gpu_max, temp_mem_max;  /* 0: no sensor */
+    double temp_nominal;    /* degC at default power limit, 25 degC air, cooling 1 */
+    double mem_temp_offset; /* HBM/GDDR above the GPU; < -100: no sensor */
+    unsigned pcie_gen, pcie_width;
+    unsigned fans;
+    bool ecc, mig, display;
+};
+
+extern const struct gs_preset gs_presets[];
+extern const size_t gs_preset_count;
+
+/* The preset called key (case-insensitive), or NULL. */
+const struct gs_preset *gs_preset_find(const char *key);
+
+/* ------------------------------------------------------------- scenario */
+
+enum gs_workload_kind {
+    GS_WL_IDLE,
+    GS_WL_STEADY,
+    GS_WL_HEARTBEAT,
+    GS_WL_RAMP,
+    GS_WL_LEAK,
+    GS_WL_THERMAL,
+    GS_WL_POWERCAP,
+};
+
+/* What runs on a GPU, as parameters of closed-form functions of t.
+ * Percentages are 0..100, sizes bytes, rates bytes/s, times seconds. */
+struct gs_workload {
+    enum gs_workload_kind kind;
+    double util, mem_util, enc_util, dec_util;
+    double memory_used;
+    double hb_period, hb_duty, hb_jitter;
+    double ramp_from, ramp_to, ramp_start, ramp_duration;
+    double leak_rate;
+    double power_demand; /* W at 100 % util with nothing limiting it */
+    double pcie_rx, pcie_tx;
+};
+
+struct gs_mig_dev {
+    char profile[16]; /* "3g.40gb" */
+    unsigned slices;
+    unsigned long long mem_total;
+    unsigned gi_id, ci_id;
+    char name[96], uuid[96];
+};
+
+struct gs_gpu {
+    const struct gs_preset *preset;
+    char name[96], uuid[96], serial[32], part_number[80], vbios[32];
+    unsigned pci_domain, pci_bus, pci_device;
+    unsigned pci_device_id, pci_subsystem_id; /* device_id already has 0x10DE */
+    unsigned minor, brand, arch;
+    int cc_major, cc_minor;
+    unsigned long long mem_total, mem_reserved, bar1_total;
+    double power_limit, power_default, power_min, power_max, power_idle; /* W */
+    unsigned clock_max[NVML_CLOCK_COUNT], clock_idle[NVML_CLOCK_COUNT];
+    unsigned temp_shutdown, temp_slowdown, temp_gpu_max, temp_mem_max;
+    bool mem_temp;
+    double mem_temp_offset;
+    double ambient, cooling, thermal_r, tau;
+    double temp_start; /* NAN: workload default */
+    unsigned pcie_gen, pcie_width, pcie_width_cur;
+    double pcie_replays_per_hour;
+    unsigned fans;
+    bool ecc_capable, ecc, ecc_pending, persistence, display_active, display_mode, mig_capable;
+    unsigned compute_mode;
+    bool has_unsupported;
+    unsigned char unsupported[GS_NAMES_MAX];
+    unsigned nmig; /* > 0: MIG mode on */
+    struct gs_mig_dev mig[GS_MAX_MIG];
+    struct gs_workload wl;
+};
+
+enum { GS_PT_COMPUTE = 1, GS_PT_GRAPHICS = 2, GS_PT_MPS = 4 };
+enum gs_mem_mode { GS_MEM_FIXED, GS_MEM_SHARE, GS_MEM_NA };
+
+struct gs_process {
+    char key[64];
+    char name[256];
+    unsigned pid;
+    uint64_t gpus;  /* bit i: runs on GPU i */
+    unsigned types; /* GS_PT_* */
+    enum gs_mem_mode mem_mode;
+    unsigned long long used_memory; /* GS_MEM_FIXED */
+    double sm_util, mem_util;       /* NAN: a share of the GPU's */
+    double start, end;              /* active in [start, end) */
+    int mig;                        /* MIG device index, -1 when none */
+};
+
+enum gs_fault_kind {
+    GS_FAULT_DRIVER_NOT_LOADED,
+    GS_FAULT_VERSION_MISMATCH,
+    GS_FAULT_NO_PERMISSION,
+    GS_FAULT_GPU_LOST,
+    GS_FAULT_HANG,
+    GS_FAULT_ECC,
+    GS_FAULT_XID,
+};
+
+struct gs_fault {
+    char key[64];
+    enum gs_fault_kind kind;
+    double at, until; /* active in [at, until) */
+    int gpu;          /* GS_NO_GPU: all GPUs */
+    int call;         /* gs_names index, -1: every call ('*') */
+    double seconds;
+    unsigned long long corrected, uncorrected;
+    unsigned xid;
+};
+
+/* One NVML event the scenario will raise, in delivery order. */
+struct gs_event {
+    double at;
+    unsigned gpu;
+    unsigned long long type; /* nvmlEventType* bit */
+    unsigned long long data; /* Xid number, or 0 */
+};
+
+struct gs_integ; /* per-GPU integration cache, private to model.c */
+
+struct gs_scenario {
+    char path[512];
+    char driver_version[80], nvml_version[80];
+    int cuda_version;
+    bool driver_version_set, nvml_version_set, cuda_version_set;
+    uint64_t seed;
+    unsigned ngpus;
+    struct gs_gpu *gpus;
+    size_t nprocs;
+    struct gs_process *procs;
+    size_t nfaults;
+    struct gs_fault *faults;
+    size_t nevents;
+    struct gs_event *events;
+    struct gs_integ *integ; /* mutable cache; callers serialise */
+};
+
+/* Loads and validates a scenario file.  On failure returns -1 and writes
+ * "FILE:LINE: reason" (or "FILE: reason") into err; *out is then NULL. */
+int gs_scenario_load(const char *path, struct gs_scenario **out, char *err, size_t errlen);
+
+/* The same from a string; name stands in for the file name in messages. */
+int gs_scenario_parse_string(const char *name, const char *text, struct gs_scenario **out,
+                             char *err, size_t errlen);
+
+/* Frees a scenario; accepts NULL. */
+void gs_scenario_free(struct gs_scenario *s);
+
+/* ----------------------------------------------------------- value parsers */
+
+/* Parsers for scenario values.  Each returns 0 and stores the value, or -1
+ * (value untouched) when text is not a valid value of that kind.  Leading and
+ * trailing blanks must already be trimmed. */
+int gs_parse_double(const char *text, double *out);
+int gs_parse_uint(const char *text, unsigned long long max, unsigned long long *out);
+int gs_parse_bool(const char *text, bool *out);
+int gs_parse_percent(const char *text, double *out); /* "95", "95%" */
+int gs_parse_size(const char *text, double *out);    /* "30GiB", "512MB" */
+int gs_parse_rate(const char *text, double *out);    /* "20MiB/min" -> B/s */
+int gs_parse_seconds(const char *text, double *out); /* "60", "1.5min", "500ms" */
+int gs_parse_watts(const char *text, double *out);   /* "700W", "700000mW" */
+int gs_parse_celsius(const char *text, double *out); /* "89", "89C" */
+int gs_parse_clock(const char *text, unsigned *out); /* "1980", "1980MHz", "1.98GHz" */
+
+/* "DOMAIN:BUS:DEVICE.0" or "BUS:DEVICE.0" (hex; the function must be 0). */
+int gs_parse_bus_id(const char *text, unsigned *domain, unsigned *bus, unsigned *device);
+/* "MAJOR.MINOR", and with allow_patch also "MAJOR.MINOR.PATCH" (patch dropped). */
+int gs_parse_major_minor(const char *text, bool allow_patch, unsigned *major, unsigned *minor);
+/* A MIG profile "Ng.Mgb" with N in 1, 2, 3, 4, 7. */
+int gs_parse_mig_profile(const char *text, unsigned *slices, unsigned *gb);
+
+/* Comma-separated lists: copies the next item (blanks trimmed) into out and
+ * advances *cursor.  Returns 1 for an item (possibly empty), 0 at the end. */
+int gs_next_item(const char **cursor, char *out, size_t outlen);
+
+/* ${VAR} and ${VAR:-default} expansion from the environment.  Returns 0, or
+ * -1 with a reason in why (e.g. the unset variable's name). */
+int gs_expand_env(const char *in, char *out, size_t outlen, char *why, size_t whylen);
+
+/* ------------------------------------------------------------- the model */
+
+/* Everything NVML reports about one GPU at one scenario time. */
+struct gs_state {
+    double busy; /* fraction of the 1/6 s sample period with work running */
+    double load; /* 1-s average load 0..1 that sets power */
+    unsigned util_gpu, util_mem, util_enc, util_dec; /* % */
+    double power_w;
+    unsigned power_mw;
+    double temp_c;
+    unsigned temp, mem_temp; /* degC */
+    unsigned clock[NVML_CLOCK_COUNT];
+    unsigned pstate;
+    unsigned long long reasons;  /* active clock event reasons */
+    unsigned fan;                /* % */
+    unsigned long long mem_used; /* v2 meaning: excludes reserved */
+    unsigned pcie_rx_kbs, pcie_tx_kbs;
+    unsigned pcie_gen_cur, pcie_width_cur;
+    unsigned pcie_replays;
+    bool power_capped, thermal_limited;
+};
+
+/* The scenario time grid for sampled values: 1/6 s, NVML's shortest
+ * utilisation sample period. */
+#define GS_SAMPLE_HZ 6
+
+/* Fills st with the model of GPU gpu at scenario time t (t < 0 counts as 0). */
+void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct gs_state *st);
+
+/* Frees the integration cache (gs_scenario_free calls this). */
+void gs_integ_free(struct gs_scenario *s);
+
+/* Integrals from t=0 to t on a fixed 1 s grid, so the answer does not depend on
+ * which times were asked before: energy (mJ, including a per-GPU base that
+ * stands for the time since the driver loaded) and seconds spent power-capped
+ * and thermally limited.  Uses and extends the scenario's cache. */
+void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *energy_mj,
+                        double *powercap_s, double *thermal_s);
+
+/* A 64-bit hash of (seed, a, b, c) (splitmix64 rounds): the simulator's only
+ * source of randomness, so values never depend on process or call order. */
+uint64_t gs_hash(uint64_t seed, unsigned a, unsigned b, int64_t c);
+/* Deterministic noise in [-1, 1) from (seed, gpu, metric, bucket). */
+double gs_noise(uint64_t seed, unsigned gpu, unsigned metric, int64_t bucket);
+
+/* Process helpers.  A process is active on a GPU at t when it lists the GPU
+ * and start <= t < end. */
+bool gs_proc_on(const struct gs_process *p, unsigned gpu, double t);
+/* Memory the process holds on gpu at t, in bytes (also for GS_MEM_NA). */
+unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_process *p,
+                                  unsigned gpu, double t);
+/* SM and memory utilisation (%) of the process on gpu at t. */
+void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
+                  unsigned *sm, unsigned *mem);
+/* Memory used on MIG device mig of gpu (bytes). */
+unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, unsigned mig,
+                                   double t);
+
+/* ------------------------------------------------------------- faults */
+
+/* NVML_ERROR_DRIVER_NOT_LOADED or NVML_ERROR_LIB_RM_VERSION_MISMATCH when a
+ * driver fault is active at t, else NVML_SUCCESS. */
+nvmlReturn_t gs_fault_driver(const struct gs_scenario *s, double t);
+/* NVML_ERROR_GPU_IS_LOST / NVML_ERROR_NO_PERMISSION for gpu at t, else SUCCESS. */
+nvmlReturn_t gs_fault_gpu(const struct gs_scenario *s, unsigned gpu, double t);
+/* Seconds the call (gs_names index fn) on gpu (or GS_NO_GPU) must block at t. */
+double gs_fault_hang(const struct gs_scenario *s, int gpu, int fn, double t);
+/* ECC error counts injected on gpu up to t. */
+void gs_ecc_counts(const struct gs_scenario *s, unsigned gpu, double t,
+                   unsigned long long *corrected, unsigned long long *uncorrected);
+/* Pages retired on gpu up to t for cause (0 SBE, 1 DBE); fills up to max
+ * addresses and returns the total count. */
+unsigned gs_retired_pages(const struct gs_scenario *s, unsigned gpu, double t, unsigned cause,
+                          unsigned long long *addresses, unsigned max);
+/* Row-remapper state of gpu at t. */
+void gs_remapped_rows(const struct gs_scenario *s, unsigned gpu, double t, unsigned *corr,
+                      unsigned *unc, unsigned *pending, unsigned *failure);
+/* Builds s->events from the ECC and Xid faults (called by the loader). */
+int gs_events_build(struct gs_scenario *s);
+
+/* --------------------------------------------------------- scenario time */
+
+/* How scenario time follows the wall clock (from GPUSIM_TIME, GPUSIM_SPEED,
+ * GPUSIM_EPOCH). */
+struct gs_timecfg {
+    bool pinned;
+    double pinned_t;
+    double speed;
+    double epoch; /* unix seconds of t = 0 */
+};
+
+/* Reads the environment.  default_epoch is used when GPUSIM_EPOCH is unset.
+ * Returns 0, or -1 with "VAR: reason" in err. */
+int gs_timecfg_from_env(struct gs_timecfg *tc, double default_epoch, char *err, size_t errlen);
+/* Wall clock now, unix seconds (CLOCK_REALTIME). */
+double gs_wall_now(void);
+/* Scenario time now (never negative). */
+double gs_time_now(const struct gs_timecfg *tc);
+/* Unix time in microseconds at which scenario time t happens (or happened). */
+unsigned long long gs_time_to_wall_us(const struct gs_timecfg *tc, double t);
+
+#endif /* GS_GPUSIM_H */

@@ -1,0 +1,585 @@
+/* model.c -- the workload physics: what a GPU reports at scenario time t.
+ *
+ * Every value is a closed-form function of (scenario, GPU, t):
+ *   - load L(t) (0..1) follows the workload: constant, a ramp, or for
+ *     heartbeat the duty-weighted average; utilisation is sampled per 1/6 s
+ *     period, so heartbeat's busy/idle phases show up at sub-second sampling;
+ *   - demanded power P = idle + (demand - idle) * L, capped at the enforced
+ *     limit (SW power cap);
+ *   - temperature is the first-order (tau ~ 60 s) response to power:
+ *     T = ambient + R/cooling * filtered(P), solved exactly for the piecewise
+ *     linear input; above the slowdown threshold the GPU holds T at the
+ *     threshold by cutting power (and clocks with it): HW/SW thermal slowdown;
+ *   - clocks scale with the power actually granted; idle means P8 and idle
+ *     clocks; memory used = max(workload's memory, processes' memory).
+ * Noise comes from gs_hash() keyed by (seed, gpu, metric, 1/6 s bucket), never
+ * rand(), so every process computes the same numbers.  The only integrals
+ * (energy, time spent throttled) are summed on a fixed 1 s grid with a cache,
+ * so their value does not depend on which times were asked before.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpusim.h"
+
+#define MIB 1048576.0
+
+/* Metric ids for the noise hash (stable: changing them changes every value). */
+enum {
+    M_UTIL = 1,
+    M_MEMUTIL,
+    M_POWER,
+    M_TEMP,
+    M_HEARTBEAT,
+    M_PCIE_RX,
+    M_PCIE_TX,
+    M_ENC,
+    M_DEC,
+    M_MEMTEMP,
+    M_PROC_SM,
+    M_PROC_MEM,
+    M_ENERGY_BASE,
+};
+
+/* Smallest memory a process with a CUDA context holds when it takes a share. */
+#define GS_MIN_CONTEXT (300 * MIB)
+/* Memory the driver reports used on a GPU with nothing running (v2 meaning). */
+#define GS_BASE_USED (1 * MIB)
+
+/* ---------------------------------------------------------------- noise */
+
+static uint64_t splitmix64(uint64_t x)
+{
+    uint64_t z = x + 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t gs_hash(uint64_t seed, unsigned a, unsigned b, int64_t c)
+{
+    uint64_t x = splitmix64(seed);
+    x = splitmix64(x ^ a);
+    x = splitmix64(x ^ ((uint64_t)b << 32));
+    return splitmix64(x ^ (uint64_t)c);
+}
+
+static double unit01(uint64_t h)
+{
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double gs_noise(uint64_t seed, unsigned gpu, unsigned metric, int64_t bucket)
+{
+    return 2.0 * unit01(gs_hash(seed, gpu, metric, bucket)) - 1.0;
+}
+
+static int64_t bucket_of(double t)
+{
+    return (int64_t)floor(t * GS_SAMPLE_HZ);
+}
+
+static double clampd(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* ------------------------------------------------------------- workload */
+
+/* Ramp value (%) at t. */
+static double ramp_at(const struct gs_workload *w, double t)
+{
+    double f = clampd((t - w->ramp_start) / w->ramp_duration, 0, 1);
+    return w->ramp_from + (w->ramp_to - w->ramp_from) * f;
+}
+
+/* Utilisation level (%) while busy, at t. */
+static double level_at(const struct gs_workload *w, double t)
+{
+    switch (w->kind) {
+    case GS_WL_IDLE:
+        return 0;
+    case GS_WL_RAMP:
+        return ramp_at(w, t);
+    default:
+        return w->util;
+    }
+}
+
+/* Heartbeat bursts last whole 1/6 s sample periods (at least one): the GPU
+ * is either computing a batch or waiting for the next, so each sample reads
+ * ~util or 0 rather than a blur of partial values. */
+static double heartbeat_burst(const struct gs_workload *w)
+{
+    return fmax(1, round(w->hb_duty * w->hb_period * GS_SAMPLE_HZ)) / GS_SAMPLE_HZ;
+}
+
+/* The duty cycle after rounding bursts to sample periods. */
+static double heartbeat_duty(const struct gs_workload *w)
+{
+    return fmin(1, heartbeat_burst(w) / w->hb_period);
+}
+
+/* Fraction of [a, b) in which heartbeat bursts run.  Cycle k spans
+ * [kP, (k+1)P); its burst starts at a jittered offset on the sample grid, so the pattern is
+ * periodic on average but a sampler with exactly the period still sees it change (no aliasing into
+ * a constant). */
+static double heartbeat_busy(const struct gs_scenario *s, unsigned gpu, const struct gs_workload *w,
+                             double a, double b)
+{
+    double p = w->hb_period, len = heartbeat_burst(w);
+    double slack = fmax(0, p - len) * w->hb_jitter, busy = 0;
+    /* A cycle's burst ends at most one sample period after the cycle. */
+    int64_t k0 = (int64_t)floor((a - p - 1.0 / GS_SAMPLE_HZ) / p), k1 = (int64_t)floor(b / p);
+
+    for (int64_t k = k0; k <= k1; k++) {
+        /* Uniform over the sample periods the burst can start in. */
+        double span = slack > 0 ? slack + 1.0 / GS_SAMPLE_HZ : 0;
+        double s0 = (double)k * p + span * unit01(gs_hash(s->seed, gpu, M_HEARTBEAT, k));
+        s0 = floor(s0 * GS_SAMPLE_HZ + 1e-9) / GS_SAMPLE_HZ;
+        busy += fmax(0, fmin(b, s0 + len) - fmax(a, s0));
+    }
+    return clampd(busy / (b - a), 0, 1);
+}
+
+/* Slow (1 s average) load 0..1 at t: what sets power and temperature. */
+static double slow_load(const struct gs_workload *w, double t)
+{
+    double l = level_at(w, t) / 100;
+    return w->kind == GS_WL_HEARTBEAT ? l * heartbeat_duty(w) : l;
+}
+
+static double demanded_power(const struct gs_gpu *g, double load)
+{
+    return g->power_idle + (g->wl.power_demand - g->power_idle) * load;
+}
+
+/* Power after the SW power cap, from load. */
+static double capped_power(const struct gs_gpu *g, double load)
+{
+    return fmin(demanded_power(g, load), g->power_limit);
+}
+
+/* ------------------------------------------------------------ thermal */
+
+struct pw_point {
+    double t, u;
+};
+
+/* Breakpoints of the capped power input, piecewise linear in t (<= 6). */
+static size_t power_input(const struct gs_gpu *g, struct pw_point *pt)
+{
+    const struct gs_workload *w = &g->wl;
+    double ts[3];
+    size_t n = 0, m = 0;
+
+    ts[n++] = 0;
+    if (w->kind == GS_WL_RAMP) {
+        if (w->ramp_start > 0)
+            ts[n++] = w->ramp_start;
+        ts[n++] = w->ramp_start + w->ramp_duration;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double pi = demanded_power(g, slow_load(w, ts[i]));
+        if (i > 0) {
+            double pp = demanded_power(g, slow_load(w, ts[i - 1]));
+            /* Insert the point where the line crosses the cap. */
+            if ((pp - g->power_limit) * (pi - g->power_limit) < 0) {
+                double f = (g->power_limit - pp) / (pi - pp);
+                pt[m].t = ts[i - 1] + f * (ts[i] - ts[i - 1]);
+                pt[m].u = g->power_limit;
+                m++;
+            }
+        }
+        pt[m].t = ts[i];
+        pt[m].u = fmin(pi, g->power_limit);
+        m++;
+    }
+    return m;
+}
+
+/* First-order response y' = (u - y)/tau to the piecewise linear input,
+ * from y(0) = y0, evaluated at t. */
+static double first_order(const struct pw_point *pt, size_t n, double y0, double tau, double t)
+{
+    double y = y0;
+
+    for (size_t i = 0; i + 1 < n; i++) {
+        double a = pt[i].t, b = pt[i + 1].t;
+        double slope = b > a ? (pt[i + 1].u - pt[i].u) / (b - a) : 0;
+        double dt = fmin(t, b) - a;
+        if (dt <= 0)
+            return y;
+        y = pt[i].u + slope * dt - slope * tau + (y - pt[i].u + slope * tau) * exp(-dt / tau);
+        if (t <= b)
+            return y;
+    }
+    double dt = t - pt[n - 1].t;
+    if (dt <= 0)
+        return y;
+    return pt[n - 1].u + (y - pt[n - 1].u) * exp(-dt / tau);
+}
+
+static double slowdown_temp(const struct gs_gpu *g)
+{
+    if (g->temp_slowdown)
+        return g->temp_slowdown;
+    if (g->temp_shutdown)
+        return g->temp_shutdown - 3.0;
+    return INFINITY;
+}
+
+/* ---------------------------------------------------------- processes */
+
+bool gs_proc_on(const struct gs_process *p, unsigned gpu, double t)
+{
+    return (p->gpus & (UINT64_C(1) << gpu)) && t >= p->start && t < p->end;
+}
+
+/* Memory the workload itself holds at t (leaks grow until 64 MiB short of full). */
+static double workload_memory(const struct gs_gpu *g, double t)
+{
+    double usable = (double)(g->mem_total - g->mem_reserved);
+    double m = g->wl.memory_used + g->wl.leak_rate * t;
+    return fmin(m, fmax(g->wl.memory_used, usable - GS_BASE_USED - 64 * MIB));
+}
+
+/* Fixed memory and number of share-taking processes active on gpu at t. */
+static void proc_totals(const struct gs_scenario *s, unsigned gpu, double t, double *fixed,
+                        unsigned *nshare)
+{
+    *fixed = 0;
+    *nshare = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct gs_process *p = &s->procs[i];
+        if (!gs_proc_on(p, gpu, t))
+            continue;
+        if (p->mem_mode == GS_MEM_FIXED)
+            *fixed += (double)p->used_memory;
+        else
+            (*nshare)++;
+    }
+}
+
+unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_process *p,
+                                  unsigned gpu, double t)
+{
+    if (!gs_proc_on(p, gpu, t))
+        return 0;
+    if (p->mem_mode == GS_MEM_FIXED)
+        return p->used_memory;
+    double fixed;
+    unsigned nshare;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    double share = fmax(GS_MIN_CONTEXT, (workload_memory(&s->gpus[gpu], t) - fixed) / nshare);
+    const struct gs_gpu *g = &s->gpus[gpu];
+    if (p->mig >= 0 && (unsigned)p->mig < g->nmig)
+        share = fmin(share, (double)g->mig[p->mig].mem_total / 2);
+    /* Drivers account in whole MiB. */
+    return (unsigned long long)(share / MIB) << 20;
+}
+
+static double gpu_memory_used(const struct gs_scenario *s, unsigned gpu, double t)
+{
+    const struct gs_gpu *g = &s->gpus[gpu];
+    double fixed;
+    unsigned nshare;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    double procs = fixed + nshare * GS_MIN_CONTEXT;
+    double used = GS_BASE_USED + fmax(workload_memory(g, t), procs);
+    return fmin(used, (double)(g->mem_total - g->mem_reserved));
+}
+
+unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, unsigned mig,
+                                   double t)
+{
+    const struct gs_gpu *g = &s->gpus[gpu];
+    double used = GS_BASE_USED;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const struct gs_process *p = &s->procs[i];
+        if (p->mig == (int)mig && gs_proc_on(p, gpu, t))
+            used += (double)gs_proc_memory(s, p, gpu, t);
+    }
+    return (unsigned long long)fmin(used, (double)g->mig[mig].mem_total);
+}
+
+void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
+                  unsigned *sm, unsigned *mem)
+{
+    struct gs_state st;
+    unsigned n = 0;
+
+    gs_model_eval(s, gpu, t, &st);
+    for (size_t i = 0; i < s->nprocs; i++)
+        n += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
+    if (n == 0)
+        n = 1;
+    int64_t b = bucket_of(t);
+    unsigned key = (unsigned)(p - s->procs);
+    double busy = s->gpus[gpu].wl.kind == GS_WL_HEARTBEAT ? st.busy : 1.0;
+    double vsm = isnan(p->sm_util) ? (double)st.util_gpu / n : p->sm_util * busy;
+    double vmem = isnan(p->mem_util) ? (double)st.util_mem / n : p->mem_util * busy;
+    if (vsm > 0)
+        vsm += gs_noise(s->seed, gpu, M_PROC_SM + 16 * key, b);
+    if (vmem > 0)
+        vmem += gs_noise(s->seed, gpu, M_PROC_MEM + 16 * key, b);
+    *sm = (unsigned)lround(clampd(vsm, 0, 100));
+    *mem = (unsigned)lround(clampd(vmem, 0, 100));
+}
+
+/* -------------------------------------------------------------- the model */
+
+static unsigned quantize_clock(double mhz, unsigned max)
+{
+    if (mhz >= max)
+        return max;
+    unsigned q = (unsigned)(mhz / 15.0) * 15u;
+    return q ? q : 15u;
+}
+
+static double link_bw(unsigned gen, unsigned width)
+{
+    static const double lane[7] = {0, 250e6, 500e6, 985e6, 1969e6, 3938e6, 7563e6};
+    return lane[gen < 7 ? gen : 6] * width;
+}
+
+void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct gs_state *st)
+{
+    const struct gs_gpu *g = &s->gpus[gpu];
+    const struct gs_workload *w = &g->wl;
+    uint64_t seed = s->seed;
+
+    memset(st, 0, sizeof(*st));
+    if (!(t >= 0))
+        t = 0;
+    int64_t b = bucket_of(t);
+    double w0 = (double)b / GS_SAMPLE_HZ, w1 = (double)(b + 1) / GS_SAMPLE_HZ;
+
+    /* Utilisation over the 1/6 s sample period containing t. */
+    double level = level_at(w, (w0 + w1) / 2);
+    double busy = w->kind == GS_WL_IDLE        ? 0
+                  : w->kind == GS_WL_HEARTBEAT ? heartbeat_busy(s, gpu, w, w0, w1)
+                                               : (level > 0 ? 1 : 0);
+    st->busy = busy;
+    double util = busy > 0 ? level * busy + 1.5 * gs_noise(seed, gpu, M_UTIL, b) * busy : 0;
+    st->util_gpu = (unsigned)lround(clampd(util, 0, 100));
+    double mem_ratio = w->util > 0 ? w->mem_util / w->util : 0;
+    double mutil = busy > 0 ? mem_ratio * level * busy + gs_noise(seed, gpu, M_MEMUTIL, b) : 0;
+    st->util_mem = (unsigned)lround(clampd(mutil, 0, 100));
+    if (w->enc_util > 0)
+        st->util_enc =
+            (unsigned)lround(clampd(w->enc_util + gs_noise(seed, gpu, M_ENC, b), 0, 100));
+    if (w->dec_util > 0)
+        st->util_dec =
+            (unsigned)lround(clampd(w->dec_util + gs_noise(seed, gpu, M_DEC, b), 0, 100));
+
+    /* Power demand and the SW power cap. */
+    double load = slow_load(w, t);
+    st->load = load;
+    double p_in = demanded_power(g, load);
+    double p = fmin(p_in, g->power_limit);
+    bool by_power = p_in > g->power_limit;
+
+    /* Temperature: first-order response to the capped power input. */
+    struct pw_point pt[8];
+    size_t npt = power_input(g, pt);
+    double r = g->thermal_r / g->cooling;
+    double y0;
+    if (!isnan(g->temp_start))
+        y0 = (g->temp_start - g->ambient) / r;
+    else if (w->kind == GS_WL_THERMAL)
+        y0 = g->power_idle;
+    else
+        y0 = capped_power(g, slow_load(w, 0));
+    double t_unc = g->ambient + r * first_order(pt, npt, y0, g->tau, t);
+    double t_slow = slowdown_temp(g);
+    bool by_thermal = false;
+    double temp = t_unc;
+    if (t_unc >= t_slow) {
+        /* The GPU holds the threshold: power is cut to what the cooling
+         * removes at that temperature. */
+        double p_hold = (t_slow - g->ambient) / r;
+        temp = t_slow;
+        if (p_hold < p) {
+            p = fmax(p_hold, g->power_idle);
+            by_thermal = true;
+            by_power = false;
+        }
+    }
+    st->power_capped = by_power;
+    st->thermal_limited = by_thermal;
+
+    double pn = gs_noise(seed, gpu, M_POWER, b);
+    double p_rep = by_power ? g->power_limit * (1 - 0.004 * fabs(pn)) : p * (1 + 0.01 * pn);
+    st->power_w = fmin(p_rep, g->power_limit);
+    st->power_mw = (unsigned)lround(st->power_w * 1000);
+
+    double tn = gs_noise(seed, gpu, M_TEMP, b);
+    st->temp_c = temp >= t_slow ? t_slow - 0.3 * fabs(tn) : temp + 0.3 * tn;
+    st->temp = (unsigned)lround(fmax(st->temp_c, 0));
+    if (g->mem_temp)
+        st->mem_temp = (unsigned)lround(
+            fmax(st->temp_c + g->mem_temp_offset + 0.5 * gs_noise(seed, gpu, M_MEMTEMP, b), 0));
+
+    /* Performance state and clocks. */
+    bool idle = load < 0.005;
+    st->pstate = idle ? 8 : 0;
+    double f = 1;
+    if (!idle && p < p_in - 1e-9 && p_in > g->power_idle)
+        f = clampd((p - g->power_idle) / (p_in - g->power_idle), 0.2, 1);
+    for (int k = 0; k < NVML_CLOCK_COUNT; k++) {
+        if (idle)
+            st->clock[k] = g->clock_idle[k];
+        else if (k == NVML_CLOCK_MEM)
+            st->clock[k] = g->clock_max[k];
+        else
+            st->clock[k] = quantize_clock(g->clock_max[k] * f, g->clock_max[k]);
+    }
+
+    unsigned long long reasons = 0;
+    if (idle || st->util_gpu == 0)
+        reasons |= nvmlClocksEventReasonGpuIdle;
+    if (by_power)
+        reasons |= nvmlClocksEventReasonSwPowerCap;
+    if (by_thermal)
+        reasons |= nvmlClocksThrottleReasonHwSlowdown | nvmlClocksEventReasonSwThermalSlowdown |
+                   nvmlClocksThrottleReasonHwThermalSlowdown;
+    st->reasons = reasons;
+
+    if (g->fans)
+        st->fan = (unsigned)lround(clampd(30 + (st->temp_c - 35) * 1.3, 30, 100));
+
+    st->mem_used = (unsigned long long)gpu_memory_used(s, gpu, t);
+
+    /* PCIe: the link drops to gen1 in P8; data-loader-bound heartbeat pulls
+     * hardest while the SMs wait. */
+    st->pcie_gen_cur = idle ? 1 : g->pcie_gen;
+    st->pcie_width_cur = g->pcie_width_cur;
+    double bw = 0.9 * link_bw(st->pcie_gen_cur, st->pcie_width_cur);
+    double rx, tx;
+    if (idle) {
+        rx = fmin(w->pcie_rx, 20e3);
+        tx = fmin(w->pcie_tx, 10e3);
+    } else if (w->kind == GS_WL_HEARTBEAT) {
+        rx = w->pcie_rx * (0.25 + 0.75 * (1 - busy));
+        tx = w->pcie_tx * busy;
+    } else {
+        rx = w->pcie_rx * load;
+        tx = w->pcie_tx * load;
+    }
+    rx *= 1 + 0.1 * gs_noise(seed, gpu, M_PCIE_RX, b);
+    tx *= 1 + 0.1 * gs_noise(seed, gpu, M_PCIE_TX, b);
+    st->pcie_rx_kbs = (unsigned)(clampd(rx, 0, bw) / 1024);
+    st->pcie_tx_kbs = (unsigned)(clampd(tx, 0, bw) / 1024);
+    st->pcie_replays = (unsigned)fmin(floor(g->pcie_replays_per_hour * t / 3600), 4e9);
+}
+
+/* ------------------------------------------------------------ integrals */
+
+#define GS_CP_STEPS 1024             /* grid steps (seconds) between checkpoints */
+#define GS_INTEG_MAX (366.0 * 86400) /* integrate exactly up to a year */
+
+struct gs_integ {
+    double (*cp)[3]; /* cp[i]: sums over steps [0, i*GS_CP_STEPS) */
+    size_t ncp, capcp;
+    int64_t cur_k; /* cur: sums over steps [0, cur_k) */
+    double cur[3];
+};
+
+void gs_integ_free(struct gs_scenario *s)
+{
+    if (!s->integ)
+        return;
+    for (unsigned i = 0; i < s->ngpus; i++)
+        free(s->integ[i].cp);
+    free(s->integ);
+    s->integ = NULL;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (!q) {
+        fputs("gpusim: out of memory\n", stderr);
+        abort();
+    }
+    return q;
+}
+
+/* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s. */
+static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, double v[3])
+{
+    struct gs_state st;
+    gs_model_eval(s, gpu, (double)k, &st);
+    v[0] = st.power_w;
+    v[1] = st.power_capped ? 1 : 0;
+    v[2] = st.thermal_limited ? 1 : 0;
+}
+
+static void advance(const struct gs_scenario *s, unsigned gpu, struct gs_integ *in, int64_t to)
+{
+    double v[3];
+    while (in->cur_k < to) {
+        step_values(s, gpu, in->cur_k, v);
+        for (int j = 0; j < 3; j++)
+            in->cur[j] += v[j];
+        in->cur_k++;
+        if (in->cur_k % GS_CP_STEPS == 0 && (size_t)(in->cur_k / GS_CP_STEPS) == in->ncp) {
+            if (in->ncp == in->capcp) {
+                in->capcp = in->capcp ? 2 * in->capcp : 64;
+                in->cp = xrealloc(in->cp, in->capcp * sizeof(*in->cp));
+            }
+            memcpy(in->cp[in->ncp++], in->cur, sizeof(in->cur));
+        }
+    }
+}
+
+void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *energy_mj,
+                        double *powercap_s, double *thermal_s)
+{
+    if (!(t >= 0))
+        t = 0;
+    if (!s->integ) {
+        s->integ = calloc(s->ngpus ? s->ngpus : 1, sizeof(*s->integ));
+        if (!s->integ) {
+            fputs("gpusim: out of memory\n", stderr);
+            abort();
+        }
+    }
+    struct gs_integ *in = &s->integ[gpu];
+    if (in->ncp == 0) {
+        in->capcp = 64;
+        in->cp = xrealloc(in->cp, in->capcp * sizeof(*in->cp));
+        memset(in->cp[0], 0, sizeof(in->cp[0]));
+        in->ncp = 1;
+        in->cur_k = 0;
+        memset(in->cur, 0, sizeof(in->cur));
+    }
+    double tt = fmin(t, GS_INTEG_MAX);
+    int64_t k = (int64_t)floor(tt);
+    if (k < in->cur_k) {
+        /* Going back: restart from the checkpoint at or below k; the sums are
+         * then added in exactly the same order as the first time. */
+        size_t q = (size_t)(k / GS_CP_STEPS);
+        memcpy(in->cur, in->cp[q], sizeof(in->cur));
+        in->cur_k = (int64_t)q * GS_CP_STEPS;
+    }
+    advance(s, gpu, in, k);
+    double v[3], sum[3];
+    step_values(s, gpu, k, v);
+    for (int j = 0; j < 3; j++)
+        sum[j] = in->cur[j] + v[j] * (tt - (double)k);
+    if (t > tt) /* beyond a year: continue at the year's average */
+        for (int j = 0; j < 3; j++)
+            sum[j] += sum[j] / tt * (t - tt);
+
+    const struct gs_gpu *g = &s->gpus[gpu];
+    /* Energy since the driver loaded: 2-7 days at idle power before t = 0. */
+    double base_j =
+        g->power_idle * 86400 * (2 + 5 * unit01(gs_hash(s->seed, gpu, M_ENERGY_BASE, 0)));
+    *energy_mj = floor((base_j + sum[0]) * 1000);
+    *powercap_s = sum[1];
+    *thermal_s = sum[2];
+}

@@ -1,0 +1,566 @@
+/* test_scenario.c -- unit tests for the simulator core (sim/gpusim.h):
+ * scenario parsing and its error messages, presets and defaults, ${ENV}
+ * expansion, determinism, and the workload model's physical properties at
+ * pinned scenario times.  Every shipped scenario in scenarios/ must load.
+ *
+ * Error cases are a table of (scenario text, expected "FILE:LINE: reason"
+ * prefix): adding a validation rule means adding a row.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpusim.h"
+
+#ifndef SCENARIO_DIR
+#error "SCENARIO_DIR must point at the shipped scenarios/"
+#endif
+
+#define GIB 1073741824.0
+#define MIB 1048576.0
+
+static struct gs_scenario *load_ok(const char *text)
+{
+    struct gs_scenario *s = NULL;
+    char err[600];
+    int rc = gs_scenario_parse_string("t.ini", text, &s, err, sizeof(err));
+    if (rc != 0)
+        fail_msg("scenario failed to load: %s", err);
+    assert_non_null(s);
+    return s;
+}
+
+/* ---------------------------------------------------------- error table */
+
+struct err_case {
+    const char *text;
+    const char *expect; /* prefix of the message */
+};
+
+static const struct err_case err_cases[] = {
+    {"[machine]\ngpus = 1\n[gpu]\nmodel = H100-SXM5-80GB\n[bogus]\nx = 1\n",
+     "t.ini:5: unknown section [bogus]"},
+    {"[machine]\ncolour = red\n", "t.ini:2: unknown key 'colour' in [machine]"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nfrobnicate = 3\n", "t.ini:3: unknown key 'frobnicate'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nutil = 150\n",
+     "t.ini:3: bad value '150' for 'util' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nmemory_total = lots\n",
+     "t.ini:3: bad value 'lots' for 'memory_total'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nleak_rate = 20MiB\n",
+     "t.ini:3: bad value '20MiB' for 'leak_rate'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = sprint\n",
+     "t.ini:3: bad value 'sprint' for 'workload'"},
+    {"[gpu.0]\nname = x\n", "t.ini:1: gpu 0: missing required key 'model'"},
+    {"[gpu.0]\nmodel = GTX-480\n", "t.ini:2: unknown model 'GTX-480' (known: H100-SXM5-80GB"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\n[gpu.1]\nmodel = H100-SXM5-80GB\n[gpu.01]\n",
+     "t.ini:5: duplicate gpu index 1: [gpu.01] and [gpu.1] (line 3)"},
+    {"[gpu.0]\nmodel = L40S\n[gpu.2]\nmodel = L40S\n", "t.ini:3: [gpu.1] is missing"},
+    {"[machine]\ngpus = 2\n[gpu]\nmodel = L40S\n[gpu.2]\n", "t.ini:5: [gpu.2] is out of range"},
+    {"[gpu.0]\nmodel = L40S\nutil = 1\nutil = 2\n",
+     "t.ini:4: duplicate key 'util' in [gpu.0] (first at line 3)"},
+    {"util = 5\n[gpu.0]\nmodel = L40S\n", "t.ini:1: key 'util' outside any section"},
+    {"[gpu.0]\nmodel = L40S\nthis line has no equals sign\n", "t.ini:3: syntax error"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 3\npid = 5\n",
+     "t.ini:4: gpu 3 does not exist (the scenario has 1 GPU)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\n",
+     "t.ini:3: [process.a]: missing required key 'pid'"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\npid = 7\n",
+     "t.ini:3: [process.a]: missing required key 'gpu'"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 0\n", "t.ini:5: bad value '0' for 'pid'"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = ${GS_TEST_SURELY_UNSET}\n",
+     "t.ini:5: pid: environment variable GS_TEST_SURELY_UNSET is not set"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 5\nused_memory = 900GiB\n",
+     "t.ini: processes on gpu 0 hold"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 5\nstart = 10\nend = 5\n",
+     "t.ini:3: [process.a]: end (5 s) must be after start (10 s)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = meltdown\n",
+     "t.ini:4: bad value 'meltdown' for 'type' (expected driver_not_loaded, version_mismatch"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\nat = 5\n",
+     "t.ini:3: [fault.f]: missing required key 'type'"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hang\ncall = nvmlDeviceGetName\n",
+     "t.ini:3: [fault.f]: missing required key 'seconds'"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hang\ncall = nvmlDeviceGetWarpDrive\nseconds = 1\n",
+     "t.ini:5: bad value 'nvmlDeviceGetWarpDrive' for 'call'"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = xid\ngpu = 0\nxid = 79\nuntil = 9\n",
+     "t.ini:7: key 'until' does not apply to a fault of type xid"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = gpu_lost\nat = 50\nuntil = 40\n",
+     "t.ini:3: [fault.f]: until (40 s) must be after at (50 s)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = xid\ngpu = 0\n",
+     "t.ini:3: [fault.f]: missing required key 'xid'"},
+    {"[gpu.0]\nmodel = L40S\necc = off\n[fault.f]\ntype = ecc\ngpu = 0\ncorrected = 1\n",
+     "t.ini:4: [fault.f]: gpu 0 has ECC disabled"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = driver_not_loaded\ngpu = 0\n",
+     "t.ini:5: key 'gpu' does not apply to a fault of type driver_not_loaded"},
+    {"[gpu.0]\nmodel = RTX-4090\necc = on\n", "t.ini:3: gpu 0: model RTX-4090 has no ECC memory"},
+    {"[gpu.0]\nmodel = L40S\nmig = 1g.10gb\n", "t.ini:3: gpu 0: model L40S does not support MIG"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 5g.50gb\n", "t.ini:3: mig: bad profile '5g.50gb'"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 4g.40gb,4g.40gb\n",
+     "t.ini:3: mig: profiles use more than the GPU's 7 slices"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\npower_limit = 900W\n",
+     "t.ini:3: gpu 0: power_limit 900 W is outside the board's range 200-700 W"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\ncooling = 5\n",
+     "t.ini:4: gpu 0: workload thermal never reaches temp_slowdown"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = powercap\npower_demand = 90%\n",
+     "t.ini:4: gpu 0: workload powercap needs power_demand above power_limit"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nunsupported = nvmlDeviceGetFanSpeed, nvmlFly\n",
+     "t.ini:3: unsupported: unknown NVML function or field 'nvmlFly'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nunsupported = nvmlInit_v2\n",
+     "t.ini:3: unsupported: 'nvmlInit_v2' does not take a device handle"},
+    {"[machine]\ncuda_version = twelve\n", "t.ini:2: bad value 'twelve' for 'cuda_version'"},
+    {"[machine]\ndriver_version = 1\n", "t.ini: no GPUs"},
+    {"[gpu.0]\nmodel = L40S\npci_bus_id = 00000000:18:00.0\n[gpu.1]\nmodel = L40S\n"
+     "pci_bus_id = 18:00.0\n",
+     "t.ini:6: gpu 1 has the same PCI bus id as gpu 0"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\n[process.b]\ngpu = 0\npid = 9\n",
+     "t.ini: [process.a] and [process.b] both use pid 9"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\n[process.a]\ngpu = 0\npid = 9\nmig = 0\n",
+     "t.ini:6: gpu 0 has MIG disabled"},
+    {"[gpu.0]\nmodel = L40S\nname = "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "x"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "x"
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+     "t.ini:3: line too long"},
+    {"[gpu.0]\nmodel = L40S\nname = "
+     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+     "xx"
+     "xxxxxxxxxxxxxxxxxxxxxxxx\n",
+     "t.ini:3: value of 'name' too long (at most 95 characters)"},
+};
+
+static void test_error_messages(void **state)
+{
+    (void)state;
+    unsetenv("GS_TEST_SURELY_UNSET");
+    for (size_t i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
+        struct gs_scenario *s = (struct gs_scenario *)1;
+        char err[600] = "";
+        int rc = gs_scenario_parse_string("t.ini", err_cases[i].text, &s, err, sizeof(err));
+        if (rc == 0 || s != NULL || strncmp(err, err_cases[i].expect, strlen(err_cases[i].expect)))
+            fail_msg("case %zu: expected '%s...', got rc=%d '%s'", i, err_cases[i].expect, rc, err);
+    }
+}
+
+static void test_missing_file(void **state)
+{
+    struct gs_scenario *s;
+    char err[600];
+    (void)state;
+    assert_int_equal(gs_scenario_load("/nonexistent/x.ini", &s, err, sizeof(err)), -1);
+    assert_null(s);
+    assert_string_equal(err, "/nonexistent/x.ini: cannot open scenario: No such file or directory");
+}
+
+/* ------------------------------------------------------- defaults, presets */
+
+static void test_defaults_and_presets(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[machine]\ngpus = 2\n"
+                                    "[gpu]\nmodel = H100-SXM5-80GB\n"
+                                    "[gpu.1]\nmodel = RTX-4090\nname = Custom Board\n"
+                                    "memory_total = 48GiB\npower_limit = 400W\n");
+    assert_string_equal(s->driver_version, "550.54.15");
+    assert_int_equal(s->cuda_version, 12040);
+    assert_string_equal(s->nvml_version, "12.550.54.15");
+    assert_int_equal(s->ngpus, 2);
+
+    const struct gs_gpu *h = &s->gpus[0], *r = &s->gpus[1];
+    assert_string_equal(h->name, "NVIDIA H100 80GB HBM3");
+    assert_true(h->power_limit == 700 && h->power_default == 700);
+    assert_int_equal(h->clock_max[NVML_CLOCK_SM], 1980);
+    assert_int_equal(h->temp_slowdown, 89);
+    assert_int_equal(h->arch, GS_ARCH_HOPPER);
+    assert_true(h->ecc && h->ecc_capable && h->mig_capable && h->persistence);
+    assert_int_equal(h->fans, 0);
+    assert_int_equal(h->pci_device_id, 0x233010DEu);
+    assert_int_equal(h->pcie_gen, 5);
+    assert_int_equal(h->wl.kind, GS_WL_IDLE);
+    assert_memory_equal(h->uuid, "GPU-", 4);
+    assert_int_equal(strlen(h->uuid), 40);
+    assert_int_equal(strlen(h->serial), 13);
+
+    assert_string_equal(r->name, "Custom Board");
+    assert_true(r->mem_total == 48ULL << 30);
+    assert_true(r->power_limit == 400 && r->power_default == 450);
+    assert_true(r->fans == 2 && r->display_active && r->display_mode && !r->ecc_capable);
+    assert_string_equal(r->serial, ""); /* GeForce: not reported */
+    assert_int_equal(r->brand, GS_BRAND_GEFORCE);
+    assert_string_not_equal(h->uuid, r->uuid);
+    assert_int_not_equal(h->pci_bus, r->pci_bus);
+    gs_scenario_free(s);
+
+    s = load_ok("[machine]\ncuda_version = 11.4\ndriver_version = 470.1\n"
+                "[gpu.0]\nmodel = v100-sxm2-32gb\n");
+    assert_int_equal(s->cuda_version, 11040);
+    assert_string_equal(s->nvml_version, "11.470.1");
+    assert_string_equal(s->gpus[0].name, "Tesla V100-SXM2-32GB");
+    gs_scenario_free(s);
+}
+
+static void test_mig_and_lists(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 3g.40gb, 2g.20gb ,1g.10gb\n"
+                "unsupported = nvmlDeviceGetFanSpeed,\n    NVML_FI_DEV_MEMORY_TEMP\n"
+                "[process.p]\ngpu = 0\npid = 10\nmig = 2\nused_memory = 1GiB\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    assert_int_equal(g->nmig, 3);
+    assert_string_equal(g->mig[0].name, "NVIDIA A100-SXM4-80GB MIG 3g.40gb");
+    assert_string_equal(g->mig[2].name, "NVIDIA A100-SXM4-80GB MIG 1g.10gb");
+    assert_memory_equal(g->mig[1].uuid, "MIG-", 4);
+    assert_int_equal(g->mig[0].gi_id, 1);
+    assert_int_equal(g->mig[1].gi_id, 3);
+    assert_int_equal(g->mig[2].gi_id, 7);
+    assert_true(g->has_unsupported);
+    assert_true(g->unsupported[gs_name_index("nvmlDeviceGetFanSpeed")]);
+    assert_true(g->unsupported[gs_field_index(NVML_FI_DEV_MEMORY_TEMP)]);
+    assert_false(g->unsupported[gs_name_index("nvmlDeviceGetName")]);
+    assert_int_equal(s->procs[0].mig, 2);
+    gs_scenario_free(s);
+}
+
+static void test_env_expansion(void **state)
+{
+    (void)state;
+    setenv("GS_TEST_PID", "4242", 1);
+    unsetenv("GS_TEST_NOPE");
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = L40S\n"
+                                    "[process.a]\ngpu = 0\npid = ${GS_TEST_PID}\n"
+                                    "[process.b]\ngpu = 0\npid = ${GS_TEST_NOPE:-77}\n"
+                                    "name = job-${GS_TEST_PID}\n");
+    assert_int_equal(s->procs[0].pid, 4242);
+    assert_int_equal(s->procs[1].pid, 77);
+    assert_string_equal(s->procs[1].name, "job-4242");
+    assert_string_equal(s->procs[0].name, "a");
+    gs_scenario_free(s);
+
+    char out[64], why[128];
+    assert_int_equal(
+        gs_expand_env("${GS_TEST_PID:-1}x${GS_TEST_PID}", out, sizeof(out), why, sizeof(why)), 0);
+    assert_string_equal(out, "4242x4242");
+    assert_int_equal(gs_expand_env("${GS_TEST_PID", out, sizeof(out), why, sizeof(why)), -1);
+    assert_int_equal(gs_expand_env("${1BAD}", out, sizeof(out), why, sizeof(why)), -1);
+    unsetenv("GS_TEST_PID");
+}
+
+static void test_value_parsers(void **state)
+{
+    double d;
+    unsigned u;
+    bool b;
+    (void)state;
+    assert_int_equal(gs_parse_size("30GiB", &d), 0);
+    assert_true(d == 30 * GIB);
+    assert_int_equal(gs_parse_size("1.5 GB", &d), 0);
+    assert_true(d == 1.5e9);
+    assert_int_equal(gs_parse_size("512", &d), 0);
+    assert_true(d == 512);
+    assert_int_equal(gs_parse_size("-1MiB", &d), -1);
+    assert_int_equal(gs_parse_size("3 parsecs", &d), -1);
+    assert_int_equal(gs_parse_rate("20MiB/min", &d), 0);
+    assert_true(fabs(d - 20 * MIB / 60) < 1e-6);
+    assert_int_equal(gs_parse_rate("1 GiB / h", &d), 0);
+    assert_true(fabs(d - GIB / 3600) < 1e-6);
+    assert_int_equal(gs_parse_rate("20MiB", &d), -1);
+    assert_int_equal(gs_parse_seconds("1.5min", &d), 0);
+    assert_true(d == 90);
+    assert_int_equal(gs_parse_seconds("500ms", &d), 0);
+    assert_true(d == 0.5);
+    assert_int_equal(gs_parse_watts("700W", &d), 0);
+    assert_true(d == 700);
+    assert_int_equal(gs_parse_watts("350000mW", &d), 0);
+    assert_true(d == 350);
+    assert_int_equal(gs_parse_celsius("89C", &d), 0);
+    assert_true(d == 89);
+    assert_int_equal(gs_parse_clock("1.98GHz", &u), 0);
+    assert_int_equal(u, 1980);
+    assert_int_equal(gs_parse_percent("95%", &d), 0);
+    assert_true(d == 95);
+    assert_int_equal(gs_parse_percent("101", &d), -1);
+    assert_int_equal(gs_parse_bool("On", &b), 0);
+    assert_true(b);
+    assert_int_equal(gs_parse_bool("maybe", &b), -1);
+}
+
+/* ------------------------------------------------------------ determinism */
+
+static void test_determinism(void **state)
+{
+    (void)state;
+    const char *text = "[machine]\nseed = 5\ngpus = 2\n[gpu]\nmodel = H100-SXM5-80GB\n"
+                       "workload = heartbeat\n";
+    struct gs_scenario *a = load_ok(text), *b = load_ok(text);
+    for (double t = 0; t < 30; t += 0.37) {
+        struct gs_state sa, sb, sa2;
+        gs_model_eval(a, 1, t, &sa);
+        gs_model_eval(a, 1, t, &sa2);
+        gs_model_eval(b, 1, t, &sb);
+        assert_memory_equal(&sa, &sa2, sizeof(sa));
+        assert_memory_equal(&sa, &sb, sizeof(sa));
+    }
+    /* Integrals do not depend on the order of queries. */
+    double e1, e2, p, th;
+    gs_model_integrals(a, 0, 5000.5, &e1, &p, &th);
+    gs_model_integrals(a, 0, 1234.25, &e1, &p, &th);
+    gs_model_integrals(b, 0, 1234.25, &e2, &p, &th);
+    assert_true(e1 == e2);
+    assert_string_equal(a->gpus[0].uuid, b->gpus[0].uuid);
+    gs_scenario_free(b);
+
+    /* A different seed gives different noise and identity. */
+    b = load_ok("[machine]\nseed = 6\ngpus = 2\n[gpu]\nmodel = H100-SXM5-80GB\n"
+                "workload = heartbeat\n");
+    int differ = 0;
+    for (double t = 0; t < 30; t += 0.37) {
+        struct gs_state sa, sb;
+        gs_model_eval(a, 1, t, &sa);
+        gs_model_eval(b, 1, t, &sb);
+        differ += sa.util_gpu != sb.util_gpu || sa.power_mw != sb.power_mw;
+    }
+    assert_true(differ > 10);
+    assert_string_not_equal(a->gpus[0].uuid, b->gpus[0].uuid);
+    gs_scenario_free(a);
+    gs_scenario_free(b);
+}
+
+/* ------------------------------------------------------------------ model */
+
+static void test_heartbeat_phases(void **state)
+{
+    (void)state;
+    /* No jitter: 1 s cycles with a 0.5 s burst starting at each cycle. */
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\n"
+                                    "util = 97%\nheartbeat_period = 1s\nheartbeat_duty = 0.5\n"
+                                    "heartbeat_jitter = 0\n");
+    struct gs_state st;
+    for (int cycle = 0; cycle < 20; cycle++) {
+        gs_model_eval(s, 0, cycle + 0.05, &st);
+        assert_in_range(st.util_gpu, 94, 100);
+        assert_int_equal(st.pstate, 0);
+        gs_model_eval(s, 0, cycle + 0.75, &st);
+        assert_int_equal(st.util_gpu, 0);
+        assert_true(st.reasons & nvmlClocksEventReasonGpuIdle);
+        assert_int_equal(st.pstate, 0); /* the GPU does not drop to P8 between beats */
+    }
+    gs_scenario_free(s);
+
+    /* The demo's 0.5 s heartbeat (with jitter): a 0.5 s sampler sees both
+     * phases, and the average over many samples is near util * duty. */
+    s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nutil = 97%\n"
+                "heartbeat_period = 0.5\nheartbeat_duty = 0.35\n");
+    int high = 0, low = 0;
+    double sum = 0;
+    for (int i = 0; i < 600; i++) {
+        gs_model_eval(s, 0, 100 + i * 0.5, &st);
+        high += st.util_gpu > 90;
+        low += st.util_gpu == 0;
+        sum += st.util_gpu;
+    }
+    assert_int_equal(high + low, 600);
+    assert_true(high > 100 && low > 200);
+    assert_true(fabs(sum / 600 - 97.0 / 3) < 6);
+    gs_scenario_free(s);
+}
+
+static void test_thermal_clamp(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct gs_state st;
+
+    gs_model_eval(s, 0, 1, &st);
+    assert_true(st.temp < 50); /* starts cool */
+    assert_false(st.reasons & nvmlClocksEventReasonSwThermalSlowdown);
+    unsigned prev = 0;
+    for (double t = 0; t < 40; t += 5) { /* heating up, monotonic apart from noise */
+        gs_model_eval(s, 0, t, &st);
+        assert_true(st.temp + 1 >= prev);
+        prev = st.temp;
+    }
+    for (double t = 120; t < 3600; t += 97) {
+        gs_model_eval(s, 0, t, &st);
+        assert_true(st.temp <= g->temp_slowdown && st.temp + 1 >= g->temp_slowdown);
+        assert_true(st.thermal_limited);
+        unsigned long long bits = nvmlClocksEventReasonSwThermalSlowdown |
+                                  nvmlClocksThrottleReasonHwThermalSlowdown |
+                                  nvmlClocksThrottleReasonHwSlowdown;
+        assert_true((st.reasons & bits) == bits);
+        assert_false(st.reasons & nvmlClocksEventReasonSwPowerCap);
+        assert_true(st.clock[NVML_CLOCK_SM] < 0.7 * g->clock_max[NVML_CLOCK_SM]);
+        assert_true(st.clock[NVML_CLOCK_GRAPHICS] < 0.7 * g->clock_max[NVML_CLOCK_GRAPHICS]);
+        assert_true(st.power_w < 0.75 * g->wl.power_demand);
+        assert_in_range(st.util_gpu, 90, 100);
+    }
+    double e, pc, th;
+    gs_model_integrals(s, 0, 3600, &e, &pc, &th);
+    assert_true(th > 3400 && th < 3600);
+    assert_true(pc == 0);
+    gs_scenario_free(s);
+}
+
+static void test_powercap(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = A100-SXM4-80GB\nworkload = powercap\npower_limit = 300W\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct gs_state st;
+    for (double t = 0; t < 600; t += 13.7) {
+        gs_model_eval(s, 0, t, &st);
+        assert_true(st.power_mw <= 300000 && st.power_mw >= 298500);
+        assert_true(st.reasons & nvmlClocksEventReasonSwPowerCap);
+        assert_true(st.power_capped);
+        assert_true(st.clock[NVML_CLOCK_SM] < g->clock_max[NVML_CLOCK_SM]);
+        assert_int_equal(st.clock[NVML_CLOCK_MEM], g->clock_max[NVML_CLOCK_MEM]);
+    }
+    double e, pc, th;
+    gs_model_integrals(s, 0, 600, &e, &pc, &th);
+    assert_true(pc > 599 && pc <= 600);
+    gs_scenario_free(s);
+}
+
+static void test_leak_and_idle(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = L40S\nworkload = leak\n"
+                                    "memory_used = 4GiB\nleak_rate = 60MiB/min\n"
+                                    "[gpu.1]\nmodel = L40S\n");
+    struct gs_state a, b, c;
+    gs_model_eval(s, 0, 600, &a);
+    gs_model_eval(s, 0, 1200, &b);
+    gs_model_eval(s, 0, 1800, &c);
+    double d1 = (double)b.mem_used - (double)a.mem_used;
+    double d2 = (double)c.mem_used - (double)b.mem_used;
+    assert_true(fabs(d1 - 600 * MIB) < 1024);
+    assert_true(fabs(d1 - d2) < 1024);
+    gs_model_eval(s, 0, 1e7, &c); /* capped below the total */
+    assert_true(c.mem_used < s->gpus[0].mem_total - s->gpus[0].mem_reserved);
+    assert_true(c.mem_used > s->gpus[0].mem_total - s->gpus[0].mem_reserved - 128 * MIB);
+
+    gs_model_eval(s, 1, 42, &a); /* idle */
+    assert_int_equal(a.pstate, 8);
+    assert_int_equal(a.util_gpu, 0);
+    assert_true(a.reasons == nvmlClocksEventReasonGpuIdle);
+    assert_int_equal(a.clock[NVML_CLOCK_SM], s->gpus[1].clock_idle[NVML_CLOCK_SM]);
+    assert_int_equal(a.pcie_gen_cur, 1);
+    assert_true(a.power_w < s->gpus[1].power_idle * 1.05);
+    gs_scenario_free(s);
+}
+
+static void test_temperature_response(void **state)
+{
+    (void)state;
+    /* First order: after one tau the gap to equilibrium has shrunk to 1/e. */
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                                    "temp_start = 30\nthermal_tau = 60\n");
+    struct gs_state st;
+    gs_model_eval(s, 0, 1e6, &st);
+    double teq = st.temp_c;
+    gs_model_eval(s, 0, 60, &st);
+    double expect = teq + (30 - teq) / M_E;
+    assert_true(fabs(st.temp_c - expect) < 1.0);
+    assert_true(teq > 55 && teq < 75);
+    /* Energy is monotonic and grows by roughly power x time. */
+    double e0, e1, pc, th;
+    gs_model_integrals(s, 0, 100, &e0, &pc, &th);
+    gs_model_integrals(s, 0, 200, &e1, &pc, &th);
+    assert_true(e1 > e0);
+    assert_true(fabs((e1 - e0) / 1000 / 100 - st.power_w) < 0.05 * st.power_w);
+    gs_scenario_free(s);
+}
+
+/* memory.used >= the sum of the processes' memory, for every GPU of every
+ * shipped scenario at many times. */
+static void check_memory_cover(const struct gs_scenario *s, const char *name)
+{
+    for (unsigned g = 0; g < s->ngpus; g++) {
+        for (double t = 0; t < 1000; t += 7.3) {
+            struct gs_state st;
+            gs_model_eval(s, g, t, &st);
+            unsigned long long sum = 0;
+            for (size_t i = 0; i < s->nprocs; i++)
+                sum += gs_proc_memory(s, &s->procs[i], g, t);
+            if (st.mem_used < sum)
+                fail_msg("%s gpu %u t=%g: used %llu < processes %llu", name, g, t, st.mem_used,
+                         sum);
+            if (st.mem_used > s->gpus[g].mem_total - s->gpus[g].mem_reserved)
+                fail_msg("%s gpu %u t=%g: used beyond total", name, g, t);
+        }
+    }
+}
+
+static void test_shipped_scenarios(void **state)
+{
+    (void)state;
+    DIR *d = opendir(SCENARIO_DIR);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".ini") != 0)
+            continue;
+        char path[1024], err[600];
+        struct gs_scenario *s;
+        snprintf(path, sizeof(path), "%s/%s", SCENARIO_DIR, de->d_name);
+        if (gs_scenario_load(path, &s, err, sizeof(err)) != 0)
+            fail_msg("shipped scenario does not load: %s", err);
+        check_memory_cover(s, de->d_name);
+        gs_scenario_free(s);
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 7);
+}
+
+static void test_demo_scenario(void **state)
+{
+    (void)state;
+    char err[600];
+    struct gs_scenario *s;
+    unsetenv("GPUSIM_PID_RANK0");
+    assert_int_equal(gs_scenario_load(SCENARIO_DIR "/h100x8-training.ini", &s, err, sizeof(err)),
+                     0);
+    assert_int_equal(s->ngpus, 8);
+    assert_int_equal(s->procs[0].pid, 41000);
+    struct gs_state st;
+    gs_model_eval(s, 5, 300, &st); /* GPU 5 throttles */
+    assert_true(st.thermal_limited);
+    assert_int_equal(st.temp, s->gpus[5].temp_slowdown);
+    gs_model_eval(s, 0, 300, &st); /* GPU 0 trains undisturbed */
+    assert_false(st.thermal_limited || st.power_capped);
+    assert_in_range(st.util_gpu, 90, 99);
+    assert_int_equal(st.clock[NVML_CLOCK_SM], 1980);
+    /* GPU 7: a dead pid holds 30 GiB next to the live rank. */
+    const struct gs_process *stale = &s->procs[8];
+    assert_int_equal(stale->pid, 3141592);
+    assert_true(gs_proc_memory(s, stale, 7, 300) == 30ULL << 30);
+    gs_scenario_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_error_messages),       cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_defaults_and_presets), cmocka_unit_test(test_mig_and_lists),
+        cmocka_unit_test(test_env_expansion),        cmocka_unit_test(test_value_parsers),
+        cmocka_unit_test(test_determinism),          cmocka_unit_test(test_heartbeat_phases),
+        cmocka_unit_test(test_thermal_clamp),        cmocka_unit_test(test_powercap),
+        cmocka_unit_test(test_leak_and_idle),        cmocka_unit_test(test_temperature_response),
+        cmocka_unit_test(test_shipped_scenarios),    cmocka_unit_test(test_demo_scenario),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1199 @@
+/* test_sim_abi.c -- the simulator as a client sees it: dlopen the built
+ * libnvidia-ml.so.1 (SIM_LIB_PATH) and check NVML's ABI behaviours, the way
+ * pynvml, nvtop and go-nvml call it.
+ *
+ * Covered: UNINITIALIZED before init, init refcounting, the three process
+ * sizing patterns (fact sheet 2.15), per-symbol process stride against a
+ * poisoned buffer, MemoryInfo_v2 versioning and v1/v2 "used", string buffer
+ * sizes, the GetSamples / ProcessUtilization sizing calls, invalid handles,
+ * fault windows (pinned with GPUSIM_TIME, or live with GPUSIM_EPOCH), hangs
+ * that do not block other threads, events, field values, MIG, the exported
+ * symbol set, and the legacy (R450-era) variant's missing symbols.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpusim.h"
+
+#if !defined(SIM_LIB_PATH) || !defined(SIM_LEGACY_LIB_PATH) || !defined(SCENARIO_DIR)
+#error "meson passes SIM_LIB_PATH, SIM_LEGACY_LIB_PATH and SCENARIO_DIR"
+#endif
+
+/* The entry points the tests call, resolved with dlsym. */
+#define GS_FUNCS(X)                                                                                \
+    X(nvmlInit)                                                                                    \
+    X(nvmlInit_v2)                                                                                 \
+    X(nvmlInitWithFlags)                                                                           \
+    X(nvmlShutdown)                                                                                \
+    X(nvmlErrorString)                                                                             \
+    X(nvmlSystemGetDriverVersion)                                                                  \
+    X(nvmlSystemGetCudaDriverVersion)                                                              \
+    X(nvmlSystemGetProcessName)                                                                    \
+    X(nvmlDeviceGetCount_v2)                                                                       \
+    X(nvmlDeviceGetHandleByIndex_v2)                                                               \
+    X(nvmlDeviceGetHandleByUUID)                                                                   \
+    X(nvmlDeviceGetHandleByPciBusId_v2)                                                            \
+    X(nvmlDeviceGetIndex)                                                                          \
+    X(nvmlDeviceGetName)                                                                           \
+    X(nvmlDeviceGetUUID)                                                                           \
+    X(nvmlDeviceGetSerial)                                                                         \
+    X(nvmlDeviceGetPciInfo)                                                                        \
+    X(nvmlDeviceGetPciInfo_v3)                                                                     \
+    X(nvmlDeviceGetMemoryInfo)                                                                     \
+    X(nvmlDeviceGetMemoryInfo_v2)                                                                  \
+    X(nvmlDeviceGetTemperature)                                                                    \
+    X(nvmlDeviceGetTemperatureV)                                                                   \
+    X(nvmlDeviceGetTemperatureThreshold)                                                           \
+    X(nvmlDeviceGetPowerUsage)                                                                     \
+    X(nvmlDeviceGetEnforcedPowerLimit)                                                             \
+    X(nvmlDeviceGetFanSpeed)                                                                       \
+    X(nvmlDeviceGetUtilizationRates)                                                               \
+    X(nvmlDeviceGetSamples)                                                                        \
+    X(nvmlDeviceGetProcessUtilization)                                                             \
+    X(nvmlDeviceGetComputeRunningProcesses)                                                        \
+    X(nvmlDeviceGetComputeRunningProcesses_v2)                                                     \
+    X(nvmlDeviceGetComputeRunningProcesses_v3)                                                     \
+    X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
+    X(nvmlDeviceGetMPSComputeRunningProcesses_v3)                                                  \
+    X(nvmlDeviceGetTotalEccErrors)                                                                 \
+    X(nvmlDeviceGetRetiredPages)                                                                   \
+    X(nvmlDeviceGetRetiredPagesPendingStatus)                                                      \
+    X(nvmlDeviceGetRemappedRows)                                                                   \
+    X(nvmlDeviceGetFieldValues)                                                                    \
+    X(nvmlDeviceGetMigMode)                                                                        \
+    X(nvmlDeviceGetMaxMigDeviceCount)                                                              \
+    X(nvmlDeviceGetMigDeviceHandleByIndex)                                                         \
+    X(nvmlDeviceGetDeviceHandleFromMigDeviceHandle)                                                \
+    X(nvmlDeviceGetGpuInstanceId)                                                                  \
+    X(nvmlDeviceIsMigDeviceHandle)                                                                 \
+    X(nvmlEventSetCreate)                                                                          \
+    X(nvmlDeviceRegisterEvents)                                                                    \
+    X(nvmlDeviceGetSupportedEventTypes)                                                            \
+    X(nvmlEventSetWait)                                                                            \
+    X(nvmlEventSetWait_v2)                                                                         \
+    X(nvmlEventSetFree)                                                                            \
+    X(nvmlDeviceGetClockInfo)                                                                      \
+    X(nvmlDeviceGetCurrentClocksEventReasons)                                                      \
+    X(nvmlDeviceGetPerformanceState)                                                               \
+    X(nvmlDeviceGetViolationStatus)                                                                \
+    X(nvmlDeviceGetTotalEnergyConsumption)
+
+#define GS_DECLARE(name) static __typeof__(name) *p_##name;
+GS_FUNCS(GS_DECLARE)
+
+static void *g_lib;
+static char g_dir[64];
+static char g_base[128]; /* the common scenario */
+
+#define CALL(name, ...) p_##name(__VA_ARGS__)
+
+/* The common scenario: three GPUs of different generations, processes on
+ * GPU 0 and 1, an ECC burst on the V100 at t = 10. */
+static const char base_scenario[] =
+    "[machine]\ngpus = 3\ndriver_version = 550.54.15\ncuda_version = 12.4\n"
+    "[gpu]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+    "[gpu.1]\nmodel = RTX-4090\n"
+    "[gpu.2]\nmodel = V100-SXM2-32GB\nworkload = idle\n"
+    "[process.p1]\ngpu = 0\npid = 1001\nname = python3 train.py\nused_memory = 10GiB\n"
+    "[process.p2]\ngpu = 0\npid = 1002\nname = worker-with-a-long-name\nused_memory = na\n"
+    "[process.p3]\ngpu = 0\npid = 1003\ntype = compute+graphics\nused_memory = 1GiB\n"
+    "[process.g]\ngpu = 1\npid = 2001\ntype = graphics\nname = Xorg\nused_memory = 300MiB\n"
+    "[fault.ecc]\ntype = ecc\ngpu = 2\nat = 10\ncorrected = 4\nuncorrected = 3\n";
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!g_lib) {
+        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
+        return -1;
+    }
+#define GS_RESOLVE(name)                                                                           \
+    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
+    if (!p_##name) {                                                                               \
+        fprintf(stderr, "missing symbol %s\n", #name);                                             \
+        return -1;                                                                                 \
+    }
+    GS_FUNCS(GS_RESOLVE)
+    snprintf(g_dir, sizeof(g_dir), "/tmp/gs-abi-XXXXXX");
+    if (!mkdtemp(g_dir))
+        return -1;
+    snprintf(g_base, sizeof(g_base), "%s/base.ini", g_dir);
+    FILE *f = fopen(g_base, "w");
+    if (!f || fputs(base_scenario, f) < 0 || fclose(f) != 0)
+        return -1;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        return -1;
+    return 0;
+}
+
+/* Writes a scenario into the temp dir; returns its path in out. */
+static void write_scenario(const char *name, const char *text, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%s/%s", g_dir, name);
+    FILE *f = fopen(out, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Starts a session on path with scenario time pinned to t (t < 0: live). */
+static void start(const char *path, double t)
+{
+    char buf[32];
+    /* A failed earlier test may have left a session open: close it, so this
+     * one really loads path with its own time settings. */
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    setenv("GPUSIM_SCENARIO", path, 1);
+    unsetenv("GPUSIM_SPEED");
+    unsetenv("GPUSIM_EPOCH");
+    if (t >= 0) {
+        snprintf(buf, sizeof(buf), "%.3f", t);
+        setenv("GPUSIM_TIME", buf, 1);
+    } else {
+        unsetenv("GPUSIM_TIME");
+    }
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+}
+
+static void stop(void)
+{
+    assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
+}
+
+static nvmlDevice_t dev(unsigned i)
+{
+    nvmlDevice_t d = NULL;
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
+    return d;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Runs fn with stderr captured into buf. */
+static nvmlReturn_t with_stderr(nvmlReturn_t (*fn)(void), char *buf, size_t len)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/stderr.txt", g_dir);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w+");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    nvmlReturn_t r = fn();
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return r;
+}
+
+/* ----------------------------------------------------------- init, errors */
+
+static void test_uninitialized(void **state)
+{
+    unsigned n = 7;
+    nvmlDevice_t d;
+    (void)state;
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(n, 7);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 0, &d), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(CALL(nvmlShutdown), NVML_ERROR_UNINITIALIZED);
+    assert_string_equal(CALL(nvmlErrorString, NVML_ERROR_UNINITIALIZED), "Uninitialized");
+}
+
+static void test_init_failures(void **state)
+{
+    char out[1024], path[256];
+    (void)state;
+    unsetenv("GPUSIM_SCENARIO");
+    assert_int_equal(with_stderr(p_nvmlInit_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    assert_non_null(strstr(out, "gpusim: GPUSIM_SCENARIO is not set"));
+
+    write_scenario("bad.ini", "[gpu.0]\nmodel = H100-SXM5-80GB\nutil = lots\n", path, sizeof(path));
+    setenv("GPUSIM_SCENARIO", path, 1);
+    assert_int_equal(with_stderr(p_nvmlInit, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    char expect[512];
+    snprintf(expect, sizeof(expect), "gpusim: %s:3: bad value 'lots' for 'util'", path);
+    assert_memory_equal(out, expect, strlen(expect));
+    unsigned n;
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_UNINITIALIZED);
+
+    setenv("GPUSIM_SCENARIO", "/nonexistent/scenario.ini", 1);
+    assert_int_equal(with_stderr(p_nvmlInit_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    assert_non_null(strstr(out, "gpusim: /nonexistent/scenario.ini: cannot open scenario"));
+
+    setenv("GPUSIM_SCENARIO", g_base, 1);
+    setenv("GPUSIM_TIME", "soon", 1);
+    assert_int_equal(with_stderr(p_nvmlInit_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    assert_non_null(strstr(out, "gpusim: GPUSIM_TIME: bad value 'soon'"));
+    unsetenv("GPUSIM_TIME");
+}
+
+static void test_refcount(void **state)
+{
+    unsigned n = 0;
+    (void)state;
+    start(g_base, 5);
+    assert_int_equal(CALL(nvmlInit), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlInitWithFlags, 0), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(CALL(nvmlShutdown), NVML_ERROR_UNINITIALIZED);
+}
+
+static void test_error_strings(void **state)
+{
+    static const struct {
+        nvmlReturn_t code;
+        const char *text;
+    } t[] = {
+        {NVML_SUCCESS, "Success"},
+        {NVML_ERROR_INVALID_ARGUMENT, "Invalid Argument"},
+        {NVML_ERROR_NOT_SUPPORTED, "Not Supported"},
+        {NVML_ERROR_NO_PERMISSION, "Insufficient Permissions"},
+        {NVML_ERROR_NOT_FOUND, "Not Found"},
+        {NVML_ERROR_INSUFFICIENT_SIZE, "Insufficient Size"},
+        {NVML_ERROR_DRIVER_NOT_LOADED, "Driver Not Loaded"},
+        {NVML_ERROR_TIMEOUT, "Timeout"},
+        {NVML_ERROR_GPU_IS_LOST, "GPU is lost"},
+        {NVML_ERROR_LIB_RM_VERSION_MISMATCH, "Driver/library version mismatch"},
+        {NVML_ERROR_FUNCTION_NOT_FOUND, "Function Not Found"},
+        {NVML_ERROR_UNKNOWN, "Unknown Error"},
+        {(nvmlReturn_t)12345, "Unknown Error"},
+    };
+    (void)state;
+    start(g_base, 1);
+    const char *kept = CALL(nvmlErrorString, NVML_ERROR_GPU_IS_LOST);
+    stop();
+    /* Static strings stay valid after shutdown (go-nvml keeps them). */
+    assert_string_equal(kept, "GPU is lost");
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        assert_string_equal(CALL(nvmlErrorString, t[i].code), t[i].text);
+}
+
+/* -------------------------------------------------------------- processes */
+
+static void test_process_sizing(void **state)
+{
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0), d2 = dev(2);
+    nvmlProcessInfo_t buf[64];
+    unsigned count;
+
+    /* pynvml: count=0, infos=NULL, then count*2+5. */
+    count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 3);
+    count = count * 2 + 5;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, &count, buf), NVML_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_int_equal(buf[0].pid, 1001);
+    assert_true(buf[0].usedGpuMemory == 10ULL << 30);
+    assert_true(buf[1].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL);
+    assert_int_equal(buf[2].gpuInstanceId, 0xFFFFFFFFu);
+    assert_int_equal(buf[2].computeInstanceId, 0xFFFFFFFFu);
+
+    /* nvtop: starts at 0, NULL buffer, grows by a fixed step until SUCCESS,
+     * ignoring the returned count. */
+    unsigned size = 0, tries = 0;
+    nvmlReturn_t r;
+    for (;;) {
+        count = size;
+        r = CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, &count, size ? buf : NULL);
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            break;
+        size += 2;
+        assert_true(++tries < 10);
+    }
+    assert_int_equal(r, NVML_SUCCESS);
+    assert_int_equal(count, 3);
+
+    /* go-nvml: count=1 with a one-element buffer, doubling. */
+    size = 1;
+    for (;;) {
+        count = size;
+        r = CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, &count, buf);
+        if (r != NVML_ERROR_INSUFFICIENT_SIZE)
+            break;
+        assert_int_equal(count, 3);
+        size *= 2;
+    }
+    assert_int_equal(r, NVML_SUCCESS);
+    assert_int_equal(size, 4);
+
+    /* No processes: SUCCESS and 0, even with NULL. */
+    count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, d2, &count, NULL), NVML_SUCCESS);
+    assert_int_equal(count, 0);
+    count = 5;
+    assert_int_equal(CALL(nvmlDeviceGetMPSComputeRunningProcesses_v3, d0, &count, NULL),
+                     NVML_SUCCESS);
+    assert_int_equal(count, 0);
+    count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetGraphicsRunningProcesses_v3, d0, &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 1); /* p3 is compute+graphics */
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, NULL, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+static void check_untouched(const unsigned char *b, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (b[i] != 0xA5)
+            fail_msg("byte %zu written past the last entry", i);
+}
+
+static void test_process_stride(void **state)
+{
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0);
+    unsigned char buf[64 * 24];
+    unsigned count;
+
+    memset(buf, 0xA5, sizeof(buf));
+    count = 64;
+    assert_int_equal(
+        CALL(nvmlDeviceGetComputeRunningProcesses, d0, &count, (nvmlProcessInfo_v1_t *)buf),
+        NVML_SUCCESS);
+    assert_int_equal(count, 3);
+    check_untouched(buf, 3 * 16, sizeof(buf));
+    nvmlProcessInfo_v1_t v1[3];
+    memcpy(v1, buf, sizeof(v1));
+    assert_int_equal(v1[0].pid, 1001);
+    assert_int_equal(v1[2].pid, 1003);
+    assert_true(v1[0].usedGpuMemory == 10ULL << 30);
+    assert_true(v1[2].usedGpuMemory == 1ULL << 30);
+
+    memset(buf, 0xA5, sizeof(buf));
+    count = 64;
+    assert_int_equal(
+        CALL(nvmlDeviceGetComputeRunningProcesses_v2, d0, &count, (nvmlProcessInfo_v2_t *)buf),
+        NVML_SUCCESS);
+    check_untouched(buf, 3 * 24, sizeof(buf));
+    nvmlProcessInfo_v2_t v2[3];
+    memcpy(v2, buf, sizeof(v2));
+    assert_int_equal(v2[2].pid, 1003);
+    assert_int_equal(v2[2].gpuInstanceId, 0xFFFFFFFFu);
+
+    memset(buf, 0xA5, sizeof(buf));
+    count = 64;
+    assert_int_equal(
+        CALL(nvmlDeviceGetComputeRunningProcesses_v3, d0, &count, (nvmlProcessInfo_t *)buf),
+        NVML_SUCCESS);
+    check_untouched(buf, 3 * 24, sizeof(buf));
+    stop();
+}
+
+static void test_process_names(void **state)
+{
+    char name[64];
+    (void)state;
+    start(g_base, 30);
+    assert_int_equal(CALL(nvmlSystemGetProcessName, 1001, name, sizeof(name)), NVML_SUCCESS);
+    assert_string_equal(name, "python3 train.py");
+    /* Crops instead of failing. */
+    assert_int_equal(CALL(nvmlSystemGetProcessName, 1002, name, 8), NVML_SUCCESS);
+    assert_string_equal(name, "worker-");
+    assert_int_equal(CALL(nvmlSystemGetProcessName, 1003, name, sizeof(name)), NVML_SUCCESS);
+    assert_string_equal(name, "p3"); /* the section name is the default */
+    assert_int_equal(CALL(nvmlSystemGetProcessName, 4242, name, sizeof(name)),
+                     NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlSystemGetProcessName, 1001, NULL, 8), NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static void test_memory_info(void **state)
+{
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0);
+    nvmlMemory_v2_t m2;
+    nvmlMemory_t m1;
+
+    memset(&m2, 0, sizeof(m2));
+    m2.version = 2; /* what nvtop passes */
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo_v2, d0, &m2), NVML_ERROR_FUNCTION_NOT_FOUND);
+    m2.version = 0;
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo_v2, d0, &m2), NVML_ERROR_FUNCTION_NOT_FOUND);
+    assert_int_equal(nvmlMemory_v2, 0x02000028u);
+    m2.version = nvmlMemory_v2;
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo_v2, d0, &m2), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo, d0, &m1), NVML_SUCCESS);
+    assert_true(m1.total == m2.total);
+    assert_true(m2.reserved > 0);
+    assert_true(m1.used == m2.used + m2.reserved);
+    assert_true(m1.free == m2.free);
+    assert_true(m2.total == m2.reserved + m2.used + m2.free);
+    /* used covers the processes: 10 GiB + 1 GiB + a share for the 'na' one. */
+    assert_true(m2.used >= 11ULL << 30);
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo_v2, d0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+/* --------------------------------------------------------- string getters */
+
+static void test_strings(void **state)
+{
+    char buf[96];
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0), d1 = dev(1);
+    const char *h100 = "NVIDIA H100 80GB HBM3";
+
+    assert_int_equal(CALL(nvmlDeviceGetName, d0, buf, 10), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlDeviceGetName, d0, buf, (unsigned)strlen(h100)),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlDeviceGetName, d0, buf, (unsigned)strlen(h100) + 1), NVML_SUCCESS);
+    assert_string_equal(buf, h100);
+    assert_int_equal(CALL(nvmlDeviceGetName, d1, buf, sizeof(buf)), NVML_SUCCESS);
+    assert_string_equal(buf, "NVIDIA GeForce RTX 4090");
+    assert_int_equal(CALL(nvmlDeviceGetUUID, d0, buf, 40), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlDeviceGetUUID, d0, buf, 41), NVML_SUCCESS);
+    assert_memory_equal(buf, "GPU-", 4);
+    assert_int_equal(CALL(nvmlDeviceGetSerial, d0, buf, 5), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlDeviceGetSerial, d0, buf, 30), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetSerial, d1, buf, 30), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlSystemGetDriverVersion, buf, 5), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlSystemGetDriverVersion, buf, 80), NVML_SUCCESS);
+    assert_string_equal(buf, "550.54.15");
+    int cuda = 0;
+    assert_int_equal(CALL(nvmlSystemGetCudaDriverVersion, &cuda), NVML_SUCCESS);
+    assert_int_equal(cuda, 12040);
+    stop();
+}
+
+static void test_pci(void **state)
+{
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0), found = NULL;
+    nvmlPciInfo_t pci;
+    unsigned char raw[sizeof(nvmlPciInfo_t)];
+
+    assert_int_equal(CALL(nvmlDeviceGetPciInfo_v3, d0, &pci), NVML_SUCCESS);
+    assert_string_equal(pci.busId, "00000000:18:00.0");
+    assert_string_equal(pci.busIdLegacy, "0000:18:00.0");
+    assert_int_equal(pci.pciDeviceId, 0x233010DEu);
+    assert_int_equal(pci.bus, 0x18);
+    /* The v1 symbol fills only the original 52-byte struct. */
+    memset(raw, 0xA5, sizeof(raw));
+    assert_int_equal(CALL(nvmlDeviceGetPciInfo, d0, (nvmlPciInfo_t *)raw), NVML_SUCCESS);
+    check_untouched(raw, 52, sizeof(raw));
+    assert_string_equal((const char *)raw, "0000:18:00.0");
+
+    assert_int_equal(CALL(nvmlDeviceGetHandleByPciBusId_v2, "0000:18:00.0", &found), NVML_SUCCESS);
+    assert_ptr_equal(found, d0);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByPciBusId_v2, "00000000:2A:00.0", &found),
+                     NVML_SUCCESS);
+    assert_ptr_equal(found, dev(1));
+    assert_int_equal(CALL(nvmlDeviceGetHandleByPciBusId_v2, "0000:77:00.0", &found),
+                     NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByPciBusId_v2, "garbage", &found),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    char uuid[96];
+    assert_int_equal(CALL(nvmlDeviceGetUUID, dev(2), uuid, sizeof(uuid)), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByUUID, uuid, &found), NVML_SUCCESS);
+    assert_ptr_equal(found, dev(2));
+    assert_int_equal(CALL(nvmlDeviceGetHandleByUUID, "GPU-nope", &found), NVML_ERROR_NOT_FOUND);
+    unsigned idx;
+    assert_int_equal(CALL(nvmlDeviceGetIndex, found, &idx), NVML_SUCCESS);
+    assert_int_equal(idx, 2);
+    stop();
+}
+
+/* ------------------------------------------------------ sampled history */
+
+static void test_samples_sizing(void **state)
+{
+    (void)state;
+    start(g_base, 100);
+    nvmlDevice_t d0 = dev(0), d2 = dev(2);
+    nvmlValueType_t type;
+    unsigned count = 0;
+    nvmlSample_t samples[200];
+
+    /* pynvml's first call: samples=NULL must succeed with the count. */
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d0, NVML_GPU_UTILIZATION_SAMPLES, 0, &type, &count, NULL),
+        NVML_SUCCESS);
+    assert_int_equal(count, 120);
+    assert_int_equal(type, NVML_VALUE_TYPE_UNSIGNED_INT);
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d0, NVML_GPU_UTILIZATION_SAMPLES, 0, &type, &count, samples),
+        NVML_SUCCESS);
+    assert_int_equal(count, 120);
+    for (unsigned i = 1; i < count; i++) {
+        /* 1/6 s apart, in order */
+        long long step = (long long)(samples[i].timeStamp - samples[i - 1].timeStamp);
+        assert_true(step >= 166666 && step <= 166668);
+        assert_in_range(samples[i].sampleValue.uiVal, 85, 100);
+    }
+    unsigned long long last = samples[count - 1].timeStamp;
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d0, NVML_GPU_UTILIZATION_SAMPLES, last, &type, &count, NULL),
+        NVML_ERROR_NOT_FOUND);
+    count = 4; /* a small buffer gets the newest samples */
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d0, NVML_TOTAL_POWER_SAMPLES, 0, &type, &count, samples),
+        NVML_SUCCESS);
+    assert_int_equal(count, 4);
+    assert_true(samples[3].timeStamp == last);
+    /* An idle GPU has no utilisation samples, but power samples. */
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d2, NVML_GPU_UTILIZATION_SAMPLES, 0, &type, &count, NULL),
+        NVML_ERROR_NOT_FOUND);
+    assert_int_equal(
+        CALL(nvmlDeviceGetSamples, d2, NVML_TOTAL_POWER_SAMPLES, 0, &type, &count, NULL),
+        NVML_SUCCESS);
+    stop();
+}
+
+static void test_process_utilization_sizing(void **state)
+{
+    (void)state;
+    start(g_base, 100);
+    nvmlDevice_t d0 = dev(0), d2 = dev(2);
+    nvmlProcessUtilizationSample_t u[8];
+    unsigned count = 0;
+
+    /* pynvml/nvtop expect INSUFFICIENT_SIZE from the sizing call. */
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, d0, NULL, &count, 0),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 3);
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, d0, u, &count, 0), NVML_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_int_equal(u[0].pid, 1001);
+    assert_true(u[0].smUtil <= 100 && u[0].timeStamp > 0);
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, d0, u, &count, u[0].timeStamp),
+                     NVML_ERROR_NOT_FOUND);
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, d2, u, &count, 0), NVML_ERROR_NOT_FOUND);
+    stop();
+}
+
+/* ------------------------------------------------------------- handles */
+
+static void test_invalid_handles(void **state)
+{
+    (void)state;
+    start(g_base, 30);
+    nvmlDevice_t d0 = dev(0), d;
+    char name[96];
+    unsigned temp;
+    int on_stack;
+    nvmlDevice_t bogus[] = {
+        NULL,
+        (nvmlDevice_t)(uintptr_t)0x1234,
+        (nvmlDevice_t)(void *)&on_stack,
+        (nvmlDevice_t)((char *)d0 + 1), /* misaligned inside our table */
+        (nvmlDevice_t)((char *)d0 + 3 * ((char *)dev(1) - (char *)d0)), /* index 3 of 3 */
+    };
+    for (size_t i = 0; i < sizeof(bogus) / sizeof(bogus[0]); i++) {
+        assert_int_equal(CALL(nvmlDeviceGetName, bogus[i], name, sizeof(name)),
+                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceGetTemperature, bogus[i], NVML_TEMPERATURE_GPU, &temp),
+                         NVML_ERROR_INVALID_ARGUMENT);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 3, &d), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetTemperature, d0, NVML_TEMPERATURE_GPU, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetTemperature, d0, (nvmlTemperatureSensors_t)5, &temp),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+/* -------------------------------------------------------------- sensors */
+
+static void test_sensors(void **state)
+{
+    (void)state;
+    start(g_base, 600);
+    nvmlDevice_t d0 = dev(0), d1 = dev(1);
+    unsigned v, limit;
+    nvmlTemperature_t tv;
+
+    assert_int_equal(CALL(nvmlDeviceGetTemperature, d0, NVML_TEMPERATURE_GPU, &v), NVML_SUCCESS);
+    assert_in_range(v, 40, 85);
+    memset(&tv, 0, sizeof(tv));
+    tv.version = 1;
+    assert_int_equal(CALL(nvmlDeviceGetTemperatureV, d0, &tv),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    tv.version = nvmlTemperature_v1;
+    assert_int_equal(CALL(nvmlDeviceGetTemperatureV, d0, &tv), NVML_SUCCESS);
+    assert_int_equal(tv.temperature, (int)v);
+    assert_int_equal(
+        CALL(nvmlDeviceGetTemperatureThreshold, d0, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &v),
+        NVML_SUCCESS);
+    assert_int_equal(v, 89);
+    assert_int_equal(
+        CALL(nvmlDeviceGetTemperatureThreshold, d1, NVML_TEMPERATURE_THRESHOLD_MEM_MAX, &v),
+        NVML_ERROR_NOT_SUPPORTED);
+
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, d0, &v), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetEnforcedPowerLimit, d0, &limit), NVML_SUCCESS);
+    assert_int_equal(limit, 700000);
+    assert_true(v > 300000 && v <= limit);
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed, d0, &v), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed, d1, &v), NVML_SUCCESS);
+    assert_in_range(v, 30, 100);
+
+    nvmlUtilization_t u;
+    assert_int_equal(CALL(nvmlDeviceGetUtilizationRates, d0, &u), NVML_SUCCESS);
+    assert_in_range(u.gpu, 90, 100);
+    assert_int_equal(CALL(nvmlDeviceGetClockInfo, d0, NVML_CLOCK_SM, &v), NVML_SUCCESS);
+    assert_int_equal(v, 1980);
+    nvmlPstates_t ps;
+    assert_int_equal(CALL(nvmlDeviceGetPerformanceState, d0, &ps), NVML_SUCCESS);
+    assert_int_equal(ps, NVML_PSTATE_0);
+    assert_int_equal(CALL(nvmlDeviceGetPerformanceState, dev(2), &ps), NVML_SUCCESS);
+    assert_int_equal(ps, 8);
+    unsigned long long reasons = 99;
+    assert_int_equal(CALL(nvmlDeviceGetCurrentClocksEventReasons, dev(2), &reasons), NVML_SUCCESS);
+    assert_true(reasons == nvmlClocksEventReasonGpuIdle);
+    unsigned long long e1, e2;
+    assert_int_equal(CALL(nvmlDeviceGetTotalEnergyConsumption, d0, &e1), NVML_SUCCESS);
+    stop();
+    start(g_base, 700);
+    assert_int_equal(CALL(nvmlDeviceGetTotalEnergyConsumption, dev(0), &e2), NVML_SUCCESS);
+    assert_true(e2 > e1 + 100ULL * 300 * 1000); /* > 300 W over 100 s, in mJ */
+    nvmlViolationTime_t vt;
+    assert_int_equal(CALL(nvmlDeviceGetViolationStatus, dev(0), NVML_PERF_POLICY_THERMAL, &vt),
+                     NVML_SUCCESS);
+    assert_true(vt.violationTime == 0 && vt.referenceTime > 0);
+    stop();
+}
+
+static void test_field_values(void **state)
+{
+    (void)state;
+    start(g_base, 60);
+    nvmlFieldValue_t f[6];
+    const unsigned ids[6] = {NVML_FI_DEV_MEMORY_TEMP,         NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION,
+                             NVML_FI_DEV_PCIE_REPLAY_COUNTER, NVML_FI_DEV_POWER_AVERAGE,
+                             NVML_FI_DEV_ECC_CURRENT,         9999};
+    memset(f, 0, sizeof(f));
+    for (int i = 0; i < 6; i++)
+        f[i].fieldId = ids[i];
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), 6, f), NVML_SUCCESS);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(f[i].nvmlReturn, NVML_SUCCESS);
+        assert_true(f[i].timestamp > 1000000000000000LL); /* microseconds since 1970 */
+    }
+    assert_int_equal(f[5].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(f[0].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+    assert_in_range(f[0].value.uiVal, 40, 95);
+    assert_int_equal(f[1].valueType, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+    assert_int_equal(f[4].value.uiVal, 1);
+    /* The RTX 4090 has neither a memory sensor nor ECC. */
+    f[0].fieldId = NVML_FI_DEV_MEMORY_TEMP;
+    f[1].fieldId = NVML_FI_DEV_ECC_CURRENT;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), 2, f), NVML_SUCCESS);
+    assert_int_equal(f[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(f[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    stop();
+}
+
+static void test_ecc_and_pages(void **state)
+{
+    (void)state;
+    unsigned long long n;
+    unsigned count;
+    unsigned long long addr[8];
+    nvmlEnableState_t pending;
+
+    start(g_base, 5); /* before the ECC burst at t=10 */
+    nvmlDevice_t v100 = dev(2);
+    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, v100, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                          NVML_VOLATILE_ECC, &n),
+                     NVML_SUCCESS);
+    assert_true(n == 0);
+    count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPages, v100,
+                          NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, NULL),
+                     NVML_SUCCESS);
+    assert_int_equal(count, 0);
+    stop();
+
+    start(g_base, 20);
+    v100 = dev(2);
+    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, v100, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                          NVML_AGGREGATE_ECC, &n),
+                     NVML_SUCCESS);
+    assert_true(n == 3);
+    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, v100, NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                          NVML_VOLATILE_ECC, &n),
+                     NVML_SUCCESS);
+    assert_true(n == 4);
+    count = 0; /* size query */
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPages, v100,
+                          NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 3);
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPages, v100,
+                          NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, addr),
+                     NVML_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_true(addr[0] % 4096 == 0);
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPages, v100,
+                          NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, &count, addr),
+                     NVML_SUCCESS);
+    assert_int_equal(count, 2);
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPagesPendingStatus, v100, &pending), NVML_SUCCESS);
+    assert_int_equal(pending, NVML_FEATURE_ENABLED);
+    /* Ampere+ remaps rows instead; GeForce has no ECC at all. */
+    assert_int_equal(CALL(nvmlDeviceGetRetiredPages, dev(0),
+                          NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, &count, addr),
+                     NVML_ERROR_NOT_SUPPORTED);
+    unsigned c, u, p, f;
+    assert_int_equal(CALL(nvmlDeviceGetRemappedRows, dev(0), &c, &u, &p, &f), NVML_SUCCESS);
+    assert_true(c == 0 && u == 0 && p == 0 && f == 0);
+    assert_int_equal(CALL(nvmlDeviceGetRemappedRows, dev(1), &c, &u, &p, &f),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, dev(1), NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                          NVML_VOLATILE_ECC, &n),
+                     NVML_ERROR_NOT_SUPPORTED);
+    stop();
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static void test_fault_windows(void **state)
+{
+    (void)state;
+    const char *faults = SCENARIO_DIR "/faults.ini";
+    nvmlDevice_t d;
+    unsigned n;
+    char name[96];
+
+    start(faults, 30);
+    nvmlDevice_t gpu1 = dev(1), gpu2 = dev(2);
+    stop();
+
+    start(faults, 90); /* GPU 1 lost 60-120 */
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(n, 4);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 1, &d), NVML_ERROR_GPU_IS_LOST);
+    assert_int_equal(CALL(nvmlDeviceGetName, gpu1, name, sizeof(name)), NVML_ERROR_GPU_IS_LOST);
+    assert_int_equal(CALL(nvmlDeviceGetName, dev(0), name, sizeof(name)), NVML_SUCCESS);
+    stop();
+
+    start(faults, 130); /* back after `until` */
+    assert_int_equal(CALL(nvmlDeviceGetName, dev(1), name, sizeof(name)), NVML_SUCCESS);
+    stop();
+
+    start(faults, 190); /* ECC burst on GPU 0 at 180 */
+    unsigned long long e;
+    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, dev(0), NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                          NVML_VOLATILE_ECC, &e),
+                     NVML_SUCCESS);
+    assert_true(e == 12);
+    unsigned c, u, p, f;
+    assert_int_equal(CALL(nvmlDeviceGetRemappedRows, dev(0), &c, &u, &p, &f), NVML_SUCCESS);
+    assert_true(u == 2 && p == 1 && f == 0);
+    stop();
+
+    start(faults, 215); /* GPU 2 forbidden 210-230 */
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 2, &d), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlDeviceGetName, gpu2, name, sizeof(name)), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(n, 4);
+    stop();
+
+    setenv("GPUSIM_TIME", "250", 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_ERROR_DRIVER_NOT_LOADED);
+    assert_int_equal(CALL(nvmlInitWithFlags, 0), NVML_ERROR_DRIVER_NOT_LOADED);
+    setenv("GPUSIM_TIME", "320", 1);
+    assert_int_equal(CALL(nvmlInit), NVML_ERROR_LIB_RM_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_UNINITIALIZED);
+    start(faults, 400); /* healthy again */
+    stop();
+}
+
+static void test_fault_files(void **state)
+{
+    (void)state;
+    unsigned n;
+    nvmlDevice_t d;
+    setenv("GPUSIM_SCENARIO", SCENARIO_DIR "/fault-driver-not-loaded.ini", 1);
+    unsetenv("GPUSIM_TIME");
+    assert_int_equal(CALL(nvmlInit_v2), NVML_ERROR_DRIVER_NOT_LOADED);
+    setenv("GPUSIM_SCENARIO", SCENARIO_DIR "/fault-version-mismatch.ini", 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_ERROR_LIB_RM_VERSION_MISMATCH);
+    start(SCENARIO_DIR "/fault-no-permission.ini", -1);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 0, &d), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 1, &d), NVML_ERROR_NO_PERMISSION);
+    stop();
+}
+
+/* A driver that goes away under a running session: every call returns the
+ * fault's code until the window ends. */
+static void test_driver_goes_away(void **state)
+{
+    (void)state;
+    char path[256], epoch[64];
+    unsigned n;
+    write_scenario("gone.ini",
+                   "[machine]\ngpus = 1\n[gpu]\nmodel = L40S\n"
+                   "[fault.gone]\ntype = driver_not_loaded\nat = 0.3\nuntil = 1.5\n",
+                   path, sizeof(path));
+    setenv("GPUSIM_SCENARIO", path, 1);
+    unsetenv("GPUSIM_TIME");
+    snprintf(epoch, sizeof(epoch), "%.6f", gs_wall_now());
+    setenv("GPUSIM_EPOCH", epoch, 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    usleep(600000); /* t ~ 0.6: inside the window */
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_DRIVER_NOT_LOADED);
+    usleep(1000000); /* t ~ 1.6: after it */
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
+    unsetenv("GPUSIM_EPOCH");
+}
+
+struct hang_arg {
+    nvmlDevice_t d;
+    double seconds;
+    nvmlReturn_t r;
+};
+
+static void *hang_thread(void *p)
+{
+    struct hang_arg *a = p;
+    unsigned mw;
+    double t0 = mono();
+    a->r = CALL(nvmlDeviceGetPowerUsage, a->d, &mw);
+    a->seconds = mono() - t0;
+    return NULL;
+}
+
+static void test_hang_does_not_block_others(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("hang.ini",
+                   "[machine]\ngpus = 2\n[gpu]\nmodel = H100-SXM5-80GB\n"
+                   "[fault.h]\ntype = hang\ngpu = 0\ncall = nvmlDeviceGetPowerUsage\n"
+                   "seconds = 0.5\n",
+                   path, sizeof(path));
+    start(path, 10);
+    struct hang_arg a = {.d = dev(0)};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, hang_thread, &a), 0);
+    usleep(100000);
+    /* Other calls (and the same call on another GPU) proceed meanwhile. */
+    double t0 = mono();
+    unsigned v;
+    assert_int_equal(CALL(nvmlDeviceGetTemperature, dev(0), NVML_TEMPERATURE_GPU, &v),
+                     NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(1), &v), NVML_SUCCESS);
+    assert_true(mono() - t0 < 0.2);
+    pthread_join(th, NULL);
+    assert_int_equal(a.r, NVML_SUCCESS);
+    assert_true(a.seconds >= 0.49);
+    stop();
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void test_events(void **state)
+{
+    (void)state;
+    char path[256], epoch[64];
+    write_scenario("events.ini",
+                   "[machine]\ngpus = 2\n[gpu]\nmodel = H100-SXM5-80GB\n"
+                   "[fault.x]\ntype = xid\ngpu = 1\nxid = 79\nat = 0.5\n"
+                   "[fault.e]\ntype = ecc\ngpu = 1\ncorrected = 3\nuncorrected = 1\nat = 0.6\n"
+                   "[fault.other]\ntype = xid\ngpu = 0\nxid = 13\nat = 0.55\n"
+                   "[fault.old]\ntype = xid\ngpu = 1\nxid = 31\nat = 0\n",
+                   path, sizeof(path));
+    setenv("GPUSIM_SCENARIO", path, 1);
+    unsetenv("GPUSIM_TIME");
+    snprintf(epoch, sizeof(epoch), "%.6f", gs_wall_now());
+    setenv("GPUSIM_EPOCH", epoch, 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+
+    nvmlDevice_t d1 = dev(1);
+    nvmlEventSet_t set;
+    unsigned long long types;
+    assert_int_equal(CALL(nvmlEventSetCreate, &set), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetSupportedEventTypes, d1, &types), NVML_SUCCESS);
+    assert_true(types & nvmlEventTypeXidCriticalError);
+    assert_true(types & nvmlEventTypeDoubleBitEccError);
+    assert_int_equal(CALL(nvmlDeviceRegisterEvents, d1, 0x80 /* power source */, set),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceRegisterEvents, d1,
+                          nvmlEventTypeXidCriticalError | nvmlEventTypeSingleBitEccError |
+                              nvmlEventTypeDoubleBitEccError,
+                          set),
+                     NVML_SUCCESS);
+
+    nvmlEventData_t ev;
+    double t0 = mono();
+    /* The Xid at t=0 happened before the set existed and is not replayed;
+     * GPU 0's Xid 13 is not registered. */
+    assert_int_equal(CALL(nvmlEventSetWait_v2, set, &ev, 3000), NVML_SUCCESS);
+    assert_ptr_equal(ev.device, d1);
+    assert_true(ev.eventType == nvmlEventTypeXidCriticalError);
+    assert_true(ev.eventData == 79);
+    assert_int_equal(ev.gpuInstanceId, 0xFFFFFFFFu);
+    assert_true(mono() - t0 > 0.2 && mono() - t0 < 2.0);
+    assert_int_equal(CALL(nvmlEventSetWait_v2, set, &ev, 3000), NVML_SUCCESS);
+    assert_true(ev.eventType == nvmlEventTypeSingleBitEccError);
+    /* The legacy wait fills only the first 24 bytes. */
+    unsigned char raw[sizeof(nvmlEventData_t)];
+    memset(raw, 0xA5, sizeof(raw));
+    assert_int_equal(CALL(nvmlEventSetWait, set, (nvmlEventData_t *)raw, 3000), NVML_SUCCESS);
+    check_untouched(raw, 24, sizeof(raw));
+    memcpy(&ev, raw, 24);
+    assert_true(ev.eventType == nvmlEventTypeDoubleBitEccError);
+    t0 = mono();
+    assert_int_equal(CALL(nvmlEventSetWait_v2, set, &ev, 150), NVML_ERROR_TIMEOUT);
+    assert_true(mono() - t0 >= 0.14);
+    assert_int_equal(CALL(nvmlEventSetFree, set), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlEventSetWait_v2, set, &ev, 10), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlEventSetFree, set), NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+    unsetenv("GPUSIM_EPOCH");
+}
+
+/* ------------------------------------------------------------------- MIG */
+
+static void test_mig(void **state)
+{
+    (void)state;
+    start(SCENARIO_DIR "/a100-mig.ini", 60);
+    nvmlDevice_t g0 = dev(0), g1 = dev(1), m, parent;
+    unsigned cur, pend, count, id, is_mig;
+    char name[96];
+
+    assert_int_equal(CALL(nvmlDeviceGetMigMode, g0, &cur, &pend), NVML_SUCCESS);
+    assert_int_equal(cur, NVML_DEVICE_MIG_ENABLE);
+    assert_int_equal(CALL(nvmlDeviceGetMigMode, g1, &cur, &pend), NVML_SUCCESS);
+    assert_int_equal(cur, NVML_DEVICE_MIG_DISABLE);
+    assert_int_equal(CALL(nvmlDeviceGetMaxMigDeviceCount, g0, &count), NVML_SUCCESS);
+    assert_int_equal(count, 7);
+    /* nvitop's loop: dense from 0, stops at the first error. */
+    unsigned found = 0;
+    for (unsigned i = 0; i < count; i++) {
+        if (CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, i, &m) != NVML_SUCCESS)
+            break;
+        found++;
+    }
+    assert_int_equal(found, 4);
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, 4, &m), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, 0, &m), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceIsMigDeviceHandle, m, &is_mig), NVML_SUCCESS);
+    assert_int_equal(is_mig, 1);
+    assert_int_equal(CALL(nvmlDeviceIsMigDeviceHandle, g0, &is_mig), NVML_SUCCESS);
+    assert_int_equal(is_mig, 0);
+    assert_int_equal(CALL(nvmlDeviceGetName, m, name, sizeof(name)), NVML_SUCCESS);
+    assert_string_equal(name, "NVIDIA A100-SXM4-80GB MIG 3g.40gb");
+    assert_int_equal(CALL(nvmlDeviceGetUUID, m, name, sizeof(name)), NVML_SUCCESS);
+    assert_memory_equal(name, "MIG-", 4);
+    assert_int_equal(CALL(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, m, &parent), NVML_SUCCESS);
+    assert_ptr_equal(parent, g0);
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceId, m, &id), NVML_SUCCESS);
+    assert_int_equal(id, 1);
+    assert_int_equal(CALL(nvmlDeviceGetIndex, m, &id), NVML_SUCCESS);
+    assert_int_equal(id, 0);
+
+    nvmlMemory_v2_t mem = {.version = nvmlMemory_v2};
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo_v2, m, &mem), NVML_SUCCESS);
+    assert_true(mem.total < 41ULL << 30 && mem.used >= 31ULL << 30);
+
+    nvmlUtilization_t u;
+    assert_int_equal(CALL(nvmlDeviceGetUtilizationRates, g0, &u), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetUtilizationRates, g1, &u), NVML_SUCCESS);
+    count = 8;
+    nvmlProcessUtilizationSample_t pu[8];
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, g0, pu, &count, 0),
+                     NVML_ERROR_NOT_SUPPORTED);
+    unsigned c, uu, p, f;
+    assert_int_equal(CALL(nvmlDeviceGetRemappedRows, g0, &c, &uu, &p, &f),
+                     NVML_ERROR_NOT_SUPPORTED);
+
+    nvmlProcessInfo_t procs[8];
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, g0, &count, procs),
+                     NVML_SUCCESS);
+    assert_int_equal(count, 3);
+    assert_true(procs[0].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL);
+    assert_int_equal(procs[0].gpuInstanceId, 1);
+    assert_int_equal(procs[0].computeInstanceId, 0);
+    count = 8; /* through a MIG handle: only its own processes */
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses_v3, m, &count, procs), NVML_SUCCESS);
+    assert_int_equal(count, 1);
+    stop();
+}
+
+/* -------------------------------------------------------------- symbols */
+
+static void test_exported_symbols(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < gs_name_count; i++)
+        if (gs_names[i].kind == GS_NAME_FUNCTION && !dlsym(g_lib, gs_names[i].name))
+            fail_msg("%s is not exported", gs_names[i].name);
+    /* Internals stay hidden; families outside nvml_abi.h are absent. */
+    assert_null(dlsym(g_lib, "gs_begin"));
+    assert_null(dlsym(g_lib, "gs_scenario_load"));
+    assert_null(dlsym(g_lib, "nvmlDeviceGetRunningProcessDetailList"));
+    assert_null(dlsym(g_lib, "nvmlDeviceGetConfComputeMemSizeInfo"));
+    assert_null(dlsym(g_lib, "nvmlGpmMetricsGet"));
+    assert_null(dlsym(g_lib, "nvmlDeviceSetPowerManagementLimit"));
+}
+
+static void test_legacy_variant(void **state)
+{
+    (void)state;
+    static const char *const absent[] = {
+        "nvmlDeviceGetMemoryInfo_v2",
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        "nvmlDeviceGetTemperatureV",
+        "nvmlDeviceGetCurrentClocksEventReasons",
+        "nvmlDeviceGetSupportedClocksEventReasons",
+    };
+    static const char *const present[] = {
+        "nvmlDeviceGetMemoryInfo",
+        "nvmlDeviceGetComputeRunningProcesses",
+        "nvmlDeviceGetComputeRunningProcesses_v2",
+        "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        "nvmlDeviceGetTemperature",
+        "nvmlDeviceGetCurrentClocksThrottleReasons",
+        "nvmlDeviceGetSupportedClocksThrottleReasons",
+        "nvmlInit_v2",
+        "nvmlEventSetWait",
+    };
+    void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+        if (dlsym(h, absent[i]))
+            fail_msg("legacy variant exports %s", absent[i]);
+    for (size_t i = 0; i < sizeof(present) / sizeof(present[0]); i++)
+        if (!dlsym(h, present[i]))
+            fail_msg("legacy variant lacks %s", present[i]);
+
+    __typeof__(nvmlInit_v2) *init = (__typeof__(nvmlInit_v2) *)dlsym(h, "nvmlInit_v2");
+    __typeof__(nvmlShutdown) *shut = (__typeof__(nvmlShutdown) *)dlsym(h, "nvmlShutdown");
+    __typeof__(nvmlSystemGetDriverVersion) *drv =
+        (__typeof__(nvmlSystemGetDriverVersion) *)dlsym(h, "nvmlSystemGetDriverVersion");
+    char path[256], ver[80];
+    write_scenario("legacy.ini", "[gpu.0]\nmodel = A100-SXM4-80GB\n", path, sizeof(path));
+    setenv("GPUSIM_SCENARIO", path, 1);
+    setenv("GPUSIM_TIME", "1", 1);
+    assert_int_equal(init(), NVML_SUCCESS);
+    assert_int_equal(drv(ver, sizeof(ver)), NVML_SUCCESS);
+    assert_string_equal(ver, "450.80.02");
+    assert_int_equal(shut(), NVML_SUCCESS);
+    dlclose(h);
+}
+
+/* -------------------------------------------------------------- threads */
+
+static void *hammer(void *p)
+{
+    long bad = 0;
+    (void)p;
+    for (int i = 0; i < 2000; i++) {
+        nvmlDevice_t d;
+        unsigned v;
+        nvmlMemory_t m;
+        unsigned count = 8;
+        nvmlProcessInfo_t procs[8];
+        double e;
+        if (CALL(nvmlDeviceGetHandleByIndex_v2, (unsigned)i % 3, &d) != NVML_SUCCESS)
+            bad++;
+        bad += CALL(nvmlDeviceGetTemperature, d, NVML_TEMPERATURE_GPU, &v) != NVML_SUCCESS;
+        bad += CALL(nvmlDeviceGetMemoryInfo, d, &m) != NVML_SUCCESS;
+        bad += CALL(nvmlDeviceGetComputeRunningProcesses_v3, d, &count, procs) != NVML_SUCCESS;
+        unsigned long long energy;
+        bad += CALL(nvmlDeviceGetTotalEnergyConsumption, d, &energy) != NVML_SUCCESS;
+        e = (double)energy;
+        (void)e;
+    }
+    return (void *)bad;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    start(g_base, -1);
+    pthread_t th[4];
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, hammer, NULL), 0);
+    for (int i = 0; i < 4; i++) {
+        void *bad;
+        pthread_join(th[i], &bad);
+        assert_null(bad);
+    }
+    stop();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uninitialized),    cmocka_unit_test(test_init_failures),
+        cmocka_unit_test(test_refcount),         cmocka_unit_test(test_error_strings),
+        cmocka_unit_test(test_process_sizing),   cmocka_unit_test(test_process_stride),
+        cmocka_unit_test(test_process_names),    cmocka_unit_test(test_memory_info),
+        cmocka_unit_test(test_strings),          cmocka_unit_test(test_pci),
+        cmocka_unit_test(test_samples_sizing),   cmocka_unit_test(test_process_utilization_sizing),
+        cmocka_unit_test(test_invalid_handles),  cmocka_unit_test(test_sensors),
+        cmocka_unit_test(test_field_values),     cmocka_unit_test(test_ecc_and_pages),
+        cmocka_unit_test(test_fault_windows),    cmocka_unit_test(test_fault_files),
+        cmocka_unit_test(test_driver_goes_away), cmocka_unit_test(test_hang_does_not_block_others),
+        cmocka_unit_test(test_events),           cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_exported_symbols), cmocka_unit_test(test_legacy_variant),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
