@@ -61,7 +61,7 @@ What you are looking at:
          query --query-gpu=index,utilization.gpu --format=csv -i 3 -lms 100).
   GPU 5  is at its slowdown temperature; its SM clock is far below max and the
          thermal clock-event reasons are active: "[thermal]" in status.
-  GPU 7  holds 30 GiB for PID 3141592, which does not exist: "process gone".
+  GPU 7  holds 30 GiB for PID 4194304, which does not exist: "process gone".
 
 Try it yourself: build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)

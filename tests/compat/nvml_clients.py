@@ -280,8 +280,8 @@ def test_gpustat_demo(path):
     assert gpus[5]["temperature"] == 89, gpus[5]["temperature"]  # held at slowdown
     assert gpus[5]["power.draw"] < 450000
     pids = sorted(p.pid for p in gpus[7]["processes"])
-    assert pids == [41007, 3141592], pids
-    stale = [p for p in gpus[7]["processes"] if p.pid == 3141592][0]
+    assert pids == [4194304, 4194407], pids
+    stale = [p for p in gpus[7]["processes"] if p.pid == 4194304][0]
     assert stale.usedGpuMemory == 30 << 30
 
 
@@ -296,8 +296,8 @@ def test_gpustat_real_pids(path):
     assert gpus[0]["processes"][0].pid == os.getpid()
     lib.check("nvmlInitWithFlags", 0)
     buf = C.create_string_buffer(64)
-    lib.check("nvmlSystemGetProcessName", 3141592, buf, 64)
-    assert buf.value == b"python3 train.py"
+    lib.check("nvmlSystemGetProcessName", 4194304, buf, 64)
+    assert buf.value == b"python3"
     lib.check("nvmlShutdown")
 
 
@@ -319,7 +319,7 @@ def test_pynvml_heartbeat(path):
         steps = {samples[i + 1].timeStamp - samples[i].timeStamp for i in range(len(vals) - 1)}
         assert steps <= {166666, 166667, 166668}, steps
         procs = pynvml_process_utilization(lib, h, 0)
-        assert [p.pid for p in procs] == [41003]
+        assert [p.pid for p in procs] == [4194403]
         # Already seen: NOT_FOUND (pynvml raises NVMLError_NotFound).
         count = C.c_uint(0)
         r = lib.call("nvmlDeviceGetProcessUtilization", h, None, C.byref(count),
@@ -373,7 +373,7 @@ def test_pynvml_workstation(path):
     assert g0["fan"] is not None and 30 <= g0["fan"] <= 100
     assert g1["power.draw"] is None and g1["power.limit"] is None
     names = {p.pid for p in g0["processes"]}
-    assert names == {1523, 1890, 4412, 52210}, names
+    assert names == {4194416, 4194417, 4194418, 4194419}, names
     lib.check("nvmlInitWithFlags", 0)
     try:
         h = g0["handle"]
@@ -393,7 +393,7 @@ def test_pynvml_workstation(path):
     # Before the job starts (t < 30 s) only the desktop runs, at P8.
     set_env("workstation.ini", 10)
     gpus, _ = gpustat_query(lib)
-    assert {p.pid for p in gpus[0]["processes"]} == {1523, 1890, 4412}
+    assert {p.pid for p in gpus[0]["processes"]} == {4194416, 4194417, 4194418}
     assert gpus[0]["utilization"] == 0
 
 
@@ -562,7 +562,7 @@ def test_nvtop_legacy(legacy):
     devs = nvtop_session(lib)
     d7 = devs["0000:DB:00.0"]
     assert d7["proc_suffix"] == "_v2"
-    assert sorted(p.pid for p in d7["processes"]) == [41007, 3141592]
+    assert sorted(p.pid for p in d7["processes"]) == [4194304, 4194407]
     gpus, driver = gpustat_query(lib)
     assert driver == "550.54.15"  # the scenario names its driver
     assert gpus[7]["memory.used"] >= (30 << 30) + int(44.5 * (1 << 30))

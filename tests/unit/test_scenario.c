@@ -535,7 +535,7 @@ static void test_demo_scenario(void **state)
     assert_int_equal(gs_scenario_load(SCENARIO_DIR "/h100x8-training.ini", &s, err, sizeof(err)),
                      0);
     assert_int_equal(s->ngpus, 8);
-    assert_int_equal(s->procs[0].pid, 41000);
+    assert_int_equal(s->procs[0].pid, 4194400);
     struct gs_state st;
     gs_model_eval(s, 5, 300, &st); /* GPU 5 throttles */
     assert_true(st.thermal_limited);
@@ -546,7 +546,7 @@ static void test_demo_scenario(void **state)
     assert_int_equal(st.clock[NVML_CLOCK_SM], 1980);
     /* GPU 7: a dead pid holds 30 GiB next to the live rank. */
     const struct gs_process *stale = &s->procs[8];
-    assert_int_equal(stale->pid, 3141592);
+    assert_int_equal(stale->pid, 4194304);
     assert_true(gs_proc_memory(s, stale, 7, 300) == 30ULL << 30);
     gs_scenario_free(s);
 }
