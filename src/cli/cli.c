@@ -123,6 +123,17 @@ int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns
             cli_error("%s", s->driver_msg);
         return GM_EXIT_NVML;
     }
+    uint32_t denied = 0;
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        denied += s->gpus[i].state == GM_GPU_NOPERM;
+    if (s->ngpu && denied == s->ngpu) {
+        if (report)
+            cli_error("no permission to open any of the %u GPUs (NVML: Insufficient Permissions); "
+                      "check that /dev/nvidiactl and /dev/nvidia0.. exist and that your user may "
+                      "open them (ls -l /dev/nvidia*), see Troubleshooting in README.md",
+                      s->ngpu);
+        return GM_EXIT_NVML;
+    }
     return 0;
 }
 

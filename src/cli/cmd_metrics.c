@@ -28,13 +28,15 @@ static void markdown(struct gm_buf *b)
                 "do not edit by hand (a test fails when this file is stale). -->\n\n"
                 "Every value gpumon reads, with the name each output uses for it. Units: JSON "
                 "values are in the base unit named by the key's suffix (bytes, watts, celsius, "
-                "mhz, percent, joules, seconds); the CSV log uses the column's suffix unit; "
-                "Prometheus names use base units (`_ratio` 0-1, `_hertz`). An empty cell means "
-                "the output has no such field.\n\n"
-                "When a value is not available, nvidia-smi style output prints `[N/A]` (or "
-                "`[GPU is lost]`, `[Insufficient Permissions]`, `[<NVML error>]`), JSON prints "
-                "`null` and names the reason under `unavailable`, the CSV log leaves the cell "
-                "empty and explains it in its status column, and Prometheus omits the series.\n\n");
+                "mhz, percent, joules, seconds). An empty cell means the output has no such "
+                "field. The CSV column and Prometheus names are the ones the recording agent and "
+                "the exporter will use; those outputs are not built yet (see README). The CSV "
+                "log's unit is the column's suffix; Prometheus names use base units (`_ratio` "
+                "0-1, `_hertz`).\n\n"
+                "When a value is not available, nvidia-smi style output (`gpumon query`) prints "
+                "`[N/A]` (or `[GPU is lost]`, `[Insufficient Permissions]`, `[<NVML error>]`), "
+                "and JSON (`gpumon status --json`) prints `null` and names the reason under "
+                "`unavailable`.\n\n");
     const char *section = NULL;
     for (int id = 0; id < GM_M__COUNT; id++) {
         const struct gm_metric *m = &gm_metrics[id];

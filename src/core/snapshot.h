@@ -110,7 +110,7 @@ struct gm_snapshot {
 
     uint8_t driver;                 /* enum gm_driver_state */
     int16_t driver_code;            /* NVML return code behind it */
-    char driver_msg[256];           /* human explanation when driver != OK */
+    char driver_msg[512];           /* human explanation when driver != OK */
     struct gm_value driver_version; /* status of the string below */
     char driver_version_s[80];
     struct gm_value nvml_version;

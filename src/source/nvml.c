@@ -138,7 +138,7 @@ struct gm_nvml {
     int mem_v1;    /* MemoryInfo_v2 answered FUNCTION_NOT_FOUND: use v1 */
     uint8_t state; /* enum gm_driver_state */
     int16_t state_code;
-    char state_msg[256];
+    char state_msg[512];
     int64_t next_init_ns; /* monotonic time of the next init attempt */
     int64_t backoff_ns;
     int64_t backoff_min_ns, backoff_max_ns;
@@ -187,7 +187,7 @@ static void set_state(struct gm_nvml *n, enum gm_driver_state st, int code, cons
 
 static void explain_init_failure(struct gm_nvml *n, int rc)
 {
-    char msg[256];
+    char msg[512];
     switch (rc) {
     case NVML_ERROR_DRIVER_NOT_LOADED:
         snprintf(msg, sizeof(msg),
@@ -273,7 +273,7 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
     n->dl = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
     if (!n->dl) {
         const char *why = dlerror();
-        char msg[256];
+        char msg[512];
         snprintf(
             msg, sizeof(msg),
             "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
@@ -289,7 +289,7 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
         memcpy((char *)&n->f + symtab[i].off, &p, sizeof(p));
     }
     if (!n->f.nvmlInit_v2 && !n->f.nvmlInit) {
-        char msg[256];
+        char msg[512];
         snprintf(msg, sizeof(msg), "%s does not export nvmlInit: not an NVML library", lib_path);
         set_state(n, GM_DRV_NOLIB, NVML_ERROR_FUNCTION_NOT_FOUND, msg);
         if (err)
@@ -966,6 +966,7 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
             continue;
         g->m[id] = gm_v_status(st, rc);
     }
+    g->m[GM_M_INDEX] = gm_v_u64(g->index); /* the index is ours, not NVML's answer */
     g->nmig = 0;
 }
 

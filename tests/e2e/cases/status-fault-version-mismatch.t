@@ -1,0 +1,6 @@
+scenario: fault-version-mismatch.ini
+args: query --query-gpu=name --format=csv
+exit: 3
+--- stdout
+--- stderr
+gpumon: error: driver/library version mismatch: the loaded kernel module and libnvidia-ml.so come from different driver versions (usually an upgrade without a reboot); reboot or reload the nvidia modules, see Troubleshooting in README.md

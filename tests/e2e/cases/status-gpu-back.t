@@ -1,0 +1,11 @@
+# ... and after 120 s it is back
+scenario: faults.ini
+time: 125
+args: status --no-procs
+--- stdout
+{host}  {datetime}  driver 535.161.08  CUDA 12.2
+[0] NVIDIA A100-SXM4-80GB |  59C,  89 % |  40961 /  81920 MiB |  339 /  400 W |
+[1] NVIDIA A100-SXM4-80GB |  59C,  91 % |  40961 /  81920 MiB |  336 /  400 W |
+[2] NVIDIA A100-SXM4-80GB |  59C,  89 % |  40961 /  81920 MiB |  340 /  400 W |
+[3] NVIDIA A100-SXM4-80GB |  59C,  91 % |  40961 /  81920 MiB |  340 /  400 W |
+--- stderr
