@@ -31,6 +31,13 @@ for r in 0 1 2 3 4 5 6 7; do
     pids+=($!)
     export GPUSIM_PID_RANK$r=$!
 done
+# wait until each rank has exec'd python3, so /proc shows the real process
+for p in "${pids[@]}"; do
+    for _ in $(seq 50); do
+        [ "$(cat /proc/$p/comm 2>/dev/null)" = python3 ] && break
+        sleep 0.02
+    done
+done
 # every process shares one simulated timeline; start it 10 minutes into the job
 export GPUSIM_EPOCH=$(( $(date +%s) - 600 ))
 
