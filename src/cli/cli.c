@@ -17,7 +17,8 @@
 
 volatile int cli_stop;
 
-static void vmsg(const char *kind, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vmsg(const char *kind, const char *fmt,
+                                                       va_list ap)
 {
     fprintf(stderr, "gpumon: %s: ", kind);
     vfprintf(stderr, fmt, ap);

@@ -25,7 +25,8 @@ void gm_buf_put(struct gm_buf *b, const char *s, size_t n);
 void gm_buf_puts(struct gm_buf *b, const char *s);
 void gm_buf_putc(struct gm_buf *b, char c);
 void gm_buf_printf(struct gm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gm_buf_vprintf(struct gm_buf *b, const char *fmt, va_list ap);
+void gm_buf_vprintf(struct gm_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 /* Appends n copies of c. */
 void gm_buf_fill(struct gm_buf *b, char c, size_t n);
 /* Empties the buffer, keeping its memory. */

@@ -232,6 +232,8 @@ static const char *text_of(const struct gm_snapshot *s, const struct gm_gpu *g,
 const char *gm_fmt_smi(const struct gm_snapshot *s, const struct gm_gpu *g, const struct gm_proc *p,
                        int id, int nounits, char *buf, size_t len)
 {
+    if (!buf || len == 0)
+        return "";
     const struct gm_value *v = gm_fmt_value(s, g, p, id);
     if (!gm_v_ok(v)) {
         gm_strlcpy(buf, gm_fmt_smi_absent(id, v), len);

@@ -102,6 +102,7 @@
     X(nvmlDeviceGetProcessUtilization)
 
 struct nvml_fns {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
 #define X(name) __typeof__(name) *name;
     NVML_SYMS(X)
 #undef X
@@ -160,6 +161,7 @@ struct gm_nvml {
     atomic_int cur_gpu;
 };
 
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): fn is a member name, it cannot be wrapped */
 #define CALL(n, gpu, fn, ...)                                                                      \
     ((n)->f.fn ? (atomic_store(&(n)->cur_gpu, (gpu)), atomic_store(&(n)->cur_call, #fn),           \
                   call_done((n), (n)->f.fn(__VA_ARGS__)))                                          \
@@ -458,7 +460,7 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
 
     int major = 0, minor = 0;
     rc = CALL(n, i, nvmlDeviceGetCudaComputeCapability, h, &major, &minor);
-    setv(g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)(major * 10 + minor)));
+    setv(g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)major * 10 + (uint64_t)minor));
 
     static const struct {
         int id;
@@ -925,6 +927,7 @@ static void read_proc_util(struct gm_nvml *n, int i, struct dev *d, struct gm_sn
         unsigned long long sum[4] = {0, 0, 0, 0}, ns = 0;
         for (unsigned int k = 0; rc == NVML_SUCCESS && k < cnt; k++) {
             /* drivers can return stale or garbage slots: filter like nvtop */
+            /* cppcheck-suppress uninitvar ; cnt is 0 unless the second call filled smp */
             if (smp[k].pid != p->pid || smp[k].timeStamp <= last || smp[k].smUtil > 100 ||
                 smp[k].memUtil > 100)
                 continue;

@@ -175,24 +175,52 @@ void gm_query_rows(const struct gm_query *q, const struct gm_snapshot *s, uint64
     }
 }
 
+/* Parses up to maxdigits hex digits at *pp, advancing it; -1 if none. */
+static long hexfield(const char **pp, int maxdigits)
+{
+    const char *p = *pp;
+    long v = 0;
+    int n = 0;
+    while (n < maxdigits && isxdigit((unsigned char)*p)) {
+        v = v * 16 +
+            (isdigit((unsigned char)*p) ? *p - '0' : (tolower((unsigned char)*p) - 'a' + 10));
+        p++;
+        n++;
+    }
+    if (n == 0)
+        return -1;
+    *pp = p;
+    return v;
+}
+
 /* Parses "[domain:]bus:device.function" in hex into a comparable triple. */
 static int parse_bus_id(const char *s, unsigned *dom, unsigned *bus, unsigned *dev)
 {
-    unsigned a = 0, b = 0, c = 0, f = 0;
+    long f[4];
     int n = 0;
-    if (sscanf(s, "%x:%x:%x.%x%n", &a, &b, &c, &f, &n) == 4 && s[n] == '\0') {
-        *dom = a;
-        *bus = b;
-        *dev = c;
-        return 0;
+    const char *p = s;
+    for (;;) {
+        long v = hexfield(&p, 8);
+        if (v < 0 || n == 4)
+            return -1;
+        f[n++] = v;
+        if (*p == ':' && n < 3) {
+            p++;
+            continue;
+        }
+        if (*p == '.' && n >= 2) {
+            p++;
+            long fn = hexfield(&p, 1);
+            if (fn < 0 || *p != '\0')
+                return -1;
+            break;
+        }
+        return -1;
     }
-    if (sscanf(s, "%x:%x.%x%n", &b, &c, &f, &n) == 3 && s[n] == '\0') {
-        *dom = 0;
-        *bus = b;
-        *dev = c;
-        return 0;
-    }
-    return -1;
+    *dom = n == 3 ? (unsigned)f[0] : 0;
+    *bus = (unsigned)f[n - 2];
+    *dev = (unsigned)f[n - 1];
+    return 0;
 }
 
 static int match_gpu(const struct gm_gpu *g, const char *id)
