@@ -30,7 +30,7 @@ check:
 lint: $(BUILD)/build.ninja
 	@scripts/lint.sh $(BUILD)
 
-bench: all
+bench:
 	@scripts/bench.sh $(BUILD)
 
 install: all

@@ -12,6 +12,8 @@ PKGS="gcc make meson ninja-build pkg-config libinih-dev"
 PKGS="$PKGS libcmocka-dev python3 procps"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
+# benchmarks (make bench)
+PKGS="$PKGS valgrind hyperfine strace"
 
 missing=""
 for p in $PKGS; do
