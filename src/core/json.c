@@ -111,6 +111,15 @@ void gm_json_escape(struct gm_buf *b, const char *s, size_t n)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
+        /* copy a run of characters that need no escaping in one call */
+        size_t run = i;
+        while (run < n && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\')
+            run++;
+        if (run > i) {
+            gm_buf_put(b, s + i, run - i);
+            i = run;
+            continue;
+        }
         unsigned c = p[i];
         if (c == '"' || c == '\\') {
             gm_buf_putc(b, '\\');
@@ -130,9 +139,6 @@ void gm_json_escape(struct gm_buf *b, const char *s, size_t n)
             default:
                 gm_buf_printf(b, "\\u%04x", c);
             }
-            i++;
-        } else if (c < 0x80) {
-            gm_buf_putc(b, (char)c);
             i++;
         } else {
             size_t l = utf8_len(p + i, n - i);
