@@ -8,7 +8,22 @@
 
 struct gm_snapshot *gm_snapshot_new(void)
 {
-    return gm_xcalloc(1, sizeof(struct gm_snapshot));
+    struct gm_snapshot *s = gm_xcalloc(1, sizeof(struct gm_snapshot));
+    s->refs = 1;
+    return s;
+}
+
+struct gm_snapshot *gm_snapshot_ref(struct gm_snapshot *s)
+{
+    if (s)
+        __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+void gm_snapshot_unref(struct gm_snapshot *s)
+{
+    if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        gm_snapshot_free(s);
 }
 
 static void gpu_init(struct gm_gpu *g, uint32_t index)
@@ -49,11 +64,13 @@ struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm
 
 void gm_snapshot_clear(struct gm_snapshot *s)
 {
+    int refs = s->refs;
     for (uint32_t i = 0; i < s->nproc; i++)
         proc_free_strings(&s->procs[i]);
     free(s->procs);
     free(s->gpus);
     memset(s, 0, sizeof(*s));
+    s->refs = refs;
 }
 
 struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
@@ -63,6 +80,7 @@ struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
     c->gpus = NULL;
     c->procs = NULL;
     c->proc_cap = 0;
+    c->refs = 1;
     if (s->ngpu) {
         c->gpus = gm_xmalloc(s->ngpu * sizeof(struct gm_gpu));
         memcpy(c->gpus, s->gpus, s->ngpu * sizeof(struct gm_gpu));

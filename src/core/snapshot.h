@@ -124,7 +124,8 @@ struct gm_snapshot {
     struct gm_proc *procs;
 };
 
-/* Allocates an empty snapshot (no GPUs). Aborts on out-of-memory. */
+/* Allocates an empty snapshot (no GPUs) holding one reference. Aborts on
+ * out-of-memory. */
 struct gm_snapshot *gm_snapshot_new(void);
 
 /* Resizes the GPU array to n entries, all marked with every value NA. */
@@ -141,6 +142,11 @@ void gm_snapshot_clear(struct gm_snapshot *s);
 struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s);
 
 void gm_snapshot_free(struct gm_snapshot *s);
+
+/* Shared, immutable snapshots: ref takes another reference (thread-safe),
+ * unref drops one and frees the snapshot with the last.  Both accept NULL. */
+struct gm_snapshot *gm_snapshot_ref(struct gm_snapshot *s);
+void gm_snapshot_unref(struct gm_snapshot *s);
 
 /* Value of metric id on a GPU (GPU- or host-scope metric). */
 const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm_gpu *g, int id);

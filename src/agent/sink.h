@@ -1,0 +1,66 @@
+/* sink.h -- the agent's consumers of snapshots: one small interface, and a
+ * runner that gives each sink its own thread and a bounded queue.
+ *
+ * DESIGN principle 2: the sampler never blocks on disk or network.  It hands
+ * each sink a reference to the immutable snapshot (gm_snapshot_ref); when a
+ * sink's queue is full the item is dropped and counted, never waited for.
+ * Everything a sink does (writing, flushing, compressing old files) happens
+ * on its own thread.  CSV log, SQLite store, exporter and alerts are sinks.
+ */
+#ifndef GM_AGENT_SINK_H
+#define GM_AGENT_SINK_H
+
+#include <stdint.h>
+
+#include "../core/snapshot.h"
+#include "event.h"
+
+/* What a sink implements.  All callbacks run on the sink's thread, one at a
+ * time, in queue order.  ctx is the sink's own state.  A callback that
+ * fails returns a negative GM_E* code; the runner counts it, the sink logs. */
+struct gm_sink_ops {
+    const char *name;
+    int (*write)(void *ctx, const struct gm_snapshot *s);   /* required */
+    int (*event)(void *ctx, const struct gm_event *e);      /* optional */
+    int (*flush)(void *ctx);                                /* optional: make durable */
+    int (*reopen)(void *ctx);                               /* optional: SIGHUP */
+    void (*tick)(void *ctx, int64_t now_wall_ns);           /* optional: housekeeping,
+                                                               called about once a second
+                                                               when the queue is idle */
+    void (*close)(void *ctx);                               /* optional: flush and free */
+};
+
+struct gm_sink;
+
+struct gm_sink_stats {
+    uint64_t snapshots;      /* written */
+    uint64_t events;
+    uint64_t dropped;        /* queue full: not written */
+    uint64_t errors;         /* write/event callbacks that failed */
+    uint32_t queue_len;      /* now */
+    uint32_t queue_max;      /* high-water mark */
+};
+
+/* Starts a sink thread over ops/ctx with a queue of `capacity` items.  Takes
+ * ownership of ctx (ops->close frees it). */
+struct gm_sink *gm_sink_start(const struct gm_sink_ops *ops, void *ctx, unsigned capacity);
+
+/* Queues a snapshot reference (takes a new reference; never blocks).
+ * Returns 0, or GM_E_BUSY when the queue was full and the item dropped. */
+int gm_sink_push(struct gm_sink *k, struct gm_snapshot *s);
+
+/* Queues a copy of an event (never blocks). */
+int gm_sink_push_event(struct gm_sink *k, const struct gm_event *e);
+
+/* Asks the sink to reopen its files (SIGHUP); asynchronous. */
+void gm_sink_request_reopen(struct gm_sink *k);
+
+/* Drains the queue, flushes, closes and joins the thread, waiting at most
+ * timeout_ns; returns GM_E_TIMEOUT if the sink did not finish (its thread is
+ * then detached and left to the process's exit). */
+int gm_sink_stop(struct gm_sink *k, int64_t timeout_ns);
+
+void gm_sink_stats(struct gm_sink *k, struct gm_sink_stats *out);
+const char *gm_sink_name(const struct gm_sink *k);
+
+#endif /* GM_AGENT_SINK_H */

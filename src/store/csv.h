@@ -1,0 +1,86 @@
+/* csv.h -- the agent's daily CSV log: what the seeds' shell loggers and
+ * logrotate rules try to be, without their data loss.
+ *
+ * Files (in dir): <task>_<YYYYMMDD>.csv with one row per GPU per sample,
+ * <task>_procs_<YYYYMMDD>.csv (with procs) with one row per GPU process per
+ * sample, and <task>_events_<YYYYMMDD>.csv with marks and state changes.
+ * The day is the snapshot's local calendar day, so a new file starts at local
+ * midnight by the data's own time; every row lands whole in exactly one file.
+ *
+ * Zero loss, no copytruncate: rows are appended with write(2) (one call per
+ * sample), so what was written survives kill -9; a header is written exactly
+ * once per file, also across restarts; a torn last line left by a crash is
+ * cut off when the file is reopened; a file whose header does not match the
+ * current columns is never appended to (a "-2", "-3", ... file is started).
+ * Disk full: rows are counted as lost and the failure logged at most once a
+ * minute; writing resumes by itself when space returns (a partial write is
+ * truncated back so no torn row stays).  Retention and gzip of finished days
+ * run on a janitor thread of their own, never on the write path.
+ *
+ * Not thread-safe: one sink thread calls everything except that the janitor
+ * is internal.  The library never prints; problems are reported through
+ * gm_csv_stats() and the log callback.
+ */
+#ifndef GM_STORE_CSV_H
+#define GM_STORE_CSV_H
+
+#include <stdint.h>
+
+#include "../agent/event.h"
+#include "../core/err.h"
+#include "../core/snapshot.h"
+
+enum gm_csv_sync { GM_CSV_SYNC_NONE = 0, GM_CSV_SYNC_SAMPLE, GM_CSV_SYNC_SECOND };
+
+struct gm_csv_opts {
+    const char *dir;           /* created (with parents) if missing */
+    const char *task;          /* [A-Za-z0-9._-]+ */
+    const char *host;          /* value of the host column */
+    const int *columns;        /* registry ids (GPU or host scope) after time,host,task_id */
+    int ncolumns;              /* 0 = the default set (gm_csv_default_columns) */
+    int procs;                 /* also write the processes file */
+    int64_t retention_ns;      /* delete files whose day ended longer ago; 0 = keep forever */
+    int64_t compress_after_ns; /* gzip files whose day ended longer ago; <0 = never */
+    int sync;                  /* enum gm_csv_sync: fsync policy (write(2) happens every sample) */
+    /* Log callback for the agent's log (level: 3 err, 4 warning, 6 info); may be NULL. */
+    void (*log)(void *arg, int level, const char *msg);
+    void *log_arg;
+};
+
+struct gm_csv_stats {
+    uint64_t rows;          /* GPU rows written */
+    uint64_t proc_rows;
+    uint64_t event_rows;
+    uint64_t rows_lost;     /* rows that could not be written (disk full, I/O error) */
+    uint64_t bytes;         /* bytes written */
+    uint64_t files_opened;
+    uint64_t files_compressed;
+    uint64_t files_deleted;
+    uint64_t torn_repaired; /* torn last lines cut off at open */
+    int last_errno;         /* of the last failed write, 0 after a success */
+};
+
+/* The seeds' column set: gpu index, uuid, name, utilization.gpu,
+ * utilization.memory, memory.used, memory.total, power.draw, power.limit,
+ * temperature.gpu, clocks.sm, clocks.mem, clock event reasons. */
+const int *gm_csv_default_columns(int *n);
+
+/* Parses --columns: a comma list of nvidia-smi field names (or JSON keys),
+ * into ids (at most max).  GM_E_INVAL with the bad name in err. */
+int gm_csv_parse_columns(const char *list, int *ids, int max, int *n, struct gm_err *err);
+
+struct gm_csv *gm_csv_open(const struct gm_csv_opts *o, struct gm_err *err);
+
+/* Appends one row per GPU (a driver-state row when there are no GPUs
+ * because the driver is unavailable), and the processes when enabled.
+ * Returns 0, or a negative code when rows were lost (already counted). */
+int gm_csv_write(struct gm_csv *c, const struct gm_snapshot *s);
+int gm_csv_event(struct gm_csv *c, const struct gm_event *e);
+int gm_csv_flush(struct gm_csv *c);  /* fsync the open files */
+int gm_csv_reopen(struct gm_csv *c); /* close and reopen (SIGHUP, moved files) */
+/* Wakes the janitor when due (at most once a minute): retention, gzip. */
+void gm_csv_tick(struct gm_csv *c, int64_t now_wall_ns);
+void gm_csv_stats(const struct gm_csv *c, struct gm_csv_stats *out);
+void gm_csv_close(struct gm_csv *c); /* flushes, stops the janitor; accepts NULL */
+
+#endif /* GM_STORE_CSV_H */
