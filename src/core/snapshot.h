@@ -101,6 +101,7 @@ struct gm_gpu {
 };
 
 struct gm_snapshot {
+    int refs;             /* reference count (gm_snapshot_ref/unref); 1 after new */
     uint64_t seq;         /* sample number, from 1 */
     int64_t wall_ns;      /* CLOCK_REALTIME at the start of the sample */
     int64_t mono_ns;      /* CLOCK_MONOTONIC at the start of the sample */
