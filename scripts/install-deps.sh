@@ -7,7 +7,7 @@
 set -eu
 
 # build and run
-PKGS="gcc make meson ninja-build pkg-config libinih-dev"
+PKGS="gcc make meson ninja-build pkg-config libinih-dev zlib1g-dev libsqlite3-dev sqlite3"
 # tests: cmocka, python3 (JSON checks, compat test), tmux/valgrind for later suites
 PKGS="$PKGS libcmocka-dev python3 procps"
 # lint

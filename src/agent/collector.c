@@ -144,3 +144,13 @@ void gm_collector_abandon(struct gm_collector *c)
      * snapshot: freeing anything could crash it. The process is about to exit. */
     (void)c;
 }
+
+const char *gm_collector_current_call(struct gm_collector *c, int *gpu)
+{
+    return gm_nvml_current_call(c->nvml, gpu);
+}
+
+void gm_collector_set_backoff(struct gm_collector *c, int64_t min_ns, int64_t max_ns)
+{
+    gm_nvml_set_backoff(c->nvml, min_ns, max_ns);
+}

@@ -38,6 +38,12 @@ int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t t
 
 void gm_collector_close(struct gm_collector *c);
 
+/* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
+const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
+
+/* Reconnect backoff after a driver failure (see gm_nvml_set_backoff). */
+void gm_collector_set_backoff(struct gm_collector *c, int64_t min_ns, int64_t max_ns);
+
 /* For a wedged collector: releases nothing that the stuck thread may touch. */
 void gm_collector_abandon(struct gm_collector *c);
 

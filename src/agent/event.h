@@ -8,21 +8,21 @@
 #include <stdint.h>
 
 enum gm_event_type {
-    GM_EV_MARK = 0,     /* `gpumon mark TEXT` */
-    GM_EV_DRIVER,       /* the driver state changed (text: new state and message) */
-    GM_EV_GPU,          /* a GPU's state changed: lost, back, no permission */
-    GM_EV_XID,          /* an XID error reported by NVML (code = Xid) */
-    GM_EV_AGENT,        /* agent lifecycle: started, stopped, config reloaded */
+    GM_EV_MARK = 0, /* `gpumon mark TEXT` */
+    GM_EV_DRIVER,   /* the driver state changed (text: new state and message) */
+    GM_EV_GPU,      /* a GPU's state changed: lost, back, no permission */
+    GM_EV_XID,      /* an XID error reported by NVML (code = Xid) */
+    GM_EV_AGENT,    /* agent lifecycle: started, stopped, config reloaded */
 };
 
 struct gm_event {
-    uint8_t type;       /* enum gm_event_type */
-    int32_t gpu;        /* GPU index, or -1 when not about one GPU */
-    int64_t wall_ns;    /* when it happened (UTC ns) */
-    int64_t code;       /* type-specific: Xid number, NVML return code, ... */
-    char task[64];      /* task the mark belongs to; "" = the agent's task */
-    char uuid[96];      /* GPU UUID when known */
-    char text[512];     /* human text, UTF-8 */
+    uint8_t type;    /* enum gm_event_type */
+    int32_t gpu;     /* GPU index, or -1 when not about one GPU */
+    int64_t wall_ns; /* when it happened (UTC ns) */
+    int64_t code;    /* type-specific: Xid number, NVML return code, ... */
+    char task[64];   /* task the mark belongs to; "" = the agent's task */
+    char uuid[96];   /* GPU UUID when known */
+    char text[512];  /* human text, UTF-8 */
 };
 
 const char *gm_event_type_name(enum gm_event_type t);

@@ -20,25 +20,25 @@
  * fails returns a negative GM_E* code; the runner counts it, the sink logs. */
 struct gm_sink_ops {
     const char *name;
-    int (*write)(void *ctx, const struct gm_snapshot *s);   /* required */
-    int (*event)(void *ctx, const struct gm_event *e);      /* optional */
-    int (*flush)(void *ctx);                                /* optional: make durable */
-    int (*reopen)(void *ctx);                               /* optional: SIGHUP */
-    void (*tick)(void *ctx, int64_t now_wall_ns);           /* optional: housekeeping,
-                                                               called about once a second
-                                                               when the queue is idle */
-    void (*close)(void *ctx);                               /* optional: flush and free */
+    int (*write)(void *ctx, const struct gm_snapshot *s); /* required */
+    int (*event)(void *ctx, const struct gm_event *e);    /* optional */
+    int (*flush)(void *ctx);                              /* optional: make durable */
+    int (*reopen)(void *ctx);                             /* optional: SIGHUP */
+    void (*tick)(void *ctx, int64_t now_wall_ns);         /* optional: housekeeping,
+                                                             called about once a second
+                                                             when the queue is idle */
+    void (*close)(void *ctx);                             /* optional: flush and free */
 };
 
 struct gm_sink;
 
 struct gm_sink_stats {
-    uint64_t snapshots;      /* written */
+    uint64_t snapshots; /* written */
     uint64_t events;
-    uint64_t dropped;        /* queue full: not written */
-    uint64_t errors;         /* write/event callbacks that failed */
-    uint32_t queue_len;      /* now */
-    uint32_t queue_max;      /* high-water mark */
+    uint64_t dropped;   /* queue full: not written */
+    uint64_t errors;    /* write/event callbacks that failed */
+    uint32_t queue_len; /* now */
+    uint32_t queue_max; /* high-water mark */
 };
 
 /* Starts a sink thread over ops/ctx with a queue of `capacity` items.  Takes

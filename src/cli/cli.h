@@ -31,6 +31,11 @@ struct gm_cmd {
 extern const struct gm_cmd gm_cmd_status;
 extern const struct gm_cmd gm_cmd_query;
 extern const struct gm_cmd gm_cmd_metrics;
+extern const struct gm_cmd gm_cmd_agent;
+extern const struct gm_cmd gm_cmd_record;
+extern const struct gm_cmd gm_cmd_config;
+extern const struct gm_cmd gm_cmd_mark;
+extern const struct gm_cmd gm_cmd_report;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -103,6 +103,10 @@ int gm_parse_duration(const char *s, int64_t *ns)
         mul = 3600e9;
     else if (strcmp(end, "d") == 0)
         mul = 86400e9;
+    else if (strcmp(end, "w") == 0)
+        mul = 7 * 86400e9;
+    else if (strcmp(end, "y") == 0)
+        mul = 365 * 86400e9;
     else
         return GM_E_INVAL;
     double r = v * mul;

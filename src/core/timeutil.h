@@ -25,7 +25,8 @@ const char *gm_time_smi(int64_t wall_ns, char *buf, size_t len);
 /* Local calendar day as YYYYMMDD (for daily files). */
 const char *gm_time_day(int64_t wall_ns, char *buf, size_t len);
 
-/* Parses a duration with an optional unit (ms, s, m, h, d; bare = seconds):
+/* Parses a duration with an optional unit (ms, us, s, m, h, d, w, y = 365 d;
+ * bare = seconds):
  * "500ms", "10s", "1.5m", "2".  Returns 0 and *ns, or GM_E_INVAL. */
 int gm_parse_duration(const char *s, int64_t *ns);
 

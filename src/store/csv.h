@@ -7,6 +7,20 @@
  * The day is the snapshot's local calendar day, so a new file starts at local
  * midnight by the data's own time; every row lands whole in exactly one file.
  *
+ * Rows (header cells are registry CSV columns, gm_metric_csv_col):
+ *   GPU:       time,host,task_id,<columns...>,status
+ *   processes: time,host,task_id,gpu,uuid,pid,user,process_name,command,
+ *              used_memory_mib,type,host_state
+ *   events:    time,host,task_id,type,gpu,uuid,code,text
+ * time is ISO 8601 local time with milliseconds and offset, the same for
+ * every row of a snapshot.  Cells are gm_fmt_csv text ("" when absent),
+ * except clock event reasons: names joined by '|' ("none" for none).  RFC
+ * 4180 quoting for cells with a comma, quote or line break.  status is "ok";
+ * the GPU's state ("gpu_lost", "no_permission", "error") for a GPU that is
+ * down; "ok;missing=<col>:<why>[,<col>:<why>...]" (why: gm_vstatus_name or
+ * "not_collected"); or, on the one row written when there are no GPUs, the
+ * driver state (gm_driver_state_name) or "no_gpus".
+ *
  * Zero loss, no copytruncate: rows are appended with write(2) (one call per
  * sample), so what was written survives kill -9; a header is written exactly
  * once per file, also across restarts; a torn last line left by a crash is
@@ -17,9 +31,14 @@
  * truncated back so no torn row stays).  Retention and gzip of finished days
  * run on a janitor thread of their own, never on the write path.
  *
+ * Flush policy: every sample is written with one write(2); fsync per the
+ * sync option (gm_csv_flush and gm_csv_close always fsync).
+ *
  * Not thread-safe: one sink thread calls everything except that the janitor
  * is internal.  The library never prints; problems are reported through
- * gm_csv_stats() and the log callback.
+ * gm_csv_stats() and the log callback, which is only ever called from the
+ * thread calling gm_csv_* (the janitor's messages are handed over in
+ * gm_csv_tick and gm_csv_close).
  */
 #ifndef GM_STORE_CSV_H
 #define GM_STORE_CSV_H
@@ -34,13 +53,13 @@ enum gm_csv_sync { GM_CSV_SYNC_NONE = 0, GM_CSV_SYNC_SAMPLE, GM_CSV_SYNC_SECOND 
 
 struct gm_csv_opts {
     const char *dir;           /* created (with parents) if missing */
-    const char *task;          /* [A-Za-z0-9._-]+ */
-    const char *host;          /* value of the host column */
+    const char *task;          /* [A-Za-z0-9._-]+, at most 128, not ending in _procs/_events */
+    const char *host;          /* value of the host column; NULL or "" = gethostname() */
     const int *columns;        /* registry ids (GPU or host scope) after time,host,task_id */
     int ncolumns;              /* 0 = the default set (gm_csv_default_columns) */
     int procs;                 /* also write the processes file */
     int64_t retention_ns;      /* delete files whose day ended longer ago; 0 = keep forever */
-    int64_t compress_after_ns; /* gzip files whose day ended longer ago; <0 = never */
+    int64_t compress_after_ns; /* gzip files whose day ended longer ago; 0 = 1 day; <0 = never */
     int sync;                  /* enum gm_csv_sync: fsync policy (write(2) happens every sample) */
     /* Log callback for the agent's log (level: 3 err, 4 warning, 6 info); may be NULL. */
     void (*log)(void *arg, int level, const char *msg);
@@ -48,16 +67,17 @@ struct gm_csv_opts {
 };
 
 struct gm_csv_stats {
-    uint64_t rows;          /* GPU rows written */
+    uint64_t rows; /* GPU rows written */
     uint64_t proc_rows;
     uint64_t event_rows;
-    uint64_t rows_lost;     /* rows that could not be written (disk full, I/O error) */
-    uint64_t bytes;         /* bytes written */
+    uint64_t rows_lost; /* rows of any file not written (disk full, I/O error) */
+    uint64_t bytes;     /* bytes written */
     uint64_t files_opened;
     uint64_t files_compressed;
     uint64_t files_deleted;
     uint64_t torn_repaired; /* torn last lines cut off at open */
     int last_errno;         /* of the last failed write, 0 after a success */
+    uint64_t janitor_runs;  /* janitor passes completed */
 };
 
 /* The seeds' column set: gpu index, uuid, name, utilization.gpu,
@@ -65,20 +85,25 @@ struct gm_csv_stats {
  * temperature.gpu, clocks.sm, clocks.mem, clock event reasons. */
 const int *gm_csv_default_columns(int *n);
 
-/* Parses --columns: a comma list of nvidia-smi field names (or JSON keys),
- * into ids (at most max).  GM_E_INVAL with the bad name in err. */
+/* Parses --columns: a comma list of nvidia-smi field names (or JSON keys or
+ * CSV columns), into ids (at most max).  "timestamp" is skipped (the time is
+ * always the first column).  GM_E_INVAL with the bad name in err (also for a
+ * field given twice). */
 int gm_csv_parse_columns(const char *list, int *ids, int max, int *n, struct gm_err *err);
 
 struct gm_csv *gm_csv_open(const struct gm_csv_opts *o, struct gm_err *err);
 
-/* Appends one row per GPU (a driver-state row when there are no GPUs
- * because the driver is unavailable), and the processes when enabled.
+/* Appends one row per GPU (one row with status = the driver state when
+ * there are no GPUs because the driver is unavailable, "no_gpus" when the
+ * driver is fine but has none), and the processes when enabled.
  * Returns 0, or a negative code when rows were lost (already counted). */
 int gm_csv_write(struct gm_csv *c, const struct gm_snapshot *s);
 int gm_csv_event(struct gm_csv *c, const struct gm_event *e);
 int gm_csv_flush(struct gm_csv *c);  /* fsync the open files */
 int gm_csv_reopen(struct gm_csv *c); /* close and reopen (SIGHUP, moved files) */
-/* Wakes the janitor when due (at most once a minute): retention, gzip. */
+/* Call about once a second: fsync when the sync option says so, hand the
+ * janitor's messages to the log callback, and wake the janitor (retention,
+ * gzip) at most once a minute and when the day of now_wall_ns changes. */
 void gm_csv_tick(struct gm_csv *c, int64_t now_wall_ns);
 void gm_csv_stats(const struct gm_csv *c, struct gm_csv_stats *out);
 void gm_csv_close(struct gm_csv *c); /* flushes, stops the janitor; accepts NULL */

@@ -19,51 +19,72 @@
 #include "../core/snapshot.h"
 
 struct gm_store_opts {
-    const char *path;           /* the database file (created with its schema) */
-    const char *task;           /* the agent's task id, stored with every sample */
-    int64_t retention_raw_ns;   /* 0 = keep forever */
+    const char *path;         /* the database file (created with its schema) */
+    const char *task;         /* the agent's task id, stored with every sample */
+    int64_t retention_raw_ns; /* 0 = keep forever */
     int64_t retention_1m_ns;
     int64_t retention_1h_ns;
     int64_t commit_interval_ns; /* commit a batch at least this often (default 1 s) */
+    int64_t interval_ns;        /* the sampling interval: a sample counts for at most twice
+                                   this (throttle time, energy); 0 = learn it per GPU (the
+                                   median of its recent intervals) */
     int procs;                  /* store processes */
     void (*log)(void *arg, int level, const char *msg);
     void *log_arg;
 };
 
 struct gm_store_stats {
-    uint64_t samples;    /* GPU-samples stored */
+    uint64_t samples; /* GPU-samples stored */
     uint64_t proc_rows;
     uint64_t events;
     uint64_t commits;
-    uint64_t lost;       /* GPU-samples lost to errors (disk full, ...) */
-    uint64_t deleted;    /* rows removed by retention */
+    uint64_t lost;    /* GPU-samples lost to errors (disk full, ...) */
+    uint64_t deleted; /* rows removed by retention */
 };
 
+/* Opens (creating the file, its directory and the schema when missing) the
+ * database at o->path in WAL mode.  NULL with err set when it cannot: a
+ * database of a newer schema version or one that is not a gpumon store is
+ * GM_E_INVAL.  Not thread-safe: one thread uses a store, except that
+ * gm_store_stats may be called from any thread. */
 struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err);
+
+/* Adds one snapshot to the open batch (one row per GPU; with the driver down,
+ * a status row for each GPU of the last good snapshot) and commits when the
+ * batch is due.  On failure the batch is rolled back, its GPU-samples are
+ * counted as lost, the error is logged (rate-limited) and returned
+ * (GM_E_NOSPC for a full disk); the next call starts afresh. */
 int gm_store_write(struct gm_store *st, const struct gm_snapshot *s);
+
+/* Adds an event or mark to the open batch (committed like samples). */
 int gm_store_event(struct gm_store *st, const struct gm_event *e);
-int gm_store_flush(struct gm_store *st);                 /* commit the open batch */
+
+int gm_store_flush(struct gm_store *st);                      /* commit the open batch */
 void gm_store_tick(struct gm_store *st, int64_t now_wall_ns); /* commit when due, retention */
 void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out);
-void gm_store_close(struct gm_store *st);                /* commits; accepts NULL */
+void gm_store_close(struct gm_store *st); /* commits; accepts NULL */
 
 /* The report (`gpumon report`), read-only, from the rollups. */
 enum gm_report_by { GM_REPORT_HOUR = 0, GM_REPORT_DAY };
 enum gm_report_format { GM_REPORT_TABLE = 0, GM_REPORT_CSV, GM_REPORT_JSON };
 
 struct gm_report_opts {
-    const char *path;     /* database */
-    int64_t from_ns;      /* UTC ns, inclusive */
-    int64_t to_ns;        /* UTC ns, exclusive */
-    int by;               /* enum gm_report_by; periods are local-time hours/days */
-    const char *task;     /* NULL = all tasks */
-    int gpu;              /* -1 = all GPUs */
-    int format;           /* enum gm_report_format */
+    const char *path; /* database */
+    int64_t from_ns;  /* UTC ns, inclusive: hours that start at or after it */
+    int64_t to_ns;    /* UTC ns, exclusive: hours that start before it; 0 = no end */
+    int by;           /* enum gm_report_by: UTC hours (labelled in local time), or local
+                         days (each hour goes to the local day it starts in) */
+    const char *task; /* NULL = all tasks */
+    int gpu;          /* NVML index; -1 = all GPUs */
+    int format;       /* enum gm_report_format */
 };
 
 /* Per GPU per period: average and max utilisation, max memory used, average
- * power, energy, max temperature, time throttled by reason, and the marks in
- * the period.  GM_E_NOTFOUND when the database does not exist. */
+ * power, energy (Wh), max temperature, seconds throttled by reason, and the
+ * marks in the period, read from the 1-hour rollups and appended to out.
+ * Local time is the process's TZ.  GM_E_NOTFOUND when the database does not
+ * exist or the task is unknown; GM_E_INVAL for a file that is not a gpumon
+ * store (or of a newer schema). */
 int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err);
 
 #endif /* GM_STORE_STORE_H */

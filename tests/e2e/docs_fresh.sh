@@ -1,12 +1,12 @@
 #!/bin/sh
-# Fails when docs/metrics.md differs from what the registry generates
-# (`gpumon metrics --markdown`), printing the difference.
+# Fails when a generated document differs from what gpumon generates now,
+# printing the difference.  docs_fresh.sh GPUMON DOC [metrics|config]
 set -eu
-gpumon=$1; doc=$2
+gpumon=$1; doc=$2; what=${3:-metrics}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-"$gpumon" metrics --markdown >"$tmp"
+"$gpumon" "$what" --markdown >"$tmp"
 if ! diff -u "$doc" "$tmp"; then
-    echo "docs/metrics.md is stale: run '$gpumon metrics --markdown > docs/metrics.md'" >&2
+    echo "$doc is stale: run '$gpumon $what --markdown > $doc'" >&2
     exit 1
 fi

@@ -1,0 +1,613 @@
+/* daemon.c -- the agent process (see daemon.h).
+ *
+ * Threads: the main thread waits for signals and watches for hung samples;
+ * the sampler thread takes snapshots; each sink has its thread; the control
+ * thread answers the socket.  All signals are blocked in every thread and
+ * taken synchronously by the main thread (sigtimedwait), so no handler runs
+ * inside library code.
+ */
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/buf.h"
+#include "../core/json.h"
+#include "../core/timeutil.h"
+#include "../store/csv.h"
+#include "../store/store.h"
+#include "collector.h"
+#include "log.h"
+#include "sampler.h"
+#include "sink.h"
+
+#define MAX_SINKS 8
+
+/* ------------------------------------------------------------ directories */
+
+static int mkdir_p(const char *path, mode_t mode, struct gm_err *err)
+{
+    char buf[PATH_MAX];
+    if (gm_strlcpy(buf, path, sizeof(buf)) && strlen(path) >= sizeof(buf))
+        return gm_err_set(err, GM_E_INVAL, "%s: path too long", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) != 0 && errno != EEXIST)
+            return gm_err_set(err, GM_E_IO, "cannot create %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
+        return gm_err_set(err, GM_E_IO, "cannot create %s: %s", buf, strerror(errno));
+    return 0;
+}
+
+/* ------------------------------------------------------------------- lock */
+
+/* Takes <dir>/agent.lock for the life of the process; on contention names
+ * the PID that holds it. */
+static int lock_acquire(const char *dir, int *fd_out, struct gm_err *err)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/agent.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return gm_err_set(err, GM_E_IO, "cannot open %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        char pid[32] = "";
+        ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+        close(fd);
+        if (n > 0) {
+            pid[n] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+        }
+        if (e == EWOULDBLOCK)
+            return gm_err_set(err, GM_E_BUSY,
+                              "another gpumon agent (PID %s) is already using %s; one agent per "
+                              "data directory keeps rows from interleaving (stop it, or give this "
+                              "one another --data-dir)",
+                              pid[0] ? pid : "unknown", dir);
+        return gm_err_set(err, GM_E_IO, "cannot lock %s: %s", path, strerror(e));
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        int e = errno;
+        close(fd);
+        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+/* ------------------------------------------------------------ sink glue */
+
+static int csv_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_csv_write(ctx, s);
+}
+static int csv_event(void *ctx, const struct gm_event *e)
+{
+    return gm_csv_event(ctx, e);
+}
+static int csv_flush(void *ctx)
+{
+    return gm_csv_flush(ctx);
+}
+static int csv_reopen(void *ctx)
+{
+    return gm_csv_reopen(ctx);
+}
+static void csv_tick(void *ctx, int64_t now)
+{
+    gm_csv_tick(ctx, now);
+}
+static void csv_close(void *ctx)
+{
+    gm_csv_close(ctx);
+}
+static const struct gm_sink_ops csv_ops = {"csv",      csv_write, csv_event, csv_flush,
+                                           csv_reopen, csv_tick,  csv_close};
+
+static int store_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_store_write(ctx, s);
+}
+static int store_event(void *ctx, const struct gm_event *e)
+{
+    return gm_store_event(ctx, e);
+}
+static int store_flush(void *ctx)
+{
+    return gm_store_flush(ctx);
+}
+static void store_tick(void *ctx, int64_t now)
+{
+    gm_store_tick(ctx, now);
+}
+static void store_close(void *ctx)
+{
+    gm_store_close(ctx);
+}
+static const struct gm_sink_ops store_ops = {"store", store_write, store_event, store_flush,
+                                             NULL,    store_tick,  store_close};
+
+struct sinkset {
+    struct gm_sink *k[MAX_SINKS];
+    int n;
+};
+
+static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
+{
+    set->n = 0;
+    char host[65] = "";
+    gethostname(host, sizeof(host) - 1);
+    if (c->csv) {
+        int cols[128], ncols = 0;
+        if (c->columns[0] && gm_csv_parse_columns(c->columns, cols, 128, &ncols, err) != 0)
+            return err ? err->code : GM_E_INVAL;
+        struct gm_csv_opts co = {
+            .dir = c->csv_dir,
+            .task = c->task,
+            .host = host,
+            .columns = ncols ? cols : NULL,
+            .ncolumns = ncols,
+            .procs = c->procs,
+            .retention_ns = c->retention_ns,
+            .compress_after_ns = c->compress_after_ns,
+            .sync = c->csv_sync,
+            .log = gm_log_cb,
+        };
+        struct gm_csv *csv = gm_csv_open(&co, err);
+        if (!csv)
+            return err ? err->code : GM_E_IO;
+        set->k[set->n++] = gm_sink_start(&csv_ops, csv, c->queue_size);
+    }
+    if (c->store) {
+        struct gm_store_opts so = {
+            .path = c->store_path,
+            .task = c->task,
+            .retention_raw_ns = c->store_retention_raw_ns,
+            .retention_1m_ns = c->store_retention_1m_ns,
+            .retention_1h_ns = c->store_retention_1h_ns,
+            .commit_interval_ns = 1000000000LL,
+            .interval_ns = c->interval_ns,
+            .procs = c->procs,
+            .log = gm_log_cb,
+        };
+        struct gm_store *st = gm_store_open(&so, err);
+        if (!st) {
+            for (int i = 0; i < set->n; i++)
+                gm_sink_stop(set->k[i], 2000000000LL);
+            set->n = 0;
+            return err ? err->code : GM_E_IO;
+        }
+        set->k[set->n++] = gm_sink_start(&store_ops, st, c->queue_size);
+    }
+    return 0;
+}
+
+static void sinks_stop(struct sinkset *set, int64_t deadline)
+{
+    for (int i = 0; i < set->n; i++) {
+        int64_t left = deadline - gm_mono_ns();
+        if (gm_sink_stop(set->k[i], left > 0 ? left : 1) != 0)
+            gm_log(GM_LOG_ERR, "the %s sink did not finish in time; exiting without it",
+                   gm_sink_name(set->k[i]));
+    }
+    set->n = 0;
+}
+
+/* --------------------------------------------------------------- control */
+
+struct control {
+    int fd;
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    pthread_t thread;
+    volatile int stop;
+    struct gm_sampler *sampler;
+    const char *task;
+    struct sinkset *sinks;
+    pthread_mutex_t *sinks_mu;
+};
+
+static void control_status(struct control *ct, struct gm_buf *out)
+{
+    struct gm_sampler_stats ss;
+    gm_sampler_stats(ct->sampler, &ss);
+    struct gm_json j;
+    gm_json_init(&j, out, 0);
+    gm_json_obj_begin(&j);
+    gm_json_key(&j, "pid");
+    gm_json_i64(&j, getpid());
+    gm_json_key(&j, "samples");
+    gm_json_u64(&j, ss.samples);
+    gm_json_key(&j, "overruns");
+    gm_json_u64(&j, ss.overruns);
+    gm_json_key(&j, "skipped");
+    gm_json_u64(&j, ss.skipped);
+    gm_json_key(&j, "last_sample_unix_ns");
+    gm_json_i64(&j, ss.last_wall_ns);
+    gm_json_key(&j, "last_sample_duration_seconds");
+    gm_json_f64(&j, ss.last_duration_ns / 1e9, 6);
+    gm_json_key(&j, "driver");
+    gm_json_str(&j, gm_driver_state_name((enum gm_driver_state)ss.driver_state));
+    gm_json_key(&j, "sinks");
+    gm_json_obj_begin(&j);
+    pthread_mutex_lock(ct->sinks_mu);
+    for (int i = 0; i < ct->sinks->n; i++) {
+        struct gm_sink_stats ks;
+        gm_sink_stats(ct->sinks->k[i], &ks);
+        gm_json_key(&j, gm_sink_name(ct->sinks->k[i]));
+        gm_json_obj_begin(&j);
+        gm_json_key(&j, "snapshots");
+        gm_json_u64(&j, ks.snapshots);
+        gm_json_key(&j, "events");
+        gm_json_u64(&j, ks.events);
+        gm_json_key(&j, "dropped");
+        gm_json_u64(&j, ks.dropped);
+        gm_json_key(&j, "errors");
+        gm_json_u64(&j, ks.errors);
+        gm_json_key(&j, "queue_max");
+        gm_json_u64(&j, ks.queue_max);
+        gm_json_obj_end(&j);
+    }
+    pthread_mutex_unlock(ct->sinks_mu);
+    gm_json_obj_end(&j);
+    gm_json_obj_end(&j);
+    gm_buf_putc(out, '\n');
+}
+
+/* One request per connection: "PING", "STATUS", or
+ * "MARK <wall_ns> <task|-> <text>".  Replies end with a newline. */
+static void control_handle(struct control *ct, int cfd)
+{
+    struct timeval tv = {.tv_sec = 2};
+    setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    char req[2048];
+    size_t len = 0;
+    while (len < sizeof(req) - 1) {
+        ssize_t r = read(cfd, req + len, sizeof(req) - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (memchr(req, '\n', len))
+            break;
+    }
+    req[len] = '\0';
+    req[strcspn(req, "\n")] = '\0';
+    struct gm_buf out = GM_BUF_INIT;
+    if (strcmp(req, "PING") == 0) {
+        gm_buf_puts(&out, "PONG\n");
+    } else if (strcmp(req, "STATUS") == 0) {
+        control_status(ct, &out);
+    } else if (strncmp(req, "MARK ", 5) == 0) {
+        char *p = req + 5, *end;
+        errno = 0;
+        long long wall = strtoll(p, &end, 10);
+        char *task = end + (*end == ' ');
+        char *sp = strchr(task, ' ');
+        if (errno || end == p || *end != ' ' || !sp) {
+            gm_buf_puts(&out, "ERR malformed MARK request\n");
+        } else {
+            *sp = '\0';
+            struct gm_event e;
+            memset(&e, 0, sizeof(e));
+            e.type = GM_EV_MARK;
+            e.gpu = -1;
+            e.wall_ns = wall;
+            gm_strlcpy(e.task, strcmp(task, "-") ? task : ct->task, sizeof(e.task));
+            gm_strlcpy(e.text, sp + 1, sizeof(e.text));
+            gm_sampler_event(ct->sampler, &e);
+            gm_log(GM_LOG_INFO, "mark (%s): %s", e.task, e.text);
+            gm_buf_puts(&out, "OK\n");
+        }
+    } else {
+        gm_buf_puts(&out, "ERR unknown request\n");
+    }
+    gm_buf_write_fd(&out, cfd);
+    gm_buf_free(&out);
+}
+
+static void *control_run(void *arg)
+{
+    struct control *ct = arg;
+    while (!ct->stop) {
+        struct pollfd pfd = {.fd = ct->fd, .events = POLLIN};
+        if (poll(&pfd, 1, 200) <= 0)
+            continue;
+        int cfd = accept4(ct->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (cfd < 0)
+            continue;
+        control_handle(ct, cfd);
+        close(cfd);
+    }
+    return NULL;
+}
+
+static int control_open(struct control *ct, const char *dir, struct gm_err *err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", dir) >=
+        sizeof(sa.sun_path))
+        return gm_err_set(err, GM_E_INVAL,
+                          "data-dir %s is too long for the control socket (at most %zu bytes)", dir,
+                          sizeof(sa.sun_path) - 12);
+    gm_strlcpy(ct->path, sa.sun_path, sizeof(ct->path));
+    unlink(sa.sun_path); /* stale from a crash: we hold the lock, so it is ours */
+    ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (ct->fd < 0 || bind(ct->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+        listen(ct->fd, 16) != 0) {
+        int e = errno;
+        if (ct->fd >= 0)
+            close(ct->fd);
+        ct->fd = -1;
+        return gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", sa.sun_path, strerror(e));
+    }
+    return 0;
+}
+
+int gm_daemon_request(const char *data_dir, const char *request, char *reply, size_t len,
+                      struct gm_err *err)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", data_dir) >=
+        sizeof(sa.sun_path))
+        return gm_err_set(err, GM_E_INVAL, "data-dir %s is too long", data_dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return gm_err_set(err, GM_E_IO, "socket: %s", strerror(errno));
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == ENOENT || e == ECONNREFUSED)
+            return gm_err_set(err, GM_E_NOTFOUND,
+                              "no gpumon agent is running for data directory %s (start one with "
+                              "'gpumon agent', or give --data-dir)",
+                              data_dir);
+        return gm_err_set(err, GM_E_IO, "cannot connect to %s: %s", sa.sun_path, strerror(e));
+    }
+    struct timeval tv = {.tv_sec = 5};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    struct gm_buf req = GM_BUF_INIT;
+    gm_buf_printf(&req, "%s\n", request);
+    int rc = gm_buf_write_fd(&req, fd);
+    gm_buf_free(&req);
+    if (rc < 0) {
+        close(fd);
+        return gm_err_set(err, GM_E_IO, "cannot send to the agent: %s", strerror(-rc));
+    }
+    size_t got = 0;
+    while (got < len - 1) {
+        ssize_t r = read(fd, reply + got, len - 1 - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    reply[got] = '\0';
+    close(fd);
+    if (got == 0)
+        return gm_err_set(err, GM_E_IO, "the agent did not answer");
+    return 0;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static int open_collector(const struct gm_config *c, struct gm_collector **col)
+{
+    struct gm_collector_opts co = {
+        .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1};
+    struct gm_err e = {0};
+    int rc = gm_collector_open(col, &co, &e);
+    if (rc != 0)
+        gm_log(GM_LOG_ERR, "%s", e.msg); /* not fatal: samples report it and init is retried */
+    /* retry at the sampling cadence, backing off to a minute */
+    gm_collector_set_backoff(*col, c->interval_ns,
+                             c->interval_ns > 60000000000LL ? c->interval_ns : 60000000000LL);
+    return 0;
+}
+
+static void agent_event(struct gm_sampler *sp, struct gm_sink *const *k, int n, const char *text)
+{
+    struct gm_event e;
+    memset(&e, 0, sizeof(e));
+    e.type = GM_EV_AGENT;
+    e.gpu = -1;
+    e.wall_ns = gm_wall_ns();
+    gm_strlcpy(e.text, text, sizeof(e.text));
+    if (sp)
+        gm_sampler_event(sp, &e);
+    else
+        for (int i = 0; i < n; i++)
+            gm_sink_push_event(k[i], &e);
+}
+
+static int run_once(const struct gm_config *c, struct sinkset *sinks)
+{
+    struct gm_collector *col;
+    open_collector(c, &col);
+    struct gm_snapshot *s = gm_sampler_once(col, sinks->k, sinks->n);
+    int ok = s->driver == GM_DRV_OK;
+    gm_snapshot_unref(s);
+    sinks_stop(sinks, gm_mono_ns() + 5000000000LL);
+    gm_collector_close(col);
+    return ok ? 0 : 3;
+}
+
+int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
+{
+    struct gm_config cfg;
+    if (o->build(o->build_arg, &cfg, err) != 0)
+        return 2;
+    gm_log_init(cfg.log_level);
+    if (mkdir_p(cfg.data_dir, 0750, err) != 0 || mkdir_p(cfg.csv_dir, 0750, err) != 0)
+        return 1;
+    int lock_fd = -1;
+    if (lock_acquire(cfg.data_dir, &lock_fd, err) != 0)
+        return 1;
+
+    /* every thread created from here on inherits the blocked signals */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN); /* a file size limit is a write error to count, not a death */
+
+    struct sinkset sinks = {0};
+    pthread_mutex_t sinks_mu = PTHREAD_MUTEX_INITIALIZER;
+    if (sinks_open(&cfg, &sinks, err) != 0) {
+        close(lock_fd);
+        return 1;
+    }
+    if (o->once) {
+        int rc = run_once(&cfg, &sinks);
+        close(lock_fd);
+        return rc;
+    }
+
+    struct gm_collector *col;
+    open_collector(&cfg, &col);
+    struct gm_sampler *sp = gm_sampler_start(col, cfg.interval_ns, sinks.k, sinks.n);
+    if (!sp) {
+        sinks_stop(&sinks, gm_mono_ns() + 2000000000LL);
+        close(lock_fd);
+        gm_err_set(err, GM_E_IO, "cannot start the sampler thread");
+        return 1;
+    }
+    agent_event(sp, NULL, 0, "agent started");
+    gm_log(GM_LOG_INFO, "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s)",
+           (int)getpid(), cfg.interval_ns / 1e9, cfg.data_dir, cfg.csv ? cfg.csv_dir : "off",
+           cfg.store ? cfg.store_path : "off");
+
+    struct control ct = {
+        .fd = -1, .sampler = sp, .task = cfg.task, .sinks = &sinks, .sinks_mu = &sinks_mu};
+    struct gm_err cerr = {0};
+    if (control_open(&ct, cfg.data_dir, &cerr) != 0)
+        gm_log(GM_LOG_WARNING, "%s; 'gpumon mark' will not reach this agent", cerr.msg);
+    else
+        pthread_create(&ct.thread, NULL, control_run, &ct);
+
+    int64_t hung_reported = 0;
+    uint64_t dropped_reported = 0;
+    for (;;) {
+        struct timespec ts = {.tv_sec = 1};
+        siginfo_t si;
+        int sig = sigtimedwait(&sigs, &si, &ts);
+        if (sig == SIGTERM || sig == SIGINT) {
+            gm_log(GM_LOG_INFO, "%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+            break;
+        }
+        if (sig == SIGHUP) {
+            struct gm_config next;
+            struct gm_err e = {0};
+            if (o->build(o->build_arg, &next, &e) != 0) {
+                gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s", e.msg);
+            } else if (strcmp(next.data_dir, cfg.data_dir) != 0) {
+                gm_log(GM_LOG_ERR,
+                       "reload: data-dir changed from %s to %s; that needs a "
+                       "restart, keeping the running configuration",
+                       cfg.data_dir, next.data_dir);
+            } else {
+                /* new sinks first, so a bad new setting leaves the old ones running */
+                struct sinkset fresh = {0};
+                if (mkdir_p(next.csv_dir, 0750, &e) != 0 || sinks_open(&next, &fresh, &e) != 0) {
+                    gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s",
+                           e.msg);
+                } else {
+                    gm_sampler_set_sinks(sp, fresh.k, fresh.n);
+                    pthread_mutex_lock(&sinks_mu);
+                    struct sinkset old = sinks;
+                    sinks = fresh;
+                    pthread_mutex_unlock(&sinks_mu);
+                    sinks_stop(&old, gm_mono_ns() + 5000000000LL);
+                    gm_sampler_set_interval(sp, next.interval_ns);
+                    gm_log_set_level(next.log_level);
+                    cfg = next;
+                    ct.task = cfg.task;
+                    agent_event(sp, NULL, 0, "configuration reloaded");
+                    gm_log(GM_LOG_INFO, "SIGHUP: configuration reloaded, files reopened");
+                }
+            }
+            continue;
+        }
+        /* once a second: a hung NVML call, dropped snapshots */
+        struct gm_sampler_stats ss;
+        gm_sampler_stats(sp, &ss);
+        int64_t now = gm_mono_ns();
+        if (ss.busy_since_mono && now - ss.busy_since_mono > cfg.nvml_timeout_ns) {
+            if (!hung_reported) {
+                int gpu = -1;
+                const char *call = gm_sampler_current_call(sp, &gpu);
+                char where[32] = "";
+                if (gpu >= 0)
+                    snprintf(where, sizeof(where), " on GPU %d", gpu);
+                gm_log(GM_LOG_ERR,
+                       "sampling is stuck: %s%s has not returned for %.0f s; the driver or GPU "
+                       "may be hung (check dmesg for Xid errors)",
+                       call ? call : "an NVML call", where, (now - ss.busy_since_mono) / 1e9);
+                hung_reported = ss.busy_since_mono;
+            }
+        } else if (hung_reported && ss.busy_since_mono != hung_reported) {
+            gm_log(GM_LOG_NOTICE, "sampling is moving again");
+            hung_reported = 0;
+        }
+        uint64_t dropped = 0;
+        pthread_mutex_lock(&sinks_mu);
+        for (int i = 0; i < sinks.n; i++) {
+            struct gm_sink_stats ks;
+            gm_sink_stats(sinks.k[i], &ks);
+            dropped += ks.dropped;
+        }
+        pthread_mutex_unlock(&sinks_mu);
+        if (dropped > dropped_reported &&
+            (dropped_reported == 0 || (now / 1000000000LL) % 60 == 0)) {
+            gm_log(GM_LOG_WARNING,
+                   "%llu snapshots dropped so far because a sink could not keep up (see "
+                   "'gpumon agent --status')",
+                   (unsigned long long)dropped);
+            dropped_reported = dropped;
+        }
+    }
+
+    /* stop: sampling first, then drain and flush every sink, all within 2 s */
+    int64_t deadline = gm_mono_ns() + 1900000000LL;
+    ct.stop = 1;
+    if (ct.fd >= 0) {
+        pthread_join(ct.thread, NULL);
+        close(ct.fd);
+        unlink(ct.path);
+    }
+    if (gm_sampler_stop(sp, 800000000LL) != 0)
+        gm_log(GM_LOG_ERR, "the sampler is stuck in NVML; exiting without waiting for it");
+    for (int i = 0; i < sinks.n; i++) {
+        struct gm_event e;
+        memset(&e, 0, sizeof(e));
+        e.type = GM_EV_AGENT;
+        e.gpu = -1;
+        e.wall_ns = gm_wall_ns();
+        gm_strlcpy(e.text, "agent stopped", sizeof(e.text));
+        gm_sink_push_event(sinks.k[i], &e);
+    }
+    sinks_stop(&sinks, deadline);
+    gm_log(GM_LOG_INFO, "agent stopped");
+    close(lock_fd);
+    return 0;
+}

@@ -1,0 +1,25 @@
+/* log.h -- the agent's own log, on stderr, journald-friendly.
+ *
+ * Under systemd (JOURNAL_STREAM or INVOCATION_ID set) lines carry the
+ * kernel-style priority prefix "<3>" ... "<7>" that journald understands and
+ * no timestamp (the journal adds its own).  Elsewhere lines read
+ * "2026-12-02T10:00:00.000+08:00 gpumon[1234]: warning: ...".
+ * Thread-safe; one write(2) per line.
+ */
+#ifndef GM_AGENT_LOG_H
+#define GM_AGENT_LOG_H
+
+enum { GM_LOG_ERR = 3, GM_LOG_WARNING = 4, GM_LOG_NOTICE = 5, GM_LOG_INFO = 6, GM_LOG_DEBUG = 7 };
+
+/* Chooses the format (systemd or not) and the lowest level printed. */
+void gm_log_init(int max_level);
+void gm_log_set_level(int max_level);
+/* Parses "error", "warning", "notice", "info", "debug"; -1 if unknown. */
+int gm_log_level_parse(const char *s);
+
+void gm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A log callback with the shape the store modules take (arg unused). */
+void gm_log_cb(void *arg, int level, const char *msg);
+
+#endif /* GM_AGENT_LOG_H */

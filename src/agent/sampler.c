@@ -1,0 +1,305 @@
+/* sampler.c -- the sampler thread: cadence, fan-out, state changes (see
+ * sampler.h). */
+#include "sampler.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/err.h"
+#include "../core/timeutil.h"
+#include "log.h"
+
+#define MAX_SINKS 16
+#define MAX_GPUS 64
+
+/* What the previous snapshot said, to log changes once. */
+struct seen {
+    int have;
+    uint8_t driver;
+    uint32_t ngpu;
+    uint8_t gpu_state[MAX_GPUS];
+    char uuid[MAX_GPUS][GM_STR_MAX];
+};
+
+struct gm_sampler {
+    struct gm_collector *col;
+    pthread_t thread;
+    pthread_mutex_t mu; /* sinks, latest, stats, interval */
+    struct gm_sink *sinks[MAX_SINKS];
+    int nsinks;
+    int64_t interval_ns;
+    int stop;
+    int finished;
+    pthread_cond_t fin_cv;  /* the thread finished */
+    pthread_cond_t wake_cv; /* stop requested: end the wait for the next deadline */
+    struct gm_snapshot *latest;
+    struct gm_sampler_stats st;
+    struct seen seen;
+    int64_t overrun_logged_mono;
+    uint64_t overruns_unlogged;
+};
+
+static void emit(struct gm_sink *const *sinks, int n, const struct gm_event *e)
+{
+    for (int i = 0; i < n; i++)
+        gm_sink_push_event(sinks[i], e);
+}
+
+static void event_init(struct gm_event *e, int type, int gpu, int64_t wall_ns, int64_t code)
+{
+    memset(e, 0, sizeof(*e));
+    e->type = (uint8_t)type;
+    e->gpu = gpu;
+    e->wall_ns = wall_ns;
+    e->code = code;
+}
+
+/* Compares s with what was seen before; logs and emits one event per change. */
+static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink *const *sinks,
+                    int nsinks)
+{
+    struct gm_event e;
+    if (!sn->have || s->driver != sn->driver) {
+        if (s->driver != GM_DRV_OK) {
+            gm_log(GM_LOG_ERR, "NVML unavailable (%s): %s; retrying with backoff",
+                   gm_driver_state_name((enum gm_driver_state)s->driver), s->driver_msg);
+            event_init(&e, GM_EV_DRIVER, -1, s->wall_ns, s->driver_code);
+            snprintf(e.text, sizeof(e.text), "%s: %.480s",
+                     gm_driver_state_name((enum gm_driver_state)s->driver), s->driver_msg);
+            emit(sinks, nsinks, &e);
+        } else if (sn->have) {
+            gm_log(GM_LOG_NOTICE, "NVML is back: driver %s, %u GPUs; recording resumes",
+                   s->driver_version_s, s->ngpu);
+            event_init(&e, GM_EV_DRIVER, -1, s->wall_ns, 0);
+            snprintf(e.text, sizeof(e.text), "ok: driver %s, %u GPUs", s->driver_version_s,
+                     s->ngpu);
+            emit(sinks, nsinks, &e);
+        } else {
+            gm_log(GM_LOG_INFO, "NVML ready: driver %s, %u GPUs", s->driver_version_s, s->ngpu);
+        }
+    }
+    if (s->driver == GM_DRV_OK) {
+        for (uint32_t i = 0; i < s->ngpu && i < MAX_GPUS; i++) {
+            const struct gm_gpu *g = &s->gpus[i];
+            uint8_t before = (sn->have && sn->driver == GM_DRV_OK && i < sn->ngpu)
+                                 ? sn->gpu_state[i]
+                                 : GM_GPU_OK;
+            if (g->state == before)
+                continue;
+            const char *uuid = g->str[GM_S_UUID][0] ? g->str[GM_S_UUID] : sn->uuid[i];
+            event_init(&e, GM_EV_GPU, (int)i, s->wall_ns, g->state_code);
+            gm_strlcpy(e.uuid, uuid, sizeof(e.uuid));
+            if (g->state == GM_GPU_OK) {
+                gm_log(GM_LOG_NOTICE, "GPU %u (%s) is back", i, uuid[0] ? uuid : "uuid unknown");
+                snprintf(e.text, sizeof(e.text), "ok: GPU is back");
+            } else {
+                gm_log(GM_LOG_ERR, "GPU %u (%s): %s (%s); the other GPUs keep recording", i,
+                       uuid[0] ? uuid : "uuid unknown",
+                       gm_gpu_state_name((enum gm_gpu_state)g->state),
+                       gm_nvml_error_text(g->state_code));
+                snprintf(e.text, sizeof(e.text), "%s: %s",
+                         gm_gpu_state_name((enum gm_gpu_state)g->state),
+                         gm_nvml_error_text(g->state_code));
+            }
+            emit(sinks, nsinks, &e);
+        }
+        sn->ngpu = s->ngpu < MAX_GPUS ? s->ngpu : MAX_GPUS;
+        for (uint32_t i = 0; i < sn->ngpu; i++) {
+            sn->gpu_state[i] = s->gpus[i].state;
+            if (s->gpus[i].str[GM_S_UUID][0])
+                memcpy(sn->uuid[i], s->gpus[i].str[GM_S_UUID], GM_STR_MAX);
+        }
+    }
+    sn->driver = s->driver;
+    sn->have = 1;
+}
+
+static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
+{
+    struct gm_sink *sinks[MAX_SINKS];
+    pthread_mutex_lock(&sp->mu);
+    int n = sp->nsinks;
+    memcpy(sinks, sp->sinks, (size_t)n * sizeof(sinks[0]));
+    pthread_mutex_unlock(&sp->mu);
+
+    observe(&sp->seen, s, sinks, n);
+    for (int i = 0; i < n; i++)
+        gm_sink_push(sinks[i], s);
+
+    pthread_mutex_lock(&sp->mu);
+    struct gm_snapshot *old = sp->latest;
+    sp->latest = s; /* takes the caller's reference */
+    sp->st.samples++;
+    sp->st.last_duration_ns = s->duration_ns;
+    sp->st.last_wall_ns = s->wall_ns;
+    sp->st.driver_state = s->driver;
+    pthread_mutex_unlock(&sp->mu);
+    gm_snapshot_unref(old);
+}
+
+static void *run(void *arg)
+{
+    struct gm_sampler *sp = arg;
+    int64_t next = gm_mono_ns();
+    for (;;) {
+        /* wait for the absolute deadline, or for a stop request */
+        struct timespec ts = {.tv_sec = (time_t)(next / 1000000000LL),
+                              .tv_nsec = (long)(next % 1000000000LL)};
+        pthread_mutex_lock(&sp->mu);
+        while (!sp->stop && gm_mono_ns() < next)
+            pthread_cond_timedwait(&sp->wake_cv, &sp->mu, &ts);
+        int stop = sp->stop;
+        pthread_mutex_unlock(&sp->mu);
+        if (stop)
+            break;
+        int64_t t0 = gm_mono_ns();
+        pthread_mutex_lock(&sp->mu);
+        sp->st.busy_since_mono = t0;
+        int64_t interval = sp->interval_ns;
+        pthread_mutex_unlock(&sp->mu);
+
+        struct gm_snapshot *s = gm_snapshot_new();
+        gm_collector_sample(sp->col, s, 0, NULL);
+        int64_t t1 = gm_mono_ns();
+
+        pthread_mutex_lock(&sp->mu);
+        sp->st.busy_since_mono = 0;
+        pthread_mutex_unlock(&sp->mu);
+        publish(sp, s);
+
+        next += interval;
+        if (next <= t1) {
+            /* overrun: skip the missed deadlines, keep the grid */
+            int64_t missed = (t1 - next) / interval + 1;
+            next += missed * interval;
+            pthread_mutex_lock(&sp->mu);
+            sp->st.overruns++;
+            sp->st.skipped += (uint64_t)missed;
+            pthread_mutex_unlock(&sp->mu);
+            sp->overruns_unlogged++;
+            if (t1 - sp->overrun_logged_mono >= 60000000000LL || !sp->overrun_logged_mono) {
+                gm_log(GM_LOG_WARNING,
+                       "a sample took %.3f s, longer than the %.3f s interval: skipped %lld "
+                       "deadline(s) (%llu overruns since the last report)",
+                       (t1 - t0) / 1e9, interval / 1e9, (long long)missed,
+                       (unsigned long long)sp->overruns_unlogged);
+                sp->overrun_logged_mono = t1;
+                sp->overruns_unlogged = 0;
+            }
+        }
+    }
+    pthread_mutex_lock(&sp->mu);
+    sp->finished = 1;
+    pthread_cond_broadcast(&sp->fin_cv);
+    pthread_mutex_unlock(&sp->mu);
+    return NULL;
+}
+
+struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
+                                    struct gm_sink *const *sinks, int nsinks)
+{
+    struct gm_sampler *sp = gm_xcalloc(1, sizeof(*sp));
+    sp->col = c;
+    sp->interval_ns = interval_ns;
+    pthread_mutex_init(&sp->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&sp->fin_cv, &ca);
+    pthread_cond_init(&sp->wake_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    gm_sampler_set_sinks(sp, sinks, nsinks);
+    if (pthread_create(&sp->thread, NULL, run, sp) != 0) {
+        free(sp);
+        return NULL;
+    }
+    return sp;
+}
+
+void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks)
+{
+    pthread_mutex_lock(&sp->mu);
+    sp->nsinks = nsinks < MAX_SINKS ? nsinks : MAX_SINKS;
+    memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
+    pthread_mutex_unlock(&sp->mu);
+}
+
+void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns)
+{
+    pthread_mutex_lock(&sp->mu);
+    sp->interval_ns = interval_ns;
+    pthread_mutex_unlock(&sp->mu);
+}
+
+void gm_sampler_event(struct gm_sampler *sp, const struct gm_event *e)
+{
+    pthread_mutex_lock(&sp->mu);
+    for (int i = 0; i < sp->nsinks; i++)
+        gm_sink_push_event(sp->sinks[i], e);
+    pthread_mutex_unlock(&sp->mu);
+}
+
+struct gm_snapshot *gm_sampler_latest(struct gm_sampler *sp)
+{
+    pthread_mutex_lock(&sp->mu);
+    struct gm_snapshot *s = gm_snapshot_ref(sp->latest);
+    pthread_mutex_unlock(&sp->mu);
+    return s;
+}
+
+void gm_sampler_stats(struct gm_sampler *sp, struct gm_sampler_stats *out)
+{
+    pthread_mutex_lock(&sp->mu);
+    *out = sp->st;
+    pthread_mutex_unlock(&sp->mu);
+}
+
+const char *gm_sampler_current_call(struct gm_sampler *sp, int *gpu)
+{
+    return gm_collector_current_call(sp->col, gpu);
+}
+
+int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns)
+{
+    if (!sp)
+        return 0;
+    int64_t deadline = gm_mono_ns() + timeout_ns;
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000LL),
+                          .tv_nsec = (long)(deadline % 1000000000LL)};
+    pthread_mutex_lock(&sp->mu);
+    sp->stop = 1;
+    pthread_cond_broadcast(&sp->wake_cv);
+    while (!sp->finished)
+        if (pthread_cond_timedwait(&sp->fin_cv, &sp->mu, &ts) != 0 && !sp->finished)
+            break;
+    int finished = sp->finished;
+    pthread_mutex_unlock(&sp->mu);
+    if (!finished) {
+        pthread_detach(sp->thread);
+        return GM_E_TIMEOUT;
+    }
+    pthread_join(sp->thread, NULL);
+    gm_snapshot_unref(sp->latest);
+    gm_collector_close(sp->col);
+    pthread_cond_destroy(&sp->fin_cv);
+    pthread_cond_destroy(&sp->wake_cv);
+    pthread_mutex_destroy(&sp->mu);
+    free(sp);
+    return 0;
+}
+
+struct gm_snapshot *gm_sampler_once(struct gm_collector *c, struct gm_sink *const *sinks,
+                                    int nsinks)
+{
+    struct seen sn;
+    memset(&sn, 0, sizeof(sn));
+    struct gm_snapshot *s = gm_snapshot_new();
+    gm_collector_sample(c, s, 0, NULL);
+    observe(&sn, s, sinks, nsinks);
+    for (int i = 0; i < nsinks; i++)
+        gm_sink_push(sinks[i], s);
+    return s;
+}

@@ -1,0 +1,67 @@
+/* sampler.h -- the agent's single sampler thread.
+ *
+ * DESIGN principles 2 and 4: one thread owns NVML and takes a snapshot on a
+ * drift-free cadence (absolute deadlines on the monotonic clock).  A sample
+ * that overruns its interval is logged and the missed deadlines skipped,
+ * never piled up.  Each snapshot goes to every sink through its bounded
+ * queue; the sampler never waits for a sink.
+ *
+ * It also notices changes of state -- the driver going away or coming back,
+ * a GPU lost or back -- logs one line per change (not per sample) and sends
+ * an event to the sinks.  While the driver is away, snapshots still come on
+ * time and say so (explicit status rows); NVML init is retried with capped
+ * exponential backoff, and recording resumes without a restart.
+ */
+#ifndef GM_AGENT_SAMPLER_H
+#define GM_AGENT_SAMPLER_H
+
+#include <stdint.h>
+
+#include "collector.h"
+#include "event.h"
+#include "sink.h"
+
+struct gm_sampler;
+
+struct gm_sampler_stats {
+    uint64_t samples;  /* snapshots taken */
+    uint64_t overruns; /* samples that took longer than the interval */
+    uint64_t skipped;  /* deadlines skipped because of overruns */
+    int64_t last_duration_ns;
+    int64_t last_wall_ns;    /* wall time of the latest snapshot */
+    int64_t busy_since_mono; /* start of the sample in progress, 0 when idle */
+    int driver_state;        /* enum gm_driver_state of the latest snapshot */
+};
+
+/* Takes ownership of the collector.  sinks[] are borrowed; the sampler
+ * pushes to them until stopped.  Returns NULL only on thread failure. */
+struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
+                                    struct gm_sink *const *sinks, int nsinks);
+
+/* Replaces the sink list (after a config reload); takes effect at the next
+ * sample. */
+void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks);
+void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns);
+
+/* Sends an event to every sink (marks, agent lifecycle); thread-safe. */
+void gm_sampler_event(struct gm_sampler *sp, const struct gm_event *e);
+
+/* The latest snapshot with a new reference (gm_snapshot_unref it), or NULL. */
+struct gm_snapshot *gm_sampler_latest(struct gm_sampler *sp);
+
+void gm_sampler_stats(struct gm_sampler *sp, struct gm_sampler_stats *out);
+
+/* Name of the NVML call in progress and its GPU, for "hung" reports. */
+const char *gm_sampler_current_call(struct gm_sampler *sp, int *gpu);
+
+/* Stops the thread, waiting at most timeout_ns for a sample in progress.
+ * Returns 0, or GM_E_TIMEOUT when the thread is stuck in NVML (it is then
+ * detached, and the collector leaked to the process's exit). */
+int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns);
+
+/* One sample now, on the caller's thread, pushed to the sinks (record
+ * --once).  Returns the snapshot with a reference for the caller. */
+struct gm_snapshot *gm_sampler_once(struct gm_collector *c, struct gm_sink *const *sinks,
+                                    int nsinks);
+
+#endif /* GM_AGENT_SAMPLER_H */

@@ -1,0 +1,355 @@
+/* cmd_agent.c -- `gpumon agent` (the daemon), its preset `gpumon record`,
+ * and `gpumon config check|show`.
+ *
+ * Every option of the configuration table is also a flag with the same
+ * name (--interval 5s, --procs / --no-procs); flags override the file.  The
+ * flags are kept so that a reload on SIGHUP applies them again on top of the
+ * re-read file.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../agent/daemon.h"
+#include "../core/config.h"
+#include "../core/timeutil.h"
+#include "cli.h"
+
+struct flagset {
+    const char *config_path; /* --config, NULL for the default path */
+    int no_config;           /* --no-config: ignore any config file */
+    int nflags;
+    const char *key[64];
+    const char *value[64];
+};
+
+/* Parses config flags out of argv (from index 1).  Non-config arguments are
+ * handed to `other`, which returns 1 if it consumed one argument, 2 if two,
+ * 0 if it does not know it. */
+static int parse_flags(const char *cmd, int argc, char **argv, struct flagset *fs,
+                       int (*other)(void *arg, int argc, char **argv, int i), void *arg)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int used = other ? other(arg, argc, argv, i) : 0;
+        if (used < 0)
+            return GM_EXIT_USAGE;
+        if (used) {
+            i += used - 1;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0)
+            return cli_usage_error(cmd, "unexpected argument '%s'", a);
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        char key[64];
+        size_t klen = eq ? (size_t)(eq - name) : strlen(name);
+        if (klen >= sizeof(key))
+            return cli_usage_error(cmd, "unknown option %s", a);
+        memcpy(key, name, klen);
+        key[klen] = '\0';
+        if (strcmp(key, "config") == 0) {
+            if (eq)
+                fs->config_path = eq + 1;
+            else if (i + 1 < argc)
+                fs->config_path = argv[++i];
+            else
+                return cli_usage_error(cmd, "--config needs a file");
+            continue;
+        }
+        if (strcmp(key, "no-config") == 0) {
+            fs->no_config = 1;
+            continue;
+        }
+        int takes = 0;
+        const char *value = NULL;
+        if (gm_config_has_key(key, &takes)) {
+            if (!takes)
+                value = eq ? eq + 1 : "true";
+            else if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return cli_usage_error(cmd, "--%s needs a value", key);
+        } else if (strncmp(key, "no-", 3) == 0 && gm_config_has_key(key + 3, &takes) && !takes &&
+                   !eq) {
+            memmove(key, key + 3, strlen(key + 3) + 1);
+            value = "false";
+        } else {
+            return cli_usage_error(cmd, "unknown option %s", a);
+        }
+        if (fs->nflags >= 64)
+            return cli_usage_error(cmd, "too many options");
+        /* keep a stable copy of the key: argv strings live for the process */
+        fs->key[fs->nflags] =
+            strncmp(a + 2, "no-", 3) == 0 && strcmp(value, "false") == 0 ? a + 5 : a + 2;
+        fs->value[fs->nflags] = value;
+        fs->nflags++;
+        /* validate now, so a bad flag fails before anything starts */
+        struct gm_config probe;
+        struct gm_err err = {0};
+        gm_config_defaults(&probe);
+        if (gm_config_set(&probe, key, value, &err) != 0)
+            return cli_usage_error(cmd, "%s", err.msg);
+    }
+    return 0;
+}
+
+/* The key part of a stored flag ("interval=5s" -> "interval"). */
+static void flag_key(const char *stored, char *key, size_t len)
+{
+    size_t n = strcspn(stored, "=");
+    if (n >= len)
+        n = len - 1;
+    memcpy(key, stored, n);
+    key[n] = '\0';
+}
+
+static int build_config(void *arg, struct gm_config *c, struct gm_err *err)
+{
+    const struct flagset *fs = arg;
+    gm_config_defaults(c);
+    if (!fs->no_config) {
+        char def[4096];
+        const char *path =
+            fs->config_path ? fs->config_path : gm_config_default_path(def, sizeof(def));
+        int rc = gm_config_load_file(c, path, err);
+        if (rc == GM_E_NOTFOUND && !fs->config_path)
+            rc = 0; /* the default file is optional */
+        if (rc != 0)
+            return rc;
+    }
+    for (int i = 0; i < fs->nflags; i++) {
+        char key[64];
+        flag_key(fs->key[i], key, sizeof(key));
+        int rc = gm_config_set(c, key, fs->value[i], err);
+        if (rc != 0)
+            return rc;
+    }
+    return gm_config_finish(c, err);
+}
+
+/* ------------------------------------------------------------------ agent */
+
+struct agent_args {
+    int once;
+    int status;
+    int help;
+    int allow_once;
+};
+
+static int agent_other(void *arg, int argc, char **argv, int i)
+{
+    struct agent_args *a = arg;
+    (void)argc;
+    if (strcmp(argv[i], "--once") == 0 && a->allow_once) {
+        a->once = 1;
+        return 1;
+    }
+    if (strcmp(argv[i], "--status") == 0) {
+        a->status = 1;
+        return 1;
+    }
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+        a->help = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static void agent_usage(const char *cmd, int once)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_printf(&b,
+                  "usage: gpumon %s [--config FILE] [OPTIONS]%s\n\n"
+                  "The recording agent: samples every GPU on a fixed cadence and writes the daily "
+                  "CSV log\nand the SQLite history store under the data directory.  SIGTERM/SIGINT "
+                  "stop it\n(flushing everything), SIGHUP reloads the configuration and reopens "
+                  "files.\n\n"
+                  "      --config FILE                configuration file (INI; see "
+                  "docs/config.md)\n"
+                  "      --no-config                  ignore the default configuration file\n"
+                  "%s"
+                  "      --status                     ask the running agent for its counters "
+                  "(JSON)\n",
+                  cmd, once ? " [--once]" : "",
+                  once ? "      --once                       one sample through the same files "
+                         "and locks, then exit (cron)\n"
+                       : "");
+    gm_config_usage(&b);
+    cli_write(STDOUT_FILENO, &b);
+    gm_buf_free(&b);
+}
+
+static int run_agent(const char *cmd, int argc, char **argv, int allow_once)
+{
+    static struct flagset fs; /* kept for reloads for the life of the process */
+    memset(&fs, 0, sizeof(fs));
+    struct agent_args a = {.allow_once = allow_once};
+    int rc = parse_flags(cmd, argc, argv, &fs, agent_other, &a);
+    if (rc)
+        return rc;
+    if (a.help) {
+        agent_usage(cmd, allow_once);
+        return GM_EXIT_OK;
+    }
+    struct gm_err err = {0};
+    if (a.status) {
+        struct gm_config c;
+        if (build_config(&fs, &c, &err) != 0) {
+            cli_error("%s", err.msg);
+            return GM_EXIT_USAGE;
+        }
+        char reply[65536];
+        if (gm_daemon_request(c.data_dir, "STATUS", reply, sizeof(reply), &err) != 0) {
+            cli_error("%s", err.msg);
+            return GM_EXIT_FAIL;
+        }
+        fputs(reply, stdout);
+        return GM_EXIT_OK;
+    }
+    struct gm_daemon_opts o = {.build = build_config, .build_arg = &fs, .once = a.once};
+    rc = gm_daemon_run(&o, &err);
+    if (rc != 0 && err.msg[0])
+        cli_error("%s", err.msg);
+    return rc;
+}
+
+static int cmd_agent_run(int argc, char **argv)
+{
+    return run_agent("agent", argc, argv, 1);
+}
+
+static int cmd_record_run(int argc, char **argv)
+{
+    return run_agent("record", argc, argv, 1);
+}
+
+const struct gm_cmd gm_cmd_agent = {
+    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run};
+const struct gm_cmd gm_cmd_record = {"record", "the agent's recording preset (--once for cron)",
+                                     cmd_record_run};
+
+/* ----------------------------------------------------------------- config */
+
+static int cmd_config_run(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        printf("usage: gpumon config check [FILE]   report the first error as FILE:LINE: reason\n"
+               "       gpumon config show [--config FILE] [OPTIONS]   the effective settings\n"
+               "       gpumon config --markdown     docs/config.md\n");
+        return argc < 2 ? GM_EXIT_USAGE : GM_EXIT_OK;
+    }
+    struct gm_buf b = GM_BUF_INIT;
+    int rc = GM_EXIT_OK;
+    if (strcmp(argv[1], "--markdown") == 0) {
+        gm_config_markdown(&b);
+        rc = cli_write(STDOUT_FILENO, &b);
+    } else if (strcmp(argv[1], "check") == 0) {
+        if (argc > 3) {
+            gm_buf_free(&b);
+            return cli_usage_error("config", "check takes at most one file");
+        }
+        char def[4096];
+        const char *path = argc == 3 ? argv[2] : gm_config_default_path(def, sizeof(def));
+        struct gm_config c;
+        struct gm_err err = {0};
+        gm_config_defaults(&c);
+        if (gm_config_load_file(&c, path, &err) != 0 || gm_config_finish(&c, &err) != 0) {
+            fprintf(stderr, "%s\n", err.msg);
+            rc = GM_EXIT_USAGE;
+        }
+    } else if (strcmp(argv[1], "show") == 0) {
+        struct flagset fs;
+        memset(&fs, 0, sizeof(fs));
+        rc = parse_flags("config", argc - 1, argv + 1, &fs, NULL, NULL);
+        if (rc == 0) {
+            struct gm_config c;
+            struct gm_err err = {0};
+            if (build_config(&fs, &c, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_USAGE;
+            } else {
+                gm_config_dump(&c, &b);
+                rc = cli_write(STDOUT_FILENO, &b);
+            }
+        }
+    } else {
+        rc = cli_usage_error("config", "unknown subcommand '%s'", argv[1]);
+    }
+    gm_buf_free(&b);
+    return rc;
+}
+
+const struct gm_cmd gm_cmd_config = {"config", "check or show the agent's configuration",
+                                     cmd_config_run};
+
+/* ------------------------------------------------------------------- mark */
+
+static int cmd_mark_run(int argc, char **argv)
+{
+    /* gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT... */
+    int first_text = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT...\n\n"
+                   "Puts a mark (e.g. \"epoch 3 start\") on the running agent's timeline: it "
+                   "appears in the\nCSV events file, the store and 'gpumon report'.\n");
+            return GM_EXIT_OK;
+        }
+        if (strcmp(argv[i], "--") == 0) {
+            first_text = i + 1;
+            break;
+        }
+        if (strncmp(argv[i], "--", 2) != 0) {
+            first_text = i;
+            break;
+        }
+        int takes = 0;
+        const char *name = argv[i] + 2;
+        if (!strchr(name, '=') &&
+            (strcmp(name, "config") == 0 || (gm_config_has_key(name, &takes) && takes)))
+            i++; /* skip the option's value */
+    }
+    if (first_text >= argc)
+        return cli_usage_error("mark", "give the text of the mark");
+    struct flagset fs;
+    memset(&fs, 0, sizeof(fs));
+    int rc = parse_flags("mark", first_text - (strcmp(argv[first_text - 1], "--") == 0), argv, &fs,
+                         NULL, NULL);
+    if (rc)
+        return rc;
+    struct gm_config c;
+    struct gm_err err = {0};
+    if (build_config(&fs, &c, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_USAGE;
+    }
+    int task_given = 0;
+    for (int i = 0; i < fs.nflags; i++)
+        task_given |= strncmp(fs.key[i], "task", 4) == 0;
+    struct gm_buf req = GM_BUF_INIT;
+    gm_buf_printf(&req, "MARK %lld %s ", (long long)gm_wall_ns(), task_given ? c.task : "-");
+    for (int i = first_text; i < argc; i++) {
+        for (const char *p = argv[i]; *p; p++)
+            gm_buf_putc(&req, *p == '\n' || *p == '\r' ? ' ' : *p);
+        if (i + 1 < argc)
+            gm_buf_putc(&req, ' ');
+    }
+    char reply[256];
+    rc = gm_daemon_request(c.data_dir, req.p, reply, sizeof(reply), &err);
+    gm_buf_free(&req);
+    if (rc != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    if (strncmp(reply, "OK", 2) != 0) {
+        cli_error("the agent refused the mark: %s", reply);
+        return GM_EXIT_FAIL;
+    }
+    return GM_EXIT_OK;
+}
+
+const struct gm_cmd gm_cmd_mark = {"mark", "put a mark on the running agent's timeline",
+                                   cmd_mark_run};

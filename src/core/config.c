@@ -1,0 +1,509 @@
+/* config.c -- the option table, INI and flag parsing (see config.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "timeutil.h"
+
+enum opt_type { T_DURATION, T_BOOL, T_STRING, T_TASK, T_ENUM, T_UINT, T_COLUMNS };
+
+struct opt {
+    const char *section;
+    const char *key;
+    uint8_t type;
+    size_t off;
+    size_t size;         /* for strings */
+    const char *def;     /* default, in the same syntax as the file */
+    int64_t min, max;    /* durations (ns) and integers */
+    const char *choices; /* enums: "a|b|c" (index is the value) */
+    const char *arg;     /* placeholder in help: DURATION, PATH, ... */
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct gm_config, f), sizeof(((struct gm_config *)0)->f)
+#define SEC 1000000000LL
+#define DAY (86400LL * SEC)
+
+static const struct opt opts[] = {
+    {"agent", "interval", T_DURATION, OFF(interval_ns), "10s", 100000000LL, 3600 * SEC, NULL,
+     "DURATION", "sampling interval, 100ms to 1h (units: ms, s, m, h)"},
+    {"agent", "data-dir", T_STRING, OFF(data_dir), "", 0, 0, NULL, "DIR",
+     "where the agent keeps its data (default: $STATE_DIRECTORY, /var/lib/gpumon as root, "
+     "$XDG_STATE_HOME/gpumon otherwise)"},
+    {"agent", "task", T_TASK, OFF(task), "default", 0, 0, NULL, "NAME",
+     "task id written with every row (letters, digits, '.', '_', '-')"},
+    {"agent", "nvml-lib", T_STRING, OFF(nvml_lib), "", 0, 0, NULL, "PATH",
+     "libnvidia-ml.so to load (default: $GPUMON_NVML_LIB or the system's libnvidia-ml.so.1)"},
+    {"agent", "nvml-timeout", T_DURATION, OFF(nvml_timeout_ns), "10s", SEC, 3600 * SEC, NULL,
+     "DURATION", "report a sample as hung when NVML has not answered after this long"},
+    {"agent", "log-level", T_ENUM, OFF(log_level), "info", 0, 0, "error|warning|notice|info|debug",
+     "LEVEL", "lowest level of the agent's own log (stderr)"},
+    {"agent", "queue-size", T_UINT, OFF(queue_size), "64", 2, 65536, NULL, "N",
+     "snapshots each sink may have waiting before new ones are dropped (and counted)"},
+    {"agent", "csv", T_BOOL, OFF(csv), "true", 0, 0, NULL, NULL, "write the daily CSV log"},
+    {"agent", "csv-dir", T_STRING, OFF(csv_dir), "", 0, 0, NULL, "DIR",
+     "directory of the CSV files (default: $LOGS_DIRECTORY under systemd, else <data-dir>/csv)"},
+    {"agent", "columns", T_COLUMNS, OFF(columns), "", 0, 0, NULL, "FIELDS",
+     "CSV columns as nvidia-smi field names, comma-separated (default: the seeds' set, see "
+     "docs/config.md)"},
+    {"agent", "procs", T_BOOL, OFF(procs), "false", 0, 0, NULL, NULL,
+     "also log GPU processes (<task>_procs_<day>.csv and the store)"},
+    {"agent", "retention", T_DURATION, OFF(retention_ns), "14d", 0, 100 * 365 * DAY, NULL,
+     "DURATION", "delete CSV files whose day ended longer ago than this (0 = keep forever)"},
+    {"agent", "compress-after", T_DURATION, OFF(compress_after_ns), "1d", 0, 100 * 365 * DAY, NULL,
+     "DURATION", "gzip CSV files whose day ended longer ago than this"},
+    {"agent", "csv-sync", T_ENUM, OFF(csv_sync), "none", 0, 0, "none|sample|second", "WHEN",
+     "fsync the CSV files: never (the kernel writes them back; kill -9 loses nothing), after "
+     "every sample, or at most once a second"},
+    {"agent", "store", T_BOOL, OFF(store), "true", 0, 0, NULL, NULL,
+     "keep the SQLite history store"},
+    {"agent", "store-path", T_STRING, OFF(store_path), "", 0, 0, NULL, "PATH",
+     "the SQLite database (default: <data-dir>/gpumon.db)"},
+    {"agent", "store-retention-raw", T_DURATION, OFF(store_retention_raw_ns), "7d", 0,
+     100 * 365 * DAY, NULL, "DURATION", "keep raw samples this long (0 = forever)"},
+    {"agent", "store-retention-1m", T_DURATION, OFF(store_retention_1m_ns), "90d", 0,
+     100 * 365 * DAY, NULL, "DURATION", "keep 1-minute rollups this long"},
+    {"agent", "store-retention-1h", T_DURATION, OFF(store_retention_1h_ns), "3y", 0,
+     100 * 365 * DAY, NULL, "DURATION", "keep 1-hour rollups this long"},
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+static const struct opt *find(const char *section, const char *key)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strcmp(opts[i].key, key) == 0 && (!section || strcmp(opts[i].section, section) == 0))
+            return &opts[i];
+    return NULL;
+}
+
+int gm_config_has_key(const char *key, int *takes_value)
+{
+    const struct opt *o = find(NULL, key);
+    if (o && takes_value)
+        *takes_value = o->type != T_BOOL;
+    return o != NULL;
+}
+
+/* Parses value for option o into c; on error writes the reason (without
+ * location) into why. */
+static int apply(struct gm_config *c, const struct opt *o, const char *value, char *why,
+                 size_t wlen)
+{
+    char *field = (char *)c + o->off;
+    switch (o->type) {
+    case T_DURATION: {
+        int64_t ns;
+        if (gm_parse_duration(value, &ns) != 0) {
+            snprintf(why, wlen, "invalid duration \"%s\" (examples: 500ms, 10s, 1m, 14d, 3y)",
+                     value);
+            return GM_E_INVAL;
+        }
+        if (ns < o->min || ns > o->max) {
+            char a[32], b[32];
+            snprintf(a, sizeof(a), "%g s", o->min / 1e9);
+            snprintf(b, sizeof(b), "%g s", o->max / 1e9);
+            snprintf(why, wlen, "%s \"%s\" is out of range (%s to %s)", o->key, value, a, b);
+            return GM_E_INVAL;
+        }
+        memcpy(field, &ns, sizeof(ns));
+        return 0;
+    }
+    case T_BOOL: {
+        int v;
+        if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") ||
+            !strcmp(value, "1"))
+            v = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "off") ||
+                 !strcmp(value, "0"))
+            v = 0;
+        else {
+            snprintf(why, wlen, "invalid boolean \"%s\" (true or false)", value);
+            return GM_E_INVAL;
+        }
+        memcpy(field, &v, sizeof(v));
+        return 0;
+    }
+    case T_TASK:
+        if (!*value || strlen(value) >= o->size ||
+            strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+                strlen(value) ||
+            value[0] == '.') {
+            snprintf(why, wlen,
+                     "invalid task \"%s\" (1-%zu letters, digits, '.', '_', '-'; it is part of "
+                     "file names)",
+                     value, o->size - 1);
+            return GM_E_INVAL;
+        }
+        gm_strlcpy(field, value, o->size);
+        return 0;
+    case T_COLUMNS: {
+        if (strlen(value) >= o->size) {
+            snprintf(why, wlen, "column list too long");
+            return GM_E_INVAL;
+        }
+        const char *p = value;
+        while (*p) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            char name[128];
+            while (len && *p == ' ') {
+                p++;
+                len--;
+            }
+            while (len && p[len - 1] == ' ')
+                len--;
+            if (len == 0 || len >= sizeof(name)) {
+                snprintf(why, wlen, "empty or overlong column name in \"%s\"", value);
+                return GM_E_INVAL;
+            }
+            memcpy(name, p, len);
+            name[len] = '\0';
+            int id = gm_metric_by_name(name, 0);
+            if (id < 0 || gm_metrics[id].scope == GM_SC_PROC) {
+                snprintf(why, wlen, "unknown column \"%s\" (see gpumon query --help-query-gpu)",
+                         name);
+                return GM_E_INVAL;
+            }
+            if (!e)
+                break;
+            p = e + 1;
+        }
+        gm_strlcpy(field, value, o->size);
+        return 0;
+    }
+    case T_STRING:
+        if (strlen(value) >= o->size) {
+            snprintf(why, wlen, "value too long (at most %zu bytes)", o->size - 1);
+            return GM_E_INVAL;
+        }
+        gm_strlcpy(field, value, o->size);
+        return 0;
+    case T_ENUM: {
+        int idx = 0;
+        for (const char *p = o->choices; p && *p; idx++) {
+            const char *e = strchr(p, '|');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (strlen(value) == len && strncmp(p, value, len) == 0) {
+                /* log levels are stored as syslog priorities (error = 3) */
+                int v = strcmp(o->key, "log-level") == 0 ? idx + 3 : idx;
+                memcpy(field, &v, sizeof(v));
+                return 0;
+            }
+            p = e ? e + 1 : NULL;
+        }
+        snprintf(why, wlen, "invalid value \"%s\" (one of: %s)", value, o->choices);
+        return GM_E_INVAL;
+    }
+    case T_UINT: {
+        char *end;
+        errno = 0;
+        long long v = strtoll(value, &end, 10);
+        if (errno || end == value || *end || v < o->min || v > o->max) {
+            snprintf(why, wlen, "invalid number \"%s\" (%lld to %lld)", value, (long long)o->min,
+                     (long long)o->max);
+            return GM_E_INVAL;
+        }
+        unsigned u = (unsigned)v;
+        memcpy(field, &u, sizeof(u));
+        return 0;
+    }
+    }
+    return GM_E_INVAL;
+}
+
+const char *gm_config_default_path(char *buf, size_t len)
+{
+    if (geteuid() == 0) {
+        snprintf(buf, len, "/etc/gpumon/gpumon.conf");
+        return buf;
+    }
+    const char *x = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    if (x && *x)
+        snprintf(buf, len, "%s/gpumon/gpumon.conf", x);
+    else
+        snprintf(buf, len, "%s/.config/gpumon/gpumon.conf", home ? home : ".");
+    return buf;
+}
+
+void gm_config_defaults(struct gm_config *c)
+{
+    char why[256];
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < NOPTS; i++)
+        if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0)
+            abort(); /* a default that does not parse is a bug in the table */
+    const char *sd = getenv("STATE_DIRECTORY");
+    if (sd && *sd) {
+        /* systemd may pass several, colon-separated: the first is ours */
+        gm_strlcpy(c->data_dir, sd, sizeof(c->data_dir));
+        char *colon = strchr(c->data_dir, ':');
+        if (colon)
+            *colon = '\0';
+    } else if (geteuid() == 0) {
+        gm_strlcpy(c->data_dir, "/var/lib/gpumon", sizeof(c->data_dir));
+    } else {
+        const char *x = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+        if (x && *x)
+            snprintf(c->data_dir, sizeof(c->data_dir), "%s/gpumon", x);
+        else
+            snprintf(c->data_dir, sizeof(c->data_dir), "%s/.local/state/gpumon", home ? home : ".");
+    }
+}
+
+int gm_config_set(struct gm_config *c, const char *key, const char *value, struct gm_err *err)
+{
+    const struct opt *o = find(NULL, key);
+    char why[512];
+    if (!o)
+        return gm_err_set(err, GM_E_INVAL, "--%s: unknown option", key);
+    if (apply(c, o, value, why, sizeof(why)) != 0)
+        return gm_err_set(err, GM_E_INVAL, "--%s: %s", key, why);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ INI */
+
+struct load_ctx {
+    struct gm_config *c;
+    const char *path;
+    int line; /* inih gives the line through the return value only: track ours */
+    char err[512];
+    uint8_t seen[NOPTS];
+};
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct load_ctx *x = user;
+    if (x->err[0])
+        return 0;
+    const struct opt *o = find(section, name);
+    if (!o) {
+        if (!find(NULL, name) && strcmp(section, "agent") != 0)
+            snprintf(x->err, sizeof(x->err), "unknown section [%s]", section);
+        else if (!find(NULL, name))
+            snprintf(x->err, sizeof(x->err), "unknown key \"%s\" in [%s]", name, section);
+        else
+            snprintf(x->err, sizeof(x->err), "key \"%s\" belongs in [%s], not [%s]", name,
+                     find(NULL, name)->section, section);
+        return 0;
+    }
+    size_t idx = (size_t)(o - opts);
+    if (x->seen[idx]) {
+        snprintf(x->err, sizeof(x->err), "duplicate key \"%s\" in [%s]", name, section);
+        return 0;
+    }
+    x->seen[idx] = 1;
+    char why[480];
+    if (apply(x->c, o, value, why, sizeof(why)) != 0) {
+        snprintf(x->err, sizeof(x->err), "%s", why);
+        return 0;
+    }
+    return 1;
+}
+
+/* inih ignores a section with no keys; report it too, so a typo like
+ * "[agnet]" on an otherwise empty section is not silently accepted. */
+static int check_sections(FILE *f, struct load_ctx *x, int *line)
+{
+    char buf[512];
+    int n = 0;
+    while (fgets(buf, sizeof(buf), f)) {
+        n++;
+        char *p = buf;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p != '[')
+            continue;
+        char *e = strchr(p, ']');
+        if (!e) {
+            snprintf(x->err, sizeof(x->err), "unterminated section header");
+            *line = n;
+            return -1;
+        }
+        *e = '\0';
+        if (strcmp(p + 1, "agent") != 0) {
+            snprintf(x->err, sizeof(x->err), "unknown section [%s]", p + 1);
+            *line = n;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
+                          strerror(errno));
+    struct load_ctx x = {.c = c, .path = path};
+    int line = 0;
+    if (check_sections(f, &x, &line) != 0) {
+        fclose(f);
+        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, line, x.err);
+    }
+    rewind(f);
+    struct gm_config tmp = *c; /* apply only when the whole file is valid */
+    x.c = &tmp;
+    int rc = ini_parse_file(f, handler, &x);
+    fclose(f);
+    if (rc != 0) {
+        if (rc < 0)
+            return gm_err_set(err, GM_E_IO, "%s: cannot read", path);
+        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, rc,
+                          x.err[0] ? x.err
+                                   : "syntax error (expected \"key = value\" or [section])");
+    }
+    *c = tmp;
+    return 0;
+}
+
+int gm_config_finish(struct gm_config *c, struct gm_err *err)
+{
+    if (!c->data_dir[0])
+        return gm_err_set(err, GM_E_INVAL, "data-dir is empty");
+    const char *logs = getenv("LOGS_DIRECTORY"); /* systemd's LogsDirectory= */
+    if (!c->csv_dir[0] && logs && *logs) {
+        gm_strlcpy(c->csv_dir, logs, sizeof(c->csv_dir));
+        char *colon = strchr(c->csv_dir, ':');
+        if (colon)
+            *colon = '\0';
+    }
+    if (!c->csv_dir[0] &&
+        snprintf(c->csv_dir, sizeof(c->csv_dir), "%s/csv", c->data_dir) >= (int)sizeof(c->csv_dir))
+        return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    if (!c->store_path[0] && snprintf(c->store_path, sizeof(c->store_path), "%s/gpumon.db",
+                                      c->data_dir) >= (int)sizeof(c->store_path))
+        return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    return 0;
+}
+
+/* ----------------------------------------------------------------- output */
+
+static void value_text(const struct gm_config *c, const struct opt *o, char *buf, size_t len)
+{
+    const char *field = (const char *)c + o->off;
+    switch (o->type) {
+    case T_DURATION: {
+        int64_t ns;
+        memcpy(&ns, field, sizeof(ns));
+        if (ns % (86400LL * SEC) == 0 && ns)
+            snprintf(buf, len, "%lldd", (long long)(ns / (86400LL * SEC)));
+        else if (ns % SEC == 0)
+            snprintf(buf, len, "%llds", (long long)(ns / SEC));
+        else
+            snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+        return;
+    }
+    case T_BOOL: {
+        int v;
+        memcpy(&v, field, sizeof(v));
+        snprintf(buf, len, "%s", v ? "true" : "false");
+        return;
+    }
+    case T_ENUM: {
+        int v;
+        memcpy(&v, field, sizeof(v));
+        if (strcmp(o->key, "log-level") == 0)
+            v -= 3;
+        const char *p = o->choices;
+        for (int i = 0; i < v && p; i++) {
+            p = strchr(p, '|');
+            if (p)
+                p++;
+        }
+        size_t l = p ? strcspn(p, "|") : 0;
+        snprintf(buf, len, "%.*s", (int)l, p ? p : "");
+        return;
+    }
+    case T_UINT: {
+        unsigned u;
+        memcpy(&u, field, sizeof(u));
+        snprintf(buf, len, "%u", u);
+        return;
+    }
+    default:
+        snprintf(buf, len, "%s", field);
+        return;
+    }
+}
+
+void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
+{
+    const char *section = NULL;
+    char v[PATH_MAX + 64];
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (!section || strcmp(section, opts[i].section) != 0) {
+            section = opts[i].section;
+            gm_buf_printf(out, "%s[%s]\n", i ? "\n" : "", section);
+        }
+        value_text(c, &opts[i], v, sizeof(v));
+        gm_buf_printf(out, "%s = %s\n", opts[i].key, v);
+    }
+}
+
+void gm_config_usage(struct gm_buf *out)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        char flag[64];
+        if (opts[i].type == T_BOOL)
+            snprintf(flag, sizeof(flag), "--%s, --no-%s", opts[i].key, opts[i].key);
+        else
+            snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].arg);
+        gm_buf_printf(out, "      %-32s %s", flag, opts[i].help);
+        if (opts[i].def[0])
+            gm_buf_printf(out, " [%s]", opts[i].def);
+        gm_buf_putc(out, '\n');
+    }
+}
+
+void gm_config_markdown(struct gm_buf *out)
+{
+    gm_buf_puts(out,
+                "# Configuration\n\n"
+                "<!-- Generated by `gpumon config --markdown` from src/core/config.c; do not edit "
+                "by hand (a test fails when this file is stale). -->\n\n"
+                "The agent (`gpumon agent`, `gpumon record`) reads its settings from an INI file "
+                "and from flags with the same names: `--interval 5s` on the command line is "
+                "`interval = 5s` in the file, and the flag wins. The file is `--config FILE`, "
+                "else `/etc/gpumon/gpumon.conf` when running as root, else "
+                "`$XDG_CONFIG_HOME/gpumon/gpumon.conf` (`~/.config/gpumon/gpumon.conf`); a "
+                "missing default file is not an error, a missing `--config` file is.\n\n"
+                "Unknown sections, unknown keys, duplicate keys and bad values are errors that "
+                "name the place (`gpumon.conf:12: invalid duration \"10x\"`); `gpumon config "
+                "check [FILE]` reports the first one and exits 2, or prints nothing and exits 0. "
+                "`gpumon config show` prints the effective configuration. After SIGHUP the agent "
+                "reads the file again; if the new file is invalid it logs why and keeps the old "
+                "settings.\n\n"
+                "Durations take a unit: `ms`, `s`, `m`, `h`, `d`, `w`, `y` (a bare number is "
+                "seconds). Booleans are `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`); a "
+                "boolean flag `--procs` sets it true and `--no-procs` false.\n\n");
+    const char *section = NULL;
+    char def[128];
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (!section || strcmp(section, opts[i].section) != 0) {
+            section = opts[i].section;
+            gm_buf_printf(out,
+                          "## [%s]\n\n| key / flag | value | default | meaning |\n"
+                          "|---|---|---|---|\n",
+                          section);
+        }
+        snprintf(def, sizeof(def), "%s", opts[i].def[0] ? opts[i].def : "(see meaning)");
+        gm_buf_printf(out, "| `%s` | %s | `%s` | %s |\n", opts[i].key,
+                      opts[i].type == T_BOOL ? "boolean" : opts[i].arg, def, opts[i].help);
+    }
+    gm_buf_puts(out, "\nThe default CSV columns are the seeds' set: `index, uuid, name, "
+                     "utilization.gpu, utilization.memory, memory.used, memory.total, power.draw, "
+                     "power.limit, temperature.gpu, clocks.sm, clocks.mem, "
+                     "clocks_event_reasons.active` (after `time, host, task_id`, and followed by "
+                     "`status`).\n\nAn example file is `contrib/gpumon.conf`.\n");
+}

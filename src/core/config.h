@@ -1,0 +1,76 @@
+/* config.h -- the agent's settings: one table of options that both the
+ * config file (INI) and the command line use, with the same names.
+ *
+ * A flag --NAME sets the key NAME; in the file the key lives in its section
+ * (`[agent]` for everything in this version).  Unknown sections, unknown
+ * keys, duplicate keys and bad values are errors that name the place:
+ * "FILE:LINE: reason" for the file, "--NAME: reason" for flags.
+ * docs/config.md is generated from the table (`gpumon config --markdown`).
+ */
+#ifndef GM_CONFIG_H
+#define GM_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+
+struct gm_config {
+    /* [agent] */
+    int64_t interval_ns;
+    char data_dir[PATH_MAX];
+    char task[64];
+    char nvml_lib[PATH_MAX];
+    int64_t nvml_timeout_ns; /* a sample still running after this is reported as hung */
+    int log_level;
+    unsigned queue_size;
+    /* CSV log */
+    int csv;
+    char csv_dir[PATH_MAX];
+    char columns[2048];
+    int procs;
+    int64_t retention_ns;
+    int64_t compress_after_ns;
+    int csv_sync;
+    /* SQLite store */
+    int store;
+    char store_path[PATH_MAX];
+    int64_t store_retention_raw_ns;
+    int64_t store_retention_1m_ns;
+    int64_t store_retention_1h_ns;
+};
+
+/* Fills every option with its default.  data-dir defaults to
+ * $STATE_DIRECTORY (systemd), else /var/lib/gpumon for root, else
+ * $XDG_STATE_HOME/gpumon or ~/.local/state/gpumon. */
+void gm_config_defaults(struct gm_config *c);
+
+/* Sets key from a string (a flag).  Errors: "--key: reason". */
+int gm_config_set(struct gm_config *c, const char *key, const char *value, struct gm_err *err);
+
+/* Whether key names an option, and whether it takes a value (not a bool). */
+int gm_config_has_key(const char *key, int *takes_value);
+
+/* Reads an INI file on top of c.  Errors: "FILE:LINE: reason"; a missing
+ * file is GM_E_NOTFOUND ("FILE: No such file or directory"). */
+int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err);
+
+/* The default config file: /etc/gpumon/gpumon.conf for root, else
+ * $XDG_CONFIG_HOME/gpumon/gpumon.conf (~/.config/...). */
+const char *gm_config_default_path(char *buf, size_t len);
+
+/* Derives the dependent defaults (csv-dir, store-path from data-dir) and
+ * checks the whole (e.g. both sinks off is allowed; interval in range). */
+int gm_config_finish(struct gm_config *c, struct gm_err *err);
+
+/* The effective configuration as an INI file. */
+void gm_config_dump(const struct gm_config *c, struct gm_buf *out);
+
+/* docs/config.md. */
+void gm_config_markdown(struct gm_buf *out);
+
+/* Flag help lines for the options ("  --interval DURATION  ..."). */
+void gm_config_usage(struct gm_buf *out);
+
+#endif /* GM_CONFIG_H */

@@ -1,0 +1,810 @@
+/* report.c -- `gpumon report`: per GPU per hour or local day, from the
+ * store's 1-hour rollups (see store.h, docs/store.md).
+ *
+ * Read-only: one read transaction (a WAL snapshot) over rollup_1h and the
+ * marks, so the report never blocks the agent and never sees half a batch.
+ * SQL sums each UTC hour over tasks; C groups hours into local days (an hour
+ * belongs to the local day in which it starts; the TZ of the process decides),
+ * attaches the marks and prints one of three forms: an aligned table, CSV
+ * (RFC 4180 quoting, header row, LF line ends) or a JSON array of objects
+ * (numbers as numbers, null when unknown).  Raw samples are never read, so
+ * a month of 8 GPUs is a few thousand rows.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "../core/json.h"
+#include "../core/metrics.h"
+#include "../core/timeutil.h"
+#include "store_schema.h"
+
+#define MS_PER_HOUR INT64_C(3600000)
+#define NS_PER_MS INT64_C(1000000)
+
+#define THR_STEM(stem, bits, name) #stem,
+static const char *const thr_stem[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_STEM)};
+#undef THR_STEM
+#define THR_NAME(stem, bits, name) name,
+static const char *const thr_name[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_NAME)};
+#undef THR_NAME
+
+/* One GPU in one period. */
+struct rrow {
+    int64_t key;  /* period start, ms since the epoch */
+    int64_t hour; /* first hour merged into it */
+    int64_t gpu_id;
+    int64_t gpu_index; /* -1 = unknown */
+    char label[64];
+    char *uuid, *name;
+    int64_t n, util_n, util_sum, power_n, power_sum;
+    int util_max_ok, mem_max_ok, temp_max_ok, energy_ok;
+    int64_t util_max, mem_max, temp_max;
+    double energy_j;
+    int thr_ok[GM_THR__COUNT];
+    int64_t thr[GM_THR__COUNT];
+};
+
+struct rmark {
+    int64_t ts, key;
+    int64_t gpu_id; /* 0 = all GPUs */
+    int64_t gpu_index;
+    char *task, *text;
+};
+
+struct report {
+    const struct gm_report_opts *o;
+    struct rrow *rows;
+    size_t nrows, rcap;
+    struct rmark *marks;
+    size_t nmarks, mcap;
+};
+
+/* ------------------------------------------------------------ periods */
+
+static int64_t floor_to(int64_t t, int64_t p)
+{
+    int64_t r = t % p;
+    return r < 0 ? t - r - p : t - r;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b > 0) ? q + 1 : q;
+}
+
+static void local_tm(int64_t ms, struct tm *tm)
+{
+    time_t t = (time_t)floor_to(ms, 1000) / 1000;
+    localtime_r(&t, tm);
+}
+
+/* The period an hour (UTC, ms) belongs to: its key and label. */
+static int64_t period_of(int by, int64_t hour_ms, char *label, size_t len)
+{
+    struct tm tm;
+    local_tm(hour_ms, &tm);
+    if (by == GM_REPORT_HOUR) {
+        if (label) {
+            long off = tm.tm_gmtoff;
+            char sign = off < 0 ? '-' : '+';
+            if (off < 0)
+                off = -off;
+            snprintf(label, len, "%04d-%02d-%02dT%02d:%02d%c%02d:%02d", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, sign,
+                     (int)(off / 3600 % 100), (int)(off / 60 % 60));
+        }
+        return hour_ms;
+    }
+    if (label)
+        snprintf(label, len, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    struct tm mid = tm;
+    mid.tm_hour = mid.tm_min = mid.tm_sec = 0;
+    mid.tm_isdst = -1;
+    time_t t = mktime(&mid);
+    return (int64_t)t * 1000;
+}
+
+/* ------------------------------------------------------------- reading */
+
+static int sql_fail(sqlite3 *db, struct gm_err *err, const char *path, const char *what)
+{
+    int rc = sqlite3_errcode(db);
+    int code = (rc & 0xff) == SQLITE_BUSY ? GM_E_BUSY
+               : (rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_PERM ||
+                       (rc & 0xff) == SQLITE_READONLY
+                   ? GM_E_NOPERM
+               : (rc & 0xff) == SQLITE_NOTADB ? GM_E_INVAL
+                                              : GM_E_IO;
+    return gm_err_set(err, code, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}
+
+static char *col_strdup(sqlite3_stmt *q, int c)
+{
+    const unsigned char *s = sqlite3_column_text(q, c);
+    return s ? gm_xstrdup((const char *)s) : NULL;
+}
+
+static int col_opt(sqlite3_stmt *q, int c, int64_t *v)
+{
+    if (sqlite3_column_type(q, c) == SQLITE_NULL)
+        return 0;
+    *v = sqlite3_column_int64(q, c);
+    return 1;
+}
+
+/* The task's id, or GM_E_NOTFOUND naming the tasks there are. */
+static int find_task(sqlite3 *db, const char *path, const char *task, int64_t *id,
+                     struct gm_err *err)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT id FROM tasks WHERE name = ?1", -1, &q, NULL) != SQLITE_OK)
+        return sql_fail(db, err, path, "reading tasks");
+    sqlite3_bind_text(q, 1, task, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    if (rc == SQLITE_ROW)
+        return 0;
+    if (rc != SQLITE_DONE)
+        return sql_fail(db, err, path, "reading tasks");
+    struct gm_buf names = GM_BUF_INIT;
+    if (sqlite3_prepare_v2(db, "SELECT name FROM tasks ORDER BY name LIMIT 20", -1, &q, NULL) ==
+        SQLITE_OK) {
+        while (sqlite3_step(q) == SQLITE_ROW)
+            gm_buf_printf(&names, "%s%s", names.len ? ", " : "",
+                          (const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+    }
+    gm_err_set(err, GM_E_NOTFOUND, "%s: no task named '%s' in the store (tasks: %s)", path, task,
+               names.len ? names.p : "none");
+    gm_buf_free(&names);
+    return GM_E_NOTFOUND;
+}
+
+static int read_rows(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_ms, int task_set,
+                     int64_t task_id, struct gm_err *err)
+{
+    struct gm_buf sql = GM_BUF_INIT;
+    gm_buf_puts(&sql, "SELECT r.ts, r.gpu, g.gpu_index, g.uuid, g.name, sum(r.n), sum(r.util_n),"
+                      " sum(r.util_sum), max(r.util_max), max(r.mem_max), sum(r.power_n),"
+                      " sum(r.power_sum), sum(r.energy_j), max(r.temp_max)");
+    for (int k = 0; k < GM_THR__COUNT; k++)
+        gm_buf_printf(&sql, ", sum(r.thr_%s_ms)", thr_stem[k]);
+    gm_buf_puts(&sql, " FROM rollup_1h r JOIN gpus g ON g.id = r.gpu"
+                      " WHERE r.ts >= ?1 AND r.ts < ?2 AND (?3 = 0 OR r.task = ?4)"
+                      " AND (?5 < 0 OR g.gpu_index = ?5)"
+                      " GROUP BY r.ts, r.gpu ORDER BY r.ts, g.gpu_index, r.gpu");
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, sql.p, -1, &q, NULL);
+    gm_buf_free(&sql);
+    if (rc != SQLITE_OK)
+        return sql_fail(db, err, r->o->path, "reading the 1-hour rollups");
+    sqlite3_bind_int64(q, 1, from_ms);
+    sqlite3_bind_int64(q, 2, to_ms);
+    sqlite3_bind_int(q, 3, task_set);
+    sqlite3_bind_int64(q, 4, task_id);
+    sqlite3_bind_int(q, 5, r->o->gpu);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (r->nrows == r->rcap) {
+            r->rcap = r->rcap ? r->rcap * 2 : 256;
+            r->rows = gm_xrealloc(r->rows, r->rcap * sizeof(*r->rows));
+        }
+        struct rrow *w = &r->rows[r->nrows++];
+        memset(w, 0, sizeof(*w));
+        w->hour = sqlite3_column_int64(q, 0);
+        w->key = period_of(r->o->by, w->hour, w->label, sizeof(w->label));
+        w->gpu_id = sqlite3_column_int64(q, 1);
+        if (!col_opt(q, 2, &w->gpu_index))
+            w->gpu_index = -1;
+        w->uuid = col_strdup(q, 3);
+        w->name = col_strdup(q, 4);
+        w->n = sqlite3_column_int64(q, 5);
+        w->util_n = sqlite3_column_int64(q, 6);
+        w->util_sum = sqlite3_column_int64(q, 7);
+        w->util_max_ok = col_opt(q, 8, &w->util_max);
+        w->mem_max_ok = col_opt(q, 9, &w->mem_max);
+        w->power_n = sqlite3_column_int64(q, 10);
+        w->power_sum = sqlite3_column_int64(q, 11);
+        w->energy_ok = sqlite3_column_type(q, 12) != SQLITE_NULL;
+        w->energy_j = sqlite3_column_double(q, 12);
+        w->temp_max_ok = col_opt(q, 13, &w->temp_max);
+        for (int k = 0; k < GM_THR__COUNT; k++)
+            w->thr_ok[k] = col_opt(q, 14 + k, &w->thr[k]);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return sql_fail(db, err, r->o->path, "reading the 1-hour rollups");
+    return 0;
+}
+
+static int read_marks(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_ms, int task_set,
+                      int64_t task_id, struct gm_err *err)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT e.ts, e.gpu, g.gpu_index, t.name, e.text FROM events e"
+                           " LEFT JOIN gpus g ON g.id = e.gpu LEFT JOIN tasks t ON t.id = e.task"
+                           " WHERE e.type = 'mark' AND e.ts >= ?1 AND e.ts < ?2"
+                           " AND (?3 = 0 OR e.task = ?4) ORDER BY e.ts, e.id",
+                           -1, &q, NULL) != SQLITE_OK)
+        return sql_fail(db, err, r->o->path, "reading the marks");
+    sqlite3_bind_int64(q, 1, from_ms);
+    sqlite3_bind_int64(q, 2, to_ms > INT64_MAX - MS_PER_HOUR ? INT64_MAX : to_ms + MS_PER_HOUR);
+    sqlite3_bind_int(q, 3, task_set);
+    sqlite3_bind_int64(q, 4, task_id);
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t ts = sqlite3_column_int64(q, 0);
+        int64_t hour = floor_to(ts, MS_PER_HOUR);
+        if (hour < from_ms || hour >= to_ms)
+            continue;
+        if (r->nmarks == r->mcap) {
+            r->mcap = r->mcap ? r->mcap * 2 : 64;
+            r->marks = gm_xrealloc(r->marks, r->mcap * sizeof(*r->marks));
+        }
+        struct rmark *m = &r->marks[r->nmarks++];
+        m->ts = ts;
+        m->key = period_of(r->o->by, hour, NULL, 0);
+        if (!col_opt(q, 1, &m->gpu_id))
+            m->gpu_id = 0;
+        if (!col_opt(q, 2, &m->gpu_index))
+            m->gpu_index = -1;
+        m->task = col_strdup(q, 3);
+        m->text = col_strdup(q, 4);
+        if (!m->text)
+            m->text = gm_xstrdup("");
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return sql_fail(db, err, r->o->path, "reading the marks");
+    return 0;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct rrow *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->gpu_index != y->gpu_index)
+        return x->gpu_index < y->gpu_index ? -1 : 1;
+    if (x->gpu_id != y->gpu_id)
+        return x->gpu_id < y->gpu_id ? -1 : 1;
+    if (x->hour != y->hour)
+        return x->hour < y->hour ? -1 : 1;
+    return 0;
+}
+
+static void max_into(int *ok, int64_t *v, int ok2, int64_t v2)
+{
+    if (ok2 && (!*ok || v2 > *v)) {
+        *v = v2;
+        *ok = 1;
+    }
+}
+
+/* Groups hours of the same period and GPU (local days). */
+static void merge_rows(struct report *r)
+{
+    if (r->nrows == 0)
+        return;
+    qsort(r->rows, r->nrows, sizeof(*r->rows), row_cmp);
+    size_t out = 0;
+    for (size_t i = 1; i < r->nrows; i++) {
+        struct rrow *a = &r->rows[out], *b = &r->rows[i];
+        if (a->key != b->key || a->gpu_id != b->gpu_id) {
+            r->rows[++out] = *b;
+            continue;
+        }
+        a->n += b->n;
+        a->util_n += b->util_n;
+        a->util_sum += b->util_sum;
+        a->power_n += b->power_n;
+        a->power_sum += b->power_sum;
+        max_into(&a->util_max_ok, &a->util_max, b->util_max_ok, b->util_max);
+        max_into(&a->mem_max_ok, &a->mem_max, b->mem_max_ok, b->mem_max);
+        max_into(&a->temp_max_ok, &a->temp_max, b->temp_max_ok, b->temp_max);
+        if (b->energy_ok) {
+            a->energy_j = a->energy_ok ? a->energy_j + b->energy_j : b->energy_j;
+            a->energy_ok = 1;
+        }
+        for (int k = 0; k < GM_THR__COUNT; k++)
+            if (b->thr_ok[k]) {
+                a->thr[k] = a->thr_ok[k] ? a->thr[k] + b->thr[k] : b->thr[k];
+                a->thr_ok[k] = 1;
+            }
+        free(b->uuid);
+        free(b->name);
+    }
+    r->nrows = out + 1;
+}
+
+/* -------------------------------------------------------------- columns */
+
+enum {
+    C_PERIOD,
+    C_GPU,
+    C_UUID,
+    C_NAME,
+    C_SAMPLES,
+    C_UTIL_AVG,
+    C_UTIL_MAX,
+    C_MEM_MAX,
+    C_POWER_AVG,
+    C_ENERGY,
+    C_TEMP_MAX,
+    C_THR, /* C_THR + k: seconds throttled by reason k */
+    C_MARKS = C_THR + GM_THR__COUNT,
+    C__COUNT
+};
+
+/* CSV header / JSON key of each column (the throttle ones are built). */
+static const char *const col_key[C_THR] = {
+    "period",       "gpu",         "uuid",        "name",      "samples",    "util_avg_pct",
+    "util_max_pct", "mem_max_mib", "power_avg_w", "energy_wh", "temp_max_c",
+};
+
+static const char *key_of(int c, char *buf, size_t len)
+{
+    if (c < C_THR)
+        return col_key[c];
+    if (c == C_MARKS)
+        return "marks";
+    snprintf(buf, len, "thr_%s_s", thr_stem[c - C_THR]);
+    return buf;
+}
+
+/* The number of column c, with *dec digits after the point; 0 when unknown. */
+static int col_num(const struct rrow *w, int c, double *v, int *dec)
+{
+    *dec = 0;
+    switch (c) {
+    case C_GPU:
+        *v = (double)w->gpu_index;
+        return w->gpu_index >= 0;
+    case C_SAMPLES:
+        *v = (double)w->n;
+        return 1;
+    case C_UTIL_AVG:
+        *dec = 1;
+        *v = w->util_n ? (double)w->util_sum / (double)w->util_n : 0;
+        return w->util_n > 0;
+    case C_UTIL_MAX:
+        *v = (double)w->util_max;
+        return w->util_max_ok;
+    case C_MEM_MAX:
+        *v = (double)w->mem_max;
+        return w->mem_max_ok;
+    case C_POWER_AVG:
+        *dec = 1;
+        *v = w->power_n ? (double)w->power_sum / (double)w->power_n / 100.0 : 0;
+        return w->power_n > 0;
+    case C_ENERGY:
+        *dec = 2;
+        *v = w->energy_j / 3600.0;
+        return w->energy_ok;
+    case C_TEMP_MAX:
+        *v = (double)w->temp_max;
+        return w->temp_max_ok;
+    default:
+        if (c >= C_THR && c < C_MARKS) {
+            *dec = 1;
+            *v = (double)w->thr[c - C_THR] / 1000.0;
+            return w->thr_ok[c - C_THR];
+        }
+        return 0;
+    }
+}
+
+static const char *col_text(const struct rrow *w, int c)
+{
+    switch (c) {
+    case C_PERIOD:
+        return w->label;
+    case C_UUID:
+        return w->uuid;
+    case C_NAME:
+        return w->name;
+    default:
+        return NULL;
+    }
+}
+
+static int is_text_col(int c)
+{
+    return c == C_PERIOD || c == C_UUID || c == C_NAME || c == C_MARKS;
+}
+
+/* Marks [*lo, *hi) of the row's period; lo only moves forward (rows and
+ * marks are both in period order). */
+static void marks_of(const struct report *r, const struct rrow *w, size_t *lo, size_t *hi)
+{
+    while (*lo < r->nmarks && r->marks[*lo].key < w->key)
+        (*lo)++;
+    *hi = *lo;
+    while (*hi < r->nmarks && r->marks[*hi].key == w->key)
+        (*hi)++;
+}
+
+static int mark_applies(const struct rmark *m, const struct rrow *w)
+{
+    return m->gpu_id == 0 || m->gpu_id == w->gpu_id;
+}
+
+/* "10:15 epoch 3 start; 10:40 eval" (local time), control characters as spaces. */
+static void marks_text(struct gm_buf *b, const struct report *r, const struct rrow *w, size_t lo,
+                       size_t hi)
+{
+    int first = 1;
+    for (size_t i = lo; i < hi; i++) {
+        const struct rmark *m = &r->marks[i];
+        if (!mark_applies(m, w))
+            continue;
+        struct tm tm;
+        local_tm(m->ts, &tm);
+        gm_buf_printf(b, "%s%02d:%02d ", first ? "" : "; ", tm.tm_hour, tm.tm_min);
+        for (const char *p = m->text; *p; p++)
+            gm_buf_putc(b, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+        first = 0;
+    }
+}
+
+/* ---------------------------------------------------------------- forms */
+
+static void csv_field(struct gm_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        gm_buf_puts(b, s);
+        return;
+    }
+    gm_buf_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            gm_buf_putc(b, '"');
+        gm_buf_putc(b, *s);
+    }
+    gm_buf_putc(b, '"');
+}
+
+static void put_csv(struct gm_buf *out, const struct report *r)
+{
+    char kb[40];
+    for (int c = 0; c < C__COUNT; c++)
+        gm_buf_printf(out, "%s%s", c ? "," : "", key_of(c, kb, sizeof(kb)));
+    gm_buf_putc(out, '\n');
+    size_t lo = 0, hi = 0;
+    struct gm_buf cell = GM_BUF_INIT;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct rrow *w = &r->rows[i];
+        marks_of(r, w, &lo, &hi);
+        for (int c = 0; c < C__COUNT; c++) {
+            if (c)
+                gm_buf_putc(out, ',');
+            gm_buf_reset(&cell);
+            double v;
+            int dec;
+            if (c == C_MARKS) {
+                marks_text(&cell, r, w, lo, hi);
+            } else if (is_text_col(c)) {
+                const char *s = col_text(w, c);
+                gm_buf_puts(&cell, s ? s : "");
+            } else if (col_num(w, c, &v, &dec)) {
+                gm_buf_printf(&cell, "%.*f", dec, v);
+            }
+            csv_field(out, cell.p ? cell.p : "");
+        }
+        gm_buf_putc(out, '\n');
+    }
+    gm_buf_free(&cell);
+}
+
+static void put_json(struct gm_buf *out, const struct report *r)
+{
+    struct gm_json j;
+    char kb[40], tb[64];
+    gm_json_init(&j, out, 1);
+    gm_json_arr_begin(&j);
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const struct rrow *w = &r->rows[i];
+        marks_of(r, w, &lo, &hi);
+        gm_json_obj_begin(&j);
+        for (int c = 0; c < C__COUNT; c++) {
+            gm_json_key(&j, key_of(c, kb, sizeof(kb)));
+            double v;
+            int dec;
+            if (c == C_MARKS) {
+                gm_json_arr_begin(&j);
+                for (size_t k = lo; k < hi; k++) {
+                    const struct rmark *m = &r->marks[k];
+                    if (!mark_applies(m, w))
+                        continue;
+                    gm_json_obj_begin(&j);
+                    gm_json_key(&j, "time");
+                    gm_json_str(&j, gm_time_iso(m->ts * NS_PER_MS, tb, sizeof(tb)));
+                    gm_json_key(&j, "gpu");
+                    if (m->gpu_id && m->gpu_index >= 0)
+                        gm_json_i64(&j, m->gpu_index);
+                    else
+                        gm_json_null(&j);
+                    gm_json_key(&j, "task");
+                    if (m->task)
+                        gm_json_str(&j, m->task);
+                    else
+                        gm_json_null(&j);
+                    gm_json_key(&j, "text");
+                    gm_json_str(&j, m->text);
+                    gm_json_obj_end(&j);
+                }
+                gm_json_arr_end(&j);
+            } else if (is_text_col(c)) {
+                const char *s = col_text(w, c);
+                if (s)
+                    gm_json_str(&j, s);
+                else
+                    gm_json_null(&j);
+            } else if (!col_num(w, c, &v, &dec)) {
+                gm_json_null(&j);
+            } else if (dec == 0) {
+                gm_json_i64(&j, (int64_t)v);
+            } else {
+                gm_json_f64(&j, v, dec);
+            }
+        }
+        gm_json_obj_end(&j);
+    }
+    gm_json_arr_end(&j);
+    gm_buf_putc(out, '\n');
+}
+
+/* The table: fewer, shorter columns; throttling as one "reason seconds" list. */
+enum {
+    T_PERIOD,
+    T_GPU,
+    T_SAMPLES,
+    T_UAVG,
+    T_UMAX,
+    T_MEM,
+    T_POWER,
+    T_ENERGY,
+    T_TEMP,
+    T_THR,
+    T_MARKS,
+    T__COUNT
+};
+static const char *const t_head[T__COUNT] = {
+    "period",      "gpu",       "samples",    "util_avg%", "util_max%", "mem_max_MiB",
+    "power_avg_W", "energy_Wh", "temp_max_C", "throttled", "marks",
+};
+static const int t_col[T__COUNT] = {C_PERIOD,   C_GPU,     C_SAMPLES,   C_UTIL_AVG,
+                                    C_UTIL_MAX, C_MEM_MAX, C_POWER_AVG, C_ENERGY,
+                                    C_TEMP_MAX, -1,        C_MARKS};
+
+static void table_cell(struct gm_buf *b, const struct report *r, const struct rrow *w, int t,
+                       size_t lo, size_t hi)
+{
+    int c = t_col[t];
+    double v;
+    int dec;
+    if (t == T_THR) {
+        int known = 0, any = 0;
+        for (int k = 0; k < GM_THR__COUNT; k++) {
+            known |= w->thr_ok[k];
+            if (w->thr_ok[k] && w->thr[k] > 0) {
+                gm_buf_printf(b, "%s%s %.1fs", any ? ", " : "", thr_name[k],
+                              (double)w->thr[k] / 1000.0);
+                any = 1;
+            }
+        }
+        if (!any)
+            gm_buf_puts(b, known ? "-" : "N/A");
+    } else if (c == C_MARKS) {
+        marks_text(b, r, w, lo, hi);
+    } else if (is_text_col(c)) {
+        const char *s = col_text(w, c);
+        gm_buf_puts(b, s ? s : "N/A");
+    } else if (col_num(w, c, &v, &dec)) {
+        gm_buf_printf(b, "%.*f", dec, v);
+    } else {
+        gm_buf_puts(b, "N/A");
+    }
+}
+
+static void put_table(struct gm_buf *out, const struct report *r)
+{
+    size_t ncell = (r->nrows + 1) * T__COUNT;
+    struct gm_buf *cells = gm_xcalloc(ncell, sizeof(*cells));
+    size_t width[T__COUNT] = {0};
+    for (int t = 0; t < T__COUNT; t++) {
+        gm_buf_puts(&cells[t], t_head[t]);
+        width[t] = strlen(t_head[t]);
+    }
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        marks_of(r, &r->rows[i], &lo, &hi);
+        for (int t = 0; t < T__COUNT; t++) {
+            struct gm_buf *b = &cells[(i + 1) * T__COUNT + t];
+            table_cell(b, r, &r->rows[i], t, lo, hi);
+            if (b->len > width[t])
+                width[t] = b->len;
+        }
+    }
+    for (size_t i = 0; i <= r->nrows; i++) {
+        struct gm_buf line = GM_BUF_INIT;
+        for (int t = 0; t < T__COUNT; t++) {
+            const struct gm_buf *b = &cells[i * T__COUNT + t];
+            const char *s = b->p ? b->p : "";
+            int left = t == T_PERIOD || t == T_THR || t == T_MARKS;
+            if (t)
+                gm_buf_puts(&line, "  ");
+            if (left) {
+                gm_buf_puts(&line, s);
+                if (t != T_MARKS)
+                    gm_buf_fill(&line, ' ', width[t] - b->len);
+            } else {
+                gm_buf_fill(&line, ' ', width[t] - b->len);
+                gm_buf_puts(&line, s);
+            }
+        }
+        while (line.len > 0 && line.p[line.len - 1] == ' ')
+            line.p[--line.len] = '\0';
+        gm_buf_put(out, line.p, line.len);
+        gm_buf_putc(out, '\n');
+        gm_buf_free(&line);
+    }
+    for (size_t i = 0; i < ncell; i++)
+        gm_buf_free(&cells[i]);
+    free(cells);
+}
+
+/* ----------------------------------------------------------------- main */
+
+static void report_free(struct report *r)
+{
+    for (size_t i = 0; i < r->nrows; i++) {
+        free(r->rows[i].uuid);
+        free(r->rows[i].name);
+    }
+    free(r->rows);
+    for (size_t i = 0; i < r->nmarks; i++) {
+        free(r->marks[i].task);
+        free(r->marks[i].text);
+    }
+    free(r->marks);
+}
+
+static int read_version(sqlite3 *db, int64_t *ver)
+{
+    sqlite3_stmt *q = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) {
+            *ver = sqlite3_column_int64(q, 0);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(q);
+    return rc;
+}
+
+/* "file:" URI of path with immutable=1 (RFC 3986 escapes). */
+static char *immutable_uri(const char *path)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_puts(&b, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+            strchr("/-._~", *p))
+            gm_buf_putc(&b, (char)*p);
+        else
+            gm_buf_printf(&b, "%%%02X", *p);
+    }
+    gm_buf_puts(&b, "?immutable=1");
+    return b.p;
+}
+
+/* Opens the database read-only and checks that it is a store we can read.
+ * A WAL database whose -shm file is missing (the agent is not running) and
+ * cannot be created (a user without write access to the directory) is opened
+ * as immutable: nothing is writing it then. */
+static int open_db(const char *path, sqlite3 **db, struct gm_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            return gm_err_set(err, GM_E_NOTFOUND,
+                              "%s: no such history database (the agent writes it when its store "
+                              "is enabled; see docs/store.md)",
+                              path);
+        return gm_err_set(err, errno == EACCES ? GM_E_NOPERM : GM_E_IO, "%s: %s", path,
+                          strerror(errno));
+    }
+    if (!S_ISREG(sb.st_mode))
+        return gm_err_set(err, GM_E_INVAL, "%s: not a regular file", path);
+    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK)
+        return sql_fail(*db, err, path, "cannot open");
+    sqlite3_busy_timeout(*db, 5000);
+    int64_t ver = -1;
+    rc = read_version(*db, &ver);
+    if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) {
+        char wal[4200];
+        snprintf(wal, sizeof(wal), "%s-wal", path);
+        if (stat(wal, &sb) != 0 && errno == ENOENT) {
+            char *uri = immutable_uri(path);
+            sqlite3_close(*db);
+            *db = NULL;
+            rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+            free(uri);
+            if (rc != SQLITE_OK)
+                return sql_fail(*db, err, path, "cannot open");
+            rc = read_version(*db, &ver);
+        }
+    }
+    if (rc != SQLITE_OK)
+        return sql_fail(*db, err, path, "cannot read");
+    if (ver == 0)
+        return gm_err_set(err, GM_E_INVAL, "%s: not a gpumon history database", path);
+    if (ver > GM_STORE_SCHEMA_VERSION)
+        return gm_err_set(err, GM_E_INVAL,
+                          "%s: schema version %" PRId64 " is newer than this gpumon reads (%d)",
+                          path, ver, GM_STORE_SCHEMA_VERSION);
+    return 0;
+}
+
+int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err)
+{
+    if (!o || !o->path || !out)
+        return gm_err_set(err, GM_E_INVAL, "report: no database path");
+    if (o->by != GM_REPORT_HOUR && o->by != GM_REPORT_DAY)
+        return gm_err_set(err, GM_E_INVAL, "report: unknown period %d", o->by);
+    if (o->format < GM_REPORT_TABLE || o->format > GM_REPORT_JSON)
+        return gm_err_set(err, GM_E_INVAL, "report: unknown format %d", o->format);
+    tzset();
+
+    sqlite3 *db = NULL;
+    int rc = open_db(o->path, &db, err);
+    struct report r = {.o = o};
+    int64_t from_ms = ceil_div(o->from_ns, NS_PER_MS);
+    int64_t to_ms = o->to_ns == 0 ? INT64_MAX : ceil_div(o->to_ns, NS_PER_MS);
+    int64_t task_id = 0;
+    int task_set = o->task != NULL;
+    /* one read transaction: rollups and marks from the same snapshot */
+    if (rc == 0 && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        rc = sql_fail(db, err, o->path, "cannot read");
+    if (rc == 0 && task_set)
+        rc = find_task(db, o->path, o->task, &task_id, err);
+    if (rc == 0)
+        rc = read_rows(&r, db, from_ms, to_ms, task_set, task_id, err);
+    if (rc == 0)
+        rc = read_marks(&r, db, from_ms, to_ms, task_set, task_id, err);
+    if (db) {
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        sqlite3_close(db);
+    }
+    if (rc == 0) {
+        merge_rows(&r);
+        switch (o->format) {
+        case GM_REPORT_CSV:
+            put_csv(out, &r);
+            break;
+        case GM_REPORT_JSON:
+            put_json(out, &r);
+            break;
+        default:
+            put_table(out, &r);
+        }
+    }
+    report_free(&r);
+    return rc;
+}

@@ -1,0 +1,1314 @@
+/* store.c -- the SQLite history store's writer (see store.h, docs/store.md).
+ *
+ * One connection, used by one thread (the agent's store sink).  Each
+ * snapshot becomes one row per GPU in `samples` (integer-scaled, NULL for
+ * what the GPU could not say, a status for a lost GPU or a driver that went
+ * away) plus its processes; rows collect in an open transaction that is
+ * committed at least every commit_interval_ns (and on flush/close), so a
+ * reader (WAL snapshot) sees whole batches or nothing.
+ *
+ * Rollups are kept incrementally: each sample adds to an in-memory delta per
+ * (tier, period, GPU, task); each commit upserts the deltas (additive ON
+ * CONFLICT DO UPDATE) in the same transaction as the raw rows, then forgets
+ * them.  So a restart, a second writer or a rolled-back batch never leave
+ * the rollups disagreeing with the raw rows.  Time-based quantities (energy,
+ * seconds throttled per reason) belong to the interval between a GPU's
+ * sample and its next one, capped at twice the usual interval so that a gap
+ * (agent stopped, GPU lost) is not counted as observed time; an interval
+ * that crosses a period boundary is split between the periods.
+ *
+ * Retention runs from gm_store_tick at most every RETENTION_EVERY_NS, in
+ * chunks of its own short transactions within a time budget per tick, so the
+ * writer never stalls for long; what is left continues on the next tick.
+ *
+ * Leaves out: MIG devices (the physical GPU's values only), per-process
+ * utilisation and command lines (the CSV log and `status --json` have them).
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/metrics.h"
+#include "../core/timeutil.h"
+#include "store_schema.h"
+
+#define MS_PER_MIN INT64_C(60000)
+#define MS_PER_HOUR INT64_C(3600000)
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_S INT64_C(1000000000)
+
+#define DEFAULT_COMMIT_NS NS_PER_S
+#define BATCH_MAX_ROWS 8192                   /* commit early beyond this many rows */
+#define WRITER_BUSY_MS 2000                   /* wait for another writer at most this long */
+#define RETENTION_EVERY_NS (300 * NS_PER_S)   /* at most every 5 minutes */
+#define RETENTION_BUDGET_NS (100 * NS_PER_MS) /* per tick */
+#define RETENTION_CHUNK 4096                  /* rows per delete transaction */
+#define ERROR_LOG_EVERY_NS (60 * NS_PER_S)    /* repeated failures: once a minute */
+#define NDELTA 7                              /* intervals for the usual-interval median */
+
+/* Rolled-up metrics (sum/min/max/count): order of the columns in the schema. */
+enum { RM_UTIL, RM_MEM, RM_POWER, RM_TEMP, RM_SM, RM__COUNT };
+static const char *const rm_stem[RM__COUNT] = {"util", "mem", "power", "temp", "sm"};
+
+#define THR_BITS(stem, bits, name) bits,
+static const uint64_t thr_bits[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_BITS)};
+#undef THR_BITS
+#define THR_STEM(stem, bits, name) #stem,
+static const char *const thr_stem[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_STEM)};
+#undef THR_STEM
+
+/* ------------------------------------------------------------------ state */
+
+/* A GPU this session has written (or an event named). */
+struct gstate {
+    char uuid[GM_STR_MAX];
+    int64_t id; /* gpus.id; 0 = not resolved in the database yet */
+    uint32_t index;
+    char name[GM_STR_MAX];
+    int64_t mem_total_mib; /* -1 = unknown */
+    int64_t last_seen;     /* ms of its newest row */
+    int dirty;             /* the gpus row needs an update at commit */
+    int in_last;           /* in the newest snapshot that had GPUs */
+    /* the previous sample, for the interval to the next one */
+    int have_prev;
+    int64_t prev_ts;
+    int prev_reasons_ok, prev_energy_ok, prev_power_ok;
+    uint64_t prev_reasons;
+    int64_t prev_energy_mj;
+    int64_t prev_power_cw;
+    int64_t delta[NDELTA]; /* recent intervals, ms */
+    int ndelta, delta_pos;
+};
+
+/* Pending rollup deltas of one (tier, period, GPU, task) since the last commit. */
+struct racc {
+    int tier; /* 0 = 1 minute, 1 = 1 hour */
+    int64_t ts, gpu, task;
+    int64_t n, n_down;
+    int64_t mn[RM__COUNT], msum[RM__COUNT], mmin[RM__COUNT], mmax[RM__COUNT];
+    int64_t dur_ms;
+    int energy_set, energy_src;
+    double energy_j;
+    int thr_set;
+    int64_t thr[GM_THR__COUNT];
+};
+
+struct gm_store {
+    struct gm_store_opts o;
+    char *path;
+    char *task;
+    sqlite3 *db;
+    sqlite3_stmt *st_begin, *st_commit, *st_rollback;
+    sqlite3_stmt *st_sample, *st_proc, *st_event, *st_up[2];
+    sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
+    int64_t task_id;
+
+    struct gstate **g; /* each allocated on its own: pointers stay valid */
+    size_t ng, gcap;
+    struct racc *acc;
+    size_t nacc, acap;
+
+    int in_txn;
+    int64_t batch_mono;
+    uint64_t batch_samples, batch_procs, batch_events;
+
+    int64_t next_retention_ns; /* wall clock */
+    int retention_more;        /* the last run ran out of budget */
+
+    int failing;
+    int64_t last_err_log;
+    struct gm_store_stats stats; /* updated with __atomic, read by gm_store_stats */
+};
+
+static void stat_add(uint64_t *p, uint64_t n)
+{
+    __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+}
+
+static void slog(struct gm_store *st, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void slog(struct gm_store *st, int level, const char *fmt, ...)
+{
+    if (!st->o.log)
+        return;
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    st->o.log(st->o.log_arg, level, msg);
+}
+
+/* SQLite result code -> GM_E_*. */
+static int sql_code(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_FULL:
+        return GM_E_NOSPC;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return GM_E_BUSY;
+    case SQLITE_PERM:
+    case SQLITE_READONLY:
+    case SQLITE_AUTH:
+        return GM_E_NOPERM;
+    case SQLITE_NOMEM:
+        return GM_E_NOMEM;
+    default:
+        return GM_E_IO;
+    }
+}
+
+/* Records a write failure: logged on the change from success to failure,
+ * then at most once a minute. */
+static int fail(struct gm_store *st, int rc, const char *what)
+{
+    int64_t now = gm_mono_ns();
+    if (!st->failing || now - st->last_err_log >= ERROR_LOG_EVERY_NS) {
+        slog(st, 3, "store %s: %s failed: %s (%" PRIu64 " GPU-samples lost so far)", st->path, what,
+             sqlite3_errmsg(st->db), __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED));
+        st->last_err_log = now;
+    }
+    st->failing = 1;
+    return sql_code(rc);
+}
+
+static void succeed(struct gm_store *st)
+{
+    if (st->failing)
+        slog(st, 6, "store %s: writing again", st->path);
+    st->failing = 0;
+}
+
+/* Steps a write statement to completion and resets it. */
+static int step_done(sqlite3_stmt *q)
+{
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+static void bind_opt(sqlite3_stmt *q, int i, int ok, int64_t v)
+{
+    if (ok)
+        sqlite3_bind_int64(q, i, v);
+    else
+        sqlite3_bind_null(q, i);
+}
+
+static void bind_text_or_null(sqlite3_stmt *q, int i, const char *s)
+{
+    if (s && *s)
+        sqlite3_bind_text(q, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(q, i);
+}
+
+static int64_t floor_to(int64_t t, int64_t p)
+{
+    int64_t r = t % p;
+    return r < 0 ? t - r - p : t - r;
+}
+
+/* --------------------------------------------------------------- schema */
+
+static const char *const code_rows =
+    "INSERT OR REPLACE INTO codes VALUES"
+    " ('status', 0, 'ok', 'the GPU answered; NULL values are not supported or not available'),"
+    " ('status', 1, 'gpu_lost', 'the GPU fell off the bus (NVML_ERROR_GPU_IS_LOST)'),"
+    " ('status', 2, 'gpu_no_permission', 'no permission to open the GPU'),"
+    " ('status', 3, 'gpu_error', 'the GPU could not be opened'),"
+    " ('status', 4, 'value_error', 'the GPU answered, but reading at least one stored value "
+    "failed'),"
+    " ('status', 11, 'driver_no_library', 'libnvidia-ml.so.1 could not be loaded'),"
+    " ('status', 12, 'driver_not_loaded', 'the NVIDIA kernel driver is not loaded'),"
+    " ('status', 13, 'driver_no_permission', 'no permission to talk to the driver'),"
+    " ('status', 14, 'driver_version_mismatch', 'NVML and kernel driver versions differ'),"
+    " ('status', 15, 'driver_error', 'NVML could not be initialised'),"
+    " ('host_state', 0, 'unknown', 'not looked up'),"
+    " ('host_state', 1, 'alive', 'the process exists'),"
+    " ('host_state', 2, 'zombie', 'exited but not reaped: its GPU memory may never be freed'),"
+    " ('host_state', 3, 'gone', 'no such PID: memory held by a process that does not exist'),"
+    " ('host_state', 4, 'hidden', '/proc denies access'),"
+    " ('proc_type', 1, 'C', 'compute'), ('proc_type', 2, 'G', 'graphics'),"
+    " ('proc_type', 3, 'C+G', 'compute and graphics'),"
+    " ('energy_src', 1, 'counter', 'differences of the GPU energy counter'),"
+    " ('energy_src', 2, 'power', 'power draw x time (no usable energy counter)'),"
+    " ('energy_src', 3, 'mixed', 'counter for some intervals, power x time for others');";
+
+static int exec_sql(sqlite3 *db, const char *sql, struct gm_err *err, const char *path)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        gm_err_set(err, sql_code(rc), "store %s: %s", path, msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+    }
+    return rc;
+}
+
+static int64_t pragma_int(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *q = NULL;
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        v = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return v;
+}
+
+/* Creates the schema in an empty database, or checks an existing one's version. */
+static int schema_ensure(struct gm_store *st, struct gm_err *err)
+{
+    if (exec_sql(st->db, "BEGIN IMMEDIATE", err, st->path) != SQLITE_OK)
+        return err ? err->code : GM_E_IO;
+    int64_t ver = pragma_int(st->db, "PRAGMA user_version");
+    int64_t ntab = pragma_int(st->db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
+    if (ver > GM_STORE_SCHEMA_VERSION) {
+        exec_sql(st->db, "ROLLBACK", NULL, st->path);
+        return gm_err_set(err, GM_E_INVAL,
+                          "store %s: schema version %" PRId64
+                          " was written by a newer gpumon (this one knows version %d)",
+                          st->path, ver, GM_STORE_SCHEMA_VERSION);
+    }
+    if (ver == 0 && ntab > 0) {
+        exec_sql(st->db, "ROLLBACK", NULL, st->path);
+        return gm_err_set(err, GM_E_INVAL,
+                          "store %s: an SQLite database that is not a gpumon store (no schema "
+                          "version); give the store a path of its own",
+                          st->path);
+    }
+    char version_sql[256];
+    snprintf(version_sql, sizeof(version_sql),
+             "INSERT OR REPLACE INTO meta VALUES ('schema_version', '%d');"
+             " INSERT OR IGNORE INTO meta VALUES ('created_ms', '%" PRId64 "');"
+             " PRAGMA user_version = %d;",
+             GM_STORE_SCHEMA_VERSION, gm_wall_ns() / NS_PER_MS, GM_STORE_SCHEMA_VERSION);
+    if (exec_sql(st->db, GM_STORE_SCHEMA_SQL, err, st->path) != SQLITE_OK ||
+        exec_sql(st->db, code_rows, err, st->path) != SQLITE_OK ||
+        exec_sql(st->db, version_sql, err, st->path) != SQLITE_OK ||
+        exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
+        exec_sql(st->db, "ROLLBACK", NULL, st->path);
+        return err ? err->code : GM_E_IO;
+    }
+    return 0;
+}
+
+/* The rollup upsert: counts and sums add, min/max combine, NULL means
+ * "nothing known" on either side. */
+static char *upsert_sql(const char *table)
+{
+    struct gm_buf cols = GM_BUF_INIT, set = GM_BUF_INIT, sql = GM_BUF_INIT;
+    int np = 0;
+    gm_buf_puts(&cols, "ts, gpu, task, n, n_down");
+    np = 5;
+    gm_buf_puts(&set, "n = n + excluded.n, n_down = n_down + excluded.n_down");
+    for (int m = 0; m < RM__COUNT; m++) {
+        const char *s = rm_stem[m];
+        gm_buf_printf(&cols, ", %s_n, %s_sum, %s_min, %s_max", s, s, s, s);
+        np += 4;
+        gm_buf_printf(&set,
+                      ", %s_n = %s_n + excluded.%s_n"
+                      ", %s_sum = coalesce(%s_sum + excluded.%s_sum, %s_sum, excluded.%s_sum)"
+                      ", %s_min = min(coalesce(%s_min, excluded.%s_min),"
+                      " coalesce(excluded.%s_min, %s_min))"
+                      ", %s_max = max(coalesce(%s_max, excluded.%s_max),"
+                      " coalesce(excluded.%s_max, %s_max))",
+                      s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s);
+    }
+    gm_buf_puts(&cols, ", dur_ms, energy_j, energy_src");
+    np += 3;
+    gm_buf_puts(&set, ", dur_ms = dur_ms + excluded.dur_ms"
+                      ", energy_j = coalesce(energy_j + excluded.energy_j, energy_j,"
+                      " excluded.energy_j)"
+                      ", energy_src = energy_src | excluded.energy_src");
+    for (int k = 0; k < GM_THR__COUNT; k++) {
+        const char *s = thr_stem[k];
+        gm_buf_printf(&cols, ", thr_%s_ms", s);
+        np++;
+        gm_buf_printf(&set,
+                      ", thr_%s_ms = coalesce(thr_%s_ms + excluded.thr_%s_ms, thr_%s_ms,"
+                      " excluded.thr_%s_ms)",
+                      s, s, s, s, s);
+    }
+    gm_buf_printf(&sql, "INSERT INTO %s (%s) VALUES (", table, cols.p);
+    for (int i = 1; i <= np; i++)
+        gm_buf_printf(&sql, "%s?%d", i > 1 ? ", " : "", i);
+    gm_buf_printf(&sql, ") ON CONFLICT (ts, gpu, task) DO UPDATE SET %s", set.p);
+    gm_buf_free(&cols);
+    gm_buf_free(&set);
+    return sql.p;
+}
+
+static int prepare(struct gm_store *st, sqlite3_stmt **q, const char *sql, struct gm_err *err)
+{
+    int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, q, NULL);
+    if (rc != SQLITE_OK)
+        return gm_err_set(err, sql_code(rc), "store %s: preparing a statement: %s", st->path,
+                          sqlite3_errmsg(st->db));
+    return 0;
+}
+
+static int prepare_all(struct gm_store *st, struct gm_err *err)
+{
+    char *up1m = upsert_sql("rollup_1m"), *up1h = upsert_sql("rollup_1h");
+    int rc = 0;
+    if ((rc = prepare(st, &st->st_begin, "BEGIN IMMEDIATE", err)) ||
+        (rc = prepare(st, &st->st_commit, "COMMIT", err)) ||
+        (rc = prepare(st, &st->st_rollback, "ROLLBACK", err)) ||
+        (rc = prepare(st, &st->st_sample,
+                      "INSERT OR IGNORE INTO samples VALUES"
+                      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                      err)) ||
+        (rc =
+             prepare(st, &st->st_proc,
+                     "INSERT OR IGNORE INTO procs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err)) ||
+        (rc = prepare(st, &st->st_event,
+                      "INSERT INTO events (ts, type, gpu, task, code, text)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                      err)) ||
+        (rc = prepare(st, &st->st_up[0], up1m, err)) ||
+        (rc = prepare(st, &st->st_up[1], up1h, err)) ||
+        (rc = prepare(
+             st, &st->st_gpu_find,
+             "SELECT id, gpu_index, name, mem_total_mib, last_seen FROM gpus WHERE uuid = ?1",
+             err)) ||
+        (rc = prepare(st, &st->st_gpu_ins,
+                      "INSERT INTO gpus (uuid, name, gpu_index, mem_total_mib, first_seen,"
+                      " last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                      err)) ||
+        (rc = prepare(st, &st->st_gpu_upd,
+                      "UPDATE gpus SET name = coalesce(?2, name), gpu_index = ?3,"
+                      " mem_total_mib = coalesce(?4, mem_total_mib),"
+                      " last_seen = max(last_seen, ?5) WHERE id = ?1",
+                      err)) ||
+        (rc = prepare(st, &st->st_task_find, "SELECT id FROM tasks WHERE name = ?1", err)) ||
+        (rc = prepare(st, &st->st_task_ins, "INSERT INTO tasks (name, first_seen) VALUES (?1, ?2)",
+                      err))) {
+    }
+    free(up1m);
+    free(up1h);
+    return rc;
+}
+
+/* ---------------------------------------------------------- GPUs, tasks */
+
+static struct gstate *gstate_by_uuid(struct gm_store *st, const char *uuid)
+{
+    for (size_t i = 0; i < st->ng; i++)
+        if (strcmp(st->g[i]->uuid, uuid) == 0)
+            return st->g[i];
+    return NULL;
+}
+
+/* The GPU most recently seen at NVML index idx, or NULL. */
+static struct gstate *gstate_by_index(struct gm_store *st, uint32_t idx)
+{
+    struct gstate *best = NULL;
+    for (size_t i = 0; i < st->ng; i++)
+        if (st->g[i]->index == idx && (!best || st->g[i]->last_seen > best->last_seen))
+            best = st->g[i];
+    return best;
+}
+
+static struct gstate *gstate_add(struct gm_store *st, const char *uuid, uint32_t idx)
+{
+    if (st->ng == st->gcap) {
+        st->gcap = st->gcap ? st->gcap * 2 : 8;
+        st->g = gm_xrealloc(st->g, st->gcap * sizeof(struct gstate *));
+    }
+    struct gstate *g = gm_xcalloc(1, sizeof(*g));
+    st->g[st->ng++] = g;
+    gm_strlcpy(g->uuid, uuid, sizeof(g->uuid));
+    g->index = idx;
+    g->mem_total_mib = -1;
+    g->last_seen = INT64_MIN;
+    return g;
+}
+
+/* Makes sure g has a gpus row (inside the open transaction). */
+static int gstate_resolve(struct gm_store *st, struct gstate *g, int64_t ts)
+{
+    if (g->id)
+        return SQLITE_OK;
+    sqlite3_stmt *q = st->st_gpu_find;
+    sqlite3_bind_text(q, 1, g->uuid, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        g->id = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
+        g->dirty = 1;
+        return SQLITE_OK;
+    }
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE)
+        return rc;
+    q = st->st_gpu_ins;
+    sqlite3_bind_text(q, 1, g->uuid, -1, SQLITE_TRANSIENT);
+    bind_text_or_null(q, 2, g->name);
+    sqlite3_bind_int64(q, 3, g->index);
+    bind_opt(q, 4, g->mem_total_mib >= 0, g->mem_total_mib);
+    sqlite3_bind_int64(q, 5, ts);
+    rc = step_done(q);
+    if (rc == SQLITE_OK)
+        g->id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+static int task_resolve(struct gm_store *st, const char *name, int64_t ts, int64_t *id)
+{
+    sqlite3_stmt *q = st->st_task_find;
+    sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
+        return SQLITE_OK;
+    }
+    sqlite3_reset(q);
+    if (rc != SQLITE_DONE)
+        return rc;
+    q = st->st_task_ins;
+    sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(q, 2, ts);
+    rc = step_done(q);
+    if (rc == SQLITE_OK)
+        *id = sqlite3_last_insert_rowid(st->db);
+    return rc;
+}
+
+/* The GPUs of the newest snapshot written before this session, so that a
+ * session that starts with the driver down still records status rows. */
+static void load_last_gpus(struct gm_store *st)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(
+            st->db,
+            "SELECT id, uuid, gpu_index, name, mem_total_mib, last_seen FROM gpus"
+            " WHERE last_seen = (SELECT max(last_seen) FROM gpus) ORDER BY gpu_index",
+            -1, &q, NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *uuid = (const char *)sqlite3_column_text(q, 1);
+        struct gstate *g = gstate_add(st, uuid ? uuid : "", (uint32_t)sqlite3_column_int64(q, 2));
+        g->id = sqlite3_column_int64(q, 0);
+        const char *name = (const char *)sqlite3_column_text(q, 3);
+        gm_strlcpy(g->name, name ? name : "", sizeof(g->name));
+        g->mem_total_mib =
+            sqlite3_column_type(q, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 4);
+        g->last_seen = sqlite3_column_int64(q, 5);
+        g->in_last = 1;
+    }
+    sqlite3_finalize(q);
+}
+
+/* ---------------------------------------------------------- transactions */
+
+/* After a rollback nothing created in the batch exists: GPU rows are looked
+ * up again, pending rollup deltas are dropped. */
+static void batch_discard(struct gm_store *st)
+{
+    if (st->in_txn && !sqlite3_get_autocommit(st->db))
+        step_done(st->st_rollback);
+    st->in_txn = 0;
+    stat_add(&st->stats.lost, st->batch_samples);
+    st->batch_samples = st->batch_procs = st->batch_events = 0;
+    st->nacc = 0;
+    for (size_t i = 0; i < st->ng; i++) {
+        st->g[i]->id = 0;
+        st->g[i]->dirty = 1;
+    }
+}
+
+static int batch_begin(struct gm_store *st)
+{
+    if (st->in_txn)
+        return SQLITE_OK;
+    int rc = step_done(st->st_begin);
+    if (rc != SQLITE_OK)
+        return rc;
+    st->in_txn = 1;
+    st->batch_mono = gm_mono_ns();
+    return SQLITE_OK;
+}
+
+static int flush_rollups(struct gm_store *st)
+{
+    for (size_t i = 0; i < st->nacc; i++) {
+        const struct racc *a = &st->acc[i];
+        sqlite3_stmt *q = st->st_up[a->tier];
+        int p = 1;
+        sqlite3_bind_int64(q, p++, a->ts);
+        sqlite3_bind_int64(q, p++, a->gpu);
+        sqlite3_bind_int64(q, p++, a->task);
+        sqlite3_bind_int64(q, p++, a->n);
+        sqlite3_bind_int64(q, p++, a->n_down);
+        for (int m = 0; m < RM__COUNT; m++) {
+            int have = a->mn[m] > 0;
+            sqlite3_bind_int64(q, p++, a->mn[m]);
+            bind_opt(q, p++, have, a->msum[m]);
+            bind_opt(q, p++, have, a->mmin[m]);
+            bind_opt(q, p++, have, a->mmax[m]);
+        }
+        sqlite3_bind_int64(q, p++, a->dur_ms);
+        if (a->energy_set)
+            sqlite3_bind_double(q, p++, a->energy_j);
+        else
+            sqlite3_bind_null(q, p++);
+        sqlite3_bind_int64(q, p++, a->energy_src);
+        for (int k = 0; k < GM_THR__COUNT; k++)
+            bind_opt(q, p++, a->thr_set, a->thr[k]);
+        int rc = step_done(q);
+        if (rc != SQLITE_OK)
+            return rc;
+    }
+    st->nacc = 0;
+    return SQLITE_OK;
+}
+
+static int flush_gpus(struct gm_store *st)
+{
+    for (size_t i = 0; i < st->ng; i++) {
+        struct gstate *g = st->g[i];
+        if (!g->dirty || !g->id || g->last_seen == INT64_MIN)
+            continue;
+        sqlite3_stmt *q = st->st_gpu_upd;
+        sqlite3_bind_int64(q, 1, g->id);
+        bind_text_or_null(q, 2, g->name);
+        sqlite3_bind_int64(q, 3, g->index);
+        bind_opt(q, 4, g->mem_total_mib >= 0, g->mem_total_mib);
+        sqlite3_bind_int64(q, 5, g->last_seen);
+        int rc = step_done(q);
+        if (rc != SQLITE_OK)
+            return rc;
+        g->dirty = 0;
+    }
+    return SQLITE_OK;
+}
+
+/* Commits the open batch (rollups and GPU rows first).  On failure the
+ * batch is rolled back and its samples are counted as lost. */
+static int batch_commit(struct gm_store *st)
+{
+    if (!st->in_txn)
+        return 0;
+    int rc = flush_rollups(st);
+    if (rc == SQLITE_OK)
+        rc = flush_gpus(st);
+    if (rc == SQLITE_OK)
+        rc = step_done(st->st_commit);
+    if (rc != SQLITE_OK) {
+        int code = fail(st, rc, "commit");
+        batch_discard(st);
+        return code;
+    }
+    st->in_txn = 0;
+    stat_add(&st->stats.samples, st->batch_samples);
+    stat_add(&st->stats.proc_rows, st->batch_procs);
+    stat_add(&st->stats.events, st->batch_events);
+    stat_add(&st->stats.commits, 1);
+    st->batch_samples = st->batch_procs = st->batch_events = 0;
+    succeed(st);
+    return 0;
+}
+
+static int commit_if_due(struct gm_store *st)
+{
+    if (st->in_txn && (gm_mono_ns() - st->batch_mono >= st->o.commit_interval_ns ||
+                       st->batch_samples + st->batch_procs >= BATCH_MAX_ROWS))
+        return batch_commit(st);
+    return 0;
+}
+
+/* --------------------------------------------------------------- rollups */
+
+static struct racc *acc_get(struct gm_store *st, int tier, int64_t ts, int64_t gpu, int64_t task)
+{
+    for (size_t i = st->nacc; i-- > 0;) {
+        struct racc *a = &st->acc[i];
+        if (a->ts == ts && a->gpu == gpu && a->tier == tier && a->task == task)
+            return a;
+    }
+    if (st->nacc == st->acap) {
+        st->acap = st->acap ? st->acap * 2 : 32;
+        st->acc = gm_xrealloc(st->acc, st->acap * sizeof(*st->acc));
+    }
+    struct racc *a = &st->acc[st->nacc++];
+    memset(a, 0, sizeof(*a));
+    a->tier = tier;
+    a->ts = ts;
+    a->gpu = gpu;
+    a->task = task;
+    return a;
+}
+
+static int64_t tier_period(int tier)
+{
+    return tier ? MS_PER_HOUR : MS_PER_MIN;
+}
+
+/* One sample's own values, into its minute and hour. */
+struct rsample {
+    int down;
+    int ok[RM__COUNT];
+    int64_t v[RM__COUNT];
+};
+
+static void roll_sample(struct gm_store *st, const struct gstate *g, int64_t ts,
+                        const struct rsample *r)
+{
+    for (int tier = 0; tier < 2; tier++) {
+        struct racc *a = acc_get(st, tier, floor_to(ts, tier_period(tier)), g->id, st->task_id);
+        a->n++;
+        a->n_down += r->down;
+        for (int m = 0; m < RM__COUNT; m++) {
+            if (!r->ok[m])
+                continue;
+            int64_t v = r->v[m];
+            if (a->mn[m] == 0 || v < a->mmin[m])
+                a->mmin[m] = v;
+            if (a->mn[m] == 0 || v > a->mmax[m])
+                a->mmax[m] = v;
+            a->mn[m]++;
+            a->msum[m] += v;
+        }
+    }
+}
+
+/* The interval [t0, t0 + d) of one sample: observed time, seconds throttled
+ * per reason and energy, split over the periods it covers. */
+static void roll_interval(struct gm_store *st, const struct gstate *g, int64_t t0, int64_t d,
+                          int reasons_ok, uint64_t reasons, int energy_ok, double energy_j,
+                          int esrc)
+{
+    for (int tier = 0; tier < 2; tier++) {
+        int64_t p = tier_period(tier);
+        for (int64_t a0 = t0, end = t0 + d; a0 < end;) {
+            int64_t b = floor_to(a0, p);
+            int64_t a1 = b + p < end ? b + p : end;
+            int64_t len = a1 - a0;
+            struct racc *a = acc_get(st, tier, b, g->id, st->task_id);
+            a->dur_ms += len;
+            if (reasons_ok) {
+                a->thr_set = 1;
+                for (int k = 0; k < GM_THR__COUNT; k++)
+                    if (reasons & thr_bits[k])
+                        a->thr[k] += len;
+            }
+            if (energy_ok) {
+                a->energy_set = 1;
+                a->energy_j += len == d ? energy_j : energy_j * (double)len / (double)d;
+                a->energy_src |= esrc;
+            }
+            a0 = a1;
+        }
+    }
+}
+
+/* The usual interval between a GPU's samples: the configured one, else the
+ * median of its recent intervals (robust to the odd gap). */
+static int64_t usual_interval(const struct gm_store *st, const struct gstate *g)
+{
+    if (st->o.interval_ns > 0)
+        return st->o.interval_ns / NS_PER_MS > 0 ? st->o.interval_ns / NS_PER_MS : 1;
+    int64_t v[NDELTA];
+    int n = g->ndelta;
+    memcpy(v, g->delta, sizeof(v));
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[n / 2];
+}
+
+/* The sample at ts closes the interval that began at the GPU's previous
+ * sample; then ts becomes the previous sample. */
+struct rnow {
+    int reasons_ok, energy_ok, power_ok;
+    uint64_t reasons;
+    int64_t energy_mj, power_cw;
+};
+
+static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, const struct rnow *c)
+{
+    if (g->have_prev && ts > g->prev_ts) {
+        int64_t dt = ts - g->prev_ts;
+        g->delta[g->delta_pos] = dt;
+        g->delta_pos = (g->delta_pos + 1) % NDELTA;
+        if (g->ndelta < NDELTA)
+            g->ndelta++;
+        int64_t cap = 2 * usual_interval(st, g);
+        int64_t d = dt < cap ? dt : cap;
+        int energy_ok = 0, esrc = 0;
+        double e = 0;
+        if (g->prev_energy_ok && c->energy_ok && c->energy_mj >= g->prev_energy_mj) {
+            /* the counter's energy over dt, of which d was observed */
+            e = (double)(c->energy_mj - g->prev_energy_mj) / 1000.0;
+            if (d < dt)
+                e = e * (double)d / (double)dt;
+            energy_ok = 1;
+            esrc = GM_ESRC_COUNTER;
+        } else if (g->prev_power_ok) {
+            /* no counter, or it went backwards (driver reload): power x time */
+            e = (double)g->prev_power_cw / 100.0 * (double)d / 1000.0;
+            energy_ok = 1;
+            esrc = GM_ESRC_POWER;
+        }
+        roll_interval(st, g, g->prev_ts, d, g->prev_reasons_ok, g->prev_reasons, energy_ok, e,
+                      esrc);
+    }
+    if (!g->have_prev || ts > g->prev_ts) {
+        g->have_prev = 1;
+        g->prev_ts = ts;
+        g->prev_reasons_ok = c->reasons_ok;
+        g->prev_reasons = c->reasons;
+        g->prev_energy_ok = c->energy_ok;
+        g->prev_energy_mj = c->energy_mj;
+        g->prev_power_ok = c->power_ok;
+        g->prev_power_cw = c->power_cw;
+    }
+}
+
+/* ------------------------------------------------------------------ write */
+
+/* A value as an integer in the stored scale: round(v * mul), or floor of
+ * bytes to MiB.  Returns 0 when the value is not available. */
+static int scaled(const struct gm_value *v, double mul, int64_t *out)
+{
+    if (!gm_v_ok(v))
+        return 0;
+    double d = gm_v_as_double(v) * mul;
+    if (!isfinite(d) || d > 9.2e18 || d < -9.2e18)
+        return 0;
+    *out = llround(d);
+    return 1;
+}
+
+static int mib(const struct gm_value *v, int64_t *out)
+{
+    if (!gm_v_ok(v))
+        return 0;
+    if (v->type == GM_VT_U64) {
+        *out = (int64_t)(v->v.u >> 20);
+        return 1;
+    }
+    double d = floor(gm_v_as_double(v) / 1048576.0);
+    if (!isfinite(d) || d < 0 || d > 9.2e18)
+        return 0;
+    *out = (int64_t)d;
+    return 1;
+}
+
+/* Stored columns in samples order after (ts, gpu, task, status). */
+enum {
+    SC_UTIL,
+    SC_UTIL_MEM,
+    SC_MEM_USED,
+    SC_POWER,
+    SC_POWER_LIMIT,
+    SC_TEMP,
+    SC_CLK_SM,
+    SC_CLK_MEM,
+    SC_REASONS,
+    SC_FAN,
+    SC_ENERGY,
+    SC__COUNT
+};
+static const int sc_metric[SC__COUNT] = {
+    GM_M_UTIL_GPU, GM_M_UTIL_MEM, GM_M_MEM_USED,   GM_M_POWER_DRAW, GM_M_POWER_LIMIT, GM_M_TEMP_GPU,
+    GM_M_CLK_SM,   GM_M_CLK_MEM,  GM_M_CER_ACTIVE, GM_M_FAN,        GM_M_ENERGY,
+};
+
+/* Writes one samples row for g: values from gpu (NULL: all NULL). */
+static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int status,
+                         const struct gm_gpu *gpu)
+{
+    int ok[SC__COUNT] = {0};
+    int64_t v[SC__COUNT] = {0};
+    if (gpu) {
+        for (int c = 0; c < SC__COUNT; c++) {
+            const struct gm_value *x = &gpu->m[sc_metric[c]];
+            switch (c) {
+            case SC_MEM_USED:
+                ok[c] = mib(x, &v[c]);
+                break;
+            case SC_POWER:
+            case SC_POWER_LIMIT:
+                ok[c] = scaled(x, 100.0, &v[c]);
+                break;
+            case SC_ENERGY:
+                ok[c] = scaled(x, 1000.0, &v[c]);
+                break;
+            case SC_REASONS:
+                ok[c] = gm_v_ok(x);
+                v[c] = x->type == GM_VT_U64 ? (int64_t)x->v.u : (int64_t)gm_v_as_double(x);
+                break;
+            default:
+                ok[c] = scaled(x, 1.0, &v[c]);
+            }
+            if (status == GM_SST_OK && x->status == GM_VS_ERROR)
+                status = GM_SST_VALUE_ERROR;
+        }
+    }
+    sqlite3_stmt *q = st->st_sample;
+    sqlite3_bind_int64(q, 1, ts);
+    sqlite3_bind_int64(q, 2, g->id);
+    sqlite3_bind_int64(q, 3, st->task_id);
+    sqlite3_bind_int(q, 4, status);
+    for (int c = 0; c < SC__COUNT; c++)
+        bind_opt(q, 5 + c, ok[c], v[c]);
+    int rc = step_done(q);
+    if (rc != SQLITE_OK)
+        return rc;
+    if (sqlite3_changes(st->db) == 0) {
+        /* a row for this GPU at this millisecond exists (the clock stepped back) */
+        stat_add(&st->stats.lost, 1);
+        return SQLITE_OK;
+    }
+    st->batch_samples++;
+    if (ts > g->last_seen) {
+        g->last_seen = ts;
+        g->dirty = 1;
+    }
+
+    struct rsample r = {0};
+    r.down = status != GM_SST_OK && status != GM_SST_VALUE_ERROR;
+    static const int rm_col[RM__COUNT] = {SC_UTIL, SC_MEM_USED, SC_POWER, SC_TEMP, SC_CLK_SM};
+    for (int m = 0; m < RM__COUNT; m++) {
+        r.ok[m] = ok[rm_col[m]];
+        r.v[m] = v[rm_col[m]];
+    }
+    roll_sample(st, g, ts, &r);
+    struct rnow c = {
+        .reasons_ok = ok[SC_REASONS],
+        .reasons = (uint64_t)v[SC_REASONS],
+        .energy_ok = ok[SC_ENERGY],
+        .energy_mj = v[SC_ENERGY],
+        .power_ok = ok[SC_POWER],
+        .power_cw = v[SC_POWER],
+    };
+    roll_advance(st, g, ts, &c);
+    return SQLITE_OK;
+}
+
+/* The session's GPU for snapshot GPU gpu: by UUID; a GPU whose UUID could
+ * not be read keeps the UUID last seen at its index, else "index-N". */
+static struct gstate *gstate_for(struct gm_store *st, const struct gm_gpu *gpu)
+{
+    const char *uuid = gpu->str[GM_S_UUID];
+    struct gstate *g = NULL;
+    if (uuid[0]) {
+        g = gstate_by_uuid(st, uuid);
+        if (!g)
+            g = gstate_add(st, uuid, gpu->index);
+    } else {
+        g = gstate_by_index(st, gpu->index);
+        if (!g) {
+            char pseudo[32];
+            snprintf(pseudo, sizeof(pseudo), "index-%" PRIu32, gpu->index);
+            g = gstate_by_uuid(st, pseudo);
+            if (!g)
+                g = gstate_add(st, pseudo, gpu->index);
+        }
+    }
+    if (g->index != gpu->index) {
+        g->index = gpu->index;
+        g->dirty = 1;
+    }
+    const char *name = gpu->str[GM_S_NAME];
+    if (name[0] && strcmp(name, g->name) != 0) {
+        gm_strlcpy(g->name, name, sizeof(g->name));
+        g->dirty = 1;
+    }
+    int64_t total;
+    if (mib(&gpu->m[GM_M_MEM_TOTAL], &total) && total != g->mem_total_mib) {
+        g->mem_total_mib = total;
+        g->dirty = 1;
+    }
+    return g;
+}
+
+static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t ts,
+                       struct gstate *const *gmap)
+{
+    sqlite3_stmt *q = st->st_proc;
+    for (uint32_t i = 0; i < s->nproc; i++) {
+        const struct gm_proc *p = &s->procs[i];
+        if (p->gpu >= s->ngpu || !gmap[p->gpu])
+            continue;
+        int64_t mem = 0;
+        int mem_ok = mib(&p->used_memory, &mem);
+        sqlite3_bind_int64(q, 1, ts);
+        sqlite3_bind_int64(q, 2, gmap[p->gpu]->id);
+        sqlite3_bind_int64(q, 3, p->pid);
+        sqlite3_bind_int(q, 4, p->type);
+        bind_text_or_null(q, 5, p->name[0] ? p->name : p->comm);
+        bind_text_or_null(q, 6, p->user);
+        bind_opt(q, 7, mem_ok, mem);
+        sqlite3_bind_int(q, 8, p->host_state);
+        int rc = step_done(q);
+        if (rc != SQLITE_OK)
+            return rc;
+        st->batch_procs += (uint64_t)sqlite3_changes(st->db);
+    }
+    return SQLITE_OK;
+}
+
+static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int64_t ts)
+{
+    int rc = SQLITE_OK;
+    if (s->ngpu == 0) {
+        if (s->driver == GM_DRV_OK)
+            return SQLITE_OK;
+        /* the driver is down: a status row for each GPU of the last good snapshot */
+        for (size_t i = 0; i < st->ng && rc == SQLITE_OK; i++) {
+            struct gstate *g = st->g[i];
+            if (!g->in_last)
+                continue;
+            rc = gstate_resolve(st, g, ts);
+            if (rc == SQLITE_OK)
+                rc = write_gpu_row(st, g, ts, GM_SST_DRIVER_BASE + s->driver, NULL);
+        }
+        return rc;
+    }
+    struct gstate *stack_map[16];
+    struct gstate **gmap = s->ngpu <= 16 ? stack_map : gm_xcalloc(s->ngpu, sizeof(struct gstate *));
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        gmap[i] = gstate_for(st, &s->gpus[i]);
+    for (size_t i = 0; i < st->ng; i++)
+        st->g[i]->in_last = 0;
+    for (uint32_t i = 0; i < s->ngpu && rc == SQLITE_OK; i++) {
+        const struct gm_gpu *gpu = &s->gpus[i];
+        struct gstate *g = gmap[i];
+        g->in_last = 1;
+        rc = gstate_resolve(st, g, ts);
+        if (rc != SQLITE_OK)
+            break;
+        switch (gpu->state) {
+        case GM_GPU_OK:
+            rc = write_gpu_row(st, g, ts, GM_SST_OK, gpu);
+            break;
+        case GM_GPU_LOST:
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_LOST, NULL);
+            break;
+        case GM_GPU_NOPERM:
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_NOPERM, NULL);
+            break;
+        default:
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_ERROR, NULL);
+        }
+    }
+    if (rc == SQLITE_OK && st->o.procs)
+        rc = write_procs(st, s, ts, gmap);
+    if (gmap != stack_map)
+        free(gmap);
+    return rc;
+}
+
+/* The GPU-samples a snapshot makes. */
+static uint64_t snapshot_rows(const struct gm_store *st, const struct gm_snapshot *s)
+{
+    if (s->ngpu > 0 || s->driver == GM_DRV_OK)
+        return s->ngpu;
+    uint64_t n = 0;
+    for (size_t i = 0; i < st->ng; i++)
+        n += (uint64_t)st->g[i]->in_last;
+    return n;
+}
+
+int gm_store_write(struct gm_store *st, const struct gm_snapshot *s)
+{
+    int64_t ts = s->wall_ns / NS_PER_MS;
+    uint64_t batch_before = st->batch_samples;
+    uint64_t rows = snapshot_rows(st, s);
+    int rc = batch_begin(st);
+    if (rc == SQLITE_OK)
+        rc = write_snapshot(st, s, ts);
+    if (rc != SQLITE_OK) {
+        /* rows of this snapshot not yet counted in the batch are lost too */
+        uint64_t counted = st->batch_samples - batch_before;
+        stat_add(&st->stats.lost, rows > counted ? rows - counted : 0);
+        int code = fail(st, rc, "write");
+        batch_discard(st);
+        return code;
+    }
+    return commit_if_due(st);
+}
+
+int gm_store_event(struct gm_store *st, const struct gm_event *e)
+{
+    int64_t ts = e->wall_ns / NS_PER_MS;
+    int rc = batch_begin(st);
+    struct gstate *g = NULL;
+    if (rc == SQLITE_OK && e->uuid[0]) {
+        g = gstate_by_uuid(st, e->uuid);
+        if (!g)
+            g = gstate_add(st, e->uuid, e->gpu >= 0 ? (uint32_t)e->gpu : 0);
+    } else if (rc == SQLITE_OK && e->gpu >= 0) {
+        g = gstate_by_index(st, (uint32_t)e->gpu);
+    }
+    if (rc == SQLITE_OK && g)
+        rc = gstate_resolve(st, g, ts);
+    int64_t task = st->task_id;
+    if (rc == SQLITE_OK && e->task[0] && strcmp(e->task, st->task) != 0)
+        rc = task_resolve(st, e->task, ts, &task);
+    if (rc == SQLITE_OK) {
+        sqlite3_stmt *q = st->st_event;
+        sqlite3_bind_int64(q, 1, ts);
+        sqlite3_bind_text(q, 2, gm_event_type_name((enum gm_event_type)e->type), -1, SQLITE_STATIC);
+        bind_opt(q, 3, g != NULL, g ? g->id : 0);
+        sqlite3_bind_int64(q, 4, task);
+        sqlite3_bind_int64(q, 5, e->code);
+        sqlite3_bind_text(q, 6, e->text, -1, SQLITE_TRANSIENT);
+        rc = step_done(q);
+    }
+    if (rc != SQLITE_OK) {
+        int code = fail(st, rc, "event");
+        batch_discard(st);
+        return code;
+    }
+    st->batch_events++;
+    return commit_if_due(st);
+}
+
+int gm_store_flush(struct gm_store *st)
+{
+    return batch_commit(st);
+}
+
+/* ------------------------------------------------------------- retention */
+
+struct tier_table {
+    const char *table;
+    int tier; /* 0 raw, 1 one-minute, 2 one-hour */
+};
+static const struct tier_table retention_tables[] = {
+    {"samples", 0}, {"procs", 0}, {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2},
+};
+
+/* Deletes rows older than cutoff from one table, a chunk per transaction,
+ * until none are left (returns 1) or the deadline passes (returns 0). */
+static int retain_table(struct gm_store *st, const char *table, int64_t cutoff_ms, int64_t deadline)
+{
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "DELETE FROM %s WHERE ts < ?1 AND ts <= coalesce((SELECT ts FROM %s ORDER BY ts"
+             " LIMIT 1 OFFSET ?2), ?1)",
+             table, table);
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+        fail(st, SQLITE_ERROR, "retention");
+        return 1;
+    }
+    int done = 0;
+    while (!done) {
+        if (gm_mono_ns() >= deadline)
+            break;
+        int rc = step_done(st->st_begin);
+        if (rc == SQLITE_OK) {
+            sqlite3_bind_int64(q, 1, cutoff_ms);
+            sqlite3_bind_int(q, 2, RETENTION_CHUNK - 1);
+            rc = step_done(q);
+        }
+        int n = rc == SQLITE_OK ? sqlite3_changes(st->db) : 0;
+        if (rc == SQLITE_OK)
+            rc = step_done(st->st_commit);
+        if (rc != SQLITE_OK) {
+            fail(st, rc, "retention");
+            if (!sqlite3_get_autocommit(st->db))
+                step_done(st->st_rollback);
+            done = 1; /* try again at the next retention run */
+            break;
+        }
+        stat_add(&st->stats.deleted, (uint64_t)n);
+        if (n == 0)
+            done = 1;
+    }
+    sqlite3_finalize(q);
+    return done;
+}
+
+static void retention(struct gm_store *st, int64_t now_wall_ns)
+{
+    const int64_t keep[3] = {st->o.retention_raw_ns, st->o.retention_1m_ns, st->o.retention_1h_ns};
+    int64_t deadline = gm_mono_ns() + RETENTION_BUDGET_NS;
+    int all_done = 1;
+    for (size_t i = 0; i < sizeof(retention_tables) / sizeof(retention_tables[0]); i++) {
+        int64_t k = keep[retention_tables[i].tier];
+        if (k <= 0)
+            continue;
+        int64_t cutoff = (now_wall_ns - k) / NS_PER_MS;
+        if (!retain_table(st, retention_tables[i].table, cutoff, deadline)) {
+            all_done = 0;
+            break;
+        }
+    }
+    st->retention_more = !all_done;
+    st->next_retention_ns = now_wall_ns + RETENTION_EVERY_NS;
+}
+
+void gm_store_tick(struct gm_store *st, int64_t now_wall_ns)
+{
+    commit_if_due(st);
+    if (st->retention_more || now_wall_ns >= st->next_retention_ns ||
+        now_wall_ns < st->next_retention_ns - 2 * RETENTION_EVERY_NS) {
+        if (batch_commit(st) == 0)
+            retention(st, now_wall_ns);
+    }
+}
+
+/* ------------------------------------------------------------ open/close */
+
+void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out)
+{
+    out->samples = __atomic_load_n(&st->stats.samples, __ATOMIC_RELAXED);
+    out->proc_rows = __atomic_load_n(&st->stats.proc_rows, __ATOMIC_RELAXED);
+    out->events = __atomic_load_n(&st->stats.events, __ATOMIC_RELAXED);
+    out->commits = __atomic_load_n(&st->stats.commits, __ATOMIC_RELAXED);
+    out->lost = __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED);
+    out->deleted = __atomic_load_n(&st->stats.deleted, __ATOMIC_RELAXED);
+}
+
+/* mkdir -p of path's directory. */
+static int make_parent(const char *path)
+{
+    char dir[4096];
+    gm_strlcpy(dir, path, sizeof(dir));
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+static void finalize_all(struct gm_store *st)
+{
+    sqlite3_stmt **all[] = {&st->st_begin,    &st->st_commit,  &st->st_rollback, &st->st_sample,
+                            &st->st_proc,     &st->st_event,   &st->st_up[0],    &st->st_up[1],
+                            &st->st_gpu_find, &st->st_gpu_ins, &st->st_gpu_upd,  &st->st_task_find,
+                            &st->st_task_ins};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        sqlite3_finalize(*all[i]);
+        *all[i] = NULL;
+    }
+}
+
+static void store_free(struct gm_store *st)
+{
+    finalize_all(st);
+    sqlite3_close(st->db);
+    for (size_t i = 0; i < st->ng; i++)
+        free(st->g[i]);
+    free(st->g);
+    free(st->acc);
+    free(st->path);
+    free(st->task);
+    free(st);
+}
+
+struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err)
+{
+    if (!o || !o->path || !o->path[0]) {
+        gm_err_set(err, GM_E_INVAL, "store: no database path");
+        return NULL;
+    }
+    struct gm_store *st = gm_xcalloc(1, sizeof(*st));
+    st->o = *o;
+    st->path = gm_xstrdup(o->path);
+    st->task = gm_xstrdup(o->task && o->task[0] ? o->task : "default");
+    st->o.path = st->path;
+    st->o.task = st->task;
+    if (st->o.commit_interval_ns <= 0)
+        st->o.commit_interval_ns = DEFAULT_COMMIT_NS;
+
+    int e = make_parent(st->path);
+    if (e < 0) {
+        gm_err_set(err, GM_E_IO, "store %s: cannot create its directory: %s", st->path,
+                   strerror(-e));
+        store_free(st);
+        return NULL;
+    }
+    int rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        gm_err_set(err, sql_code(rc), "store %s: cannot open: %s", st->path,
+                   st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+        store_free(st);
+        return NULL;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, WRITER_BUSY_MS);
+
+    /* WAL: readers see the last committed batch and never block the writer */
+    sqlite3_stmt *q = NULL;
+    char mode[16] = "";
+    if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+        gm_strlcpy(mode, (const char *)sqlite3_column_text(q, 0), sizeof(mode));
+    rc = sqlite3_errcode(st->db);
+    sqlite3_finalize(q);
+    if (mode[0] == '\0') {
+        gm_err_set(err, sql_code(rc), "store %s: cannot open: %s", st->path,
+                   sqlite3_errmsg(st->db));
+        store_free(st);
+        return NULL;
+    }
+    if (strcmp(mode, "wal") != 0)
+        slog(st, 4,
+             "store %s: WAL mode is not available here (journal mode %s; a network file "
+             "system?): readers may briefly block the writer",
+             st->path, mode);
+    if (exec_sql(st->db,
+                 "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864;"
+                 " PRAGMA foreign_keys = OFF",
+                 err, st->path) != SQLITE_OK ||
+        schema_ensure(st, err) != 0 || prepare_all(st, err) != 0) {
+        store_free(st);
+        return NULL;
+    }
+    if (exec_sql(st->db, "BEGIN IMMEDIATE", err, st->path) != SQLITE_OK) {
+        store_free(st);
+        return NULL;
+    }
+    rc = task_resolve(st, st->task, gm_wall_ns() / NS_PER_MS, &st->task_id);
+    if (rc != SQLITE_OK) {
+        gm_err_set(err, sql_code(rc), "store %s: %s", st->path, sqlite3_errmsg(st->db));
+        exec_sql(st->db, "ROLLBACK", NULL, st->path);
+        store_free(st);
+        return NULL;
+    }
+    if (exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
+        store_free(st);
+        return NULL;
+    }
+    load_last_gpus(st);
+    return st;
+}
+
+void gm_store_close(struct gm_store *st)
+{
+    if (!st)
+        return;
+    batch_commit(st);
+    sqlite3_exec(st->db, "PRAGMA optimize", NULL, NULL, NULL);
+    store_free(st);
+}

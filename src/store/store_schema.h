@@ -1,0 +1,99 @@
+/* store_schema.h -- the SQLite store's schema, shared by the writer
+ * (store.c) and the report (report.c).  Private to src/store/.
+ *
+ * docs/store.md describes every table and column with its unit and scale;
+ * change both together, and bump GM_STORE_SCHEMA_VERSION (with a migration
+ * in store.c) for anything an existing database would not already have.
+ *
+ * Scaling of the raw table: integers in small units so that SQLite's
+ * variable-length integer encoding keeps a GPU-sample near 55 bytes on disk:
+ * milliseconds since the epoch (UTC), MiB, centiwatts, millijoules, MHz,
+ * whole percent and degrees Celsius.  NULL means "not available" (principle 3);
+ * the status column says whether the GPU or the driver was down.
+ */
+#ifndef GM_STORE_SCHEMA_H
+#define GM_STORE_SCHEMA_H
+
+#define GM_STORE_SCHEMA_VERSION 1
+
+/* Row status codes (samples.status; also in the `codes` table). */
+enum gm_store_status {
+    GM_SST_OK = 0,           /* GPU answered; NULL values are not supported/not available */
+    GM_SST_GPU_LOST = 1,     /* the GPU fell off the bus */
+    GM_SST_GPU_NOPERM = 2,   /* no permission to open the GPU */
+    GM_SST_GPU_ERROR = 3,    /* the GPU could not be opened for another reason */
+    GM_SST_VALUE_ERROR = 4,  /* GPU ok, but at least one stored value failed to read */
+    GM_SST_DRIVER_BASE = 10, /* + enum gm_driver_state: 11 no library ... 15 driver error */
+};
+
+/* Bits of rollup_*.energy_src: how the period's energy was obtained. */
+enum { GM_ESRC_COUNTER = 1, GM_ESRC_POWER = 2 };
+
+/* Throttle reasons summed in the rollups: X(column stem, clock event reason
+ * bits (metrics.c), report name). */
+#define GM_STORE_THROTTLE(X)                                                                       \
+    X(thermal, 0x40 | 0x20, "thermal")                                                             \
+    X(power_cap, 0x4, "power_cap")                                                                 \
+    X(power_brake, 0x80, "power_brake")                                                            \
+    X(hw_slowdown, 0x8, "hw_slowdown")                                                             \
+    X(sync_boost, 0x10, "sync_boost")                                                              \
+    X(app_clocks, 0x2, "app_clocks")
+
+#define GM_THR_ENUM(stem, bits, name) GM_THR_##stem,
+enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
+#undef GM_THR_ENUM
+
+/* The columns of rollup_1m and rollup_1h after (ts, gpu, task), in order. */
+#define GM_ROLLUP_COLUMNS                                                                          \
+    "n INTEGER NOT NULL, n_down INTEGER NOT NULL,"                                                 \
+    " util_n INTEGER NOT NULL, util_sum INTEGER, util_min INTEGER, util_max INTEGER,"              \
+    " mem_n INTEGER NOT NULL, mem_sum INTEGER, mem_min INTEGER, mem_max INTEGER,"                  \
+    " power_n INTEGER NOT NULL, power_sum INTEGER, power_min INTEGER, power_max INTEGER,"          \
+    " temp_n INTEGER NOT NULL, temp_sum INTEGER, temp_min INTEGER, temp_max INTEGER,"              \
+    " sm_n INTEGER NOT NULL, sm_sum INTEGER, sm_min INTEGER, sm_max INTEGER,"                      \
+    " dur_ms INTEGER NOT NULL, energy_j REAL, energy_src INTEGER NOT NULL,"                        \
+    " thr_thermal_ms INTEGER, thr_power_cap_ms INTEGER, thr_power_brake_ms INTEGER,"               \
+    " thr_hw_slowdown_ms INTEGER, thr_sync_boost_ms INTEGER, thr_app_clocks_ms INTEGER"
+
+#define GM_ROLLUP_TABLE(name)                                                                      \
+    "CREATE TABLE IF NOT EXISTS " name " (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
+    " task INTEGER NOT NULL, " GM_ROLLUP_COLUMNS ", PRIMARY KEY (ts, gpu, task)) WITHOUT ROWID;\n"
+
+/* The whole schema, idempotent (IF NOT EXISTS), run in one transaction. */
+#define GM_STORE_SCHEMA_SQL                                                                        \
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"               \
+    "CREATE TABLE IF NOT EXISTS codes (kind TEXT NOT NULL, code INTEGER NOT NULL,"                 \
+    " name TEXT NOT NULL, description TEXT NOT NULL, PRIMARY KEY (kind, code)) WITHOUT ROWID;\n"   \
+    "CREATE TABLE IF NOT EXISTS gpus (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"          \
+    " name TEXT, gpu_index INTEGER, mem_total_mib INTEGER, first_seen INTEGER NOT NULL,"           \
+    " last_seen INTEGER NOT NULL);\n"                                                              \
+    "CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"         \
+    " first_seen INTEGER NOT NULL);\n"                                                             \
+    "CREATE TABLE IF NOT EXISTS samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"               \
+    " task INTEGER NOT NULL, status INTEGER NOT NULL, util_gpu_pct INTEGER,"                       \
+    " util_mem_pct INTEGER, mem_used_mib INTEGER, power_cw INTEGER, power_limit_cw INTEGER,"       \
+    " temp_c INTEGER, clk_sm_mhz INTEGER, clk_mem_mhz INTEGER, reasons INTEGER,"                   \
+    " fan_pct INTEGER, energy_mj INTEGER, PRIMARY KEY (ts, gpu)) WITHOUT ROWID;\n"                 \
+    "CREATE TABLE IF NOT EXISTS procs (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"                 \
+    " pid INTEGER NOT NULL, type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"    \
+    " host_state INTEGER NOT NULL, PRIMARY KEY (ts, gpu, pid)) WITHOUT ROWID;\n"                   \
+    "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
+    " type TEXT NOT NULL, gpu INTEGER, task INTEGER, code INTEGER, text TEXT NOT NULL);\n"         \
+    "CREATE INDEX IF NOT EXISTS events_ts ON events (ts);\n" GM_ROLLUP_TABLE("rollup_1m")          \
+        GM_ROLLUP_TABLE(                                                                           \
+            "rollup_1h") "CREATE VIEW IF NOT EXISTS samples_v AS SELECT"                           \
+                         " strftime('%Y-%m-%dT%H:%M:%fZ', s.ts / 1000.0, 'unixepoch') AS time, "   \
+                         "g.gpu_index AS gpu,"                                                     \
+                         " g.uuid AS uuid, t.name AS task, c.name AS status, s.util_gpu_pct, "     \
+                         "s.util_mem_pct,"                                                         \
+                         " s.mem_used_mib, g.mem_total_mib, s.power_cw / 100.0 AS power_w,"        \
+                         " s.power_limit_cw / 100.0 AS power_limit_w, s.temp_c, s.clk_sm_mhz, "    \
+                         "s.clk_mem_mhz,"                                                          \
+                         " CASE WHEN s.reasons IS NULL THEN NULL ELSE printf('0x%x', s.reasons) "  \
+                         "END AS reasons,"                                                         \
+                         " s.fan_pct, s.energy_mj / 1000.0 AS energy_j,"                           \
+                         " s.ts AS ts FROM samples s JOIN gpus g ON g.id = s.gpu JOIN tasks t ON " \
+                         "t.id = s.task"                                                           \
+                         " LEFT JOIN codes c ON c.kind = 'status' AND c.code = s.status;\n"
+
+#endif /* GM_STORE_SCHEMA_H */
