@@ -60,6 +60,26 @@ keep = ["index", "name", "utilization_gpu_percent", "temperature_gpu_celsius",
         "power_draw_watts", "clocks_event_reasons_active_names", "throttle"]
 print(json.dumps({k: g[k] for k in keep}, indent=2))'
 
+# --- the agent: record the node for a few seconds, then look at what it kept
+data=${GPUMON_DEMO_DIR:-$PWD/build/demo-data}
+rm -rf "$data"
+printf '\n\033[1m$ gpumon agent --data-dir %s --interval 1s --procs --task llama-7b\033[0m  (8 s)\n' "$data"
+"$gpumon" --sim "$scenario" agent --no-config --data-dir "$data" --interval 1s --procs \
+    --task llama-7b 2>"$tmp/agent.log" &
+agent=$!
+pids+=($agent)
+sleep 3
+"$gpumon" mark --no-config --data-dir "$data" --task llama-7b "epoch 3 start"
+sleep 5
+kill -TERM $agent
+wait $agent || true
+sed 's/^/  log: /' "$tmp/agent.log"
+printf '\n$ ls %s %s/csv\n' "$data" "$data"
+ls "$data" "$data/csv"
+printf '\n$ head -3 %s/csv/llama-7b_%s.csv\n' "$data" "$(date +%Y%m%d)"
+head -3 "$data/csv/llama-7b_$(date +%Y%m%d).csv"
+run report --no-config --data-dir "$data" --since 1h --gpu 5
+
 cat <<'TXT'
 
 What you are looking at:
@@ -70,6 +90,13 @@ What you are looking at:
          thermal clock-event reasons are active: "[thermal]" in status.
   GPU 7  holds 30 GiB for PID 4194304, which does not exist: "process gone".
 
-Try it yourself: build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
+TXT
+cat <<TXT
+The agent's data stays in $data: CSV files under csv/, the SQLite store
+gpumon.db (try: sqlite3 $data/gpumon.db .tables).
+
+Try it yourself:
+  build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
+  build/src/gpumon --sim scenarios/h100x8-training.ini agent --no-config --data-dir $data
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
 TXT
