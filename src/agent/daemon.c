@@ -26,6 +26,7 @@
 #include "../core/buf.h"
 #include "../core/json.h"
 #include "../core/timeutil.h"
+#include "../export/exporter.h"
 #include "../store/csv.h"
 #include "../store/store.h"
 #include "collector.h"
@@ -151,9 +152,31 @@ struct sinkset {
     int n;
 };
 
+static void exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo)
+{
+    memset(eo, 0, sizeof(*eo));
+    eo->listen = c->listen;
+    eo->prom.names = c->names;
+    eo->prom.hostname_label = c->hostname_label;
+    eo->prom.process_metrics = c->process_metrics;
+    eo->prom.max_process_series = c->max_process_series;
+    eo->textfile_dir = c->textfile_dir[0] ? c->textfile_dir : NULL;
+    eo->web_config = c->web_config[0] ? c->web_config : NULL;
+    eo->max_connections = c->max_connections;
+    eo->connection_timeout_ns = c->connection_timeout_ns;
+    eo->stale_after_ns = c->stale_after_ns;
+    eo->log = gm_log_cb;
+}
+
+/* The exporter outlives sink restarts (its listener keeps its port across
+ * a reload); the sink set holds a sink that renders into it. */
+static struct gm_exporter *exporter;
+
 static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
 {
     set->n = 0;
+    if (c->exporter && exporter)
+        set->k[set->n++] = gm_sink_start(&gm_exporter_sink_ops, exporter, c->queue_size);
     char host[65] = "";
     gethostname(host, sizeof(host) - 1);
     if (c->csv) {
@@ -413,9 +436,9 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col)
     struct gm_collector_opts co = {
         .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1};
     struct gm_err e = {0};
-    int rc = gm_collector_open(col, &co, &e);
-    if (rc != 0)
-        gm_log(GM_LOG_ERR, "%s", e.msg); /* not fatal: samples report it and init is retried */
+    /* a failure is not fatal: the first sample reports it (logged once by
+     * the sampler) and init is retried with backoff */
+    gm_collector_open(col, &co, &e);
     /* retry at the sampling cadence, backing off to a minute */
     gm_collector_set_backoff(*col, c->interval_ns,
                              c->interval_ns > 60000000000LL ? c->interval_ns : 60000000000LL);
@@ -473,12 +496,27 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
 
     struct sinkset sinks = {0};
     pthread_mutex_t sinks_mu = PTHREAD_MUTEX_INITIALIZER;
+    if (cfg.exporter && (!o->once || cfg.textfile_dir[0])) {
+        struct gm_exporter_opts eo;
+        exporter_opts(&cfg, &eo);
+        if (o->once)
+            eo.listen = NULL; /* cron: the textfile only */
+        exporter = gm_exporter_start(&eo, err);
+        if (!exporter) {
+            close(lock_fd);
+            return 1;
+        }
+    }
     if (sinks_open(&cfg, &sinks, err) != 0) {
+        gm_exporter_stop(exporter);
+        exporter = NULL;
         close(lock_fd);
         return 1;
     }
     if (o->once) {
         int rc = run_once(&cfg, &sinks);
+        gm_exporter_stop(exporter);
+        exporter = NULL;
         close(lock_fd);
         return rc;
     }
@@ -493,9 +531,14 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         return 1;
     }
     agent_event(sp, NULL, 0, "agent started");
-    gm_log(GM_LOG_INFO, "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s)",
+    gm_log(GM_LOG_INFO,
+           "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s, exporter %s%s)",
            (int)getpid(), cfg.interval_ns / 1e9, cfg.data_dir, cfg.csv ? cfg.csv_dir : "off",
-           cfg.store ? cfg.store_path : "off");
+           cfg.store ? cfg.store_path : "off",
+           !cfg.exporter   ? "off"
+           : cfg.listen[0] ? "http://"
+                           : "textfile only",
+           cfg.exporter && cfg.listen[0] ? cfg.listen : "");
 
     struct control ct = {
         .fd = -1, .sampler = sp, .task = cfg.task, .sinks = &sinks, .sinks_mu = &sinks_mu};
@@ -526,9 +569,18 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                        "restart, keeping the running configuration",
                        cfg.data_dir, next.data_dir);
             } else {
-                /* new sinks first, so a bad new setting leaves the old ones running */
+                /* the exporter first (it validates the web config), then new sinks, so a
+                 * bad new setting leaves the running ones alone */
+                struct gm_exporter_opts eo;
+                exporter_opts(&next, &eo);
                 struct sinkset fresh = {0};
-                if (mkdir_p(next.csv_dir, 0750, &e) != 0 || sinks_open(&next, &fresh, &e) != 0) {
+                int exp_rc = 0;
+                if (next.exporter && exporter)
+                    exp_rc = gm_exporter_reconfigure(exporter, &eo, &e);
+                else if (next.exporter && !exporter)
+                    exp_rc = (exporter = gm_exporter_start(&eo, &e)) ? 0 : GM_E_INVAL;
+                if (exp_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||
+                    sinks_open(&next, &fresh, &e) != 0) {
                     gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s",
                            e.msg);
                 } else {
@@ -538,6 +590,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                     sinks = fresh;
                     pthread_mutex_unlock(&sinks_mu);
                     sinks_stop(&old, gm_mono_ns() + 5000000000LL);
+                    if (!next.exporter && exporter) {
+                        gm_exporter_stop(exporter);
+                        exporter = NULL;
+                    }
                     gm_sampler_set_interval(sp, next.interval_ns);
                     gm_log_set_level(next.log_level);
                     cfg = next;
@@ -577,6 +633,8 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
             dropped += ks.dropped;
         }
         pthread_mutex_unlock(&sinks_mu);
+        if (exporter)
+            gm_exporter_set_dropped(exporter, dropped);
         if (dropped > dropped_reported &&
             (dropped_reported == 0 || (now / 1000000000LL) % 60 == 0)) {
             gm_log(GM_LOG_WARNING,
@@ -607,6 +665,8 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         gm_sink_push_event(sinks.k[i], &e);
     }
     sinks_stop(&sinks, deadline);
+    gm_exporter_stop(exporter);
+    exporter = NULL;
     gm_log(GM_LOG_INFO, "agent stopped");
     close(lock_fd);
     return 0;

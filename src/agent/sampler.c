@@ -59,13 +59,14 @@ static void event_init(struct gm_event *e, int type, int gpu, int64_t wall_ns, i
 
 /* Compares s with what was seen before; logs and emits one event per change. */
 static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink *const *sinks,
-                    int nsinks)
+                    int nsinks, int retrying)
 {
     struct gm_event e;
     if (!sn->have || s->driver != sn->driver) {
         if (s->driver != GM_DRV_OK) {
-            gm_log(GM_LOG_ERR, "NVML unavailable (%s): %s; retrying with backoff",
-                   gm_driver_state_name((enum gm_driver_state)s->driver), s->driver_msg);
+            gm_log(GM_LOG_ERR, "NVML unavailable (%s): %s%s",
+                   gm_driver_state_name((enum gm_driver_state)s->driver), s->driver_msg,
+                   retrying ? "; retrying with backoff" : "");
             event_init(&e, GM_EV_DRIVER, -1, s->wall_ns, s->driver_code);
             snprintf(e.text, sizeof(e.text), "%s: %.480s",
                      gm_driver_state_name((enum gm_driver_state)s->driver), s->driver_msg);
@@ -125,7 +126,7 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     memcpy(sinks, sp->sinks, (size_t)n * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
 
-    observe(&sp->seen, s, sinks, n);
+    observe(&sp->seen, s, sinks, n, 1);
     for (int i = 0; i < n; i++)
         gm_sink_push(sinks[i], s);
 
@@ -298,7 +299,7 @@ struct gm_snapshot *gm_sampler_once(struct gm_collector *c, struct gm_sink *cons
     memset(&sn, 0, sizeof(sn));
     struct gm_snapshot *s = gm_snapshot_new();
     gm_collector_sample(c, s, 0, NULL);
-    observe(&sn, s, sinks, nsinks);
+    observe(&sn, s, sinks, nsinks, 0);
     for (int i = 0; i < nsinks; i++)
         gm_sink_push(sinks[i], s);
     return s;

@@ -33,6 +33,7 @@ extern const struct gm_cmd gm_cmd_query;
 extern const struct gm_cmd gm_cmd_metrics;
 extern const struct gm_cmd gm_cmd_agent;
 extern const struct gm_cmd gm_cmd_record;
+extern const struct gm_cmd gm_cmd_serve;
 extern const struct gm_cmd gm_cmd_config;
 extern const struct gm_cmd gm_cmd_mark;
 extern const struct gm_cmd gm_cmd_report;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../agent/daemon.h"
+#include "../export/exporter.h"
 #include "../core/config.h"
 #include "../core/timeutil.h"
 #include "cli.h"
@@ -137,6 +138,8 @@ struct agent_args {
     int status;
     int help;
     int allow_once;
+    int print; /* serve --print */
+    int allow_print;
 };
 
 static int agent_other(void *arg, int argc, char **argv, int i)
@@ -149,6 +152,10 @@ static int agent_other(void *arg, int argc, char **argv, int i)
     }
     if (strcmp(argv[i], "--status") == 0) {
         a->status = 1;
+        return 1;
+    }
+    if (strcmp(argv[i], "--print") == 0 && a->allow_print) {
+        a->print = 1;
         return 1;
     }
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -182,17 +189,60 @@ static void agent_usage(const char *cmd, int once)
     gm_buf_free(&b);
 }
 
-static int run_agent(const char *cmd, int argc, char **argv, int allow_once)
+/* `gpumon serve --print`: one sample rendered as /metrics would serve it. */
+static int print_metrics(const struct gm_config *c)
+{
+    struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
+                                   .procs = c->process_metrics,
+                                   .procfs = c->process_metrics};
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc)
+        return rc;
+    struct gm_snapshot *s = gm_snapshot_new();
+    rc = cli_sample(col, s, c->nvml_timeout_ns, 1);
+    if (rc == 0) {
+        struct gm_prom_opts po = {.names = c->names,
+                                  .hostname_label = c->hostname_label,
+                                  .process_metrics = c->process_metrics,
+                                  .max_process_series = c->max_process_series};
+        struct gm_buf b = GM_BUF_INIT;
+        gm_exporter_render_once(s, &po, &b);
+        rc = cli_write(STDOUT_FILENO, &b);
+        gm_buf_free(&b);
+    }
+    gm_snapshot_free(s);
+    gm_collector_close(col);
+    return rc;
+}
+
+/* preset: flags applied before the user's (which override them) */
+static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,
+                            const char *const *preset)
 {
     static struct flagset fs; /* kept for reloads for the life of the process */
     memset(&fs, 0, sizeof(fs));
-    struct agent_args a = {.allow_once = allow_once};
+    for (; preset && preset[0]; preset += 2) {
+        fs.key[fs.nflags] = preset[0];
+        fs.value[fs.nflags] = preset[1];
+        fs.nflags++;
+    }
+    struct agent_args a = {.allow_once = allow_once, .allow_print = strcmp(cmd, "serve") == 0};
     int rc = parse_flags(cmd, argc, argv, &fs, agent_other, &a);
     if (rc)
         return rc;
     if (a.help) {
         agent_usage(cmd, allow_once);
         return GM_EXIT_OK;
+    }
+    if (a.print) {
+        struct gm_config c;
+        struct gm_err perr = {0};
+        if (build_config(&fs, &c, &perr) != 0) {
+            cli_error("%s", perr.msg);
+            return GM_EXIT_USAGE;
+        }
+        return print_metrics(&c);
     }
     struct gm_err err = {0};
     if (a.status) {
@@ -216,15 +266,32 @@ static int run_agent(const char *cmd, int argc, char **argv, int allow_once)
     return rc;
 }
 
+static int run_agent(const char *cmd, int argc, char **argv, int allow_once)
+{
+    return run_agent_preset(cmd, argc, argv, allow_once, NULL);
+}
+
 static int cmd_agent_run(int argc, char **argv)
 {
     return run_agent("agent", argc, argv, 1);
 }
 
+/* record: the history (CSV and store), no exporter */
 static int cmd_record_run(int argc, char **argv)
 {
-    return run_agent("record", argc, argv, 1);
+    static const char *const preset[] = {"exporter", "false", NULL};
+    return run_agent_preset("record", argc, argv, 1, preset);
 }
+
+/* serve: the exporter only (no CSV, no store) */
+static int cmd_serve_run(int argc, char **argv)
+{
+    static const char *const preset[] = {"csv", "false", "store", "false", NULL};
+    return run_agent_preset("serve", argc, argv, 1, preset);
+}
+
+const struct gm_cmd gm_cmd_serve = {"serve", "the agent's exporter preset: Prometheus /metrics",
+                                    cmd_serve_run};
 
 const struct gm_cmd gm_cmd_agent = {
     "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run};

@@ -72,6 +72,29 @@ static const struct opt opts[] = {
      100 * 365 * DAY, NULL, "DURATION", "keep 1-minute rollups this long"},
     {"agent", "store-retention-1h", T_DURATION, OFF(store_retention_1h_ns), "3y", 0,
      100 * 365 * DAY, NULL, "DURATION", "keep 1-hour rollups this long"},
+    {"agent", "exporter", T_BOOL, OFF(exporter), "true", 0, 0, NULL, NULL,
+     "run the Prometheus exporter (settings in [exporter])"},
+    {"exporter", "listen", T_STRING, OFF(listen), "127.0.0.1:9842", 0, 0, NULL, "ADDR:PORT",
+     "HTTP address of /metrics: 127.0.0.1:9842, [::]:9842, :9842 for every interface, or "
+     "\"\" for none (textfile only)"},
+    {"exporter", "names", T_ENUM, OFF(names), "native", 0, 0, "native|dcgm", "SET",
+     "metric names: gpumon's own (gpumon_*) or dcgm-exporter's (DCGM_FI_*)"},
+    {"exporter", "hostname-label", T_BOOL, OFF(hostname_label), "false", 0, 0, NULL, NULL,
+     "add a hostname label to every series (Prometheus already adds instance)"},
+    {"exporter", "process-metrics", T_BOOL, OFF(process_metrics), "false", 0, 0, NULL, NULL,
+     "per-process GPU memory and SM utilisation, labelled pid, process and user"},
+    {"exporter", "max-process-series", T_UINT, OFF(max_process_series), "256", 1, 100000, NULL, "N",
+     "at most this many processes are exported (the rest are counted)"},
+    {"exporter", "textfile-dir", T_STRING, OFF(textfile_dir), "", 0, 0, NULL, "DIR",
+     "also write DIR/gpumon.prom for node_exporter's textfile collector after every sample"},
+    {"exporter", "web-config", T_STRING, OFF(web_config), "", 0, 0, NULL, "FILE",
+     "TLS and basic auth, in the Prometheus exporter-toolkit format (docs/exporter.md)"},
+    {"exporter", "max-connections", T_UINT, OFF(max_connections), "512", 1, 65536, NULL, "N",
+     "HTTP connections served at once; more wait in the kernel's queue"},
+    {"exporter", "connection-timeout", T_DURATION, OFF(connection_timeout_ns), "10s", SEC,
+     3600 * SEC, NULL, "DURATION", "close HTTP connections idle (or slow to send) this long"},
+    {"exporter", "stale-after", T_DURATION, OFF(stale_after_ns), "0", 0, 3600 * SEC, NULL,
+     "DURATION", "/healthz answers 503 when the latest sample is older (0 = 3 intervals + 30 s)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -144,6 +167,7 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
         gm_strlcpy(field, value, o->size);
         return 0;
     case T_COLUMNS: {
+        int ids[128], nids = 0;
         if (strlen(value) >= o->size) {
             snprintf(why, wlen, "column list too long");
             return GM_E_INVAL;
@@ -171,9 +195,27 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
                          name);
                 return GM_E_INVAL;
             }
+            /* the same rules as the CSV log (gm_csv_parse_columns): the time is
+             * always the first column, a field may appear once */
+            if (id != GM_M_TIMESTAMP) {
+                for (int k = 0; k < nids; k++)
+                    if (ids[k] == id) {
+                        snprintf(why, wlen, "column \"%s\" given twice", name);
+                        return GM_E_INVAL;
+                    }
+                if (nids == (int)(sizeof(ids) / sizeof(ids[0]))) {
+                    snprintf(why, wlen, "too many columns (at most %d)", nids);
+                    return GM_E_INVAL;
+                }
+                ids[nids++] = id;
+            }
             if (!e)
                 break;
             p = e + 1;
+        }
+        if (nids == 0 && *value) {
+            snprintf(why, wlen, "no column besides the time in \"%s\"", value);
+            return GM_E_INVAL;
         }
         gm_strlcpy(field, value, o->size);
         return 0;
@@ -287,9 +329,7 @@ static int handler(void *user, const char *section, const char *name, const char
         return 0;
     const struct opt *o = find(section, name);
     if (!o) {
-        if (!find(NULL, name) && strcmp(section, "agent") != 0)
-            snprintf(x->err, sizeof(x->err), "unknown section [%s]", section);
-        else if (!find(NULL, name))
+        if (!find(NULL, name))
             snprintf(x->err, sizeof(x->err), "unknown key \"%s\" in [%s]", name, section);
         else
             snprintf(x->err, sizeof(x->err), "key \"%s\" belongs in [%s], not [%s]", name,
@@ -330,7 +370,10 @@ static int check_sections(FILE *f, struct load_ctx *x, int *line)
             return -1;
         }
         *e = '\0';
-        if (strcmp(p + 1, "agent") != 0) {
+        int known = 0;
+        for (size_t i = 0; i < NOPTS; i++)
+            known |= strcmp(p + 1, opts[i].section) == 0;
+        if (!known) {
             snprintf(x->err, sizeof(x->err), "unknown section [%s]", p + 1);
             *line = n;
             return -1;
@@ -384,6 +427,8 @@ int gm_config_finish(struct gm_config *c, struct gm_err *err)
     if (!c->store_path[0] && snprintf(c->store_path, sizeof(c->store_path), "%s/gpumon.db",
                                       c->data_dir) >= (int)sizeof(c->store_path))
         return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    if (c->stale_after_ns == 0)
+        c->stale_after_ns = 3 * c->interval_ns + 30 * SEC;
     return 0;
 }
 

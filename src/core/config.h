@@ -39,6 +39,18 @@ struct gm_config {
     int64_t store_retention_raw_ns;
     int64_t store_retention_1m_ns;
     int64_t store_retention_1h_ns;
+    /* exporter */
+    int exporter;
+    char listen[256];
+    int names;            /* enum gm_prom_names: 0 native, 1 dcgm */
+    int hostname_label;
+    int process_metrics;
+    unsigned max_process_series;
+    char textfile_dir[PATH_MAX];
+    char web_config[PATH_MAX];
+    unsigned max_connections;
+    int64_t connection_timeout_ns;
+    int64_t stale_after_ns; /* 0 = three intervals plus 30 s */
 };
 
 /* Fills every option with its default.  data-dir defaults to

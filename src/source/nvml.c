@@ -125,7 +125,8 @@ static const struct {
 struct dev {
     nvmlDevice_t h;
     int have_handle;
-    int static_done;
+    int static_done; /* tmpl's static facts are current */
+    int have_tmpl;   /* tmpl holds identity read at some point (kept while the GPU is lost) */
     struct gm_gpu tmpl;
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
 };
@@ -498,6 +499,7 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     setv(g, GM_M_PCIE_WIDTH_MAX, rc, gm_v_u64(u));
 
     d->static_done = 1;
+    d->have_tmpl = 1;
 }
 
 /* ------------------------------------------------------------ dynamic reads */
@@ -1091,8 +1093,8 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
                     driver_lost = (int)rc;
                     break;
                 }
-                if (d->static_done)
-                    *g = d->tmpl;
+                if (d->have_tmpl)
+                    *g = d->tmpl; /* the identity learnt before it was lost */
                 g->index = i;
                 mark_gpu_down(g, rc);
                 d->static_done = 0; /* re-read identity when it comes back */

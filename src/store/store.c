@@ -169,16 +169,21 @@ static int sql_code(int rc)
 
 /* Records a write failure: logged on the change from success to failure,
  * then at most once a minute. */
-static int fail(struct gm_store *st, int rc, const char *what)
+static int fail_msg(struct gm_store *st, int rc, const char *what, const char *why)
 {
     int64_t now = gm_mono_ns();
     if (!st->failing || now - st->last_err_log >= ERROR_LOG_EVERY_NS) {
         slog(st, 3, "store %s: %s failed: %s (%" PRIu64 " GPU-samples lost so far)", st->path, what,
-             sqlite3_errmsg(st->db), __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED));
+             why, __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED));
         st->last_err_log = now;
     }
     st->failing = 1;
     return sql_code(rc);
+}
+
+static int fail(struct gm_store *st, int rc, const char *what)
+{
+    return fail_msg(st, rc, what, sqlite3_errmsg(st->db));
 }
 
 static void succeed(struct gm_store *st)
@@ -606,9 +611,12 @@ static int batch_commit(struct gm_store *st)
     if (rc == SQLITE_OK)
         rc = step_done(st->st_commit);
     if (rc != SQLITE_OK) {
-        int code = fail(st, rc, "commit");
+        /* count the lost batch before the message that reports the count */
+        const char *why = sqlite3_errmsg(st->db);
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", why);
         batch_discard(st);
-        return code;
+        return fail_msg(st, rc, "commit", msg);
     }
     st->in_txn = 0;
     stat_add(&st->stats.samples, st->batch_samples);

@@ -1,0 +1,73 @@
+/* exporter.h -- the Prometheus exporter: an agent sink that renders each
+ * snapshot once, and an HTTP server (libmicrohttpd) that serves the latest
+ * rendering to every scrape, plus the node_exporter textfile output.
+ *
+ * The scrape path never calls NVML and never renders: it takes a reference
+ * to the latest rendered body (text 0.0.4, or OpenMetrics 1.0 when the
+ * Accept header asks for it; gzip-compressed on the first request that
+ * accepts it, then cached), so a hung driver or a slow disk cannot slow a
+ * scrape, and one failed GPU never fails the scrape.
+ *
+ * Endpoints: /metrics, /healthz (200 while the latest sample is fresh and
+ * the driver answers; 503 with the reason otherwise), / (an HTML page).
+ * Other paths 404, methods other than GET and HEAD 405.  Optional TLS,
+ * client certificates and basic auth from an exporter-toolkit web config.
+ * Connections are bounded in number, time and header size.
+ */
+#ifndef GM_EXPORT_EXPORTER_H
+#define GM_EXPORT_EXPORTER_H
+
+#include <stdint.h>
+
+#include "../agent/sink.h"
+#include "../core/err.h"
+#include "prom.h"
+
+#define GM_EXPORTER_DEFAULT_LISTEN "127.0.0.1:9842"
+
+struct gm_exporter_opts {
+    const char *listen;       /* "ADDR:PORT", "[v6]:PORT", ":PORT" (all); NULL or "" = no HTTP */
+    struct gm_prom_opts prom; /* names, hostname label, process metrics */
+    const char *textfile_dir; /* write DIR/gpumon.prom after every sample; NULL = off */
+    const char *web_config;   /* exporter-toolkit YAML; NULL = plain HTTP, no auth */
+    unsigned max_connections; /* 0 = 512 */
+    int64_t connection_timeout_ns; /* idle connections are closed after this; 0 = 10 s */
+    int64_t stale_after_ns;        /* /healthz: 503 when the latest sample is older */
+    void (*log)(void *arg, int level, const char *msg);
+    void *log_arg;
+};
+
+struct gm_exporter;
+
+/* Starts the HTTP server (when listen is set) and loads the web config.
+ * Errors (bad address, port in use, bad web config with FILE:LINE) leave
+ * nothing running. */
+struct gm_exporter *gm_exporter_start(const struct gm_exporter_opts *o, struct gm_err *err);
+
+/* Applies new options (after SIGHUP): re-reads the web config and restarts
+ * the listener when the address or TLS changed; the latest rendering keeps
+ * being served.  On error the old settings stay. */
+int gm_exporter_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
+                            struct gm_err *err);
+
+/* The sink interface: write() renders and publishes a snapshot.  ctx is the
+ * exporter; the sink's close does not stop the server (gm_exporter_stop
+ * does), so the exporter outlives sink restarts on reload. */
+extern const struct gm_sink_ops gm_exporter_sink_ops;
+
+/* Dropped snapshots of the agent's sinks, for the self-metrics. */
+void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped);
+
+/* Stops the server and frees everything.  Accepts NULL. */
+void gm_exporter_stop(struct gm_exporter *x);
+
+/* Renders one snapshot to out with fresh state (for `gpumon serve --print`
+ * and tests). */
+void gm_exporter_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
+                             struct gm_buf *out);
+
+/* Writes body to DIR/gpumon.prom atomically: a temporary file in the same
+ * directory, fsync, rename.  Returns 0 or a negative code with err. */
+int gm_exporter_write_textfile(const char *dir, const struct gm_buf *body, struct gm_err *err);
+
+#endif /* GM_EXPORT_EXPORTER_H */

@@ -1,0 +1,676 @@
+/* prom.c -- rendering snapshots as Prometheus text (see prom.h).
+ *
+ * Output is built family by family: every family's HELP and TYPE come once,
+ * followed by all its samples (one per GPU, process, reason...), so the
+ * result is valid for the strict parsers (promtool, node_exporter's
+ * textfile collector) and for OpenMetrics.  Names, help and units come from
+ * the registry (src/core/metrics.c).
+ */
+#include "prom.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/err.h"
+#include "../core/metrics.h"
+
+#define MAX_GPUS 64
+#define NREASONS 9
+
+/* ------------------------------------------------------------------ state */
+
+struct gpu_acc {
+    char uuid[GM_STR_MAX];
+    double throttled_s[NREASONS]; /* seconds each reason was active */
+    int64_t last_mono;            /* previous sample of this GPU, 0 = none */
+    uint64_t last_reasons;
+    int have_reasons;
+};
+
+struct gm_prom_state {
+    struct gpu_acc gpu[MAX_GPUS];
+    uint64_t errors_error, errors_lost, errors_noperm, errors_driver;
+    int64_t last_wall_ns;
+    int64_t last_duration_ns;
+};
+
+static const uint64_t reason_bits[NREASONS] = {0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100};
+
+struct gm_prom_state *gm_prom_state_new(void)
+{
+    return gm_xcalloc(1, sizeof(struct gm_prom_state));
+}
+
+void gm_prom_state_free(struct gm_prom_state *st)
+{
+    free(st);
+}
+
+struct gm_prom_state *gm_prom_state_clone(const struct gm_prom_state *st)
+{
+    struct gm_prom_state *c = gm_xmalloc(sizeof(*c));
+    memcpy(c, st, sizeof(*c));
+    return c;
+}
+
+void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
+{
+    st->last_wall_ns = s->wall_ns;
+    st->last_duration_ns = s->duration_ns;
+    if (s->driver != GM_DRV_OK) {
+        st->errors_driver++;
+        return;
+    }
+    for (uint32_t i = 0; i < s->ngpu && i < MAX_GPUS; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        struct gpu_acc *a = &st->gpu[i];
+        /* a different GPU at this index (after a reset or reconfiguration) starts over */
+        if (g->str[GM_S_UUID][0] && strcmp(a->uuid, g->str[GM_S_UUID]) != 0) {
+            memset(a, 0, sizeof(*a));
+            gm_strlcpy(a->uuid, g->str[GM_S_UUID], sizeof(a->uuid));
+        }
+        if (g->state != GM_GPU_OK) {
+            if (g->state == GM_GPU_LOST)
+                st->errors_lost++;
+            else if (g->state == GM_GPU_NOPERM)
+                st->errors_noperm++;
+            else
+                st->errors_error++;
+            a->last_mono = 0; /* no credit for time spent lost */
+            continue;
+        }
+        for (int id = 0; id < GM_M__GPU_END; id++) {
+            uint8_t stt = g->m[id].status;
+            if (stt == GM_VS_ERROR)
+                st->errors_error++;
+            else if (stt == GM_VS_NOPERM)
+                st->errors_noperm++;
+        }
+        const struct gm_value *r = &g->m[GM_M_CER_ACTIVE];
+        /* time between samples is credited to the reasons active at the
+         * earlier sample: that is what was throttling meanwhile */
+        if (a->last_mono && a->have_reasons && s->mono_ns > a->last_mono) {
+            double dt = (s->mono_ns - a->last_mono) / 1e9;
+            for (int k = 0; k < NREASONS; k++)
+                if (a->last_reasons & reason_bits[k])
+                    a->throttled_s[k] += dt;
+        }
+        a->have_reasons = gm_v_ok(r);
+        a->last_reasons = a->have_reasons ? r->v.u : 0;
+        a->last_mono = s->mono_ns;
+    }
+}
+
+/* --------------------------------------------------------------- helpers */
+
+void gm_prom_escape(struct gm_buf *b, const char *v)
+{
+    const char *p = v;
+    while (*p) {
+        size_t run = strcspn(p, "\\\"\n");
+        gm_buf_put(b, p, run);
+        p += run;
+        if (!*p)
+            break;
+        gm_buf_puts(b, *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n");
+        p++;
+    }
+}
+
+static void help_escape(struct gm_buf *b, const char *v)
+{
+    for (const char *p = v; *p; p++) {
+        if (*p == '\\')
+            gm_buf_puts(b, "\\\\");
+        else if (*p == '\n')
+            gm_buf_puts(b, "\\n");
+        else
+            gm_buf_putc(b, *p);
+    }
+}
+
+/* Shortest decimal that reads back as v; integers without a point. */
+static void put_num(struct gm_buf *b, double v)
+{
+    if (isnan(v)) {
+        gm_buf_puts(b, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        gm_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        /* integers by hand: most values are, and printf is the cost here */
+        char digits[24];
+        int n = 0;
+        int neg = v < 0;
+        uint64_t u = (uint64_t)(neg ? -v : v);
+        do {
+            digits[n++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        gm_buf_reserve(b, (size_t)n + 1);
+        if (neg)
+            b->p[b->len++] = '-';
+        while (n)
+            b->p[b->len++] = digits[--n];
+        b->p[b->len] = '\0';
+        return;
+    }
+    char tmp[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    gm_buf_puts(b, tmp);
+}
+
+enum ftype { F_GAUGE, F_COUNTER };
+
+struct writer {
+    struct gm_buf *b;
+    const struct gm_prom_opts *o;
+    const struct gm_snapshot *s;
+    const char *family; /* current family name (sample base name) */
+    int counter;
+    int total;              /* counter samples end in _total (all but dcgm-exporter's own names) */
+    struct gm_buf *gpu_lbl; /* per GPU position: its label block, built once per rendering */
+};
+
+/* Starts a family.  name is the sample name without _total; counters get
+ * _total on their samples (and on the TYPE line in text 0.0.4). */
+static void family(struct writer *w, const char *name, enum ftype t, const char *help)
+{
+    w->family = name;
+    w->counter = t == F_COUNTER;
+    /* dcgm-exporter's counters have no _total suffix; keep its names as they are */
+    w->total = w->counter && strncmp(name, "DCGM_", 5) != 0;
+    int total = w->total;
+    if (w->o->openmetrics) {
+        gm_buf_printf(w->b, "# TYPE %s %s\n", name, w->counter && total ? "counter" : "gauge");
+        gm_buf_printf(w->b, "# HELP %s ", name);
+    } else {
+        gm_buf_printf(w->b, "# HELP %s%s ", name, total ? "_total" : "");
+    }
+    help_escape(w->b, help);
+    gm_buf_putc(w->b, '\n');
+    if (!w->o->openmetrics)
+        gm_buf_printf(w->b, "# TYPE %s%s %s\n", name, total ? "_total" : "",
+                      w->counter ? "counter" : "gauge");
+}
+
+/* Starts a sample line: "name{" -- labels follow via label(), then value(). */
+static void sample_begin(struct writer *w)
+{
+    gm_buf_puts(w->b, w->family);
+    if (w->total)
+        gm_buf_puts(w->b, "_total");
+    gm_buf_putc(w->b, '{');
+}
+
+static void label(struct writer *w, int *first, const char *k, const char *v)
+{
+    if (!v || !*v)
+        return; /* an empty label value is the same as an absent label */
+    gm_buf_printf(w->b, "%s%s=\"", *first ? "" : ",", k);
+    gm_prom_escape(w->b, v);
+    gm_buf_putc(w->b, '"');
+    *first = 0;
+}
+
+static void sample_end(struct writer *w, double v)
+{
+    /* "{}" is valid; strip it for a tidier line */
+    if (w->b->len >= 1 && w->b->p[w->b->len - 1] == '{') {
+        w->b->len--;
+        w->b->p[w->b->len] = '\0';
+        gm_buf_putc(w->b, ' ');
+    } else {
+        gm_buf_puts(w->b, "} ");
+    }
+    put_num(w->b, v);
+    gm_buf_putc(w->b, '\n');
+}
+
+static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g);
+
+/* The identifying labels of a GPU, in either naming scheme; built once per
+ * rendering and copied after that. */
+static void gpu_labels(struct writer *w, int *first, const struct gm_gpu *g)
+{
+    size_t pos = (size_t)(g - w->s->gpus);
+    if (w->gpu_lbl && pos < w->s->ngpu && *first) {
+        struct gm_buf *c = &w->gpu_lbl[pos];
+        if (!c->len) {
+            struct gm_buf *saved = w->b;
+            int f = 1;
+            w->b = c;
+            gpu_labels_build(w, &f, g);
+            w->b = saved;
+        }
+        gm_buf_put(w->b, c->p, c->len);
+        *first = c->len == 0;
+        return;
+    }
+    gpu_labels_build(w, first, g);
+}
+
+static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g)
+{
+    char idx[16];
+    snprintf(idx, sizeof(idx), "%u", g->index);
+    label(w, first, "gpu", idx);
+    if (w->o->names == GM_PROM_DCGM) {
+        label(w, first, "UUID", g->str[GM_S_UUID]);
+        label(w, first, "pci_bus_id", g->str[GM_S_PCI_BUS_ID]);
+        char dev[24] = "";
+        if (gm_v_ok(&g->m[GM_M_MINOR]))
+            snprintf(dev, sizeof(dev), "nvidia%llu", (unsigned long long)g->m[GM_M_MINOR].v.u);
+        label(w, first, "device", dev);
+        label(w, first, "modelName", g->str[GM_S_NAME]);
+        if (w->o->hostname_label)
+            label(w, first, "Hostname", w->s->hostname);
+        if (gm_v_ok(&w->s->driver_version))
+            label(w, first, "DCGM_FI_DRIVER_VERSION", w->s->driver_version_s);
+    } else {
+        label(w, first, "uuid", g->str[GM_S_UUID]);
+        label(w, first, "name", g->str[GM_S_NAME]);
+        label(w, first, "pci_bus_id", g->str[GM_S_PCI_BUS_ID]);
+        if (w->o->hostname_label)
+            label(w, first, "hostname", w->s->hostname);
+    }
+}
+
+static void host_label(struct writer *w, int *first)
+{
+    if (w->o->hostname_label)
+        label(w, first, w->o->names == GM_PROM_DCGM ? "Hostname" : "hostname", w->s->hostname);
+}
+
+static int gpu_live(const struct gm_gpu *g)
+{
+    return g->state == GM_GPU_OK;
+}
+
+/* ------------------------------------------------------------ native set */
+
+static void native_metric_families(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    char name[128], help[256];
+    for (int id = 0; id < GM_M__GPU_END; id++) {
+        const struct gm_metric *m = &gm_metrics[id];
+        if (!m->prom || m->bit || m->kind == GM_K_INFO || m->scope != GM_SC_GPU)
+            continue;
+        int any = 0;
+        for (uint32_t i = 0; i < s->ngpu; i++)
+            any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
+        if (!any)
+            continue;
+        const char *suf = gm_units[m->unit].prom;
+        snprintf(name, sizeof(name), "gpumon_%s%s%s", m->prom, *suf ? "_" : "", suf);
+        snprintf(help, sizeof(help), "%s", m->prom_help);
+        family(w, name, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
+        for (uint32_t i = 0; i < s->ngpu; i++) {
+            const struct gm_gpu *g = &s->gpus[i];
+            if (!gpu_live(g) || !gm_v_ok(&g->m[id]))
+                continue;
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            sample_end(w, gm_v_as_double(&g->m[id]) * gm_units[m->unit].prom_mul);
+        }
+    }
+}
+
+static void native_reasons(struct writer *w, const struct gm_prom_state *st)
+{
+    const struct gm_snapshot *s = w->s;
+    int any = 0;
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[GM_M_CER_ACTIVE]);
+    if (!any)
+        return;
+    family(w, "gpumon_clock_event_reason_active", F_GAUGE,
+           "Whether a clock event (throttle) reason is active (1) or not (0), by reason.");
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g) || !gm_v_ok(&g->m[GM_M_CER_ACTIVE]))
+            continue;
+        for (int k = 0; k < NREASONS; k++) {
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
+            sample_end(w, (g->m[GM_M_CER_ACTIVE].v.u & reason_bits[k]) ? 1 : 0);
+        }
+    }
+    family(w, "gpumon_clock_event_reason_seconds", F_COUNTER,
+           "Seconds the clocks were held down by each reason, measured by the exporter "
+           "from its samples since it started.");
+    for (uint32_t i = 0; i < s->ngpu && i < MAX_GPUS; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g) || !gm_v_ok(&g->m[GM_M_CER_ACTIVE]))
+            continue;
+        for (int k = 0; k < NREASONS; k++) {
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
+            sample_end(w, st->gpu[i].throttled_s[k]);
+        }
+    }
+}
+
+static void native_info(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    family(w, "gpumon_gpu_up", F_GAUGE,
+           "Whether the GPU answers (1) or is lost, not permitted or failing (0); "
+           "its other series are absent while it is 0.");
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        int first = 1;
+        sample_begin(w);
+        gpu_labels(w, &first, &s->gpus[i]);
+        sample_end(w, gpu_live(&s->gpus[i]));
+    }
+    family(w, "gpumon_gpu_info", F_GAUGE,
+           "Static facts about a GPU and its driver, as labels; the value is always 1.");
+    char cuda[32] = "", cc[32] = "";
+    if (gm_v_ok(&s->cuda_version))
+        snprintf(cuda, sizeof(cuda), "%llu.%llu", (unsigned long long)(s->cuda_version.v.u / 1000),
+                 (unsigned long long)((s->cuda_version.v.u % 1000) / 10));
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!g->str[GM_S_UUID][0])
+            continue;
+        int first = 1;
+        sample_begin(w);
+        gpu_labels(w, &first, g);
+        label(w, &first, "driver_version", gm_v_ok(&s->driver_version) ? s->driver_version_s : "");
+        label(w, &first, "cuda_version", cuda);
+        label(w, &first, "nvml_version", gm_v_ok(&s->nvml_version) ? s->nvml_version_s : "");
+        label(w, &first, "serial", g->str[GM_S_SERIAL]);
+        label(w, &first, "vbios_version", g->str[GM_S_VBIOS]);
+        cc[0] = '\0';
+        if (gm_v_ok(&g->m[GM_M_COMPUTE_CAP]))
+            snprintf(cc, sizeof(cc), "%llu.%llu",
+                     (unsigned long long)(g->m[GM_M_COMPUTE_CAP].v.u / 10),
+                     (unsigned long long)(g->m[GM_M_COMPUTE_CAP].v.u % 10));
+        label(w, &first, "compute_cap", cc);
+        sample_end(w, 1);
+    }
+}
+
+static void native_mig(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    static const struct {
+        const char *name;
+        const char *help;
+        size_t off;
+    } fams[] = {
+        {"gpumon_mig_memory_total_bytes", "Memory of a MIG device.",
+         offsetof(struct gm_mig, mem_total)},
+        {"gpumon_mig_memory_used_bytes", "Memory in use on a MIG device.",
+         offsetof(struct gm_mig, mem_used)},
+        {"gpumon_mig_memory_free_bytes", "Free memory on a MIG device.",
+         offsetof(struct gm_mig, mem_free)},
+    };
+    for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+        int any = 0;
+        for (uint32_t i = 0; i < s->ngpu; i++)
+            for (uint32_t k = 0; k < s->gpus[i].nmig; k++)
+                any |= gm_v_ok(
+                    (const struct gm_value *)((const char *)&s->gpus[i].mig[k] + fams[f].off));
+        if (!any)
+            continue;
+        family(w, fams[f].name, F_GAUGE, fams[f].help);
+        for (uint32_t i = 0; i < s->ngpu; i++) {
+            const struct gm_gpu *g = &s->gpus[i];
+            if (!gpu_live(g))
+                continue;
+            for (uint32_t k = 0; k < g->nmig; k++) {
+                const struct gm_mig *mg = &g->mig[k];
+                const struct gm_value *v =
+                    (const struct gm_value *)((const char *)mg + fams[f].off);
+                if (!gm_v_ok(v))
+                    continue;
+                char gi[16] = "", ci[16] = "";
+                if (mg->gpu_instance_id != GM_NO_INSTANCE)
+                    snprintf(gi, sizeof(gi), "%u", mg->gpu_instance_id);
+                if (mg->compute_instance_id != GM_NO_INSTANCE)
+                    snprintf(ci, sizeof(ci), "%u", mg->compute_instance_id);
+                int first = 1;
+                sample_begin(w);
+                gpu_labels(w, &first, g);
+                label(w, &first, "mig_uuid", mg->uuid);
+                label(w, &first, "gpu_instance_id", gi);
+                label(w, &first, "compute_instance_id", ci);
+                label(w, &first, "mig_profile", mg->profile);
+                sample_end(w, (double)v->v.u);
+            }
+        }
+    }
+}
+
+static void processes(struct writer *w, struct gm_prom_self *counts)
+{
+    const struct gm_snapshot *s = w->s;
+    unsigned cap = w->o->max_process_series ? w->o->max_process_series : 256;
+    static const struct {
+        int id;
+        const char *native;
+        const char *dcgm;
+        const char *help;
+    } fams[] = {
+        {GM_P_USED_MEMORY, "gpumon_process_memory_used_bytes", "DCGM_FI_DEV_FB_USED",
+         "GPU memory used by a process."},
+        {GM_P_SM_UTIL, "gpumon_process_sm_utilization_ratio", "DCGM_FI_DEV_GPU_UTIL",
+         "Fraction of the GPU's SM time used by a process (from NVML's process samples)."},
+    };
+    for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+        if (w->o->names == GM_PROM_DCGM)
+            continue; /* dcgm-exporter has no per-process series outside Kubernetes */
+        unsigned n = 0;
+        int started = 0;
+        for (uint32_t i = 0; i < s->nproc; i++) {
+            const struct gm_proc *p = &s->procs[i];
+            const struct gm_value *v = f == 0 ? &p->used_memory : &p->sm_util;
+            if (p->gpu >= s->ngpu || !gpu_live(&s->gpus[p->gpu]) || !gm_v_ok(v))
+                continue;
+            if (n++ >= cap) {
+                if (f == 0)
+                    counts->process_dropped++;
+                continue;
+            }
+            if (!started) {
+                family(w, fams[f].native, F_GAUGE, fams[f].help);
+                started = 1;
+            }
+            char pid[16];
+            snprintf(pid, sizeof(pid), "%u", p->pid);
+            const char *name = p->comm[0] ? p->comm : p->name;
+            const char *base = strrchr(name, '/');
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, &s->gpus[p->gpu]);
+            label(w, &first, "pid", pid);
+            label(w, &first, "process", base && base[1] ? base + 1 : name);
+            label(w, &first, "user", p->user);
+            sample_end(w, gm_v_as_double(v) * (f == 0 ? 1.0 : 0.01));
+        }
+    }
+}
+
+/* -------------------------------------------------------------- dcgm set */
+
+/* dcgm-exporter's unit for a registry unit: value multiplier and the unit
+ * named in its help text. */
+static double dcgm_mul(int id, const char **unit)
+{
+    switch (gm_metrics[id].unit) {
+    case GM_U_BYTES:
+        *unit = "MiB";
+        return 1.0 / 1048576.0;
+    case GM_U_JOULES:
+        *unit = "mJ";
+        return 1000.0;
+    case GM_U_SECONDS:
+        *unit = "ns";
+        return 1e9;
+    case GM_U_PERCENT:
+        *unit = "%";
+        return 1;
+    case GM_U_WATTS:
+        *unit = "W";
+        return 1;
+    case GM_U_CELSIUS:
+        *unit = "C";
+        return 1;
+    case GM_U_MHZ:
+        *unit = "MHz";
+        return 1;
+    case GM_U_BYTES_PER_S:
+        *unit = "B/s";
+        return 1;
+    default:
+        *unit = NULL;
+        return 1;
+    }
+}
+
+static void dcgm_families(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    char help[300];
+    for (int id = 0; id < GM_M__GPU_END; id++) {
+        const struct gm_metric *m = &gm_metrics[id];
+        if (!m->dcgm || strncmp(m->dcgm, "DCGM_FI_", 8) != 0 || m->kind == GM_K_INFO)
+            continue;
+        int any = 0;
+        for (uint32_t i = 0; i < s->ngpu; i++)
+            any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
+        if (!any)
+            continue;
+        const char *unit;
+        double mul = dcgm_mul(id, &unit);
+        if (unit)
+            snprintf(help, sizeof(help), "%s (in %s).", m->prom_help ? m->prom_help : m->desc,
+                     unit);
+        else
+            snprintf(help, sizeof(help), "%s", m->prom_help ? m->prom_help : m->desc);
+        family(w, m->dcgm, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
+        for (uint32_t i = 0; i < s->ngpu; i++) {
+            const struct gm_gpu *g = &s->gpus[i];
+            if (!gpu_live(g) || !gm_v_ok(&g->m[id]))
+                continue;
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            double v = gm_v_as_double(&g->m[id]) * mul;
+            /* dcgm reports whole MiB, mJ, ns */
+            if (mul != 1)
+                v = floor(v);
+            sample_end(w, v);
+        }
+    }
+}
+
+/* ------------------------------------------------------ common: health */
+
+static void health(struct writer *w, const struct gm_prom_state *st,
+                   const struct gm_prom_self *self)
+{
+    static const char *const states[] = {
+        "ok", "no_library", "driver_not_loaded", "no_permission", "version_mismatch", "error"};
+    family(w, "gpumon_nvml_state", F_GAUGE,
+           "State of NVML and the driver: 1 for the current state, 0 for the others.");
+    for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+        int first = 1;
+        sample_begin(w);
+        host_label(w, &first);
+        label(w, &first, "state", states[k]);
+        sample_end(w, (size_t)w->s->driver == k);
+    }
+    family(w, "gpumon_exporter_last_sample_timestamp_seconds", F_GAUGE,
+           "When the sample served now was taken (Unix time); these series are rendered once "
+           "per sample, not per scrape.");
+    int first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, st->last_wall_ns / 1e9);
+    family(w, "gpumon_exporter_sample_duration_seconds", F_GAUGE,
+           "How long reading NVML and /proc took for the sample served now.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, st->last_duration_ns / 1e9);
+    family(w, "gpumon_exporter_sampling_errors", F_COUNTER,
+           "Failed readings since the exporter started, by kind (gpu_lost, not_permitted, "
+           "driver, error).");
+    static const char *const kinds[] = {"gpu_lost", "not_permitted", "driver", "error"};
+    const uint64_t vals[] = {st->errors_lost, st->errors_noperm, st->errors_driver,
+                             st->errors_error};
+    for (int k = 0; k < 4; k++) {
+        first = 1;
+        sample_begin(w);
+        host_label(w, &first);
+        label(w, &first, "kind", kinds[k]);
+        sample_end(w, (double)vals[k]);
+    }
+    family(w, "gpumon_exporter_dropped_snapshots", F_COUNTER,
+           "Snapshots the agent's sinks dropped because they could not keep up.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)self->dropped);
+    family(w, "gpumon_exporter_scrapes", F_COUNTER,
+           "HTTP requests for /metrics served before the sample served now was rendered.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)self->scrapes);
+}
+
+/* ----------------------------------------------------------------- render */
+
+void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
+                    const struct gm_prom_opts *o, const struct gm_prom_self *self,
+                    struct gm_buf *out)
+{
+    struct writer w = {.b = out, .o = o, .s = s};
+    w.gpu_lbl = s->ngpu ? gm_xcalloc(s->ngpu, sizeof(struct gm_buf)) : NULL;
+    struct gm_prom_self counts = *self;
+    counts.process_dropped = 0;
+    if (s->driver == GM_DRV_OK) {
+        if (o->names == GM_PROM_DCGM) {
+            dcgm_families(&w);
+        } else {
+            native_metric_families(&w);
+            native_reasons(&w, st);
+            native_mig(&w);
+        }
+        native_info(&w);
+        if (o->process_metrics) {
+            processes(&w, &counts);
+            family(&w, "gpumon_exporter_process_series_dropped", F_GAUGE,
+                   "Processes left out of the per-process series by the series cap.");
+            int first = 1;
+            sample_begin(&w);
+            host_label(&w, &first);
+            sample_end(&w, (double)counts.process_dropped);
+        }
+    }
+    health(&w, st, &counts);
+    if (o->openmetrics)
+        gm_buf_puts(out, "# EOF\n");
+    for (uint32_t i = 0; w.gpu_lbl && i < s->ngpu; i++)
+        gm_buf_free(&w.gpu_lbl[i]);
+    free(w.gpu_lbl);
+}

@@ -1,0 +1,60 @@
+/* prom.h -- Prometheus exposition of a snapshot: gpumon's native names or
+ * dcgm-exporter's, in text format 0.0.4 or OpenMetrics 1.0.
+ *
+ * Native names follow the Prometheus rules (docs/exporter.md): a gpumon_
+ * prefix, base units (_bytes, _celsius, _watts, _joules_total, _hertz,
+ * _ratio 0-1), _total only on counters, one HELP/TYPE per family, label
+ * values escaped.  A value that is not available is an absent series, never
+ * 0; a lost GPU keeps only gpumon_gpu_up 0.  The dcgm-exporter set uses
+ * DCGM_FI_* names, dcgm's labels (gpu, UUID, device, modelName, pci_bus_id,
+ * Hostname) and units, so dashboards and rules written for dcgm-exporter work.
+ *
+ * Some series need memory across snapshots (seconds throttled per reason,
+ * sampling errors by kind): a gm_prom_state carries them.  Not thread-safe:
+ * the exporter sink's thread owns the state.
+ */
+#ifndef GM_EXPORT_PROM_H
+#define GM_EXPORT_PROM_H
+
+#include <stdint.h>
+
+#include "../core/buf.h"
+#include "../core/snapshot.h"
+
+enum gm_prom_names { GM_PROM_NATIVE = 0, GM_PROM_DCGM };
+
+struct gm_prom_opts {
+    int names;                   /* enum gm_prom_names */
+    int openmetrics;             /* OpenMetrics 1.0 (with # EOF) instead of text 0.0.4 */
+    int hostname_label;          /* add hostname= (native) / Hostname= (dcgm) */
+    int process_metrics;         /* per-process series */
+    unsigned max_process_series; /* cap on processes exported (0 = 256) */
+};
+
+/* Exporter self-metrics that come from outside the snapshot. */
+struct gm_prom_self {
+    uint64_t scrapes;         /* scrapes served before this rendering */
+    uint64_t dropped;         /* snapshots sinks dropped */
+    uint64_t process_dropped; /* processes left out by the series cap */
+};
+
+struct gm_prom_state;
+
+struct gm_prom_state *gm_prom_state_new(void);
+void gm_prom_state_free(struct gm_prom_state *st);
+/* A copy, so a rendering can happen later with the counters of its sample. */
+struct gm_prom_state *gm_prom_state_clone(const struct gm_prom_state *st);
+
+/* Folds a snapshot into the cross-snapshot counters; call once per snapshot,
+ * in order, before rendering it. */
+void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s);
+
+/* Renders the snapshot (after gm_prom_observe) into out. */
+void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
+                    const struct gm_prom_opts *o, const struct gm_prom_self *self,
+                    struct gm_buf *out);
+
+/* Appends v as a Prometheus label value body (\\, \" and \n escaped). */
+void gm_prom_escape(struct gm_buf *b, const char *v);
+
+#endif /* GM_EXPORT_PROM_H */

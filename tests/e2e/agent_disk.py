@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""A full disk: the agent keeps sampling, counts and logs the loss, and
+resumes by itself.
+
+  enospc: the CSV directory is a 256 KiB tmpfs and the store a 16 MiB one
+          (mounted here; skipped where mounting is not allowed).  A ballast
+          file fills both: sampling goes on (the status counters rise), each
+          sink counts errors, the loss is logged once (at most once a
+          minute), nothing crashes.  The ballast removed, writing resumes
+          without help and the log says so; the CSV has no torn line, its
+          header once, and exactly the logged number of rows missing: the
+          gap in the 200 ms time grid times 8 GPUs.  The store passes
+          integrity_check and has rows from before and after the outage.
+
+Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
+"""
+import os
+import re
+import time
+
+from agentlib import (Agent, Scratch, check, check_eq, check_grid, check_no_duplicates,
+                      check_whole_samples, db_integrity, db_samples, fill_fs, gpu_rows, main,
+                      mount_tmpfs, sim_env, umount)
+
+
+def wait_log(a, pattern, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for x in a.log_lines():
+            m = re.search(pattern, x)
+            if m:
+                return m
+        check(a.alive(), f"the agent died waiting for {pattern!r}", a.log())
+        time.sleep(0.1)
+    check(False, f"no {pattern!r} in the log after {timeout} s", a.log())
+
+
+def test_enospc():
+    env = sim_env(pinned=100)
+    with Scratch("full") as d:
+        data = os.path.join(d, "data")
+        csv_dir = os.path.join(d, "csv")
+        db_dir = os.path.join(d, "db")
+        mounted = []
+        a = None
+        try:
+            mount_tmpfs(csv_dir, "256k")
+            mounted.append(csv_dir)
+            mount_tmpfs(db_dir, "16m")
+            mounted.append(db_dir)
+            db = os.path.join(db_dir, "gpumon.db")
+            a = Agent(data, env, ["--interval", "200ms", "--csv-dir", csv_dir, "--store-path", db])
+            a.start()
+            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 6, 15, "6 samples stored")
+            time.sleep(1.1)  # a store commit
+            fill_fs(os.path.join(csv_dir, "ballast"))
+            fill_fs(os.path.join(db_dir, "ballast"))
+            st0 = a.status()
+            # both sinks fail, sampling goes on
+            st1 = a.wait_for(lambda s: s["sinks"]["csv"]["errors"] >= 5 and
+                             s["sinks"]["store"]["errors"] >= 2, 20, "write errors")
+            st2 = a.wait_samples(st1["samples"] + 5)
+            check(a.alive(), "the agent runs with a full disk", a.log())
+            check(st2["samples"] > st0["samples"] + 5, "sampling goes on", st0, st2)
+            check_eq(st2["driver"], "ok", "driver state")
+            lost = wait_log(a, r"csv: cannot write (\S+): No space left on device; (\d+) rows "
+                            r"lost so far", 5)
+            check_eq(os.path.dirname(lost.group(1)), csv_dir, "the file named in the message")
+            wait_log(a, r"store \S+: \w+ failed: database or disk is full", 5)
+            # space returns
+            os.unlink(os.path.join(csv_dir, "ballast"))
+            os.unlink(os.path.join(db_dir, "ballast"))
+            m = wait_log(a, r"csv: writing again after (\d+) rows lost", 10)
+            wait_log(a, r"store \S+: writing again", 10)
+            st3 = a.status()
+            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= st3["sinks"]["store"][
+                "snapshots"] + 8, 10, "more samples stored")
+            time.sleep(1.1)
+            rc, _ = a.stop()
+            check_eq(rc, 0, "exit status", a.log())
+            lines = a.log_lines()
+            check_eq(sum("csv: cannot write" in x for x in lines), 1,
+                     "log lines for the CSV failure (at most once a minute)", a.log())
+            check_eq(sum(re.search(r"store \S+: \w+ failed", x) is not None for x in lines), 1,
+                     "log lines for the store failure (at most once a minute)", a.log())
+            check_eq(sum("writing again" in x for x in lines), 2, "log lines for the recovery")
+
+            rows = gpu_rows(csv_dir)  # header once, no torn line
+            check_no_duplicates(rows, "CSV")
+            times = check_whole_samples(rows, 8, "CSV")
+            # one gap in the 200 ms grid, exactly as long as the rows logged as lost
+            missing = check_grid(times, 200, "CSV", allow_gap=True)
+            check_eq(8 * missing, int(m.group(1)), "rows missing from the grid vs rows logged "
+                     "as lost")
+            gaps = [b - a for a, b in zip(times, times[1:])]
+            gap_at = gaps.index(max(gaps))
+            check(gap_at >= 3 and len(times) - gap_at >= 8, "rows before and after the outage",
+                  gap_at, len(times))
+
+            check_eq(db_integrity(db), "ok", "store integrity")
+            srows = db_samples(db)
+            ts = sorted({r[0] for r in srows})
+            # (the WAL may have had room for some batches while the CSV had none)
+            odd = [t for t in ts if t not in times and not times[gap_at] < t < times[gap_at + 1]]
+            check_eq(odd, [], "stored samples that the CSV does not have outside its outage")
+            check(ts[0] < times[gap_at] and ts[-1] > times[gap_at + 1],
+                  "the store has samples from before and after the outage")
+            check_eq(len(srows), 8 * len(ts), "whole samples in the store")
+            print(f"  {missing} samples lost in the CSV ({int(m.group(1))} rows), "
+                  f"{len(ts)} samples in the store, {len(times)} in the CSV")
+        finally:
+            if a is not None:
+                a.cleanup()
+            for p in reversed(mounted):
+                umount(p)
+
+
+if __name__ == "__main__":
+    main([test_enospc])
