@@ -3,6 +3,7 @@
 
     cgsplit.py snapshot FILE --samples N [--root FN] [--sim-obj SUBSTR]
     cgsplit.py process FILE [--sim-obj SUBSTR] [--main-obj SUBSTR]
+    cgsplit.py agent FILE --samples N [--roots FN,FN,...] [--sim-obj SUBSTR] [--main-obj SUBSTR]
 
 Prints one JSON object.  Reads files written with --compress-strings=no
 (callgrind's name compression spans the dumps of one run, so a later dump
@@ -26,6 +27,17 @@ process: FILE is a whole gpumon run.  Total, self cost per object, and the
 inclusive cost of all calls into the simulator from gpumon and from the
 loader (constructors, destructors); gpumon's own instructions are the total
 minus that.
+
+agent: FILE is a dump of a running agent (`gpumon agent`, all threads in
+one profile) covering N samples.  Per sample: the total, the simulator (as
+in process mode: calls into it from gpumon), and the inclusive cost of each
+of the agent's pieces of work, named by the gpumon function that does it
+(--roots): taking the snapshot (less the simulator), the CSV sink, the
+store sink, the exporter's rendering, their housekeeping ticks, freeing
+snapshots; "the rest" is the
+total less all of those (the threads' loops, queues, locks, clock reads,
+the control socket).  Also the self cost per object and gpumon's top
+functions and library callees.
 
 Leaves out: cache and branch events, and anything below the syscall line
 (the kernel's work for /proc reads is not an instruction callgrind sees).
@@ -228,12 +240,66 @@ def split_process(prof, sim_obj, main_obj):
     }
 
 
+AGENT_ROOTS = ("gm_collector_sample,gm_csv_write,gm_csv_event,gm_csv_tick,gm_store_write,"
+               "gm_store_event,gm_store_tick,gm_prom_observe,gm_prom_render,gm_snapshot_new,"
+               "gm_snapshot_unref,control_handle")
+
+
+def split_agent(prof, samples, roots, sim_obj, main_obj):
+    def is_main(ob):
+        return ob is not None and ob.endswith(main_obj)
+
+    total = prof.totals if prof.totals is not None else sum(prof.self_cost.values())
+    by_obj = collections.Counter()
+    for (ob, _), c in prof.self_cost.items():
+        by_obj[short(ob)] += c
+    sim = sum(c for (a, b, _, c) in prof.calls if is_sim(b[0], sim_obj) and is_main(a[0]))
+    per = float(samples)
+    incl = collections.OrderedDict()
+    calls = {}
+    for name in roots:
+        incl[name] = sum(c for (_, b, _, c) in prof.calls if is_main(b[0]) and b[1] == name)
+        calls[name] = sum(n for (_, b, n, _) in prof.calls if is_main(b[0]) and b[1] == name)
+    rest = total - sum(incl.values())
+    libc_callee = collections.Counter()
+    libc_calls = collections.Counter()
+    for caller, callee, n, c in prof.calls:
+        if is_main(caller[0]) and not is_main(callee[0]) and not is_sim(callee[0], sim_obj):
+            key = "%s (%s)" % (callee[1], short(callee[0]))
+            libc_callee[key] += c
+            libc_calls[key] += n
+    top = sorted(((c, k) for k, c in prof.self_cost.items() if is_main(k[0])), reverse=True)
+    return {
+        "samples": samples,
+        "total": total,
+        "sim": sim,
+        "per_sample": {
+            "total": total / per,
+            "sim": sim / per,
+            "gpumon": (total - sim) / per,
+            "roots": {k: v / per for k, v in incl.items()},
+            "root_calls": {k: v / per for k, v in calls.items()},
+            "rest": rest / per,
+            "by_object": {k: v / per for k, v in by_obj.most_common()},
+        },
+        "top_gpumon_self": [
+            {"fn": k[1], "file": short(prof.fn_file.get(k)), "ir": c / per} for c, k in top[:15]
+        ],
+        "top_gpumon_libc": [
+            {"fn": k, "ir": c / per, "calls": libc_calls[k] / per}
+            for k, c in libc_callee.most_common(12)
+        ],
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("mode", choices=["snapshot", "process"])
+    ap.add_argument("mode", choices=["snapshot", "process", "agent"])
     ap.add_argument("file")
     ap.add_argument("--samples", type=int, default=1)
     ap.add_argument("--root", default="gm_collector_sample")
+    ap.add_argument("--roots", default=AGENT_ROOTS,
+                    help="agent mode: comma-separated gpumon functions to account for")
     ap.add_argument("--sim-obj", default="/sim/libnvidia-ml.so")
     ap.add_argument("--main-obj", default="/src/gpumon")
     ap.add_argument("--gpumon-src", default="/src/",
@@ -242,6 +308,8 @@ def main():
     prof = parse(a.file)
     if a.mode == "snapshot":
         out = split_snapshot(prof, a.samples, a.root, a.sim_obj, a.gpumon_src)
+    elif a.mode == "agent":
+        out = split_agent(prof, a.samples, a.roots.split(","), a.sim_obj, a.main_obj)
     else:
         out = split_process(prof, a.sim_obj, a.main_obj)
     json.dump(out, sys.stdout, indent=1)

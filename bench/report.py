@@ -4,13 +4,15 @@
     report.py RESULTS_DIR DOC
 
 Rewrites only the text between each "<!-- generated:NAME -->" and
-"<!-- /generated:NAME -->" pair of DOC (summary, snapshot, process); the
+"<!-- /generated:NAME -->" pair of DOC (summary, snapshot, process, agent,
+storage, report); the
 method text around them is left as written.  A marker pair that is missing
 is an error, so a renamed section cannot silently stop being updated.  Also
 writes RESULTS_DIR/summary.txt (one PASS/MISS line per target) and prints it.
 
-How the numbers are derived is documented in DOC itself, section "Snapshot"
-(the instruction split and the time estimate) and "Whole process".
+How the numbers are derived is documented in DOC itself, sections
+"Snapshot" (the instruction split and the time estimate), "Whole process",
+"Agent", "Storage" and "Report".
 """
 
 import json
@@ -21,6 +23,10 @@ import sys
 SNAPSHOT_TARGET_US = 100.0
 PROCESS_TARGET_MS = 10.0
 PROCESS_TARGETS = {"status-json": PROCESS_TARGET_MS, "status": PROCESS_TARGET_MS}
+AGENT_CPU_TARGET_PCT = 0.2  # at 1 s, at most
+AGENT_RSS_TARGET_MIB = 10.0  # at most
+STORE_BYTES_TARGET = 64.0  # raw tier, per GPU-sample, at most
+REPORT_TARGET_MS = 200.0  # 30 days, hourly, at most
 
 
 def read_kv(path):
@@ -64,6 +70,22 @@ def pct(part, whole):
 
 def verdict(value, target):
     return ("PASS" if value < target else "MISS"), value / target
+
+
+def verdict_le(value, target):
+    return ("PASS" if value <= target else "MISS"), value / target
+
+
+def mib(kib):
+    return kib / 1024.0
+
+
+def f1(v):
+    return "{:.1f}".format(v)
+
+
+def f2(v):
+    return "{:.2f}".format(v)
 
 
 def table(header, rows, align=None):
@@ -291,17 +313,291 @@ def main():
                              ["r", "l", "l", "r"])]
     proc_md = "\n\n".join(proc_parts)
 
+    # ------------------------------------------------------------ agent
+    runs = [("1 s", read_json(P("agent-1s.json")))]
+    noexp = os.path.exists(P("agent-1s-noexp.json"))
+    if noexp:
+        runs.append(("1 s, exporter off", read_json(P("agent-1s-noexp.json"))))
+    runs.append(("100 ms", read_json(P("agent-100ms.json"))))
+    size_runs = [(l, r) for l, r in runs if "csv" in r]
+    acg = read_json(P("cg-agent.json"))
+    acg_run = read_json(P("agent-cg.json"))
+    ast_run = read_json(P("agent-strace.json"))
+    A = acg["per_sample"]
+    sim_share = A["sim"] / A["total"]
+    agent_rows, est_rows = [], []
+    cpu_1s = cpu_noexp = rss_max = None
+    for label, r in runs:
+        sps = r["samples"] / r["wall_s"]
+        mem = r["memory_kib"]
+        ok = r["counters_end"]
+        trouble = (ok["overruns"] - r["counters_start"]["overruns"]) + ok["dropped"] + ok["errors"]
+        tcell = "-"
+        if label.startswith("1 s"):
+            if label == "1 s":
+                cpu_1s = r["cpu_pct"]
+            else:
+                cpu_noexp = r["cpu_pct"]
+            v, ratio = verdict_le(r["cpu_pct"], AGENT_CPU_TARGET_PCT)
+            tcell = "≤ %.1f %%: **%s** (%.2f)" % (AGENT_CPU_TARGET_PCT, v, ratio)
+        rss_max = max(rss_max or 0, mem["VmHWM"])
+        agent_rows.append((
+            label, "%.0f s" % r["wall_s"], n(r["samples"]),
+            "**{:.3f} %**".format(r["cpu_pct"]), "{:.3f} %".format(r["sched_pct"]),
+            n(1e6 * r["sched_s"] / r["samples"]),
+            f1(mib(mem["VmRSS"])), f1(mib(mem["VmHWM"])), mem["Threads"],
+            "none" if trouble == 0 else str(trouble), tcell))
+        sim_fast = A["sim"] / rate * sps / 1e4  # % of one core at the hot rate R
+        # the callgrind agent runs with the exporter; without it, its share is larger
+        share = sim_share
+        if "exporter off" in label:
+            share = A["sim"] / (A["total"] - A["roots"].get("gm_prom_observe", 0)
+                                - A["roots"].get("gm_prom_render", 0))
+        sim_prop = r["sched_pct"] * share
+        own = sorted((r["sched_pct"] - sim_prop, r["sched_pct"] - sim_fast))
+        est_rows.append((
+            label, "{:.3f} %".format(r["sched_pct"]), "{:.4f} %".format(sim_fast),
+            "{:.3f} % ({})".format(sim_prop, pct(share, 1.0)),
+            "**{:.3f} … {:.3f} %**".format(*own)))
+    cpu_v, cpu_r = verdict_le(cpu_1s, AGENT_CPU_TARGET_PCT)
+    if noexp:
+        noexp_v, noexp_r = verdict_le(cpu_noexp, AGENT_CPU_TARGET_PCT)
+    rss_v, rss_r = verdict_le(mib(rss_max), AGENT_RSS_TARGET_MIB)
+
+    roots = A["roots"]
+    piece_rows = []
+    pieces = [
+        ("taking the snapshot, less the simulator (gm_collector_sample)",
+         roots["gm_collector_sample"] - A["sim"]),
+        ("CSV sink: formatting and writing the rows (gm_csv_write)", roots["gm_csv_write"]),
+        ("store sink: rows, rollups, commits (gm_store_write)", roots["gm_store_write"]),
+        ("exporter sink: rendering /metrics, text and OpenMetrics (gm_prom_observe, "
+         "gm_prom_render)", roots.get("gm_prom_observe", 0) + roots.get("gm_prom_render", 0)),
+        ("sinks' housekeeping (gm_csv_tick, gm_store_tick), events",
+         roots["gm_csv_tick"] + roots["gm_store_tick"] + roots["gm_csv_event"]
+         + roots["gm_store_event"]),
+        ("allocating and freeing snapshots (gm_snapshot_new, _unref)",
+         roots["gm_snapshot_new"] + roots["gm_snapshot_unref"]),
+        ("control socket requests (control_handle: the benchmark's status reads)",
+         roots["control_handle"]),
+        ("the rest: thread loops, queues, locks, clocks", A["rest"]),
+    ]
+    for label, v in pieces:
+        piece_rows.append((label, n(v), pct(v, A["gpumon"])))
+    piece_rows.append(("**gpumon's own**", "**%s**" % n(A["gpumon"]), "100 %"))
+    piece_rows.append(("simulator (calls into it from gpumon)", n(A["sim"]),
+                       "%s of all" % pct(A["sim"], A["total"])))
+    piece_rows.append(("all instructions per sample", n(A["total"]), ""))
+    obj_rows = [("`%s`" % k, n(v), pct(v, A["total"])) for k, v in A["by_object"].items()
+                if v >= 0.001 * A["total"]]
+    atop_rows = [(i + 1, "`%s`" % f["fn"], f["file"], n(f["ir"]), pct(f["ir"], A["gpumon"]))
+                 for i, f in enumerate(acg["top_gpumon_self"][:10])]
+    alib_rows = [("`%s`" % f["fn"], "{:.1f}".format(f["calls"]), n(f["ir"]))
+                 for f in acg["top_gpumon_libc"][:8]]
+
+    st = read_strace(P("strace-agent.txt"))
+    st_secs = ast_run["wall_s"]
+    st_rows = [(name, f2(c / st_secs), f2(e / st_secs) if e else "",
+                f2(c / ast_run["samples"]))
+               for name, (c, e) in sorted(st.items(), key=lambda kv: -kv[1][0])
+               if c / st_secs >= 0.05]
+    st_total = sum(c for c, _ in st.values())
+    st_rows.append(("**all**", "**%s**" % f2(st_total / st_secs), "",
+                    "**%s**" % f2(st_total / ast_run["samples"])))
+
+    agent_md = "\n\n".join([
+        "Run of %s: the agent with the CSV log, the store%s and `--procs` on %d GPUs and %d "
+        "live ranks; %.0f s of warm-up after the first sample, then the window; the runs side "
+        "by side. Start-up to the first sample took %s s, SIGTERM to exit %s s (in the order "
+        "of the table)." % (
+            env["date"], ", the exporter (unless off)" if noexp else "", snap["gpus"],
+            env["ranks"], runs[0][1]["warmup_s"],
+            " / ".join(f2(r["startup_s"]) for _, r in runs),
+            " / ".join(f2(r["stop"]["seconds"]) for _, r in runs)),
+        "**CPU and memory** (CPU in % of one core over the window; utime + stime is the "
+        "figure compared with the target, schedstat the same time at ns resolution; CPU per "
+        "sample includes the per-second housekeeping)",
+        table(["interval", "window", "samples", "CPU (utime+stime)", "CPU (schedstat)",
+               "CPU per sample, µs", "VmRSS MiB", "VmHWM MiB", "threads",
+               "overruns, drops, errors", "target"], agent_rows),
+        "**Where the instructions go** (callgrind, agent at 100 ms, %d samples in a %.0f s "
+        "window; inclusive instructions per sample)" % (acg_run["samples"], acg_run["wall_s"]),
+        table(["", "instructions", "of gpumon's own"], piece_rows),
+        "By object (self instructions per sample, whoever called them):",
+        table(["object", "instructions", "share"], obj_rows),
+        "**The simulator's share of the CPU.** It runs inside the agent and a real driver's "
+        "NVML calls would replace it. Two estimates (see *Method*): at the snapshot "
+        "benchmark's rate R = %.0f instructions/µs its %s instructions per sample take "
+        "%.1f µs; in proportion to instructions it is %s of the agent's (%s without the "
+        "exporter's rendering)." % (
+            rate, n(A["sim"]), A["sim"] / rate, pct(A["sim"], A["total"]),
+            pct(A["sim"], A["total"] - A["roots"].get("gm_prom_observe", 0)
+                - A["roots"].get("gm_prom_render", 0))),
+        table(["interval", "measured (schedstat)", "simulator at R", "simulator, proportional",
+               "gpumon's own"], est_rows),
+        "**System calls** (strace -c -f attached for %.0f s to an agent at 1 s, %d samples)"
+        % (st_secs, ast_run["samples"]),
+        table(["syscall", "per second", "of which failed", "per sample"], st_rows),
+        "**Top 10 gpumon functions by self instructions per sample** (agent at 100 ms)",
+        table(["#", "function", "file", "instructions", "of gpumon's own"], atop_rows,
+              ["r", "l", "l", "r", "r"]),
+        "Library functions gpumon calls most (inclusive instructions per sample):",
+        table(["function (object)", "calls", "instructions"], alib_rows),
+    ])
+
+    # ------------------------------------------------------------ storage
+    gen = read_kv(P("gen-store.txt"))
+    gdb = read_json(P("gen-store.json"))
+
+    def tbytes(db, *names):
+        return sum(db["tables"].get(t, {}).get("bytes", 0) for t in names)
+
+    fixed_tables = lambda db: [t for t in db["tables"]  # noqa: E731
+                               if t not in ("samples", "procs", "rollup_1m", "rollup_1h")]
+    size_rows = []
+    raw_agent = None
+    for label, r in size_runs:
+        c, db = r["csv"], r["db"]
+        gs = db["rows"]["samples"]
+        csv_rows = c["samples"]["rows"]
+        procs = c.get("procs", {"bytes": 0, "rows": 0, "gzip_bytes": 0})
+        raw = tbytes(db, "samples") / gs
+        if label == "100 ms":
+            raw_agent = (raw, gs)
+        size_rows.append((
+            label, n(csv_rows), f1(c["samples"]["bytes"] / csv_rows),
+            f1(c["samples"]["gzip_bytes"] / csv_rows),
+            "%s (%s per process row)" % (f1(procs["bytes"] / csv_rows),
+                                         f1(procs["bytes"] / procs["rows"]) if procs["rows"]
+                                         else "-"),
+            n(gs), "**%s**" % f1(raw), f1(db["tables"]["samples"]["payload"] / gs),
+            f1(tbytes(db, "procs") / gs), f1(tbytes(db, "rollup_1m", "rollup_1h") / gs),
+            f1(db["file_bytes"] / gs), n(sum(tbytes(db, t) for t in fixed_tables(db))),
+            "yes" if db["wal_left"] else "no"))
+    raw_v, raw_r = verdict_le(raw_agent[0], STORE_BYTES_TARGET)
+    ggs = gdb["rows"]["samples"]
+    whole = gdb["file_bytes"] / ggs
+    whole_v, whole_r = verdict_le(whole, STORE_BYTES_TARGET)
+    gsm = gdb["tables"]["samples"]
+    big_rows = [
+        ("raw tier: `samples` (WITHOUT ROWID b-tree)", n(gsm["bytes"]), f2(gsm["bytes"] / ggs),
+         f2(gsm["payload"] / ggs), pct(gsm["unused"], gsm["bytes"])),
+    ]
+    for t in ("rollup_1m", "rollup_1h", "events", "events_ts", "procs"):
+        if t in gdb["tables"]:
+            x = gdb["tables"][t]
+            label = "`%s`" % t
+            if t in gdb["rows"]:
+                label += " (%s rows)" % n(gdb["rows"][t])
+            big_rows.append((label, n(x["bytes"]), f2(x["bytes"] / ggs), f2(x["payload"] / ggs),
+                             pct(x["unused"], x["bytes"])))
+    rest = gdb["file_bytes"] - sum(x["bytes"] for t, x in gdb["tables"].items()
+                                   if t in ("samples", "rollup_1m", "rollup_1h", "events",
+                                            "events_ts", "procs"))
+    big_rows.append(("everything else (schema, `gpus`, `codes`, free pages)", n(rest),
+                     f2(rest / ggs), "", ""))
+    big_rows.append(("**the whole file**", "**%s**" % n(gdb["file_bytes"]), "**%s**" % f2(whole),
+                     "", ""))
+    storage_md = "\n\n".join([
+        "Run of %s. The agent's files after the runs above (the CSV log's rows are "
+        "GPU-samples; SQLite sizes from `dbstat`, after the agent closed the store):" %
+        env["date"],
+        table(["interval", "CSV rows", "CSV B / GPU-sample", "gzip -6", "procs CSV B / GPU-sample",
+               "store GPU-samples", "SQLite raw (`samples`) B / GPU-sample", "of which records",
+               "`procs` B / GPU-sample", "rollups B / GPU-sample", "whole file / GPU-sample",
+               "fixed part, bytes", "WAL left"], size_rows),
+        "The %d-day store of the report benchmark (below): %s GPU-samples of %d GPUs at 1 s "
+        "written by `gen_store` through the store's writer, %s bytes:" % (
+            gen["days"], n(ggs), gen["gpus"], n(gdb["file_bytes"])),
+        table(["part", "bytes", "B / GPU-sample", "of which records", "unused in its pages"],
+              big_rows),
+    ])
+
+    # ------------------------------------------------------------ report
+    hfr = {r["command"]: r for r in read_json(P("hyperfine-report.json"))["results"]}
+    with open(P("reports.txt")) as f:
+        rcmds = [l.rstrip("\n").split("|", 1) for l in f if "|" in l]
+    rep_rows = []
+    rep_med = None
+    for name, args in rcmds:
+        r = hfr[name]
+        med = r["median"] * 1e3
+        tcell = "-"
+        if name == "report-hour":
+            rep_med = med
+            v, ratio = verdict_le(med, REPORT_TARGET_MS)
+            tcell = "≤ %.0f ms: **%s** (%.2f)" % (REPORT_TARGET_MS, v, ratio)
+        rep_rows.append(("`gpumon report %s`" % args, f1(med), "%s ± %s" % (f1(r["mean"] * 1e3),
+                         f1(r["stddev"] * 1e3)), f1(r["min"] * 1e3), f1(r["max"] * 1e3),
+                         f1(r["user"] * 1e3), f1(r["system"] * 1e3), tcell))
+    rep_v, rep_r = verdict_le(rep_med, REPORT_TARGET_MS)
+    g1 = read_kv(P("gen-1d.txt"))
+    crep = read_json(P("cg-report.json"))
+    srep = read_strace(P("strace-report.txt"))
+    bo = crep["by_object"]
+    sq = sum(v for k, v in bo.items() if k.startswith("libsqlite3"))
+    gen_line = ("generated in this run: %s s, %s GPU-samples/s" % (f1(gen["wall_s"]),
+                n(gen["rate_gpu_samples_per_s"])) if gen.get("generated") == 1 else
+                "taken from the cache (when it was generated: %s s, %s GPU-samples/s)" % (
+                    f1(gen["wall_s"]), n(gen["rate_gpu_samples_per_s"])))
+    report_md = "\n\n".join([
+        "Run of %s: the store of %d days × %d GPUs at 1 s (%s GPU-samples, %s marks, "
+        "%s bytes), %s; reports of `--from %s --to %s` (TZ=UTC), hyperfine -N, 3 warm-up "
+        "runs, %d runs each." % (
+            env["date"], gen["days"], gen["gpus"], n(gen["gpu_samples"]), n(gen["marks"]),
+            n(gen["file_bytes"]), gen_line, env["report_from"], env["report_to"],
+            env["report_runs"]),
+        "**Time per report** (ms; user and system are hyperfine's means)",
+        table(["command", "median", "mean ± σ", "min", "max", "user", "system", "target"],
+              rep_rows),
+        "`report --by hour` under callgrind: %s instructions, of which SQLite %s (%s), "
+        "gpumon %s, libc %s, ld.so %s; %s system calls (%s `pread64`)." % (
+            n(crep["total"]), n(sq), pct(sq, crep["total"]), n(bo.get("gpumon", 0)),
+            n(bo.get("libc.so.6", 0)), n(bo.get("ld-linux-x86-64.so.2", 0)),
+            n(sum(v[0] for v in srep.values())), n(srep.get("pread64", (0, 0))[0])),
+        "**Write throughput** (a fresh store of one day × %d GPUs at 1 s, written in this run "
+        "through gm_store_write, batches of 8 192 rows, rollups included, closed and "
+        "checkpointed): %s GPU-samples in %s s, **%s GPU-samples/s** (%s s of CPU, %s "
+        "commits, %s bytes per GPU-sample). An agent at 1 s with 8 GPUs writes 8 per second." % (
+            g1["gpus"], n(g1["gpu_samples"]), f2(g1["wall_s"]),
+            n(g1["rate_gpu_samples_per_s"]), f2(g1["cpu_s"]), n(g1["commits"]),
+            f1(g1["bytes_per_gpu_sample"])),
+    ])
+
     # ------------------------------------------------------------ summary
     targets = [("full 8-GPU snapshot, gpumon's own CPU (estimated)",
                 "{:.1f} µs".format(gm_own_us), "< %.0f µs" % SNAPSHOT_TARGET_US, snap_v, snap_r)]
     for name, args, med, tgt, v, ratio in verdicts:
         targets.append(("`gpumon %s`, whole process, median wall" % args,
                         "{:.2f} ms".format(med), "< %.0f ms" % tgt, v, ratio))
+    targets += [
+        ("agent at 1 s, 8 GPUs, CSV + store + procs%s: CPU (utime+stime)"
+         % (" + exporter (the default)" if noexp else ""),
+         "{:.3f} %".format(cpu_1s), "≤ %.1f %% of a core" % AGENT_CPU_TARGET_PCT, cpu_v, cpu_r),
+    ]
+    if noexp:
+        targets.append(("agent at 1 s, the same with `--no-exporter`: CPU (utime+stime)",
+                        "{:.3f} %".format(cpu_noexp), "≤ %.1f %% of a core" % AGENT_CPU_TARGET_PCT,
+                        noexp_v, noexp_r))
+    targets += [
+        ("agent RSS (VmHWM, the largest of the runs)",
+         "{:.1f} MiB".format(mib(rss_max)), "≤ %.0f MiB" % AGENT_RSS_TARGET_MIB, rss_v, rss_r),
+        ("SQLite raw tier, bytes per GPU-sample (the agent's store, %s GPU-samples)"
+         % n(raw_agent[1]), "{:.1f} B".format(raw_agent[0]), "≤ %.0f B" % STORE_BYTES_TARGET,
+         raw_v, raw_r),
+        ("SQLite whole file, bytes per GPU-sample (the %d-day store)" % gen["days"],
+         "{:.1f} B".format(whole), "≤ %.0f B" % STORE_BYTES_TARGET, whole_v, whole_r),
+        ("`gpumon report --by hour`, %d days × %d GPUs at 1 s, median wall"
+         % (gen["days"], gen["gpus"]), "{:.1f} ms".format(rep_med),
+         "≤ %.0f ms" % REPORT_TARGET_MS, rep_v, rep_r),
+    ]
     sum_rows = [(t, m, g, "**%s**" % v, "{:.2f}".format(r)) for t, m, g, v, r in targets]
     summary_md = "\n\n".join([
-        "Last run: %s on %s (%s cores), %s, %s; %s; valgrind %s, %s; commit %s." % (
+        "Last run: %s on %s (%s cores), %s, %s; %s; valgrind %s, %s; commit %s; "
+        "%d s in all, the build included." % (
             env["date"], env["cpu"], env["cores"], env["kernel"], env["gcc"], env["build"],
-            env["valgrind"].replace("valgrind-", ""), env["hyperfine"], env["commit"]),
+            env["valgrind"].replace("valgrind-", ""), env["hyperfine"], env["commit"],
+            env["seconds"]),
         table(["target", "measured", "target", "result", "measured / target"], sum_rows),
     ])
 
@@ -310,6 +606,9 @@ def main():
     doc = replace_block(doc, "summary", summary_md)
     doc = replace_block(doc, "snapshot", snap_md)
     doc = replace_block(doc, "process", proc_md)
+    doc = replace_block(doc, "agent", agent_md)
+    doc = replace_block(doc, "storage", storage_md)
+    doc = replace_block(doc, "report", report_md)
     with open(docpath, "w") as f:
         f.write(doc)
 

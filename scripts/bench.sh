@@ -11,11 +11,18 @@
 # than that is noted and not used.  Raw outputs (callgrind profiles, hyperfine
 # JSON, strace summaries) stay in $BENCH_BUILD/bench-results/.
 #
+# The agent benchmarks run `gpumon agent` for fixed windows (60 s at 1 s and
+# 20 s at 100 ms, side by side), so the script takes about 2 minutes on 2
+# cores after the build, plus about 40 s the first time for the 30-day
+# store of the report benchmark, which is kept in $BENCH_BUILD/bench-results/
+# cache/ (keyed by the store's schema version and the generator's source;
+# BENCH_REGEN=1 makes it anew).
+#
 # Needs valgrind, hyperfine, strace and python3 (Debian packages of the same
-# names); stops at once, naming the package, when one is missing.  Takes
-# about 10 s on 2 cores after the build.  Exit status: 0 when every
-# benchmark ran (a missed target is reported, not an error; BENCH_STRICT=1
-# makes it exit 1), 1 when a benchmark could not run, 2 on a missing tool.
+# names); stops at once, naming the package, when one is missing.  Exit
+# status: 0 when every benchmark ran (a missed target is reported, not an
+# error; BENCH_STRICT=1 makes it exit 1), 1 when a benchmark could not run,
+# 2 on a missing tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,6 +52,13 @@ REPEATS=${BENCH_REPEATS:-5}         # native runs; the median one is reported
 CG_SAMPLES=${BENCH_CG_SAMPLES:-200} # snapshots under callgrind
 RUNS=${BENCH_RUNS:-200}             # hyperfine runs per command
 WARMUP=${BENCH_WARMUP:-20}          # hyperfine warm-up runs
+AGENT_SECS=${BENCH_AGENT_SECS:-60}           # measured window of the agent at 1 s
+AGENT_FAST_SECS=${BENCH_AGENT_FAST_SECS:-20} # ... and at 100 ms
+AGENT_WARMUP=${BENCH_AGENT_WARMUP:-5}        # seconds after the first sample, not measured
+AGENT_CG_SECS=${BENCH_AGENT_CG_SECS:-10}     # agent at 100 ms under callgrind
+AGENT_ST_SECS=${BENCH_AGENT_ST_SECS:-20}     # agent at 1 s under strace -c
+STORE_DAYS=${BENCH_STORE_DAYS:-30}           # history in the report benchmark's store
+REPORT_RUNS=${BENCH_REPORT_RUNS:-20}         # hyperfine runs per report command
 SCENARIO=scenarios/h100x8-training.ini
 SCENARIO_TIME=${BENCH_SCENARIO_TIME:-120}
 # the seeds' nvidia-smi field list (README, "Keep my nvidia-smi scripts")
@@ -61,18 +75,23 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         { cat "$BUILD/bench-setup.log" >&2; die "meson setup failed"; }
 fi
 say "building $BUILD"
-ninja -C "$BUILD" src/gpumon bench/bench_snapshot sim/libnvidia-ml.so.1 >"$BUILD/bench-build.log" 2>&1 ||
+ninja -C "$BUILD" src/gpumon bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
+    >"$BUILD/bench-build.log" 2>&1 ||
     { cat "$BUILD/bench-build.log" >&2; die "build failed"; }
 GPUMON=$BUILD/src/gpumon
 BENCH=$BUILD/bench/bench_snapshot
+GENSTORE=$BUILD/bench/gen_store
 SIMLIB=$BUILD/sim/libnvidia-ml.so.1
-rm -rf "$OUT"
+CACHE=$OUT/cache # survives reruns: the report benchmark's store
 mkdir -p "$OUT"
+find "$OUT" -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+mkdir -p "$CACHE"
 
 # ---------------------------------------------------------------- environment
 # Only what the benchmarks set: pinned scenario time, the simulator, the
 # ranks' PIDs.  Anything the caller exported for the simulator goes.
-unset GPUSIM_SPEED GPUSIM_EPOCH GPUMON_SIM_LIB GPUSIM_SCENARIO_DIR NO_COLOR
+unset GPUSIM_SPEED GPUSIM_EPOCH GPUMON_SIM_LIB GPUSIM_SCENARIO_DIR NO_COLOR \
+    STATE_DIRECTORY LOGS_DIRECTORY XDG_CONFIG_HOME XDG_STATE_HOME
 export GPUSIM_TIME=$SCENARIO_TIME
 export GPUSIM_SCENARIO=$PWD/$SCENARIO
 export GPUMON_NVML_LIB=$PWD/$SIMLIB
@@ -168,6 +187,123 @@ for c in "${commands[@]}"; do
         die "strace of '$args' failed"
 done
 
+# ---------------------------------------------------------------- agent
+# The agent runs on a clock that moves (GPUSIM_TIME unset), as it would on a
+# GPU host: the scenario starts SCENARIO_TIME seconds in and goes on, so the
+# values and the energy counter change from sample to sample.
+# The Prometheus exporter is on by default: each agent gets a loopback port of
+# its own (BENCH_AGENT_PORT and up), and nothing scrapes it.  A third agent at
+# 1 s runs with it off, to separate its cost.
+AGENT_EPOCH=$(($(date +%s) - SCENARIO_TIME))
+AGENT_PORT=${BENCH_AGENT_PORT:-39842}
+has_listen=0
+if "$GPUMON" agent --help 2>/dev/null | grep -q -- '--listen'; then
+    has_listen=1
+fi
+agent_run() { # name interval window port|off [agent_run.py options]
+    local name=$1 interval=$2 window=$3 port=$4
+    shift 4
+    local extra=()
+    if [ "$port" = off ]; then
+        extra=(-- --no-exporter)
+    elif [ "$has_listen" = 1 ]; then
+        extra=(-- "--listen=127.0.0.1:$port")
+    fi
+    env -u GPUSIM_TIME GPUSIM_EPOCH=$AGENT_EPOCH python3 bench/agent_run.py --gpumon "$GPUMON" \
+        --data-dir "$OUT/agent-$name.d" --interval "$interval" --window "$window" \
+        --warmup "$AGENT_WARMUP" --out "$OUT/agent-$name.json" "$@" "${extra[@]}"
+}
+say "agent: ${AGENT_SECS} s at 1 s and ${AGENT_FAST_SECS} s at 100 ms, side by side"
+agent_run 1s 1s "$AGENT_SECS" "$AGENT_PORT" --sizes &
+a1=$!
+agent_run 100ms 100ms "$AGENT_FAST_SECS" $((AGENT_PORT + 1)) --sizes &
+a2=$!
+a3=
+if [ "$has_listen" = 1 ]; then # the same at 1 s without the exporter
+    agent_run 1s-noexp 1s "$AGENT_SECS" off &
+    a3=$!
+fi
+wait "$a1" || die "the agent run at 1 s failed (see $OUT/agent-1s.json.log)"
+wait "$a2" || die "the agent run at 100 ms failed (see $OUT/agent-100ms.json.log)"
+[ -z "$a3" ] || wait "$a3" ||
+    die "the agent run at 1 s without the exporter failed (see $OUT/agent-1s-noexp.json.log)"
+
+say "agent: callgrind (${AGENT_CG_SECS} s at 100 ms) and strace -c (${AGENT_ST_SECS} s at 1 s)"
+agent_run cg 100ms "$AGENT_CG_SECS" $((AGENT_PORT + 2)) --callgrind "$OUT/cg-agent" &
+a1=$!
+agent_run strace 1s "$AGENT_ST_SECS" $((AGENT_PORT + 3)) --strace "$OUT/strace-agent.txt" &
+a2=$!
+wait "$a1" || die "the agent run under callgrind failed (see $OUT/agent-cg.json.log)"
+wait "$a2" || die "the agent run under strace failed (see $OUT/agent-strace.json.log)"
+[ -f "$OUT/cg-agent.1" ] || die "callgrind wrote no dump of the window ($OUT/cg-agent.1)"
+cg_samples=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["samples"])' \
+    "$OUT/agent-cg.json")
+python3 bench/cgsplit.py agent "$OUT/cg-agent.1" --samples "$cg_samples" >"$OUT/cg-agent.json"
+
+# ---------------------------------------------------------------- store and report
+# Write throughput: a fresh one-day store every run.  The report: a store of
+# STORE_DAYS days of 8 GPUs at 1 s, made once and kept in the cache.
+say "store: writing one day of 8 GPUs at 1 s"
+"$GENSTORE" --days 1 --end 1767225600 "$OUT/store-1d.db" >"$OUT/gen-1d.txt" ||
+    die "gen_store failed"
+schema=$("$GENSTORE" --schema-version)
+gensum=$(sha256sum <bench/gen_store.c | cut -c1-12)
+STORE=$CACHE/store-v$schema-${STORE_DAYS}d-8gpu-1s-$gensum.db
+if [ "${BENCH_REGEN:-0}" = 1 ] || [ ! -f "$STORE" ] || [ ! -f "$STORE.txt" ] ||
+    [ ! -f "$STORE.json" ]; then
+    say "store: generating $STORE_DAYS days of 8 GPUs at 1 s (once; kept in $CACHE)"
+    rm -f "$CACHE"/store-*
+    "$GENSTORE" --days "$STORE_DAYS" "$STORE.tmp" >"$STORE.txt.tmp" ||
+        { rm -f "$STORE.tmp"*; die "gen_store failed"; }
+    python3 bench/dbsize.py "$STORE.tmp" >"$STORE.json.tmp" || die "dbsize.py failed"
+    mv "$STORE.tmp" "$STORE"
+    mv "$STORE.json.tmp" "$STORE.json"
+    mv "$STORE.txt.tmp" "$STORE.txt"
+    echo "generated 1" >>"$STORE.txt"
+else
+    say "store: using $STORE"
+    sed -i 's/^generated .*/generated 0/' "$STORE.txt"
+fi
+cp "$STORE.txt" "$OUT/gen-store.txt"
+cp "$STORE.json" "$OUT/gen-store.json"
+start_unix=$(sed -n 's/^start_unix //p' "$STORE.txt")
+end_unix=$(sed -n 's/^end_unix //p' "$STORE.txt")
+FROM=$(date -u -d "@$start_unix" +%Y-%m-%dT%H:%MZ)
+TO=$(date -u -d "@$end_unix" +%Y-%m-%dT%H:%MZ)
+export TZ=UTC
+reports=(
+    "report-hour|--by hour"
+    "report-day|--by day"
+    "report-json|--by hour --format json"
+)
+printf '%s\n' "${reports[@]}" >"$OUT/reports.txt"
+hf_args=()
+for c in "${reports[@]}"; do
+    name=${c%%|*}
+    args="report --no-config --store-path $STORE --from $FROM --to $TO ${c#*|}"
+    # shellcheck disable=SC2086
+    "$GPUMON" $args >"$OUT/$name.out" || die "'gpumon $args' failed"
+    hf_args+=(-n "$name" "$GPUMON $args")
+done
+hours=$(((end_unix - start_unix) / 3600))
+rows=$(($(wc -l <"$OUT/report-hour.out") - 1))
+[ "$rows" = $((hours * 8)) ] ||
+    die "report --by hour printed $rows rows, not $hours hours x 8 GPUs (see $OUT/report-hour.out)"
+say "report: hyperfine, $REPORT_RUNS runs each"
+hyperfine -N --style basic --warmup 3 --runs "$REPORT_RUNS" --export-json "$OUT/hyperfine-report.json" \
+    "${hf_args[@]}" >"$OUT/hyperfine-report.txt" 2>&1 ||
+    { cat "$OUT/hyperfine-report.txt" >&2; die "hyperfine failed"; }
+args="report --no-config --store-path $STORE --from $FROM --to $TO --by hour"
+# shellcheck disable=SC2086
+valgrind --tool=callgrind --compress-strings=no --callgrind-out-file="$OUT/cg-report" \
+    "$GPUMON" $args >/dev/null 2>"$OUT/cg-report.log" ||
+    { cat "$OUT/cg-report.log" >&2; die "callgrind of 'gpumon $args' failed"; }
+python3 bench/cgsplit.py process "$OUT/cg-report" --main-obj "/src/gpumon" >"$OUT/cg-report.json"
+# shellcheck disable=SC2086
+strace -f -c -o "$OUT/strace-report.txt" "$GPUMON" $args >/dev/null ||
+    die "strace of 'gpumon $args' failed"
+unset TZ
+
 # ---------------------------------------------------------------- machine
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 mhz=$(sed -n "s/^cpu MHz[[:space:]]*: \([0-9]*\).*/\1/p" /proc/cpuinfo | head -n 1)
@@ -181,7 +317,8 @@ BENCH_KERNEL=$(uname -sr) BENCH_GCC=$(gcc --version | head -n 1) \
 BENCH_VALGRIND=$(valgrind --version) BENCH_HYPERFINE=$(hyperfine --version) \
 BENCH_COMMIT=$commit BENCH_DIR=$BUILD BENCH_SCENARIO=$SCENARIO BENCH_SCENARIO_T=$SCENARIO_TIME \
 BENCH_NSAMPLES=$SAMPLES BENCH_NREPEATS=$REPEATS BENCH_NCG=$CG_SAMPLES BENCH_NRUNS=$RUNS \
-BENCH_NWARMUP=$WARMUP BENCH_NRANKS=$RANKS \
+BENCH_NWARMUP=$WARMUP BENCH_NRANKS=$RANKS BENCH_REPORT_FROM=$FROM BENCH_REPORT_TO=$TO \
+BENCH_NREPORT=$REPORT_RUNS BENCH_SECONDS=$SECONDS \
     python3 - "$OUT/env.json" <<'PY'
 import json, os, sys
 e = os.environ
@@ -194,6 +331,8 @@ json.dump({
     "samples": int(e["BENCH_NSAMPLES"]), "repeats": int(e["BENCH_NREPEATS"]),
     "cg_samples": int(e["BENCH_NCG"]), "runs": int(e["BENCH_NRUNS"]),
     "warmup": int(e["BENCH_NWARMUP"]), "ranks": int(e["BENCH_NRANKS"]),
+    "report_from": e["BENCH_REPORT_FROM"], "report_to": e["BENCH_REPORT_TO"],
+    "report_runs": int(e["BENCH_NREPORT"]), "seconds": int(e["BENCH_SECONDS"]),
 }, open(sys.argv[1], "w"), indent=1)
 PY
 
