@@ -63,14 +63,25 @@ print(json.dumps({k: g[k] for k in keep}, indent=2))'
 # --- the agent: record the node for a few seconds, then look at what it kept
 data=${GPUMON_DEMO_DIR:-$PWD/build/demo-data}
 rm -rf "$data"
-printf '\n\033[1m$ gpumon agent --data-dir %s --interval 1s --procs --task llama-7b\033[0m  (8 s)\n' "$data"
+listen=127.0.0.1:${GPUMON_DEMO_PORT:-9842}
+printf '\n\033[1m$ gpumon agent --data-dir %s --interval 1s --procs --task llama-7b --listen %s\033[0m  (8 s)\n' "$data" "$listen"
 "$gpumon" --sim "$scenario" agent --no-config --data-dir "$data" --interval 1s --procs \
-    --task llama-7b 2>"$tmp/agent.log" &
+    --task llama-7b --listen "$listen" 2>"$tmp/agent.log" &
 agent=$!
 pids+=($agent)
 sleep 3
 "$gpumon" mark --no-config --data-dir "$data" --task llama-7b "epoch 3 start"
-sleep 5
+fetch() { python3 -c 'import sys, urllib.request
+try:
+    r = urllib.request.urlopen(sys.argv[1], timeout=5)
+except urllib.error.HTTPError as e:
+    r = e
+sys.stdout.write(r.read().decode())' "$1"; }
+printf '\n$ curl -s http://%s/metrics | grep -E "gpu_temperature|clock_event_reason_active.*thermal|gpu_up" | grep gpu=\"5\"\n' "$listen"
+fetch "http://$listen/metrics" | grep -E 'gpu_temperature_celsius|clock_event_reason_active.*hw_thermal|gpu_up' | grep 'gpu="5"' || true
+printf '\n$ curl -s http://%s/healthz\n' "$listen"
+fetch "http://$listen/healthz" || true
+sleep 4
 kill -TERM $agent
 wait $agent || true
 sed 's/^/  log: /' "$tmp/agent.log"
@@ -93,7 +104,8 @@ What you are looking at:
 TXT
 cat <<TXT
 The agent's data stays in $data: CSV files under csv/, the SQLite store
-gpumon.db (try: sqlite3 $data/gpumon.db .tables).
+gpumon.db (try: sqlite3 $data/gpumon.db .tables).  While it runs, Prometheus
+metrics are at http://$listen/metrics (docs/exporter.md).
 
 Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1

@@ -9,7 +9,7 @@ set -eu
 # build and run
 PKGS="gcc make meson ninja-build pkg-config libinih-dev zlib1g-dev libsqlite3-dev sqlite3 libyaml-dev libcrypt-dev libgnutls28-dev libmicrohttpd-dev"
 # tests: cmocka, python3 (JSON checks, compat test), tmux/valgrind for later suites
-PKGS="$PKGS libcmocka-dev python3 procps openssl"
+PKGS="$PKGS libcmocka-dev python3 procps openssl prometheus prometheus-node-exporter wrk curl apache2-utils"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

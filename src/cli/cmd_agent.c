@@ -207,7 +207,7 @@ static int print_metrics(const struct gm_config *c)
                                   .process_metrics = c->process_metrics,
                                   .max_process_series = c->max_process_series};
         struct gm_buf b = GM_BUF_INIT;
-        gm_exporter_render_once(s, &po, &b);
+        gm_prom_render_once(s, &po, &b);
         rc = cli_write(STDOUT_FILENO, &b);
         gm_buf_free(&b);
     }

@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "../core/timeutil.h"
+#include "module.h"
 #include "webconfig.h"
 
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
@@ -180,7 +181,7 @@ static struct body *current(struct gm_exporter *x)
 
 /* --------------------------------------------------------------- textfile */
 
-int gm_exporter_write_textfile(const char *dir, const struct gm_buf *body, struct gm_err *err)
+static int write_textfile(const char *dir, const struct gm_buf *body, struct gm_err *err)
 {
     char tmp[4200], path[4200];
     snprintf(path, sizeof(path), "%s/gpumon.prom", dir);
@@ -235,7 +236,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     int rc = 0;
     if (textfile[0]) {
         struct gm_err e = {0};
-        if (gm_exporter_write_textfile(textfile, rendering_plain(b, &b->text), &e) != 0) {
+        if (write_textfile(textfile, rendering_plain(b, &b->text), &e) != 0) {
             if (!x->textfile_failing)
                 xlog(x, 3, "textfile: %s (reported once until it works again)", e.msg);
             x->textfile_failing = 1;
@@ -259,22 +260,12 @@ static void sink_close(void *ctx)
     (void)ctx; /* the exporter outlives its sink: gm_exporter_stop frees it */
 }
 
-const struct gm_sink_ops gm_exporter_sink_ops = {
+static const struct gm_sink_ops mod_sink_ops = {
     .name = "exporter", .write = sink_write, .close = sink_close};
 
-void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped)
+static void mod_set_dropped(struct gm_exporter *x, uint64_t dropped)
 {
     __atomic_store_n(&x->dropped, dropped, __ATOMIC_RELAXED);
-}
-
-void gm_exporter_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
-                             struct gm_buf *out)
-{
-    struct gm_prom_state *st = gm_prom_state_new();
-    struct gm_prom_self self = {0};
-    gm_prom_observe(st, s);
-    gm_prom_render(st, s, o, &self, out);
-    gm_prom_state_free(st);
 }
 
 /* ------------------------------------------------------------------ HTTP */
@@ -580,7 +571,7 @@ static void copy_opts(struct gm_exporter *x, const struct gm_exporter_opts *o)
     x->log_arg = o->log_arg;
 }
 
-struct gm_exporter *gm_exporter_start(const struct gm_exporter_opts *o, struct gm_err *err)
+static struct gm_exporter *mod_start(const struct gm_exporter_opts *o, struct gm_err *err)
 {
     struct gm_exporter *x = gm_xcalloc(1, sizeof(*x));
     pthread_mutex_init(&x->mu, NULL);
@@ -610,8 +601,8 @@ fail:
     return NULL;
 }
 
-int gm_exporter_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
-                            struct gm_err *err)
+static int mod_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
+                           struct gm_err *err)
 {
     struct gm_webconfig *web = NULL;
     if (o->web_config && *o->web_config && gm_webconfig_load(o->web_config, &web, err) != 0)
@@ -643,7 +634,7 @@ int gm_exporter_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts
     return restart ? http_start(x, err) : 0;
 }
 
-void gm_exporter_stop(struct gm_exporter *x)
+static void mod_stop(struct gm_exporter *x)
 {
     if (!x)
         return;
@@ -656,3 +647,13 @@ void gm_exporter_stop(struct gm_exporter *x)
     pthread_mutex_destroy(&x->render_mu);
     free(x);
 }
+
+/* The module's only export (see module.h). */
+__attribute__((visibility("default"))) const struct gm_export_module gm_export_module = {
+    .abi = GM_EXPORT_MODULE_ABI,
+    .start = mod_start,
+    .reconfigure = mod_reconfigure,
+    .set_dropped = mod_set_dropped,
+    .stop = mod_stop,
+    .sink_ops = &mod_sink_ops,
+};

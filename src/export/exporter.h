@@ -39,6 +39,11 @@ struct gm_exporter_opts {
 
 struct gm_exporter;
 
+/* These functions live in the gpumon_export.so module (module.h), loaded on
+ * the first call to gm_exporter_start: $GPUMON_EXPORT_MODULE, the directory
+ * of the gpumon binary (a build tree), or the installed library directory.
+ * When the module cannot be loaded, gm_exporter_start fails with the reason. */
+
 /* Starts the HTTP server (when listen is set) and loads the web config.
  * Errors (bad address, port in use, bad web config with FILE:LINE) leave
  * nothing running. */
@@ -50,9 +55,9 @@ struct gm_exporter *gm_exporter_start(const struct gm_exporter_opts *o, struct g
 int gm_exporter_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
                             struct gm_err *err);
 
-/* The sink interface: write() renders and publishes a snapshot.  ctx is the
- * exporter; the sink's close does not stop the server (gm_exporter_stop
- * does), so the exporter outlives sink restarts on reload. */
+/* The sink interface: write() publishes a snapshot.  ctx is the exporter;
+ * the sink's close does not stop the server (gm_exporter_stop does), so the
+ * exporter outlives sink restarts on reload. */
 extern const struct gm_sink_ops gm_exporter_sink_ops;
 
 /* Dropped snapshots of the agent's sinks, for the self-metrics. */
@@ -61,13 +66,5 @@ void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped);
 /* Stops the server and frees everything.  Accepts NULL. */
 void gm_exporter_stop(struct gm_exporter *x);
 
-/* Renders one snapshot to out with fresh state (for `gpumon serve --print`
- * and tests). */
-void gm_exporter_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
-                             struct gm_buf *out);
-
-/* Writes body to DIR/gpumon.prom atomically: a temporary file in the same
- * directory, fsync, rename.  Returns 0 or a negative code with err. */
-int gm_exporter_write_textfile(const char *dir, const struct gm_buf *body, struct gm_err *err);
 
 #endif /* GM_EXPORT_EXPORTER_H */

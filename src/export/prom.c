@@ -674,3 +674,13 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
         gm_buf_free(&w.gpu_lbl[i]);
     free(w.gpu_lbl);
 }
+
+void gm_prom_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
+                         struct gm_buf *out)
+{
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_self self = {0};
+    gm_prom_observe(st, s);
+    gm_prom_render(st, s, o, &self, out);
+    gm_prom_state_free(st);
+}

@@ -54,6 +54,10 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
                     const struct gm_prom_opts *o, const struct gm_prom_self *self,
                     struct gm_buf *out);
 
+/* Renders one snapshot with fresh counters (`gpumon serve --print`). */
+void gm_prom_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
+                         struct gm_buf *out);
+
 /* Appends v as a Prometheus label value body (\\, \" and \n escaped). */
 void gm_prom_escape(struct gm_buf *b, const char *v);
 

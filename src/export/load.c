@@ -1,0 +1,105 @@
+/* load.c -- finds and loads gpumon_export.so and forwards exporter.h's
+ * functions to it (see module.h for why the exporter is a module). */
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "module.h"
+
+#ifndef GM_EXPORT_MODULE_INSTALLED
+#define GM_EXPORT_MODULE_INSTALLED "/usr/local/lib/gpumon/gpumon_export.so"
+#endif
+
+static const struct gm_export_module *mod;
+static pthread_mutex_t mod_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct gm_export_module *try_open(const char *path, char *why, size_t wlen)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, wlen, "%s", e ? e : path);
+        return NULL;
+    }
+    const struct gm_export_module *m = dlsym(h, "gm_export_module");
+    if (!m || m->abi != GM_EXPORT_MODULE_ABI) {
+        snprintf(why, wlen, "%s is not a gpumon exporter module of this version", path);
+        dlclose(h);
+        return NULL;
+    }
+    return m; /* kept loaded for the life of the process */
+}
+
+static const struct gm_export_module *load(struct gm_err *err)
+{
+    pthread_mutex_lock(&mod_mu);
+    if (mod) {
+        pthread_mutex_unlock(&mod_mu);
+        return mod;
+    }
+    char why[512] = "", path[PATH_MAX + 32];
+    const char *env = getenv("GPUMON_EXPORT_MODULE");
+    if (env && *env) {
+        mod = try_open(env, why, sizeof(why));
+    } else {
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n > 0) {
+            exe[n] = '\0';
+            char *slash = strrchr(exe, '/');
+            if (slash) {
+                *slash = '\0';
+                snprintf(path, sizeof(path), "%s/gpumon_export.so", exe);
+                if (access(path, R_OK) == 0)
+                    mod = try_open(path, why, sizeof(why));
+            }
+        }
+        if (!mod)
+            mod = try_open(GM_EXPORT_MODULE_INSTALLED, why, sizeof(why));
+    }
+    pthread_mutex_unlock(&mod_mu);
+    if (!mod)
+        gm_err_set(err, GM_E_NOLIB, "cannot load the exporter module: %s", why);
+    return mod;
+}
+
+struct gm_exporter *gm_exporter_start(const struct gm_exporter_opts *o, struct gm_err *err)
+{
+    const struct gm_export_module *m = load(err);
+    return m ? m->start(o, err) : NULL;
+}
+
+int gm_exporter_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
+                            struct gm_err *err)
+{
+    return mod->reconfigure(x, o, err); /* x exists, so the module is loaded */
+}
+
+void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped)
+{
+    mod->set_dropped(x, dropped);
+}
+
+void gm_exporter_stop(struct gm_exporter *x)
+{
+    if (x)
+        mod->stop(x);
+}
+
+static int fwd_write(void *ctx, const struct gm_snapshot *s)
+{
+    return mod->sink_ops->write(ctx, s);
+}
+
+static void fwd_close(void *ctx)
+{
+    if (mod->sink_ops->close)
+        mod->sink_ops->close(ctx);
+}
+
+const struct gm_sink_ops gm_exporter_sink_ops = {
+    .name = "exporter", .write = fwd_write, .close = fwd_close};

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""The exporter under hostile clients and a hung driver.
+
+  slowloris: 300 connections each send a partial request and then one
+      header line every half second (default limits: 512 connections,
+      10 s timeout); meanwhile every normal scrape answers 200 within 1 s,
+      and afterwards the exporter still serves.
+  slow_headers_closed: docs/exporter.md: "a connection that sends nothing
+      (or too slowly) for connection-timeout is closed, which defeats
+      slowloris clients".  With --max-connections 32 --connection-timeout
+      2s, 48 connections trickle a header line every 0.5 s (never idle for
+      2 s, never finishing their request): a normal scrape must still get
+      200 within connection-timeout + 2 s, and each trickling connection
+      must be closed within a few timeouts.  An idle connection (sends
+      nothing) is closed after connection-timeout.
+  hang_running_clock: faults.ini from 116.5 s at real speed,
+      --interval 1s --stale-after 2s: /healthz says 200 "ok" while samples
+      are fresh; from 120 s every nvmlDeviceGetPowerUsage on GPU 2 blocks
+      for 5 s, and while the sampler hangs every /metrics answers 200 with
+      the previous rendering (the same gpumon_exporter_last_sample_timestamp
+      _seconds) in under 100 ms (90th percentile; every one under 1 s on a
+      busy machine), and /healthz turns 503 "stale" once the sample is more
+      than 2 s old.
+  hang_pinned: faults.ini pinned at 130 s (GPUSIM_TIME=130, every sample
+      hangs 5 s): before the first sample /metrics and /healthz answer 503
+      quickly ("no sample yet"); afterwards /metrics serves the first
+      sample quickly during the next hang and /healthz says 503 stale.
+
+Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
+"""
+import re
+import socket
+import threading
+import time
+
+from agentlib import check, check_eq, epoch_for, main
+from exporter_lib import Gpumon, Scratch, get, parse_samples, sim_env
+
+
+class Trickle:
+    """n connections that send a request line, then a header line every gap
+    seconds, never the blank line that ends the headers."""
+
+    def __init__(self, port, n, gap):
+        self.port, self.gap = port, gap
+        self.socks = []
+        self.closed_after = []  # seconds each connection lived until the server closed it
+        self.stop_ev = threading.Event()
+        t0 = time.monotonic()
+        for _ in range(n):
+            s = socket.socket()
+            s.setblocking(True)
+            s.settimeout(2)
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            s.setblocking(False)
+            self.socks.append((s, t0))
+        self.th = threading.Thread(target=self.run, daemon=True)
+        self.th.start()
+
+    def run(self):
+        k = 0
+        while not self.stop_ev.is_set():
+            for s, t0 in list(self.socks):
+                try:
+                    if s.recv(1) == b"":
+                        raise ConnectionResetError
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.drop(s, t0)
+                    continue
+                try:
+                    s.send(b"X-Slow-%d: a\r\n" % k)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.drop(s, t0)
+            k += 1
+            self.stop_ev.wait(self.gap)
+
+    def drop(self, s, t0):
+        self.closed_after.append(time.monotonic() - t0)
+        self.socks.remove((s, t0))
+        s.close()
+
+    def stop(self):
+        self.stop_ev.set()
+        self.th.join(5)
+        for s, _ in self.socks:
+            s.close()
+
+
+def scrape_ok(g, within, what):
+    t0 = time.monotonic()
+    try:
+        r = g.get("/metrics", timeout=within + 2)
+    except OSError as e:
+        check(False, f"{what}: scrape failed after {time.monotonic() - t0:.1f} s: {e}", g.log())
+    check_eq(r.status, 200, f"{what}: status")
+    check(r.elapsed <= within, f"{what}: scrape took {r.elapsed:.2f} s (limit {within} s)")
+    return r
+
+
+def test_slowloris():
+    with Scratch("slow") as d:
+        g = Gpumon(d, sim_env("h100x8-training.ini", pinned=100), ["--interval", "1s"])
+        t = None
+        try:
+            g.start()
+            t = Trickle(g.port, 300, 0.5)
+            worst = 0
+            for _ in range(12):
+                r = scrape_ok(g, 1.0, "a scrape during the slowloris attack")
+                worst = max(worst, r.elapsed)
+                time.sleep(0.25)
+            print(f"  300 slow connections: slowest normal scrape {worst * 1e3:.0f} ms; "
+                  f"{len(t.socks)} still open")
+            check(g.alive(), "the exporter died", g.log())
+        finally:
+            if t:
+                t.stop()
+            g.stop()
+            g.cleanup()
+        check_eq(g.proc.returncode, 0, "exit status after the attack", g.log())
+
+
+def test_slow_headers_closed():
+    with Scratch("slowh") as d:
+        g = Gpumon(d, sim_env("h100x8-training.ini", pinned=100),
+                   ["--interval", "1s", "--max-connections", "32", "--connection-timeout", "2s"])
+        t = None
+        try:
+            g.start()
+            # an idle connection is closed after the timeout
+            s = socket.create_connection(("127.0.0.1", g.port), timeout=6)
+            t0 = time.monotonic()
+            try:
+                got = s.recv(100)
+            except (ConnectionResetError, socket.timeout):
+                got = None
+            idle = time.monotonic() - t0
+            s.close()
+            check(got == b"" and 1.5 <= idle <= 4,
+                  f"an idle connection: got {got!r} after {idle:.1f} s (closed after ~2 s wanted)")
+            t = Trickle(g.port, 48, 0.5)
+            time.sleep(0.5)
+            r = None
+            try:
+                r = get("127.0.0.1", g.port, "/metrics", timeout=4.0)
+            except OSError as e:
+                r = e
+            time.sleep(max(0.0, 6.5 - 0.5 - (r.elapsed if hasattr(r, "elapsed") else 4.0)))
+            lived = sorted(t.closed_after)
+            open_left = len(t.socks)
+            print(f"  48 trickling connections: {len(lived)} closed by the server "
+                  f"(after {['%.1f' % x for x in lived[:3]]}... s), {open_left} still open; "
+                  f"normal scrape: {r!r}"[:400])
+            check(hasattr(r, "status") and r.status == 200,
+                  "a normal scrape while 48 clients trickle headers into 32 connection slots "
+                  f"did not get 200 within 4 s: {r!r}")
+            check(open_left == 0, f"{open_left} of 48 connections still open after 6 s of "
+                  "trickling one header line every 0.5 s (connection-timeout 2s): slow clients "
+                  "are not closed")
+        finally:
+            if t:
+                t.stop()
+            g.stop()
+            g.cleanup()
+
+
+def sample_ts(text):
+    for n, _, v in parse_samples(text):
+        if n == "gpumon_exporter_last_sample_timestamp_seconds":
+            return v
+    return None
+
+
+def test_hang_running_clock():
+    env = sim_env("faults.ini", speed=1, epoch=epoch_for(116.5, 1))
+    with Scratch("hang") as d:
+        g = Gpumon(d, env, ["--interval", "1s", "--stale-after", "2s"])
+        try:
+            g.start()
+            h = g.get("/healthz")
+            check_eq(h.status, 200, "/healthz before the hang", h.text)
+            check(h.text.startswith("ok: latest sample"), "/healthz text", h.text)
+            # scrape every 100 ms for 7.5 s: through t = 120 into the hang
+            lat, stamps, health = [], [], []
+            end = time.time() + 7.5
+            while time.time() < end:
+                r = g.get("/metrics", timeout=5)
+                check_eq(r.status, 200, "/metrics during the hang")
+                lat.append(r.elapsed)
+                stamps.append((time.time(), sample_ts(r.text), r.body))
+                hz = g.get("/healthz", timeout=5)
+                health.append((time.time(), hz.status, hz.text, hz.elapsed))
+                time.sleep(0.1)
+            # the hang: the longest run of scrapes with the same sample
+            runs, cur = [], [stamps[0]]
+            for s in stamps[1:]:
+                if s[1] == cur[-1][1]:
+                    cur.append(s)
+                else:
+                    runs.append(cur)
+                    cur = [s]
+            runs.append(cur)
+            longest = max(runs, key=lambda r: r[-1][0] - r[0][0])
+            span = longest[-1][0] - longest[0][0]
+            check(span >= 3.0, f"no hang seen: the served sample changed at least every "
+                  f"{span:.1f} s", g.log())
+            check(all(s[2] == longest[0][2] for s in longest),
+                  "the body changed while the sample did not (not the previous rendering)")
+            lat_sorted = sorted(lat)
+            p90 = lat_sorted[int(len(lat) * 0.9)]
+            print(f"  {len(lat)} scrapes: p50 {lat_sorted[len(lat) // 2] * 1e3:.1f} ms, "
+                  f"p90 {p90 * 1e3:.1f} ms, max {lat_sorted[-1] * 1e3:.1f} ms; the same sample "
+                  f"served for {span:.1f} s")
+            check(p90 < 0.100, f"90th percentile scrape latency {p90 * 1e3:.0f} ms during a hung "
+                  "NVML call (limit 100 ms)")
+            check(lat_sorted[-1] < 1.0, f"a scrape took {lat_sorted[-1]:.2f} s during the hang")
+            check(max(h[3] for h in health) < 1.0, "a /healthz request was slow during the hang")
+            stale = [h for h in health if h[1] == 503]
+            check(stale, "/healthz never turned 503 during the hang",
+                  [(round(h[0] - health[0][0], 1), h[1], h[2]) for h in health])
+            m = re.match(r"stale: the latest sample is ([\d.]+) s old \(limit 2\.0 s\)",
+                         stale[0][2])
+            check(m is not None, "/healthz 503 text", stale[0][2])
+            # the age is printed with one decimal: 2.04 s shows as "2.0"
+            check(float(m.group(1)) >= 2.0, "stale reported for a sample younger than 2 s",
+                  stale[0][2])
+            # 200 while the served sample was younger than 2 s, 503 soon after
+            hang_start, first_stale = longest[0][0], stale[0][0]
+            check(1.0 <= first_stale - hang_start <= 3.0,
+                  f"/healthz turned stale {first_stale - hang_start:.1f} s after the sample it "
+                  "serves was first served (about 2 s expected)")
+            check(any(h[1] == 200 and hang_start <= h[0] < first_stale for h in health),
+                  "/healthz was not 200 while the last sample was still fresh")
+        finally:
+            g.stop(timeout=15)
+            g.cleanup()
+
+
+def test_hang_pinned():
+    with Scratch("hangp") as d:
+        g = Gpumon(d, sim_env("faults.ini", pinned=130), ["--interval", "1s", "--stale-after",
+                                                          "2s"])
+        try:
+            g.start(ready=False)
+            time.sleep(0.3)
+            r = g.get("/metrics")
+            check_eq(r.status, 503, "/metrics before the first (hung) sample", r.text)
+            check(r.elapsed < 0.5, f"/metrics took {r.elapsed:.2f} s before the first sample")
+            h = g.get("/healthz")
+            check_eq(h.status, 503, "/healthz before the first sample", h.text)
+            check("no sample yet" in h.text, "/healthz text before the first sample", h.text)
+            first = g.wait_ready(12)
+            ts = sample_ts(first.text)
+            lat = []
+            for _ in range(15):
+                r = g.get("/metrics")
+                check_eq(r.status, 200, "/metrics during the second hang")
+                check_eq(sample_ts(r.text), ts, "the first sample is served during the hang")
+                lat.append(r.elapsed)
+                time.sleep(0.1)
+            lat.sort()
+            check(lat[int(len(lat) * 0.9)] < 0.100 and lat[-1] < 1.0,
+                  f"scrape latencies during the hang: {[round(x * 1e3) for x in lat]} ms")
+            h = g.get("/healthz")
+            check_eq(h.status, 503, "/healthz while every sample hangs 5 s", h.text)
+            check(h.text.startswith("stale: "), "/healthz says stale", h.text)
+            temps = [v for n, lab, v in parse_samples(first.text)
+                     if n == "gpumon_power_draw_watts" and lab.get("gpu") == "2"]
+            check_eq(len(temps), 1, "GPU 2's power (the hung call answers after 5 s)")
+        finally:
+            g.stop(timeout=15)
+            g.cleanup()
+
+
+if __name__ == "__main__":
+    main([test_slowloris, test_hang_running_clock, test_hang_pinned, test_slow_headers_closed])
