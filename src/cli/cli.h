@@ -37,6 +37,8 @@ extern const struct gm_cmd gm_cmd_serve;
 extern const struct gm_cmd gm_cmd_config;
 extern const struct gm_cmd gm_cmd_mark;
 extern const struct gm_cmd gm_cmd_report;
+extern const struct gm_cmd gm_cmd_dmon;
+extern const struct gm_cmd gm_cmd_pmon;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

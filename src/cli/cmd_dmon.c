@@ -1,0 +1,279 @@
+/* cmd_dmon.c -- `gpumon dmon`, and the sampling loop it shares with
+ * `gpumon pmon` (mon.h): nvidia-smi's flags, one table per sample.
+ *
+ * The header pair is printed first and again whenever a screenful of lines
+ * has gone by since the last one (the terminal's height, 24 lines when the
+ * output is not a terminal), so a header is always in view; CSV prints it
+ * once.  A driver that goes away mid-run is reported once on stderr and rows
+ * resume when it is back; a lost GPU's cells read "-".  Ctrl-C, SIGTERM and a
+ * reader that goes away (`| head`) end the run with status 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../core/snapshot.h"
+#include "../core/timeutil.h"
+#include "../view/dmon.h"
+#include "../view/pmon.h"
+#include "../view/query.h"
+#include "cli.h"
+#include "mon.h"
+
+static void usage(int kind, FILE *f)
+{
+    if (kind == CLI_MON_DMON)
+        fprintf(f, "usage: gpumon dmon [OPTIONS]\n\n"
+                   "nvidia-smi dmon: one line per GPU per sample, scrolling.\n\n"
+                   "  -s, --select GROUPS  metric groups, in this order [default: puc]\n"
+                   "                         p  power (W), GPU and memory temperature (C)\n"
+                   "                         u  utilisation: sm, mem, enc, dec, jpg, ofa (%%)\n"
+                   "                         c  memory and SM clocks (MHz)\n"
+                   "                         v  power violation (%% of the interval) and\n"
+                   "                            thermal violation (0/1)\n"
+                   "                         m  framebuffer and BAR1 memory used (MiB)\n"
+                   "                         e  ECC errors (aggregate single/double bit) and\n"
+                   "                            PCIe replays\n"
+                   "                         t  PCIe receive and transmit (MiB/s)\n");
+    else
+        fprintf(f, "usage: gpumon pmon [OPTIONS]\n\n"
+                   "nvidia-smi pmon: one line per GPU process per sample, scrolling.\n\n"
+                   "  -s, --select GROUPS  u (sm, mem, enc, dec, jpg, ofa %%), m (fb MiB);\n"
+                   "                       [default: u]\n");
+    fprintf(
+        f,
+        "  -i, --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
+        "  -d, --delay SEC      seconds between samples [default: 1]; 0.5 and 500ms work too\n"
+        "  -c, --count N        stop after N samples [default: until interrupted]\n"
+        "  -o, --options D|T|DT add the date (YYYYMMDD) and/or time (HH:MM:SS) to each line\n"
+        "  -f, --filename FILE  write to FILE (truncated) instead of standard output\n"
+        "      --format csv[,noheader][,nounit]\n"
+        "                       comma-separated values instead of aligned columns\n"
+        "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
+        "  -h, --help           this help\n\n"
+        "A value the GPU does not report (or that gpumon cannot read: jpg, ofa, ccpm)\n"
+        "is '-'.  Layout and differences from nvidia-smi: docs/views.md.\n");
+}
+
+/* Rows of the terminal on fd, or 24 when it is not one. */
+static int screen_rows(int fd)
+{
+    struct winsize ws;
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
+        return ws.ws_row;
+    return 24;
+}
+
+/* Notes GPUs that were lost or came back since the previous sample, once. */
+static void report_gpu_changes(const struct gm_snapshot *s, uint64_t mask, uint8_t *state)
+{
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        uint8_t st = s->gpus[i].state;
+        if (st != state[i]) {
+            if (st != GM_GPU_OK)
+                cli_warn("GPU %u: %s; its cells read '-' until it answers again", s->gpus[i].index,
+                         gm_nvml_error_text(s->gpus[i].state_code));
+            else if (state[i] != 0xff)
+                cli_warn("GPU %u answers again", s->gpus[i].index);
+            state[i] = st;
+        }
+    }
+}
+
+int cli_mon_run(int kind, int argc, char **argv)
+{
+    const char *cmd = kind == CLI_MON_DMON ? "dmon" : "pmon";
+    enum { O_FORMAT = 256, O_TIMEOUT };
+    static const struct option opts[] = {
+        {"id", required_argument, NULL, 'i'},
+        {"delay", required_argument, NULL, 'd'},
+        {"count", required_argument, NULL, 'c'},
+        {"select", required_argument, NULL, 's'},
+        {"options", required_argument, NULL, 'o'},
+        {"filename", required_argument, NULL, 'f'},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *ids = NULL, *select = NULL, *file = NULL;
+    int64_t delay = 1000000000LL, timeout = CLI_DEFAULT_TIMEOUT_NS;
+    long count = -1;
+    struct gm_mon_layout lay = {0};
+    struct gm_err err = {0};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":i:d:c:s:o:f:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            ids = optarg;
+            break;
+        case 'd':
+            if (cli_parse_seconds(optarg, &delay) != 0)
+                return cli_usage_error(cmd, "invalid -d/--delay '%s' (seconds > 0)", optarg);
+            break;
+        case 'c': {
+            char *end;
+            errno = 0;
+            count = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || count <= 0)
+                return cli_usage_error(cmd, "invalid -c/--count '%s' (a number of samples > 0)",
+                                       optarg);
+            break;
+        }
+        case 's':
+            select = optarg;
+            break;
+        case 'o':
+            if (gm_mon_parse_options(optarg, &lay, &err) != 0)
+                return cli_usage_error(cmd, "%s", err.msg);
+            break;
+        case 'f':
+            file = optarg;
+            break;
+        case O_FORMAT:
+            if (gm_mon_parse_format(optarg, &lay, &err) != 0)
+                return cli_usage_error(cmd, "%s", err.msg);
+            break;
+        case O_TIMEOUT:
+            if (gm_parse_duration(optarg, &timeout) != 0)
+                return cli_usage_error(cmd, "invalid --timeout '%s'", optarg);
+            break;
+        case 'h':
+            usage(kind, stdout);
+            return GM_EXIT_OK;
+        case ':':
+            return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+
+    static struct gm_dmon dm;
+    static struct gm_pmon pm;
+    int rc = kind == CLI_MON_DMON ? gm_dmon_init(&dm, select, &lay, &err)
+                                  : gm_pmon_init(&pm, select, &lay, &err);
+    if (rc != 0)
+        return cli_usage_error(cmd, "%s", err.msg);
+
+    int fd = STDOUT_FILENO;
+    if (file) {
+        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            cli_error("cannot open %s: %s", file, strerror(errno));
+            return GM_EXIT_FAIL;
+        }
+    }
+
+    struct gm_collector_opts co = {0};
+    if (kind == CLI_MON_DMON) {
+        co.groups = gm_dmon_groups(&dm);
+    } else {
+        co.groups = UINT64_C(1) << GM_RG_MIG_MODE;
+        co.procs = 1;
+    }
+    struct gm_collector *col;
+    rc = cli_open(&col, &co);
+    if (rc) {
+        if (fd != STDOUT_FILENO)
+            close(fd);
+        return rc;
+    }
+    cli_catch_stop_signals();
+    signal(SIGPIPE, SIG_IGN); /* a closed pipe is EPIPE: the run ends quietly */
+
+    struct gm_snapshot *s = gm_snapshot_new();
+    struct gm_buf out = GM_BUF_INIT;
+    uint8_t gpu_state[64];
+    memset(gpu_state, 0xff, sizeof(gpu_state));
+    int64_t next = gm_mono_ns();
+    int first = 1, failing = 0, since_header = 0;
+    long done = 0;
+    for (;;) {
+        gm_buf_reset(&out);
+        int src = cli_sample(col, s, timeout, first || !failing);
+        if (src && first) {
+            rc = src;
+            break;
+        }
+        if (src) {
+            if (!failing)
+                cli_warn("no rows until the driver answers again");
+            failing = 1;
+        } else {
+            if (failing)
+                cli_warn("the driver answers again; rows resume");
+            failing = 0;
+            uint64_t mask;
+            if (gm_query_select(s, ids, &mask, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_USAGE;
+                break;
+            }
+            report_gpu_changes(s, mask, gpu_state);
+            int lines = 0;
+            for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
+                lines += (int)((mask >> i) & 1);
+            if (kind == CLI_MON_PMON)
+                lines = gm_pmon_nlines(s, mask);
+            if (first || (!lay.csv && since_header + lines > screen_rows(fd) - 2)) {
+                if (kind == CLI_MON_DMON)
+                    gm_dmon_header(&dm, &out);
+                else
+                    gm_pmon_header(&pm, &out);
+                since_header = 0;
+            }
+            if (kind == CLI_MON_DMON)
+                gm_dmon_rows(&dm, s, mask, &out);
+            else
+                gm_pmon_rows(&pm, s, mask, &out);
+            since_header += lines;
+            int w = gm_buf_write_fd(&out, fd);
+            if (w == -EPIPE)
+                break; /* the reader is gone (| head): done, not an error */
+            if (w < 0) {
+                cli_error("cannot write %s: %s", file ? file : "output", strerror(-w));
+                rc = GM_EXIT_FAIL;
+                break;
+            }
+            first = 0;
+            if (count > 0 && ++done >= count)
+                break;
+        }
+        if (cli_stop)
+            break;
+        next += delay;
+        int64_t now = gm_mono_ns();
+        if (next < now) /* a slow sample: skip missed ticks instead of bursting */
+            next = now + delay - (now - next) % delay;
+        if (gm_sleep_until(next, &cli_stop))
+            break;
+    }
+    if (fd != STDOUT_FILENO && close(fd) != 0 && rc == 0) {
+        cli_error("cannot write %s: %s", file, strerror(errno));
+        rc = GM_EXIT_FAIL;
+    }
+    gm_buf_free(&out);
+    gm_snapshot_free(s);
+    gm_collector_close(col);
+    return rc;
+}
+
+static int cmd_dmon_run(int argc, char **argv)
+{
+    return cli_mon_run(CLI_MON_DMON, argc, argv);
+}
+
+const struct gm_cmd gm_cmd_dmon = {"dmon", "scrolling per-GPU table (nvidia-smi dmon)",
+                                   cmd_dmon_run};

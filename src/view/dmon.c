@@ -1,0 +1,301 @@
+/* dmon.c -- nvidia-smi dmon's table from snapshots (see dmon.h), and the
+ * line layout it shares with pmon.c. */
+#include "dmon.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/metrics.h"
+
+/* ------------------------------------------------------------- layout */
+
+int gm_mon_parse_options(const char *o, struct gm_mon_layout *l, struct gm_err *err)
+{
+    if (!o || !*o)
+        return gm_err_set(err, GM_E_INVAL, "-o needs D, T or DT");
+    for (const char *c = o; *c; c++) {
+        int u = toupper((unsigned char)*c);
+        if (u == 'D')
+            l->date = 1;
+        else if (u == 'T')
+            l->time = 1;
+        else
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid -o '%s': '%c' is not an option (D: date, T: time)", o, *c);
+    }
+    return 0;
+}
+
+int gm_mon_parse_format(const char *f, struct gm_mon_layout *l, struct gm_err *err)
+{
+    char tok[32];
+    int csv = 0;
+    const char *p = f ? f : "";
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= sizeof(tok))
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid --format '%s' (expected csv[,noheader][,nounit])", f);
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        if (strcmp(tok, "csv") == 0)
+            csv = 1;
+        else if (strcmp(tok, "noheader") == 0)
+            l->noheader = 1;
+        else if (strcmp(tok, "nounit") == 0 || strcmp(tok, "nounits") == 0)
+            l->nounit = 1;
+        else
+            return gm_err_set(
+                err, GM_E_INVAL,
+                "invalid --format '%s': unknown '%s' (expected csv[,noheader][,nounit])", f, tok);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (!csv)
+        return gm_err_set(err, GM_E_INVAL,
+                          "invalid --format '%s' (expected csv[,noheader][,nounit])", f ? f : "");
+    l->csv = 1;
+    return 0;
+}
+
+void gm_mon_line_begin(struct gm_mon_line *ln, const struct gm_mon_layout *lay, struct gm_buf *out,
+                       int header)
+{
+    ln->lay = lay;
+    ln->out = out;
+    ln->start = out->len;
+    ln->ncells = 0;
+    ln->header = header;
+    if (lay->csv)
+        gm_buf_putc(out, header ? '#' : ' ');
+}
+
+void gm_mon_cell(struct gm_mon_line *ln, const char *text, int width, int lead, int left)
+{
+    if (ln->lay->csv) {
+        if (ln->ncells)
+            gm_buf_puts(ln->out, ", ");
+        gm_buf_puts(ln->out, text);
+    } else {
+        if (lead)
+            gm_buf_putc(ln->out, ' ');
+        int n = (int)strlen(text);
+        if (n > width) /* too long: nvidia-smi truncates (process names) */
+            n = width;
+        if (!left)
+            gm_buf_fill(ln->out, ' ', (size_t)(width - n));
+        gm_buf_put(ln->out, text, (size_t)n);
+        if (left)
+            gm_buf_fill(ln->out, ' ', (size_t)(width - n));
+    }
+    ln->ncells++;
+}
+
+void gm_mon_line_end(struct gm_mon_line *ln, int trail)
+{
+    if (!ln->lay->csv) {
+        if (trail)
+            gm_buf_putc(ln->out, ' ');
+        if (ln->header && ln->out->len > ln->start)
+            ln->out->p[ln->start] = '#';
+    }
+    gm_buf_putc(ln->out, '\n');
+}
+
+void gm_mon_time_cells(struct gm_mon_line *ln, int64_t wall_ns)
+{
+    if (!ln->lay->date && !ln->lay->time)
+        return;
+    time_t t = (time_t)(wall_ns / 1000000000LL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char b[32];
+    if (ln->lay->date) {
+        strftime(b, sizeof(b), "%Y%m%d", &tm);
+        gm_mon_cell(ln, b, 11, 1, 1);
+    }
+    if (ln->lay->time) {
+        strftime(b, sizeof(b), "%H:%M:%S", &tm);
+        gm_mon_cell(ln, b, 11, 1, 1);
+    }
+}
+
+void gm_mon_time_header(struct gm_mon_line *ln, int row)
+{
+    if (ln->lay->date)
+        gm_mon_cell(ln, row ? "YYYYMMDD" : "Date", 11, 1, 1);
+    if (ln->lay->time)
+        gm_mon_cell(ln, row ? "HH:MM:SS" : "Time", 11, 1, 1);
+}
+
+/* ------------------------------------------------------------ columns */
+
+/* How a column's number comes about. */
+enum col_kind {
+    CK_INT = 0, /* the metric's value / div, rounded down */
+    CK_NONE,    /* gpumon cannot read it: always "-" */
+    CK_VPOW,    /* % of the interval spent power-capped */
+    CK_VTHM,    /* 1 when any time of the interval was thermally limited */
+};
+
+struct dmon_col {
+    char group;       /* the -s letter */
+    const char *name; /* header */
+    const char *unit; /* units line */
+    int kind;
+    int metric;
+    double div; /* base value / div = shown number */
+};
+
+static const struct dmon_col cols[] = {
+    {'p', "pwr", "W", CK_INT, GM_M_POWER_DRAW, 1},
+    {'p', "gtemp", "C", CK_INT, GM_M_TEMP_GPU, 1},
+    {'p', "mtemp", "C", CK_INT, GM_M_TEMP_MEM, 1},
+    {'u', "sm", "%", CK_INT, GM_M_UTIL_GPU, 1},
+    {'u', "mem", "%", CK_INT, GM_M_UTIL_MEM, 1},
+    {'u', "enc", "%", CK_INT, GM_M_UTIL_ENC, 1},
+    {'u', "dec", "%", CK_INT, GM_M_UTIL_DEC, 1},
+    {'u', "jpg", "%", CK_NONE, -1, 1},
+    {'u', "ofa", "%", CK_NONE, -1, 1},
+    {'c', "mclk", "MHz", CK_INT, GM_M_CLK_MEM, 1},
+    {'c', "pclk", "MHz", CK_INT, GM_M_CLK_SM, 1},
+    {'v', "pviol", "%", CK_VPOW, GM_M_VIOL_POWER, 1},
+    {'v', "tviol", "bool", CK_VTHM, GM_M_VIOL_THERMAL, 1},
+    {'m', "fb", "MB", CK_INT, GM_M_MEM_USED, 1048576.0},
+    {'m', "bar1", "MB", CK_INT, GM_M_BAR1_USED, 1048576.0},
+    {'m', "ccpm", "MB", CK_NONE, -1, 1},
+    {'e', "sbecc", "errs", CK_INT, GM_M_ECC_CORR_AGG, 1},
+    {'e', "dbecc", "errs", CK_INT, GM_M_ECC_UNCORR_AGG, 1},
+    {'e', "pci", "errs", CK_INT, GM_M_PCIE_REPLAY, 1},
+    {'t', "rxpci", "MB/s", CK_INT, GM_M_PCIE_RX, 1048576.0},
+    {'t', "txpci", "MB/s", CK_INT, GM_M_PCIE_TX, 1048576.0},
+};
+#define NCOLS (int)(sizeof(cols) / sizeof(cols[0]))
+
+int gm_dmon_init(struct gm_dmon *d, const char *select, const struct gm_mon_layout *lay,
+                 struct gm_err *err)
+{
+    memset(d, 0, sizeof(*d));
+    d->lay = *lay;
+    const char *sel = select ? select : "puc";
+    if (!*sel)
+        return gm_err_set(err, GM_E_INVAL, "-s needs one or more of p, u, c, v, m, e, t");
+    char seen[8] = "";
+    for (const char *c = sel; *c; c++) {
+        if (!strchr("pucvmet", *c))
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid -s '%s': '%c' is not a metric group (p, u, c, v, m, e, t)",
+                              sel, *c);
+        if (strchr(seen, *c))
+            continue;
+        size_t ns = strlen(seen);
+        seen[ns] = *c;
+        seen[ns + 1] = '\0';
+        for (int k = 0; k < NCOLS; k++)
+            if (cols[k].group == *c && d->ncol < GM_MON_MAX_COLS)
+                d->col[d->ncol++] = (uint8_t)k;
+    }
+    return 0;
+}
+
+uint64_t gm_dmon_groups(const struct gm_dmon *d)
+{
+    uint64_t g = UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
+    for (int i = 0; i < d->ncol; i++) {
+        const struct dmon_col *c = &cols[d->col[i]];
+        if (c->metric >= 0)
+            g |= UINT64_C(1) << gm_metrics[c->metric].rg;
+    }
+    return g;
+}
+
+void gm_dmon_header(const struct gm_dmon *d, struct gm_buf *out)
+{
+    if (d->lay.csv && d->lay.noheader)
+        return;
+    for (int row = 0; row < 2; row++) {
+        if (row == 1 && d->lay.csv && d->lay.nounit)
+            break;
+        struct gm_mon_line ln;
+        gm_mon_line_begin(&ln, &d->lay, out, 1);
+        gm_mon_time_header(&ln, row);
+        gm_mon_cell(&ln, row ? "Idx" : "gpu", 5, 0, 0);
+        for (int i = 0; i < d->ncol; i++) {
+            const struct dmon_col *c = &cols[d->col[i]];
+            gm_mon_cell(&ln, row ? c->unit : c->name, 6, 1, 0);
+        }
+        gm_mon_line_end(&ln, 1);
+    }
+}
+
+/* The cell text of column c for GPU g at position i in s. */
+static void cell_text(const struct gm_dmon *d, const struct dmon_col *c,
+                      const struct gm_snapshot *s, const struct gm_gpu *g, uint32_t i, char *b,
+                      size_t len)
+{
+    snprintf(b, len, "-");
+    if (c->kind == CK_NONE || g->state != GM_GPU_OK)
+        return;
+    const struct gm_value *v = &g->m[c->metric];
+    if (!gm_v_ok(v))
+        return;
+    double x = gm_v_as_double(v);
+    if (c->kind == CK_INT) {
+        snprintf(b, len, "%" PRIu64, (uint64_t)floor(x / c->div + 1e-9));
+        return;
+    }
+    /* rates: the same GPU, ok in both samples, a later sample */
+    if (!d->have_prev || i >= d->prev_n || i >= 64 || !d->prev_gpu_ok[i] ||
+        s->mono_ns <= d->prev_mono_ns)
+        return;
+    const struct gm_value *pv = c->kind == CK_VPOW ? &d->prev_vpow[i] : &d->prev_vthm[i];
+    if (!gm_v_ok(pv))
+        return;
+    double dt = (double)(s->mono_ns - d->prev_mono_ns) / 1e9;
+    double dv = x - gm_v_as_double(pv);
+    if (dv < 0) /* counter reset (driver reload) */
+        return;
+    if (c->kind == CK_VPOW) {
+        double pct = dv / dt * 100.0;
+        if (pct > 100)
+            pct = 100;
+        snprintf(b, len, "%.0f", floor(pct));
+    } else {
+        snprintf(b, len, "%d", dv > 0);
+    }
+}
+
+void gm_dmon_rows(struct gm_dmon *d, const struct gm_snapshot *s, uint64_t mask, struct gm_buf *out)
+{
+    char b[32];
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        const struct gm_gpu *g = &s->gpus[i];
+        struct gm_mon_line ln;
+        gm_mon_line_begin(&ln, &d->lay, out, 0);
+        gm_mon_time_cells(&ln, s->wall_ns);
+        snprintf(b, sizeof(b), "%u", g->index);
+        gm_mon_cell(&ln, b, 5, 0, 0);
+        for (int k = 0; k < d->ncol; k++) {
+            cell_text(d, &cols[d->col[k]], s, g, i, b, sizeof(b));
+            gm_mon_cell(&ln, b, 6, 1, 0);
+        }
+        gm_mon_line_end(&ln, 1);
+    }
+    /* what the next sample's rates start from */
+    d->have_prev = 1;
+    d->prev_mono_ns = s->mono_ns;
+    d->prev_n = s->ngpu < 64 ? s->ngpu : 64;
+    for (uint32_t i = 0; i < d->prev_n; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        d->prev_gpu_ok[i] = g->state == GM_GPU_OK;
+        d->prev_vpow[i] = g->m[GM_M_VIOL_POWER];
+        d->prev_vthm[i] = g->m[GM_M_VIOL_THERMAL];
+    }
+}
