@@ -8,12 +8,16 @@ set -eu
 
 # build and run
 PKGS="gcc make meson ninja-build pkg-config libinih-dev zlib1g-dev libsqlite3-dev sqlite3 libyaml-dev libcrypt-dev libgnutls28-dev libmicrohttpd-dev"
+# gpumon top (the gpumon_top.so module): ncursesw
+PKGS="$PKGS libncurses-dev"
 # webhooks and Alertmanager (the gpumon_notify.so module): libcurl with OpenSSL
 PKGS="$PKGS libcurl4-openssl-dev"
 # tests: cmocka, python3 (JSON checks, compat test), tmux/valgrind for later suites
 PKGS="$PKGS libcmocka-dev python3 procps openssl prometheus prometheus-node-exporter wrk curl apache2-utils"
 # tests: the notifier's real peer (tests/e2e/notify_alertmanager.py)
 PKGS="$PKGS prometheus-alertmanager"
+# tests: gpumon top in a real terminal (tests/e2e/top_*.py)
+PKGS="$PKGS tmux"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

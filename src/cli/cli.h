@@ -39,6 +39,7 @@ extern const struct gm_cmd gm_cmd_mark;
 extern const struct gm_cmd gm_cmd_report;
 extern const struct gm_cmd gm_cmd_dmon;
 extern const struct gm_cmd gm_cmd_pmon;
+extern const struct gm_cmd gm_cmd_top;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

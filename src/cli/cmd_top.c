@@ -1,0 +1,118 @@
+/* cmd_top.c -- `gpumon top`: flags, then the full-screen view (top.h),
+ * which runs in the gpumon_top.so module. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/timeutil.h"
+#include "../view/top.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumon top [OPTIONS]\n\n"
+            "Full-screen view: a panel per GPU (utilisation, memory, temperature against its\n"
+            "slowdown threshold, power against its limit, clocks against their maximum, fan,\n"
+            "P-state, PCIe, encoder/decoder, throttle reasons, ECC, MIG) that says which limit\n"
+            "holds a busy GPU back; history charts; the GPU processes, sortable and filterable.\n"
+            "Press ? in the view for the keys.\n\n"
+            "  -d, --interval SEC   refresh every SEC seconds [default: 1]; 0.5 and 500ms work\n"
+            "      --span SEC       the charts' initial span [default: 5m]; z cycles 1m/5m/15m/1h\n"
+            "  -i, --id IDS         only these GPUs (indices, UUIDs or PCI bus ids)\n"
+            "      --readonly       no signals: the k key is off\n"
+            "      --ascii          draw with ASCII only (terminals without UTF-8)\n"
+            "      --color, --no-color\n"
+            "                       force colour or monochrome [default: colour unless NO_COLOR]\n"
+            "  -h, --help           this help\n\n"
+            "It samples in-process (no agent needed); a hung NVML call is shown, not waited on.\n");
+}
+
+static int cmd_top_run(int argc, char **argv)
+{
+    enum { O_READONLY = 256, O_ASCII, O_COLOR, O_NOCOLOR, O_SPAN };
+    static const struct option opts[] = {
+        {"interval", required_argument, NULL, 'd'},
+        {"delay", required_argument, NULL, 'd'},
+        {"id", required_argument, NULL, 'i'},
+        {"span", required_argument, NULL, O_SPAN},
+        {"readonly", no_argument, NULL, O_READONLY},
+        {"read-only", no_argument, NULL, O_READONLY},
+        {"ascii", no_argument, NULL, O_ASCII},
+        {"color", no_argument, NULL, O_COLOR},
+        {"no-color", no_argument, NULL, O_NOCOLOR},
+        {"monochrome", no_argument, NULL, O_NOCOLOR},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct gm_top_opts o = {.interval_ns = 1000000000LL, .span_ns = 300000000000LL, .color = -1};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":d:i:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (cli_parse_seconds(optarg, &o.interval_ns) != 0 || o.interval_ns < 100000000LL)
+                return cli_usage_error("top", "invalid --interval '%s' (seconds, at least 0.1)",
+                                       optarg);
+            break;
+        case O_SPAN:
+            if (cli_parse_seconds(optarg, &o.span_ns) != 0 || o.span_ns < 10000000000LL ||
+                o.span_ns > 3600000000000LL)
+                return cli_usage_error("top", "invalid --span '%s' (10s to 1h)", optarg);
+            break;
+        case 'i':
+            o.ids = optarg;
+            break;
+        case O_READONLY:
+            o.readonly = 1;
+            break;
+        case O_ASCII:
+            o.ascii = 1;
+            break;
+        case O_COLOR:
+            o.color = 1;
+            break;
+        case O_NOCOLOR:
+            o.color = 0;
+            break;
+        case 'h':
+            usage(stdout);
+            return GM_EXIT_OK;
+        case ':':
+            return cli_usage_error("top", "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("top", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
+
+    struct gm_err err = {0};
+    int rc = gm_top_run(&o, &err);
+    if (rc == GM_TOP_WEDGED) {
+        /* an NVML call never returned: its thread cannot be joined */
+        if (err.msg[0])
+            cli_error("%s", err.msg);
+        fflush(stdout);
+        _exit(err.msg[0] ? GM_EXIT_NVML : GM_EXIT_OK);
+    }
+    if (rc == 0)
+        return GM_EXIT_OK;
+    cli_error("%s", err.msg);
+    switch (rc) {
+    case GM_E_NOLIB:
+    case GM_E_DRIVER:
+    case GM_E_NOPERM:
+    case GM_E_TIMEOUT:
+        return GM_EXIT_NVML;
+    case GM_E_INVAL:
+        return GM_EXIT_USAGE;
+    default:
+        return GM_EXIT_FAIL;
+    }
+}
+
+const struct gm_cmd gm_cmd_top = {"top", "full-screen view: GPU panels, history charts, processes",
+                                  cmd_top_run};
