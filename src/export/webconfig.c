@@ -1091,6 +1091,41 @@ size_t gm_webconfig_user_count(const struct gm_webconfig *wc)
     return wc->n_users;
 }
 
+static int str_same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+int gm_webconfig_tls_equal(const struct gm_webconfig *a, const struct gm_webconfig *b)
+{
+    int ta = a && a->tls, tb = b && b->tls;
+    if (!ta || !tb)
+        return ta == tb;
+    return str_same(a->cert_pem, b->cert_pem) && str_same(a->key_pem, b->key_pem) &&
+           str_same(a->ca_pem, b->ca_pem) && a->client_auth == b->client_auth &&
+           strcmp(a->priorities, b->priorities) == 0;
+}
+
+int gm_webconfig_equal(const struct gm_webconfig *a, const struct gm_webconfig *b)
+{
+    static const struct gm_webconfig none; /* NULL: no TLS, no headers, no users */
+    if (!a)
+        a = &none;
+    if (!b)
+        b = &none;
+    if (!gm_webconfig_tls_equal(a, b) || a->n_headers != b->n_headers || a->n_users != b->n_users)
+        return 0;
+    for (size_t i = 0; i < a->n_headers; i++)
+        if (strcmp(a->headers[i].name, b->headers[i].name) != 0 ||
+            strcmp(a->headers[i].value, b->headers[i].value) != 0)
+            return 0;
+    for (size_t i = 0; i < a->n_users; i++)
+        if (strcmp(a->users[i].name, b->users[i].name) != 0 ||
+            strcmp(a->users[i].hash, b->users[i].hash) != 0)
+            return 0;
+    return 1;
+}
+
 int gm_webconfig_check_client_cert(const struct gm_webconfig *wc, void *tls_session,
                                    struct gm_err *err)
 {

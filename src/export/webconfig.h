@@ -170,6 +170,20 @@ int gm_webconfig_basic_auth(const struct gm_webconfig *wc);
 size_t gm_webconfig_user_count(const struct gm_webconfig *wc);
 
 /* ------------------------------------------------------------------------ */
+/* Comparing two loads (a reload decides what to restart).  NULL stands for
+ * "no web config", the same as a file that configures nothing. */
+
+/* 1 when a and b give the server the same TLS: both off, or the same
+ * certificate chain, key and client CA contents (not file names), the same
+ * client_auth_type and the same versions; else 0.  A listener must restart
+ * exactly when this is 0. */
+int gm_webconfig_tls_equal(const struct gm_webconfig *a, const struct gm_webconfig *b);
+
+/* 1 when a and b are the same in everything the server uses: the TLS above,
+ * the extra headers (in order) and the basic-auth users with their hashes. */
+int gm_webconfig_equal(const struct gm_webconfig *a, const struct gm_webconfig *b);
+
+/* ------------------------------------------------------------------------ */
 /* Basic auth                                                                */
 
 struct gm_auth;

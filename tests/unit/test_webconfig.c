@@ -1285,6 +1285,94 @@ static void test_auth_threads(void **state)
     gm_auth_free(auth);
 }
 
+/* What a reload compares: gm_webconfig_equal and gm_webconfig_tls_equal on
+ * files that differ in one thing each (contents, not names: a copy of the
+ * certificate under another name is the same TLS). */
+static void test_equal(void **state)
+{
+    (void)state;
+    char hash[61];
+    make_hash("$2y$", 4, "pw", hash);
+    char users[256], users2[256];
+    snprintf(users, sizeof(users), "basic_auth_users:\n  alice: %s\n", hash);
+    snprintf(users2, sizeof(users2), "basic_auth_users:\n  bob: %s\n", hash);
+    static const char hdr1[] = "http_server_config:\n  headers:\n    X-Frame-Options: deny\n";
+    static const char hdr2[] = "http_server_config:\n  headers:\n    X-Frame-Options: sameorigin\n";
+    char a[1024], b[1024];
+    /* no TLS: NULL is the same as an empty file */
+    write_file(path_in("eq_empty.yml"), "# nothing\n");
+    struct gm_webconfig *empty = load_ok(path_in("eq_empty.yml"));
+    assert_int_equal(gm_webconfig_equal(NULL, NULL), 1);
+    assert_int_equal(gm_webconfig_equal(NULL, empty), 1);
+    assert_int_equal(gm_webconfig_tls_equal(empty, NULL), 1);
+    snprintf(a, sizeof(a), "%s%s", hdr1, users);
+    write_file(path_in("eq_a.yml"), a);
+    write_file(path_in("eq_a2.yml"), a);
+    struct gm_webconfig *wa = load_ok(path_in("eq_a.yml")), *wa2 = load_ok(path_in("eq_a2.yml"));
+    assert_int_equal(gm_webconfig_equal(wa, wa2), 1);
+    assert_int_equal(gm_webconfig_equal(wa, empty), 0);
+    assert_int_equal(gm_webconfig_tls_equal(wa, empty), 1);
+    static const char *const variants[] = {hdr2, NULL};
+    for (size_t i = 0; i < N_ELEM(variants); i++) {
+        snprintf(b, sizeof(b), "%s%s", variants[i] ? variants[i] : hdr1,
+                 variants[i] ? users : users2);
+        write_file(path_in("eq_b.yml"), b);
+        struct gm_webconfig *wb = load_ok(path_in("eq_b.yml"));
+        assert_int_equal(gm_webconfig_equal(wa, wb), 0); /* another header, another user */
+        assert_int_equal(gm_webconfig_tls_equal(wa, wb), 1);
+        gm_webconfig_free(wb);
+    }
+    gm_webconfig_free(wa);
+    gm_webconfig_free(wa2);
+    if (!g_have_certs) {
+        gm_webconfig_free(empty);
+        print_message("openssl not available: TLS comparisons skipped\n");
+        return;
+    }
+    /* TLS: the same contents under another file name are the same */
+    char *cert = slurp(path_in("server.crt"));
+    write_file(path_in("copy.crt"), cert);
+    free(cert);
+    static const char tls[] = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    write_file(path_in("eq_t.yml"), tls);
+    write_file(path_in("eq_t2.yml"), "tls_server_config:\n  cert_file: copy.crt\n"
+                                     "  key_file: server.key\n");
+    struct gm_webconfig *t = load_ok(path_in("eq_t.yml")), *t2 = load_ok(path_in("eq_t2.yml"));
+    assert_int_equal(gm_webconfig_tls_equal(t, t2), 1);
+    assert_int_equal(gm_webconfig_equal(t, t2), 1);
+    assert_int_equal(gm_webconfig_tls_equal(t, empty), 0);
+    assert_int_equal(gm_webconfig_tls_equal(NULL, t), 0);
+    static const char *const tls_variants[] = {
+        "  min_version: TLS13\n",
+        "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n",
+        "  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ca.crt\n",
+    };
+    for (size_t i = 0; i < N_ELEM(tls_variants); i++) {
+        snprintf(b, sizeof(b), "%s%s", tls, tls_variants[i]);
+        write_file(path_in("eq_tb.yml"), b);
+        struct gm_webconfig *tb = load_ok(path_in("eq_tb.yml"));
+        assert_int_equal(gm_webconfig_tls_equal(t, tb), 0);
+        assert_int_equal(gm_webconfig_equal(t, tb), 0);
+        gm_webconfig_free(tb);
+    }
+    /* another certificate and key (the client's pair, from the same CA) */
+    write_file(path_in("eq_tc.yml"), "tls_server_config:\n  cert_file: client.crt\n"
+                                     "  key_file: client.key\n");
+    struct gm_webconfig *tc = load_ok(path_in("eq_tc.yml"));
+    assert_int_equal(gm_webconfig_tls_equal(t, tc), 0);
+    gm_webconfig_free(tc);
+    /* headers alone do not touch TLS */
+    snprintf(b, sizeof(b), "%s%s", tls, hdr1);
+    write_file(path_in("eq_th.yml"), b);
+    struct gm_webconfig *th = load_ok(path_in("eq_th.yml"));
+    assert_int_equal(gm_webconfig_tls_equal(t, th), 1);
+    assert_int_equal(gm_webconfig_equal(t, th), 0);
+    gm_webconfig_free(th);
+    gm_webconfig_free(t);
+    gm_webconfig_free(t2);
+    gm_webconfig_free(empty);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1307,6 +1395,7 @@ int main(void)
         cmocka_unit_test(test_auth_unknown_user_timing),
         cmocka_unit_test(test_auth_no_users),
         cmocka_unit_test(test_auth_threads),
+        cmocka_unit_test(test_equal),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
