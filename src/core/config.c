@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../export/listen.h"
 #include "metrics.h"
 #include "timeutil.h"
 
@@ -112,6 +113,30 @@ int gm_config_has_key(const char *key, int *takes_value)
     if (o && takes_value)
         *takes_value = o->type != T_BOOL;
     return o != NULL;
+}
+
+/* [exporter] listen and web-config, checked where the file is read so that
+ * `config check`, flags and a reload name the place: the address must parse
+ * (the exporter's own parser, export/listen.h) and the web config must
+ * exist (its content is checked when the exporter loads it). */
+static int check_exporter_string(const struct opt *o, const char *value, char *why, size_t wlen)
+{
+    if (!*value)
+        return 0;
+    if (!strcmp(o->key, "listen")) {
+        struct sockaddr_storage ss;
+        socklen_t len;
+        char r[200];
+        if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
+            snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
+            return GM_E_INVAL;
+        }
+    } else if (!strcmp(o->key, "web-config") && access(value, F_OK) != 0 &&
+               (errno == ENOENT || errno == ENOTDIR)) {
+        snprintf(why, wlen, "web-config \"%s\": %s", value, strerror(errno));
+        return GM_E_INVAL;
+    }
+    return 0;
 }
 
 /* Parses value for option o into c; on error writes the reason (without
@@ -225,6 +250,8 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
             snprintf(why, wlen, "value too long (at most %zu bytes)", o->size - 1);
             return GM_E_INVAL;
         }
+        if (check_exporter_string(o, value, why, wlen) != 0)
+            return GM_E_INVAL;
         gm_strlcpy(field, value, o->size);
         return 0;
     case T_ENUM: {

@@ -1,13 +1,18 @@
 /* load.c -- finds and loads gpumon_export.so and forwards exporter.h's
- * functions to it (see module.h for why the exporter is a module). */
+ * functions to it (see module.h for why the exporter is a module); and the
+ * listen-address parser (listen.h), which the core needs without the
+ * module. */
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "listen.h"
 #include "module.h"
 
 #ifndef GM_EXPORT_MODULE_INSTALLED
@@ -103,3 +108,61 @@ static void fwd_close(void *ctx)
 
 const struct gm_sink_ops gm_exporter_sink_ops = {
     .name = "exporter", .write = fwd_write, .close = fwd_close};
+
+/* ---------------------------------------------------------------- listen */
+
+int gm_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, char *why,
+                    size_t wlen)
+{
+    char host[256];
+    const char *port;
+    if (s[0] == '[') {
+        const char *e = strchr(s, ']');
+        if (!e || e[1] != ':' || (size_t)(e - s - 1) >= sizeof(host)) {
+            snprintf(why, wlen, "expected [ADDRESS]:PORT");
+            return GM_E_INVAL;
+        }
+        snprintf(host, sizeof(host), "%.*s", (int)(e - s - 1), s + 1);
+        port = e + 2;
+    } else {
+        const char *c = strrchr(s, ':');
+        if (!c || (size_t)(c - s) >= sizeof(host)) {
+            snprintf(why, wlen, "expected ADDRESS:PORT (or :PORT for every interface)");
+            return GM_E_INVAL;
+        }
+        snprintf(host, sizeof(host), "%.*s", (int)(c - s), s);
+        port = c + 1;
+    }
+    long p = 0;
+    const char *d = port;
+    while (*d >= '0' && *d <= '9' && p <= 65535)
+        p = p * 10 + (*d++ - '0');
+    if (!*port || *d || p < 1 || p > 65535) {
+        snprintf(why, wlen, "invalid port \"%.16s\" (1 to 65535)", port);
+        return GM_E_INVAL;
+    }
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+    if (!host[0] && s[0] != '[') {
+        a6->sin6_family = AF_INET6; /* every interface, IPv6 and IPv4 */
+        a6->sin6_addr = in6addr_any;
+        a6->sin6_port = htons((uint16_t)p);
+        *len = sizeof(*a6);
+        return 0;
+    }
+    if (s[0] != '[' && inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+        a4->sin_family = AF_INET;
+        a4->sin_port = htons((uint16_t)p);
+        *len = sizeof(*a4);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+        a6->sin6_family = AF_INET6;
+        a6->sin6_port = htons((uint16_t)p);
+        *len = sizeof(*a6);
+        return 0;
+    }
+    snprintf(why, wlen, "\"%.64s\" is not a numeric IPv4 or IPv6 address", host);
+    return GM_E_INVAL;
+}

@@ -36,13 +36,20 @@
       port is a failed reload that must leave the running listener serving
       (docs/config.md: an invalid new file is logged and the old settings
       kept).
+  config_check: `gpumon config check` refuses listen = a port out of range,
+      a host name, a missing port, junk, and a web-config file that does not
+      exist, each as FILE:LINE: reason with exit 2 (and `serve` refuses the
+      same values as flags); [::1]:9842, :9842 and an existing web config
+      pass.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import gzip
+import http.client
 import os
 import pwd
 import re
+import signal
 import socket
 import subprocess
 import time
@@ -384,6 +391,50 @@ def test_hostname_label():
         check_eq(with_label, [], f"--names {names}: hostname labels without --hostname-label")
 
 
+def test_config_check():
+    env = sim_env(TRAINING[0], pinned=TRAINING[1])
+    with Scratch("cc") as d:
+        web = os.path.join(d, "web.yml")
+        with open(web, "w") as f:
+            f.write("# nothing: plain HTTP\n")
+        bad = [
+            ("listen = 127.0.0.1:99999",
+             'invalid listen address "127.0.0.1:99999": invalid port "99999" (1 to 65535)'),
+            ("listen = 127.0.0.1:0",
+             'invalid listen address "127.0.0.1:0": invalid port "0" (1 to 65535)'),
+            ("listen = localhost:9842",
+             'invalid listen address "localhost:9842": "localhost" is not a numeric IPv4 or IPv6 '
+             'address'),
+            ("listen = 127.0.0.1",
+             'invalid listen address "127.0.0.1": expected ADDRESS:PORT (or :PORT for every '
+             'interface)'),
+            ("listen = [::1]9842", 'invalid listen address "[::1]9842": expected [ADDRESS]:PORT'),
+            ("listen = garbage", 'invalid listen address "garbage": expected ADDRESS:PORT (or '
+                                 ':PORT for every interface)'),
+            (f"web-config = {d}/missing.yml",
+             f'web-config "{d}/missing.yml": No such file or directory'),
+        ]
+        for line, reason in bad:
+            path = os.path.join(d, "bad.conf")
+            with open(path, "w") as f:
+                f.write(f"[agent]\ninterval = 5s\n\n[exporter]\n{line}\n")
+            rc, out, err = run_gpumon(["config", "check", path], env)
+            check_eq((rc, out, err), (2, "", f"{path}:5: {reason}\n"),
+                     f"config check with {line!r} (status, stdout, stderr)")
+            key, _, value = line.partition(" = ")
+            rc, out, err = run_gpumon(["serve", "--no-config", "--data-dir",
+                                       os.path.join(d, "data"), f"--{key}", value], env)
+            check_eq((rc, err.splitlines()[0] if err else ""),
+                     (2, f"gpumon: error: --{key}: {reason}"), f"serve --{key} {value}")
+        for line in ("listen = [::1]:9842", "listen = :9842", "listen = 0.0.0.0:1",
+                     "listen =", f"web-config = {web}"):
+            path = os.path.join(d, "good.conf")
+            with open(path, "w") as f:
+                f.write(f"[exporter]\n{line}\n")
+            rc, out, err = run_gpumon(["config", "check", path], env)
+            check_eq((rc, out, err), (0, "", ""), f"config check with {line!r}")
+
+
 if __name__ == "__main__":
     main([test_endpoints, test_driver_not_loaded, test_ipv6, test_bad_listen, test_process_metrics,
-          test_hostname_label, test_reload_listen])
+          test_hostname_label, test_reload_listen, test_config_check])
