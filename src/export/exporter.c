@@ -2,33 +2,61 @@
  *
  * A rendered sample is a refcounted `struct body`: the text 0.0.4 and
  * OpenMetrics renderings, their gzip forms (made on first demand, then
- * kept), and what /healthz needs.  The sink thread renders and swaps the
- * current body; HTTP threads take a reference and hand it to libmicrohttpd,
- * which drops it when the response is sent.  Nothing on the request path
- * allocates more than the response object.
+ * kept), a libmicrohttpd response object per form (made on first demand,
+ * then handed to every request: MHD counts its own references to it), and
+ * what /healthz needs.  The sink thread renders and swaps the current body;
+ * HTTP threads take a reference, queue the cached response and let go.  So
+ * a scrape allocates nothing and copies nothing of ours.
+ *
+ * Requests are answered on the access handler's second call (the first
+ * only says the headers are in), which is what lets MHD keep the
+ * connection open for the next scrape.
+ *
+ * The connection guard (a thread per listener) defends the connection
+ * slots.  MHD's connection timeout is an idle timeout that every byte
+ * resets, so a client trickling a header line every few seconds would hold
+ * a slot for ever; the guard instead gives every request a deadline: its
+ * headers must be in within connection-timeout of the connection opening
+ * (or of the previous response being sent), and its response must be sent
+ * within connection-timeout of that.  A connection past its deadline is
+ * shut down (shutdown(2); MHD then sees the end of the stream and closes
+ * it).  And when all max-connections slots are taken, a new connection
+ * takes the place of the one that has waited longest for its request
+ * headers, so a normal scrape is served even while slow clients hold every
+ * slot.
+ *
+ * A reload is a transaction: the new web config is loaded and the new
+ * listening socket bound and served before anything of the old is let go;
+ * on any error the running listener, web config and options stay as they
+ * were.  The listener restarts only when its address, limits or TLS
+ * material changed; new basic-auth users or headers are swapped in under
+ * running connections.
  */
 #include "exporter.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
-#include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "../core/timeutil.h"
+#include "listen.h"
 #include "module.h"
 #include "webconfig.h"
 
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define DEFAULT_MAX_CONNECTIONS 512
+#define DEFAULT_TIMEOUT_NS 10000000000LL
 
 /* ------------------------------------------------------------------ body */
 
@@ -39,17 +67,30 @@ struct rendering {
     int gz_done;
 };
 
+/* The four forms a scrape may get, each with its own cached response. */
+enum { V_TEXT, V_TEXT_GZ, V_OM, V_OM_GZ, NVARIANTS };
+
 /* A published sample: rendered on the first scrape that wants each form
  * (text or OpenMetrics, plain or gzip), then kept, so an exporter nobody
- * scrapes costs almost nothing and a scraped one renders once per sample. */
+ * scrapes costs almost nothing and a scraped one renders once per sample.
+ *
+ * Two counts: refs are its users (the exporter's current pointer, requests
+ * being answered); mem keeps the buffers alive for the users as a whole
+ * (one) and for each MHD response made from them (one each, released by
+ * MHD's free callback once the last connection sending it is done).  When
+ * the last user goes, the cached responses are let go (MHD may still be
+ * sending them), and the buffers follow when the last response does. */
 struct body {
     int refs;
-    pthread_mutex_t mu;          /* lazy rendering and gzip */
+    int mem;
+    pthread_mutex_t mu;          /* lazy rendering, gzip, the response cache */
     struct gm_snapshot *snap;    /* reference */
     struct gm_prom_state *state; /* the counters as of this sample */
     struct gm_prom_opts prom;
     struct gm_prom_self self;
     struct rendering text, om;
+    struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
+    uint64_t resp_gen[NVARIANTS];         /* the security context they carry headers of */
     int64_t wall_ns;
     uint8_t driver;
     char driver_msg[256];
@@ -59,6 +100,7 @@ static struct body *body_new(void)
 {
     struct body *b = gm_xcalloc(1, sizeof(*b));
     b->refs = 1;
+    b->mem = 1;
     pthread_mutex_init(&b->mu, NULL);
     return b;
 }
@@ -70,9 +112,9 @@ static struct body *body_ref(struct body *b)
     return b;
 }
 
-static void body_unref(struct body *b)
+static void body_mem_unref(struct body *b)
 {
-    if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
+    if (__atomic_sub_fetch(&b->mem, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     gm_buf_free(&b->text.plain);
     gm_buf_free(&b->text.gz);
@@ -82,6 +124,23 @@ static void body_unref(struct body *b)
     gm_prom_state_free(b->state);
     pthread_mutex_destroy(&b->mu);
     free(b);
+}
+
+/* MHD's free callback of a response made from b's buffers. */
+static void body_mem_release_cb(void *cls)
+{
+    body_mem_unref(cls);
+}
+
+static void body_unref(struct body *b)
+{
+    if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    /* no user is left to hand these out: drop the cache's references */
+    for (int v = 0; v < NVARIANTS; v++)
+        if (b->resp[v])
+            MHD_destroy_response(b->resp[v]);
+    body_mem_unref(b);
 }
 
 /* The plain form of r, rendered on first use (under the body's lock). */
@@ -131,26 +190,70 @@ static const struct gm_buf *rendering_gz(struct body *b, struct rendering *r)
     return r->gz.len ? &r->gz : NULL;
 }
 
+/* ------------------------------------------------------ security context */
+
+/* What requests are checked against: the web config and its basic-auth
+ * checker.  Immutable once made; refcounted, so that a reload can swap it
+ * while requests still use the old one.  gen tells responses made with one
+ * context's headers from another's. */
+struct sec {
+    int refs;
+    uint64_t gen;
+    struct gm_webconfig *web; /* NULL: plain HTTP, no auth, no extra headers */
+    struct gm_auth *auth;     /* NULL: no basic auth */
+};
+
+static struct sec *sec_ref(struct sec *s)
+{
+    __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+    return s;
+}
+
+static void sec_unref(struct sec *s)
+{
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    gm_auth_free(s->auth);
+    gm_webconfig_free(s->web);
+    free(s);
+}
+
+/* Takes web (also on failure). */
+static struct sec *sec_new_take(struct gm_webconfig *web, uint64_t gen, struct gm_err *err)
+{
+    struct gm_auth *auth = NULL;
+    if (web && gm_webconfig_basic_auth(web) && gm_auth_new(web, &auth, err) != 0) {
+        gm_webconfig_free(web);
+        return NULL;
+    }
+    struct sec *s = gm_xcalloc(1, sizeof(*s));
+    s->refs = 1;
+    s->gen = gen;
+    s->web = web;
+    s->auth = auth;
+    return s;
+}
+
 /* ------------------------------------------------------------- exporter */
 
+struct listener;
+
 struct gm_exporter {
-    pthread_mutex_t mu;        /* cur, opts copies, webconfig */
+    pthread_mutex_t mu;        /* cur, sec and the option copies below */
     pthread_mutex_t render_mu; /* state: two sink threads may overlap during a reload */
     struct body *cur;
+    struct sec *sec;
+    uint64_t sec_gen;
     struct gm_prom_state *state;
     struct gm_prom_opts prom;
     char textfile_dir[4096];
-    char listen[256];
-    char web_config_path[4096];
-    unsigned max_connections;
-    int64_t connection_timeout_ns;
     int64_t stale_after_ns;
-    void (*log)(void *arg, int level, const char *msg);
+    void (*log)(void *arg, int level, const char *msg); /* set once, at start */
     void *log_arg;
 
-    struct MHD_Daemon *mhd;
-    struct gm_webconfig *web;
-    struct gm_auth *auth;
+    /* the HTTP server, or NULL; only the thread that starts, reconfigures
+     * and stops the exporter touches this pointer */
+    struct listener *lis;
 
     uint64_t scrapes; /* atomic */
     uint64_t dropped; /* atomic, from the agent */
@@ -171,12 +274,22 @@ static void xlog(struct gm_exporter *x, int level, const char *fmt, ...)
     x->log(x->log_arg, level, msg);
 }
 
-static struct body *current(struct gm_exporter *x)
+static struct body *current(struct gm_exporter *x, int64_t *stale_after_ns)
 {
     pthread_mutex_lock(&x->mu);
     struct body *b = body_ref(x->cur);
+    if (stale_after_ns)
+        *stale_after_ns = x->stale_after_ns;
     pthread_mutex_unlock(&x->mu);
     return b;
+}
+
+static struct sec *current_sec(struct gm_exporter *x)
+{
+    pthread_mutex_lock(&x->mu);
+    struct sec *s = sec_ref(x->sec);
+    pthread_mutex_unlock(&x->mu);
+    return s;
 }
 
 /* --------------------------------------------------------------- textfile */
@@ -268,19 +381,177 @@ static void mod_set_dropped(struct gm_exporter *x, uint64_t dropped)
     __atomic_store_n(&x->dropped, dropped, __ATOMIC_RELAXED);
 }
 
-/* ------------------------------------------------------------------ HTTP */
+/* ------------------------------------------------------ connection guard */
 
-static void free_body_cb(void *cls)
+/* One accepted connection, as the guard sees it.  Lives from MHD's
+ * "started" notification to its "closed" one; the fd is valid in between,
+ * and the guard touches it only under the listener's lock, which the
+ * "closed" notification takes too, so it never shuts down a reused fd. */
+struct conn {
+    struct conn *prev, *next;
+    struct listener *l;
+    int fd;
+    int64_t since; /* monotonic ns: the start of the current deadline */
+    int waiting;   /* waiting for a request's headers (not answering one) */
+    int cut;       /* shut down by the guard; MHD closes it soon */
+};
+
+struct listener {
+    struct gm_exporter *x;
+    struct MHD_Daemon *mhd;
+    int fd; /* the listening socket (MHD serves a duplicate of it) */
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    char addr[256];
+    unsigned max_connections;
+    int64_t timeout_ns;
+    struct sec *sec; /* the TLS material MHD was started with */
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct conn head; /* sentinel of the list of connections */
+    unsigned live;    /* connections not cut */
+    int guard_idle;   /* the guard waits with no deadline (no connection) */
+    int quit;
+    int guard_started;
+    pthread_t guard;
+    int64_t evict_logged; /* monotonic ns of the last notice about a full server */
+};
+
+/* Under l->mu. */
+static void conn_cut(struct listener *l, struct conn *c)
 {
-    body_unref(cls);
+    shutdown(c->fd, SHUT_RDWR);
+    c->cut = 1;
+    l->live--;
 }
 
-static void add_headers(struct gm_exporter *x, struct MHD_Response *r)
+static void *guard_run(void *arg)
+{
+    struct listener *l = arg;
+    pthread_mutex_lock(&l->mu);
+    while (!l->quit) {
+        int64_t now = gm_mono_ns(), next = INT64_MAX;
+        for (struct conn *c = l->head.next; c != &l->head; c = c->next) {
+            if (c->cut)
+                continue;
+            int64_t due = c->since + l->timeout_ns;
+            if (due <= now) {
+                conn_cut(l, c);
+                xlog(l->x, 7, "http: closed a connection %s for %.1f s",
+                     c->waiting ? "waiting for a complete request" : "still answering a request",
+                     (now - c->since) / 1e9);
+            } else if (due < next) {
+                next = due;
+            }
+        }
+        l->guard_idle = next == INT64_MAX;
+        if (l->guard_idle) {
+            pthread_cond_wait(&l->cv, &l->mu);
+        } else {
+            next += 1000000; /* 1 ms late rather than early: no spin around the deadline */
+            struct timespec ts = {.tv_sec = next / 1000000000LL, .tv_nsec = next % 1000000000LL};
+            pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+        }
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct listener *l = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn *c = gm_xcalloc(1, sizeof(*c));
+        c->l = l;
+        c->fd = ci ? ci->connect_fd : -1;
+        c->since = gm_mono_ns();
+        c->waiting = 1;
+        pthread_mutex_lock(&l->mu);
+        c->prev = l->head.prev;
+        c->next = &l->head;
+        l->head.prev->next = c;
+        l->head.prev = c;
+        l->live++;
+        int notice = 0;
+        if (l->live > l->max_connections) {
+            /* full: the connection that has waited longest for its request
+             * gives way (this one, when every other is being answered) */
+            struct conn *victim = NULL;
+            for (struct conn *o = l->head.next; o != &l->head; o = o->next)
+                if (!o->cut && o->waiting && (!victim || o->since < victim->since))
+                    victim = o;
+            conn_cut(l, victim ? victim : c);
+            if (!l->evict_logged || c->since - l->evict_logged > 60000000000LL) {
+                l->evict_logged = c->since;
+                notice = 1;
+            }
+        }
+        if (l->guard_idle) {
+            l->guard_idle = 0;
+            pthread_cond_signal(&l->cv);
+        }
+        pthread_mutex_unlock(&l->mu);
+        *socket_ctx = c;
+        if (notice)
+            xlog(l->x, 5,
+                 "http: all %u connection slots are taken: closing the connections that wait "
+                 "longest for a request (slow or stalled clients); reported once a minute",
+                 l->max_connections);
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED && *socket_ctx) {
+        struct conn *c = *socket_ctx;
+        pthread_mutex_lock(&l->mu);
+        c->prev->next = c->next;
+        c->next->prev = c->prev;
+        if (!c->cut)
+            l->live--;
+        pthread_mutex_unlock(&l->mu);
+        free(c);
+        *socket_ctx = NULL;
+    }
+}
+
+static struct conn *conn_of(struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+/* A request's headers are in (waiting = 0: answering it), or its response
+ * has been sent (waiting = 1: waiting for the next one); either starts a
+ * new deadline. */
+static void conn_phase(struct MHD_Connection *mc, int waiting)
+{
+    struct conn *c = conn_of(mc);
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->l->mu);
+    c->since = gm_mono_ns();
+    c->waiting = waiting;
+    pthread_mutex_unlock(&c->l->mu);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)req_cls;
+    (void)toe;
+    conn_phase(mc, 1);
+}
+
+/* ------------------------------------------------------------------ HTTP */
+
+static void add_headers(const struct sec *s, struct MHD_Response *r)
 {
     int nosniff = 0;
-    if (x->web) {
+    if (s->web) {
         const char *name, *value;
-        for (size_t i = 0; gm_webconfig_header(x->web, i, &name, &value) == 0; i++) {
+        for (size_t i = 0; gm_webconfig_header(s->web, i, &name, &value) == 0; i++) {
             MHD_add_response_header(r, name, value);
             nosniff |= strcasecmp(name, "X-Content-Type-Options") == 0;
         }
@@ -289,7 +560,7 @@ static void add_headers(struct gm_exporter *x, struct MHD_Response *r)
         MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 }
 
-static enum MHD_Result reply_text(struct gm_exporter *x, struct MHD_Connection *c, unsigned status,
+static enum MHD_Result reply_text(const struct sec *s, struct MHD_Connection *c, unsigned status,
                                   const char *text)
 {
     struct MHD_Response *r =
@@ -299,79 +570,249 @@ static enum MHD_Result reply_text(struct gm_exporter *x, struct MHD_Connection *
     MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, "Allow", "GET, HEAD");
-    add_headers(x, r);
+    add_headers(s, r);
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
-static int accepts(const char *header, const char *what)
+/* One element of a comma-separated header (Accept, Accept-Encoding): its
+ * first token (media range or coding) and its q parameter. */
+struct elem {
+    const char *tok;
+    size_t len;
+    double q;
+};
+
+static int is_ows(char c)
 {
-    return header && strstr(header, what) != NULL;
+    return c == ' ' || c == '\t';
 }
 
-static enum MHD_Result serve_metrics(struct gm_exporter *x, struct MHD_Connection *c)
+/* A qvalue (RFC 9110 12.4.2: 0 to 1, at most three decimals); anything
+ * else is ignored (q stays 1), so a sloppy client still gets an answer. */
+static double parse_q(const char *v, size_t n, double q)
 {
-    __atomic_add_fetch(&x->scrapes, 1, __ATOMIC_RELAXED);
-    struct body *b = current(x);
-    if (!b)
-        return reply_text(x, c, MHD_HTTP_SERVICE_UNAVAILABLE,
-                          "no sample yet: the agent has just started\n");
-    const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-    const char *enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding");
-    int om = accepts(accept, "application/openmetrics-text");
+    char tmp[8];
+    if (n == 0 || n >= sizeof(tmp) || strspn(v, "0123456789.") < n)
+        return q;
+    memcpy(tmp, v, n);
+    tmp[n] = '\0';
+    char *end;
+    double d = strtod(tmp, &end);
+    if (*end || d < 0 || d > 1)
+        return q;
+    return d;
+}
+
+/* Parses the element starting at p; returns where the next one starts, or
+ * NULL at the end.  Quoted parameter values may hold ',' and ';'. */
+static const char *next_elem(const char *p, struct elem *e)
+{
+    while (*p == ',' || is_ows(*p))
+        p++;
+    if (!*p)
+        return NULL;
+    e->tok = p;
+    while (*p && *p != ',' && *p != ';')
+        p++;
+    e->len = (size_t)(p - e->tok);
+    while (e->len && is_ows(e->tok[e->len - 1]))
+        e->len--;
+    e->q = 1;
+    while (*p == ';') {
+        p++;
+        while (is_ows(*p))
+            p++;
+        const char *name = p;
+        while (*p && *p != '=' && *p != ';' && *p != ',')
+            p++;
+        size_t nlen = (size_t)(p - name);
+        while (nlen && is_ows(name[nlen - 1]))
+            nlen--;
+        if (*p != '=')
+            continue;
+        p++;
+        while (is_ows(*p))
+            p++;
+        const char *val = p;
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1])
+                    p++;
+            if (*p == '"')
+                p++;
+        } else {
+            while (*p && *p != ';' && *p != ',')
+                p++;
+        }
+        size_t vlen = (size_t)(p - val);
+        while (vlen && is_ows(val[vlen - 1]))
+            vlen--;
+        if (nlen == 1 && (name[0] == 'q' || name[0] == 'Q'))
+            e->q = parse_q(val, vlen, e->q);
+        while (*p && *p != ';' && *p != ',')
+            p++;
+    }
+    return p;
+}
+
+static int tok_is(const struct elem *e, const char *s)
+{
+    return e->len == strlen(s) && strncasecmp(e->tok, s, e->len) == 0;
+}
+
+/* Content negotiation.  OpenMetrics when the Accept header ranks
+ * application/openmetrics-text (any version: Prometheus reads 1.0.0 for
+ * both) above the text format (text/plain, text/asterisk, asterisk/asterisk),
+ * or equal and listed first; text otherwise, also when nothing acceptable is
+ * listed (as Prometheus's own client libraries do).  gzip when
+ * Accept-Encoding gives gzip (or x-gzip, or asterisk) a q above 0 and no
+ * lower than identity's; "gzip;q=0" refuses it. */
+static void negotiate(const char *accept, const char *encoding, int *om, int *gz)
+{
+    double q_om = 0, q_text = 0;
+    int pos = 0, pos_om = -1, pos_text = -1;
+    struct elem e;
+    for (const char *p = accept; p && (p = next_elem(p, &e)); pos++) {
+        if (tok_is(&e, "application/openmetrics-text") || tok_is(&e, "application/*")) {
+            if (pos_om < 0 || e.q > q_om) {
+                q_om = e.q;
+                pos_om = pos;
+            }
+        } else if (tok_is(&e, "text/plain") || tok_is(&e, "text/*") || tok_is(&e, "*/*")) {
+            if (pos_text < 0 || e.q > q_text) {
+                q_text = e.q;
+                pos_text = pos;
+            }
+        }
+    }
+    *om = pos_om >= 0 && q_om > 0 && (q_om > q_text || (q_om == q_text && pos_om < pos_text));
+
+    double q_gzip = -1, q_star = -1, q_identity = -1;
+    for (const char *p = encoding; p && (p = next_elem(p, &e));) {
+        if (tok_is(&e, "gzip") || tok_is(&e, "x-gzip"))
+            q_gzip = e.q > q_gzip ? e.q : q_gzip;
+        else if (tok_is(&e, "*"))
+            q_star = e.q;
+        else if (tok_is(&e, "identity"))
+            q_identity = e.q;
+    }
+    if (q_gzip < 0)
+        q_gzip = q_star;
+    *gz = q_gzip > 0 && q_gzip >= q_identity;
+}
+
+/* A response for form v of b, carrying s's headers; *owned says whether the
+ * caller must MHD_destroy_response it (a one-off) or it is b's cached one
+ * (valid while the caller holds its reference to b). */
+static struct MHD_Response *body_response(struct body *b, int v, const struct sec *s, int *owned)
+{
+    pthread_mutex_lock(&b->mu);
+    struct MHD_Response *r = b->resp[v] && b->resp_gen[v] == s->gen ? b->resp[v] : NULL;
+    pthread_mutex_unlock(&b->mu);
+    *owned = 0;
+    if (r)
+        return r;
+    int om = v == V_OM || v == V_OM_GZ;
     struct rendering *rd = om ? &b->om : &b->text;
     const struct gm_buf *data = rendering_plain(b, rd);
     int gz = 0;
-    if (accepts(enc, "gzip")) {
+    if (v == V_TEXT_GZ || v == V_OM_GZ) {
         const struct gm_buf *z = rendering_gz(b, rd);
         if (z) {
             data = z;
             gz = 1;
         }
     }
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer_with_free_callback_cls(data->len, data->p, free_body_cb, b);
+    __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
+    r = MHD_create_response_from_buffer_with_free_callback_cls(data->len, data->p,
+                                                               body_mem_release_cb, b);
     if (!r) {
-        body_unref(b);
-        return MHD_NO;
+        /* cannot reach 0: the caller is a user, and users hold one */
+        __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
+        return NULL;
     }
     MHD_add_response_header(r, "Content-Type", om ? CT_OM : CT_TEXT);
     if (gz)
         MHD_add_response_header(r, "Content-Encoding", "gzip");
     MHD_add_response_header(r, "Vary", "Accept, Accept-Encoding");
-    add_headers(x, r);
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
+    add_headers(s, r);
+    pthread_mutex_lock(&b->mu);
+    if (!b->resp[v]) {
+        b->resp[v] = r;
+        b->resp_gen[v] = s->gen;
+    } else {
+        *owned = 1; /* another thread cached one first, or a reload changed the headers */
+    }
+    pthread_mutex_unlock(&b->mu);
+    return r;
+}
+
+static enum MHD_Result serve_metrics(struct gm_exporter *x, const struct sec *s,
+                                     struct MHD_Connection *c)
+{
+    __atomic_add_fetch(&x->scrapes, 1, __ATOMIC_RELAXED);
+    struct body *b = current(x, NULL);
+    if (!b)
+        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                          "no sample yet: the agent has just started\n");
+    int om, gz;
+    negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"), &om, &gz);
+    int owned;
+    struct MHD_Response *r = body_response(b, (om ? V_OM : V_TEXT) + gz, s, &owned);
+    enum MHD_Result ret = r ? MHD_queue_response(c, MHD_HTTP_OK, r) : MHD_NO;
+    if (r && owned)
+        MHD_destroy_response(r);
+    body_unref(b);
     return ret;
 }
 
-static enum MHD_Result serve_health(struct gm_exporter *x, struct MHD_Connection *c)
+/* Seconds with millisecond precision and no trailing zeros past the first
+ * decimal: 2000 -> "2.0", 2043 -> "2.043", 2050 -> "2.05". */
+static void fmt_ms(char *buf, size_t n, int64_t ms)
 {
-    struct body *b = current(x);
+    snprintf(buf, n, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
+    size_t len = strlen(buf);
+    while (len > 2 && buf[len - 1] == '0' && buf[len - 2] != '.')
+        buf[--len] = '\0';
+}
+
+static enum MHD_Result serve_health(struct gm_exporter *x, const struct sec *s,
+                                    struct MHD_Connection *c)
+{
+    int64_t stale_after_ns;
+    struct body *b = current(x, &stale_after_ns);
     char msg[512];
     unsigned status = MHD_HTTP_OK;
     if (!b) {
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
         snprintf(msg, sizeof(msg), "not ready: no sample yet\n");
     } else {
-        int64_t age = gm_wall_ns() - b->wall_ns;
+        /* compared in whole milliseconds, as printed */
+        int64_t age_ns = gm_wall_ns() - b->wall_ns;
+        int64_t age_ms = age_ns > 0 ? age_ns / 1000000 : 0;
+        int64_t limit_ms = stale_after_ns / 1000000;
+        char age[32], limit[32];
+        fmt_ms(age, sizeof(age), age_ms);
+        fmt_ms(limit, sizeof(limit), limit_ms);
         if (b->driver != GM_DRV_OK) {
             status = MHD_HTTP_SERVICE_UNAVAILABLE;
             snprintf(msg, sizeof(msg), "unhealthy: %s: %s\n",
                      gm_driver_state_name((enum gm_driver_state)b->driver), b->driver_msg);
-        } else if (x->stale_after_ns > 0 && age > x->stale_after_ns) {
+        } else if (stale_after_ns > 0 && age_ms > limit_ms) {
             status = MHD_HTTP_SERVICE_UNAVAILABLE;
             snprintf(msg, sizeof(msg),
-                     "stale: the latest sample is %.1f s old (limit %.1f s); sampling may be stuck "
+                     "stale: the latest sample is %s s old (limit %s s); sampling may be stuck "
                      "in a hung NVML call\n",
-                     age / 1e9, x->stale_after_ns / 1e9);
+                     age, limit);
         } else {
-            snprintf(msg, sizeof(msg), "ok: latest sample %.1f s old\n", age / 1e9);
+            snprintf(msg, sizeof(msg), "ok: latest sample %s s old\n", age);
         }
     }
     body_unref(b);
-    return reply_text(x, c, status, msg);
+    return reply_text(s, c, status, msg);
 }
 
 static const char index_html[] =
@@ -382,121 +823,83 @@ static const char index_html[] =
     "<p><a href=\"/healthz\">/healthz</a>: 200 while the latest sample is fresh, 503 with the "
     "reason otherwise.</p>\n</body></html>\n";
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-                               const char *method, const char *version, const char *upload,
-                               size_t *upload_size, void **req_cls)
+static enum MHD_Result respond(struct gm_exporter *x, const struct sec *s, struct MHD_Connection *c,
+                               const char *url, int get_or_head)
 {
-    struct gm_exporter *x = cls;
-    (void)version;
-    (void)upload;
-    if (*req_cls == NULL) {
-        /* first call for this request: wait for the whole of it */
-        *req_cls = (void *)1;
-        if (*upload_size == 0)
-            goto respond;
-        return MHD_YES;
-    }
-    if (*upload_size) {
-        *upload_size = 0; /* discard request bodies */
-        return MHD_YES;
-    }
-respond:
-    if (x->web && gm_webconfig_tls(x->web)) {
+    if (s->web && gm_webconfig_tls(s->web)) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
         struct gm_err e = {0};
-        if (!ci || gm_webconfig_check_client_cert(x->web, ci->tls_session, &e) != 0) {
+        if (!ci || gm_webconfig_check_client_cert(s->web, ci->tls_session, &e) != 0) {
             xlog(x, 6, "http: refused a client: %s", e.msg[0] ? e.msg : "no TLS session");
-            return reply_text(x, c, MHD_HTTP_FORBIDDEN,
+            return reply_text(s, c, MHD_HTTP_FORBIDDEN,
                               "forbidden: a valid client certificate is required\n");
         }
     }
-    if (x->auth) {
+    if (s->auth) {
         const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-        if (!gm_auth_check(x->auth, h)) {
+        if (!gm_auth_check(s->auth, h)) {
             struct MHD_Response *r = MHD_create_response_from_buffer(
                 strlen("Unauthorized\n"), (void *)"Unauthorized\n", MHD_RESPMEM_PERSISTENT);
             if (!r)
                 return MHD_NO;
-            add_headers(x, r);
+            add_headers(s, r);
             enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
             MHD_destroy_response(r);
             return ret;
         }
     }
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return reply_text(x, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
+    if (!get_or_head)
+        return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
     if (strcmp(url, "/metrics") == 0)
-        return serve_metrics(x, c);
+        return serve_metrics(x, s, c);
     if (strcmp(url, "/healthz") == 0)
-        return serve_health(x, c);
+        return serve_health(x, s, c);
     if (strcmp(url, "/") == 0) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             sizeof(index_html) - 1, (void *)index_html, MHD_RESPMEM_PERSISTENT);
         if (!r)
             return MHD_NO;
         MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
-        add_headers(x, r);
+        add_headers(s, r);
         enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
         MHD_destroy_response(r);
         return ret;
     }
-    return reply_text(x, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
+    return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
 
-/* Parses ADDR:PORT ("127.0.0.1:9842", "[::1]:9842", ":9842"). */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, int *v6,
-                        struct gm_err *err)
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **req_cls)
 {
-    char host[256];
-    const char *port;
-    if (s[0] == '[') {
-        const char *e = strchr(s, ']');
-        if (!e || e[1] != ':')
-            return gm_err_set(err, GM_E_INVAL, "listen \"%s\": expected [ADDRESS]:PORT", s);
-        snprintf(host, sizeof(host), "%.*s", (int)(e - s - 1), s + 1);
-        port = e + 2;
-    } else {
-        const char *c = strrchr(s, ':');
-        if (!c)
-            return gm_err_set(err, GM_E_INVAL, "listen \"%s\": expected ADDRESS:PORT", s);
-        snprintf(host, sizeof(host), "%.*s", (int)(c - s), s);
-        port = c + 1;
+    static char headers_in; /* *req_cls after the first call of a request */
+    struct gm_exporter *x = cls;
+    (void)version;
+    (void)upload;
+    int get_or_head = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (*req_cls == NULL) {
+        *req_cls = (void *)&headers_in;
+        conn_phase(c, 0);
+        /* GET and HEAD are answered on the next call, when MHD has the whole
+         * request: a response queued now would make MHD close the connection
+         * afterwards (it cannot know what else the request holds), and
+         * Prometheus's next scrape would pay for a new one.  Other methods
+         * are refused now, before MHD reads their body; that connection
+         * closes. */
+        if (get_or_head)
+            return MHD_YES;
+    } else if (*upload_size) {
+        *upload_size = 0; /* discard request bodies */
+        return MHD_YES;
     }
-    char *end;
-    long p = strtol(port, &end, 10);
-    if (!*port || *end || p < 1 || p > 65535)
-        return gm_err_set(err, GM_E_INVAL, "listen \"%s\": invalid port \"%s\"", s, port);
-    memset(ss, 0, sizeof(*ss));
-    if (!host[0]) {
-        /* all interfaces, IPv6 and IPv4 */
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-        a->sin6_family = AF_INET6;
-        a->sin6_addr = in6addr_any;
-        a->sin6_port = htons((uint16_t)p);
-        *len = sizeof(*a);
-        *v6 = 1;
-        return 0;
-    }
-    struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
-        a4->sin_family = AF_INET;
-        a4->sin_port = htons((uint16_t)p);
-        *len = sizeof(*a4);
-        *v6 = 0;
-        return 0;
-    }
-    if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
-        a6->sin6_family = AF_INET6;
-        a6->sin6_port = htons((uint16_t)p);
-        *len = sizeof(*a6);
-        *v6 = 1;
-        return 0;
-    }
-    return gm_err_set(err, GM_E_INVAL,
-                      "listen \"%s\": \"%s\" is not a numeric IPv4 or IPv6 address", s, host);
+    struct sec *s = current_sec(x);
+    enum MHD_Result ret = respond(x, s, c, url, get_or_head);
+    sec_unref(s);
+    return ret;
 }
+
+/* -------------------------------------------------------------- listener */
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -508,67 +911,233 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     xlog(x, 7, "http: %s", msg);
 }
 
-static int http_start(struct gm_exporter *x, struct gm_err *err)
+static int same_sockaddr(const struct sockaddr_storage *a, socklen_t al,
+                         const struct sockaddr_storage *b, socklen_t bl)
 {
-    if (!x->listen[0])
-        return 0;
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    int v6;
-    if (parse_listen(x->listen, &ss, &sl, &v6, err) != 0)
-        return GM_E_INVAL;
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
-    if (v6)
-        flags |= MHD_USE_IPv6;
-    if (v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr))
-        flags |= MHD_USE_DUAL_STACK;
-    unsigned timeout_s = (unsigned)((x->connection_timeout_ns + 999999999LL) / 1000000000LL);
+    return al == bl && memcmp(a, b, al) == 0;
+}
+
+/* A listening socket for ss, or -1 with err set. */
+static int bind_listen(const struct sockaddr_storage *ss, socklen_t sl, const char *addr,
+                       struct gm_err *err)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", addr, strerror(errno));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ss->ss_family == AF_INET6) {
+        /* "[::]:PORT" and ":PORT" take IPv4 too; a specific address only itself */
+        int v6only = !IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+    }
+    if (bind(fd, (const struct sockaddr *)ss, sl) != 0 || listen(fd, SOMAXCONN) != 0) {
+        int e = errno;
+        close(fd);
+        gm_err_set(err, GM_E_IO, "cannot listen on %s: %s%s", addr, strerror(e),
+                   e == EADDRNOTAVAIL ? " (not an address of this host)"
+                   : e == EACCES      ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
+                                      : "");
+        return -1;
+    }
+    return fd;
+}
+
+/* Stops MHD (closing its connections), then the guard.  Accepts NULL. */
+static void listener_close(struct listener *l)
+{
+    if (!l)
+        return;
+    if (l->mhd)
+        MHD_stop_daemon(l->mhd);
+    if (l->guard_started) {
+        pthread_mutex_lock(&l->mu);
+        l->quit = 1;
+        pthread_cond_signal(&l->cv);
+        pthread_mutex_unlock(&l->mu);
+        pthread_join(l->guard, NULL);
+    }
+    while (l->head.next != &l->head) { /* none left after MHD_stop_daemon; to be sure */
+        struct conn *c = l->head.next;
+        l->head.next = c->next;
+        free(c);
+    }
+    if (l->fd >= 0)
+        close(l->fd);
+    sec_unref(l->sec);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+    free(l);
+}
+
+/* Starts serving addr.  reuse: a running listener on the same address whose
+ * socket to share (so that a restart never closes the port), or NULL to bind
+ * a new one.  On error nothing is left running and err says why. */
+static struct listener *listener_open(struct gm_exporter *x, const char *addr, unsigned maxc,
+                                      int64_t timeout_ns, struct sec *s,
+                                      const struct listener *reuse, struct gm_err *err)
+{
+    struct listener *l = gm_xcalloc(1, sizeof(*l));
+    l->x = x;
+    l->fd = -1;
+    l->max_connections = maxc;
+    l->timeout_ns = timeout_ns;
+    l->sec = sec_ref(s);
+    l->head.next = l->head.prev = &l->head;
+    gm_strlcpy(l->addr, addr, sizeof(l->addr));
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&l->cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    char why[200];
+    if (gm_listen_parse(addr, &l->ss, &l->sl, why, sizeof(why)) != 0) {
+        gm_err_set(err, GM_E_INVAL, "listen \"%s\": %s", addr, why);
+        goto fail;
+    }
+    if (reuse && same_sockaddr(&reuse->ss, reuse->sl, &l->ss, l->sl)) {
+        if ((l->fd = fcntl(reuse->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+            gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", addr, strerror(errno));
+            goto fail;
+        }
+    } else if ((l->fd = bind_listen(&l->ss, l->sl, addr, err)) < 0) {
+        goto fail;
+    }
+    if (pthread_create(&l->guard, NULL, guard_run, l) != 0) {
+        gm_err_set(err, GM_E_IO, "cannot start the HTTP connection guard thread");
+        goto fail;
+    }
+    l->guard_started = 1;
+
+    unsigned flags =
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_TURBO | MHD_USE_ITC;
     struct MHD_OptionItem tls[8];
     int nt = 0;
-    if (x->web && gm_webconfig_tls(x->web)) {
+    if (s->web && gm_webconfig_tls(s->web)) {
         flags |= MHD_USE_TLS;
         tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0,
-                                            (void *)gm_webconfig_cert_pem(x->web)};
+                                            (void *)gm_webconfig_cert_pem(s->web)};
         tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0,
-                                            (void *)gm_webconfig_key_pem(x->web)};
+                                            (void *)gm_webconfig_key_pem(s->web)};
         tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
-                                            (void *)gm_webconfig_tls_priorities(x->web)};
-        if (gm_webconfig_client_ca_pem(x->web))
+                                            (void *)gm_webconfig_tls_priorities(s->web)};
+        if (gm_webconfig_client_ca_pem(s->web))
             tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0,
-                                                (void *)gm_webconfig_client_ca_pem(x->web)};
+                                                (void *)gm_webconfig_client_ca_pem(s->web)};
     }
     tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-    x->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, x, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_CONNECTION_LIMIT, x->max_connections, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+    unsigned timeout_s = (unsigned)((timeout_ns + 999999999LL) / 1000000000LL);
+    /* MHD's own limit leaves room above ours for connections the guard has
+     * shut down and MHD has not reaped yet; the guard keeps the number
+     * being served at maxc */
+    unsigned hard = maxc + (maxc / 4 > 16 ? maxc / 4 : 16);
+    /* MHD closes the socket it is given, also when it fails to start: give
+     * it a duplicate, and keep ours for the next listener on this address */
+    int mfd = fcntl(l->fd, F_DUPFD_CLOEXEC, 0);
+    if (mfd < 0) {
+        gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", addr, strerror(errno));
+        goto fail;
+    }
+    l->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, x, MHD_OPTION_LISTEN_SOCKET, mfd,
+        MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)2, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, x, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
-    if (!x->mhd)
-        return gm_err_set(err, GM_E_IO,
-                          "cannot listen on %s (address in use, or not an address of this host?)",
-                          x->listen);
+        (unsigned)2, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, x, MHD_OPTION_ARRAY, tls,
+        MHD_OPTION_END);
+    if (!l->mhd) {
+        gm_err_set(err, GM_E_IO, "cannot start the HTTP server on %s (debug log: http: ...)", addr);
+        goto fail;
+    }
+    return l;
+fail:
+    listener_close(l);
+    return NULL;
+}
+
+/* Stops l from taking new connections (its socket stays open for whoever
+ * shares it); the ones it has keep being served until listener_close. */
+static void listener_quiesce(struct listener *l)
+{
+    MHD_socket fd = MHD_quiesce_daemon(l->mhd);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd); /* MHD's duplicate; l->fd keeps the socket */
+}
+
+/* ------------------------------------------------------------ (re)config */
+
+/* Applies o to x as one transaction: everything that can fail (the
+ * textfile directory, the web config, binding and starting a new listener)
+ * happens first, with the running settings untouched; then the swap, which
+ * cannot fail; then the old listener is let go. */
+static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, struct gm_err *err)
+{
+    const char *addr = o->listen ? o->listen : "";
+    unsigned maxc = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
+    int64_t timeout_ns = o->connection_timeout_ns ? o->connection_timeout_ns : DEFAULT_TIMEOUT_NS;
+    if (o->textfile_dir && *o->textfile_dir && access(o->textfile_dir, W_OK) != 0)
+        return gm_err_set(err, GM_E_IO, "textfile-dir %s: %s", o->textfile_dir, strerror(errno));
+    struct gm_webconfig *web = NULL;
+    int rc;
+    if (o->web_config && *o->web_config && (rc = gm_webconfig_load(o->web_config, &web, err)) != 0)
+        return rc;
+
+    /* x->sec and x->lis are written only by this thread: read them unlocked */
+    struct sec *s;
+    if (x->sec && gm_webconfig_equal(x->sec->web, web)) {
+        gm_webconfig_free(web); /* the same file: keep the running one (and its auth cache) */
+        s = sec_ref(x->sec);
+    } else if (!(s = sec_new_take(web, x->sec_gen + 1, err))) {
+        return GM_E_INVAL;
+    }
+
+    struct listener *old = x->lis, *fresh = NULL;
+    int restart = !old != !addr[0];
+    if (old && addr[0] && !restart) {
+        struct sockaddr_storage ss;
+        socklen_t sl;
+        char why[200];
+        restart = gm_listen_parse(addr, &ss, &sl, why, sizeof(why)) != 0 ||
+                  !same_sockaddr(&old->ss, old->sl, &ss, sl) || old->max_connections != maxc ||
+                  old->timeout_ns != timeout_ns || !gm_webconfig_tls_equal(old->sec->web, s->web);
+    }
+    if (restart && addr[0] && !(fresh = listener_open(x, addr, maxc, timeout_ns, s, old, err))) {
+        sec_unref(s);
+        return GM_E_IO;
+    }
+
+    pthread_mutex_lock(&x->mu);
+    x->prom = o->prom;
+    gm_strlcpy(x->textfile_dir, o->textfile_dir ? o->textfile_dir : "", sizeof(x->textfile_dir));
+    x->stale_after_ns = o->stale_after_ns;
+    struct sec *old_sec = x->sec;
+    x->sec = s;
+    x->sec_gen = s->gen;
+    pthread_mutex_unlock(&x->mu);
+    sec_unref(old_sec);
+    if (restart) {
+        x->lis = fresh;
+        if (old) {
+            listener_quiesce(old); /* the new one takes every new connection */
+            listener_close(old);
+        }
+    }
     return 0;
 }
 
-static void http_stop(struct gm_exporter *x)
+static void exporter_free(struct gm_exporter *x)
 {
-    if (x->mhd) {
-        MHD_stop_daemon(x->mhd);
-        x->mhd = NULL;
-    }
-}
-
-static void copy_opts(struct gm_exporter *x, const struct gm_exporter_opts *o)
-{
-    x->prom = o->prom;
-    gm_strlcpy(x->textfile_dir, o->textfile_dir ? o->textfile_dir : "", sizeof(x->textfile_dir));
-    gm_strlcpy(x->listen, o->listen ? o->listen : "", sizeof(x->listen));
-    gm_strlcpy(x->web_config_path, o->web_config ? o->web_config : "", sizeof(x->web_config_path));
-    x->max_connections = o->max_connections ? o->max_connections : 512;
-    x->connection_timeout_ns = o->connection_timeout_ns ? o->connection_timeout_ns : 10000000000LL;
-    x->stale_after_ns = o->stale_after_ns;
-    x->log = o->log;
-    x->log_arg = o->log_arg;
+    listener_close(x->lis);
+    body_unref(x->cur);
+    sec_unref(x->sec);
+    gm_prom_state_free(x->state);
+    pthread_mutex_destroy(&x->mu);
+    pthread_mutex_destroy(&x->render_mu);
+    free(x);
 }
 
 static struct gm_exporter *mod_start(const struct gm_exporter_opts *o, struct gm_err *err)
@@ -577,75 +1146,25 @@ static struct gm_exporter *mod_start(const struct gm_exporter_opts *o, struct gm
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->render_mu, NULL);
     x->state = gm_prom_state_new();
-    copy_opts(x, o);
-    if (x->web_config_path[0]) {
-        if (gm_webconfig_load(x->web_config_path, &x->web, err) != 0)
-            goto fail;
-        if (gm_webconfig_basic_auth(x->web) && gm_auth_new(x->web, &x->auth, err) != 0)
-            goto fail;
+    x->log = o->log;
+    x->log_arg = o->log_arg;
+    if (apply_opts(x, o, err) != 0) {
+        exporter_free(x);
+        return NULL;
     }
-    if (x->textfile_dir[0] && access(x->textfile_dir, W_OK) != 0) {
-        gm_err_set(err, GM_E_IO, "textfile-dir %s: %s", x->textfile_dir, strerror(errno));
-        goto fail;
-    }
-    if (http_start(x, err) != 0)
-        goto fail;
     return x;
-fail:
-    gm_auth_free(x->auth);
-    gm_webconfig_free(x->web);
-    gm_prom_state_free(x->state);
-    pthread_mutex_destroy(&x->mu);
-    pthread_mutex_destroy(&x->render_mu);
-    free(x);
-    return NULL;
 }
 
 static int mod_reconfigure(struct gm_exporter *x, const struct gm_exporter_opts *o,
                            struct gm_err *err)
 {
-    struct gm_webconfig *web = NULL;
-    if (o->web_config && *o->web_config && gm_webconfig_load(o->web_config, &web, err) != 0)
-        return GM_E_INVAL;
-    /* The listener restarts when anything it depends on changed, or when a
-     * web config is involved: stopping it first means no request is still
-     * using the old credentials when they are freed. */
-    int restart = strcmp(x->listen, o->listen ? o->listen : "") != 0 || web || x->web ||
-                  x->max_connections != (o->max_connections ? o->max_connections : 512) ||
-                  x->connection_timeout_ns !=
-                      (o->connection_timeout_ns ? o->connection_timeout_ns : 10000000000LL);
-    if (restart)
-        http_stop(x);
-    pthread_mutex_lock(&x->mu);
-    struct gm_webconfig *old_web = x->web;
-    struct gm_auth *old_auth = x->auth;
-    copy_opts(x, o);
-    x->web = web;
-    x->auth = NULL;
-    if (web && gm_webconfig_basic_auth(web) && gm_auth_new(web, &x->auth, err) != 0) {
-        pthread_mutex_unlock(&x->mu);
-        gm_auth_free(old_auth);
-        gm_webconfig_free(old_web);
-        return GM_E_INVAL;
-    }
-    pthread_mutex_unlock(&x->mu);
-    gm_auth_free(old_auth);
-    gm_webconfig_free(old_web);
-    return restart ? http_start(x, err) : 0;
+    return apply_opts(x, o, err);
 }
 
 static void mod_stop(struct gm_exporter *x)
 {
-    if (!x)
-        return;
-    http_stop(x);
-    body_unref(x->cur);
-    gm_auth_free(x->auth);
-    gm_webconfig_free(x->web);
-    gm_prom_state_free(x->state);
-    pthread_mutex_destroy(&x->mu);
-    pthread_mutex_destroy(&x->render_mu);
-    free(x);
+    if (x)
+        exporter_free(x);
 }
 
 /* The module's only export (see module.h). */

@@ -36,6 +36,24 @@
       port is a failed reload that must leave the running listener serving
       (docs/config.md: an invalid new file is logged and the old settings
       kept).
+  keep_alive: one HTTP/1.1 connection carries GET /metrics, HEAD /metrics,
+      GET /healthz, a gzip GET and GET / one after the other (no
+      "Connection: close", the same socket throughout); a 404 keeps it open
+      too; a POST is answered 405 and that connection closes.
+  negotiation: Accept and Accept-Encoding are read with their q-values:
+      gzip;q=0, *;q=0 and a gzip ranked below identity get the plain body,
+      x-gzip, * and GZIP get gzip; OpenMetrics only when
+      application/openmetrics-text ranks above the text format (or equal and
+      first): ;q=0 refuses it, Prometheus 2's and 3's headers get it, */*,
+      a quoted ',' or ';' in a parameter and a bare unknown type do not
+      confuse it.
+  reload_transaction: `serve --config FILE` with a web config (extra
+      headers, no TLS): a SIGHUP with nothing changed keeps an open
+      keep-alive connection serving (the listener is not restarted); a
+      changed header is served on that same connection after the next
+      SIGHUP; a reload to a port in use that also switches --names dcgm and
+      hostname-label fails as a whole: the running port keeps serving the
+      native names without a hostname label.
   config_check: `gpumon config check` refuses listen = a port out of range,
       a host name, a missing port, junk, and a web-config file that does not
       exist, each as FILE:LINE: reason with exit 2 (and `serve` refuses the
@@ -391,6 +409,179 @@ def test_hostname_label():
         check_eq(with_label, [], f"--names {names}: hostname labels without --hostname-label")
 
 
+def test_keep_alive():
+    with Scratch("ka") as d:
+        g = Gpumon(d, sim_env(TRAINING[0], pinned=TRAINING[1]), ["--interval", "1h"])
+        try:
+            g.start()
+            c = http.client.HTTPConnection("127.0.0.1", g.port, timeout=5)
+            try:
+                where = None
+                for method, path, hdrs, status in (
+                        ("GET", "/metrics", {}, 200), ("HEAD", "/metrics", {}, 200),
+                        ("GET", "/healthz", {}, 200),
+                        ("GET", "/metrics", {"Accept-Encoding": "gzip"}, 200),
+                        ("GET", "/nope", {}, 404), ("GET", "/", {}, 200),
+                        ("GET", "/metrics", {}, 200)):
+                    c.request(method, path, headers=hdrs)
+                    r = c.getresponse()
+                    r.read()
+                    what = f"{method} {path} {hdrs or ''}"
+                    check_eq(r.status, status, f"{what}: status")
+                    check((r.getheader("Connection") or "").lower() != "close",
+                          f"{what}: answered with Connection: close (no keep-alive)",
+                          r.getheaders())
+                    check(c.sock is not None, f"{what}: the server closed the connection")
+                    here = c.sock.getsockname()
+                    check(where is None or here == where,
+                          f"{what}: a new connection ({here}, was {where})")
+                    where = here
+            finally:
+                c.close()
+            # other methods are refused before their body is read: that connection closes
+            c = http.client.HTTPConnection("127.0.0.1", g.port, timeout=5)
+            try:
+                c.request("POST", "/metrics", body=b"x" * 100)
+                r = c.getresponse()
+                r.read()
+                check_eq(r.status, 405, "POST status")
+            finally:
+                c.close()
+            check(g.alive(), "the exporter died", g.log())
+        finally:
+            g.stop()
+            g.cleanup()
+
+
+def test_negotiation():
+    enc_cases = [
+        ("gzip", True), ("gzip;q=0", False), ("gzip; q=0.0", False), ("gzip;q=0, identity", False),
+        ("identity;q=1, gzip;q=0.5", False), ("identity;q=0.5, gzip;q=1", True),
+        ("*", True), ("*;q=0", False), ("x-gzip", True), ("GZIP", True),
+        ("deflate, br", False), ("gzip;q=0.001", True), ("deflate;q=1, gzip;q=0.8", True),
+        ("*;q=0.5, gzip;q=0", False), ("", False),
+    ]
+    om = "application/openmetrics-text"
+    acc_cases = [
+        (f"{om};version=1.0.0", True), (f"{om};q=0", False),
+        (f"{om};version=1.0.0;q=0,text/plain;version=0.0.4;q=0.5", False),
+        (f"text/plain;q=0.5, {om};q=0.6", True), (f"text/plain, {om}", False),
+        (f"{om}, text/plain", True), ("*/*", False), ("application/json", False),
+        ("text/plain;version=0.0.4", False),
+        (PROM_ACCEPT, True),  # Prometheus 2
+        (f"{om};version=1.0.0;escaping=allow-utf-8;q=0.5,{om};version=0.0.1;q=0.4,"
+         "text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,"
+         "*/*;q=0.1", True),  # Prometheus 3
+        (f'{om};foo="a,b;q=0";q=0.9, text/plain;q=0.1', True),
+        (f'text/plain;q=0.9, {om};bar="x, text/plain";q=0.2', False),
+    ]
+    with Scratch("neg") as d:
+        g = Gpumon(d, sim_env(TRAINING[0], pinned=TRAINING[1]), ["--interval", "1h"])
+        try:
+            g.start()
+            plain = g.get("/metrics").body
+            for value, want in enc_cases:
+                r = g.get("/metrics", headers={"Accept-Encoding": value})
+                got = r.header("Content-Encoding") == "gzip"
+                check_eq(got, want, f"Accept-Encoding: {value!r} -> gzip", r.headers)
+                check_eq(gzip.decompress(r.body) if got else r.body, plain,
+                         f"Accept-Encoding: {value!r}: the body")
+            for value, want in acc_cases:
+                r = g.get("/metrics", headers={"Accept": value})
+                got = r.header("Content-Type").startswith(om)
+                check_eq(got, want, f"Accept: {value!r} -> OpenMetrics", r.headers)
+                check_eq(r.body.endswith(b"# EOF\n"), want, f"Accept: {value!r}: # EOF")
+        finally:
+            g.stop()
+            g.cleanup()
+
+
+def test_reload_transaction():
+    from exporter_lib import Proc, free_port
+    from agentlib import GPUMON
+    env = sim_env(TRAINING[0], pinned=TRAINING[1])
+    with Scratch("rt") as d:
+        conf, web = os.path.join(d, "gpumon.conf"), os.path.join(d, "web.yml")
+
+        def write(path, text):
+            with open(path + ".tmp", "w") as f:
+                f.write(text)
+            os.rename(path + ".tmp", path)
+
+        def write_conf(listen, extra=""):
+            write(conf, f"[agent]\ninterval = 1h\ndata-dir = {d}/data\ncsv = false\n"
+                        f"store = false\n[exporter]\nlisten = {listen}\nweb-config = {web}\n"
+                        + extra)
+
+        def reload(p, what):
+            n = p.log().count("reload")
+            p.proc.send_signal(signal.SIGHUP)
+            deadline = time.time() + 5
+            while p.log().count("reload") == n and time.time() < deadline:
+                time.sleep(0.05)
+            check(p.log().count("reload") > n, f"{what}: no reload line in the log", p.log())
+            time.sleep(0.2)
+
+        port = free_port()
+        write(web, "http_server_config:\n  headers:\n    X-Frame-Options: deny\n")
+        write_conf(f"127.0.0.1:{port}")
+        p = Proc([GPUMON, "serve", "--config", conf], env, log=os.path.join(d, "log"))
+        busy = socket.socket()
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        c = None
+        try:
+            p.start()
+            deadline = time.time() + 10
+            while time.time() < deadline:
+                try:
+                    if get("127.0.0.1", port, "/healthz", timeout=2).status == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.05)
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+
+            def scrape(what):
+                try:
+                    c.request("GET", "/metrics")
+                    r = c.getresponse()
+                    body = r.read()
+                except (OSError, http.client.HTTPException) as e:
+                    check(False, f"{what}: the open connection failed: {e!r}", p.log())
+                check_eq(r.status, 200, f"{what}: status")
+                check(c.sock is not None, f"{what}: the connection was closed")
+                return r, body.decode()
+
+            r, _ = scrape("before the reloads")
+            check_eq(r.getheader("X-Frame-Options"), "deny", "the web config's header")
+            sock = c.sock.getsockname()
+            reload(p, "nothing changed")
+            check("reload failed" not in p.log(), "a reload of the same files failed", p.log())
+            r, _ = scrape("after a SIGHUP with nothing changed")
+            check_eq(c.sock.getsockname(), sock, "the connection after a reload without changes")
+            write(web, "http_server_config:\n  headers:\n    X-Frame-Options: sameorigin\n")
+            reload(p, "a new header")
+            r, _ = scrape("after a SIGHUP with a new header")
+            check_eq(c.sock.getsockname(), sock, "the connection after a header change")
+            check_eq(r.getheader("X-Frame-Options"), "sameorigin", "the new header after SIGHUP")
+            # a failed reload changes nothing, not even the settings that were valid
+            write_conf(f"127.0.0.1:{busy.getsockname()[1]}", "names = dcgm\nhostname-label = true\n")
+            reload(p, "a port in use")
+            check("reload failed" in p.log(), "the failed reload is not reported", p.log())
+            r, text = scrape("after the failed reload")
+            check("gpumon_gpu_up{" in text and "DCGM_FI_" not in text and "hostname=" not in text,
+                  "a failed reload applied part of the new settings (names, hostname-label)",
+                  text[:300])
+            check_eq(r.getheader("X-Frame-Options"), "sameorigin", "header after the failed reload")
+        finally:
+            if c:
+                c.close()
+            busy.close()
+            p.stop()
+            p.cleanup()
+
+
 def test_config_check():
     env = sim_env(TRAINING[0], pinned=TRAINING[1])
     with Scratch("cc") as d:
@@ -437,4 +628,5 @@ def test_config_check():
 
 if __name__ == "__main__":
     main([test_endpoints, test_driver_not_loaded, test_ipv6, test_bad_listen, test_process_metrics,
-          test_hostname_label, test_reload_listen, test_config_check])
+          test_hostname_label, test_reload_listen, test_keep_alive, test_negotiation,
+          test_reload_transaction, test_config_check])

@@ -21,6 +21,11 @@
       _seconds) in under 100 ms (90th percentile; every one under 1 s on a
       busy machine), and /healthz turns 503 "stale" once the sample is more
       than 2 s old.
+  healthz_precision: faults.ini from 118.5 s at real speed, --stale-after
+      2s, /healthz polled every few milliseconds until the latest sample
+      (the one before the hang) turns stale: the first 503 says an age
+      above the limit as printed ("2.001 s old (limit 2.0 s)", never "2.0 s
+      old (limit 2.0 s)"), and every 200 before it an age at or below it.
   hang_pinned: faults.ini pinned at 130 s (GPUSIM_TIME=130, every sample
       hangs 5 s): before the first sample /metrics and /healthz answer 503
       quickly ("no sample yet"); afterwards /metrics serves the first
@@ -241,6 +246,38 @@ def test_hang_running_clock():
             g.cleanup()
 
 
+def test_healthz_precision():
+    env = sim_env("faults.ini", speed=1, epoch=epoch_for(118.5, 1))
+    with Scratch("hzp") as d:
+        g = Gpumon(d, env, ["--interval", "1s", "--stale-after", "2s"])
+        try:
+            g.start()
+            seen, end = [], time.time() + 9
+            while time.time() < end:
+                h = g.get("/healthz", timeout=5)
+                seen.append((h.status, h.text))
+                if h.status == 503:
+                    break
+                time.sleep(0.003)
+            check(seen and seen[-1][0] == 503, "/healthz never turned 503", seen[-3:])
+            m = re.match(r"stale: the latest sample is ([\d.]+) s old \(limit ([\d.]+) s\)",
+                         seen[-1][1])
+            check(m is not None, "/healthz 503 text", seen[-1][1])
+            age, limit = m.group(1), m.group(2)
+            check_eq(limit, "2.0", "the limit as printed")
+            check(float(age) > float(limit), f"stale at an age that does not exceed the limit as "
+                  f"printed: {seen[-1][1].strip()!r}")
+            for status, text in seen[:-1]:
+                m = re.match(r"ok: latest sample ([\d.]+) s old\n$", text)
+                check(status == 200 and m is not None, "/healthz before the 503", text)
+                check(float(m.group(1)) <= 2.0, f"200 at an age above the limit: {text.strip()!r}")
+            print(f"  {len(seen)} polls; last 200: {seen[-2][1].strip()!r}; "
+                  f"first 503: {seen[-1][1].strip()[:60]!r}")
+        finally:
+            g.stop(timeout=15)
+            g.cleanup()
+
+
 def test_hang_pinned():
     with Scratch("hangp") as d:
         g = Gpumon(d, sim_env("faults.ini", pinned=130), ["--interval", "1s", "--stale-after",
@@ -278,4 +315,5 @@ def test_hang_pinned():
 
 
 if __name__ == "__main__":
-    main([test_slowloris, test_hang_running_clock, test_hang_pinned, test_slow_headers_closed])
+    main([test_slowloris, test_hang_running_clock, test_healthz_precision, test_hang_pinned,
+          test_slow_headers_closed])
