@@ -183,16 +183,25 @@ struct writer {
 };
 
 /* Starts a family.  name is the sample name without _total; counters get
- * _total on their samples (and on the TYPE line in text 0.0.4). */
+ * _total on their samples (and on the TYPE line in text 0.0.4).
+ *
+ * dcgm-exporter's counters have no _total suffix, and gpumon keeps its names
+ * as they are so that existing queries work.  Text 0.0.4 types them
+ * "counter", as dcgm-exporter does.  OpenMetrics cannot: a counter's samples
+ * must end in _total there, and a parser rejects the scrape otherwise.  They
+ * are typed "unknown" there, which claims nothing; "gauge" would tell
+ * Prometheus (and anyone reading its metadata) that the value may go down. */
 static void family(struct writer *w, const char *name, enum ftype t, const char *help)
 {
     w->family = name;
     w->counter = t == F_COUNTER;
-    /* dcgm-exporter's counters have no _total suffix; keep its names as they are */
     w->total = w->counter && strncmp(name, "DCGM_", 5) != 0;
     int total = w->total;
     if (w->o->openmetrics) {
-        gm_buf_printf(w->b, "# TYPE %s %s\n", name, w->counter && total ? "counter" : "gauge");
+        gm_buf_printf(w->b, "# TYPE %s %s\n", name,
+                      total        ? "counter"
+                      : w->counter ? "unknown"
+                                   : "gauge");
         gm_buf_printf(w->b, "# HELP %s ", name);
     } else {
         gm_buf_printf(w->b, "# HELP %s%s ", name, total ? "_total" : "");

@@ -24,7 +24,10 @@
       OpenMetrics checker accepts (ends "# EOF\\n", TYPE before samples,
       counter families without _total, samples with _total, no blank lines,
       no interleaving, unique series) with the same series and values as the
-      text rendering of the same sample; both name sets.
+      text rendering of the same sample; both name sets.  dcgm-exporter's
+      counters, which keep their names without _total, are typed "unknown"
+      in OpenMetrics (a counter there must end in _total; "gauge" would be
+      wrong), "counter" in the text format.
   node_exporter_textfile: prometheus-node-exporter with
       --collector.textfile.directory on the directory gpumon writes: its
       /metrics has the gpumon_* series and node_textfile_scrape_error 0.
@@ -231,6 +234,14 @@ def test_openmetrics():
                             check_eq(types.get(fam[:-6]), "counter", f"{where}: type of {fam}")
                 else:
                     check("DCGM_FI_DEV_GPU_TEMP" in types, f"{where}: no DCGM_FI_DEV_GPU_TEMP")
+                    # dcgm-exporter's counters keep their names without _total, which an
+                    # OpenMetrics counter cannot have: "unknown" there, never "gauge"
+                    dcgm_counters = [f for f, t in families(text.text).items()
+                                     if t == "counter" and f.startswith("DCGM_")]
+                    check("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" in dcgm_counters,
+                          f"{where}: no DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter")
+                    for fam in dcgm_counters:
+                        check_eq(types.get(fam), "unknown", f"{where}: type of {fam}")
 
                 def keyed(t):
                     # the scrape counter is rendered per sample, both the same
