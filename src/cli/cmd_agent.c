@@ -168,52 +168,70 @@ static int agent_other(void *arg, int argc, char **argv, int i)
 static void agent_usage(const char *cmd, int once)
 {
     struct gm_buf b = GM_BUF_INIT;
+    int serve = strcmp(cmd, "serve") == 0;
+    const char *what =
+        serve ? "The Prometheus exporter: the agent without the CSV log and the store.  It "
+                "samples every\nGPU on a fixed cadence and serves the latest sample at "
+                "http://127.0.0.1:9842/metrics\n(--listen), with /healthz, in Prometheus's "
+                "text format or OpenMetrics (docs/exporter.md).\n--print writes one sample to "
+                "stdout as /metrics would serve it; --once with --textfile-dir\nwrites one "
+                "sample for node_exporter's textfile collector (cron).  SIGTERM/SIGINT stop\n"
+                "it, SIGHUP reloads the configuration (a bad one is logged and the running one "
+                "kept).\n\n"
+        : strcmp(cmd, "record") == 0
+            ? "The recording agent: the agent without the exporter.  It samples every GPU on a "
+              "fixed\ncadence and writes the daily CSV log and the SQLite history store under "
+              "the data\ndirectory.  SIGTERM/SIGINT stop it (flushing everything), SIGHUP "
+              "reloads the\nconfiguration and reopens files.\n\n"
+            : "The agent: samples every GPU on a fixed cadence, writes the daily CSV log and "
+              "the SQLite\nhistory store under the data directory, and serves Prometheus "
+              "metrics at --listen\n(docs/exporter.md).  SIGTERM/SIGINT stop it (flushing "
+              "everything), SIGHUP reloads\nthe configuration and reopens files.\n\n";
     gm_buf_printf(&b,
-                  "usage: gpumon %s [--config FILE] [OPTIONS]%s\n\n"
-                  "The recording agent: samples every GPU on a fixed cadence and writes the daily "
-                  "CSV log\nand the SQLite history store under the data directory.  SIGTERM/SIGINT "
-                  "stop it\n(flushing everything), SIGHUP reloads the configuration and reopens "
-                  "files.\n\n"
+                  "usage: gpumon %s [--config FILE] [OPTIONS]%s%s\n\n%s"
                   "      --config FILE                configuration file (INI; see "
                   "docs/config.md)\n"
                   "      --no-config                  ignore the default configuration file\n"
-                  "%s"
+                  "%s%s"
                   "      --status                     ask the running agent for its counters "
                   "(JSON)\n",
-                  cmd, once ? " [--once]" : "",
+                  cmd, once ? " [--once]" : "", serve ? " [--print]" : "", what,
                   once ? "      --once                       one sample through the same files "
                          "and locks, then exit (cron)\n"
-                       : "");
+                       : "",
+                  serve ? "      --print                      one sample to stdout as /metrics "
+                          "would serve it\n"
+                        : "");
     gm_config_usage(&b);
     cli_write(STDOUT_FILENO, &b);
     gm_buf_free(&b);
 }
 
-/* `gpumon serve --print`: one sample rendered as /metrics would serve it. */
+/* `gpumon serve --print`: one sample rendered as /metrics would serve it.
+ * When NVML is unavailable that is still what /metrics serves (the
+ * gpumon_nvml_state series say why), so it is printed too; the error goes
+ * to stderr and the exit status says NVML is unavailable (3). */
 static int print_metrics(const struct gm_config *c)
 {
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
                                    .procs = c->process_metrics,
                                    .procfs = c->process_metrics};
     struct gm_collector *col;
-    int rc = cli_open(&col, &co);
-    if (rc)
-        return rc;
+    struct gm_err err = {0};
+    gm_collector_open(&col, &co, &err); /* a failure shows in the sample's driver state */
     struct gm_snapshot *s = gm_snapshot_new();
-    rc = cli_sample(col, s, c->nvml_timeout_ns, 1);
-    if (rc == 0) {
-        struct gm_prom_opts po = {.names = c->names,
-                                  .hostname_label = c->hostname_label,
-                                  .process_metrics = c->process_metrics,
-                                  .max_process_series = c->max_process_series};
-        struct gm_buf b = GM_BUF_INIT;
-        gm_prom_render_once(s, &po, &b);
-        rc = cli_write(STDOUT_FILENO, &b);
-        gm_buf_free(&b);
-    }
+    int rc = cli_sample(col, s, c->nvml_timeout_ns, 1); /* reports a failure on stderr */
+    struct gm_prom_opts po = {.names = c->names,
+                              .hostname_label = c->hostname_label,
+                              .process_metrics = c->process_metrics,
+                              .max_process_series = c->max_process_series};
+    struct gm_buf b = GM_BUF_INIT;
+    gm_prom_render_once(s, &po, &b);
+    int wrc = cli_write(STDOUT_FILENO, &b);
+    gm_buf_free(&b);
     gm_snapshot_free(s);
     gm_collector_close(col);
-    return rc;
+    return wrc ? wrc : rc;
 }
 
 /* preset: flags applied before the user's (which override them) */

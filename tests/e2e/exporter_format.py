@@ -6,10 +6,12 @@
       during each fault and after: 0, 70, 190, 215, 250, 310, 400 s), plain
       and with --hostname-label --process-metrics: exit 0 and no output at
       all (no lint).  Where --print cannot open NVML (driver not loaded,
-      version mismatch, no permission) it must fail with an error on stderr
-      and nothing on stdout, and the /metrics of a running `serve` (which
-      then serves gpumon_nvml_state) is linted instead.  Every family has
-      one HELP and one TYPE, every name starts with gpumon_.
+      version mismatch, no permission) it exits 3 with an error on stderr
+      and still prints what /metrics serves then (gpumon_nvml_state naming
+      the state, or every gpumon_gpu_up 0; the same series as the /metrics
+      of a running `serve`),
+      which is linted.  Every family has one HELP and one TYPE, every name
+      starts with gpumon_.
   dcgm_names_parse: --names dcgm on every scenario: promtool exits 0 or 3
       (lint only, never "error while linting"); the only lint is the one
       dcgm-exporter's own names cause (camelCase labels, counters without
@@ -74,18 +76,32 @@ def served_metrics(scn, pinned, args=(), headers=None):
 
 
 def exposition(scn, t, args=()):
-    """(text, where): --print's output, or the served one where --print
-    cannot open NVML (checked to fail cleanly)."""
+    """(text, where): --print's output; where --print cannot open NVML it
+    must exit 3 with the error on stderr and print the series /metrics
+    serves then (checked against a running serve's)."""
     where = f"{scn} at {t} s {' '.join(args)}".strip()
     rc, out, err = serve_print(sim_env(scn, pinned=t), *args)
+    check(out.strip(), f"{where}: serve --print printed nothing (exit {rc})", err)
     if rc == 0:
-        check(out.strip(), f"{where}: serve --print printed nothing")
         return out, where
     check(any(k in err for k in NO_NVML), f"{where}: serve --print failed ({rc}) for another "
           "reason than NVML being unavailable", err)
-    check_eq(out, "", f"{where}: serve --print failed but printed something")
+    check_eq(rc, 3, f"{where}: exit status with NVML unavailable", err)
     check(err.startswith("gpumon: error: "), f"{where}: error message format", err)
-    return served_metrics(scn, t, args).text, where + " (served)"
+    # the driver is unavailable (gpumon_nvml_state says which way), or it
+    # answers but no GPU may be opened (every gpumon_gpu_up is 0)
+    samples = parse_samples(out)
+    states = {lab["state"]: v for n, lab, v in samples if n == "gpumon_nvml_state"}
+    up = [v for n, _, v in samples if n == "gpumon_gpu_up"]
+    check(sum(states.values()) == 1 and (states.get("ok") == 0 or (up and not any(up))),
+          f"{where}: neither gpumon_nvml_state nor gpumon_gpu_up shows the failure", states, up)
+
+    def series(text):
+        return {(n, tuple(sorted((k, v) for k, v in lab.items()))) for n, lab, _ in
+                parse_samples(text)}
+    check_eq(series(out), series(served_metrics(scn, t, args).text),
+             f"{where}: --print and a running serve's /metrics differ")
+    return out, where + " (NVML unavailable)"
 
 
 def check_native_shape(text, where):

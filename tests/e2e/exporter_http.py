@@ -59,6 +59,12 @@
       exist, each as FILE:LINE: reason with exit 2 (and `serve` refuses the
       same values as flags); [::1]:9842, :9842 and an existing web config
       pass.
+  serve_print_no_nvml: `serve --print` without a usable NVML (driver not
+      loaded, no library) prints what /metrics would serve
+      (gpumon_nvml_state names the state, no GPU series), says why on
+      stderr and exits 3.
+  serve_help: `serve --help` describes the exporter (/metrics, --listen,
+      --print), not the recording agent.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -626,7 +632,32 @@ def test_config_check():
             check_eq((rc, out, err), (0, "", ""), f"config check with {line!r}")
 
 
+def test_serve_print_no_nvml():
+    for what, env, state in (
+            ("driver not loaded", sim_env("fault-driver-not-loaded.ini", pinned=10),
+             "driver_not_loaded"),
+            ("no library", dict(sim_env(TRAINING[0], pinned=10),
+                                GPUMON_NVML_LIB="/nonexistent/libnvidia-ml.so.1"), "no_library")):
+        rc, out, err = serve_print(env)
+        check_eq(rc, 3, f"{what}: exit status of serve --print", err)
+        samples = parse_samples(out)
+        states = {lab["state"]: v for n, lab, v in samples if n == "gpumon_nvml_state"}
+        check_eq(states.get(state), 1.0, f"{what}: gpumon_nvml_state{{state={state}}}", out)
+        check_eq(sum(states.values()), 1.0, f"{what}: one state is 1", states)
+        check_eq([n for n, lab, _ in samples if "gpu" in lab], [], f"{what}: GPU series")
+        check(err.startswith("gpumon: error: "), f"{what}: no error on stderr", err)
+
+
+def test_serve_help():
+    rc, out, err = run_gpumon(["serve", "--help"], sim_env(TRAINING[0], pinned=10))
+    check_eq(rc, 0, "serve --help exit status", err)
+    intro = out.split("\n\n")[1]
+    check("exporter" in intro and "/metrics" in intro and "--print" in out and
+          "--listen" in intro, "serve --help does not describe the exporter", out[:800])
+    check("recording agent" not in intro, "serve --help describes the recording agent", intro)
+
+
 if __name__ == "__main__":
     main([test_endpoints, test_driver_not_loaded, test_ipv6, test_bad_listen, test_process_metrics,
           test_hostname_label, test_reload_listen, test_keep_alive, test_negotiation,
-          test_reload_transaction, test_config_check])
+          test_reload_transaction, test_config_check, test_serve_print_no_nvml, test_serve_help])
