@@ -75,7 +75,7 @@ enum gm_top_limit {
 struct gm_top_diag {
     int limit;          /* enum gm_top_limit */
     const char *label;  /* short: "thermal", "power cap", ...; NULL for none */
-    char text[200];     /* one sentence with the numbers; "" for none */
+    char text[256];     /* one sentence with the numbers; "" for none */
     double clock_ratio; /* SM clock / max SM clock, or -1 when unknown */
 };
 
