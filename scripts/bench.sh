@@ -75,7 +75,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         { cat "$BUILD/bench-setup.log" >&2; die "meson setup failed"; }
 fi
 say "building $BUILD"
-ninja -C "$BUILD" src/gpumon bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
+ninja -C "$BUILD" src/gpumon src/gpumon_top.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
     >"$BUILD/bench-build.log" 2>&1 ||
     { cat "$BUILD/bench-build.log" >&2; die "build failed"; }
 GPUMON=$BUILD/src/gpumon
@@ -338,6 +338,20 @@ PY
 
 say "writing $DOC"
 python3 bench/report.py "$OUT" "$DOC" || die "report failed"
+
+# ---------------------------------------------------------------- top
+# gpumon top in a 200x60 tmux pane at -d 1 for BENCH_TOP_SECS (60 s), the
+# scenario's clock moving; its own block in $DOC (nvtop too when installed).
+TOP_SECS=${BENCH_TOP_SECS:-60}
+say "top: ${TOP_SECS} s of gpumon top -d 1 in tmux"
+top_rc=0
+env -u GPUSIM_TIME python3 bench/top_cpu.py --gpumon "$GPUMON" --simlib "$SIMLIB" \
+    --scenario "$SCENARIO" --scenario-time "$SCENARIO_TIME" --window "$TOP_SECS" \
+    --json "$OUT/top-cpu.json" --doc "$DOC" || top_rc=$?
+[ "$top_rc" = 0 ] || [ "$top_rc" = 3 ] || die "the top benchmark failed"
+if [ "${BENCH_STRICT:-0}" = 1 ] && [ "$top_rc" = 3 ]; then
+    exit 1
+fi
 if [ "${BENCH_STRICT:-0}" = 1 ] && grep -q '^MISS' "$OUT/summary.txt"; then
     exit 1
 fi
