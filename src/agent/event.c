@@ -14,6 +14,8 @@ const char *gm_event_type_name(enum gm_event_type t)
         return "xid";
     case GM_EV_AGENT:
         return "agent";
+    case GM_EV_ALERT:
+        return "alert";
     }
     return "unknown";
 }

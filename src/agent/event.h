@@ -1,6 +1,6 @@
 /* event.h -- things that happen between samples and belong on the timeline:
- * user marks ("epoch 3 start"), driver and GPU state changes, and (later)
- * XID errors and alerts.  Sinks record them beside the samples.
+ * user marks ("epoch 3 start"), driver and GPU state changes, Xid errors
+ * and alerts.  Sinks record them beside the samples.
  */
 #ifndef GM_AGENT_EVENT_H
 #define GM_AGENT_EVENT_H
@@ -13,6 +13,7 @@ enum gm_event_type {
     GM_EV_GPU,      /* a GPU's state changed: lost, back, no permission */
     GM_EV_XID,      /* an XID error reported by NVML (code = Xid) */
     GM_EV_AGENT,    /* agent lifecycle: started, stopped, config reloaded */
+    GM_EV_ALERT,    /* an alert fired, repeated or resolved (the alert fields below) */
 };
 
 struct gm_event {
@@ -22,7 +23,16 @@ struct gm_event {
     int64_t code;    /* type-specific: Xid number, NVML return code, ... */
     char task[64];   /* task the mark belongs to; "" = the agent's task */
     char uuid[96];   /* GPU UUID when known */
-    char text[512];  /* human text, UTF-8 */
+    char text[512];  /* human text, UTF-8 (an alert's summary) */
+    /* GM_EV_ALERT only */
+    char rule[64];
+    uint8_t severity; /* enum gm_alert_severity */
+    uint8_t state;    /* GM_AL_FIRING or GM_AL_RESOLVED */
+    uint8_t repeat;   /* a repeat notice of an alert still firing */
+    char value[64];   /* the value, as shown */
+    char fingerprint[17];
+    int64_t active_ns; /* wall time the condition first held */
+    int64_t fired_ns;  /* wall time it started firing */
 };
 
 const char *gm_event_type_name(enum gm_event_type t);

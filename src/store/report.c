@@ -808,3 +808,132 @@ int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct g
     report_free(&r);
     return rc;
 }
+
+/* ---------------------------------------------------------- alert history */
+
+int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
+                           struct gm_err *err)
+{
+    if (!o || !o->path || !out)
+        return gm_err_set(err, GM_E_INVAL, "alert history: no database path");
+    tzset();
+    sqlite3 *db = NULL;
+    int rc = open_db(o->path, &db, err);
+    sqlite3_stmt *q = NULL;
+    int have_table = 0;
+    if (rc == 0) {
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'alerts'", -1,
+                               &q, NULL) != SQLITE_OK ||
+            sqlite3_step(q) != SQLITE_ROW)
+            rc = sql_fail(db, err, o->path, "cannot read");
+        else
+            have_table = sqlite3_column_int(q, 0) > 0;
+        sqlite3_finalize(q);
+        q = NULL;
+    }
+    struct gm_json j;
+    gm_json_init(&j, out, 0);
+    if (o->json)
+        gm_json_arr_begin(&j);
+    else
+        gm_buf_printf(out, "%-29s  %-8s  %-8s  %-24s  %3s  %-12s  %s\n", "TIME", "STATE",
+                      "SEVERITY", "RULE", "GPU", "VALUE", "SUMMARY");
+    int n = 0;
+    if (rc == 0 && have_table) {
+        if (sqlite3_prepare_v2(db,
+                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, g.uuid,"
+                               " a.value, a.summary, a.repeat, a.fingerprint, a.active_ts,"
+                               " a.fired_ts FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
+                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                               " ORDER BY a.ts, a.id",
+                               -1, &q, NULL) != SQLITE_OK) {
+            rc = sql_fail(db, err, o->path, "reading the alerts");
+        } else {
+            sqlite3_bind_int64(q, 1, o->from_ns / NS_PER_MS);
+            sqlite3_bind_int64(q, 2, o->to_ns ? o->to_ns / NS_PER_MS : INT64_MAX);
+            if (o->rule)
+                sqlite3_bind_text(q, 3, o->rule, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(q, 3);
+            int s;
+            while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+                char iso[64];
+                const char *txt[12];
+                for (int i = 0; i < 12; i++) {
+                    txt[i] = (const char *)sqlite3_column_text(q, i);
+                    if (!txt[i])
+                        txt[i] = "";
+                }
+                int64_t ts = sqlite3_column_int64(q, 0);
+                gm_time_iso(ts * NS_PER_MS, iso, sizeof(iso));
+                int has_gpu = sqlite3_column_type(q, 4) != SQLITE_NULL;
+                int repeat = sqlite3_column_int(q, 8);
+                n++;
+                if (o->json) {
+                    gm_json_obj_begin(&j);
+                    gm_json_key(&j, "time");
+                    gm_json_str(&j, iso);
+                    gm_json_key(&j, "time_unix_ms");
+                    gm_json_i64(&j, ts);
+                    gm_json_key(&j, "state");
+                    gm_json_str(&j, txt[1]);
+                    gm_json_key(&j, "repeat");
+                    gm_json_bool(&j, repeat);
+                    gm_json_key(&j, "severity");
+                    gm_json_str(&j, txt[2]);
+                    gm_json_key(&j, "rule");
+                    gm_json_str(&j, txt[3]);
+                    gm_json_key(&j, "gpu");
+                    if (has_gpu)
+                        gm_json_i64(&j, sqlite3_column_int64(q, 4));
+                    else
+                        gm_json_null(&j);
+                    gm_json_key(&j, "uuid");
+                    if (has_gpu)
+                        gm_json_str(&j, txt[5]);
+                    else
+                        gm_json_null(&j);
+                    gm_json_key(&j, "value");
+                    gm_json_str(&j, txt[6]);
+                    gm_json_key(&j, "summary");
+                    gm_json_str(&j, txt[7]);
+                    gm_json_key(&j, "fingerprint");
+                    gm_json_str(&j, txt[9]);
+                    for (int k = 10; k <= 11; k++) {
+                        gm_json_key(&j, k == 10 ? "active_since" : "firing_since");
+                        if (sqlite3_column_type(q, k) == SQLITE_NULL) {
+                            gm_json_null(&j);
+                        } else {
+                            char b[64];
+                            gm_json_str(&j, gm_time_iso(sqlite3_column_int64(q, k) * NS_PER_MS,
+                                                        b, sizeof(b)));
+                        }
+                    }
+                    gm_json_obj_end(&j);
+                } else {
+                    char gpu[16] = "-";
+                    if (has_gpu)
+                        snprintf(gpu, sizeof(gpu), "%lld", (long long)sqlite3_column_int64(q, 4));
+                    char state[16];
+                    snprintf(state, sizeof(state), "%s%s", txt[1], repeat ? "+" : "");
+                    gm_buf_printf(out, "%-29s  %-8s  %-8s  %-24s  %3s  %-12s  %s\n", iso, state,
+                                  txt[2], txt[3], gpu, txt[6][0] ? txt[6] : "-", txt[7]);
+                }
+            }
+            if (s != SQLITE_DONE)
+                rc = sql_fail(db, err, o->path, "reading the alerts");
+            sqlite3_finalize(q);
+        }
+    }
+    if (db)
+        sqlite3_close(db);
+    if (rc != 0)
+        return rc;
+    if (o->json) {
+        gm_json_arr_end(&j);
+        gm_buf_putc(out, '\n');
+    } else if (n == 0) {
+        gm_buf_puts(out, "(no alert notices in this period)\n");
+    }
+    return 0;
+}

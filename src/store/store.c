@@ -38,6 +38,7 @@
 
 #include "../core/metrics.h"
 #include "../core/timeutil.h"
+#include "../alert/alert.h"
 #include "store_schema.h"
 
 #define MS_PER_MIN INT64_C(60000)
@@ -107,7 +108,7 @@ struct gm_store {
     char *task;
     sqlite3 *db;
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
-    sqlite3_stmt *st_sample, *st_proc, *st_event, *st_up[2];
+    sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
     int64_t task_id;
 
@@ -379,6 +380,11 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
         (rc = prepare(st, &st->st_event,
                       "INSERT INTO events (ts, type, gpu, task, code, text)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                      err)) ||
+        (rc = prepare(st, &st->st_alert,
+                      "INSERT INTO alerts (ts, rule, severity, state, repeat, gpu, value, summary,"
+                      " fingerprint, active_ts, fired_ts)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                       err)) ||
         (rc = prepare(st, &st->st_up[0], up1m, err)) ||
         (rc = prepare(st, &st->st_up[1], up1h, err)) ||
@@ -1080,6 +1086,23 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
         sqlite3_bind_text(q, 6, e->text, -1, SQLITE_TRANSIENT);
         rc = step_done(q);
     }
+    if (rc == SQLITE_OK && e->type == GM_EV_ALERT) {
+        sqlite3_stmt *q = st->st_alert;
+        sqlite3_bind_int64(q, 1, ts);
+        sqlite3_bind_text(q, 2, e->rule, (int)strnlen(e->rule, sizeof(e->rule)), SQLITE_TRANSIENT);
+        sqlite3_bind_text(q, 3, gm_alert_severity_name(e->severity), -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 4, gm_alert_state_name(e->state), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 5, e->repeat);
+        bind_opt(q, 6, g != NULL, g ? g->id : 0);
+        sqlite3_bind_text(q, 7, e->value, (int)strnlen(e->value, sizeof(e->value)),
+                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(q, 8, e->text, (int)strnlen(e->text, sizeof(e->text)), SQLITE_TRANSIENT);
+        sqlite3_bind_text(q, 9, e->fingerprint, (int)strnlen(e->fingerprint, sizeof(e->fingerprint)),
+                          SQLITE_TRANSIENT);
+        bind_opt(q, 10, e->active_ns != 0, e->active_ns / NS_PER_MS);
+        bind_opt(q, 11, e->fired_ns != 0, e->fired_ns / NS_PER_MS);
+        rc = step_done(q);
+    }
     if (rc != SQLITE_OK) {
         int code = fail(st, rc, "event");
         batch_discard(st);
@@ -1101,7 +1124,7 @@ struct tier_table {
     int tier; /* 0 raw, 1 one-minute, 2 one-hour */
 };
 static const struct tier_table retention_tables[] = {
-    {"samples", 0}, {"procs", 0}, {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2},
+    {"samples", 0}, {"procs", 0}, {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2},
 };
 
 /* Deletes rows older than cutoff from one table, a chunk per transaction,
@@ -1213,7 +1236,7 @@ static void finalize_all(struct gm_store *st)
 {
     sqlite3_stmt **all[] = {&st->st_begin,    &st->st_commit,  &st->st_rollback, &st->st_sample,
                             &st->st_proc,     &st->st_event,   &st->st_up[0],    &st->st_up[1],
-                            &st->st_gpu_find, &st->st_gpu_ins, &st->st_gpu_upd,  &st->st_task_find,
+                            &st->st_alert,    &st->st_gpu_find, &st->st_gpu_ins, &st->st_gpu_upd,  &st->st_task_find,
                             &st->st_task_ins};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);

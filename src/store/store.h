@@ -87,4 +87,16 @@ struct gm_report_opts {
  * store (or of a newer schema). */
 int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err);
 
+/* `gpumon alerts --history`: the notices of the alerts table (docs/store.md),
+ * oldest first, as a table (repeat notices marked "firing+") or a JSON array. */
+struct gm_alert_history_opts {
+    const char *path;
+    int64_t from_ns; /* UTC ns, inclusive */
+    int64_t to_ns;   /* exclusive; 0 = no end */
+    const char *rule; /* NULL = every rule */
+    int json;
+};
+int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
+                           struct gm_err *err);
+
 #endif /* GM_STORE_STORE_H */

@@ -247,15 +247,16 @@ static void test_schema(void **state)
     gm_store_close(st);
 
     sqlite3 *db = reader();
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 1);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 2);
     char buf[256];
     assert_string_equal(q_text(db, buf, sizeof(buf),
                                "SELECT value FROM meta WHERE key = "
                                "'schema_version'"),
-                        "1");
+                        "2");
     assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
     static const char *const tables[] = {"meta",  "codes",  "gpus",      "tasks",    "samples",
-                                         "procs", "events", "rollup_1m", "rollup_1h"};
+                                         "procs", "events", "rollup_1m", "rollup_1h",
+                                         "alerts"};
     for (size_t i = 0; i < N_ELEM(tables); i++)
         assert_int_equal(
             q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = '%s'", tables[i]), 1);
