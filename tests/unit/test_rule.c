@@ -1,0 +1,442 @@
+/* test_rule.c -- the alert condition language and operand values
+ * (src/alert/rule.c): parsing with column-precise errors, three-valued
+ * evaluation, derived values, rule keys and the default set. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "alert/rule.h"
+#include "core/metrics.h"
+#include "core/snapshot.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* One healthy GPU: 80 GiB, 60 GiB used, 300/400 W, 70 C (slowdown 87 C). */
+static struct gm_snapshot *snap(void)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    gm_snapshot_set_gpus(s, 1);
+    struct gm_gpu *g = &s->gpus[0];
+    g->index = 0;
+    snprintf(g->str[GM_S_UUID], GM_STR_MAX, "GPU-test");
+    snprintf(g->str[GM_S_NAME], GM_STR_MAX, "Test GPU");
+    g->m[GM_M_MEM_TOTAL] = gm_v_u64(80ULL << 30);
+    g->m[GM_M_MEM_USED] = gm_v_u64(60ULL << 30);
+    g->m[GM_M_MEM_FREE] = gm_v_u64(20ULL << 30);
+    g->m[GM_M_POWER_DRAW] = gm_v_f64(300.0);
+    g->m[GM_M_POWER_ENFORCED] = gm_v_f64(400.0);
+    g->m[GM_M_TEMP_GPU] = gm_v_u64(70);
+    g->m[GM_M_TEMP_SLOWDOWN] = gm_v_u64(87);
+    g->m[GM_M_CER_ACTIVE] = gm_v_u64(0);
+    return s;
+}
+
+static int eval(const char *cond, const struct gm_snapshot *s)
+{
+    struct gm_rule_expr e;
+    char why[256];
+    int rc = gm_rule_parse(cond, GM_RS_GPU, &e, why, sizeof(why));
+    if (rc != 0)
+        fail_msg("parse of \"%s\" failed: %s", cond, why);
+    struct gm_rule_ctx cx = {.s = s, .g = &s->gpus[0]};
+    return gm_rule_eval(&e, &cx, NULL, NULL, NULL);
+}
+
+static void test_parse_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *cond;
+        const char *why; /* a part of the message, including the column */
+    } cases[] = {
+        {"", "empty condition"},
+        {"temperature.gpu", NULL}, /* a bare operand is valid */
+        {"temperature.gpu >> 85", "expected a number (at column 18"},
+        {"temperature.gpu = 85", "use == to compare (at column 17"},
+        {"temp > 85", "unknown metric \"temp\" (see gpumon metrics"},
+        {"memory.free < 2048", "memory.free is a size: give the number a unit"},
+        {"memory.free < 2 GiB", "memory.free is a size"},
+        {"temperature.gpu > 85GiB", "unit \"GiB\" does not fit temperature.gpu (C)"},
+        {"temperature.gpu > 85 and", "condition ends too early (at column 25"},
+        {"(temperature.gpu > 85", "missing ')'"},
+        {"temperature.gpu > 85)", "unexpected \")\""},
+        {"temperature.gpu > 85 or or gpu.lost", "expected a metric name before \"or\""},
+        {"name > 3", "name is not a number"},
+        {"temperature.gpu > 85 xor gpu.lost", "unexpected \"xor gpu.lost\""},
+        {"utilization.gpu > 90%", NULL},
+        {"power.draw > 300W", NULL},
+        {"memory.free < 2GiB and memory.free_pct < 10", NULL},
+        {"not (gpu.lost or temperature.margin <= 0)", NULL},
+        {"procs.dead_memory > 0", NULL}, /* zero needs no unit */
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_rule_expr e;
+        char why[256] = "";
+        int rc = gm_rule_parse(cases[i].cond, GM_RS_GPU, &e, why, sizeof(why));
+        if (!cases[i].why) {
+            if (rc != 0)
+                fail_msg("\"%s\": unexpected error %s", cases[i].cond, why);
+            continue;
+        }
+        if (rc == 0)
+            fail_msg("\"%s\" parsed, expected an error", cases[i].cond);
+        if (!strstr(why, cases[i].why))
+            fail_msg("\"%s\": got \"%s\", want it to contain \"%s\"", cases[i].cond, why,
+                     cases[i].why);
+    }
+}
+
+static void test_host_scope(void **state)
+{
+    (void)state;
+    struct gm_rule_expr e;
+    char why[256];
+    assert_int_equal(gm_rule_parse("driver.lost", GM_RS_HOST, &e, why, sizeof(why)), 0);
+    assert_int_not_equal(gm_rule_parse("temperature.gpu > 85", GM_RS_HOST, &e, why, sizeof(why)),
+                         0);
+    assert_non_null(strstr(why, "per-GPU value; this rule has scope = host"));
+}
+
+static void test_eval_three_valued(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    static const struct {
+        const char *cond;
+        int want;
+    } cases[] = {
+        {"temperature.gpu > 69", 1},
+        {"temperature.gpu > 70", 0},
+        {"temperature.gpu >= 70", 1},
+        {"temperature.gpu < 70", 0},
+        {"temperature.gpu <= 70", 1},
+        {"temperature.gpu == 70", 1},
+        {"temperature.gpu != 70", 0},
+        {"memory.free_pct == 25", 1},
+        {"memory.used_pct > 74.9 and memory.used_pct < 75.1", 1},
+        {"power.draw_pct == 75", 1},
+        {"temperature.margin == 17", 1},
+        {"memory.free < 20GiB", 0},
+        {"memory.free <= 20GiB", 1},
+        {"memory.free < 21474836481B", 1},
+        /* fan speed is not set: unknown */
+        {"fan.speed > 50", -1},
+        {"fan.speed > 50 or temperature.gpu > 60", 1},
+        {"fan.speed > 50 or temperature.gpu > 80", -1},
+        {"fan.speed > 50 and temperature.gpu > 80", 0},
+        {"fan.speed > 50 and temperature.gpu > 60", -1},
+        {"not fan.speed > 50", -1},
+        {"not temperature.gpu > 80", 1},
+        {"(temperature.gpu > 80 or power.draw > 250W) and not gpu.lost", 1},
+        {"throttle.thermal", 0},
+        {"gpu.lost", 0},
+        {"driver.lost", 0},
+        {"xid > 0", 0},
+        {"procs.count == 0", 1},
+        {"ecc.uncorrected.new > 0", -1}, /* no counters on this GPU */
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        int got = eval(cases[i].cond, s);
+        if (got != cases[i].want)
+            fail_msg("\"%s\": got %d, want %d", cases[i].cond, got, cases[i].want);
+    }
+    gm_snapshot_unref(s);
+}
+
+static void test_derived(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    struct gm_gpu *g = &s->gpus[0];
+    struct gm_rule_ctx cx = {.s = s, .g = g};
+    double v;
+    /* throttle classes from the reason bits */
+    g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x20); /* sw thermal */
+    assert_int_equal(gm_rule_operand_value(GM_OP_THROTTLE_THERMAL, &cx, &v), GM_VS_OK);
+    assert_true(v == 1);
+    assert_int_equal(gm_rule_operand_value(GM_OP_THROTTLE_POWER_BRAKE, &cx, &v), GM_VS_OK);
+    assert_true(v == 0);
+    g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x80 | 0x4);
+    gm_rule_operand_value(GM_OP_THROTTLE_POWER_BRAKE, &cx, &v);
+    assert_true(v == 1);
+    gm_rule_operand_value(GM_OP_THROTTLE_POWER_CAP, &cx, &v);
+    assert_true(v == 1);
+    char text[64];
+    gm_rule_value_text(GM_OP_THROTTLE_POWER_BRAKE, 1, &cx, text, sizeof(text));
+    assert_string_equal(text, "sw_power_cap,hw_power_brake_slowdown");
+
+    /* new uncorrectable errors: against the previous sample; aggregate first */
+    g->m[GM_M_ECC_UNCORR_AGG] = gm_v_u64(7);
+    g->m[GM_M_ECC_UNCORR_VOL] = gm_v_u64(2);
+    assert_int_equal(gm_rule_operand_value(GM_OP_ECC_NEW, &cx, &v), GM_VS_NA); /* first */
+    cx.prev_agg_ok = 1;
+    cx.prev_agg = 5;
+    assert_int_equal(gm_rule_operand_value(GM_OP_ECC_NEW, &cx, &v), GM_VS_OK);
+    assert_true(v == 2);
+    /* only a volatile counter, reset by a driver reload: what it holds is new */
+    g->m[GM_M_ECC_UNCORR_AGG] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    cx.prev_agg_ok = 0;
+    cx.prev_vol_ok = 1;
+    cx.prev_vol = 9;
+    assert_int_equal(gm_rule_operand_value(GM_OP_ECC_NEW, &cx, &v), GM_VS_OK);
+    assert_true(v == 2);
+
+    /* a lost GPU */
+    g->state = GM_GPU_LOST;
+    assert_int_equal(gm_rule_operand_value(GM_OP_GPU_LOST, &cx, &v), GM_VS_OK);
+    assert_true(v == 1);
+    gm_rule_value_text(GM_OP_GPU_LOST, v, &cx, text, sizeof(text));
+    assert_string_equal(text, "lost");
+    g->state = GM_GPU_NOPERM; /* cannot tell */
+    assert_int_not_equal(gm_rule_operand_value(GM_OP_GPU_LOST, &cx, &v), GM_VS_OK);
+    g->state = GM_GPU_OK;
+
+    /* the driver, for the host */
+    s->driver = GM_DRV_NOT_LOADED;
+    struct gm_rule_ctx host = {.s = s};
+    assert_int_equal(gm_rule_operand_value(GM_OP_DRIVER_LOST, &host, &v), GM_VS_OK);
+    assert_true(v == 1);
+    gm_rule_value_text(GM_OP_DRIVER_LOST, v, &host, text, sizeof(text));
+    assert_string_equal(text, "driver_not_loaded");
+    s->driver = GM_DRV_OK;
+
+    /* a power limit of 0 gives no ratio, not infinity */
+    g->m[GM_M_POWER_ENFORCED] = gm_v_f64(0);
+    g->m[GM_M_POWER_LIMIT] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    assert_int_not_equal(gm_rule_operand_value(GM_OP_POWER_PCT, &cx, &v), GM_VS_OK);
+    /* the enforced limit missing: the management limit stands in */
+    g->m[GM_M_POWER_ENFORCED] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    g->m[GM_M_POWER_LIMIT] = gm_v_f64(600);
+    assert_int_equal(gm_rule_operand_value(GM_OP_POWER_PCT, &cx, &v), GM_VS_OK);
+    assert_true(v == 50);
+    gm_snapshot_unref(s);
+}
+
+static void add_proc(struct gm_snapshot *s, uint32_t pid, int host_state, uint64_t mem)
+{
+    struct gm_proc p;
+    memset(&p, 0, sizeof(p));
+    p.gpu = 0;
+    p.pid = pid;
+    p.host_state = (uint8_t)host_state;
+    p.used_memory = gm_v_u64(mem);
+    gm_snapshot_add_proc_take(s, &p);
+    s->gpus[0].proc_first = 0;
+    s->gpus[0].nproc++;
+}
+
+static void test_dead_memory(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    struct gm_rule_ctx cx = {.s = s, .g = &s->gpus[0]};
+    double v;
+    assert_int_equal(gm_rule_operand_value(GM_OP_DEAD_MEM, &cx, &v), GM_VS_OK);
+    assert_true(v == 0);
+    add_proc(s, 100, GM_HS_ALIVE, 1ULL << 30);
+    add_proc(s, 101, GM_HS_GONE, 2ULL << 30);
+    add_proc(s, 102, GM_HS_ZOMBIE, 4ULL << 30);
+    add_proc(s, 4294967295u, GM_HS_GONE, 8ULL << 30); /* above pid_max: not ours */
+    cx.g = &s->gpus[0];
+    assert_int_equal(gm_rule_operand_value(GM_OP_DEAD_MEM, &cx, &v), GM_VS_OK);
+    assert_true(v == (double)(6ULL << 30));
+    char text[64];
+    gm_rule_value_text(GM_OP_DEAD_MEM, v, &cx, text, sizeof(text));
+    assert_string_equal(text, "6.00 GiB");
+    assert_int_equal(gm_rule_operand_value(GM_OP_PROCS, &cx, &v), GM_VS_OK);
+    assert_true(v == 4);
+    /* in a nested PID namespace absence from /proc proves nothing */
+    cx.pid_ns_nested = 1;
+    assert_int_not_equal(gm_rule_operand_value(GM_OP_DEAD_MEM, &cx, &v), GM_VS_OK);
+    cx.pid_ns_nested = 0;
+    /* /proc not looked at */
+    s->procs[0].host_state = GM_HS_UNKNOWN;
+    assert_int_not_equal(gm_rule_operand_value(GM_OP_DEAD_MEM, &cx, &v), GM_VS_OK);
+    gm_snapshot_unref(s);
+}
+
+static void test_rule_keys(void **state)
+{
+    (void)state;
+    struct gm_rules r;
+    gm_rules_defaults(&r);
+    int n0 = r.n;
+    char why[512];
+    /* overriding one key of a default rule keeps the others */
+    assert_int_equal(gm_rules_set(&r, "gpu-temperature-high", "for", "3m", why, sizeof(why)), 0);
+    assert_int_equal(r.n, n0);
+    const struct gm_rule *t = NULL;
+    for (int i = 0; i < r.n; i++)
+        if (!strcmp(r.rule[i].name, "gpu-temperature-high"))
+            t = &r.rule[i];
+    assert_non_null(t);
+    assert_true(t->for_ns == 180000000000LL);
+    assert_string_equal(t->when.text, "temperature.gpu > 85");
+    assert_string_equal(t->clear.text, "temperature.gpu < 80");
+    /* the same key twice is an error */
+    assert_int_not_equal(gm_rules_set(&r, "gpu-temperature-high", "for", "1m", why, sizeof(why)),
+                         0);
+    assert_non_null(strstr(why, "duplicate key \"for\" in [alert.gpu-temperature-high]"));
+    /* a new rule */
+    static const struct {
+        const char *key, *value, *err;
+    } kv[] = {
+        {"when", "utilization.gpu < 5 and memory.used > 1GiB", NULL},
+        {"samples", "3", NULL},
+        {"severity", "critical", NULL},
+        {"labels", "team=ml, room = b2", NULL},
+        {"summary", "idle {{gpu}} {{value}}", NULL},
+        {"repeat", "0", NULL},
+        {"severity", "urgent", "duplicate key"},
+        {"colour", "red", "unknown key \"colour\" in [alert.idle]"},
+    };
+    for (size_t i = 0; i < N_ELEM(kv); i++) {
+        int rc = gm_rules_set(&r, "idle", kv[i].key, kv[i].value, why, sizeof(why));
+        if (kv[i].err) {
+            assert_int_not_equal(rc, 0);
+            if (!strstr(why, kv[i].err))
+                fail_msg("%s = %s: got \"%s\"", kv[i].key, kv[i].value, why);
+        } else if (rc != 0) {
+            fail_msg("%s = %s: %s", kv[i].key, kv[i].value, why);
+        }
+    }
+    const struct gm_rule *x = &r.rule[r.n - 1];
+    assert_string_equal(x->name, "idle");
+    assert_int_equal(x->samples, 3);
+    assert_int_equal(x->severity, GM_SEV_CRITICAL);
+    assert_int_equal(x->nlabels, 2);
+    assert_string_equal(x->labels[1].name, "room");
+    assert_string_equal(x->labels[1].value, "b2");
+    assert_int_equal(gm_rules_check(&r, why, sizeof(why)), 0);
+
+    static const struct {
+        const char *key, *value, *err;
+    } bad[] = {
+        {"labels", "alertname=x", "label \"alertname\" is set by gpumon itself"},
+        {"labels", "9lives=x", "invalid label name"},
+        {"labels", "novalue", "invalid label \"novalue\""},
+        {"for", "soon", "invalid duration \"soon\""},
+        {"samples", "0", "invalid sample count"},
+        {"scope", "rack", "invalid scope"},
+        {"enabled", "maybe", "invalid boolean"},
+    };
+    for (size_t i = 0; i < N_ELEM(bad); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "bad%zu", i);
+        assert_int_not_equal(gm_rules_set(&r, name, bad[i].key, bad[i].value, why, sizeof(why)), 0);
+        if (!strstr(why, bad[i].err))
+            fail_msg("%s = %s: got \"%s\", want \"%s\"", bad[i].key, bad[i].value, why,
+                     bad[i].err);
+    }
+    assert_int_not_equal(gm_rules_set(&r, "bad name", "when", "gpu.lost", why, sizeof(why)), 0);
+    assert_non_null(strstr(why, "invalid rule name"));
+}
+
+static void test_rule_checks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kv[6];
+        const char *err;
+    } cases[] = {
+        {{"severity", "critical", NULL}, "[alert.r] has no \"when\" condition"},
+        {{"when", "gpu.lost", "for", "1m", "samples", "2"}, "give either \"for\" or \"samples\""},
+        {{"when", "xid > 0", "for", "1m", NULL}, "xid is true only at the instant"},
+        {{"when", "gpu.lost", "clear", "xid == 0", NULL}, "clear cannot use xid"},
+        {{"when", "gpu.lost", "summary", "{{gpu}} {{nope}}", NULL},
+         "unknown placeholder \"{{nope}}\""},
+        {{"when", "gpu.lost", "summary", "{{gpu", NULL}, "unterminated"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_rules r;
+        memset(&r, 0, sizeof(r));
+        char why[512];
+        for (int k = 0; k < 6 && cases[i].kv[k]; k += 2)
+            if (gm_rules_set(&r, "r", cases[i].kv[k], cases[i].kv[k + 1], why, sizeof(why)) != 0)
+                fail_msg("case %zu: %s", i, why);
+        assert_int_not_equal(gm_rules_check(&r, why, sizeof(why)), 0);
+        if (!strstr(why, cases[i].err))
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, why, cases[i].err);
+    }
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct gm_rules r;
+    gm_rules_defaults(&r);
+    static const char *const want[] = {
+        "gpu-temperature-high",  "gpu-memory-low", "gpu-power-at-limit", "gpu-throttled",
+        "gpu-power-zero",        "gpu-temperature-critical", "gpu-ecc-uncorrectable",
+        "gpu-lost",              "driver-lost",    "gpu-xid",
+        "gpu-dead-process-memory"};
+    assert_int_equal(r.n, (int)N_ELEM(want));
+    for (size_t i = 0; i < N_ELEM(want); i++) {
+        assert_string_equal(r.rule[i].name, want[i]);
+        assert_true(r.rule[i].builtin);
+        assert_true(r.rule[i].enabled);
+    }
+    char why[256];
+    assert_int_equal(gm_rules_check(&r, why, sizeof(why)), 0);
+    /* the seeds' numbers */
+    assert_true(r.rule[0].for_ns == 60000000000LL);
+    assert_true(r.rule[1].for_ns == 300000000000LL);
+    assert_int_equal(r.rule[5].severity, GM_SEV_CRITICAL);
+    assert_int_equal(r.rule[8].scope, GM_RS_HOST);
+    /* the dump reads back to the same rules */
+    struct gm_buf b = GM_BUF_INIT;
+    gm_rules_dump(&r, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "[alert.gpu-memory-low]\nwhen = memory.free < 2GiB and "
+                                "memory.free_pct < 10\nfor = 5m\n"));
+    assert_non_null(strstr(b.p, "[alert.driver-lost]\nscope = host\nwhen = driver.lost\n"));
+    gm_buf_free(&b);
+}
+
+static void test_summary(void **state)
+{
+    (void)state;
+    struct gm_rule r;
+    memset(&r, 0, sizeof(r));
+    snprintf(r.summary, sizeof(r.summary), "{{rule}}/{{severity}}: GPU {{gpu}} {{name}} "
+                                           "{{uuid}} {{bus}} on {{host}} at {{value}} ({{condition}}) {{");
+    struct gm_alert a;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.rule, sizeof(a.rule), "hot");
+    a.severity = GM_SEV_CRITICAL;
+    a.gpu = 3;
+    snprintf(a.gpu_name, sizeof(a.gpu_name), "H100");
+    snprintf(a.host, sizeof(a.host), "node7");
+    snprintf(a.value_text, sizeof(a.value_text), "93 °C");
+    snprintf(a.condition, sizeof(a.condition), "temperature.gpu >= 92");
+    char out[512];
+    gm_rule_summary(&r, &a, out, sizeof(out));
+    assert_string_equal(out, "hot/critical: GPU 3 H100 ? ? on node7 at 93 °C "
+                             "(temperature.gpu >= 92) {{");
+    a.gpu = -1;
+    a.value_text[0] = '\0';
+    snprintf(r.summary, sizeof(r.summary), "{{gpu}} {{value}}");
+    gm_rule_summary(&r, &a, out, sizeof(out));
+    assert_string_equal(out, "(host) N/A");
+    /* truncation is bounded */
+    char small[8];
+    gm_rule_summary(&r, &a, small, sizeof(small));
+    assert_int_equal(strlen(small), 7);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_host_scope),
+        cmocka_unit_test(test_eval_three_valued), cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_dead_memory), cmocka_unit_test(test_rule_keys),
+        cmocka_unit_test(test_rule_checks), cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_summary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
