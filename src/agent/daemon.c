@@ -26,6 +26,7 @@
 #include "../core/buf.h"
 #include "../core/json.h"
 #include "../core/timeutil.h"
+#include "../alert/alerter.h"
 #include "../export/exporter.h"
 #include "../store/csv.h"
 #include "../store/store.h"
@@ -33,6 +34,7 @@
 #include "log.h"
 #include "sampler.h"
 #include "sink.h"
+#include "xidwatch.h"
 
 #define MAX_SINKS 8
 
@@ -172,9 +174,31 @@ static void exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo
  * a reload); the sink set holds a sink that renders into it. */
 static struct gm_exporter *exporter;
 
+/* The alerter, like the exporter, outlives sink restarts (it keeps the rule
+ * states); its sink comes first in the set so that, when the sinks stop in
+ * order, the alert events it sends to the CSV log and the store still reach
+ * them. */
+static struct gm_alerter *alerter;
+
+/* Where the alerter's events go: every sink of the current set but its own. */
+static struct sinkset *fwd_sinks;
+static pthread_mutex_t *fwd_mu;
+
+static void alert_forward(void *arg, const struct gm_event *e)
+{
+    (void)arg;
+    pthread_mutex_lock(fwd_mu);
+    for (int i = 0; i < fwd_sinks->n; i++)
+        if (strcmp(gm_sink_name(fwd_sinks->k[i]), gm_alerter_sink_ops.name) != 0)
+            gm_sink_push_event(fwd_sinks->k[i], e);
+    pthread_mutex_unlock(fwd_mu);
+}
+
 static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
 {
     set->n = 0;
+    if (c->alerts && alerter)
+        set->k[set->n++] = gm_sink_start(&gm_alerter_sink_ops, alerter, c->queue_size);
     if (c->exporter && exporter)
         set->k[set->n++] = gm_sink_start(&gm_exporter_sink_ops, exporter, c->queue_size);
     char host[65] = "";
@@ -295,7 +319,7 @@ static void control_status(struct control *ct, struct gm_buf *out)
     gm_buf_putc(out, '\n');
 }
 
-/* One request per connection: "PING", "STATUS", or
+/* One request per connection: "PING", "STATUS", "ALERTS" (JSON), "ALERTS TEXT", or
  * "MARK <wall_ns> <task|-> <text>".  Replies end with a newline. */
 static void control_handle(struct control *ct, int cfd)
 {
@@ -319,6 +343,15 @@ static void control_handle(struct control *ct, int cfd)
         gm_buf_puts(&out, "PONG\n");
     } else if (strcmp(req, "STATUS") == 0) {
         control_status(ct, &out);
+    } else if (strcmp(req, "ALERTS") == 0 || strcmp(req, "ALERTS TEXT") == 0) {
+        if (alerter && req[6]) {
+            gm_alerter_text(alerter, &out);
+        } else if (alerter) {
+            gm_alerter_json(alerter, &out);
+            gm_buf_putc(&out, '\n');
+        } else {
+            gm_buf_puts(&out, "ERR alerts are off in this agent (alerts = false)\n");
+        }
     } else if (strncmp(req, "MARK ", 5) == 0) {
         char *p = req + 5, *end;
         errno = 0;
@@ -460,6 +493,30 @@ static void agent_event(struct gm_sampler *sp, struct gm_sink *const *k, int n, 
             gm_sink_push_event(k[i], &e);
 }
 
+/* The sampler the Xid events go through; NULL once it is stopping. */
+static pthread_mutex_t xid_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct gm_sampler *xid_sampler;
+
+/* An Xid event from the event thread: on the timeline of every sink (the
+ * CSV events file, the store) and to the alert rules. */
+static void on_xid(void *arg, int gpu, const char *uuid, unsigned long long xid, int64_t wall_ns)
+{
+    (void)arg;
+    struct gm_event e;
+    memset(&e, 0, sizeof(e));
+    e.type = GM_EV_XID;
+    e.gpu = gpu;
+    e.wall_ns = wall_ns;
+    e.code = (int64_t)xid;
+    gm_strlcpy(e.uuid, uuid, sizeof(e.uuid));
+    snprintf(e.text, sizeof(e.text), "Xid %llu on GPU %d", xid, gpu);
+    gm_log(GM_LOG_WARNING, "Xid %llu on GPU %d (%s)", xid, gpu, uuid[0] ? uuid : "unknown UUID");
+    pthread_mutex_lock(&xid_mu);
+    if (xid_sampler)
+        gm_sampler_event(xid_sampler, &e);
+    pthread_mutex_unlock(&xid_mu);
+}
+
 static int run_once(const struct gm_config *c, struct sinkset *sinks)
 {
     struct gm_collector *col;
@@ -507,7 +564,20 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
             return 1;
         }
     }
+    fwd_sinks = &sinks;
+    fwd_mu = &sinks_mu;
+    if (cfg.alerts) {
+        alerter = gm_alerter_start(&cfg, o->once, alert_forward, NULL, err);
+        if (!alerter) {
+            gm_exporter_stop(exporter);
+            exporter = NULL;
+            close(lock_fd);
+            return 1;
+        }
+    }
     if (sinks_open(&cfg, &sinks, err) != 0) {
+        gm_alerter_stop(alerter, 1000000000LL, NULL);
+        alerter = NULL;
         gm_exporter_stop(exporter);
         exporter = NULL;
         close(lock_fd);
@@ -515,6 +585,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     }
     if (o->once) {
         int rc = run_once(&cfg, &sinks);
+        struct gm_err ae = {0};
+        if (gm_alerter_stop(alerter, 5000000000LL, &ae) != 0)
+            gm_log(GM_LOG_ERR, "alert state not saved: %s", ae.msg);
+        alerter = NULL;
         gm_exporter_stop(exporter);
         exporter = NULL;
         close(lock_fd);
@@ -531,6 +605,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         return 1;
     }
     agent_event(sp, NULL, 0, "agent started");
+    pthread_mutex_lock(&xid_mu);
+    xid_sampler = sp;
+    pthread_mutex_unlock(&xid_mu);
+    struct gm_xid_watch *xw = gm_xid_watch_start(cfg.nvml_lib, on_xid, NULL);
     gm_log(GM_LOG_INFO,
            "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s, exporter %s%s)",
            (int)getpid(), cfg.interval_ns / 1e9, cfg.data_dir, cfg.csv ? cfg.csv_dir : "off",
@@ -579,7 +657,14 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                     exp_rc = gm_exporter_reconfigure(exporter, &eo, &e);
                 else if (next.exporter && !exporter)
                     exp_rc = (exporter = gm_exporter_start(&eo, &e)) ? 0 : GM_E_INVAL;
-                if (exp_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||
+                int al_rc = 0;
+                if (exp_rc == 0 && next.alerts && alerter)
+                    al_rc = gm_alerter_reconfigure(alerter, &next, &e);
+                else if (exp_rc == 0 && next.alerts && !alerter)
+                    al_rc = (alerter = gm_alerter_start(&next, 0, alert_forward, NULL, &e))
+                                ? 0
+                                : GM_E_INVAL;
+                if (exp_rc != 0 || al_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||
                     sinks_open(&next, &fresh, &e) != 0) {
                     gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s",
                            e.msg);
@@ -593,6 +678,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                     if (!next.exporter && exporter) {
                         gm_exporter_stop(exporter);
                         exporter = NULL;
+                    }
+                    if (!next.alerts && alerter) {
+                        gm_alerter_stop(alerter, 2000000000LL, NULL);
+                        alerter = NULL;
                     }
                     gm_sampler_set_interval(sp, next.interval_ns);
                     gm_log_set_level(next.log_level);
@@ -653,6 +742,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         close(ct.fd);
         unlink(ct.path);
     }
+    gm_xid_watch_request_stop(xw); /* it notices within one event wait; joined below */
+    pthread_mutex_lock(&xid_mu);
+    xid_sampler = NULL;
+    pthread_mutex_unlock(&xid_mu);
     if (gm_sampler_stop(sp, 800000000LL) != 0)
         gm_log(GM_LOG_ERR, "the sampler is stuck in NVML; exiting without waiting for it");
     for (int i = 0; i < sinks.n; i++) {
@@ -665,6 +758,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         gm_sink_push_event(sinks.k[i], &e);
     }
     sinks_stop(&sinks, deadline);
+    gm_xid_watch_stop(xw, 300000000LL);
+    int64_t left = deadline - gm_mono_ns();
+    gm_alerter_stop(alerter, left > 100000000LL ? left : 100000000LL, NULL);
+    alerter = NULL;
     gm_exporter_stop(exporter);
     exporter = NULL;
     gm_log(GM_LOG_INFO, "agent stopped");

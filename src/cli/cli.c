@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../core/config.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 
@@ -152,4 +153,27 @@ void cli_catch_stop_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_config(struct gm_config *c, const char *config, int no_config, const char *data_dir,
+               const char *store_path)
+{
+    struct gm_err err = {0};
+    gm_config_defaults(c);
+    if (!no_config) {
+        char def[4096];
+        const char *path = config ? config : gm_config_default_path(def, sizeof(def));
+        int rc = gm_config_load_file(c, path, &err);
+        if (rc != 0 && !(rc == GM_E_NOTFOUND && !config)) {
+            cli_error("%s", err.msg);
+            return GM_EXIT_USAGE;
+        }
+    }
+    if ((data_dir && gm_config_set(c, "data-dir", data_dir, &err) != 0) ||
+        (store_path && gm_config_set(c, "store-path", store_path, &err) != 0) ||
+        gm_config_finish(c, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_USAGE;
+    }
+    return 0;
 }

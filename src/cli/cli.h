@@ -37,6 +37,7 @@ extern const struct gm_cmd gm_cmd_serve;
 extern const struct gm_cmd gm_cmd_config;
 extern const struct gm_cmd gm_cmd_mark;
 extern const struct gm_cmd gm_cmd_report;
+extern const struct gm_cmd gm_cmd_alerts;
 extern const struct gm_cmd gm_cmd_dmon;
 extern const struct gm_cmd gm_cmd_pmon;
 extern const struct gm_cmd gm_cmd_top;
@@ -72,6 +73,14 @@ int cli_open(struct gm_collector **c, const struct gm_collector_opts *o);
  * and exits the process with GM_EXIT_NVML (the stuck thread cannot be
  * joined). */
 int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns, int report);
+
+/* The agent's configuration for a command that reads what the agent wrote
+ * (report, alerts): defaults, then the file (--config FILE, else the default
+ * file when it exists; none with no_config), then --data-dir/--store-path
+ * when given.  Prints the error and returns GM_EXIT_USAGE, else 0. */
+struct gm_config;
+int cli_config(struct gm_config *c, const char *config, int no_config, const char *data_dir,
+               const char *store_path);
 
 /* The --timeout default for NVML calls: 10 s. */
 #define CLI_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)

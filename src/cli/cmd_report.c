@@ -154,25 +154,9 @@ static int cmd_report_run(int argc, char **argv)
 
     struct gm_config c;
     struct gm_err err = {0};
-    gm_config_defaults(&c);
-    if (!no_config) {
-        char def[4096];
-        const char *path = config ? config : gm_config_default_path(def, sizeof(def));
-        int rc = gm_config_load_file(&c, path, &err);
-        if (rc != 0 && !(rc == GM_E_NOTFOUND && !config)) {
-            cli_error("%s", err.msg);
-            return GM_EXIT_USAGE;
-        }
-    }
-    if (data_dir && gm_config_set(&c, "data-dir", data_dir, &err) != 0) {
-        cli_error("%s", err.msg);
-        return GM_EXIT_USAGE;
-    }
-    if (store_path && gm_config_set(&c, "store-path", store_path, &err) != 0) {
-        cli_error("%s", err.msg);
-        return GM_EXIT_USAGE;
-    }
-    gm_config_finish(&c, &err);
+    int crc = cli_config(&c, config, no_config, data_dir, store_path);
+    if (crc != 0)
+        return crc;
 
     int64_t now = gm_wall_ns();
     if (from) {

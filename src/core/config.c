@@ -96,6 +96,14 @@ static const struct opt opts[] = {
      3600 * SEC, NULL, "DURATION", "close HTTP connections idle (or slow to send) this long"},
     {"exporter", "stale-after", T_DURATION, OFF(stale_after_ns), "0", 0, 3600 * SEC, NULL,
      "DURATION", "/healthz answers 503 when the latest sample is older (0 = 3 intervals + 30 s)"},
+    {"alerts", "alerts", T_BOOL, OFF(alerts), "true", 0, 0, NULL, NULL,
+     "evaluate the alert rules ([alert.NAME] sections and the default set; docs/alerts.md)"},
+    {"alerts", "default-rules", T_BOOL, OFF(default_rules), "true", 0, 0, NULL, NULL,
+     "the default rule set from the seeds (a default rule named in the file is kept either way)"},
+    {"alerts", "alert-log", T_STRING, OFF(alert_log), "", 0, 0, NULL, "PATH",
+     "the alert log, one JSON object per notice (default: <data-dir>/alerts.jsonl)"},
+    {"alerts", "alert-state", T_STRING, OFF(alert_state), "", 0, 0, NULL, "PATH",
+     "where `record --once` keeps rule state between runs (default: <data-dir>/alerts.state)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -309,6 +317,7 @@ void gm_config_defaults(struct gm_config *c)
     for (size_t i = 0; i < NOPTS; i++)
         if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0)
             abort(); /* a default that does not parse is a bug in the table */
+    gm_rules_defaults(&c->rules);
     const char *sd = getenv("STATE_DIRECTORY");
     if (sd && *sd) {
         /* systemd may pass several, colon-separated: the first is ours */
@@ -341,6 +350,28 @@ int gm_config_set(struct gm_config *c, const char *key, const char *value, struc
 
 /* ------------------------------------------------------------------ INI */
 
+/* The [notify.NAME] section's settings, created on first use. */
+static struct gm_notify_conf *notify_section(struct gm_config *c, const char *name, char *why,
+                                             size_t wlen)
+{
+    for (int i = 0; i < c->nnotify; i++)
+        if (!strcmp(c->notify[i].name, name))
+            return &c->notify[i];
+    size_t n = strlen(name);
+    if (n == 0 || n >= sizeof(c->notify[0].name) ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n) {
+        snprintf(why, wlen, "invalid channel name \"%s\" (1-63 letters, digits, '_', '-')", name);
+        return NULL;
+    }
+    if (c->nnotify == GM_NOTIFY_MAX) {
+        snprintf(why, wlen, "too many [notify.NAME] sections (at most %d)", GM_NOTIFY_MAX);
+        return NULL;
+    }
+    struct gm_notify_conf *nc = &c->notify[c->nnotify++];
+    gm_notify_conf_init(nc, name);
+    return nc;
+}
+
 struct load_ctx {
     struct gm_config *c;
     const char *path;
@@ -354,6 +385,23 @@ static int handler(void *user, const char *section, const char *name, const char
     struct load_ctx *x = user;
     if (x->err[0])
         return 0;
+    if (!strncmp(section, "alert.", 6)) {
+        char why[480];
+        if (gm_rules_set(&x->c->rules, section + 6, name, value, why, sizeof(why)) != 0) {
+            snprintf(x->err, sizeof(x->err), "%s", why);
+            return 0;
+        }
+        return 1;
+    }
+    if (!strncmp(section, "notify.", 7)) {
+        char why[480];
+        struct gm_notify_conf *nc = notify_section(x->c, section + 7, why, sizeof(why));
+        if (!nc || gm_notify_conf_set(nc, name, value, why, sizeof(why)) != 0) {
+            snprintf(x->err, sizeof(x->err), "%s", why);
+            return 0;
+        }
+        return 1;
+    }
     const struct opt *o = find(section, name);
     if (!o) {
         if (!find(NULL, name))
@@ -397,7 +445,7 @@ static int check_sections(FILE *f, struct load_ctx *x, int *line)
             return -1;
         }
         *e = '\0';
-        int known = 0;
+        int known = (!strncmp(p + 1, "alert.", 6) && p[7]) || (!strncmp(p + 1, "notify.", 7) && p[8]);
         for (size_t i = 0; i < NOPTS; i++)
             known |= strcmp(p + 1, opts[i].section) == 0;
         if (!known) {
@@ -407,6 +455,25 @@ static int check_sections(FILE *f, struct load_ctx *x, int *line)
         }
     }
     return 0;
+}
+
+/* The line of a section header (for errors about a whole section). */
+static int header_line(const char *path, const char *hdr)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char buf[512];
+    int n = 0, found = 0;
+    while (!found && fgets(buf, sizeof(buf), f)) {
+        n++;
+        char *p = buf;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        found = strncmp(p, hdr, strlen(hdr)) == 0;
+    }
+    fclose(f);
+    return found ? n : 0;
 }
 
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err)
@@ -433,6 +500,24 @@ int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *er
                           x.err[0] ? x.err
                                    : "syntax error (expected \"key = value\" or [section])");
     }
+    /* whole-section checks (a rule without a condition, a webhook without a url),
+     * reported at the section's header line */
+    char why[512];
+    for (int i = 0; i < tmp.rules.n; i++) {
+        if (!tmp.rules.rule[i].set || gm_rule_check(&tmp.rules.rule[i], why, sizeof(why)) == 0)
+            continue;
+        char hdr[96];
+        snprintf(hdr, sizeof(hdr), "[alert.%s]", tmp.rules.rule[i].name);
+        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(path, hdr), why);
+    }
+    for (int i = 0; i < tmp.nnotify; i++) {
+        if (gm_notify_conf_check(&tmp.notify[i], why, sizeof(why)) == 0)
+            continue;
+        char hdr[96];
+        snprintf(hdr, sizeof(hdr), "[notify.%s]", tmp.notify[i].name);
+        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s: %s", path, header_line(path, hdr), hdr,
+                          why);
+    }
     *c = tmp;
     return 0;
 }
@@ -456,6 +541,21 @@ int gm_config_finish(struct gm_config *c, struct gm_err *err)
         return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
     if (c->stale_after_ns == 0)
         c->stale_after_ns = 3 * c->interval_ns + 30 * SEC;
+    if (!c->alert_log[0] && snprintf(c->alert_log, sizeof(c->alert_log), "%s/alerts.jsonl",
+                                     c->data_dir) >= (int)sizeof(c->alert_log))
+        return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    if (!c->alert_state[0] && snprintf(c->alert_state, sizeof(c->alert_state), "%s/alerts.state",
+                                       c->data_dir) >= (int)sizeof(c->alert_state))
+        return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    c->rules.defaults = c->default_rules;
+    if (!c->default_rules) {
+        /* drop the default rules the file does not mention */
+        int k = 0;
+        for (int i = 0; i < c->rules.n; i++)
+            if (!c->rules.rule[i].builtin || c->rules.rule[i].set)
+                c->rules.rule[k++] = c->rules.rule[i];
+        c->rules.n = k;
+    }
     return 0;
 }
 
@@ -521,6 +621,11 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
         value_text(c, &opts[i], v, sizeof(v));
         gm_buf_printf(out, "%s = %s\n", opts[i].key, v);
     }
+    gm_rules_dump(&c->rules, out);
+    for (int i = 0; i < c->nnotify; i++) {
+        gm_buf_putc(out, '\n');
+        gm_notify_conf_dump(&c->notify[i], out);
+    }
 }
 
 void gm_config_usage(struct gm_buf *out)
@@ -577,5 +682,13 @@ void gm_config_markdown(struct gm_buf *out)
                      "utilization.gpu, utilization.memory, memory.used, memory.total, power.draw, "
                      "power.limit, temperature.gpu, clocks.sm, clocks.mem, "
                      "clocks_event_reasons.active` (after `time, host, task_id`, and followed by "
-                     "`status`).\n\nAn example file is `contrib/gpumon.conf`.\n");
+                     "`status`).\n\n");
+    gm_buf_puts(out, "## [alert.NAME]: alert rules\n\nOne section per rule; a section named "
+                     "after a default rule changes only the keys it gives. The condition "
+                     "language, the derived values and the default rules are in "
+                     "[alerts.md](alerts.md).\n\n");
+    gm_rules_markdown_keys(out);
+    gm_buf_puts(out, "\n## [notify.NAME]: where notices go\n\n");
+    gm_notify_markdown(out);
+    gm_buf_puts(out, "\nAn example file is `contrib/gpumon.conf`.\n");
 }

@@ -2,7 +2,8 @@
  * config file (INI) and the command line use, with the same names.
  *
  * A flag --NAME sets the key NAME; in the file the key lives in its section
- * (`[agent]` for everything in this version).  Unknown sections, unknown
+ * ([agent], [exporter], [alerts]).  Alert rules ([alert.NAME], rule.h) and
+ * notification channels ([notify.NAME], notify.h) exist only in the file.  Unknown sections, unknown
  * keys, duplicate keys and bad values are errors that name the place:
  * "FILE:LINE: reason" for the file, "--NAME: reason" for flags.
  * docs/config.md is generated from the table (`gpumon config --markdown`).
@@ -13,6 +14,8 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "../alert/notify.h"
+#include "../alert/rule.h"
 #include "buf.h"
 #include "err.h"
 
@@ -51,6 +54,14 @@ struct gm_config {
     unsigned max_connections;
     int64_t connection_timeout_ns;
     int64_t stale_after_ns; /* 0 = three intervals plus 30 s */
+    /* alerts */
+    int alerts;              /* evaluate the rules */
+    int default_rules;       /* the seeds' rule set */
+    char alert_log[PATH_MAX];   /* default <data-dir>/alerts.jsonl */
+    char alert_state[PATH_MAX]; /* default <data-dir>/alerts.state (record --once) */
+    struct gm_rules rules;      /* [alert.NAME] sections over the defaults */
+    int nnotify;
+    struct gm_notify_conf notify[GM_NOTIFY_MAX]; /* [notify.NAME] sections */
 };
 
 /* Fills every option with its default.  data-dir defaults to

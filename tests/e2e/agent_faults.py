@@ -221,8 +221,10 @@ def test_driver_down_at_start():
             check_eq(r[3:], [""] * 13 + ["driver_not_loaded"], "an explicit status row", r)
         check_grid([parse_time_ms(r[0]) for r in rows], 200, "a row every 200 ms")
         ev = event_rows(csv_dir)
+        # the driver-lost rule fires with the first sample (code 2 = firing)
         check_eq([(e[3], e[6], e[7].split(":")[0]) for e in ev],
                  [("agent", "0", "agent started"), ("driver", "9", "driver_not_loaded"),
+                  ("alert", "2", "firing driver-lost (critical)"),
                   ("agent", "0", "agent stopped")], "events")
         db = os.path.join(data, "gpumon.db")
         check_eq(db_query(db, "SELECT count(*) FROM samples"), [(0,)],

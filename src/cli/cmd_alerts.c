@@ -1,0 +1,248 @@
+/* cmd_alerts.c -- `gpumon alerts`: what is pending or firing now (from the
+ * running agent), what fired before (--history, from the store), and
+ * `gpumon alerts test`: the configured rules run over a simulated timeline
+ * so that a rule can be tried without waiting for a GPU to misbehave.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../agent/collector.h"
+#include "../agent/daemon.h"
+#include "../alert/engine.h"
+#include "../core/config.h"
+#include "../core/json.h"
+#include "../core/timeutil.h"
+#include "../store/store.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumon alerts [--json] [--data-dir DIR] [--config FILE | --no-config]\n"
+            "       gpumon alerts --history [--since DURATION] [--rule NAME] [--json]\n"
+            "                     [--data-dir DIR | --store-path FILE]\n"
+            "       gpumon --sim SCENARIO alerts test [--from T] [--to T] [--step DURATION]\n"
+            "                     [--json] [--config FILE | --no-config]\n\n"
+            "Alerts of the running agent: each rule's pending and firing alerts, and what\n"
+            "its notification channels delivered.  --history lists past notices (firing,\n"
+            "repeated, resolved) from the agent's store.  `test` evaluates the configured\n"
+            "rules on the simulator's timeline from --from to --to (scenario seconds,\n"
+            "default 0 to 1h) every --step (default 10s) and prints each notice with the\n"
+            "scenario time it happened at.  Rules: docs/alerts.md.\n");
+}
+
+struct args {
+    int json, history, no_config;
+    const char *config, *data_dir, *store_path, *rule;
+    int64_t since_ns, from_ns, to_ns, step_ns;
+};
+
+static int parse(int argc, char **argv, int first, struct args *a, int test)
+{
+    for (int i = first; i < argc; i++) {
+        const char *s = argv[i];
+        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+            usage(stdout);
+            exit(GM_EXIT_OK);
+        }
+        if (!strcmp(s, "--json")) {
+            a->json = 1;
+            continue;
+        }
+        if (!strcmp(s, "--no-config")) {
+            a->no_config = 1;
+            continue;
+        }
+        if (!strcmp(s, "--history") && !test) {
+            a->history = 1;
+            continue;
+        }
+        if (strncmp(s, "--", 2) != 0)
+            return cli_usage_error("alerts", "unexpected argument '%s'", s);
+        const char *eq = strchr(s, '=');
+        char key[32];
+        size_t kl = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
+        if (kl >= sizeof(key))
+            return cli_usage_error("alerts", "unknown option %s", s);
+        memcpy(key, s + 2, kl);
+        key[kl] = '\0';
+        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        if (!v)
+            return cli_usage_error("alerts", "--%s needs a value", key);
+        int64_t *dur = !strcmp(key, "since") && !test ? &a->since_ns
+                       : !strcmp(key, "from") && test ? &a->from_ns
+                       : !strcmp(key, "to") && test   ? &a->to_ns
+                       : !strcmp(key, "step") && test ? &a->step_ns
+                                                      : NULL;
+        if (dur) {
+            if (gm_parse_duration(v, dur) != 0 || *dur < 0)
+                return cli_usage_error("alerts", "invalid --%s '%s' (a duration: 90s, 10m, 2h)",
+                                       key, v);
+        } else if (!strcmp(key, "config")) {
+            a->config = v;
+        } else if (!strcmp(key, "data-dir") && !test) {
+            a->data_dir = v;
+        } else if (!strcmp(key, "store-path") && !test) {
+            a->store_path = v;
+        } else if (!strcmp(key, "rule") && !test) {
+            a->rule = v;
+        } else {
+            return cli_usage_error("alerts", "unknown option --%s", key);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ test */
+
+struct test_out {
+    int json;
+    int64_t from_wall;
+    int64_t t_ns; /* of the snapshot being evaluated */
+    struct gm_buf *out;
+    int notices;
+};
+
+static void test_notice(void *arg, const struct gm_alert *a)
+{
+    struct test_out *o = arg;
+    o->notices++;
+    if (o->json) {
+        /* the alert's JSON with the scenario time in front */
+        gm_buf_printf(o->out, "{\"t_seconds\":%.3f,\"alert\":", o->t_ns / 1e9);
+        gm_alert_json(a, o->out);
+        gm_buf_puts(o->out, "}\n");
+        return;
+    }
+    char t[32], gpu[16] = "-";
+    snprintf(t, sizeof(t), "%.3fs", o->t_ns / 1e9);
+    if (a->gpu >= 0)
+        snprintf(gpu, sizeof(gpu), "%d", (int)a->gpu);
+    gm_buf_printf(o->out, "%-10s  %-8s  %-8s  %-26s  %3s  %-14s  %s\n", t,
+                  gm_alert_state_name(a->state), gm_alert_severity_name(a->severity), a->rule, gpu,
+                  a->value_text[0] ? a->value_text : "-", a->summary);
+}
+
+static int run_test(const struct args *a, const struct gm_config *c)
+{
+    if (!getenv("GPUSIM_SCENARIO") || !getenv("GPUMON_NVML_LIB"))
+        return cli_usage_error("alerts", "alerts test runs the rules on the simulator: give "
+                                         "--sim SCENARIO before the command");
+    int64_t to = a->to_ns ? a->to_ns : 3600LL * 1000000000LL;
+    int64_t step = a->step_ns ? a->step_ns : 10LL * 1000000000LL;
+    if (step < 1000000LL)
+        return cli_usage_error("alerts", "--step must be at least 1ms");
+    if (to < a->from_ns)
+        return cli_usage_error("alerts", "--to is before --from");
+    if ((to - a->from_ns) / step > 1000000)
+        return cli_usage_error("alerts", "more than a million steps; give a larger --step");
+
+    struct gm_engine *eng = gm_engine_new(&c->rules);
+    gm_engine_set_pid_ns_nested(eng, gm_pid_ns_nested());
+    struct gm_buf out = GM_BUF_INIT;
+    struct test_out to_ = {.json = a->json, .from_wall = gm_wall_ns(), .out = &out};
+    if (!a->json)
+        gm_buf_printf(&out, "%-10s  %-8s  %-8s  %-26s  %3s  %-14s  %s\n", "TIME", "STATE",
+                      "SEVERITY", "RULE", "GPU", "VALUE", "SUMMARY");
+    int rc = GM_EXIT_OK;
+    for (int64_t t = a->from_ns; t <= to && !rc; t += step) {
+        /* a pinned scenario time is read when NVML initialises: one session per step */
+        char ts[48];
+        snprintf(ts, sizeof(ts), "%lld.%09lld", (long long)(t / 1000000000LL),
+                 (long long)(t % 1000000000LL));
+        setenv("GPUSIM_TIME", ts, 1);
+        struct gm_collector *col = NULL;
+        struct gm_collector_opts co = {.procs = 1, .procfs = 1};
+        struct gm_err err = {0};
+        gm_collector_open(&col, &co, &err); /* a driver fault is data, not a failure */
+        struct gm_snapshot *s = gm_snapshot_new();
+        if (cli_sample(col, s, CLI_DEFAULT_TIMEOUT_NS, 0) != 0 && s->driver == GM_DRV_OK)
+            rc = GM_EXIT_NVML;
+        /* the notices carry the simulated time, from the moment the test started */
+        s->wall_ns = to_.from_wall + (t - a->from_ns);
+        to_.t_ns = t;
+        gm_engine_eval(eng, s, t, test_notice, &to_);
+        gm_snapshot_unref(s);
+        gm_collector_close(col);
+    }
+    unsetenv("GPUSIM_TIME");
+    if (!a->json) {
+        gm_buf_puts(&out, "\nstill pending or firing at the end:\n");
+        gm_engine_text(eng, &out);
+    }
+    gm_engine_free(eng);
+    int wrc = cli_write(STDOUT_FILENO, &out);
+    gm_buf_free(&out);
+    return rc ? rc : wrc;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static int cmd_alerts_run(int argc, char **argv)
+{
+    struct args a = {.since_ns = 24LL * 3600 * 1000000000LL};
+    if (argc == 2 && !strcmp(argv[1], "--markdown")) {
+        /* the generated part of docs/alerts.md */
+        struct gm_buf b = GM_BUF_INIT;
+        gm_rules_markdown(&b);
+        int wrc = cli_write(STDOUT_FILENO, &b);
+        gm_buf_free(&b);
+        return wrc;
+    }
+    int test = argc > 1 && !strcmp(argv[1], "test");
+    int rc = parse(argc, argv, test ? 2 : 1, &a, test);
+    if (rc)
+        return rc;
+    if (a.rule && !a.history)
+        return cli_usage_error("alerts", "--rule goes with --history");
+    struct gm_config *c = malloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
+    if (!c)
+        abort();
+    rc = cli_config(c, a.config, a.no_config, a.data_dir, a.store_path);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    if (test) {
+        rc = run_test(&a, c);
+        free(c);
+        return rc;
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    struct gm_err err = {0};
+    if (a.history) {
+        int64_t now = gm_wall_ns();
+        struct gm_alert_history_opts ho = {
+            .path = c->store_path, .from_ns = now - a.since_ns, .rule = a.rule, .json = a.json};
+        if (gm_store_alert_history(&ho, &out, &err) != 0) {
+            cli_error("%s", err.msg);
+            gm_buf_free(&out);
+            free(c);
+            return GM_EXIT_FAIL;
+        }
+    } else {
+        static char reply[1 << 20];
+        if (gm_daemon_request(c->data_dir, a.json ? "ALERTS" : "ALERTS TEXT", reply, sizeof(reply),
+                              &err) != 0) {
+            cli_error("%s", err.msg);
+            free(c);
+            return GM_EXIT_FAIL;
+        }
+        if (!strncmp(reply, "ERR ", 4)) {
+            cli_error("the agent says: %s", reply + 4);
+            free(c);
+            return GM_EXIT_FAIL;
+        }
+        gm_buf_puts(&out, reply);
+    }
+    free(c);
+    rc = cli_write(STDOUT_FILENO, &out);
+    gm_buf_free(&out);
+    return rc;
+}
+
+const struct gm_cmd gm_cmd_alerts = {"alerts", "alerts now (from the agent), --history, test rules",
+                                     cmd_alerts_run};
