@@ -319,12 +319,14 @@ static void step(struct gm_engine *e, struct erule *er, struct st *s, const stru
         if (ended && er->r.keep_firing_ns && t - s->last_true_t < er->r.keep_firing_ns)
             ended = 0;
         if (ended) {
-            /* the notice shows the value that ended it */
+            /* the notice shows the value that ended it -- except for an
+             * event: xid is 0 at every sample, and "reported Xid 0" says
+             * nothing; the Xid that fired it stays */
             double cv = 0;
             int cop = -1, cok = 0;
             if (gm_rule_eval(er->r.clear.n ? &er->r.clear : &er->r.when, cx, &cv, &cop, &cok) >=
                     0 &&
-                cok && cop == s->value_op) {
+                cok && cop == s->value_op && cop != GM_OP_XID) {
                 s->value = cv;
                 gm_rule_value_text(cop, cv, cx, s->value_text, sizeof(s->value_text));
             }
