@@ -414,6 +414,29 @@ static int parse_number(struct parser *ps, int operand, double *out)
     if (end == ps->p || errno || !isfinite(v))
         return fail(ps, start, "expected a number");
     ps->p = end;
+    /* a unit goes right after the number ("2GiB", "85C"): with a blank in
+     * between it would read as the next word, and an error that says
+     * "unexpected" or "give the number a unit" would puzzle whoever wrote
+     * "2 GiB" -- say what is wrong instead */
+    if (*ps->p == ' ' || *ps->p == '\t') {
+        static const char *const units[] = {"B",  "KiB", "MiB", "GiB", "TiB", "KB", "MB",
+                                            "GB", "TB",  "%",   "W",   "C",   "MHz", "s"};
+        const char *q = ps->p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        size_t wl = 0;
+        while (isalpha((unsigned char)q[wl]) || q[wl] == '%')
+            wl++;
+        for (size_t i = 0; wl && !is_ident(q[wl]) && i < sizeof(units) / sizeof(units[0]); i++)
+            if (strlen(units[i]) == wl && !strncmp(q, units[i], wl)) {
+                int size = gm_rule_operand_unit(operand) == GM_U_BYTES ||
+                           gm_rule_operand_unit(operand) == GM_U_BYTES_PER_S;
+                return fail(ps, q, "%s%swrite the unit right after the number (%.*s%.*s, "
+                            "without a blank)",
+                            size ? gm_rule_operand_name(operand) : "", size ? " is a size: " : "",
+                            (int)(ps->p - start), start, (int)wl, q);
+            }
+    }
     char suffix[16];
     size_t n = 0;
     while ((isalpha((unsigned char)*ps->p) || *ps->p == '%') && n < sizeof(suffix) - 1)
