@@ -81,6 +81,8 @@ printf '\n$ curl -s http://%s/metrics | grep -E "gpu_temperature|clock_event_rea
 fetch "http://$listen/metrics" | grep -E 'gpu_temperature_celsius|clock_event_reason_active.*hw_thermal|gpu_up' | grep 'gpu="5"' || true
 printf '\n$ curl -s http://%s/healthz\n' "$listen"
 fetch "http://$listen/healthz" || true
+printf '\n\033[1m$ gpumon alerts --data-dir %s\033[0m  (the running agent'"'"'s rules)\n' "$data"
+"$gpumon" alerts --no-config --data-dir "$data" || true
 sleep 4
 kill -TERM $agent
 wait $agent || true
@@ -90,6 +92,13 @@ ls "$data" "$data/csv"
 printf '\n$ head -3 %s/csv/llama-7b_%s.csv\n' "$data" "$(date +%Y%m%d)"
 head -3 "$data/csv/llama-7b_$(date +%Y%m%d).csv"
 run report --no-config --data-dir "$data" --since 1h --gpu 5
+printf '\n\033[1m$ gpumon alerts --history --data-dir %s\033[0m\n' "$data"
+"$gpumon" alerts --history --no-config --data-dir "$data" || true
+printf '\n$ head -1 %s/alerts.jsonl | python3 -m json.tool (abridged)\n' "$data"
+head -1 "$data/alerts.jsonl" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+print(json.dumps({k: a[k] for k in ("rule", "state", "severity", "gpu", "value_text", "summary", "fired_at")}, indent=2, ensure_ascii=False))'
 
 cat <<'TXT'
 
@@ -98,17 +107,24 @@ What you are looking at:
          loader cannot keep up (try: gpumon --sim scenarios/h100x8-training.ini
          query --query-gpu=index,utilization.gpu --format=csv -i 3 -lms 100).
   GPU 5  is at its slowdown temperature; its SM clock is far below max and the
-         thermal clock-event reasons are active: "[thermal]" in status.
+         thermal clock-event reasons are active: "[thermal]" in status. The
+         agent's gpu-temperature-critical rule fired on it at once; the
+         warnings (hot for 1 min, throttled for 2 min) would follow.
   GPU 7  holds 30 GiB for PID 4194304, which does not exist: "process gone".
 
 TXT
 cat <<TXT
 The agent's data stays in $data: CSV files under csv/, the SQLite store
-gpumon.db (try: sqlite3 $data/gpumon.db .tables).  While it runs, Prometheus
-metrics are at http://$listen/metrics (docs/exporter.md).
+gpumon.db (try: sqlite3 $data/gpumon.db .tables), the alert log alerts.jsonl.
+While it runs, Prometheus metrics are at http://$listen/metrics
+(docs/exporter.md), and 'gpumon alerts --data-dir $data' shows what fires
+(docs/alerts.md: the default rules, webhooks, Alertmanager).
 
 Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
+  build/src/gpumon --sim scenarios/h100x8-training.ini top        (q quits)
+  build/src/gpumon --sim scenarios/h100x8-training.ini dmon -c 5
+  build/src/gpumon --sim scenarios/h100x8-training.ini alerts test --to 10m
   build/src/gpumon --sim scenarios/h100x8-training.ini agent --no-config --data-dir $data
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
 TXT

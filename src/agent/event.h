@@ -33,6 +33,7 @@ struct gm_event {
     char fingerprint[17];
     int64_t active_ns; /* wall time the condition first held */
     int64_t fired_ns;  /* wall time it started firing */
+    uint16_t summary_off; /* where the summary starts in text (after "firing RULE (severity): ") */
 };
 
 const char *gm_event_type_name(enum gm_event_type t);

@@ -45,8 +45,12 @@ static void on_notice(void *arg, const struct gm_alert *al)
     e.wall_ns = al->sent_ns;
     e.code = al->state;
     gm_strlcpy(e.uuid, al->uuid, sizeof(e.uuid));
-    snprintf(e.text, sizeof(e.text), "%s %.63s (%s): %.400s", gm_alert_state_name(al->state),
-             al->rule, gm_alert_severity_name(al->severity), al->summary);
+    /* events table and CSV: "firing RULE (severity): summary"; the alerts
+     * table, which has those columns, takes the summary alone */
+    int n = snprintf(e.text, sizeof(e.text), "%s %.63s (%s): ", gm_alert_state_name(al->state),
+                     al->rule, gm_alert_severity_name(al->severity));
+    e.summary_off = (uint16_t)(n > 0 && (size_t)n < sizeof(e.text) ? n : 0);
+    gm_strlcpy(e.text + e.summary_off, al->summary, sizeof(e.text) - e.summary_off);
     gm_strlcpy(e.rule, al->rule, sizeof(e.rule));
     e.severity = al->severity;
     e.state = al->state;

@@ -1096,7 +1096,9 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
         bind_opt(q, 6, g != NULL, g ? g->id : 0);
         sqlite3_bind_text(q, 7, e->value, (int)strnlen(e->value, sizeof(e->value)),
                           SQLITE_TRANSIENT);
-        sqlite3_bind_text(q, 8, e->text, (int)strnlen(e->text, sizeof(e->text)), SQLITE_TRANSIENT);
+        size_t off = e->summary_off < sizeof(e->text) ? e->summary_off : 0;
+        sqlite3_bind_text(q, 8, e->text + off, (int)strnlen(e->text + off, sizeof(e->text) - off),
+                          SQLITE_TRANSIENT);
         sqlite3_bind_text(q, 9, e->fingerprint, (int)strnlen(e->fingerprint, sizeof(e->fingerprint)),
                           SQLITE_TRANSIENT);
         bind_opt(q, 10, e->active_ns != 0, e->active_ns / NS_PER_MS);
