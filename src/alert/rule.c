@@ -667,7 +667,11 @@ int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, dou
                 if (first_ok)
                     *first_ok = st == GM_VS_OK;
             }
-            if (st != GM_VS_OK) {
+            if (st == GM_VS_UNSUPPORTED) {
+                /* a value this GPU never reports cannot meet a comparison:
+                 * false, not unknown, or `x or unsupported` would never end */
+                r = 0;
+            } else if (st != GM_VS_OK) {
                 r = -1;
             } else if (nd->kind == GM_N_TRUTH) {
                 r = v != 0;
@@ -981,12 +985,14 @@ static const struct def_rule defaults[] = {
      "A loaded GPU never draws 0 W; a reading of 0 with processes on it goes with a card "
      "dropping off or a driver in trouble (the seeds' third hardware signal)."},
     {"gpu-temperature-critical",
-     {"when", "temperature.gpu >= 92 or temperature.margin <= 0", "severity", "critical",
-      "summary",
+     {"when", "temperature.gpu >= 92 or temperature.margin <= 0", "clear",
+      "temperature.gpu < 90 and not temperature.margin < 3", "severity", "critical", "summary",
       "GPU {{gpu}} ({{name}}) is at {{value}}, at or past its slowdown temperature or 92 °C",
       NULL},
      "At 92 °C, or at the GPU's own slowdown threshold, the card is protecting itself; "
-     "no waiting period."},
+     "no waiting period.  A GPU at its threshold is held there by its own throttling, a "
+     "degree up and down, so the alert resolves only below 90 °C and 3 °C under the "
+     "threshold (or where the GPU reports no threshold), not at every dip."},
     {"gpu-ecc-uncorrectable",
      {"when", "ecc.uncorrected.new > 0", "keep-firing-for", "1h", "severity", "critical",
       "summary",

@@ -148,6 +148,24 @@ static void test_eval_three_valued(void **state)
     gm_snapshot_unref(s);
 }
 
+/* A value the GPU never reports (not supported) makes a comparison false,
+ * not unknown: "x >= 92 or margin <= 0" must be able to end on a GPU that
+ * has no slowdown threshold. */
+static void test_eval_unsupported(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    s->gpus[0].m[GM_M_TEMP_SLOWDOWN] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    assert_int_equal(eval("temperature.margin <= 0", s), 0);
+    assert_int_equal(eval("temperature.gpu >= 92 or temperature.margin <= 0", s), 0);
+    assert_int_equal(eval("temperature.gpu >= 60 or temperature.margin <= 0", s), 1);
+    assert_int_equal(eval("temperature.gpu < 90 and not temperature.margin < 3", s), 1);
+    /* not reported *now* (N/A, lost, error) stays unknown */
+    s->gpus[0].m[GM_M_TEMP_SLOWDOWN] = gm_v_status(GM_VS_NA, 0);
+    assert_int_equal(eval("temperature.gpu >= 92 or temperature.margin <= 0", s), -1);
+    gm_snapshot_unref(s);
+}
+
 static void test_derived(void **state)
 {
     (void)state;
@@ -433,7 +451,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_host_scope),
-        cmocka_unit_test(test_eval_three_valued), cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_eval_three_valued), cmocka_unit_test(test_eval_unsupported),
+        cmocka_unit_test(test_derived),
         cmocka_unit_test(test_dead_memory), cmocka_unit_test(test_rule_keys),
         cmocka_unit_test(test_rule_checks), cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_summary),
