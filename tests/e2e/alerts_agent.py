@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Alerts through the running agent, end to end (~25 s).
+
+`gpumon agent` samples every 100 ms a GeForce that heats past its own
+slowdown threshold and cools again (scenarios/alerts/temperature-critical.ini,
+its clock running 4x real time), with these notification channels:
+
+  am     type = alertmanager: a real prometheus-alertmanager on loopback
+  stuck  type = webhook to a port that accepts connections and never answers
+  hang   type = exec, a hook that sleeps for 10 minutes (timeout 1 s)
+
+and checks that
+  - Alertmanager receives gpu-temperature-critical firing, with gpumon's
+    labels (alertname, severity, gpu, uuid, instance) and summary, and then
+    the resolved alert (its received-resolved counter grows and the alert
+    leaves GET /api/v2/alerts);
+  - `gpumon alerts --json` shows the rule firing while it fires, and the
+    channels' counters: am sent, stuck and hang failed after their retries
+    (the hook killed at its timeout, the webhook timed out), nothing dropped;
+  - `gpumon alerts --history` lists the firing and the resolved notice;
+  - the sampler kept its cadence all along: no overrun, no skipped
+    deadline, and the CSV rows sit on the 100 ms grid (each sample at most
+    50 ms late) while both broken channels were stuck;
+  - SIGTERM stops the agent within 2 s (stop aborts the stuck channels).
+
+Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, and the notify
+module next to the binary.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from agentlib import (GPUMON, Agent, Scratch, check, check_eq, epoch_for, gpu_rows, main,
+                      parse_time_ms, run, sim_env)
+from notify_lib import Alertmanager, Silent, need_am
+
+SPEED = 4.0
+T0 = 20.0  # scenario seconds at agent start; the GPU crosses 89 C at ~30 s, cools at 50 s
+INTERVAL_MS = 100
+
+
+def alerts_json(data):
+    rc, out, err = run(["alerts", "--json", "--no-config", "--data-dir", data], os.environ)
+    check_eq(rc, 0, "gpumon alerts --json exit status", out, err)
+    return json.loads(out)
+
+
+def channel(js, name):
+    for c in js["channels"]:
+        if c["name"] == name:
+            return c
+    raise AssertionError(f"no channel {name} in {js['channels']}")
+
+
+def wait(what, fn, timeout):
+    deadline = time.monotonic() + timeout
+    while True:
+        v = fn()
+        if v:
+            return v
+        check(time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.1)
+
+
+def test_agent_alertmanager_and_stuck_channels():
+    need_am()
+    with Scratch("alag") as d:
+        am = Alertmanager(d)
+        silent = Silent()
+        data = os.path.join(d, "data")
+        conf = os.path.join(d, "gpumon.conf")
+        with open(conf, "w") as f:
+            f.write(f"""[notify.am]
+type = alertmanager
+url = {am.url()}
+resend = 2s
+
+[notify.stuck]
+type = webhook
+url = {silent.url('/hook')}
+timeout = 1s
+retries = 1
+
+[notify.hang]
+type = exec
+command = /bin/sleep 600
+timeout = 1s
+retries = 0
+""")
+        rc, out, err = run(["config", "check", conf], os.environ)
+        check_eq(rc, 0, "config check of the test's config", out, err)
+        env = sim_env("alerts/temperature-critical.ini", speed=SPEED,
+                      epoch=epoch_for(T0, SPEED, lead=0.3))
+        a = Agent(data, env, ["--interval", f"{INTERVAL_MS}ms", "--no-exporter"], config=conf)
+        try:
+            a.start()
+            # --- firing: in the agent, then in Alertmanager
+            def firing_state():
+                js = alerts_json(data)
+                return [x for x in js["engine"]["alerts"]
+                        if x["rule"] == "gpu-temperature-critical" and x["state"] == "firing"]
+            (st,) = wait("gpu-temperature-critical firing in the agent", firing_state, 20)
+            check_eq(st["gpu"], 0, "the firing GPU", st)
+            fired = wait("the alert in Alertmanager",
+                         lambda: [x for x in am.alerts()
+                                  if x["labels"].get("alertname") == "gpu-temperature-critical"], 15)
+            lab = fired[0]["labels"]
+            for k, v in (("severity", "critical"), ("gpu", "0")):
+                check_eq(lab.get(k), v, f"Alertmanager label {k}", lab)
+            check(lab.get("uuid", "").startswith("GPU-"), "Alertmanager label uuid", lab)
+            check("instance" in lab, "Alertmanager label instance", lab)
+            check("slowdown temperature" in fired[0]["annotations"].get("summary", ""),
+                  "Alertmanager annotation summary", fired[0]["annotations"])
+            # --- resolved: the scenario cools at 50 s (about 7.5 s after start)
+            wait("the resolved alert in Alertmanager",
+                 lambda: (am.metric('alertmanager_alerts_received_total{status="resolved",version="v2"}')
+                          or 0) >= 1, 30)
+            wait("the alert to leave Alertmanager",
+                 lambda: not [x for x in am.alerts()
+                              if x["labels"].get("alertname") == "gpu-temperature-critical"], 15)
+            # --- the broken channels gave up, counted, without dropping
+            def gave_up():
+                js = alerts_json(data)
+                return js if all(channel(js, n)["failed"] >= 2 for n in ("stuck", "hang")) else None
+            js = wait("the stuck webhook and the hanging hook to fail both notices", gave_up, 30)
+            for n in ("am", "stuck", "hang", "log"):
+                check_eq(channel(js, n)["dropped"], 0, f"channel {n} dropped", js)
+            check(channel(js, "am")["sent"] >= 2, "Alertmanager channel sent firing and resolved", js)
+            check_eq(channel(js, "log")["sent"], 2, "alert log notices", js)
+            print(f"  channels: {json.dumps(js['channels'])}")
+            # --- the history
+            rc, out, err = run(["alerts", "--history", "--json", "--no-config", "--data-dir", data],
+                               os.environ)
+            check_eq(rc, 0, "alerts --history exit status", out, err)
+            hist = [(h["rule"], h["state"]) for h in json.loads(out)]
+            check_eq(hist, [("gpu-temperature-critical", "firing"),
+                            ("gpu-temperature-critical", "resolved")], "alert history", out)
+            # --- cadence while all of this was stuck
+            st = a.status()
+            check_eq((st["overruns"], st["skipped"]), (0, 0), "overruns and skipped deadlines", st)
+            rc, secs = a.stop()
+            check_eq(rc, 0, "agent exit status")
+            check(secs < 2.0, f"SIGTERM took {secs:.2f} s with two stuck channels", a.log())
+            times = sorted({parse_time_ms(r[0]) for r in gpu_rows(os.path.join(data, "csv"))})
+            check(len(times) >= 50, f"only {len(times)} samples recorded")
+            off = [(t - times[0]) - round((t - times[0]) / INTERVAL_MS) * INTERVAL_MS for t in times]
+            base = min(off)
+            late = [o - base for o in off]
+            steps = [round((b - a_) / INTERVAL_MS) for a_, b in zip(times, times[1:])]
+            check(all(s == 1 for s in steps), "a sample missing from the 100 ms grid",
+                  [s for s in steps if s != 1])
+            check(max(late) <= 50, f"a sample {max(late)} ms late", late)
+            print(f"  {len(times)} samples at 100 ms; lateness max {max(late)} ms; "
+                  f"SIGTERM to exit {secs:.2f} s")
+            log = a.log()
+            check("notify hang" in log and "not delivered" in log, "the hook's failure is logged", log)
+        finally:
+            a.cleanup()
+            silent.close()
+            am.close()
+
+
+if __name__ == "__main__":
+    main([test_agent_alertmanager_and_stuck_channels])
