@@ -372,13 +372,13 @@ def agent_alerts(data, env):
 def test_xid_agent():
     # xid.ini: Xid 13 and Xid 43 on GPU 0 at 30 and 30.5 s (application
     # errors the default rule leaves out), Xid 79 (fallen off the bus) on
-    # GPU 1 at 31 s.  The agent runs the scenario at 5x from t = 20 s, so
-    # the events arrive about 2 s after it starts.  gpu-xid (default,
+    # GPU 1 at 31 s.  The agent runs the scenario at 5x from t = 15 s, so
+    # the events arrive about 3 s after it starts.  gpu-xid (default,
     # keep-firing-for 15m) fires for GPU 1 only, at the event, not at the
     # next sample; a copy of it with keep-firing-for = 3s shows the
     # resolution: at the first sample 3 s (of the agent's clock) later.
     speed = 5
-    epoch = epoch_for(20, speed)
+    epoch = epoch_for(15, speed)
     env = sim_env(scn("xid"), speed=speed, epoch=epoch)
     with Scratch("arx") as d:
         data = os.path.join(d, "data")
@@ -458,9 +458,11 @@ def test_dead_process_memory_agent():
              ("gpu-dead-process-memory", "firing", 0, "critical", 30 * GiB, "30.00 GiB"),
              "the notice", x)
     pend = x["fired_at_unix_ms"] - x["active_at_unix_ms"]
-    check(2000 <= pend <= 2000 + 250 + 100, f"fired {pend} ms after it became pending, want 2 s "
+    # (slack for a slow machine or a sanitizer build: a sample late by up
+    # to 250 ms)
+    check(2000 <= pend <= 2000 + 250 + 250, f"fired {pend} ms after it became pending, want 2 s "
           "plus at most one interval", x)
-    check(x["active_at_unix_ms"] / 1000 - t_kill < 0.25 + 0.2,
+    check(x["active_at_unix_ms"] / 1000 - t_kill < 0.25 + 0.5,
           "pending from the first sample after the kill", x, t_kill)
     check_eq([(s["rule"], s["state"]) for s in st["engine"]["alerts"]],
              [("gpu-dead-process-memory", "firing")], "gpumon alerts --json", st)
