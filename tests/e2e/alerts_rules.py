@@ -180,21 +180,22 @@ def test_throttled():
     # stops limiting between 430 and 440 s: resolved at 440 s ("none").
     # A thermally throttled GPU reads exactly its slowdown temperature
     # (temperature.margin = 0), which is gpu-temperature-critical's second
-    # condition: it fires at 50 s with no waiting and resolves at 480 s,
-    # when the cooling board reads 83 °C.  The threshold below 85 °C keeps
+    # condition: it fires at 50 s with no waiting.  It clears only below
+    # 90 °C and 3 °C under the threshold (at most 81 °C here): 83 °C at
+    # 480 s is not enough, 76 °C at 490 s is.  The threshold below 85 °C keeps
     # gpu-temperature-high out of it; no other rule fires.
     between("throttled", 40, 50, "clocks_event_reasons.active", lambda v: v == 0,
             lambda v: v == 0x68, what="thermal limiting (0x68) starts between 40 and 50 s")
     between("throttled", 430, 440, "clocks_event_reasons.active", lambda v: v == 0x68,
             lambda v: v == 0, what="thermal limiting ends between 430 and 440 s")
-    between("throttled", 470, 480, "temperature.gpu", lambda v: v == 84, lambda v: v == 83,
-            what="the board reads below 84 °C from 480 s")
+    between("throttled", 480, 490, "temperature.gpu", lambda v: v > 81, lambda v: v <= 81,
+            what="the board reads 81 °C or less from 490 s")
     expect(alerts_test("throttled", 900),
            [(50, "gpu-temperature-critical", "firing", 0, "critical", 84, "84 °C"),
             (170, "gpu-throttled", "firing", 0, "warning", 1,
              "hw_slowdown,sw_thermal_slowdown,hw_thermal_slowdown"),
             (440, "gpu-throttled", "resolved", 0, "warning", 0, "none"),
-            (480, "gpu-temperature-critical", "resolved", 0, "critical", 83, "83 °C")])
+            (490, "gpu-temperature-critical", "resolved", 0, "critical", 76, "76 °C")])
 
 
 def test_power_zero():
