@@ -4,6 +4,15 @@
 # parts of that file (the method text around them stays as written).
 #
 #   scripts/bench.sh [BUILDDIR]     (make bench calls it with $(BUILD))
+#   BENCH_ONLY=exporter scripts/bench.sh   only the exporter section
+#
+# BENCH_ONLY=SECTION[,SECTION] runs only those sections after the build:
+# "top" (gpumon top's CPU) and "exporter" (the Prometheus exporter under wrk
+# beside node_exporter); each rewrites only its own generated block of
+# docs/BENCHMARKS.md and its own files in bench-results/, and the other
+# results stay as they are.  The sections that bench/report.py writes
+# together (summary, snapshot, process, agent, storage, report) run only in
+# a full run.
 #
 # Measurements always come from $BENCH_BUILD (default build-bench), configured
 # -Dbuildtype=debugoptimized -Db_ndebug=true (-O2 -g, no asserts), never from
@@ -19,7 +28,8 @@
 # BENCH_REGEN=1 makes it anew).
 #
 # Needs valgrind, hyperfine, strace and python3 (Debian packages of the same
-# names); stops at once, naming the package, when one is missing.  Exit
+# names), and for the exporter section wrk and prometheus-node-exporter (the
+# same); stops at once, naming the package, when one is missing.  Exit
 # status: 0 when every benchmark ran (a missed target is reported, not an
 # error; BENCH_STRICT=1 makes it exit 1), 1 when a benchmark could not run,
 # 2 on a missing tool.
@@ -34,10 +44,33 @@ if [ $# -gt 0 ] && [ "$1" != "$BUILD" ]; then
     say "measuring a release build in $BUILD, not '$1' (set BENCH_BUILD to change it)"
 fi
 
+# ---------------------------------------------------------------- sections
+ONLY=${BENCH_ONLY:-}
+for s in ${ONLY//,/ }; do
+    case $s in
+    top | exporter) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter)" ;;
+    esac
+done
+want() { # section: runs in this run?
+    [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]
+}
+
 # ---------------------------------------------------------------- tools
+tools=(python3:python3 meson:meson ninja:ninja-build)
+if [ -z "$ONLY" ]; then
+    tools+=(valgrind:valgrind callgrind_annotate:valgrind hyperfine:hyperfine strace:strace)
+fi
+if want exporter; then
+    tools+=(wrk:wrk)
+    # Debian's name for it, then upstream's
+    NODE_EXPORTER=$(command -v prometheus-node-exporter || command -v node_exporter || true)
+    if [ -z "$NODE_EXPORTER" ]; then
+        tools+=(prometheus-node-exporter:prometheus-node-exporter)
+    fi
+fi
 missing=0
-for tool in valgrind:valgrind callgrind_annotate:valgrind hyperfine:hyperfine strace:strace \
-            python3:python3 meson:meson ninja:ninja-build; do
+for tool in "${tools[@]}"; do
     if ! command -v "${tool%%:*}" >/dev/null 2>&1; then
         say "error: '${tool%%:*}' not found: install the Debian package '${tool#*:}'" \
             "(apt-get install ${tool#*:})"
@@ -75,7 +108,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         { cat "$BUILD/bench-setup.log" >&2; die "meson setup failed"; }
 fi
 say "building $BUILD"
-ninja -C "$BUILD" src/gpumon src/gpumon_top.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
+ninja -C "$BUILD" src/gpumon src/gpumon_top.so src/gpumon_export.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
     >"$BUILD/bench-build.log" 2>&1 ||
     { cat "$BUILD/bench-build.log" >&2; die "build failed"; }
 GPUMON=$BUILD/src/gpumon
@@ -84,7 +117,12 @@ GENSTORE=$BUILD/bench/gen_store
 SIMLIB=$BUILD/sim/libnvidia-ml.so.1
 CACHE=$OUT/cache # survives reruns: the report benchmark's store
 mkdir -p "$OUT"
-find "$OUT" -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+if [ -z "$ONLY" ]; then
+    find "$OUT" -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+else # only the outputs of the sections that run
+    ! want top || rm -f "$OUT/top-cpu.json"
+    ! want exporter || rm -rf "$OUT/exporter" "$OUT/exporter.json"
+fi
 mkdir -p "$CACHE"
 
 # ---------------------------------------------------------------- environment
@@ -113,6 +151,10 @@ for ((r = 0; r < RANKS; r++)); do
     rank_pids+=($!)
     export "GPUSIM_PID_RANK$r=$!"
 done
+
+# The sections of bench/report.py (snapshot to report, and the summary) run
+# together or not at all; not indented, to keep them as they were.
+if [ -z "$ONLY" ]; then
 
 # ---------------------------------------------------------------- snapshot
 say "snapshot: $REPEATS runs of $SAMPLES timed sample pairs"
@@ -339,20 +381,55 @@ PY
 say "writing $DOC"
 python3 bench/report.py "$OUT" "$DOC" || die "report failed"
 
+fi # the sections of bench/report.py
+
 # ---------------------------------------------------------------- top
 # gpumon top in a 200x60 tmux pane at -d 1 for BENCH_TOP_SECS (60 s), the
 # scenario's clock moving; its own block in $DOC (nvtop too when installed).
-TOP_SECS=${BENCH_TOP_SECS:-60}
-say "top: ${TOP_SECS} s of gpumon top -d 1 in tmux"
 top_rc=0
-env -u GPUSIM_TIME python3 bench/top_cpu.py --gpumon "$GPUMON" --simlib "$SIMLIB" \
-    --scenario "$SCENARIO" --scenario-time "$SCENARIO_TIME" --window "$TOP_SECS" \
-    --json "$OUT/top-cpu.json" --doc "$DOC" || top_rc=$?
-[ "$top_rc" = 0 ] || [ "$top_rc" = 3 ] || die "the top benchmark failed"
-if [ "${BENCH_STRICT:-0}" = 1 ] && [ "$top_rc" = 3 ]; then
-    exit 1
+if want top; then
+    TOP_SECS=${BENCH_TOP_SECS:-60}
+    say "top: ${TOP_SECS} s of gpumon top -d 1 in tmux"
+    env -u GPUSIM_TIME python3 bench/top_cpu.py --gpumon "$GPUMON" --simlib "$SIMLIB" \
+        --scenario "$SCENARIO" --scenario-time "$SCENARIO_TIME" --window "$TOP_SECS" \
+        --json "$OUT/top-cpu.json" --doc "$DOC" || top_rc=$?
+    [ "$top_rc" = 0 ] || [ "$top_rc" = 3 ] || die "the top benchmark failed"
 fi
-if [ "${BENCH_STRICT:-0}" = 1 ] && grep -q '^MISS' "$OUT/summary.txt"; then
-    exit 1
+
+# ---------------------------------------------------------------- exporter
+# The agent's exporter (8 GPUs, CSV + store + procs, 1 s, the clock moving)
+# under wrk on loopback, plain and gzip, beside node_exporter's textfile
+# collector serving the same payload; p99 while an NVML call hangs
+# (scenarios/faults.ini); the agent's RSS after it all.  Its own block in
+# $DOC.  About 3 minutes with the defaults: BENCH_EXPORTER_ROUNDS (3) rounds
+# of 4 runs of BENCH_EXPORTER_SECS (8 s) and 2 of BENCH_EXPORTER_HANG_SECS
+# (8 s), each after a 1 s warm-up; the median of the rounds is reported.
+exp_rc=0
+if want exporter; then
+    EXP_ROUNDS=${BENCH_EXPORTER_ROUNDS:-3}
+    EXP_SECS=${BENCH_EXPORTER_SECS:-8}
+    EXP_HANG_SECS=${BENCH_EXPORTER_HANG_SECS:-8}
+    EXP_THREADS=${BENCH_EXPORTER_THREADS:-2} # wrk -t
+    EXP_CONNS=${BENCH_EXPORTER_CONNS:-16}    # wrk -c
+    EXP_PORT=${BENCH_EXPORTER_PORT:-39850}   # gpumon; node_exporter +1, the hang runs +2, +3
+    say "exporter: $EXP_ROUNDS rounds of wrk -t$EXP_THREADS -c$EXP_CONNS, ${EXP_SECS} s a run," \
+        "gpumon and node_exporter, plain and gzip; ${EXP_HANG_SECS} s with and without a hung NVML call"
+    python3 bench/exporter_run.py --gpumon "$GPUMON" --node-exporter "$NODE_EXPORTER" \
+        --wrk "$(command -v wrk)" --dir "$OUT/exporter" --port "$EXP_PORT" \
+        --out "$OUT/exporter.json" --secs "$EXP_SECS" --hang-secs "$EXP_HANG_SECS" \
+        --threads "$EXP_THREADS" --conns "$EXP_CONNS" --rounds "$EXP_ROUNDS" --warmup 1 \
+        --scenario-time "$SCENARIO_TIME" \
+        --doc "$DOC" || exp_rc=$?
+    [ "$exp_rc" = 0 ] || [ "$exp_rc" = 3 ] ||
+        die "the exporter benchmark failed (see $OUT/exporter/)"
+fi
+
+if [ "${BENCH_STRICT:-0}" = 1 ]; then
+    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ]; then
+        exit 1
+    fi
+    if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then
+        exit 1
+    fi
 fi
 exit 0
