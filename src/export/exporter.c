@@ -368,13 +368,26 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     return rc;
 }
 
+/* An Xid event: counted in the state under the render lock, so the next
+ * sample's rendering carries it (the scrape path never renders). */
+static int sink_event(void *ctx, const struct gm_event *e)
+{
+    struct gm_exporter *x = ctx;
+    if (e->type != GM_EV_XID)
+        return 0;
+    pthread_mutex_lock(&x->render_mu);
+    gm_prom_xid(x->state, e->gpu, e->uuid, e->code);
+    pthread_mutex_unlock(&x->render_mu);
+    return 0;
+}
+
 static void sink_close(void *ctx)
 {
     (void)ctx; /* the exporter outlives its sink: gm_exporter_stop frees it */
 }
 
 static const struct gm_sink_ops mod_sink_ops = {
-    .name = "exporter", .write = sink_write, .close = sink_close};
+    .name = "exporter", .write = sink_write, .event = sink_event, .close = sink_close};
 
 static void mod_set_dropped(struct gm_exporter *x, uint64_t dropped)
 {

@@ -100,6 +100,11 @@ static int fwd_write(void *ctx, const struct gm_snapshot *s)
     return mod->sink_ops->write(ctx, s);
 }
 
+static int fwd_event(void *ctx, const struct gm_event *e)
+{
+    return mod->sink_ops->event ? mod->sink_ops->event(ctx, e) : 0;
+}
+
 static void fwd_close(void *ctx)
 {
     if (mod->sink_ops->close)
@@ -107,7 +112,7 @@ static void fwd_close(void *ctx)
 }
 
 const struct gm_sink_ops gm_exporter_sink_ops = {
-    .name = "exporter", .write = fwd_write, .close = fwd_close};
+    .name = "exporter", .write = fwd_write, .event = fwd_event, .close = fwd_close};
 
 /* ---------------------------------------------------------------- listen */
 

@@ -30,8 +30,28 @@ struct gpu_acc {
     int have_reasons;
 };
 
+/* Xid events of one GPU and Xid since the exporter started. */
+struct xid_acc {
+    int32_t gpu;            /* NVML index */
+    uint32_t xid;
+    uint64_t n;
+    char uuid[GM_STR_MAX];  /* the GPU's UUID at the event, "" when unknown */
+};
+
+/* The last Xid of a GPU (DCGM_FI_DEV_XID_ERRORS). */
+struct xid_last {
+    int32_t gpu; /* NVML index, -1 = unused */
+    uint32_t xid;
+    char uuid[GM_STR_MAX];
+};
+
 struct gm_prom_state {
     struct gpu_acc gpu[MAX_GPUS];
+    struct xid_acc xid[GM_PROM_MAX_XID_SERIES];
+    unsigned nxid;
+    uint64_t xid_dropped; /* events of pairs beyond GM_PROM_MAX_XID_SERIES */
+    struct xid_last xid_last[MAX_GPUS];
+    unsigned nxid_last;
     uint64_t errors_error, errors_lost, errors_noperm, errors_driver;
     int64_t last_wall_ns;
     int64_t last_duration_ns;
@@ -54,6 +74,66 @@ struct gm_prom_state *gm_prom_state_clone(const struct gm_prom_state *st)
     struct gm_prom_state *c = gm_xmalloc(sizeof(*c));
     memcpy(c, st, sizeof(*c));
     return c;
+}
+
+void gm_prom_xid(struct gm_prom_state *st, int gpu, const char *uuid, int64_t xid)
+{
+    if (gpu < 0 || xid < 0 || xid > UINT32_MAX)
+        return;
+    if (!uuid)
+        uuid = "";
+    /* a different GPU at this index (after a reset) starts its counts over */
+    unsigned k;
+    for (k = 0; k < st->nxid; k++) {
+        struct xid_acc *a = &st->xid[k];
+        if (a->gpu == gpu && a->xid == (uint32_t)xid) {
+            if (uuid[0] && strcmp(a->uuid, uuid) != 0) {
+                a->n = 0;
+                gm_strlcpy(a->uuid, uuid, sizeof(a->uuid));
+            }
+            a->n++;
+            break;
+        }
+    }
+    if (k == st->nxid) {
+        if (st->nxid < GM_PROM_MAX_XID_SERIES) {
+            struct xid_acc *a = &st->xid[st->nxid++];
+            a->gpu = gpu;
+            a->xid = (uint32_t)xid;
+            a->n = 1;
+            gm_strlcpy(a->uuid, uuid, sizeof(a->uuid));
+        } else {
+            st->xid_dropped++;
+        }
+    }
+    for (k = 0; k < st->nxid_last; k++)
+        if (st->xid_last[k].gpu == gpu)
+            break;
+    if (k == st->nxid_last) {
+        if (st->nxid_last >= MAX_GPUS)
+            return;
+        st->nxid_last++;
+    }
+    st->xid_last[k].gpu = gpu;
+    st->xid_last[k].xid = (uint32_t)xid;
+    gm_strlcpy(st->xid_last[k].uuid, uuid, sizeof(st->xid_last[k].uuid));
+}
+
+/* Whether an Xid of GPU index idx with UUID uuid ("" = unknown) is g's. */
+static int xid_of(const struct gm_gpu *g, int32_t idx, const char *uuid)
+{
+    return (int64_t)g->index == idx &&
+           (!uuid[0] || !g->str[GM_S_UUID][0] || strcmp(uuid, g->str[GM_S_UUID]) == 0);
+}
+
+/* The snapshot's GPU an Xid of GPU index idx with UUID uuid is about, or NULL. */
+static const struct gm_gpu *gpu_by_index(const struct gm_snapshot *s, int32_t idx,
+                                         const char *uuid)
+{
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        if (xid_of(&s->gpus[i], idx, uuid))
+            return &s->gpus[i];
+    return NULL;
 }
 
 void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
@@ -416,6 +496,53 @@ static void native_info(struct writer *w)
     }
 }
 
+/* Xid events by GPU and Xid, for the GPUs of this snapshot (also a lost
+ * one: Xid 79 is how a GPU falls off the bus). */
+static void native_xid(struct writer *w, const struct gm_prom_state *st)
+{
+    int started = 0;
+    for (unsigned k = 0; k < st->nxid; k++) {
+        const struct xid_acc *a = &st->xid[k];
+        const struct gm_gpu *g = gpu_by_index(w->s, a->gpu, a->uuid);
+        if (!g || !a->n)
+            continue;
+        if (!started) {
+            family(w, "gpumon_xid_errors", F_COUNTER,
+                   "NVML Xid events (driver error reports) since the exporter started, by GPU "
+                   "and Xid.");
+            started = 1;
+        }
+        char xid[16];
+        snprintf(xid, sizeof(xid), "%u", a->xid);
+        int first = 1;
+        sample_begin(w);
+        gpu_labels(w, &first, g);
+        label(w, &first, "xid", xid);
+        sample_end(w, (double)a->n);
+    }
+}
+
+/* dcgm-exporter's DCGM_FI_DEV_XID_ERRORS: the last Xid of each GPU, 0 while
+ * it has had none since the exporter started. */
+static void dcgm_xid(struct writer *w, const struct gm_prom_state *st)
+{
+    const struct gm_snapshot *s = w->s;
+    if (!s->ngpu)
+        return;
+    family(w, "DCGM_FI_DEV_XID_ERRORS", F_GAUGE, "Value of the last XID error encountered.");
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        double v = 0;
+        for (unsigned k = 0; k < st->nxid_last; k++)
+            if (xid_of(g, st->xid_last[k].gpu, st->xid_last[k].uuid))
+                v = st->xid_last[k].xid;
+        int first = 1;
+        sample_begin(w);
+        gpu_labels(w, &first, g);
+        sample_end(w, v);
+    }
+}
+
 static void native_mig(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
@@ -633,6 +760,13 @@ static void health(struct writer *w, const struct gm_prom_state *st,
         label(w, &first, "kind", kinds[k]);
         sample_end(w, (double)vals[k]);
     }
+    family(w, "gpumon_exporter_xid_events_dropped", F_COUNTER,
+           "Xid events not counted in gpumon_xid_errors_total because it already had its "
+           "maximum number of (GPU, Xid) series.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)st->xid_dropped);
     family(w, "gpumon_exporter_dropped_snapshots", F_COUNTER,
            "Snapshots the agent's sinks dropped because they could not keep up.");
     first = 1;
@@ -660,12 +794,15 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
     if (s->driver == GM_DRV_OK) {
         if (o->names == GM_PROM_DCGM) {
             dcgm_families(&w);
+            dcgm_xid(&w, st);
         } else {
             native_metric_families(&w);
             native_reasons(&w, st);
             native_mig(&w);
         }
         native_info(&w);
+        if (o->names != GM_PROM_DCGM)
+            native_xid(&w, st);
         if (o->process_metrics) {
             processes(&w, &counts);
             family(&w, "gpumon_exporter_process_series_dropped", F_GAUGE,

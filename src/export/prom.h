@@ -10,8 +10,8 @@
  * Hostname) and units, so dashboards and rules written for dcgm-exporter work.
  *
  * Some series need memory across snapshots (seconds throttled per reason,
- * sampling errors by kind): a gm_prom_state carries them.  Not thread-safe:
- * the exporter sink's thread owns the state.
+ * sampling errors by kind, Xid events per GPU and Xid): a gm_prom_state
+ * carries them.  Not thread-safe: the exporter sink's thread owns the state.
  */
 #ifndef GM_EXPORT_PROM_H
 #define GM_EXPORT_PROM_H
@@ -48,6 +48,15 @@ struct gm_prom_state *gm_prom_state_clone(const struct gm_prom_state *st);
 /* Folds a snapshot into the cross-snapshot counters; call once per snapshot,
  * in order, before rendering it. */
 void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s);
+
+/* Distinct (GPU, Xid) pairs gm_prom_xid counts; events of further pairs
+ * are counted as dropped. */
+#define GM_PROM_MAX_XID_SERIES 64
+
+/* Counts an NVML Xid event of GPU index gpu (uuid: the GPU's UUID when
+ * known, else "" or NULL): gpumon_xid_errors_total{xid} and dcgm-exporter's
+ * DCGM_FI_DEV_XID_ERRORS (the last Xid) in the next rendering. */
+void gm_prom_xid(struct gm_prom_state *st, int gpu, const char *uuid, int64_t xid);
 
 /* Renders the snapshot (after gm_prom_observe) into out. */
 void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,

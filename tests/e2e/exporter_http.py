@@ -29,6 +29,13 @@
       has no user label; gpumon_exporter_process_series_dropped is 0.
       --max-process-series 3 keeps 3 series per family and the gauge says 6
       (9 processes); without --process-metrics there are no process series.
+  xid_errors: scenarios/alerts/xid.ini run live (Xid 13 and 43 on GPU 0,
+      79 on GPU 1, at scenario 30-31 s): once the events are in, the next
+      sample's rendering has gpumon_xid_errors_total 1 for each
+      {gpu, xid} with the GPU's uuid, name and pci_bus_id labels, no other
+      Xid series, gpumon_exporter_xid_events_dropped_total 0; with --names
+      dcgm, DCGM_FI_DEV_XID_ERRORS is each GPU's last Xid (43, 79).
+      Before any Xid there is no gpumon_xid_errors_total.
   hostname_label: --hostname-label puts hostname="<gethostname>" on every
       native series and Hostname= on every dcgm one; without it neither.
   reload_listen: `serve --config FILE`, then SIGHUP after changing listen:
@@ -78,9 +85,9 @@ import socket
 import subprocess
 import time
 
-from agentlib import Skip, check, check_eq, main
+from agentlib import Skip, check, check_eq, epoch_for, main
 from exporter_lib import (Gpumon, Scratch, get, has_ipv6_loopback, parse_samples, run_gpumon,
-                          serve_print, sim_env)
+                          serve_print, sim_env, stop_all)
 
 TRAINING = ("h100x8-training.ini", 100)
 PROM_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
@@ -415,6 +422,50 @@ def test_hostname_label():
         check_eq(with_label, [], f"--names {names}: hostname labels without --hostname-label")
 
 
+def test_xid_errors():
+    speed = 5.0
+    # scenario t = 26 s in 1 s; the Xids arrive at 30-31 s, about 1 s later
+    env = sim_env("alerts/xid.ini", speed=speed, epoch=epoch_for(26, speed, lead=1.0))
+    with Scratch("xid") as d:
+        g = Gpumon(d, env, ["--interval", "250ms"])
+        dc = Gpumon(d, env, ["--interval", "250ms", "--names", "dcgm"])
+        try:
+            g.start()
+            dc.start()
+            early = parse_samples(get(g.host, g.port).body.decode())
+            check_eq([x for x in early if x[0] == "gpumon_xid_errors_total"], [],
+                     "Xid series before any Xid (scenario t < 30 s)")
+            want = {("0", "13"): 1.0, ("0", "43"): 1.0, ("1", "79"): 1.0}
+            deadline = time.time() + 20
+            while True:
+                samples = parse_samples(get(g.host, g.port).body.decode())
+                got = {(lab["gpu"], lab["xid"]): v for n, lab, v in samples
+                       if n == "gpumon_xid_errors_total"}
+                if got == want or time.time() > deadline:
+                    break
+                time.sleep(0.2)
+            check_eq(got, want, "gpumon_xid_errors_total by (gpu, xid)", g.log()[-2000:])
+            ids = {lab["gpu"]: (lab.get("uuid"), lab.get("name"), lab.get("pci_bus_id"))
+                   for n, lab, _ in samples if n == "gpumon_gpu_up"}
+            for n, lab, _ in samples:
+                if n == "gpumon_xid_errors_total":
+                    check(all(ids[lab["gpu"]]), "GPU identity labels of the Xid series", lab)
+                    check_eq((lab.get("uuid"), lab.get("name"), lab.get("pci_bus_id")),
+                             ids[lab["gpu"]], f"labels of GPU {lab['gpu']}'s Xid series")
+            dropped = [v for n, _, v in samples if n == "gpumon_exporter_xid_events_dropped_total"]
+            check_eq(dropped, [0.0], "gpumon_exporter_xid_events_dropped_total")
+            deadline = time.time() + 10
+            while True:
+                last = {lab["gpu"]: v for n, lab, v in parse_samples(get(dc.host, dc.port).body.decode())
+                        if n == "DCGM_FI_DEV_XID_ERRORS"}
+                if last == {"0": 43.0, "1": 79.0} or time.time() > deadline:
+                    break
+                time.sleep(0.2)
+            check_eq(last, {"0": 43.0, "1": 79.0}, "DCGM_FI_DEV_XID_ERRORS: each GPU's last Xid")
+        finally:
+            stop_all(g, dc)
+
+
 def test_keep_alive():
     with Scratch("ka") as d:
         g = Gpumon(d, sim_env(TRAINING[0], pinned=TRAINING[1]), ["--interval", "1h"])
@@ -659,5 +710,5 @@ def test_serve_help():
 
 if __name__ == "__main__":
     main([test_endpoints, test_driver_not_loaded, test_ipv6, test_bad_listen, test_process_metrics,
-          test_hostname_label, test_reload_listen, test_keep_alive, test_negotiation,
+          test_hostname_label, test_xid_errors, test_reload_listen, test_keep_alive, test_negotiation,
           test_reload_transaction, test_config_check, test_serve_print_no_nvml, test_serve_help])

@@ -97,7 +97,7 @@ def test_rule_names_emitted():
         # Prometheus's own series
         unknown = used - names - records - {"up", "ALERTS"}
         check(not unknown, f"{kind} {name}: series gpumon does not emit", sorted(unknown), expr)
-        check(used_labels <= labels | {"reason", "state", "pid", "process", "user",
+        check(used_labels <= labels | {"reason", "state", "pid", "process", "user", "xid",
                                        "alertname", "alertstate", "severity"},
               f"{kind} {name}: labels gpumon does not set", sorted(used_labels - labels), expr)
 
