@@ -204,10 +204,19 @@ void gm_json_f64(struct gm_json *j, double v, int decimals)
     } else {
         /* the fewest significant digits that read back as the same double
          * (0.1, not %.17g's 0.10000000000000001); 17 always do */
-        for (int prec = 1; prec <= 17; prec++) {
+        int prec = 1;
+        for (; prec <= 17; prec++) {
             snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
             if (strtod(tmp, NULL) == v)
                 break;
+        }
+        /* %g's exponent form for ordinary magnitudes (90 -> "9e+01") is
+         * valid JSON but not what people or diff expect: write those out */
+        double a = fabs(v);
+        if (strchr(tmp, 'e') && a >= 1e-4 && a < 1e17) {
+            int e10 = (int)floor(log10(a));
+            int dec = prec - 1 - e10;
+            snprintf(tmp, sizeof(tmp), "%.*f", dec > 0 ? dec : 0, v);
         }
     }
     /* trim trailing zeros of a fraction: 12.50 -> 12.5, 3.00 -> 3 */
