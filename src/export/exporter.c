@@ -1118,6 +1118,14 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
                   !same_sockaddr(&old->ss, old->sl, &ss, sl) || old->max_connections != maxc ||
                   old->timeout_ns != timeout_ns || !gm_webconfig_tls_equal(old->sec->web, s->web);
     }
+    if (!x->sec) {
+        /* the first configuration: the listener answers as soon as it is
+         * open, and its handler reads x->sec */
+        pthread_mutex_lock(&x->mu);
+        x->sec = sec_ref(s);
+        x->sec_gen = s->gen;
+        pthread_mutex_unlock(&x->mu);
+    }
     if (restart && addr[0] && !(fresh = listener_open(x, addr, maxc, timeout_ns, s, old, err))) {
         sec_unref(s);
         return GM_E_IO;
