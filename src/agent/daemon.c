@@ -152,6 +152,11 @@ static const struct gm_sink_ops store_ops = {"store", store_write, store_event, 
 struct sinkset {
     struct gm_sink *k[MAX_SINKS];
     int n;
+    /* the sinks a reload carries over instead of restarting: the alerter's
+     * and the exporter's (their objects outlive the set anyway) and the
+     * store's while its settings are unchanged -- a second connection that
+     * opens the store while the first still writes can find it locked */
+    struct gm_sink *alert, *export, *store;
 };
 
 static void exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo)
@@ -194,13 +199,61 @@ static void alert_forward(void *arg, const struct gm_event *e)
     pthread_mutex_unlock(fwd_mu);
 }
 
-static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
+static int in_set(const struct sinkset *set, const struct gm_sink *k)
+{
+    for (int i = 0; set && i < set->n; i++)
+        if (set->k[i] == k)
+            return 1;
+    return 0;
+}
+
+/* Stops the sinks of set that keep does not hold (keep may be NULL). */
+static void sinks_stop_except(struct sinkset *set, const struct sinkset *keep, int64_t deadline)
+{
+    for (int i = 0; i < set->n; i++) {
+        if (in_set(keep, set->k[i]))
+            continue;
+        int64_t left = deadline - gm_mono_ns();
+        if (gm_sink_stop(set->k[i], left > 0 ? left : 1) != 0)
+            gm_log(GM_LOG_ERR, "the %s sink did not finish in time; exiting without it",
+                   gm_sink_name(set->k[i]));
+    }
+    set->n = 0;
+    set->alert = set->export = set->store = NULL;
+}
+
+static int same_store(const struct gm_config *a, const struct gm_config *b)
+{
+    return !strcmp(a->store_path, b->store_path) && !strcmp(a->task, b->task) &&
+           a->store_retention_raw_ns == b->store_retention_raw_ns &&
+           a->store_retention_1m_ns == b->store_retention_1m_ns &&
+           a->store_retention_1h_ns == b->store_retention_1h_ns &&
+           a->interval_ns == b->interval_ns && a->procs == b->procs;
+}
+
+/* Opens the sinks of configuration c into set.  On a reload, old and
+ * old_cfg are the running set and configuration: the sinks that can carry
+ * over are put into set as they are (see struct sinkset).  On failure
+ * nothing of old is touched and what was started here is stopped. */
+static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
+                           const struct sinkset *old, const struct gm_config *old_cfg,
+                           struct gm_err *err)
 {
     set->n = 0;
-    if (c->alerts && alerter)
-        set->k[set->n++] = gm_sink_start(&gm_alerter_sink_ops, alerter, c->queue_size);
-    if (c->exporter && exporter)
-        set->k[set->n++] = gm_sink_start(&gm_exporter_sink_ops, exporter, c->queue_size);
+    set->alert = set->export = set->store = NULL;
+    if (old && old_cfg->queue_size != c->queue_size)
+        old = NULL; /* a queue keeps its size: start every sink afresh */
+    if (c->alerts && alerter) {
+        set->alert = old && old->alert ? old->alert
+                                       : gm_sink_start(&gm_alerter_sink_ops, alerter, c->queue_size);
+        set->k[set->n++] = set->alert;
+    }
+    if (c->exporter && exporter) {
+        set->export = old && old->export
+                          ? old->export
+                          : gm_sink_start(&gm_exporter_sink_ops, exporter, c->queue_size);
+        set->k[set->n++] = set->export;
+    }
     char host[65] = "";
     gethostname(host, sizeof(host) - 1);
     if (c->csv) {
@@ -220,11 +273,16 @@ static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_
             .log = gm_log_cb,
         };
         struct gm_csv *csv = gm_csv_open(&co, err);
-        if (!csv)
+        if (!csv) {
+            sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
+        }
         set->k[set->n++] = gm_sink_start(&csv_ops, csv, c->queue_size);
     }
-    if (c->store) {
+    if (c->store && old && old->store && same_store(c, old_cfg)) {
+        set->store = old->store;
+        set->k[set->n++] = set->store;
+    } else if (c->store) {
         struct gm_store_opts so = {
             .path = c->store_path,
             .task = c->task,
@@ -238,25 +296,23 @@ static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_
         };
         struct gm_store *st = gm_store_open(&so, err);
         if (!st) {
-            for (int i = 0; i < set->n; i++)
-                gm_sink_stop(set->k[i], 2000000000LL);
-            set->n = 0;
+            sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
         }
-        set->k[set->n++] = gm_sink_start(&store_ops, st, c->queue_size);
+        set->store = gm_sink_start(&store_ops, st, c->queue_size);
+        set->k[set->n++] = set->store;
     }
     return 0;
 }
 
+static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
+{
+    return sinks_open_from(c, set, NULL, NULL, err);
+}
+
 static void sinks_stop(struct sinkset *set, int64_t deadline)
 {
-    for (int i = 0; i < set->n; i++) {
-        int64_t left = deadline - gm_mono_ns();
-        if (gm_sink_stop(set->k[i], left > 0 ? left : 1) != 0)
-            gm_log(GM_LOG_ERR, "the %s sink did not finish in time; exiting without it",
-                   gm_sink_name(set->k[i]));
-    }
-    set->n = 0;
+    sinks_stop_except(set, NULL, deadline);
 }
 
 /* --------------------------------------------------------------- control */
@@ -665,7 +721,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                                 ? 0
                                 : GM_E_INVAL;
                 if (exp_rc != 0 || al_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||
-                    sinks_open(&next, &fresh, &e) != 0) {
+                    sinks_open_from(&next, &fresh, &sinks, &cfg, &e) != 0) {
                     gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s",
                            e.msg);
                 } else {
@@ -674,7 +730,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                     struct sinkset old = sinks;
                     sinks = fresh;
                     pthread_mutex_unlock(&sinks_mu);
-                    sinks_stop(&old, gm_mono_ns() + 5000000000LL);
+                    sinks_stop_except(&old, &fresh, gm_mono_ns() + 5000000000LL);
                     if (!next.exporter && exporter) {
                         gm_exporter_stop(exporter);
                         exporter = NULL;
