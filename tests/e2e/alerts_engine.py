@@ -167,12 +167,12 @@ def test_reload_keeps_state():
     # written.  Then the rule's threshold changes (> 86) and SIGHUP: the old
     # alert resolves with a notice, and the new rule fires afresh at its
     # next sample (a new fired_at; `other`, unchanged, says nothing).
-    # (no store: under load a reload could fail on "database is locked"
-    # while the old store sink still held it, which is not what this tests)
+    # With the store on: a reload keeps the running store sink (a second
+    # connection opened beside it could find the store locked under load).
     env = sim_env(scn("hysteresis"), pinned=0)
     with Scratch("aeR") as d:
         data = os.path.join(d, "data")
-        conf = write(os.path.join(d, "c.conf"), "[agent]\nstore = false\n\n" + NO_DEFAULTS +
+        conf = write(os.path.join(d, "c.conf"), NO_DEFAULTS +
                      "[alert.hot]\nwhen = temperature.gpu > 85\n\n"
                      "[alert.other]\nwhen = temperature.gpu > 80\n")
         log = os.path.join(data, "alerts.jsonl")
@@ -198,7 +198,7 @@ def test_reload_keeps_state():
                          (before[r]["state"], before[r]["firing_since"]),
                          f"{r} after the unchanged reload")
             # change one rule
-            write(conf, "[agent]\nstore = false\n\n" + NO_DEFAULTS +
+            write(conf, NO_DEFAULTS +
                   "[alert.hot]\nwhen = temperature.gpu > 86\n\n"
                   "[alert.other]\nwhen = temperature.gpu > 80\n")
             a.send(signal.SIGHUP)
