@@ -244,8 +244,9 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
     if (old && old_cfg->queue_size != c->queue_size)
         old = NULL; /* a queue keeps its size: start every sink afresh */
     if (c->alerts && alerter) {
-        set->alert = old && old->alert ? old->alert
-                                       : gm_sink_start(&gm_alerter_sink_ops, alerter, c->queue_size);
+        set->alert = old && old->alert
+                         ? old->alert
+                         : gm_sink_start(&gm_alerter_sink_ops, alerter, c->queue_size);
         set->k[set->n++] = set->alert;
     }
     if (c->exporter && exporter) {

@@ -31,8 +31,8 @@ struct gm_event {
     uint8_t repeat;   /* a repeat notice of an alert still firing */
     char value[64];   /* the value, as shown */
     char fingerprint[17];
-    int64_t active_ns; /* wall time the condition first held */
-    int64_t fired_ns;  /* wall time it started firing */
+    int64_t active_ns;    /* wall time the condition first held */
+    int64_t fired_ns;     /* wall time it started firing */
     uint16_t summary_off; /* where the summary starts in text (after "firing RULE (severity): ") */
 };
 

@@ -89,8 +89,8 @@ static int setup(struct gm_xid_watch *w, int *logged_unsupported)
         w->f.wait1 = (__typeof__(w->f.wait1))dlsym(w->dl, "nvmlEventSetWait");
         w->f.free_set = (__typeof__(w->f.free_set))dlsym(w->dl, "nvmlEventSetFree");
     }
-    if (!w->f.init || !w->f.shutdown || !w->f.count || !w->f.handle || !w->f.create ||
-        !w->f.reg || (!w->f.wait2 && !w->f.wait1) || !w->f.free_set)
+    if (!w->f.init || !w->f.shutdown || !w->f.count || !w->f.handle || !w->f.create || !w->f.reg ||
+        (!w->f.wait2 && !w->f.wait1) || !w->f.free_set)
         return NVML_ERROR_FUNCTION_NOT_FOUND;
     nvmlReturn_t rc = w->f.init();
     if (rc != NVML_SUCCESS)
@@ -161,8 +161,7 @@ static void *run(void *arg)
                     break;
                 }
                 if (!logged_down)
-                    gm_log(GM_LOG_INFO, "Xid events: NVML not available (error %d); retrying",
-                           rc);
+                    gm_log(GM_LOG_INFO, "Xid events: NVML not available (error %d); retrying", rc);
                 logged_down = 1;
                 backoff = backoff ? backoff * 2 : 1000000000LL;
                 if (backoff > BACKOFF_MAX_NS)
@@ -178,8 +177,8 @@ static void *run(void *arg)
         }
         nvmlEventData_t d;
         memset(&d, 0, sizeof(d));
-        nvmlReturn_t rc = w->f.wait2 ? w->f.wait2(w->set, &d, WAIT_MS)
-                                     : w->f.wait1(w->set, &d, WAIT_MS);
+        nvmlReturn_t rc =
+            w->f.wait2 ? w->f.wait2(w->set, &d, WAIT_MS) : w->f.wait1(w->set, &d, WAIT_MS);
         if (rc == NVML_SUCCESS) {
             if (!(d.eventType & nvmlEventTypeXidCriticalError))
                 continue;

@@ -36,8 +36,8 @@ static void on_notice(void *arg, const struct gm_alert *al)
         return; /* a resync is not news */
     /* notice, not warning: the agent's warnings and errors are about the agent
      * itself; alerts are about the GPUs and have their own log and channels */
-    gm_log(GM_LOG_NOTICE, "alert %s%s: %s", gm_alert_state_name(al->state), al->repeat ? " (repeat)" : "",
-           al->summary);
+    gm_log(GM_LOG_NOTICE, "alert %s%s: %s", gm_alert_state_name(al->state),
+           al->repeat ? " (repeat)" : "", al->summary);
     struct gm_event e;
     memset(&e, 0, sizeof(e));
     e.type = GM_EV_ALERT;
@@ -113,9 +113,10 @@ struct gm_alerter *gm_alerter_start(const struct gm_config *c, int once, gm_aler
 
 int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_config *c, struct gm_err *err)
 {
-    int same = a->nnotify == c->nnotify && !strcmp(a->log_path, c->alert_log) &&
-               a->queue == c->queue_size &&
-               (!c->nnotify || !memcmp(a->notify, c->notify, (size_t)c->nnotify * sizeof(*c->notify)));
+    int same =
+        a->nnotify == c->nnotify && !strcmp(a->log_path, c->alert_log) &&
+        a->queue == c->queue_size &&
+        (!c->nnotify || !memcmp(a->notify, c->notify, (size_t)c->nnotify * sizeof(*c->notify)));
     struct gm_notifier *fresh = NULL;
     if (!same) {
         fresh = notifier_start(c, err);

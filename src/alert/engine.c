@@ -571,9 +571,8 @@ void gm_engine_text(struct gm_engine *e, struct gm_buf *out)
                 gm_time_iso(state == GM_AL_FIRING ? s->fired_wall : s->active_wall, since,
                             sizeof(since));
                 gm_buf_printf(out, "%-8s  %-8s  %-26s  %3s  %-14s  %s\n",
-                              gm_alert_state_name(s->state),
-                              gm_alert_severity_name(er->r.severity), er->r.name, gpu,
-                              s->value_text[0] ? s->value_text : "-", since);
+                              gm_alert_state_name(s->state), gm_alert_severity_name(er->r.severity),
+                              er->r.name, gpu, s->value_text[0] ? s->value_text : "-", since);
             }
         }
     if (!n)
@@ -602,8 +601,8 @@ int gm_engine_save(struct gm_engine *e, const char *path, struct gm_err *err)
     pthread_mutex_lock(&e->mu);
     fprintf(f, "gpumon-alert-state 1\n");
     for (int i = 0; i < e->nprev; i++)
-        fprintf(f, "ecc %s %d %.17g %d %.17g\n", e->prev[i].key, e->prev[i].agg_ok,
-                e->prev[i].agg, e->prev[i].vol_ok, e->prev[i].vol);
+        fprintf(f, "ecc %s %d %.17g %d %.17g\n", e->prev[i].key, e->prev[i].agg_ok, e->prev[i].agg,
+                e->prev[i].vol_ok, e->prev[i].vol);
     for (int i = 0; i < e->n; i++)
         for (int k = 0; k < e->rules[i].n; k++) {
             const struct st *s = &e->rules[i].st[k];
@@ -677,8 +676,8 @@ int gm_engine_load(struct gm_engine *e, const char *path, struct gm_err *err)
         uint64_t hash;
         int state;
         if (sscanf(line,
-                   "st %" SCNx64 " %63s %103s %d %d %u %" SCNd64 " %" SCNd64 " %" SCNd64
-                   " %" SCNd64 " %" SCNd64 " %d %d %lg",
+                   "st %" SCNx64 " %63s %103s %d %d %u %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+                   " %" SCNd64 " %d %d %lg",
                    &hash, rule, key, &s.gpu, &state, &s.count, &s.active_t, &s.active_wall,
                    &s.fired_wall, &s.last_true_t, &s.last_notice_t, &s.value_ok, &s.value_op,
                    &s.value) != 14 ||

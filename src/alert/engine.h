@@ -54,8 +54,7 @@ void gm_engine_xid(struct gm_engine *e, int gpu, const char *uuid, int xid, int6
 
 /* Sends every firing alert again with repeat = 2 (a resync after the
  * notifier was restarted). */
-void gm_engine_resync(struct gm_engine *e, int64_t now_wall_ns, gm_engine_notice_fn fn,
-                      void *arg);
+void gm_engine_resync(struct gm_engine *e, int64_t now_wall_ns, gm_engine_notice_fn fn, void *arg);
 
 /* The states that are not inactive, as a JSON object:
  * {"rules": N, "alerts": [{rule, severity, state, gpu, uuid, ...}, ...]}. */

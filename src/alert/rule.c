@@ -171,9 +171,10 @@ int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out
     switch (operand) {
     case GM_OP_MEM_FREE_PCT:
     case GM_OP_MEM_USED_PCT:
-        if ((st = vstatus(gm_gpu_value(cx->s, g, operand == GM_OP_MEM_FREE_PCT ? GM_M_MEM_FREE
-                                                                                : GM_M_MEM_USED),
-                          &a)) != GM_VS_OK)
+        if ((st = vstatus(
+                 gm_gpu_value(cx->s, g,
+                              operand == GM_OP_MEM_FREE_PCT ? GM_M_MEM_FREE : GM_M_MEM_USED),
+                 &a)) != GM_VS_OK)
             return st;
         if ((st = vstatus(gm_gpu_value(cx->s, g, GM_M_MEM_TOTAL), &b)) != GM_VS_OK)
             return st;
@@ -200,10 +201,8 @@ int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out
         *out = a - b;
         return GM_VS_OK;
     case GM_OP_THROTTLE_THERMAL:
-        return reason_active(cx,
-                             gm_metrics[GM_M_CER_SW_THERMAL].bit |
-                                 gm_metrics[GM_M_CER_HW_THERMAL].bit,
-                             out);
+        return reason_active(
+            cx, gm_metrics[GM_M_CER_SW_THERMAL].bit | gm_metrics[GM_M_CER_HW_THERMAL].bit, out);
     case GM_OP_THROTTLE_POWER_BRAKE:
         return reason_active(cx, gm_metrics[GM_M_CER_HW_POWER_BRAKE].bit, out);
     case GM_OP_THROTTLE_POWER_CAP:
@@ -270,8 +269,7 @@ static void human_bytes(double v, char *out, size_t len)
     snprintf(out, len, i ? "%.2f %s" : "%.0f %s", v, u[i]);
 }
 
-void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, char *out,
-                        size_t len)
+void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, char *out, size_t len)
 {
     switch (operand) {
     case GM_OP_XID:
@@ -419,7 +417,7 @@ static int parse_number(struct parser *ps, int operand, double *out)
      * "unexpected" or "give the number a unit" would puzzle whoever wrote
      * "2 GiB" -- say what is wrong instead */
     if (*ps->p == ' ' || *ps->p == '\t') {
-        static const char *const units[] = {"B",  "KiB", "MiB", "GiB", "TiB", "KB", "MB",
+        static const char *const units[] = {"B",  "KiB", "MiB", "GiB", "TiB", "KB",  "MB",
                                             "GB", "TB",  "%",   "W",   "C",   "MHz", "s"};
         const char *q = ps->p;
         while (*q == ' ' || *q == '\t')
@@ -431,7 +429,8 @@ static int parse_number(struct parser *ps, int operand, double *out)
             if (strlen(units[i]) == wl && !strncmp(q, units[i], wl)) {
                 int size = gm_rule_operand_unit(operand) == GM_U_BYTES ||
                            gm_rule_operand_unit(operand) == GM_U_BYTES_PER_S;
-                return fail(ps, q, "%s%swrite the unit right after the number (%.*s%.*s, "
+                return fail(ps, q,
+                            "%s%swrite the unit right after the number (%.*s%.*s, "
                             "without a blank)",
                             size ? gm_rule_operand_name(operand) : "", size ? " is a size: " : "",
                             (int)(ps->p - start), start, (int)wl, q);
@@ -477,10 +476,10 @@ static int parse_number(struct parser *ps, int operand, double *out)
         *out = v;
         return 0;
     }
-    const char *ok = unit == GM_U_PERCENT ? "%"
-                     : unit == GM_U_WATTS ? "W"
+    const char *ok = unit == GM_U_PERCENT   ? "%"
+                     : unit == GM_U_WATTS   ? "W"
                      : unit == GM_U_CELSIUS ? "C"
-                     : unit == GM_U_MHZ ? "MHz"
+                     : unit == GM_U_MHZ     ? "MHz"
                      : unit == GM_U_SECONDS ? "s"
                                             : NULL;
     if (ok && strcmp(suffix, ok) == 0) {
@@ -488,8 +487,7 @@ static int parse_number(struct parser *ps, int operand, double *out)
         return 0;
     }
     return fail(ps, start, "unit \"%s\" does not fit %s (%s)", suffix,
-                gm_rule_operand_name(operand),
-                ok ? ok : "a plain number");
+                gm_rule_operand_name(operand), ok ? ok : "a plain number");
 }
 
 static int parse_or(struct parser *ps);
@@ -610,8 +608,7 @@ int gm_rule_parse(const char *text, int scope, struct gm_rule_expr *out, char *w
     }
     out->text[o] = '\0';
     if (strlen(text) >= sizeof(out->text) * 2 || o >= sizeof(out->text) - 1) {
-        snprintf(why, wlen, "condition too long (at most %zu characters)",
-                 sizeof(out->text) - 2);
+        snprintf(why, wlen, "condition too long (at most %zu characters)", sizeof(out->text) - 2);
         return -1;
     }
     if (!o) {
@@ -624,8 +621,7 @@ int gm_rule_parse(const char *text, int scope, struct gm_rule_expr *out, char *w
         return -1;
     skip_ws(&ps);
     if (*ps.p) {
-        fail(&ps, ps.p, "unexpected \"%s\" (conditions join comparisons with and, or, not)",
-             ps.p);
+        fail(&ps, ps.p, "unexpected \"%s\" (conditions join comparisons with and, or, not)", ps.p);
         return -1;
     }
     return 0;
@@ -898,18 +894,19 @@ static int set_key(struct gm_rule *r, int k, const char *value, char *why, size_
                 return -1;
             }
             /* Prometheus label names: [a-zA-Z_][a-zA-Z0-9_]*, not __reserved */
-            if (!(isalpha((unsigned char)p[0]) || p[0] == '_') || (nl >= 2 && !strncmp(p, "__", 2))) {
+            if (!(isalpha((unsigned char)p[0]) || p[0] == '_') ||
+                (nl >= 2 && !strncmp(p, "__", 2))) {
                 snprintf(why, wlen, "invalid label name \"%.*s\"", (int)nl, p);
                 return -1;
             }
             for (size_t i = 0; i < nl; i++)
                 if (!isalnum((unsigned char)p[i]) && p[i] != '_') {
-                    snprintf(why, wlen, "invalid label name \"%.*s\" (letters, digits, _)",
-                             (int)nl, p);
+                    snprintf(why, wlen, "invalid label name \"%.*s\" (letters, digits, _)", (int)nl,
+                             p);
                     return -1;
                 }
             static const char *const reserved[] = {"alertname", "severity", "gpu", "uuid",
-                                                   "instance", "hostname", "name"};
+                                                   "instance",  "hostname", "name"};
             for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
                 if (strlen(reserved[i]) == nl && !strncmp(p, reserved[i], nl)) {
                     snprintf(why, wlen, "label \"%s\" is set by gpumon itself", reserved[i]);
@@ -951,8 +948,8 @@ struct def_rule {
 static const struct def_rule defaults[] = {
     {"gpu-temperature-high",
      {"when", "temperature.gpu > 85", "clear", "temperature.gpu < 80", "for", "1m", "severity",
-      "warning", "summary",
-      "GPU {{gpu}} ({{name}}) has been above 85 °C for a minute: {{value}}", NULL},
+      "warning", "summary", "GPU {{gpu}} ({{name}}) has been above 85 °C for a minute: {{value}}",
+      NULL},
      "Most boards start to clock down in the 83-93 °C range; a minute above 85 °C is a cooling "
      "problem, not a spike.  It resolves below 80 °C so that a GPU hovering at 85 °C does not "
      "page on and off."},
@@ -977,8 +974,7 @@ static const struct def_rule defaults[] = {
      "(the seeds' \"100 % busy but slow\"); the software power cap is left to "
      "gpu-power-at-limit."},
     {"gpu-power-zero",
-     {"when", "power.draw == 0 and procs.count > 0", "for", "1m", "severity", "warning",
-      "summary",
+     {"when", "power.draw == 0 and procs.count > 0", "for", "1m", "severity", "warning", "summary",
       "GPU {{gpu}} ({{name}}) reports 0 W while processes hold it: the GPU or driver may be "
       "failing",
       NULL},
@@ -987,15 +983,13 @@ static const struct def_rule defaults[] = {
     {"gpu-temperature-critical",
      {"when", "temperature.gpu >= 92 or temperature.margin <= 0", "clear",
       "temperature.gpu < 90 and not temperature.margin < 3", "severity", "critical", "summary",
-      "GPU {{gpu}} ({{name}}) is at {{value}}, at or past its slowdown temperature or 92 °C",
-      NULL},
+      "GPU {{gpu}} ({{name}}) is at {{value}}, at or past its slowdown temperature or 92 °C", NULL},
      "At 92 °C, or at the GPU's own slowdown threshold, the card is protecting itself; "
      "no waiting period.  A GPU at its threshold is held there by its own throttling, a "
      "degree up and down, so the alert resolves only below 90 °C and 3 °C under the "
      "threshold (or where the GPU reports no threshold), not at every dip."},
     {"gpu-ecc-uncorrectable",
-     {"when", "ecc.uncorrected.new > 0", "keep-firing-for", "1h", "severity", "critical",
-      "summary",
+     {"when", "ecc.uncorrected.new > 0", "keep-firing-for", "1h", "severity", "critical", "summary",
       "GPU {{gpu}} ({{name}}) reported {{value}} uncorrectable ECC errors: memory is failing",
       NULL},
      "New uncorrectable errors mean corrupted data and usually a row remap or a board to "
@@ -1006,14 +1000,12 @@ static const struct def_rule defaults[] = {
      "NVML's \"GPU is lost\": the jobs on it are dead; dmesg usually shows Xid 79."},
     {"driver-lost",
      {"when", "driver.lost", "scope", "host", "severity", "critical", "summary",
-      "gpumon on {{host}} cannot talk to the NVIDIA driver: {{value}} (see gpumon doctor)",
-      NULL},
+      "gpumon on {{host}} cannot talk to the NVIDIA driver: {{value}} (see gpumon doctor)", NULL},
      "Nothing can be monitored or run: the driver is not loaded, was upgraded under a "
      "running system (version mismatch), or libnvidia-ml.so.1 is missing."},
     {"gpu-xid",
-     {"when", "xid > 0 and xid != 13 and xid != 31 and xid != 43 and xid != 45",
-      "keep-firing-for", "15m", "severity", "critical", "summary",
-      "GPU {{gpu}} ({{name}}) reported {{value}}", NULL},
+     {"when", "xid > 0 and xid != 13 and xid != 31 and xid != 43 and xid != 45", "keep-firing-for",
+      "15m", "severity", "critical", "summary", "GPU {{gpu}} ({{name}}) reported {{value}}", NULL},
      "Xid errors are the driver's own error reports, delivered as NVML events the moment they "
      "happen.  Xid 13, 31, 43 and 45 are usually caused by the application (illegal "
      "instruction, page fault, stopped or killed job) and are left out; the rest (48 double-bit "
@@ -1064,7 +1056,8 @@ int gm_rules_set(struct gm_rules *r, const char *name, const char *key, const ch
     }
     int k = find_key(key);
     if (k < 0) {
-        snprintf(why, wlen, "unknown key \"%s\" in [alert.%s] (one of: when, clear, for, samples, "
+        snprintf(why, wlen,
+                 "unknown key \"%s\" in [alert.%s] (one of: when, clear, for, samples, "
                  "keep-firing-for, repeat, severity, scope, summary, labels, enabled)",
                  key, name);
         return -1;

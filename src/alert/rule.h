@@ -39,21 +39,21 @@
 
 /* Derived operands (ids above the registry's metric ids). */
 enum gm_rule_operand {
-    GM_OP_MEM_FREE_PCT = 1000, /* memory.free_pct: free / total, % */
-    GM_OP_MEM_USED_PCT,        /* memory.used_pct */
-    GM_OP_POWER_PCT,           /* power.draw_pct: draw / enforced limit, % */
-    GM_OP_TEMP_MARGIN,         /* temperature.margin: slowdown threshold - temperature, C */
-    GM_OP_THROTTLE_THERMAL,    /* throttle.thermal: sw or hw thermal slowdown active (0/1) */
+    GM_OP_MEM_FREE_PCT = 1000,  /* memory.free_pct: free / total, % */
+    GM_OP_MEM_USED_PCT,         /* memory.used_pct */
+    GM_OP_POWER_PCT,            /* power.draw_pct: draw / enforced limit, % */
+    GM_OP_TEMP_MARGIN,          /* temperature.margin: slowdown threshold - temperature, C */
+    GM_OP_THROTTLE_THERMAL,     /* throttle.thermal: sw or hw thermal slowdown active (0/1) */
     GM_OP_THROTTLE_POWER_BRAKE, /* throttle.power_brake: hw power brake active (0/1) */
-    GM_OP_THROTTLE_POWER_CAP,  /* throttle.power_cap: sw power cap active (0/1) */
-    GM_OP_ECC_NEW,             /* ecc.uncorrected.new: uncorrectable errors since the previous
-                                  sample (aggregate count, else volatile) */
-    GM_OP_GPU_LOST,            /* gpu.lost: the GPU fell off the bus / was not found (0/1) */
-    GM_OP_DRIVER_LOST,         /* driver.lost: NVML cannot talk to the driver (0/1; host) */
-    GM_OP_PROCS,               /* procs.count: processes on the GPU */
-    GM_OP_DEAD_MEM,            /* procs.dead_memory: bytes held by processes that no longer
-                                  exist (gone from /proc, or zombies) */
-    GM_OP_XID,                 /* xid: the Xid of an NVML Xid event (only at the event) */
+    GM_OP_THROTTLE_POWER_CAP,   /* throttle.power_cap: sw power cap active (0/1) */
+    GM_OP_ECC_NEW,              /* ecc.uncorrected.new: uncorrectable errors since the previous
+                                   sample (aggregate count, else volatile) */
+    GM_OP_GPU_LOST,             /* gpu.lost: the GPU fell off the bus / was not found (0/1) */
+    GM_OP_DRIVER_LOST,          /* driver.lost: NVML cannot talk to the driver (0/1; host) */
+    GM_OP_PROCS,                /* procs.count: processes on the GPU */
+    GM_OP_DEAD_MEM,             /* procs.dead_memory: bytes held by processes that no longer
+                                   exist (gone from /proc, or zombies) */
+    GM_OP_XID,                  /* xid: the Xid of an NVML Xid event (only at the event) */
     GM_OP__END
 };
 
@@ -72,8 +72,8 @@ enum gm_node_kind { GM_N_CMP = 1, GM_N_TRUTH, GM_N_AND, GM_N_OR, GM_N_NOT };
 enum gm_cmp_op { GM_CMP_GT = 1, GM_CMP_GE, GM_CMP_LT, GM_CMP_LE, GM_CMP_EQ, GM_CMP_NE };
 
 struct gm_rule_node {
-    uint8_t kind; /* enum gm_node_kind */
-    uint8_t op;   /* enum gm_cmp_op for GM_N_CMP */
+    uint8_t kind;    /* enum gm_node_kind */
+    uint8_t op;      /* enum gm_cmp_op for GM_N_CMP */
     int16_t operand; /* metric id or enum gm_rule_operand (CMP, TRUTH) */
     double number;   /* CMP */
 };
@@ -150,8 +150,7 @@ int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, dou
 
 /* A value of operand as people read it ("87 °C", "1.50 GiB", "Xid 79", the
  * active throttle reasons for a throttle flag). */
-void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, char *out,
-                        size_t len);
+void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, char *out, size_t len);
 
 /* Whether the expression mentions operand id. */
 int gm_rule_uses(const struct gm_rule_expr *e, int operand);

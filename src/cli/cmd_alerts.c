@@ -20,18 +20,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpumon alerts [--json] [--data-dir DIR] [--config FILE | --no-config]\n"
-            "       gpumon alerts --history [--since DURATION] [--rule NAME] [--json]\n"
-            "                     [--data-dir DIR | --store-path FILE]\n"
-            "       gpumon --sim SCENARIO alerts test [--from T] [--to T] [--step DURATION]\n"
-            "                     [--json] [--config FILE | --no-config]\n\n"
-            "Alerts of the running agent: each rule's pending and firing alerts, and what\n"
-            "its notification channels delivered.  --history lists past notices (firing,\n"
-            "repeated, resolved) from the agent's store.  `test` evaluates the configured\n"
-            "rules on the simulator's timeline from --from to --to (scenario seconds,\n"
-            "default 0 to 1h) every --step (default 10s) and prints each notice with the\n"
-            "scenario time it happened at.  Rules: docs/alerts.md.\n");
+    fprintf(f, "usage: gpumon alerts [--json] [--data-dir DIR] [--config FILE | --no-config]\n"
+               "       gpumon alerts --history [--since DURATION] [--rule NAME] [--json]\n"
+               "                     [--data-dir DIR | --store-path FILE]\n"
+               "       gpumon --sim SCENARIO alerts test [--from T] [--to T] [--step DURATION]\n"
+               "                     [--json] [--config FILE | --no-config]\n\n"
+               "Alerts of the running agent: each rule's pending and firing alerts, and what\n"
+               "its notification channels delivered.  --history lists past notices (firing,\n"
+               "repeated, resolved) from the agent's store.  `test` evaluates the configured\n"
+               "rules on the simulator's timeline from --from to --to (scenario seconds,\n"
+               "default 0 to 1h) every --step (default 10s) and prints each notice with the\n"
+               "scenario time it happened at.  Rules: docs/alerts.md.\n");
 }
 
 struct args {

@@ -445,7 +445,8 @@ static int check_sections(FILE *f, struct load_ctx *x, int *line)
             return -1;
         }
         *e = '\0';
-        int known = (!strncmp(p + 1, "alert.", 6) && p[7]) || (!strncmp(p + 1, "notify.", 7) && p[8]);
+        int known =
+            (!strncmp(p + 1, "alert.", 6) && p[7]) || (!strncmp(p + 1, "notify.", 7) && p[8]);
         for (size_t i = 0; i < NOPTS; i++)
             known |= strcmp(p + 1, opts[i].section) == 0;
         if (!known) {
@@ -515,8 +516,7 @@ int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *er
             continue;
         char hdr[96];
         snprintf(hdr, sizeof(hdr), "[notify.%s]", tmp.notify[i].name);
-        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s: %s", path, header_line(path, hdr), hdr,
-                          why);
+        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s: %s", path, header_line(path, hdr), hdr, why);
     }
     *c = tmp;
     return 0;

@@ -3,10 +3,10 @@
  *
  * A flag --NAME sets the key NAME; in the file the key lives in its section
  * ([agent], [exporter], [alerts]).  Alert rules ([alert.NAME], rule.h) and
- * notification channels ([notify.NAME], notify.h) exist only in the file.  Unknown sections, unknown
- * keys, duplicate keys and bad values are errors that name the place:
- * "FILE:LINE: reason" for the file, "--NAME: reason" for flags.
- * docs/config.md is generated from the table (`gpumon config --markdown`).
+ * notification channels ([notify.NAME], notify.h) exist only in the file.  Unknown sections,
+ * unknown keys, duplicate keys and bad values are errors that name the place: "FILE:LINE: reason"
+ * for the file, "--NAME: reason" for flags. docs/config.md is generated from the table (`gpumon
+ * config --markdown`).
  */
 #ifndef GM_CONFIG_H
 #define GM_CONFIG_H
@@ -45,7 +45,7 @@ struct gm_config {
     /* exporter */
     int exporter;
     char listen[256];
-    int names;            /* enum gm_prom_names: 0 native, 1 dcgm */
+    int names; /* enum gm_prom_names: 0 native, 1 dcgm */
     int hostname_label;
     int process_metrics;
     unsigned max_process_series;
@@ -55,8 +55,8 @@ struct gm_config {
     int64_t connection_timeout_ns;
     int64_t stale_after_ns; /* 0 = three intervals plus 30 s */
     /* alerts */
-    int alerts;              /* evaluate the rules */
-    int default_rules;       /* the seeds' rule set */
+    int alerts;                 /* evaluate the rules */
+    int default_rules;          /* the seeds' rule set */
     char alert_log[PATH_MAX];   /* default <data-dir>/alerts.jsonl */
     char alert_state[PATH_MAX]; /* default <data-dir>/alerts.state (record --once) */
     struct gm_rules rules;      /* [alert.NAME] sections over the defaults */

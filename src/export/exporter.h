@@ -66,5 +66,4 @@ void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped);
 /* Stops the server and frees everything.  Accepts NULL. */
 void gm_exporter_stop(struct gm_exporter *x);
 
-
 #endif /* GM_EXPORT_EXPORTER_H */

@@ -18,8 +18,7 @@
 struct gm_export_module {
     int abi; /* GM_EXPORT_MODULE_ABI */
     struct gm_exporter *(*start)(const struct gm_exporter_opts *o, struct gm_err *err);
-    int (*reconfigure)(struct gm_exporter *x, const struct gm_exporter_opts *o,
-                       struct gm_err *err);
+    int (*reconfigure)(struct gm_exporter *x, const struct gm_exporter_opts *o, struct gm_err *err);
     void (*set_dropped)(struct gm_exporter *x, uint64_t dropped);
     void (*stop)(struct gm_exporter *x);
     const struct gm_sink_ops *sink_ops;

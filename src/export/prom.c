@@ -32,10 +32,10 @@ struct gpu_acc {
 
 /* Xid events of one GPU and Xid since the exporter started. */
 struct xid_acc {
-    int32_t gpu;            /* NVML index */
+    int32_t gpu; /* NVML index */
     uint32_t xid;
     uint64_t n;
-    char uuid[GM_STR_MAX];  /* the GPU's UUID at the event, "" when unknown */
+    char uuid[GM_STR_MAX]; /* the GPU's UUID at the event, "" when unknown */
 };
 
 /* The last Xid of a GPU (DCGM_FI_DEV_XID_ERRORS). */
@@ -127,8 +127,7 @@ static int xid_of(const struct gm_gpu *g, int32_t idx, const char *uuid)
 }
 
 /* The snapshot's GPU an Xid of GPU index idx with UUID uuid is about, or NULL. */
-static const struct gm_gpu *gpu_by_index(const struct gm_snapshot *s, int32_t idx,
-                                         const char *uuid)
+static const struct gm_gpu *gpu_by_index(const struct gm_snapshot *s, int32_t idx, const char *uuid)
 {
     for (uint32_t i = 0; i < s->ngpu; i++)
         if (xid_of(&s->gpus[i], idx, uuid))

@@ -905,8 +905,8 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                             gm_json_null(&j);
                         } else {
                             char b[64];
-                            gm_json_str(&j, gm_time_iso(sqlite3_column_int64(q, k) * NS_PER_MS,
-                                                        b, sizeof(b)));
+                            gm_json_str(&j, gm_time_iso(sqlite3_column_int64(q, k) * NS_PER_MS, b,
+                                                        sizeof(b)));
                         }
                     }
                     gm_json_obj_end(&j);

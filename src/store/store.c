@@ -1099,8 +1099,8 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
         size_t off = e->summary_off < sizeof(e->text) ? e->summary_off : 0;
         sqlite3_bind_text(q, 8, e->text + off, (int)strnlen(e->text + off, sizeof(e->text) - off),
                           SQLITE_TRANSIENT);
-        sqlite3_bind_text(q, 9, e->fingerprint, (int)strnlen(e->fingerprint, sizeof(e->fingerprint)),
-                          SQLITE_TRANSIENT);
+        sqlite3_bind_text(q, 9, e->fingerprint,
+                          (int)strnlen(e->fingerprint, sizeof(e->fingerprint)), SQLITE_TRANSIENT);
         bind_opt(q, 10, e->active_ns != 0, e->active_ns / NS_PER_MS);
         bind_opt(q, 11, e->fired_ns != 0, e->fired_ns / NS_PER_MS);
         rc = step_done(q);
@@ -1236,10 +1236,10 @@ static int make_parent(const char *path)
 
 static void finalize_all(struct gm_store *st)
 {
-    sqlite3_stmt **all[] = {&st->st_begin,    &st->st_commit,  &st->st_rollback, &st->st_sample,
-                            &st->st_proc,     &st->st_event,   &st->st_up[0],    &st->st_up[1],
-                            &st->st_alert,    &st->st_gpu_find, &st->st_gpu_ins, &st->st_gpu_upd,  &st->st_task_find,
-                            &st->st_task_ins};
+    sqlite3_stmt **all[] = {&st->st_begin,     &st->st_commit,   &st->st_rollback, &st->st_sample,
+                            &st->st_proc,      &st->st_event,    &st->st_up[0],    &st->st_up[1],
+                            &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,  &st->st_gpu_upd,
+                            &st->st_task_find, &st->st_task_ins};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

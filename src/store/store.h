@@ -91,8 +91,8 @@ int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct g
  * oldest first, as a table (repeat notices marked "firing+") or a JSON array. */
 struct gm_alert_history_opts {
     const char *path;
-    int64_t from_ns; /* UTC ns, inclusive */
-    int64_t to_ns;   /* exclusive; 0 = no end */
+    int64_t from_ns;  /* UTC ns, inclusive */
+    int64_t to_ns;    /* exclusive; 0 = no end */
     const char *rule; /* NULL = every rule */
     int json;
 };

@@ -79,11 +79,11 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " host_state INTEGER NOT NULL, PRIMARY KEY (ts, gpu, pid)) WITHOUT ROWID;\n"                   \
     "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
     " type TEXT NOT NULL, gpu INTEGER, task INTEGER, code INTEGER, text TEXT NOT NULL);\n"         \
-    "CREATE INDEX IF NOT EXISTS events_ts ON events (ts);\n"                                      \
+    "CREATE INDEX IF NOT EXISTS events_ts ON events (ts);\n"                                       \
     "CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
     " rule TEXT NOT NULL, severity TEXT NOT NULL, state TEXT NOT NULL, repeat INTEGER NOT NULL,"   \
     " gpu INTEGER, value TEXT, summary TEXT NOT NULL, fingerprint TEXT NOT NULL,"                  \
-    " active_ts INTEGER, fired_ts INTEGER);\n"                                                    \
+    " active_ts INTEGER, fired_ts INTEGER);\n"                                                     \
     "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_ROLLUP_TABLE("rollup_1m")          \
         GM_ROLLUP_TABLE(                                                                           \
             "rollup_1h") "CREATE VIEW IF NOT EXISTS samples_v AS SELECT"                           \
