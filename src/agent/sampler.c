@@ -123,6 +123,7 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     struct gm_sink *sinks[MAX_SINKS];
     pthread_mutex_lock(&sp->mu);
     int n = sp->nsinks;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memcpy(sinks, sp->sinks, (size_t)n * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
 
@@ -224,6 +225,7 @@ void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, i
 {
     pthread_mutex_lock(&sp->mu);
     sp->nsinks = nsinks < MAX_SINKS ? nsinks : MAX_SINKS;
+    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
 }

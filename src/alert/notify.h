@@ -96,13 +96,13 @@ void gm_notifier_send(struct gm_notifier *nf, const struct gm_alert *a);
 struct gm_notify_stats {
     char name[64]; /* "log" for the alert log */
     int type;
+    uint32_t queue_len;
     /* sent and failed count deliveries: one per alert, except for
      * alertmanager, where one POST (which may carry several alerts) is one */
-    uint64_t sent;    /* delivered */
-    uint64_t failed;  /* gave up after the retries */
-    uint64_t retries; /* attempts after a failure */
-    uint64_t dropped; /* queue full, or still queued when stopped */
-    uint32_t queue_len;
+    uint64_t sent;      /* delivered */
+    uint64_t failed;    /* gave up after the retries */
+    uint64_t retries;   /* attempts after a failure */
+    uint64_t dropped;   /* queue full, or still queued when stopped */
     int64_t last_ok_ns; /* wall time of the last delivery, 0 = none */
     char last_error[256];
 };

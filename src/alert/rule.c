@@ -111,9 +111,14 @@ static unsigned long pid_max(void)
     unsigned long v = 4194304; /* the 64-bit limit, if /proc does not say */
     FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
     if (f) {
-        unsigned long x;
-        if (fscanf(f, "%lu", &x) == 1 && x > 0)
-            v = x;
+        char line[32];
+        if (fgets(line, sizeof(line), f)) {
+            char *end;
+            errno = 0;
+            unsigned long x = strtoul(line, &end, 10);
+            if (!errno && end != line && x > 0)
+                v = x;
+        }
         fclose(f);
     }
     __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
@@ -642,7 +647,7 @@ int gm_rule_uses(const struct gm_rule_expr *e, int operand)
 int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, double *first,
                  int *first_op, int *first_ok)
 {
-    int8_t stack[GM_RULE_NODES];
+    int stack[GM_RULE_NODES] = {0};
     int sp = 0, have_first = 0;
     if (first_ok)
         *first_ok = 0;
@@ -693,14 +698,14 @@ int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, dou
                     break;
                 }
             }
-            stack[sp++] = (int8_t)r;
+            stack[sp++] = r;
             break;
         }
         case GM_N_NOT:
             if (sp < 1)
                 return -1;
             if (stack[sp - 1] >= 0)
-                stack[sp - 1] = (int8_t)!stack[sp - 1];
+                stack[sp - 1] = !stack[sp - 1];
             break;
         case GM_N_AND:
         case GM_N_OR: {
@@ -711,7 +716,7 @@ int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, dou
                 r = (a == 0 || b == 0) ? 0 : (a < 0 || b < 0) ? -1 : 1;
             else
                 r = (a == 1 || b == 1) ? 1 : (a < 0 || b < 0) ? -1 : 0;
-            stack[sp++] = (int8_t)r;
+            stack[sp++] = r;
             break;
         }
         default:
@@ -788,7 +793,7 @@ static void rule_init(struct gm_rule *r, const char *name)
     memset(r, 0, sizeof(*r));
     gm_strlcpy(r->name, name, sizeof(r->name));
     r->enabled = 1;
-    r->repeat_ns = 4 * 60 * MIN;
+    r->repeat_ns = 4LL * 60 * MIN;
     r->severity = GM_SEV_WARNING;
     r->scope = GM_RS_GPU;
     gm_strlcpy(r->summary, default_summary, sizeof(r->summary));
@@ -945,6 +950,8 @@ struct def_rule {
     const char *why;    /* docs/alerts.md */
 };
 
+/* the summaries and reasons are long literals split over lines, on purpose */
+// NOLINTBEGIN(bugprone-suspicious-missing-comma)
 static const struct def_rule defaults[] = {
     {"gpu-temperature-high",
      {"when", "temperature.gpu > 85", "clear", "temperature.gpu < 80", "for", "1m", "severity",
@@ -1019,6 +1026,7 @@ static const struct def_rule defaults[] = {
      "A crashed job whose memory is never released blocks the next one (the seeds' zombie "
      "child of a dead scheduler).  gpumon only reports it: it never kills anything."},
 };
+// NOLINTEND(bugprone-suspicious-missing-comma)
 #define NDEFAULTS (sizeof(defaults) / sizeof(defaults[0]))
 
 void gm_rules_defaults(struct gm_rules *r)

@@ -24,8 +24,8 @@ static int parse_time(const char *s, int64_t *ns)
     struct tm tm;
     memset(&tm, 0, sizeof(tm));
     int n = 0;
-    if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) !=
-        3) // NOLINT(cert-err34-c)
+    // NOLINTNEXTLINE(cert-err34-c): %2d fields cannot overflow; the count checks the form
+    if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
         return -1;
     const char *p = s + n;
     if (*p == 'T' || *p == ' ') {
