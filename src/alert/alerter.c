@@ -162,6 +162,16 @@ static int sink_event(void *ctx, const struct gm_event *e)
 const struct gm_sink_ops gm_alerter_sink_ops = {
     .name = "alerts", .write = sink_write, .event = sink_event};
 
+/* The channels' counters, the log first; returns how many (at most
+ * GM_NOTIFY_MAX + 1). */
+static int channel_stats(struct gm_alerter *a, struct gm_notify_stats st[GM_NOTIFY_MAX + 1])
+{
+    pthread_mutex_lock(&a->mu);
+    int n = gm_notifier_stats(a->nf, st, GM_NOTIFY_MAX + 1);
+    pthread_mutex_unlock(&a->mu);
+    return n > GM_NOTIFY_MAX + 1 ? GM_NOTIFY_MAX + 1 : n;
+}
+
 void gm_alerter_json(struct gm_alerter *a, struct gm_buf *out)
 {
     struct gm_buf states = GM_BUF_INIT;
@@ -177,11 +187,7 @@ void gm_alerter_json(struct gm_alerter *a, struct gm_buf *out)
     gm_json_key(&j, "channels");
     gm_json_arr_begin(&j);
     struct gm_notify_stats st[GM_NOTIFY_MAX + 1];
-    pthread_mutex_lock(&a->mu);
-    int n = gm_notifier_stats(a->nf, st, GM_NOTIFY_MAX + 1);
-    pthread_mutex_unlock(&a->mu);
-    if (n > GM_NOTIFY_MAX + 1)
-        n = GM_NOTIFY_MAX + 1;
+    int n = channel_stats(a, st);
     for (int i = 0; i < n; i++) {
         static const char *const types[] = {"log", "exec", "webhook", "alertmanager"};
         gm_json_obj_begin(&j);
@@ -211,11 +217,7 @@ void gm_alerter_text(struct gm_alerter *a, struct gm_buf *out)
 {
     gm_engine_text(a->eng, out);
     struct gm_notify_stats st[GM_NOTIFY_MAX + 1];
-    pthread_mutex_lock(&a->mu);
-    int n = gm_notifier_stats(a->nf, st, GM_NOTIFY_MAX + 1);
-    pthread_mutex_unlock(&a->mu);
-    if (n > GM_NOTIFY_MAX + 1)
-        n = GM_NOTIFY_MAX + 1;
+    int n = channel_stats(a, st);
     gm_buf_puts(out, "\nnotices:");
     for (int i = 0; i < n; i++) {
         gm_buf_printf(out, "%s %s: %llu sent", i ? ";" : "", st[i].name,

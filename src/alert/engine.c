@@ -100,15 +100,21 @@ static void gpu_key(const struct gm_gpu *g, char *out, size_t len)
     snprintf(out, len, "gpu%u", g->index);
 }
 
+/* Room for one more element in an array of n with capacity *cap. */
+static void *grow(void *p, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return p;
+    *cap = *cap ? *cap * 2 : 8;
+    return xrealloc(p, (size_t)*cap * size);
+}
+
 static struct st *state_for(struct erule *er, const char *key)
 {
     for (int i = 0; i < er->n; i++)
         if (!strcmp(er->st[i].key, key))
             return &er->st[i];
-    if (er->n == er->cap) {
-        er->cap = er->cap ? er->cap * 2 : 8;
-        er->st = xrealloc(er->st, (size_t)er->cap * sizeof(*er->st));
-    }
+    er->st = grow(er->st, er->n, &er->cap, sizeof(*er->st));
     struct st *s = &er->st[er->n++];
     memset(s, 0, sizeof(*s));
     gm_strlcpy(s->key, key, sizeof(s->key));
@@ -123,10 +129,7 @@ static struct prev_ecc *prev_for(struct gm_engine *e, const char *key, int creat
             return &e->prev[i];
     if (!create)
         return NULL;
-    if (e->nprev == e->prev_cap) {
-        e->prev_cap = e->prev_cap ? e->prev_cap * 2 : 8;
-        e->prev = xrealloc(e->prev, (size_t)e->prev_cap * sizeof(*e->prev));
-    }
+    e->prev = grow(e->prev, e->nprev, &e->prev_cap, sizeof(*e->prev));
     struct prev_ecc *p = &e->prev[e->nprev++];
     memset(p, 0, sizeof(*p));
     gm_strlcpy(p->key, key, sizeof(p->key));
