@@ -140,9 +140,22 @@ def _has_terminfo(name):
     return subprocess.run(["infocmp", name], capture_output=True).returncode == 0
 
 
+# The shipped scenarios' simulated PIDs (4194304 and up: never a real PID).
+_SIM_PIDS = [str(p) for p in range(4194300, 4194500)]
+
+
 def spawn(n):
-    """n real processes to stand in for GPU processes (their PIDs)."""
-    return [subprocess.Popen(["sleep", "600"]) for _ in range(n)]
+    """n real processes to stand in for GPU processes (their PIDs), none of
+    whose PIDs is a part of a simulated one (a live PID 9430 would match a
+    text filter or a screen search meant for 4194304)."""
+    got, spare = [], []
+    while len(got) < n:
+        p = subprocess.Popen(["sleep", "600"])
+        (spare if any(str(p.pid) in s for s in _SIM_PIDS) else got).append(p)
+    for p in spare:
+        p.kill()
+        p.wait()
+    return got
 
 
 def me():
