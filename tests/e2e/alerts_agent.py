@@ -28,11 +28,9 @@ module next to the binary.
 """
 import json
 import os
-import signal
-import subprocess
 import time
 
-from agentlib import (GPUMON, Agent, Scratch, check, check_eq, epoch_for, gpu_rows, main,
+from agentlib import (Agent, Scratch, check, check_eq, epoch_for, gpu_rows, main,
                       parse_time_ms, run, sim_env)
 from notify_lib import Alertmanager, Silent, need_am
 
