@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/timeutil.h"
 
@@ -573,9 +574,13 @@ void gm_engine_text(struct gm_engine *e, struct gm_buf *out)
                     snprintf(gpu, sizeof(gpu), "%d", s->gpu);
                 gm_time_iso(state == GM_AL_FIRING ? s->fired_wall : s->active_wall, since,
                             sizeof(since));
-                gm_buf_printf(out, "%-8s  %-8s  %-26s  %3s  %-14s  %s\n",
-                              gm_alert_state_name(s->state), gm_alert_severity_name(er->r.severity),
-                              er->r.name, gpu, s->value_text[0] ? s->value_text : "-", since);
+                char rule[128], value[128];
+                gm_buf_printf(
+                    out, "%-8s  %-8s  %s  %3s  %s  %s\n", gm_alert_state_name(s->state),
+                    gm_alert_severity_name(er->r.severity),
+                    gm_fmt_cell(rule, sizeof(rule), er->r.name, 26), gpu,
+                    gm_fmt_cell(value, sizeof(value), s->value_text[0] ? s->value_text : "-", 14),
+                    since);
             }
         }
     if (!n)

@@ -13,6 +13,7 @@
 #include "../agent/daemon.h"
 #include "../alert/engine.h"
 #include "../core/config.h"
+#include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/timeutil.h"
 #include "../store/store.h"
@@ -120,9 +121,11 @@ static void test_notice(void *arg, const struct gm_alert *a)
     snprintf(t, sizeof(t), "%.3fs", o->t_ns / 1e9);
     if (a->gpu >= 0)
         snprintf(gpu, sizeof(gpu), "%d", (int)a->gpu);
-    gm_buf_printf(o->out, "%-10s  %-8s  %-8s  %-26s  %3s  %-14s  %s\n", t,
-                  gm_alert_state_name(a->state), gm_alert_severity_name(a->severity), a->rule, gpu,
-                  a->value_text[0] ? a->value_text : "-", a->summary);
+    char rule[128], value[128];
+    gm_buf_printf(
+        o->out, "%-10s  %-8s  %-8s  %s  %3s  %s  %s\n", t, gm_alert_state_name(a->state),
+        gm_alert_severity_name(a->severity), gm_fmt_cell(rule, sizeof(rule), a->rule, 26), gpu,
+        gm_fmt_cell(value, sizeof(value), a->value_text[0] ? a->value_text : "-", 14), a->summary);
 }
 
 static int run_test(const struct args *a, const struct gm_config *c)

@@ -374,3 +374,38 @@ const char *gm_fmt_human(const struct gm_value *v, int unit, char *buf, size_t l
         return buf;
     }
 }
+
+const char *gm_fmt_cell(char *dst, size_t len, const char *s, int width)
+{
+    if (!len)
+        return dst;
+    int chars = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        chars += (*p & 0xC0) != 0x80;
+    size_t o = 0;
+    int col = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    int keep = chars > width ? width - 1 : chars; /* characters copied */
+    while (*p && col < keep) {
+        size_t n = 1; /* the bytes of this character */
+        while ((p[n] & 0xC0) == 0x80)
+            n++;
+        if (o + n >= len)
+            break;
+        memcpy(dst + o, p, n);
+        o += n;
+        p += n;
+        col++;
+    }
+    if (chars > width && width > 0 && o + 3 < len) {
+        memcpy(dst + o, "\xE2\x80\xA6", 3); /* … */
+        o += 3;
+        col++;
+    }
+    while (col < width && o + 1 < len) {
+        dst[o++] = ' ';
+        col++;
+    }
+    dst[o] = '\0';
+    return dst;
+}

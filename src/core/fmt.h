@@ -51,4 +51,9 @@ const char *gm_fmt_human(const struct gm_value *v, int unit, char *buf, size_t l
 /* Byte count as "5213MiB"-style or "79.6GiB" human text. */
 const char *gm_fmt_bytes(double bytes, char *buf, size_t len);
 
+/* A table cell of exactly width columns: s padded with blanks, or cut to
+ * width - 1 characters and "…" when longer.  Counts UTF-8 characters, not
+ * bytes (each as one column), so "89 °C" pads like "89 C".  Returns dst. */
+const char *gm_fmt_cell(char *dst, size_t len, const char *s, int width);
+
 #endif /* GM_FMT_H */

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/metrics.h"
 #include "../core/timeutil.h"
@@ -916,8 +917,11 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                         snprintf(gpu, sizeof(gpu), "%lld", (long long)sqlite3_column_int64(q, 4));
                     char state[16];
                     snprintf(state, sizeof(state), "%s%s", txt[1], repeat ? "+" : "");
-                    gm_buf_printf(out, "%-29s  %-8s  %-8s  %-24s  %3s  %-12s  %s\n", iso, state,
-                                  txt[2], txt[3], gpu, txt[6][0] ? txt[6] : "-", txt[7]);
+                    char rule[128], value[128];
+                    gm_buf_printf(out, "%-29s  %-8s  %-8s  %s  %3s  %s  %s\n", iso, state, txt[2],
+                                  gm_fmt_cell(rule, sizeof(rule), txt[3], 24), gpu,
+                                  gm_fmt_cell(value, sizeof(value), txt[6][0] ? txt[6] : "-", 12),
+                                  txt[7]);
                 }
             }
             if (s != SQLITE_DONE)

@@ -724,6 +724,18 @@ static void test_human(void **state)
         assert_string_equal(gm_fmt_human(&rows[i].v, rows[i].unit, buf, sizeof(buf)), rows[i].want);
 }
 
+static void test_cell(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(gm_fmt_cell(b, sizeof(b), "89 °C", 8), "89 °C   ");
+    assert_string_equal(gm_fmt_cell(b, sizeof(b), "abc", 3), "abc");
+    assert_string_equal(gm_fmt_cell(b, sizeof(b), "abcd", 3), "ab\xE2\x80\xA6");
+    assert_string_equal(gm_fmt_cell(b, sizeof(b), "", 2), "  ");
+    assert_string_equal(gm_fmt_cell(b, sizeof(b), "温度高", 2), "温\xE2\x80\xA6");
+    assert_string_equal(gm_fmt_cell(b, 4, "abcdef", 10), "abc"); /* the buffer bounds it */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -733,7 +745,7 @@ int main(void)
         cmocka_unit_test(test_smi_headers),    cmocka_unit_test(test_csv_cells),
         cmocka_unit_test(test_json_values),    cmocka_unit_test(test_count_without_driver),
         cmocka_unit_test(test_process_fields), cmocka_unit_test(test_value_lookup),
-        cmocka_unit_test(test_human),
+        cmocka_unit_test(test_human), cmocka_unit_test(test_cell),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
