@@ -745,7 +745,7 @@ int main(void)
         cmocka_unit_test(test_smi_headers),    cmocka_unit_test(test_csv_cells),
         cmocka_unit_test(test_json_values),    cmocka_unit_test(test_count_without_driver),
         cmocka_unit_test(test_process_fields), cmocka_unit_test(test_value_lookup),
-        cmocka_unit_test(test_human), cmocka_unit_test(test_cell),
+        cmocka_unit_test(test_human),          cmocka_unit_test(test_cell),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
