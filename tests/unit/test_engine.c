@@ -77,8 +77,8 @@ static void run(struct gm_engine *e, const int *temps, int n, char *trace, size_
         for (int k = before; k < r.n; k++)
             o += (size_t)snprintf(trace + o, len - o, "%s%c@%d", o ? " " : "",
                                   r.a[k].state == GM_AL_RESOLVED ? 'R'
-                                  : r.a[k].repeat               ? 'P'
-                                                                : 'F',
+                                  : r.a[k].repeat                ? 'P'
+                                                                 : 'F',
                                   i);
     }
 }
@@ -151,8 +151,8 @@ static void test_unknown(void **state)
 static void test_keep_firing_and_repeat(void **state)
 {
     (void)state;
-    static const char *const kv[] = {"when", "temperature.gpu > 85", "keep-firing-for", "25s",
-                                     "repeat", "20s", NULL};
+    static const char *const kv[] = {
+        "when", "temperature.gpu > 85", "keep-firing-for", "25s", "repeat", "20s", NULL};
     struct gm_engine *e = engine(kv);
     /* fires at 0; repeats every 20 s (2, 4, and 6: kept firing is firing); the
      * condition ends at 5, keeps firing while t - last true (40 s) < 25 s:
@@ -167,9 +167,9 @@ static void test_keep_firing_and_repeat(void **state)
 static void test_notice_fields(void **state)
 {
     (void)state;
-    static const char *const kv[] = {"when", "temperature.gpu > 85", "severity", "critical",
-                                     "labels", "team=ml", "summary", "{{gpu}} at {{value}}",
-                                     NULL};
+    static const char *const kv[] = {
+        "when",    "temperature.gpu > 85", "severity", "critical", "labels", "team=ml",
+        "summary", "{{gpu}} at {{value}}", NULL};
     struct gm_engine *e = engine(kv);
     struct rec r = {0};
     struct gm_snapshot *s = snap(2, 88, 5 * SEC);
@@ -238,6 +238,9 @@ static void test_xid(void **state)
     assert_int_equal(r.n, 2);
     assert_int_equal(r.a[1].state, GM_AL_RESOLVED);
     assert_true(r.a[1].resolved_ns == 1700000000LL * SEC + 40 * SEC);
+    /* the resolved notice names the Xid that fired it, not the 0 of the
+     * sample that ended it */
+    assert_string_equal(r.a[1].value_text, "Xid 79");
     gm_engine_free(e);
 }
 
@@ -281,6 +284,42 @@ static void test_reload(void **state)
     assert_int_equal(r.a[2].state, GM_AL_RESOLVED);
     gm_engine_counts(e, &pending, &firing);
     assert_int_equal(firing, 0);
+    gm_engine_free(e);
+}
+
+/* A reload with the rule unchanged keeps the repeat timer running: the
+ * repeat comes a full interval after the firing, not after the reload. */
+static void test_reload_keeps_repeat_timer(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"when", "temperature.gpu > 85", "repeat", "1m", NULL};
+    struct gm_engine *e = engine(kv);
+    struct rec r = {0};
+    int64_t t[] = {0, 30, 50, 60, 90, 120};
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        if (t[i] == 50) { /* reload at 40 s, between the samples */
+            struct gm_rules rules;
+            memset(&rules, 0, sizeof(rules));
+            char why[256];
+            for (int k = 0; kv[k]; k += 2)
+                gm_rules_set(&rules, "hot", kv[k], kv[k + 1], why, sizeof(why));
+            gm_engine_set_rules(e, &rules, 40 * SEC, record, &r);
+            assert_int_equal(r.n, 1); /* no notice */
+        }
+        struct gm_snapshot *s = snap(1, 90, t[i] * SEC);
+        gm_engine_eval(e, s, s->mono_ns, record, &r);
+        gm_snapshot_unref(s);
+        if (t[i] == 50)
+            assert_int_equal(r.n, 1);
+        if (t[i] == 60) {
+            assert_int_equal(r.n, 2);
+            assert_int_equal(r.a[1].repeat, 1);
+        }
+        if (t[i] == 90)
+            assert_int_equal(r.n, 2);
+    }
+    assert_int_equal(r.n, 3); /* the next repeat at 120 s */
+    assert_int_equal(r.a[2].repeat, 1);
     gm_engine_free(e);
 }
 
@@ -362,11 +401,17 @@ static void test_lost_identity(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_for),        cmocka_unit_test(test_pending_interrupted),
-        cmocka_unit_test(test_samples),    cmocka_unit_test(test_hysteresis),
-        cmocka_unit_test(test_unknown),    cmocka_unit_test(test_keep_firing_and_repeat),
-        cmocka_unit_test(test_notice_fields), cmocka_unit_test(test_xid),
-        cmocka_unit_test(test_reload),     cmocka_unit_test(test_state_file),
+        cmocka_unit_test(test_for),
+        cmocka_unit_test(test_pending_interrupted),
+        cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_hysteresis),
+        cmocka_unit_test(test_unknown),
+        cmocka_unit_test(test_keep_firing_and_repeat),
+        cmocka_unit_test(test_notice_fields),
+        cmocka_unit_test(test_xid),
+        cmocka_unit_test(test_reload_keeps_repeat_timer),
+        cmocka_unit_test(test_reload),
+        cmocka_unit_test(test_state_file),
         cmocka_unit_test(test_lost_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
