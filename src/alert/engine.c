@@ -557,6 +557,11 @@ void gm_engine_json(struct gm_engine *e, struct gm_buf *out)
 
 void gm_engine_text(struct gm_engine *e, struct gm_buf *out)
 {
+    gm_engine_text_at(e, out, 0, 0);
+}
+
+void gm_engine_text_at(struct gm_engine *e, struct gm_buf *out, int64_t wall0_ns, int64_t t0_ns)
+{
     pthread_mutex_lock(&e->mu);
     int n = 0;
     for (int state = GM_AL_FIRING; state >= GM_AL_PENDING; state--)
@@ -572,8 +577,11 @@ void gm_engine_text(struct gm_engine *e, struct gm_buf *out)
                 char gpu[16] = "-", since[64];
                 if (s->gpu >= 0)
                     snprintf(gpu, sizeof(gpu), "%d", s->gpu);
-                gm_time_iso(state == GM_AL_FIRING ? s->fired_wall : s->active_wall, since,
-                            sizeof(since));
+                int64_t w = state == GM_AL_FIRING ? s->fired_wall : s->active_wall;
+                if (wall0_ns)
+                    snprintf(since, sizeof(since), "%.3fs", (t0_ns + (w - wall0_ns)) / 1e9);
+                else
+                    gm_time_iso(w, since, sizeof(since));
                 char rule[128], value[128];
                 gm_buf_printf(
                     out, "%-8s  %-8s  %s  %3s  %s  %s\n", gm_alert_state_name(s->state),

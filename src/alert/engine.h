@@ -62,6 +62,9 @@ void gm_engine_json(struct gm_engine *e, struct gm_buf *out);
 
 /* The same as a table for people ("no alerts pending or firing" when empty). */
 void gm_engine_text(struct gm_engine *e, struct gm_buf *out);
+/* The same with SINCE as the scenario time of `gpumon alerts test`: wall
+ * time w shows as t0_ns + (w - wall0_ns), in seconds. */
+void gm_engine_text_at(struct gm_engine *e, struct gm_buf *out, int64_t wall0_ns, int64_t t0_ns);
 
 /* Counts of alerts pending and firing. */
 void gm_engine_counts(struct gm_engine *e, int *pending, int *firing);

@@ -173,7 +173,7 @@ static int run_test(const struct args *a, const struct gm_config *c)
     unsetenv("GPUSIM_TIME");
     if (!a->json) {
         gm_buf_puts(&out, "\nstill pending or firing at the end:\n");
-        gm_engine_text(eng, &out);
+        gm_engine_text_at(eng, &out, to_.from_wall, a->from_ns);
     }
     gm_engine_free(eng);
     int wrc = cli_write(STDOUT_FILENO, &out);
