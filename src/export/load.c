@@ -3,7 +3,6 @@
  * listen-address parser (listen.h), which the core needs without the
  * module. */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/modload.h"
 #include "listen.h"
 #include "module.h"
 
@@ -22,54 +22,26 @@
 static const struct gm_export_module *mod;
 static pthread_mutex_t mod_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static const struct gm_export_module *try_open(const char *path, char *why, size_t wlen)
+static int accept_export(const void *sym, char *why, size_t wlen)
 {
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(why, wlen, "%s", e ? e : path);
-        return NULL;
-    }
-    const struct gm_export_module *m = dlsym(h, "gm_export_module");
-    if (!m || m->abi != GM_EXPORT_MODULE_ABI) {
-        snprintf(why, wlen, "%s is not a gpumon exporter module of this version", path);
-        dlclose(h);
-        return NULL;
-    }
-    return m; /* kept loaded for the life of the process */
+    (void)why;
+    (void)wlen;
+    return ((const struct gm_export_module *)sym)->abi == GM_EXPORT_MODULE_ABI ? 0 : -1;
 }
 
 static const struct gm_export_module *load(struct gm_err *err)
 {
     pthread_mutex_lock(&mod_mu);
-    if (mod) {
-        pthread_mutex_unlock(&mod_mu);
-        return mod;
-    }
-    char why[512] = "", path[PATH_MAX + 32];
-    const char *env = getenv("GPUMON_EXPORT_MODULE");
-    if (env && *env) {
-        mod = try_open(env, why, sizeof(why));
-    } else {
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n > 0) {
-            exe[n] = '\0';
-            char *slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = '\0';
-                snprintf(path, sizeof(path), "%s/gpumon_export.so", exe);
-                if (access(path, R_OK) == 0)
-                    mod = try_open(path, why, sizeof(why));
-            }
-        }
+    if (!mod) {
+        char why[512] = "";
+        mod = gm_module_load("GPUMON_EXPORT_MODULE", "gpumon_export.so", GM_EXPORT_MODULE_INSTALLED,
+                             "gm_export_module", "exporter", accept_export, why, sizeof(why));
         if (!mod)
-            mod = try_open(GM_EXPORT_MODULE_INSTALLED, why, sizeof(why));
+            gm_err_set(err, GM_E_NOLIB, "cannot load the exporter module: %s", why);
     }
+    const struct gm_export_module *m = mod;
     pthread_mutex_unlock(&mod_mu);
-    if (!mod)
-        gm_err_set(err, GM_E_NOLIB, "cannot load the exporter module: %s", why);
-    return mod;
+    return m;
 }
 
 struct gm_exporter *gm_exporter_start(const struct gm_exporter_opts *o, struct gm_err *err)

@@ -1,0 +1,27 @@
+/* modload.h -- finding and opening gpumon's own loadable modules
+ * (gpumon_export.so, gpumon_notify.so, gpumon_top.so: parts that pull in
+ * large libraries only the commands that need them should pay for).
+ *
+ * Where a module is looked for, in order: the file named by the environment
+ * variable env_var (tests, unusual installs; nothing else is tried when it
+ * is set), `file` in the directory of the running executable (a build
+ * tree), then `installed` (set by the build from its prefix and libdir).
+ * A module that is returned stays loaded for the life of the process.
+ */
+#ifndef GM_CORE_MODLOAD_H
+#define GM_CORE_MODLOAD_H
+
+#include <stddef.h>
+
+/* Accepts the module's exported table (ABI version, initialisation):
+ * 0 to keep it; otherwise -1, with why set or left empty for the generic
+ * "not a gpumon WHAT module of this version". */
+typedef int (*gm_module_accept_fn)(const void *sym, char *why, size_t wlen);
+
+/* Returns dlsym(module, symbol) of the first module found that accept
+ * takes, or NULL with the reason of the last attempt in why. */
+const void *gm_module_load(const char *env_var, const char *file, const char *installed,
+                           const char *symbol, const char *what, gm_module_accept_fn accept,
+                           char *why, size_t wlen);
+
+#endif /* GM_CORE_MODLOAD_H */
