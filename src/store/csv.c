@@ -1,9 +1,9 @@
 /* csv.c -- the agent's daily CSV log writer (see csv.h): rows, files,
  * headers, rotation at local midnight, torn-line repair and disk-full
  * accounting, and the janitor thread that applies retention and gzips
- * finished days.  Sections: the state, columns, small tools, files (names,
- * headers, tail repair, choosing and opening), the janitor, writing and
- * errors, rows, lifecycle.
+ * finished days.  Sections: the state, columns, small tools, the record
+ * scanner, files (names, headers, tail repair, choosing and opening), the
+ * janitor, writing and errors, rows, lifecycle.
  *
  * Flush policy: every sample is written with one write(2) on an O_APPEND
  * file descriptor (the whole chunk, header included when the file is new, is
@@ -59,6 +59,13 @@ struct cfile {
     char day[16];        /* YYYYMMDD of the open file */
     char name[NAME_LEN]; /* open file's name in dir ("" when closed); under mu */
     char path[NAME_LEN + 4096];
+    /* What the last scan or write found: the file (dev, ino) was size bytes
+     * long, its first valid bytes whole records.  Lets a reopen of the same
+     * file skip the scan. */
+    int known;
+    dev_t known_dev;
+    ino_t known_ino;
+    off_t known_size, known_valid;
 };
 
 struct jmsg {
@@ -304,6 +311,63 @@ static void build_headers(struct gm_csv *c)
     }
 }
 
+/* ------------------------------------------------------ the record scanner */
+
+/* Where the scanner is: at the start of a field, in an unquoted field, in a
+ * quoted field, or just after a '"' in a quoted field (a doubled quote or
+ * the closing one: the next byte says which). */
+enum { SC_FIELD = 0, SC_PLAIN, SC_QUOTED, SC_QUOTE };
+
+void gm_csv_scan_init(struct gm_csv_scan *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->state = SC_FIELD;
+}
+
+void gm_csv_scan_feed(struct gm_csv_scan *s, const char *p, size_t n)
+{
+    int st = s->state;
+    for (size_t i = 0; i < n; i++) {
+        char ch = p[i];
+        if (st == SC_QUOTED) {
+            /* most bytes of a quoted cell: skip to its next quote */
+            const char *q = memchr(p + i, '"', n - i);
+            if (!q) {
+                i = n;
+                break;
+            }
+            i = (size_t)(q - p);
+            st = SC_QUOTE;
+            continue;
+        }
+        if (st == SC_QUOTE && ch == '"') {
+            st = SC_QUOTED; /* "" inside a quoted cell */
+            continue;
+        }
+        if (ch == '\n') {
+            s->valid = s->fed + i + 1;
+            st = SC_FIELD;
+        } else if (ch == ',' || ch == '\r') {
+            st = SC_FIELD; /* a bare '\r' ends a record for Python's reader */
+        } else if (ch == '"' && st == SC_FIELD) {
+            st = SC_QUOTED;
+        } else {
+            st = SC_PLAIN; /* also after a closing quote: read on as Python does */
+        }
+    }
+    s->fed += n;
+    s->state = st;
+}
+
+size_t gm_csv_valid_prefix(const char *p, size_t n)
+{
+    struct gm_csv_scan s;
+    gm_csv_scan_init(&s);
+    if (n > 0)
+        gm_csv_scan_feed(&s, p, n);
+    return (size_t)s.valid;
+}
+
 /* ------------------------------------------------------------------ files */
 
 static const char *const kind_infix[K__N] = {"_", "_procs_", "_events_"};
@@ -393,7 +457,65 @@ static int header_matches(int fd, const char *h, size_t hlen)
     return ok;
 }
 
-/* Cuts a torn last line (no final '\n') back to after the last '\n'. */
+/* Sets f->known_* for the open file fd (st: its fstat): scans it from the
+ * start, unless the last scan or write left this file at this size. */
+static int scan_file(struct cfile *f, int fd, const struct stat *st)
+{
+    if (f->known && f->known_dev == st->st_dev && f->known_ino == st->st_ino &&
+        f->known_size == st->st_size)
+        return 0;
+    enum { CHUNK = 65536 };
+    struct gm_csv_scan sc;
+    gm_csv_scan_init(&sc);
+    char *buf = gm_xmalloc(CHUNK);
+    off_t pos = 0;
+    int rc = 0;
+    while (pos < st->st_size) {
+        size_t want = st->st_size - pos > CHUNK ? CHUNK : (size_t)(st->st_size - pos);
+        ssize_t r = pread(fd, buf, want, pos);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        if (r == 0)
+            break; /* shorter than fstat said: scan what there is */
+        gm_csv_scan_feed(&sc, buf, (size_t)r);
+        pos += r;
+    }
+    free(buf);
+    if (rc < 0) {
+        f->known = 0;
+        return rc;
+    }
+    f->known = 1;
+    f->known_dev = st->st_dev;
+    f->known_ino = st->st_ino;
+    f->known_size = pos;
+    f->known_valid = (off_t)sc.valid;
+    return 0;
+}
+
+/* Whether the existing file `name` (open as fd, st its fstat) for kind k
+ * may be appended to as far as its records go: what follows its last whole
+ * record is no longer than a torn row can be.  A read error says yes (the
+ * repair reports it). */
+static int tail_ok(struct gm_csv *c, int k, int fd, const struct stat *st, const char *name)
+{
+    struct cfile *f = &c->f[k];
+    if (scan_file(f, fd, st) < 0 || f->known_size - f->known_valid <= (off_t)GM_CSV_MAX_TORN)
+        return 1;
+    csv_log(c, 4,
+            "csv: %s/%s: its last %lld bytes are not whole records (an unbalanced quote?), "
+            "more than a torn row leaves; leaving the file as it is and starting another",
+            c->dir, name, (long long)(f->known_size - f->known_valid));
+    return 0;
+}
+
+/* Cuts a torn last record (left by a crash or a full disk) back to the end
+ * of the last whole record.  -EBADMSG, cutting nothing, when that would be
+ * more than GM_CSV_MAX_TORN bytes. */
 static int repair_tail(struct gm_csv *c, struct cfile *f)
 {
     struct stat st;
@@ -401,31 +523,20 @@ static int repair_tail(struct gm_csv *c, struct cfile *f)
         return -errno;
     if (st.st_size == 0)
         return 0;
-    char ch;
-    ssize_t r1 = pread(f->fd, &ch, 1, st.st_size - 1);
-    if (r1 != 1)
-        return r1 < 0 ? -errno : -EIO;
-    if (ch == '\n')
+    int rc = scan_file(f, f->fd, &st);
+    if (rc < 0)
+        return rc;
+    off_t keep = f->known_valid, end = f->known_size;
+    if (keep == end)
         return 0;
-    char buf[4096];
-    off_t pos = st.st_size, keep = 0;
-    while (pos > 0 && keep == 0) {
-        size_t want = pos > (off_t)sizeof(buf) ? sizeof(buf) : (size_t)pos;
-        pos -= (off_t)want;
-        ssize_t r = pread(f->fd, buf, want, pos);
-        if (r != (ssize_t)want)
-            return -(r < 0 ? errno : EIO);
-        for (size_t i = want; i-- > 0;)
-            if (buf[i] == '\n') {
-                keep = pos + (off_t)i + 1;
-                break;
-            }
-    }
+    if (end - keep > (off_t)GM_CSV_MAX_TORN)
+        return -EBADMSG;
     if (ftruncate(f->fd, keep) < 0)
         return -errno;
+    f->known_size = keep;
     c->st.torn_repaired++;
     csv_log(c, 4, "csv: %s: cut %lld bytes of a torn last line (left by a crash or a full disk)",
-            f->path, (long long)(st.st_size - keep));
+            f->path, (long long)(end - keep));
     return 0;
 }
 
@@ -500,7 +611,7 @@ static int choose_and_open(struct gm_csv *c, int dfd, int k, const char *day, ch
             continue;
         struct stat st;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-            header_matches(fd, c->header[k], c->hlen[k]))
+            header_matches(fd, c->header[k], c->hlen[k]) && tail_ok(c, k, fd, &st, name))
             return fd;
         close(fd);
     }
@@ -952,6 +1063,11 @@ static int write_rows(struct gm_csv *c, int k, const char *day, uint64_t nrows)
     }
     if (f->failed) {
         int rc = repair_tail(c, f);
+        if (rc == -EBADMSG) { /* not whole records any more: another file */
+            rc = file_open(c, k, day);
+            if (rc == 0 && f->failed)
+                rc = -EIO;
+        }
         if (rc < 0) {
             note_failure(c, f, -rc, nrows);
             return errno_code(-rc);
@@ -1000,6 +1116,10 @@ static int write_rows(struct gm_csv *c, int k, const char *day, uint64_t nrows)
     }
     c->st.bytes += len;
     f->dirty = 1;
+    f->known = 1;
+    f->known_dev = st.st_dev;
+    f->known_ino = st.st_ino;
+    f->known_size = f->known_valid = st.st_size + (off_t)len;
     note_success(c);
     if (c->sync == GM_CSV_SYNC_SAMPLE)
         fsync_file(f);

@@ -23,9 +23,12 @@
  *
  * Zero loss, no copytruncate: rows are appended with write(2) (one call per
  * sample), so what was written survives kill -9; a header is written exactly
- * once per file, also across restarts; a torn last line left by a crash is
- * cut off when the file is reopened; a file whose header does not match the
- * current columns is never appended to (a "-2", "-3", ... file is started).
+ * once per file, also across restarts; a torn last record left by a crash
+ * is cut off when the file is reopened (records, not lines: a quoted cell
+ * may hold a line break; see gm_csv_valid_prefix), unless that would cut
+ * more than GM_CSV_MAX_TORN bytes -- then the file is left as it is and a
+ * new one started; a file whose header does not match the current columns
+ * is never appended to (a "-2", "-3", ... file is started).
  * Disk full: rows are counted as lost and the failure logged at most once a
  * minute; writing resumes by itself when space returns (a partial write is
  * truncated back so no torn row stays).  Retention and gzip of finished days
@@ -43,6 +46,7 @@
 #ifndef GM_STORE_CSV_H
 #define GM_STORE_CSV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../agent/event.h"
@@ -107,5 +111,49 @@ int gm_csv_reopen(struct gm_csv *c); /* close and reopen (SIGHUP, moved files) *
 void gm_csv_tick(struct gm_csv *c, int64_t now_wall_ns);
 void gm_csv_stats(const struct gm_csv *c, struct gm_csv_stats *out);
 void gm_csv_close(struct gm_csv *c); /* flushes, stops the janitor; accepts NULL */
+
+/* ------------------------------------------------------ the record scanner */
+
+/* The scanner behind the torn-tail repair, on its own so that it can be
+ * tested and fuzzed: pure (no I/O, no allocation, no global state), defined
+ * for every input.
+ *
+ * Records are RFC 4180 as this writer makes them and as Python's csv module
+ * reads them: fields are separated by ','; a field that starts with '"' is
+ * quoted and runs to the next '"' that is not doubled ("" is one quote
+ * inside it), so it may hold ',', '\r' and '\n'; a record ends at a '\n'
+ * outside quotes (a '\r' before it is part of the line ending; a bare '\r'
+ * outside quotes ends one too, as in Python's reader).  Leniently, like
+ * Python's reader, a '"' inside an unquoted field and bytes after a quoted
+ * field's closing quote are ordinary bytes.  A prefix is whole only up to a
+ * '\n': the writer ends every row with one, so a last record without it (an
+ * unterminated quoted field included, or a CRLF cut after the CR) is torn.
+ *
+ * gm_csv_valid_prefix returns the length of the longest prefix of p[0..n)
+ * that is whole records: the end of the last complete record, 0 when there
+ * is none (p may be NULL when n is 0).  Properties a fuzzer may check:
+ * the result r <= n; r == 0 or p[r - 1] == '\n'; the prefix is its own
+ * valid prefix (valid_prefix(p, r) == r); appending bytes never makes it
+ * shorter; feeding the same bytes in pieces of any sizes to
+ * gm_csv_scan_feed gives the same r; and r is the longest prefix ending in
+ * '\n' that Python's csv.reader (default dialect) reads as whole records,
+ * i.e. whose records do not change when another record is appended. */
+size_t gm_csv_valid_prefix(const char *p, size_t n);
+
+/* The same, incrementally (for a file read in chunks): initialise, then
+ * feed consecutive pieces; valid is then gm_csv_valid_prefix of all the
+ * bytes fed so far (fed of them). */
+struct gm_csv_scan {
+    uint64_t fed;   /* bytes fed so far */
+    uint64_t valid; /* end of the last complete record */
+    int state;      /* internal */
+};
+void gm_csv_scan_init(struct gm_csv_scan *s);
+void gm_csv_scan_feed(struct gm_csv_scan *s, const char *p, size_t n);
+
+/* The repair never cuts more than this: a longer unfinished tail (an
+ * unbalanced quote far back) is no torn row of this writer's, and the file
+ * is left alone (rows go to a new "-N" file). */
+#define GM_CSV_MAX_TORN ((size_t)1 << 20)
 
 #endif /* GM_STORE_CSV_H */

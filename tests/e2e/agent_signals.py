@@ -17,9 +17,15 @@
                    keeps every earlier row, does not repeat the header, and
                    continues; the store passes integrity_check and keeps every
                    row committed before the kill.
+  torn_quoted:     kill -9, then the processes file (--procs) gets a whole
+                   record whose command cell holds a quoted line break and a
+                   torn one cut inside such a cell: the restarted agent cuts
+                   exactly the torn record, keeps the whole one, and every row
+                   after it reads back whole with Python's csv module.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import csv
 import os
 import shutil
 import signal
@@ -27,7 +33,7 @@ import sqlite3
 import statistics
 import time
 
-from agentlib import (Agent, EVENTS_HEADER, Fail, Scratch, check, check_eq, check_grid,
+from agentlib import (Agent, EVENTS_HEADER, PROCS_HEADER, Fail, Scratch, check, check_eq, check_grid,
                       check_no_duplicates, check_whole_samples, day_files, db_integrity, db_query,
                       db_samples, event_rows, gpu_rows, main, parse_time_ms, read_csv, read_text,
                       sim_env)
@@ -258,6 +264,63 @@ def test_kill9_restart():
               f"committed to the store), {len(second)} after the restart")
 
 
+def test_torn_quoted():
+    env = sim_env(pinned=100)
+    with Scratch("k9q") as d:
+        data = os.path.join(d, "data")
+        csv_dir = os.path.join(data, "csv")
+        a = Agent(data, env, ["--interval", "200ms", "--procs", "--no-store"])
+        try:
+            a.start()
+            a.wait_samples(4)
+            a.kill9()
+        finally:
+            a.cleanup()
+        path = day_files(csv_dir, kind="procs")[0]
+        rows_before = read_csv(path, PROCS_HEADER)
+        check(rows_before, "processes were recorded before the kill")
+        t_last = rows_before[-1][0]
+        # a command line may hold quotes and line breaks: the writer quotes it
+        # (RFC 4180), so a record can span lines
+        whole = [t_last, "vm", "default", "0", "GPU-whole", "4242", "alice", "python3",
+                 'python3 -c "print(1)"\nsecond line, with a comma', "100", "C", "alive"]
+        whole_text = ",".join('"' + c.replace('"', '""') + '"' if any(x in c for x in ',"\n')
+                              else c for c in whole) + "\n"
+        torn = f'{t_last},vm,default,1,GPU-torn,4343,bob,python3,"python3 train.py --tag ""x""\n--lr'
+        with open(path, "a", newline="") as f:
+            f.write(whole_text + torn)
+        before = read_text(path)[:-len(torn)]
+
+        b = Agent(data, env, ["--interval", "200ms", "--procs", "--no-store"], log=a.log_path)
+        try:
+            b.start()
+            n = b.status()["samples"]
+            b.wait_samples(n + 4)
+            rc, _ = b.stop()
+        finally:
+            b.cleanup()
+        check_eq(rc, 0, "exit status of the restarted agent", b.log())
+        after = read_text(path)
+        check(after.startswith(before), "the records before the torn one are intact",
+              repr(after[len(before) - 300:len(before) + 100]))
+        check("--lr" not in after, "the torn record is gone")
+        with open(path, newline="") as f:
+            recs = list(csv.reader(f))
+        check_eq(recs[0], PROCS_HEADER.split(","), "the header")
+        bad = [r for r in recs[1:] if len(r) != 12]
+        check_eq(len(bad), 0, "records without the 12 cells of the header",
+                 repr(bad[:1])[:600])
+        check(whole in recs, "the whole record with a quoted line break is kept", recs[-20:])
+        new = [r for r in recs[1:] if parse_time_ms(r[0]) > parse_time_ms(t_last)]
+        check(len(new) >= 4, f"rows of the restarted agent read back whole ({len(new)})")
+        for r in new:
+            check(r[4].startswith("GPU-") and r[5].isdigit(), "a row of the restarted agent", r)
+        log = b.log_lines()
+        msg = f"csv: {path}: cut {len(torn.encode())} bytes of a torn last line"
+        check_eq(sum(msg in x for x in log), 1, f"log lines saying {msg!r}", b.log())
+        print(f"  {len(rows_before)} process rows before kill -9, {len(new)} after the restart")
+
+
 def db_query_keys(db):
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
@@ -267,4 +330,5 @@ def db_query_keys(db):
 
 
 if __name__ == "__main__":
-    main([test_sigterm_sigint, test_stop_while_hung, test_sighup, test_kill9_restart])
+    main([test_sigterm_sigint, test_stop_while_hung, test_sighup, test_kill9_restart,
+          test_torn_quoted])

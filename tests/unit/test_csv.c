@@ -696,6 +696,182 @@ static void test_crash_torn_line(void **state)
     gm_buf_free(&want);
 }
 
+/* gm_csv_valid_prefix: the end of the last whole record.  Each input is
+ * also fed to the incremental scanner split at every point and byte by
+ * byte, which must agree; and the prefix found is its own valid prefix. */
+static void test_valid_prefix(void **state)
+{
+    (void)state;
+#define VP(what, lit, want)                                                                        \
+    {                                                                                              \
+        what, lit, sizeof(lit) - 1, want                                                           \
+    }
+    static const struct {
+        const char *what;
+        const char *in;
+        size_t len;
+        size_t want;
+    } cases[] = {
+        VP("empty file", "", 0),
+        VP("header only", "time,host,gpu\n", 14),
+        VP("torn header", "time,host,gp", 0),
+        VP("no final newline", "a,b\nc,d", 4),
+        VP("empty lines are whole records", "\n\n", 2),
+        VP("quoted newline inside a whole record", "a,b\n1,\"x\ny\",2\n", 14),
+        VP("torn inside a quoted cell after its newline", "a,b\n1,\"py\nth", 4),
+        VP("torn right after a quoted newline", "a,b\n1,\"py\n", 4),
+        VP("an open quote at the end", "x\n\"", 2),
+        VP("torn right after a comma", "a\nb,", 2),
+        VP("doubled quotes", "a,\"say \"\"hi\"\"\"\n", 15),
+        VP("doubled quote then newline: still quoted", "a\n\"x\"\"\n", 2),
+        VP("closing quote without the newline", "a\n\"x\ny\"", 2),
+        VP("CRLF", "a,b\r\nc,d\r\n", 10),
+        VP("torn between CR and LF", "a,b\r\nc,d\r", 5),
+        VP("quoted CRLF", "\"a\r\nb\",c\r\n", 10),
+        VP("a bare CR ends a record: the quote after it opens a cell", "a\r\"b\n", 0),
+        VP("... which may then close", "x\na\r\"b\n\"\n", 9),
+        VP("a quote inside an unquoted cell is a byte", "ab\"c,d\n", 7),
+        VP("bytes after a closing quote", "\"a\"b,\"c\nd\"\n", 11),
+        VP("a comma in a quoted cell", "\"a,b\n\",c\n", 9),
+        VP("NUL bytes after the last record", "a\n\0\0\0", 2),
+        VP("NUL bytes inside a record", "a\0b\n", 4),
+        VP("three records, the last torn", "h\n1\n2\n\"3", 6),
+    };
+#undef VP
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        const char *in = cases[i].in;
+        size_t n = cases[i].len;
+        size_t got = gm_csv_valid_prefix(in, n);
+        if (got != cases[i].want)
+            fail_msg("%s: valid prefix %zu, want %zu", cases[i].what, got, cases[i].want);
+        assert_int_equal(gm_csv_valid_prefix(in, got), got);
+        for (size_t cut = 0; cut <= n; cut++) {
+            struct gm_csv_scan sc;
+            gm_csv_scan_init(&sc);
+            gm_csv_scan_feed(&sc, in, cut);
+            gm_csv_scan_feed(&sc, in + cut, n - cut);
+            if (sc.valid != got || sc.fed != n)
+                fail_msg("%s: split at %zu gives %llu", cases[i].what, cut,
+                         (unsigned long long)sc.valid);
+        }
+        struct gm_csv_scan sc;
+        gm_csv_scan_init(&sc);
+        for (size_t k = 0; k < n; k++)
+            gm_csv_scan_feed(&sc, in + k, 1);
+        assert_int_equal(sc.valid, got);
+    }
+    assert_int_equal(gm_csv_valid_prefix(NULL, 0), 0);
+}
+
+/* Torn records with RFC 4180 quoting: a quoted cell may hold a line break,
+ * so the repair cuts back to the end of the last complete record, not to
+ * the last '\n'.  Each case: complete records already in the file (kept as
+ * they are) and the torn partial record after them (cut exactly). */
+static void test_torn_quoted_record(void **state)
+{
+    (void)state;
+    static const char T[] = "2026-12-02T10:00:01.000+08:00,node1,train,";
+    /* a whole record whose name cell holds a line break and doubled quotes */
+    static const char QNL[] = "2026-12-02T09:00:00.000+08:00,node1,train,0,GPU-aaaa,\"NVIDIA\n"
+                              "\"\"H100\"\"\",1,2,3,4,5.00,6.00,7,8,9,none,ok\n";
+    static const struct {
+        const char *what;
+        const char *whole; /* after the header */
+        const char *torn;  /* "" = nothing to cut */
+    } cases[] = {
+        {"torn inside a quoted cell, after its line break", QNL, "0,GPU-aaaa,\"NVIDIA\nH1"},
+        {"torn right after a quoted line break (the file ends in '\\n')", QNL,
+         "0,GPU-aaaa,\"NVIDIA\n"},
+        {"torn after a doubled quote", "", "0,GPU-aaaa,\"say \"\"hi\"\""},
+        {"torn after a closing quote, before the line break", QNL, "0,GPU-aaaa,\"a\nb\""},
+        {"torn in an unquoted cell", QNL, "0,GPU-aa"},
+        {"whole records with CRLF and a quoted CRLF are kept", "x,\"a\r\nb\",c\r\ny,z\r\n", ""},
+        {"a quote inside an unquoted cell is an ordinary byte", "x,ab\"c,d\n", "0,GPU-a\"a"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct logcap l = {0};
+        struct gm_csv_opts o = base_opts(&l);
+        struct gm_buf before = GM_BUF_INIT, torn = GM_BUF_INIT;
+        gm_buf_puts(&before, HEADER);
+        gm_buf_puts(&before, cases[i].whole);
+        if (cases[i].torn[0]) {
+            gm_buf_puts(&torn, T);
+            gm_buf_puts(&torn, cases[i].torn);
+        }
+        gm_buf_putc(&torn, '\0');
+        gm_buf_putc(&before, '\0');
+        put_file("train_20261202.csv", before.p);
+        append_file("train_20261202.csv", torn.p);
+
+        struct gm_csv *c = open_ok(&o);
+        write_snap(c, snap2(T0 + 2 * S_NS), 0);
+        struct gm_csv_stats st;
+        gm_csv_stats(c, &st);
+        gm_csv_close(c);
+
+        struct gm_buf want = GM_BUF_INIT;
+        gm_buf_puts(&want, before.p);
+        rows2(&want, "2026-12-02T10:00:02.000+08:00");
+        char *got = slurp("train_20261202.csv");
+        if (strcmp(got, want.p) != 0)
+            fail_msg("%s: got\n%s\nwant\n%s", cases[i].what, got, want.p);
+        int cut = cases[i].torn[0] != '\0';
+        if ((int)st.torn_repaired != cut || l.n != cut)
+            fail_msg("%s: %d repairs, %d log lines", cases[i].what, (int)st.torn_repaired, l.n);
+        if (cut) {
+            char msg[64];
+            snprintf(msg, sizeof(msg), "cut %zu bytes", strlen(torn.p));
+            if (!strstr(l.msg[0], msg))
+                fail_msg("%s: log \"%s\" does not say \"%s\"", cases[i].what, l.msg[0], msg);
+        }
+        assert_false(exists("train_20261202-2.csv"));
+        free(got);
+        gm_buf_free(&want);
+        gm_buf_free(&before);
+        gm_buf_free(&torn);
+        char path[512];
+        path_of(path, sizeof(path), "train_20261202.csv");
+        unlink(path);
+    }
+}
+
+/* An unbalanced quote far back (a file not written whole by this writer):
+ * more than any torn record would be cut, so the file is left as it is and
+ * the rows go to a new "-2" file. */
+static void test_torn_too_long(void **state)
+{
+    (void)state;
+    struct logcap l = {0};
+    struct gm_csv_opts o = base_opts(&l);
+    struct gm_buf old = GM_BUF_INIT;
+    gm_buf_puts(&old, HEADER);
+    gm_buf_puts(&old, "2026-12-02T09:00:00.000+08:00,node1,train,0,\"unbalanced\n");
+    while (old.len < (size_t)1100 * 1024)
+        gm_buf_printf(&old, "2026-12-02T09:00:00.000+08:00%s", ROW0);
+    gm_buf_putc(&old, '\0');
+    put_file("train_20261202.csv", old.p);
+
+    struct gm_csv *c = open_ok(&o);
+    write_snap(c, snap2(T0), 0);
+    struct gm_csv_stats st;
+    gm_csv_stats(c, &st);
+    gm_csv_close(c);
+    char *got = slurp("train_20261202.csv");
+    assert_string_equal(got, old.p); /* untouched */
+    free(got);
+    struct gm_buf want = GM_BUF_INIT;
+    gm_buf_puts(&want, HEADER);
+    rows2(&want, "2026-12-02T10:00:00.000+08:00");
+    got = slurp("train_20261202-2.csv");
+    assert_non_null(got);
+    assert_string_equal(got, want.p);
+    assert_int_equal(st.torn_repaired, 0);
+    assert_int_equal(log_count(&l, "train_20261202.csv: its last "), 1);
+    free(got);
+    gm_buf_free(&want);
+    gm_buf_free(&old);
+}
+
 static void test_header_mismatch(void **state)
 {
     (void)state;
@@ -1317,6 +1493,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_header_once_across_reopen, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_crash_torn_line, setup_dir, teardown_dir),
+        cmocka_unit_test(test_valid_prefix),
+        cmocka_unit_test_setup_teardown(test_torn_quoted_record, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_torn_too_long, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_header_mismatch, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_reopen_after_move, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_deleted_under_us, setup_dir, teardown_dir),
