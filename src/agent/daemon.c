@@ -149,6 +149,28 @@ static void store_close(void *ctx)
 static const struct gm_sink_ops store_ops = {"store", store_write, store_event, store_flush,
                                              NULL,    store_tick,  store_close};
 
+/* --once (cron): the process ends before the CSV janitor's first pass and
+ * the store's first retention run, so both run as the sinks close (the
+ * exit waits for them, up to ONCE_STOP_NS). */
+static int once_mode;
+#define ONCE_STOP_NS 30000000000LL
+
+static void csv_close_once(void *ctx)
+{
+    gm_csv_maintain(ctx, gm_wall_ns());
+    gm_csv_close(ctx);
+}
+static const struct gm_sink_ops csv_once_ops = {"csv",      csv_write, csv_event,     csv_flush,
+                                                csv_reopen, csv_tick,  csv_close_once};
+
+static void store_close_once(void *ctx)
+{
+    gm_store_tick(ctx, gm_wall_ns()); /* its first call applies the retention */
+    gm_store_close(ctx);
+}
+static const struct gm_sink_ops store_once_ops = {
+    "store", store_write, store_event, store_flush, NULL, store_tick, store_close_once};
+
 struct sinkset {
     struct gm_sink *k[MAX_SINKS];
     int n;
@@ -278,7 +300,7 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
             sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
         }
-        set->k[set->n++] = gm_sink_start(&csv_ops, csv, c->queue_size);
+        set->k[set->n++] = gm_sink_start(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
     }
     if (c->store && old && old->store && same_store(c, old_cfg)) {
         set->store = old->store;
@@ -300,7 +322,7 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
             sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
         }
-        set->store = gm_sink_start(&store_ops, st, c->queue_size);
+        set->store = gm_sink_start(once_mode ? &store_once_ops : &store_ops, st, c->queue_size);
         set->k[set->n++] = set->store;
     }
     return 0;
@@ -581,7 +603,7 @@ static int run_once(const struct gm_config *c, struct sinkset *sinks)
     struct gm_snapshot *s = gm_sampler_once(col, sinks->k, sinks->n);
     int ok = s->driver == GM_DRV_OK;
     gm_snapshot_unref(s);
-    sinks_stop(sinks, gm_mono_ns() + 5000000000LL);
+    sinks_stop(sinks, gm_mono_ns() + ONCE_STOP_NS);
     gm_collector_close(col);
     return ok ? 0 : 3;
 }
@@ -592,6 +614,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     if (o->build(o->build_arg, &cfg, err) != 0)
         return 2;
     gm_log_init(cfg.log_level);
+    once_mode = o->once;
     if (mkdir_p(cfg.data_dir, 0750, err) != 0 || mkdir_p(cfg.csv_dir, 0750, err) != 0)
         return 1;
     int lock_fd = -1;

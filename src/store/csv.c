@@ -97,7 +97,10 @@ struct gm_csv {
     int64_t tick_last;      /* wall time of the last janitor wake-up */
     char tick_day[16];
 
-    /* shared with the janitor: mu guards f[].name, busy, wake, stop, msgs */
+    /* shared with the janitor: mu guards f[].name, busy, wake, stop, msgs;
+     * pass_mu is held for a whole pass (janitor or gm_csv_maintain) */
+    pthread_mutex_t pass_mu;
+    int pass_inline; /* under pass_mu: the pass runs in gm_csv_maintain (log directly) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t thread;
@@ -677,6 +680,10 @@ static void jlog(struct gm_csv *c, int level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    if (c->pass_inline) {
+        c->log(c->log_arg, level, text); /* on the caller's thread already */
+        return;
+    }
     size_t len = strlen(text);
     struct jmsg *m = gm_xmalloc(sizeof(*m) + len + 1);
     m->next = NULL;
@@ -941,8 +948,10 @@ static void *janitor_main(void *arg)
         c->wake = 0;
         int64_t now = c->wake_now;
         pthread_mutex_unlock(&c->mu);
+        pthread_mutex_lock(&c->pass_mu);
         janitor_pass(c, now);
         __atomic_add_fetch(&c->janitor_runs, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&c->pass_mu);
         pthread_mutex_lock(&c->mu);
     }
     pthread_mutex_unlock(&c->mu);
@@ -1365,6 +1374,7 @@ struct gm_csv *gm_csv_open(const struct gm_csv_opts *o, struct gm_err *err)
     build_headers(c);
     c->last_sync = gm_mono_ns();
     c->msgs_tail = &c->msgs;
+    pthread_mutex_init(&c->pass_mu, NULL);
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
     if (c->retention_ns > 0 || c->compress_after_ns >= 0)
@@ -1422,6 +1432,20 @@ void gm_csv_tick(struct gm_csv *c, int64_t now_wall_ns)
     janitor_wake(c, now_wall_ns);
 }
 
+void gm_csv_maintain(struct gm_csv *c, int64_t now_wall_ns)
+{
+    if (c->retention_ns > 0 || c->compress_after_ns >= 0) {
+        janitor_drain_log(c); /* what the janitor said before, first */
+        pthread_mutex_lock(&c->pass_mu);
+        c->pass_inline = 1;
+        janitor_pass(c, now_wall_ns);
+        c->pass_inline = 0;
+        __atomic_add_fetch(&c->janitor_runs, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&c->pass_mu);
+    }
+    janitor_drain_log(c);
+}
+
 void gm_csv_stats(const struct gm_csv *c, struct gm_csv_stats *out)
 {
     *out = c->st;
@@ -1443,6 +1467,7 @@ void gm_csv_close(struct gm_csv *c)
     janitor_drain_log(c);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->pass_mu);
     gm_buf_free(&c->rows);
     gm_buf_free(&c->out);
     gm_buf_free(&c->status);

@@ -32,7 +32,8 @@
  * Disk full: rows are counted as lost and the failure logged at most once a
  * minute; writing resumes by itself when space returns (a partial write is
  * truncated back so no torn row stays).  Retention and gzip of finished days
- * run on a janitor thread of their own, never on the write path.
+ * run on a janitor thread of their own, never on the write path; a short
+ * run (cron) calls gm_csv_maintain instead.
  *
  * Flush policy: every sample is written with one write(2); fsync per the
  * sync option (gm_csv_flush and gm_csv_close always fsync).
@@ -109,6 +110,12 @@ int gm_csv_reopen(struct gm_csv *c); /* close and reopen (SIGHUP, moved files) *
  * janitor's messages to the log callback, and wake the janitor (retention,
  * gzip) at most once a minute and when the day of now_wall_ns changes. */
 void gm_csv_tick(struct gm_csv *c, int64_t now_wall_ns);
+/* Runs one janitor pass (retention, gzip, stale .tmp files) now, as of
+ * now_wall_ns, on the calling thread, then hands its messages to the log
+ * callback: for a process that does not live for the janitor's minute
+ * (record --once from cron).  A pass the janitor thread is running is
+ * waited for first; the open files are left alone, as always. */
+void gm_csv_maintain(struct gm_csv *c, int64_t now_wall_ns);
 void gm_csv_stats(const struct gm_csv *c, struct gm_csv_stats *out);
 void gm_csv_close(struct gm_csv *c); /* flushes, stops the janitor; accepts NULL */
 

@@ -15,18 +15,26 @@
              other tasks' files and unrelated files are not touched.
   copytruncate: the file emptied under the running agent (logrotate's
              copytruncate) starts again with its header, then whole rows.
+  once:      `record --once` (cron) applies the same settings in its one
+             short run: with --retention 10d --compress-after 3d the files
+             of days that ended more than 10 days ago are deleted, finished
+             days older than 3 days gzipped (valid archives, same bytes),
+             younger ones and today's kept, a stale .gz.tmp removed, each
+             logged once; and the store's raw rows older than
+             --store-retention-raw are deleted in that run too.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import datetime
 import gzip
 import os
+import sqlite3
 import subprocess
 import time
 
 from agentlib import (Agent, EVENTS_HEADER, GPU_HEADER, Scratch, check, check_eq, check_grid,
-                      check_no_duplicates, check_whole_samples, day_files, db_samples, local_time,
-                      main, read_csv, read_text, sim_env)
+                      check_no_duplicates, check_whole_samples, day_files, db_query, db_samples,
+                      local_time, main, read_csv, read_text, run, sim_env)
 
 
 def posix_tz(offset_s):
@@ -217,5 +225,81 @@ def test_retention():
         print(f"  deleted {len(gone)}, gzipped {len(zipped)}, kept {len(kept) + 1}")
 
 
+def test_once():
+    env = sim_env(pinned=100)
+    today = local_time(time.time()).date()
+
+    def day(n):
+        return (today - datetime.timedelta(days=n)).strftime("%Y%m%d")
+
+    with Scratch("once") as d:
+        data = os.path.join(d, "data")
+        csv_dir = os.path.join(data, "csv")
+        args = ["record", "--once", "--no-config", "--data-dir", data, "--retention", "10d",
+                "--compress-after", "3d", "--store-retention-raw", "2d"]
+        # a first run makes the store and today's files; rows of 5 days ago
+        # are then put into the store, earlier days' files into the directory
+        rc, _, err = run(args, env)
+        check_eq(rc, 0, "record --once exit status (first run)", err)
+        db = os.path.join(data, "gpumon.db")
+        old_ms = int((time.time() - 5 * 86400) * 1000)
+        con = sqlite3.connect(db)
+        with con:
+            con.execute("INSERT INTO samples (ts, gpu, task, status) SELECT ?, gpu, task, status "
+                        "FROM samples", (old_ms,))
+        con.close()
+        check_eq(len(db_query(db, "SELECT 1 FROM samples WHERE ts = ?", (old_ms,))), 8,
+                 "old rows put into the store")
+        mtime = time.time() - 5 * 86400
+        gone = [f"default_{day(20)}.csv", f"default_procs_{day(11)}.csv",
+                f"default_{day(12)}.csv.gz"]
+        zipped = [f"default_{day(9)}.csv", f"default_events_{day(5)}.csv",
+                  f"default_{day(4)}-2.csv"]
+        kept = [f"default_{day(2)}.csv", f"default_events_{day(1)}.csv", f"other_{day(20)}.csv"]
+        stale = [f"default_{day(6)}.csv.gz.tmp"]
+        content = {}
+        for i, name in enumerate(gone + zipped + kept + stale):
+            p = os.path.join(csv_dir, name)
+            if name.endswith(".gz"):
+                with gzip.open(p, "wb") as f:
+                    f.write((GPU_HEADER + "\n").encode())
+                os.utime(p, (mtime, mtime))
+            else:
+                make_csv(p, EVENTS_HEADER if "_events_" in name else GPU_HEADER, 3 + i, mtime)
+            content[name] = open(p, "rb").read()
+        rc, _, err = run(args, env)
+        check_eq(rc, 0, "record --once exit status", err)
+        today_name = f"default_{today.strftime('%Y%m%d')}.csv"
+        want = set(kept) | {n + ".gz" for n in zipped} | {today_name,
+                                                          f"default_events_{day(0)}.csv"}
+        have = set(os.listdir(csv_dir))
+        check_eq(sorted(have - want), [], "files that should be gone after record --once", err)
+        check_eq(sorted(want - have), [], "files that should be there after record --once", err)
+        for name in zipped:
+            p = os.path.join(csv_dir, name + ".gz")
+            t = subprocess.run(["gzip", "-t", p], capture_output=True, text=True)
+            check_eq(t.returncode, 0, f"gzip -t {name}.gz", t.stderr)
+            with gzip.open(p, "rb") as f:
+                check(f.read() == content[name], f"{name}.gz holds the file's exact bytes")
+        for name in kept:
+            with open(os.path.join(csv_dir, name), "rb") as f:
+                check(f.read() == content[name], f"{name} is untouched")
+        read_csv(os.path.join(csv_dir, today_name))
+        lines = err.splitlines()
+        for name in gone:
+            check_eq(sum(f"csv: deleted {csv_dir}/{name} (older than the retention)" in x
+                         for x in lines), 1, f"log lines for deleting {name}", err)
+        for name in zipped:
+            check_eq(sum(f"csv: compressed {csv_dir}/{name} (" in x for x in lines), 1,
+                     f"log lines for compressing {name}", err)
+        check_eq(sum(f"removed {csv_dir}/{stale[0]} left by an interrupted compression" in x
+                     for x in lines), 1, "log lines for the stale .tmp", err)
+        check_eq(db_query(db, "SELECT count(*) FROM samples WHERE ts = ?", (old_ms,))[0][0], 0,
+                 "store rows older than --store-retention-raw after record --once")
+        check_eq(db_query(db, "SELECT count(DISTINCT ts) FROM samples")[0][0], 2,
+                 "the two runs' samples stay in the store")
+        print(f"  record --once: deleted {len(gone)}, gzipped {len(zipped)}, kept {len(kept)}")
+
+
 if __name__ == "__main__":
-    main([test_midnight, test_retention, test_copytruncate])
+    main([test_midnight, test_retention, test_copytruncate, test_once])

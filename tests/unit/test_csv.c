@@ -1248,6 +1248,45 @@ static void test_retention(void **state)
     assert_int_equal(log_count(&l, "deleted"), (int)N_ELEM(old) + 1);
 }
 
+/* gm_csv_maintain: the janitor's pass on the caller's thread, at once (what
+ * record --once runs before it exits): more files than the janitor's message
+ * queue holds, each deletion logged, nothing dropped, the open file kept. */
+static void test_maintain(void **state)
+{
+    (void)state;
+    struct logcap l = {0};
+    struct gm_csv_opts o = base_opts(&l);
+    o.retention_ns = 7 * 86400 * S_NS;
+    o.compress_after_ns = 2 * 86400 * S_NS;
+    char name[64];
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "train_201001%02d-%d.csv", 1 + i % 28, 2 + i);
+        put_file(name, "x\n");
+    }
+    put_file("train_20261129.csv", HEADER); /* ended 2 days + 10 h before T0: gzipped */
+    put_file("train_20261130.csv", HEADER); /* 1 day + 10 h: kept */
+    struct gm_csv *c = open_ok(&o);
+    write_snap(c, snap2(T0), 0);
+    gm_csv_maintain(c, T0);
+    struct gm_csv_stats st;
+    gm_csv_stats(c, &st);
+    assert_int_equal(st.files_deleted, 40);
+    assert_int_equal(st.files_compressed, 1);
+    assert_int_equal(st.janitor_runs, 1);
+    assert_int_equal(log_count(&l, "csv: deleted "), 40);
+    assert_int_equal(log_count(&l, "dropped"), 0);
+    assert_true(exists("train_20261129.csv.gz"));
+    assert_false(exists("train_20261129.csv"));
+    assert_true(exists("train_20261130.csv"));
+    assert_true(exists("train_20261202.csv"));
+    /* the janitor thread still works afterwards */
+    put_file("train_20100101.csv", "x\n");
+    gm_csv_tick(c, T0 + S_NS);
+    wait_janitor(c, 2);
+    assert_false(exists("train_20100101.csv"));
+    gm_csv_close(c);
+}
+
 /* Inflates a .gz file (all members) into a string. */
 static char *gunzip(const char *name)
 {
@@ -1504,6 +1543,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rotation_stress_50hz, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_gzip, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_maintain, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_disk_full_rlimit, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_disk_full_tmpfs, setup_dir, teardown_dir),
     };
