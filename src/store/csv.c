@@ -62,6 +62,11 @@ struct cfile {
     /* What the last scan or write found: the file (dev, ino) was size bytes
      * long, its first valid bytes whole records.  Lets a reopen of the same
      * file skip the scan. */
+    /* a run of failed writes of this kind of file, logged for itself */
+    int failing;           /* in a run of failed writes */
+    uint64_t outage_lost;  /* rows lost in this run */
+    int fail_logged;       /* last_fail_log is set */
+    int64_t last_fail_log; /* monotonic */
     int known;
     dev_t known_dev;
     ino_t known_ino;
@@ -89,10 +94,6 @@ struct gm_csv {
     struct cfile f[K__N];
     struct gm_buf rows, out, status;
     struct gm_csv_stats st; /* all but the janitor's counters */
-    int failing;            /* in a run of failed writes */
-    uint64_t outage_lost;   /* rows lost in this run */
-    int fail_logged;        /* last_fail_log is set */
-    int64_t last_fail_log;  /* monotonic */
     int64_t last_sync;      /* monotonic */
     int64_t tick_last;      /* wall time of the last janitor wake-up */
     char tick_day[16];
@@ -999,32 +1000,38 @@ static void janitor_stop(struct gm_csv *c)
 
 /* ----------------------------------------------------- writing and errors */
 
-static void note_failure(struct gm_csv *c, const struct cfile *f, int e, uint64_t nrows)
+/* Failures and recoveries are each file's own (per kind of file): a small
+ * events row that still fits does not end the GPU file's outage. */
+static void note_failure(struct gm_csv *c, struct cfile *f, int e, uint64_t nrows)
 {
     char eb[128];
     c->st.rows_lost += nrows;
     c->st.last_errno = e;
-    c->outage_lost += nrows;
+    f->outage_lost += nrows;
     int64_t now = gm_mono_ns();
-    if (!c->fail_logged || now - c->last_fail_log >= MINUTE_NS) {
-        /* at most once a minute, also when one kind of file keeps failing
-         * while another succeeds */
+    if (!f->fail_logged || now - f->last_fail_log >= MINUTE_NS) {
+        /* at most once a minute per kind of file */
         csv_log(c, 3, "csv: cannot write %s: %s; %" PRIu64 " rows lost so far", f->path,
-                strerror_r(e, eb, sizeof(eb)), c->outage_lost);
-        c->last_fail_log = now;
-        c->fail_logged = 1;
+                strerror_r(e, eb, sizeof(eb)), f->outage_lost);
+        f->last_fail_log = now;
+        f->fail_logged = 1;
     }
-    c->failing = 1;
+    f->failing = 1;
 }
 
-static void note_success(struct gm_csv *c)
+static void note_success(struct gm_csv *c, struct cfile *f)
 {
-    if (c->failing) {
-        csv_log(c, 6, "csv: writing again after %" PRIu64 " rows lost", c->outage_lost);
-        c->failing = 0;
-        c->outage_lost = 0;
+    if (f->failing) {
+        csv_log(c, 6, "csv: writing again after %" PRIu64 " rows lost (%s)", f->outage_lost,
+                f->path);
+        f->failing = 0;
+        f->outage_lost = 0;
     }
-    c->st.last_errno = 0;
+    int failing = 0;
+    for (int k = 0; k < K__N; k++)
+        failing |= c->f[k].failing;
+    if (!failing)
+        c->st.last_errno = 0;
 }
 
 static void sync_due(struct gm_csv *c)
@@ -1129,7 +1136,7 @@ static int write_rows(struct gm_csv *c, int k, const char *day, uint64_t nrows)
     f->known_dev = st.st_dev;
     f->known_ino = st.st_ino;
     f->known_size = f->known_valid = st.st_size + (off_t)len;
-    note_success(c);
+    note_success(c, f);
     if (c->sync == GM_CSV_SYNC_SAMPLE)
         fsync_file(f);
     else

@@ -29,9 +29,12 @@
  * more than GM_CSV_MAX_TORN bytes -- then the file is left as it is and a
  * new one started; a file whose header does not match the current columns
  * is never appended to (a "-2", "-3", ... file is started).
- * Disk full: rows are counted as lost and the failure logged at most once a
- * minute; writing resumes by itself when space returns (a partial write is
- * truncated back so no torn row stays).  Retention and gzip of finished days
+ * Disk full: rows are counted as lost and each file's failure logged at most
+ * once a minute; writing resumes by itself when space returns (a partial
+ * write is truncated back so no torn row stays), and each file that failed
+ * logs "writing again after N rows lost (PATH)" with its own N when it is
+ * written again (a small events row that still fits says nothing about the
+ * GPU file).  Retention and gzip of finished days
  * run on a janitor thread of their own, never on the write path; a short
  * run (cron) calls gm_csv_maintain instead.
  *
@@ -81,7 +84,7 @@ struct gm_csv_stats {
     uint64_t files_compressed;
     uint64_t files_deleted;
     uint64_t torn_repaired; /* torn last lines cut off at open */
-    int last_errno;         /* of the last failed write, 0 after a success */
+    int last_errno;         /* of the last failed write, 0 once no file is failing */
     uint64_t janitor_runs;  /* janitor passes completed */
 };
 

@@ -1443,6 +1443,84 @@ static void test_disk_full_rlimit(void **state)
     gm_buf_free(&want);
 }
 
+static void mark(struct gm_event *e, int64_t wall_ns)
+{
+    memset(e, 0, sizeof(*e));
+    e->type = GM_EV_MARK;
+    e->gpu = -1;
+    e->wall_ns = wall_ns;
+    snprintf(e->text, sizeof(e->text), "m");
+}
+
+/* Each file fails and recovers for itself: an events row that still fits
+ * while the GPU file cannot be written says nothing of the GPU file; each
+ * says "writing again" with its own count only when it is written again. */
+static void test_disk_full_per_file(void **state)
+{
+    (void)state;
+    struct logcap l = {0};
+    struct gm_csv_opts o = base_opts(&l);
+    struct gm_csv *c = open_ok(&o);
+    struct gm_event e;
+    write_snap(c, snap2(T0), 0);
+    mark(&e, T0);
+    assert_int_equal(gm_csv_event(c, &e), 0);
+    off_t gpu_size = size_of("train_20261202.csv");
+    off_t ev_size = size_of("train_events_20261202.csv");
+    assert_true(ev_size + 200 < gpu_size);
+
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = (rlim_t)gpu_size + 100; /* the GPU file is full, the events file has room */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    write_snap(c, snap2(T0 + S_NS), GM_E_NOSPC);
+    mark(&e, T0 + S_NS);
+    int ev_ok = gm_csv_event(c, &e);
+    int n_after_event = l.n;
+    lim.rlim_cur = (rlim_t)ev_size + 10; /* now the events file is full too */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    mark(&e, T0 + 2 * S_NS);
+    int ev_full = gm_csv_event(c, &e);
+    write_snap(c, snap2(T0 + 2 * S_NS), GM_E_NOSPC);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, oldsig);
+    /* space is back: the events file is written first, then the GPU file */
+    mark(&e, T0 + 3 * S_NS);
+    int ev_back = gm_csv_event(c, &e);
+    int n_after_ev_back = l.n;
+    write_snap(c, snap2(T0 + 3 * S_NS), 0);
+    struct gm_csv_stats st;
+    gm_csv_stats(c, &st);
+    gm_csv_close(c);
+
+    assert_int_equal(ev_ok, 0);
+    assert_int_equal(ev_full, GM_E_NOSPC);
+    assert_int_equal(ev_back, 0);
+    assert_int_equal(st.rows_lost, 5);
+    for (int i = 0; i < l.n && i < 64; i++)
+        if (strstr(l.msg[i], "writing again") && !strstr(l.msg[i], ".csv)"))
+            fail_msg("a recovery message that names no file: %s", l.msg[i]);
+    /* the events row that fitted ended nothing */
+    assert_int_equal(n_after_event, 1);
+    assert_int_equal(log_count(&l, "cannot write"), 2);
+    assert_int_equal(log_count(&l, "train_20261202.csv: File too large; 2 rows lost so far"), 1);
+    assert_int_equal(log_count(&l, "train_events_20261202.csv: File too large; 1 rows lost so far"),
+                     1);
+    assert_int_equal(log_count(&l, "writing again after 1 rows lost ("), 1);
+    assert_int_equal(log_count(&l, "writing again after 4 rows lost ("), 1);
+    char want[600];
+    snprintf(want, sizeof(want),
+             "csv: writing again after 1 rows lost (%s/train_events_20261202.csv)", g_dir);
+    assert_string_equal(l.msg[n_after_ev_back - 1], want);
+    snprintf(want, sizeof(want), "csv: writing again after 4 rows lost (%s/train_20261202.csv)",
+             g_dir);
+    assert_string_equal(l.msg[l.n - 1], want);
+    assert_int_equal(l.n, 4);
+    assert_int_equal(st.last_errno, 0);
+}
+
 static void test_disk_full_tmpfs(void **state)
 {
     (void)state;
@@ -1545,6 +1623,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gzip, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_maintain, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_disk_full_rlimit, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_disk_full_per_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_disk_full_tmpfs, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
