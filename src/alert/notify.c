@@ -11,8 +11,13 @@
  *
  * The alert log appends one JSON line per notice with one write(2), opening
  * the file for each (notices are rare, and a rotated or deleted file is
- * simply created again).  Exec hooks are in hook.c, the HTTP request in the
- * module (http_module.h), the Alertmanager body in alertmanager.c.
+ * simply created again).  A full disk (ENOSPC, EDQUOT, EFBIG) is waited out
+ * rather than given up on after the retries: a short write is cut back, the
+ * notice is tried again every LOG_FULL_RETRY_NS and the ones behind it wait
+ * in the channel's ring (queue_size of them, more are dropped and counted),
+ * so that they are written, in order, when space returns; at the stop what
+ * is still waiting is counted and logged as not delivered.  Exec hooks are in hook.c, the HTTP
+ * request in the module (http_module.h), the Alertmanager body in alertmanager.c.
  *
  * The Alertmanager worker is different in one way: it keeps the set of
  * alerts that fire (by fingerprint) and POSTs the whole set, plus any that
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +47,8 @@
 /* after the stop deadline, how long aborted workers get to finish (a hook's
  * SIGTERM grace, libcurl noticing the abort) */
 #define STOP_GRACE_NS (GM_HOOK_KILL_GRACE_NS + 2 * SEC)
+/* the alert log on a full disk: the longest wait between two attempts */
+#define LOG_FULL_RETRY_NS (2 * SEC)
 
 struct chan {
     char name[64];
@@ -59,6 +67,10 @@ struct chan {
     volatile int abort;    /* past the deadline: abort what runs */
     struct gm_notify_stats st;
     int failing; /* the last delivery failed (log the recovery once) */
+    /* the alert log: waiting for space since full_since (monotonic, 0 =
+     * not), with the dropped counter at that time */
+    int64_t full_since;
+    uint64_t full_dropped;
 
     char **argv;                              /* exec */
     const struct gm_notify_http_module *http; /* webhook, alertmanager */
@@ -169,21 +181,66 @@ static int backoff_wait(struct chan *c, int64_t ns)
 
 typedef int (*attempt_fn)(struct chan *c, const void *arg, char *why, size_t wlen);
 
-/* One delivery: attempts with backoff; counts sent or failed. */
+/* The alert log could not be written for lack of space: say so once, when
+ * the wait starts. */
+static void full_begin(struct chan *c, const char *why)
+{
+    if (c->full_since)
+        return;
+    c->full_since = gm_mono_ns();
+    pthread_mutex_lock(&c->mu);
+    c->full_dropped = c->st.dropped;
+    pthread_mutex_unlock(&c->mu);
+    gm_log(GM_LOG_WARNING,
+           "notify %s: %s; keeping the alert notices in memory (at most %u) until there is room",
+           c->name, why, c->cap + 1);
+}
+
+/* Written again after a wait for space. */
+static void full_end(struct chan *c)
+{
+    if (!c->full_since)
+        return;
+    pthread_mutex_lock(&c->mu);
+    uint64_t dropped = c->st.dropped - c->full_dropped;
+    unsigned kept = c->len + 1; /* this one and those waiting behind it */
+    pthread_mutex_unlock(&c->mu);
+    gm_log(dropped ? GM_LOG_WARNING : GM_LOG_NOTICE,
+           "notify %s: writing again after %.0f s without space (%u notice%s kept in memory, "
+           "%llu dropped: the queue holds %u)",
+           c->name, (double)(gm_mono_ns() - c->full_since) / SEC, kept, kept == 1 ? "" : "s",
+           (unsigned long long)dropped, c->cap);
+    c->full_since = 0;
+    c->failing = 0; /* this message says it */
+}
+
+/* One delivery: attempts with backoff; counts sent or failed.  An attempt
+ * that returns GM_E_NOSPC (the alert log on a full disk) does not count
+ * against the retries: it is repeated until it works or the channel stops. */
 static void deliver(struct chan *c, attempt_fn attempt, const void *arg, const char *what)
 {
     char why[256];
     unsigned retries = c->type == GM_NT_NONE ? 3 : c->conf.retries;
+    unsigned counted = 0; /* failed attempts that count against retries */
     for (unsigned i = 0;; i++) {
         why[0] = '\0';
-        if (attempt(c, arg, why, sizeof(why)) == 0) {
+        int rc = attempt(c, arg, why, sizeof(why));
+        if (rc == 0) {
+            full_end(c);
             count_ok(c);
             return;
         }
         set_error(c, why);
-        if (i >= retries || c->abort)
+        int full = rc == GM_E_NOSPC && c->type == GM_NT_NONE;
+        if (full)
+            full_begin(c, why);
+        else
+            counted++;
+        if (counted > retries || c->abort)
             break;
         int64_t d = gm_notify_backoff_ns(i + 1);
+        if (full && d > LOG_FULL_RETRY_NS)
+            d = LOG_FULL_RETRY_NS;
         gm_log(GM_LOG_DEBUG, "notify %s: %s: attempt %u failed (%s); next in %lld s", c->name, what,
                i + 1, why, (long long)(d / SEC));
         if (!backoff_wait(c, d))
@@ -199,20 +256,33 @@ static void deliver(struct chan *c, attempt_fn attempt, const void *arg, const c
     gm_log(GM_LOG_WARNING, "notify %s: %s not delivered: %s", c->name, what, why);
 }
 
+static int no_space(int e)
+{
+    return e == ENOSPC || e == EDQUOT || e == EFBIG;
+}
+
+/* Appends one line; a short write (a full disk) is cut back so that the
+ * file never keeps half a line.  GM_E_NOSPC when there is no room. */
 static int attempt_log(struct chan *c, const void *arg, char *why, size_t wlen)
 {
     const struct gm_buf *line = arg;
     int fd = open(c->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
     if (fd < 0) {
-        snprintf(why, wlen, "%s: %s", c->log_path, strerror(errno));
-        return GM_E_IO;
+        int e = errno;
+        snprintf(why, wlen, "%s: %s", c->log_path, strerror(e));
+        return no_space(e) ? GM_E_NOSPC : GM_E_IO;
     }
+    struct stat st;
+    int have_size = fstat(fd, &st) == 0;
     int rc = gm_buf_write_fd(line, fd);
+    if (rc != 0 && have_size && ftruncate(fd, st.st_size) != 0)
+        gm_log(GM_LOG_WARNING, "notify %s: %s: cannot cut back a short write: %s", c->name,
+               c->log_path, strerror(errno));
     if (close(fd) != 0 && rc == 0)
         rc = -errno;
     if (rc != 0) {
         snprintf(why, wlen, "%s: write: %s", c->log_path, strerror(-rc));
-        return GM_E_IO;
+        return no_space(-rc) ? GM_E_NOSPC : GM_E_IO;
     }
     return 0;
 }

@@ -17,6 +17,13 @@
  * (agent stopped, GPU lost) is not counted as observed time; an interval
  * that crosses a period boundary is split between the periods.
  *
+ * Events (marks, state changes, alerts) are rarer and not repeated by the
+ * next sample, so a rolled-back batch does not lose them: each is kept in
+ * memory (at most PEND_MAX) until the batch that holds it commits, and the
+ * next batch writes again those of a batch that was rolled back (a full
+ * disk); what does not fit, or is still waiting at close, is counted
+ * (events_lost) and logged.
+ *
  * Retention runs from gm_store_tick at most every RETENTION_EVERY_NS, in
  * chunks of its own short transactions within a time budget per tick, so the
  * writer never stalls for long; what is left continues on the next tick.
@@ -54,6 +61,7 @@
 #define RETENTION_CHUNK 4096                  /* rows per delete transaction */
 #define ERROR_LOG_EVERY_NS (60 * NS_PER_S)    /* repeated failures: once a minute */
 #define NDELTA 7                              /* intervals for the usual-interval median */
+#define PEND_MAX 1024                         /* events kept until their batch commits */
 
 /* Rolled-up metrics (sum/min/max/count): order of the columns in the schema. */
 enum { RM_UTIL, RM_MEM, RM_POWER, RM_TEMP, RM_SM, RM__COUNT };
@@ -120,6 +128,13 @@ struct gm_store {
     int in_txn;
     int64_t batch_mono;
     uint64_t batch_samples, batch_procs, batch_events;
+    /* events not committed yet: pend[0 .. pend_in_batch) are in the open
+     * batch, the rest wait for the next one (their batch was rolled back);
+     * batch_unkept: events in the open batch that did not fit in pend */
+    struct gm_event *pend;
+    size_t npend, pend_in_batch;
+    uint64_t batch_unkept;
+    int pend_logged; /* the wait was logged in this run of failures */
 
     int64_t next_retention_ns; /* wall clock */
     int retention_more;        /* the last run ran out of budget */
@@ -187,11 +202,15 @@ static int fail(struct gm_store *st, int rc, const char *what)
     return fail_msg(st, rc, what, sqlite3_errmsg(st->db));
 }
 
-static void succeed(struct gm_store *st)
+static void succeed(struct gm_store *st, size_t kept)
 {
-    if (st->failing)
+    if (st->failing && kept)
+        slog(st, 6, "store %s: writing again (with the %zu event%s kept in memory)", st->path, kept,
+             kept == 1 ? "" : "s");
+    else if (st->failing)
         slog(st, 6, "store %s: writing again", st->path);
     st->failing = 0;
+    st->pend_logged = 0;
 }
 
 /* Steps a write statement to completion and resets it. */
@@ -531,6 +550,22 @@ static void batch_discard(struct gm_store *st)
         step_done(st->st_rollback);
     st->in_txn = 0;
     stat_add(&st->stats.lost, st->batch_samples);
+    if (st->batch_unkept) {
+        stat_add(&st->stats.events_lost, st->batch_unkept);
+        slog(st, 3,
+             "store %s: %" PRIu64 " event%s lost with a rolled-back batch (more than %d "
+             "waiting)",
+             st->path, st->batch_unkept, st->batch_unkept == 1 ? "" : "s", PEND_MAX);
+    }
+    if (st->npend && !st->pend_logged) {
+        slog(st, 4,
+             "store %s: keeping %zu event%s of the rolled-back batch in memory (at most %d)"
+             " to write with the next batch",
+             st->path, st->npend, st->npend == 1 ? "" : "s", PEND_MAX);
+        st->pend_logged = 1;
+    }
+    st->pend_in_batch = 0; /* the next batch writes them again */
+    st->batch_unkept = 0;
     st->batch_samples = st->batch_procs = st->batch_events = 0;
     st->nacc = 0;
     for (size_t i = 0; i < st->ng; i++) {
@@ -630,7 +665,12 @@ static int batch_commit(struct gm_store *st)
     stat_add(&st->stats.events, st->batch_events);
     stat_add(&st->stats.commits, 1);
     st->batch_samples = st->batch_procs = st->batch_events = 0;
-    succeed(st);
+    size_t done = st->pend_in_batch;
+    memmove(st->pend, st->pend + done, (st->npend - done) * sizeof(*st->pend));
+    st->npend -= done;
+    st->pend_in_batch = 0;
+    st->batch_unkept = 0;
+    succeed(st, st->pend_logged ? done : 0);
     return 0;
 }
 
@@ -1040,38 +1080,20 @@ static uint64_t snapshot_rows(const struct gm_store *st, const struct gm_snapsho
     return n;
 }
 
-int gm_store_write(struct gm_store *st, const struct gm_snapshot *s)
-{
-    int64_t ts = s->wall_ns / NS_PER_MS;
-    uint64_t batch_before = st->batch_samples;
-    uint64_t rows = snapshot_rows(st, s);
-    int rc = batch_begin(st);
-    if (rc == SQLITE_OK)
-        rc = write_snapshot(st, s, ts);
-    if (rc != SQLITE_OK) {
-        /* rows of this snapshot not yet counted in the batch are lost too */
-        uint64_t counted = st->batch_samples - batch_before;
-        stat_add(&st->stats.lost, rows > counted ? rows - counted : 0);
-        int code = fail(st, rc, "write");
-        batch_discard(st);
-        return code;
-    }
-    return commit_if_due(st);
-}
-
-int gm_store_event(struct gm_store *st, const struct gm_event *e)
+/* Inserts an event (and its alerts row) into the open batch. */
+static int insert_event(struct gm_store *st, const struct gm_event *e)
 {
     int64_t ts = e->wall_ns / NS_PER_MS;
-    int rc = batch_begin(st);
+    int rc = SQLITE_OK;
     struct gstate *g = NULL;
-    if (rc == SQLITE_OK && e->uuid[0]) {
+    if (e->uuid[0]) {
         g = gstate_by_uuid(st, e->uuid);
         if (!g)
             g = gstate_add(st, e->uuid, e->gpu >= 0 ? (uint32_t)e->gpu : 0);
-    } else if (rc == SQLITE_OK && e->gpu >= 0) {
+    } else if (e->gpu >= 0) {
         g = gstate_by_index(st, (uint32_t)e->gpu);
     }
-    if (rc == SQLITE_OK && g)
+    if (g)
         rc = gstate_resolve(st, g, ts);
     int64_t task = st->task_id;
     if (rc == SQLITE_OK && e->task[0] && strcmp(e->task, st->task) != 0)
@@ -1105,12 +1127,61 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
         bind_opt(q, 11, e->fired_ns != 0, e->fired_ns / NS_PER_MS);
         rc = step_done(q);
     }
+    if (rc == SQLITE_OK)
+        st->batch_events++;
+    return rc;
+}
+
+/* Begins a batch if none is open and writes into it the kept events that
+ * are not in it yet (those of a rolled-back batch). */
+static int batch_open(struct gm_store *st)
+{
+    int rc = batch_begin(st);
+    while (rc == SQLITE_OK && st->pend_in_batch < st->npend) {
+        rc = insert_event(st, &st->pend[st->pend_in_batch]);
+        if (rc == SQLITE_OK)
+            st->pend_in_batch++;
+    }
+    return rc;
+}
+
+int gm_store_write(struct gm_store *st, const struct gm_snapshot *s)
+{
+    int64_t ts = s->wall_ns / NS_PER_MS;
+    uint64_t batch_before = st->batch_samples;
+    uint64_t rows = snapshot_rows(st, s);
+    int rc = batch_open(st);
+    if (rc == SQLITE_OK)
+        rc = write_snapshot(st, s, ts);
+    if (rc != SQLITE_OK) {
+        /* rows of this snapshot not yet counted in the batch are lost too */
+        uint64_t counted = st->batch_samples - batch_before;
+        stat_add(&st->stats.lost, rows > counted ? rows - counted : 0);
+        int code = fail(st, rc, "write");
+        batch_discard(st);
+        return code;
+    }
+    return commit_if_due(st);
+}
+
+int gm_store_event(struct gm_store *st, const struct gm_event *e)
+{
+    int kept = st->npend < PEND_MAX;
+    if (kept) {
+        if (!st->pend)
+            st->pend = gm_xmalloc(PEND_MAX * sizeof(*st->pend));
+        st->pend[st->npend++] = *e; /* batch_open writes it */
+    }
+    int rc = batch_open(st);
+    if (rc == SQLITE_OK && !kept) {
+        st->batch_unkept++; /* lost if this batch is rolled back */
+        rc = insert_event(st, e);
+    }
     if (rc != SQLITE_OK) {
         int code = fail(st, rc, "event");
         batch_discard(st);
         return code;
     }
-    st->batch_events++;
     return commit_if_due(st);
 }
 
@@ -1210,6 +1281,7 @@ void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out)
     out->commits = __atomic_load_n(&st->stats.commits, __ATOMIC_RELAXED);
     out->lost = __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED);
     out->deleted = __atomic_load_n(&st->stats.deleted, __ATOMIC_RELAXED);
+    out->events_lost = __atomic_load_n(&st->stats.events_lost, __ATOMIC_RELAXED);
 }
 
 /* mkdir -p of path's directory. */
@@ -1254,6 +1326,7 @@ static void store_free(struct gm_store *st)
         free(st->g[i]);
     free(st->g);
     free(st->acc);
+    free(st->pend);
     free(st->path);
     free(st->task);
     free(st);
@@ -1341,7 +1414,16 @@ void gm_store_close(struct gm_store *st)
 {
     if (!st)
         return;
+    if (st->npend > st->pend_in_batch)
+        batch_open(st); /* kept events of a rolled-back batch: one more try */
     batch_commit(st);
+    if (st->npend) {
+        stat_add(&st->stats.events_lost, st->npend);
+        slog(st, 3,
+             "store %s: %zu event%s kept in memory could not be written before the close "
+             "and %s lost",
+             st->path, st->npend, st->npend == 1 ? "" : "s", st->npend == 1 ? "is" : "are");
+    }
     sqlite3_exec(st->db, "PRAGMA optimize", NULL, NULL, NULL);
     store_free(st);
 }

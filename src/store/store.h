@@ -38,8 +38,10 @@ struct gm_store_stats {
     uint64_t proc_rows;
     uint64_t events;
     uint64_t commits;
-    uint64_t lost;    /* GPU-samples lost to errors (disk full, ...) */
-    uint64_t deleted; /* rows removed by retention */
+    uint64_t lost;        /* GPU-samples lost to errors (disk full, ...) */
+    uint64_t deleted;     /* rows removed by retention */
+    uint64_t events_lost; /* events (alerts, marks) lost: more than the store keeps for a
+                             rolled-back batch, or still unwritten at close */
 };
 
 /* Opens (creating the file, its directory and the schema when missing) the
@@ -56,7 +58,11 @@ struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err
  * (GM_E_NOSPC for a full disk); the next call starts afresh. */
 int gm_store_write(struct gm_store *st, const struct gm_snapshot *s);
 
-/* Adds an event or mark to the open batch (committed like samples). */
+/* Adds an event or mark to the open batch (committed like samples).  A
+ * batch that is rolled back (a full disk) does not lose its events: the
+ * store keeps up to 1024 uncommitted events in memory and writes them again
+ * with the next batch; beyond that, and what is still unwritten at
+ * gm_store_close, they are counted in events_lost and logged. */
 int gm_store_event(struct gm_store *st, const struct gm_event *e);
 
 int gm_store_flush(struct gm_store *st);                      /* commit the open batch */

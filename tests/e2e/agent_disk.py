@@ -11,16 +11,26 @@ resumes by itself.
           header once, and exactly the logged number of rows missing: the
           gap in the 200 ms time grid times 8 GPUs.  The store passes
           integrity_check and has rows from before and after the outage.
+  alerts_full: the whole data directory is a 16 MiB tmpfs, filled before
+          gpu-temperature-critical fires and resolves
+          (scenarios/alerts/temperature-critical.ini at 4x) and freed a few
+          seconds after: both notices reach alerts.jsonl (whole JSON lines,
+          once each, in order) and the store's alerts table, the log says
+          the alert log kept them in memory; each CSV file that failed
+          says "writing again" for itself, and only once it was written
+          again (the GPU file only after space returned), with the rows it
+          lost.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import json
 import os
 import re
 import time
 
 from agentlib import (Agent, Scratch, check, check_eq, check_grid, check_no_duplicates,
-                      check_whole_samples, db_integrity, db_samples, fill_fs, gpu_rows, main,
-                      mount_tmpfs, sim_env, umount)
+                      check_whole_samples, control, day_files, db_integrity, db_query, db_samples,
+                      epoch_for, fill_fs, gpu_rows, main, mount_tmpfs, sim_env, umount)
 
 
 def wait_log(a, pattern, timeout):
@@ -115,5 +125,105 @@ def test_enospc():
                 umount(p)
 
 
+SPEED = 4.0
+T0 = 9.0  # scenario seconds at the start: fires at 25 s (4 s in), resolves at 52 s (~11 s in)
+
+
+def engine_notices(a):
+    """(rule, state) of the alerts the agent's engine shows firing."""
+    js = json.loads(control(a.data_dir, "ALERTS"))
+    return [(x["rule"], x["state"]) for x in js["engine"]["alerts"]]
+
+
+def test_alerts_full():
+    env = sim_env("alerts/temperature-critical.ini", speed=SPEED,
+                  epoch=epoch_for(T0, SPEED, lead=0.3))
+    with Scratch("afull") as d:
+        data = os.path.join(d, "data")
+        a = None
+        mounted = False
+        try:
+            mount_tmpfs(data, "16m")
+            mounted = True
+            a = Agent(data, env, ["--interval", "200ms"])
+            a.start()
+            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 4, 15, "4 samples stored")
+            time.sleep(1.1)  # a store commit
+            check_eq(engine_notices(a), [], "nothing fires before the disk is full")
+            fill_fs(os.path.join(data, "ballast"))
+            a.wait_for(lambda s: s["sinks"]["csv"]["errors"] >= 3 and
+                       s["sinks"]["store"]["errors"] >= 1, 20, "write errors")
+            # the alert fires and resolves while nothing can be written
+            wait_log(a, r"alert firing: GPU 0 ", 20)
+            wait_log(a, r"alert resolved: GPU 0 ", 20)
+            check_eq(engine_notices(a), [], "nothing fires any more")
+            time.sleep(4)  # the alert log has tried and waited
+            st = a.status()
+            check(st["sinks"]["csv"]["errors"] >= 5, "the CSV still fails", st)
+            with open(os.path.join(data, "alerts.jsonl")) as f:
+                check_eq(f.read(), "", "alerts.jsonl while the disk is full")
+            n_full = len(a.log_lines())
+            os.unlink(os.path.join(data, "ballast"))
+
+            def notices():
+                with open(os.path.join(data, "alerts.jsonl")) as f:
+                    text = f.read()
+                check(text == "" or text.endswith("\n"), "alerts.jsonl ends with a whole line",
+                      repr(text[-200:]))
+                return [json.loads(x) for x in text.splitlines()]
+            deadline = time.time() + 15
+            while time.time() < deadline and len(notices()) < 2:
+                time.sleep(0.1)
+            wait_log(a, r"store \S+: writing again", 10)
+            csv_dir = os.path.join(data, "csv")
+            gpu_path = day_files(csv_dir)[0]
+            wait_log(a, r"csv: writing again after \d+ rows lost \(" + re.escape(gpu_path), 10)
+            time.sleep(1.5)  # a store commit
+            rc, _ = a.stop()
+            check_eq(rc, 0, "exit status", a.log())
+            got = [(n["rule"], n["state"]) for n in notices()]
+            check_eq(got, [("gpu-temperature-critical", "firing"),
+                           ("gpu-temperature-critical", "resolved")],
+                     "alerts.jsonl after the disk was full", a.log())
+            db = os.path.join(data, "gpumon.db")
+            check_eq(db_integrity(db), "ok", "store integrity")
+            stored = db_query(db, "SELECT rule, state FROM alerts ORDER BY ts, id")
+            check_eq(stored, got, "the store's alerts table after the disk was full", a.log())
+            lines = a.log_lines()
+            check(any("notify log:" in x and "in memory" in x for x in lines),
+                  "the log says the alert log kept the notices in memory", a.log())
+
+            # per file: a failure message, then its own recovery once written again
+            fails = {}
+            for i, x in enumerate(lines):
+                m = re.search(r"csv: cannot write (\S+): No space left on device; (\d+) rows", x)
+                if m:
+                    fails.setdefault(m.group(1), i)
+            check(gpu_path in fails, "the GPU file's failure is logged", a.log())
+            again = []
+            for i, x in enumerate(lines):
+                if "csv: writing again" in x:
+                    m = re.search(r"csv: writing again after (\d+) rows lost \((\S+)\)$", x)
+                    check(m is not None, "a recovery message that names its file", x)
+                    again.append((i, m.group(2), int(m.group(1))))
+            for i, path, n in again:
+                check(path in fails and fails[path] < i, f"{path} recovers after it failed", x)
+            gpu_again = [(i, n) for i, path, n in again if path == gpu_path]
+            check_eq(len(gpu_again), 1, "recovery messages for the GPU file", a.log())
+            check(gpu_again[0][0] >= n_full, "the GPU file says it writes again only after "
+                  "space returned", a.log())
+            rows = gpu_rows(csv_dir)
+            times = check_whole_samples(rows, 1, "CSV")
+            missing = check_grid(times, 200, "CSV", allow_gap=True)
+            check_eq(missing, gpu_again[0][1], "rows missing from the grid vs rows logged as lost")
+            print(f"  {missing} CSV rows lost, {len(again)} recovery messages, "
+                  f"notices {got}")
+        finally:
+            if a is not None:
+                a.cleanup()
+            if mounted:
+                umount(data)
+
+
 if __name__ == "__main__":
-    main([test_enospc])
+    main([test_enospc, test_alerts_full])

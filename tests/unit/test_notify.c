@@ -25,7 +25,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1125,6 +1127,74 @@ static void test_log_and_filters(void **state)
     free(log);
 }
 
+/* The alert log on a full disk (RLIMIT_FSIZE: EFBIG, as ENOSPC would be):
+ * no half line stays, the notices wait in memory past the retries that
+ * would have given up (1 + 2 + 4 s), a queue that overflows meanwhile drops
+ * and counts, and when there is room again they are written in order. */
+static void test_log_disk_full(void **state)
+{
+    (void)state;
+    unlink(tpath("alerts-full.jsonl"));
+    struct gm_err err = {0};
+    struct gm_notifier *nf = gm_notifier_start(tpath("alerts-full.jsonl"), NULL, 0, 3, &err);
+    assert_non_null(nf);
+    struct gm_alert a;
+    base_alert(&a);
+    gm_strlcpy(a.rule, "n0", sizeof(a.rule));
+    gm_notifier_send(nf, &a);
+    assert_int_equal(wait_done(nf, 0, 1).sent, 1);
+    struct stat sb;
+    assert_int_equal(stat(tpath("alerts-full.jsonl"), &sb), 0);
+    off_t size1 = sb.st_size;
+
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    void (*oldsig)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = (rlim_t)size1 + 10; /* room for part of a line */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    for (int i = 1; i <= 5; i++) { /* one written at a time, three wait, one is dropped */
+        snprintf(a.rule, sizeof(a.rule), "n%d", i);
+        gm_notifier_send(nf, &a);
+        if (i == 1) {
+            struct timespec ts = {0, 100 * MS};
+            nanosleep(&ts, NULL);
+        }
+    }
+    struct timespec ts = {8, 0};
+    nanosleep(&ts, NULL);
+    struct gm_notify_stats st = stats_of(nf, 0);
+    assert_int_equal(stat(tpath("alerts-full.jsonl"), &sb), 0);
+    off_t size_full = sb.st_size;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, oldsig);
+    assert_int_equal(st.sent, 1);
+    assert_int_equal(st.failed, 0);
+    assert_int_equal(st.dropped, 1);
+    assert_int_equal(st.queue_len, 3);
+    assert_true(st.retries >= 3);
+    assert_non_null(strstr(st.last_error, "File too large"));
+    assert_int_equal(size_full, size1); /* the short writes were cut back */
+
+    st = wait_done(nf, 0, 5);
+    assert_int_equal(st.sent, 5);
+    assert_int_equal(st.failed, 0);
+    gm_notifier_stop(nf, 5 * NS);
+    char *log = read_file(tpath("alerts-full.jsonl"));
+    const char *p = log;
+    for (int i = 0; i < 5; i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "{\"rule\":\"n%d\"", i);
+        if (strncmp(p, want, strlen(want)) != 0)
+            fail_msg("line %d of the alert log: %.60s, want %s", i + 1, p, want);
+        p = strchr(p, '\n');
+        assert_non_null(p);
+        p++;
+    }
+    assert_string_equal(p, "");
+    free(log);
+}
+
 /* A full queue drops and counts; gm_notifier_send never waits. */
 static void test_overflow(void **state)
 {
@@ -1231,6 +1301,7 @@ int main(void)
         cmocka_unit_test(test_hook_stdin),
         cmocka_unit_test(test_stop_kills_hook),
         cmocka_unit_test(test_log_and_filters),
+        cmocka_unit_test(test_log_disk_full),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_start_errors),
     };

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "agent/event.h"
+#include "alert/alert.h"
 #include "core/buf.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
@@ -254,9 +255,8 @@ static void test_schema(void **state)
                                "'schema_version'"),
                         "2");
     assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
-    static const char *const tables[] = {"meta",  "codes",  "gpus",      "tasks",    "samples",
-                                         "procs", "events", "rollup_1m", "rollup_1h",
-                                         "alerts"};
+    static const char *const tables[] = {"meta",  "codes",  "gpus",      "tasks",     "samples",
+                                         "procs", "events", "rollup_1m", "rollup_1h", "alerts"};
     for (size_t i = 0; i < N_ELEM(tables); i++)
         assert_int_equal(
             q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = '%s'", tables[i]), 1);
@@ -990,6 +990,149 @@ static void test_write_error(void **state)
     sqlite3_close(db);
 }
 
+static struct gm_event alert_ev(int64_t ms, int state)
+{
+    struct gm_event e = {.type = GM_EV_ALERT, .gpu = 0, .wall_ns = ms * MS_NS};
+    uuid_of(e.uuid, sizeof(e.uuid), 0);
+    snprintf(e.rule, sizeof(e.rule), "gpu-hot");
+    e.severity = GM_SEV_CRITICAL;
+    e.state = (uint8_t)state;
+    snprintf(e.text, sizeof(e.text), "%s gpu-hot (critical): GPU 0 is hot",
+             state == GM_AL_FIRING ? "firing" : "resolved");
+    e.summary_off = (uint16_t)(strchr(e.text, ':') - e.text + 2);
+    snprintf(e.value, sizeof(e.value), "90 C");
+    snprintf(e.fingerprint, sizeof(e.fingerprint), "0123456789abcdef");
+    return e;
+}
+
+/* Drives the store's files to their size limit; returns the next sample index. */
+static int fill_until_failing(struct gm_store *st, struct rlimit *old)
+{
+    struct rlimit lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, old), 0);
+    signal(SIGXFSZ, SIG_IGN);
+    lim = *old;
+    lim.rlim_cur = 256 * 1024;
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    int i = 1;
+    for (; i < 400; i++) {
+        struct gm_snapshot *s = snap(T0_MS + i * S_MS, 8);
+        int rc = gm_store_write(st, s);
+        if (rc == 0)
+            rc = gm_store_flush(st);
+        gm_snapshot_free(s);
+        if (rc != 0)
+            return i + 1;
+    }
+    fail_msg("the store never hit the size limit");
+    return i;
+}
+
+/* Events and alerts of batches rolled back on a full disk are kept and
+ * written with the next batch that commits, once each; more than the store
+ * keeps, and what is still unwritten at close, is counted and logged. */
+static void test_events_disk_full(void **state)
+{
+    (void)state;
+    struct logbuf lb = {0};
+    struct gm_store_opts o = opts("train");
+    o.log = log_cb;
+    o.log_arg = &lb;
+    struct gm_store *st = open_store(&o);
+    write_free(st, snap(T0_MS, 8));
+    assert_int_equal(gm_store_flush(st), 0);
+
+    struct rlimit old;
+    int i = fill_until_failing(st, &old);
+    int64_t t_fire = T0_MS + i * S_MS;
+    struct gm_event fire = alert_ev(t_fire, GM_AL_FIRING);
+    gm_store_event(st, &fire);
+    assert_int_not_equal(gm_store_flush(st), 0);
+    struct gm_event m = {.type = GM_EV_MARK, .gpu = -1, .wall_ns = (t_fire + 100) * MS_NS};
+    snprintf(m.text, sizeof(m.text), "epoch 2");
+    gm_store_event(st, &m);
+    struct gm_snapshot *sn = snap(t_fire + 200, 8);
+    gm_store_write(st, sn);
+    gm_snapshot_free(sn);
+    assert_int_not_equal(gm_store_flush(st), 0);
+    struct gm_event res = alert_ev(t_fire + 300, GM_AL_RESOLVED);
+    gm_store_event(st, &res);
+    assert_int_not_equal(gm_store_flush(st), 0);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+
+    /* space is back: the next batch writes them */
+    write_free(st, snap(t_fire + 1000, 8));
+    assert_int_equal(gm_store_flush(st), 0);
+    struct gm_store_stats ss;
+    gm_store_stats(st, &ss);
+    assert_int_equal(ss.events_lost, 0);
+    assert_int_equal(ss.events, 3);
+    int keeping = 0, again = 0;
+    for (int k = 0; k < lb.n && k < 16; k++) {
+        keeping += strstr(lb.msgs[k], "keeping 1 event of the rolled-back batch in memory") != NULL;
+        again += strstr(lb.msgs[k], "writing again (with the 3 events kept in memory)") != NULL;
+    }
+    assert_int_equal(keeping, 1);
+    assert_int_equal(again, 1);
+    gm_store_close(st);
+
+    sqlite3 *db = reader();
+    char buf[512];
+    assert_string_equal(
+        q_text(db, buf, sizeof(buf),
+               "SELECT group_concat((ts - %" PRId64 ") || ' ' || rule || ' ' || "
+               "state || ' ' || summary || ' ' || value, '|') FROM (SELECT * FROM "
+               "alerts ORDER BY ts)",
+               t_fire),
+        "0 gpu-hot firing GPU 0 is hot 90 C|300 gpu-hot resolved GPU 0 is hot 90 C");
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT group_concat((ts - %" PRId64 ") || ' ' || type, '|') FROM "
+                               "(SELECT * FROM events ORDER BY ts)",
+                               t_fire),
+                        "0 alert|100 mark|300 alert");
+    sqlite3_close(db);
+}
+
+/* More events than the store keeps while it cannot write, and a close
+ * while it still cannot: counted, logged, never written twice. */
+static void test_events_lost(void **state)
+{
+    (void)state;
+    struct logbuf lb = {0};
+    struct gm_store_opts o = opts("train");
+    o.log = log_cb;
+    o.log_arg = &lb;
+    struct gm_store *st = open_store(&o);
+    write_free(st, snap(T0_MS, 8));
+    assert_int_equal(gm_store_flush(st), 0);
+    struct rlimit old;
+    int i = fill_until_failing(st, &old);
+    int64_t t = T0_MS + i * S_MS;
+    for (int k = 0; k < 1030; k++) {
+        struct gm_event m = {.type = GM_EV_MARK, .gpu = -1, .wall_ns = (t + k) * MS_NS};
+        snprintf(m.text, sizeof(m.text), "m%d", k);
+        gm_store_event(st, &m);
+    }
+    assert_int_not_equal(gm_store_flush(st), 0);
+    struct gm_store_stats ss;
+    gm_store_stats(st, &ss);
+    assert_int_equal(ss.events_lost, 6); /* 1024 kept */
+    gm_store_close(st);                  /* the disk is still full */
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, SIG_DFL);
+    int lost_msgs = 0, close_msgs = 0;
+    for (int k = 0; k < lb.n && k < 16; k++) {
+        lost_msgs += strstr(lb.msgs[k], "6 events lost with a rolled-back batch") != NULL;
+        close_msgs += strstr(lb.msgs[k], "1024 events kept in memory could not be written") != NULL;
+    }
+    assert_int_equal(lost_msgs, 1);
+    assert_int_equal(close_msgs, 1);
+    sqlite3 *db = reader();
+    assert_int_equal(q_int(db, "SELECT count(*) FROM events WHERE ts >= %" PRId64, t), 0);
+    sqlite3_close(db);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Retention                                                                 */
 
@@ -1391,6 +1534,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reader_mid_batch, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_locked_out, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_local_day, setup_dir, teardown_dir),
