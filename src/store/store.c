@@ -666,7 +666,8 @@ static int batch_commit(struct gm_store *st)
     stat_add(&st->stats.commits, 1);
     st->batch_samples = st->batch_procs = st->batch_events = 0;
     size_t done = st->pend_in_batch;
-    memmove(st->pend, st->pend + done, (st->npend - done) * sizeof(*st->pend));
+    if (done && st->npend > done)
+        memmove(st->pend, st->pend + done, (st->npend - done) * sizeof(*st->pend));
     st->npend -= done;
     st->pend_in_batch = 0;
     st->batch_unkept = 0;
