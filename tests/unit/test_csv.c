@@ -3,13 +3,17 @@
  * Every test works in a fresh temporary directory and compares whole files:
  * exact rows for a hand-built two-GPU snapshot (quoting, the status column
  * for missing values, a lost GPU, the driver-down row), the header written
- * once across close/reopen and across a crash that left a torn line, a
- * header that does not match (a "-2" file), rotation at local midnight by
- * the data's own time (also under a 50 Hz stress across midnight), the
- * processes and events files, retention, gzip of finished days (checked by
- * inflating it back), and a full disk made with RLIMIT_FSIZE and, when the
- * test may mount, a 64 KiB tmpfs: rows are counted lost, no torn line
- * remains, and writing resumes by itself.
+ * once across close/reopen and across a crash that left a torn line, the
+ * record scanner behind the repair (a table of RFC 4180 inputs, each also
+ * fed in pieces) and torn quoted records cut exactly (or, past
+ * GM_CSV_MAX_TORN, left alone for a "-2" file), a header that does not match
+ * (a "-2" file), rotation at local midnight by the data's own time (also
+ * under a 50 Hz stress across midnight), the processes and events files,
+ * retention, gzip of finished days (checked by inflating it back), the
+ * janitor's pass run on the caller's thread (gm_csv_maintain), and a full
+ * disk made with RLIMIT_FSIZE and, when the test may mount, a 64 KiB tmpfs:
+ * rows are counted lost, no torn line remains, each file logs its own
+ * failure and recovery, and writing resumes by itself.
  *
  * TZ is fixed to UTC+8 without DST ("CST-8", no tzdata needed) for the
  * whole file, so the times and day names below are exact.

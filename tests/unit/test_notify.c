@@ -9,8 +9,9 @@
  * Real processes: exec hooks through the notifier (environment, stdin, exit
  * status, retries, spawn failure, a hook that hangs and one that ignores
  * SIGTERM -- killed and reaped, its children too --, hooks that never read
- * or close their stdin with more input than a pipe holds), the alert log,
- * the channel filters, queue overflow, stop killing a running hook, and
+ * or close their stdin with more input than a pipe holds), the alert log
+ * (also at a file size limit, waited out with no half line), the channel
+ * filters, queue overflow, stop killing a running hook, and
  * start-up errors (log not writable, HTTP module missing, ca-file missing).
  * Webhooks and Alertmanager need HTTP peers: tests/e2e/notify_*.py.
  */

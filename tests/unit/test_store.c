@@ -14,7 +14,9 @@
  * only committed batches, and an open reader does not block the writer; a
  * writer locked out, or whose files hit a size limit (EFBIG, like a full
  * disk), loses and counts its batch whole, logs once and recovers, with the
- * rollups still agreeing with the raw rows; retention per
+ * rollups still agreeing with the raw rows, and writes the batch's events
+ * and alerts with the next batch (beyond 1024 kept, and at a close while
+ * still full, they are counted and logged); retention per
  * tier in chunks, at most every 5 minutes; the report in each form compared
  * exactly (TZ=UTC), the --task and --gpu filters, local days in a +05:30
  * zone, the missing-database and unknown-task errors; and the bytes per
