@@ -61,6 +61,23 @@ int gm_text_is_control(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
 }
 
+int gm_text_is_utf8(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = gm_text_utf8_seq(s + i, n - i, NULL);
+        if (!l)
+            return 0;
+        i += l;
+    }
+    return 1;
+}
+
 int gm_text_is_clean(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

@@ -50,6 +50,9 @@ size_t gm_text_utf8_seq(const char *s, size_t n, uint32_t *cp);
  * C1 (U+0080-U+009F). */
 int gm_text_is_control(uint32_t cp);
 
+/* Whether s[0..n) is well-formed UTF-8 (controls allowed). */
+int gm_text_is_utf8(const char *s, size_t n);
+
 /* Whether s[0..n) is well-formed UTF-8 with no control character: text that
  * every form writes unchanged (before its own quoting). */
 int gm_text_is_clean(const char *s, size_t n);

@@ -303,6 +303,7 @@ static void check_forms(const char *s, size_t n, int *bad)
 {
     int clean = ref_valid(s, n) && !has_control(s, n);
     assert_int_equal(gm_text_is_clean(s, n), clean);
+    assert_int_equal(gm_text_is_utf8(s, n), ref_valid(s, n));
     for (int f = 0; f < T__N; f++) {
         struct gm_buf b = GM_BUF_INIT;
         apply(f, &b, s, n);
