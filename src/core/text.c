@@ -232,7 +232,20 @@ void gm_text_prom(struct gm_buf *b, const char *s, size_t n)
 
 int gm_text_csv_formula(const char *s, size_t n)
 {
-    return n > 0 && memchr("=+-@'\t\r", s[0], 7) != NULL;
+    if (n == 0)
+        return 0;
+    switch (s[0]) {
+    case '=':
+    case '+':
+    case '-':
+    case '@':
+    case '\'':
+    case '\t':
+    case '\r':
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 void gm_text_csv(struct gm_buf *b, const char *s, size_t n, unsigned flags)
