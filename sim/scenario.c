@@ -43,14 +43,43 @@ int gs_bad_value(struct gs_pctx *c, const struct gs_ini_entry *e, const char *va
     return gs_fail(c, e->line, "bad value '%s' for '%s' (expected %s)", value, e->key, expected);
 }
 
+static int hexval(char h)
+{
+    if (h >= '0' && h <= '9')
+        return h - '0';
+    if (h >= 'a' && h <= 'f')
+        return h - 'a' + 10;
+    if (h >= 'A' && h <= 'F')
+        return h - 'A' + 10;
+    return -1;
+}
+
 int gs_set_string(struct gs_pctx *c, const struct gs_ini_entry *e, const char *value, char *dst,
                   size_t size)
 {
-    size_t n = strlen(value);
-    if (n >= size)
-        return gs_fail(c, e->line, "value of '%s' too long (at most %zu characters)", e->key,
-                       size - 1);
-    memcpy(dst, value, n + 1);
+    size_t o = 0;
+    for (const char *p = value; *p;) {
+        char ch = *p++;
+        if (ch == '\\') {
+            if (*p == '\\') {
+                p++;
+            } else if (*p == 'x' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0 &&
+                       hexval(p[1]) * 16 + hexval(p[2]) != 0) {
+                ch = (char)(hexval(p[1]) * 16 + hexval(p[2]));
+                p += 3;
+            } else {
+                return gs_fail(c, e->line,
+                               "bad escape in '%s': a backslash starts \\xHH (a byte, 01-ff) or "
+                               "\\\\ (a backslash)",
+                               e->key);
+            }
+        }
+        if (o + 1 >= size)
+            return gs_fail(c, e->line, "value of '%s' too long (at most %zu characters)", e->key,
+                           size - 1);
+        dst[o++] = ch;
+    }
+    dst[o] = '\0';
     return 0;
 }
 

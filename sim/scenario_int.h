@@ -38,7 +38,10 @@ int gs_fail(struct gs_pctx *c, int line, const char *fmt, ...)
 int gs_bad_value(struct gs_pctx *c, const struct gs_ini_entry *e, const char *value,
                  const char *expected);
 
-/* Copies value into dst[size] or fails with "too long". */
+/* Copies a string value into dst[size], decoding its escapes: \xHH is the
+ * byte HH (01-ff, so that a scenario can give a GPU or a process a name that
+ * is not UTF-8 or holds control characters) and \\ a backslash; any other
+ * backslash, \x00 and a value that does not fit are errors. */
 int gs_set_string(struct gs_pctx *c, const struct gs_ini_entry *e, const char *value, char *dst,
                   size_t size);
 

@@ -1,4 +1,5 @@
-/* log.c -- journald-friendly stderr logging (see log.h). */
+/* log.c -- journald-friendly stderr logging (see log.h).  Each message is
+ * one line of valid UTF-8 (names in it are text from outside). */
 #include "log.h"
 
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/text.h"
 #include "../core/timeutil.h"
 
 static int max_level = GM_LOG_INFO;
@@ -73,16 +75,33 @@ __attribute__((format(printf, 2, 0))) static void vlog(int level, const char *fm
     }
     if (n < 0)
         return;
-    int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-    if (m < 0)
+    char msg[1024];
+    if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
         return;
-    size_t len = (size_t)n + (size_t)m;
-    if (len > sizeof(line) - 2)
-        len = sizeof(line) - 2;
-    /* one line per message: newlines inside become spaces */
-    for (size_t i = (size_t)n; i < len; i++)
-        if (line[i] == '\n')
-            line[i] = ' ';
+    /* one line of valid UTF-8 per message: messages carry process and GPU
+     * names (text from outside, core/text.h); a newline becomes a space,
+     * other control characters and bad bytes U+FFFD, and the line is cut at
+     * a character boundary */
+    size_t len = (size_t)n, avail = sizeof(line) - 1;
+    for (size_t i = 0, ml = strlen(msg); i < ml;) {
+        uint32_t cp;
+        size_t l = gm_text_utf8_seq(msg + i, ml - i, &cp);
+        const char *piece = msg + i;
+        size_t pl = l;
+        if (!l) {
+            piece = GM_TEXT_REPL;
+            pl = 3;
+            l = 1;
+        } else if (gm_text_is_control(cp)) {
+            piece = cp == '\n' ? " " : GM_TEXT_REPL;
+            pl = strlen(piece);
+        }
+        if (len + pl > avail)
+            break;
+        memcpy(line + len, piece, pl);
+        len += pl;
+        i += l;
+    }
     line[len++] = '\n';
     ssize_t w = write(STDERR_FILENO, line, len);
     (void)w;

@@ -9,7 +9,11 @@
  * for a literal "{{": no chat-bot body needs one.  Substituted text is
  * escaped for the body's content type (JSON string, form encoding) so that
  * a summary with quotes or newlines cannot break the body; {{json}} is a
- * JSON value itself and goes in unquoted.
+ * JSON value itself and goes in unquoted.  Any other content type gets each
+ * value as it is but valid UTF-8 (gm_text_utf8: a bad byte as U+FFFD); the
+ * hook's variables are one line of valid UTF-8 each (gm_text_line: control
+ * characters as U+FFFD too), as scripts echo them into logs.  A GPU name is
+ * text from outside (core/text.h).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include <strings.h>
 
 #include "../core/json.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "notify_impl.h"
 
@@ -324,9 +329,12 @@ static void put_escaped(struct gm_buf *out, const char *s, size_t n, int escape)
     if (escape == GM_TPL_JSON) {
         gm_json_escape(out, s, n);
     } else if (escape == GM_TPL_FORM) {
+        /* the bytes of valid UTF-8 (a bad byte as U+FFFD), percent-encoded */
         static const char hex[] = "0123456789ABCDEF";
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
+        struct gm_buf u = GM_BUF_INIT;
+        gm_text_utf8(&u, s, n);
+        for (size_t i = 0; i < u.len; i++) {
+            unsigned char c = (unsigned char)u.p[i];
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                 c == '-' || c == '.' || c == '_' || c == '~') {
                 gm_buf_putc(out, (char)c);
@@ -336,8 +344,9 @@ static void put_escaped(struct gm_buf *out, const char *s, size_t n, int escape)
                 gm_buf_putc(out, hex[c & 15]);
             }
         }
+        gm_buf_free(&u);
     } else {
-        gm_buf_put(out, s, n);
+        gm_text_utf8(out, s, n); /* as it is, but valid UTF-8 */
     }
 }
 
@@ -377,8 +386,8 @@ static char *env_entry(const char *prefix, const char *name, const char *value, 
         gm_buf_putc(&b, c);
     }
     gm_buf_putc(&b, '=');
-    gm_buf_put(&b, value ? value : "", vlen);
-    return b.p; /* the caller frees it */
+    gm_text_line(&b, value ? value : "", value ? vlen : 0); /* one line of valid UTF-8 */
+    return b.p;                                             /* the caller frees it */
 }
 
 char **gm_alert_env(const struct gm_alert *a, const char *channel)

@@ -15,6 +15,7 @@
 #include "../core/config.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../store/store.h"
 #include "cli.h"
@@ -122,10 +123,13 @@ static void test_notice(void *arg, const struct gm_alert *a)
     if (a->gpu >= 0)
         snprintf(gpu, sizeof(gpu), "%d", (int)a->gpu);
     char rule[128], value[128];
-    gm_buf_printf(
-        o->out, "%-10s  %-8s  %-8s  %s  %3s  %s  %s\n", t, gm_alert_state_name(a->state),
-        gm_alert_severity_name(a->severity), gm_fmt_cell(rule, sizeof(rule), a->rule, 26), gpu,
-        gm_fmt_cell(value, sizeof(value), a->value_text[0] ? a->value_text : "-", 14), a->summary);
+    gm_buf_printf(o->out, "%-10s  %-8s  %-8s  %s  %3s  %s  ", t, gm_alert_state_name(a->state),
+                  gm_alert_severity_name(a->severity), gm_fmt_cell(rule, sizeof(rule), a->rule, 26),
+                  gpu,
+                  gm_fmt_cell(value, sizeof(value), a->value_text[0] ? a->value_text : "-", 14));
+    /* the summary names the GPU: text from outside, one line */
+    gm_text_line(o->out, a->summary, strnlen(a->summary, sizeof(a->summary)));
+    gm_buf_putc(o->out, '\n');
 }
 
 static int run_test(const struct args *a, const struct gm_config *c)

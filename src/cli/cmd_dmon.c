@@ -107,7 +107,7 @@ int cli_mon_run(int kind, int argc, char **argv)
     const char *ids = NULL, *select = NULL, *file = NULL;
     int64_t delay = 1000000000LL, timeout = CLI_DEFAULT_TIMEOUT_NS;
     long count = -1;
-    struct gm_mon_layout lay = {0};
+    struct gm_mon_layout lay = {.ascii = !cli_utf8()};
     struct gm_err err = {0};
     int c;
     optind = 1;

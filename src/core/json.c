@@ -1,4 +1,5 @@
-/* json.c -- streaming JSON writer (see json.h). */
+/* json.c -- streaming JSON writer (see json.h); strings are escaped by
+ * gm_text_json (text.h). */
 #include "json.h"
 
 #include <inttypes.h>
@@ -6,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "text.h"
 
 void gm_json_init(struct gm_json *j, struct gm_buf *b, int pretty)
 {
@@ -73,84 +76,9 @@ void gm_json_arr_end(struct gm_json *j)
     close_(j, ']');
 }
 
-/* Length of a valid UTF-8 sequence at s (n bytes available), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xE0) == 0xC0) {
-        len = 2;
-        cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-        len = 3;
-        cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 void gm_json_escape(struct gm_buf *b, const char *s, size_t n)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        /* copy a run of characters that need no escaping in one call */
-        size_t run = i;
-        while (run < n && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\')
-            run++;
-        if (run > i) {
-            gm_buf_put(b, s + i, run - i);
-            i = run;
-            continue;
-        }
-        unsigned c = p[i];
-        if (c == '"' || c == '\\') {
-            gm_buf_putc(b, '\\');
-            gm_buf_putc(b, (char)c);
-            i++;
-        } else if (c < 0x20 || c == 0x7F) {
-            switch (c) {
-            case '\n':
-                gm_buf_puts(b, "\\n");
-                break;
-            case '\t':
-                gm_buf_puts(b, "\\t");
-                break;
-            case '\r':
-                gm_buf_puts(b, "\\r");
-                break;
-            default:
-                gm_buf_printf(b, "\\u%04x", c);
-            }
-            i++;
-        } else {
-            size_t l = utf8_len(p + i, n - i);
-            if (l) {
-                gm_buf_put(b, s + i, l);
-                i += l;
-            } else {
-                gm_buf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD */
-                i++;
-            }
-        }
-    }
+    gm_text_json(b, s, n);
 }
 
 void gm_json_key(struct gm_json *j, const char *key)

@@ -1,8 +1,10 @@
 /* json.h -- a small streaming JSON writer over gm_buf.
  *
  * The writer tracks nesting and inserts commas, so callers cannot produce
- * invalid JSON by forgetting one; strings are escaped per RFC 8259 (control
- * characters as \u00XX, invalid UTF-8 bytes replaced by U+FFFD); numbers are
+ * invalid JSON by forgetting one; strings are escaped per RFC 8259 by
+ * gm_text_json (text.h: control characters, C1 included, as \u00XX,
+ * U+2028/U+2029 as \u2028/\u2029, invalid UTF-8 bytes replaced by U+FFFD,
+ * so that the output is valid UTF-8 and safe to print); numbers are
  * written as JSON numbers (never strings), non-finite doubles as null.
  * Optional pretty printing with two-space indentation.
  */

@@ -4,7 +4,9 @@
  * followed by all its samples (one per GPU, process, reason...), so the
  * result is valid for the strict parsers (promtool, node_exporter's
  * textfile collector) and for OpenMetrics.  Names, help and units come from
- * the registry (src/core/metrics.c).
+ * the registry (src/core/metrics.c).  Every label value goes through
+ * gm_text_prom (core/text.h): a process that names itself with bytes that
+ * are not UTF-8 would otherwise make the whole scrape fail to parse.
  */
 #include "prom.h"
 
@@ -16,6 +18,7 @@
 
 #include "../core/err.h"
 #include "../core/metrics.h"
+#include "../core/text.h"
 
 #define MAX_GPUS 64
 #define NREASONS 9
@@ -187,16 +190,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
 
 void gm_prom_escape(struct gm_buf *b, const char *v)
 {
-    const char *p = v;
-    while (*p) {
-        size_t run = strcspn(p, "\\\"\n");
-        gm_buf_put(b, p, run);
-        p += run;
-        if (!*p)
-            break;
-        gm_buf_puts(b, *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n");
-        p++;
-    }
+    gm_text_prom(b, v, strlen(v));
 }
 
 static void help_escape(struct gm_buf *b, const char *v)
@@ -306,7 +300,7 @@ static void label(struct writer *w, int *first, const char *k, const char *v)
     if (!v || !*v)
         return; /* an empty label value is the same as an absent label */
     gm_buf_printf(w->b, "%s%s=\"", *first ? "" : ",", k);
-    gm_prom_escape(w->b, v);
+    gm_text_prom(w->b, v, strlen(v)); /* names, VBIOS, users: text from outside */
     gm_buf_putc(w->b, '"');
     *first = 0;
 }

@@ -67,7 +67,8 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
 void gm_prom_render_once(const struct gm_snapshot *s, const struct gm_prom_opts *o,
                          struct gm_buf *out);
 
-/* Appends v as a Prometheus label value body (\\, \" and \n escaped). */
+/* Appends v as a Prometheus label value body: gm_text_prom (core/text.h),
+ * valid UTF-8 with \\, \" and \n escaped and other controls as U+FFFD. */
 void gm_prom_escape(struct gm_buf *b, const char *v);
 
 #endif /* GM_EXPORT_PROM_H */

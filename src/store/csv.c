@@ -35,6 +35,7 @@
 #include "../core/buf.h"
 #include "../core/fmt.h"
 #include "../core/metrics.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 
 /* -------------------------------------------------------------- the state */
@@ -263,20 +264,27 @@ static int task_ok(const char *t)
     return 1;
 }
 
-/* One CSV cell, quoted per RFC 4180 when it holds a comma, quote or line break. */
+/* One CSV cell of gpumon's own text or a number, quoted per RFC 4180 when it
+ * holds a comma or quote (gm_text_csv: one line, valid UTF-8). */
 static void put_cell(struct gm_buf *b, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        gm_buf_puts(b, s);
-        return;
-    }
-    gm_buf_putc(b, '"');
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            gm_buf_putc(b, '"');
-        gm_buf_putc(b, *p);
-    }
-    gm_buf_putc(b, '"');
+    gm_text_csv(b, s, strlen(s), 0);
+}
+
+/* One CSV cell of text from outside (names, UUIDs, command lines, marks):
+ * also the formula rule, a ' before = + - @ ' (docs/store.md). */
+static void put_text(struct gm_buf *b, const char *s)
+{
+    gm_text_csv(b, s, strlen(s), GM_TEXT_CSV_OUTSIDE);
+}
+
+/* A metric's cell: text metrics are outside text. */
+static void put_metric(struct gm_buf *b, int id, const char *s)
+{
+    if (gm_metrics[id].fmt == GM_F_STR)
+        put_text(b, s);
+    else
+        put_cell(b, s);
 }
 
 static void put_col_name(struct gm_buf *b, int id)
@@ -1150,9 +1158,9 @@ static void row_start(struct gm_buf *b, const char *iso, const char *host, const
 {
     put_cell(b, iso);
     gm_buf_putc(b, ',');
-    put_cell(b, host);
+    put_text(b, host);
     gm_buf_putc(b, ',');
-    put_cell(b, task);
+    put_text(b, task); /* a mark's task comes from whoever can reach the socket */
 }
 
 /* A GPU cell: gm_fmt_csv, except that clock event reasons are names joined
@@ -1205,7 +1213,7 @@ static void gpu_row(struct gm_csv *c, const struct gm_snapshot *s, const struct 
     for (int i = 0; i < c->ncols; i++) {
         int id = c->cols[i];
         gm_buf_putc(b, ',');
-        put_cell(b, gpu_cell(s, g, id, cell, sizeof(cell)));
+        put_metric(b, id, gpu_cell(s, g, id, cell, sizeof(cell)));
         const struct gm_value *v = gm_fmt_value(s, g, NULL, id);
         if (g && g->state == GM_GPU_OK && !gm_v_ok(v)) {
             gm_buf_printf(&c->status, "%s%s:%s",
@@ -1233,7 +1241,8 @@ static void proc_row(struct gm_csv *c, const struct gm_snapshot *s, const struct
     row_start(b, iso, c->host, c->task);
     for (int i = 0; i < N_ELEM(proc_gpu_columns); i++) {
         gm_buf_putc(b, ',');
-        put_cell(b, gm_fmt_csv(s, g, NULL, proc_gpu_columns[i], cell, sizeof(cell)));
+        put_metric(b, proc_gpu_columns[i],
+                   gm_fmt_csv(s, g, NULL, proc_gpu_columns[i], cell, sizeof(cell)));
     }
     for (int i = 0; i < N_ELEM(proc_columns); i++) {
         int id = proc_columns[i];
@@ -1241,9 +1250,9 @@ static void proc_row(struct gm_csv *c, const struct gm_snapshot *s, const struct
         if (id == GM_P_CMDLINE) {
             /* the command line can be longer than any fixed cell */
             const char *cmd = gm_fmt_string(s, g, p, id);
-            put_cell(b, cmd ? cmd : "");
+            put_text(b, cmd ? cmd : "");
         } else {
-            put_cell(b, gm_fmt_csv(s, g, p, id, cell, sizeof(cell)));
+            put_metric(b, id, gm_fmt_csv(s, g, p, id, cell, sizeof(cell)));
         }
     }
     gm_buf_putc(b, '\n');
@@ -1312,12 +1321,12 @@ int gm_csv_event(struct gm_csv *c, const struct gm_event *e)
     if (e->gpu >= 0)
         gm_buf_printf(b, "%" PRId32, e->gpu);
     gm_buf_putc(b, ',');
-    put_cell(b, uuid);
+    put_text(b, uuid);
     snprintf(num, sizeof(num), "%" PRId64, e->code);
     gm_buf_putc(b, ',');
     gm_buf_puts(b, num);
     gm_buf_putc(b, ',');
-    put_cell(b, text);
+    put_text(b, text);
     gm_buf_putc(b, '\n');
     int rc = write_rows(c, K_EVENTS, day, 1);
     if (rc == 0)

@@ -23,6 +23,7 @@
 
 #include "../core/fmt.h"
 #include "../core/json.h"
+#include "../core/text.h"
 #include "../core/metrics.h"
 #include "../core/timeutil.h"
 #include "store_schema.h"
@@ -441,7 +442,8 @@ static int mark_applies(const struct rmark *m, const struct rrow *w)
     return m->gpu_id == 0 || m->gpu_id == w->gpu_id;
 }
 
-/* "10:15 epoch 3 start; 10:40 eval" (local time), control characters as spaces. */
+/* "10:15 epoch 3 start; 10:40 eval" (local time); the texts as one line
+ * (gm_text_line: control characters and invalid bytes as U+FFFD). */
 static void marks_text(struct gm_buf *b, const struct report *r, const struct rrow *w, size_t lo,
                        size_t hi)
 {
@@ -453,27 +455,18 @@ static void marks_text(struct gm_buf *b, const struct report *r, const struct rr
         struct tm tm;
         local_tm(m->ts, &tm);
         gm_buf_printf(b, "%s%02d:%02d ", first ? "" : "; ", tm.tm_hour, tm.tm_min);
-        for (const char *p = m->text; *p; p++)
-            gm_buf_putc(b, (unsigned char)*p < 0x20 || *p == 0x7f ? ' ' : *p);
+        gm_text_line(b, m->text, strlen(m->text));
         first = 0;
     }
 }
 
 /* ---------------------------------------------------------------- forms */
 
-static void csv_field(struct gm_buf *b, const char *s)
+/* A CSV cell; outside: text from outside (GPU name, UUID, marks), which
+ * gets the formula rule (gm_text_csv, docs/store.md). */
+static void csv_field(struct gm_buf *b, const char *s, int outside)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        gm_buf_puts(b, s);
-        return;
-    }
-    gm_buf_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            gm_buf_putc(b, '"');
-        gm_buf_putc(b, *s);
-    }
-    gm_buf_putc(b, '"');
+    gm_text_csv(b, s, strlen(s), outside ? GM_TEXT_CSV_OUTSIDE : 0);
 }
 
 static void put_csv(struct gm_buf *out, const struct report *r)
@@ -501,7 +494,7 @@ static void put_csv(struct gm_buf *out, const struct report *r)
             } else if (col_num(w, c, &v, &dec)) {
                 gm_buf_printf(&cell, "%.*f", dec, v);
             }
-            csv_field(out, cell.p ? cell.p : "");
+            csv_field(out, cell.p ? cell.p : "", c == C_UUID || c == C_NAME || c == C_MARKS);
         }
         gm_buf_putc(out, '\n');
     }
@@ -612,7 +605,7 @@ static void table_cell(struct gm_buf *b, const struct report *r, const struct rr
         marks_text(b, r, w, lo, hi);
     } else if (is_text_col(c)) {
         const char *s = col_text(w, c);
-        gm_buf_puts(b, s ? s : "N/A");
+        gm_text_line(b, s ? s : "N/A", strlen(s ? s : "N/A"));
     } else if (col_num(w, c, &v, &dec)) {
         gm_buf_printf(b, "%.*f", dec, v);
     } else {
@@ -627,7 +620,7 @@ static void put_table(struct gm_buf *out, const struct report *r)
     size_t width[T__COUNT] = {0};
     for (int t = 0; t < T__COUNT; t++) {
         gm_buf_puts(&cells[t], t_head[t]);
-        width[t] = strlen(t_head[t]);
+        width[t] = gm_text_width(t_head[t]);
     }
     size_t lo = 0, hi = 0;
     for (size_t i = 0; i < r->nrows; i++) {
@@ -635,8 +628,8 @@ static void put_table(struct gm_buf *out, const struct report *r)
         for (int t = 0; t < T__COUNT; t++) {
             struct gm_buf *b = &cells[(i + 1) * T__COUNT + t];
             table_cell(b, r, &r->rows[i], t, lo, hi);
-            if (b->len > width[t])
-                width[t] = b->len;
+            if (b->p && gm_text_width(b->p) > width[t])
+                width[t] = gm_text_width(b->p);
         }
     }
     for (size_t i = 0; i <= r->nrows; i++) {
@@ -650,9 +643,9 @@ static void put_table(struct gm_buf *out, const struct report *r)
             if (left) {
                 gm_buf_puts(&line, s);
                 if (t != T_MARKS)
-                    gm_buf_fill(&line, ' ', width[t] - b->len);
+                    gm_buf_fill(&line, ' ', width[t] - gm_text_width(s));
             } else {
-                gm_buf_fill(&line, ' ', width[t] - b->len);
+                gm_buf_fill(&line, ' ', width[t] - gm_text_width(s));
                 gm_buf_puts(&line, s);
             }
         }
@@ -917,11 +910,20 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                         snprintf(gpu, sizeof(gpu), "%lld", (long long)sqlite3_column_int64(q, 4));
                     char state[16];
                     snprintf(state, sizeof(state), "%s%s", txt[1], repeat ? "+" : "");
+                    /* rule, value and summary as one line each: the summary holds the
+                     * GPU's name, and the store keeps control characters */
+                    struct gm_buf safe[3] = {GM_BUF_INIT, GM_BUF_INIT, GM_BUF_INIT};
+                    const char *src[3] = {txt[3], txt[6][0] ? txt[6] : "-", txt[7]}, *t[3];
+                    for (int k = 0; k < 3; k++) {
+                        gm_text_line(&safe[k], src[k], strlen(src[k]));
+                        t[k] = safe[k].p ? safe[k].p : "";
+                    }
                     char rule[128], value[128];
                     gm_buf_printf(out, "%-29s  %-8s  %-8s  %s  %3s  %s  %s\n", iso, state, txt[2],
-                                  gm_fmt_cell(rule, sizeof(rule), txt[3], 24), gpu,
-                                  gm_fmt_cell(value, sizeof(value), txt[6][0] ? txt[6] : "-", 12),
-                                  txt[7]);
+                                  gm_fmt_cell(rule, sizeof(rule), t[0], 24), gpu,
+                                  gm_fmt_cell(value, sizeof(value), t[1], 12), t[2]);
+                    for (int k = 0; k < 3; k++)
+                        gm_buf_free(&safe[k]);
                 }
             }
             if (s != SQLITE_DONE)

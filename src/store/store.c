@@ -28,6 +28,12 @@
  * chunks of its own short transactions within a time budget per tick, so the
  * writer never stalls for long; what is left continues on the next tick.
  *
+ * Text from outside (GPU names and UUIDs, process and user names, marks,
+ * alert summaries) is stored as valid UTF-8: bind_utf8 replaces each invalid
+ * byte with U+FFFD (core/text.h) and keeps control characters, which are
+ * data.  SQLite would store the raw bytes as TEXT, but its readers would
+ * not cope (Python's sqlite3 raises on such a row; docs/store.md).
+ *
  * Leaves out: MIG devices (the physical GPU's values only), per-process
  * utilisation and command lines (the CSV log and `status --json` have them).
  */
@@ -44,6 +50,7 @@
 #include <sys/stat.h>
 
 #include "../core/metrics.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../alert/alert.h"
 #include "store_schema.h"
@@ -229,10 +236,24 @@ static void bind_opt(sqlite3_stmt *q, int i, int ok, int64_t v)
         sqlite3_bind_null(q, i);
 }
 
+/* Binds s[0..n) (text from outside) as valid UTF-8: each invalid byte
+ * becomes U+FFFD; controls are kept. */
+static void bind_utf8(sqlite3_stmt *q, int i, const char *s, size_t n)
+{
+    if (gm_text_is_utf8(s, n)) {
+        sqlite3_bind_text(q, i, s, (int)n, SQLITE_TRANSIENT);
+        return;
+    }
+    struct gm_buf b = GM_BUF_INIT;
+    gm_text_utf8(&b, s, n);
+    sqlite3_bind_text(q, i, b.p, (int)b.len, SQLITE_TRANSIENT);
+    gm_buf_free(&b);
+}
+
 static void bind_text_or_null(sqlite3_stmt *q, int i, const char *s)
 {
     if (s && *s)
-        sqlite3_bind_text(q, i, s, -1, SQLITE_TRANSIENT);
+        bind_utf8(q, i, s, strlen(s));
     else
         sqlite3_bind_null(q, i);
 }
@@ -470,7 +491,7 @@ static int gstate_resolve(struct gm_store *st, struct gstate *g, int64_t ts)
     if (g->id)
         return SQLITE_OK;
     sqlite3_stmt *q = st->st_gpu_find;
-    sqlite3_bind_text(q, 1, g->uuid, -1, SQLITE_TRANSIENT);
+    bind_utf8(q, 1, g->uuid, strlen(g->uuid));
     int rc = sqlite3_step(q);
     if (rc == SQLITE_ROW) {
         g->id = sqlite3_column_int64(q, 0);
@@ -482,7 +503,7 @@ static int gstate_resolve(struct gm_store *st, struct gstate *g, int64_t ts)
     if (rc != SQLITE_DONE)
         return rc;
     q = st->st_gpu_ins;
-    sqlite3_bind_text(q, 1, g->uuid, -1, SQLITE_TRANSIENT);
+    bind_utf8(q, 1, g->uuid, strlen(g->uuid));
     bind_text_or_null(q, 2, g->name);
     sqlite3_bind_int64(q, 3, g->index);
     bind_opt(q, 4, g->mem_total_mib >= 0, g->mem_total_mib);
@@ -496,7 +517,7 @@ static int gstate_resolve(struct gm_store *st, struct gstate *g, int64_t ts)
 static int task_resolve(struct gm_store *st, const char *name, int64_t ts, int64_t *id)
 {
     sqlite3_stmt *q = st->st_task_find;
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+    bind_utf8(q, 1, name, strlen(name));
     int rc = sqlite3_step(q);
     if (rc == SQLITE_ROW) {
         *id = sqlite3_column_int64(q, 0);
@@ -507,7 +528,7 @@ static int task_resolve(struct gm_store *st, const char *name, int64_t ts, int64
     if (rc != SQLITE_DONE)
         return rc;
     q = st->st_task_ins;
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+    bind_utf8(q, 1, name, strlen(name));
     sqlite3_bind_int64(q, 2, ts);
     rc = step_done(q);
     if (rc == SQLITE_OK)
@@ -1106,22 +1127,20 @@ static int insert_event(struct gm_store *st, const struct gm_event *e)
         bind_opt(q, 3, g != NULL, g ? g->id : 0);
         sqlite3_bind_int64(q, 4, task);
         sqlite3_bind_int64(q, 5, e->code);
-        sqlite3_bind_text(q, 6, e->text, -1, SQLITE_TRANSIENT);
+        bind_utf8(q, 6, e->text, strnlen(e->text, sizeof(e->text)));
         rc = step_done(q);
     }
     if (rc == SQLITE_OK && e->type == GM_EV_ALERT) {
         sqlite3_stmt *q = st->st_alert;
         sqlite3_bind_int64(q, 1, ts);
-        sqlite3_bind_text(q, 2, e->rule, (int)strnlen(e->rule, sizeof(e->rule)), SQLITE_TRANSIENT);
+        bind_utf8(q, 2, e->rule, strnlen(e->rule, sizeof(e->rule)));
         sqlite3_bind_text(q, 3, gm_alert_severity_name(e->severity), -1, SQLITE_STATIC);
         sqlite3_bind_text(q, 4, gm_alert_state_name(e->state), -1, SQLITE_STATIC);
         sqlite3_bind_int64(q, 5, e->repeat);
         bind_opt(q, 6, g != NULL, g ? g->id : 0);
-        sqlite3_bind_text(q, 7, e->value, (int)strnlen(e->value, sizeof(e->value)),
-                          SQLITE_TRANSIENT);
+        bind_utf8(q, 7, e->value, strnlen(e->value, sizeof(e->value)));
         size_t off = e->summary_off < sizeof(e->text) ? e->summary_off : 0;
-        sqlite3_bind_text(q, 8, e->text + off, (int)strnlen(e->text + off, sizeof(e->text) - off),
-                          SQLITE_TRANSIENT);
+        bind_utf8(q, 8, e->text + off, strnlen(e->text + off, sizeof(e->text) - off));
         sqlite3_bind_text(q, 9, e->fingerprint,
                           (int)strnlen(e->fingerprint, sizeof(e->fingerprint)), SQLITE_TRANSIENT);
         bind_opt(q, 10, e->active_ns != 0, e->active_ns / NS_PER_MS);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../core/metrics.h"
+#include "../core/text.h"
 
 /* ------------------------------------------------------------- layout */
 
@@ -84,16 +85,34 @@ void gm_mon_cell(struct gm_mon_line *ln, const char *text, int width, int lead, 
     } else {
         if (lead)
             gm_buf_putc(ln->out, ' ');
-        int n = (int)strlen(text);
-        if (n > width) /* too long: nvidia-smi truncates (process names) */
-            n = width;
+        /* too long: nvidia-smi truncates (process names); by characters, so
+         * that a multi-byte one is never cut in two */
+        int n = 0;
+        size_t bytes = 0;
+        while (text[bytes] && n < width) {
+            bytes++;
+            while (((unsigned char)text[bytes] & 0xC0) == 0x80)
+                bytes++;
+            n++;
+        }
         if (!left)
             gm_buf_fill(ln->out, ' ', (size_t)(width - n));
-        gm_buf_put(ln->out, text, (size_t)n);
+        gm_buf_put(ln->out, text, bytes);
         if (left)
             gm_buf_fill(ln->out, ' ', (size_t)(width - n));
     }
     ln->ncells++;
+}
+
+void gm_mon_cell_outside(struct gm_mon_line *ln, const char *text, int width, int lead, int left)
+{
+    struct gm_buf t = GM_BUF_INIT;
+    if (ln->lay->csv)
+        gm_text_csv(&t, text, strlen(text), GM_TEXT_CSV_OUTSIDE);
+    else
+        gm_text_term(&t, text, strlen(text), !ln->lay->ascii);
+    gm_mon_cell(ln, t.p ? t.p : "", width, lead, left);
+    gm_buf_free(&t);
 }
 
 void gm_mon_line_end(struct gm_mon_line *ln, int trail)

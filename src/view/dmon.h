@@ -34,6 +34,7 @@ struct gm_mon_layout {
     int csv;      /* --format csv */
     int noheader; /* csv,noheader: no header lines */
     int nounit;   /* csv,nounit: no units line */
+    int ascii;    /* the locale is not UTF-8: process names in ASCII ('?' for the rest) */
 };
 
 /* Parses -o: any of D and T ("D", "T", "DT", "TD"), case-insensitive. */
@@ -87,8 +88,14 @@ struct gm_mon_line {
 void gm_mon_line_begin(struct gm_mon_line *ln, const struct gm_mon_layout *lay, struct gm_buf *out,
                        int header);
 /* Appends a cell: right-aligned in width (left-aligned when left), after a
- * blank when lead; csv ignores the widths. */
+ * blank when lead, cut to width characters (not bytes); csv ignores the
+ * widths.  text is gpumon's own (numbers, "-"); see gm_mon_cell_outside. */
 void gm_mon_cell(struct gm_mon_line *ln, const char *text, int width, int lead, int left);
+/* A cell of text from outside (a process name): as gm_mon_cell, written
+ * for the terminal (gm_text_term) or, with csv, as a CSV cell with the
+ * formula rule (gm_text_csv), so that no name can add a line, a field or an
+ * escape sequence. */
+void gm_mon_cell_outside(struct gm_mon_line *ln, const char *text, int width, int lead, int left);
 /* Ends the line: the trailing blank of text lines (when trail), '#' on
  * header lines, and the newline. */
 void gm_mon_line_end(struct gm_mon_line *ln, int trail);

@@ -1,4 +1,5 @@
-/* pmon.c -- nvidia-smi pmon's table from snapshots (see pmon.h). */
+/* pmon.c -- nvidia-smi pmon's table from snapshots (see pmon.h).  The
+ * command name is text from outside: gm_mon_cell_outside. */
 #include "pmon.h"
 
 #include <inttypes.h>
@@ -116,14 +117,15 @@ static void value_text(const struct gm_proc *pr, int field, char *b, size_t len)
     snprintf(b, len, "%" PRIu64, (uint64_t)x);
 }
 
-/* The process name as nvidia-smi pmon prints it: the basename. */
+/* The process name as nvidia-smi pmon prints it: the basename; "" when
+ * there is none. */
 static const char *command_name(const struct gm_proc *pr)
 {
     const char *n = pr->name[0] ? pr->name : pr->comm;
     const char *slash = strrchr(n, '/');
     if (slash && slash[1])
         n = slash + 1;
-    return n[0] ? n : "-";
+    return n;
 }
 
 static void row(const struct gm_pmon *p, const struct gm_snapshot *s, const struct gm_gpu *g,
@@ -146,7 +148,10 @@ static void row(const struct gm_pmon *p, const struct gm_snapshot *s, const stru
     }
     if (!p->lay.csv)
         gm_buf_puts(out, "   "); /* with the cell's own blank: 4 */
-    gm_mon_cell(&ln, pr ? command_name(pr) : "-", 15, 1, 1);
+    if (pr && command_name(pr)[0])
+        gm_mon_cell_outside(&ln, command_name(pr), 15, 1, 1);
+    else
+        gm_mon_cell(&ln, "-", 15, 1, 1); /* gpumon's own "-", not a name */
     gm_mon_line_end(&ln, 0);
 }
 

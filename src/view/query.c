@@ -1,4 +1,12 @@
-/* query.c -- nvidia-smi compatible CSV queries (see query.h). */
+/* query.c -- nvidia-smi compatible CSV queries (see query.h).
+ *
+ * Text values (names, UUIDs, VBIOS, command lines) come from outside and are
+ * written with gm_text_csv and the formula rule (core/text.h): a normal name
+ * is printed as nvidia-smi prints it; one with a comma or a double quote is
+ * quoted (RFC 4180) so that it stays one field; control characters and
+ * invalid UTF-8 become U+FFFD; a name beginning with = + - @ or ' gets a '
+ * in front so that a spreadsheet does not run it.  nvidia-smi itself writes
+ * such names raw. */
 #include "query.h"
 
 #include <ctype.h>
@@ -8,6 +16,7 @@
 
 #include "../core/fmt.h"
 #include "../core/metrics.h"
+#include "../core/text.h"
 
 /* --query-compute-apps keys for GPU facts: nvidia-smi spells them with a
  * gpu_ prefix in this context, and prints that spelling in the header. */
@@ -151,7 +160,12 @@ static void row(const struct gm_query *q, const struct gm_snapshot *s, const str
     for (int i = 0; i < q->n; i++) {
         if (i)
             gm_buf_puts(out, ", ");
-        gm_buf_puts(out, gm_fmt_smi(s, g, p, q->ids[i], q->nounits, buf, sizeof(buf)));
+        int id = q->ids[i];
+        const char *text = gm_metrics[id].fmt == GM_F_STR ? gm_fmt_string(s, g, p, id) : NULL;
+        if (text)
+            gm_text_csv(out, text, strlen(text), GM_TEXT_CSV_OUTSIDE);
+        else
+            gm_buf_puts(out, gm_fmt_smi(s, g, p, id, q->nounits, buf, sizeof(buf)));
     }
     gm_buf_putc(out, '\n');
 }

@@ -1,4 +1,9 @@
-/* status.c -- gpustat-style text and the status JSON document (see status.h). */
+/* status.c -- gpustat-style text and the status JSON document (see status.h).
+ *
+ * Names in the text view (host, GPU, user, process, command line, driver
+ * version) are text from outside and go through gm_text_term (core/text.h):
+ * a process named "\x1b[2J" must not clear the reader's screen, and one with
+ * a newline must not add a line. */
 #include "status.h"
 
 #include <inttypes.h>
@@ -8,6 +13,7 @@
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/metrics.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 
 /* ------------------------------------------------------------------ colour */
@@ -62,19 +68,25 @@ static const char *gpu_down_text(const struct gm_gpu *g)
     }
 }
 
+/* Outside text s for the terminal. */
+static void term(struct gm_buf *b, const struct gm_status_opts *o, const char *s)
+{
+    gm_text_term(b, s, strlen(s), o->utf8);
+}
+
 static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const struct gm_proc *p)
 {
     const char *name = p->comm[0] ? p->comm : p->name;
     const char *base = strrchr(name, '/');
     base = base && base[1] ? base + 1 : name;
     col(b, o, C_GRAY);
-    gm_buf_puts(b, p->user[0] ? p->user : "?");
+    term(b, o, p->user[0] ? p->user : "?");
     col(b, o, C_RESET);
     gm_buf_putc(b, ':');
     if (o->full_cmd && p->cmdline)
-        gm_buf_puts(b, p->cmdline);
+        term(b, o, p->cmdline);
     else
-        gm_buf_puts(b, base[0] ? base : "?");
+        term(b, o, base[0] ? base : "?");
     gm_buf_printf(b, "/%u(", p->pid);
     if (gm_v_ok(&p->used_memory))
         gm_buf_printf(b, "%" PRIu64 "M", p->used_memory.v.u / 1048576);
@@ -89,15 +101,6 @@ static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const st
     gm_buf_putc(b, ')');
 }
 
-static size_t utf8_width(const char *s)
-{
-    size_t w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
-    return w;
-}
-
 void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *b)
 {
     char t[64];
@@ -107,19 +110,25 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
     char shown[96];
     snprintf(shown, sizeof(shown), "%.10s %.8s %s", t, t + 11, t + 23);
     col(b, o, C_BOLD);
-    gm_buf_puts(b, s->hostname);
+    term(b, o, s->hostname);
     col(b, o, C_RESET);
     gm_buf_printf(b, "  %s", shown);
-    if (gm_v_ok(&s->driver_version))
-        gm_buf_printf(b, "  driver %s", s->driver_version_s);
+    if (gm_v_ok(&s->driver_version)) {
+        gm_buf_puts(b, "  driver ");
+        term(b, o, s->driver_version_s);
+    }
     if (gm_v_ok(&s->cuda_version))
         gm_buf_printf(b, "  CUDA %" PRIu64 ".%" PRIu64, s->cuda_version.v.u / 1000,
                       (s->cuda_version.v.u % 1000) / 10);
     gm_buf_putc(b, '\n');
 
+    /* the GPU names as shown, for their common width */
+    char names[64][GM_STR_MAX * 3];
     size_t namew = 0;
-    for (uint32_t i = 0; i < s->ngpu; i++) {
-        size_t w = utf8_width(s->gpus[i].str[GM_S_NAME]);
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        const char *n = s->gpus[i].str[GM_S_NAME];
+        gm_text_term_s(names[i], sizeof(names[i]), n[0] ? n : "(unknown)", o->utf8);
+        size_t w = n[0] ? gm_text_width(names[i]) : 0;
         if (w > namew)
             namew = w;
     }
@@ -131,7 +140,7 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         if (!((o->mask >> i) & 1))
             continue;
         const struct gm_gpu *g = &s->gpus[i];
-        const char *name = g->str[GM_S_NAME][0] ? g->str[GM_S_NAME] : "(unknown)";
+        const char *name = names[i];
         col(b, o, C_CYAN);
         gm_buf_printf(b, "[%u]", g->index);
         col(b, o, C_RESET);
@@ -139,7 +148,7 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         col(b, o, C_BLUE);
         gm_buf_puts(b, name);
         col(b, o, C_RESET);
-        gm_buf_fill(b, ' ', namew > utf8_width(name) ? namew - utf8_width(name) : 0);
+        gm_buf_fill(b, ' ', namew > gm_text_width(name) ? namew - gm_text_width(name) : 0);
         gm_buf_puts(b, " | ");
         const char *down = gpu_down_text(g);
         if (g->state != GM_GPU_OK) {

@@ -20,12 +20,14 @@
 
 struct gm_status_opts {
     int color;      /* ANSI colours */
-    int utf8;       /* may print the degree sign */
+    int utf8;       /* may print the degree sign and non-ASCII names (else '?') */
     int show_procs; /* list processes (default on) */
     int full_cmd;   /* show the command line instead of the process name */
     uint64_t mask;  /* GPUs to show, by position in s->gpus */
 };
 
+/* The text view.  Names (text from outside) are written with gm_text_term:
+ * no control character or invalid UTF-8 reaches the terminal. */
 void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
                     struct gm_buf *out);
 

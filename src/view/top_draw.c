@@ -10,7 +10,10 @@
  * the keys.  Dialogs (help, details, signal) are drawn over it.  Every value
  * that is not real reads "N/A" (or a gap marker in the charts), never 0.
  * --ascii draws with ASCII only; monochrome uses bold/reverse instead of
- * colour.
+ * colour.  Everything drawn goes through put(), which writes text through
+ * gm_text_term (core/text.h): a process name or command line with a newline,
+ * a tab or an escape sequence must not move the cursor (ncurses would act on
+ * \n, \t and \b) or reach the terminal.
  */
 #include <curses.h>
 #include <inttypes.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "../core/metrics.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "top_ui.h"
 
@@ -90,6 +94,20 @@ static int bytes_for(const char *s, int maxw)
     return i;
 }
 
+static int draw_utf8 = 1; /* the terminal takes UTF-8 (top_draw sets it from ui->utf8) */
+
+/* Whether s can be drawn as it is: valid UTF-8 (ASCII only when the
+ * terminal is not UTF-8) without control characters. */
+static int drawable(const char *s)
+{
+    if (draw_utf8)
+        return gm_text_is_clean(s, strlen(s));
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7F)
+            return 0;
+    return 1;
+}
+
 /* Writes s at (y, x), cut to maxw columns; returns the columns written. */
 static int put(int y, int x, int maxw, attr_t a, const char *s)
 {
@@ -97,11 +115,17 @@ static int put(int y, int x, int maxw, attr_t a, const char *s)
         return 0;
     if (x + maxw > COLS)
         maxw = COLS - x;
+    struct gm_buf safe = GM_BUF_INIT;
+    if (!drawable(s)) {
+        gm_text_term(&safe, s, strlen(s), draw_utf8);
+        s = safe.p ? safe.p : "";
+    }
     int n = bytes_for(s, maxw);
     attron(a);
     mvaddnstr(y, x, s, n);
     attroff(a);
     int w = width_of(s);
+    gm_buf_free(&safe);
     return w < maxw ? w : maxw;
 }
 
@@ -825,6 +849,7 @@ static void draw_confirm(struct top_ui *ui)
 
 void top_draw(struct top_ui *ui)
 {
+    draw_utf8 = ui->utf8;
     erase();
     struct gm_top_layout l;
     int ngpu = 0;

@@ -14,9 +14,15 @@ pinned scenario times:
   * 16 GPUs at 80x24 and 200x60: every GPU on screen, the power-capped one
     diagnosed;
   * a lost GPU and a MIG GPU;
-  * --ascii --no-color: nothing but ASCII, no colour escapes.
+  * --ascii --no-color: nothing but ASCII, no colour escapes;
+  * hostile names (scenarios/hostile-names.ini and a live process that named
+    itself with prctl and has ESC, a newline and a bad byte in argv[0]):
+    shown with U+FFFD on their own line, the screen not cleared.
 """
+import os
 import re
+import subprocess
+import sys
 
 from top_lib import Top, fail, skip_without_tmux, spawn
 
@@ -177,6 +183,46 @@ def test_ascii_monochrome():
     print("ok ascii and monochrome")
 
 
+LIVE = """import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, ctypes.c_char_p(b"ev\\xff\\n\\x1b[2Jx"), 0, 0, 0)
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def test_hostile_names():
+    p = subprocess.Popen([b"ev\x1b[2J\nx\xff", b"-c", LIVE.encode()], executable=sys.executable,
+                         stdout=subprocess.PIPE)
+    try:
+        if p.stdout.readline() != b"ready\n":
+            fail("the live process did not start")
+        t = Top(os.path.join(os.environ["SOURCE_ROOT"], "scenarios", "hostile-names.ini"), 200,
+                60, env={"GPUSIM_PID_ESCAPE": str(p.pid)}, time_pin="10")
+        try:
+            s = t.wait_for("COMMAND")
+            lines = s.split("\n")
+            if not lines[0].startswith("gpumon top"):
+                fail("the header line is gone (the screen was cleared?)", s)
+            if 'GPU 0 =HYPERLINK("http://example.invalid/","x"),\ufffd\ufffd]0;pwned' not in s:
+                fail("GPU 0's name with U+FFFD for its controls", s)
+            if "GPU 1 NVIDIA L40S \u8bad\u7ec3 \"lab\", 2" not in s:
+                fail("GPU 1's valid UTF-8 name unchanged", s)
+            row = [x for x in lines if re.search(rf"^\s+0\s+{p.pid} ", x)]
+            if len(row) != 1 or "ev\ufffd[2J\ufffdx\ufffd -c import ctypes" not in row[0]:
+                fail("the live process's command line on its row, controls as U+FFFD", s)
+            if not re.search(r"^\s+0\s+4194401 .* \[gone\] C calc'!A0$", s, re.M):
+                fail("the formula-named process shown by its basename", s)
+            t.keys("q")
+            code, stty = t.wait_exit()
+            t.check_restored(code, stty)
+        finally:
+            t.close()
+    finally:
+        p.kill()
+        p.wait()
+    print("ok hostile names")
+
+
 if __name__ == "__main__":
     skip_without_tmux()
     test_80x24_training()
@@ -184,4 +230,5 @@ if __name__ == "__main__":
     test_16_gpus()
     test_lost_and_mig()
     test_ascii_monochrome()
+    test_hostile_names()
     print("top_screens: all passed")

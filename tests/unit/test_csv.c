@@ -563,6 +563,49 @@ static void test_procs_file(void **state)
     gm_buf_free(&want);
 }
 
+/* Text from outside (GPU and process names, users, command lines) is one
+ * line of valid UTF-8 per cell, and a cell that a spreadsheet would run as a
+ * formula gets a leading '; numbers, negative ones included, never do
+ * (docs/store.md, docs/security-text.md). */
+static void test_outside_text(void **state)
+{
+    (void)state;
+    struct logcap l = {0};
+    struct gm_csv_opts o = base_opts(&l);
+    o.procs = 1;
+    struct gm_csv *c = open_ok(&o);
+    struct gm_snapshot *s = snap2(T0);
+    set_str(&s->gpus[0], GM_S_NAME, "=cmd|' /C calc'!A0\x1b[2J\xff");
+    s->gpus[0].m[GM_M_TEMP_GPU] = gm_v_i64(-5);
+    struct gm_proc p = mkproc(0, 4242, GM_PT_COMPUTE, "@SUM(1+1)", "+x", "-bash\n-i\x07\xc2\x9b,z",
+                              gm_v_u64(2048 * MIB), GM_HS_ALIVE);
+    gm_snapshot_add_proc_take(s, &p);
+    p = mkproc(1, 77, GM_PT_COMPUTE, "'quoted", "bob", "python3", gm_v_u64(0), GM_HS_ALIVE);
+    gm_snapshot_add_proc_take(s, &p);
+    write_snap(c, s, 0);
+    gm_csv_close(c);
+
+    char *got = slurp("train_20261202.csv");
+    assert_non_null(got);
+    const char *row0 = strchr(got, '\n') + 1;
+    const char *want0 = "2026-12-02T10:00:00.000+08:00,node1,train,0,GPU-aaaa,"
+                        "'=cmd|' /C calc'!A0\xEF\xBF\xBD[2J\xEF\xBF\xBD,95,40,1024,81559,280.12,"
+                        "700.00,-5,1980,";
+    if (strncmp(row0, want0, strlen(want0)) != 0)
+        fail_msg("GPU row: got %.140s", row0);
+    free(got);
+    got = slurp("train_procs_20261202.csv");
+    assert_non_null(got);
+    assert_string_equal(got, "time,host,task_id,gpu,uuid,pid,user,process_name,command,"
+                             "used_memory_mib,type,host_state\n"
+                             "2026-12-02T10:00:00.000+08:00,node1,train,0,GPU-aaaa,4242,'+x,"
+                             "'@SUM(1+1),\"'-bash\xEF\xBF\xBD-i\xEF\xBF\xBD\xEF\xBF\xBD,z\",2048,"
+                             "C,alive\n"
+                             "2026-12-02T10:00:00.000+08:00,node1,train,1,GPU-bbbb,77,bob,''quoted,"
+                             "python3,0,C,alive\n");
+    free(got);
+}
+
 static void test_events_file(void **state)
 {
     (void)state;
@@ -603,7 +646,7 @@ static void test_events_file(void **state)
     assert_string_equal(
         got, "time,host,task_id,type,gpu,uuid,code,text\n"
              "2026-12-02T10:00:00.500+08:00,node1,train,mark,,,0,"
-             "\"epoch 3, start\n\"\"warm\"\"\"\n"
+             "\"epoch 3, start\xEF\xBF\xBD\"\"warm\"\"\"\n"
              "2026-12-02T10:00:01.000+08:00,node1,other,gpu,1,GPU-bbbb,15,GPU is lost\n");
     free(got);
     got = slurp("train_events_20261203.csv");
@@ -1612,6 +1655,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_custom_columns_and_no_gpus, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_procs_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_file, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_outside_text, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_header_once_across_reopen, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_crash_torn_line, setup_dir, teardown_dir),
         cmocka_unit_test(test_valid_prefix),

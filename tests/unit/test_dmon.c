@@ -369,6 +369,45 @@ static void test_pmon_layout(void **state)
     gm_snapshot_free(s);
 }
 
+/* Process names are text from outside: in the table, controls and bad bytes
+ * are U+FFFD ('?' in ASCII) and the name is cut to 15 characters, not bytes;
+ * in csv the name is one field (quoted when it holds a comma) and a formula
+ * gets a leading '. */
+static void test_pmon_outside_names(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = two_gpus();
+    add_proc(s, 0, 7, GM_PT_COMPUTE, "ev\xff\xfe\n\x1b[2Jx", gm_v_u64(0), gm_v_u64(1));
+    add_proc(s, 0, 8, GM_PT_COMPUTE, "=SUM(1,2)*abcd\xe8\xae\xadxyz", gm_v_u64(0), gm_v_u64(2));
+    add_proc(s, 0, 9, GM_PT_COMPUTE, "", gm_v_u64(0), gm_v_u64(3));
+#define R "\xEF\xBF\xBD"
+    static const struct {
+        struct gm_mon_layout lay;
+        const char *want[3];
+    } t[] = {
+        {{0}, {"ev" R R R R "[2Jx     ", "=SUM(1,2)*abcd\xe8\xae\xad", "-              "}},
+        {{.ascii = 1}, {"ev????[2Jx     ", "=SUM(1,2)*abcd?", "-              "}},
+        {{.csv = 1}, {"ev" R R R R "[2Jx", "\"'=SUM(1,2)*abcd\xe8\xae\xadxyz\"", "-"}},
+    };
+#undef R
+    for (size_t k = 0; k < N_ELEM(t); k++) {
+        struct gm_pmon p;
+        assert_int_equal(gm_pmon_init(&p, "u", &t[k].lay, NULL), 0);
+        struct gm_buf b = GM_BUF_INIT;
+        gm_pmon_rows(&p, s, 1, &b);
+        char l[8][256];
+        assert_int_equal(lines_of(b.p, l, 8), 3);
+        for (int i = 0; i < 3; i++) {
+            size_t n = strlen(l[i]), w = strlen(t[k].want[i]);
+            if (n < w || strcmp(l[i] + n - w, t[k].want[i]) != 0)
+                fail_msg("layout %zu, process %d: line \"%s\" does not end in \"%s\"", k, i, l[i],
+                         t[k].want[i]);
+        }
+        gm_buf_free(&b);
+    }
+    gm_snapshot_free(s);
+}
+
 static void test_pmon_memory_and_csv(void **state)
 {
     (void)state;
@@ -418,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_dmon_date_time),      cmocka_unit_test(test_dmon_csv),
         cmocka_unit_test(test_dmon_parse_errors),   cmocka_unit_test(test_dmon_groups),
         cmocka_unit_test(test_pmon_layout),         cmocka_unit_test(test_pmon_memory_and_csv),
+        cmocka_unit_test(test_pmon_outside_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -681,6 +681,44 @@ static void test_env(void **state)
     unsetenv("GPUMON_ALERT_STALE");
 }
 
+/* A GPU name and a summary are text from outside: each variable is one line
+ * of valid UTF-8 (controls and bad bytes as U+FFFD); a text/plain body gets
+ * the bytes repaired and the controls kept; form encoding encodes the
+ * repaired bytes. */
+static void test_env_and_bodies_outside_text(void **state)
+{
+    (void)state;
+    struct gm_alert a;
+    base_alert(&a);
+    gm_strlcpy(a.gpu_name, "=H100\n\x1b[2J\xff", sizeof(a.gpu_name));
+    gm_strlcpy(a.summary, "GPU 5 (=H100\n\x1b[2J\xff) is hot", sizeof(a.summary));
+    char **env = gm_alert_env(&a, "pager");
+    int seen = 0;
+    for (char **e = env; *e; e++) {
+        if (strncmp(*e, "GPUMON_ALERT_GPU_NAME=", 22) == 0) {
+            assert_string_equal(*e + 22, "=H100\xEF\xBF\xBD\xEF\xBF\xBD[2J\xEF\xBF\xBD");
+            seen++;
+        } else if (strncmp(*e, "GPUMON_ALERT_SUMMARY=", 21) == 0) {
+            assert_string_equal(*e + 21,
+                                "GPU 5 (=H100\xEF\xBF\xBD\xEF\xBF\xBD[2J\xEF\xBF\xBD) is hot");
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    gm_alert_env_free(env);
+
+    struct gm_buf b = GM_BUF_INIT;
+    gm_tpl_expand("[{{gpu_name}}]", &a, GM_TPL_RAW, &b);
+    assert_string_equal(b.p, "[=H100\n\x1b[2J\xEF\xBF\xBD]");
+    gm_buf_reset(&b);
+    gm_tpl_expand("n={{gpu_name}}", &a, GM_TPL_FORM, &b);
+    assert_string_equal(b.p, "n=%3DH100%0A%1B%5B2J%EF%BF%BD");
+    gm_buf_reset(&b);
+    gm_tpl_expand("{\"n\": \"{{gpu_name}}\"}", &a, GM_TPL_JSON, &b);
+    assert_string_equal(b.p, "{\"n\": \"=H100\\n\\u001b[2J\xEF\xBF\xBD\"}");
+    gm_buf_free(&b);
+}
+
 /* ----------------------------------------------------------- alertmanager */
 
 static void test_am_url(void **state)
@@ -1291,6 +1329,7 @@ int main(void)
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_template_names),
         cmocka_unit_test(test_env),
+        cmocka_unit_test(test_env_and_bodies_outside_text),
         cmocka_unit_test(test_am_url),
         cmocka_unit_test(test_am_body),
         cmocka_unit_test(test_http_ok),

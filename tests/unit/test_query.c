@@ -467,6 +467,31 @@ static void test_rows(void **state)
     }
 }
 
+/* Text values are text from outside: a normal name is printed as nvidia-smi
+ * prints it; one with a comma or quote is quoted so that it stays one field,
+ * controls and bad bytes become U+FFFD, and a formula gets a leading '.
+ * Numbers (negative ones too) and gpumon's own words are never changed. */
+static void test_rows_outside_text(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = build();
+    set_str(&s->gpus[0], GM_S_NAME, "=HYPERLINK(\"x\",\"y\")\n\x1b[2J\xff");
+    s->gpus[0].m[GM_M_TEMP_GPU] = gm_v_i64(-3);
+    snprintf(s->procs[0].name, sizeof(s->procs[0].name), "-bash, \"login\"");
+    snprintf(s->procs[2].name, sizeof(s->procs[2].name), "ev\xc2\x9b\x07x");
+#define R "\xEF\xBF\xBD"
+    assert_string_equal(
+        run_query(s, GM_QUERY_GPU, "index,name,temperature.gpu,fan.speed", "csv,noheader", 0x1),
+        "0, \"'=HYPERLINK(\"\"x\"\",\"\"y\"\")" R R "[2J" R "\", -3, [N/A]\n");
+    assert_string_equal(
+        run_query(s, GM_QUERY_APPS, "pid,process_name,used_memory", "csv,noheader,nounits", 0x1),
+        "11327, \"'-bash, \"\"login\"\"\", 2566\n"
+        "5022, ev" R R "x, 503\n"
+        "11345, ./gpu_burn, [N/A]\n");
+#undef R
+    gm_snapshot_free(s);
+}
+
 /* The rows come out in snapshot order, whatever order the ids were given. */
 static void test_rows_after_select(void **state)
 {
@@ -510,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_select_errors),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_rows_after_select),
+        cmocka_unit_test(test_rows_outside_text),
         cmocka_unit_test(test_help),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

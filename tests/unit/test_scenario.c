@@ -136,6 +136,13 @@ static const struct err_case err_cases[] = {
      "xx"
      "xxxxxxxxxxxxxxxxxxxxxxxx\n",
      "t.ini:3: value of 'name' too long (at most 95 characters)"},
+    /* string escapes: \xHH (01-ff) and \\ only */
+    {"[gpu.0]\nmodel = L40S\nname = a\\qb\n", "t.ini:3: bad escape in 'name'"},
+    {"[gpu.0]\nmodel = L40S\nvbios = a\\x00b\n", "t.ini:3: bad escape in 'vbios'"},
+    {"[gpu.0]\nmodel = L40S\nname = a\\x4\n", "t.ini:3: bad escape in 'name'"},
+    {"[gpu.0]\nmodel = L40S\nname = a\\\n", "t.ini:3: bad escape in 'name'"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nname = \\xg0\n",
+     "t.ini:6: bad escape in 'name'"},
 };
 
 static void test_error_messages(void **state)
@@ -253,6 +260,26 @@ static void test_env_expansion(void **state)
     assert_int_equal(gs_expand_env("${GS_TEST_PID", out, sizeof(out), why, sizeof(why)), -1);
     assert_int_equal(gs_expand_env("${1BAD}", out, sizeof(out), why, sizeof(why)), -1);
     unsetenv("GS_TEST_PID");
+}
+
+/* String values decode \xHH and \\ (after ${} expansion), so that a scenario
+ * can name a GPU or a process with bytes that are not UTF-8 or are control
+ * characters (docs/simulator.md). */
+static void test_string_escapes(void **state)
+{
+    (void)state;
+    setenv("GS_TEST_BYTES", "\\x1b", 1);
+    struct gs_scenario *s = load_ok("[machine]\ndriver_version = 550\\x2e1\n"
+                                    "[gpu.0]\nmodel = L40S\nname = ev\\xff\\xFE\\x0a\\x1b[2Jx\n"
+                                    "vbios = 96.00.\\xfe.01\nserial = C:\\\\x41\n"
+                                    "[process.a]\ngpu = 0\npid = 9\nname = =cmd${GS_TEST_BYTES}\n");
+    assert_string_equal(s->gpus[0].name, "ev\xff\xfe\n\x1b[2Jx");
+    assert_string_equal(s->gpus[0].vbios, "96.00.\xfe.01");
+    assert_string_equal(s->gpus[0].serial, "C:\\x41"); /* \\ then x41 as written */
+    assert_string_equal(s->driver_version, "550.1");
+    assert_string_equal(s->procs[0].name, "=cmd\x1b");
+    gs_scenario_free(s);
+    unsetenv("GS_TEST_BYTES");
 }
 
 static void test_value_parsers(void **state)
@@ -561,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_thermal_clamp),        cmocka_unit_test(test_powercap),
         cmocka_unit_test(test_leak_and_idle),        cmocka_unit_test(test_temperature_response),
         cmocka_unit_test(test_shipped_scenarios),    cmocka_unit_test(test_demo_scenario),
+        cmocka_unit_test(test_string_escapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

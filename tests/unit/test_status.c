@@ -4,7 +4,8 @@
  * host line, a healthy GPU with a throttle marker and its processes (one
  * that is gone, one zombie, one without a name), a lost GPU, a GPU that
  * could not be opened, a GPU with every value absent; the show-processes,
- * full-command, mask, colour and UTF-8 options.  The JSON form is parsed by
+ * full-command, mask, colour and UTF-8 options; names with escape
+ * sequences, newlines and bad bytes (text from outside).  The JSON form is parsed by
  * python3's json module, which also rejects duplicate keys and checks the
  * values, nulls and "unavailable" reasons; and the throttle label table.
  * TZ is UTC for the whole file.
@@ -325,6 +326,64 @@ static void test_text_color_and_utf8(void **state)
     free(u);
 }
 
+/* Names are text from outside: a process or GPU named with escape
+ * sequences, newlines and bytes that are not UTF-8 is shown with U+FFFD on
+ * a UTF-8 terminal and '?' on another, on its one line, and the GPU names
+ * are padded by the characters shown. */
+static void test_text_outside(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->wall_ns = INT64_C(1784016758000000000);
+    snprintf(s->hostname, sizeof(s->hostname), "n\x1b]0;x\x07");
+    s->driver_version = gm_v_u64(0);
+    snprintf(s->driver_version_s, sizeof(s->driver_version_s), "550\n");
+    s->cuda_version = gm_v_status(GM_VS_NA, 0);
+    gm_snapshot_set_gpus(s, 2);
+    for (int i = 0; i < 2; i++) {
+        s->gpus[i].index = (uint32_t)i;
+        s->gpus[i].m[GM_M_NAME] = gm_v_u64(0);
+    }
+    set_str(&s->gpus[0], GM_S_NAME, "ev\xff\n\x1b[2Jx");
+    set_str(&s->gpus[1], GM_S_NAME, "T4");
+    s->gpus[0].proc_first = 0;
+    s->gpus[0].nproc = 1;
+    struct gm_proc *p =
+        add_proc(s, 0, 7, GM_PT_COMPUTE, "/bin/x\r\xc2\x9b", gm_v_u64(1048576), GM_HS_ALIVE);
+    snprintf(p->user, sizeof(p->user), "u\t");
+    p->cmdline = strdup("run \x1b[31m\xe8\xae");
+    s->gpus[1].proc_first = 1;
+    struct gm_status_opts o = {.show_procs = 1, .mask = 0x3, .utf8 = 1};
+#define R "\xEF\xBF\xBD"
+    static const char *const want[3] = {
+        /* UTF-8 */
+        "n" R "]0;x" R "  2026-07-14 08:12:38 +00:00  driver 550" R "\n"
+        "[0] ev" R R R "[2Jx |   N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W | u" R ":x" R R
+        "/7(1M)\n"
+        "[1] T4        |   N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W |\n",
+        /* not UTF-8 */
+        "n?]0;x?  2026-07-14 08:12:38 +00:00  driver 550?\n"
+        "[0] ev???[2Jx |  N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W | u?:x?"
+        "?/7(1M)\n"
+        "[1] T4        |  N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W |\n",
+        /* full command line */
+        "n" R "]0;x" R "  2026-07-14 08:12:38 +00:00  driver 550" R "\n"
+        "[0] ev" R R R "[2Jx |   N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W | u" R ":run " R
+        "[31m" R R "/7(1M)\n"
+        "[1] T4        |   N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W |\n",
+    };
+#undef R
+    for (int k = 0; k < 3; k++) {
+        o.utf8 = k != 1;
+        o.full_cmd = k == 2;
+        char *got = text_of(s, &o);
+        if (strcmp(got, want[k]) != 0)
+            fail_msg("case %d\n--- got:\n%s--- want:\n%s", k, got, want[k]);
+        free(got);
+    }
+    gm_snapshot_free(s);
+}
+
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                      */
 
@@ -554,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_text_host_line),
         cmocka_unit_test(test_text_throttle_marker),
         cmocka_unit_test(test_text_color_and_utf8),
+        cmocka_unit_test(test_text_outside),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),

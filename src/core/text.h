@@ -1,0 +1,113 @@
+/* text.h -- one sanitiser for text that came from outside gpumon.
+ *
+ * Process names (comm, NVML's process name), command lines, executable
+ * paths, user names, cgroup paths, GPU names, UUIDs, serials, VBIOS and
+ * board part numbers, driver versions, the host name and mark texts are
+ * bytes that someone else chose: any user can name a process
+ * "ev\xff\n\x1b[2J" with prctl(PR_SET_NAME), and a board may report a VBIOS
+ * string that is not UTF-8.  Every output writes such text through one of
+ * the functions below, one per output form; none of them ever emits a byte
+ * sequence that is not UTF-8 or a control character that the form cannot
+ * carry (docs/security-text.md):
+ *
+ *   form              invalid UTF-8   controls (C0, DEL, C1)       quoting
+ *   gm_text_utf8      U+FFFD          kept                          none
+ *   gm_text_line      U+FFFD          U+FFFD                        none
+ *   gm_text_term      U+FFFD / '?'    U+FFFD / '?'                  none
+ *   gm_text_prom      U+FFFD          \n escaped, others U+FFFD      \\ \" \n
+ *   gm_text_csv       U+FFFD          U+FFFD                        RFC 4180, formula rule
+ *   gm_text_json      U+FFFD          \n \t \r, others \u00XX        JSON string body
+ *
+ * "Invalid UTF-8" is every byte that does not belong to a well-formed
+ * sequence (Unicode 15, table 3-7): stray continuation bytes, C0/C1/F5-FF
+ * lead bytes, sequences cut short, overlong forms, UTF-16 surrogates
+ * (U+D800-U+DFFF) and code points above U+10FFFF.  Each such byte becomes
+ * one U+FFFD, so the number of replacement characters says how many bytes
+ * were lost.  Valid text, including every normal name, passes unchanged.
+ *
+ * Functions append to a gm_buf (which aborts on out of memory) and never
+ * fail.  Inputs are (pointer, length) so that embedded NUL bytes and
+ * unterminated fixed arrays are handled; a NUL byte counts as a control.
+ */
+#ifndef GM_TEXT_H
+#define GM_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8.  One column wide on a terminal
+ * (East Asian Width "ambiguous": two in some CJK terminal settings). */
+#define GM_TEXT_REPL "\xEF\xBF\xBD"
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s, of the n bytes
+ * available, and its code point in *cp (may be NULL); 0 when s[0] does not
+ * start one (or n is 0). */
+size_t gm_text_utf8_seq(const char *s, size_t n, uint32_t *cp);
+
+/* Whether cp is a control character: C0 (U+0000-U+001F), DEL (U+007F) or
+ * C1 (U+0080-U+009F). */
+int gm_text_is_control(uint32_t cp);
+
+/* Whether s[0..n) is well-formed UTF-8 (controls allowed). */
+int gm_text_is_utf8(const char *s, size_t n);
+
+/* Whether s[0..n) is well-formed UTF-8 with no control character: text that
+ * every form writes unchanged (before its own quoting). */
+int gm_text_is_clean(const char *s, size_t n);
+
+/* Appends s with each invalid byte replaced by U+FFFD; control characters
+ * are kept.  For stores whose readers expect UTF-8 (SQLite TEXT). */
+void gm_text_utf8(struct gm_buf *b, const char *s, size_t n);
+
+/* Appends s as one line of plain text: invalid bytes and control characters
+ * (newline and tab included) become U+FFFD.  For logs and environment
+ * variables. */
+void gm_text_line(struct gm_buf *b, const char *s, size_t n);
+
+/* Appends s for a terminal: as gm_text_line when utf8; otherwise (a
+ * terminal whose locale is not UTF-8) every byte outside printable ASCII,
+ * and every control, is '?'.  Nothing it writes moves the cursor or starts
+ * an escape sequence; each character is one column (see GM_TEXT_REPL). */
+void gm_text_term(struct gm_buf *b, const char *s, size_t n, int utf8);
+
+/* gm_text_term into dst[len] (NUL-terminated, cut at a character boundary
+ * when it does not fit).  NULL s gives "".  Returns dst. */
+const char *gm_text_term_s(char *dst, size_t len, const char *s, int utf8);
+
+/* Display columns of UTF-8 text as the views count them: one per
+ * character.  (Wide East Asian characters are two on a real terminal; the
+ * views do not measure them.) */
+size_t gm_text_width(const char *s);
+
+/* Appends s as the body of a Prometheus/OpenMetrics label value (between
+ * the quotes): valid UTF-8, backslash, double quote and newline escaped as
+ * \\, \" and \n, other control characters as U+FFFD. */
+void gm_text_prom(struct gm_buf *b, const char *s, size_t n);
+
+/* gm_text_csv flags. */
+enum {
+    /* The cell is text from outside (a name, not a number gpumon wrote):
+     * apply the formula rule. */
+    GM_TEXT_CSV_OUTSIDE = 1,
+};
+
+/* Appends s as one CSV cell: as gm_text_line (so a row is always one
+ * line), then, with GM_TEXT_CSV_OUTSIDE, a single quote in front when it
+ * begins with = + - @ or ' (OWASP's CSV-injection rule; ' itself so that
+ * removing one leading ' always gives the value back), then quoted per
+ * RFC 4180 when it holds a comma or a double quote.  Never use
+ * GM_TEXT_CSV_OUTSIDE for numbers: -1 stays -1. */
+void gm_text_csv(struct gm_buf *b, const char *s, size_t n, unsigned flags);
+
+/* Whether gm_text_csv with GM_TEXT_CSV_OUTSIDE puts a quote in front of s. */
+int gm_text_csv_formula(const char *s, size_t n);
+
+/* Appends s as the body of a JSON string (RFC 8259, no quotes): valid
+ * UTF-8; " and \ escaped; \n \t \r as such; other C0 controls, DEL,
+ * C1 controls and U+2028/U+2029 (line breaks to JavaScript) as \u00XX /
+ * \u20XX; invalid bytes as U+FFFD. */
+void gm_text_json(struct gm_buf *b, const char *s, size_t n);
+
+#endif /* GM_TEXT_H */
