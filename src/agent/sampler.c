@@ -27,7 +27,8 @@ struct seen {
 struct gm_sampler {
     struct gm_collector *col;
     pthread_t thread;
-    pthread_mutex_t mu; /* sinks, latest, stats, interval */
+    pthread_mutex_t mu;     /* sinks, latest, stats, interval */
+    pthread_mutex_t pub_mu; /* one snapshot's fan-out; a sink switch waits for it */
     struct gm_sink *sinks[MAX_SINKS];
     int nsinks;
     int64_t interval_ns;
@@ -121,6 +122,11 @@ static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink
 static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
 {
     struct gm_sink *sinks[MAX_SINKS];
+    /* A snapshot goes to every sink of one list: a switch of the list
+     * (gm_sampler_switch_sinks) waits for the fan-out in progress, so no
+     * snapshot reaches half of the old sinks, or an old sink already being
+     * stopped.  The pushes never block, so neither does the wait for long. */
+    pthread_mutex_lock(&sp->pub_mu);
     pthread_mutex_lock(&sp->mu);
     int n = sp->nsinks;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
@@ -130,6 +136,7 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     observe(&sp->seen, s, sinks, n, 1);
     for (int i = 0; i < n; i++)
         gm_sink_push(sinks[i], s);
+    pthread_mutex_unlock(&sp->pub_mu);
 
     pthread_mutex_lock(&sp->mu);
     struct gm_snapshot *old = sp->latest;
@@ -207,6 +214,7 @@ struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
     sp->col = c;
     sp->interval_ns = interval_ns;
     pthread_mutex_init(&sp->mu, NULL);
+    pthread_mutex_init(&sp->pub_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -221,13 +229,23 @@ struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
     return sp;
 }
 
-void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks)
+void gm_sampler_switch_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks,
+                             void (*at_switch)(void *arg), void *arg)
 {
+    pthread_mutex_lock(&sp->pub_mu);
     pthread_mutex_lock(&sp->mu);
+    if (at_switch)
+        at_switch(arg);
     sp->nsinks = nsinks < MAX_SINKS ? nsinks : MAX_SINKS;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
+    pthread_mutex_unlock(&sp->pub_mu);
+}
+
+void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks)
+{
+    gm_sampler_switch_sinks(sp, sinks, nsinks, NULL, NULL);
 }
 
 void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns)
@@ -290,6 +308,7 @@ int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns)
     pthread_cond_destroy(&sp->fin_cv);
     pthread_cond_destroy(&sp->wake_cv);
     pthread_mutex_destroy(&sp->mu);
+    pthread_mutex_destroy(&sp->pub_mu);
     free(sp);
     return 0;
 }

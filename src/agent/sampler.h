@@ -38,9 +38,18 @@ struct gm_sampler_stats {
 struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
                                     struct gm_sink *const *sinks, int nsinks);
 
-/* Replaces the sink list (after a config reload); takes effect at the next
- * sample. */
+/* Replaces the sink list (after a config reload).  Every snapshot goes to
+ * all of the old list or all of the new one: when this returns, no push to
+ * an old sink is in progress or will come, so the caller may stop the sinks
+ * it dropped.  The snapshot being sampled goes to the new list. */
 void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks);
+
+/* The same, calling at_switch(arg) (when not NULL) at the switch itself:
+ * after the last snapshot and event that go to the old list and before the
+ * first that goes to the new one.  at_switch must not block (it may queue
+ * items on sinks, e.g. gm_sink_post_call). */
+void gm_sampler_switch_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks,
+                             void (*at_switch)(void *arg), void *arg);
 void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns);
 
 /* Sends an event to every sink (marks, agent lifecycle); thread-safe. */

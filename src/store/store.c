@@ -110,7 +110,8 @@ struct gm_store {
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
     sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
-    int64_t task_id;
+    int64_t task_id;   /* 0 = not resolved yet (after gm_store_reconfigure, or a rollback) */
+    int task_in_batch; /* task_id was resolved inside the open batch */
 
     struct gstate **g; /* each allocated on its own: pointers stay valid */
     size_t ng, gcap;
@@ -496,6 +497,19 @@ static int task_resolve(struct gm_store *st, const char *name, int64_t ts, int64
     return rc;
 }
 
+/* Makes sure the agent's task has its id (inside the open transaction). */
+static int task_ensure(struct gm_store *st, int64_t ts)
+{
+    if (st->task_id)
+        return SQLITE_OK;
+    int rc = task_resolve(st, st->task, ts, &st->task_id);
+    if (rc == SQLITE_OK)
+        st->task_in_batch = 1;
+    else
+        st->task_id = 0;
+    return rc;
+}
+
 /* The GPUs of the newest snapshot written before this session, so that a
  * session that starts with the driver down still records status rows. */
 static void load_last_gpus(struct gm_store *st)
@@ -537,6 +551,9 @@ static void batch_discard(struct gm_store *st)
         st->g[i]->id = 0;
         st->g[i]->dirty = 1;
     }
+    if (st->task_in_batch)
+        st->task_id = 0; /* a task row made in the batch is gone with it */
+    st->task_in_batch = 0;
 }
 
 static int batch_begin(struct gm_store *st)
@@ -625,6 +642,7 @@ static int batch_commit(struct gm_store *st)
         return fail_msg(st, rc, "commit", msg);
     }
     st->in_txn = 0;
+    st->task_in_batch = 0;
     stat_add(&st->stats.samples, st->batch_samples);
     stat_add(&st->stats.proc_rows, st->batch_procs);
     stat_add(&st->stats.events, st->batch_events);
@@ -1047,6 +1065,8 @@ int gm_store_write(struct gm_store *st, const struct gm_snapshot *s)
     uint64_t rows = snapshot_rows(st, s);
     int rc = batch_begin(st);
     if (rc == SQLITE_OK)
+        rc = task_ensure(st, ts);
+    if (rc == SQLITE_OK)
         rc = write_snapshot(st, s, ts);
     if (rc != SQLITE_OK) {
         /* rows of this snapshot not yet counted in the batch are lost too */
@@ -1073,6 +1093,8 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
     }
     if (rc == SQLITE_OK && g)
         rc = gstate_resolve(st, g, ts);
+    if (rc == SQLITE_OK)
+        rc = task_ensure(st, ts);
     int64_t task = st->task_id;
     if (rc == SQLITE_OK && e->task[0] && strcmp(e->task, st->task) != 0)
         rc = task_resolve(st, e->task, ts, &task);
@@ -1117,6 +1139,28 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
 int gm_store_flush(struct gm_store *st)
 {
     return batch_commit(st);
+}
+
+void gm_store_reconfigure(struct gm_store *st, const struct gm_store_opts *o)
+{
+    batch_commit(st); /* a failure is counted and logged there */
+    const char *task = o->task && o->task[0] ? o->task : "default";
+    if (strcmp(task, st->task) != 0) {
+        free(st->task);
+        st->task = gm_xstrdup(task);
+        st->task_id = 0;
+        st->task_in_batch = 0;
+    }
+    st->o.task = st->task;
+    if (o->retention_raw_ns != st->o.retention_raw_ns ||
+        o->retention_1m_ns != st->o.retention_1m_ns ||
+        o->retention_1h_ns != st->o.retention_1h_ns)
+        st->next_retention_ns = 0; /* apply the new retention soon */
+    st->o.retention_raw_ns = o->retention_raw_ns;
+    st->o.retention_1m_ns = o->retention_1m_ns;
+    st->o.retention_1h_ns = o->retention_1h_ns;
+    st->o.interval_ns = o->interval_ns;
+    st->o.procs = o->procs;
 }
 
 /* ------------------------------------------------------------- retention */

@@ -930,6 +930,71 @@ static void test_locked_out(void **state)
     sqlite3_close(db);
 }
 
+/* A reload's new settings on the open connection (gm_store_reconfigure):
+ * rows before keep the old task, rows and events after get the new one; a
+ * batch that fails after the switch (the file locked by another writer)
+ * takes the new task's row with it, and the next batch makes it again, once;
+ * the rollups count each task's samples. */
+static void test_reconfigure(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    struct gm_store *st = open_store(&o);
+    write_free(st, snap(T0_MS, 2));
+    write_free(st, snap(T0_MS + 1000, 2));
+
+    struct gm_store_opts n = opts("eval");
+    n.path = NULL; /* not used */
+    n.retention_raw_ns = 3 * 86400 * S_NS;
+    gm_store_reconfigure(st, &n);
+
+    /* the old batch was committed by the switch: a writer may lock the file */
+    sqlite3 *w = NULL;
+    assert_int_equal(sqlite3_open(g_db, &w), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    struct gm_snapshot *s = snap(T0_MS + 2000, 2);
+    assert_int_equal(gm_store_write(st, s), GM_E_BUSY);
+    gm_snapshot_free(s);
+    assert_int_equal(sqlite3_exec(w, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(w);
+
+    write_free(st, snap(T0_MS + 3000, 2));
+    struct gm_event e = {.type = GM_EV_MARK, .gpu = -1, .wall_ns = (T0_MS + 3500) * MS_NS};
+    snprintf(e.text, sizeof(e.text), "after the reload");
+    assert_int_equal(gm_store_event(st, &e), 0);
+    write_free(st, snap(T0_MS + 4000, 2));
+    gm_store_close(st);
+
+    sqlite3 *db = reader();
+    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks WHERE name = 'eval'"), 1);
+    static const struct {
+        int64_t ts;
+        const char *task;
+    } want[] = {
+        {T0_MS, "train"}, {T0_MS + 1000, "train"}, {T0_MS + 3000, "eval"}, {T0_MS + 4000, "eval"}};
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 2 * (int64_t)N_ELEM(want));
+    for (size_t i = 0; i < N_ELEM(want); i++) {
+        assert_int_equal(q_int(db,
+                               "SELECT count(*) FROM samples s JOIN tasks t ON t.id = s.task"
+                               " WHERE s.ts = %" PRId64 " AND t.name = '%s'",
+                               want[i].ts, want[i].task),
+                         2);
+    }
+    char buf[64];
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT t.name FROM events e JOIN tasks t ON t.id = e.task"
+                               " WHERE e.type = 'mark'"),
+                        "eval");
+    assert_int_equal(q_int(db, "SELECT sum(n) FROM rollup_1m r JOIN tasks t ON t.id = r.task"
+                               " WHERE t.name = 'train'"),
+                     4);
+    assert_int_equal(q_int(db, "SELECT sum(n) FROM rollup_1m r JOIN tasks t ON t.id = r.task"
+                               " WHERE t.name = 'eval'"),
+                     4);
+    sqlite3_close(db);
+}
+
 /* Writes fail (a file size limit: EFBIG, as a full disk fails them): each
  * failed batch is rolled back whole and counted lost, the failure is logged
  * once, the rollups keep agreeing with the raw rows, and writing resumes by
@@ -1390,6 +1455,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_split_and_gap, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_reader_mid_batch, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_locked_out, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_reconfigure, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
