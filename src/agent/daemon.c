@@ -459,6 +459,10 @@ static void control_status(struct control *ct, struct gm_buf *out)
     gm_json_f64(&j, ss.last_duration_ns / 1e9, 6);
     gm_json_key(&j, "driver");
     gm_json_str(&j, gm_driver_state_name((enum gm_driver_state)ss.driver_state));
+    gm_json_key(&j, "clock_steps_back");
+    gm_json_u64(&j, ss.clock_steps_back);
+    gm_json_key(&j, "clock_steps_forward");
+    gm_json_u64(&j, ss.clock_steps_forward);
     gm_json_key(&j, "reloads");
     gm_json_u64(&j, __atomic_load_n(&reload_stats.ok, __ATOMIC_RELAXED));
     gm_json_key(&j, "reloads_failed");

@@ -15,6 +15,11 @@
 #define MAX_SINKS 16
 #define MAX_GPUS 64
 
+/* A change of (wall - monotonic) between two samples beyond this, plus 1 ms
+ * per second between them, is a step of the wall clock.  NTP slews at most
+ * 0.5 ms/s, so slewing never reads as a step. */
+#define CLOCK_STEP_MIN_NS 100000000LL
+
 /* What the previous snapshot said, to log changes once. */
 struct seen {
     int have;
@@ -22,6 +27,11 @@ struct seen {
     uint32_t ngpu;
     uint8_t gpu_state[MAX_GPUS];
     char uuid[MAX_GPUS][GM_STR_MAX];
+    /* the wall clock against the monotonic one, to notice steps */
+    int have_clock;
+    int64_t clock_off;  /* wall_ns - mono_ns of the previous snapshot */
+    int64_t clock_mono; /* its mono_ns */
+    uint64_t steps_back, steps_forward;
 };
 
 struct gm_sampler {
@@ -58,11 +68,51 @@ static void event_init(struct gm_event *e, int type, int gpu, int64_t wall_ns, i
     e->code = code;
 }
 
+/* A step of the wall clock between the previous snapshot and s (an NTP
+ * step, a VM resume, an operator's `date -s`): logged once, with its size,
+ * and put on the timeline as an agent event (code: the step in ms).  After a
+ * step back, the samples of the next |step| repeat wall times already
+ * recorded; the CSV log and the store keep both (docs/store.md: dup). */
+static void observe_clock(struct seen *sn, const struct gm_snapshot *s,
+                          struct gm_sink *const *sinks, int nsinks)
+{
+    int64_t off = s->wall_ns - s->mono_ns;
+    if (sn->have_clock) {
+        int64_t d = off - sn->clock_off;
+        int64_t tol = CLOCK_STEP_MIN_NS + (s->mono_ns - sn->clock_mono) / 1000;
+        if (d < -tol || d > tol) {
+            struct gm_event e;
+            event_init(&e, GM_EV_AGENT, -1, s->wall_ns, d / 1000000);
+            if (d < 0) {
+                sn->steps_back++;
+                gm_log(GM_LOG_WARNING,
+                       "the wall clock stepped back by %.3f s (an NTP step, a VM resume or a "
+                       "manual change): the next %.3f s of samples repeat times already "
+                       "recorded; the CSV log and the store keep both",
+                       -d / 1e9, -d / 1e9);
+                snprintf(e.text, sizeof(e.text), "wall clock stepped back by %.3f s", -d / 1e9);
+            } else {
+                sn->steps_forward++;
+                gm_log(GM_LOG_NOTICE,
+                       "the wall clock stepped forward by %.3f s (an NTP step, a VM resume or "
+                       "a manual change); sampling went on by the monotonic clock",
+                       d / 1e9);
+                snprintf(e.text, sizeof(e.text), "wall clock stepped forward by %.3f s", d / 1e9);
+            }
+            emit(sinks, nsinks, &e);
+        }
+    }
+    sn->have_clock = 1;
+    sn->clock_off = off;
+    sn->clock_mono = s->mono_ns;
+}
+
 /* Compares s with what was seen before; logs and emits one event per change. */
 static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink *const *sinks,
                     int nsinks, int retrying)
 {
     struct gm_event e;
+    observe_clock(sn, s, sinks, nsinks);
     if (!sn->have || s->driver != sn->driver) {
         if (s->driver != GM_DRV_OK) {
             gm_log(GM_LOG_ERR, "NVML unavailable (%s): %s%s",
@@ -145,6 +195,8 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     sp->st.last_duration_ns = s->duration_ns;
     sp->st.last_wall_ns = s->wall_ns;
     sp->st.driver_state = s->driver;
+    sp->st.clock_steps_back = sp->seen.steps_back;
+    sp->st.clock_steps_forward = sp->seen.steps_forward;
     pthread_mutex_unlock(&sp->mu);
     gm_snapshot_unref(old);
 }

@@ -7,8 +7,9 @@
  * queue; the sampler never waits for a sink.
  *
  * It also notices changes of state -- the driver going away or coming back,
- * a GPU lost or back -- logs one line per change (not per sample) and sends
- * an event to the sinks.  While the driver is away, snapshots still come on
+ * a GPU lost or back, the wall clock stepping back or forward against the
+ * monotonic one -- logs one line per change (not per sample) and sends an
+ * event to the sinks.  While the driver is away, snapshots still come on
  * time and say so (explicit status rows); NVML init is retried with capped
  * exponential backoff, and recording resumes without a restart.
  */
@@ -28,9 +29,11 @@ struct gm_sampler_stats {
     uint64_t overruns; /* samples that took longer than the interval */
     uint64_t skipped;  /* deadlines skipped because of overruns */
     int64_t last_duration_ns;
-    int64_t last_wall_ns;    /* wall time of the latest snapshot */
-    int64_t busy_since_mono; /* start of the sample in progress, 0 when idle */
-    int driver_state;        /* enum gm_driver_state of the latest snapshot */
+    int64_t last_wall_ns;         /* wall time of the latest snapshot */
+    int64_t busy_since_mono;      /* start of the sample in progress, 0 when idle */
+    int driver_state;             /* enum gm_driver_state of the latest snapshot */
+    uint64_t clock_steps_back;    /* steps of the wall clock back (against monotonic) */
+    uint64_t clock_steps_forward; /* and forward */
 };
 
 /* Takes ownership of the collector.  sinks[] are borrowed; the sampler

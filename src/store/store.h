@@ -38,8 +38,10 @@ struct gm_store_stats {
     uint64_t proc_rows;
     uint64_t events;
     uint64_t commits;
-    uint64_t lost;    /* GPU-samples lost to errors (disk full, ...) */
-    uint64_t deleted; /* rows removed by retention */
+    uint64_t lost;     /* GPU-samples lost to errors (disk full, ...) */
+    uint64_t deleted;  /* rows removed by retention */
+    uint64_t repeated; /* GPU-samples at a (ts, GPU) already stored (the wall clock
+                          stepped back): kept beside the first, with dup > 0 */
 };
 
 /* Opens (creating the file, its directory and the schema when missing) the
