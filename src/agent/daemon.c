@@ -341,7 +341,8 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
     char host[65] = "";
     gethostname(host, sizeof(host) - 1);
     gm_strlcpy(set->csv_host, host, sizeof(set->csv_host));
-    if (c->csv && old && old->csv && same_csv(c, old_cfg) && !strcmp(host, old->csv_host)) {
+    if (c->csv && old && old_cfg && old->csv && same_csv(c, old_cfg) &&
+        !strcmp(host, old->csv_host)) {
         /* the same log: keep its writer, which reopens its files after the
          * switch (logrotate moved them) */
         set->csv = old->csv;
@@ -378,7 +379,8 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
         }
         set->k[set->n++] = set->csv;
     }
-    if (c->store && old && old->store && same_store_file(c->store_path, old_cfg->store_path)) {
+    if (c->store && old && old_cfg && old->store &&
+        same_store_file(c->store_path, old_cfg->store_path)) {
         /* the same file: one connection, so never two writers on its lock */
         set->store = old->store;
         set->k[set->n++] = set->store;
