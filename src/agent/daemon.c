@@ -126,6 +126,12 @@ static void csv_close(void *ctx)
 static const struct gm_sink_ops csv_ops = {"csv",      csv_write, csv_event, csv_flush,
                                            csv_reopen, csv_tick,  csv_close};
 
+/* A reload's new settings for the store on its connection (a post_call arg). */
+struct store_reconf {
+    struct gm_store_opts o;
+    char task[64];
+};
+
 static int store_write(void *ctx, const struct gm_snapshot *s)
 {
     return gm_store_write(ctx, s);
@@ -145,6 +151,11 @@ static void store_tick(void *ctx, int64_t now)
 static void store_close(void *ctx)
 {
     gm_store_close(ctx);
+}
+static void store_reconfigure(void *ctx, void *arg)
+{
+    struct store_reconf *r = arg;
+    gm_store_reconfigure(ctx, &r->o);
 }
 static const struct gm_sink_ops store_ops = {"store", store_write, store_event, store_flush,
                                              NULL,    store_tick,  store_close};
@@ -175,10 +186,26 @@ struct sinkset {
     struct gm_sink *k[MAX_SINKS];
     int n;
     /* the sinks a reload carries over instead of restarting: the alerter's
-     * and the exporter's (their objects outlive the set anyway) and the
-     * store's while its settings are unchanged -- a second connection that
-     * opens the store while the first still writes can find it locked */
-    struct gm_sink *alert, *export, *store;
+     * and the exporter's (their objects outlive the set anyway), the CSV
+     * log's while its settings are unchanged (it reopens its files), and the
+     * store's while it stays in the same file (new settings are applied on
+     * its one connection) -- a second connection that opens the store while
+     * the first still writes can find it locked */
+    struct gm_sink *alert, *export, *csv, *store;
+    char csv_host[65]; /* the host column the CSV writer was opened with */
+};
+
+/* What a reload does at and after the switch to the new set: the carried
+ * store sink's new settings (posted at the switch, so every snapshot before
+ * it is stored with the old ones and every one after with the new), and the
+ * sinks started paused until the ones they replace have finished (a new CSV
+ * writer never appends beside the old one). */
+struct reload_plan {
+    struct gm_sink *store_reconf;
+    struct store_reconf *reconf; /* owned until posted */
+    struct gm_sink *paused[MAX_SINKS];
+    int npaused;
+    struct gm_sink *reopen; /* the carried CSV sink: reopens its files */
 };
 
 static void exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo)
@@ -229,19 +256,42 @@ static int in_set(const struct sinkset *set, const struct gm_sink *k)
     return 0;
 }
 
-/* Stops the sinks of set that keep does not hold (keep may be NULL). */
-static void sinks_stop_except(struct sinkset *set, const struct sinkset *keep, int64_t deadline)
+/* What sinks replaced by reloads dropped and failed over their lives, so
+ * that a replaced sink's losses stay counted (STATUS, the exporter). */
+static struct {
+    uint64_t dropped, errors;
+} replaced;
+
+/* Reloads (SIGHUP) that took effect and that failed (the running
+ * configuration kept). */
+static struct {
+    uint64_t ok, failed;
+} reload_stats;
+
+/* Stops the sinks of set that keep does not hold (keep may be NULL).
+ * Returns 0, or -1 when one did not finish in time. */
+static int sinks_stop_except(struct sinkset *set, const struct sinkset *keep, int64_t deadline)
 {
+    int rc = 0;
     for (int i = 0; i < set->n; i++) {
         if (in_set(keep, set->k[i]))
             continue;
         int64_t left = deadline - gm_mono_ns();
-        if (gm_sink_stop(set->k[i], left > 0 ? left : 1) != 0)
-            gm_log(GM_LOG_ERR, "the %s sink did not finish in time; exiting without it",
-                   gm_sink_name(set->k[i]));
+        struct gm_sink_stats fin;
+        const char *name = gm_sink_name(set->k[i]);
+        if (gm_sink_stop_stats(set->k[i], left > 0 ? left : 1, &fin) != 0) {
+            gm_log(GM_LOG_ERR, "the %s sink did not finish in time; %s", name,
+                   keep ? "its replacement starts anyway" : "exiting without it");
+            rc = -1;
+        }
+        if (keep) {
+            __atomic_add_fetch(&replaced.dropped, fin.dropped, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&replaced.errors, fin.errors, __ATOMIC_RELAXED);
+        }
     }
     set->n = 0;
-    set->alert = set->export = set->store = NULL;
+    set->alert = set->export = set->csv = set->store = NULL;
+    return rc;
 }
 
 static int same_store(const struct gm_config *a, const struct gm_config *b)
@@ -253,18 +303,51 @@ static int same_store(const struct gm_config *a, const struct gm_config *b)
            a->interval_ns == b->interval_ns && a->procs == b->procs;
 }
 
+/* The two paths name one database file (the same string, or links to one
+ * existing file). */
+static int same_store_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return 1;
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static int same_csv(const struct gm_config *a, const struct gm_config *b)
+{
+    return !strcmp(a->csv_dir, b->csv_dir) && !strcmp(a->task, b->task) &&
+           !strcmp(a->columns, b->columns) && a->procs == b->procs &&
+           a->retention_ns == b->retention_ns && a->compress_after_ns == b->compress_after_ns &&
+           a->csv_sync == b->csv_sync;
+}
+
+static void store_opts_from(const struct gm_config *c, struct gm_store_opts *so)
+{
+    memset(so, 0, sizeof(*so));
+    so->path = c->store_path;
+    so->task = c->task;
+    so->retention_raw_ns = c->store_retention_raw_ns;
+    so->retention_1m_ns = c->store_retention_1m_ns;
+    so->retention_1h_ns = c->store_retention_1h_ns;
+    so->commit_interval_ns = 1000000000LL;
+    so->interval_ns = c->interval_ns;
+    so->procs = c->procs;
+    so->log = gm_log_cb;
+}
+
 /* Opens the sinks of configuration c into set.  On a reload, old and
- * old_cfg are the running set and configuration: the sinks that can carry
- * over are put into set as they are (see struct sinkset).  On failure
- * nothing of old is touched and what was started here is stopped. */
+ * old_cfg are the running set and configuration, and plan receives what
+ * must happen at and after the switch (struct reload_plan): the sinks that
+ * can carry over are put into set as they are (see struct sinkset), a
+ * replacement CSV sink starts paused.  On failure nothing of old is touched
+ * and what was started here is stopped. */
 static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
                            const struct sinkset *old, const struct gm_config *old_cfg,
-                           struct gm_err *err)
+                           struct reload_plan *plan, struct gm_err *err)
 {
     set->n = 0;
-    set->alert = set->export = set->store = NULL;
-    if (old && old_cfg->queue_size != c->queue_size)
-        old = NULL; /* a queue keeps its size: start every sink afresh */
+    set->alert = set->export = set->csv = set->store = NULL;
     if (c->alerts && alerter) {
         set->alert = old && old->alert
                          ? old->alert
@@ -279,7 +362,16 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
     }
     char host[65] = "";
     gethostname(host, sizeof(host) - 1);
-    if (c->csv) {
+    gm_strlcpy(set->csv_host, host, sizeof(set->csv_host));
+    if (c->csv && old && old_cfg && old->csv && same_csv(c, old_cfg) &&
+        !strcmp(host, old->csv_host)) {
+        /* the same log: keep its writer, which reopens its files after the
+         * switch (logrotate moved them) */
+        set->csv = old->csv;
+        set->k[set->n++] = set->csv;
+        if (plan)
+            plan->reopen = set->csv;
+    } else if (c->csv) {
         int cols[128], ncols = 0;
         if (c->columns[0] && gm_csv_parse_columns(c->columns, cols, 128, &ncols, err) != 0)
             return err ? err->code : GM_E_INVAL;
@@ -300,23 +392,33 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
             sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
         }
-        set->k[set->n++] = gm_sink_start(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
+        /* beside a running writer, this one waits until that one has finished */
+        if (plan && old && old->csv) {
+            set->csv =
+                gm_sink_start_paused(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
+            plan->paused[plan->npaused++] = set->csv;
+        } else {
+            set->csv = gm_sink_start(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
+        }
+        set->k[set->n++] = set->csv;
     }
-    if (c->store && old && old->store && same_store(c, old_cfg)) {
+    if (c->store && old && old_cfg && old->store &&
+        same_store_file(c->store_path, old_cfg->store_path)) {
+        /* the same file: one connection, so never two writers on its lock */
         set->store = old->store;
         set->k[set->n++] = set->store;
+        if (plan && !same_store(c, old_cfg)) {
+            struct store_reconf *r = gm_xcalloc(1, sizeof(*r));
+            store_opts_from(c, &r->o);
+            gm_strlcpy(r->task, c->task, sizeof(r->task));
+            r->o.task = r->task;
+            r->o.path = NULL;
+            plan->store_reconf = set->store;
+            plan->reconf = r;
+        }
     } else if (c->store) {
-        struct gm_store_opts so = {
-            .path = c->store_path,
-            .task = c->task,
-            .retention_raw_ns = c->store_retention_raw_ns,
-            .retention_1m_ns = c->store_retention_1m_ns,
-            .retention_1h_ns = c->store_retention_1h_ns,
-            .commit_interval_ns = 1000000000LL,
-            .interval_ns = c->interval_ns,
-            .procs = c->procs,
-            .log = gm_log_cb,
-        };
+        struct gm_store_opts so;
+        store_opts_from(c, &so);
         struct gm_store *st = gm_store_open(&so, err);
         if (!st) {
             sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
@@ -330,7 +432,17 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
 
 static int sinks_open(const struct gm_config *c, struct sinkset *set, struct gm_err *err)
 {
-    return sinks_open_from(c, set, NULL, NULL, err);
+    return sinks_open_from(c, set, NULL, NULL, NULL, err);
+}
+
+/* At the switch (gm_sampler_switch_sinks): the carried store's new settings. */
+static void reload_at_switch(void *arg)
+{
+    struct reload_plan *plan = arg;
+    if (plan->store_reconf) {
+        gm_sink_post_call(plan->store_reconf, store_reconfigure, plan->reconf);
+        plan->reconf = NULL;
+    }
 }
 
 static void sinks_stop(struct sinkset *set, int64_t deadline)
@@ -372,6 +484,21 @@ static void control_status(struct control *ct, struct gm_buf *out)
     gm_json_f64(&j, ss.last_duration_ns / 1e9, 6);
     gm_json_key(&j, "driver");
     gm_json_str(&j, gm_driver_state_name((enum gm_driver_state)ss.driver_state));
+    gm_json_key(&j, "clock_steps_back");
+    gm_json_u64(&j, ss.clock_steps_back);
+    gm_json_key(&j, "clock_steps_forward");
+    gm_json_u64(&j, ss.clock_steps_forward);
+    gm_json_key(&j, "reloads");
+    gm_json_u64(&j, __atomic_load_n(&reload_stats.ok, __ATOMIC_RELAXED));
+    gm_json_key(&j, "reloads_failed");
+    gm_json_u64(&j, __atomic_load_n(&reload_stats.failed, __ATOMIC_RELAXED));
+    gm_json_key(&j, "replaced_sinks");
+    gm_json_obj_begin(&j);
+    gm_json_key(&j, "dropped");
+    gm_json_u64(&j, __atomic_load_n(&replaced.dropped, __ATOMIC_RELAXED));
+    gm_json_key(&j, "errors");
+    gm_json_u64(&j, __atomic_load_n(&replaced.errors, __ATOMIC_RELAXED));
+    gm_json_obj_end(&j);
     gm_json_key(&j, "sinks");
     gm_json_obj_begin(&j);
     pthread_mutex_lock(ct->sinks_mu);
@@ -720,8 +847,10 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
             struct gm_config next;
             struct gm_err e = {0};
             if (o->build(o->build_arg, &next, &e) != 0) {
+                __atomic_add_fetch(&reload_stats.failed, 1, __ATOMIC_RELAXED);
                 gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s", e.msg);
             } else if (strcmp(next.data_dir, cfg.data_dir) != 0) {
+                __atomic_add_fetch(&reload_stats.failed, 1, __ATOMIC_RELAXED);
                 gm_log(GM_LOG_ERR,
                        "reload: data-dir changed from %s to %s; that needs a "
                        "restart, keeping the running configuration",
@@ -732,6 +861,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                 struct gm_exporter_opts eo;
                 exporter_opts(&next, &eo);
                 struct sinkset fresh = {0};
+                struct reload_plan plan = {0};
                 int exp_rc = 0;
                 if (next.exporter && exporter)
                     exp_rc = gm_exporter_reconfigure(exporter, &eo, &e);
@@ -745,16 +875,29 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                                 ? 0
                                 : GM_E_INVAL;
                 if (exp_rc != 0 || al_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||
-                    sinks_open_from(&next, &fresh, &sinks, &cfg, &e) != 0) {
+                    sinks_open_from(&next, &fresh, &sinks, &cfg, &plan, &e) != 0) {
+                    free(plan.reconf);
+                    __atomic_add_fetch(&reload_stats.failed, 1, __ATOMIC_RELAXED);
                     gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s",
                            e.msg);
                 } else {
-                    gm_sampler_set_sinks(sp, fresh.k, fresh.n);
+                    /* Every snapshot goes to all of the old sinks or all of the
+                     * new; the carried store takes its new settings at that
+                     * point.  Then the replaced sinks drain and close, and only
+                     * then do their replacements start writing. */
+                    gm_sampler_switch_sinks(sp, fresh.k, fresh.n, reload_at_switch, &plan);
                     pthread_mutex_lock(&sinks_mu);
                     struct sinkset old = sinks;
                     sinks = fresh;
                     pthread_mutex_unlock(&sinks_mu);
                     sinks_stop_except(&old, &fresh, gm_mono_ns() + 5000000000LL);
+                    for (int i = 0; i < plan.npaused; i++)
+                        gm_sink_resume(plan.paused[i]);
+                    if (plan.reopen)
+                        gm_sink_request_reopen(plan.reopen);
+                    for (int i = 0; i < fresh.n; i++)
+                        gm_sink_set_capacity(fresh.k[i], next.queue_size);
+                    __atomic_add_fetch(&reload_stats.ok, 1, __ATOMIC_RELAXED);
                     if (!next.exporter && exporter) {
                         gm_exporter_stop(exporter);
                         exporter = NULL;
@@ -794,7 +937,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
             gm_log(GM_LOG_NOTICE, "sampling is moving again");
             hung_reported = 0;
         }
-        uint64_t dropped = 0;
+        uint64_t dropped = __atomic_load_n(&replaced.dropped, __ATOMIC_RELAXED);
         pthread_mutex_lock(&sinks_mu);
         for (int i = 0; i < sinks.n; i++) {
             struct gm_sink_stats ks;

@@ -15,6 +15,11 @@
 #define MAX_SINKS 16
 #define MAX_GPUS 64
 
+/* A change of (wall - monotonic) between two samples beyond this, plus 1 ms
+ * per second between them, is a step of the wall clock.  NTP slews at most
+ * 0.5 ms/s, so slewing never reads as a step. */
+#define CLOCK_STEP_MIN_NS 100000000LL
+
 /* What the previous snapshot said, to log changes once. */
 struct seen {
     int have;
@@ -22,12 +27,18 @@ struct seen {
     uint32_t ngpu;
     uint8_t gpu_state[MAX_GPUS];
     char uuid[MAX_GPUS][GM_STR_MAX];
+    /* the wall clock against the monotonic one, to notice steps */
+    int have_clock;
+    int64_t clock_off;  /* wall_ns - mono_ns of the previous snapshot */
+    int64_t clock_mono; /* its mono_ns */
+    uint64_t steps_back, steps_forward;
 };
 
 struct gm_sampler {
     struct gm_collector *col;
     pthread_t thread;
-    pthread_mutex_t mu; /* sinks, latest, stats, interval */
+    pthread_mutex_t mu;     /* sinks, latest, stats, interval */
+    pthread_mutex_t pub_mu; /* one snapshot's fan-out; a sink switch waits for it */
     struct gm_sink *sinks[MAX_SINKS];
     int nsinks;
     int64_t interval_ns;
@@ -57,11 +68,51 @@ static void event_init(struct gm_event *e, int type, int gpu, int64_t wall_ns, i
     e->code = code;
 }
 
+/* A step of the wall clock between the previous snapshot and s (an NTP
+ * step, a VM resume, an operator's `date -s`): logged once, with its size,
+ * and put on the timeline as an agent event (code: the step in ms).  After a
+ * step back, the samples of the next |step| repeat wall times already
+ * recorded; the CSV log and the store keep both (docs/store.md: dup). */
+static void observe_clock(struct seen *sn, const struct gm_snapshot *s,
+                          struct gm_sink *const *sinks, int nsinks)
+{
+    int64_t off = s->wall_ns - s->mono_ns;
+    if (sn->have_clock) {
+        int64_t d = off - sn->clock_off;
+        int64_t tol = CLOCK_STEP_MIN_NS + (s->mono_ns - sn->clock_mono) / 1000;
+        if (d < -tol || d > tol) {
+            struct gm_event e;
+            event_init(&e, GM_EV_AGENT, -1, s->wall_ns, d / 1000000);
+            if (d < 0) {
+                sn->steps_back++;
+                gm_log(GM_LOG_WARNING,
+                       "the wall clock stepped back by %.3f s (an NTP step, a VM resume or a "
+                       "manual change): the next %.3f s of samples repeat times already "
+                       "recorded; the CSV log and the store keep both",
+                       -d / 1e9, -d / 1e9);
+                snprintf(e.text, sizeof(e.text), "wall clock stepped back by %.3f s", -d / 1e9);
+            } else {
+                sn->steps_forward++;
+                gm_log(GM_LOG_NOTICE,
+                       "the wall clock stepped forward by %.3f s (an NTP step, a VM resume or "
+                       "a manual change); sampling went on by the monotonic clock",
+                       d / 1e9);
+                snprintf(e.text, sizeof(e.text), "wall clock stepped forward by %.3f s", d / 1e9);
+            }
+            emit(sinks, nsinks, &e);
+        }
+    }
+    sn->have_clock = 1;
+    sn->clock_off = off;
+    sn->clock_mono = s->mono_ns;
+}
+
 /* Compares s with what was seen before; logs and emits one event per change. */
 static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink *const *sinks,
                     int nsinks, int retrying)
 {
     struct gm_event e;
+    observe_clock(sn, s, sinks, nsinks);
     if (!sn->have || s->driver != sn->driver) {
         if (s->driver != GM_DRV_OK) {
             gm_log(GM_LOG_ERR, "NVML unavailable (%s): %s%s",
@@ -121,6 +172,11 @@ static void observe(struct seen *sn, const struct gm_snapshot *s, struct gm_sink
 static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
 {
     struct gm_sink *sinks[MAX_SINKS];
+    /* A snapshot goes to every sink of one list: a switch of the list
+     * (gm_sampler_switch_sinks) waits for the fan-out in progress, so no
+     * snapshot reaches half of the old sinks, or an old sink already being
+     * stopped.  The pushes never block, so neither does the wait for long. */
+    pthread_mutex_lock(&sp->pub_mu);
     pthread_mutex_lock(&sp->mu);
     int n = sp->nsinks;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
@@ -130,6 +186,7 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     observe(&sp->seen, s, sinks, n, 1);
     for (int i = 0; i < n; i++)
         gm_sink_push(sinks[i], s);
+    pthread_mutex_unlock(&sp->pub_mu);
 
     pthread_mutex_lock(&sp->mu);
     struct gm_snapshot *old = sp->latest;
@@ -138,6 +195,8 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     sp->st.last_duration_ns = s->duration_ns;
     sp->st.last_wall_ns = s->wall_ns;
     sp->st.driver_state = s->driver;
+    sp->st.clock_steps_back = sp->seen.steps_back;
+    sp->st.clock_steps_forward = sp->seen.steps_forward;
     pthread_mutex_unlock(&sp->mu);
     gm_snapshot_unref(old);
 }
@@ -207,6 +266,7 @@ struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
     sp->col = c;
     sp->interval_ns = interval_ns;
     pthread_mutex_init(&sp->mu, NULL);
+    pthread_mutex_init(&sp->pub_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -221,13 +281,23 @@ struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
     return sp;
 }
 
-void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks)
+void gm_sampler_switch_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks,
+                             void (*at_switch)(void *arg), void *arg)
 {
+    pthread_mutex_lock(&sp->pub_mu);
     pthread_mutex_lock(&sp->mu);
+    if (at_switch)
+        at_switch(arg);
     sp->nsinks = nsinks < MAX_SINKS ? nsinks : MAX_SINKS;
     // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
     memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
+    pthread_mutex_unlock(&sp->pub_mu);
+}
+
+void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks)
+{
+    gm_sampler_switch_sinks(sp, sinks, nsinks, NULL, NULL);
 }
 
 void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns)
@@ -290,6 +360,7 @@ int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns)
     pthread_cond_destroy(&sp->fin_cv);
     pthread_cond_destroy(&sp->wake_cv);
     pthread_mutex_destroy(&sp->mu);
+    pthread_mutex_destroy(&sp->pub_mu);
     free(sp);
     return 0;
 }

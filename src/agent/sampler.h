@@ -7,8 +7,9 @@
  * queue; the sampler never waits for a sink.
  *
  * It also notices changes of state -- the driver going away or coming back,
- * a GPU lost or back -- logs one line per change (not per sample) and sends
- * an event to the sinks.  While the driver is away, snapshots still come on
+ * a GPU lost or back, the wall clock stepping back or forward against the
+ * monotonic one -- logs one line per change (not per sample) and sends an
+ * event to the sinks.  While the driver is away, snapshots still come on
  * time and say so (explicit status rows); NVML init is retried with capped
  * exponential backoff, and recording resumes without a restart.
  */
@@ -28,9 +29,11 @@ struct gm_sampler_stats {
     uint64_t overruns; /* samples that took longer than the interval */
     uint64_t skipped;  /* deadlines skipped because of overruns */
     int64_t last_duration_ns;
-    int64_t last_wall_ns;    /* wall time of the latest snapshot */
-    int64_t busy_since_mono; /* start of the sample in progress, 0 when idle */
-    int driver_state;        /* enum gm_driver_state of the latest snapshot */
+    int64_t last_wall_ns;         /* wall time of the latest snapshot */
+    int64_t busy_since_mono;      /* start of the sample in progress, 0 when idle */
+    int driver_state;             /* enum gm_driver_state of the latest snapshot */
+    uint64_t clock_steps_back;    /* steps of the wall clock back (against monotonic) */
+    uint64_t clock_steps_forward; /* and forward */
 };
 
 /* Takes ownership of the collector.  sinks[] are borrowed; the sampler
@@ -38,9 +41,18 @@ struct gm_sampler_stats {
 struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
                                     struct gm_sink *const *sinks, int nsinks);
 
-/* Replaces the sink list (after a config reload); takes effect at the next
- * sample. */
+/* Replaces the sink list (after a config reload).  Every snapshot goes to
+ * all of the old list or all of the new one: when this returns, no push to
+ * an old sink is in progress or will come, so the caller may stop the sinks
+ * it dropped.  The snapshot being sampled goes to the new list. */
 void gm_sampler_set_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks);
+
+/* The same, calling at_switch(arg) (when not NULL) at the switch itself:
+ * after the last snapshot and event that go to the old list and before the
+ * first that goes to the new one.  at_switch must not block (it may queue
+ * items on sinks, e.g. gm_sink_post_call). */
+void gm_sampler_switch_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks, int nsinks,
+                             void (*at_switch)(void *arg), void *arg);
 void gm_sampler_set_interval(struct gm_sampler *sp, int64_t interval_ns);
 
 /* Sends an event to every sink (marks, agent lifecycle); thread-safe. */

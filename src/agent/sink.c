@@ -1,9 +1,12 @@
 /* sink.c -- a thread and a bounded queue per sink (see sink.h).
  *
- * The queue is a ring of items (snapshot references and event copies).  The
- * producer (the sampler) never waits: a full queue drops the new item and
- * counts it.  The sink thread pops items in order, calls the sink, and calls
- * its tick about once a second when idle.
+ * The queue is a ring of items (snapshot references, event copies and, for
+ * reloads, calls to run on the sink's thread).  The producer (the sampler)
+ * never waits: a full queue drops the new snapshot or event and counts it;
+ * a call is never dropped (the ring grows for it).  The sink thread pops
+ * items in order, calls the sink, and calls its tick about once a second
+ * when idle.  A sink started paused queues but processes nothing until it
+ * is resumed (a reload's new CSV writer waits for the old one to finish).
  */
 #include "sink.h"
 
@@ -15,12 +18,14 @@
 #include "../core/err.h"
 #include "../core/timeutil.h"
 
-enum item_kind { IT_SNAP = 0, IT_EVENT };
+enum item_kind { IT_SNAP = 0, IT_EVENT, IT_CALL };
 
 struct item {
     uint8_t kind;
     struct gm_snapshot *snap;
     struct gm_event *event;
+    void (*fn)(void *ctx, void *arg); /* IT_CALL */
+    void *arg;                        /* IT_CALL: freed after fn */
 };
 
 struct gm_sink {
@@ -31,8 +36,11 @@ struct gm_sink {
     pthread_cond_t cv;      /* items, stop, reopen */
     pthread_cond_t done_cv; /* the thread finished */
     struct item *ring;
-    unsigned cap, head, len;
-    int stopping, done, reopen;
+    unsigned cap;   /* snapshots and events queued at most */
+    unsigned alloc; /* ring slots (>= cap; more when calls needed room) */
+    unsigned head, len;
+    unsigned ncalls; /* of the len items, posted calls (they take no capacity) */
+    int stopping, done, reopen, paused;
     struct gm_sink_stats st;
 };
 
@@ -40,8 +48,10 @@ static void item_release(struct item *it)
 {
     if (it->kind == IT_SNAP)
         gm_snapshot_unref(it->snap);
-    else
+    else if (it->kind == IT_EVENT)
         free(it->event);
+    else
+        free(it->arg);
 }
 
 static void *run(void *arg)
@@ -50,6 +60,8 @@ static void *run(void *arg)
     int64_t next_tick = gm_mono_ns() + 1000000000LL;
     pthread_mutex_lock(&k->mu);
     for (;;) {
+        while (k->paused && !k->stopping)
+            pthread_cond_wait(&k->cv, &k->mu);
         while (k->len == 0 && !k->stopping && !k->reopen) {
             int64_t now = gm_mono_ns();
             if (now >= next_tick)
@@ -77,17 +89,20 @@ static void *run(void *arg)
             continue;
         }
         struct item it = k->ring[k->head];
-        k->head = (k->head + 1) % k->cap;
+        k->head = (k->head + 1) % k->alloc;
         k->len--;
+        k->ncalls -= it.kind == IT_CALL;
         pthread_mutex_unlock(&k->mu);
 
         int rc = 0;
         if (it.kind == IT_SNAP) {
             rc = k->ops->write(k->ctx, it.snap);
             __atomic_add_fetch(&k->st.snapshots, 1, __ATOMIC_RELAXED);
-        } else if (k->ops->event) {
+        } else if (it.kind == IT_EVENT && k->ops->event) {
             rc = k->ops->event(k->ctx, it.event);
             __atomic_add_fetch(&k->st.events, 1, __ATOMIC_RELAXED);
+        } else if (it.kind == IT_CALL) {
+            it.fn(k->ctx, it.arg);
         }
         if (rc < 0)
             __atomic_add_fetch(&k->st.errors, 1, __ATOMIC_RELAXED);
@@ -111,13 +126,16 @@ static void *run(void *arg)
     return NULL;
 }
 
-struct gm_sink *gm_sink_start(const struct gm_sink_ops *ops, void *ctx, unsigned capacity)
+static struct gm_sink *start(const struct gm_sink_ops *ops, void *ctx, unsigned capacity,
+                             int paused)
 {
     struct gm_sink *k = gm_xcalloc(1, sizeof(*k));
     k->ops = ops;
     k->ctx = ctx;
     k->cap = capacity ? capacity : 64;
-    k->ring = gm_xcalloc(k->cap, sizeof(struct item));
+    k->alloc = k->cap;
+    k->paused = paused;
+    k->ring = gm_xcalloc(k->alloc, sizeof(struct item));
     pthread_mutex_init(&k->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -130,16 +148,59 @@ struct gm_sink *gm_sink_start(const struct gm_sink_ops *ops, void *ctx, unsigned
     return k;
 }
 
+struct gm_sink *gm_sink_start(const struct gm_sink_ops *ops, void *ctx, unsigned capacity)
+{
+    return start(ops, ctx, capacity, 0);
+}
+
+struct gm_sink *gm_sink_start_paused(const struct gm_sink_ops *ops, void *ctx, unsigned capacity)
+{
+    return start(ops, ctx, capacity, 1);
+}
+
+void gm_sink_resume(struct gm_sink *k)
+{
+    pthread_mutex_lock(&k->mu);
+    k->paused = 0;
+    pthread_cond_broadcast(&k->cv);
+    pthread_mutex_unlock(&k->mu);
+}
+
+/* Makes the ring at least n slots, keeping the items in order (k->mu held). */
+static void ring_grow(struct gm_sink *k, unsigned n)
+{
+    if (n <= k->alloc)
+        return;
+    struct item *r = gm_xcalloc(n, sizeof(struct item));
+    for (unsigned i = 0; i < k->len; i++)
+        r[i] = k->ring[(k->head + i) % k->alloc];
+    free(k->ring);
+    k->ring = r;
+    k->alloc = n;
+    k->head = 0;
+}
+
+void gm_sink_set_capacity(struct gm_sink *k, unsigned capacity)
+{
+    pthread_mutex_lock(&k->mu);
+    k->cap = capacity ? capacity : 64;
+    ring_grow(k, k->cap);
+    pthread_mutex_unlock(&k->mu);
+}
+
 static int push(struct gm_sink *k, struct item it)
 {
     pthread_mutex_lock(&k->mu);
-    if (k->len == k->cap || k->stopping) {
+    if (it.kind != IT_CALL && (k->len - k->ncalls >= k->cap || k->stopping)) {
         k->st.dropped++;
         pthread_mutex_unlock(&k->mu);
         item_release(&it);
         return GM_E_BUSY;
     }
-    k->ring[(k->head + k->len) % k->cap] = it;
+    if (k->len == k->alloc)
+        ring_grow(k, k->alloc * 2);
+    k->ncalls += it.kind == IT_CALL;
+    k->ring[(k->head + k->len) % k->alloc] = it;
     k->len++;
     if (k->len > k->st.queue_max)
         k->st.queue_max = k->len;
@@ -161,6 +222,12 @@ int gm_sink_push_event(struct gm_sink *k, const struct gm_event *e)
     return push(k, it);
 }
 
+void gm_sink_post_call(struct gm_sink *k, void (*fn)(void *ctx, void *arg), void *arg)
+{
+    struct item it = {.kind = IT_CALL, .fn = fn, .arg = arg};
+    push(k, it);
+}
+
 void gm_sink_request_reopen(struct gm_sink *k)
 {
     pthread_mutex_lock(&k->mu);
@@ -171,6 +238,13 @@ void gm_sink_request_reopen(struct gm_sink *k)
 
 int gm_sink_stop(struct gm_sink *k, int64_t timeout_ns)
 {
+    return gm_sink_stop_stats(k, timeout_ns, NULL);
+}
+
+int gm_sink_stop_stats(struct gm_sink *k, int64_t timeout_ns, struct gm_sink_stats *final)
+{
+    if (final)
+        memset(final, 0, sizeof(*final));
     if (!k)
         return 0;
     int64_t deadline = gm_mono_ns() + timeout_ns;
@@ -183,6 +257,10 @@ int gm_sink_stop(struct gm_sink *k, int64_t timeout_ns)
         if (pthread_cond_timedwait(&k->done_cv, &k->mu, &ts) != 0 && !k->done)
             break;
     int done = k->done;
+    if (final) {
+        *final = k->st;
+        final->queue_len = k->len;
+    }
     pthread_mutex_unlock(&k->mu);
     if (!done) {
         /* the sink is stuck (a hung disk or network): leave it to the exit */
@@ -191,7 +269,7 @@ int gm_sink_stop(struct gm_sink *k, int64_t timeout_ns)
     }
     pthread_join(k->thread, NULL);
     for (unsigned i = 0; i < k->len; i++)
-        item_release(&k->ring[(k->head + i) % k->cap]);
+        item_release(&k->ring[(k->head + i) % k->alloc]);
     free(k->ring);
     pthread_cond_destroy(&k->cv);
     pthread_cond_destroy(&k->done_cv);

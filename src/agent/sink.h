@@ -45,6 +45,23 @@ struct gm_sink_stats {
  * ownership of ctx (ops->close frees it). */
 struct gm_sink *gm_sink_start(const struct gm_sink_ops *ops, void *ctx, unsigned capacity);
 
+/* Like gm_sink_start, but the thread processes nothing (no writes, no
+ * ticks) until gm_sink_resume: items queue meanwhile (and are dropped and
+ * counted when the queue fills).  A reload starts a replacement sink paused
+ * so that it never writes beside the sink it replaces. */
+struct gm_sink *gm_sink_start_paused(const struct gm_sink_ops *ops, void *ctx, unsigned capacity);
+void gm_sink_resume(struct gm_sink *k);
+
+/* Changes how many snapshots and events may wait (a reload's queue-size);
+ * items already queued stay. */
+void gm_sink_set_capacity(struct gm_sink *k, unsigned capacity);
+
+/* Queues a call of fn(ctx, arg) on the sink's thread, after the items
+ * queued before it and before those queued after (a reload's new settings
+ * take effect at a known point).  Never dropped and never blocks; takes
+ * ownership of arg, which is free()d after fn returns. */
+void gm_sink_post_call(struct gm_sink *k, void (*fn)(void *ctx, void *arg), void *arg);
+
 /* Queues a snapshot reference (takes a new reference; never blocks).
  * Returns 0, or GM_E_BUSY when the queue was full and the item dropped. */
 int gm_sink_push(struct gm_sink *k, struct gm_snapshot *s);
@@ -59,6 +76,10 @@ void gm_sink_request_reopen(struct gm_sink *k);
  * timeout_ns; returns GM_E_TIMEOUT if the sink did not finish (its thread is
  * then detached and left to the process's exit). */
 int gm_sink_stop(struct gm_sink *k, int64_t timeout_ns);
+
+/* gm_sink_stop that also returns the sink's last counters in *final (when
+ * not NULL): what it wrote, dropped and failed over its whole life. */
+int gm_sink_stop_stats(struct gm_sink *k, int64_t timeout_ns, struct gm_sink_stats *final);
 
 void gm_sink_stats(struct gm_sink *k, struct gm_sink_stats *out);
 const char *gm_sink_name(const struct gm_sink *k);

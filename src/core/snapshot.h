@@ -31,8 +31,10 @@ enum gm_driver_state {
 enum gm_gpu_state {
     GM_GPU_OK = 0,
     GM_GPU_LOST,   /* NVML_ERROR_GPU_IS_LOST: fell off the bus */
-    GM_GPU_NOPERM, /* no permission to open the device */
-    GM_GPU_ERROR,  /* handle could not be obtained for another reason */
+    GM_GPU_NOPERM, /* no permission to open the device, or every value read this
+                      sample was refused (permission revoked while the handle is held) */
+    GM_GPU_ERROR,  /* handle could not be obtained for another reason, or every
+                      value read this sample failed with another error */
 };
 
 /* Process type bits (nvidia-smi prints C, G or C+G). */

@@ -131,6 +131,15 @@ struct dev {
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
 };
 
+/* Outcomes of the calls of one GPU's dynamic read: a GPU none of whose
+ * calls succeeded is down, not ok with every value missing. */
+struct tally {
+    unsigned ok;   /* answered (a size query's INSUFFICIENT_SIZE included) */
+    unsigned perm; /* NVML_ERROR_NO_PERMISSION */
+    unsigned err;  /* another failure that is not "not supported" / "no data" */
+    int first_err; /* the code of the first of those */
+};
+
 struct gm_nvml {
     void *dl;
     struct nvml_fns f;
@@ -160,6 +169,7 @@ struct gm_nvml {
 
     _Atomic(const char *) cur_call;
     atomic_int cur_gpu;
+    struct tally *tally; /* set while one GPU's dynamic values are read */
 };
 
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): fn is a member name, it cannot be wrapped */
@@ -171,6 +181,15 @@ struct gm_nvml {
 static nvmlReturn_t call_done(struct gm_nvml *n, nvmlReturn_t rc)
 {
     atomic_store(&n->cur_call, (const char *)NULL);
+    struct tally *t = n->tally;
+    if (t) {
+        if (rc == NVML_SUCCESS || rc == NVML_ERROR_INSUFFICIENT_SIZE)
+            t->ok++;
+        else if (rc == NVML_ERROR_NO_PERMISSION)
+            t->perm++;
+        else if (gm_v_status_from_nvml(rc) == GM_VS_ERROR && !t->err++)
+            t->first_err = rc;
+    }
     return rc;
 }
 
@@ -1105,7 +1124,10 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
         if (!d->static_done)
             read_statics(n, (int)i, d);
         *g = d->tmpl;
+        struct tally t = {0};
+        n->tally = &t;
         rc = read_dynamic(n, (int)i, d->h, g);
+        n->tally = NULL;
         if (driver_gone(rc)) {
             driver_lost = (int)rc;
             break;
@@ -1114,6 +1136,14 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             mark_gpu_down(g, rc);
             d->have_handle = 0;
             d->static_done = 0;
+            continue;
+        }
+        if (t.ok == 0 && t.perm + t.err > 0) {
+            /* Every value failed (permission revoked while the handle was
+             * held, or a GPU that answers nothing): the GPU is down, with the
+             * most common reason.  The handle and identity are kept; the next
+             * read that answers brings it back. */
+            mark_gpu_down(g, t.perm >= t.err ? NVML_ERROR_NO_PERMISSION : t.first_err);
             continue;
         }
         if (want(n, GM_RG_MIG_MODE))

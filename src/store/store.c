@@ -124,8 +124,10 @@ struct gm_store {
     sqlite3 *db;
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
     sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
+    sqlite3_stmt *st_sample_dup, *st_proc_dup; /* the next dup of a key already stored */
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
-    int64_t task_id;
+    int64_t task_id;   /* 0 = not resolved yet (after gm_store_reconfigure, or a rollback) */
+    int task_in_batch; /* task_id was resolved inside the open batch */
 
     struct gstate **g; /* each allocated on its own: pointers stay valid */
     size_t ng, gcap;
@@ -311,6 +313,15 @@ static int64_t pragma_int(sqlite3 *db, const char *sql)
     return v;
 }
 
+/* Whether an existing database needs schema 3's migration: its samples
+ * table is there without dup (schema 1 and 2 have samples and procs). */
+static int needs_migrate_3(struct gm_store *st)
+{
+    return pragma_int(st->db, "SELECT count(*) FROM pragma_table_info('samples')") > 0 &&
+           pragma_int(st->db, "SELECT count(*) FROM pragma_table_info('samples')"
+                              " WHERE name = 'dup'") == 0;
+}
+
 /* Creates the schema in an empty database, or checks an existing one's version. */
 static int schema_ensure(struct gm_store *st, struct gm_err *err)
 {
@@ -332,6 +343,19 @@ static int schema_ensure(struct gm_store *st, struct gm_err *err)
                           "version); give the store a path of its own",
                           st->path);
     }
+    int migrate = ver > 0 && ver < 3 && needs_migrate_3(st);
+    if (migrate) {
+        slog(st, 6,
+             "store %s: schema %" PRId64 " to 3: copying %" PRId64
+             " raw rows once into tables keyed with dup",
+             st->path, ver,
+             pragma_int(st->db, "SELECT (SELECT count(*) FROM samples) +"
+                                " (SELECT count(*) FROM procs)"));
+        if (exec_sql(st->db, GM_STORE_MIGRATE_3_BEFORE, err, st->path) != SQLITE_OK) {
+            exec_sql(st->db, "ROLLBACK", NULL, st->path);
+            return err ? err->code : GM_E_IO;
+        }
+    }
     char version_sql[256];
     snprintf(version_sql, sizeof(version_sql),
              "INSERT OR REPLACE INTO meta VALUES ('schema_version', '%d');"
@@ -339,6 +363,7 @@ static int schema_ensure(struct gm_store *st, struct gm_err *err)
              " PRAGMA user_version = %d;",
              GM_STORE_SCHEMA_VERSION, gm_wall_ns() / NS_PER_MS, GM_STORE_SCHEMA_VERSION);
     if (exec_sql(st->db, GM_STORE_SCHEMA_SQL, err, st->path) != SQLITE_OK ||
+        (migrate && exec_sql(st->db, GM_STORE_MIGRATE_3_AFTER, err, st->path) != SQLITE_OK) ||
         exec_sql(st->db, code_rows, err, st->path) != SQLITE_OK ||
         exec_sql(st->db, version_sql, err, st->path) != SQLITE_OK ||
         exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
@@ -411,12 +436,20 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
         (rc = prepare(st, &st->st_commit, "COMMIT", err)) ||
         (rc = prepare(st, &st->st_rollback, "ROLLBACK", err)) ||
         (rc = prepare(st, &st->st_sample,
-                      "INSERT OR IGNORE INTO samples VALUES"
-                      " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                      "INSERT OR IGNORE INTO samples (" GM_SAMPLES_COLS ", dup) VALUES (?1, ?2,"
+                      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                       err)) ||
-        (rc =
-             prepare(st, &st->st_proc,
-                     "INSERT OR IGNORE INTO procs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err)) ||
+        (rc = prepare(st, &st->st_proc,
+                      "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup) VALUES (?1, ?2, ?3,"
+                      " ?4, ?5, ?6, ?7, ?8, ?9)",
+                      err)) ||
+        (rc = prepare(st, &st->st_sample_dup,
+                      "SELECT coalesce(max(dup), -1) + 1 FROM samples WHERE ts = ?1 AND gpu = ?2",
+                      err)) ||
+        (rc = prepare(st, &st->st_proc_dup,
+                      "SELECT coalesce(max(dup), -1) + 1 FROM procs"
+                      " WHERE ts = ?1 AND gpu = ?2 AND pid = ?3",
+                      err)) ||
         (rc = prepare(st, &st->st_event,
                       "INSERT INTO events (ts, type, gpu, task, code, text)"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -536,6 +569,19 @@ static int task_resolve(struct gm_store *st, const char *name, int64_t ts, int64
     return rc;
 }
 
+/* Makes sure the agent's task has its id (inside the open transaction). */
+static int task_ensure(struct gm_store *st, int64_t ts)
+{
+    if (st->task_id)
+        return SQLITE_OK;
+    int rc = task_resolve(st, st->task, ts, &st->task_id);
+    if (rc == SQLITE_OK)
+        st->task_in_batch = 1;
+    else
+        st->task_id = 0;
+    return rc;
+}
+
 /* The GPUs of the newest snapshot written before this session, so that a
  * session that starts with the driver down still records status rows. */
 static void load_last_gpus(struct gm_store *st)
@@ -593,6 +639,9 @@ static void batch_discard(struct gm_store *st)
         st->g[i]->id = 0;
         st->g[i]->dirty = 1;
     }
+    if (st->task_in_batch)
+        st->task_id = 0; /* a task row made in the batch is gone with it */
+    st->task_in_batch = 0;
 }
 
 static int batch_begin(struct gm_store *st)
@@ -681,6 +730,7 @@ static int batch_commit(struct gm_store *st)
         return fail_msg(st, rc, "commit", msg);
     }
     st->in_txn = 0;
+    st->task_in_batch = 0;
     stat_add(&st->stats.samples, st->batch_samples);
     stat_add(&st->stats.proc_rows, st->batch_procs);
     stat_add(&st->stats.events, st->batch_events);
@@ -905,6 +955,20 @@ static const int sc_metric[SC__COUNT] = {
     GM_M_CLK_SM,   GM_M_CLK_MEM,  GM_M_CER_ACTIVE, GM_M_FAN,        GM_M_ENERGY,
 };
 
+/* The next dup for a key that already has rows (pid < 0: a samples key). */
+static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64_t *dup)
+{
+    sqlite3_bind_int64(q, 1, ts);
+    sqlite3_bind_int64(q, 2, gpu);
+    if (pid >= 0)
+        sqlite3_bind_int64(q, 3, pid);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW)
+        *dup = sqlite3_column_int64(q, 0);
+    sqlite3_reset(q);
+    return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
 /* Writes one samples row for g: values from gpu (NULL: all NULL). */
 static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int status,
                          const struct gm_gpu *gpu)
@@ -943,14 +1007,23 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
     sqlite3_bind_int(q, 4, status);
     for (int c = 0; c < SC__COUNT; c++)
         bind_opt(q, 5 + c, ok[c], v[c]);
+    sqlite3_bind_int64(q, 5 + SC__COUNT, 0);
     int rc = step_done(q);
+    if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
+        /* a row for this GPU at this millisecond exists (the wall clock
+         * stepped back): this one is kept beside it, with the next dup */
+        int64_t dup = 0;
+        rc = next_dup(st->st_sample_dup, ts, g->id, -1, &dup);
+        sqlite3_bind_int64(q, 5 + SC__COUNT, dup);
+        if (rc == SQLITE_OK)
+            rc = step_done(q);
+        if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0)
+            rc = SQLITE_CONSTRAINT; /* cannot happen; fail (and count) rather than drop */
+        if (rc == SQLITE_OK)
+            stat_add(&st->stats.repeated, 1);
+    }
     if (rc != SQLITE_OK)
         return rc;
-    if (sqlite3_changes(st->db) == 0) {
-        /* a row for this GPU at this millisecond exists (the clock stepped back) */
-        stat_add(&st->stats.lost, 1);
-        return SQLITE_OK;
-    }
     st->batch_samples++;
     if (ts > g->last_seen) {
         g->last_seen = ts;
@@ -1032,10 +1105,21 @@ static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t
         bind_text_or_null(q, 6, p->user);
         bind_opt(q, 7, mem_ok, mem);
         sqlite3_bind_int(q, 8, p->host_state);
+        sqlite3_bind_int64(q, 9, 0);
         int rc = step_done(q);
+        if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
+            /* the same process at the same millisecond: the clock stepped back */
+            int64_t dup = 0;
+            rc = next_dup(st->st_proc_dup, ts, gmap[p->gpu]->id, p->pid, &dup);
+            sqlite3_bind_int64(q, 9, dup);
+            if (rc == SQLITE_OK)
+                rc = step_done(q);
+            if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0)
+                rc = SQLITE_CONSTRAINT;
+        }
         if (rc != SQLITE_OK)
             return rc;
-        st->batch_procs += (uint64_t)sqlite3_changes(st->db);
+        st->batch_procs++;
     }
     return SQLITE_OK;
 }
@@ -1117,6 +1201,8 @@ static int insert_event(struct gm_store *st, const struct gm_event *e)
     }
     if (g)
         rc = gstate_resolve(st, g, ts);
+    if (rc == SQLITE_OK)
+        rc = task_ensure(st, ts);
     int64_t task = st->task_id;
     if (rc == SQLITE_OK && e->task[0] && strcmp(e->task, st->task) != 0)
         rc = task_resolve(st, e->task, ts, &task);
@@ -1172,6 +1258,8 @@ int gm_store_write(struct gm_store *st, const struct gm_snapshot *s)
     uint64_t rows = snapshot_rows(st, s);
     int rc = batch_open(st);
     if (rc == SQLITE_OK)
+        rc = task_ensure(st, ts);
+    if (rc == SQLITE_OK)
         rc = write_snapshot(st, s, ts);
     if (rc != SQLITE_OK) {
         /* rows of this snapshot not yet counted in the batch are lost too */
@@ -1208,6 +1296,27 @@ int gm_store_event(struct gm_store *st, const struct gm_event *e)
 int gm_store_flush(struct gm_store *st)
 {
     return batch_commit(st);
+}
+
+void gm_store_reconfigure(struct gm_store *st, const struct gm_store_opts *o)
+{
+    batch_commit(st); /* a failure is counted and logged there */
+    const char *task = o->task && o->task[0] ? o->task : "default";
+    if (strcmp(task, st->task) != 0) {
+        free(st->task);
+        st->task = gm_xstrdup(task);
+        st->task_id = 0;
+        st->task_in_batch = 0;
+    }
+    st->o.task = st->task;
+    if (o->retention_raw_ns != st->o.retention_raw_ns ||
+        o->retention_1m_ns != st->o.retention_1m_ns || o->retention_1h_ns != st->o.retention_1h_ns)
+        st->next_retention_ns = 0; /* apply the new retention soon */
+    st->o.retention_raw_ns = o->retention_raw_ns;
+    st->o.retention_1m_ns = o->retention_1m_ns;
+    st->o.retention_1h_ns = o->retention_1h_ns;
+    st->o.interval_ns = o->interval_ns;
+    st->o.procs = o->procs;
 }
 
 /* ------------------------------------------------------------- retention */
@@ -1302,6 +1411,7 @@ void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out)
     out->lost = __atomic_load_n(&st->stats.lost, __ATOMIC_RELAXED);
     out->deleted = __atomic_load_n(&st->stats.deleted, __ATOMIC_RELAXED);
     out->events_lost = __atomic_load_n(&st->stats.events_lost, __ATOMIC_RELAXED);
+    out->repeated = __atomic_load_n(&st->stats.repeated, __ATOMIC_RELAXED);
 }
 
 /* mkdir -p of path's directory. */
@@ -1328,10 +1438,11 @@ static int make_parent(const char *path)
 
 static void finalize_all(struct gm_store *st)
 {
-    sqlite3_stmt **all[] = {&st->st_begin,     &st->st_commit,   &st->st_rollback, &st->st_sample,
-                            &st->st_proc,      &st->st_event,    &st->st_up[0],    &st->st_up[1],
-                            &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,  &st->st_gpu_upd,
-                            &st->st_task_find, &st->st_task_ins};
+    sqlite3_stmt **all[] = {
+        &st->st_begin,     &st->st_commit,   &st->st_rollback,   &st->st_sample,
+        &st->st_proc,      &st->st_event,    &st->st_up[0],      &st->st_up[1],
+        &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,    &st->st_gpu_upd,
+        &st->st_task_find, &st->st_task_ins, &st->st_sample_dup, &st->st_proc_dup};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

@@ -42,6 +42,8 @@ struct gm_store_stats {
     uint64_t deleted;     /* rows removed by retention */
     uint64_t events_lost; /* events (alerts, marks) lost: more than the store keeps for a
                              rolled-back batch, or still unwritten at close */
+    uint64_t repeated;    /* GPU-samples at a (ts, GPU) already stored (the wall clock
+                             stepped back): kept beside the first, with dup > 0 */
 };
 
 /* Opens (creating the file, its directory and the schema when missing) the
@@ -69,6 +71,14 @@ int gm_store_flush(struct gm_store *st);                      /* commit the open
 void gm_store_tick(struct gm_store *st, int64_t now_wall_ns); /* commit when due, retention */
 void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out);
 void gm_store_close(struct gm_store *st); /* commits; accepts NULL */
+
+/* Applies o's task, retentions, interval and procs to the open store, on
+ * its one connection (a reload; o's path, commit interval and log are not
+ * used: another file is another gm_store_open).  Commits the open batch
+ * first, so rows written before keep the old task; the new task's row is
+ * made with the next batch.  Cannot fail: a write error later is counted
+ * and logged as any other. */
+void gm_store_reconfigure(struct gm_store *st, const struct gm_store_opts *o);
 
 /* The report (`gpumon report`), read-only, from the rollups. */
 enum gm_report_by { GM_REPORT_HOUR = 0, GM_REPORT_DAY };

@@ -14,7 +14,9 @@
 #ifndef GM_STORE_SCHEMA_H
 #define GM_STORE_SCHEMA_H
 
-#define GM_STORE_SCHEMA_VERSION 2 /* 2: the alerts table */
+/* 2: the alerts table; 3: dup in the keys of samples and procs (the rows of
+ * a wall clock that stepped back are kept, not ignored) */
+#define GM_STORE_SCHEMA_VERSION 3
 
 /* Row status codes (samples.status; also in the `codes` table). */
 enum gm_store_status {
@@ -59,6 +61,29 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "CREATE TABLE IF NOT EXISTS " name " (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
     " task INTEGER NOT NULL, " GM_ROLLUP_COLUMNS ", PRIMARY KEY (ts, gpu, task)) WITHOUT ROWID;\n"
 
+/* The raw tables' columns but dup, in the order of schema 1 and 2.  dup
+ * follows the columns before it in the key: SQLite 3.40.0-3.41.0's
+ * integrity_check reports false NULLs in WITHOUT ROWID tables whose key
+ * columns are not declared first, in key order. */
+#define GM_SAMPLES_COLS                                                                            \
+    "ts, gpu, task, status, util_gpu_pct, util_mem_pct, mem_used_mib, power_cw, power_limit_cw,"   \
+    " temp_c, clk_sm_mhz, clk_mem_mhz, reasons, fan_pct, energy_mj"
+#define GM_PROCS_COLS "ts, gpu, pid, type, name, user, mem_used_mib, host_state"
+
+/* Schema 1 and 2 to 3, around the schema in one transaction: a WITHOUT
+ * ROWID key cannot change in place, so the raw tables (and the view over
+ * samples, which the schema makes again) step aside before the schema
+ * makes them keyed with dup, and their rows are copied after (dup 0). */
+#define GM_STORE_MIGRATE_3_BEFORE                                                                  \
+    "DROP VIEW IF EXISTS samples_v;\n"                                                             \
+    "ALTER TABLE samples RENAME TO samples_v2;\n"                                                  \
+    "ALTER TABLE procs RENAME TO procs_v2;\n"
+#define GM_STORE_MIGRATE_3_AFTER                                                                   \
+    "INSERT INTO samples (" GM_SAMPLES_COLS ") SELECT " GM_SAMPLES_COLS " FROM samples_v2;\n"      \
+    "DROP TABLE samples_v2;\n"                                                                     \
+    "INSERT INTO procs (" GM_PROCS_COLS ") SELECT " GM_PROCS_COLS " FROM procs_v2;\n"              \
+    "DROP TABLE procs_v2;\n"
+
 /* The whole schema, idempotent (IF NOT EXISTS), run in one transaction. */
 #define GM_STORE_SCHEMA_SQL                                                                        \
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"               \
@@ -70,13 +95,15 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"         \
     " first_seen INTEGER NOT NULL);\n"                                                             \
     "CREATE TABLE IF NOT EXISTS samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"               \
+    " dup INTEGER NOT NULL DEFAULT 0,"                                                             \
     " task INTEGER NOT NULL, status INTEGER NOT NULL, util_gpu_pct INTEGER,"                       \
     " util_mem_pct INTEGER, mem_used_mib INTEGER, power_cw INTEGER, power_limit_cw INTEGER,"       \
     " temp_c INTEGER, clk_sm_mhz INTEGER, clk_mem_mhz INTEGER, reasons INTEGER,"                   \
-    " fan_pct INTEGER, energy_mj INTEGER, PRIMARY KEY (ts, gpu)) WITHOUT ROWID;\n"                 \
+    " fan_pct INTEGER, energy_mj INTEGER, PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n"            \
     "CREATE TABLE IF NOT EXISTS procs (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"                 \
-    " pid INTEGER NOT NULL, type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"    \
-    " host_state INTEGER NOT NULL, PRIMARY KEY (ts, gpu, pid)) WITHOUT ROWID;\n"                   \
+    " pid INTEGER NOT NULL, dup INTEGER NOT NULL DEFAULT 0,"                                       \
+    " type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"                          \
+    " host_state INTEGER NOT NULL, PRIMARY KEY (ts, gpu, pid, dup)) WITHOUT ROWID;\n"              \
     "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
     " type TEXT NOT NULL, gpu INTEGER, task INTEGER, code INTEGER, text TEXT NOT NULL);\n"         \
     "CREATE INDEX IF NOT EXISTS events_ts ON events (ts);\n"                                       \

@@ -16,6 +16,12 @@ set so the run starts just before the fault) through one agent process.
       sample that sees it back runs into the 120-180 s hang of
       nvmlDeviceGetPowerUsage on GPU 2 (5 s): with --nvml-timeout 1s the log
       says once that sampling is stuck in that call, once that it moves again.
+  gpu_no_permission: 210-230 s GPU 2's permissions revoked while the agent
+      holds its handle (every value read fails with NO_PERMISSION): the
+      exporter's gpumon_gpu_up for GPU 2 goes 1, 0, 1 (its other series absent
+      while 0), its CSV rows say no_permission with no values, its store rows
+      gpu_no_permission, the others stay ok; one log line and one gpu event
+      when it goes, one of each when it is back.
   driver_down_at_start: fault-driver-not-loaded.ini from the first sample:
       explicit status rows every interval, one driver event, no store rows
       (no GPU was ever seen), and the cause logged once.
@@ -24,10 +30,12 @@ Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import os
 import re
+import time
 
 from agentlib import (Agent, Scratch, Skip, check, check_eq, check_grid, check_no_duplicates,
                       db_integrity, db_query, db_samples, epoch_for, event_rows, gpu_rows, main,
                       parse_time_ms, sim_env)
+from exporter_lib import free_port, get, parse_samples
 
 SPEED = 60
 
@@ -201,6 +209,89 @@ def test_gpu_lost_and_back():
         print(f"  GPU 1: {seq}")
 
 
+def test_gpu_no_permission():
+    speed = 10
+    epoch = epoch_for(205, speed)  # 0.5 s healthy, 2 s without permission, then healthy
+    env = sim_env("faults.ini", speed=speed, epoch=epoch)
+    port = free_port()
+    with Scratch("np") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "200ms", "--exporter", "--listen",
+                              f"127.0.0.1:{port}"])
+        ups = []  # GPU 2's gpumon_gpu_up, one per scrape that changed it
+        series_while_down = set()
+        try:
+            a.start()
+            # scrape until scenario time 236 s (the driver goes at 240 s)
+            while (time.time() - epoch) * speed < 236:
+                check(a.alive(), "the agent died", a.log())
+                try:
+                    text = get("127.0.0.1", port, timeout=2).text
+                except OSError:
+                    time.sleep(0.05)
+                    continue
+                smp = parse_samples(text)
+                up = [v for n, lab, v in smp if n == "gpumon_gpu_up" and lab.get("gpu") == "2"]
+                if up:
+                    if not ups or ups[-1] != up[0]:
+                        ups.append(up[0])
+                    if up[0] == 0:
+                        series_while_down |= {n for n, lab, _ in smp if lab.get("gpu") == "2"}
+                time.sleep(0.05)
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "exit status", a.log())
+        check_eq(ups, [1, 0, 1], "GPU 2's gpumon_gpu_up over the run (changes only)")
+        # identity (gpu_info) stays, as for a lost GPU; no value series
+        check_eq(series_while_down, {"gpumon_gpu_up", "gpumon_gpu_info"},
+                 "GPU 2's series while it is not permitted")
+
+        csv_dir = os.path.join(data, "csv")
+        rows = gpu_rows(csv_dir)
+        check_no_duplicates(rows, "CSV")
+        smp = samples_of(rows)
+        seq = ""
+        for t, rs in smp:
+            check_eq([r[3] for r in rs], ["0", "1", "2", "3"], "GPUs of every sample", rs)
+            for r in rs[0], rs[1], rs[3]:
+                check(r[16] == "ok" and r[6] != "", "GPUs 0, 1, 3 keep normal rows", r)
+            g2 = rs[2]
+            if g2[16] == "ok":
+                check(g2[6] != "", "GPU 2 has values when ok", g2)
+                seq += "o"
+            else:
+                check_eq(g2[16], "no_permission", "GPU 2's status while not permitted", g2)
+                check_eq(g2[6:16], [""] * 10, "GPU 2 has no values while not permitted", g2)
+                seq += "n"
+        check(re.fullmatch(r"o+n+o+", seq), f"GPU 2: normal, no permission, normal: {seq}")
+        uuid = smp[0][1][2][4]
+        check(all(rs[2][4] == uuid for _, rs in smp), "GPU 2 keeps its uuid on every row")
+
+        lines = a.log_lines()
+        check_eq(sum(f"GPU 2 ({uuid}): no_permission (Insufficient Permissions)" in x
+                     for x in lines), 1, "log lines for GPU 2 not permitted", a.log())
+        check_eq(sum(f"GPU 2 ({uuid}) is back" in x for x in lines), 1,
+                 "log lines for GPU 2 back", a.log())
+        ev = [e for e in event_rows(csv_dir) if e[3] == "gpu"]
+        check_eq([(e[4], e[5], e[6], e[7]) for e in ev],
+                 [("2", uuid, "4", "no_permission: Insufficient Permissions"),
+                  ("2", uuid, "0", "ok: GPU is back")], "gpu events in the CSV")
+        times = [t for t, _ in smp]
+        check_eq(parse_time_ms(ev[0][0]), times[seq.index("n")], "no-permission event time")
+        check_eq(parse_time_ms(ev[1][0]), times[seq.index("no") + 1], "back event time")
+
+        db = os.path.join(data, "gpumon.db")
+        check_eq(db_integrity(db), "ok", "store integrity")
+        srows = db_samples(db)
+        check_eq(len(srows), 4 * len(times), "store rows")
+        g2 = "".join({"ok": "o", "gpu_no_permission": "n"}.get(s, "?")
+                     for _, g, s in srows if g == 2)
+        check_eq(g2, seq, "GPU 2's statuses in the store")
+        check(all(s == "ok" for _, g, s in srows if g != 2), "other GPUs ok in the store")
+        print(f"  GPU 2: {seq}")
+
+
 def test_driver_down_at_start():
     env = sim_env("fault-driver-not-loaded.ini")
     with Scratch("dn") as d:
@@ -242,4 +333,5 @@ def test_driver_down_at_start():
 
 
 if __name__ == "__main__":
-    main([test_driver_lost_and_back, test_gpu_lost_and_back, test_driver_down_at_start])
+    main([test_driver_lost_and_back, test_gpu_lost_and_back, test_gpu_no_permission,
+          test_driver_down_at_start])

@@ -250,12 +250,12 @@ static void test_schema(void **state)
     gm_store_close(st);
 
     sqlite3 *db = reader();
-    assert_int_equal(q_int(db, "PRAGMA user_version"), 2);
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 3);
     char buf[256];
     assert_string_equal(q_text(db, buf, sizeof(buf),
                                "SELECT value FROM meta WHERE key = "
                                "'schema_version'"),
-                        "2");
+                        "3");
     assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA journal_mode"), "wal");
     static const char *const tables[] = {"meta",  "codes",  "gpus",      "tasks",     "samples",
                                          "procs", "events", "rollup_1m", "rollup_1h", "alerts"};
@@ -267,10 +267,21 @@ static void test_schema(void **state)
     assert_string_equal(
         q_text(db, buf, sizeof(buf), "SELECT name FROM codes WHERE kind = 'status' AND code = 12"),
         "driver_not_loaded");
-    /* samples: WITHOUT ROWID, keyed (ts, gpu); the rollups (ts, gpu, task) */
+    /* samples: WITHOUT ROWID, keyed (ts, gpu, dup); procs (ts, gpu, pid, dup);
+     * the rollups (ts, gpu, task) */
     assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_index_list('samples')"
                                " WHERE origin = 'pk'"),
                      1);
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT group_concat(name) FROM pragma_index_info("
+                               "(SELECT name FROM pragma_index_list('samples')"
+                               " WHERE origin = 'pk'))"),
+                        "ts,gpu,dup");
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT group_concat(name) FROM pragma_index_info("
+                               "(SELECT name FROM pragma_index_list('procs')"
+                               " WHERE origin = 'pk'))"),
+                        "ts,gpu,pid,dup");
     assert_string_equal(q_text(db, buf, sizeof(buf),
                                "SELECT group_concat(name) FROM pragma_index_info("
                                "(SELECT name FROM pragma_index_list('rollup_1h')"
@@ -932,6 +943,211 @@ static void test_locked_out(void **state)
     sqlite3_close(db);
 }
 
+/* One process on GPU 0 of s. */
+static void add_proc(struct gm_snapshot *s, uint32_t pid)
+{
+    struct gm_proc p;
+    memset(&p, 0, sizeof(p));
+    p.gpu = 0;
+    p.pid = pid;
+    p.type = GM_PT_COMPUTE;
+    p.host_state = GM_HS_ALIVE;
+    p.used_memory = gm_v_u64(100 * MIB);
+    snprintf(p.name, sizeof(p.name), "python3");
+    gm_snapshot_add_proc_take(s, &p);
+}
+
+/* The wall clock stepped back: samples (and processes) at a millisecond
+ * already stored are kept beside the first rows, numbered by dup, counted
+ * as repeated and not as lost, and the rollups count every sample. */
+static void test_repeated_time(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    o.procs = 1;
+    struct gm_store *st = open_store(&o);
+    /* seconds 0, 1, 2, then the clock steps back 2 s: 0, 1, 2 again, then 0 a third time */
+    static const int secs[] = {0, 1, 2, 0, 1, 2, 0};
+    for (size_t i = 0; i < N_ELEM(secs); i++) {
+        struct gm_snapshot *s = snap(T0_MS + secs[i] * S_MS, 2);
+        s->gpus[0].m[GM_M_UTIL_GPU] = gm_v_u64(10 + i); /* which sample a row is */
+        add_proc(s, 4242);
+        write_free(st, s);
+    }
+    assert_int_equal(gm_store_flush(st), 0);
+    struct gm_store_stats ss;
+    gm_store_stats(st, &ss);
+    assert_int_equal(ss.samples, 2 * N_ELEM(secs));
+    assert_int_equal(ss.repeated, 2 * 4);
+    assert_int_equal(ss.lost, 0);
+    assert_int_equal(ss.proc_rows, N_ELEM(secs));
+    gm_store_close(st);
+
+    sqlite3 *db = reader();
+    char buf[64];
+    assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA integrity_check"), "ok");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 2 * (int64_t)N_ELEM(secs));
+    static const struct {
+        int sec, dup, util;
+    } want[] = {{0, 0, 10}, {0, 1, 13}, {0, 2, 16}, {1, 0, 11}, {1, 1, 14}, {2, 0, 12}, {2, 1, 15}};
+    for (size_t i = 0; i < N_ELEM(want); i++)
+        assert_int_equal(q_int(db,
+                               "SELECT s.util_gpu_pct FROM samples s JOIN gpus g ON g.id = s.gpu"
+                               " WHERE g.gpu_index = 0 AND s.ts = %" PRId64 " AND s.dup = %d",
+                               T0_MS + want[i].sec * S_MS, want[i].dup),
+                         want[i].util);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM procs"), (int64_t)N_ELEM(secs));
+    assert_int_equal(q_int(db, "SELECT max(dup) FROM procs WHERE ts = %" PRId64, T0_MS), 2);
+    assert_int_equal(q_int(db, "SELECT sum(n) FROM rollup_1m"), 2 * (int64_t)N_ELEM(secs));
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples_v"), 2 * (int64_t)N_ELEM(secs));
+    sqlite3_close(db);
+}
+
+/* A schema 2 database (samples keyed (ts, gpu), procs (ts, gpu, pid)) is
+ * migrated once at open: its rows are kept with dup 0, the keys and the
+ * view are schema 3's, and a repeated time is then kept. */
+static void test_migrate_v2(void **state)
+{
+    (void)state;
+    char dir[300];
+    snprintf(dir, sizeof(dir), "%s/data", g_dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    sqlite3 *w = NULL;
+    assert_int_equal(sqlite3_open(g_db, &w), SQLITE_OK);
+    static const char v2[] =
+        "PRAGMA journal_mode = WAL;"
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('schema_version', '2');"
+        "CREATE TABLE gpus (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, name TEXT,"
+        " gpu_index INTEGER, mem_total_mib INTEGER, first_seen INTEGER NOT NULL,"
+        " last_seen INTEGER NOT NULL);"
+        "INSERT INTO gpus VALUES (1, 'GPU-old', 'NVIDIA A100', 0, 81920, 1000, 2000);"
+        "CREATE TABLE tasks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+        " first_seen INTEGER NOT NULL);"
+        "INSERT INTO tasks VALUES (1, 'train', 1000);"
+        "CREATE TABLE samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+        " task INTEGER NOT NULL, status INTEGER NOT NULL, util_gpu_pct INTEGER,"
+        " util_mem_pct INTEGER, mem_used_mib INTEGER, power_cw INTEGER, power_limit_cw INTEGER,"
+        " temp_c INTEGER, clk_sm_mhz INTEGER, clk_mem_mhz INTEGER, reasons INTEGER,"
+        " fan_pct INTEGER, energy_mj INTEGER, PRIMARY KEY (ts, gpu)) WITHOUT ROWID;"
+        "INSERT INTO samples VALUES (1000, 1, 1, 0, 50, 20, 4000, 30000, 40000, 60, 1410, 1593,"
+        " 0, NULL, 123456);"
+        "INSERT INTO samples VALUES (2000, 1, 1, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL,"
+        " NULL, NULL, NULL, NULL);"
+        "CREATE TABLE procs (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+        " pid INTEGER NOT NULL, type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"
+        " host_state INTEGER NOT NULL, PRIMARY KEY (ts, gpu, pid)) WITHOUT ROWID;"
+        "INSERT INTO procs VALUES (1000, 1, 4242, 1, 'python3', 'alice', 3900, 1);"
+        "CREATE VIEW samples_v AS SELECT s.ts AS ts FROM samples s;"
+        "PRAGMA user_version = 2;";
+    char *msg = NULL;
+    if (sqlite3_exec(w, v2, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("v2 schema: %s", msg);
+    sqlite3_close(w);
+
+    struct logbuf lb = {0};
+    struct gm_store_opts o = opts("train");
+    o.procs = 1;
+    o.log = log_cb;
+    o.log_arg = &lb;
+    struct gm_store *st = open_store(&o);
+    assert_int_equal(lb.n, 1);
+    assert_non_null(strstr(lb.msgs[0], "schema 2 to 3: copying 3 raw rows"));
+    struct gm_snapshot *s = snap(1000, 1);
+    snprintf(s->gpus[0].str[GM_S_UUID], sizeof(s->gpus[0].str[GM_S_UUID]), "GPU-old");
+    add_proc(s, 4242);
+    write_free(st, s); /* the time of the first old row again */
+    gm_store_close(st);
+
+    sqlite3 *db = reader();
+    char buf[256];
+    assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA integrity_check"), "ok");
+    assert_int_equal(q_int(db, "PRAGMA user_version"), 3);
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT group_concat(name) FROM pragma_index_info("
+                               "(SELECT name FROM pragma_index_list('samples')"
+                               " WHERE origin = 'pk'))"),
+                        "ts,gpu,dup");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%%_v2'"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 3);
+    assert_int_equal(q_int(db, "SELECT energy_mj FROM samples WHERE ts = 1000 AND dup = 0"),
+                     123456);
+    assert_int_equal(q_int(db, "SELECT status FROM samples WHERE ts = 2000 AND dup = 0"), 1);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples WHERE ts = 1000 AND dup = 1"), 1);
+    assert_string_equal(
+        q_text(db, buf, sizeof(buf), "SELECT user FROM procs WHERE ts = 1000 AND dup = 0"),
+        "alice");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM procs WHERE ts = 1000 AND dup = 1"), 1);
+    /* the schema's own view, made again */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples_v WHERE status = 'gpu_lost'"), 1);
+    sqlite3_close(db);
+}
+
+/* A reload's new settings on the open connection (gm_store_reconfigure):
+ * rows before keep the old task, rows and events after get the new one; a
+ * batch that fails after the switch (the file locked by another writer)
+ * takes the new task's row with it, and the next batch makes it again, once;
+ * the rollups count each task's samples. */
+static void test_reconfigure(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    struct gm_store *st = open_store(&o);
+    write_free(st, snap(T0_MS, 2));
+    write_free(st, snap(T0_MS + 1000, 2));
+
+    struct gm_store_opts n = opts("eval");
+    n.path = NULL; /* not used */
+    n.retention_raw_ns = 3 * 86400 * S_NS;
+    gm_store_reconfigure(st, &n);
+
+    /* the old batch was committed by the switch: a writer may lock the file */
+    sqlite3 *w = NULL;
+    assert_int_equal(sqlite3_open(g_db, &w), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(w, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    struct gm_snapshot *s = snap(T0_MS + 2000, 2);
+    assert_int_equal(gm_store_write(st, s), GM_E_BUSY);
+    gm_snapshot_free(s);
+    assert_int_equal(sqlite3_exec(w, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(w);
+
+    write_free(st, snap(T0_MS + 3000, 2));
+    struct gm_event e = {.type = GM_EV_MARK, .gpu = -1, .wall_ns = (T0_MS + 3500) * MS_NS};
+    snprintf(e.text, sizeof(e.text), "after the reload");
+    assert_int_equal(gm_store_event(st, &e), 0);
+    write_free(st, snap(T0_MS + 4000, 2));
+    gm_store_close(st);
+
+    sqlite3 *db = reader();
+    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks WHERE name = 'eval'"), 1);
+    static const struct {
+        int64_t ts;
+        const char *task;
+    } want[] = {
+        {T0_MS, "train"}, {T0_MS + 1000, "train"}, {T0_MS + 3000, "eval"}, {T0_MS + 4000, "eval"}};
+    assert_int_equal(q_int(db, "SELECT count(*) FROM samples"), 2 * (int64_t)N_ELEM(want));
+    for (size_t i = 0; i < N_ELEM(want); i++) {
+        assert_int_equal(q_int(db,
+                               "SELECT count(*) FROM samples s JOIN tasks t ON t.id = s.task"
+                               " WHERE s.ts = %" PRId64 " AND t.name = '%s'",
+                               want[i].ts, want[i].task),
+                         2);
+    }
+    char buf[64];
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT t.name FROM events e JOIN tasks t ON t.id = e.task"
+                               " WHERE e.type = 'mark'"),
+                        "eval");
+    assert_int_equal(q_int(db, "SELECT sum(n) FROM rollup_1m r JOIN tasks t ON t.id = r.task"
+                               " WHERE t.name = 'train'"),
+                     4);
+    assert_int_equal(q_int(db, "SELECT sum(n) FROM rollup_1m r JOIN tasks t ON t.id = r.task"
+                               " WHERE t.name = 'eval'"),
+                     4);
+    sqlite3_close(db);
+}
+
 /* Writes fail (a file size limit: EFBIG, as a full disk fails them): each
  * failed batch is rolled back whole and counted lost, the failure is logged
  * once, the rollups keep agreeing with the raw rows, and writing resumes by
@@ -1535,6 +1751,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_split_and_gap, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_reader_mid_batch, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_locked_out, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_reconfigure, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_repeated_time, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_migrate_v2, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
