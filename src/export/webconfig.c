@@ -1180,15 +1180,18 @@ struct gm_auth {
     unsigned char cache[AUTH_CACHE_SIZE][SHA256_LEN];
     size_t cache_next, cache_len;
 
-    pthread_mutex_t bcrypt_mu; /* one bcrypt at a time; guards cd */
-    struct crypt_data cd;
-
     struct gm_auth_stats stats; /* updated with __atomic builtins */
 };
 
 #define STAT_INC(a, f) __atomic_fetch_add(&(a)->stats.f, 1, __ATOMIC_RELAXED)
 
 int gm_auth_new(const struct gm_webconfig *wc, struct gm_auth **out, struct gm_err *err)
+{
+    return gm_auth_renew(wc, NULL, out, err);
+}
+
+int gm_auth_renew(const struct gm_webconfig *wc, struct gm_auth *prev, struct gm_auth **out,
+                  struct gm_err *err)
 {
     *out = NULL;
     struct gm_auth *a = gm_xcalloc(1, sizeof(*a));
@@ -1227,7 +1230,17 @@ int gm_auth_new(const struct gm_webconfig *wc, struct gm_auth **out, struct gm_e
     a->dummy[BCRYPT_LEN] = '\0';
 
     pthread_mutex_init(&a->cache_mu, NULL);
-    pthread_mutex_init(&a->bcrypt_mu, NULL);
+    if (prev) {
+        /* A key binds the user, the password and the stored hash: one made
+         * by prev still means "verified" here when the user is still there
+         * with the same hash, and can never match otherwise. */
+        memcpy(a->salt, prev->salt, sizeof(a->salt));
+        pthread_mutex_lock(&prev->cache_mu);
+        memcpy(a->cache, prev->cache, sizeof(a->cache));
+        a->cache_next = prev->cache_next;
+        a->cache_len = prev->cache_len;
+        pthread_mutex_unlock(&prev->cache_mu);
+    }
     *out = a;
     return 0;
 }
@@ -1242,7 +1255,6 @@ void gm_auth_free(struct gm_auth *a)
     }
     free(a->users);
     pthread_mutex_destroy(&a->cache_mu);
-    pthread_mutex_destroy(&a->bcrypt_mu);
     explicit_bzero(a, sizeof(*a));
     free(a);
 }
@@ -1381,54 +1393,86 @@ static void cache_add(struct gm_auth *a, const unsigned char *key)
     pthread_mutex_unlock(&a->cache_mu);
 }
 
+/* What gm_auth_begin leaves for gm_auth_verify: the decoded credentials
+ * (in w), the hash to check them against and the cache key. */
+struct gm_auth_pending {
+    struct auth_work w;
+    const char *hash; /* the user's, or the dummy for an unknown user */
+    int known;        /* the user exists */
+    int have_key;
+    unsigned char key[SHA256_LEN];
+};
+
+void gm_auth_pending_free(struct gm_auth_pending *p)
+{
+    if (!p)
+        return;
+    explicit_bzero(p, sizeof(*p));
+    free(p);
+}
+
+enum gm_auth_verdict gm_auth_begin(struct gm_auth *a, const char *authorization,
+                                   struct gm_auth_pending **pending)
+{
+    *pending = NULL;
+    STAT_INC(a, checks);
+    struct gm_auth_pending *p = gm_xmalloc(sizeof(*p));
+    if (parse_basic(authorization, &p->w) != 0) {
+        STAT_INC(a, malformed);
+        gm_auth_pending_free(p);
+        return GM_AUTH_DENY;
+    }
+    const struct wc_user *u = find_user(a, &p->w);
+    p->known = u != NULL;
+    p->hash = u ? u->hash : a->dummy;
+
+    /* Cache key: SHA-256(salt || user || NUL || password || NUL || hash). */
+    size_t cred_len = p->w.user_len + 1 + p->w.pass_len + 1;
+    memcpy(p->w.buf, a->salt, AUTH_SALT_LEN);
+    memcpy(p->w.buf + AUTH_SALT_LEN + cred_len, p->hash, BCRYPT_LEN);
+    p->have_key = gnutls_hash_fast(GNUTLS_DIG_SHA256, p->w.buf,
+                                   AUTH_SALT_LEN + cred_len + BCRYPT_LEN, p->key) == 0;
+    if (p->have_key && u && cache_has(a, p->key)) {
+        STAT_INC(a, cache_hits);
+        STAT_INC(a, allowed);
+        gm_auth_pending_free(p);
+        return GM_AUTH_ALLOW;
+    }
+    *pending = p;
+    return GM_AUTH_VERIFY;
+}
+
 /* One bcrypt computation: whether password hashes to hash.  Only the 31
  * hash characters are compared: libxcrypt re-encodes a salt whose last
- * character carries stray bits, which Go's bcrypt would accept. */
+ * character carries stray bits, which Go's bcrypt would accept.  Each call
+ * has its own crypt_data (32 KiB), so calls may run side by side. */
 static int bcrypt_verify(struct gm_auth *a, const char *password, const char *hash)
 {
-    pthread_mutex_lock(&a->bcrypt_mu);
+    struct crypt_data *cd = gm_xcalloc(1, sizeof(*cd));
     STAT_INC(a, bcrypt_calls);
-    const char *r = crypt_rn(password, hash, &a->cd, (int)sizeof(a->cd));
+    const char *r = crypt_rn(password, hash, cd, (int)sizeof(*cd));
     int ok = r && strlen(r) == BCRYPT_LEN &&
              ct_equal(r + BCRYPT_SETTING, hash + BCRYPT_SETTING, BCRYPT_LEN - BCRYPT_SETTING);
-    explicit_bzero(&a->cd, sizeof(a->cd));
-    pthread_mutex_unlock(&a->bcrypt_mu);
+    explicit_bzero(cd, sizeof(*cd));
+    free(cd);
+    return ok;
+}
+
+int gm_auth_verify(struct gm_auth *a, struct gm_auth_pending *p)
+{
+    const char *password = WORK_CRED(&p->w) + p->w.user_len + 1;
+    int ok = bcrypt_verify(a, password, p->hash) && p->known;
+    if (ok && p->have_key)
+        cache_add(a, p->key);
+    if (ok)
+        STAT_INC(a, allowed);
+    gm_auth_pending_free(p);
     return ok;
 }
 
 int gm_auth_check(struct gm_auth *a, const char *authorization)
 {
-    struct auth_work w;
-    unsigned char key[SHA256_LEN];
-    int ok = 0;
-
-    STAT_INC(a, checks);
-    if (parse_basic(authorization, &w) != 0) {
-        STAT_INC(a, malformed);
-        explicit_bzero(&w, sizeof(w));
-        return 0;
-    }
-    const struct wc_user *u = find_user(a, &w);
-    const char *hash = u ? u->hash : a->dummy;
-    const char *password = WORK_CRED(&w) + w.user_len + 1;
-
-    /* Cache key: SHA-256(salt || user || NUL || password || NUL || hash). */
-    size_t cred_len = w.user_len + 1 + w.pass_len + 1;
-    memcpy(w.buf, a->salt, AUTH_SALT_LEN);
-    memcpy(w.buf + AUTH_SALT_LEN + cred_len, hash, BCRYPT_LEN);
-    int have_key =
-        gnutls_hash_fast(GNUTLS_DIG_SHA256, w.buf, AUTH_SALT_LEN + cred_len + BCRYPT_LEN, key) == 0;
-    if (have_key && u && cache_has(a, key)) {
-        STAT_INC(a, cache_hits);
-        ok = 1;
-    } else {
-        ok = bcrypt_verify(a, password, hash) && u != NULL;
-        if (ok && have_key)
-            cache_add(a, key);
-    }
-    if (ok)
-        STAT_INC(a, allowed);
-    explicit_bzero(&w, sizeof(w));
-    explicit_bzero(key, sizeof(key));
-    return ok;
+    struct gm_auth_pending *p;
+    enum gm_auth_verdict v = gm_auth_begin(a, authorization, &p);
+    return v == GM_AUTH_VERIFY ? gm_auth_verify(a, p) : v == GM_AUTH_ALLOW;
 }

@@ -1285,6 +1285,102 @@ static void test_auth_threads(void **state)
     gm_auth_free(auth);
 }
 
+/* The two halves: gm_auth_begin never runs bcrypt; it refuses what is
+ * malformed, allows what is cached and leaves the rest (unknown users too,
+ * so that they cost the same) to gm_auth_verify. */
+static void test_auth_two_halves(void **state)
+{
+    (void)state;
+    struct gm_auth *auth = auth_with(NULL);
+    struct gm_auth_stats st;
+    struct gm_auth_pending *p = (struct gm_auth_pending *)1;
+
+    assert_int_equal(gm_auth_begin(auth, "Basic %%%%", &p), GM_AUTH_DENY);
+    assert_null(p);
+    assert_int_equal(gm_auth_begin(auth, NULL, &p), GM_AUTH_DENY);
+    assert_null(p);
+
+    static const struct {
+        const char *cred;
+        int ok;
+    } cases[] = {
+        {"bob:hunter2", 1},
+        {"bob:hunter3", 0},
+        {"eve:hunter2", 0},
+        {"alice:correct horse:battery", 1},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        assert_int_equal(gm_auth_begin(auth, basic(cases[i].cred), &p), GM_AUTH_VERIFY);
+        assert_non_null(p);
+        gm_auth_stats(auth, &st);
+        assert_int_equal(st.bcrypt_calls, i); /* none in begin */
+        assert_int_equal(gm_auth_verify(auth, p), cases[i].ok);
+    }
+    /* verified once: allowed by begin alone, no bcrypt */
+    assert_int_equal(gm_auth_begin(auth, basic("bob:hunter2"), &p), GM_AUTH_ALLOW);
+    assert_null(p);
+    /* a pending check freed unverified costs nothing and allows nothing */
+    assert_int_equal(gm_auth_begin(auth, basic("bob:hunter3"), &p), GM_AUTH_VERIFY);
+    gm_auth_pending_free(p);
+    gm_auth_pending_free(NULL);
+    gm_auth_stats(auth, &st);
+    assert_int_equal(st.bcrypt_calls, 4);
+    assert_int_equal(st.checks, 8);
+    assert_int_equal(st.malformed, 2);
+    assert_int_equal(st.cache_hits, 1);
+    assert_int_equal(st.allowed, 3);
+    gm_auth_free(auth);
+}
+
+/* A reload's checker keeps the credentials verified before, for users whose
+ * hash is unchanged; a changed or removed user is verified anew. */
+static void test_auth_renew(void **state)
+{
+    (void)state;
+    struct gm_auth *old = auth_with(NULL);
+    assert_int_equal(gm_auth_check(old, basic("alice:correct horse:battery")), 1);
+    assert_int_equal(gm_auth_check(old, basic("bob:hunter2")), 1);
+
+    char bob2[61], yml[512];
+    make_hash("$2y$", 4, "new bob", bob2);
+    snprintf(yml, sizeof(yml), "basic_auth_users:\n  alice: %s\n  bob: %s\n", g_alice, bob2);
+    write_file(path_in("renew.yml"), yml);
+    struct gm_webconfig *wc = load_ok(path_in("renew.yml"));
+    struct gm_auth *fresh = NULL;
+    assert_int_equal(gm_auth_renew(wc, old, &fresh, NULL), 0);
+    gm_webconfig_free(wc);
+
+    struct gm_auth_pending *p;
+    assert_int_equal(gm_auth_begin(fresh, basic("alice:correct horse:battery"), &p), GM_AUTH_ALLOW);
+    assert_int_equal(gm_auth_begin(fresh, basic("bob:hunter2"), &p), GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(fresh, p), 0); /* bob's old password is gone */
+    assert_int_equal(gm_auth_check(fresh, basic("bob:new bob")), 1);
+    struct gm_auth_stats st;
+    gm_auth_stats(fresh, &st);
+    assert_int_equal(st.bcrypt_calls, 2);
+    assert_int_equal(st.cache_hits, 1);
+
+    /* the old checker is untouched and still answers as before */
+    assert_int_equal(gm_auth_begin(old, basic("bob:hunter2"), &p), GM_AUTH_ALLOW);
+    assert_int_equal(gm_auth_begin(old, basic("bob:new bob"), &p), GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(old, p), 0);
+
+    /* alice removed: her cached pair allows nothing */
+    snprintf(yml, sizeof(yml), "basic_auth_users:\n  bob: %s\n", bob2);
+    write_file(path_in("renew.yml"), yml);
+    wc = load_ok(path_in("renew.yml"));
+    struct gm_auth *third = NULL;
+    assert_int_equal(gm_auth_renew(wc, fresh, &third, NULL), 0);
+    gm_webconfig_free(wc);
+    assert_int_equal(gm_auth_begin(third, basic("alice:correct horse:battery"), &p),
+                     GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(third, p), 0);
+    assert_int_equal(gm_auth_begin(third, basic("bob:new bob"), &p), GM_AUTH_ALLOW);
+    gm_auth_free(third);
+    gm_auth_free(fresh);
+    gm_auth_free(old);
+}
+
 /* What a reload compares: gm_webconfig_equal and gm_webconfig_tls_equal on
  * files that differ in one thing each (contents, not names: a copy of the
  * certificate under another name is the same TLS). */
@@ -1395,6 +1491,8 @@ int main(void)
         cmocka_unit_test(test_auth_unknown_user_timing),
         cmocka_unit_test(test_auth_no_users),
         cmocka_unit_test(test_auth_threads),
+        cmocka_unit_test(test_auth_two_halves),
+        cmocka_unit_test(test_auth_renew),
         cmocka_unit_test(test_equal),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
