@@ -1595,6 +1595,14 @@ static void mod_stop(struct gm_exporter *x)
         exporter_free(x);
 }
 
+static int mod_check_web_config(const char *path, struct gm_err *err)
+{
+    struct gm_webconfig *wc = NULL;
+    int rc = gm_webconfig_load(path, &wc, err);
+    gm_webconfig_free(wc);
+    return rc;
+}
+
 /* The module's only export (see module.h). */
 __attribute__((visibility("default"))) const struct gm_export_module gm_export_module = {
     .abi = GM_EXPORT_MODULE_ABI,
@@ -1603,4 +1611,5 @@ __attribute__((visibility("default"))) const struct gm_export_module gm_export_m
     .set_dropped = mod_set_dropped,
     .stop = mod_stop,
     .sink_ops = &mod_sink_ops,
+    .check_web_config = mod_check_web_config,
 };

@@ -66,4 +66,10 @@ void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped);
 /* Stops the server and frees everything.  Accepts NULL. */
 void gm_exporter_stop(struct gm_exporter *x);
 
+/* Loads and validates the web config at path as the exporter would (keys,
+ * bcrypt hashes, certificate and key files, limits), without starting
+ * anything: 0, or a GM_E* code with "PATH:LINE: reason" in err.  Loads the
+ * exporter module (`gpumon config check`). */
+int gm_exporter_check_web_config(const char *path, struct gm_err *err);
+
 #endif /* GM_EXPORT_EXPORTER_H */

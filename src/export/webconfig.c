@@ -29,7 +29,10 @@
 #include <yaml.h>
 
 #define MAX_CONFIG_BYTES 1048576 /* the YAML file */
-#define MAX_PEM_BYTES 1048576    /* each certificate, key or CA file */
+#define MAX_DEPTH 64             /* nested lists and mappings */
+#define MAX_ANCHORS 64
+#define MAX_KEYS 4096         /* in one mapping */
+#define MAX_PEM_BYTES 1048576 /* each certificate, key or CA file */
 #define N_ALLOWED_HEADERS 5
 #define BCRYPT_LEN 60     /* $2y$10$ + 22 salt + 31 hash characters */
 #define BCRYPT_SETTING 29 /* the part crypt reads: prefix, cost, salt */
@@ -325,6 +328,9 @@ static int check_mapping(struct ctx *c, const yaml_node_t *n, const char *what,
         return fail(c, n, "%s: expected %s, got %s", what, expected, kind_name(n));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        /* the duplicate check below is quadratic: bound it */
+        if (p - n->data.mapping.pairs.start == MAX_KEYS)
+            return fail(c, k, "more than %d keys in one mapping", MAX_KEYS);
         if (check_tag(c, k))
             return GM_E_INVAL;
         if (k->type != YAML_SCALAR_NODE)
@@ -910,6 +916,55 @@ static int yaml_fail(struct ctx *c, const yaml_parser_t *p)
     return gm_err_set(c->err, GM_E_INVAL, "%s:%lu: invalid YAML: %s", c->path, line, problem);
 }
 
+/* libyaml's scanner costs time in proportion to the open flow levels for
+ * every token, and its loader looks up every alias among all anchors, so a
+ * file well under MAX_CONFIG_BYTES can keep yaml_parser_load busy for
+ * minutes (100000 '[' take 16 s).  This pass reads the file's events, which
+ * costs time in proportion to its size, and refuses more than MAX_DEPTH
+ * levels of nesting and more than MAX_ANCHORS anchors before the loader
+ * sees the file.  YAML errors are left to the loader, which words them the
+ * same way. */
+static int check_shape(struct ctx *c, const char *text, size_t len)
+{
+    yaml_parser_t p;
+    yaml_event_t e;
+    if (!yaml_parser_initialize(&p))
+        gm_oom();
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int depth = 0, anchors = 0, r = 0;
+    while (!r && yaml_parser_parse(&p, &e)) {
+        unsigned long line = (unsigned long)e.start_mark.line + 1;
+        const yaml_char_t *anchor = NULL;
+        yaml_event_type_t type = e.type;
+        if (type == YAML_SEQUENCE_START_EVENT)
+            anchor = e.data.sequence_start.anchor;
+        else if (type == YAML_MAPPING_START_EVENT)
+            anchor = e.data.mapping_start.anchor;
+        else if (type == YAML_SCALAR_EVENT)
+            anchor = e.data.scalar.anchor;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH)
+                r = gm_err_set(c->err, GM_E_INVAL,
+                               "%s:%lu: nested deeper than %d levels (lists and mappings)", c->path,
+                               line, MAX_DEPTH);
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        if (!r && anchor && ++anchors > MAX_ANCHORS)
+            r = gm_err_set(c->err, GM_E_INVAL, "%s:%lu: more than %d anchors (&NAME)", c->path,
+                           line, MAX_ANCHORS);
+        if (type == YAML_SCALAR_EVENT) /* inline keys must not linger in freed memory */
+            explicit_bzero(e.data.scalar.value, e.data.scalar.length);
+        yaml_event_delete(&e);
+        if (type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    if (p.error == YAML_MEMORY_ERROR)
+        gm_oom();
+    yaml_parser_delete(&p);
+    return r;
+}
+
 /* Overwrites every scalar in doc: inline keys must not linger in freed memory. */
 static void wipe_document(yaml_document_t *doc)
 {
@@ -946,7 +1001,9 @@ int gm_webconfig_load(const char *path, struct gm_webconfig **out, struct gm_err
     if (!yaml_parser_initialize(&parser))
         gm_oom();
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
+    if ((r = check_shape(&c, text, len)) != 0) {
+        /* refused before the loader */
+    } else if (!yaml_parser_load(&parser, &doc)) {
         r = yaml_fail(&c, &parser);
     } else {
         c.doc = &doc;

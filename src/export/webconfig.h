@@ -54,6 +54,11 @@
  *   - The file is read once; the toolkit re-reads it on every request.  To
  *     pick up a new certificate or password, load again and swap.
  *
+ * Limits, each refused with FILE:LINE (they keep libyaml's loader and the
+ * duplicate-key check, both quadratic, from stalling a start): the file at
+ * most 1 MiB, lists and mappings nested at most 64 deep, at most 64 anchors,
+ * at most 4096 keys in one mapping (so at most 4096 users).
+ *
  * Relative paths are relative to the directory of the config file, as in the
  * toolkit.  An empty file (or one with only comments) means no TLS, no auth.
  *

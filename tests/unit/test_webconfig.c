@@ -464,6 +464,88 @@ static void test_config_file_errors(void **state)
     assert_null(wc);
 }
 
+/* Files that would make libyaml or the walker slow (quadratic in the
+ * nesting depth, the anchors or a mapping's keys) are refused in well under
+ * a second, naming the place.  Each expect is after "<path>:". */
+static void test_config_limits(void **state)
+{
+    (void)state;
+    enum { BIG = 1000000 };
+    char *text = malloc(BIG + 64);
+    assert_non_null(text);
+    static const struct {
+        const char *what;
+        const char *expect;
+    } cases[] = {
+        {"100000 [", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"65 [ then ]", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"64 [ then ]", "1: expected a mapping of tls_server_config, http_server_config and "
+                        "basic_auth_users, got a list"},
+        {"70 block mappings", "65: nested deeper than 64 levels (lists and mappings)"},
+        {"100000 {a: ", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"65 anchors", "2: more than 64 anchors (&NAME)"},
+        {"5000 keys", "4098: more than 4096 keys in one mapping"},
+        {"100000 keys", "4097: more than 4096 keys in one mapping"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        size_t o = 0;
+        const char *w = cases[i].what;
+        if (!strcmp(w, "100000 [")) {
+            memset(text, '[', 100000);
+            o = 100000;
+        } else if (!strcmp(w, "65 [ then ]") || !strcmp(w, "64 [ then ]")) {
+            int n = w[1] == '5' ? 65 : 64;
+            memset(text, '[', (size_t)n);
+            memset(text + n, ']', (size_t)n);
+            o = 2 * (size_t)n;
+            text[o++] = '\n';
+        } else if (!strcmp(w, "70 block mappings")) {
+            for (int d = 0; d < 70; d++) {
+                memset(text + o, ' ', (size_t)d * 2);
+                o += (size_t)d * 2;
+                memcpy(text + o, "a:\n", 3);
+                o += 3;
+            }
+        } else if (!strcmp(w, "100000 {a: ")) {
+            for (int d = 0; d < 100000; d++) {
+                memcpy(text + o, "{a: ", 4);
+                o += 4;
+                if (o > BIG - 8)
+                    break;
+            }
+        } else if (!strcmp(w, "65 anchors")) {
+            o = (size_t)snprintf(text, BIG, "basic_auth_users:\n  [");
+            for (int a = 0; a < 65; a++)
+                o += (size_t)snprintf(text + o, BIG - o, "&a%d x, ", a);
+            o += (size_t)snprintf(text + o, BIG - o, "]\n");
+        } else if (!strcmp(w, "100000 keys")) {
+            for (int k = 0; k < 100000; k++)
+                o += (size_t)snprintf(text + o, BIG - o, "k%05d:\n", k);
+        } else {
+            o = (size_t)snprintf(text, BIG, "basic_auth_users:\n");
+            for (int k = 0; k < 5000; k++)
+                o += (size_t)snprintf(text + o, BIG - o, "  u%d: x\n", k);
+        }
+        text[o] = '\0';
+        write_file(path_in("limit.yml"), text);
+        struct gm_webconfig *wc = NULL;
+        struct gm_err err = {0};
+        double t0 = now_ms();
+        int r = gm_webconfig_load(path_in("limit.yml"), &wc, &err);
+        double took = now_ms() - t0;
+        char expect[600];
+        snprintf(expect, sizeof(expect), "%s:%s", path_in("limit.yml"), cases[i].expect);
+        if (r != GM_E_INVAL || strcmp(err.msg, expect) != 0 || took > 500)
+            print_error("%s: %.0f ms\n  got    [%d] %s\n  wanted      %s\n", w, took, r, err.msg,
+                        expect);
+        assert_int_equal(r, GM_E_INVAL);
+        assert_null(wc);
+        assert_string_equal(err.msg, expect);
+        assert_true(took < 500);
+    }
+    free(text);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Good configurations                                                       */
 
@@ -1474,6 +1556,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_config_file_errors),
+        cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_nothing_configured),
         cmocka_unit_test(test_tls_only),
         cmocka_unit_test(test_versions),
