@@ -82,7 +82,7 @@ static const struct opt opts[] = {
      "run the Prometheus exporter (settings in [exporter])"},
     {"exporter", "listen", T_STRING, OFF(listen), "127.0.0.1:9842", 0, 0, NULL, "ADDR:PORT",
      "HTTP address of /metrics: 127.0.0.1:9842, [::]:9842, :9842 for every interface, or "
-     "\"\" for none (textfile only)"},
+     "empty for none (textfile only: `listen =` in the file, `--listen \"\"` as a flag)"},
     {"exporter", "names", T_ENUM, OFF(names), "native", 0, 0, "native|dcgm", "SET",
      "metric names: gpumon's own (gpumon_*) or dcgm-exporter's (DCGM_FI_*)"},
     {"exporter", "hostname-label", T_BOOL, OFF(hostname_label), "false", 0, 0, NULL, NULL,
@@ -140,6 +140,14 @@ static int check_exporter_string(const struct opt *o, const char *value, char *w
         struct sockaddr_storage ss;
         socklen_t len;
         char r[200];
+        if (!strcmp(value, "\"\"") || !strcmp(value, "''")) {
+            /* quotes are part of a value in the file, unlike on a command line */
+            snprintf(why, wlen,
+                     "invalid listen address %s: for no HTTP server leave the value empty "
+                     "(\"listen =\")",
+                     value);
+            return GM_E_INVAL;
+        }
         if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
             snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
             return GM_E_INVAL;

@@ -1595,6 +1595,19 @@ static void mod_stop(struct gm_exporter *x)
         exporter_free(x);
 }
 
+/* x->lis is the caller's (the thread that starts and reconfigures x); its
+ * security context is the TLS material the listener was started with. */
+static void mod_url(struct gm_exporter *x, char *buf, size_t len)
+{
+    const struct listener *l = x->lis;
+    if (!l) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    int tls = l->sec->web && gm_webconfig_tls(l->sec->web);
+    snprintf(buf, len, "%s://%s", tls ? "https" : "http", l->addr);
+}
+
 static int mod_check_web_config(const char *path, struct gm_err *err)
 {
     struct gm_webconfig *wc = NULL;
@@ -1612,4 +1625,5 @@ __attribute__((visibility("default"))) const struct gm_export_module gm_export_m
     .stop = mod_stop,
     .sink_ops = &mod_sink_ops,
     .check_web_config = mod_check_web_config,
+    .url = mod_url,
 };

@@ -23,6 +23,7 @@ struct gm_export_module {
     void (*stop)(struct gm_exporter *x);
     const struct gm_sink_ops *sink_ops;
     int (*check_web_config)(const char *path, struct gm_err *err);
+    void (*url)(struct gm_exporter *x, char *buf, size_t len);
 };
 
 #endif /* GM_EXPORT_MODULE_H */

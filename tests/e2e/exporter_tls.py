@@ -6,7 +6,8 @@ certificate signed by the CA and one signed by another CA.  bcrypt hashes
 come from `htpasswd -nbBC 10` (apache2-utils) or, without it, from
 libxcrypt; a test that needs one is skipped when neither is there.
 
-  basic_auth_over_tls: the right user and password get 200 over TLS
+  basic_auth_over_tls: the start-up line says "exporter https://ADDR"; the
+      right user and password get 200 over TLS
       (Python's client and curl, by IP and by name); a wrong password, an
       unknown user, an empty password, another scheme and garbage get 401
       with WWW-Authenticate: Basic and one short body that names nothing;
@@ -97,6 +98,8 @@ basic_auth_users:
             good = basic("prometheus", "s3cret pass")
             r = wait_tls(g, ctx, good)
             check("gpumon_gpu_up" in r.text, "metrics over TLS with basic auth", r.text[:300])
+            check(f"exporter https://127.0.0.1:{g.port})" in g.log() and "http://" not in g.log(),
+                  "the start-up line names the exporter's https:// address", g.log())
             for path in ("/", "/healthz"):
                 check_eq(get("127.0.0.1", g.port, path, tls=ctx, headers=good).status, 200,
                          f"{path} with credentials")
