@@ -816,14 +816,16 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     xid_sampler = sp;
     pthread_mutex_unlock(&xid_mu);
     struct gm_xid_watch *xw = gm_xid_watch_start(cfg.nvml_lib, on_xid, NULL);
+    char url[300] = "";
+    if (exporter)
+        gm_exporter_url(exporter, url, sizeof(url)); /* https:// when the web config has TLS */
     gm_log(GM_LOG_INFO,
-           "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s, exporter %s%s)",
+           "agent started: pid %d, interval %.3f s, data in %s (csv %s, store %s, exporter %s)",
            (int)getpid(), cfg.interval_ns / 1e9, cfg.data_dir, cfg.csv ? cfg.csv_dir : "off",
            cfg.store ? cfg.store_path : "off",
-           !cfg.exporter   ? "off"
-           : cfg.listen[0] ? "http://"
-                           : "textfile only",
-           cfg.exporter && cfg.listen[0] ? cfg.listen : "");
+           !exporter ? "off"
+           : url[0]  ? url
+                     : "textfile only");
 
     struct control ct = {
         .fd = -1, .sampler = sp, .task = cfg.task, .sinks = &sinks, .sinks_mu = &sinks_mu};

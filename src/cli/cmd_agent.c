@@ -322,6 +322,7 @@ static int cmd_config_run(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         printf("usage: gpumon config check [FILE]   report the first error as FILE:LINE: reason\n"
+               "                                    (in FILE, or in the web-config file it names)\n"
                "       gpumon config show [--config FILE] [OPTIONS]   the effective settings\n"
                "       gpumon config --markdown     docs/config.md\n");
         return argc < 2 ? GM_EXIT_USAGE : GM_EXIT_OK;
@@ -341,7 +342,9 @@ static int cmd_config_run(int argc, char **argv)
         struct gm_config c;
         struct gm_err err = {0};
         gm_config_defaults(&c);
-        if (gm_config_load_file(&c, path, &err) != 0 || gm_config_finish(&c, &err) != 0) {
+        if (gm_config_load_file(&c, path, &err) != 0 || gm_config_finish(&c, &err) != 0 ||
+            (c.exporter && c.web_config[0] &&
+             gm_exporter_check_web_config(c.web_config, &err) != 0)) {
             fprintf(stderr, "%s\n", err.msg);
             rc = GM_EXIT_USAGE;
         }

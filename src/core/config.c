@@ -1,12 +1,17 @@
-/* config.c -- the option table, INI and flag parsing (see config.h). */
+/* config.c -- the option table, INI and flag parsing (see config.h).
+ *
+ * The INI reader is our own (the reader section): inih, which it replaces,
+ * reads lines into a 200-byte buffer and takes the rest of a longer line for
+ * a line of its own, so the end of a long comment could become a setting. */
 #include "config.h"
 
 #include <errno.h>
-#include <ini.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../export/listen.h"
@@ -77,7 +82,7 @@ static const struct opt opts[] = {
      "run the Prometheus exporter (settings in [exporter])"},
     {"exporter", "listen", T_STRING, OFF(listen), "127.0.0.1:9842", 0, 0, NULL, "ADDR:PORT",
      "HTTP address of /metrics: 127.0.0.1:9842, [::]:9842, :9842 for every interface, or "
-     "\"\" for none (textfile only)"},
+     "empty for none (textfile only: `listen =` in the file, `--listen \"\"` as a flag)"},
     {"exporter", "names", T_ENUM, OFF(names), "native", 0, 0, "native|dcgm", "SET",
      "metric names: gpumon's own (gpumon_*) or dcgm-exporter's (DCGM_FI_*)"},
     {"exporter", "hostname-label", T_BOOL, OFF(hostname_label), "false", 0, 0, NULL, NULL,
@@ -135,6 +140,14 @@ static int check_exporter_string(const struct opt *o, const char *value, char *w
         struct sockaddr_storage ss;
         socklen_t len;
         char r[200];
+        if (!strcmp(value, "\"\"") || !strcmp(value, "''")) {
+            /* quotes are part of a value in the file, unlike on a command line */
+            snprintf(why, wlen,
+                     "invalid listen address %s: for no HTTP server leave the value empty "
+                     "(\"listen =\")",
+                     value);
+            return GM_E_INVAL;
+        }
         if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
             snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
             return GM_E_INVAL;
@@ -372,10 +385,13 @@ static struct gm_notify_conf *notify_section(struct gm_config *c, const char *na
     return nc;
 }
 
+/* A name from the file in a message: at most 64 bytes of it, then "...".
+ * Expands to the arguments of "%.*s%s". */
+#define NAME_SHOWN(s) (strlen(s) > 64 ? 64 : (int)strlen(s)), (s), (strlen(s) > 64 ? "..." : "")
+
 struct load_ctx {
     struct gm_config *c;
     const char *path;
-    int line; /* inih gives the line through the return value only: track ours */
     char err[512];
     uint8_t seen[NOPTS];
 };
@@ -405,7 +421,8 @@ static int handler(void *user, const char *section, const char *name, const char
     const struct opt *o = find(section, name);
     if (!o) {
         if (!find(NULL, name))
-            snprintf(x->err, sizeof(x->err), "unknown key \"%s\" in [%s]", name, section);
+            snprintf(x->err, sizeof(x->err), "unknown key \"%.*s%s\" in [%s]", NAME_SHOWN(name),
+                     section);
         else
             snprintf(x->err, sizeof(x->err), "key \"%s\" belongs in [%s], not [%s]", name,
                      find(NULL, name)->section, section);
@@ -425,101 +442,241 @@ static int handler(void *user, const char *section, const char *name, const char
     return 1;
 }
 
-/* inih ignores a section with no keys; report it too, so a typo like
- * "[agnet]" on an otherwise empty section is not silently accepted. */
-static int check_sections(FILE *f, struct load_ctx *x, int *line)
+/* ------------------------------------------------------------ the reader */
+
+/* The file is read once, whole (a pipe, a FIFO or /dev/stdin reads the same
+ * as a file; there is no second pass to rewind for), and parsed from memory
+ * line by line, every line whole however long.  The syntax is inih's, which
+ * gpumon used before: "[section]", "key = value" or "key: value", whitespace
+ * around names and values ignored, comments on their own line starting with
+ * ';' or '#', a ';' after whitespace starting an inline comment, a UTF-8 BOM
+ * ignored, and an indented line after a key continuing it (which the keys
+ * here refuse as a duplicate).  Unlike inih, a long line is never split
+ * into two, section and key names are never truncated, a section without
+ * keys is still checked, and parsing stops at the first error. */
+
+#define MAX_CONFIG_BYTES (1024 * 1024)
+
+static int is_space(char ch)
 {
-    char buf[512];
-    int n = 0;
-    while (fgets(buf, sizeof(buf), f)) {
-        n++;
-        char *p = buf;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p != '[')
-            continue;
-        char *e = strchr(p, ']');
-        if (!e) {
-            snprintf(x->err, sizeof(x->err), "unterminated section header");
-            *line = n;
-            return -1;
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
+}
+
+/* Cuts trailing whitespace of [s, end) in place; returns s. */
+static char *rstrip(char *s, char *end)
+{
+    while (end > s && is_space(end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+static char *lskip(char *s)
+{
+    while (*s && is_space(*s))
+        s++;
+    return s;
+}
+
+/* The first of chars (none when NULL) or of an inline comment (';' after
+ * whitespace) in s, else the end of s. */
+static char *find_or_comment(char *s, const char *chars)
+{
+    int was_space = 0;
+    while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
+        was_space = is_space(*s);
+        s++;
+    }
+    return s;
+}
+
+/* Reads the whole file at path into a NUL-terminated buffer.  Directories
+ * and read errors are errors; so is a file over MAX_CONFIG_BYTES. */
+static int read_config(const char *path, char **out, size_t *len, struct gm_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
+                          strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
+        close(fd);
+        return gm_err_set(err, GM_E_IO, "%s: %s", path, strerror(e));
+    }
+    size_t cap = 8192, n = 0;
+    char *buf = gm_xmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            if (cap > MAX_CONFIG_BYTES)
+                break;
+            cap *= 2;
+            buf = gm_xrealloc(buf, cap + 1);
         }
-        *e = '\0';
-        int known =
-            (!strncmp(p + 1, "alert.", 6) && p[7]) || (!strncmp(p + 1, "notify.", 7) && p[8]);
-        for (size_t i = 0; i < NOPTS; i++)
-            known |= strcmp(p + 1, opts[i].section) == 0;
-        if (!known) {
-            snprintf(x->err, sizeof(x->err), "unknown section [%s]", p + 1);
-            *line = n;
-            return -1;
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int e = errno;
+            close(fd);
+            free(buf);
+            return gm_err_set(err, GM_E_IO, "%s: %s", path, strerror(e));
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > MAX_CONFIG_BYTES) {
+        free(buf);
+        return gm_err_set(err, GM_E_INVAL, "%s: larger than %d bytes; not a gpumon config", path,
+                          MAX_CONFIG_BYTES);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* A section gpumon knows: one of the table's, [alert.NAME] or [notify.NAME]. */
+static int known_section(const char *name)
+{
+    if ((!strncmp(name, "alert.", 6) && name[6]) || (!strncmp(name, "notify.", 7) && name[7]))
+        return 1;
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strcmp(name, opts[i].section) == 0)
+            return 1;
+    return 0;
+}
+
+/* Where each section header first appears, for errors about a whole section. */
+struct header {
+    const char *name; /* into the text */
+    int line;
+};
+
+/* Parses text (modified in place) into x; returns 0 or the line of the
+ * first error, with the reason in x->err (empty: a syntax error). */
+static int parse_text(char *text, size_t len, struct load_ctx *x, struct header **hdrs,
+                      size_t *nhdrs)
+{
+    const char *section = "", *prev_name = NULL;
+    char *p = text, *end = text + len;
+    size_t cap = 0;
+    for (int lineno = 1; p < end; lineno++) {
+        char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
+        char *eol = nl ? nl : end;
+        if (memchr(line, '\0', (size_t)(eol - line))) {
+            snprintf(x->err, sizeof(x->err), "a NUL byte: not a text file");
+            return lineno;
+        }
+        *eol = '\0';
+        p = eol + 1;
+        char *start = line;
+        if (lineno == 1 && (unsigned char)start[0] == 0xEF && (unsigned char)start[1] == 0xBB &&
+            (unsigned char)start[2] == 0xBF)
+            start += 3;
+        start = rstrip(lskip(start), eol);
+        if (!*start || *start == ';' || *start == '#')
+            continue;
+        if (prev_name && start > line) {
+            /* an indented line continues the previous key's value */
+            char *e = find_or_comment(start, NULL);
+            *e = '\0';
+            rstrip(start, e);
+            if (!handler(x, section, prev_name, start))
+                return lineno;
+        } else if (*start == '[') {
+            char *e = find_or_comment(start + 1, "]");
+            if (*e != ']') {
+                snprintf(x->err, sizeof(x->err), "unterminated section header");
+                return lineno;
+            }
+            *e = '\0';
+            section = start + 1;
+            prev_name = NULL;
+            if (!known_section(section)) {
+                snprintf(x->err, sizeof(x->err), "unknown section [%.*s%s]", NAME_SHOWN(section));
+                return lineno;
+            }
+            size_t i;
+            for (i = 0; i < *nhdrs && strcmp((*hdrs)[i].name, section) != 0; i++)
+                ;
+            if (i == *nhdrs) {
+                if (*nhdrs == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    *hdrs = gm_xrealloc(*hdrs, cap * sizeof(**hdrs));
+                }
+                (*hdrs)[(*nhdrs)++] = (struct header){section, lineno};
+            }
+        } else {
+            char *e = find_or_comment(start, "=:");
+            if (*e != '=' && *e != ':')
+                return lineno; /* a syntax error */
+            *e = '\0';
+            char *name = rstrip(start, e);
+            char *value = e + 1;
+            e = find_or_comment(value, NULL);
+            *e = '\0';
+            value = lskip(value);
+            rstrip(value, e);
+            prev_name = name;
+            if (!handler(x, section, name, value))
+                return lineno;
         }
     }
     return 0;
 }
 
-/* The line of a section header (for errors about a whole section). */
-static int header_line(const char *path, const char *hdr)
+/* The line of section name's header. */
+static int header_line(const struct header *hdrs, size_t n, const char *name)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    char buf[512];
-    int n = 0, found = 0;
-    while (!found && fgets(buf, sizeof(buf), f)) {
-        n++;
-        char *p = buf;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        found = strncmp(p, hdr, strlen(hdr)) == 0;
-    }
-    fclose(f);
-    return found ? n : 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(hdrs[i].name, name) == 0)
+            return hdrs[i].line;
+    return 0;
 }
 
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
-                          strerror(errno));
-    struct load_ctx x = {.c = c, .path = path};
-    int line = 0;
-    if (check_sections(f, &x, &line) != 0) {
-        fclose(f);
-        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, line, x.err);
-    }
-    rewind(f);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_config(path, &text, &len, err);
+    if (rc != 0)
+        return rc;
     struct gm_config tmp = *c; /* apply only when the whole file is valid */
-    x.c = &tmp;
-    int rc = ini_parse_file(f, handler, &x);
-    fclose(f);
-    if (rc != 0) {
-        if (rc < 0)
-            return gm_err_set(err, GM_E_IO, "%s: cannot read", path);
-        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, rc,
-                          x.err[0] ? x.err
-                                   : "syntax error (expected \"key = value\" or [section])");
+    struct load_ctx x = {.c = &tmp, .path = path};
+    struct header *hdrs = NULL;
+    size_t nhdrs = 0;
+    int line = parse_text(text, len, &x, &hdrs, &nhdrs);
+    if (line != 0) {
+        rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, line,
+                        x.err[0] ? x.err : "syntax error (expected \"key = value\" or [section])");
+        goto out;
     }
     /* whole-section checks (a rule without a condition, a webhook without a url),
      * reported at the section's header line */
     char why[512];
-    for (int i = 0; i < tmp.rules.n; i++) {
+    for (int i = 0; i < tmp.rules.n && rc == 0; i++) {
         if (!tmp.rules.rule[i].set || gm_rule_check(&tmp.rules.rule[i], why, sizeof(why)) == 0)
             continue;
-        char hdr[96];
-        snprintf(hdr, sizeof(hdr), "[alert.%s]", tmp.rules.rule[i].name);
-        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(path, hdr), why);
+        char sec[96];
+        snprintf(sec, sizeof(sec), "alert.%s", tmp.rules.rule[i].name);
+        rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(hdrs, nhdrs, sec), why);
     }
-    for (int i = 0; i < tmp.nnotify; i++) {
+    for (int i = 0; i < tmp.nnotify && rc == 0; i++) {
         if (gm_notify_conf_check(&tmp.notify[i], why, sizeof(why)) == 0)
             continue;
-        char hdr[96];
-        snprintf(hdr, sizeof(hdr), "[notify.%s]", tmp.notify[i].name);
-        return gm_err_set(err, GM_E_INVAL, "%s:%d: %s: %s", path, header_line(path, hdr), hdr, why);
+        char sec[96];
+        snprintf(sec, sizeof(sec), "notify.%s", tmp.notify[i].name);
+        rc = gm_err_set(err, GM_E_INVAL, "%s:%d: [%s]: %s", path, header_line(hdrs, nhdrs, sec),
+                        sec, why);
     }
-    *c = tmp;
-    return 0;
+    if (rc == 0)
+        *c = tmp;
+out:
+    free(hdrs);
+    free(text);
+    return rc;
 }
 
 int gm_config_finish(struct gm_config *c, struct gm_err *err)
@@ -666,6 +823,12 @@ void gm_config_markdown(struct gm_buf *out)
                 "the old one has written everything it had, and the store keeps its one "
                 "connection to the same file, taking a new task, retention, interval or `procs` "
                 "from the next sample on.\n\n"
+                "The syntax: `[section]` headers, `key = value` lines (`key: value` too), "
+                "comments on lines of their own starting with `#` or `;`, and after a value a "
+                "`;` that follows a space starts a comment. Lines may be of any length. The file "
+                "is read once, whole, at most 1 MiB, so `--config /dev/stdin`, a pipe or a FIFO "
+                "work (`... | gpumon config check /dev/stdin`); a directory, an unreadable file "
+                "or a NUL byte is an error.\n\n"
                 "Durations take a unit: `ms`, `s`, `m`, `h`, `d`, `w`, `y` (a bare number is "
                 "seconds). Booleans are `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`); a "
                 "boolean flag `--procs` sets it true and `--no-procs` false.\n\n");

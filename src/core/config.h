@@ -75,8 +75,12 @@ int gm_config_set(struct gm_config *c, const char *key, const char *value, struc
 /* Whether key names an option, and whether it takes a value (not a bool). */
 int gm_config_has_key(const char *key, int *takes_value);
 
-/* Reads an INI file on top of c.  Errors: "FILE:LINE: reason"; a missing
- * file is GM_E_NOTFOUND ("FILE: No such file or directory"). */
+/* Reads an INI file on top of c, all or nothing (c is changed only when the
+ * whole file is valid).  The file is read once, whole, so a pipe or FIFO
+ * (/dev/stdin) reads like a file; lines may be of any length.  Errors:
+ * "FILE:LINE: reason" (GM_E_INVAL; also a NUL byte); a missing file is
+ * GM_E_NOTFOUND ("FILE: No such file or directory"); a directory or a read
+ * error is GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err);
 
 /* The default config file: /etc/gpumon/gpumon.conf for root, else

@@ -25,12 +25,20 @@
  * headers, so a normal scrape is served even while slow clients hold every
  * slot.
  *
+ * Basic auth never runs bcrypt on the two HTTP threads: credentials
+ * verified once are allowed from a cache on the spot, and the others are
+ * checked on the listener's verifier thread while their connection is
+ * suspended, in a bounded queue served in turn per client address (the
+ * verifier section), so a wrong-password flood delays neither the scrapes
+ * of clients already verified nor, by more than a check per flooding
+ * address, another address's first login.
+ *
  * A reload is a transaction: the new web config is loaded and the new
  * listening socket bound and served before anything of the old is let go;
  * on any error the running listener, web config and options stay as they
  * were.  The listener restarts only when its address, limits or TLS
  * material changed; new basic-auth users or headers are swapped in under
- * running connections.
+ * running connections, keeping the credentials verified so far.
  */
 #include "exporter.h"
 
@@ -218,11 +226,14 @@ static void sec_unref(struct sec *s)
     free(s);
 }
 
-/* Takes web (also on failure). */
-static struct sec *sec_new_take(struct gm_webconfig *web, uint64_t gen, struct gm_err *err)
+/* Takes web (also on failure).  prev: the context it replaces, or NULL; its
+ * verified credentials carry over (gm_auth_renew). */
+static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev, uint64_t gen,
+                                struct gm_err *err)
 {
     struct gm_auth *auth = NULL;
-    if (web && gm_webconfig_basic_auth(web) && gm_auth_new(web, &auth, err) != 0) {
+    if (web && gm_webconfig_basic_auth(web) &&
+        gm_auth_renew(web, prev ? prev->auth : NULL, &auth, err) != 0) {
         gm_webconfig_free(web);
         return NULL;
     }
@@ -409,6 +420,8 @@ struct conn {
     int cut;       /* shut down by the guard; MHD closes it soon */
 };
 
+struct verifier; /* below: the password checks that need bcrypt */
+
 struct listener {
     struct gm_exporter *x;
     struct MHD_Daemon *mhd;
@@ -429,6 +442,8 @@ struct listener {
     int guard_started;
     pthread_t guard;
     int64_t evict_logged; /* monotonic ns of the last notice about a full server */
+
+    struct verifier *ver; /* made with the listener, its thread started on first use */
 };
 
 /* Under l->mu. */
@@ -548,13 +563,340 @@ static void conn_phase(struct MHD_Connection *mc, int waiting)
     pthread_mutex_unlock(&c->l->mu);
 }
 
+/* *req_cls of a request whose headers are in and that has no job. */
+static char headers_in;
+
+struct vjob;
+static void job_release(struct verifier *v, struct vjob *j);
+
 static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
-    (void)req_cls;
+    struct listener *l = cls;
     (void)toe;
+    if (*req_cls && *req_cls != &headers_in) {
+        /* resumed after its check, but the client went away before the
+         * handler could answer */
+        job_release(l->ver, *req_cls);
+        *req_cls = NULL;
+    }
     conn_phase(mc, 1);
+}
+
+/* -------------------------------------------------------------- verifier */
+
+/* The password checks that need bcrypt run here, on one thread per
+ * listener, never on the HTTP threads.  A request whose credentials are not
+ * in the cache of verified ones (gm_auth_begin) is suspended
+ * (MHD_suspend_connection) and queued; the thread computes the bcrypt
+ * (gm_auth_verify), records the verdict in the job and resumes the
+ * connection, and MHD calls the handler again, which answers.  Meanwhile
+ * the HTTP threads go on serving everyone else, and a client whose
+ * credentials were verified once is answered from the cache at once, however
+ * many wrong passwords are waiting.  One thread: bcrypt is CPU, and the
+ * exporter's work is serving scrapes, so at most one core goes to checking
+ * passwords.
+ *
+ * The queue is bounded and fair: the waiting checks are grouped by client
+ * address (an IPv4 address, or the /64 of an IPv6 one) and taken in turn, one
+ * per address, so a flood from one address delays another address's first
+ * login by at most one check per flooding address.  An address may have
+ * VERIFY_PER_CLIENT checks waiting and all addresses VERIFY_MAX_WAITING.  A
+ * request beyond that is refused unchecked (its credentials neither
+ * accepted nor refused): 429 with Retry-After: 1, held back for
+ * VERIFY_BUSY_DELAY_NS first, so that a client that asks again at once
+ * costs one request a second per connection instead of a busy loop; at most
+ * VERIFY_MAX_DELAYED are held back (they hold connection slots), the others
+ * get their 429 at once.
+ *
+ * MHD must not be stopped while a connection is suspended: verifier_stop
+ * stops the thread, which first answers every job still queued or held back
+ * (503, 429) without a check, and then waits until every job's request has
+ * let go of it. */
+
+#define VERIFY_MAX_WAITING 64
+#define VERIFY_PER_CLIENT 4
+#define VERIFY_MAX_DELAYED 64
+#define VERIFY_BUSY_DELAY_NS 1000000000LL
+#define VERIFY_DRAIN_NS 5000000000LL /* verifier_stop's wait for requests to let go */
+
+enum job_state { JOB_UNCHECKED, JOB_ALLOWED, JOB_DENIED, JOB_BUSY, JOB_DROPPED };
+
+/* A suspended request's check; the request's *req_cls from submission until
+ * the handler (or on_completed, when the client went away) releases it. */
+struct vjob {
+    struct vjob *next;
+    struct MHD_Connection *c;
+    struct sec *sec; /* a reference: the context whose checker decides */
+    struct gm_auth_pending *pending;
+    int64_t due; /* monotonic ns: when a held-back job gets its 429 */
+    int state;   /* enum job_state; written by the thread before it resumes c */
+};
+
+/* A client address with checks waiting; in the ring while it has any. */
+struct vclient {
+    struct vclient *next;
+    unsigned char addr[17]; /* family byte, then 4 or 8 address bytes, zero-padded */
+    struct vjob *head, *tail;
+    unsigned n;
+};
+
+struct verifier {
+    struct listener *l;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;    /* work for the thread; or, when quitting, a job let go */
+    struct vclient *ring; /* the address whose turn it is; then the others in turn */
+    struct vclient *ring_tail;
+    struct vjob *delayed, *delayed_tail; /* held-back refusals, by due time */
+    unsigned waiting;                    /* jobs queued, all addresses */
+    unsigned ndelayed;
+    unsigned outstanding; /* jobs submitted and not yet released */
+    int quit;
+    int started;
+    pthread_t thread;
+    int64_t busy_logged; /* monotonic ns of the last notice about a full queue */
+};
+
+/* The address key of the connection's client. */
+static void client_key(struct MHD_Connection *c, unsigned char key[17])
+{
+    memset(key, 0, 17);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET) {
+        key[0] = 4;
+        memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a6)) { /* an IPv4 client of a [::] listener */
+            key[0] = 4;
+            memcpy(key + 1, a6->s6_addr + 12, 4);
+        } else {
+            key[0] = 6;
+            memcpy(key + 1, a6->s6_addr, 8); /* one /64 is one client */
+        }
+    }
+}
+
+/* The job's request is done with it (answered, or its connection closed). */
+static void job_release(struct verifier *v, struct vjob *j)
+{
+    gm_auth_pending_free(j->pending);
+    sec_unref(j->sec);
+    free(j);
+    pthread_mutex_lock(&v->mu);
+    if (--v->outstanding == 0 && v->quit)
+        pthread_cond_broadcast(&v->cv);
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* Under v->mu: the next queued job, the ring turned to the next address. */
+static struct vjob *take_queued(struct verifier *v)
+{
+    struct vclient *vc = v->ring;
+    struct vjob *j = vc->head;
+    vc->head = j->next;
+    if (!vc->head)
+        vc->tail = NULL;
+    vc->n--;
+    v->waiting--;
+    v->ring = vc->next;
+    if (!v->ring)
+        v->ring_tail = NULL;
+    if (vc->n) { /* to the back of the ring */
+        vc->next = NULL;
+        if (v->ring_tail)
+            v->ring_tail->next = vc;
+        else
+            v->ring = vc;
+        v->ring_tail = vc;
+    } else {
+        free(vc);
+    }
+    return j;
+}
+
+/* Records j's verdict and resumes its connection; after this j belongs to
+ * its request.  Called without v->mu. */
+static void job_done(struct vjob *j, int state)
+{
+    __atomic_store_n(&j->state, state, __ATOMIC_RELEASE);
+    MHD_resume_connection(j->c);
+}
+
+static void *verifier_run(void *arg)
+{
+    struct verifier *v = arg;
+    pthread_mutex_lock(&v->mu);
+    for (;;) {
+        int64_t now = gm_mono_ns();
+        struct vjob *j = NULL;
+        int state = JOB_BUSY;
+        if (v->delayed && (v->quit || v->delayed->due <= now)) {
+            j = v->delayed;
+            v->delayed = j->next;
+            if (!v->delayed)
+                v->delayed_tail = NULL;
+            v->ndelayed--;
+        } else if (v->ring) {
+            j = take_queued(v);
+            state = v->quit ? JOB_DROPPED : JOB_UNCHECKED;
+        } else if (v->quit) {
+            break;
+        } else if (v->delayed) {
+            struct timespec ts = {.tv_sec = v->delayed->due / 1000000000LL,
+                                  .tv_nsec = v->delayed->due % 1000000000LL};
+            pthread_cond_timedwait(&v->cv, &v->mu, &ts);
+            continue;
+        } else {
+            pthread_cond_wait(&v->cv, &v->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&v->mu);
+        if (state == JOB_UNCHECKED) {
+            struct gm_auth_pending *p = j->pending;
+            j->pending = NULL;
+            state = gm_auth_verify(j->sec->auth, p) ? JOB_ALLOWED : JOB_DENIED;
+        }
+        job_done(j, state);
+        pthread_mutex_lock(&v->mu);
+    }
+    pthread_mutex_unlock(&v->mu);
+    return NULL;
+}
+
+enum { SUBMIT_OK, SUBMIT_BUSY, SUBMIT_CLOSING };
+
+/* Queues the check of p for the request on c (or, when the queue is full,
+ * holds the request back for its 429) and suspends c; on SUBMIT_OK
+ * *req_cls is the job.  SUBMIT_BUSY (answer 429 now) and SUBMIT_CLOSING
+ * (503) leave c running.  Takes p, also on failure.  Called on an HTTP
+ * thread, from the handler. */
+static int verifier_submit(struct verifier *v, struct MHD_Connection *c, struct sec *s,
+                           struct gm_auth_pending *p, void **req_cls)
+{
+    unsigned char key[17];
+    client_key(c, key);
+    pthread_mutex_lock(&v->mu);
+    struct vclient *vc = v->ring;
+    while (vc && memcmp(vc->addr, key, sizeof(key)) != 0)
+        vc = vc->next;
+    int queue = v->waiting < VERIFY_MAX_WAITING && (!vc || vc->n < VERIFY_PER_CLIENT);
+    int rc = SUBMIT_OK;
+    if (v->quit)
+        rc = SUBMIT_CLOSING;
+    else if (!queue && v->ndelayed >= VERIFY_MAX_DELAYED)
+        rc = SUBMIT_BUSY;
+    else if (!v->started && pthread_create(&v->thread, NULL, verifier_run, v) != 0)
+        rc = SUBMIT_BUSY;
+    else
+        v->started = 1;
+    int notice = 0;
+    int64_t now = gm_mono_ns();
+    if (!queue && rc != SUBMIT_CLOSING &&
+        (!v->busy_logged || now - v->busy_logged > 60000000000LL)) {
+        v->busy_logged = now;
+        notice = 1;
+    }
+    unsigned waiting = v->waiting;
+    if (rc == SUBMIT_OK) {
+        struct vjob *j = gm_xcalloc(1, sizeof(*j));
+        j->c = c;
+        j->sec = sec_ref(s);
+        j->state = JOB_UNCHECKED;
+        /* suspended before the thread can see the job, so that its resume
+         * always follows this suspend */
+        MHD_suspend_connection(c);
+        if (queue) {
+            j->pending = p;
+            p = NULL;
+            if (!vc) {
+                vc = gm_xcalloc(1, sizeof(*vc));
+                memcpy(vc->addr, key, sizeof(key));
+                if (v->ring_tail)
+                    v->ring_tail->next = vc;
+                else
+                    v->ring = vc;
+                v->ring_tail = vc;
+            }
+            if (vc->tail)
+                vc->tail->next = j;
+            else
+                vc->head = j;
+            vc->tail = j;
+            vc->n++;
+            v->waiting++;
+        } else {
+            j->due = now + VERIFY_BUSY_DELAY_NS;
+            if (v->delayed_tail)
+                v->delayed_tail->next = j;
+            else
+                v->delayed = j;
+            v->delayed_tail = j;
+            v->ndelayed++;
+        }
+        v->outstanding++;
+        pthread_cond_signal(&v->cv);
+        *req_cls = j;
+    }
+    pthread_mutex_unlock(&v->mu);
+    gm_auth_pending_free(p);
+    if (notice)
+        xlog(v->l->x, 5,
+             "http: %u password checks are waiting (at most %d, %d per client address): further "
+             "logins that need one get 429 until there is room; reported once a minute",
+             waiting, VERIFY_MAX_WAITING, VERIFY_PER_CLIENT);
+    return rc;
+}
+
+static struct verifier *verifier_new(struct listener *l)
+{
+    struct verifier *v = gm_xcalloc(1, sizeof(*v));
+    v->l = l;
+    pthread_mutex_init(&v->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&v->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return v;
+}
+
+/* Stops the thread (the jobs still queued or held back are answered
+ * unchecked) and waits until every request has let go of its job, so that
+ * no connection of the listener stays suspended; then MHD may be stopped.
+ * Accepts NULL. */
+static void verifier_stop(struct verifier *v)
+{
+    if (!v)
+        return;
+    pthread_mutex_lock(&v->mu);
+    v->quit = 1;
+    pthread_cond_broadcast(&v->cv);
+    int started = v->started;
+    pthread_mutex_unlock(&v->mu);
+    if (started)
+        pthread_join(v->thread, NULL);
+    pthread_mutex_lock(&v->mu);
+    int64_t until = gm_mono_ns() + VERIFY_DRAIN_NS;
+    struct timespec ts = {.tv_sec = until / 1000000000LL, .tv_nsec = until % 1000000000LL};
+    while (v->outstanding && pthread_cond_timedwait(&v->cv, &v->mu, &ts) != ETIMEDOUT)
+        ;
+    unsigned left = v->outstanding;
+    pthread_mutex_unlock(&v->mu);
+    if (left) /* resumed; MHD takes them up as it stops */
+        xlog(v->l->x, 7, "http: %u checked requests not answered yet at shutdown", left);
+}
+
+/* After verifier_stop and MHD_stop_daemon.  Accepts NULL. */
+static void verifier_free(struct verifier *v)
+{
+    if (!v)
+        return;
+    pthread_cond_destroy(&v->cv);
+    pthread_mutex_destroy(&v->mu);
+    free(v);
 }
 
 /* ------------------------------------------------------------------ HTTP */
@@ -583,6 +925,8 @@ static enum MHD_Result reply_text(const struct sec *s, struct MHD_Connection *c,
     MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
     if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
         MHD_add_response_header(r, "Allow", "GET, HEAD");
+    if (status == MHD_HTTP_TOO_MANY_REQUESTS || status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(r, "Retry-After", "1");
     add_headers(s, r);
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
@@ -836,10 +1180,66 @@ static const char index_html[] =
     "<p><a href=\"/healthz\">/healthz</a>: 200 while the latest sample is fresh, 503 with the "
     "reason otherwise.</p>\n</body></html>\n";
 
-static enum MHD_Result respond(struct gm_exporter *x, const struct sec *s, struct MHD_Connection *c,
-                               const char *url, int get_or_head)
+static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
 {
-    if (s->web && gm_webconfig_tls(s->web)) {
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        strlen("Unauthorized\n"), (void *)"Unauthorized\n", MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    add_headers(s, r);
+    enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result reply_busy(const struct sec *s, struct MHD_Connection *c)
+{
+    return reply_text(s, c, MHD_HTTP_TOO_MANY_REQUESTS,
+                      "too many logins are being checked: try again in a second\n");
+}
+
+/* Basic auth for a request not checked yet: answered (401, 429, 503) or
+ * suspended for the verifier, *handled set; or allowed, *handled 0.  Only
+ * GET and HEAD are worth a bcrypt: other methods get 401 unless their
+ * credentials are in the cache (then 405, below). */
+static enum MHD_Result check_auth(struct listener *l, struct sec *s, struct MHD_Connection *c,
+                                  int get_or_head, void **req_cls, int *handled)
+{
+    *handled = 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    struct gm_auth_pending *p;
+    enum gm_auth_verdict v = gm_auth_begin(s->auth, h, &p);
+    if (v == GM_AUTH_ALLOW) {
+        *handled = 0;
+        return MHD_YES;
+    }
+    if (v == GM_AUTH_DENY || !get_or_head) {
+        gm_auth_pending_free(p);
+        return reply_unauthorized(s, c);
+    }
+    switch (verifier_submit(l->ver, c, s, p, req_cls)) {
+    case SUBMIT_OK:
+        return MHD_YES; /* the handler is called again once it is checked */
+    case SUBMIT_BUSY:
+        return reply_busy(s, c);
+    default:
+        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
+    }
+}
+
+/* verdict: the verifier's, for a request it checked; JOB_UNCHECKED for one
+ * not checked yet. */
+static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Connection *c,
+                               const char *url, int get_or_head, int verdict, void **req_cls)
+{
+    struct gm_exporter *x = l->x;
+    if (verdict == JOB_DENIED)
+        return reply_unauthorized(s, c);
+    if (verdict == JOB_BUSY)
+        return reply_busy(s, c);
+    if (verdict == JOB_DROPPED)
+        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
+    if (verdict == JOB_UNCHECKED && s->web && gm_webconfig_tls(s->web)) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
         struct gm_err e = {0};
@@ -849,18 +1249,11 @@ static enum MHD_Result respond(struct gm_exporter *x, const struct sec *s, struc
                               "forbidden: a valid client certificate is required\n");
         }
     }
-    if (s->auth) {
-        const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-        if (!gm_auth_check(s->auth, h)) {
-            struct MHD_Response *r = MHD_create_response_from_buffer(
-                strlen("Unauthorized\n"), (void *)"Unauthorized\n", MHD_RESPMEM_PERSISTENT);
-            if (!r)
-                return MHD_NO;
-            add_headers(s, r);
-            enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
-            MHD_destroy_response(r);
+    if (verdict == JOB_UNCHECKED && s->auth) {
+        int handled;
+        enum MHD_Result ret = check_auth(l, s, c, get_or_head, req_cls, &handled);
+        if (handled)
             return ret;
-        }
     }
     if (!get_or_head)
         return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
@@ -886,8 +1279,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **req_cls)
 {
-    static char headers_in; /* *req_cls after the first call of a request */
-    struct gm_exporter *x = cls;
+    struct listener *l = cls;
     (void)version;
     (void)upload;
     int get_or_head = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
@@ -906,8 +1298,20 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         *upload_size = 0; /* discard request bodies */
         return MHD_YES;
     }
-    struct sec *s = current_sec(x);
-    enum MHD_Result ret = respond(x, s, c, url, get_or_head);
+    struct sec *s;
+    int verdict = JOB_UNCHECKED;
+    if (*req_cls != &headers_in) {
+        /* resumed: the verifier has checked the credentials, against the
+         * security context of that time, which answers */
+        struct vjob *j = *req_cls;
+        verdict = __atomic_load_n(&j->state, __ATOMIC_ACQUIRE);
+        s = sec_ref(j->sec);
+        *req_cls = (void *)&headers_in;
+        job_release(l->ver, j);
+    } else {
+        s = current_sec(l->x);
+    }
+    enum MHD_Result ret = respond(l, s, c, url, get_or_head, verdict, req_cls);
     sec_unref(s);
     return ret;
 }
@@ -963,8 +1367,10 @@ static void listener_close(struct listener *l)
 {
     if (!l)
         return;
+    verifier_stop(l->ver); /* MHD must not stop with connections suspended */
     if (l->mhd)
         MHD_stop_daemon(l->mhd);
+    verifier_free(l->ver);
     if (l->guard_started) {
         pthread_mutex_lock(&l->mu);
         l->quit = 1;
@@ -999,6 +1405,7 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
     l->timeout_ns = timeout_ns;
     l->sec = sec_ref(s);
     l->head.next = l->head.prev = &l->head;
+    l->ver = verifier_new(l);
     gm_strlcpy(l->addr, addr, sizeof(l->addr));
     pthread_mutex_init(&l->mu, NULL);
     pthread_condattr_t ca;
@@ -1026,8 +1433,8 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
     }
     l->guard_started = 1;
 
-    unsigned flags =
-        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_TURBO | MHD_USE_ITC;
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_TURBO |
+                     MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
     struct MHD_OptionItem tls[8];
     int nt = 0;
     if (s->web && gm_webconfig_tls(s->web)) {
@@ -1056,7 +1463,7 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
         goto fail;
     }
     l->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, x, MHD_OPTION_LISTEN_SOCKET, mfd,
+        flags, 0, NULL, NULL, handler, l, MHD_OPTION_LISTEN_SOCKET, mfd,
         MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)2, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
@@ -1104,7 +1511,7 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     if (x->sec && gm_webconfig_equal(x->sec->web, web)) {
         gm_webconfig_free(web); /* the same file: keep the running one (and its auth cache) */
         s = sec_ref(x->sec);
-    } else if (!(s = sec_new_take(web, x->sec_gen + 1, err))) {
+    } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, err))) {
         return GM_E_INVAL;
     }
 
@@ -1188,6 +1595,27 @@ static void mod_stop(struct gm_exporter *x)
         exporter_free(x);
 }
 
+/* x->lis is the caller's (the thread that starts and reconfigures x); its
+ * security context is the TLS material the listener was started with. */
+static void mod_url(struct gm_exporter *x, char *buf, size_t len)
+{
+    const struct listener *l = x->lis;
+    if (!l) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    int tls = l->sec->web && gm_webconfig_tls(l->sec->web);
+    snprintf(buf, len, "%s://%s", tls ? "https" : "http", l->addr);
+}
+
+static int mod_check_web_config(const char *path, struct gm_err *err)
+{
+    struct gm_webconfig *wc = NULL;
+    int rc = gm_webconfig_load(path, &wc, err);
+    gm_webconfig_free(wc);
+    return rc;
+}
+
 /* The module's only export (see module.h). */
 __attribute__((visibility("default"))) const struct gm_export_module gm_export_module = {
     .abi = GM_EXPORT_MODULE_ABI,
@@ -1196,4 +1624,6 @@ __attribute__((visibility("default"))) const struct gm_export_module gm_export_m
     .set_dropped = mod_set_dropped,
     .stop = mod_stop,
     .sink_ops = &mod_sink_ops,
+    .check_web_config = mod_check_web_config,
+    .url = mod_url,
 };

@@ -66,4 +66,15 @@ void gm_exporter_set_dropped(struct gm_exporter *x, uint64_t dropped);
 /* Stops the server and frees everything.  Accepts NULL. */
 void gm_exporter_stop(struct gm_exporter *x);
 
+/* Where the exporter serves, for log lines: "https://ADDR" when its web
+ * config turns TLS on, "http://ADDR" otherwise, "" when it serves no HTTP
+ * (textfile only).  Call from the thread that starts and reconfigures x. */
+void gm_exporter_url(struct gm_exporter *x, char *buf, size_t len);
+
+/* Loads and validates the web config at path as the exporter would (keys,
+ * bcrypt hashes, certificate and key files, limits), without starting
+ * anything: 0, or a GM_E* code with "PATH:LINE: reason" in err.  Loads the
+ * exporter module (`gpumon config check`). */
+int gm_exporter_check_web_config(const char *path, struct gm_err *err);
+
 #endif /* GM_EXPORT_EXPORTER_H */

@@ -67,6 +67,17 @@ void gm_exporter_stop(struct gm_exporter *x)
         mod->stop(x);
 }
 
+void gm_exporter_url(struct gm_exporter *x, char *buf, size_t len)
+{
+    mod->url(x, buf, len); /* x exists, so the module is loaded */
+}
+
+int gm_exporter_check_web_config(const char *path, struct gm_err *err)
+{
+    const struct gm_export_module *m = load(err);
+    return m ? m->check_web_config(path, err) : GM_E_NOLIB;
+}
+
 static int fwd_write(void *ctx, const struct gm_snapshot *s)
 {
     return mod->sink_ops->write(ctx, s);

@@ -13,7 +13,7 @@
 
 #include "exporter.h"
 
-#define GM_EXPORT_MODULE_ABI 1
+#define GM_EXPORT_MODULE_ABI 2
 
 struct gm_export_module {
     int abi; /* GM_EXPORT_MODULE_ABI */
@@ -22,6 +22,8 @@ struct gm_export_module {
     void (*set_dropped)(struct gm_exporter *x, uint64_t dropped);
     void (*stop)(struct gm_exporter *x);
     const struct gm_sink_ops *sink_ops;
+    int (*check_web_config)(const char *path, struct gm_err *err);
+    void (*url)(struct gm_exporter *x, char *buf, size_t len);
 };
 
 #endif /* GM_EXPORT_MODULE_H */

@@ -29,7 +29,10 @@
 #include <yaml.h>
 
 #define MAX_CONFIG_BYTES 1048576 /* the YAML file */
-#define MAX_PEM_BYTES 1048576    /* each certificate, key or CA file */
+#define MAX_DEPTH 64             /* nested lists and mappings */
+#define MAX_ANCHORS 64
+#define MAX_KEYS 4096         /* in one mapping */
+#define MAX_PEM_BYTES 1048576 /* each certificate, key or CA file */
 #define N_ALLOWED_HEADERS 5
 #define BCRYPT_LEN 60     /* $2y$10$ + 22 salt + 31 hash characters */
 #define BCRYPT_SETTING 29 /* the part crypt reads: prefix, cost, salt */
@@ -325,6 +328,9 @@ static int check_mapping(struct ctx *c, const yaml_node_t *n, const char *what,
         return fail(c, n, "%s: expected %s, got %s", what, expected, kind_name(n));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         const yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        /* the duplicate check below is quadratic: bound it */
+        if (p - n->data.mapping.pairs.start == MAX_KEYS)
+            return fail(c, k, "more than %d keys in one mapping", MAX_KEYS);
         if (check_tag(c, k))
             return GM_E_INVAL;
         if (k->type != YAML_SCALAR_NODE)
@@ -910,6 +916,55 @@ static int yaml_fail(struct ctx *c, const yaml_parser_t *p)
     return gm_err_set(c->err, GM_E_INVAL, "%s:%lu: invalid YAML: %s", c->path, line, problem);
 }
 
+/* libyaml's scanner costs time in proportion to the open flow levels for
+ * every token, and its loader looks up every alias among all anchors, so a
+ * file well under MAX_CONFIG_BYTES can keep yaml_parser_load busy for
+ * minutes (100000 '[' take 16 s).  This pass reads the file's events, which
+ * costs time in proportion to its size, and refuses more than MAX_DEPTH
+ * levels of nesting and more than MAX_ANCHORS anchors before the loader
+ * sees the file.  YAML errors are left to the loader, which words them the
+ * same way. */
+static int check_shape(struct ctx *c, const char *text, size_t len)
+{
+    yaml_parser_t p;
+    yaml_event_t e;
+    if (!yaml_parser_initialize(&p))
+        gm_oom();
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int depth = 0, anchors = 0, r = 0;
+    while (!r && yaml_parser_parse(&p, &e)) {
+        unsigned long line = (unsigned long)e.start_mark.line + 1;
+        const yaml_char_t *anchor = NULL;
+        yaml_event_type_t type = e.type;
+        if (type == YAML_SEQUENCE_START_EVENT)
+            anchor = e.data.sequence_start.anchor;
+        else if (type == YAML_MAPPING_START_EVENT)
+            anchor = e.data.mapping_start.anchor;
+        else if (type == YAML_SCALAR_EVENT)
+            anchor = e.data.scalar.anchor;
+        if (type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) {
+            if (++depth > MAX_DEPTH)
+                r = gm_err_set(c->err, GM_E_INVAL,
+                               "%s:%lu: nested deeper than %d levels (lists and mappings)", c->path,
+                               line, MAX_DEPTH);
+        } else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        if (!r && anchor && ++anchors > MAX_ANCHORS)
+            r = gm_err_set(c->err, GM_E_INVAL, "%s:%lu: more than %d anchors (&NAME)", c->path,
+                           line, MAX_ANCHORS);
+        if (type == YAML_SCALAR_EVENT) /* inline keys must not linger in freed memory */
+            explicit_bzero(e.data.scalar.value, e.data.scalar.length);
+        yaml_event_delete(&e);
+        if (type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    if (p.error == YAML_MEMORY_ERROR)
+        gm_oom();
+    yaml_parser_delete(&p);
+    return r;
+}
+
 /* Overwrites every scalar in doc: inline keys must not linger in freed memory. */
 static void wipe_document(yaml_document_t *doc)
 {
@@ -946,7 +1001,9 @@ int gm_webconfig_load(const char *path, struct gm_webconfig **out, struct gm_err
     if (!yaml_parser_initialize(&parser))
         gm_oom();
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
+    if ((r = check_shape(&c, text, len)) != 0) {
+        /* refused before the loader */
+    } else if (!yaml_parser_load(&parser, &doc)) {
         r = yaml_fail(&c, &parser);
     } else {
         c.doc = &doc;
@@ -1180,15 +1237,18 @@ struct gm_auth {
     unsigned char cache[AUTH_CACHE_SIZE][SHA256_LEN];
     size_t cache_next, cache_len;
 
-    pthread_mutex_t bcrypt_mu; /* one bcrypt at a time; guards cd */
-    struct crypt_data cd;
-
     struct gm_auth_stats stats; /* updated with __atomic builtins */
 };
 
 #define STAT_INC(a, f) __atomic_fetch_add(&(a)->stats.f, 1, __ATOMIC_RELAXED)
 
 int gm_auth_new(const struct gm_webconfig *wc, struct gm_auth **out, struct gm_err *err)
+{
+    return gm_auth_renew(wc, NULL, out, err);
+}
+
+int gm_auth_renew(const struct gm_webconfig *wc, struct gm_auth *prev, struct gm_auth **out,
+                  struct gm_err *err)
 {
     *out = NULL;
     struct gm_auth *a = gm_xcalloc(1, sizeof(*a));
@@ -1227,7 +1287,17 @@ int gm_auth_new(const struct gm_webconfig *wc, struct gm_auth **out, struct gm_e
     a->dummy[BCRYPT_LEN] = '\0';
 
     pthread_mutex_init(&a->cache_mu, NULL);
-    pthread_mutex_init(&a->bcrypt_mu, NULL);
+    if (prev) {
+        /* A key binds the user, the password and the stored hash: one made
+         * by prev still means "verified" here when the user is still there
+         * with the same hash, and can never match otherwise. */
+        memcpy(a->salt, prev->salt, sizeof(a->salt));
+        pthread_mutex_lock(&prev->cache_mu);
+        memcpy(a->cache, prev->cache, sizeof(a->cache));
+        a->cache_next = prev->cache_next;
+        a->cache_len = prev->cache_len;
+        pthread_mutex_unlock(&prev->cache_mu);
+    }
     *out = a;
     return 0;
 }
@@ -1242,7 +1312,6 @@ void gm_auth_free(struct gm_auth *a)
     }
     free(a->users);
     pthread_mutex_destroy(&a->cache_mu);
-    pthread_mutex_destroy(&a->bcrypt_mu);
     explicit_bzero(a, sizeof(*a));
     free(a);
 }
@@ -1381,54 +1450,86 @@ static void cache_add(struct gm_auth *a, const unsigned char *key)
     pthread_mutex_unlock(&a->cache_mu);
 }
 
+/* What gm_auth_begin leaves for gm_auth_verify: the decoded credentials
+ * (in w), the hash to check them against and the cache key. */
+struct gm_auth_pending {
+    struct auth_work w;
+    const char *hash; /* the user's, or the dummy for an unknown user */
+    int known;        /* the user exists */
+    int have_key;
+    unsigned char key[SHA256_LEN];
+};
+
+void gm_auth_pending_free(struct gm_auth_pending *p)
+{
+    if (!p)
+        return;
+    explicit_bzero(p, sizeof(*p));
+    free(p);
+}
+
+enum gm_auth_verdict gm_auth_begin(struct gm_auth *a, const char *authorization,
+                                   struct gm_auth_pending **pending)
+{
+    *pending = NULL;
+    STAT_INC(a, checks);
+    struct gm_auth_pending *p = gm_xmalloc(sizeof(*p));
+    if (parse_basic(authorization, &p->w) != 0) {
+        STAT_INC(a, malformed);
+        gm_auth_pending_free(p);
+        return GM_AUTH_DENY;
+    }
+    const struct wc_user *u = find_user(a, &p->w);
+    p->known = u != NULL;
+    p->hash = u ? u->hash : a->dummy;
+
+    /* Cache key: SHA-256(salt || user || NUL || password || NUL || hash). */
+    size_t cred_len = p->w.user_len + 1 + p->w.pass_len + 1;
+    memcpy(p->w.buf, a->salt, AUTH_SALT_LEN);
+    memcpy(p->w.buf + AUTH_SALT_LEN + cred_len, p->hash, BCRYPT_LEN);
+    p->have_key = gnutls_hash_fast(GNUTLS_DIG_SHA256, p->w.buf,
+                                   AUTH_SALT_LEN + cred_len + BCRYPT_LEN, p->key) == 0;
+    if (p->have_key && u && cache_has(a, p->key)) {
+        STAT_INC(a, cache_hits);
+        STAT_INC(a, allowed);
+        gm_auth_pending_free(p);
+        return GM_AUTH_ALLOW;
+    }
+    *pending = p;
+    return GM_AUTH_VERIFY;
+}
+
 /* One bcrypt computation: whether password hashes to hash.  Only the 31
  * hash characters are compared: libxcrypt re-encodes a salt whose last
- * character carries stray bits, which Go's bcrypt would accept. */
+ * character carries stray bits, which Go's bcrypt would accept.  Each call
+ * has its own crypt_data (32 KiB), so calls may run side by side. */
 static int bcrypt_verify(struct gm_auth *a, const char *password, const char *hash)
 {
-    pthread_mutex_lock(&a->bcrypt_mu);
+    struct crypt_data *cd = gm_xcalloc(1, sizeof(*cd));
     STAT_INC(a, bcrypt_calls);
-    const char *r = crypt_rn(password, hash, &a->cd, (int)sizeof(a->cd));
+    const char *r = crypt_rn(password, hash, cd, (int)sizeof(*cd));
     int ok = r && strlen(r) == BCRYPT_LEN &&
              ct_equal(r + BCRYPT_SETTING, hash + BCRYPT_SETTING, BCRYPT_LEN - BCRYPT_SETTING);
-    explicit_bzero(&a->cd, sizeof(a->cd));
-    pthread_mutex_unlock(&a->bcrypt_mu);
+    explicit_bzero(cd, sizeof(*cd));
+    free(cd);
+    return ok;
+}
+
+int gm_auth_verify(struct gm_auth *a, struct gm_auth_pending *p)
+{
+    const char *password = WORK_CRED(&p->w) + p->w.user_len + 1;
+    int ok = bcrypt_verify(a, password, p->hash) && p->known;
+    if (ok && p->have_key)
+        cache_add(a, p->key);
+    if (ok)
+        STAT_INC(a, allowed);
+    gm_auth_pending_free(p);
     return ok;
 }
 
 int gm_auth_check(struct gm_auth *a, const char *authorization)
 {
-    struct auth_work w;
-    unsigned char key[SHA256_LEN];
-    int ok = 0;
-
-    STAT_INC(a, checks);
-    if (parse_basic(authorization, &w) != 0) {
-        STAT_INC(a, malformed);
-        explicit_bzero(&w, sizeof(w));
-        return 0;
-    }
-    const struct wc_user *u = find_user(a, &w);
-    const char *hash = u ? u->hash : a->dummy;
-    const char *password = WORK_CRED(&w) + w.user_len + 1;
-
-    /* Cache key: SHA-256(salt || user || NUL || password || NUL || hash). */
-    size_t cred_len = w.user_len + 1 + w.pass_len + 1;
-    memcpy(w.buf, a->salt, AUTH_SALT_LEN);
-    memcpy(w.buf + AUTH_SALT_LEN + cred_len, hash, BCRYPT_LEN);
-    int have_key =
-        gnutls_hash_fast(GNUTLS_DIG_SHA256, w.buf, AUTH_SALT_LEN + cred_len + BCRYPT_LEN, key) == 0;
-    if (have_key && u && cache_has(a, key)) {
-        STAT_INC(a, cache_hits);
-        ok = 1;
-    } else {
-        ok = bcrypt_verify(a, password, hash) && u != NULL;
-        if (ok && have_key)
-            cache_add(a, key);
-    }
-    if (ok)
-        STAT_INC(a, allowed);
-    explicit_bzero(&w, sizeof(w));
-    explicit_bzero(key, sizeof(key));
-    return ok;
+    struct gm_auth_pending *p;
+    enum gm_auth_verdict v = gm_auth_begin(a, authorization, &p);
+    return v == GM_AUTH_VERIFY ? gm_auth_verify(a, p) : v == GM_AUTH_ALLOW;
 }

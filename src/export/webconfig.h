@@ -15,7 +15,9 @@
  *                 instead of failing every handshake.
  *   gm_auth       the basic-auth checker built from it: thread-safe, bcrypt
  *                 via libxcrypt, a cache of successful checks, unknown users
- *                 checked against a dummy hash so they cost the same time.
+ *                 checked against a dummy hash so they cost the same time;
+ *                 a check splits into a cheap half (the header, the cache)
+ *                 and the bcrypt half, for the server to run elsewhere.
  *
  * Supported (exporter-toolkit keys; anything else is an error naming FILE:LINE):
  *
@@ -51,6 +53,11 @@
  *   - Duplicate keys are errors (a user listed twice is ambiguous).
  *   - The file is read once; the toolkit re-reads it on every request.  To
  *     pick up a new certificate or password, load again and swap.
+ *
+ * Limits, each refused with FILE:LINE (they keep libyaml's loader and the
+ * duplicate-key check, both quadratic, from stalling a start): the file at
+ * most 1 MiB, lists and mappings nested at most 64 deep, at most 64 anchors,
+ * at most 4096 keys in one mapping (so at most 4096 users).
  *
  * Relative paths are relative to the directory of the config file, as in the
  * toolkit.  An empty file (or one with only comments) means no TLS, no auth.
@@ -190,7 +197,7 @@ struct gm_auth;
 
 /* Counters since gm_auth_new, for the exporter's self-metrics and tests. */
 struct gm_auth_stats {
-    uint64_t checks;       /* gm_auth_check calls */
+    uint64_t checks;       /* checks begun (gm_auth_begin, gm_auth_check) */
     uint64_t allowed;      /* of which allowed */
     uint64_t malformed;    /* missing or malformed Authorization header */
     uint64_t cache_hits;   /* allowed from the cache, no bcrypt */
@@ -202,26 +209,64 @@ struct gm_auth_stats {
  * could not be drawn).  With no users every check fails. */
 int gm_auth_new(const struct gm_webconfig *wc, struct gm_auth **out, struct gm_err *err);
 
+/* The same, for a checker replacing prev (after a reload; NULL: none):
+ * prev's cache of verified credentials carries over, so clients verified
+ * before need no bcrypt after.  An entry counts only for a user still
+ * configured with the same hash: a changed password must be verified anew.
+ * prev stays usable and is not changed. */
+int gm_auth_renew(const struct gm_webconfig *wc, struct gm_auth *prev, struct gm_auth **out,
+                  struct gm_err *err);
+
 /* Frees auth, wiping its cache and copies; accepts NULL.  No check may be
  * running. */
 void gm_auth_free(struct gm_auth *auth);
 
-/* Returns 1 when authorization (the Authorization header's value, or NULL
- * when the request has none) is "Basic base64(user:password)" (RFC 7617;
- * scheme case-insensitive, the password may contain ':') naming a configured
- * user and that user's password; else 0 (the server answers 401 with
- * "WWW-Authenticate: Basic").  Safe to call from many threads at once.
+/* A check is two halves, so that a server can keep bcrypt (tens to hundreds
+ * of milliseconds of CPU) off its request threads: gm_auth_begin costs no
+ * bcrypt and decides what it can; gm_auth_verify is the one bcrypt
+ * computation, for a thread of the server's choosing.
  *
- * Cost: a malformed header is refused without bcrypt.  Otherwise a
- * user/password pair that succeeded before is answered from a cache (256
- * entries, oldest evicted; keyed by SHA-256 of a per-process random salt, the
- * user, the password and the stored hash, so no password is kept) without
- * bcrypt; anything else costs one bcrypt computation, one at a time across
- * threads.  Unknown users are checked against a dummy hash with the highest
- * cost among the configured ones, so they take as long as a wrong password.
- * Failures are not cached.  Credentials containing a NUL byte, and
+ * What is checked: authorization (the Authorization header's value, or NULL
+ * when the request has none) must be "Basic base64(user:password)" (RFC
+ * 7617; scheme case-insensitive, the password may contain ':') naming a
+ * configured user and that user's password; otherwise the server answers 401
+ * with "WWW-Authenticate: Basic".  Credentials containing a NUL byte, and
  * passwords longer than libxcrypt accepts (512 bytes), are refused; as with
- * every bcrypt, only a password's first 72 bytes count. */
+ * every bcrypt, only a password's first 72 bytes count.
+ *
+ * The cache: a user/password pair that passed gm_auth_verify is remembered
+ * (256 entries, oldest evicted; keyed by SHA-256 of a per-process random
+ * salt, the user, the password and the stored hash, so no password is kept)
+ * and allowed by gm_auth_begin from then on.  Failures are not cached (a
+ * flood of wrong passwords cannot evict a good entry).  Unknown users are
+ * verified against a dummy hash with the highest cost among the configured
+ * ones, so they take as long as a wrong password. */
+enum gm_auth_verdict {
+    GM_AUTH_DENY = 0,   /* refuse (401): malformed, or no users */
+    GM_AUTH_ALLOW = 1,  /* allow: the credentials are in the cache */
+    GM_AUTH_VERIFY = 2, /* undecided: *pending is set, for gm_auth_verify */
+};
+
+/* The credentials of an undecided check (a copy, wiped when freed). */
+struct gm_auth_pending;
+
+/* The first half: parses the header and looks in the cache, without bcrypt.
+ * Sets *pending (owned by the caller: pass it to gm_auth_verify or
+ * gm_auth_pending_free) exactly when it returns GM_AUTH_VERIFY, else NULL.
+ * Safe to call from many threads at once. */
+enum gm_auth_verdict gm_auth_begin(struct gm_auth *auth, const char *authorization,
+                                   struct gm_auth_pending **pending);
+
+/* The second half: one bcrypt computation.  Returns 1 (allow; the pair is
+ * cached) or 0 (refuse).  Takes p (frees it).  auth must be the checker p
+ * came from, still alive.  Safe to call from many threads at once; each
+ * call computes on its own, so the caller bounds how many run. */
+int gm_auth_verify(struct gm_auth *auth, struct gm_auth_pending *p);
+
+/* Frees p without verifying it (wiping the credentials); accepts NULL. */
+void gm_auth_pending_free(struct gm_auth_pending *p);
+
+/* Both halves in the calling thread: 1 to allow, 0 to refuse. */
 int gm_auth_check(struct gm_auth *auth, const char *authorization);
 
 /* Copies auth's counters into *st. */

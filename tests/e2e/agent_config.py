@@ -11,6 +11,24 @@
                     `config show` applies flags over the file.
   bad_flags:        `gpumon agent --interval 50ms` (and other bad flags) exit
                     2 naming the flag, before anything starts.
+  long_lines:       a comment whose 200th character starts "interval = 1h"
+                    (or "enabled = false" in a default rule's section), and a
+                    300-character comment ending in one, change nothing;
+                    a 280-character column list and a 400-character rule
+                    summary are read whole (`config show`); a value too
+                    long for its setting, a 1000-character key or section
+                    name (shown cut at 64) and a NUL byte are FILE:LINE
+                    errors, a file over 1 MiB a FILE one.
+  syntax_kept:      the INI syntax of before (a BOM, CRLF, "key: value",
+                    ";" and "#" comments, an inline "; comment", a ';' inside
+                    a value, an indented key, a continuation line refused as
+                    a duplicate) reads as it did.
+  not_regular_files: `config check /dev/stdin` and `config show --config
+                    /dev/stdin` read what is piped in (its error with
+                    /dev/stdin:LINE, its settings); a FIFO reads the same;
+                    a directory is "DIR: Is a directory", exit 2, for
+                    `config check` and `agent --config`; an unreadable file
+                    is "FILE: Permission denied" (not as root).
   columns_agree:    a column list the agent refuses (a field given twice, only
                     the time) is refused by `config check` too, with FILE:LINE,
                     and as a flag with exit 2 like every other bad value.
@@ -18,6 +36,7 @@
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import os
+import threading
 
 from agentlib import ROOT, Scratch, check, check_eq, main, run, sim_env
 
@@ -144,5 +163,149 @@ def test_columns_agree():
                   f"and {err!r}")
 
 
+def show(args, env, input=None):
+    """`gpumon config show ARGS` -> its lines (exit status 0 checked)."""
+    rc, out, err = run(["config", "show"] + args, env, input=input)
+    check_eq(rc, 0, f"config show {' '.join(args)} exit status", err)
+    return out.splitlines()
+
+
+def rule_block(lines, name):
+    """The lines of [alert.NAME] in `config show`'s output."""
+    i = lines.index(f"[alert.{name}]")
+    j = lines.index("", i) if "" in lines[i:] else len(lines)
+    return lines[i:j]
+
+
+LONG_COLUMNS = ("index, uuid, name, serial, pci.bus_id, vbios_version, pstate, fan.speed, "
+                "temperature.gpu, temperature.memory, power.draw, power.limit, "
+                "enforced.power.limit, utilization.gpu, utilization.memory, utilization.encoder, "
+                "utilization.decoder, memory.total, memory.used, memory.free, "
+                "clocks.current.graphics")
+
+
+def test_long_lines():
+    env = sim_env(pinned=100)
+    with Scratch("long") as d:
+        path = os.path.join(d, "long.conf")
+        # comments whose 200th character starts a setting (a 200-byte line
+        # reader took the rest for a line of its own), and a 300-character one
+        c199 = "# " + "x" * 197
+        c300 = "; " + "y" * (300 - 2 - len(" interval = 1h")) + " interval = 1h"
+        text = (f"[agent]\n{c199}interval = 1h\n{c300}\ntask = t1\n\n"
+                f"[alert.gpu-temperature-high]\n{c199}enabled = false\n")
+        with open(path, "w") as f:
+            f.write(text)
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out, err), (0, "", ""), "config check of long comments")
+        lines = show(["--config", path], env)
+        check("interval = 10s" in lines, "a long comment set interval", lines[:5])
+        check("task = t1" in lines, "the key after the long comments", lines[:5])
+        check("enabled = false" not in rule_block(lines, "gpu-temperature-high"),
+              "a long comment turned a default rule off", rule_block(lines, "gpu-temperature-high"))
+
+        # long values are read whole
+        summary = "GPU {{gpu}} is hot: " + "z" * 380
+        with open(path, "w") as f:
+            f.write(f"[agent]\ncolumns = {LONG_COLUMNS}\n\n[alert.gpu-temperature-high]\n"
+                    f"summary = {summary}\n")
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out, err), (0, "", ""), "config check of long values")
+        lines = show(["--config", path], env)
+        check(f"columns = {LONG_COLUMNS}" in lines, f"columns ({len(LONG_COLUMNS)} characters) "
+              "not read whole", [x for x in lines if x.startswith("columns")])
+        check(f"summary = {summary}" in rule_block(lines, "gpu-temperature-high"),
+              "a 400-character summary not read whole", rule_block(lines, "gpu-temperature-high"))
+
+        # too long for its setting, a NUL byte, a file over 1 MiB: FILE:LINE or FILE
+        for name, data, want in (
+                ("too_long", b"[agent]\ndata-dir = /" + b"d" * 5000 + b"\n",
+                 f"{d}/too_long.conf:2: value too long (at most 4095 bytes)"),
+                ("long_key", b"[agent]\n" + b"k" * 1000 + b" = 1\n",
+                 f'{d}/long_key.conf:2: unknown key "' + "k" * 64 + '..." in [agent]'),
+                ("long_section", b"[agent]\ninterval = 5s\n[" + b"s" * 1000 + b"]\n",
+                 f'{d}/long_section.conf:3: unknown section [' + "s" * 64 + '...]'),
+                ("nul", b"[agent]\ninterval = 5s\x00\n",
+                 f"{d}/nul.conf:2: a NUL byte: not a text file"),
+                ("huge", b"[agent]\n" + b"# padding\n" * 110000,
+                 f"{d}/huge.conf: larger than 1048576 bytes; not a gpumon config")):
+            p = os.path.join(d, name + ".conf")
+            with open(p, "wb") as f:
+                f.write(data)
+            rc, out, err = run(["config", "check", p], env)
+            check_eq((rc, out, err), (2, "", want + "\n"),
+                     f"config check {name}.conf (status, stdout, stderr)")
+
+
+def test_syntax_kept():
+    """The INI syntax the file had before the reader was replaced."""
+    env = sim_env(pinned=100)
+    with Scratch("syn") as d:
+        path = os.path.join(d, "syntax.conf")
+        with open(path, "wb") as f:
+            f.write("\ufeff; a comment\r\n[agent]\r\n  interval: 5s ; inline comment\r\n"
+                    "# another\r\ntask=a_b\r\n\r\n[alert.gpu-temperature-high]\r\n"
+                    "summary = hot;really ; not this\r\n".encode())
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out, err), (0, "", ""), "config check of the old syntax")
+        lines = show(["--config", path], env)
+        for want in ("interval = 5s", "task = a_b"):
+            check(want in lines, f"config show has {want!r}", lines[:5])
+        check("summary = hot;really" in rule_block(lines, "gpu-temperature-high"),
+              "an inline comment after a value", rule_block(lines, "gpu-temperature-high"))
+        # an indented line after a key continues it: a duplicate here
+        with open(path, "w") as f:
+            f.write("[agent]\ninterval = 5s\n  6s\n")
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out, err), (2, "", f'{path}:3: duplicate key "interval" in [agent]\n'),
+                 "a continuation line")
+
+
+def test_not_regular_files():
+    env = sim_env(pinned=100)
+    bad, reason = "[agent]\ninterval = 50ms\n", 'interval "50ms" is out of range (0.1 s to 3600 s)'
+    with Scratch("pipe") as d:
+        # a pipe (stdin), read once: its errors and its settings count
+        rc, out, err = run(["config", "check", "/dev/stdin"], env, input=bad)
+        check_eq((rc, out, err), (2, "", f"/dev/stdin:2: {reason}\n"),
+                 "config check /dev/stdin with a bad file piped in")
+        lines = show(["--config", "/dev/stdin"], env, input="[agent]\ninterval = 5s\n")
+        check("interval = 5s" in lines, "config show --config /dev/stdin", lines[:5])
+
+        # a FIFO
+        fifo = os.path.join(d, "fifo.conf")
+        os.mkfifo(fifo)
+
+        def writer():
+            with open(fifo, "w") as f:
+                f.write(bad)
+        t = threading.Thread(target=writer)
+        t.start()
+        rc, out, err = run(["config", "check", fifo], env, timeout=20)
+        t.join(10)
+        check_eq((rc, out, err), (2, "", f"{fifo}:2: {reason}\n"), "config check of a FIFO")
+
+        # a directory: an error, for config check and the agent
+        rc, out, err = run(["config", "check", d], env)
+        check_eq((rc, out, err), (2, "", f"{d}: Is a directory\n"), "config check DIR")
+        data = os.path.join(d, "data")
+        rc, out, err = run(["agent", "--config", d, "--data-dir", data], env, timeout=10)
+        check_eq((rc, err), (2, f"gpumon: error: {d}: Is a directory\n"), "agent --config DIR")
+        check(not os.path.exists(data), "agent --config DIR created its data dir")
+
+        # unreadable (root reads everything: only as another user)
+        p = os.path.join(d, "secret.conf")
+        with open(p, "w") as f:
+            f.write("[agent]\n")
+        os.chmod(p, 0)
+        if os.geteuid() != 0:
+            rc, out, err = run(["config", "check", p], env)
+            check_eq((rc, out, err), (2, "", f"{p}: Permission denied\n"),
+                     "config check of an unreadable file")
+        else:
+            print("  (running as root: the unreadable-file case is skipped)")
+
+
 if __name__ == "__main__":
-    main([test_check_bad_files, test_check_good_files, test_bad_flags, test_columns_agree])
+    main([test_check_bad_files, test_check_good_files, test_bad_flags, test_columns_agree,
+          test_long_lines, test_syntax_kept, test_not_regular_files])

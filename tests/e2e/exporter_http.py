@@ -62,8 +62,9 @@
       hostname-label fails as a whole: the running port keeps serving the
       native names without a hostname label.
   config_check: `gpumon config check` refuses listen = a port out of range,
-      a host name, a missing port, junk, and a web-config file that does not
-      exist, each as FILE:LINE: reason with exit 2 (and `serve` refuses the
+      a host name, a missing port, junk, "" (quotes are part of a value in
+      the file: the message says to leave it empty), and a web-config file
+      that does not exist, each as FILE:LINE: reason with exit 2 (and `serve` refuses the
       same values as flags); [::1]:9842, :9842 and an existing web config
       pass.
   serve_print_no_nvml: `serve --print` without a usable NVML (driver not
@@ -118,6 +119,8 @@ def test_endpoints():
         g = Gpumon(d, sim_env(*TRAINING[:1], pinned=TRAINING[1]), ["--interval", "1h"])
         try:
             g.start()
+            check(f"exporter http://127.0.0.1:{g.port})" in g.log(),
+                  "the start-up line names the exporter's http:// address", g.log())
             r = g.get("/")
             check_eq(r.status, 200, "/ status")
             check(r.header("Content-Type").startswith("text/html"), "/ Content-Type", r.headers)
@@ -661,6 +664,8 @@ def test_config_check():
                                  ':PORT for every interface)'),
             (f"web-config = {d}/missing.yml",
              f'web-config "{d}/missing.yml": No such file or directory'),
+            ('listen = ""', 'invalid listen address "": for no HTTP server leave the value empty '
+                            '("listen =")'),
         ]
         for line, reason in bad:
             path = os.path.join(d, "bad.conf")

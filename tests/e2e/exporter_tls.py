@@ -6,7 +6,8 @@ certificate signed by the CA and one signed by another CA.  bcrypt hashes
 come from `htpasswd -nbBC 10` (apache2-utils) or, without it, from
 libxcrypt; a test that needs one is skipped when neither is there.
 
-  basic_auth_over_tls: the right user and password get 200 over TLS
+  basic_auth_over_tls: the start-up line says "exporter https://ADDR"; the
+      right user and password get 200 over TLS
       (Python's client and curl, by IP and by name); a wrong password, an
       unknown user, an empty password, another scheme and garbage get 401
       with WWW-Authenticate: Basic and one short body that names nothing;
@@ -23,6 +24,11 @@ libxcrypt; a test that needs one is skipped when neither is there.
       password, a missing certificate file, an unknown client_auth_type or a
       client CA missing for RequireAndVerifyClientCert: serve exits non-zero
       at start with "gpumon: error: FILE:LINE: reason" and nothing listening.
+  config_check_web_config: `gpumon config check FILE` whose [exporter]
+      web-config names a file with an unknown key, a plain-text password, a
+      missing certificate or key file, or 100000 levels of '[' exits 2 with
+      exactly "WEBFILE:LINE: reason" within 5 s; a good one passes silently,
+      and with exporter = false the web config is not read.
   sighup_reload: a user added to the file works after SIGHUP (and the old
       one still does); a broken file on the next SIGHUP is logged with its
       FILE:LINE and the running configuration is kept, still serving.
@@ -92,6 +98,8 @@ basic_auth_users:
             good = basic("prometheus", "s3cret pass")
             r = wait_tls(g, ctx, good)
             check("gpumon_gpu_up" in r.text, "metrics over TLS with basic auth", r.text[:300])
+            check(f"exporter https://127.0.0.1:{g.port})" in g.log() and "http://" not in g.log(),
+                  "the start-up line names the exporter's https:// address", g.log())
             for path in ("/", "/healthz"):
                 check_eq(get("127.0.0.1", g.port, path, tls=ctx, headers=good).status, 200,
                          f"{path} with credentials")
@@ -258,6 +266,48 @@ def test_bad_web_config():
             check("hunter2" not in err, f"{what}: the message repeats a password", err)
 
 
+def test_config_check_web_config():
+    need("openssl")
+    with Scratch("ccwc") as d:
+        make_pki(d)
+        conf = os.path.join(d, "gpumon.conf")
+        web = os.path.join(d, "web.yml")
+        tls = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+        bad = [
+            ("unknown key", tls + "tls_sever_config: {}\n",
+             f'{web}:4: unknown key "tls_sever_config" (expected tls_server_config, '
+             'http_server_config or basic_auth_users)'),
+            ("plain-text password", "basic_auth_users:\n  alice: hunter2\n",
+             f'{web}:2: basic_auth_users: user "alice": not a bcrypt hash (those start with '
+             '$2y$, $2b$ or $2a$); make one with: htpasswd -nBC 10 "" | tr -d \':\\n\''),
+            ("missing certificate", "tls_server_config:\n  cert_file: nope.crt\n"
+                                    "  key_file: server.key\n",
+             f'{web}:2: cert_file "{d}/nope.crt": No such file or directory'),
+            ("missing key", "tls_server_config:\n  cert_file: server.crt\n  key_file: nope.key\n",
+             f'{web}:3: key_file "{d}/nope.key": No such file or directory'),
+            ("nested 100000 deep", "[" * 100000,
+             f"{web}:1: nested deeper than 64 levels (lists and mappings)"),
+        ]
+        write(conf, f"[exporter]\nweb-config = {web}\n")
+        for what, text, msg in bad:
+            write(web, text)
+            t0 = time.monotonic()
+            rc, out, err = run_gpumon(["config", "check", conf], env(), timeout=60)
+            took = time.monotonic() - t0
+            check_eq((rc, out, err), (2, "", msg + "\n"),
+                     f"config check with a web config: {what} (status, stdout, stderr)")
+            check(took < 5, f"config check with a web config: {what}: took {took:.1f} s")
+            check("hunter2" not in err, f"{what}: the message repeats a password", err)
+        write(web, tls + f"basic_auth_users:\n  alice: {bcrypt_hash('pw', cost=4)}\n")
+        rc, out, err = run_gpumon(["config", "check", conf], env())
+        check_eq((rc, out, err), (0, "", ""), "config check with a good web config")
+        # the exporter off: the agent does not read the web config, nor does the check
+        write(web, "basic_auth_users:\n  alice: hunter2\n")
+        write(conf, f"[agent]\nexporter = false\n\n[exporter]\nweb-config = {web}\n")
+        rc, out, err = run_gpumon(["config", "check", conf], env())
+        check_eq((rc, out, err), (0, "", ""), "config check, exporter off, bad web config")
+
+
 def test_sighup_reload():
     with Scratch("hup") as d:
         pki = make_pki(d)
@@ -308,4 +358,4 @@ def test_sighup_reload():
 
 if __name__ == "__main__":
     main([test_basic_auth_over_tls, test_plain_http_to_tls_port, test_mutual_tls,
-          test_bad_web_config, test_sighup_reload])
+          test_bad_web_config, test_config_check_web_config, test_sighup_reload])

@@ -464,6 +464,93 @@ static void test_config_file_errors(void **state)
     assert_null(wc);
 }
 
+/* Files that would make libyaml or the walker slow (quadratic in the
+ * nesting depth, the anchors or a mapping's keys) are refused in well under
+ * a second (the depth and anchors) or two (the keys), naming the place.  Each expect is after
+ * "<path>:". */
+static void test_config_limits(void **state)
+{
+    (void)state;
+    enum { BIG = 1000000 };
+    char *text = malloc(BIG + 64);
+    assert_non_null(text);
+    static const struct {
+        const char *what;
+        const char *expect;
+    } cases[] = {
+        {"100000 [", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"65 [ then ]", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"64 [ then ]", "1: expected a mapping of tls_server_config, http_server_config and "
+                        "basic_auth_users, got a list"},
+        {"70 block mappings", "65: nested deeper than 64 levels (lists and mappings)"},
+        {"100000 {a: ", "1: nested deeper than 64 levels (lists and mappings)"},
+        {"65 anchors", "2: more than 64 anchors (&NAME)"},
+        {"5000 keys", "4098: more than 4096 keys in one mapping"},
+        {"100000 keys", "4097: more than 4096 keys in one mapping"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        size_t o = 0;
+        const char *w = cases[i].what;
+        if (!strcmp(w, "100000 [")) {
+            memset(text, '[', 100000);
+            o = 100000;
+        } else if (!strcmp(w, "65 [ then ]") || !strcmp(w, "64 [ then ]")) {
+            int n = w[1] == '5' ? 65 : 64;
+            memset(text, '[', (size_t)n);
+            memset(text + n, ']', (size_t)n);
+            o = 2 * (size_t)n;
+            text[o++] = '\n';
+        } else if (!strcmp(w, "70 block mappings")) {
+            for (int d = 0; d < 70; d++) {
+                memset(text + o, ' ', (size_t)d * 2);
+                o += (size_t)d * 2;
+                memcpy(text + o, "a:\n", 3);
+                o += 3;
+            }
+        } else if (!strcmp(w, "100000 {a: ")) {
+            for (int d = 0; d < 100000; d++) {
+                memcpy(text + o, "{a: ", 4);
+                o += 4;
+                if (o > BIG - 8)
+                    break;
+            }
+        } else if (!strcmp(w, "65 anchors")) {
+            o = (size_t)snprintf(text, BIG, "basic_auth_users:\n  [");
+            for (int a = 0; a < 65; a++)
+                o += (size_t)snprintf(text + o, BIG - o, "&a%d x, ", a);
+            o += (size_t)snprintf(text + o, BIG - o, "]\n");
+        } else if (!strcmp(w, "100000 keys")) {
+            for (int k = 0; k < 100000; k++)
+                o += (size_t)snprintf(text + o, BIG - o, "k%05d:\n", k);
+        } else {
+            o = (size_t)snprintf(text, BIG, "basic_auth_users:\n");
+            for (int k = 0; k < 5000; k++)
+                o += (size_t)snprintf(text + o, BIG - o, "  u%d: x\n", k);
+        }
+        text[o] = '\0';
+        write_file(path_in("limit.yml"), text);
+        struct gm_webconfig *wc = NULL;
+        struct gm_err err = {0};
+        /* the keys are counted after libyaml has loaded the file (800 KB for
+         * 100000 keys: about 0.4 s in a sanitizer build); before the bounds,
+         * the cases took 16 s (100000 '[') and 37 s (100000 keys) */
+        double limit_ms = strstr(w, "keys") ? 2000 : 500;
+        double t0 = now_ms();
+        int r = gm_webconfig_load(path_in("limit.yml"), &wc, &err);
+        double took = now_ms() - t0;
+        char expect[600];
+        snprintf(expect, sizeof(expect), "%s:%s", path_in("limit.yml"), cases[i].expect);
+        if (r != GM_E_INVAL || strcmp(err.msg, expect) != 0 || took > limit_ms)
+            print_error("%s: %.0f ms\n  got    [%d] %s\n  wanted      %s\n", w, took, r, err.msg,
+                        expect);
+        assert_int_equal(r, GM_E_INVAL);
+        assert_null(wc);
+        assert_string_equal(err.msg, expect);
+        assert_true(took < limit_ms);
+    }
+    free(text);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Good configurations                                                       */
 
@@ -1285,6 +1372,102 @@ static void test_auth_threads(void **state)
     gm_auth_free(auth);
 }
 
+/* The two halves: gm_auth_begin never runs bcrypt; it refuses what is
+ * malformed, allows what is cached and leaves the rest (unknown users too,
+ * so that they cost the same) to gm_auth_verify. */
+static void test_auth_two_halves(void **state)
+{
+    (void)state;
+    struct gm_auth *auth = auth_with(NULL);
+    struct gm_auth_stats st;
+    struct gm_auth_pending *p = (struct gm_auth_pending *)1;
+
+    assert_int_equal(gm_auth_begin(auth, "Basic %%%%", &p), GM_AUTH_DENY);
+    assert_null(p);
+    assert_int_equal(gm_auth_begin(auth, NULL, &p), GM_AUTH_DENY);
+    assert_null(p);
+
+    static const struct {
+        const char *cred;
+        int ok;
+    } cases[] = {
+        {"bob:hunter2", 1},
+        {"bob:hunter3", 0},
+        {"eve:hunter2", 0},
+        {"alice:correct horse:battery", 1},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        assert_int_equal(gm_auth_begin(auth, basic(cases[i].cred), &p), GM_AUTH_VERIFY);
+        assert_non_null(p);
+        gm_auth_stats(auth, &st);
+        assert_int_equal(st.bcrypt_calls, i); /* none in begin */
+        assert_int_equal(gm_auth_verify(auth, p), cases[i].ok);
+    }
+    /* verified once: allowed by begin alone, no bcrypt */
+    assert_int_equal(gm_auth_begin(auth, basic("bob:hunter2"), &p), GM_AUTH_ALLOW);
+    assert_null(p);
+    /* a pending check freed unverified costs nothing and allows nothing */
+    assert_int_equal(gm_auth_begin(auth, basic("bob:hunter3"), &p), GM_AUTH_VERIFY);
+    gm_auth_pending_free(p);
+    gm_auth_pending_free(NULL);
+    gm_auth_stats(auth, &st);
+    assert_int_equal(st.bcrypt_calls, 4);
+    assert_int_equal(st.checks, 8);
+    assert_int_equal(st.malformed, 2);
+    assert_int_equal(st.cache_hits, 1);
+    assert_int_equal(st.allowed, 3);
+    gm_auth_free(auth);
+}
+
+/* A reload's checker keeps the credentials verified before, for users whose
+ * hash is unchanged; a changed or removed user is verified anew. */
+static void test_auth_renew(void **state)
+{
+    (void)state;
+    struct gm_auth *old = auth_with(NULL);
+    assert_int_equal(gm_auth_check(old, basic("alice:correct horse:battery")), 1);
+    assert_int_equal(gm_auth_check(old, basic("bob:hunter2")), 1);
+
+    char bob2[61], yml[512];
+    make_hash("$2y$", 4, "new bob", bob2);
+    snprintf(yml, sizeof(yml), "basic_auth_users:\n  alice: %s\n  bob: %s\n", g_alice, bob2);
+    write_file(path_in("renew.yml"), yml);
+    struct gm_webconfig *wc = load_ok(path_in("renew.yml"));
+    struct gm_auth *fresh = NULL;
+    assert_int_equal(gm_auth_renew(wc, old, &fresh, NULL), 0);
+    gm_webconfig_free(wc);
+
+    struct gm_auth_pending *p;
+    assert_int_equal(gm_auth_begin(fresh, basic("alice:correct horse:battery"), &p), GM_AUTH_ALLOW);
+    assert_int_equal(gm_auth_begin(fresh, basic("bob:hunter2"), &p), GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(fresh, p), 0); /* bob's old password is gone */
+    assert_int_equal(gm_auth_check(fresh, basic("bob:new bob")), 1);
+    struct gm_auth_stats st;
+    gm_auth_stats(fresh, &st);
+    assert_int_equal(st.bcrypt_calls, 2);
+    assert_int_equal(st.cache_hits, 1);
+
+    /* the old checker is untouched and still answers as before */
+    assert_int_equal(gm_auth_begin(old, basic("bob:hunter2"), &p), GM_AUTH_ALLOW);
+    assert_int_equal(gm_auth_begin(old, basic("bob:new bob"), &p), GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(old, p), 0);
+
+    /* alice removed: her cached pair allows nothing */
+    snprintf(yml, sizeof(yml), "basic_auth_users:\n  bob: %s\n", bob2);
+    write_file(path_in("renew.yml"), yml);
+    wc = load_ok(path_in("renew.yml"));
+    struct gm_auth *third = NULL;
+    assert_int_equal(gm_auth_renew(wc, fresh, &third, NULL), 0);
+    gm_webconfig_free(wc);
+    assert_int_equal(gm_auth_begin(third, basic("alice:correct horse:battery"), &p),
+                     GM_AUTH_VERIFY);
+    assert_int_equal(gm_auth_verify(third, p), 0);
+    assert_int_equal(gm_auth_begin(third, basic("bob:new bob"), &p), GM_AUTH_ALLOW);
+    gm_auth_free(third);
+    gm_auth_free(fresh);
+    gm_auth_free(old);
+}
+
 /* What a reload compares: gm_webconfig_equal and gm_webconfig_tls_equal on
  * files that differ in one thing each (contents, not names: a copy of the
  * certificate under another name is the same TLS). */
@@ -1378,6 +1561,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_config_file_errors),
+        cmocka_unit_test(test_config_limits),
         cmocka_unit_test(test_nothing_configured),
         cmocka_unit_test(test_tls_only),
         cmocka_unit_test(test_versions),
@@ -1395,6 +1579,8 @@ int main(void)
         cmocka_unit_test(test_auth_unknown_user_timing),
         cmocka_unit_test(test_auth_no_users),
         cmocka_unit_test(test_auth_threads),
+        cmocka_unit_test(test_auth_two_halves),
+        cmocka_unit_test(test_auth_renew),
         cmocka_unit_test(test_equal),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
