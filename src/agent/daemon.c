@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -25,6 +24,7 @@
 
 #include "../core/buf.h"
 #include "../core/json.h"
+#include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "../alert/alerter.h"
 #include "../export/exporter.h"
@@ -42,59 +42,36 @@
 
 static int mkdir_p(const char *path, mode_t mode, struct gm_err *err)
 {
-    char buf[PATH_MAX];
-    if (gm_strlcpy(buf, path, sizeof(buf)) && strlen(path) >= sizeof(buf))
-        return gm_err_set(err, GM_E_INVAL, "%s: path too long", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, mode) != 0 && errno != EEXIST)
-            return gm_err_set(err, GM_E_IO, "cannot create %s: %s", buf, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(buf, mode) != 0 && errno != EEXIST)
-        return gm_err_set(err, GM_E_IO, "cannot create %s: %s", buf, strerror(errno));
-    return 0;
+    return gm_safefile_mkdirs(path, mode, err);
 }
 
 /* ------------------------------------------------------------------- lock */
 
 /* Takes <dir>/agent.lock for the life of the process; on contention names
- * the PID that holds it. */
-static int lock_acquire(const char *dir, int *fd_out, struct gm_err *err)
+ * the PID that holds it.  The directory itself is refused when every user
+ * may write to it (safefile.h). */
+static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct gm_err *err)
 {
     char path[PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/agent.lock", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return gm_err_set(err, GM_E_IO, "cannot open %s: %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        char pid[32] = "";
-        ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-        close(fd);
-        if (n > 0) {
-            pid[n] = '\0';
-            pid[strcspn(pid, "\n")] = '\0';
-        }
-        if (e == EWOULDBLOCK)
-            return gm_err_set(err, GM_E_BUSY,
-                              "another gpumon agent (PID %s) is already using %s; one agent per "
-                              "data directory keeps rows from interleaving (stop it, or give this "
-                              "one another --data-dir)",
-                              pid[0] ? pid : "unknown", dir);
-        return gm_err_set(err, GM_E_IO, "cannot lock %s: %s", path, strerror(e));
+    int dfd = -1;
+    int rc = gm_safefile_dir_open(dir, &dfd, err);
+    if (rc != 0)
+        return rc;
+    long pid = 0;
+    rc = gm_safefile_lock(dfd, "agent.lock", path, out, &pid, err);
+    close(dfd);
+    if (rc == GM_E_BUSY) {
+        char who[32] = "unknown";
+        if (pid > 0)
+            snprintf(who, sizeof(who), "%ld", pid);
+        return gm_err_set(err, GM_E_BUSY,
+                          "another gpumon agent (PID %s) is already using %s; one agent per "
+                          "data directory keeps rows from interleaving (stop it, or give this "
+                          "one another --data-dir)",
+                          who, dir);
     }
-    char pid[32];
-    int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-        int e = errno;
-        close(fd);
-        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(e));
-    }
-    *fd_out = fd;
-    return 0;
+    return rc;
 }
 
 /* ------------------------------------------------------------ sink glue */
@@ -611,7 +588,21 @@ static int control_open(struct control *ct, const char *dir, struct gm_err *err)
                           "data-dir %s is too long for the control socket (at most %zu bytes)", dir,
                           sizeof(sa.sun_path) - 12);
     gm_strlcpy(ct->path, sa.sun_path, sizeof(ct->path));
-    unlink(sa.sun_path); /* stale from a crash: we hold the lock, so it is ours */
+    /* a socket left by a crash is ours (we hold the lock): removed; anything
+     * else at that name is not, and stays */
+    int dfd = -1;
+    if (gm_safefile_dir_open(dir, &dfd, err) != 0)
+        return err ? err->code : GM_E_IO;
+    struct stat st;
+    int found = fstatat(dfd, "agent.sock", &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (found && S_ISSOCK(st.st_mode))
+        unlinkat(dfd, "agent.sock", 0);
+    close(dfd);
+    if (found && !S_ISSOCK(st.st_mode))
+        return gm_err_set(err, GM_E_IO,
+                          "%s exists and is not a socket (a symbolic link or a file someone put "
+                          "there?); it is left alone",
+                          sa.sun_path);
     ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (ct->fd < 0 || bind(ct->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
         listen(ct->fd, 16) != 0) {
@@ -744,8 +735,8 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     once_mode = o->once;
     if (mkdir_p(cfg.data_dir, 0750, err) != 0 || mkdir_p(cfg.csv_dir, 0750, err) != 0)
         return 1;
-    int lock_fd = -1;
-    if (lock_acquire(cfg.data_dir, &lock_fd, err) != 0)
+    struct gm_safefile_lock *lock = NULL;
+    if (lock_acquire(cfg.data_dir, &lock, err) != 0)
         return 1;
 
     /* every thread created from here on inherits the blocked signals */
@@ -767,7 +758,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
             eo.listen = NULL; /* cron: the textfile only */
         exporter = gm_exporter_start(&eo, err);
         if (!exporter) {
-            close(lock_fd);
+            gm_safefile_unlock(lock);
             return 1;
         }
     }
@@ -778,7 +769,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         if (!alerter) {
             gm_exporter_stop(exporter);
             exporter = NULL;
-            close(lock_fd);
+            gm_safefile_unlock(lock);
             return 1;
         }
     }
@@ -787,7 +778,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         alerter = NULL;
         gm_exporter_stop(exporter);
         exporter = NULL;
-        close(lock_fd);
+        gm_safefile_unlock(lock);
         return 1;
     }
     if (o->once) {
@@ -798,7 +789,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         alerter = NULL;
         gm_exporter_stop(exporter);
         exporter = NULL;
-        close(lock_fd);
+        gm_safefile_unlock(lock);
         return rc;
     }
 
@@ -807,7 +798,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     struct gm_sampler *sp = gm_sampler_start(col, cfg.interval_ns, sinks.k, sinks.n);
     if (!sp) {
         sinks_stop(&sinks, gm_mono_ns() + 2000000000LL);
-        close(lock_fd);
+        gm_safefile_unlock(lock);
         gm_err_set(err, GM_E_IO, "cannot start the sampler thread");
         return 1;
     }
@@ -990,6 +981,6 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     gm_exporter_stop(exporter);
     exporter = NULL;
     gm_log(GM_LOG_INFO, "agent stopped");
-    close(lock_fd);
+    gm_safefile_unlock(lock);
     return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "../core/fmt.h"
 #include "../core/json.h"
+#include "../core/safefile.h"
 #include "../core/timeutil.h"
 
 struct st {
@@ -608,12 +609,26 @@ void gm_engine_text_at(struct gm_engine *e, struct gm_buf *out, int64_t wall0_ns
  * Keys and names contain no whitespace (UUIDs, rule names). */
 int gm_engine_save(struct gm_engine *e, const char *path, struct gm_err *err)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-        return gm_err_set(err, GM_E_INVAL, "%s: path too long", path);
-    FILE *f = fopen(tmp, "we");
-    if (!f)
-        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", tmp, strerror(errno));
+    /* a temporary nobody can guess or plant, renamed over the old file
+     * (safefile.h) */
+    char base[256];
+    int dfd = -1;
+    int rc = gm_safefile_parent_open(path, &dfd, base, sizeof(base), err);
+    if (rc != 0)
+        return rc;
+    struct gm_safefile_tmp t;
+    struct gm_err te = {0};
+    if (gm_safefile_tmp_open(&t, dfd, base, 0644, 0, &te) != 0) {
+        close(dfd);
+        return gm_err_set(err, te.code, "%s: %s", path, te.msg);
+    }
+    FILE *f = fdopen(t.fd, "w");
+    if (!f) {
+        int en = errno;
+        gm_safefile_tmp_discard(&t);
+        close(dfd);
+        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(en));
+    }
     pthread_mutex_lock(&e->mu);
     fprintf(f, "gpumon-alert-state 1\n");
     for (int i = 0; i < e->nprev; i++)
@@ -635,24 +650,40 @@ int gm_engine_save(struct gm_engine *e, const char *path, struct gm_err *err)
     int bad = ferror(f);
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)
         bad = 1;
-    if (fclose(f) != 0)
+    int en = errno;
+    t.fd = dup(fileno(f)); /* tmp_replace closes it (and reports that close) */
+    if (fclose(f) != 0 || t.fd < 0)
         bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        int en = errno;
-        unlink(tmp);
-        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(en));
+    if (bad) {
+        gm_safefile_tmp_discard(&t);
+        close(dfd);
+        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(en ? en : EIO));
     }
+    rc = gm_safefile_tmp_replace(&t, base, &te);
+    close(dfd);
+    if (rc != 0)
+        return gm_err_set(err, rc, "%s: %s", path, te.msg);
     return 0;
 }
 
 int gm_engine_load(struct gm_engine *e, const char *path, struct gm_err *err)
 {
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
-                          strerror(errno));
+    char base[256];
+    int dfd = -1;
+    int rc = gm_safefile_parent_open(path, &dfd, base, sizeof(base), err);
+    if (rc != 0)
+        return rc;
+    int fd = gm_safefile_open_read(dfd, base, path, err); /* never through a link */
+    close(dfd);
+    if (fd < 0)
+        return fd;
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return gm_err_set(err, GM_E_IO, "%s: %s", path, strerror(errno));
+    }
     char line[1024];
-    int lineno = 0, rc = 0;
+    int lineno = 0;
     struct st *last = NULL;
     pthread_mutex_lock(&e->mu);
     while (fgets(line, sizeof(line), f)) {

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "../agent/log.h"
+#include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "notify_impl.h"
 
@@ -261,16 +262,31 @@ static int no_space(int e)
     return e == ENOSPC || e == EDQUOT || e == EFBIG;
 }
 
+/* Opens the alert log to append a line: never through a symbolic link,
+ * never a second name of another file, in a directory not open to every
+ * user (safefile.h). */
+static int log_open(const char *path, struct gm_err *err)
+{
+    char base[256];
+    int dfd = -1;
+    int rc = gm_safefile_parent_open(path, &dfd, base, sizeof(base), err);
+    if (rc != 0)
+        return rc;
+    int fd = gm_safefile_open_append(dfd, base, 0640, path, err);
+    close(dfd);
+    return fd;
+}
+
 /* Appends one line; a short write (a full disk) is cut back so that the
  * file never keeps half a line.  GM_E_NOSPC when there is no room. */
 static int attempt_log(struct chan *c, const void *arg, char *why, size_t wlen)
 {
     const struct gm_buf *line = arg;
-    int fd = open(c->log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    struct gm_err e = {0};
+    int fd = log_open(c->log_path, &e);
     if (fd < 0) {
-        int e = errno;
-        snprintf(why, wlen, "%s: %s", c->log_path, strerror(e));
-        return no_space(e) ? GM_E_NOSPC : GM_E_IO;
+        gm_strlcpy(why, e.msg, wlen);
+        return fd == GM_E_NOSPC ? GM_E_NOSPC : GM_E_IO;
     }
     struct stat st;
     int have_size = fstat(fd, &st) == 0;
@@ -592,9 +608,14 @@ struct gm_notifier *gm_notifier_start(const char *log_path, const struct gm_noti
         gm_err_set(err, GM_E_INVAL, "alert log path too long");
         return NULL;
     }
-    int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+    struct gm_err le = {0};
+    int fd = log_open(log_path, &le);
     if (fd < 0) {
-        gm_err_set(err, GM_E_IO, "cannot open the alert log %s: %s", log_path, strerror(errno));
+        if (le.code == GM_E_NOTFOUND) /* its directory is missing */
+            gm_err_set(err, GM_E_IO, "cannot open the alert log %s: %s", log_path,
+                       strerror(ENOENT));
+        else
+            gm_err_set(err, le.code, "the alert log: %s", le.msg);
         return NULL;
     }
     close(fd);

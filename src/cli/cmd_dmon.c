@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../core/safefile.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/dmon.h"
@@ -169,9 +170,11 @@ int cli_mon_run(int kind, int argc, char **argv)
 
     int fd = STDOUT_FILENO;
     if (file) {
-        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* emptied only once there is something to write (safefile.h) */
+        struct gm_err oe = {0};
+        fd = gm_safefile_open_output(file, &oe);
         if (fd < 0) {
-            cli_error("cannot open %s: %s", file, strerror(errno));
+            cli_error("%s", oe.msg);
             return GM_EXIT_FAIL;
         }
     }
@@ -239,6 +242,11 @@ int cli_mon_run(int kind, int argc, char **argv)
             else
                 gm_pmon_rows(&pm, s, mask, &out);
             since_header += lines;
+            if (first && fd != STDOUT_FILENO && gm_safefile_output_truncate(fd, file, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_FAIL;
+                break;
+            }
             int w = gm_buf_write_fd(&out, fd);
             if (w == -EPIPE)
                 break; /* the reader is gone (| head): done, not an error */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/safefile.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
@@ -154,9 +155,11 @@ int cmd_query_run(int argc, char **argv)
 
     int fd = STDOUT_FILENO;
     if (file) {
-        fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* emptied only once there is something to write (safefile.h) */
+        struct gm_err oe = {0};
+        fd = gm_safefile_open_output(file, &oe);
         if (fd < 0) {
-            cli_error("cannot open %s: %s", file, strerror(errno));
+            cli_error("%s", oe.msg);
             return GM_EXIT_FAIL;
         }
     }
@@ -204,6 +207,11 @@ int cmd_query_run(int argc, char **argv)
             if (first)
                 gm_query_header(&q, &out);
             gm_query_rows(&q, s, mask, &out);
+            if (first && fd != STDOUT_FILENO && gm_safefile_output_truncate(fd, file, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_FAIL;
+                break;
+            }
             if ((rc = cli_write(fd, &out)) != 0)
                 break;
             first = 0;

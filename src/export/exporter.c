@@ -56,6 +56,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "listen.h"
 #include "module.h"
@@ -305,26 +306,20 @@ static struct sec *current_sec(struct gm_exporter *x)
 
 /* --------------------------------------------------------------- textfile */
 
+/* Replaces dir/gpumon.prom whole: a temporary with a name nobody can guess
+ * (created O_EXCL, never through a link), renamed over it, relative to the
+ * directory opened once for the write (safefile.h). */
 static int write_textfile(const char *dir, const struct gm_buf *body, struct gm_err *err)
 {
-    char tmp[4200], path[4200];
+    char path[4200];
     snprintf(path, sizeof(path), "%s/gpumon.prom", dir);
-    snprintf(tmp, sizeof(tmp), "%s/.gpumon.prom.%d.tmp", dir, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return gm_err_set(err, GM_E_IO, "cannot create %s: %s", tmp, strerror(errno));
-    int rc = gm_buf_write_fd(body, fd);
-    if (rc == 0 && fsync(fd) != 0)
-        rc = -errno;
-    if (close(fd) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0) {
-        unlink(tmp);
-        return gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(-rc));
-    }
-    return 0;
+    int dfd = -1;
+    int rc = gm_safefile_dir_open(dir, &dfd, err);
+    if (rc != 0)
+        return rc;
+    rc = gm_safefile_write(dfd, "gpumon.prom", body->p, body->len, 0644, path, err);
+    close(dfd);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ sink */
@@ -1499,8 +1494,16 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     const char *addr = o->listen ? o->listen : "";
     unsigned maxc = o->max_connections ? o->max_connections : DEFAULT_MAX_CONNECTIONS;
     int64_t timeout_ns = o->connection_timeout_ns ? o->connection_timeout_ns : DEFAULT_TIMEOUT_NS;
-    if (o->textfile_dir && *o->textfile_dir && access(o->textfile_dir, W_OK) != 0)
-        return gm_err_set(err, GM_E_IO, "textfile-dir %s: %s", o->textfile_dir, strerror(errno));
+    if (o->textfile_dir && *o->textfile_dir) {
+        int dfd = -1;
+        struct gm_err e = {0};
+        if (gm_safefile_dir_open(o->textfile_dir, &dfd, &e) != 0)
+            return gm_err_set(err, e.code, "textfile-dir: %s", e.msg);
+        close(dfd);
+        if (access(o->textfile_dir, W_OK) != 0)
+            return gm_err_set(err, GM_E_IO, "textfile-dir %s: %s", o->textfile_dir,
+                              strerror(errno));
+    }
     struct gm_webconfig *web = NULL;
     int rc;
     if (o->web_config && *o->web_config && (rc = gm_webconfig_load(o->web_config, &web, err)) != 0)

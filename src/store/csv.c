@@ -12,8 +12,13 @@
  * (the kernel writes back), after every sample, or at most once a second;
  * gm_csv_flush and gm_csv_close always fsync.
  *
- * What it leaves out: it does not lock the files against a second writer
- * (the agent's lock file does that), and it never rewrites old rows.
+ * One writer per directory: gm_csv_open takes a lock on the directory
+ * itself (flock, safefile.h) for the life of the writer, so a second agent
+ * pointed at the same directory is refused instead of interleaving rows.
+ * Files are opened relative to the directory, never through a symbolic
+ * link, and the gzip of a finished day is made anonymously and linked in.
+ *
+ * What it leaves out: it never rewrites old rows.
  */
 #include "csv.h"
 
@@ -35,6 +40,7 @@
 #include "../core/buf.h"
 #include "../core/fmt.h"
 #include "../core/metrics.h"
+#include "../core/safefile.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
 
@@ -83,6 +89,7 @@ struct jmsg {
 struct gm_csv {
     /* options (copied) */
     char *dir, *task, *host;
+    struct gm_safefile_lock *lock; /* on dir, for the writer's life */
     int *cols, ncols;
     int procs, sync;
     int64_t retention_ns, compress_after_ns;
@@ -214,33 +221,10 @@ static int errno_code(int e)
     return (e == ENOSPC || e == EFBIG || e == EDQUOT) ? GM_E_NOSPC : GM_E_IO;
 }
 
-/* mkdir -p with mode 0755. */
+/* mkdir -p with mode 0755; errno says why it failed. */
 static int mkdirs(const char *dir)
 {
-    char path[4096];
-    size_t len = strlen(dir);
-    if (len == 0 || len >= sizeof(path)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(path, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (path[i] != '/' && path[i] != '\0')
-            continue;
-        char save = path[i];
-        path[i] = '\0';
-        if (mkdir(path, 0755) < 0 && errno != EEXIST)
-            return -1;
-        path[i] = save;
-    }
-    struct stat st;
-    if (stat(dir, &st) < 0)
-        return -1;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return -1;
-    }
-    return 0;
+    return gm_safefile_mkdirs(dir, 0755, NULL) == 0 ? 0 : -1;
 }
 
 /* Task names become file-name prefixes: [A-Za-z0-9._-]+, and not ending in
@@ -621,15 +605,16 @@ static int choose_and_open(struct gm_csv *c, int dfd, int k, const char *day, ch
         int fd = openat(dfd, name, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
             continue;
-        struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        struct stat st; /* a regular file of ours, not a second name of another */
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
             header_matches(fd, c->header[k], c->hlen[k]) && tail_ok(c, k, fd, &st, name))
             return fd;
         close(fd);
     }
     for (int n = maxn + 1; n <= MAX_SUFFIX; n++) {
         file_name(c, k, day, n, ".csv", name, nlen);
-        int fd = openat(dfd, name, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd =
+            openat(dfd, name, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0 || errno != EEXIST)
             return fd >= 0 ? fd : -errno;
     }
@@ -643,9 +628,9 @@ static int file_open(struct gm_csv *c, int k, const char *day)
     file_close(c, k);
     /* the directory is looked up afresh: it may have been removed or
      * replaced since the last file was opened (it is made again) */
-    int dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0 && errno == ENOENT && mkdirs(c->dir) == 0)
-        dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = -1;
+    if (gm_safefile_dir_open(c->dir, &dfd, NULL) != 0 && errno == ENOENT && mkdirs(c->dir) == 0)
+        gm_safefile_dir_open(c->dir, &dfd, NULL);
     int fd = -errno;
     if (dfd >= 0) {
         pthread_mutex_lock(&c->mu);
@@ -809,13 +794,15 @@ static int gzip_fd(struct gm_csv *c, int in, int out)
     return rc;
 }
 
-/* Gzips a finished day's name.csv into name.csv.gz.tmp, fsyncs it, renames
- * it to name.csv.gz and unlinks the .csv.  A crash leaves at worst a stale
- * .tmp (removed by the next pass) beside the intact .csv. */
+/* Gzips a finished day's name.csv into an anonymous file (O_TMPFILE; where
+ * the file system has none, a temporary with a name nobody can guess),
+ * fsyncs it, links it in as name.csv.gz (never replacing a file of that
+ * name) and unlinks the .csv.  A crash leaves the intact .csv (and at worst,
+ * without O_TMPFILE, a stray temporary).  name.csv.gz.tmp is the name older
+ * versions used; the janitor still removes those. */
 static void compress_one(struct gm_csv *c, int dfd, const char *name)
 {
-    char tmp[NAME_LEN + 16], gz[NAME_LEN + 16], eb[128];
-    snprintf(tmp, sizeof(tmp), "%s.gz.tmp", name);
+    char gz[NAME_LEN + 16], eb[128];
     snprintf(gz, sizeof(gz), "%s.gz", name);
 
     pthread_mutex_lock(&c->mu);
@@ -832,15 +819,16 @@ static void compress_one(struct gm_csv *c, int dfd, const char *name)
     struct stat st, gst;
     memset(&st, 0, sizeof(st));
     memset(&gst, 0, sizeof(gst));
-    int in = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    int out = -1;
+    int in = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct gm_safefile_tmp t = {.fd = -1};
+    struct gm_err te = {0};
     if (in < 0 || fstat(in, &st) < 0)
         rc = -errno;
-    if (rc == 0) {
-        out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (out < 0)
-            rc = -errno;
-    }
+    else if (!S_ISREG(st.st_mode))
+        rc = -EINVAL; /* a FIFO would block the read */
+    if (rc == 0 && gm_safefile_tmp_open(&t, dfd, gz, 0644, 1, &te) != 0)
+        rc = -errno;
+    int out = t.fd;
     if (rc == 0)
         rc = gzip_fd(c, in, out);
     if (rc == 0) {
@@ -849,11 +837,9 @@ static void compress_one(struct gm_csv *c, int dfd, const char *name)
         if (fsync(out) < 0 || fstat(out, &gst) < 0)
             rc = -errno;
     }
-    if (out >= 0 && close(out) < 0 && rc == 0)
-        rc = -errno;
     if (in >= 0)
         close(in);
-    if (rc == 0 && renameat(dfd, tmp, dfd, gz) < 0)
+    if (rc == 0 && gm_safefile_tmp_link(&t, gz, &te) != 0)
         rc = -errno;
     if (rc == 0) {
         fsync(dfd); /* the .gz is durable before the .csv goes */
@@ -865,7 +851,7 @@ static void compress_one(struct gm_csv *c, int dfd, const char *name)
         jlog(c, 6, "csv: compressed %s/%s (%lld -> %lld bytes)", c->dir, name,
              (long long)st.st_size, (long long)gst.st_size);
     } else {
-        unlinkat(dfd, tmp, 0);
+        gm_safefile_tmp_discard(&t);
         if (rc != -ECANCELED)
             jlog(c, 4, "csv: cannot compress %s/%s: %s", c->dir, name,
                  strerror_r(-rc, eb, sizeof(eb)));
@@ -885,7 +871,8 @@ static int cmp_str(const void *a, const void *b)
 static void janitor_pass(struct gm_csv *c, int64_t now)
 {
     char eb[128], today[16];
-    int dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = -1;
+    gm_safefile_dir_open(c->dir, &dfd, NULL);
     DIR *d = dfd < 0 ? NULL : fdopendir(dup(dfd));
     if (!d) {
         jlog(c, 4, "csv: janitor cannot read %s: %s", c->dir, strerror_r(errno, eb, sizeof(eb)));
@@ -1336,6 +1323,32 @@ int gm_csv_event(struct gm_csv *c, const struct gm_event *e)
 
 /* ------------------------------------------------------------- lifecycle */
 
+/* One writer per directory: the lock is on the directory itself (no file
+ * of ours beside the day files), taken again on a reload by this process. */
+static int lock_dir(const char *dir, struct gm_safefile_lock **out, struct gm_err *err)
+{
+    int dfd = -1;
+    struct gm_err de = {0};
+    if (gm_safefile_dir_open(dir, &dfd, &de) != 0)
+        return gm_err_set(err, de.code, "csv: %s", de.msg);
+    long pid = 0;
+    int rc = gm_safefile_lock(dfd, NULL, dir, out, &pid, &de);
+    close(dfd);
+    if (rc == GM_E_BUSY) {
+        char who[32] = "unknown";
+        if (pid > 0)
+            snprintf(who, sizeof(who), "%ld", pid);
+        return gm_err_set(err, GM_E_BUSY,
+                          "csv: another gpumon agent (PID %s) is already writing the CSV "
+                          "directory %s; one agent per CSV directory keeps rows from interleaving "
+                          "(stop it, or give this one another --csv-dir)",
+                          who, dir);
+    }
+    if (rc != 0)
+        return gm_err_set(err, rc, "csv: %s", de.msg);
+    return 0;
+}
+
 struct gm_csv *gm_csv_open(const struct gm_csv_opts *o, struct gm_err *err)
 {
     char eb[128];
@@ -1359,14 +1372,23 @@ struct gm_csv *gm_csv_open(const struct gm_csv_opts *o, struct gm_err *err)
             gm_err_set(err, GM_E_INVAL, "csv: column %d is not a GPU or host metric", cols[i]);
             return NULL;
         }
-    if (mkdirs(o->dir) < 0 || access(o->dir, W_OK | X_OK) < 0) {
+    struct gm_err de = {0};
+    if (gm_safefile_mkdirs(o->dir, 0755, &de) != 0) {
+        gm_err_set(err, de.code, "csv: %s", de.msg);
+        return NULL;
+    }
+    if (access(o->dir, W_OK | X_OK) < 0) {
         int e = errno;
         gm_err_set(err, e == EACCES || e == EPERM ? GM_E_NOPERM : GM_E_IO, "csv: %s: %s", o->dir,
                    strerror_r(e, eb, sizeof(eb)));
         return NULL;
     }
+    struct gm_safefile_lock *lock = NULL;
+    if (lock_dir(o->dir, &lock, err) != 0)
+        return NULL;
 
     struct gm_csv *c = gm_xcalloc(1, sizeof(*c));
+    c->lock = lock;
     c->dir = gm_xstrdup(o->dir);
     c->task = gm_xstrdup(o->task);
     if (o->host && *o->host) {
@@ -1491,5 +1513,6 @@ void gm_csv_close(struct gm_csv *c)
     free(c->dir);
     free(c->task);
     free(c->host);
+    gm_safefile_unlock(c->lock);
     free(c);
 }

@@ -40,7 +40,9 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -48,8 +50,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/metrics.h"
+#include "../core/safefile.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../alert/alert.h"
@@ -120,6 +124,8 @@ struct racc {
 struct gm_store {
     struct gm_store_opts o;
     char *path;
+    char *real;                    /* path with its directory resolved: what SQLite opens */
+    struct gm_safefile_lock *lock; /* <path>.lock, for the writer's life */
     char *task;
     sqlite3 *db;
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
@@ -1414,26 +1420,101 @@ void gm_store_stats(const struct gm_store *st, struct gm_store_stats *out)
     out->repeated = __atomic_load_n(&st->stats.repeated, __ATOMIC_RELAXED);
 }
 
-/* mkdir -p of path's directory. */
-static int make_parent(const char *path)
+/* Creates path's directory (mkdir -p), checks it (safefile.h), takes the
+ * one-writer lock <path>.lock beside the database and sets st->real to the
+ * path with that directory resolved (realpath), so that SQLite's
+ * SQLITE_OPEN_NOFOLLOW refuses only a symbolic link at the database itself
+ * or its -wal and -shm files, not a data directory that is a link. */
+static int prepare_path(struct gm_store *st, struct gm_err *err)
 {
-    char dir[4096];
-    gm_strlcpy(dir, path, sizeof(dir));
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = '\0';
-    for (char *p = dir + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
+    char dir[PATH_MAX], base[256], real[PATH_MAX], lockname[272], shown[PATH_MAX + 8];
+    struct gm_err e = {0};
+    const char *slash = strrchr(st->path, '/');
+    const char *b = slash ? slash + 1 : st->path;
+    if (!*b || strlen(b) >= sizeof(base) || (slash && (size_t)(slash - st->path) >= sizeof(dir)))
+        return gm_err_set(err, GM_E_INVAL, "store %s: not a file name", st->path);
+    if (!slash)
+        gm_strlcpy(dir, ".", sizeof(dir));
+    else if (slash == st->path)
+        gm_strlcpy(dir, "/", sizeof(dir));
+    else {
+        memcpy(dir, st->path, (size_t)(slash - st->path));
+        dir[slash - st->path] = '\0';
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return -errno;
+    gm_strlcpy(base, b, sizeof(base));
+    if (gm_safefile_mkdirs(dir, 0755, &e) != 0)
+        return gm_err_set(err, e.code, "store %s: %s", st->path, e.msg);
+    if (!realpath(dir, real))
+        return gm_err_set(err, GM_E_IO, "store %s: %s: %s", st->path, dir, strerror(errno));
+    int dfd = -1;
+    if (gm_safefile_dir_open(real, &dfd, &e) != 0)
+        return gm_err_set(err, e.code, "store %s: %s", st->path, e.msg);
+    snprintf(lockname, sizeof(lockname), "%s.lock", base);
+    snprintf(shown, sizeof(shown), "%s.lock", st->path);
+    long pid = 0;
+    int rc = gm_safefile_lock(dfd, lockname, shown, &st->lock, &pid, &e);
+    struct stat fs;
+    if (rc == 0 && fstatat(dfd, base, &fs, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(fs.st_mode) &&
+        (!S_ISREG(fs.st_mode) || fs.st_nlink > 1))
+        rc = gm_err_set(&e, GM_E_NOPERM,
+                        "%s is not a regular file of its own (%s); gpumon does not write "
+                        "into it",
+                        st->path,
+                        S_ISREG(fs.st_mode) ? "more than one hard link" : "a special file");
+    close(dfd);
+    if (rc == GM_E_BUSY) {
+        char who[32] = "unknown";
+        if (pid > 0)
+            snprintf(who, sizeof(who), "%ld", pid);
+        return gm_err_set(err, GM_E_BUSY,
+                          "store %s: another gpumon agent (PID %s) is already writing it; one "
+                          "agent per store keeps rows from interleaving (stop it, or give this "
+                          "one another --store-path)",
+                          st->path, who);
+    }
+    if (rc != 0)
+        return gm_err_set(err, rc, "store %s: %s", st->path, e.msg);
+    size_t n = strlen(real);
+    st->real = gm_xmalloc(n + strlen(base) + 2);
+    memcpy(st->real, real, n);
+    st->real[n] = '/';
+    memcpy(st->real + n + 1, base, strlen(base) + 1);
+    if (n == 1) /* "/" */
+        memmove(st->real + 1, st->real + 2, strlen(base) + 1);
     return 0;
+}
+
+/* After SQLite could not open the store: names a symbolic link it refused
+ * (SQLite's own message says only "unable to open database file"). */
+static const char *link_refused(const struct gm_store *st, char *buf, size_t len)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+    for (size_t i = 0; st->real && i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        char p[PATH_MAX + 16];
+        struct stat ls;
+        snprintf(p, sizeof(p), "%s%s", st->real, sfx[i]);
+        if (lstat(p, &ls) == 0 && S_ISLNK(ls.st_mode)) {
+            snprintf(buf, len,
+                     "%s%s is a symbolic link; gpumon does not follow links where it writes "
+                     "(remove it)",
+                     st->path, sfx[i]);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* A failed gm_store_open: the message names a symbolic link SQLite refused
+ * (at any step: the -shm file is first opened by the first read), then st
+ * is freed. */
+static void store_free(struct gm_store *st);
+static struct gm_store *open_failed(struct gm_store *st, struct gm_err *err)
+{
+    char why[PATH_MAX + 128];
+    if (link_refused(st, why, sizeof(why)))
+        gm_err_set(err, GM_E_NOPERM, "store %s: %s", st->path, why);
+    store_free(st);
+    return NULL;
 }
 
 static void finalize_all(struct gm_store *st)
@@ -1459,7 +1540,9 @@ static void store_free(struct gm_store *st)
     free(st->acc);
     free(st->pend);
     free(st->path);
+    free(st->real);
     free(st->task);
+    gm_safefile_unlock(st->lock);
     free(st);
 }
 
@@ -1478,19 +1561,16 @@ struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err
     if (st->o.commit_interval_ns <= 0)
         st->o.commit_interval_ns = DEFAULT_COMMIT_NS;
 
-    int e = make_parent(st->path);
-    if (e < 0) {
-        gm_err_set(err, GM_E_IO, "store %s: cannot create its directory: %s", st->path,
-                   strerror(-e));
+    if (prepare_path(st, err) != 0) {
         store_free(st);
         return NULL;
     }
-    int rc = sqlite3_open_v2(st->path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    int rc = sqlite3_open_v2(
+        st->real, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL);
     if (rc != SQLITE_OK) {
         gm_err_set(err, sql_code(rc), "store %s: cannot open: %s", st->path,
                    st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     sqlite3_extended_result_codes(st->db, 1);
     sqlite3_busy_timeout(st->db, WRITER_BUSY_MS);
@@ -1506,8 +1586,7 @@ struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err
     if (mode[0] == '\0') {
         gm_err_set(err, sql_code(rc), "store %s: cannot open: %s", st->path,
                    sqlite3_errmsg(st->db));
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     if (strcmp(mode, "wal") != 0)
         slog(st, 4,
@@ -1519,23 +1598,19 @@ struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err
                  " PRAGMA foreign_keys = OFF",
                  err, st->path) != SQLITE_OK ||
         schema_ensure(st, err) != 0 || prepare_all(st, err) != 0) {
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     if (exec_sql(st->db, "BEGIN IMMEDIATE", err, st->path) != SQLITE_OK) {
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     rc = task_resolve(st, st->task, gm_wall_ns() / NS_PER_MS, &st->task_id);
     if (rc != SQLITE_OK) {
         gm_err_set(err, sql_code(rc), "store %s: %s", st->path, sqlite3_errmsg(st->db));
         exec_sql(st->db, "ROLLBACK", NULL, st->path);
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     if (exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
-        store_free(st);
-        return NULL;
+        return open_failed(st, err);
     }
     load_last_gpus(st);
     return st;
