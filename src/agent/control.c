@@ -294,6 +294,8 @@ int gm_control_request(const char *data_dir, const char *request, char *reply, s
     if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", data_dir) >=
         sizeof(sa.sun_path))
         return gm_err_set(err, GM_E_INVAL, "data-dir %s is too long", data_dir);
+    if (len == 0)
+        return gm_err_set(err, GM_E_INVAL, "no room for the agent's answer");
     struct gm_buf req = GM_BUF_INIT;
     gm_buf_printf(&req, "%s\n", request);
     if (req.len > GM_CONTROL_REQUEST_MAX) {

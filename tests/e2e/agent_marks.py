@@ -256,8 +256,10 @@ def test_hostile_clients():
             got = st["samples"] - s0
             check(got >= elapsed / 0.1 * 0.8,
                   f"{got} samples in {elapsed:.1f} s at 100 ms while the clients stalled", st)
-            check_eq(st["overruns"] + st["skipped"], st0["overruns"] + st0["skipped"],
-                     "overruns and skipped samples meanwhile", st0, st)
+            # (two allowed: the machine may be loaded by other tests; a sampler
+            # that waited for the socket would miss 20 and more)
+            missed = st["overruns"] + st["skipped"] - st0["overruns"] - st0["skipped"]
+            check(missed <= 2, f"{missed} overruns and skipped samples meanwhile", st0, st)
             rc, _ = a.stop()
         finally:
             for s in idle:
