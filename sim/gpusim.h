@@ -23,6 +23,9 @@
 
 #define GS_MAX_GPUS 64
 #define GS_MAX_MIG 7
+/* Most processes one [process.NAME] section may stand for (`count`): enough
+ * to go past gpumon's own bound of 65536 per list. */
+#define GS_MAX_PROC_COUNT 100000
 #define GS_NO_GPU (-1)
 
 /* ---------------------------------------------------------------- names */
@@ -219,6 +222,7 @@ struct gs_scenario {
     struct gs_gpu *gpus;
     size_t nprocs;
     struct gs_process *procs;
+    size_t *by_pid; /* indices of procs sorted by (pid, index): gs_proc_by_pid */
     size_t nfaults;
     struct gs_fault *faults;
     size_t nevents;
@@ -322,6 +326,26 @@ unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_p
 /* SM and memory utilisation (%) of the process on gpu at t. */
 void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
                   unsigned *sm, unsigned *mem);
+
+/* What the memory and utilisation of every process on one GPU at one time
+ * depend on, worked out once (a pass over the processes), so that answering
+ * for n processes costs O(n) rather than O(n^2).  The _at functions give
+ * exactly what gs_proc_memory and gs_proc_util give. */
+struct gs_procs_at {
+    unsigned gpu;
+    double t;
+    double share;       /* bytes each share-taking process holds (before a MIG cap) */
+    unsigned nactive;   /* processes active on the GPU, every type */
+    struct gs_state st; /* the GPU's model at t */
+};
+void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a);
+unsigned long long gs_proc_memory_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                                     const struct gs_process *p);
+void gs_proc_util_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                     const struct gs_process *p, unsigned *sm, unsigned *mem);
+
+/* The first process (in file order) with this pid, or NULL; O(log n). */
+const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pid);
 /* Memory used on MIG device mig of gpu (bytes). */
 unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, unsigned mig,
                                    double t);

@@ -263,6 +263,28 @@ static void proc_totals(const struct gs_scenario *s, unsigned gpu, double t, dou
     }
 }
 
+/* Bytes each share-taking process holds on gpu at t, given the totals. */
+static double share_of(const struct gs_scenario *s, unsigned gpu, double t, double fixed,
+                       unsigned nshare)
+{
+    return nshare ? fmax(GS_MIN_CONTEXT, (workload_memory(&s->gpus[gpu], t) - fixed) / nshare)
+                  : GS_MIN_CONTEXT;
+}
+
+static unsigned long long memory_with_share(const struct gs_scenario *s, const struct gs_process *p,
+                                            unsigned gpu, double t, double share)
+{
+    if (!gs_proc_on(p, gpu, t))
+        return 0;
+    if (p->mem_mode == GS_MEM_FIXED)
+        return p->used_memory;
+    const struct gs_gpu *g = &s->gpus[gpu];
+    if (p->mig >= 0 && (unsigned)p->mig < g->nmig)
+        share = fmin(share, (double)g->mig[p->mig].mem_total / 2);
+    /* Drivers account in whole MiB. */
+    return (unsigned long long)(share / MIB) << 20;
+}
+
 unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_process *p,
                                   unsigned gpu, double t)
 {
@@ -273,12 +295,7 @@ unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_p
     double fixed;
     unsigned nshare;
     proc_totals(s, gpu, t, &fixed, &nshare);
-    double share = fmax(GS_MIN_CONTEXT, (workload_memory(&s->gpus[gpu], t) - fixed) / nshare);
-    const struct gs_gpu *g = &s->gpus[gpu];
-    if (p->mig >= 0 && (unsigned)p->mig < g->nmig)
-        share = fmin(share, (double)g->mig[p->mig].mem_total / 2);
-    /* Drivers account in whole MiB. */
-    return (unsigned long long)(share / MIB) << 20;
+    return memory_with_share(s, p, gpu, t, share_of(s, gpu, t, fixed, nshare));
 }
 
 static double gpu_memory_used(const struct gs_scenario *s, unsigned gpu, double t)
@@ -296,37 +313,63 @@ unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, un
                                    double t)
 {
     const struct gs_gpu *g = &s->gpus[gpu];
+    double fixed;
+    unsigned nshare;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    double share = share_of(s, gpu, t, fixed, nshare);
     double used = GS_BASE_USED;
     for (size_t i = 0; i < s->nprocs; i++) {
         const struct gs_process *p = &s->procs[i];
         if (p->mig == (int)mig && gs_proc_on(p, gpu, t))
-            used += (double)gs_proc_memory(s, p, gpu, t);
+            used += (double)memory_with_share(s, p, gpu, t, share);
     }
     return (unsigned long long)fmin(used, (double)g->mig[mig].mem_total);
 }
 
-void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
-                  unsigned *sm, unsigned *mem)
+void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a)
 {
-    struct gs_state st;
-    unsigned n = 0;
-
-    gs_model_eval(s, gpu, t, &st);
+    double fixed;
+    unsigned nshare;
+    a->gpu = gpu;
+    a->t = t;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    a->share = share_of(s, gpu, t, fixed, nshare);
+    a->nactive = 0;
     for (size_t i = 0; i < s->nprocs; i++)
-        n += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
-    if (n == 0)
-        n = 1;
-    int64_t b = bucket_of(t);
+        a->nactive += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
+    gs_model_eval(s, gpu, t, &a->st);
+}
+
+unsigned long long gs_proc_memory_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                                     const struct gs_process *p)
+{
+    return memory_with_share(s, p, a->gpu, a->t, a->share);
+}
+
+void gs_proc_util_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                     const struct gs_process *p, unsigned *sm, unsigned *mem)
+{
+    const struct gs_state *st = &a->st;
+    unsigned gpu = a->gpu, n = a->nactive ? a->nactive : 1;
+    int64_t b = bucket_of(a->t);
     unsigned key = (unsigned)(p - s->procs);
-    double busy = s->gpus[gpu].wl.kind == GS_WL_HEARTBEAT ? st.busy : 1.0;
-    double vsm = isnan(p->sm_util) ? (double)st.util_gpu / n : p->sm_util * busy;
-    double vmem = isnan(p->mem_util) ? (double)st.util_mem / n : p->mem_util * busy;
+    double busy = s->gpus[gpu].wl.kind == GS_WL_HEARTBEAT ? st->busy : 1.0;
+    double vsm = isnan(p->sm_util) ? (double)st->util_gpu / n : p->sm_util * busy;
+    double vmem = isnan(p->mem_util) ? (double)st->util_mem / n : p->mem_util * busy;
     if (vsm > 0)
         vsm += gs_noise(s->seed, gpu, M_PROC_SM + 16 * key, b);
     if (vmem > 0)
         vmem += gs_noise(s->seed, gpu, M_PROC_MEM + 16 * key, b);
     *sm = (unsigned)lround(clampd(vsm, 0, 100));
     *mem = (unsigned)lround(clampd(vmem, 0, 100));
+}
+
+void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
+                  unsigned *sm, unsigned *mem)
+{
+    struct gs_procs_at a;
+    gs_procs_at(s, gpu, t, &a);
+    gs_proc_util_at(s, &a, p, sm, mem);
 }
 
 /* -------------------------------------------------------------- the model */
