@@ -231,6 +231,71 @@ static double slowdown_temp(const struct gs_gpu *g)
     return INFINITY;
 }
 
+/* The noise-free power state at t: what the power reading, the clocks,
+ * the temperature and the throttle reasons follow. */
+struct pw_state {
+    double load;   /* slow load, 0..1 */
+    double p_in;   /* demanded power, W */
+    double p;      /* granted power: after the SW cap and thermal slowdown */
+    double temp;   /* temperature before noise, held at t_slow while throttling */
+    double t_slow; /* slowdown threshold (INFINITY: none) */
+    bool by_power, by_thermal;
+};
+
+/* Power the first-order temperature filter starts from at t = 0. */
+static double initial_filtered_power(const struct gs_gpu *g, double r)
+{
+    if (!isnan(g->temp_start))
+        return (g->temp_start - g->ambient) / r;
+    if (g->wl.kind == GS_WL_THERMAL)
+        return g->power_idle;
+    return capped_power(g, slow_load(&g->wl, 0));
+}
+
+/* Power the cooling removes at the slowdown threshold: the power a GPU
+ * held there is cut to (filtered power above it means too hot). */
+static double hold_power(const struct gs_gpu *g, double r)
+{
+    return (slowdown_temp(g) - g->ambient) / r;
+}
+
+static void power_at(const struct gs_gpu *g, double t, struct pw_state *ps)
+{
+    const struct gs_workload *w = &g->wl;
+    ps->load = slow_load(w, t);
+    ps->p_in = demanded_power(g, ps->load);
+    ps->p = fmin(ps->p_in, g->power_limit);
+    ps->by_power = ps->p_in > g->power_limit;
+    ps->by_thermal = false;
+
+    /* Temperature: first-order response to the capped power input. */
+    struct pw_point pt[8];
+    size_t npt = power_input(g, pt);
+    double r = g->thermal_r / g->cooling;
+    double t_unc = g->ambient + r * first_order(pt, npt, initial_filtered_power(g, r), g->tau, t);
+    ps->t_slow = slowdown_temp(g);
+    ps->temp = t_unc;
+    if (t_unc >= ps->t_slow) {
+        /* The GPU holds the threshold: power is cut to what the cooling
+         * removes at that temperature. */
+        double p_hold = hold_power(g, r);
+        ps->temp = ps->t_slow;
+        if (p_hold < ps->p) {
+            ps->p = fmax(p_hold, g->power_idle);
+            ps->by_thermal = true;
+            ps->by_power = false;
+        }
+    }
+}
+
+/* The power reading for noise pn in [-1, 1): at the cap it sits just below
+ * the limit, else within 1 % of the granted power. */
+static double reported_power(const struct gs_gpu *g, const struct pw_state *ps, double pn)
+{
+    double p_rep = ps->by_power ? g->power_limit * (1 - 0.004 * fabs(pn)) : ps->p * (1 + 0.01 * pn);
+    return fmin(p_rep, g->power_limit);
+}
+
 /* ---------------------------------------------------------- processes */
 
 bool gs_proc_on(const struct gs_process *p, unsigned gpu, double t)
@@ -418,45 +483,16 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
         st->util_dec =
             (unsigned)lround(clampd(w->dec_util + gs_noise(seed, gpu, M_DEC, b), 0, 100));
 
-    /* Power demand and the SW power cap. */
-    double load = slow_load(w, t);
+    /* Power demand, the SW power cap, temperature and thermal slowdown. */
+    struct pw_state ps;
+    power_at(g, t, &ps);
+    double load = ps.load, p_in = ps.p_in, p = ps.p, temp = ps.temp, t_slow = ps.t_slow;
     st->load = load;
-    double p_in = demanded_power(g, load);
-    double p = fmin(p_in, g->power_limit);
-    bool by_power = p_in > g->power_limit;
+    st->power_capped = ps.by_power;
+    st->thermal_limited = ps.by_thermal;
+    bool by_power = ps.by_power, by_thermal = ps.by_thermal;
 
-    /* Temperature: first-order response to the capped power input. */
-    struct pw_point pt[8];
-    size_t npt = power_input(g, pt);
-    double r = g->thermal_r / g->cooling;
-    double y0;
-    if (!isnan(g->temp_start))
-        y0 = (g->temp_start - g->ambient) / r;
-    else if (w->kind == GS_WL_THERMAL)
-        y0 = g->power_idle;
-    else
-        y0 = capped_power(g, slow_load(w, 0));
-    double t_unc = g->ambient + r * first_order(pt, npt, y0, g->tau, t);
-    double t_slow = slowdown_temp(g);
-    bool by_thermal = false;
-    double temp = t_unc;
-    if (t_unc >= t_slow) {
-        /* The GPU holds the threshold: power is cut to what the cooling
-         * removes at that temperature. */
-        double p_hold = (t_slow - g->ambient) / r;
-        temp = t_slow;
-        if (p_hold < p) {
-            p = fmax(p_hold, g->power_idle);
-            by_thermal = true;
-            by_power = false;
-        }
-    }
-    st->power_capped = by_power;
-    st->thermal_limited = by_thermal;
-
-    double pn = gs_noise(seed, gpu, M_POWER, b);
-    double p_rep = by_power ? g->power_limit * (1 - 0.004 * fabs(pn)) : p * (1 + 0.01 * pn);
-    st->power_w = fmin(p_rep, g->power_limit);
+    st->power_w = reported_power(g, &ps, gs_noise(seed, gpu, M_POWER, b));
     st->power_mw = (unsigned)lround(st->power_w * 1000);
 
     double tn = gs_noise(seed, gpu, M_TEMP, b);
@@ -551,14 +587,16 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-/* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s. */
+/* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s: the
+ * values gs_model_eval gives at t = k, without the rest of the model. */
 static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, double v[3])
 {
-    struct gs_state st;
-    gs_model_eval(s, gpu, (double)k, &st);
-    v[0] = st.power_w;
-    v[1] = st.power_capped ? 1 : 0;
-    v[2] = st.thermal_limited ? 1 : 0;
+    const struct gs_gpu *g = &s->gpus[gpu];
+    struct pw_state ps;
+    power_at(g, (double)k, &ps);
+    v[0] = reported_power(g, &ps, gs_noise(s->seed, gpu, M_POWER, bucket_of((double)k)));
+    v[1] = ps.by_power ? 1 : 0;
+    v[2] = ps.by_thermal ? 1 : 0;
 }
 
 static void advance(const struct gs_scenario *s, unsigned gpu, struct gs_integ *in, int64_t to)
