@@ -304,10 +304,12 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 /* Frees the integration cache (gs_scenario_free calls this). */
 void gs_integ_free(struct gs_scenario *s);
 
-/* Integrals from t=0 to t on a fixed 1 s grid, so the answer does not depend on
- * which times were asked before: energy (mJ, including a per-GPU base that
- * stands for the time since the driver loaded) and seconds spent power-capped
- * and thermally limited.  Uses and extends the scenario's cache. */
+/* Integrals from t=0 to t: energy (mJ, including a per-GPU base that stands
+ * for the time since the driver loaded) and seconds spent power-capped and
+ * thermally limited.  The first day is summed on a fixed 1 s grid (uses and
+ * extends the scenario's cache), the rest integrated in closed form, so the
+ * answer does not depend on which times were asked before and costs at most
+ * a day of grid steps at any t. */
 void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *energy_mj,
                         double *powercap_s, double *thermal_s);
 

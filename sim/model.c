@@ -14,8 +14,10 @@
  *     clocks; memory used = max(workload's memory, processes' memory).
  * Noise comes from gs_hash() keyed by (seed, gpu, metric, 1/6 s bucket), never
  * rand(), so every process computes the same numbers.  The only integrals
- * (energy, time spent throttled) are summed on a fixed 1 s grid with a cache,
- * so their value does not depend on which times were asked before.
+ * (energy, time spent throttled) are summed on a fixed 1 s grid with a cache
+ * for the first day and integrated in closed form after it (see
+ * "integrals"), so their value does not depend on which times were asked
+ * before and costs the same at any scenario time.
  */
 #include <math.h>
 #include <stdio.h>
@@ -557,8 +559,22 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 
 /* ------------------------------------------------------------ integrals */
 
-#define GS_CP_STEPS 1024             /* grid steps (seconds) between checkpoints */
-#define GS_INTEG_MAX (366.0 * 86400) /* integrate exactly up to a year */
+/* The integrals (energy, seconds power-capped, seconds thermally limited)
+ * are sums over a 1 s grid of the values at each whole second, the power
+ * with its noise, for the first GS_EXACT_S seconds: what a client that
+ * differences energy over short spans sees.  The cache makes a time's sum
+ * cost O(1) amortised for a clock that moves forward and at most
+ * GS_EXACT_S model evaluations for any time.
+ *
+ * Past GS_EXACT_S the sums go on as the integral of their expectation over
+ * the noise, in closed form per piece of the model on which its state is
+ * fixed (see expected_integrals), so the cost is the same at 1e9 s as at
+ * 1e5 s.  What that leaves out is the running sum of the noise: a random
+ * walk of about sqrt(n) * 0.6 % of the power over n seconds, 2e-5 of the
+ * energy after one day and less after, so no client can tell. */
+
+#define GS_CP_STEPS 1024 /* grid steps (seconds) between checkpoints */
+#define GS_EXACT_S 86400 /* seconds summed on the grid: one day */
 
 struct gs_integ {
     double (*cp)[3]; /* cp[i]: sums over steps [0, i*GS_CP_STEPS) */
@@ -588,7 +604,7 @@ static void *xrealloc(void *p, size_t n)
 }
 
 /* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s: the
- * values gs_model_eval gives at t = k, without the rest of the model. */
+ * values gs_model_eval gives at t = k. */
 static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, double v[3])
 {
     const struct gs_gpu *g = &s->gpus[gpu];
@@ -617,6 +633,136 @@ static void advance(const struct gs_scenario *s, unsigned gpu, struct gs_integ *
     }
 }
 
+/* Mean reported power over the noise u (uniform in [-1, 1)) when power p
+ * is granted without the cap: min(p (1 + 0.01 u), L) averages p while
+ * p * 1.01 <= L, else 1/2 (0.995 p + L - 50 (L - p)^2 / p). */
+static double mean_power(double p, double L)
+{
+    if (p * 1.01 <= L)
+        return p;
+    double d = L - p;
+    return 0.5 * (0.995 * p + L - 50 * d * d / p);
+}
+
+/* The integral of mean_power over len seconds in which p runs linearly from
+ * p0 to p1, on one side of L / 1.01: p itself below, and above it
+ * 1/2 (-49.005 p + 101 L - 50 L^2 / p), whose 1/p integrates to a log. */
+static double mean_power_integral(double p0, double p1, double len, double L)
+{
+    double pm = 0.5 * (p0 + p1);
+    if (pm * 1.01 <= L)
+        return pm * len;
+    double inv = fabs(p1 - p0) <= 1e-12 * pm ? 1 / pm : log(p1 / p0) / (p1 - p0);
+    return 0.5 * len * (-49.005 * pm + 101 * L - 50 * L * L * inv);
+}
+
+/* Adds x to cuts[] if it lies strictly inside (lo, hi). */
+static void add_cut(double *cuts, size_t *n, size_t cap, double x, double lo, double hi)
+{
+    if (x > lo && x < hi && *n < cap)
+        cuts[(*n)++] = x;
+}
+
+/* Where, in (lo, hi) of a segment starting at s0, the filtered power
+ * y(s0 + d) = u0 + m (d - tau) + A e^(-d/tau) crosses level h.  y is convex
+ * or concave (y'' has the sign of A), so it crosses at most twice: split at
+ * its extremum, then bisect each monotone part to the last bit. */
+static void add_crossings(double *cuts, size_t *n, size_t cap, double s0, double u0, double m,
+                          double A, double tau, double h, double lo, double hi)
+{
+    double x[3];
+    size_t nx = 0;
+    x[nx++] = lo - s0;
+    if (A != 0 && m != 0 && m * tau / A > 0) {
+        double de = -tau * log(m * tau / A); /* y'(de) = 0 */
+        if (de > lo - s0 && de < hi - s0)
+            x[nx++] = de;
+    }
+    x[nx++] = hi - s0;
+    for (size_t k = 0; k + 1 < nx; k++) {
+        double a = x[k], b = x[k + 1];
+        double fa = u0 + m * (a - tau) + A * exp(-a / tau) - h;
+        double fb = u0 + m * (b - tau) + A * exp(-b / tau) - h;
+        if ((fa < 0) == (fb < 0))
+            continue;
+        for (int it = 0; it < 200; it++) {
+            double c = 0.5 * (a + b);
+            if (c <= a || c >= b)
+                break;
+            double fc = u0 + m * (c - tau) + A * exp(-c / tau) - h;
+            if ((fc < 0) == (fa < 0)) {
+                a = c;
+                fa = fc;
+            } else {
+                b = c;
+            }
+        }
+        add_cut(cuts, n, cap, s0 + b, lo, hi);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The integrals over [a, b) of the step values' expectation over the noise,
+ * added to out[].  [a, b) is cut where the model's state can change: at the
+ * breakpoints of the power input (ramp ends, crossings of the power limit),
+ * where the filtered power crosses the hold power (thermal slowdown starts
+ * or ends), where the input crosses the hold power or L / 1.01.  On each
+ * piece the state is that of its midpoint and the integrand is a constant
+ * or mean_power of a linear p, integrated exactly. */
+static void expected_integrals(const struct gs_gpu *g, double a, double b, double out[3])
+{
+    struct pw_point pt[8];
+    size_t npt = power_input(g, pt);
+    double r = g->thermal_r / g->cooling, L = g->power_limit;
+    double y0 = initial_filtered_power(g, r), h = hold_power(g, r);
+    double cuts[64];
+    size_t nc = 0;
+    cuts[nc++] = a;
+    cuts[nc++] = b;
+    for (size_t i = 0; i < npt; i++) {
+        double s0 = pt[i].t, s1 = i + 1 < npt ? pt[i + 1].t : INFINITY;
+        double lo = fmax(s0, a), hi = fmin(s1, b);
+        if (lo >= hi)
+            continue;
+        add_cut(cuts, &nc, 64, s0, a, b);
+        double u0 = pt[i].u;
+        double m = i + 1 < npt && s1 > s0 ? (pt[i + 1].u - u0) / (s1 - s0) : 0;
+        if (m != 0) {
+            add_cut(cuts, &nc, 64, s0 + (L / 1.01 - u0) / m, lo, hi);
+            if (isfinite(h))
+                add_cut(cuts, &nc, 64, s0 + (h - u0) / m, lo, hi);
+        }
+        if (isfinite(h)) {
+            double ys = first_order(pt, npt, y0, g->tau, s0);
+            add_crossings(cuts, &nc, 64, s0, u0, m, ys - u0 + m * g->tau, g->tau, h, lo, hi);
+        }
+    }
+    qsort(cuts, nc, sizeof(cuts[0]), cmp_double);
+    for (size_t k = 0; k + 1 < nc; k++) {
+        double c0 = cuts[k], c1 = cuts[k + 1], len = c1 - c0;
+        if (!(len > 0))
+            continue;
+        struct pw_state ps;
+        power_at(g, 0.5 * (c0 + c1), &ps);
+        if (ps.by_power) {
+            out[0] += L * (1 - 0.002) * len; /* E|u| = 1/2 */
+            out[1] += len;
+        } else if (ps.by_thermal) {
+            out[0] += mean_power(ps.p, L) * len;
+            out[2] += len;
+        } else {
+            double p0 = fmin(demanded_power(g, slow_load(&g->wl, c0)), L);
+            double p1 = fmin(demanded_power(g, slow_load(&g->wl, c1)), L);
+            out[0] += mean_power_integral(p0, p1, len, L);
+        }
+    }
+}
+
 void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *energy_mj,
                         double *powercap_s, double *thermal_s)
 {
@@ -638,7 +784,7 @@ void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *e
         in->cur_k = 0;
         memset(in->cur, 0, sizeof(in->cur));
     }
-    double tt = fmin(t, GS_INTEG_MAX);
+    double tt = fmin(t, GS_EXACT_S);
     int64_t k = (int64_t)floor(tt);
     if (k < in->cur_k) {
         /* Going back: restart from the checkpoint at or below k; the sums are
@@ -648,13 +794,16 @@ void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *e
         in->cur_k = (int64_t)q * GS_CP_STEPS;
     }
     advance(s, gpu, in, k);
-    double v[3], sum[3];
-    step_values(s, gpu, k, v);
-    for (int j = 0; j < 3; j++)
-        sum[j] = in->cur[j] + v[j] * (tt - (double)k);
-    if (t > tt) /* beyond a year: continue at the year's average */
+    double sum[3];
+    if (t < GS_EXACT_S) {
+        double v[3];
+        step_values(s, gpu, k, v);
         for (int j = 0; j < 3; j++)
-            sum[j] += sum[j] / tt * (t - tt);
+            sum[j] = in->cur[j] + v[j] * (tt - (double)k);
+    } else {
+        memcpy(sum, in->cur, sizeof(sum));
+        expected_integrals(&s->gpus[gpu], GS_EXACT_S, t, sum);
+    }
 
     const struct gs_gpu *g = &s->gpus[gpu];
     /* Energy since the driver loaded: 2-7 days at idle power before t = 0. */
