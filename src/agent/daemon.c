@@ -31,7 +31,7 @@
 #include "../store/csv.h"
 #include "../store/store.h"
 #include "collector.h"
-#include "log.h"
+#include "../core/log.h"
 #include "sampler.h"
 #include "sink.h"
 #include "xidwatch.h"
@@ -661,6 +661,17 @@ int gm_daemon_request(const char *data_dir, const char *request, char *reply, si
 
 /* ------------------------------------------------------------------- run */
 
+/* The alerter's settings out of the agent's (borrowed from c). */
+static void alerter_conf(const struct gm_config *c, struct gm_alerter_conf *ac)
+{
+    ac->rules = &c->rules;
+    ac->notify = c->notify;
+    ac->nnotify = c->nnotify;
+    ac->alert_log = c->alert_log;
+    ac->alert_state = c->alert_state;
+    ac->queue_size = c->queue_size;
+}
+
 static int open_collector(const struct gm_config *c, struct gm_collector **col)
 {
     struct gm_collector_opts co = {
@@ -765,7 +776,9 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     fwd_sinks = &sinks;
     fwd_mu = &sinks_mu;
     if (cfg.alerts) {
-        alerter = gm_alerter_start(&cfg, o->once, alert_forward, NULL, err);
+        struct gm_alerter_conf ac;
+        alerter_conf(&cfg, &ac);
+        alerter = gm_alerter_start(&ac, o->once, alert_forward, NULL, err);
         if (!alerter) {
             gm_exporter_stop(exporter);
             exporter = NULL;
@@ -861,10 +874,12 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                 else if (next.exporter && !exporter)
                     exp_rc = (exporter = gm_exporter_start(&eo, &e)) ? 0 : GM_E_INVAL;
                 int al_rc = 0;
+                struct gm_alerter_conf ac;
+                alerter_conf(&next, &ac);
                 if (exp_rc == 0 && next.alerts && alerter)
-                    al_rc = gm_alerter_reconfigure(alerter, &next, &e);
+                    al_rc = gm_alerter_reconfigure(alerter, &ac, &e);
                 else if (exp_rc == 0 && next.alerts && !alerter)
-                    al_rc = (alerter = gm_alerter_start(&next, 0, alert_forward, NULL, &e))
+                    al_rc = (alerter = gm_alerter_start(&ac, 0, alert_forward, NULL, &e))
                                 ? 0
                                 : GM_E_INVAL;
                 if (exp_rc != 0 || al_rc != 0 || mkdir_p(next.csv_dir, 0750, &e) != 0 ||

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 

@@ -12,7 +12,7 @@
 
 #include "../agent/daemon.h"
 #include "../export/exporter.h"
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "cli.h"
 

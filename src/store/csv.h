@@ -53,8 +53,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../agent/event.h"
+#include "../core/event.h"
 #include "../core/err.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 
 enum gm_csv_sync { GM_CSV_SYNC_NONE = 0, GM_CSV_SYNC_SAMPLE, GM_CSV_SYNC_SECOND };
@@ -70,7 +71,7 @@ struct gm_csv_opts {
     int64_t compress_after_ns; /* gzip files whose day ended longer ago; 0 = 1 day; <0 = never */
     int sync;                  /* enum gm_csv_sync: fsync policy (write(2) happens every sample) */
     /* Log callback for the agent's log (level: 3 err, 4 warning, 6 info); may be NULL. */
-    void (*log)(void *arg, int level, const char *msg);
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 

@@ -52,11 +52,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/log.h"
 #include "../core/metrics.h"
 #include "../core/safefile.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
-#include "../alert/alert.h"
 #include "store_schema.h"
 
 #define MS_PER_MIN INT64_C(60000)
@@ -164,19 +164,7 @@ static void stat_add(uint64_t *p, uint64_t n)
     __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
 }
 
-static void slog(struct gm_store *st, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void slog(struct gm_store *st, int level, const char *fmt, ...)
-{
-    if (!st->o.log)
-        return;
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    st->o.log(st->o.log_arg, level, msg);
-}
+#define slog(st, level, ...) gm_logf((st)->o.log, (st)->o.log_arg, (level), __VA_ARGS__)
 
 /* SQLite result code -> GM_E_*. */
 static int sql_code(int rc)

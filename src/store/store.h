@@ -13,9 +13,10 @@
 
 #include <stdint.h>
 
-#include "../agent/event.h"
+#include "../core/event.h"
 #include "../core/buf.h"
 #include "../core/err.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 
 struct gm_store_opts {
@@ -29,7 +30,7 @@ struct gm_store_opts {
                                    this (throttle time, energy); 0 = learn it per GPU (the
                                    median of its recent intervals) */
     int procs;                  /* store processes */
-    void (*log)(void *arg, int level, const char *msg);
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "../export/listen.h"
-#include "metrics.h"
-#include "timeutil.h"
+#include "../core/metrics.h"
+#include "../core/timeutil.h"
 
 enum opt_type { T_DURATION, T_BOOL, T_STRING, T_TASK, T_ENUM, T_UINT, T_COLUMNS };
 
@@ -328,8 +328,11 @@ void gm_config_defaults(struct gm_config *c)
     char why[256];
     memset(c, 0, sizeof(*c));
     for (size_t i = 0; i < NOPTS; i++)
-        if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0)
-            abort(); /* a default that does not parse is a bug in the table */
+        if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0) {
+            /* a default that does not parse is a bug in the table */
+            fprintf(stderr, "gpumon: bug: default of %s: %s\n", opts[i].key, why);
+            abort();
+        }
     gm_rules_defaults(&c->rules);
     const char *sd = getenv("STATE_DIRECTORY");
     if (sd && *sd) {
