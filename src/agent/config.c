@@ -354,8 +354,8 @@ static struct gm_notify_conf *notify_section(struct gm_config *c, const char *na
 struct named_section {
     const char *prefix; /* "alert." */
     /* one key of [PREFIX.NAME]: 0, or an error with the reason in why */
-    int (*set)(struct gm_config *c, const char *name, const char *key, const char *value,
-               char *why, size_t wlen);
+    int (*set)(struct gm_config *c, const char *name, const char *key, const char *value, char *why,
+               size_t wlen);
     /* the whole of each section once the file is read: the index of the
      * first invalid one with the reason in why (its name in name), or -1 */
     int (*check)(const struct gm_config *c, char *name, size_t nlen, char *why, size_t wlen);
@@ -407,8 +407,7 @@ static int notify_set(struct gm_config *c, const char *name, const char *key, co
     return nc ? gm_notify_conf_set(nc, key, value, why, wlen) : GM_E_INVAL;
 }
 
-static int notify_check(const struct gm_config *c, char *name, size_t nlen, char *why,
-                        size_t wlen)
+static int notify_check(const struct gm_config *c, char *name, size_t nlen, char *why, size_t wlen)
 {
     for (int i = 0; i < c->nnotify; i++)
         if (gm_notify_conf_check(&c->notify[i], why, wlen) != 0) {
@@ -751,11 +750,10 @@ int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *er
         char sec[96];
         snprintf(sec, sizeof(sec), "%s%s", named[i].prefix, name);
         if (named[i].why_names_section)
-            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: [%s]: %s", path,
-                            header_line(hdrs, nhdrs, sec), sec, why);
+            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: [%s]: %s", path, header_line(hdrs, nhdrs, sec),
+                            sec, why);
         else
-            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(hdrs, nhdrs, sec),
-                            why);
+            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(hdrs, nhdrs, sec), why);
     }
     if (rc == 0)
         *c = tmp;

@@ -74,90 +74,22 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
     return rc;
 }
 
-/* ------------------------------------------------------------ sink glue */
-
-static int csv_write(void *ctx, const struct gm_snapshot *s)
-{
-    return gm_csv_write(ctx, s);
-}
-static int csv_event(void *ctx, const struct gm_event *e)
-{
-    return gm_csv_event(ctx, e);
-}
-static int csv_flush(void *ctx)
-{
-    return gm_csv_flush(ctx);
-}
-static int csv_reopen(void *ctx)
-{
-    return gm_csv_reopen(ctx);
-}
-static void csv_tick(void *ctx, int64_t now)
-{
-    gm_csv_tick(ctx, now);
-}
-static void csv_close(void *ctx)
-{
-    gm_csv_close(ctx);
-}
-static const struct gm_sink_ops csv_ops = {"csv",      csv_write, csv_event, csv_flush,
-                                           csv_reopen, csv_tick,  csv_close};
-
 /* A reload's new settings for the store on its connection (a post_call arg). */
 struct store_reconf {
     struct gm_store_opts o;
     char task[64];
 };
 
-static int store_write(void *ctx, const struct gm_snapshot *s)
-{
-    return gm_store_write(ctx, s);
-}
-static int store_event(void *ctx, const struct gm_event *e)
-{
-    return gm_store_event(ctx, e);
-}
-static int store_flush(void *ctx)
-{
-    return gm_store_flush(ctx);
-}
-static void store_tick(void *ctx, int64_t now)
-{
-    gm_store_tick(ctx, now);
-}
-static void store_close(void *ctx)
-{
-    gm_store_close(ctx);
-}
 static void store_reconfigure(void *ctx, void *arg)
 {
     struct store_reconf *r = arg;
     gm_store_reconfigure(ctx, &r->o);
 }
-static const struct gm_sink_ops store_ops = {"store", store_write, store_event, store_flush,
-                                             NULL,    store_tick,  store_close};
 
-/* --once (cron): the process ends before the CSV janitor's first pass and
- * the store's first retention run, so both run as the sinks close (the
- * exit waits for them, up to ONCE_STOP_NS). */
+/* --once (cron): the CSV and store sinks maintain their files as they close,
+ * and the exit waits for them, up to ONCE_STOP_NS. */
 static int once_mode;
 #define ONCE_STOP_NS 30000000000LL
-
-static void csv_close_once(void *ctx)
-{
-    gm_csv_maintain(ctx, gm_wall_ns());
-    gm_csv_close(ctx);
-}
-static const struct gm_sink_ops csv_once_ops = {"csv",      csv_write, csv_event,     csv_flush,
-                                                csv_reopen, csv_tick,  csv_close_once};
-
-static void store_close_once(void *ctx)
-{
-    gm_store_tick(ctx, gm_wall_ns()); /* its first call applies the retention */
-    gm_store_close(ctx);
-}
-static const struct gm_sink_ops store_once_ops = {
-    "store", store_write, store_event, store_flush, NULL, store_tick, store_close_once};
 
 struct sinkset {
     struct gm_sink *k[MAX_SINKS];
@@ -371,11 +303,12 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
         }
         /* beside a running writer, this one waits until that one has finished */
         if (plan && old && old->csv) {
-            set->csv =
-                gm_sink_start_paused(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
+            set->csv = gm_sink_start_paused(once_mode ? &gm_csv_once_sink_ops : &gm_csv_sink_ops,
+                                            csv, c->queue_size);
             plan->paused[plan->npaused++] = set->csv;
         } else {
-            set->csv = gm_sink_start(once_mode ? &csv_once_ops : &csv_ops, csv, c->queue_size);
+            set->csv = gm_sink_start(once_mode ? &gm_csv_once_sink_ops : &gm_csv_sink_ops, csv,
+                                     c->queue_size);
         }
         set->k[set->n++] = set->csv;
     }
@@ -401,7 +334,8 @@ static int sinks_open_from(const struct gm_config *c, struct sinkset *set,
             sinks_stop_except(set, old, gm_mono_ns() + 2000000000LL);
             return err ? err->code : GM_E_IO;
         }
-        set->store = gm_sink_start(once_mode ? &store_once_ops : &store_ops, st, c->queue_size);
+        set->store = gm_sink_start(once_mode ? &gm_store_once_sink_ops : &gm_store_sink_ops, st,
+                                   c->queue_size);
         set->k[set->n++] = set->store;
     }
     return 0;

@@ -80,8 +80,8 @@ static void keep_notify(struct gm_alerter *a, const struct gm_alerter_conf *c)
     a->queue = c->queue_size;
 }
 
-struct gm_alerter *gm_alerter_start(const struct gm_alerter_conf *c, int once, gm_alerter_event_fn fn,
-                                    void *arg, struct gm_err *err)
+struct gm_alerter *gm_alerter_start(const struct gm_alerter_conf *c, int once,
+                                    gm_alerter_event_fn fn, void *arg, struct gm_err *err)
 {
     struct gm_alerter *a = gm_xcalloc(1, sizeof(*a));
     pthread_mutex_init(&a->mu, NULL);
@@ -107,7 +107,8 @@ struct gm_alerter *gm_alerter_start(const struct gm_alerter_conf *c, int once, g
     return a;
 }
 
-int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_alerter_conf *c, struct gm_err *err)
+int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_alerter_conf *c,
+                           struct gm_err *err)
 {
     int same =
         a->nnotify == c->nnotify && !strcmp(a->log_path, c->alert_log) &&

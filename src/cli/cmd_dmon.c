@@ -128,8 +128,7 @@ static int mon_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int f
         gm_pmon_rows(x->pm, s, mask, x->out);
     x->since_header += lines;
     struct gm_err err = {0};
-    if (first && x->fd != STDOUT_FILENO &&
-        gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }
@@ -253,8 +252,14 @@ int cli_mon_run(int kind, int argc, char **argv)
     signal(SIGPIPE, SIG_IGN); /* a closed pipe is EPIPE: the run ends quietly */
 
     struct gm_buf out = GM_BUF_INIT;
-    struct mon_ctx mx = {.kind = kind, .dm = &dm, .pm = &pm, .lay = &lay, .out = &out,
-                         .fd = fd, .file = file, .count = count};
+    struct mon_ctx mx = {.kind = kind,
+                         .dm = &dm,
+                         .pm = &pm,
+                         .lay = &lay,
+                         .out = &out,
+                         .fd = fd,
+                         .file = file,
+                         .count = count};
     memset(mx.gpu_state, 0xff, sizeof(mx.gpu_state));
     rc = cli_loop(col, delay, timeout, ids, mon_rows, &mx);
     if (fd != STDOUT_FILENO && close(fd) != 0 && rc == 0) {

@@ -59,8 +59,7 @@ static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int
         gm_query_header(x->q, x->out);
     gm_query_rows(x->q, s, mask, x->out);
     struct gm_err err = {0};
-    if (first && x->fd != STDOUT_FILENO &&
-        gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }

@@ -45,8 +45,8 @@ static int beside_exe(const char *file, char *buf, size_t len)
     return access(buf, R_OK) == 0;
 }
 
-const char *gm_module_find(const char *env_var, const char *file, const char *installed,
-                           char *buf, size_t len)
+const char *gm_module_find(const char *env_var, const char *file, const char *installed, char *buf,
+                           size_t len)
 {
     const char *env = getenv(env_var);
     if (env && *env)

@@ -18,8 +18,8 @@ double gm_v_as_double(const struct gm_value *v)
 enum gm_vstatus gm_v_status_from_nvml(int code)
 {
     switch (code) {
-#define GM_NVML_RC_STATUS(name, num, text, vstatus) \
-    case num:                                         \
+#define GM_NVML_RC_STATUS(name, num, text, vstatus)                                                \
+    case num:                                                                                      \
         return vstatus;
         GM_NVML_RETURN_CODES(GM_NVML_RC_STATUS)
 #undef GM_NVML_RC_STATUS
@@ -50,8 +50,8 @@ const char *gm_vstatus_name(enum gm_vstatus st)
 const char *gm_nvml_error_text(int code)
 {
     switch (code) {
-#define GM_NVML_RC_TEXT(name, num, text, vstatus) \
-    case num:                                       \
+#define GM_NVML_RC_TEXT(name, num, text, vstatus)                                                  \
+    case num:                                                                                      \
         return text;
         GM_NVML_RETURN_CODES(GM_NVML_RC_TEXT)
 #undef GM_NVML_RC_TEXT

@@ -1505,3 +1505,40 @@ void gm_csv_close(struct gm_csv *c)
     gm_safefile_unlock(c->lock);
     free(c);
 }
+
+/* ------------------------------------------------------------------- sink */
+
+static int sink_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_csv_write(ctx, s);
+}
+static int sink_event(void *ctx, const struct gm_event *e)
+{
+    return gm_csv_event(ctx, e);
+}
+static int sink_flush(void *ctx)
+{
+    return gm_csv_flush(ctx);
+}
+static int sink_reopen(void *ctx)
+{
+    return gm_csv_reopen(ctx);
+}
+static void sink_tick(void *ctx, int64_t now)
+{
+    gm_csv_tick(ctx, now);
+}
+static void sink_close(void *ctx)
+{
+    gm_csv_close(ctx);
+}
+static void sink_close_once(void *ctx)
+{
+    gm_csv_maintain(ctx, gm_wall_ns());
+    gm_csv_close(ctx);
+}
+
+const struct gm_sink_ops gm_csv_sink_ops = {"csv",       sink_write, sink_event, sink_flush,
+                                            sink_reopen, sink_tick,  sink_close};
+const struct gm_sink_ops gm_csv_once_sink_ops = {
+    "csv", sink_write, sink_event, sink_flush, sink_reopen, sink_tick, sink_close_once};

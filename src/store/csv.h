@@ -55,6 +55,7 @@
 
 #include "../core/event.h"
 #include "../core/err.h"
+#include "../core/sinkops.h"
 #include "../core/log.h"
 #include "../core/snapshot.h"
 
@@ -166,5 +167,11 @@ void gm_csv_scan_feed(struct gm_csv_scan *s, const char *p, size_t n);
  * unbalanced quote far back) is no torn row of this writer's, and the file
  * is left alone (rows go to a new "-N" file). */
 #define GM_CSV_MAX_TORN ((size_t)1 << 20)
+
+/* The sink interface (core/sinkops.h): ctx is a struct gm_csv, which the
+ * sink's close frees.  The once variant runs one janitor pass (gm_csv_maintain) before it
+ * closes: `record --once` ends before the first pass of its own. */
+extern const struct gm_sink_ops gm_csv_sink_ops;
+extern const struct gm_sink_ops gm_csv_once_sink_ops;
 
 #endif /* GM_STORE_CSV_H */

@@ -1621,3 +1621,36 @@ void gm_store_close(struct gm_store *st)
     sqlite3_exec(st->db, "PRAGMA optimize", NULL, NULL, NULL);
     store_free(st);
 }
+
+/* ------------------------------------------------------------------- sink */
+
+static int sink_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_store_write(ctx, s);
+}
+static int sink_event(void *ctx, const struct gm_event *e)
+{
+    return gm_store_event(ctx, e);
+}
+static int sink_flush(void *ctx)
+{
+    return gm_store_flush(ctx);
+}
+static void sink_tick(void *ctx, int64_t now)
+{
+    gm_store_tick(ctx, now);
+}
+static void sink_close(void *ctx)
+{
+    gm_store_close(ctx);
+}
+static void sink_close_once(void *ctx)
+{
+    gm_store_tick(ctx, gm_wall_ns()); /* its first call applies the retention */
+    gm_store_close(ctx);
+}
+
+const struct gm_sink_ops gm_store_sink_ops = {"store", sink_write, sink_event, sink_flush,
+                                              NULL,    sink_tick,  sink_close};
+const struct gm_sink_ops gm_store_once_sink_ops = {"store", sink_write, sink_event,     sink_flush,
+                                                   NULL,    sink_tick,  sink_close_once};
