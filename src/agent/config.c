@@ -120,6 +120,17 @@ static const struct opt *find(const char *section, const char *key)
     return NULL;
 }
 
+int gm_config_task_valid(const char *s, size_t n)
+{
+    if (n == 0 || n > GM_TASK_MAX || s[0] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) ||
+            !s[i])
+            return 0;
+    return 1;
+}
+
 int gm_config_has_key(const char *key, int *takes_value)
 {
     const struct opt *o = find(NULL, key);
@@ -187,10 +198,7 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
         return 0;
     }
     case T_TASK:
-        if (!*value || strlen(value) >= o->size ||
-            strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-                strlen(value) ||
-            value[0] == '.') {
+        if (!gm_config_task_valid(value, strlen(value)) || strlen(value) >= o->size) {
             snprintf(why, wlen,
                      "invalid task \"%s\" (1-%zu letters, digits, '.', '_', '-'; it is part of "
                      "file names)",

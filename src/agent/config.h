@@ -19,11 +19,14 @@
 #include "../core/buf.h"
 #include "../core/err.h"
 
+/* The longest task name, in bytes. */
+#define GM_TASK_MAX 63
+
 struct gm_config {
     /* [agent] */
     int64_t interval_ns;
     char data_dir[PATH_MAX];
-    char task[64];
+    char task[GM_TASK_MAX + 1];
     char nvml_lib[PATH_MAX];
     int64_t nvml_timeout_ns; /* a sample still running after this is reported as hung */
     int log_level;
@@ -71,6 +74,10 @@ void gm_config_defaults(struct gm_config *c);
 
 /* Sets key from a string (a flag).  Errors: "--key: reason". */
 int gm_config_set(struct gm_config *c, const char *key, const char *value, struct gm_err *err);
+
+/* Whether s[0..n) is a task name: 1-GM_TASK_MAX letters, digits, '.', '_',
+ * '-', not starting with '.' (it is part of file names). */
+int gm_config_task_valid(const char *s, size_t n);
 
 /* Whether key names an option, and whether it takes a value (not a bool). */
 int gm_config_has_key(const char *key, int *takes_value);

@@ -10,15 +10,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +29,7 @@
 #include "../store/store.h"
 #include "collector.h"
 #include "../core/log.h"
+#include "control.h"
 #include "sampler.h"
 #include "sink.h"
 #include "xidwatch.h"
@@ -363,13 +361,12 @@ static void sinks_stop(struct sinkset *set, int64_t deadline)
 
 /* --------------------------------------------------------------- control */
 
+/* What the control socket's requests mean (the socket itself, its bounds
+ * and its client are control.c's). */
 struct control {
-    int fd;
-    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-    pthread_t thread;
-    volatile int stop;
     struct gm_sampler *sampler;
-    const char *task;
+    pthread_mutex_t task_mu; /* task changes on a reload */
+    char task[GM_TASK_MAX + 1];
     struct sinkset *sinks;
     pthread_mutex_t *sinks_mu;
 };
@@ -436,161 +433,86 @@ static void control_status(struct control *ct, struct gm_buf *out)
     gm_buf_putc(out, '\n');
 }
 
+/* "MARK <wall_ns> <task|-> <text>": a mark on the timeline, its text whole
+ * (at most GM_MARK_MAX bytes; the outputs sanitise it, core/text.h). */
+static void control_mark(struct control *ct, const char *req, size_t len, struct gm_buf *out)
+{
+    const char *p = req + 5, *end = req + len;
+    char num[24];
+    size_t nl = 0;
+    while (p + nl < end && p[nl] != ' ' && nl < sizeof(num) - 1) {
+        num[nl] = p[nl];
+        nl++;
+    }
+    num[nl] = '\0';
+    char *nend;
+    errno = 0;
+    long long wall = strtoll(num, &nend, 10);
+    int bad = nl == 0 || errno || *nend || p + nl >= end || p[nl] != ' ';
+    const char *task = p + nl + 1;
+    const char *sp = bad ? NULL : memchr(task, ' ', (size_t)(end - task));
+    if (!sp) {
+        gm_buf_puts(out, "ERR malformed MARK request\n");
+        return;
+    }
+    size_t tlen = (size_t)(sp - task), xlen = (size_t)(end - sp - 1);
+    int own_task = tlen == 1 && task[0] == '-';
+    if (!own_task && !gm_config_task_valid(task, tlen)) {
+        gm_buf_printf(out,
+                      "ERR invalid task (1-%d letters, digits, '.', '_', '-'; not starting with "
+                      "'.')\n",
+                      GM_TASK_MAX);
+        return;
+    }
+    if (xlen > GM_MARK_MAX) {
+        gm_buf_printf(out, "ERR mark longer than %d bytes\n", GM_MARK_MAX);
+        return;
+    }
+    struct gm_event *e = gm_xcalloc(1, sizeof(*e));
+    e->type = GM_EV_MARK;
+    e->gpu = -1;
+    e->wall_ns = wall;
+    if (own_task) {
+        pthread_mutex_lock(&ct->task_mu);
+        gm_strlcpy(e->task, ct->task, sizeof(e->task));
+        pthread_mutex_unlock(&ct->task_mu);
+    } else {
+        memcpy(e->task, task, tlen);
+    }
+    memcpy(e->text, sp + 1, xlen);
+    gm_sampler_event(ct->sampler, e);
+    gm_log(GM_LOG_INFO, "mark (%s, %zu bytes): %s", e->task, xlen, e->text);
+    free(e);
+    gm_buf_puts(out, "OK\n");
+}
+
 /* One request per connection: "PING", "STATUS", "ALERTS" (JSON), "ALERTS TEXT", or
  * "MARK <wall_ns> <task|-> <text>".  Replies end with a newline. */
-static void control_handle(struct control *ct, int cfd)
-{
-    struct timeval tv = {.tv_sec = 2};
-    setsockopt(cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(cfd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    char req[2048];
-    size_t len = 0;
-    while (len < sizeof(req) - 1) {
-        ssize_t r = read(cfd, req + len, sizeof(req) - 1 - len);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        if (memchr(req, '\n', len))
-            break;
-    }
-    req[len] = '\0';
-    req[strcspn(req, "\n")] = '\0';
-    struct gm_buf out = GM_BUF_INIT;
-    if (strcmp(req, "PING") == 0) {
-        gm_buf_puts(&out, "PONG\n");
-    } else if (strcmp(req, "STATUS") == 0) {
-        control_status(ct, &out);
-    } else if (strcmp(req, "ALERTS") == 0 || strcmp(req, "ALERTS TEXT") == 0) {
-        if (alerter && req[6]) {
-            gm_alerter_text(alerter, &out);
-        } else if (alerter) {
-            gm_alerter_json(alerter, &out);
-            gm_buf_putc(&out, '\n');
-        } else {
-            gm_buf_puts(&out, "ERR alerts are off in this agent (alerts = false)\n");
-        }
-    } else if (strncmp(req, "MARK ", 5) == 0) {
-        char *p = req + 5, *end;
-        errno = 0;
-        long long wall = strtoll(p, &end, 10);
-        char *task = end + (*end == ' ');
-        char *sp = strchr(task, ' ');
-        if (errno || end == p || *end != ' ' || !sp) {
-            gm_buf_puts(&out, "ERR malformed MARK request\n");
-        } else {
-            *sp = '\0';
-            struct gm_event e;
-            memset(&e, 0, sizeof(e));
-            e.type = GM_EV_MARK;
-            e.gpu = -1;
-            e.wall_ns = wall;
-            gm_strlcpy(e.task, strcmp(task, "-") ? task : ct->task, sizeof(e.task));
-            gm_strlcpy(e.text, sp + 1, sizeof(e.text));
-            gm_sampler_event(ct->sampler, &e);
-            gm_log(GM_LOG_INFO, "mark (%s): %s", e.task, e.text);
-            gm_buf_puts(&out, "OK\n");
-        }
-    } else {
-        gm_buf_puts(&out, "ERR unknown request\n");
-    }
-    gm_buf_write_fd(&out, cfd);
-    gm_buf_free(&out);
-}
-
-static void *control_run(void *arg)
+static void control_handle(void *arg, const char *req, size_t len, struct gm_buf *out)
 {
     struct control *ct = arg;
-    while (!ct->stop) {
-        struct pollfd pfd = {.fd = ct->fd, .events = POLLIN};
-        if (poll(&pfd, 1, 200) <= 0)
-            continue;
-        int cfd = accept4(ct->fd, NULL, NULL, SOCK_CLOEXEC);
-        if (cfd < 0)
-            continue;
-        control_handle(ct, cfd);
-        close(cfd);
+#define IS(lit) (len == sizeof(lit) - 1 && memcmp(req, lit, len) == 0)
+    if (memchr(req, '\0', len)) {
+        gm_buf_puts(out, "ERR malformed request (a NUL byte)\n");
+    } else if (IS("PING")) {
+        gm_buf_puts(out, "PONG\n");
+    } else if (IS("STATUS")) {
+        control_status(ct, out);
+    } else if (IS("ALERTS") || IS("ALERTS TEXT")) {
+        if (alerter && len > 6) {
+            gm_alerter_text(alerter, out);
+        } else if (alerter) {
+            gm_alerter_json(alerter, out);
+            gm_buf_putc(out, '\n');
+        } else {
+            gm_buf_puts(out, "ERR alerts are off in this agent (alerts = false)\n");
+        }
+    } else if (len >= 5 && memcmp(req, "MARK ", 5) == 0) {
+        control_mark(ct, req, len, out);
+    } else {
+        gm_buf_puts(out, "ERR unknown request\n");
     }
-    return NULL;
-}
-
-static int control_open(struct control *ct, const char *dir, struct gm_err *err)
-{
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", dir) >=
-        sizeof(sa.sun_path))
-        return gm_err_set(err, GM_E_INVAL,
-                          "data-dir %s is too long for the control socket (at most %zu bytes)", dir,
-                          sizeof(sa.sun_path) - 12);
-    gm_strlcpy(ct->path, sa.sun_path, sizeof(ct->path));
-    /* a socket left by a crash is ours (we hold the lock): removed; anything
-     * else at that name is not, and stays */
-    int dfd = -1;
-    if (gm_safefile_dir_open(dir, &dfd, err) != 0)
-        return err ? err->code : GM_E_IO;
-    struct stat st;
-    int found = fstatat(dfd, "agent.sock", &st, AT_SYMLINK_NOFOLLOW) == 0;
-    if (found && S_ISSOCK(st.st_mode))
-        unlinkat(dfd, "agent.sock", 0);
-    close(dfd);
-    if (found && !S_ISSOCK(st.st_mode))
-        return gm_err_set(err, GM_E_IO,
-                          "%s exists and is not a socket (a symbolic link or a file someone put "
-                          "there?); it is left alone",
-                          sa.sun_path);
-    ct->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ct->fd < 0 || bind(ct->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-        listen(ct->fd, 16) != 0) {
-        int e = errno;
-        if (ct->fd >= 0)
-            close(ct->fd);
-        ct->fd = -1;
-        return gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", sa.sun_path, strerror(e));
-    }
-    return 0;
-}
-
-int gm_daemon_request(const char *data_dir, const char *request, char *reply, size_t len,
-                      struct gm_err *err)
-{
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/agent.sock", data_dir) >=
-        sizeof(sa.sun_path))
-        return gm_err_set(err, GM_E_INVAL, "data-dir %s is too long", data_dir);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return gm_err_set(err, GM_E_IO, "socket: %s", strerror(errno));
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        int e = errno;
-        close(fd);
-        if (e == ENOENT || e == ECONNREFUSED)
-            return gm_err_set(err, GM_E_NOTFOUND,
-                              "no gpumon agent is running for data directory %s (start one with "
-                              "'gpumon agent', or give --data-dir)",
-                              data_dir);
-        return gm_err_set(err, GM_E_IO, "cannot connect to %s: %s", sa.sun_path, strerror(e));
-    }
-    struct timeval tv = {.tv_sec = 5};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    struct gm_buf req = GM_BUF_INIT;
-    gm_buf_printf(&req, "%s\n", request);
-    int rc = gm_buf_write_fd(&req, fd);
-    gm_buf_free(&req);
-    if (rc < 0) {
-        close(fd);
-        return gm_err_set(err, GM_E_IO, "cannot send to the agent: %s", strerror(-rc));
-    }
-    size_t got = 0;
-    while (got < len - 1) {
-        ssize_t r = read(fd, reply + got, len - 1 - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    reply[got] = '\0';
-    close(fd);
-    if (got == 0)
-        return gm_err_set(err, GM_E_IO, "the agent did not answer");
-    return 0;
+#undef IS
 }
 
 /* ------------------------------------------------------------------- run */
@@ -765,13 +687,15 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
            : url[0]  ? url
                      : "textfile only");
 
-    struct control ct = {
-        .fd = -1, .sampler = sp, .task = cfg.task, .sinks = &sinks, .sinks_mu = &sinks_mu};
+    struct control ct = {.sampler = sp,
+                         .task_mu = PTHREAD_MUTEX_INITIALIZER,
+                         .sinks = &sinks,
+                         .sinks_mu = &sinks_mu};
+    gm_strlcpy(ct.task, cfg.task, sizeof(ct.task));
     struct gm_err cerr = {0};
-    if (control_open(&ct, cfg.data_dir, &cerr) != 0)
+    struct gm_control *control = gm_control_start(cfg.data_dir, control_handle, &ct, &cerr);
+    if (!control)
         gm_log(GM_LOG_WARNING, "%s; 'gpumon mark' will not reach this agent", cerr.msg);
-    else
-        pthread_create(&ct.thread, NULL, control_run, &ct);
 
     int64_t hung_reported = 0;
     uint64_t dropped_reported = 0;
@@ -851,7 +775,9 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
                     gm_sampler_set_interval(sp, next.interval_ns);
                     gm_log_set_level(next.log_level);
                     cfg = next;
-                    ct.task = cfg.task;
+                    pthread_mutex_lock(&ct.task_mu);
+                    gm_strlcpy(ct.task, cfg.task, sizeof(ct.task));
+                    pthread_mutex_unlock(&ct.task_mu);
                     agent_event(sp, NULL, 0, "configuration reloaded");
                     gm_log(GM_LOG_INFO, "SIGHUP: configuration reloaded, files reopened");
                 }
@@ -901,12 +827,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
 
     /* stop: sampling first, then drain and flush every sink, all within 2 s */
     int64_t deadline = gm_mono_ns() + 1900000000LL;
-    ct.stop = 1;
-    if (ct.fd >= 0) {
-        pthread_join(ct.thread, NULL);
-        close(ct.fd);
-        unlink(ct.path);
-    }
+    gm_control_stop(control);
     gm_xid_watch_request_stop(xw); /* it notices within one event wait; joined below */
     pthread_mutex_lock(&xid_mu);
     xid_sampler = NULL;

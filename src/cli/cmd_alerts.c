@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../agent/collector.h"
-#include "../agent/daemon.h"
+#include "../agent/control.h"
 #include "../alert/engine.h"
 #include "../agent/config.h"
 #include "../core/fmt.h"
@@ -229,8 +229,8 @@ static int cmd_alerts_run(int argc, char **argv)
         }
     } else {
         static char reply[1 << 20];
-        if (gm_daemon_request(c->data_dir, a.json ? "ALERTS" : "ALERTS TEXT", reply, sizeof(reply),
-                              &err) != 0) {
+        if (gm_control_request(c->data_dir, a.json ? "ALERTS" : "ALERTS TEXT", reply, sizeof(reply),
+                               &err) != 0) {
             cli_error("%s", err.msg);
             free(c);
             return GM_EXIT_FAIL;

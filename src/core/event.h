@@ -21,6 +21,10 @@ enum gm_alert_state {
     GM_AL_RESOLVED = 3,
 };
 
+/* The longest mark, in bytes of text: `gpumon mark` refuses a longer one
+ * before sending it, and so does the agent (docs/gpumon.1, README). */
+#define GM_MARK_MAX 4096
+
 enum gm_event_type {
     GM_EV_MARK = 0, /* `gpumon mark TEXT` */
     GM_EV_DRIVER,   /* the driver state changed (text: new state and message) */
@@ -31,16 +35,16 @@ enum gm_event_type {
 };
 
 struct gm_event {
-    uint8_t type;    /* enum gm_event_type */
-    int32_t gpu;     /* GPU index, or -1 when not about one GPU */
-    int64_t wall_ns; /* when it happened (UTC ns) */
-    int64_t code;    /* type-specific: Xid number, NVML return code, ... */
-    char task[64];   /* task the mark belongs to; "" = the agent's task */
-    char uuid[96];   /* GPU UUID when known */
-    char text[512];  /* human text, UTF-8 (an alert's summary) */
+    uint8_t type;               /* enum gm_event_type */
+    int32_t gpu;                /* GPU index, or -1 when not about one GPU */
+    int64_t wall_ns;            /* when it happened (UTC ns) */
+    int64_t code;               /* type-specific: Xid number, NVML return code, ... */
+    char task[64];              /* task the mark belongs to; "" = the agent's task */
+    char uuid[96];              /* GPU UUID when known */
+    char text[GM_MARK_MAX + 1]; /* human text, UTF-8 (an alert's summary, a whole mark) */
     /* GM_EV_ALERT only */
     char rule[64];
-    uint8_t severity; /* enum gm_alert_severity (alert/alert.h) */
+    uint8_t severity; /* enum gm_alert_severity */
     uint8_t state;    /* GM_AL_FIRING or GM_AL_RESOLVED */
     uint8_t repeat;   /* a repeat notice of an alert still firing */
     char value[64];   /* the value, as shown */
