@@ -15,7 +15,7 @@
 #ifndef GM_AGENT_DAEMON_H
 #define GM_AGENT_DAEMON_H
 
-#include "../core/config.h"
+#include "config.h"
 #include "../core/err.h"
 
 /* Builds the configuration (defaults, file, flags) -- called at start and

@@ -12,9 +12,9 @@
 
 #include "../agent/control.h"
 #include "../agent/daemon.h"
-#include "../agent/event.h"
+#include "../core/event.h"
 #include "../export/exporter.h"
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
 #include "cli.h"

@@ -12,7 +12,7 @@
 #include "../agent/collector.h"
 #include "../agent/control.h"
 #include "../alert/engine.h"
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/text.h"
@@ -204,9 +204,7 @@ static int cmd_alerts_run(int argc, char **argv)
         return rc;
     if (a.rule && !a.history)
         return cli_usage_error("alerts", "--rule goes with --history");
-    struct gm_config *c = malloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
-    if (!c)
-        abort();
+    struct gm_config *c = gm_xmalloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
     rc = cli_config(c, a.config, a.no_config, a.data_dir, a.store_path);
     if (rc) {
         free(c);

@@ -40,7 +40,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "agent/event.h"
+#include "core/event.h"
 #include "core/buf.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"

@@ -2,10 +2,24 @@
  * user marks ("epoch 3 start"), driver and GPU state changes, Xid errors
  * and alerts.  Sinks record them beside the samples.
  */
-#ifndef GM_AGENT_EVENT_H
-#define GM_AGENT_EVENT_H
+#ifndef GM_CORE_EVENT_H
+#define GM_CORE_EVENT_H
 
 #include <stdint.h>
+
+/* An alert's severity and state: alert/ evaluates them, events carry them,
+ * the sinks record them by name (gm_alert_severity_name/state_name) without
+ * knowing the alert engine. */
+enum gm_alert_severity { GM_SEV_WARNING = 0, GM_SEV_CRITICAL = 1 };
+
+/* Per rule and GPU (or host): inactive -> pending -> firing -> resolved
+ * (resolved is inactive again, remembered for the notice). */
+enum gm_alert_state {
+    GM_AL_INACTIVE = 0,
+    GM_AL_PENDING = 1,
+    GM_AL_FIRING = 2,
+    GM_AL_RESOLVED = 3,
+};
 
 /* The longest mark, in bytes of text: `gpumon mark` refuses a longer one
  * before sending it, and so does the agent (docs/gpumon.1, README). */
@@ -42,4 +56,9 @@ struct gm_event {
 
 const char *gm_event_type_name(enum gm_event_type t);
 
-#endif /* GM_AGENT_EVENT_H */
+/* "warning", "critical"; "unknown" for any other value. */
+const char *gm_alert_severity_name(int severity);
+/* "inactive", "pending", "firing", "resolved"; "unknown" for any other value. */
+const char *gm_alert_state_name(int state);
+
+#endif /* GM_CORE_EVENT_H */

@@ -8,16 +8,16 @@
  * for the file, "--NAME: reason" for flags. docs/config.md is generated from the table (`gpumon
  * config --markdown`).
  */
-#ifndef GM_CONFIG_H
-#define GM_CONFIG_H
+#ifndef GM_AGENT_CONFIG_H
+#define GM_AGENT_CONFIG_H
 
 #include <limits.h>
 #include <stdint.h>
 
 #include "../alert/notify.h"
 #include "../alert/rule.h"
-#include "buf.h"
-#include "err.h"
+#include "../core/buf.h"
+#include "../core/err.h"
 
 /* The longest task name, in bytes. */
 #define GM_TASK_MAX 63
@@ -107,4 +107,4 @@ void gm_config_markdown(struct gm_buf *out);
 /* Flag help lines for the options ("  --interval DURATION  ..."). */
 void gm_config_usage(struct gm_buf *out);
 
-#endif /* GM_CONFIG_H */
+#endif /* GM_AGENT_CONFIG_H */
