@@ -537,7 +537,7 @@ static int parse_window_duration(struct parser *ps, const char *what, int64_t ma
     size_t n = strcspn(ps->p, ",) \t");
     char d[32];
     if (n == 0)
-        return fail(ps, at, "expected %s (e.g. 5m, 1h)", what);
+        return fail(ps, at, "expected a %s (e.g. 5m, 1h)", what);
     if (n >= sizeof(d))
         return fail(ps, at, "invalid %s \"%.*s\" (examples: 30s, 5m, 6h)", what, (int)n, at);
     memcpy(d, at, n);
@@ -587,7 +587,7 @@ static int parse_window(struct parser *ps, const char *fat, const char *fname,
         return fail(ps, *ps->p ? ps->p : at, "expected ',' and a window length (e.g. %s(%s, 5m))",
                     fname, name);
     ps->p++;
-    if (parse_window_duration(ps, "a window length", GM_RULE_WINDOW_MAX_S, &nd->window_s) != 0)
+    if (parse_window_duration(ps, "window length", GM_RULE_WINDOW_MAX_S, &nd->window_s) != 0)
         return -1;
     skip_ws(ps);
     if (fn == GM_WF_PREDICT) {
@@ -595,7 +595,7 @@ static int parse_window(struct parser *ps, const char *fat, const char *fname,
             return fail(ps, *ps->p ? ps->p : at,
                         "expected ',' and how far ahead (e.g. predict(memory.free, 1h, 24h))");
         ps->p++;
-        if (parse_window_duration(ps, "a horizon", GM_RULE_HORIZON_MAX_S, &nd->horizon_s) != 0)
+        if (parse_window_duration(ps, "horizon", GM_RULE_HORIZON_MAX_S, &nd->horizon_s) != 0)
             return -1;
         skip_ws(ps);
     }
