@@ -3,7 +3,9 @@
  *
  * Conditions compile to postfix node arrays and evaluate with three-valued
  * logic, so a value that is not known (N/A, unsupported, a lost GPU) can
- * neither start nor end an alert on its own.
+ * neither start nor end an alert on its own.  A window function's value
+ * comes from the caller (struct gm_rule_ctx's window callback: the
+ * engine's history, window.h); without one it is unknown.
  */
 #include "rule.h"
 
@@ -897,8 +899,8 @@ static const struct {
     const char *help;
 } keys[K__N] = {
     [K_WHEN] = {"when", "CONDITION", "(required)",
-                "the condition: comparisons of a metric with a number, joined by and, or, not, "
-                "( )"},
+                "the condition: comparisons of a metric, or of a window over it "
+                "(`avg(utilization.gpu, 5m)`), with a number, joined by and, or, not, ( )"},
     [K_CLEAR] = {"clear", "CONDITION", "not when",
                  "hysteresis: a firing alert resolves only when this holds (e.g. "
                  "`temperature.gpu < 80` for `when = temperature.gpu > 85`)"},
@@ -1174,6 +1176,30 @@ static const struct def_rule defaults[] = {
       NULL},
      "A crashed job whose memory is never released blocks the next one (the seeds' zombie "
      "child of a dead scheduler).  gpumon only reports it: it never kills anything."},
+    {"gpu-memory-growth",
+     {"when", "predict(memory.free, 1h, 24h) < 0 and slope(memory.used, 10m) > 0", "for", "15m",
+      "severity", "warning", "summary",
+      "GPU {{gpu}} ({{name}}): memory is growing and will run out within a day at the rate of "
+      "the last hour (free memory in 24 h: {{value}})",
+      NULL},
+     "A leak warns while there is time to act, not when the card is full: the least-squares "
+     "line through the last hour of free memory reaches 0 within 24 h, and memory is still "
+     "growing over the last 10 minutes.  A 20 MiB/min leak on an 80 GiB card warns about 22 "
+     "hours before gpu-memory-low would.  The 10-minute slope and the 15 minutes of `for` "
+     "keep a job that allocates a large block once (a model loaded at start-up) from firing "
+     "it: its memory stops growing within the 15 minutes.  Known once an hour of samples is "
+     "half covered."},
+    {"gpu-input-starved",
+     {"when",
+      "avg(utilization.gpu, 5m) < 50 and stddev(utilization.gpu, 5m) > 20 and procs.count > 0",
+      "for", "5m", "severity", "warning", "summary",
+      "GPU {{gpu}} ({{name}}) has a job but computes in short bursts, {{value}} busy on "
+      "average over 5 minutes: it is waiting for its input (data loader, storage, network)",
+      NULL},
+     "A job starved by its input runs the GPU in bursts between long waits: each sample reads "
+     "either busy or idle, so a condition on the current value never holds for long.  Over 5 "
+     "minutes the average is low and the spread high; a GPU that is idle with a job on it "
+     "(an open notebook) has no spread and is left alone, as is a busy one."},
 };
 // NOLINTEND(bugprone-suspicious-missing-comma)
 #define NDEFAULTS (sizeof(defaults) / sizeof(defaults[0]))

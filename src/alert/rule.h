@@ -16,8 +16,12 @@
  * the registry's base units: bytes, W, degrees C, MHz, %) or a derived value
  * (gm_rule_operands[]: free memory %, power / limit, margin to the slowdown
  * temperature, throttle classes, new uncorrectable ECC errors, GPU lost,
- * driver lost, memory held by dead processes, Xid events).  Numbers take
- * size suffixes (KiB .. TiB, KB .. TB).  A comparison with a value that is
+ * driver lost, memory held by dead processes, Xid events), or a window
+ * function over one: avg, min, max, stddev (population), slope (least
+ * squares, per minute) over the last WINDOW of this GPU's samples, and
+ * predict(x, WINDOW, HORIZON), the least-squares line HORIZON ahead
+ * (`avg(utilization.gpu, 5m) < 20`, `predict(memory.free, 1h, 24h) < 0`).
+ * Numbers take size suffixes (KiB .. TiB, KB .. TB).  A comparison with a value that is
  * not known (N/A, not supported, GPU lost) is unknown, and unknown never
  * starts an alert nor ends one (three-valued logic: `unknown and false` is
  * false, `unknown or true` is true).

@@ -179,6 +179,9 @@ int gm_window_eval(const struct gm_window *w, int fn, int64_t window_ns, int64_t
     if (n == 0)
         return -1;
     double mean = sv / n;
+    /* a flat window is flat: no rounding left over from the sums may make
+     * `slope(x) > 0` or `stddev(x) > 0` true on values that never moved */
+    int flat = mn == mx;
     switch (fn) {
     case GM_WF_AVG:
         *out = w->v0 + mean;
@@ -193,7 +196,7 @@ int gm_window_eval(const struct gm_window *w, int fn, int64_t window_ns, int64_t
         if (n < 2)
             return -1;
         double var = svv / n - mean * mean;
-        *out = var > 0 ? sqrt(var) : 0;
+        *out = var > 0 && !flat ? sqrt(var) : 0;
         return 0;
     }
     case GM_WF_SLOPE:
@@ -201,7 +204,7 @@ int gm_window_eval(const struct gm_window *w, int fn, int64_t window_ns, int64_t
         double sxx = stt - st * st / n, sxy = stv - st * sv / n;
         if (n < 2 || !(sxx > 1e-9))
             return -1;
-        double b = sxy / sxx; /* per second */
+        double b = flat ? 0 : sxy / sxx; /* per second */
         if (fn == GM_WF_SLOPE) {
             *out = b * 60;
             return 0;

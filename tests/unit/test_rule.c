@@ -511,7 +511,7 @@ static void test_defaults(void **state)
         "gpu-temperature-high",  "gpu-memory-low", "gpu-power-at-limit", "gpu-throttled",
         "gpu-power-zero",        "gpu-temperature-critical", "gpu-ecc-uncorrectable",
         "gpu-lost",              "driver-lost",    "gpu-xid",
-        "gpu-dead-process-memory"};
+        "gpu-dead-process-memory", "gpu-memory-growth", "gpu-input-starved"};
     assert_int_equal(r.n, (int)N_ELEM(want));
     for (size_t i = 0; i < N_ELEM(want); i++) {
         assert_string_equal(r.rule[i].name, want[i]);
@@ -532,7 +532,12 @@ static void test_defaults(void **state)
     assert_non_null(strstr(b.p, "[alert.gpu-memory-low]\nwhen = memory.free < 2GiB and "
                                 "memory.free_pct < 10\nfor = 5m\n"));
     assert_non_null(strstr(b.p, "[alert.driver-lost]\nscope = host\nwhen = driver.lost\n"));
+    assert_non_null(strstr(b.p, "[alert.gpu-memory-growth]\nwhen = predict(memory.free, 1h, 24h) "
+                                "< 0 and slope(memory.used, 10m) > 0\nfor = 15m\n"));
     gm_buf_free(&b);
+    /* the windows of the new rules read back as they were written */
+    assert_int_equal(gm_rule_window_need(&r.rule[11].when, GM_M_MEM_FREE), 3600);
+    assert_int_equal(gm_rule_window_need(&r.rule[12].when, GM_M_UTIL_GPU), 300);
 }
 
 static void test_summary(void **state)
