@@ -87,13 +87,13 @@ struct gm_rule_node {
 };
 
 /* The longest window and predict horizon a condition may use. */
-#define GM_RULE_WINDOW_MAX_S (24 * 3600)
-#define GM_RULE_HORIZON_MAX_S (365 * 86400)
+#define GM_RULE_WINDOW_MAX_S (24LL * 3600)
+#define GM_RULE_HORIZON_MAX_S (365LL * 86400)
 
 /* The value of a windowed node reported as a notice's operand: the window
  * function in the bits above 16, the operand below (gm_rule_value_text
  * understands it; a slope reads "20.00 MiB/min"). */
-#define GM_RULE_WINDOWED_OP(fn, operand) (((fn) << 16) | ((operand) & 0xffff))
+#define GM_RULE_WINDOWED_OP(fn, operand) (((fn) << 16) | ((operand)&0xffff))
 
 struct gm_rule_expr {
     char text[256]; /* as written, whitespace-normalised */

@@ -21,11 +21,11 @@ struct bucket {
 
 struct gm_window {
     int64_t bucket_ns;
-    int64_t t0;      /* ns: the run's first sample; 0 with no run */
-    double v0;       /* the run's first value */
-    int64_t t_last;  /* ns: the latest sample */
-    int64_t dt_min;  /* the run's shortest interval; 0 before the second sample */
-    int have;        /* a run is under way */
+    int64_t t0;     /* ns: the run's first sample; 0 with no run */
+    double v0;      /* the run's first value */
+    int64_t t_last; /* ns: the latest sample */
+    int64_t dt_min; /* the run's shortest interval; 0 before the second sample */
+    int have;       /* a run is under way */
     int head, len, cap;
     struct bucket *b;
 };
@@ -81,8 +81,8 @@ static struct bucket *at(const struct gm_window *w, int i)
 
 static void push(struct gm_window *w, const struct bucket *nb)
 {
-    if (w->len == w->cap) {
-        if (w->cap >= GM_WINDOW_BUCKETS + 2) { /* full: the oldest goes */
+    if (!w->b || w->len == w->cap) {
+        if (w->b && w->cap >= GM_WINDOW_BUCKETS + 2) { /* full: the oldest goes */
             w->head = (w->head + 1) % w->cap;
             w->len--;
         } else {
