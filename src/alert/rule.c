@@ -1184,11 +1184,11 @@ static const struct def_rule defaults[] = {
       NULL},
      "A leak warns while there is time to act, not when the card is full: the least-squares "
      "line through the last hour of free memory reaches 0 within 24 h, and memory is still "
-     "growing over the last 10 minutes.  A 20 MiB/min leak on an 80 GiB card warns about 22 "
-     "hours before gpu-memory-low would.  The 10-minute slope and the 15 minutes of `for` "
-     "keep a job that allocates a large block once (a model loaded at start-up) from firing "
-     "it: its memory stops growing within the 15 minutes.  Known once an hour of samples is "
-     "half covered."},
+     "growing over the last 10 minutes.  In scenarios/alerts/memory-growth.ini a 20 MiB/min "
+     "leak on an 80 GiB card warns 22 hours before gpu-memory-low does.  The 10-minute slope "
+     "and the 15 minutes of `for` keep a job that allocates a large block once (a model "
+     "loaded at start-up) from firing it: its memory stops growing within the 15 minutes.  "
+     "Known once an hour of samples is half covered."},
     {"gpu-input-starved",
      {"when",
       "avg(utilization.gpu, 5m) < 50 and stddev(utilization.gpu, 5m) > 20 and procs.count > 0",
