@@ -204,8 +204,8 @@ static int cmd_free_run(int argc, char **argv)
             gm_free_table(&r, &out);
             break;
         case FMT_JSON:
-            gm_free_json(&r, &fo, (double)window / 1e9, (unsigned)samples, (uint32_t)count,
-                         pretty, &out);
+            gm_free_json(&r, &fo, (double)window / 1e9, (unsigned)samples, (uint32_t)count, pretty,
+                         &out);
             break;
         case FMT_IDS:
             if (enough)

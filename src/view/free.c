@@ -210,8 +210,8 @@ static void verdict(struct gm_free_unit *u, const struct seen *w, const struct g
         if (w->nproc == 1)
             why(u, GM_FREE_R_PROCS, "1 process (pid %" PRIu32 ")", w->pid);
         else
-            why(u, GM_FREE_R_PROCS, "%" PRIu32 " processes (pid %" PRIu32 " and others)",
-                w->nproc, w->pid);
+            why(u, GM_FREE_R_PROCS, "%" PRIu32 " processes (pid %" PRIu32 " and others)", w->nproc,
+                w->pid);
     }
     u->free = u->reasons == 0;
 }
@@ -387,10 +387,11 @@ int gm_free_env(const struct gm_free_result *r, int by_index, struct gm_buf *b, 
             continue;
         if (by_index && u->mig >= 0) {
             gm_buf_free(&list);
-            return gm_err_set(err, GM_E_INVAL,
-                              "MIG instance %" PRIu32 ":%" PRId32
-                              " can only be named by UUID in CUDA_VISIBLE_DEVICES (drop --by index)",
-                              u->gpu, u->mig);
+            return gm_err_set(
+                err, GM_E_INVAL,
+                "MIG instance %" PRIu32 ":%" PRId32
+                " can only be named by UUID in CUDA_VISIBLE_DEVICES (drop --by index)",
+                u->gpu, u->mig);
         }
         if (list.len)
             gm_buf_putc(&list, ',');

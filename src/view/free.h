@@ -55,12 +55,15 @@ struct gm_free_opts {
 
 /* The defaults: free >= 90 % of the total ("memory almost empty"), util <= 10 %,
  * no compute process. */
-#define GM_FREE_OPTS_DEFAULT {.min_mem_pct = 90, .max_util = 10}
+#define GM_FREE_OPTS_DEFAULT                                                                       \
+    {                                                                                              \
+        .min_mem_pct = 90, .max_util = 10                                                          \
+    }
 
 /* One candidate: a whole GPU or one MIG instance. */
 struct gm_free_unit {
-    uint32_t gpu;  /* NVML index of the GPU */
-    int32_t mig;   /* MIG device index under it, -1 for the whole GPU */
+    uint32_t gpu; /* NVML index of the GPU */
+    int32_t mig;  /* MIG device index under it, -1 for the whole GPU */
     char uuid[GM_STR_MAX];
     char name[GM_STR_MAX];
     int free;                 /* the verdict */
@@ -69,8 +72,8 @@ struct gm_free_unit {
     char why[256];            /* the reasons as text, "; " between them; "" when free */
     struct gm_value mem_free; /* least seen in the window (bytes) */
     struct gm_value mem_total;
-    struct gm_value util;     /* most seen in the window (percent); NA for MIG instances */
-    uint32_t nproc;           /* compute processes (most seen in one sample) */
+    struct gm_value util; /* most seen in the window (percent); NA for MIG instances */
+    uint32_t nproc;       /* compute processes (most seen in one sample) */
 };
 
 struct gm_free_result {
