@@ -247,11 +247,13 @@ void gm_free_judge(const struct gm_snapshot *const *s, size_t n, const struct gm
 int gm_free_choose(struct gm_free_result *r, uint32_t count)
 {
     r->nchosen = 0;
+    r->count = count;
+    int enough = count == 0 || r->nfree >= count;
     for (uint32_t i = 0; i < r->n; i++) {
-        r->u[i].chosen = r->u[i].free && (count == 0 || r->nchosen < count);
+        r->u[i].chosen = enough && r->u[i].free && (count == 0 || r->nchosen < count);
         r->nchosen += (uint32_t)r->u[i].chosen;
     }
-    return count && r->nchosen < count ? -1 : 0;
+    return enough ? 0 : -1;
 }
 
 void gm_free_result_clear(struct gm_free_result *r)
@@ -340,7 +342,7 @@ void gm_free_table(const struct gm_free_result *r, struct gm_buf *b)
             gm_buf_printf(b, "  %5" PRIu32, u->nproc);
         gm_buf_puts(b, "  ");
         if (u->free)
-            gm_buf_puts(b, u->chosen ? "free, chosen" : "free");
+            gm_buf_puts(b, u->chosen && r->count ? "free, chosen" : "free");
         else
             gm_buf_puts(b, u->why);
         gm_buf_putc(b, '\n');

@@ -80,6 +80,7 @@ struct gm_free_result {
     uint32_t n;     /* candidates */
     uint32_t nfree; /* of which free */
     uint32_t nchosen;
+    uint32_t count; /* what gm_free_choose was asked for (0: every free one) */
     struct gm_free_unit *u;
 };
 
@@ -90,8 +91,8 @@ void gm_free_judge(const struct gm_snapshot *const *s, size_t n, const struct gm
                    struct gm_free_result *r);
 
 /* Marks the first count free candidates chosen (every free one when count
- * is 0).  Returns 0 when count were free, -1 when fewer (then those that
- * are free are marked, and nchosen says how many). */
+ * is 0).  Returns 0 when count were free, -1 when fewer: then none is
+ * chosen (no half a request). */
 int gm_free_choose(struct gm_free_result *r, uint32_t count);
 
 void gm_free_result_clear(struct gm_free_result *r);
@@ -102,7 +103,8 @@ void gm_free_result_clear(struct gm_free_result *r);
 int gm_free_parse_min_mem(const char *s, struct gm_free_opts *o, struct gm_err *err);
 
 /* The table: every candidate with its free memory, utilisation, processes
- * and verdict ("free", "free, chosen", or the reasons). */
+ * and verdict: "free", "free, chosen" (when a count was asked for), or the
+ * reasons. */
 void gm_free_table(const struct gm_free_result *r, struct gm_buf *out);
 
 /* The chosen candidates, comma-separated, one line: UUIDs (by_index 0) or

@@ -353,10 +353,20 @@ static void test_choose(void **state)
     assert_int_equal(r.nchosen, 2);
     assert_true(r.u[1].chosen && r.u[3].chosen && !r.u[5].chosen);
     assert_int_equal(gm_free_choose(&r, 4), -1);
-    assert_int_equal(r.nchosen, 3);
+    assert_int_equal(r.nchosen, 0);
+    assert_true(!r.u[1].chosen && !r.u[3].chosen && !r.u[5].chosen);
     assert_int_equal(gm_free_choose(&r, 0), 0);
     assert_int_equal(r.nchosen, 3);
     struct gm_buf b = GM_BUF_INIT;
+    gm_free_table(&r, &b); /* without a count: "free", nothing said about choosing */
+    assert_string_equal(b.p + strlen("GPU   MEMORY FREE   UTIL  PROCS  VERDICT\n"),
+                        "0        79.0 GiB   90 %      0  busy: util 90 %\n"
+                        "1        79.0 GiB    0 %      0  free\n"
+                        "2        79.0 GiB   90 %      0  busy: util 90 %\n"
+                        "3        79.0 GiB    0 %      0  free\n"
+                        "4        79.0 GiB   90 %      0  busy: util 90 %\n"
+                        "5        79.0 GiB    0 %      0  free\n");
+    gm_buf_reset(&b);
     struct gm_err err = {0};
     assert_int_equal(gm_free_env(&r, 1, &b, &err), 0);
     assert_string_equal(b.p, "export CUDA_DEVICE_ORDER=PCI_BUS_ID\n"
@@ -443,7 +453,7 @@ static void test_json(void **state)
     struct gm_free_opts o = GM_FREE_OPTS_DEFAULT;
     struct gm_free_result r;
     judge3(e_mig, 2, &o, &r);
-    gm_free_choose(&r, 3);
+    assert_int_equal(gm_free_choose(&r, 3), -1);
     struct gm_buf b = GM_BUF_INIT;
     gm_free_json(&r, &o, 1.0, 4, 3, 1, &b);
     FILE *f = popen("python3 -c '"
@@ -452,13 +462,13 @@ static void test_json(void **state)
                     "assert d[\"criteria\"][\"min_memory_free_percent\"]==90, d\n"
                     "assert d[\"criteria\"][\"min_memory_free_bytes\"] is None\n"
                     "assert d[\"count\"]==3 and d[\"free\"]==2 and d[\"enough\"] is False\n"
-                    "assert d[\"chosen\"]==[\"MIG-1\",\"GPU-111\"], d[\"chosen\"]\n"
+                    "assert d[\"chosen\"]==[], d[\"chosen\"]\n"
                     "g=d[\"gpus\"]\n"
                     "assert len(g)==4\n"
                     "assert g[0][\"reasons\"]==[\"mig_enabled\"] and g[0][\"mig_index\"] is None\n"
                     "assert g[1][\"reasons\"]==[\"memory\",\"processes\"], g[1]\n"
                     "assert g[2][\"mig_index\"]==1 and g[2][\"utilization_gpu_percent\"] is None\n"
-                    "assert g[3][\"free\"] and g[3][\"chosen\"] and g[3][\"why\"] is None\n"
+                    "assert g[3][\"free\"] and not g[3][\"chosen\"] and g[3][\"why\"] is None\n"
                     "'",
                     "w");
     assert_non_null(f);
