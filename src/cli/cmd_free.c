@@ -96,7 +96,7 @@ static int cmd_free_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":n:f:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (parse_uint(optarg, 64 * (GM_MIG_MAX + 1), &count) != 0 || count == 0)
+            if (parse_uint(optarg, 64UL * (GM_MIG_MAX + 1), &count) != 0 || count == 0)
                 return cli_usage_error("free", "invalid --count '%s'", optarg);
             break;
         case O_MINMEM:
