@@ -1,0 +1,10 @@
+# the same marks without processes, and through --id
+scenario: flags.ini
+time: 120
+args: status --no-procs --id 1,2
+exit: 0
+--- stdout
+{host}  {datetime}  driver 550.54.15  CUDA 12.4
+[1] NVIDIA H100 80GB HBM3 |  63C,  94 % |  40961 /  81559 MiB |  618 /  700 W [pcie gen5 x8 of gen5 x16] |
+[2] NVIDIA H100 80GB HBM3 |  29C,   0 % |      1 /  81559 MiB |   72 /  700 W |
+--- stderr
