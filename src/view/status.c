@@ -70,6 +70,11 @@ int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], i
         snprintf(labels[n++], GM_STATUS_FLAG_MAX,
                  "pcie gen%" PRIu64 " x%" PRIu64 " of gen%" PRIu64 " x%" PRIu64, gc->v.u, wc->v.u,
                  gx->v.u, wx->v.u);
+    const struct gm_value *mu = &g->m[GM_M_MEM_USED];
+    if (n < max && g->procs_listed && g->nproc == 0 && gm_v_ok(mu) &&
+        mu->v.u >= GM_STATUS_ORPHAN_MEM)
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "%.1f GiB used, no process",
+                 (double)mu->v.u / 1073741824.0);
     return n;
 }
 

@@ -658,6 +658,39 @@ static void test_flags(void **state)
     }
 }
 
+/* Memory used with no process listed: only when NVML answered the lists. */
+static void test_flags_orphan_memory(void **state)
+{
+    (void)state;
+    static const struct {
+        int listed, nproc;
+        uint64_t used; /* UINT64_MAX: not reported */
+        const char *want;
+    } rows[] = {
+        {1, 0, UINT64_C(12) << 30, "12.0 GiB used, no process"},
+        {1, 0, UINT64_C(1) << 30, "1.0 GiB used, no process"},
+        {1, 0, (UINT64_C(1) << 30) - 1, NULL}, /* under 1 GiB: driver housekeeping */
+        {1, 1, UINT64_C(12) << 30, NULL},      /* a process is listed */
+        {0, 0, UINT64_C(12) << 30, NULL},      /* the lists were not answered */
+        {1, 0, UINT64_MAX, NULL},              /* memory not reported */
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_gpu g;
+        memset(&g, 0, sizeof(g));
+        for (int id = 0; id < GM_M__GPU_END; id++)
+            g.m[id] = gm_v_status(GM_VS_NA, 0);
+        g.procs_listed = (uint8_t)rows[i].listed;
+        g.nproc = (uint32_t)rows[i].nproc;
+        if (rows[i].used != UINT64_MAX)
+            g.m[GM_M_MEM_USED] = gm_v_u64(rows[i].used);
+        char labels[4][GM_STATUS_FLAG_MAX];
+        int n = gm_status_flags(&g, labels, 4);
+        if (n != (rows[i].want != NULL) || (n && strcmp(labels[0], rows[i].want) != 0))
+            fail_msg("row %zu: %d labels (\"%s\"), want %s", i, n, n ? labels[0] : "",
+                     rows[i].want ? rows[i].want : "none");
+    }
+}
+
 /* The marks in the text line: after the throttle marker, before the processes. */
 static void test_text_flags(void **state)
 {
@@ -690,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_json_compact),
         cmocka_unit_test(test_throttle_label),
         cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_flags_orphan_memory),
         cmocka_unit_test(test_text_flags),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
