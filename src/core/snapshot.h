@@ -100,6 +100,8 @@ struct gm_gpu {
     struct gm_mig mig[GM_MIG_MAX];
     uint32_t proc_first; /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
     uint32_t nproc;
+    uint8_t procs_listed; /* 1 when NVML answered both process lists (compute and graphics)
+                             this sample: nproc 0 then means none, not unknown */
 };
 
 struct gm_snapshot {

@@ -990,10 +990,15 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
     g->nproc = 0;
     struct proc_ent *ent = NULL;
     uint32_t nent = 0;
+    g->procs_listed = 1;
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
         unsigned int cnt = 0;
-        if (list_procs(n, i, h, kind, &cnt) != NVML_SUCCESS || cnt == 0)
-            continue; /* includes a list longer than GM_NVML_PROC_MAX */
+        if (list_procs(n, i, h, kind, &cnt) != NVML_SUCCESS) {
+            g->procs_listed = 0; /* includes a list longer than GM_NVML_PROC_MAX */
+            continue;
+        }
+        if (cnt == 0)
+            continue;
         ent = gm_xrealloc(ent, ((size_t)nent + cnt) * sizeof(*ent));
         const nvmlProcessInfo_v2_t *buf = n->pbuf;
         for (unsigned int k = 0; k < cnt; k++) {
