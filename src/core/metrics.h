@@ -33,7 +33,9 @@ enum gm_unit {
     GM_U__COUNT
 };
 
-/* How a unit is shown by each output. */
+/* How a unit is shown by each output.  Every conversion out of a base unit
+ * is here: nvidia-smi style text (query, status, and dmon/pmon, which print
+ * nvidia-smi's whole numbers), CSV, JSON, native Prometheus, dcgm-exporter. */
 struct gm_unit_info {
     const char *smi;  /* nvidia-smi unit text ("MiB"), "" for none */
     double smi_div;   /* base value / smi_div = nvidia-smi number */
@@ -42,6 +44,9 @@ struct gm_unit_info {
     const char *json; /* JSON key suffix ("bytes") */
     const char *prom; /* Prometheus name suffix ("bytes", "ratio", "hertz") */
     double prom_mul;  /* base value * prom_mul = Prometheus value */
+    const char *dcgm; /* dcgm-exporter's unit, named in its help text ("MiB"); NULL = none */
+    double dcgm_mul;  /* base value * dcgm_mul = dcgm-exporter value, rounded down to a whole
+                         number when dcgm_mul is not 1 (whole MiB, mJ, ns) */
 };
 extern const struct gm_unit_info gm_units[GM_U__COUNT];
 

@@ -632,47 +632,12 @@ static void processes(struct writer *w, struct gm_prom_self *counts)
             label(w, &first, "pid", pid);
             label(w, &first, "process", base && base[1] ? base + 1 : name);
             label(w, &first, "user", p->user);
-            sample_end(w, gm_v_as_double(v) * (f == 0 ? 1.0 : 0.01));
+            sample_end(w, gm_v_as_double(v) * gm_units[gm_metrics[fams[f].id].unit].prom_mul);
         }
     }
 }
 
 /* -------------------------------------------------------------- dcgm set */
-
-/* dcgm-exporter's unit for a registry unit: value multiplier and the unit
- * named in its help text. */
-static double dcgm_mul(int id, const char **unit)
-{
-    switch (gm_metrics[id].unit) {
-    case GM_U_BYTES:
-        *unit = "MiB";
-        return 1.0 / 1048576.0;
-    case GM_U_JOULES:
-        *unit = "mJ";
-        return 1000.0;
-    case GM_U_SECONDS:
-        *unit = "ns";
-        return 1e9;
-    case GM_U_PERCENT:
-        *unit = "%";
-        return 1;
-    case GM_U_WATTS:
-        *unit = "W";
-        return 1;
-    case GM_U_CELSIUS:
-        *unit = "C";
-        return 1;
-    case GM_U_MHZ:
-        *unit = "MHz";
-        return 1;
-    case GM_U_BYTES_PER_S:
-        *unit = "B/s";
-        return 1;
-    default:
-        *unit = NULL;
-        return 1;
-    }
-}
 
 static void dcgm_families(struct writer *w)
 {
@@ -687,8 +652,8 @@ static void dcgm_families(struct writer *w)
             any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
         if (!any)
             continue;
-        const char *unit;
-        double mul = dcgm_mul(id, &unit);
+        const char *unit = gm_units[m->unit].dcgm;
+        double mul = gm_units[m->unit].dcgm_mul;
         if (unit)
             snprintf(help, sizeof(help), "%s (in %s).", m->prom_help ? m->prom_help : m->desc,
                      unit);

@@ -137,6 +137,30 @@ static void test_units_table(void **state)
     assert_string_equal(gm_units[GM_U_MHZ].smi, "MHz");
 }
 
+/* dcgm-exporter's units, as its help texts name them and its values use. */
+static void test_units_dcgm(void **state)
+{
+    (void)state;
+    static const struct {
+        int unit;
+        const char *dcgm; /* NULL: no unit in the help text */
+        double mul;       /* base value * mul = dcgm-exporter's value */
+    } rows[] = {
+        {GM_U_NONE, NULL, 1},         {GM_U_PERCENT, "%", 1}, {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
+        {GM_U_BYTES_PER_S, "B/s", 1}, {GM_U_WATTS, "W", 1},   {GM_U_JOULES, "mJ", 1000},
+        {GM_U_CELSIUS, "C", 1},       {GM_U_MHZ, "MHz", 1},   {GM_U_SECONDS, "ns", 1e9},
+    };
+    assert_int_equal(N_ELEM(rows), GM_U__COUNT);
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const struct gm_unit_info *u = &gm_units[rows[i].unit];
+        if (rows[i].dcgm)
+            assert_string_equal(u->dcgm, rows[i].dcgm);
+        else
+            assert_null(u->dcgm);
+        assert_true(u->dcgm_mul == rows[i].mul);
+    }
+}
+
 static void test_sslots_unique(void **state)
 {
     (void)state;
@@ -665,6 +689,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_row_is_named),
         cmocka_unit_test(test_units_table),
+        cmocka_unit_test(test_units_dcgm),
         cmocka_unit_test(test_sslots_unique),
         cmocka_unit_test(test_json_keys_unique),
         cmocka_unit_test(test_csv_columns_unique),
