@@ -85,9 +85,11 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
         smi, alias, desc, csv, json, NULL, NULL, dcgm, GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_GPU,  \
             rg, slot, 0, NULL                                                                      \
     }
+/* A per-reason row: CSV stem REASON_PREFIX name; gm_reason_name() reads the name back. */
+#define REASON_PREFIX "reason_"
 #define REASON(name, bit, desc)                                                                    \
     {                                                                                              \
-        "clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, "reason_" name,       \
+        "clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, REASON_PREFIX name,   \
             "clocks_event_reason_" name, "clock_event_reason_active",                              \
             "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,  \
             GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, 0, bit, NULL       \
@@ -614,26 +616,24 @@ int gm_metric_by_name(const char *name, int proc)
     return -1;
 }
 
-static const struct {
-    uint64_t bit;
-    const char *name;
-} reasons[] = {
-    {0x1, "gpu_idle"},
-    {0x2, "applications_clocks_setting"},
-    {0x4, "sw_power_cap"},
-    {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},
-    {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"},
-    {0x80, "hw_power_brake_slowdown"},
-    {0x100, "display_clock_setting"},
-};
+uint64_t gm_reason_bit(int k)
+{
+    /* the k-th smallest of the rows' bits: rank each row by the bits below it */
+    for (int id = GM_M_CER_GPU_IDLE; id <= GM_M_CER_DISPLAY_CLOCK; id++) {
+        int below = 0;
+        for (int o = GM_M_CER_GPU_IDLE; o <= GM_M_CER_DISPLAY_CLOCK; o++)
+            below += gm_metrics[o].bit < gm_metrics[id].bit;
+        if (below == k)
+            return gm_metrics[id].bit;
+    }
+    return 0;
+}
 
 const char *gm_reason_name(uint64_t bit)
 {
-    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-        if (reasons[i].bit == bit)
-            return reasons[i].name;
+    for (int id = GM_M_CER_GPU_IDLE; bit && id <= GM_M_CER_DISPLAY_CLOCK; id++)
+        if (gm_metrics[id].bit == bit)
+            return gm_metrics[id].csv + strlen(REASON_PREFIX);
     return NULL;
 }
 

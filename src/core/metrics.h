@@ -323,9 +323,18 @@ int gm_metric_by_name(const char *name, int proc);
 const char *gm_metric_json_key(int id, char *buf, size_t len);
 const char *gm_metric_csv_col(int id, char *buf, size_t len);
 
-/* Clock event reasons: the bit's short name ("hw_thermal_slowdown"), and a
- * whole mask spelled out as "sw_power_cap,hw_thermal_slowdown" into buf
- * ("none" when zero).  Bits that gpumon does not know are printed in hex. */
+/* Clock event reasons: the per-reason rows GM_M_CER_GPU_IDLE ..
+ * GM_M_CER_DISPLAY_CLOCK, each with its NVML bit in gm_metrics[].bit (the
+ * only place the bits are written). */
+#define GM_REASON_COUNT (GM_M_CER_DISPLAY_CLOCK - GM_M_CER_GPU_IDLE + 1)
+
+/* The k-th reason's bit in ascending bit order (0 = the lowest bit), 0 when
+ * k is out of range: the order outputs list reasons in. */
+uint64_t gm_reason_bit(int k);
+
+/* The bit's short name ("hw_thermal_slowdown"), and a whole mask spelled
+ * out as "sw_power_cap,hw_thermal_slowdown" into buf ("none" when zero).
+ * Bits that gpumon does not know are printed in hex. */
 const char *gm_reason_name(uint64_t bit);
 const char *gm_reasons_format(uint64_t mask, char *buf, size_t len);
 

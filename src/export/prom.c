@@ -21,7 +21,7 @@
 #include "../core/text.h"
 
 #define MAX_GPUS 64
-#define NREASONS 9
+#define NREASONS GM_REASON_COUNT /* in gm_reason_bit() order */
 
 /* ------------------------------------------------------------------ state */
 
@@ -59,8 +59,6 @@ struct gm_prom_state {
     int64_t last_wall_ns;
     int64_t last_duration_ns;
 };
-
-static const uint64_t reason_bits[NREASONS] = {0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100};
 
 struct gm_prom_state *gm_prom_state_new(void)
 {
@@ -177,7 +175,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
         if (a->last_mono && a->have_reasons && s->mono_ns > a->last_mono) {
             double dt = (s->mono_ns - a->last_mono) / 1e9;
             for (int k = 0; k < NREASONS; k++)
-                if (a->last_reasons & reason_bits[k])
+                if (a->last_reasons & gm_reason_bit(k))
                     a->throttled_s[k] += dt;
         }
         a->have_reasons = gm_v_ok(r);
@@ -428,8 +426,8 @@ static void native_reasons(struct writer *w, const struct gm_prom_state *st)
             int first = 1;
             sample_begin(w);
             gpu_labels(w, &first, g);
-            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
-            sample_end(w, (g->m[GM_M_CER_ACTIVE].v.u & reason_bits[k]) ? 1 : 0);
+            label(w, &first, "reason", gm_reason_name(gm_reason_bit(k)));
+            sample_end(w, (g->m[GM_M_CER_ACTIVE].v.u & gm_reason_bit(k)) ? 1 : 0);
         }
     }
     family(w, "gpumon_clock_event_reason_seconds", F_COUNTER,
@@ -443,7 +441,7 @@ static void native_reasons(struct writer *w, const struct gm_prom_state *st)
             int first = 1;
             sample_begin(w);
             gpu_labels(w, &first, g);
-            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
+            label(w, &first, "reason", gm_reason_name(gm_reason_bit(k)));
             sample_end(w, st->gpu[i].throttled_s[k]);
         }
     }

@@ -78,9 +78,14 @@
 enum { RM_UTIL, RM_MEM, RM_POWER, RM_TEMP, RM_SM, RM__COUNT };
 static const char *const rm_stem[RM__COUNT] = {"util", "mem", "power", "temp", "sm"};
 
+/* The clock event reason bits of throttle reason k (GM_STORE_THROTTLE). */
+static uint64_t thr_bits(int k)
+{
 #define THR_BITS(stem, bits, name) bits,
-static const uint64_t thr_bits[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_BITS)};
+    const uint64_t bits[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_BITS)};
 #undef THR_BITS
+    return bits[k];
+}
 #define THR_STEM(stem, bits, name) #stem,
 static const char *const thr_stem[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_STEM)};
 #undef THR_STEM
@@ -832,7 +837,7 @@ static void roll_interval(struct gm_store *st, const struct gstate *g, int64_t t
             if (reasons_ok) {
                 a->thr_set = 1;
                 for (int k = 0; k < GM_THR__COUNT; k++)
-                    if (reasons & thr_bits[k])
+                    if (reasons & thr_bits(k))
                         a->thr[k] += len;
             }
             if (energy_ok) {

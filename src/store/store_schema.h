@@ -32,14 +32,16 @@ enum gm_store_status {
 enum { GM_ESRC_COUNTER = 1, GM_ESRC_POWER = 2 };
 
 /* Throttle reasons summed in the rollups: X(column stem, clock event reason
- * bits (metrics.c), report name). */
+ * bits (the registry's, gm_metrics[].bit; not a constant expression), report
+ * name). */
+#define GM_CER_BIT(id) gm_metrics[GM_M_CER_##id].bit
 #define GM_STORE_THROTTLE(X)                                                                       \
-    X(thermal, 0x40 | 0x20, "thermal")                                                             \
-    X(power_cap, 0x4, "power_cap")                                                                 \
-    X(power_brake, 0x80, "power_brake")                                                            \
-    X(hw_slowdown, 0x8, "hw_slowdown")                                                             \
-    X(sync_boost, 0x10, "sync_boost")                                                              \
-    X(app_clocks, 0x2, "app_clocks")
+    X(thermal, GM_CER_BIT(HW_THERMAL) | GM_CER_BIT(SW_THERMAL), "thermal")                         \
+    X(power_cap, GM_CER_BIT(SW_POWER_CAP), "power_cap")                                            \
+    X(power_brake, GM_CER_BIT(HW_POWER_BRAKE), "power_brake")                                      \
+    X(hw_slowdown, GM_CER_BIT(HW_SLOWDOWN), "hw_slowdown")                                         \
+    X(sync_boost, GM_CER_BIT(SYNC_BOOST), "sync_boost")                                            \
+    X(app_clocks, GM_CER_BIT(APP_CLOCKS), "app_clocks")
 
 #define GM_THR_ENUM(stem, bits, name) GM_THR_##stem,
 enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };

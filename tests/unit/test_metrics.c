@@ -624,6 +624,19 @@ static void test_reason_name(void **state)
     }
 }
 
+/* gm_reason_bit lists the registry's reason bits lowest first: the order
+ * the exporter's by-reason series and the store's masks are read in. */
+static void test_reason_bit_order(void **state)
+{
+    (void)state;
+    static const uint64_t want[] = {0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100};
+    assert_int_equal(GM_REASON_COUNT, N_ELEM(want));
+    for (int k = 0; k < GM_REASON_COUNT; k++)
+        assert_true(gm_reason_bit(k) == want[k]);
+    assert_true(gm_reason_bit(-1) == 0);
+    assert_true(gm_reason_bit(GM_REASON_COUNT) == 0);
+}
+
 static void test_reasons_format(void **state)
 {
     (void)state;
@@ -706,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_lookup_by_name),
         cmocka_unit_test(test_full_names),
         cmocka_unit_test(test_reason_name),
+        cmocka_unit_test(test_reason_bit_order),
         cmocka_unit_test(test_reasons_format),
         cmocka_unit_test(test_reasons_format_truncation),
     };
