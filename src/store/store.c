@@ -418,13 +418,35 @@ static void samples_view_sql(struct gm_buf *b)
                 " t.id = s.task LEFT JOIN codes c ON c.kind = 'status' AND c.code = s.status;\n");
 }
 
-/* The whole schema (store_schema.h and the samples table and view above). */
-static char *schema_sql(void)
+/* The schema's tables (store_schema.h and the samples table above). */
+static char *schema_tables_sql(void)
 {
     struct gm_buf b = GM_BUF_INIT;
     gm_buf_puts(&b, GM_STORE_SCHEMA_BEFORE_SAMPLES);
     samples_table_sql(&b);
     gm_buf_puts(&b, GM_STORE_SCHEMA_AFTER_SAMPLES);
+    return b.p;
+}
+
+/* After the tables: the registry's samples columns that an existing store
+ * lacks (metrics stored since it was made) added at the end of samples, and
+ * then the view, made again when a column was added.  Names the added
+ * columns in *added ("" when none). */
+static char *columns_and_view_sql(sqlite3 *db, struct gm_buf *added)
+{
+    int ids[GM_M__GPU_END], n = samples_metrics(ids);
+    struct gm_buf b = GM_BUF_INIT;
+    char col[64];
+    gm_buf_puts(added, "");
+    for (int i = 0; i < n; i++) {
+        gm_metric_store_col(ids[i], col, sizeof(col));
+        if (has_column(db, "samples", col))
+            continue;
+        gm_buf_printf(&b, "ALTER TABLE samples ADD COLUMN %s INTEGER;\n", col);
+        gm_buf_printf(added, "%s%s", added->len ? ", " : "", col);
+    }
+    if (added->len)
+        gm_buf_puts(&b, "DROP VIEW IF EXISTS samples_v;\n");
     samples_view_sql(&b);
     return b.p;
 }
@@ -490,19 +512,33 @@ static int schema_ensure(struct gm_store *st, struct gm_err *err)
              " INSERT OR IGNORE INTO meta VALUES ('created_ms', '%" PRId64 "');"
              " PRAGMA user_version = %d;",
              GM_STORE_SCHEMA_VERSION, gm_wall_ns() / NS_PER_MS, GM_STORE_SCHEMA_VERSION);
-    char *schema = schema_sql();
+    char *tables = schema_tables_sql();
     char *after = migrate ? migrate_3_after_sql(st->db) : NULL;
+    char *view = NULL;
+    struct gm_buf added = GM_BUF_INIT;
+    int ok = exec_sql(st->db, tables, err, st->path) == SQLITE_OK &&
+             (!migrate || exec_sql(st->db, after, err, st->path) == SQLITE_OK);
+    if (ok) {
+        view = columns_and_view_sql(st->db, &added);
+        if (added.len)
+            slog(st, 6,
+                 "store %s: adding the column%s %s to samples (metrics stored since the store "
+                 "was made; its older rows have NULL there)",
+                 st->path, strchr(added.p, ',') ? "s" : "", added.p);
+        ok = exec_sql(st->db, view, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, code_rows, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, version_sql, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, "COMMIT", err, st->path) == SQLITE_OK;
+    }
     int rc = 0;
-    if (exec_sql(st->db, schema, err, st->path) != SQLITE_OK ||
-        (migrate && exec_sql(st->db, after, err, st->path) != SQLITE_OK) ||
-        exec_sql(st->db, code_rows, err, st->path) != SQLITE_OK ||
-        exec_sql(st->db, version_sql, err, st->path) != SQLITE_OK ||
-        exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
+    if (!ok) {
         exec_sql(st->db, "ROLLBACK", NULL, st->path);
         rc = err ? err->code : GM_E_IO;
     }
-    free(schema);
+    free(tables);
     free(after);
+    free(view);
+    gm_buf_free(&added);
     return rc;
 }
 

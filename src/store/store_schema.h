@@ -3,7 +3,12 @@
  *
  * docs/store.md describes every table and column with its unit and scale;
  * change both together, and bump GM_STORE_SCHEMA_VERSION (with a migration
- * in store.c) for anything an existing database would not already have.
+ * in store.c) for anything an existing database would not already have,
+ * but one thing: a samples column for a metric the registry newly stores.
+ * store.c adds those to an existing store by itself (ALTER TABLE ... ADD
+ * COLUMN, the view made again) and records the version as for any open; the
+ * version stays, since a gpumon that does not know the column writes and
+ * reads such a store as before (it names the columns it uses).
  *
  * Scaling of the raw table: integers in small units so that SQLite's
  * variable-length integer encoding keeps a GPU-sample near 55 bytes on disk:
