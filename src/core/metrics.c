@@ -76,7 +76,8 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
 /* Field order in the initialisers below:
  *   smi, smi_alias, desc, csv, json, prom, prom_help, dcgm,
  *   unit, kind, fmt, scope, rg, sslot, bit, smi_na
- * then, for a metric the SQLite store keeps, STORE(stem, scale, col). */
+ * then, for a metric the SQLite store keeps, STORE(stem, scale, col), and
+ * .flags = GM_MF_... for one with flags. */
 #define R(smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, ...)          \
     {                                                                                              \
         smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, 0, 0, NULL,     \

@@ -275,6 +275,16 @@ enum gm_metric_id {
     GM_M__COUNT
 };
 
+/* Metric flags (struct gm_metric.flags). */
+enum {
+    /* Left out of `status --json`, whose GPU object lists every other GPU
+     * metric: a metric added after that document's key set was settled
+     * (docs/json.md) is shown where it is named instead (a --query-gpu
+     * field, a CSV column, an alert rule), and by the exporter and the store
+     * if it has a Prometheus name or a store column. */
+    GM_MF_NOT_IN_STATUS = 1 << 0,
+};
+
 struct gm_metric {
     const char *smi;       /* nvidia-smi query key, NULL if nvidia-smi has none */
     const char *smi_alias; /* further accepted keys, comma-separated, or NULL; "=key" marks a
@@ -294,6 +304,7 @@ struct gm_metric {
     uint8_t sslot;      /* enum gm_sslot for GM_F_STR metrics */
     uint64_t bit;       /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
     const char *smi_na; /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
+    uint8_t flags;      /* GM_MF_* */
     /* The SQLite store's `samples` column (src/store/store.c), NULL = not stored.  The
      * column is the stem, the scale's prefix and the unit's store suffix ("power", 100, watts
      * -> power_cw); it holds the nvidia-smi number (base / smi_div) times store_scale as an

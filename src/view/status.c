@@ -245,7 +245,8 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
     int any = 0;
     for (int id = from; id < to; id++) {
         const struct gm_value *v = gm_fmt_value(s, g, p, id);
-        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST)
+        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST ||
+            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
             continue;
         if (!any) {
             gm_json_key(j, "unavailable");
@@ -297,7 +298,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     else
         gm_json_str(j, gm_nvml_error_text(g->state_code));
     for (int id = 0; id < GM_M__GPU_END; id++) {
-        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX)
+        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX ||
+            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
             continue;
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
         gm_fmt_json(j, s, g, NULL, id);
