@@ -52,6 +52,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_TEMP] = {"temperature", "nvmlDeviceGetTemperature", 0},
     [GM_RG_TEMP_MEM] = {"memory_temperature", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_POWER] = {"power", "nvmlDeviceGetPowerUsage", 0},
+    [GM_RG_POWER_INSTANT] = {"power_instant", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_POWER_LIMIT] = {"power_limit", "nvmlDeviceGetEnforcedPowerLimit", 0},
     [GM_RG_ENERGY] = {"energy", "nvmlDeviceGetTotalEnergyConsumption", 0},
     [GM_RG_UTIL] = {"utilization", "nvmlDeviceGetUtilizationRates", 0},
@@ -224,6 +225,14 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
         R("power.draw", NULL, "Power drawn by the whole board, W.", "power_draw", "power_draw",
           "power_draw", "Power drawn by the whole board.", "DCGM_FI_DEV_POWER_USAGE", GM_U_WATTS,
           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER, STORE("power", 100, 4)),
+    [GM_M_POWER_INSTANT] =
+        R("power.draw.instant", NULL,
+          "Power drawn by the whole board at the last measurement, W (power.draw is a "
+          "one-second average on recent GPUs).",
+          "power_draw_instant", "power_draw_instant", "power_draw_instant",
+          "Power drawn by the whole board at the last measurement (not averaged).",
+          "DCGM_FI_DEV_POWER_USAGE_INSTANT", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+          GM_RG_POWER_INSTANT, .flags = GM_MF_NOT_IN_STATUS),
     [GM_M_POWER_LIMIT] = R("power.limit", "gpu.power.requested_limit",
                            "Software power limit (power management limit), W.", "power_limit",
                            "power_limit", "power_limit", "Software power management limit.",

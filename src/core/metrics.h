@@ -126,6 +126,7 @@ enum gm_read_group {
     GM_RG_TEMP,
     GM_RG_TEMP_MEM,
     GM_RG_POWER,
+    GM_RG_POWER_INSTANT,
     GM_RG_POWER_LIMIT, /* enforced + management limit (can change at run time) */
     GM_RG_ENERGY,
     GM_RG_UTIL,
@@ -188,6 +189,7 @@ enum gm_metric_id {
     GM_M_TEMP_MEM_MAX,
     /* power */
     GM_M_POWER_DRAW,
+    GM_M_POWER_INSTANT,
     GM_M_POWER_LIMIT,
     GM_M_POWER_ENFORCED,
     GM_M_POWER_DEFAULT,

@@ -651,23 +651,31 @@ static void rd_temp(struct rd *r)
     note(r, rc);
 }
 
-static void rd_temp_mem(struct rd *r)
+/* One field value (nvmlDeviceGetFieldValues) as an integer into *v: the
+ * call's code, or the field's own when the call succeeded. */
+static nvmlReturn_t read_field(struct rd *r, unsigned int field, uint64_t *v)
 {
     nvmlFieldValue_t fv;
     memset(&fv, 0, sizeof(fv));
-    fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+    fv.fieldId = field;
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, 1, &fv);
     if (rc == NVML_SUCCESS)
         rc = fv.nvmlReturn;
-    if (rc == NVML_SUCCESS) {
-        uint64_t v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv.value.ullVal
-                     : fv.valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG ? (uint64_t)fv.value.sllVal
-                                                                        : fv.value.uiVal;
+    *v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv.value.ullVal
+         : fv.valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG ? (uint64_t)fv.value.sllVal
+                                                            : fv.value.uiVal;
+    return rc;
+}
+
+static void rd_temp_mem(struct rd *r)
+{
+    uint64_t v = 0;
+    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_MEMORY_TEMP, &v);
+    if (rc == NVML_SUCCESS)
         /* a zero memory temperature is how some boards say "no sensor" */
         r->g->m[GM_M_TEMP_MEM] = v ? gm_v_u64(v) : gm_v_status(GM_VS_NA, 0);
-    } else {
+    else
         setv(r->g, GM_M_TEMP_MEM, rc, gm_v_u64(0));
-    }
     note(r, rc);
 }
 
@@ -676,6 +684,14 @@ static void rd_power(struct rd *r)
     unsigned int u = 0;
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPowerUsage, &u);
     setv(r->g, GM_M_POWER_DRAW, rc, gm_v_f64(u / 1000.0));
+    note(r, rc);
+}
+
+static void rd_power_instant(struct rd *r)
+{
+    uint64_t mw = 0;
+    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_POWER_INSTANT, &mw);
+    setv(r->g, GM_M_POWER_INSTANT, rc, gm_v_f64((double)mw / 1000.0));
     note(r, rc);
 }
 
@@ -933,6 +949,7 @@ static const struct reader {
     {GM_RG_TEMP, rd_temp},
     {GM_RG_TEMP_MEM, rd_temp_mem},
     {GM_RG_POWER, rd_power},
+    {GM_RG_POWER_INSTANT, rd_power_instant},
     {GM_RG_POWER_LIMIT, rd_power_limit},
     {GM_RG_ENERGY, rd_energy},
     {GM_RG_UTIL, rd_util},
