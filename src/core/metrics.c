@@ -74,46 +74,43 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
 
 /* --------------------------------------------------------------- registry */
 
-/* Field order in the initialisers below:
- *   smi, smi_alias, desc, csv, json, prom, prom_help, dcgm,
- *   unit, kind, fmt, scope, rg, sslot, bit, smi_na
- * then, for a metric the SQLite store keeps, STORE(stem, scale, col), and
- * .flags = GM_MF_... for one with flags. */
-#define R(smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, ...)          \
+/* A row: its names, unit, kind, format, scope and read group, then any of
+ * STORE(stem, scale, place) for a metric the SQLite store keeps,
+ * .flags = GM_MF_..., .smi_na = "..." (designated: every other field is 0). */
+#define R(smi_, alias_, desc_, csv_, json_, prom_, help_, dcgm_, unit_, kind_, fmt_, scope_, rg_,  \
+          ...)                                                                                     \
     {                                                                                              \
-        smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, 0, 0, NULL,     \
-            __VA_ARGS__                                                                            \
+        .smi = (smi_), .smi_alias = (alias_), .desc = (desc_), .csv = (csv_), .json = (json_),     \
+        .prom = (prom_), .prom_help = (help_), .dcgm = (dcgm_), .unit = (unit_), .kind = (kind_),  \
+        .fmt = (fmt_), .scope = (scope_), .rg = (rg_), __VA_ARGS__                                 \
     }
 #define STORE(stem, scale, col) .store = (stem), .store_scale = (scale), .store_col = (col)
-#define S(smi, alias, desc, csv, json, dcgm, slot, rg)                                             \
-    {                                                                                              \
-        smi, alias, desc, csv, json, NULL, NULL, dcgm, GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_GPU,  \
-            rg, slot, 0, NULL                                                                      \
-    }
+/* A string fact of a GPU, in string slot slot_. */
+#define S(smi_, alias_, desc_, csv_, json_, dcgm_, slot_, rg_)                                     \
+    R(smi_, alias_, desc_, csv_, json_, NULL, NULL, dcgm_, GM_U_NONE, GM_K_INFO, GM_F_STR,         \
+      GM_SC_GPU, rg_, .sslot = (slot_))
 /* A per-reason row: CSV stem REASON_PREFIX name; gm_reason_name() reads the name back. */
 #define REASON_PREFIX "reason_"
-#define REASON(name, bit, desc)                                                                    \
-    {                                                                                              \
-        "clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, REASON_PREFIX name,   \
-            "clocks_event_reason_" name, "clock_event_reason_active",                              \
-            "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,  \
-            GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, 0, bit, NULL       \
-    }
+#define REASON(name, bit_, desc)                                                                   \
+    R("clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, REASON_PREFIX name,     \
+      "clocks_event_reason_" name, "clock_event_reason_active",                                    \
+      "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,        \
+      GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, .bit = (bit_))
 
 const struct gm_metric gm_metrics[GM_M__COUNT] = {
     /* host */
     [GM_M_TIMESTAMP] = R("timestamp", NULL, "Time of the sample (local time).", "time", "time",
                          NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_TIME, GM_SC_HOST, GM_RG_NONE),
-    [GM_M_DRIVER_VERSION] = {"driver_version", NULL,
-                             "Version of the installed NVIDIA display driver.", "driver_version",
-                             "driver_version", NULL, NULL, "DCGM_FI_DRIVER_VERSION", GM_U_NONE,
-                             GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_DRIVER_VERSION] =
+        R("driver_version", NULL, "Version of the installed NVIDIA display driver.",
+          "driver_version", "driver_version", NULL, NULL, "DCGM_FI_DRIVER_VERSION", GM_U_NONE,
+          GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE),
     [GM_M_CUDA_VERSION] = R(NULL, NULL, "Highest CUDA version the driver supports.",
                             "cuda_driver_version", "cuda_driver_version", NULL, NULL, NULL,
                             GM_U_NONE, GM_K_INFO, GM_F_CUDA, GM_SC_HOST, GM_RG_NONE),
-    [GM_M_NVML_VERSION] = {NULL, NULL, "Version of the NVML library.", "nvml_version",
-                           "nvml_version", NULL, NULL, "DCGM_FI_NVML_VERSION", GM_U_NONE, GM_K_INFO,
-                           GM_F_STR, GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_NVML_VERSION] =
+        R(NULL, NULL, "Version of the NVML library.", "nvml_version", "nvml_version", NULL, NULL,
+          "DCGM_FI_NVML_VERSION", GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE),
     [GM_M_COUNT] = R("count", NULL, "Number of NVIDIA GPUs in the system.", "count", "count", NULL,
                      NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_HOST, GM_RG_NONE),
 
@@ -195,10 +192,10 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "temperature_gpu", "gpu_temperature", "GPU core temperature.", "DCGM_FI_DEV_GPU_TEMP",
           GM_U_CELSIUS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP, STORE("temp", 1, 6)),
     /* nvidia-smi prints a bare N/A (no brackets) for boards without an HBM sensor */
-    [GM_M_TEMP_MEM] = {"temperature.memory", NULL, "HBM memory temperature, degrees C.",
-                       "temperature_memory", "temperature_memory", "memory_temperature",
-                       "GPU memory (HBM) temperature.", "DCGM_FI_DEV_MEMORY_TEMP", GM_U_CELSIUS,
-                       GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MEM, 0, 0, "N/A"},
+    [GM_M_TEMP_MEM] = R("temperature.memory", NULL, "HBM memory temperature, degrees C.",
+                        "temperature_memory", "temperature_memory", "memory_temperature",
+                        "GPU memory (HBM) temperature.", "DCGM_FI_DEV_MEMORY_TEMP", GM_U_CELSIUS,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MEM, .smi_na = "N/A"),
     [GM_M_TEMP_SHUTDOWN] =
         R(NULL, NULL, "Temperature at which the GPU shuts down.", "temperature_shutdown",
           "temperature_shutdown", "gpu_temperature_shutdown_threshold",

@@ -306,7 +306,6 @@ struct gm_metric {
     uint8_t sslot;      /* enum gm_sslot for GM_F_STR metrics */
     uint64_t bit;       /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
     const char *smi_na; /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
-    uint8_t flags;      /* GM_MF_* */
     /* The SQLite store's `samples` column (src/store/store.c), NULL = not stored.  The
      * column is the stem, the scale's prefix and the unit's store suffix ("power", 100, watts
      * -> power_cw); it holds the nvidia-smi number (base / smi_div) times store_scale as an
@@ -317,6 +316,7 @@ struct gm_metric {
     uint8_t store_col;    /* the column's place in `samples` after (ts, gpu, dup, task, status),
                              from 1: the order the columns were added in, never changed or
                              reused (an existing store gets a new column at its end) */
+    uint8_t flags;        /* GM_MF_* */
 };
 
 extern const struct gm_metric gm_metrics[GM_M__COUNT];
