@@ -70,10 +70,10 @@ static void markdown(struct gm_buf *b)
         gm_buf_puts(b, " | ");
         if (m->dcgm)
             gm_buf_printf(b, "`%s`", m->dcgm);
-        gm_buf_printf(b, " | %s | %s | %s | %s |\n", kind_name(m->kind), scope_name(m->scope),
+        gm_buf_printf(b, " | %s | %s | %s | %s%s |\n", kind_name(m->kind), scope_name(m->scope),
                       m->rg != GM_RG_NONE && gm_read_groups[m->rg].nvml ? gm_read_groups[m->rg].nvml
                                                                         : "",
-                      m->desc);
+                      m->desc, (m->flags & GM_MF_NOT_IN_STATUS) ? " Not in `status --json`." : "");
     }
     gm_buf_puts(b, "\nRead groups marked static are read once per GPU and again after the GPU or "
                    "the driver comes back:");

@@ -14,16 +14,16 @@
 /* ------------------------------------------------------------------ units */
 
 const struct gm_unit_info gm_units[GM_U__COUNT] = {
-    [GM_U_NONE] = {"", 1, 0, "", "", "", 1},
-    [GM_U_PERCENT] = {"%", 1, 0, "percent", "percent", "ratio", 0.01},
-    [GM_U_BYTES] = {"MiB", 1048576.0, 0, "mib", "bytes", "bytes", 1},
-    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, "mibps", "bytes_per_second", "bytes_per_second",
-                          1},
-    [GM_U_WATTS] = {"W", 1, 2, "w", "watts", "watts", 1},
-    [GM_U_JOULES] = {"J", 1, 3, "j", "joules", "joules", 1},
-    [GM_U_CELSIUS] = {"", 1, 0, "c", "celsius", "celsius", 1},
-    [GM_U_MHZ] = {"MHz", 1, 0, "mhz", "mhz", "hertz", 1e6},
-    [GM_U_SECONDS] = {"s", 1, 3, "s", "seconds", "seconds", 1},
+    [GM_U_NONE] = {"", 1, 0, "", "", "", 1, NULL, 1, ""},
+    [GM_U_PERCENT] = {"%", 1, 0, "percent", "percent", "ratio", 0.01, "%", 1, "pct"},
+    [GM_U_BYTES] = {"MiB", 1048576.0, 0, "mib", "bytes", "bytes", 1, "MiB", 1.0 / 1048576.0, "mib"},
+    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, "mibps", "bytes_per_second", "bytes_per_second", 1,
+                          "B/s", 1, "mibps"},
+    [GM_U_WATTS] = {"W", 1, 2, "w", "watts", "watts", 1, "W", 1, "w"},
+    [GM_U_JOULES] = {"J", 1, 3, "j", "joules", "joules", 1, "mJ", 1000.0, "j"},
+    [GM_U_CELSIUS] = {"", 1, 0, "c", "celsius", "celsius", 1, "C", 1, "c"},
+    [GM_U_MHZ] = {"MHz", 1, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
+    [GM_U_SECONDS] = {"s", 1, 3, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
 };
 
 /* ------------------------------------------------------------ read groups */
@@ -52,6 +52,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_TEMP] = {"temperature", "nvmlDeviceGetTemperature", 0},
     [GM_RG_TEMP_MEM] = {"memory_temperature", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_POWER] = {"power", "nvmlDeviceGetPowerUsage", 0},
+    [GM_RG_POWER_INSTANT] = {"power_instant", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_POWER_LIMIT] = {"power_limit", "nvmlDeviceGetEnforcedPowerLimit", 0},
     [GM_RG_ENERGY] = {"energy", "nvmlDeviceGetTotalEnergyConsumption", 0},
     [GM_RG_UTIL] = {"utilization", "nvmlDeviceGetUtilizationRates", 0},
@@ -73,40 +74,43 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
 
 /* --------------------------------------------------------------- registry */
 
-/* Field order in the initialisers below:
- *   smi, smi_alias, desc, csv, json, prom, prom_help, dcgm,
- *   unit, kind, fmt, scope, rg, sslot, bit */
-#define R(smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg)               \
+/* A row: its names, unit, kind, format, scope and read group, then any of
+ * STORE(stem, scale, place) for a metric the SQLite store keeps,
+ * .flags = GM_MF_..., .smi_na = "..." (designated: every other field is 0). */
+#define R(smi_, alias_, desc_, csv_, json_, prom_, help_, dcgm_, unit_, kind_, fmt_, scope_, rg_,  \
+          ...)                                                                                     \
     {                                                                                              \
-        smi, alias, desc, csv, json, prom, help, dcgm, unit, kind, fmt, scope, rg, 0, 0, NULL      \
+        .smi = (smi_), .smi_alias = (alias_), .desc = (desc_), .csv = (csv_), .json = (json_),     \
+        .prom = (prom_), .prom_help = (help_), .dcgm = (dcgm_), .unit = (unit_), .kind = (kind_),  \
+        .fmt = (fmt_), .scope = (scope_), .rg = (rg_), __VA_ARGS__                                 \
     }
-#define S(smi, alias, desc, csv, json, dcgm, slot, rg)                                             \
-    {                                                                                              \
-        smi, alias, desc, csv, json, NULL, NULL, dcgm, GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_GPU,  \
-            rg, slot, 0, NULL                                                                      \
-    }
-#define REASON(name, bit, desc)                                                                    \
-    {                                                                                              \
-        "clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, "reason_" name,       \
-            "clocks_event_reason_" name, "clock_event_reason_active",                              \
-            "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,  \
-            GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, 0, bit, NULL       \
-    }
+#define STORE(stem, scale, col) .store = (stem), .store_scale = (scale), .store_col = (col)
+/* A string fact of a GPU, in string slot slot_. */
+#define S(smi_, alias_, desc_, csv_, json_, dcgm_, slot_, rg_)                                     \
+    R(smi_, alias_, desc_, csv_, json_, NULL, NULL, dcgm_, GM_U_NONE, GM_K_INFO, GM_F_STR,         \
+      GM_SC_GPU, rg_, .sslot = (slot_))
+/* A per-reason row: CSV stem REASON_PREFIX name; gm_reason_name() reads the name back. */
+#define REASON_PREFIX "reason_"
+#define REASON(name, bit_, desc)                                                                   \
+    R("clocks_event_reasons." name, "clocks_throttle_reasons." name, desc, REASON_PREFIX name,     \
+      "clocks_event_reason_" name, "clock_event_reason_active",                                    \
+      "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,        \
+      GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, .bit = (bit_))
 
 const struct gm_metric gm_metrics[GM_M__COUNT] = {
     /* host */
     [GM_M_TIMESTAMP] = R("timestamp", NULL, "Time of the sample (local time).", "time", "time",
                          NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_TIME, GM_SC_HOST, GM_RG_NONE),
-    [GM_M_DRIVER_VERSION] = {"driver_version", NULL,
-                             "Version of the installed NVIDIA display driver.", "driver_version",
-                             "driver_version", NULL, NULL, "DCGM_FI_DRIVER_VERSION", GM_U_NONE,
-                             GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_DRIVER_VERSION] =
+        R("driver_version", NULL, "Version of the installed NVIDIA display driver.",
+          "driver_version", "driver_version", NULL, NULL, "DCGM_FI_DRIVER_VERSION", GM_U_NONE,
+          GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE),
     [GM_M_CUDA_VERSION] = R(NULL, NULL, "Highest CUDA version the driver supports.",
                             "cuda_driver_version", "cuda_driver_version", NULL, NULL, NULL,
                             GM_U_NONE, GM_K_INFO, GM_F_CUDA, GM_SC_HOST, GM_RG_NONE),
-    [GM_M_NVML_VERSION] = {NULL, NULL, "Version of the NVML library.", "nvml_version",
-                           "nvml_version", NULL, NULL, "DCGM_FI_NVML_VERSION", GM_U_NONE, GM_K_INFO,
-                           GM_F_STR, GM_SC_HOST, GM_RG_NONE, 0, 0, NULL},
+    [GM_M_NVML_VERSION] =
+        R(NULL, NULL, "Version of the NVML library.", "nvml_version", "nvml_version", NULL, NULL,
+          "DCGM_FI_NVML_VERSION", GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_HOST, GM_RG_NONE),
     [GM_M_COUNT] = R("count", NULL, "Number of NVIDIA GPUs in the system.", "count", "count", NULL,
                      NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_NUM, GM_SC_HOST, GM_RG_NONE),
 
@@ -178,20 +182,20 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                       NULL, GM_U_NONE, GM_K_STATE, GM_F_PSTATE, GM_SC_GPU, GM_RG_PSTATE),
 
     /* thermal */
-    [GM_M_FAN] =
-        R("fan.speed", NULL, "Fan speed as a percentage of its maximum (may exceed 100).",
-          "fan_speed", "fan_speed", "fan_speed",
-          "Intended fan speed as a fraction of the maximum (may exceed 1).",
-          "DCGM_FI_DEV_FAN_SPEED", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_FAN),
+    [GM_M_FAN] = R("fan.speed", NULL, "Fan speed as a percentage of its maximum (may exceed 100).",
+                   "fan_speed", "fan_speed", "fan_speed",
+                   "Intended fan speed as a fraction of the maximum (may exceed 1).",
+                   "DCGM_FI_DEV_FAN_SPEED", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                   GM_RG_FAN, STORE("fan", 1, 10)),
     [GM_M_TEMP_GPU] =
         R("temperature.gpu", NULL, "Core GPU temperature, degrees C.", "temperature_gpu",
           "temperature_gpu", "gpu_temperature", "GPU core temperature.", "DCGM_FI_DEV_GPU_TEMP",
-          GM_U_CELSIUS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP),
+          GM_U_CELSIUS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP, STORE("temp", 1, 6)),
     /* nvidia-smi prints a bare N/A (no brackets) for boards without an HBM sensor */
-    [GM_M_TEMP_MEM] = {"temperature.memory", NULL, "HBM memory temperature, degrees C.",
-                       "temperature_memory", "temperature_memory", "memory_temperature",
-                       "GPU memory (HBM) temperature.", "DCGM_FI_DEV_MEMORY_TEMP", GM_U_CELSIUS,
-                       GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MEM, 0, 0, "N/A"},
+    [GM_M_TEMP_MEM] = R("temperature.memory", NULL, "HBM memory temperature, degrees C.",
+                        "temperature_memory", "temperature_memory", "memory_temperature",
+                        "GPU memory (HBM) temperature.", "DCGM_FI_DEV_MEMORY_TEMP", GM_U_CELSIUS,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MEM, .smi_na = "N/A"),
     [GM_M_TEMP_SHUTDOWN] =
         R(NULL, NULL, "Temperature at which the GPU shuts down.", "temperature_shutdown",
           "temperature_shutdown", "gpu_temperature_shutdown_threshold",
@@ -217,12 +221,20 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_POWER_DRAW] =
         R("power.draw", NULL, "Power drawn by the whole board, W.", "power_draw", "power_draw",
           "power_draw", "Power drawn by the whole board.", "DCGM_FI_DEV_POWER_USAGE", GM_U_WATTS,
-          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER),
-    [GM_M_POWER_LIMIT] =
-        R("power.limit", "gpu.power.requested_limit",
-          "Software power limit (power management limit), W.", "power_limit", "power_limit",
-          "power_limit", "Software power management limit.", "DCGM_FI_DEV_POWER_MGMT_LIMIT",
-          GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_LIMIT),
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER, STORE("power", 100, 4)),
+    [GM_M_POWER_INSTANT] =
+        R("power.draw.instant", NULL,
+          "Power drawn by the whole board at the last measurement, W (power.draw is a "
+          "one-second average on recent GPUs).",
+          "power_draw_instant", "power_draw_instant", "power_draw_instant",
+          "Power drawn by the whole board at the last measurement (not averaged).",
+          "DCGM_FI_DEV_POWER_USAGE_INSTANT", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+          GM_RG_POWER_INSTANT, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_POWER_LIMIT] = R("power.limit", "gpu.power.requested_limit",
+                           "Software power limit (power management limit), W.", "power_limit",
+                           "power_limit", "power_limit", "Software power management limit.",
+                           "DCGM_FI_DEV_POWER_MGMT_LIMIT", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM,
+                           GM_SC_GPU, GM_RG_POWER_LIMIT, STORE("power_limit", 100, 5)),
     [GM_M_POWER_ENFORCED] =
         R("enforced.power.limit", "gpu.power.current_limit",
           "Power limit actually enforced (minimum of all limiters), W.", "power_limit_enforced",
@@ -245,23 +257,23 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_ENERGY] = R(NULL, NULL, "Energy consumed since the driver was loaded, J.", "energy",
                       "energy", "energy_consumed", "Energy consumed since the driver was loaded.",
                       "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", GM_U_JOULES, GM_K_COUNTER, GM_F_NUM,
-                      GM_SC_GPU, GM_RG_ENERGY),
+                      GM_SC_GPU, GM_RG_ENERGY, STORE("energy", 1000, 11)),
 
     /* utilisation */
-    [GM_M_UTIL_GPU] =
-        R("utilization.gpu", NULL,
-          "Percent of time over the past sample period during which one or more "
-          "kernels was executing on the GPU.",
-          "utilization_gpu", "utilization_gpu", "gpu_utilization",
-          "Fraction of the last sample period in which a kernel was running.",
-          "DCGM_FI_DEV_GPU_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_UTIL),
-    [GM_M_UTIL_MEM] =
-        R("utilization.memory", NULL,
-          "Percent of time over the past sample period during which device memory "
-          "was being read or written.",
-          "utilization_memory", "utilization_memory", "memory_utilization",
-          "Fraction of the last sample period in which memory was read or written.",
-          "DCGM_FI_DEV_MEM_COPY_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_UTIL),
+    [GM_M_UTIL_GPU] = R("utilization.gpu", NULL,
+                        "Percent of time over the past sample period during which one or more "
+                        "kernels was executing on the GPU.",
+                        "utilization_gpu", "utilization_gpu", "gpu_utilization",
+                        "Fraction of the last sample period in which a kernel was running.",
+                        "DCGM_FI_DEV_GPU_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_UTIL, STORE("util_gpu", 1, 1)),
+    [GM_M_UTIL_MEM] = R("utilization.memory", NULL,
+                        "Percent of time over the past sample period during which device memory "
+                        "was being read or written.",
+                        "utilization_memory", "utilization_memory", "memory_utilization",
+                        "Fraction of the last sample period in which memory was read or written.",
+                        "DCGM_FI_DEV_MEM_COPY_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_UTIL, STORE("util_mem", 1, 2)),
     [GM_M_UTIL_ENC] =
         R("utilization.encoder", NULL, "Video encoder utilization, percent.", "utilization_encoder",
           "utilization_encoder", "encoder_utilization", "Video encoder utilization.",
@@ -280,11 +292,11 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
         R("memory.reserved", NULL, "GPU memory reserved by the driver, MiB.", "memory_reserved",
           "memory_reserved", "memory_reserved", "GPU memory reserved by the driver and firmware.",
           "DCGM_FI_DEV_FB_RESERVED", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MEMORY),
-    [GM_M_MEM_USED] =
-        R("memory.used", NULL, "GPU memory allocated by active contexts, MiB.", "memory_used",
-          "memory_used", "memory_used",
-          "GPU memory allocated by active contexts (excludes reserved memory).",
-          "DCGM_FI_DEV_FB_USED", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MEMORY),
+    [GM_M_MEM_USED] = R("memory.used", NULL, "GPU memory allocated by active contexts, MiB.",
+                        "memory_used", "memory_used", "memory_used",
+                        "GPU memory allocated by active contexts (excludes reserved memory).",
+                        "DCGM_FI_DEV_FB_USED", GM_U_BYTES, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
+                        GM_RG_MEMORY, STORE("mem_used", 1, 3)),
     [GM_M_MEM_FREE] = R("memory.free", NULL, "Free GPU memory, MiB.", "memory_free", "memory_free",
                         "memory_free", "Free GPU memory.", "DCGM_FI_DEV_FB_FREE", GM_U_BYTES,
                         GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MEMORY),
@@ -303,11 +315,11 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_CLK_SM] =
         R("clocks.current.sm", "clocks.sm", "Current SM clock, MHz.", "clocks_sm", "clocks_sm",
           "sm_clock", "Current streaming multiprocessor clock.", "DCGM_FI_DEV_SM_CLOCK", GM_U_MHZ,
-          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_CLOCKS),
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_CLOCKS, STORE("clk_sm", 1, 7)),
     [GM_M_CLK_MEM] =
         R("clocks.current.memory", "clocks.mem", "Current memory clock, MHz.", "clocks_mem",
           "clocks_memory", "memory_clock", "Current memory clock.", "DCGM_FI_DEV_MEM_CLOCK",
-          GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_CLOCKS),
+          GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_CLOCKS, STORE("clk_mem", 1, 8)),
     [GM_M_CLK_VIDEO] =
         R("clocks.current.video", "clocks.video", "Current video clock, MHz.", "clocks_video",
           "clocks_video", "video_clock", "Current video clock.", "DCGM_FI_DEV_VIDEO_CLOCK",
@@ -339,7 +351,7 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
         R("clocks_event_reasons.active", "clocks_throttle_reasons.active",
           "Bitmask of the clock event (throttle) reasons active now.", "clocks_event_reasons",
           "clocks_event_reasons", NULL, NULL, "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", GM_U_NONE,
-          GM_K_STATE, GM_F_HEX64, GM_SC_GPU, GM_RG_CLOCK_REASONS),
+          GM_K_STATE, GM_F_HEX64, GM_SC_GPU, GM_RG_CLOCK_REASONS, STORE("reasons", 1, 9)),
     [GM_M_CER_GPU_IDLE] = REASON("gpu_idle", 0x1, "Nothing is running; clocks are low."),
     [GM_M_CER_APP_CLOCKS] = REASON("applications_clocks_setting", 0x2,
                                    "Clocks are limited by the applications clocks setting."),
@@ -598,6 +610,42 @@ const char *gm_metric_csv_col(int id, char *buf, size_t len)
     return join(m->csv, gm_units[m->unit].csv, buf, len);
 }
 
+/* The SI prefix of a store scale: the stored integer counts hundredths ("c"), ... */
+static const char *scale_prefix(unsigned scale)
+{
+    switch (scale) {
+    case 1:
+        return "";
+    case 10:
+        return "d";
+    case 100:
+        return "c";
+    case 1000:
+        return "m";
+    default:
+        return NULL;
+    }
+}
+
+const char *gm_metric_store_col(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    const char *pre = scale_prefix(m->store_scale);
+    const char *suf = gm_units[m->unit].store;
+    if (!m->store || !pre)
+        return NULL;
+    snprintf(buf, len, "%s%s%s%s", m->store, *pre || *suf ? "_" : "", pre, suf);
+    return buf;
+}
+
+const char *gm_metric_store_view_col(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    if (!m->store || !scale_prefix(m->store_scale))
+        return NULL;
+    return join(m->store, gm_units[m->unit].store, buf, len);
+}
+
 int gm_metric_by_name(const char *name, int proc)
 {
     int id = gm_metric_by_smi(name, strlen(name), proc);
@@ -614,26 +662,24 @@ int gm_metric_by_name(const char *name, int proc)
     return -1;
 }
 
-static const struct {
-    uint64_t bit;
-    const char *name;
-} reasons[] = {
-    {0x1, "gpu_idle"},
-    {0x2, "applications_clocks_setting"},
-    {0x4, "sw_power_cap"},
-    {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},
-    {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"},
-    {0x80, "hw_power_brake_slowdown"},
-    {0x100, "display_clock_setting"},
-};
+uint64_t gm_reason_bit(int k)
+{
+    /* the k-th smallest of the rows' bits: rank each row by the bits below it */
+    for (int id = GM_M_CER_GPU_IDLE; id <= GM_M_CER_DISPLAY_CLOCK; id++) {
+        int below = 0;
+        for (int o = GM_M_CER_GPU_IDLE; o <= GM_M_CER_DISPLAY_CLOCK; o++)
+            below += gm_metrics[o].bit < gm_metrics[id].bit;
+        if (below == k)
+            return gm_metrics[id].bit;
+    }
+    return 0;
+}
 
 const char *gm_reason_name(uint64_t bit)
 {
-    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-        if (reasons[i].bit == bit)
-            return reasons[i].name;
+    for (int id = GM_M_CER_GPU_IDLE; bit && id <= GM_M_CER_DISPLAY_CLOCK; id++)
+        if (gm_metrics[id].bit == bit)
+            return gm_metrics[id].csv + strlen(REASON_PREFIX);
     return NULL;
 }
 

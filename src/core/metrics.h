@@ -33,15 +33,22 @@ enum gm_unit {
     GM_U__COUNT
 };
 
-/* How a unit is shown by each output. */
+/* How a unit is shown by each output.  Every conversion out of a base unit
+ * is here: nvidia-smi style text (query, status, and dmon/pmon, which print
+ * nvidia-smi's whole numbers), CSV, JSON, native Prometheus, dcgm-exporter. */
 struct gm_unit_info {
-    const char *smi;  /* nvidia-smi unit text ("MiB"), "" for none */
-    double smi_div;   /* base value / smi_div = nvidia-smi number */
-    int smi_decimals; /* digits after the point in nvidia-smi output */
-    const char *csv;  /* CSV column suffix ("mib") */
-    const char *json; /* JSON key suffix ("bytes") */
-    const char *prom; /* Prometheus name suffix ("bytes", "ratio", "hertz") */
-    double prom_mul;  /* base value * prom_mul = Prometheus value */
+    const char *smi;   /* nvidia-smi unit text ("MiB"), "" for none */
+    double smi_div;    /* base value / smi_div = nvidia-smi number */
+    int smi_decimals;  /* digits after the point in nvidia-smi output */
+    const char *csv;   /* CSV column suffix ("mib") */
+    const char *json;  /* JSON key suffix ("bytes") */
+    const char *prom;  /* Prometheus name suffix ("bytes", "ratio", "hertz") */
+    double prom_mul;   /* base value * prom_mul = Prometheus value */
+    const char *dcgm;  /* dcgm-exporter's unit, named in its help text ("MiB"); NULL = none */
+    double dcgm_mul;   /* base value * dcgm_mul = dcgm-exporter value, rounded down to a whole
+                          number when dcgm_mul is not 1 (whole MiB, mJ, ns) */
+    const char *store; /* SQLite column suffix for the nvidia-smi number ("mib", "pct", "w");
+                          a metric's store_scale adds its prefix ("cw") */
 };
 extern const struct gm_unit_info gm_units[GM_U__COUNT];
 
@@ -119,6 +126,7 @@ enum gm_read_group {
     GM_RG_TEMP,
     GM_RG_TEMP_MEM,
     GM_RG_POWER,
+    GM_RG_POWER_INSTANT,
     GM_RG_POWER_LIMIT, /* enforced + management limit (can change at run time) */
     GM_RG_ENERGY,
     GM_RG_UTIL,
@@ -181,6 +189,7 @@ enum gm_metric_id {
     GM_M_TEMP_MEM_MAX,
     /* power */
     GM_M_POWER_DRAW,
+    GM_M_POWER_INSTANT,
     GM_M_POWER_LIMIT,
     GM_M_POWER_ENFORCED,
     GM_M_POWER_DEFAULT,
@@ -268,6 +277,16 @@ enum gm_metric_id {
     GM_M__COUNT
 };
 
+/* Metric flags (struct gm_metric.flags). */
+enum {
+    /* Left out of `status --json`, whose GPU object lists every other GPU
+     * metric: a metric added after that document's key set was settled
+     * (docs/json.md) is shown where it is named instead (a --query-gpu
+     * field, a CSV column, an alert rule), and by the exporter and the store
+     * if it has a Prometheus name or a store column. */
+    GM_MF_NOT_IN_STATUS = 1 << 0,
+};
+
 struct gm_metric {
     const char *smi;       /* nvidia-smi query key, NULL if nvidia-smi has none */
     const char *smi_alias; /* further accepted keys, comma-separated, or NULL; "=key" marks a
@@ -287,6 +306,17 @@ struct gm_metric {
     uint8_t sslot;      /* enum gm_sslot for GM_F_STR metrics */
     uint64_t bit;       /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
     const char *smi_na; /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
+    /* The SQLite store's `samples` column (src/store/store.c), NULL = not stored.  The
+     * column is the stem, the scale's prefix and the unit's store suffix ("power", 100, watts
+     * -> power_cw); it holds the nvidia-smi number (base / smi_div) times store_scale as an
+     * integer: rounded, or rounded down when the unit has a divisor (whole MiB, as
+     * nvidia-smi); a bit mask (GM_F_HEX64) as it is. */
+    const char *store;
+    uint16_t store_scale; /* 1, 10 (deci), 100 (centi) or 1000 (milli) */
+    uint8_t store_col;    /* the column's place in `samples` after (ts, gpu, dup, task, status),
+                             from 1: the order the columns were added in, never changed or
+                             reused (an existing store gets a new column at its end) */
+    uint8_t flags;        /* GM_MF_* */
 };
 
 extern const struct gm_metric gm_metrics[GM_M__COUNT];
@@ -318,9 +348,25 @@ int gm_metric_by_name(const char *name, int proc);
 const char *gm_metric_json_key(int id, char *buf, size_t len);
 const char *gm_metric_csv_col(int id, char *buf, size_t len);
 
-/* Clock event reasons: the bit's short name ("hw_thermal_slowdown"), and a
- * whole mask spelled out as "sw_power_cap,hw_thermal_slowdown" into buf
- * ("none" when zero).  Bits that gpumon does not know are printed in hex. */
+/* The SQLite store's column of a metric ("power_cw"), and its name in the
+ * store's view in the unit's own scale ("power_w"; the column itself when
+ * store_scale is 1), written to buf; NULL when the metric is not stored (or
+ * its scale has no prefix). */
+const char *gm_metric_store_col(int id, char *buf, size_t len);
+const char *gm_metric_store_view_col(int id, char *buf, size_t len);
+
+/* Clock event reasons: the per-reason rows GM_M_CER_GPU_IDLE ..
+ * GM_M_CER_DISPLAY_CLOCK, each with its NVML bit in gm_metrics[].bit (the
+ * only place the bits are written). */
+#define GM_REASON_COUNT (GM_M_CER_DISPLAY_CLOCK - GM_M_CER_GPU_IDLE + 1)
+
+/* The k-th reason's bit in ascending bit order (0 = the lowest bit), 0 when
+ * k is out of range: the order outputs list reasons in. */
+uint64_t gm_reason_bit(int k);
+
+/* The bit's short name ("hw_thermal_slowdown"), and a whole mask spelled
+ * out as "sw_power_cap,hw_thermal_slowdown" into buf ("none" when zero).
+ * Bits that gpumon does not know are printed in hex. */
 const char *gm_reason_name(uint64_t bit);
 const char *gm_reasons_format(uint64_t mask, char *buf, size_t len);
 

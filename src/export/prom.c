@@ -21,7 +21,7 @@
 #include "../core/text.h"
 
 #define MAX_GPUS 64
-#define NREASONS 9
+#define NREASONS GM_REASON_COUNT /* in gm_reason_bit() order */
 
 /* ------------------------------------------------------------------ state */
 
@@ -59,8 +59,6 @@ struct gm_prom_state {
     int64_t last_wall_ns;
     int64_t last_duration_ns;
 };
-
-static const uint64_t reason_bits[NREASONS] = {0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100};
 
 struct gm_prom_state *gm_prom_state_new(void)
 {
@@ -177,7 +175,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
         if (a->last_mono && a->have_reasons && s->mono_ns > a->last_mono) {
             double dt = (s->mono_ns - a->last_mono) / 1e9;
             for (int k = 0; k < NREASONS; k++)
-                if (a->last_reasons & reason_bits[k])
+                if (a->last_reasons & gm_reason_bit(k))
                     a->throttled_s[k] += dt;
         }
         a->have_reasons = gm_v_ok(r);
@@ -428,8 +426,8 @@ static void native_reasons(struct writer *w, const struct gm_prom_state *st)
             int first = 1;
             sample_begin(w);
             gpu_labels(w, &first, g);
-            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
-            sample_end(w, (g->m[GM_M_CER_ACTIVE].v.u & reason_bits[k]) ? 1 : 0);
+            label(w, &first, "reason", gm_reason_name(gm_reason_bit(k)));
+            sample_end(w, (g->m[GM_M_CER_ACTIVE].v.u & gm_reason_bit(k)) ? 1 : 0);
         }
     }
     family(w, "gpumon_clock_event_reason_seconds", F_COUNTER,
@@ -443,7 +441,7 @@ static void native_reasons(struct writer *w, const struct gm_prom_state *st)
             int first = 1;
             sample_begin(w);
             gpu_labels(w, &first, g);
-            label(w, &first, "reason", gm_reason_name(reason_bits[k]));
+            label(w, &first, "reason", gm_reason_name(gm_reason_bit(k)));
             sample_end(w, st->gpu[i].throttled_s[k]);
         }
     }
@@ -632,47 +630,12 @@ static void processes(struct writer *w, struct gm_prom_self *counts)
             label(w, &first, "pid", pid);
             label(w, &first, "process", base && base[1] ? base + 1 : name);
             label(w, &first, "user", p->user);
-            sample_end(w, gm_v_as_double(v) * (f == 0 ? 1.0 : 0.01));
+            sample_end(w, gm_v_as_double(v) * gm_units[gm_metrics[fams[f].id].unit].prom_mul);
         }
     }
 }
 
 /* -------------------------------------------------------------- dcgm set */
-
-/* dcgm-exporter's unit for a registry unit: value multiplier and the unit
- * named in its help text. */
-static double dcgm_mul(int id, const char **unit)
-{
-    switch (gm_metrics[id].unit) {
-    case GM_U_BYTES:
-        *unit = "MiB";
-        return 1.0 / 1048576.0;
-    case GM_U_JOULES:
-        *unit = "mJ";
-        return 1000.0;
-    case GM_U_SECONDS:
-        *unit = "ns";
-        return 1e9;
-    case GM_U_PERCENT:
-        *unit = "%";
-        return 1;
-    case GM_U_WATTS:
-        *unit = "W";
-        return 1;
-    case GM_U_CELSIUS:
-        *unit = "C";
-        return 1;
-    case GM_U_MHZ:
-        *unit = "MHz";
-        return 1;
-    case GM_U_BYTES_PER_S:
-        *unit = "B/s";
-        return 1;
-    default:
-        *unit = NULL;
-        return 1;
-    }
-}
 
 static void dcgm_families(struct writer *w)
 {
@@ -687,8 +650,8 @@ static void dcgm_families(struct writer *w)
             any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
         if (!any)
             continue;
-        const char *unit;
-        double mul = dcgm_mul(id, &unit);
+        const char *unit = gm_units[m->unit].dcgm;
+        double mul = gm_units[m->unit].dcgm_mul;
         if (unit)
             snprintf(help, sizeof(help), "%s (in %s).", m->prom_help ? m->prom_help : m->desc,
                      unit);

@@ -1,10 +1,16 @@
 /* nvml.c -- the NVML source (see nvml.h): dlopen, symbol resolution with
  * version fallbacks, the per-GPU static cache, and one pass per snapshot.
  *
- * Every NVML call goes through CALL(), which records the function and GPU in
- * progress (gm_nvml_current_call) so a caller's watchdog can name a call that
- * hangs.  A missing symbol reads as NVML_ERROR_FUNCTION_NOT_FOUND, which the
- * value layer maps to "not supported" (DESIGN principle 3).
+ * Every symbol gpumon uses is named once, in NVML_SYMS, which makes both
+ * the function-pointer struct and the dlsym table.  Every NVML call goes
+ * through CALL(), which records the function and GPU in progress
+ * (gm_nvml_current_call) so a caller's watchdog can name a call that hangs.
+ * A missing symbol reads as NVML_ERROR_FUNCTION_NOT_FOUND, which the value
+ * layer maps to "not supported" (DESIGN principle 3).
+ *
+ * Values are read by one small function per read group (metrics.h), listed
+ * in readers[]: the static groups once per GPU, the wanted dynamic groups
+ * on every sample.
  *
  * Left out here: NVML events (XID) live with the agent's event thread, and
  * /proc enrichment lives in procfs.c.
@@ -415,13 +421,32 @@ static void setv(struct gm_gpu *g, int id, nvmlReturn_t rc, struct gm_value ok)
     g->m[id] = rc == NVML_SUCCESS ? ok : gm_v_status(gm_v_status_from_nvml(rc), rc);
 }
 
-/* ------------------------------------------------------------- static reads */
+/* --------------------------------------------------------------- readers */
 
-static void read_string(struct gm_nvml *n, int i, struct gm_gpu *g, int id, nvmlReturn_t rc,
-                        const char *s)
+/* One GPU's read in progress: what each reader needs, and the worst
+ * outcome its calls reported. */
+struct rd {
+    struct gm_nvml *n;
+    int i; /* the GPU's index, for CALL */
+    nvmlDevice_t h;
+    struct gm_gpu *g;
+    nvmlReturn_t lost; /* GPU_IS_LOST or a code that says the driver went away, else SUCCESS */
+};
+
+/* A call on the GPU's handle: CALL with the handle as the first argument. */
+#define RCALL(r, fn, ...) CALL((r)->n, (r)->i, fn, (r)->h, __VA_ARGS__)
+
+static int driver_gone(nvmlReturn_t rc);
+
+/* Remembers a code that takes the GPU (or the driver) away. */
+static void note(struct rd *r, nvmlReturn_t rc)
 {
-    (void)n;
-    (void)i;
+    if (rc == NVML_ERROR_GPU_IS_LOST || driver_gone(rc))
+        r->lost = rc;
+}
+
+static void read_string(struct gm_gpu *g, int id, nvmlReturn_t rc, const char *s)
+{
     if (rc == NVML_SUCCESS) {
         gm_strlcpy(g->str[gm_metrics[id].sslot], s, GM_STR_MAX);
         g->m[id] = gm_v_u64(0);
@@ -431,22 +456,74 @@ static void read_string(struct gm_nvml *n, int i, struct gm_gpu *g, int id, nvml
     }
 }
 
-static void read_pci(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
+/* ------------------------------------------------- readers: static groups */
+
+static void rd_index(struct rd *r)
 {
+    r->g->m[GM_M_INDEX] = gm_v_u64((uint64_t)r->i); /* NVML's enumeration order, not a call */
+}
+
+static void rd_minor(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMinorNumber, &u);
+    setv(r->g, GM_M_MINOR, rc, gm_v_u64(u));
+}
+
+static void rd_name(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetName, buf, sizeof(buf));
+    read_string(r->g, GM_M_NAME, rc, buf);
+}
+
+static void rd_uuid(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetUUID, buf, sizeof(buf));
+    read_string(r->g, GM_M_UUID, rc, buf);
+}
+
+static void rd_serial(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetSerial, buf, NVML_DEVICE_SERIAL_BUFFER_SIZE);
+    read_string(r->g, GM_M_SERIAL, rc, buf);
+}
+
+static void rd_vbios(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc =
+        RCALL(r, nvmlDeviceGetVbiosVersion, buf, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
+    read_string(r->g, GM_M_VBIOS, rc, buf);
+}
+
+static void rd_board_part(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc =
+        RCALL(r, nvmlDeviceGetBoardPartNumber, buf, NVML_DEVICE_PART_NUMBER_BUFFER_SIZE);
+    read_string(r->g, GM_M_BOARD_PART, rc, buf);
+}
+
+static void rd_pci(struct rd *r)
+{
+    struct gm_gpu *g = r->g;
     nvmlPciInfo_t pci;
     memset(&pci, 0, sizeof(pci));
-    nvmlReturn_t rc = CALL(n, i, nvmlDeviceGetPciInfo_v3, h, &pci);
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPciInfo_v3, &pci);
     if (rc == NVML_ERROR_FUNCTION_NOT_FOUND)
-        rc = CALL(n, i, nvmlDeviceGetPciInfo_v2, h, &pci);
+        rc = RCALL(r, nvmlDeviceGetPciInfo_v2, &pci);
     if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-        rc = CALL(n, i, nvmlDeviceGetPciInfo, h, &pci);
+        rc = RCALL(r, nvmlDeviceGetPciInfo, &pci);
         /* the v1 layout has only the legacy 16-byte bus id */
         if (rc == NVML_SUCCESS)
             snprintf(pci.busId, sizeof(pci.busId), "%08X:%02X:%02X.0", pci.domain, pci.bus,
                      pci.device);
     }
     pci.busId[sizeof(pci.busId) - 1] = '\0';
-    read_string(n, i, g, GM_M_PCI_BUS_ID, rc, pci.busId);
+    read_string(g, GM_M_PCI_BUS_ID, rc, pci.busId);
     setv(g, GM_M_PCI_DOMAIN, rc, gm_v_u64(pci.domain));
     setv(g, GM_M_PCI_BUS, rc, gm_v_u64(pci.bus));
     setv(g, GM_M_PCI_DEVICE, rc, gm_v_u64(pci.device));
@@ -454,43 +531,15 @@ static void read_pci(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
     setv(g, GM_M_PCI_SUB_DEVICE_ID, rc, gm_v_u64(pci.pciSubSystemId));
 }
 
-static void read_statics(struct gm_nvml *n, int i, struct dev *d)
+static void rd_cc(struct rd *r)
 {
-    struct gm_gpu *g = &d->tmpl;
-    nvmlDevice_t h = d->h;
-    char buf[GM_STR_MAX];
-    unsigned int u = 0, u2 = 0;
-    nvmlReturn_t rc;
-
-    memset(g, 0, sizeof(*g));
-    for (int id = 0; id < GM_M__GPU_END; id++)
-        g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
-    g->index = (uint32_t)i;
-    g->m[GM_M_INDEX] = gm_v_u64((uint64_t)i);
-
-    rc = CALL(n, i, nvmlDeviceGetMinorNumber, h, &u);
-    setv(g, GM_M_MINOR, rc, gm_v_u64(u));
-    buf[0] = '\0';
-    rc = CALL(n, i, nvmlDeviceGetName, h, buf, sizeof(buf));
-    read_string(n, i, g, GM_M_NAME, rc, buf);
-    buf[0] = '\0';
-    rc = CALL(n, i, nvmlDeviceGetUUID, h, buf, sizeof(buf));
-    read_string(n, i, g, GM_M_UUID, rc, buf);
-    buf[0] = '\0';
-    rc = CALL(n, i, nvmlDeviceGetSerial, h, buf, NVML_DEVICE_SERIAL_BUFFER_SIZE);
-    read_string(n, i, g, GM_M_SERIAL, rc, buf);
-    buf[0] = '\0';
-    rc = CALL(n, i, nvmlDeviceGetVbiosVersion, h, buf, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
-    read_string(n, i, g, GM_M_VBIOS, rc, buf);
-    buf[0] = '\0';
-    rc = CALL(n, i, nvmlDeviceGetBoardPartNumber, h, buf, NVML_DEVICE_PART_NUMBER_BUFFER_SIZE);
-    read_string(n, i, g, GM_M_BOARD_PART, rc, buf);
-    read_pci(n, i, h, g);
-
     int major = 0, minor = 0;
-    rc = CALL(n, i, nvmlDeviceGetCudaComputeCapability, h, &major, &minor);
-    setv(g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)major * 10 + (uint64_t)minor));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetCudaComputeCapability, &major, &minor);
+    setv(r->g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)major * 10 + (uint64_t)minor));
+}
 
+static void rd_temp_thresh(struct rd *r)
+{
     static const struct {
         int id;
         nvmlTemperatureThresholds_t t;
@@ -499,16 +548,24 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
               {GM_M_TEMP_GPU_MAX, NVML_TEMPERATURE_THRESHOLD_GPU_MAX},
               {GM_M_TEMP_MEM_MAX, NVML_TEMPERATURE_THRESHOLD_MEM_MAX}};
     for (size_t k = 0; k < sizeof(th) / sizeof(th[0]); k++) {
-        rc = CALL(n, i, nvmlDeviceGetTemperatureThreshold, h, th[k].t, &u);
-        setv(g, th[k].id, rc, gm_v_u64(u));
+        unsigned int u = 0;
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetTemperatureThreshold, th[k].t, &u);
+        setv(r->g, th[k].id, rc, gm_v_u64(u));
     }
+}
 
-    rc = CALL(n, i, nvmlDeviceGetPowerManagementDefaultLimit, h, &u);
-    setv(g, GM_M_POWER_DEFAULT, rc, gm_v_f64(u / 1000.0));
-    rc = CALL(n, i, nvmlDeviceGetPowerManagementLimitConstraints, h, &u, &u2);
-    setv(g, GM_M_POWER_MIN, rc, gm_v_f64(u / 1000.0));
-    setv(g, GM_M_POWER_MAX, rc, gm_v_f64(u2 / 1000.0));
+static void rd_power_limits(struct rd *r)
+{
+    unsigned int u = 0, u2 = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPowerManagementDefaultLimit, &u);
+    setv(r->g, GM_M_POWER_DEFAULT, rc, gm_v_f64(u / 1000.0));
+    rc = RCALL(r, nvmlDeviceGetPowerManagementLimitConstraints, &u, &u2);
+    setv(r->g, GM_M_POWER_MIN, rc, gm_v_f64(u / 1000.0));
+    setv(r->g, GM_M_POWER_MAX, rc, gm_v_f64(u2 / 1000.0));
+}
 
+static void rd_max_clocks(struct rd *r)
+{
     static const struct {
         int id;
         nvmlClockType_t t;
@@ -517,288 +574,438 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
               {GM_M_CLK_MAX_MEM, NVML_CLOCK_MEM},
               {GM_M_CLK_MAX_VIDEO, NVML_CLOCK_VIDEO}};
     for (size_t k = 0; k < sizeof(mc) / sizeof(mc[0]); k++) {
-        rc = CALL(n, i, nvmlDeviceGetMaxClockInfo, h, mc[k].t, &u);
-        setv(g, mc[k].id, rc, gm_v_u64(u));
+        unsigned int u = 0;
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMaxClockInfo, mc[k].t, &u);
+        setv(r->g, mc[k].id, rc, gm_v_u64(u));
     }
+}
 
-    rc = CALL(n, i, nvmlDeviceGetMaxPcieLinkGeneration, h, &u);
-    setv(g, GM_M_PCIE_GEN_MAX, rc, gm_v_u64(u));
-    rc = CALL(n, i, nvmlDeviceGetMaxPcieLinkWidth, h, &u);
-    setv(g, GM_M_PCIE_WIDTH_MAX, rc, gm_v_u64(u));
+static void rd_max_pcie(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMaxPcieLinkGeneration, &u);
+    setv(r->g, GM_M_PCIE_GEN_MAX, rc, gm_v_u64(u));
+    rc = RCALL(r, nvmlDeviceGetMaxPcieLinkWidth, &u);
+    setv(r->g, GM_M_PCIE_WIDTH_MAX, rc, gm_v_u64(u));
+}
 
+/* ------------------------------------------------ readers: dynamic groups */
+
+/* Each notes the code of its last call (and of every call in a loop): a
+ * GPU lost or a driver gone there ends the GPU's read. */
+
+static void rd_persistence(struct rd *r)
+{
+    nvmlEnableState_t e = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPersistenceMode, &e);
+    setv(r->g, GM_M_PERSISTENCE, rc, gm_v_u64(e));
+    note(r, rc);
+}
+
+static void rd_compute_mode(struct rd *r)
+{
+    nvmlComputeMode_t cm = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetComputeMode, &cm);
+    setv(r->g, GM_M_COMPUTE_MODE, rc, gm_v_u64(cm));
+    note(r, rc);
+}
+
+static void rd_display(struct rd *r)
+{
+    nvmlEnableState_t e = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDisplayMode, &e);
+    setv(r->g, GM_M_DISPLAY_MODE, rc, gm_v_u64(e));
+    rc = RCALL(r, nvmlDeviceGetDisplayActive, &e);
+    setv(r->g, GM_M_DISPLAY_ACTIVE, rc, gm_v_u64(e));
+    note(r, rc);
+}
+
+static void rd_mig_mode(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMigMode, &cur, &pend);
+    setv(r->g, GM_M_MIG_CURRENT, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_MIG_PENDING, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+static void rd_pstate(struct rd *r)
+{
+    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPerformanceState, &ps);
+    setv(r->g, GM_M_PSTATE, rc, gm_v_u64((uint64_t)ps));
+    note(r, rc);
+}
+
+static void rd_fan(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFanSpeed, &u);
+    setv(r->g, GM_M_FAN, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+static void rd_temp(struct rd *r)
+{
+    nvmlReturn_t rc;
+    if (r->n->f.nvmlDeviceGetTemperature) {
+        unsigned int u = 0;
+        rc = RCALL(r, nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU, &u);
+        setv(r->g, GM_M_TEMP_GPU, rc, gm_v_u64(u));
+    } else {
+        nvmlTemperature_t t = {.version = nvmlTemperature_v1, .sensorType = NVML_TEMPERATURE_GPU};
+        rc = RCALL(r, nvmlDeviceGetTemperatureV, &t);
+        setv(r->g, GM_M_TEMP_GPU, rc, gm_v_i64(t.temperature));
+    }
+    note(r, rc);
+}
+
+/* One field value (nvmlDeviceGetFieldValues) as an integer into *v: the
+ * call's code, or the field's own when the call succeeded. */
+static nvmlReturn_t read_field(struct rd *r, unsigned int field, uint64_t *v)
+{
+    nvmlFieldValue_t fv;
+    memset(&fv, 0, sizeof(fv));
+    fv.fieldId = field;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, 1, &fv);
+    if (rc == NVML_SUCCESS)
+        rc = fv.nvmlReturn;
+    *v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv.value.ullVal
+         : fv.valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG ? (uint64_t)fv.value.sllVal
+                                                            : fv.value.uiVal;
+    return rc;
+}
+
+static void rd_temp_mem(struct rd *r)
+{
+    uint64_t v = 0;
+    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_MEMORY_TEMP, &v);
+    if (rc == NVML_SUCCESS)
+        /* a zero memory temperature is how some boards say "no sensor" */
+        r->g->m[GM_M_TEMP_MEM] = v ? gm_v_u64(v) : gm_v_status(GM_VS_NA, 0);
+    else
+        setv(r->g, GM_M_TEMP_MEM, rc, gm_v_u64(0));
+    note(r, rc);
+}
+
+static void rd_power(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPowerUsage, &u);
+    setv(r->g, GM_M_POWER_DRAW, rc, gm_v_f64(u / 1000.0));
+    note(r, rc);
+}
+
+static void rd_power_instant(struct rd *r)
+{
+    uint64_t mw = 0;
+    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_POWER_INSTANT, &mw);
+    setv(r->g, GM_M_POWER_INSTANT, rc, gm_v_f64((double)mw / 1000.0));
+    note(r, rc);
+}
+
+static void rd_power_limit(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPowerManagementLimit, &u);
+    setv(r->g, GM_M_POWER_LIMIT, rc, gm_v_f64(u / 1000.0));
+    rc = RCALL(r, nvmlDeviceGetEnforcedPowerLimit, &u);
+    setv(r->g, GM_M_POWER_ENFORCED, rc, gm_v_f64(u / 1000.0));
+    note(r, rc);
+}
+
+static void rd_energy(struct rd *r)
+{
+    unsigned long long ull = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetTotalEnergyConsumption, &ull);
+    setv(r->g, GM_M_ENERGY, rc, gm_v_f64(ull / 1000.0));
+    note(r, rc);
+}
+
+static void rd_util(struct rd *r)
+{
+    nvmlUtilization_t ut = {0, 0};
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetUtilizationRates, &ut);
+    setv(r->g, GM_M_UTIL_GPU, rc, gm_v_u64(ut.gpu));
+    setv(r->g, GM_M_UTIL_MEM, rc, gm_v_u64(ut.memory));
+    note(r, rc);
+}
+
+static void rd_enc(struct rd *r)
+{
+    unsigned int u = 0, period_us = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetEncoderUtilization, &u, &period_us);
+    setv(r->g, GM_M_UTIL_ENC, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+static void rd_dec(struct rd *r)
+{
+    unsigned int u = 0, period_us = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDecoderUtilization, &u, &period_us);
+    setv(r->g, GM_M_UTIL_DEC, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+static void rd_memory(struct rd *r)
+{
+    struct gm_gpu *g = r->g;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (!r->n->mem_v1) {
+        nvmlMemory_v2_t m2;
+        memset(&m2, 0, sizeof(m2));
+        m2.version = nvmlMemory_v2;
+        rc = RCALL(r, nvmlDeviceGetMemoryInfo_v2, &m2);
+        if (rc == NVML_SUCCESS) {
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64(m2.total);
+            g->m[GM_M_MEM_RESERVED] = gm_v_u64(m2.reserved);
+            g->m[GM_M_MEM_USED] = gm_v_u64(m2.used);
+            g->m[GM_M_MEM_FREE] = gm_v_u64(m2.free);
+        } else if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+            r->n->mem_v1 = 1; /* older driver: symbol missing or struct version refused */
+        }
+    }
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        nvmlMemory_t m1 = {0, 0, 0};
+        rc = RCALL(r, nvmlDeviceGetMemoryInfo, &m1);
+        setv(g, GM_M_MEM_TOTAL, rc, gm_v_u64(m1.total));
+        setv(g, GM_M_MEM_USED, rc, gm_v_u64(m1.used)); /* includes reserved memory */
+        setv(g, GM_M_MEM_FREE, rc, gm_v_u64(m1.free));
+        g->m[GM_M_MEM_RESERVED] = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND);
+    } else if (rc != NVML_SUCCESS) {
+        for (int id = GM_M_MEM_TOTAL; id <= GM_M_MEM_FREE; id++)
+            setv(g, id, rc, gm_v_u64(0));
+    }
+    note(r, rc);
+}
+
+static void rd_bar1(struct rd *r)
+{
+    nvmlBAR1Memory_t b = {0, 0, 0};
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetBAR1MemoryInfo, &b);
+    setv(r->g, GM_M_BAR1_TOTAL, rc, gm_v_u64(b.bar1Total));
+    setv(r->g, GM_M_BAR1_USED, rc, gm_v_u64(b.bar1Used));
+    note(r, rc);
+}
+
+static void rd_clocks(struct rd *r)
+{
+    static const struct {
+        int id;
+        nvmlClockType_t t;
+    } ck[] = {{GM_M_CLK_GR, NVML_CLOCK_GRAPHICS},
+              {GM_M_CLK_SM, NVML_CLOCK_SM},
+              {GM_M_CLK_MEM, NVML_CLOCK_MEM},
+              {GM_M_CLK_VIDEO, NVML_CLOCK_VIDEO}};
+    for (size_t k = 0; k < sizeof(ck) / sizeof(ck[0]); k++) {
+        unsigned int u = 0;
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetClockInfo, ck[k].t, &u);
+        setv(r->g, ck[k].id, rc, gm_v_u64(u));
+        note(r, rc);
+    }
+}
+
+static void rd_clock_reasons(struct rd *r)
+{
+    unsigned long long act = 0, sup = 0;
+    nvmlReturn_t rc = r->n->f.nvmlDeviceGetCurrentClocksEventReasons
+                          ? RCALL(r, nvmlDeviceGetCurrentClocksEventReasons, &act)
+                          : RCALL(r, nvmlDeviceGetCurrentClocksThrottleReasons, &act);
+    setv(r->g, GM_M_CER_ACTIVE, rc, gm_v_u64(act));
+    for (int id = GM_M_CER_GPU_IDLE; id <= GM_M_CER_DISPLAY_CLOCK; id++)
+        setv(r->g, id, rc, gm_v_u64((act & gm_metrics[id].bit) ? 1 : 0));
+    note(r, rc);
+    rc = r->n->f.nvmlDeviceGetSupportedClocksEventReasons
+             ? RCALL(r, nvmlDeviceGetSupportedClocksEventReasons, &sup)
+             : RCALL(r, nvmlDeviceGetSupportedClocksThrottleReasons, &sup);
+    setv(r->g, GM_M_CER_SUPPORTED, rc, gm_v_u64(sup));
+    note(r, rc);
+}
+
+static void rd_violation(struct rd *r)
+{
+    nvmlViolationTime_t vt = {0, 0};
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetViolationStatus, NVML_PERF_POLICY_POWER, &vt);
+    setv(r->g, GM_M_VIOL_POWER, rc, gm_v_f64(vt.violationTime / 1e9));
+    rc = RCALL(r, nvmlDeviceGetViolationStatus, NVML_PERF_POLICY_THERMAL, &vt);
+    setv(r->g, GM_M_VIOL_THERMAL, rc, gm_v_f64(vt.violationTime / 1e9));
+    note(r, rc);
+}
+
+static void rd_pcie_link(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetCurrPcieLinkGeneration, &u);
+    setv(r->g, GM_M_PCIE_GEN_CUR, rc, gm_v_u64(u));
+    rc = RCALL(r, nvmlDeviceGetCurrPcieLinkWidth, &u);
+    setv(r->g, GM_M_PCIE_WIDTH_CUR, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+static void rd_pcie_tput(struct rd *r)
+{
+    /* NVML reports KB/s (KiB, as nvtop and nvitop read it) */
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPcieThroughput, NVML_PCIE_UTIL_TX_BYTES, &u);
+    setv(r->g, GM_M_PCIE_TX, rc, gm_v_u64((uint64_t)u * 1024));
+    rc = RCALL(r, nvmlDeviceGetPcieThroughput, NVML_PCIE_UTIL_RX_BYTES, &u);
+    setv(r->g, GM_M_PCIE_RX, rc, gm_v_u64((uint64_t)u * 1024));
+    note(r, rc);
+}
+
+static void rd_pcie_replay(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPcieReplayCounter, &u);
+    setv(r->g, GM_M_PCIE_REPLAY, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+static void rd_ecc_mode(struct rd *r)
+{
+    nvmlEnableState_t cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetEccMode, &cur, &pend);
+    setv(r->g, GM_M_ECC_CUR, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_ECC_PENDING, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+static void rd_ecc_counts(struct rd *r)
+{
+    static const struct {
+        int id;
+        nvmlMemoryErrorType_t e;
+        nvmlEccCounterType_t c;
+    } ec[] = {{GM_M_ECC_CORR_VOL, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC},
+              {GM_M_ECC_UNCORR_VOL, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC},
+              {GM_M_ECC_CORR_AGG, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC},
+              {GM_M_ECC_UNCORR_AGG, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC}};
+    for (size_t k = 0; k < sizeof(ec) / sizeof(ec[0]); k++) {
+        unsigned long long ull = 0;
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetTotalEccErrors, ec[k].e, ec[k].c, &ull);
+        setv(r->g, ec[k].id, rc, gm_v_u64(ull));
+        note(r, rc);
+        if (rc == NVML_ERROR_NOT_SUPPORTED) {
+            for (size_t rest = k + 1; rest < sizeof(ec) / sizeof(ec[0]); rest++)
+                setv(r->g, ec[rest].id, rc, gm_v_u64(0));
+            break;
+        }
+    }
+}
+
+static void rd_retired(struct rd *r)
+{
+    static const struct {
+        int id;
+        nvmlPageRetirementCause_t c;
+    } rp[] = {{GM_M_RETIRED_SBE, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS},
+              {GM_M_RETIRED_DBE, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR}};
+    nvmlReturn_t rc;
+    for (size_t k = 0; k < sizeof(rp) / sizeof(rp[0]); k++) {
+        unsigned int cnt = 0;
+        rc = RCALL(r, nvmlDeviceGetRetiredPages, rp[k].c, &cnt, NULL);
+        if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
+            rc = NVML_SUCCESS; /* the size query answers with the count */
+        setv(r->g, rp[k].id, rc, gm_v_u64(cnt));
+        note(r, rc);
+    }
+    nvmlEnableState_t pend = 0;
+    rc = RCALL(r, nvmlDeviceGetRetiredPagesPendingStatus, &pend);
+    setv(r->g, GM_M_RETIRED_PENDING, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+static void rd_remapped(struct rd *r)
+{
+    unsigned int corr = 0, unc = 0, pend = 0, fail = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetRemappedRows, &corr, &unc, &pend, &fail);
+    setv(r->g, GM_M_REMAP_CORR, rc, gm_v_u64(corr));
+    setv(r->g, GM_M_REMAP_UNCORR, rc, gm_v_u64(unc));
+    setv(r->g, GM_M_REMAP_PENDING, rc, gm_v_u64(pend ? 1 : 0));
+    setv(r->g, GM_M_REMAP_FAILURE, rc, gm_v_u64(fail ? 1 : 0));
+    note(r, rc);
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* One reader per read group (metrics.h), in the order they are called:
+ * the static groups once per GPU (read_statics), then each wanted dynamic
+ * group per sample (read_dynamic).  Adding a group is one row here and one
+ * function above (docs/architecture.md). */
+static const struct reader {
+    uint8_t rg; /* enum gm_read_group */
+    void (*fn)(struct rd *r);
+} readers[] = {
+    {GM_RG_INDEX, rd_index},
+    {GM_RG_MINOR, rd_minor},
+    {GM_RG_NAME, rd_name},
+    {GM_RG_UUID, rd_uuid},
+    {GM_RG_SERIAL, rd_serial},
+    {GM_RG_VBIOS, rd_vbios},
+    {GM_RG_BOARD_PART, rd_board_part},
+    {GM_RG_PCI, rd_pci},
+    {GM_RG_CC, rd_cc},
+    {GM_RG_TEMP_THRESH, rd_temp_thresh},
+    {GM_RG_POWER_LIMITS, rd_power_limits},
+    {GM_RG_MAX_CLOCKS, rd_max_clocks},
+    {GM_RG_MAX_PCIE, rd_max_pcie},
+    {GM_RG_PERSISTENCE, rd_persistence},
+    {GM_RG_COMPUTE_MODE, rd_compute_mode},
+    {GM_RG_DISPLAY, rd_display},
+    {GM_RG_MIG_MODE, rd_mig_mode},
+    {GM_RG_PSTATE, rd_pstate},
+    {GM_RG_FAN, rd_fan},
+    {GM_RG_TEMP, rd_temp},
+    {GM_RG_TEMP_MEM, rd_temp_mem},
+    {GM_RG_POWER, rd_power},
+    {GM_RG_POWER_INSTANT, rd_power_instant},
+    {GM_RG_POWER_LIMIT, rd_power_limit},
+    {GM_RG_ENERGY, rd_energy},
+    {GM_RG_UTIL, rd_util},
+    {GM_RG_ENC, rd_enc},
+    {GM_RG_DEC, rd_dec},
+    {GM_RG_MEMORY, rd_memory},
+    {GM_RG_BAR1, rd_bar1},
+    {GM_RG_CLOCKS, rd_clocks},
+    {GM_RG_CLOCK_REASONS, rd_clock_reasons},
+    {GM_RG_VIOLATION, rd_violation},
+    {GM_RG_PCIE_LINK, rd_pcie_link},
+    {GM_RG_PCIE_TPUT, rd_pcie_tput},
+    {GM_RG_PCIE_REPLAY, rd_pcie_replay},
+    {GM_RG_ECC_MODE, rd_ecc_mode},
+    {GM_RG_ECC_COUNTS, rd_ecc_counts},
+    {GM_RG_RETIRED, rd_retired},
+    {GM_RG_REMAPPED, rd_remapped},
+};
+#define NREADERS (sizeof(readers) / sizeof(readers[0]))
+
+/* The static facts of GPU i into d's template: every value "not collected"
+ * until a reader fills it, then each static group's reader. */
+static void read_statics(struct gm_nvml *n, int i, struct dev *d)
+{
+    struct gm_gpu *g = &d->tmpl;
+    memset(g, 0, sizeof(*g));
+    for (int id = 0; id < GM_M__GPU_END; id++)
+        g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->index = (uint32_t)i;
+    struct rd r = {n, i, d->h, g, NVML_SUCCESS};
+    for (size_t k = 0; k < NREADERS; k++)
+        if (gm_read_groups[readers[k].rg].is_static)
+            readers[k].fn(&r);
     d->static_done = 1;
     d->have_tmpl = 1;
 }
 
-/* ------------------------------------------------------------ dynamic reads */
-
-static int driver_gone(nvmlReturn_t rc);
-
-/* Returns NVML_ERROR_GPU_IS_LOST if any call reported the GPU lost, or the
- * code of a call that says the whole driver went away; else SUCCESS. */
+/* The wanted dynamic groups of GPU i.  Returns NVML_ERROR_GPU_IS_LOST if a
+ * call reported the GPU lost, or the code of a call that says the whole
+ * driver went away (the last such code noted); else SUCCESS. */
 static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
 {
-    unsigned int u = 0, u2 = 0;
-    unsigned long long ull = 0;
-    nvmlReturn_t rc, lost = NVML_SUCCESS;
-#define NOTE(rc_)                                                                                  \
-    do {                                                                                           \
-        if ((rc_) == NVML_ERROR_GPU_IS_LOST || driver_gone(rc_))                                   \
-            lost = (rc_);                                                                          \
-    } while (0)
-
-    if (want(n, GM_RG_PERSISTENCE)) {
-        nvmlEnableState_t e = 0;
-        rc = CALL(n, i, nvmlDeviceGetPersistenceMode, h, &e);
-        setv(g, GM_M_PERSISTENCE, rc, gm_v_u64(e));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_COMPUTE_MODE)) {
-        nvmlComputeMode_t cm = 0;
-        rc = CALL(n, i, nvmlDeviceGetComputeMode, h, &cm);
-        setv(g, GM_M_COMPUTE_MODE, rc, gm_v_u64(cm));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_DISPLAY)) {
-        nvmlEnableState_t e = 0;
-        rc = CALL(n, i, nvmlDeviceGetDisplayMode, h, &e);
-        setv(g, GM_M_DISPLAY_MODE, rc, gm_v_u64(e));
-        rc = CALL(n, i, nvmlDeviceGetDisplayActive, h, &e);
-        setv(g, GM_M_DISPLAY_ACTIVE, rc, gm_v_u64(e));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_MIG_MODE)) {
-        rc = CALL(n, i, nvmlDeviceGetMigMode, h, &u, &u2);
-        setv(g, GM_M_MIG_CURRENT, rc, gm_v_u64(u));
-        setv(g, GM_M_MIG_PENDING, rc, gm_v_u64(u2));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_PSTATE)) {
-        nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
-        rc = CALL(n, i, nvmlDeviceGetPerformanceState, h, &ps);
-        setv(g, GM_M_PSTATE, rc, gm_v_u64((uint64_t)ps));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_FAN)) {
-        rc = CALL(n, i, nvmlDeviceGetFanSpeed, h, &u);
-        setv(g, GM_M_FAN, rc, gm_v_u64(u));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_TEMP)) {
-        if (n->f.nvmlDeviceGetTemperature) {
-            rc = CALL(n, i, nvmlDeviceGetTemperature, h, NVML_TEMPERATURE_GPU, &u);
-            setv(g, GM_M_TEMP_GPU, rc, gm_v_u64(u));
-        } else {
-            nvmlTemperature_t t = {.version = nvmlTemperature_v1,
-                                   .sensorType = NVML_TEMPERATURE_GPU};
-            rc = CALL(n, i, nvmlDeviceGetTemperatureV, h, &t);
-            setv(g, GM_M_TEMP_GPU, rc, gm_v_i64(t.temperature));
-        }
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_TEMP_MEM)) {
-        nvmlFieldValue_t fv;
-        memset(&fv, 0, sizeof(fv));
-        fv.fieldId = NVML_FI_DEV_MEMORY_TEMP;
-        rc = CALL(n, i, nvmlDeviceGetFieldValues, h, 1, &fv);
-        if (rc == NVML_SUCCESS)
-            rc = fv.nvmlReturn;
-        if (rc == NVML_SUCCESS) {
-            uint64_t v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv.value.ullVal
-                         : fv.valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG
-                             ? (uint64_t)fv.value.sllVal
-                             : fv.value.uiVal;
-            /* a zero memory temperature is how some boards say "no sensor" */
-            g->m[GM_M_TEMP_MEM] = v ? gm_v_u64(v) : gm_v_status(GM_VS_NA, 0);
-        } else {
-            setv(g, GM_M_TEMP_MEM, rc, gm_v_u64(0));
-        }
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_POWER)) {
-        rc = CALL(n, i, nvmlDeviceGetPowerUsage, h, &u);
-        setv(g, GM_M_POWER_DRAW, rc, gm_v_f64(u / 1000.0));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_POWER_LIMIT)) {
-        rc = CALL(n, i, nvmlDeviceGetPowerManagementLimit, h, &u);
-        setv(g, GM_M_POWER_LIMIT, rc, gm_v_f64(u / 1000.0));
-        rc = CALL(n, i, nvmlDeviceGetEnforcedPowerLimit, h, &u);
-        setv(g, GM_M_POWER_ENFORCED, rc, gm_v_f64(u / 1000.0));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_ENERGY)) {
-        rc = CALL(n, i, nvmlDeviceGetTotalEnergyConsumption, h, &ull);
-        setv(g, GM_M_ENERGY, rc, gm_v_f64(ull / 1000.0));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_UTIL)) {
-        nvmlUtilization_t ut = {0, 0};
-        rc = CALL(n, i, nvmlDeviceGetUtilizationRates, h, &ut);
-        setv(g, GM_M_UTIL_GPU, rc, gm_v_u64(ut.gpu));
-        setv(g, GM_M_UTIL_MEM, rc, gm_v_u64(ut.memory));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_ENC)) {
-        rc = CALL(n, i, nvmlDeviceGetEncoderUtilization, h, &u, &u2);
-        setv(g, GM_M_UTIL_ENC, rc, gm_v_u64(u));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_DEC)) {
-        rc = CALL(n, i, nvmlDeviceGetDecoderUtilization, h, &u, &u2);
-        setv(g, GM_M_UTIL_DEC, rc, gm_v_u64(u));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_MEMORY)) {
-        rc = NVML_ERROR_FUNCTION_NOT_FOUND;
-        if (!n->mem_v1) {
-            nvmlMemory_v2_t m2;
-            memset(&m2, 0, sizeof(m2));
-            m2.version = nvmlMemory_v2;
-            rc = CALL(n, i, nvmlDeviceGetMemoryInfo_v2, h, &m2);
-            if (rc == NVML_SUCCESS) {
-                g->m[GM_M_MEM_TOTAL] = gm_v_u64(m2.total);
-                g->m[GM_M_MEM_RESERVED] = gm_v_u64(m2.reserved);
-                g->m[GM_M_MEM_USED] = gm_v_u64(m2.used);
-                g->m[GM_M_MEM_FREE] = gm_v_u64(m2.free);
-            } else if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-                n->mem_v1 = 1; /* older driver: symbol missing or struct version refused */
-            }
-        }
-        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-            nvmlMemory_t m1 = {0, 0, 0};
-            rc = CALL(n, i, nvmlDeviceGetMemoryInfo, h, &m1);
-            setv(g, GM_M_MEM_TOTAL, rc, gm_v_u64(m1.total));
-            setv(g, GM_M_MEM_USED, rc, gm_v_u64(m1.used)); /* includes reserved memory */
-            setv(g, GM_M_MEM_FREE, rc, gm_v_u64(m1.free));
-            g->m[GM_M_MEM_RESERVED] = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND);
-        } else if (rc != NVML_SUCCESS) {
-            for (int id = GM_M_MEM_TOTAL; id <= GM_M_MEM_FREE; id++)
-                setv(g, id, rc, gm_v_u64(0));
-        }
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_BAR1)) {
-        nvmlBAR1Memory_t b = {0, 0, 0};
-        rc = CALL(n, i, nvmlDeviceGetBAR1MemoryInfo, h, &b);
-        setv(g, GM_M_BAR1_TOTAL, rc, gm_v_u64(b.bar1Total));
-        setv(g, GM_M_BAR1_USED, rc, gm_v_u64(b.bar1Used));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_CLOCKS)) {
-        static const struct {
-            int id;
-            nvmlClockType_t t;
-        } ck[] = {{GM_M_CLK_GR, NVML_CLOCK_GRAPHICS},
-                  {GM_M_CLK_SM, NVML_CLOCK_SM},
-                  {GM_M_CLK_MEM, NVML_CLOCK_MEM},
-                  {GM_M_CLK_VIDEO, NVML_CLOCK_VIDEO}};
-        for (size_t k = 0; k < sizeof(ck) / sizeof(ck[0]); k++) {
-            rc = CALL(n, i, nvmlDeviceGetClockInfo, h, ck[k].t, &u);
-            setv(g, ck[k].id, rc, gm_v_u64(u));
-            NOTE(rc);
-        }
-    }
-    if (want(n, GM_RG_CLOCK_REASONS)) {
-        unsigned long long act = 0, sup = 0;
-        rc = n->f.nvmlDeviceGetCurrentClocksEventReasons
-                 ? CALL(n, i, nvmlDeviceGetCurrentClocksEventReasons, h, &act)
-                 : CALL(n, i, nvmlDeviceGetCurrentClocksThrottleReasons, h, &act);
-        setv(g, GM_M_CER_ACTIVE, rc, gm_v_u64(act));
-        for (int id = GM_M_CER_GPU_IDLE; id <= GM_M_CER_DISPLAY_CLOCK; id++)
-            setv(g, id, rc, gm_v_u64((act & gm_metrics[id].bit) ? 1 : 0));
-        NOTE(rc);
-        rc = n->f.nvmlDeviceGetSupportedClocksEventReasons
-                 ? CALL(n, i, nvmlDeviceGetSupportedClocksEventReasons, h, &sup)
-                 : CALL(n, i, nvmlDeviceGetSupportedClocksThrottleReasons, h, &sup);
-        setv(g, GM_M_CER_SUPPORTED, rc, gm_v_u64(sup));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_VIOLATION)) {
-        nvmlViolationTime_t vt = {0, 0};
-        rc = CALL(n, i, nvmlDeviceGetViolationStatus, h, NVML_PERF_POLICY_POWER, &vt);
-        setv(g, GM_M_VIOL_POWER, rc, gm_v_f64(vt.violationTime / 1e9));
-        rc = CALL(n, i, nvmlDeviceGetViolationStatus, h, NVML_PERF_POLICY_THERMAL, &vt);
-        setv(g, GM_M_VIOL_THERMAL, rc, gm_v_f64(vt.violationTime / 1e9));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_PCIE_LINK)) {
-        rc = CALL(n, i, nvmlDeviceGetCurrPcieLinkGeneration, h, &u);
-        setv(g, GM_M_PCIE_GEN_CUR, rc, gm_v_u64(u));
-        rc = CALL(n, i, nvmlDeviceGetCurrPcieLinkWidth, h, &u);
-        setv(g, GM_M_PCIE_WIDTH_CUR, rc, gm_v_u64(u));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_PCIE_TPUT)) {
-        /* NVML reports KB/s (KiB, as nvtop and nvitop read it) */
-        rc = CALL(n, i, nvmlDeviceGetPcieThroughput, h, NVML_PCIE_UTIL_TX_BYTES, &u);
-        setv(g, GM_M_PCIE_TX, rc, gm_v_u64((uint64_t)u * 1024));
-        rc = CALL(n, i, nvmlDeviceGetPcieThroughput, h, NVML_PCIE_UTIL_RX_BYTES, &u);
-        setv(g, GM_M_PCIE_RX, rc, gm_v_u64((uint64_t)u * 1024));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_PCIE_REPLAY)) {
-        rc = CALL(n, i, nvmlDeviceGetPcieReplayCounter, h, &u);
-        setv(g, GM_M_PCIE_REPLAY, rc, gm_v_u64(u));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_ECC_MODE)) {
-        nvmlEnableState_t cur = 0, pend = 0;
-        rc = CALL(n, i, nvmlDeviceGetEccMode, h, &cur, &pend);
-        setv(g, GM_M_ECC_CUR, rc, gm_v_u64(cur));
-        setv(g, GM_M_ECC_PENDING, rc, gm_v_u64(pend));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_ECC_COUNTS)) {
-        static const struct {
-            int id;
-            nvmlMemoryErrorType_t e;
-            nvmlEccCounterType_t c;
-        } ec[] = {{GM_M_ECC_CORR_VOL, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC},
-                  {GM_M_ECC_UNCORR_VOL, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC},
-                  {GM_M_ECC_CORR_AGG, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC},
-                  {GM_M_ECC_UNCORR_AGG, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC}};
-        for (size_t k = 0; k < sizeof(ec) / sizeof(ec[0]); k++) {
-            rc = CALL(n, i, nvmlDeviceGetTotalEccErrors, h, ec[k].e, ec[k].c, &ull);
-            setv(g, ec[k].id, rc, gm_v_u64(ull));
-            NOTE(rc);
-            if (rc == NVML_ERROR_NOT_SUPPORTED) {
-                for (size_t r = k + 1; r < sizeof(ec) / sizeof(ec[0]); r++)
-                    setv(g, ec[r].id, rc, gm_v_u64(0));
-                break;
-            }
-        }
-    }
-    if (want(n, GM_RG_RETIRED)) {
-        static const struct {
-            int id;
-            nvmlPageRetirementCause_t c;
-        } rp[] = {{GM_M_RETIRED_SBE, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS},
-                  {GM_M_RETIRED_DBE, NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR}};
-        for (size_t k = 0; k < sizeof(rp) / sizeof(rp[0]); k++) {
-            unsigned int cnt = 0;
-            rc = CALL(n, i, nvmlDeviceGetRetiredPages, h, rp[k].c, &cnt, NULL);
-            if (rc == NVML_ERROR_INSUFFICIENT_SIZE)
-                rc = NVML_SUCCESS; /* the size query answers with the count */
-            setv(g, rp[k].id, rc, gm_v_u64(cnt));
-            NOTE(rc);
-        }
-        nvmlEnableState_t pend = 0;
-        rc = CALL(n, i, nvmlDeviceGetRetiredPagesPendingStatus, h, &pend);
-        setv(g, GM_M_RETIRED_PENDING, rc, gm_v_u64(pend));
-        NOTE(rc);
-    }
-    if (want(n, GM_RG_REMAPPED)) {
-        unsigned int corr = 0, unc = 0, pend = 0, fail = 0;
-        rc = CALL(n, i, nvmlDeviceGetRemappedRows, h, &corr, &unc, &pend, &fail);
-        setv(g, GM_M_REMAP_CORR, rc, gm_v_u64(corr));
-        setv(g, GM_M_REMAP_UNCORR, rc, gm_v_u64(unc));
-        setv(g, GM_M_REMAP_PENDING, rc, gm_v_u64(pend ? 1 : 0));
-        setv(g, GM_M_REMAP_FAILURE, rc, gm_v_u64(fail ? 1 : 0));
-        NOTE(rc);
-    }
-#undef NOTE
-    return lost;
+    struct rd r = {n, i, h, g, NVML_SUCCESS};
+    for (size_t k = 0; k < NREADERS; k++)
+        if (!gm_read_groups[readers[k].rg].is_static && want(n, (enum gm_read_group)readers[k].rg))
+            readers[k].fn(&r);
+    return r.lost;
 }
 
 /* ------------------------------------------------------------------ MIG */

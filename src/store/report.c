@@ -388,7 +388,9 @@ static int col_num(const struct rrow *w, int c, double *v, int *dec)
         return w->mem_max_ok;
     case C_POWER_AVG:
         *dec = 1;
-        *v = w->power_n ? (double)w->power_sum / (double)w->power_n / 100.0 : 0;
+        *v = w->power_n ? (double)w->power_sum / (double)w->power_n /
+                              gm_metrics[GM_M_POWER_DRAW].store_scale
+                        : 0;
         return w->power_n > 0;
     case C_ENERGY:
         *dec = 2;

@@ -77,10 +77,18 @@
 /* Rolled-up metrics (sum/min/max/count): order of the columns in the schema. */
 enum { RM_UTIL, RM_MEM, RM_POWER, RM_TEMP, RM_SM, RM__COUNT };
 static const char *const rm_stem[RM__COUNT] = {"util", "mem", "power", "temp", "sm"};
+/* ... of these metrics' samples columns, in their stored scale */
+static const int rm_metric[RM__COUNT] = {GM_M_UTIL_GPU, GM_M_MEM_USED, GM_M_POWER_DRAW,
+                                         GM_M_TEMP_GPU, GM_M_CLK_SM};
 
+/* The clock event reason bits of throttle reason k (GM_STORE_THROTTLE). */
+static uint64_t thr_bits(int k)
+{
 #define THR_BITS(stem, bits, name) bits,
-static const uint64_t thr_bits[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_BITS)};
+    const uint64_t bits[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_BITS)};
 #undef THR_BITS
+    return bits[k];
+}
 #define THR_STEM(stem, bits, name) #stem,
 static const char *const thr_stem[GM_THR__COUNT] = {GM_STORE_THROTTLE(THR_STEM)};
 #undef THR_STEM
@@ -307,6 +315,142 @@ static int64_t pragma_int(sqlite3 *db, const char *sql)
     return v;
 }
 
+/* The metrics the samples table keeps, in column order (gm_metrics[].store_col);
+ * returns how many. */
+static int samples_metrics(int ids[GM_M__GPU_END])
+{
+    int n = 0;
+    for (int col = 1, found = 1; found; col++) {
+        found = 0;
+        for (int id = 0; id < GM_M__GPU_END && !found; id++)
+            if (gm_metrics[id].store && gm_metrics[id].store_col == col) {
+                ids[n++] = id;
+                found = 1;
+            }
+    }
+    return n;
+}
+
+/* Whether table has a column of this name. */
+static int has_column(sqlite3 *db, const char *table, const char *col)
+{
+    sqlite3_stmt *q = NULL;
+    int has = 0;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &q,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+        sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+        has = sqlite3_step(q) == SQLITE_ROW;
+    }
+    sqlite3_finalize(q);
+    return has;
+}
+
+/* The samples columns but dup, comma-separated: the key and status, then
+ * the registry's columns (those table has, when table is not NULL). */
+static void samples_cols(sqlite3 *db, const char *table, struct gm_buf *b)
+{
+    int ids[GM_M__GPU_END], n = samples_metrics(ids);
+    char col[64];
+    gm_buf_puts(b, "ts, gpu, task, status");
+    for (int i = 0; i < n; i++) {
+        gm_metric_store_col(ids[i], col, sizeof(col));
+        if (!table || has_column(db, table, col))
+            gm_buf_printf(b, ", %s", col);
+    }
+}
+
+/* CREATE TABLE samples: (ts, gpu, dup, task, status), then one integer
+ * column per metric the registry stores; keyed (ts, gpu, dup), WITHOUT ROWID. */
+static void samples_table_sql(struct gm_buf *b)
+{
+    int ids[GM_M__GPU_END], n = samples_metrics(ids);
+    char col[64];
+    gm_buf_puts(b, "CREATE TABLE IF NOT EXISTS samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                   " dup INTEGER NOT NULL DEFAULT 0, task INTEGER NOT NULL,"
+                   " status INTEGER NOT NULL");
+    for (int i = 0; i < n; i++)
+        gm_buf_printf(b, ", %s INTEGER", gm_metric_store_col(ids[i], col, sizeof(col)));
+    gm_buf_puts(b, ", PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n");
+}
+
+/* CREATE VIEW samples_v: samples in display units.  The time in ISO 8601,
+ * the GPU's index and UUID, the task's and status's names, then each
+ * column: a scaled one divided back into its unit (power_cw / 100.0 AS
+ * power_w), a bit mask in hex, the others as stored; gpus.mem_total_mib
+ * (kept per GPU: it rarely changes) beside memory used; ts last. */
+static void samples_view_sql(struct gm_buf *b)
+{
+    int ids[GM_M__GPU_END], n = samples_metrics(ids);
+    char col[64], name[64];
+    gm_buf_puts(b, "CREATE VIEW IF NOT EXISTS samples_v AS SELECT strftime('%Y-%m-%dT%H:%M:%fZ',"
+                   " s.ts / 1000.0, 'unixepoch') AS time, g.gpu_index AS gpu, g.uuid AS uuid,"
+                   " t.name AS task, c.name AS status");
+    for (int i = 0; i < n; i++) {
+        const struct gm_metric *m = &gm_metrics[ids[i]];
+        gm_metric_store_col(ids[i], col, sizeof(col));
+        if (m->fmt == GM_F_HEX64)
+            gm_buf_printf(b,
+                          ", CASE WHEN s.%s IS NULL THEN NULL ELSE printf('0x%%x', s.%s) END AS %s",
+                          col, col, col);
+        else if (m->store_scale != 1)
+            gm_buf_printf(b, ", s.%s / %u.0 AS %s", col, (unsigned)m->store_scale,
+                          gm_metric_store_view_col(ids[i], name, sizeof(name)));
+        else
+            gm_buf_printf(b, ", s.%s", col);
+        if (ids[i] == GM_M_MEM_USED)
+            gm_buf_puts(b, ", g.mem_total_mib");
+    }
+    gm_buf_puts(b,
+                ", s.ts AS ts FROM samples s JOIN gpus g ON g.id = s.gpu JOIN tasks t ON"
+                " t.id = s.task LEFT JOIN codes c ON c.kind = 'status' AND c.code = s.status;\n");
+}
+
+/* The schema's tables (store_schema.h and the samples table above). */
+static char *schema_tables_sql(void)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_puts(&b, GM_STORE_SCHEMA_BEFORE_SAMPLES);
+    samples_table_sql(&b);
+    gm_buf_puts(&b, GM_STORE_SCHEMA_AFTER_SAMPLES);
+    return b.p;
+}
+
+/* After the tables: the registry's samples columns that an existing store
+ * lacks (metrics stored since it was made) added at the end of samples, and
+ * then the view, made again when a column was added.  Names the added
+ * columns in *added ("" when none). */
+static char *columns_and_view_sql(sqlite3 *db, struct gm_buf *added)
+{
+    int ids[GM_M__GPU_END], n = samples_metrics(ids);
+    struct gm_buf b = GM_BUF_INIT;
+    char col[64];
+    gm_buf_puts(added, "");
+    for (int i = 0; i < n; i++) {
+        gm_metric_store_col(ids[i], col, sizeof(col));
+        if (has_column(db, "samples", col))
+            continue;
+        gm_buf_printf(&b, "ALTER TABLE samples ADD COLUMN %s INTEGER;\n", col);
+        gm_buf_printf(added, "%s%s", added->len ? ", " : "", col);
+    }
+    if (added->len)
+        gm_buf_puts(&b, "DROP VIEW IF EXISTS samples_v;\n");
+    samples_view_sql(&b);
+    return b.p;
+}
+
+/* Schema 1 and 2 to 3, after the schema: the rows of the tables that
+ * GM_STORE_MIGRATE_3_BEFORE put aside, copied with dup 0. */
+static char *migrate_3_after_sql(sqlite3 *db)
+{
+    struct gm_buf cols = GM_BUF_INIT, b = GM_BUF_INIT;
+    samples_cols(db, "samples_v2", &cols);
+    gm_buf_printf(&b, "INSERT INTO samples (%s) SELECT %s FROM samples_v2;\n", cols.p, cols.p);
+    gm_buf_puts(&b, "DROP TABLE samples_v2;\n" GM_STORE_MIGRATE_3_AFTER_PROCS);
+    gm_buf_free(&cols);
+    return b.p;
+}
+
 /* Whether an existing database needs schema 3's migration: its samples
  * table is there without dup (schema 1 and 2 have samples and procs). */
 static int needs_migrate_3(struct gm_store *st)
@@ -356,15 +500,34 @@ static int schema_ensure(struct gm_store *st, struct gm_err *err)
              " INSERT OR IGNORE INTO meta VALUES ('created_ms', '%" PRId64 "');"
              " PRAGMA user_version = %d;",
              GM_STORE_SCHEMA_VERSION, gm_wall_ns() / NS_PER_MS, GM_STORE_SCHEMA_VERSION);
-    if (exec_sql(st->db, GM_STORE_SCHEMA_SQL, err, st->path) != SQLITE_OK ||
-        (migrate && exec_sql(st->db, GM_STORE_MIGRATE_3_AFTER, err, st->path) != SQLITE_OK) ||
-        exec_sql(st->db, code_rows, err, st->path) != SQLITE_OK ||
-        exec_sql(st->db, version_sql, err, st->path) != SQLITE_OK ||
-        exec_sql(st->db, "COMMIT", err, st->path) != SQLITE_OK) {
-        exec_sql(st->db, "ROLLBACK", NULL, st->path);
-        return err ? err->code : GM_E_IO;
+    char *tables = schema_tables_sql();
+    char *after = migrate ? migrate_3_after_sql(st->db) : NULL;
+    char *view = NULL;
+    struct gm_buf added = GM_BUF_INIT;
+    int ok = exec_sql(st->db, tables, err, st->path) == SQLITE_OK &&
+             (!migrate || exec_sql(st->db, after, err, st->path) == SQLITE_OK);
+    if (ok) {
+        view = columns_and_view_sql(st->db, &added);
+        if (added.len)
+            slog(st, 6,
+                 "store %s: adding the column%s %s to samples (metrics stored since the store "
+                 "was made; its older rows have NULL there)",
+                 st->path, strchr(added.p, ',') ? "s" : "", added.p);
+        ok = exec_sql(st->db, view, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, code_rows, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, version_sql, err, st->path) == SQLITE_OK &&
+             exec_sql(st->db, "COMMIT", err, st->path) == SQLITE_OK;
     }
-    return 0;
+    int rc = 0;
+    if (!ok) {
+        exec_sql(st->db, "ROLLBACK", NULL, st->path);
+        rc = err ? err->code : GM_E_IO;
+    }
+    free(tables);
+    free(after);
+    free(view);
+    gm_buf_free(&added);
+    return rc;
 }
 
 /* The rollup upsert: counts and sums add, min/max combine, NULL means
@@ -422,17 +585,29 @@ static int prepare(struct gm_store *st, sqlite3_stmt **q, const char *sql, struc
     return 0;
 }
 
+/* The samples insert: the columns of samples_cols, then dup, as ?1 ... */
+static char *sample_insert_sql(void)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_puts(&b, "INSERT OR IGNORE INTO samples (");
+    samples_cols(NULL, NULL, &b);
+    gm_buf_puts(&b, ", dup) VALUES (");
+    int ids[GM_M__GPU_END], nparam = 4 + samples_metrics(ids) + 1;
+    for (int i = 1; i <= nparam; i++)
+        gm_buf_printf(&b, "%s?%d", i > 1 ? ", " : "", i);
+    gm_buf_puts(&b, ")");
+    return b.p;
+}
+
 static int prepare_all(struct gm_store *st, struct gm_err *err)
 {
     char *up1m = upsert_sql("rollup_1m"), *up1h = upsert_sql("rollup_1h");
+    char *ins = sample_insert_sql();
     int rc = 0;
     if ((rc = prepare(st, &st->st_begin, "BEGIN IMMEDIATE", err)) ||
         (rc = prepare(st, &st->st_commit, "COMMIT", err)) ||
         (rc = prepare(st, &st->st_rollback, "ROLLBACK", err)) ||
-        (rc = prepare(st, &st->st_sample,
-                      "INSERT OR IGNORE INTO samples (" GM_SAMPLES_COLS ", dup) VALUES (?1, ?2,"
-                      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                      err)) ||
+        (rc = prepare(st, &st->st_sample, ins, err)) ||
         (rc = prepare(st, &st->st_proc,
                       "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup) VALUES (?1, ?2, ?3,"
                       " ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -474,6 +649,7 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
     }
     free(up1m);
     free(up1h);
+    free(ins);
     return rc;
 }
 
@@ -820,7 +996,7 @@ static void roll_interval(struct gm_store *st, const struct gstate *g, int64_t t
             if (reasons_ok) {
                 a->thr_set = 1;
                 for (int k = 0; k < GM_THR__COUNT; k++)
-                    if (reasons & thr_bits[k])
+                    if (reasons & thr_bits(k))
                         a->thr[k] += len;
             }
             if (energy_ok) {
@@ -873,14 +1049,15 @@ static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, cons
         double e = 0;
         if (g->prev_energy_ok && c->energy_ok && c->energy_mj >= g->prev_energy_mj) {
             /* the counter's energy over dt, of which d was observed */
-            e = (double)(c->energy_mj - g->prev_energy_mj) / 1000.0;
+            e = (double)(c->energy_mj - g->prev_energy_mj) / gm_metrics[GM_M_ENERGY].store_scale;
             if (d < dt)
                 e = e * (double)d / (double)dt;
             energy_ok = 1;
             esrc = GM_ESRC_COUNTER;
         } else if (g->prev_power_ok) {
             /* no counter, or it went backwards (driver reload): power x time */
-            e = (double)g->prev_power_cw / 100.0 * (double)d / 1000.0;
+            e = (double)g->prev_power_cw / gm_metrics[GM_M_POWER_DRAW].store_scale * (double)d /
+                1000.0;
             energy_ok = 1;
             esrc = GM_ESRC_POWER;
         }
@@ -901,8 +1078,8 @@ static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, cons
 
 /* ------------------------------------------------------------------ write */
 
-/* A value as an integer in the stored scale: round(v * mul), or floor of
- * bytes to MiB.  Returns 0 when the value is not available. */
+/* A value as an integer in the stored scale: round(v * mul).  Returns 0
+ * when the value is not available. */
 static int scaled(const struct gm_value *v, double mul, int64_t *out)
 {
     if (!gm_v_ok(v))
@@ -914,40 +1091,46 @@ static int scaled(const struct gm_value *v, double mul, int64_t *out)
     return 1;
 }
 
-static int mib(const struct gm_value *v, int64_t *out)
+/* A value in whole units of div (bytes to MiB), rounded down as nvidia-smi
+ * does.  Returns 0 when the value is not available. */
+static int whole(const struct gm_value *v, double div, int64_t *out)
 {
     if (!gm_v_ok(v))
         return 0;
     if (v->type == GM_VT_U64) {
-        *out = (int64_t)(v->v.u >> 20);
+        *out = (int64_t)(v->v.u / (uint64_t)div);
         return 1;
     }
-    double d = floor(gm_v_as_double(v) / 1048576.0);
+    double d = floor(gm_v_as_double(v) / div);
     if (!isfinite(d) || d < 0 || d > 9.2e18)
         return 0;
     *out = (int64_t)d;
     return 1;
 }
 
-/* Stored columns in samples order after (ts, gpu, task, status). */
-enum {
-    SC_UTIL,
-    SC_UTIL_MEM,
-    SC_MEM_USED,
-    SC_POWER,
-    SC_POWER_LIMIT,
-    SC_TEMP,
-    SC_CLK_SM,
-    SC_CLK_MEM,
-    SC_REASONS,
-    SC_FAN,
-    SC_ENERGY,
-    SC__COUNT
-};
-static const int sc_metric[SC__COUNT] = {
-    GM_M_UTIL_GPU, GM_M_UTIL_MEM, GM_M_MEM_USED,   GM_M_POWER_DRAW, GM_M_POWER_LIMIT, GM_M_TEMP_GPU,
-    GM_M_CLK_SM,   GM_M_CLK_MEM,  GM_M_CER_ACTIVE, GM_M_FAN,        GM_M_ENERGY,
-};
+static int mib(const struct gm_value *v, int64_t *out)
+{
+    return whole(v, gm_units[GM_U_BYTES].smi_div, out);
+}
+
+/* Metric id's value as its samples column keeps it (metrics.h: store,
+ * store_scale): a bit mask as it is, a unit with a divisor in its whole
+ * nvidia-smi units, else round(value * store_scale).  Returns 0 when the
+ * value is not available. */
+static int store_value(int id, const struct gm_value *v, int64_t *out)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    double div = gm_units[m->unit].smi_div;
+    if (m->fmt == GM_F_HEX64) {
+        if (!gm_v_ok(v))
+            return 0;
+        *out = v->type == GM_VT_U64 ? (int64_t)v->v.u : (int64_t)gm_v_as_double(v);
+        return 1;
+    }
+    if (div != 1)
+        return whole(v, div, out);
+    return scaled(v, m->store_scale, out);
+}
 
 /* The next dup for a key that already has rows (pid < 0: a samples key). */
 static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64_t *dup)
@@ -967,48 +1150,30 @@ static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64
 static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int status,
                          const struct gm_gpu *gpu)
 {
-    int ok[SC__COUNT] = {0};
-    int64_t v[SC__COUNT] = {0};
-    if (gpu) {
-        for (int c = 0; c < SC__COUNT; c++) {
-            const struct gm_value *x = &gpu->m[sc_metric[c]];
-            switch (c) {
-            case SC_MEM_USED:
-                ok[c] = mib(x, &v[c]);
-                break;
-            case SC_POWER:
-            case SC_POWER_LIMIT:
-                ok[c] = scaled(x, 100.0, &v[c]);
-                break;
-            case SC_ENERGY:
-                ok[c] = scaled(x, 1000.0, &v[c]);
-                break;
-            case SC_REASONS:
-                ok[c] = gm_v_ok(x);
-                v[c] = x->type == GM_VT_U64 ? (int64_t)x->v.u : (int64_t)gm_v_as_double(x);
-                break;
-            default:
-                ok[c] = scaled(x, 1.0, &v[c]);
-            }
-            if (status == GM_SST_OK && x->status == GM_VS_ERROR)
-                status = GM_SST_VALUE_ERROR;
-        }
+    int ids[GM_M__GPU_END], ncol = samples_metrics(ids);
+    int ok[GM_M__GPU_END] = {0}; /* by metric id: the stored columns' values */
+    int64_t v[GM_M__GPU_END] = {0};
+    for (int c = 0; gpu && c < ncol; c++) {
+        const struct gm_value *x = &gpu->m[ids[c]];
+        ok[ids[c]] = store_value(ids[c], x, &v[ids[c]]);
+        if (status == GM_SST_OK && x->status == GM_VS_ERROR)
+            status = GM_SST_VALUE_ERROR;
     }
     sqlite3_stmt *q = st->st_sample;
     sqlite3_bind_int64(q, 1, ts);
     sqlite3_bind_int64(q, 2, g->id);
     sqlite3_bind_int64(q, 3, st->task_id);
     sqlite3_bind_int(q, 4, status);
-    for (int c = 0; c < SC__COUNT; c++)
-        bind_opt(q, 5 + c, ok[c], v[c]);
-    sqlite3_bind_int64(q, 5 + SC__COUNT, 0);
+    for (int c = 0; c < ncol; c++)
+        bind_opt(q, 5 + c, ok[ids[c]], v[ids[c]]);
+    sqlite3_bind_int64(q, 5 + ncol, 0);
     int rc = step_done(q);
     if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
         /* a row for this GPU at this millisecond exists (the wall clock
          * stepped back): this one is kept beside it, with the next dup */
         int64_t dup = 0;
         rc = next_dup(st->st_sample_dup, ts, g->id, -1, &dup);
-        sqlite3_bind_int64(q, 5 + SC__COUNT, dup);
+        sqlite3_bind_int64(q, 5 + ncol, dup);
         if (rc == SQLITE_OK)
             rc = step_done(q);
         if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0)
@@ -1026,19 +1191,18 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
 
     struct rsample r = {0};
     r.down = status != GM_SST_OK && status != GM_SST_VALUE_ERROR;
-    static const int rm_col[RM__COUNT] = {SC_UTIL, SC_MEM_USED, SC_POWER, SC_TEMP, SC_CLK_SM};
     for (int m = 0; m < RM__COUNT; m++) {
-        r.ok[m] = ok[rm_col[m]];
-        r.v[m] = v[rm_col[m]];
+        r.ok[m] = ok[rm_metric[m]];
+        r.v[m] = v[rm_metric[m]];
     }
     roll_sample(st, g, ts, &r);
     struct rnow c = {
-        .reasons_ok = ok[SC_REASONS],
-        .reasons = (uint64_t)v[SC_REASONS],
-        .energy_ok = ok[SC_ENERGY],
-        .energy_mj = v[SC_ENERGY],
-        .power_ok = ok[SC_POWER],
-        .power_cw = v[SC_POWER],
+        .reasons_ok = ok[GM_M_CER_ACTIVE],
+        .reasons = (uint64_t)v[GM_M_CER_ACTIVE],
+        .energy_ok = ok[GM_M_ENERGY],
+        .energy_mj = v[GM_M_ENERGY],
+        .power_ok = ok[GM_M_POWER_DRAW],
+        .power_cw = v[GM_M_POWER_DRAW],
     };
     roll_advance(st, g, ts, &c);
     return SQLITE_OK;

@@ -3,13 +3,21 @@
  *
  * docs/store.md describes every table and column with its unit and scale;
  * change both together, and bump GM_STORE_SCHEMA_VERSION (with a migration
- * in store.c) for anything an existing database would not already have.
+ * in store.c) for anything an existing database would not already have,
+ * but one thing: a samples column for a metric the registry newly stores.
+ * store.c adds those to an existing store by itself (ALTER TABLE ... ADD
+ * COLUMN, the view made again) and records the version as for any open; the
+ * version stays, since a gpumon that does not know the column writes and
+ * reads such a store as before (it names the columns it uses).
  *
  * Scaling of the raw table: integers in small units so that SQLite's
  * variable-length integer encoding keeps a GPU-sample near 55 bytes on disk:
  * milliseconds since the epoch (UTC), MiB, centiwatts, millijoules, MHz,
- * whole percent and degrees Celsius.  NULL means "not available" (principle 3);
- * the status column says whether the GPU or the driver was down.
+ * whole percent and degrees Celsius.  The samples columns, their scale and
+ * the view over them come from the metric registry (gm_metrics[].store,
+ * store_scale, store_col; store.c makes the SQL).  NULL means "not
+ * available" (principle 3); the status column says whether the GPU or the
+ * driver was down.
  */
 #ifndef GM_STORE_SCHEMA_H
 #define GM_STORE_SCHEMA_H
@@ -32,14 +40,16 @@ enum gm_store_status {
 enum { GM_ESRC_COUNTER = 1, GM_ESRC_POWER = 2 };
 
 /* Throttle reasons summed in the rollups: X(column stem, clock event reason
- * bits (metrics.c), report name). */
+ * bits (the registry's, gm_metrics[].bit; not a constant expression), report
+ * name). */
+#define GM_CER_BIT(id) gm_metrics[GM_M_CER_##id].bit
 #define GM_STORE_THROTTLE(X)                                                                       \
-    X(thermal, 0x40 | 0x20, "thermal")                                                             \
-    X(power_cap, 0x4, "power_cap")                                                                 \
-    X(power_brake, 0x80, "power_brake")                                                            \
-    X(hw_slowdown, 0x8, "hw_slowdown")                                                             \
-    X(sync_boost, 0x10, "sync_boost")                                                              \
-    X(app_clocks, 0x2, "app_clocks")
+    X(thermal, GM_CER_BIT(HW_THERMAL) | GM_CER_BIT(SW_THERMAL), "thermal")                         \
+    X(power_cap, GM_CER_BIT(SW_POWER_CAP), "power_cap")                                            \
+    X(power_brake, GM_CER_BIT(HW_POWER_BRAKE), "power_brake")                                      \
+    X(hw_slowdown, GM_CER_BIT(HW_SLOWDOWN), "hw_slowdown")                                         \
+    X(sync_boost, GM_CER_BIT(SYNC_BOOST), "sync_boost")                                            \
+    X(app_clocks, GM_CER_BIT(APP_CLOCKS), "app_clocks")
 
 #define GM_THR_ENUM(stem, bits, name) GM_THR_##stem,
 enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
@@ -61,31 +71,31 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "CREATE TABLE IF NOT EXISTS " name " (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
     " task INTEGER NOT NULL, " GM_ROLLUP_COLUMNS ", PRIMARY KEY (ts, gpu, task)) WITHOUT ROWID;\n"
 
-/* The raw tables' columns but dup, in the order of schema 1 and 2.  dup
+/* The procs table's columns but dup, in the order of schema 1 and 2.  dup
  * follows the columns before it in the key: SQLite 3.40.0-3.41.0's
  * integrity_check reports false NULLs in WITHOUT ROWID tables whose key
- * columns are not declared first, in key order. */
-#define GM_SAMPLES_COLS                                                                            \
-    "ts, gpu, task, status, util_gpu_pct, util_mem_pct, mem_used_mib, power_cw, power_limit_cw,"   \
-    " temp_c, clk_sm_mhz, clk_mem_mhz, reasons, fan_pct, energy_mj"
+ * columns are not declared first, in key order.  The samples table is made
+ * from the registry (store.c): (ts, gpu, dup, task, status), then one column
+ * per metric with a store column (metrics.h), in store_col order. */
 #define GM_PROCS_COLS "ts, gpu, pid, type, name, user, mem_used_mib, host_state"
 
 /* Schema 1 and 2 to 3, around the schema in one transaction: a WITHOUT
  * ROWID key cannot change in place, so the raw tables (and the view over
  * samples, which the schema makes again) step aside before the schema
- * makes them keyed with dup, and their rows are copied after (dup 0). */
+ * makes them keyed with dup, and their rows are copied after (dup 0; the
+ * samples columns both tables have, store.c). */
 #define GM_STORE_MIGRATE_3_BEFORE                                                                  \
     "DROP VIEW IF EXISTS samples_v;\n"                                                             \
     "ALTER TABLE samples RENAME TO samples_v2;\n"                                                  \
     "ALTER TABLE procs RENAME TO procs_v2;\n"
-#define GM_STORE_MIGRATE_3_AFTER                                                                   \
-    "INSERT INTO samples (" GM_SAMPLES_COLS ") SELECT " GM_SAMPLES_COLS " FROM samples_v2;\n"      \
-    "DROP TABLE samples_v2;\n"                                                                     \
+#define GM_STORE_MIGRATE_3_AFTER_PROCS                                                             \
     "INSERT INTO procs (" GM_PROCS_COLS ") SELECT " GM_PROCS_COLS " FROM procs_v2;\n"              \
     "DROP TABLE procs_v2;\n"
 
-/* The whole schema, idempotent (IF NOT EXISTS), run in one transaction. */
-#define GM_STORE_SCHEMA_SQL                                                                        \
+/* The schema, idempotent (IF NOT EXISTS), run in one transaction: the
+ * tables before samples, samples (store.c), the tables after it, and last
+ * the view samples_v (store.c). */
+#define GM_STORE_SCHEMA_BEFORE_SAMPLES                                                             \
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"               \
     "CREATE TABLE IF NOT EXISTS codes (kind TEXT NOT NULL, code INTEGER NOT NULL,"                 \
     " name TEXT NOT NULL, description TEXT NOT NULL, PRIMARY KEY (kind, code)) WITHOUT ROWID;\n"   \
@@ -93,13 +103,8 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " name TEXT, gpu_index INTEGER, mem_total_mib INTEGER, first_seen INTEGER NOT NULL,"           \
     " last_seen INTEGER NOT NULL);\n"                                                              \
     "CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,"         \
-    " first_seen INTEGER NOT NULL);\n"                                                             \
-    "CREATE TABLE IF NOT EXISTS samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"               \
-    " dup INTEGER NOT NULL DEFAULT 0,"                                                             \
-    " task INTEGER NOT NULL, status INTEGER NOT NULL, util_gpu_pct INTEGER,"                       \
-    " util_mem_pct INTEGER, mem_used_mib INTEGER, power_cw INTEGER, power_limit_cw INTEGER,"       \
-    " temp_c INTEGER, clk_sm_mhz INTEGER, clk_mem_mhz INTEGER, reasons INTEGER,"                   \
-    " fan_pct INTEGER, energy_mj INTEGER, PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n"            \
+    " first_seen INTEGER NOT NULL);\n"
+#define GM_STORE_SCHEMA_AFTER_SAMPLES                                                              \
     "CREATE TABLE IF NOT EXISTS procs (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"                 \
     " pid INTEGER NOT NULL, dup INTEGER NOT NULL DEFAULT 0,"                                       \
     " type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"                          \
@@ -112,20 +117,6 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " gpu INTEGER, value TEXT, summary TEXT NOT NULL, fingerprint TEXT NOT NULL,"                  \
     " active_ts INTEGER, fired_ts INTEGER);\n"                                                     \
     "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_ROLLUP_TABLE("rollup_1m")          \
-        GM_ROLLUP_TABLE(                                                                           \
-            "rollup_1h") "CREATE VIEW IF NOT EXISTS samples_v AS SELECT"                           \
-                         " strftime('%Y-%m-%dT%H:%M:%fZ', s.ts / 1000.0, 'unixepoch') AS time, "   \
-                         "g.gpu_index AS gpu,"                                                     \
-                         " g.uuid AS uuid, t.name AS task, c.name AS status, s.util_gpu_pct, "     \
-                         "s.util_mem_pct,"                                                         \
-                         " s.mem_used_mib, g.mem_total_mib, s.power_cw / 100.0 AS power_w,"        \
-                         " s.power_limit_cw / 100.0 AS power_limit_w, s.temp_c, s.clk_sm_mhz, "    \
-                         "s.clk_mem_mhz,"                                                          \
-                         " CASE WHEN s.reasons IS NULL THEN NULL ELSE printf('0x%x', s.reasons) "  \
-                         "END AS reasons,"                                                         \
-                         " s.fan_pct, s.energy_mj / 1000.0 AS energy_j,"                           \
-                         " s.ts AS ts FROM samples s JOIN gpus g ON g.id = s.gpu JOIN tasks t ON " \
-                         "t.id = s.task"                                                           \
-                         " LEFT JOIN codes c ON c.kind = 'status' AND c.code = s.status;\n"
+        GM_ROLLUP_TABLE("rollup_1h")
 
 #endif /* GM_STORE_SCHEMA_H */

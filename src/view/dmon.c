@@ -156,7 +156,7 @@ void gm_mon_time_header(struct gm_mon_line *ln, int row)
 
 /* How a column's number comes about. */
 enum col_kind {
-    CK_INT = 0, /* the metric's value / div, rounded down */
+    CK_INT = 0, /* the metric's value in its nvidia-smi unit, rounded down */
     CK_NONE,    /* gpumon cannot read it: always "-" */
     CK_VPOW,    /* % of the interval spent power-capped */
     CK_VTHM,    /* 1 when any time of the interval was thermally limited */
@@ -167,32 +167,31 @@ struct dmon_col {
     const char *name; /* header */
     const char *unit; /* units line */
     int kind;
-    int metric;
-    double div; /* base value / div = shown number */
+    int metric; /* shown in its unit's nvidia-smi scale (gm_units[].smi_div: MiB for "MB") */
 };
 
 static const struct dmon_col cols[] = {
-    {'p', "pwr", "W", CK_INT, GM_M_POWER_DRAW, 1},
-    {'p', "gtemp", "C", CK_INT, GM_M_TEMP_GPU, 1},
-    {'p', "mtemp", "C", CK_INT, GM_M_TEMP_MEM, 1},
-    {'u', "sm", "%", CK_INT, GM_M_UTIL_GPU, 1},
-    {'u', "mem", "%", CK_INT, GM_M_UTIL_MEM, 1},
-    {'u', "enc", "%", CK_INT, GM_M_UTIL_ENC, 1},
-    {'u', "dec", "%", CK_INT, GM_M_UTIL_DEC, 1},
-    {'u', "jpg", "%", CK_NONE, -1, 1},
-    {'u', "ofa", "%", CK_NONE, -1, 1},
-    {'c', "mclk", "MHz", CK_INT, GM_M_CLK_MEM, 1},
-    {'c', "pclk", "MHz", CK_INT, GM_M_CLK_SM, 1},
-    {'v', "pviol", "%", CK_VPOW, GM_M_VIOL_POWER, 1},
-    {'v', "tviol", "bool", CK_VTHM, GM_M_VIOL_THERMAL, 1},
-    {'m', "fb", "MB", CK_INT, GM_M_MEM_USED, 1048576.0},
-    {'m', "bar1", "MB", CK_INT, GM_M_BAR1_USED, 1048576.0},
-    {'m', "ccpm", "MB", CK_NONE, -1, 1},
-    {'e', "sbecc", "errs", CK_INT, GM_M_ECC_CORR_AGG, 1},
-    {'e', "dbecc", "errs", CK_INT, GM_M_ECC_UNCORR_AGG, 1},
-    {'e', "pci", "errs", CK_INT, GM_M_PCIE_REPLAY, 1},
-    {'t', "rxpci", "MB/s", CK_INT, GM_M_PCIE_RX, 1048576.0},
-    {'t', "txpci", "MB/s", CK_INT, GM_M_PCIE_TX, 1048576.0},
+    {'p', "pwr", "W", CK_INT, GM_M_POWER_DRAW},
+    {'p', "gtemp", "C", CK_INT, GM_M_TEMP_GPU},
+    {'p', "mtemp", "C", CK_INT, GM_M_TEMP_MEM},
+    {'u', "sm", "%", CK_INT, GM_M_UTIL_GPU},
+    {'u', "mem", "%", CK_INT, GM_M_UTIL_MEM},
+    {'u', "enc", "%", CK_INT, GM_M_UTIL_ENC},
+    {'u', "dec", "%", CK_INT, GM_M_UTIL_DEC},
+    {'u', "jpg", "%", CK_NONE, -1},
+    {'u', "ofa", "%", CK_NONE, -1},
+    {'c', "mclk", "MHz", CK_INT, GM_M_CLK_MEM},
+    {'c', "pclk", "MHz", CK_INT, GM_M_CLK_SM},
+    {'v', "pviol", "%", CK_VPOW, GM_M_VIOL_POWER},
+    {'v', "tviol", "bool", CK_VTHM, GM_M_VIOL_THERMAL},
+    {'m', "fb", "MB", CK_INT, GM_M_MEM_USED},
+    {'m', "bar1", "MB", CK_INT, GM_M_BAR1_USED},
+    {'m', "ccpm", "MB", CK_NONE, -1},
+    {'e', "sbecc", "errs", CK_INT, GM_M_ECC_CORR_AGG},
+    {'e', "dbecc", "errs", CK_INT, GM_M_ECC_UNCORR_AGG},
+    {'e', "pci", "errs", CK_INT, GM_M_PCIE_REPLAY},
+    {'t', "rxpci", "MB/s", CK_INT, GM_M_PCIE_RX},
+    {'t', "txpci", "MB/s", CK_INT, GM_M_PCIE_TX},
 };
 #define NCOLS (int)(sizeof(cols) / sizeof(cols[0]))
 
@@ -265,7 +264,8 @@ static void cell_text(const struct gm_dmon *d, const struct dmon_col *c,
         return;
     double x = gm_v_as_double(v);
     if (c->kind == CK_INT) {
-        snprintf(b, len, "%" PRIu64, (uint64_t)floor(x / c->div + 1e-9));
+        double div = gm_units[gm_metrics[c->metric].unit].smi_div;
+        snprintf(b, len, "%" PRIu64, (uint64_t)floor(x / div + 1e-9));
         return;
     }
     /* rates: the same GPU, ok in both samples, a later sample */

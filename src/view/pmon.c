@@ -112,8 +112,8 @@ static void value_text(const struct gm_proc *pr, int field, char *b, size_t len)
         return;
     }
     double x = gm_v_as_double(v);
-    if (field == F_FB)
-        x /= 1048576.0;
+    if (field == F_FB) /* MiB, as nvidia-smi's "MB" */
+        x /= gm_units[gm_metrics[GM_P_USED_MEMORY].unit].smi_div;
     snprintf(b, len, "%" PRIu64, (uint64_t)x);
 }
 

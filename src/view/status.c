@@ -38,18 +38,20 @@ static void col(struct gm_buf *b, const struct gm_status_opts *o, const char *c)
 
 const char *gm_status_throttle_label(uint64_t r)
 {
-    if (r & (0x40 | 0x20)) /* hw/sw thermal slowdown */
-        return "thermal";
-    if (r & 0x80)
-        return "power brake";
-    if (r & 0x4)
-        return "power cap";
-    if (r & 0x8)
-        return "hw slowdown";
-    if (r & 0x10)
-        return "sync boost";
-    if (r & 0x2)
-        return "app clocks";
+    static const struct {
+        int id, id2; /* the reason rows whose bits give the label (id2: a second, or id) */
+        const char *label;
+    } labels[] = {
+        {GM_M_CER_HW_THERMAL, GM_M_CER_SW_THERMAL, "thermal"},
+        {GM_M_CER_HW_POWER_BRAKE, GM_M_CER_HW_POWER_BRAKE, "power brake"},
+        {GM_M_CER_SW_POWER_CAP, GM_M_CER_SW_POWER_CAP, "power cap"},
+        {GM_M_CER_HW_SLOWDOWN, GM_M_CER_HW_SLOWDOWN, "hw slowdown"},
+        {GM_M_CER_SYNC_BOOST, GM_M_CER_SYNC_BOOST, "sync boost"},
+        {GM_M_CER_APP_CLOCKS, GM_M_CER_APP_CLOCKS, "app clocks"},
+    };
+    for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+        if (r & (gm_metrics[labels[i].id].bit | gm_metrics[labels[i].id2].bit))
+            return labels[i].label;
     return NULL;
 }
 
@@ -276,7 +278,8 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
     int any = 0;
     for (int id = from; id < to; id++) {
         const struct gm_value *v = gm_fmt_value(s, g, p, id);
-        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST)
+        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST ||
+            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
             continue;
         if (!any) {
             gm_json_key(j, "unavailable");
@@ -328,7 +331,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     else
         gm_json_str(j, gm_nvml_error_text(g->state_code));
     for (int id = 0; id < GM_M__GPU_END; id++) {
-        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX)
+        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX ||
+            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
             continue;
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
         gm_fmt_json(j, s, g, NULL, id);

@@ -208,7 +208,7 @@ void gm_top_diagnose(const struct gm_gpu *g, int utf8, struct gm_top_diag *d)
     if (label) {
         d->label = label;
         uint64_t m = r->v.u;
-        if (m & (0x40 | 0x20)) {
+        if (m & (gm_metrics[GM_M_CER_HW_THERMAL].bit | gm_metrics[GM_M_CER_SW_THERMAL].bit)) {
             double t = num(g, GM_M_TEMP_GPU), slow = num(g, GM_M_TEMP_SLOWDOWN);
             d->limit = GM_TOP_LIM_THERMAL;
             if (t >= 0 && slow > 0)
@@ -217,12 +217,12 @@ void gm_top_diagnose(const struct gm_gpu *g, int utf8, struct gm_top_diag *d)
                          slow, deg, clocks, load);
             else
                 snprintf(d->text, sizeof(d->text), "thermal slowdown; %s%s", clocks, load);
-        } else if (m & 0x80) {
+        } else if (m & gm_metrics[GM_M_CER_HW_POWER_BRAKE].bit) {
             d->limit = GM_TOP_LIM_POWER_BRAKE;
             snprintf(d->text, sizeof(d->text),
                      "power brake: the board's power supply asked for slowdown; %s%s", clocks,
                      load);
-        } else if (m & 0x4) {
+        } else if (m & gm_metrics[GM_M_CER_SW_POWER_CAP].bit) {
             double p = num(g, GM_M_POWER_DRAW), lim = num(g, GM_M_POWER_LIMIT);
             d->limit = GM_TOP_LIM_POWER_CAP;
             if (p >= 0 && lim > 0)
@@ -230,12 +230,12 @@ void gm_top_diagnose(const struct gm_gpu *g, int utf8, struct gm_top_diag *d)
                          clocks, load);
             else
                 snprintf(d->text, sizeof(d->text), "power cap; %s%s", clocks, load);
-        } else if (m & 0x8) {
+        } else if (m & gm_metrics[GM_M_CER_HW_SLOWDOWN].bit) {
             d->limit = GM_TOP_LIM_HW_SLOWDOWN;
             snprintf(d->text, sizeof(d->text),
                      "hardware slowdown (temperature or power signal from the board); %s%s", clocks,
                      load);
-        } else if (m & 0x10) {
+        } else if (m & gm_metrics[GM_M_CER_SYNC_BOOST].bit) {
             d->limit = GM_TOP_LIM_SYNC_BOOST;
             snprintf(d->text, sizeof(d->text),
                      "sync boost: held to the clocks of its sync-boost group; %s%s", clocks, load);

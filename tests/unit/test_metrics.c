@@ -127,6 +127,8 @@ static void test_units_table(void **state)
         assert_non_null(ui->prom);
         assert_true(ui->smi_div > 0);
         assert_true(ui->prom_mul > 0);
+        assert_non_null(ui->store);
+        assert_true(!*ui->store || is_snake(ui->store));
     }
     /* the conversions nvidia-smi's output depends on */
     assert_string_equal(gm_units[GM_U_BYTES].smi, "MiB");
@@ -135,6 +137,125 @@ static void test_units_table(void **state)
     assert_string_equal(gm_units[GM_U_CELSIUS].smi, ""); /* temperatures carry no unit */
     assert_string_equal(gm_units[GM_U_PERCENT].smi, "%");
     assert_string_equal(gm_units[GM_U_MHZ].smi, "MHz");
+}
+
+/* dcgm-exporter's units, as its help texts name them and its values use. */
+static void test_units_dcgm(void **state)
+{
+    (void)state;
+    static const struct {
+        int unit;
+        const char *dcgm; /* NULL: no unit in the help text */
+        double mul;       /* base value * mul = dcgm-exporter's value */
+    } rows[] = {
+        {GM_U_NONE, NULL, 1},         {GM_U_PERCENT, "%", 1}, {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
+        {GM_U_BYTES_PER_S, "B/s", 1}, {GM_U_WATTS, "W", 1},   {GM_U_JOULES, "mJ", 1000},
+        {GM_U_CELSIUS, "C", 1},       {GM_U_MHZ, "MHz", 1},   {GM_U_SECONDS, "ns", 1e9},
+    };
+    assert_int_equal(N_ELEM(rows), GM_U__COUNT);
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const struct gm_unit_info *u = &gm_units[rows[i].unit];
+        if (rows[i].dcgm)
+            assert_string_equal(u->dcgm, rows[i].dcgm);
+        else
+            assert_null(u->dcgm);
+        assert_true(u->dcgm_mul == rows[i].mul);
+    }
+}
+
+/* The store's columns: places 1..N without gaps or repeats (an existing
+ * store gets new columns at its end, in this order), legal and unique
+ * names, a scale with a prefix, and a whole-unit divisor only unscaled. */
+static void test_store_columns(void **state)
+{
+    (void)state;
+    int bad = 0, n = 0, maxcol = 0;
+    int seen[256] = {0};
+    char col[64], other[64];
+    for (int id = 0; id < GM_M__COUNT; id++) {
+        const struct gm_metric *m = &gm_metrics[id];
+        if (!m->store) {
+            if (m->store_col || m->store_scale) {
+                print_error("metric %s: a store place or scale without a column\n", m->json);
+                bad++;
+            }
+            continue;
+        }
+        n++;
+        if (m->scope != GM_SC_GPU) {
+            print_error("metric %s: only GPU metrics have samples columns\n", m->json);
+            bad++;
+        }
+        if (!gm_metric_store_col(id, col, sizeof(col)) || !is_snake(col)) {
+            print_error("metric %s: store column stem \"%s\" scale %u: no legal name\n", m->json,
+                        m->store, m->store_scale);
+            bad++;
+            continue;
+        }
+        if (m->store_col == 0 || seen[m->store_col]++) {
+            print_error("metric %s: store place %u is 0 or taken\n", m->json, m->store_col);
+            bad++;
+        }
+        maxcol = m->store_col > maxcol ? m->store_col : maxcol;
+        if (gm_units[m->unit].smi_div != 1 && m->store_scale != 1) {
+            print_error("metric %s: whole %s are stored unscaled\n", m->json,
+                        gm_units[m->unit].smi);
+            bad++;
+        }
+        static const char *const taken[] = {"ts", "gpu", "dup", "task", "status"};
+        for (size_t k = 0; k < N_ELEM(taken); k++)
+            if (strcmp(col, taken[k]) == 0) {
+                print_error("metric %s: store column %s is a key column\n", m->json, col);
+                bad++;
+            }
+        for (int o = 0; o < id; o++)
+            if (gm_metric_store_col(o, other, sizeof(other)) && strcmp(col, other) == 0) {
+                print_error("store column %s on ids %d and %d\n", col, o, id);
+                bad++;
+            }
+    }
+    assert_int_equal(bad, 0);
+    assert_int_equal(maxcol, n); /* 1..n, each once */
+    assert_true(n >= 11);        /* schema 3's columns */
+}
+
+/* Store column names as schema 3 spells them, and the view's. */
+static void test_store_names(void **state)
+{
+    (void)state;
+    static const struct {
+        int id;
+        const char *col, *view; /* NULL: not stored */
+    } rows[] = {
+        {GM_M_UTIL_GPU, "util_gpu_pct", "util_gpu_pct"},
+        {GM_M_UTIL_MEM, "util_mem_pct", "util_mem_pct"},
+        {GM_M_MEM_USED, "mem_used_mib", "mem_used_mib"},
+        {GM_M_POWER_DRAW, "power_cw", "power_w"},
+        {GM_M_POWER_LIMIT, "power_limit_cw", "power_limit_w"},
+        {GM_M_TEMP_GPU, "temp_c", "temp_c"},
+        {GM_M_CLK_SM, "clk_sm_mhz", "clk_sm_mhz"},
+        {GM_M_CLK_MEM, "clk_mem_mhz", "clk_mem_mhz"},
+        {GM_M_CER_ACTIVE, "reasons", "reasons"},
+        {GM_M_FAN, "fan_pct", "fan_pct"},
+        {GM_M_ENERGY, "energy_mj", "energy_j"},
+        {GM_M_MEM_TOTAL, NULL, NULL}, /* kept per GPU in the gpus table */
+        {GM_M_NAME, NULL, NULL},
+    };
+    char buf[64];
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const char *col = gm_metric_store_col(rows[i].id, buf, sizeof(buf));
+        if (!rows[i].col) {
+            assert_null(col);
+            assert_null(gm_metric_store_view_col(rows[i].id, buf, sizeof(buf)));
+            continue;
+        }
+        assert_non_null(col);
+        assert_string_equal(col, rows[i].col);
+        assert_string_equal(gm_metric_store_view_col(rows[i].id, buf, sizeof(buf)), rows[i].view);
+    }
+    /* schema 3's order */
+    for (size_t i = 0; i + 2 < N_ELEM(rows); i++)
+        assert_int_equal(gm_metrics[rows[i].id].store_col, (int)i + 1);
 }
 
 static void test_sslots_unique(void **state)
@@ -600,6 +721,19 @@ static void test_reason_name(void **state)
     }
 }
 
+/* gm_reason_bit lists the registry's reason bits lowest first: the order
+ * the exporter's by-reason series and the store's masks are read in. */
+static void test_reason_bit_order(void **state)
+{
+    (void)state;
+    static const uint64_t want[] = {0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80, 0x100};
+    assert_int_equal(GM_REASON_COUNT, N_ELEM(want));
+    for (int k = 0; k < GM_REASON_COUNT; k++)
+        assert_true(gm_reason_bit(k) == want[k]);
+    assert_true(gm_reason_bit(-1) == 0);
+    assert_true(gm_reason_bit(GM_REASON_COUNT) == 0);
+}
+
 static void test_reasons_format(void **state)
 {
     (void)state;
@@ -665,6 +799,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_row_is_named),
         cmocka_unit_test(test_units_table),
+        cmocka_unit_test(test_units_dcgm),
+        cmocka_unit_test(test_store_columns),
+        cmocka_unit_test(test_store_names),
         cmocka_unit_test(test_sslots_unique),
         cmocka_unit_test(test_json_keys_unique),
         cmocka_unit_test(test_csv_columns_unique),
@@ -681,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_lookup_by_name),
         cmocka_unit_test(test_full_names),
         cmocka_unit_test(test_reason_name),
+        cmocka_unit_test(test_reason_bit_order),
         cmocka_unit_test(test_reasons_format),
         cmocka_unit_test(test_reasons_format_truncation),
     };

@@ -737,6 +737,47 @@ static void test_field_values(void **state)
     stop();
 }
 
+/* NVML_FI_DEV_POWER_INSTANT (gpumon's power.draw.instant): milliwatts as an
+ * unsigned int, a little around the one-second average of
+ * nvmlDeviceGetPowerUsage (the model scatters it by up to 3 %), never above
+ * 1.02 x the enforced limit; a scenario's `unsupported =` names the field,
+ * and then the call succeeds with the entry NOT_SUPPORTED. */
+static void test_field_power_instant(void **state)
+{
+    (void)state;
+    for (int t = 60; t <= 64; t++) {
+        start(g_base, t);
+        for (unsigned i = 0; i < 3; i++) {
+            unsigned avg = 0, lim = 0;
+            assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(i), &avg), NVML_SUCCESS);
+            assert_int_equal(CALL(nvmlDeviceGetEnforcedPowerLimit, dev(i), &lim), NVML_SUCCESS);
+            nvmlFieldValue_t f;
+            memset(&f, 0, sizeof(f));
+            f.fieldId = NVML_FI_DEV_POWER_INSTANT;
+            assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(i), 1, &f), NVML_SUCCESS);
+            assert_int_equal(f.nvmlReturn, NVML_SUCCESS);
+            assert_int_equal(f.valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+            assert_true(f.timestamp > 1000000000000000LL);
+            assert_true(f.value.uiVal >= avg * 0.965 && f.value.uiVal <= avg * 1.035 + 1);
+            assert_true(f.value.uiVal <= lim * 1.02 + 1);
+        }
+        stop();
+    }
+    char path[256];
+    write_scenario("no-instant.ini",
+                   "[gpu.0]\nmodel = A100-SXM4-80GB\nunsupported = NVML_FI_DEV_POWER_INSTANT\n",
+                   path, sizeof(path));
+    start(path, 10);
+    nvmlFieldValue_t f[2];
+    memset(f, 0, sizeof(f));
+    f[0].fieldId = NVML_FI_DEV_POWER_INSTANT;
+    f[1].fieldId = NVML_FI_DEV_POWER_AVERAGE;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), 2, f), NVML_SUCCESS);
+    assert_int_equal(f[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(f[1].nvmlReturn, NVML_SUCCESS);
+    stop();
+}
+
 static void test_ecc_and_pages(void **state)
 {
     (void)state;
@@ -1194,6 +1235,7 @@ int main(void)
         cmocka_unit_test(test_events),           cmocka_unit_test(test_mig),
         cmocka_unit_test(test_exported_symbols), cmocka_unit_test(test_legacy_variant),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_field_power_instant),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

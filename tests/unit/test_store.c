@@ -3,7 +3,9 @@
  *
  * Every test works in a fresh temporary directory and checks the database
  * with plain SQL on a connection of its own: the schema and its version
- * (and refusing a foreign or newer database); rows round-trip with their
+ * (and refusing a foreign or newer database), the migrations (schema 2, and
+ * the samples columns of metrics stored since a store was made); rows
+ * round-trip with their
  * scaling, NULL for what a GPU could not say and a status for a lost GPU,
  * a value error and a driver that went away; processes and events; the
  * rollups of 3 GPUs x 180 samples crossing minute and hour boundaries,
@@ -1083,6 +1085,147 @@ static void test_migrate_v2(void **state)
     sqlite3_close(db);
 }
 
+/* A store made before some metrics were stored (simulated: a samples table
+ * without their columns, an old row in it, a view without them) gets the
+ * columns at open, once, at the end of samples: the old row keeps its
+ * values with NULL in the new columns, new rows fill them, the view is the
+ * one a new store has, and the version is recorded (meta and user_version).
+ * A schema-2 store without a column is copied into a full schema-3 table. */
+static void test_migrate_columns(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        int version;          /* the old store's: 3, or 2 (keyed without dup) */
+        const char *lack[2];  /* schema 3 columns it does not have */
+        const char *log_cols; /* what the log names as added (NULL: no log) */
+    } cases[] = {
+        {"schema 3 without fan_pct", 3, {"fan_pct", NULL}, "column fan_pct "},
+        {"schema 3 without util_gpu_pct and energy_mj",
+         3,
+         {"util_gpu_pct", "energy_mj"},
+         "columns util_gpu_pct, energy_mj "},
+        {"schema 2 without fan_pct", 2, {"fan_pct", NULL}, NULL},
+    };
+    static const char *const v3_cols[] = {
+        "util_gpu_pct", "util_mem_pct", "mem_used_mib", "power_cw", "power_limit_cw", "temp_c",
+        "clk_sm_mhz",   "clk_mem_mhz",  "reasons",      "fan_pct",  "energy_mj"};
+    char fresh[320], buf[1024], want_view[1024];
+
+    /* what a new store has */
+    snprintf(fresh, sizeof(fresh), "%s/fresh.db", g_dir);
+    struct gm_store_opts o = opts("train");
+    o.path = fresh;
+    gm_store_close(open_store(&o));
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(fresh, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    q_text(db, want_view, sizeof(want_view),
+           "SELECT group_concat(name) FROM pragma_table_info('samples_v')");
+    int ncols = (int)q_int(db, "SELECT count(*) FROM pragma_table_info('samples')");
+    sqlite3_close(db);
+    assert_int_equal(ncols, 5 + (int)N_ELEM(v3_cols)); /* ts, gpu, dup, task, status */
+
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        print_message("%s\n", cases[i].what);
+        teardown_dir(NULL);
+        assert_int_equal(setup_dir(NULL), 0);
+        snprintf(buf, sizeof(buf), "%s/data", g_dir);
+        assert_int_equal(mkdir(buf, 0755), 0);
+
+        /* the old store: a new one whose samples table is made again without the columns */
+        struct gm_store_opts oo = opts("train");
+        gm_store_close(open_store(&oo));
+        struct gm_buf sql = GM_BUF_INIT, cols = GM_BUF_INIT;
+        gm_buf_puts(&sql, "DROP VIEW samples_v; DROP TABLE samples;"
+                          " CREATE TABLE samples (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,");
+        if (cases[i].version >= 3)
+            gm_buf_puts(&sql, " dup INTEGER NOT NULL DEFAULT 0,");
+        gm_buf_puts(&sql, " task INTEGER NOT NULL, status INTEGER NOT NULL");
+        gm_buf_puts(&cols, "ts, gpu, task, status");
+        for (size_t c = 0; c < N_ELEM(v3_cols); c++) {
+            if ((cases[i].lack[0] && strcmp(v3_cols[c], cases[i].lack[0]) == 0) ||
+                (cases[i].lack[1] && strcmp(v3_cols[c], cases[i].lack[1]) == 0))
+                continue;
+            gm_buf_printf(&sql, ", %s INTEGER", v3_cols[c]);
+            gm_buf_printf(&cols, ", %s", v3_cols[c]);
+        }
+        gm_buf_printf(
+            &sql,
+            ", PRIMARY KEY (ts, gpu%s)) WITHOUT ROWID;"
+            " INSERT INTO gpus VALUES (1, 'GPU-old', 'NVIDIA A100', 0, 81920, 1000, 1000);"
+            " INSERT INTO samples (ts, gpu, task, status, util_mem_pct, clk_sm_mhz)"
+            " VALUES (1000, 1, 1, 0, 20, 1410);"
+            " CREATE VIEW samples_v AS SELECT %s FROM samples s;"
+            " INSERT OR REPLACE INTO meta VALUES ('schema_version', '%d');"
+            " PRAGMA user_version = %d;",
+            cases[i].version >= 3 ? ", dup" : "", cols.p, cases[i].version, cases[i].version);
+        sqlite3 *w = NULL;
+        char *msg = NULL;
+        assert_int_equal(sqlite3_open(g_db, &w), SQLITE_OK);
+        if (sqlite3_exec(w, sql.p, NULL, NULL, &msg) != SQLITE_OK)
+            fail_msg("%s: old store: %s", cases[i].what, msg);
+        sqlite3_close(w);
+        gm_buf_free(&sql);
+        gm_buf_free(&cols);
+
+        struct logbuf lb = {0};
+        oo.log = log_cb;
+        oo.log_arg = &lb;
+        struct gm_store *st = open_store(&oo);
+        if (cases[i].log_cols) {
+            assert_int_equal(lb.n, 1);
+            assert_int_equal(lb.levels[0], 6);
+            assert_non_null(strstr(lb.msgs[0], cases[i].log_cols));
+        } else {
+            assert_int_equal(lb.n, 1); /* only the copy of schema 2 to 3 */
+            assert_non_null(strstr(lb.msgs[0], "schema 2 to 3"));
+        }
+        struct gm_snapshot *s = snap(T0_MS, 1);
+        snprintf(s->gpus[0].str[GM_S_UUID], sizeof(s->gpus[0].str[GM_S_UUID]), "GPU-old");
+        s->gpus[0].m[GM_M_UTIL_GPU] = gm_v_u64(77);
+        s->gpus[0].m[GM_M_FAN] = gm_v_u64(41);
+        s->gpus[0].m[GM_M_ENERGY] = gm_v_f64(12.3456);
+        write_free(st, s);
+        gm_store_close(st);
+
+        db = reader();
+        assert_string_equal(q_text(db, buf, sizeof(buf), "PRAGMA integrity_check"), "ok");
+        assert_int_equal(q_int(db, "PRAGMA user_version"), 3);
+        assert_string_equal(
+            q_text(db, buf, sizeof(buf), "SELECT value FROM meta WHERE key = 'schema_version'"),
+            "3");
+        assert_int_equal(q_int(db, "SELECT count(*) FROM pragma_table_info('samples')"), ncols);
+        for (int k = 0; k < 2 && cases[i].lack[k]; k++) {
+            /* at the end of the table (schema 3), or in its place (copied from schema 2) */
+            int64_t cid =
+                q_int(db, "SELECT cid FROM pragma_table_info('samples') WHERE name = '%s'",
+                      cases[i].lack[k]);
+            if (cases[i].version >= 3)
+                assert_true(cid >= ncols - 2);
+            assert_true(q_null(db, "SELECT %s FROM samples WHERE ts = 1000", cases[i].lack[k]));
+        }
+        /* the old row kept its values; the new row has every column */
+        assert_int_equal(q_int(db, "SELECT clk_sm_mhz FROM samples WHERE ts = 1000"), 1410);
+        assert_int_equal(q_int(db, "SELECT util_gpu_pct FROM samples WHERE ts = %" PRId64, T0_MS),
+                         77);
+        assert_int_equal(q_int(db, "SELECT fan_pct FROM samples WHERE ts = %" PRId64, T0_MS), 41);
+        assert_int_equal(q_int(db, "SELECT energy_mj FROM samples WHERE ts = %" PRId64, T0_MS),
+                         12346);
+        /* the view of a new store, and it reads the new columns */
+        assert_string_equal(q_text(db, buf, sizeof(buf),
+                                   "SELECT group_concat(name) FROM pragma_table_info('samples_v')"),
+                            want_view);
+        assert_int_equal(q_int(db, "SELECT fan_pct FROM samples_v WHERE ts = %" PRId64, T0_MS), 41);
+        assert_int_equal(q_int(db, "SELECT count(*) FROM samples_v"), 2);
+        sqlite3_close(db);
+
+        /* once: opening again adds nothing */
+        lb.n = 0;
+        gm_store_close(open_store(&oo));
+        assert_int_equal(lb.n, 0);
+    }
+}
+
 /* A reload's new settings on the open connection (gm_store_reconfigure):
  * rows before keep the old task, rows and events after get the new one; a
  * batch that fails after the switch (the file locked by another writer)
@@ -1754,6 +1897,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reconfigure, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_repeated_time, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_migrate_v2, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_migrate_columns, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
