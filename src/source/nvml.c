@@ -131,7 +131,8 @@ struct dev {
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
 };
 
-/* Outcomes of the calls of one GPU's dynamic read: a GPU none of whose
+/* Outcomes of the calls of one GPU's read (its static facts when they are
+ * read in the same sample, and its dynamic values): a GPU none of whose
  * calls succeeded is down, not ok with every value missing. */
 struct tally {
     unsigned ok;   /* answered (a size query's INSUFFICIENT_SIZE included) */
@@ -1121,11 +1122,13 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             }
             d->have_handle = 1;
         }
+        /* The static reads of this sample count too: a narrow query (one
+         * dynamic read) whose one read fails has a GPU that answers. */
+        struct tally t = {0};
+        n->tally = &t;
         if (!d->static_done)
             read_statics(n, (int)i, d);
         *g = d->tmpl;
-        struct tally t = {0};
-        n->tally = &t;
         rc = read_dynamic(n, (int)i, d->h, g);
         n->tally = NULL;
         if (driver_gone(rc)) {

@@ -145,8 +145,6 @@ INVISIBLE = {}
 # reported but does not fail the sweep; an entry that matches nothing fails
 # it (remove the entry with the fix).
 KNOWN_DEFECTS = [
-    ("nvmlDeviceGetMigMode", r"query-compute-apps: process \('4194403', 3\) vanished",
-     "the one dynamic read of a narrow query fails: the GPU is marked down"),
     ("nvmlDeviceGetMigMode", r"mig_devices|gpumon_mig_memory|query-compute-apps: process",
      "MIG mode unknown: the MIG devices vanish"),
     ("nvmlDeviceGetMaxMigDeviceCount", r"mig_devices|gpumon_mig_memory|changes no output",
