@@ -4,7 +4,8 @@
  * `gpumon query` in place of `nvidia-smi`.  Differences (documented in
  * README): -i is --id as in nvidia-smi; a failure of the driver during a
  * -l loop is reported on stderr once and the loop goes on, resuming rows
- * when the driver is back.
+ * when the driver is back; so is a GPU whose process list cannot be read
+ * (--query-compute-apps has no row to say it in).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +41,23 @@ static void usage(FILE *f)
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
         "  -h, --help                       this help\n");
+}
+
+/* A GPU whose process list could not be read has no rows: say so on stderr,
+ * once per GPU while it lasts (*warned: the GPUs already reported). */
+static void warn_proc_lists(const struct gm_snapshot *s, uint64_t mask, uint64_t *warned)
+{
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        const struct gm_value *pl = &s->gpus[i].proc_list;
+        uint64_t bit = UINT64_C(1) << i;
+        int failed = (mask & bit) && !gm_v_ok(pl) &&
+                     !(pl->status == GM_VS_NA && pl->code == GM_CODE_NOT_COLLECTED);
+        if (failed && !(*warned & bit))
+            cli_warn("GPU %u: the process list could not be read (%s); its processes are left "
+                     "out",
+                     s->gpus[i].index, gm_nvml_error_text(pl->code));
+        *warned = failed ? *warned | bit : *warned & ~bit;
+    }
 }
 
 int cmd_query_run(int argc, char **argv);
@@ -183,6 +201,7 @@ int cmd_query_run(int argc, char **argv)
     struct gm_snapshot *s = gm_snapshot_new();
     int64_t next = gm_mono_ns();
     int first = 1, failing = 0;
+    uint64_t proc_warned = 0;
     for (;;) {
         gm_buf_reset(&out);
         int src = cli_sample(col, s, timeout, first || !failing);
@@ -207,6 +226,8 @@ int cmd_query_run(int argc, char **argv)
             if (first)
                 gm_query_header(&q, &out);
             gm_query_rows(&q, s, mask, &out);
+            if (kind == GM_QUERY_APPS)
+                warn_proc_lists(s, mask, &proc_warned);
             if (first && fd != STDOUT_FILENO && gm_safefile_output_truncate(fd, file, &err) != 0) {
                 cli_error("%s", err.msg);
                 rc = GM_EXIT_FAIL;

@@ -457,6 +457,7 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     memset(g, 0, sizeof(*g));
     for (int id = 0; id < GM_M__GPU_END; id++)
         g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->index = (uint32_t)i;
     g->m[GM_M_INDEX] = gm_v_u64((uint64_t)i);
 
@@ -890,11 +891,16 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
     nvmlProcessInfo_v2_t buf[CAP];
     g->proc_first = s->nproc;
     g->nproc = 0;
+    g->proc_list = gm_v_u64(0);
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
         unsigned int cnt = 0;
         nvmlReturn_t rc = list_procs(n, i, h, kind, buf, CAP, &cnt);
-        if (rc != NVML_SUCCESS)
-            continue; /* includes INSUFFICIENT_SIZE beyond CAP processes on one GPU */
+        if (rc != NVML_SUCCESS) {
+            /* INSUFFICIENT_SIZE too: more than CAP processes on one GPU */
+            enum gm_vstatus st = gm_v_status_from_nvml(rc);
+            g->proc_list = gm_v_status(st == GM_VS_NA ? GM_VS_ERROR : st, rc);
+            break;
+        }
         for (unsigned int k = 0; k < cnt && k < CAP; k++) {
             /* merge a PID that is both compute and graphics into one C+G entry */
             struct gm_proc *dup = NULL;
@@ -923,6 +929,12 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
             gm_snapshot_add_proc_take(s, &p);
             g->nproc++;
         }
+    }
+    if (!gm_v_ok(&g->proc_list)) {
+        /* half a list would mislead (a C+G process shown as G, or none at
+         * all read as "idle"): none, and the reason */
+        s->nproc = g->proc_first; /* these entries own no strings yet */
+        g->nproc = 0;
     }
 }
 
