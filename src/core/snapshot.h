@@ -98,6 +98,11 @@ struct gm_gpu {
     char str[GM_S__COUNT][GM_STR_MAX];
     uint32_t nmig;
     struct gm_mig mig[GM_MIG_MAX];
+    /* Whether the MIG devices were read whole (OK also when MIG is off or
+     * not supported), or why not (then nmig is 0); NA with
+     * GM_CODE_NOT_COLLECTED when not read (the MIG mode not asked for, a
+     * GPU that is down). */
+    struct gm_value mig_list;
     uint32_t proc_first; /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
     uint32_t nproc;
     /* Whether the process list was read whole: OK, or why it could not be

@@ -458,6 +458,7 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     for (int id = 0; id < GM_M__GPU_END; id++)
         g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->index = (uint32_t)i;
     g->m[GM_M_INDEX] = gm_v_u64((uint64_t)i);
 
@@ -796,18 +797,44 @@ static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struc
 
 /* ------------------------------------------------------------------ MIG */
 
+/* The status of a list that failed with rc. */
+static struct gm_value list_failed(nvmlReturn_t rc)
+{
+    enum gm_vstatus st = gm_v_status_from_nvml(rc);
+    return gm_v_status(st == GM_VS_NA ? GM_VS_ERROR : st, rc);
+}
+
+/* MIG devices of a GPU in MIG mode.  Not knowing the mode, or failing to
+ * enumerate, leaves the list empty with the reason in g->mig_list (a GPU
+ * that does not support MIG has none: that list is whole). */
 static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
 {
+    const struct gm_value *mode = &g->m[GM_M_MIG_CURRENT];
     g->nmig = 0;
-    if (!gm_v_ok(&g->m[GM_M_MIG_CURRENT]) || g->m[GM_M_MIG_CURRENT].v.u != NVML_DEVICE_MIG_ENABLE)
+    if (!gm_v_ok(mode)) {
+        g->mig_list =
+            mode->status == GM_VS_UNSUPPORTED ? gm_v_u64(0) : gm_v_status(mode->status, mode->code);
+        return;
+    }
+    g->mig_list = gm_v_u64(0);
+    if (mode->v.u != NVML_DEVICE_MIG_ENABLE)
         return;
     unsigned int max = 0;
-    if (CALL(n, i, nvmlDeviceGetMaxMigDeviceCount, h, &max) != NVML_SUCCESS)
+    nvmlReturn_t lrc = CALL(n, i, nvmlDeviceGetMaxMigDeviceCount, h, &max);
+    if (lrc != NVML_SUCCESS) {
+        g->mig_list = list_failed(lrc);
         return;
+    }
     for (unsigned int k = 0; k < max && g->nmig < GM_MIG_MAX; k++) {
         nvmlDevice_t mh;
-        if (CALL(n, i, nvmlDeviceGetMigDeviceHandleByIndex, h, k, &mh) != NVML_SUCCESS)
-            break; /* indices are dense from 0 */
+        lrc = CALL(n, i, nvmlDeviceGetMigDeviceHandleByIndex, h, k, &mh);
+        if (lrc == NVML_ERROR_NOT_FOUND || lrc == NVML_ERROR_INVALID_ARGUMENT)
+            break; /* past the last: indices are dense from 0 */
+        if (lrc != NVML_SUCCESS) {
+            g->mig_list = list_failed(lrc);
+            g->nmig = 0;
+            return;
+        }
         struct gm_mig *mg = &g->mig[g->nmig++];
         memset(mg, 0, sizeof(*mg));
         mg->index = k;
@@ -897,8 +924,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
         nvmlReturn_t rc = list_procs(n, i, h, kind, buf, CAP, &cnt);
         if (rc != NVML_SUCCESS) {
             /* INSUFFICIENT_SIZE too: more than CAP processes on one GPU */
-            enum gm_vstatus st = gm_v_status_from_nvml(rc);
-            g->proc_list = gm_v_status(st == GM_VS_NA ? GM_VS_ERROR : st, rc);
+            g->proc_list = list_failed(rc);
             break;
         }
         for (unsigned int k = 0; k < cnt && k < CAP; k++) {

@@ -146,12 +146,6 @@ INVISIBLE = {}
 # reported but does not fail the sweep; an entry that matches nothing fails
 # it (remove the entry with the fix).
 KNOWN_DEFECTS = [
-    ("nvmlDeviceGetMigMode", r"mig_devices|gpumon_mig_memory|query-compute-apps: process",
-     "MIG mode unknown: the MIG devices vanish"),
-    ("nvmlDeviceGetMaxMigDeviceCount", r"mig_devices|gpumon_mig_memory|changes no output",
-     "the MIG devices vanish"),
-    ("nvmlDeviceGetMigDeviceHandleByIndex", r"mig_devices|gpumon_mig_memory|changes no output",
-     "the MIG devices vanish"),
     ("nvmlSystemGetProcessName", r"name|process_name|changes no output",
      "the process name is null as not_available whatever the error"),
 ]
@@ -418,8 +412,11 @@ def check_json(base, got, faults, problems):
                                 f"{said!r} (want [] and {reason!r})")
             if [x[ident] for x in bl] != [x[ident] for x in gl]:
                 # a list that could not be read is empty, and says why (or
-                # its GPU is down)
-                if gl == [] and (down or said == reason):
+                # its GPU is down); a GPU that says it does not support MIG
+                # has no MIG devices
+                no_mig = part == "mig_devices" and \
+                    gg["unavailable"].get("mig_mode_current") == "not_supported"
+                if gl == [] and (down or said == reason or no_mig):
                     ch.add(part)
                 else:
                     problems.append(f"{where}: {part} {[x[ident] for x in bl]} -> "
