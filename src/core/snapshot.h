@@ -83,6 +83,7 @@ struct gm_proc {
     struct gm_value cpu;        /* percent of one core since the previous sample */
     struct gm_value rss;        /* bytes */
     char name[64];              /* nvmlSystemGetProcessName (what nvidia-smi prints) */
+    int16_t name_code;          /* its NVML return code when it failed ("" name), else 0 */
     char comm[64];              /* /proc/PID/comm; "" when unknown */
     char user[33];              /* login name, or the numeric uid */
     char *cmdline;              /* NUL separators replaced by spaces; NULL if unknown */

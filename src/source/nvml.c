@@ -950,8 +950,11 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
                                 : gm_v_u64(buf[k].usedGpuMemory);
             p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
             p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
-            if (CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name)) != NVML_SUCCESS)
+            nvmlReturn_t nrc = CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name));
+            if (nrc != NVML_SUCCESS) {
                 p.name[0] = '\0';
+                p.name_code = (int16_t)nrc; /* NOT_FOUND (it exited) reads as not available */
+            }
             gm_snapshot_add_proc_take(s, &p);
             g->nproc++;
         }

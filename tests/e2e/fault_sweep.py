@@ -145,10 +145,7 @@ INVISIBLE = {}
 # expression of the problem, what is wrong).  A problem that matches is
 # reported but does not fail the sweep; an entry that matches nothing fails
 # it (remove the entry with the fix).
-KNOWN_DEFECTS = [
-    ("nvmlSystemGetProcessName", r"name|process_name|changes no output",
-     "the process name is null as not_available whatever the error"),
-]
+KNOWN_DEFECTS = []
 
 # JSON keys computed from another value: they follow it.
 DERIVED = {
