@@ -13,21 +13,27 @@ time as a run without faults.  Four outputs are compared with that run:
   - `gpumon status --json --pcie`: every value that differs is null, with
     the error's reason under "unavailable" (not_supported, not_permitted,
     error, gpu_lost); a GPU's status changes only to the error's (lost,
-    no_permission, error); MIG devices and processes keep their places;
+    no_permission, error); MIG devices and processes keep their places, or
+    the list is empty and "unavailable" names it with the reason;
   - `gpumon query --query-gpu=<every field> --format=csv`: exactly the
     fields whose JSON value became null changed, each to the text for the
     error ([N/A], [Insufficient Permissions], [Unknown Error], [GPU is lost]);
-  - `gpumon query --query-compute-apps=<every field>`: likewise per process;
+  - `gpumon query --query-compute-apps=<every field>`: likewise per process,
+    and a GPU whose process list is unavailable is named on stderr;
   - `gpumon serve --print --process-metrics` (the exposition /metrics
     serves): exactly the series of the values that became null are absent
     (gpumon_gpu_up 0 for a GPU that is down); nothing else changes, labels
     included (a label goes only with its value).
 
 Every other value, of the faulted GPU and of every other GPU, must stay
-exactly as without the fault.  A fault that changes nothing in any output
-proves nothing: the few functions whose failure is invisible by design are
-listed in INVISIBLE, and the sweep fails if another one changes nothing, or
-if one of those starts to show.
+exactly as without the fault.  nvmlDeviceGetCount failing is the exception:
+no GPU can be shown, every command says why and exits 3.  A fault that
+changes nothing in any output proves nothing: functions whose failure is
+invisible by design would be listed in INVISIBLE (none is today), and the
+sweep fails if another one changes nothing.  A function called several
+times per GPU (thresholds, clocks, ECC counters) is also failed at its 2nd
+call only, which must change some, not more, of what failing every call
+changes.
 
 Faults are batched: a run fails up to three (function, error) pairs, each on
 its own GPU and each with a different error, leaving three GPUs untouched, so
@@ -167,7 +173,7 @@ VALUE_LABELS = {
     "gpumon_gpu_info": {"serial": "serial", "vbios_version": "vbios_version",
                         "compute_cap": "compute_cap", "driver_version": "driver_version",
                         "cuda_version": "cuda_driver_version", "nvml_version": "nvml_version"},
-    "gpumon_mig_": {"mig_uuid": "mig_devices.{#}.uuid",
+    "gpumon_mig_memory_": {"mig_uuid": "mig_devices.{#}.uuid",
                     "gpu_instance_id": "mig_devices.{#}.gpu_instance_id",
                     "compute_instance_id": "mig_devices.{#}.compute_instance_id",
                     "mig_profile": "mig_devices.{#}.profile"},
@@ -228,9 +234,9 @@ def parse_prom(text):
         vl = value_labels(name)
         ident = {k: labels.pop(k) for k in list(labels) if k in vl}
         gpu = labels.pop("gpu", None)
-        if name.startswith("gpumon_mig_"):
-            # every label of a MIG device's series is a value: its place
-            # (MIG devices come in index order) names the series
+        if name.startswith("gpumon_mig_memory_"):
+            # every label of a MIG device's series is a value: mig_key()
+            # names the series by the device's index
             labels["#"] = str(sum(1 for k in out if k[0] == name and k[1] == gpu))
         key = (name, gpu, tuple(sorted(labels.items())))
         if key in out:
@@ -245,12 +251,16 @@ class Run:
         self.fields, self.app_fields = fields, app_fields
         self.n = 0
 
-    def outputs(self, fail=None, trace=None):
+    def outputs(self, fail=None, trace=None, trace_status_only=None):
         env = sim_env(self.scn, pinned=T)
         env.pop("GPUSIM_FAIL", None)
         env.pop("GPUSIM_TRACE", None)
         if fail:
             env["GPUSIM_FAIL"] = fail
+        if trace_status_only:
+            # the calls of `status --json` alone, to count them
+            env["GPUSIM_TRACE"] = trace_status_only
+            gpumon(["status", "--json", "--pcie"], env)
         if trace:
             env["GPUSIM_TRACE"] = trace
         self.n += 1
@@ -309,14 +319,15 @@ def query_fields(kind):
 
 
 class Case:
-    """One fault: function fn failed with error on GPU gpu (None: every call)."""
+    """One fault: calls `when` (a GPUSIM_FAIL call number) of function fn
+    fail with error on GPU gpu (None: on every GPU, and calls without one)."""
 
-    def __init__(self, fn, error, gpu):
-        self.fn, self.error, self.gpu = fn, error, gpu
+    def __init__(self, fn, error, gpu, when="*"):
+        self.fn, self.error, self.gpu, self.when = fn, error, gpu, when
 
     def rule(self):
         at = "" if self.gpu is None else f"@{self.gpu}"
-        return f"{self.fn}{at}:*:{self.error}"
+        return f"{self.fn}{at}:{self.when}:{self.error}"
 
     def __str__(self):
         return self.rule()
@@ -505,6 +516,28 @@ def check_apps(base, got, faults, gpu_of, smi_json, proc_json, jchanged, problem
                                 f"{[ERRORS[c.error][1] for c in mine]}")
 
 
+def mig_key(prom, status):
+    """prom with each MIG device's series named by the device's index in
+    status --json (the one whose uuid, instance ids and profile are its
+    labels), so a label that goes, or a device's series that go, do not
+    make other series."""
+    out = {}
+    for (name, gpu, rest), (ident, value) in prom.items():
+        if name.startswith("gpumon_mig_memory_"):
+            for m in status["gpus"][int(gpu)]["mig_devices"]:
+                want = {"mig_uuid": m["uuid"], "gpu_instance_id": m["gpu_instance_id"],
+                        "compute_instance_id": m["compute_instance_id"],
+                        "mig_profile": m["profile"]}
+                mine = {k: v for k, v in ident.items() if k in want}
+                if mine == {k: str(v) for k, v in want.items() if v is not None}:
+                    rest = (("#", str(m["index"])),)
+                    break
+            # else the exporter read what status --json could not (it reads
+            # no PCIe throughput): the series keeps its place in the family
+        out[(name, gpu, rest)] = (ident, value)
+    return out
+
+
 def check_prom(base, got, faults, prom_json, status, jchanged, problems):
     gpus = {str(g["index"]): g for g in status["gpus"]}
     for k in sorted(set(base) | set(got), key=str):
@@ -525,7 +558,7 @@ def check_prom(base, got, faults, prom_json, status, jchanged, problems):
             fam = name
             src = prom_json.get(fam) or PROM_FOLLOWS.get(fam)
             if down or (src in ch) or \
-                    (fam.startswith("gpumon_mig_") and "mig_devices" in ch) or \
+                    (fam.startswith("gpumon_mig_memory_") and "mig_devices" in ch) or \
                     (fam.startswith("gpumon_process_") and "processes" in ch):
                 continue
             if gpu is None and any(c.gpu is None for c in faults):
@@ -551,16 +584,19 @@ def check_prom(base, got, faults, prom_json, status, jchanged, problems):
 
 
 def traced_functions(run, scratch):
-    """{function: sorted GPU indices it is called for (None: no GPU)}, from
-    GPUSIM_TRACE of a run of every output."""
+    """{function: {GPU index (None: no GPU): calls in one `status --json`}},
+    from GPUSIM_TRACE of a run of every output."""
     trace = os.path.join(scratch, "trace")
-    run.outputs(trace=trace)
+    run.outputs(trace=trace, trace_status_only=os.path.join(scratch, "trace-status"))
     calls = {}
     with open(trace) as f:
         for line in f:
-            name = line.split()[0]
-            fn, _, gpu = name.partition("@")
-            calls.setdefault(fn, set()).add(int(gpu) if gpu else None)
+            fn, _, gpu = line.split()[0].partition("@")
+            calls.setdefault(fn, {}).setdefault(int(gpu) if gpu else None, 0)
+    with open(os.path.join(scratch, "trace-status")) as f:
+        for line in f:
+            fn, _, gpu = line.split()[0].partition("@")
+            calls[fn][int(gpu) if gpu else None] += 1
     return calls
 
 
@@ -617,7 +653,8 @@ def compare_outputs(base, got, faults, reg, problems):
             if g.get(k):
                 gpu_of[(f, g[k])] = g["index"]
     check_apps(base.apps, got.apps, faults, gpu_of, smi_json, proc_json, jchanged, problems)
-    check_prom(base.prom, got.prom, faults, prom_json, got.status, jchanged, problems)
+    check_prom(mig_key(base.prom, base.status), mig_key(got.prom, got.status), faults, prom_json,
+               got.status, jchanged, problems)
     return jchanged, host
 
 
@@ -718,8 +755,27 @@ def test_fault_sweep():
             for c in faults:
                 if c.gpu is not None and not jchanged.get(c.gpu):
                     problems.append(f"{c}: no visible change on GPU {c.gpu}")
+        # pass 3: a function called several times per GPU and sample (a
+        # threshold, a clock, an ECC counter each) fails at its 2nd call
+        # only: less changes than when every call fails, but something
+        nth = 0
+        for fn in sorted(calls):
+            for g in target[fn]:
+                if calls[fn].get(g, 0) < 2:
+                    continue
+                nth += 1
+                one = Case(fn, "NVML_ERROR_UNKNOWN", g, "2")
+                _, every, _, _ = compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", g)], reg)
+                _, jchanged, _, p = compare(run, base, [one], reg)
+                problems += [f"[{one}] {x}" for x in p]
+                # (the same for a list, which is whole or nothing)
+                if not jchanged.get(g) or not jchanged[g] <= every.get(g, set()):
+                    problems.append(f"{one}: changes {sorted(jchanged.get(g, []))}, want some "
+                                    f"of {sorted(every.get(g, []))}")
+                break
         print(f"  {len(calls)} functions, {sum(len(r) for r in runs)} faults in {len(runs)} runs "
-              f"after {len(calls)} probes; {run.n} runs of the four outputs")
+              f"after {len(calls)} probes, {nth} faults of one call; {run.n} runs of the four "
+              f"outputs")
         if os.environ.get("SWEEP_ALL"):
             print("\n".join(problems))
         problems = known_defects(problems)
