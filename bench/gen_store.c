@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "agent/event.h"
+#include "core/event.h"
 #include "core/snapshot.h"
 #include "core/timeutil.h"
 #include "store/store.h"

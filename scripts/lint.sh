@@ -1,11 +1,15 @@
 #!/bin/sh
-# lint.sh -- clang-format (check only), cppcheck and clang-tidy over src/ and
-# sim/.  Needs a configured build dir (for compile_commands.json).
+# lint.sh -- the layer order of includes (scripts/check-layers.py), then
+# clang-format (check only), cppcheck and clang-tidy over src/ and sim/.
+# Needs a configured build dir (for compile_commands.json).
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
 files=$(find src sim -name '*.[ch]' | sort)
 status=0
+
+echo "== layers"
+python3 scripts/check-layers.py . || status=1
 
 echo "== clang-format"
 clang-format --dry-run --Werror $files || status=1

@@ -471,19 +471,16 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, un
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_NONE, NULL, 0, name != NULL && length > 0);
     if (r != NVML_SUCCESS)
         return r;
-    for (size_t i = 0; i < c.s->nprocs; i++) {
-        const struct gs_process *p = &c.s->procs[i];
-        if (p->pid == pid) {
-            /* Unlike the device string getters, this one crops. */
-            size_t n = strlen(p->name);
-            if (n >= length)
-                n = length - 1;
-            memcpy(name, p->name, n);
-            name[n] = '\0';
-            return gs_end(&c, NVML_SUCCESS);
-        }
-    }
-    return gs_end(&c, NVML_ERROR_NOT_FOUND);
+    const struct gs_process *p = gs_proc_by_pid(c.s, pid);
+    if (!p)
+        return gs_end(&c, NVML_ERROR_NOT_FOUND);
+    /* Unlike the device string getters, this one crops. */
+    size_t n = strlen(p->name);
+    if (n >= length)
+        n = length - 1;
+    memcpy(name, p->name, n);
+    name[n] = '\0';
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* ---------------------------------------------------------- enumeration */

@@ -45,6 +45,8 @@ static nvmlReturn_t list_processes(const char *fn, nvmlDevice_t device, unsigned
     }
     if (!infos)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    struct gs_procs_at at;
+    gs_procs_at(c.s, c.gpu, c.t, &at);
     unsigned k = 0;
     for (size_t i = 0; i < c.s->nprocs; i++) {
         const struct gs_process *p = &c.s->procs[i];
@@ -53,9 +55,8 @@ static nvmlReturn_t list_processes(const char *fn, nvmlDevice_t device, unsigned
         nvmlProcessInfo_v2_t e;
         memset(&e, 0, sizeof(e));
         e.pid = p->pid;
-        e.usedGpuMemory = (p->mem_mode == GS_MEM_NA || c.g->nmig)
-                              ? NVML_VALUE_NOT_AVAILABLE_ULL
-                              : gs_proc_memory(c.s, p, c.gpu, c.t);
+        e.usedGpuMemory = (p->mem_mode == GS_MEM_NA || c.g->nmig) ? NVML_VALUE_NOT_AVAILABLE_ULL
+                                                                  : gs_proc_memory_at(c.s, &at, p);
         e.gpuInstanceId = p->mig >= 0 ? c.g->mig[p->mig].gi_id : 0xFFFFFFFFu;
         e.computeInstanceId = p->mig >= 0 ? c.g->mig[p->mig].ci_id : 0xFFFFFFFFu;
         if (stride == sizeof(nvmlProcessInfo_v1_t)) {
@@ -172,6 +173,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
         *processSamplesCount = n;
         return gs_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
     }
+    struct gs_procs_at at;
+    gs_procs_at(c.s, c.gpu, c.t, &at);
     unsigned k = 0;
     for (size_t i = 0; i < c.s->nprocs; i++) {
         const struct gs_process *p = &c.s->procs[i];
@@ -181,7 +184,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
         memset(u, 0, sizeof(*u));
         u->pid = p->pid;
         u->timeStamp = ts;
-        gs_proc_util(c.s, p, c.gpu, c.t, &u->smUtil, &u->memUtil);
+        gs_proc_util_at(c.s, &at, p, &u->smUtil, &u->memUtil);
     }
     *processSamplesCount = n;
     return gs_end(&c, NVML_SUCCESS);

@@ -23,6 +23,9 @@
 
 #define GS_MAX_GPUS 64
 #define GS_MAX_MIG 7
+/* Most processes one [process.NAME] section may stand for (`count`): enough
+ * to go past gpumon's own bound of 65536 per list. */
+#define GS_MAX_PROC_COUNT 100000
 #define GS_NO_GPU (-1)
 
 /* ---------------------------------------------------------------- names */
@@ -219,6 +222,7 @@ struct gs_scenario {
     struct gs_gpu *gpus;
     size_t nprocs;
     struct gs_process *procs;
+    size_t *by_pid; /* indices of procs sorted by (pid, index): gs_proc_by_pid */
     size_t nfaults;
     struct gs_fault *faults;
     size_t nevents;
@@ -300,10 +304,12 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 /* Frees the integration cache (gs_scenario_free calls this). */
 void gs_integ_free(struct gs_scenario *s);
 
-/* Integrals from t=0 to t on a fixed 1 s grid, so the answer does not depend on
- * which times were asked before: energy (mJ, including a per-GPU base that
- * stands for the time since the driver loaded) and seconds spent power-capped
- * and thermally limited.  Uses and extends the scenario's cache. */
+/* Integrals from t=0 to t: energy (mJ, including a per-GPU base that stands
+ * for the time since the driver loaded) and seconds spent power-capped and
+ * thermally limited.  The first day is summed on a fixed 1 s grid (uses and
+ * extends the scenario's cache), the rest integrated in closed form, so the
+ * answer does not depend on which times were asked before and costs at most
+ * a day of grid steps at any t. */
 void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *energy_mj,
                         double *powercap_s, double *thermal_s);
 
@@ -322,6 +328,26 @@ unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_p
 /* SM and memory utilisation (%) of the process on gpu at t. */
 void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
                   unsigned *sm, unsigned *mem);
+
+/* What the memory and utilisation of every process on one GPU at one time
+ * depend on, worked out once (a pass over the processes), so that answering
+ * for n processes costs O(n) rather than O(n^2).  The _at functions give
+ * exactly what gs_proc_memory and gs_proc_util give. */
+struct gs_procs_at {
+    unsigned gpu;
+    double t;
+    double share;       /* bytes each share-taking process holds (before a MIG cap) */
+    unsigned nactive;   /* processes active on the GPU, every type */
+    struct gs_state st; /* the GPU's model at t */
+};
+void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a);
+unsigned long long gs_proc_memory_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                                     const struct gs_process *p);
+void gs_proc_util_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                     const struct gs_process *p, unsigned *sm, unsigned *mem);
+
+/* The first process (in file order) with this pid, or NULL; O(log n). */
+const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pid);
 /* Memory used on MIG device mig of gpu (bytes). */
 unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, unsigned mig,
                                    double t);

@@ -14,8 +14,10 @@
  *     clocks; memory used = max(workload's memory, processes' memory).
  * Noise comes from gs_hash() keyed by (seed, gpu, metric, 1/6 s bucket), never
  * rand(), so every process computes the same numbers.  The only integrals
- * (energy, time spent throttled) are summed on a fixed 1 s grid with a cache,
- * so their value does not depend on which times were asked before.
+ * (energy, time spent throttled) are summed on a fixed 1 s grid with a cache
+ * for the first day and integrated in closed form after it (see
+ * "integrals"), so their value does not depend on which times were asked
+ * before and costs the same at any scenario time.
  */
 #include <math.h>
 #include <stdio.h>
@@ -231,6 +233,71 @@ static double slowdown_temp(const struct gs_gpu *g)
     return INFINITY;
 }
 
+/* The noise-free power state at t: what the power reading, the clocks,
+ * the temperature and the throttle reasons follow. */
+struct pw_state {
+    double load;   /* slow load, 0..1 */
+    double p_in;   /* demanded power, W */
+    double p;      /* granted power: after the SW cap and thermal slowdown */
+    double temp;   /* temperature before noise, held at t_slow while throttling */
+    double t_slow; /* slowdown threshold (INFINITY: none) */
+    bool by_power, by_thermal;
+};
+
+/* Power the first-order temperature filter starts from at t = 0. */
+static double initial_filtered_power(const struct gs_gpu *g, double r)
+{
+    if (!isnan(g->temp_start))
+        return (g->temp_start - g->ambient) / r;
+    if (g->wl.kind == GS_WL_THERMAL)
+        return g->power_idle;
+    return capped_power(g, slow_load(&g->wl, 0));
+}
+
+/* Power the cooling removes at the slowdown threshold: the power a GPU
+ * held there is cut to (filtered power above it means too hot). */
+static double hold_power(const struct gs_gpu *g, double r)
+{
+    return (slowdown_temp(g) - g->ambient) / r;
+}
+
+static void power_at(const struct gs_gpu *g, double t, struct pw_state *ps)
+{
+    const struct gs_workload *w = &g->wl;
+    ps->load = slow_load(w, t);
+    ps->p_in = demanded_power(g, ps->load);
+    ps->p = fmin(ps->p_in, g->power_limit);
+    ps->by_power = ps->p_in > g->power_limit;
+    ps->by_thermal = false;
+
+    /* Temperature: first-order response to the capped power input. */
+    struct pw_point pt[8];
+    size_t npt = power_input(g, pt);
+    double r = g->thermal_r / g->cooling;
+    double t_unc = g->ambient + r * first_order(pt, npt, initial_filtered_power(g, r), g->tau, t);
+    ps->t_slow = slowdown_temp(g);
+    ps->temp = t_unc;
+    if (t_unc >= ps->t_slow) {
+        /* The GPU holds the threshold: power is cut to what the cooling
+         * removes at that temperature. */
+        double p_hold = hold_power(g, r);
+        ps->temp = ps->t_slow;
+        if (p_hold < ps->p) {
+            ps->p = fmax(p_hold, g->power_idle);
+            ps->by_thermal = true;
+            ps->by_power = false;
+        }
+    }
+}
+
+/* The power reading for noise pn in [-1, 1): at the cap it sits just below
+ * the limit, else within 1 % of the granted power. */
+static double reported_power(const struct gs_gpu *g, const struct pw_state *ps, double pn)
+{
+    double p_rep = ps->by_power ? g->power_limit * (1 - 0.004 * fabs(pn)) : ps->p * (1 + 0.01 * pn);
+    return fmin(p_rep, g->power_limit);
+}
+
 /* ---------------------------------------------------------- processes */
 
 bool gs_proc_on(const struct gs_process *p, unsigned gpu, double t)
@@ -263,6 +330,28 @@ static void proc_totals(const struct gs_scenario *s, unsigned gpu, double t, dou
     }
 }
 
+/* Bytes each share-taking process holds on gpu at t, given the totals. */
+static double share_of(const struct gs_scenario *s, unsigned gpu, double t, double fixed,
+                       unsigned nshare)
+{
+    return nshare ? fmax(GS_MIN_CONTEXT, (workload_memory(&s->gpus[gpu], t) - fixed) / nshare)
+                  : GS_MIN_CONTEXT;
+}
+
+static unsigned long long memory_with_share(const struct gs_scenario *s, const struct gs_process *p,
+                                            unsigned gpu, double t, double share)
+{
+    if (!gs_proc_on(p, gpu, t))
+        return 0;
+    if (p->mem_mode == GS_MEM_FIXED)
+        return p->used_memory;
+    const struct gs_gpu *g = &s->gpus[gpu];
+    if (p->mig >= 0 && (unsigned)p->mig < g->nmig)
+        share = fmin(share, (double)g->mig[p->mig].mem_total / 2);
+    /* Drivers account in whole MiB. */
+    return (unsigned long long)(share / MIB) << 20;
+}
+
 unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_process *p,
                                   unsigned gpu, double t)
 {
@@ -273,12 +362,7 @@ unsigned long long gs_proc_memory(const struct gs_scenario *s, const struct gs_p
     double fixed;
     unsigned nshare;
     proc_totals(s, gpu, t, &fixed, &nshare);
-    double share = fmax(GS_MIN_CONTEXT, (workload_memory(&s->gpus[gpu], t) - fixed) / nshare);
-    const struct gs_gpu *g = &s->gpus[gpu];
-    if (p->mig >= 0 && (unsigned)p->mig < g->nmig)
-        share = fmin(share, (double)g->mig[p->mig].mem_total / 2);
-    /* Drivers account in whole MiB. */
-    return (unsigned long long)(share / MIB) << 20;
+    return memory_with_share(s, p, gpu, t, share_of(s, gpu, t, fixed, nshare));
 }
 
 static double gpu_memory_used(const struct gs_scenario *s, unsigned gpu, double t)
@@ -296,37 +380,63 @@ unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, un
                                    double t)
 {
     const struct gs_gpu *g = &s->gpus[gpu];
+    double fixed;
+    unsigned nshare;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    double share = share_of(s, gpu, t, fixed, nshare);
     double used = GS_BASE_USED;
     for (size_t i = 0; i < s->nprocs; i++) {
         const struct gs_process *p = &s->procs[i];
         if (p->mig == (int)mig && gs_proc_on(p, gpu, t))
-            used += (double)gs_proc_memory(s, p, gpu, t);
+            used += (double)memory_with_share(s, p, gpu, t, share);
     }
     return (unsigned long long)fmin(used, (double)g->mig[mig].mem_total);
 }
 
-void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
-                  unsigned *sm, unsigned *mem)
+void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a)
 {
-    struct gs_state st;
-    unsigned n = 0;
-
-    gs_model_eval(s, gpu, t, &st);
+    double fixed;
+    unsigned nshare;
+    a->gpu = gpu;
+    a->t = t;
+    proc_totals(s, gpu, t, &fixed, &nshare);
+    a->share = share_of(s, gpu, t, fixed, nshare);
+    a->nactive = 0;
     for (size_t i = 0; i < s->nprocs; i++)
-        n += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
-    if (n == 0)
-        n = 1;
-    int64_t b = bucket_of(t);
+        a->nactive += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
+    gs_model_eval(s, gpu, t, &a->st);
+}
+
+unsigned long long gs_proc_memory_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                                     const struct gs_process *p)
+{
+    return memory_with_share(s, p, a->gpu, a->t, a->share);
+}
+
+void gs_proc_util_at(const struct gs_scenario *s, const struct gs_procs_at *a,
+                     const struct gs_process *p, unsigned *sm, unsigned *mem)
+{
+    const struct gs_state *st = &a->st;
+    unsigned gpu = a->gpu, n = a->nactive ? a->nactive : 1;
+    int64_t b = bucket_of(a->t);
     unsigned key = (unsigned)(p - s->procs);
-    double busy = s->gpus[gpu].wl.kind == GS_WL_HEARTBEAT ? st.busy : 1.0;
-    double vsm = isnan(p->sm_util) ? (double)st.util_gpu / n : p->sm_util * busy;
-    double vmem = isnan(p->mem_util) ? (double)st.util_mem / n : p->mem_util * busy;
+    double busy = s->gpus[gpu].wl.kind == GS_WL_HEARTBEAT ? st->busy : 1.0;
+    double vsm = isnan(p->sm_util) ? (double)st->util_gpu / n : p->sm_util * busy;
+    double vmem = isnan(p->mem_util) ? (double)st->util_mem / n : p->mem_util * busy;
     if (vsm > 0)
         vsm += gs_noise(s->seed, gpu, M_PROC_SM + 16 * key, b);
     if (vmem > 0)
         vmem += gs_noise(s->seed, gpu, M_PROC_MEM + 16 * key, b);
     *sm = (unsigned)lround(clampd(vsm, 0, 100));
     *mem = (unsigned)lround(clampd(vmem, 0, 100));
+}
+
+void gs_proc_util(const struct gs_scenario *s, const struct gs_process *p, unsigned gpu, double t,
+                  unsigned *sm, unsigned *mem)
+{
+    struct gs_procs_at a;
+    gs_procs_at(s, gpu, t, &a);
+    gs_proc_util_at(s, &a, p, sm, mem);
 }
 
 /* -------------------------------------------------------------- the model */
@@ -375,45 +485,16 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
         st->util_dec =
             (unsigned)lround(clampd(w->dec_util + gs_noise(seed, gpu, M_DEC, b), 0, 100));
 
-    /* Power demand and the SW power cap. */
-    double load = slow_load(w, t);
+    /* Power demand, the SW power cap, temperature and thermal slowdown. */
+    struct pw_state ps;
+    power_at(g, t, &ps);
+    double load = ps.load, p_in = ps.p_in, p = ps.p, temp = ps.temp, t_slow = ps.t_slow;
     st->load = load;
-    double p_in = demanded_power(g, load);
-    double p = fmin(p_in, g->power_limit);
-    bool by_power = p_in > g->power_limit;
+    st->power_capped = ps.by_power;
+    st->thermal_limited = ps.by_thermal;
+    bool by_power = ps.by_power, by_thermal = ps.by_thermal;
 
-    /* Temperature: first-order response to the capped power input. */
-    struct pw_point pt[8];
-    size_t npt = power_input(g, pt);
-    double r = g->thermal_r / g->cooling;
-    double y0;
-    if (!isnan(g->temp_start))
-        y0 = (g->temp_start - g->ambient) / r;
-    else if (w->kind == GS_WL_THERMAL)
-        y0 = g->power_idle;
-    else
-        y0 = capped_power(g, slow_load(w, 0));
-    double t_unc = g->ambient + r * first_order(pt, npt, y0, g->tau, t);
-    double t_slow = slowdown_temp(g);
-    bool by_thermal = false;
-    double temp = t_unc;
-    if (t_unc >= t_slow) {
-        /* The GPU holds the threshold: power is cut to what the cooling
-         * removes at that temperature. */
-        double p_hold = (t_slow - g->ambient) / r;
-        temp = t_slow;
-        if (p_hold < p) {
-            p = fmax(p_hold, g->power_idle);
-            by_thermal = true;
-            by_power = false;
-        }
-    }
-    st->power_capped = by_power;
-    st->thermal_limited = by_thermal;
-
-    double pn = gs_noise(seed, gpu, M_POWER, b);
-    double p_rep = by_power ? g->power_limit * (1 - 0.004 * fabs(pn)) : p * (1 + 0.01 * pn);
-    st->power_w = fmin(p_rep, g->power_limit);
+    st->power_w = reported_power(g, &ps, gs_noise(seed, gpu, M_POWER, b));
     st->power_mw = (unsigned)lround(st->power_w * 1000);
 
     double tn = gs_noise(seed, gpu, M_TEMP, b);
@@ -478,8 +559,22 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 
 /* ------------------------------------------------------------ integrals */
 
-#define GS_CP_STEPS 1024             /* grid steps (seconds) between checkpoints */
-#define GS_INTEG_MAX (366.0 * 86400) /* integrate exactly up to a year */
+/* The integrals (energy, seconds power-capped, seconds thermally limited)
+ * are sums over a 1 s grid of the values at each whole second, the power
+ * with its noise, for the first GS_EXACT_S seconds: what a client that
+ * differences energy over short spans sees.  The cache makes a time's sum
+ * cost O(1) amortised for a clock that moves forward and at most
+ * GS_EXACT_S model evaluations for any time.
+ *
+ * Past GS_EXACT_S the sums go on as the integral of their expectation over
+ * the noise, in closed form per piece of the model on which its state is
+ * fixed (see expected_integrals), so the cost is the same at 1e9 s as at
+ * 1e5 s.  What that leaves out is the running sum of the noise: a random
+ * walk of about sqrt(n) * 0.6 % of the power over n seconds, 2e-5 of the
+ * energy after one day and less after, so no client can tell. */
+
+#define GS_CP_STEPS 1024 /* grid steps (seconds) between checkpoints */
+#define GS_EXACT_S 86400 /* seconds summed on the grid: one day */
 
 struct gs_integ {
     double (*cp)[3]; /* cp[i]: sums over steps [0, i*GS_CP_STEPS) */
@@ -508,14 +603,16 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-/* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s. */
+/* Power (W) and throttle indicators over grid step k, i.e. [k, k+1) s: the
+ * values gs_model_eval gives at t = k. */
 static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, double v[3])
 {
-    struct gs_state st;
-    gs_model_eval(s, gpu, (double)k, &st);
-    v[0] = st.power_w;
-    v[1] = st.power_capped ? 1 : 0;
-    v[2] = st.thermal_limited ? 1 : 0;
+    const struct gs_gpu *g = &s->gpus[gpu];
+    struct pw_state ps;
+    power_at(g, (double)k, &ps);
+    v[0] = reported_power(g, &ps, gs_noise(s->seed, gpu, M_POWER, bucket_of((double)k)));
+    v[1] = ps.by_power ? 1 : 0;
+    v[2] = ps.by_thermal ? 1 : 0;
 }
 
 static void advance(const struct gs_scenario *s, unsigned gpu, struct gs_integ *in, int64_t to)
@@ -532,6 +629,136 @@ static void advance(const struct gs_scenario *s, unsigned gpu, struct gs_integ *
                 in->cp = xrealloc(in->cp, in->capcp * sizeof(*in->cp));
             }
             memcpy(in->cp[in->ncp++], in->cur, sizeof(in->cur));
+        }
+    }
+}
+
+/* Mean reported power over the noise u (uniform in [-1, 1)) when power p
+ * is granted without the cap: min(p (1 + 0.01 u), L) averages p while
+ * p * 1.01 <= L, else 1/2 (0.995 p + L - 50 (L - p)^2 / p). */
+static double mean_power(double p, double L)
+{
+    if (p * 1.01 <= L)
+        return p;
+    double d = L - p;
+    return 0.5 * (0.995 * p + L - 50 * d * d / p);
+}
+
+/* The integral of mean_power over len seconds in which p runs linearly from
+ * p0 to p1, on one side of L / 1.01: p itself below, and above it
+ * 1/2 (-49.005 p + 101 L - 50 L^2 / p), whose 1/p integrates to a log. */
+static double mean_power_integral(double p0, double p1, double len, double L)
+{
+    double pm = 0.5 * (p0 + p1);
+    if (pm * 1.01 <= L)
+        return pm * len;
+    double inv = fabs(p1 - p0) <= 1e-12 * pm ? 1 / pm : log(p1 / p0) / (p1 - p0);
+    return 0.5 * len * (-49.005 * pm + 101 * L - 50 * L * L * inv);
+}
+
+/* Adds x to cuts[] if it lies strictly inside (lo, hi). */
+static void add_cut(double *cuts, size_t *n, size_t cap, double x, double lo, double hi)
+{
+    if (x > lo && x < hi && *n < cap)
+        cuts[(*n)++] = x;
+}
+
+/* Where, in (lo, hi) of a segment starting at s0, the filtered power
+ * y(s0 + d) = u0 + m (d - tau) + A e^(-d/tau) crosses level h.  y is convex
+ * or concave (y'' has the sign of A), so it crosses at most twice: split at
+ * its extremum, then bisect each monotone part to the last bit. */
+static void add_crossings(double *cuts, size_t *n, size_t cap, double s0, double u0, double m,
+                          double A, double tau, double h, double lo, double hi)
+{
+    double x[3];
+    size_t nx = 0;
+    x[nx++] = lo - s0;
+    if (A != 0 && m != 0 && m * tau / A > 0) {
+        double de = -tau * log(m * tau / A); /* y'(de) = 0 */
+        if (de > lo - s0 && de < hi - s0)
+            x[nx++] = de;
+    }
+    x[nx++] = hi - s0;
+    for (size_t k = 0; k + 1 < nx; k++) {
+        double a = x[k], b = x[k + 1];
+        double fa = u0 + m * (a - tau) + A * exp(-a / tau) - h;
+        double fb = u0 + m * (b - tau) + A * exp(-b / tau) - h;
+        if ((fa < 0) == (fb < 0))
+            continue;
+        for (int it = 0; it < 200; it++) {
+            double c = 0.5 * (a + b);
+            if (c <= a || c >= b)
+                break;
+            double fc = u0 + m * (c - tau) + A * exp(-c / tau) - h;
+            if ((fc < 0) == (fa < 0)) {
+                a = c;
+                fa = fc;
+            } else {
+                b = c;
+            }
+        }
+        add_cut(cuts, n, cap, s0 + b, lo, hi);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The integrals over [a, b) of the step values' expectation over the noise,
+ * added to out[].  [a, b) is cut where the model's state can change: at the
+ * breakpoints of the power input (ramp ends, crossings of the power limit),
+ * where the filtered power crosses the hold power (thermal slowdown starts
+ * or ends), where the input crosses the hold power or L / 1.01.  On each
+ * piece the state is that of its midpoint and the integrand is a constant
+ * or mean_power of a linear p, integrated exactly. */
+static void expected_integrals(const struct gs_gpu *g, double a, double b, double out[3])
+{
+    struct pw_point pt[8];
+    size_t npt = power_input(g, pt);
+    double r = g->thermal_r / g->cooling, L = g->power_limit;
+    double y0 = initial_filtered_power(g, r), h = hold_power(g, r);
+    double cuts[64];
+    size_t nc = 0;
+    cuts[nc++] = a;
+    cuts[nc++] = b;
+    for (size_t i = 0; i < npt; i++) {
+        double s0 = pt[i].t, s1 = i + 1 < npt ? pt[i + 1].t : INFINITY;
+        double lo = fmax(s0, a), hi = fmin(s1, b);
+        if (lo >= hi)
+            continue;
+        add_cut(cuts, &nc, 64, s0, a, b);
+        double u0 = pt[i].u;
+        double m = i + 1 < npt && s1 > s0 ? (pt[i + 1].u - u0) / (s1 - s0) : 0;
+        if (m != 0) {
+            add_cut(cuts, &nc, 64, s0 + (L / 1.01 - u0) / m, lo, hi);
+            if (isfinite(h))
+                add_cut(cuts, &nc, 64, s0 + (h - u0) / m, lo, hi);
+        }
+        if (isfinite(h)) {
+            double ys = first_order(pt, npt, y0, g->tau, s0);
+            add_crossings(cuts, &nc, 64, s0, u0, m, ys - u0 + m * g->tau, g->tau, h, lo, hi);
+        }
+    }
+    qsort(cuts, nc, sizeof(cuts[0]), cmp_double);
+    for (size_t k = 0; k + 1 < nc; k++) {
+        double c0 = cuts[k], c1 = cuts[k + 1], len = c1 - c0;
+        if (!(len > 0))
+            continue;
+        struct pw_state ps;
+        power_at(g, 0.5 * (c0 + c1), &ps);
+        if (ps.by_power) {
+            out[0] += L * (1 - 0.002) * len; /* E|u| = 1/2 */
+            out[1] += len;
+        } else if (ps.by_thermal) {
+            out[0] += mean_power(ps.p, L) * len;
+            out[2] += len;
+        } else {
+            double p0 = fmin(demanded_power(g, slow_load(&g->wl, c0)), L);
+            double p1 = fmin(demanded_power(g, slow_load(&g->wl, c1)), L);
+            out[0] += mean_power_integral(p0, p1, len, L);
         }
     }
 }
@@ -557,7 +784,7 @@ void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *e
         in->cur_k = 0;
         memset(in->cur, 0, sizeof(in->cur));
     }
-    double tt = fmin(t, GS_INTEG_MAX);
+    double tt = fmin(t, GS_EXACT_S);
     int64_t k = (int64_t)floor(tt);
     if (k < in->cur_k) {
         /* Going back: restart from the checkpoint at or below k; the sums are
@@ -567,13 +794,16 @@ void gs_model_integrals(struct gs_scenario *s, unsigned gpu, double t, double *e
         in->cur_k = (int64_t)q * GS_CP_STEPS;
     }
     advance(s, gpu, in, k);
-    double v[3], sum[3];
-    step_values(s, gpu, k, v);
-    for (int j = 0; j < 3; j++)
-        sum[j] = in->cur[j] + v[j] * (tt - (double)k);
-    if (t > tt) /* beyond a year: continue at the year's average */
+    double sum[3];
+    if (t < GS_EXACT_S) {
+        double v[3];
+        step_values(s, gpu, k, v);
         for (int j = 0; j < 3; j++)
-            sum[j] += sum[j] / tt * (t - tt);
+            sum[j] = in->cur[j] + v[j] * (tt - (double)k);
+    } else {
+        memcpy(sum, in->cur, sizeof(sum));
+        expected_integrals(&s->gpus[gpu], GS_EXACT_S, t, sum);
+    }
 
     const struct gs_gpu *g = &s->gpus[gpu];
     /* Energy since the driver loaded: 2-7 days at idle power before t = 0. */

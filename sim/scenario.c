@@ -345,7 +345,10 @@ static int parse_ptype(const char *v, unsigned *types)
     return -1;
 }
 
-static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
+/* Reads one [process.NAME] section into p; *count is how many processes it
+ * stands for (pids pid, pid + 1, ...). */
+static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
+                         unsigned long long *count)
 {
     char buf[1100];
     const struct gs_ini_section *hdr = &c->ini.sections[sec];
@@ -363,6 +366,7 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
     p->start = 0;
     p->end = INFINITY;
     p->mig = -1;
+    *count = 1;
 
     for (size_t i = 0; i < c->ini.nentries; i++) {
         const struct gs_ini_entry *e = &c->ini.entries[i];
@@ -382,6 +386,9 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
                 return gs_bad_value(c, e, v, "a process id from 1 to 4294967295, or ${VAR}");
             p->pid = (unsigned)pid;
             have_pid = true;
+        } else if (strcmp(k, "count") == 0) {
+            if (gs_parse_uint(v, GS_MAX_PROC_COUNT, count) != 0 || *count == 0)
+                return gs_bad_value(c, e, v, "a number of processes from 1 to 100000");
         } else if (strcmp(k, "type") == 0) {
             if (parse_ptype(v, &p->types) != 0)
                 return gs_bad_value(c, e, v, "compute, graphics, compute+graphics or mps");
@@ -418,8 +425,8 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
             mig_entry = e;
         } else {
             return gs_fail(c, e->line,
-                           "unknown key '%s' in [%s] (expected gpu, pid, type, name, used_memory, "
-                           "sm_util, mem_util, start, end or mig)",
+                           "unknown key '%s' in [%s] (expected gpu, pid, count, type, name, "
+                           "used_memory, sm_util, mem_util, start, end or mig)",
                            k, hdr->name);
         }
     }
@@ -427,6 +434,9 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
         return gs_fail(c, hdr->line, "[%s]: missing required key 'gpu'", hdr->name);
     if (!have_pid)
         return gs_fail(c, hdr->line, "[%s]: missing required key 'pid'", hdr->name);
+    if (p->pid + (*count - 1) > UINT32_MAX)
+        return gs_fail(c, hdr->line, "[%s]: pids %u to %llu go past 4294967295", hdr->name, p->pid,
+                       p->pid + (*count - 1));
     if (p->end <= p->start)
         return gs_fail(c, hdr->line, "[%s]: end (%g s) must be after start (%g s)", hdr->name,
                        p->end, p->start);
@@ -454,19 +464,79 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p)
     return 0;
 }
 
+struct pid_ix {
+    unsigned pid;
+    size_t i;
+};
+
+static int cmp_pid_ix(const void *a, const void *b)
+{
+    const struct pid_ix *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Builds s->by_pid (indices sorted by pid, then file order) and reports the
+ * first pid used twice on one GPU, in file order -- in O(n log n), so that a
+ * scenario can hold 100000s of processes. */
+static int index_processes(struct gs_pctx *c)
+{
+    struct gs_scenario *s = c->s;
+    size_t n = s->nprocs;
+    struct pid_ix *ix = malloc((n ? n : 1) * sizeof(*ix));
+    s->by_pid = malloc((n ? n : 1) * sizeof(*s->by_pid));
+    if (!ix || !s->by_pid) {
+        free(ix);
+        return gs_fail(c, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        ix[i] = (struct pid_ix){s->procs[i].pid, i};
+    qsort(ix, n, sizeof(*ix), cmp_pid_ix);
+    size_t bi = SIZE_MAX, bj = 0; /* the clash the file reaches first: smallest later entry */
+    for (size_t r0 = 0, r1; r0 < n; r0 = r1) {
+        for (r1 = r0 + 1; r1 < n && ix[r1].pid == ix[r0].pid; r1++)
+            ;
+        for (size_t a = r0; a < r1; a++)
+            for (size_t b = a + 1; b < r1; b++) {
+                size_t i = ix[b].i, j = ix[a].i; /* j < i */
+                bool first = i < bi || (i == bi && j < bj);
+                if (first && (s->procs[i].gpus & s->procs[j].gpus)) {
+                    bi = i;
+                    bj = j;
+                }
+            }
+    }
+    for (size_t k = 0; k < n; k++)
+        s->by_pid[k] = ix[k].i;
+    free(ix);
+    if (bi != SIZE_MAX)
+        return gs_fail(c, 0,
+                       "[process.%s] and [process.%s] both use pid %u on the same GPU "
+                       "(list several GPUs in one section instead)",
+                       s->procs[bj].key, s->procs[bi].key, s->procs[bi].pid);
+    return 0;
+}
+
+const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pid)
+{
+    size_t lo = 0, hi = s->nprocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->procs[s->by_pid[mid]].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nprocs && s->procs[s->by_pid[lo]].pid == pid ? &s->procs[s->by_pid[lo]] : NULL;
+}
+
 static int check_processes(struct gs_pctx *c)
 {
     struct gs_scenario *s = c->s;
 
-    for (size_t i = 0; i < s->nprocs; i++) {
-        for (size_t j = 0; j < i; j++) {
-            if (s->procs[i].pid == s->procs[j].pid && (s->procs[i].gpus & s->procs[j].gpus))
-                return gs_fail(c, 0,
-                               "[process.%s] and [process.%s] both use pid %u on the same GPU "
-                               "(list several GPUs in one section instead)",
-                               s->procs[j].key, s->procs[i].key, s->procs[i].pid);
-        }
-    }
+    if (index_processes(c) != 0)
+        return -1;
     /* Fixed process memory must fit the GPU (or MIG device), even if all of
      * them ran at once, so memory.used can always cover their sum. */
     for (unsigned gi = 0; gi < s->ngpus; gi++) {
@@ -676,20 +746,32 @@ static int interpret(struct gs_pctx *c)
     if (gs_build_gpus(c) != 0)
         return -1;
 
-    size_t np = 0, nf = 0;
-    for (size_t i = 0; i < c->ini.nsections; i++) {
-        np += c->info[i].kind == GS_SEC_PROCESS;
+    size_t nf = 0, cap = 16;
+    for (size_t i = 0; i < c->ini.nsections; i++)
         nf += c->info[i].kind == GS_SEC_FAULT;
-    }
-    s->procs = calloc(np ? np : 1, sizeof(*s->procs));
+    s->procs = calloc(cap, sizeof(*s->procs));
     s->faults = calloc(nf ? nf : 1, sizeof(*s->faults));
     if (!s->procs || !s->faults)
         return gs_fail(c, 0, "out of memory");
     for (size_t i = 0; i < c->ini.nsections; i++) {
         if (c->info[i].kind == GS_SEC_PROCESS) {
-            if (apply_process(c, (long)i, &s->procs[s->nprocs]) != 0)
+            struct gs_process p;
+            unsigned long long count;
+            if (apply_process(c, (long)i, &p, &count) != 0)
                 return -1;
-            s->nprocs++;
+            if (s->nprocs + count > cap) {
+                while (s->nprocs + count > cap)
+                    cap *= 2;
+                struct gs_process *np = realloc(s->procs, cap * sizeof(*s->procs));
+                if (!np)
+                    return gs_fail(c, 0, "out of memory");
+                s->procs = np;
+            }
+            for (unsigned long long k = 0; k < count; k++) {
+                s->procs[s->nprocs] = p;
+                s->procs[s->nprocs].pid = p.pid + (unsigned)k;
+                s->nprocs++;
+            }
         } else if (c->info[i].kind == GS_SEC_FAULT) {
             if (apply_fault(c, (long)i, &s->faults[s->nfaults]) != 0)
                 return -1;
@@ -759,6 +841,7 @@ void gs_scenario_free(struct gs_scenario *s)
     gs_integ_free(s);
     free(s->gpus);
     free(s->procs);
+    free(s->by_pid);
     free(s->faults);
     free(s->events);
     free(s);

@@ -7,14 +7,15 @@
  *  - SIGTERM/SIGINT: stop sampling, drain and flush every sink, exit 0
  *    within 2 s.  SIGHUP: reload the configuration (an invalid file is
  *    reported and the old settings kept) and reopen every file.
- *  - <data-dir>/agent.sock answers `gpumon mark` and status requests.
+ *  - <data-dir>/agent.sock answers `gpumon mark` and status requests
+ *    (control.h: the protocol, its bounds and the client).
  *  - --once: one sample through the same sinks, lock and files, then exit
  *    (for cron).
  */
 #ifndef GM_AGENT_DAEMON_H
 #define GM_AGENT_DAEMON_H
 
-#include "../core/config.h"
+#include "config.h"
 #include "../core/err.h"
 
 /* Builds the configuration (defaults, file, flags) -- called at start and
@@ -30,11 +31,5 @@ struct gm_daemon_opts {
 /* Runs until a stop signal; returns the process exit status (0, or 1 for a
  * start-up failure such as a held lock, with err describing it). */
 int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err);
-
-/* Client side of the control socket: sends one request line to the agent
- * of data_dir and copies the reply into reply.  GM_E_NOTFOUND when no agent
- * is running there. */
-int gm_daemon_request(const char *data_dir, const char *request, char *reply, size_t len,
-                      struct gm_err *err);
 
 #endif /* GM_AGENT_DAEMON_H */

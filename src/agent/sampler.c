@@ -10,7 +10,7 @@
 
 #include "../core/err.h"
 #include "../core/timeutil.h"
-#include "log.h"
+#include "../core/log.h"
 
 #define MAX_SINKS 16
 #define MAX_GPUS 64

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "collector.h"
-#include "event.h"
+#include "../core/event.h"
 #include "sink.h"
 
 struct gm_sampler;

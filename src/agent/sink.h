@@ -1,5 +1,6 @@
-/* sink.h -- the agent's consumers of snapshots: one small interface, and a
- * runner that gives each sink its own thread and a bounded queue.
+/* sink.h -- the runner of the agent's consumers of snapshots: each sink
+ * (core/sinkops.h says what one implements) gets its own thread and a
+ * bounded queue.
  *
  * DESIGN principle 2: the sampler never blocks on disk or network.  It hands
  * each sink a reference to the immutable snapshot (gm_snapshot_ref); when a
@@ -12,23 +13,9 @@
 
 #include <stdint.h>
 
+#include "../core/event.h"
+#include "../core/sinkops.h"
 #include "../core/snapshot.h"
-#include "event.h"
-
-/* What a sink implements.  All callbacks run on the sink's thread, one at a
- * time, in queue order.  ctx is the sink's own state.  A callback that
- * fails returns a negative GM_E* code; the runner counts it, the sink logs. */
-struct gm_sink_ops {
-    const char *name;
-    int (*write)(void *ctx, const struct gm_snapshot *s); /* required */
-    int (*event)(void *ctx, const struct gm_event *e);    /* optional */
-    int (*flush)(void *ctx);                              /* optional: make durable */
-    int (*reopen)(void *ctx);                             /* optional: SIGHUP */
-    void (*tick)(void *ctx, int64_t now_wall_ns);         /* optional: housekeeping,
-                                                             called about once a second
-                                                             when the queue is idle */
-    void (*close)(void *ctx);                             /* optional: flush and free */
-};
 
 struct gm_sink;
 

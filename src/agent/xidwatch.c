@@ -12,7 +12,7 @@
 #include "../core/err.h"
 #include "../core/timeutil.h"
 #include "../source/nvml_abi.h"
-#include "log.h"
+#include "../core/log.h"
 
 #define WAIT_MS 250
 #define RECHECK_NS (30LL * 1000000000LL) /* look for added/removed GPUs this often */

@@ -20,34 +20,6 @@
  * read past one, even if it lacks its NUL. */
 #define FIELD(j, s) gm_json_strn((j), (s), strnlen((s), sizeof(s)))
 
-const char *gm_alert_severity_name(int severity)
-{
-    switch (severity) {
-    case GM_SEV_WARNING:
-        return "warning";
-    case GM_SEV_CRITICAL:
-        return "critical";
-    default:
-        return "unknown";
-    }
-}
-
-const char *gm_alert_state_name(int state)
-{
-    switch (state) {
-    case GM_AL_INACTIVE:
-        return "inactive";
-    case GM_AL_PENDING:
-        return "pending";
-    case GM_AL_FIRING:
-        return "firing";
-    case GM_AL_RESOLVED:
-        return "resolved";
-    default:
-        return "unknown";
-    }
-}
-
 /* A string field, null when empty. */
 static void str_or_null(struct gm_json *j, const char *key, const char *s, size_t size)
 {

@@ -16,19 +16,9 @@
 #include <stdint.h>
 
 #include "../core/buf.h"
+#include "../core/event.h" /* severities and states */
 
 #define GM_ALERT_MAX_LABELS 8
-
-enum gm_alert_severity { GM_SEV_WARNING = 0, GM_SEV_CRITICAL = 1 };
-
-/* Per rule and GPU (or host): inactive -> pending -> firing -> resolved
- * (resolved is inactive again, remembered for the notice). */
-enum gm_alert_state {
-    GM_AL_INACTIVE = 0,
-    GM_AL_PENDING = 1,
-    GM_AL_FIRING = 2,
-    GM_AL_RESOLVED = 3,
-};
 
 struct gm_alert_label {
     char name[64];
@@ -60,9 +50,6 @@ struct gm_alert {
     int nlabels;
     struct gm_alert_label labels[GM_ALERT_MAX_LABELS]; /* the rule's extra labels */
 };
-
-const char *gm_alert_severity_name(int severity); /* "warning", "critical" */
-const char *gm_alert_state_name(int state);       /* "inactive", "pending", "firing", "resolved" */
 
 /* Appends the alert as one JSON object (no newline).  Times are RFC 3339
  * with the host's offset and also unix milliseconds; absent values (host

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../agent/log.h"
+#include "../core/log.h"
 #include "../core/json.h"
 #include "../core/timeutil.h"
 #include "engine.h"
@@ -62,32 +62,28 @@ static void on_notice(void *arg, const struct gm_alert *al)
     a->fwd(a->fwd_arg, &e);
 }
 
-static struct gm_notifier *notifier_start(const struct gm_config *c, struct gm_err *err)
+static struct gm_notifier *notifier_start(const struct gm_alerter_conf *c, struct gm_err *err)
 {
     return gm_notifier_start(c->alert_log, c->notify, c->nnotify, c->queue_size, err);
 }
 
-static void keep_notify(struct gm_alerter *a, const struct gm_config *c)
+static void keep_notify(struct gm_alerter *a, const struct gm_alerter_conf *c)
 {
     free(a->notify);
     a->notify = NULL;
     a->nnotify = c->nnotify;
     if (c->nnotify) {
-        a->notify = malloc((size_t)c->nnotify * sizeof(*a->notify));
-        if (!a->notify)
-            abort();
+        a->notify = gm_xmalloc((size_t)c->nnotify * sizeof(*a->notify));
         memcpy(a->notify, c->notify, (size_t)c->nnotify * sizeof(*a->notify));
     }
     gm_strlcpy(a->log_path, c->alert_log, sizeof(a->log_path));
     a->queue = c->queue_size;
 }
 
-struct gm_alerter *gm_alerter_start(const struct gm_config *c, int once, gm_alerter_event_fn fn,
-                                    void *arg, struct gm_err *err)
+struct gm_alerter *gm_alerter_start(const struct gm_alerter_conf *c, int once,
+                                    gm_alerter_event_fn fn, void *arg, struct gm_err *err)
 {
-    struct gm_alerter *a = calloc(1, sizeof(*a));
-    if (!a)
-        abort();
+    struct gm_alerter *a = gm_xcalloc(1, sizeof(*a));
     pthread_mutex_init(&a->mu, NULL);
     a->once = once;
     a->fwd = fn;
@@ -100,7 +96,7 @@ struct gm_alerter *gm_alerter_start(const struct gm_config *c, int once, gm_aler
         return NULL;
     }
     keep_notify(a, c);
-    a->eng = gm_engine_new(&c->rules);
+    a->eng = gm_engine_new(c->rules);
     gm_engine_set_pid_ns_nested(a->eng, gm_pid_ns_nested());
     if (once) {
         struct gm_err e = {0};
@@ -111,7 +107,8 @@ struct gm_alerter *gm_alerter_start(const struct gm_config *c, int once, gm_aler
     return a;
 }
 
-int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_config *c, struct gm_err *err)
+int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_alerter_conf *c,
+                           struct gm_err *err)
 {
     int same =
         a->nnotify == c->nnotify && !strcmp(a->log_path, c->alert_log) &&
@@ -125,7 +122,7 @@ int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_config *c, stru
     }
     /* resolutions of removed or changed rules go to the channels that were
      * configured when they fired */
-    gm_engine_set_rules(a->eng, &c->rules, gm_wall_ns(), on_notice, a);
+    gm_engine_set_rules(a->eng, c->rules, gm_wall_ns(), on_notice, a);
     if (fresh) {
         pthread_mutex_lock(&a->mu);
         struct gm_notifier *old = a->nf;

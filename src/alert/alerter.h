@@ -13,13 +13,25 @@
 #ifndef GM_ALERT_ALERTER_H
 #define GM_ALERT_ALERTER_H
 
-#include "../agent/event.h"
-#include "../agent/sink.h"
 #include "../core/buf.h"
-#include "../core/config.h"
 #include "../core/err.h"
+#include "../core/event.h"
+#include "../core/sinkops.h"
+#include "notify.h"
+#include "rule.h"
 
 struct gm_alerter;
+
+/* What the alerter is set up from (the agent fills it from its settings;
+ * every pointer is borrowed for the call: the alerter copies what it keeps). */
+struct gm_alerter_conf {
+    const struct gm_rules *rules;        /* the rules in force */
+    const struct gm_notify_conf *notify; /* [notify.NAME] channels */
+    int nnotify;
+    const char *alert_log;   /* the alert log (required) */
+    const char *alert_state; /* rule state between `record --once` runs */
+    unsigned queue_size;     /* notices each channel may have waiting */
+};
 
 /* Where the alerter sends its GM_EV_ALERT events (to the other sinks). */
 typedef void (*gm_alerter_event_fn)(void *arg, const struct gm_event *e);
@@ -28,13 +40,14 @@ typedef void (*gm_alerter_event_fn)(void *arg, const struct gm_event *e);
  * rule state is loaded from and saved to c->alert_state, and durations use
  * wall time.  Returns NULL with err on failure (the alert log or a channel
  * could not be set up). */
-struct gm_alerter *gm_alerter_start(const struct gm_config *c, int once, gm_alerter_event_fn fn,
-                                    void *arg, struct gm_err *err);
+struct gm_alerter *gm_alerter_start(const struct gm_alerter_conf *c, int once,
+                                    gm_alerter_event_fn fn, void *arg, struct gm_err *err);
 
 /* Applies a reloaded configuration: rules whose definition did not change
  * keep their state; the notifier restarts only if its settings changed (and
  * is then told what is firing).  On failure the running setup stays. */
-int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_config *c, struct gm_err *err);
+int gm_alerter_reconfigure(struct gm_alerter *a, const struct gm_alerter_conf *c,
+                           struct gm_err *err);
 
 /* The sink interface; ctx is the alerter (close does nothing). */
 extern const struct gm_sink_ops gm_alerter_sink_ops;

@@ -85,16 +85,6 @@ static uint64_t rule_hash(const struct gm_rule *r)
     return h;
 }
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (!q && n) {
-        fprintf(stderr, "gpumon: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
 /* States are keyed by the NVML index: a GPU that is lost before gpumon ever
  * read its UUID must still be the same GPU when it comes back. */
 static void gpu_key(const struct gm_gpu *g, char *out, size_t len)
@@ -108,7 +98,7 @@ static void *grow(void *p, int n, int *cap, size_t size)
     if (n < *cap)
         return p;
     *cap = *cap ? *cap * 2 : 8;
-    return xrealloc(p, (size_t)*cap * size);
+    return gm_xrealloc(p, (size_t)*cap * size);
 }
 
 static struct st *state_for(struct erule *er, const char *key)
@@ -147,7 +137,7 @@ static void load_rules(struct gm_engine *e, const struct gm_rules *rules)
         n += rules->rule[i].enabled != 0;
     if (!n)
         return;
-    e->rules = xrealloc(NULL, (size_t)n * sizeof(*e->rules));
+    e->rules = gm_xrealloc(NULL, (size_t)n * sizeof(*e->rules));
     for (int i = 0; i < rules->n; i++) {
         if (!rules->rule[i].enabled)
             continue;
@@ -168,7 +158,7 @@ static void free_rules(struct erule *rules, int n)
 
 struct gm_engine *gm_engine_new(const struct gm_rules *rules)
 {
-    struct gm_engine *e = xrealloc(NULL, sizeof(*e));
+    struct gm_engine *e = gm_xrealloc(NULL, sizeof(*e));
     memset(e, 0, sizeof(*e));
     pthread_mutex_init(&e->mu, NULL);
     load_rules(e, rules);

@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../agent/log.h"
+#include "../core/log.h"
 #include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "notify_impl.h"

@@ -12,9 +12,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
+#include "../view/query.h"
 
 volatile int cli_stop;
 
@@ -86,6 +87,53 @@ int cli_write(int fd, const struct gm_buf *b)
         return GM_EXIT_FAIL;
     }
     return 0;
+}
+
+int cli_loop(struct gm_collector *col, int64_t interval_ns, int64_t timeout_ns, const char *ids,
+             cli_rows_fn rows, void *arg)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    int64_t next = gm_mono_ns();
+    int first = 1, failing = 0, rc = 0;
+    for (;;) {
+        int src = cli_sample(col, s, timeout_ns, first || !failing);
+        if (src && first) {
+            rc = src;
+            break;
+        }
+        if (src) {
+            if (!failing)
+                cli_warn("no rows until the driver answers again");
+            failing = 1;
+        } else {
+            if (failing)
+                cli_warn("the driver answers again; rows resume");
+            failing = 0;
+            uint64_t mask;
+            struct gm_err err = {0};
+            if (gm_query_select(s, ids, &mask, &err) != 0) {
+                cli_error("%s", err.msg);
+                rc = GM_EXIT_USAGE;
+                break;
+            }
+            int r = rows(arg, s, mask, first);
+            if (r != 0) {
+                rc = r == CLI_LOOP_END ? 0 : r;
+                break;
+            }
+            first = 0;
+        }
+        if (!interval_ns || cli_stop)
+            break;
+        next += interval_ns;
+        int64_t now = gm_mono_ns();
+        if (next < now) /* a slow sample: skip missed ticks instead of bursting */
+            next = now + interval_ns - (now - next) % interval_ns;
+        if (gm_sleep_until(next, &cli_stop))
+            break;
+    }
+    gm_snapshot_free(s);
+    return rc;
 }
 
 int cli_parse_seconds(const char *s, int64_t *ns)

@@ -74,6 +74,22 @@ int cli_open(struct gm_collector **c, const struct gm_collector_opts *o);
  * joined). */
 int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns, int report);
 
+/* The -l loop of query, dmon and pmon: what each sample does with its
+ * snapshot (mask: the GPUs -i selected; first: nothing was written yet).
+ * Returns 0 to go on, CLI_LOOP_END to stop with status 0, or an exit
+ * status to stop with. */
+typedef int (*cli_rows_fn)(void *arg, const struct gm_snapshot *s, uint64_t mask, int first);
+#define CLI_LOOP_END (-1)
+
+/* Samples col, then every interval_ns (only once when 0) on an absolute
+ * grid that skips the ticks a slow sample missed instead of bursting,
+ * until rows says stop, SIGINT/SIGTERM (cli_stop) or a failure.  A driver
+ * failure on the first sample ends the loop with its status; later ones
+ * are reported once on stderr and rows resume when the driver answers
+ * again.  ids is -i's list (gm_query_select).  Returns the exit status. */
+int cli_loop(struct gm_collector *col, int64_t interval_ns, int64_t timeout_ns, const char *ids,
+             cli_rows_fn rows, void *arg);
+
 /* The agent's configuration for a command that reads what the agent wrote
  * (report, alerts): defaults, then the file (--config FILE, else the default
  * file when it exists; none with no_config), then --data-dir/--store-path

@@ -10,9 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../agent/control.h"
 #include "../agent/daemon.h"
+#include "../core/event.h"
 #include "../export/exporter.h"
-#include "../core/config.h"
+#include "../agent/config.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "cli.h"
 
@@ -270,7 +273,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
             return GM_EXIT_USAGE;
         }
         char reply[65536];
-        if (gm_daemon_request(c.data_dir, "STATUS", reply, sizeof(reply), &err) != 0) {
+        if (gm_control_request(c.data_dir, "STATUS", reply, sizeof(reply), &err) != 0) {
             cli_error("%s", err.msg);
             return GM_EXIT_FAIL;
         }
@@ -383,7 +386,10 @@ static int cmd_mark_run(int argc, char **argv)
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("usage: gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT...\n\n"
                    "Puts a mark (e.g. \"epoch 3 start\") on the running agent's timeline: it "
-                   "appears in the\nCSV events file, the store and 'gpumon report'.\n");
+                   "appears in the\nCSV events file, the store and 'gpumon report'.  The words "
+                   "are joined by one space;\na mark is at most %d bytes (a longer one is "
+                   "refused, exit 2).\n",
+                   GM_MARK_MAX);
             return GM_EXIT_OK;
         }
         if (strcmp(argv[i], "--") == 0) {
@@ -417,23 +423,41 @@ static int cmd_mark_run(int argc, char **argv)
     int task_given = 0;
     for (int i = 0; i < fs.nflags; i++)
         task_given |= strncmp(fs.key[i], "task", 4) == 0;
-    struct gm_buf req = GM_BUF_INIT;
-    gm_buf_printf(&req, "MARK %lld %s ", (long long)gm_wall_ns(), task_given ? c.task : "-");
+    /* the text: the words joined by one space, a line break as a space (a
+     * mark is one line); refused whole when too long, never cut */
+    struct gm_buf text = GM_BUF_INIT;
     for (int i = first_text; i < argc; i++) {
         for (const char *p = argv[i]; *p; p++)
-            gm_buf_putc(&req, *p == '\n' || *p == '\r' ? ' ' : *p);
+            gm_buf_putc(&text, *p == '\n' || *p == '\r' ? ' ' : *p);
         if (i + 1 < argc)
-            gm_buf_putc(&req, ' ');
+            gm_buf_putc(&text, ' ');
     }
+    if (text.len > GM_MARK_MAX) {
+        size_t n = text.len;
+        gm_buf_free(&text);
+        return cli_usage_error("mark", "the mark is %zu bytes long; a mark is at most %d bytes", n,
+                               GM_MARK_MAX);
+    }
+    struct gm_buf req = GM_BUF_INIT;
+    gm_buf_printf(&req, "MARK %lld %s %s", (long long)gm_wall_ns(), task_given ? c.task : "-",
+                  text.p ? text.p : "");
+    gm_buf_free(&text);
     char reply[256];
-    rc = gm_daemon_request(c.data_dir, req.p, reply, sizeof(reply), &err);
+    rc = gm_control_request(c.data_dir, req.p, reply, sizeof(reply), &err);
     gm_buf_free(&req);
     if (rc != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }
-    if (strncmp(reply, "OK", 2) != 0) {
-        cli_error("the agent refused the mark: %s", reply);
+    if (strcmp(reply, "OK\n") != 0) {
+        /* the agent's words, one line of plain text (a stranger could be
+         * listening on the socket) */
+        struct gm_buf why = GM_BUF_INIT;
+        size_t n = strcspn(reply, "\n");
+        size_t skip = strncmp(reply, "ERR ", 4) == 0 ? 4 : 0;
+        gm_text_line(&why, reply + skip, n - (skip < n ? skip : n));
+        cli_error("the agent refused the mark: %s", why.p ? why.p : "");
+        gm_buf_free(&why);
         return GM_EXIT_FAIL;
     }
     return GM_EXIT_OK;

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "../agent/collector.h"
-#include "../agent/daemon.h"
+#include "../agent/control.h"
 #include "../alert/engine.h"
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/text.h"
@@ -204,9 +204,7 @@ static int cmd_alerts_run(int argc, char **argv)
         return rc;
     if (a.rule && !a.history)
         return cli_usage_error("alerts", "--rule goes with --history");
-    struct gm_config *c = malloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
-    if (!c)
-        abort();
+    struct gm_config *c = gm_xmalloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
     rc = cli_config(c, a.config, a.no_config, a.data_dir, a.store_path);
     if (rc) {
         free(c);
@@ -231,8 +229,8 @@ static int cmd_alerts_run(int argc, char **argv)
         }
     } else {
         static char reply[1 << 20];
-        if (gm_daemon_request(c->data_dir, a.json ? "ALERTS" : "ALERTS TEXT", reply, sizeof(reply),
-                              &err) != 0) {
+        if (gm_control_request(c->data_dir, a.json ? "ALERTS" : "ALERTS TEXT", reply, sizeof(reply),
+                               &err) != 0) {
             cli_error("%s", err.msg);
             free(c);
             return GM_EXIT_FAIL;

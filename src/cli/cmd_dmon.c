@@ -89,6 +89,61 @@ static void report_gpu_changes(const struct gm_snapshot *s, uint64_t mask, uint8
     }
 }
 
+/* One sample's lines (cli_loop): a header at the start and again when a
+ * screenful has scrolled by (not in CSV), -f's file emptied just before
+ * its first write, a closed pipe ending the run quietly. */
+struct mon_ctx {
+    int kind;
+    struct gm_dmon *dm;
+    struct gm_pmon *pm;
+    const struct gm_mon_layout *lay;
+    struct gm_buf *out;
+    int fd;
+    const char *file;
+    long count, done;
+    int since_header;
+    uint8_t gpu_state[64];
+};
+
+static int mon_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    struct mon_ctx *x = arg;
+    gm_buf_reset(x->out);
+    report_gpu_changes(s, mask, x->gpu_state);
+    int lines = 0;
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
+        lines += (int)((mask >> i) & 1);
+    if (x->kind == CLI_MON_PMON)
+        lines = gm_pmon_nlines(s, mask);
+    if (first || (!x->lay->csv && x->since_header + lines > screen_rows(x->fd) - 2)) {
+        if (x->kind == CLI_MON_DMON)
+            gm_dmon_header(x->dm, x->out);
+        else
+            gm_pmon_header(x->pm, x->out);
+        x->since_header = 0;
+    }
+    if (x->kind == CLI_MON_DMON)
+        gm_dmon_rows(x->dm, s, mask, x->out);
+    else
+        gm_pmon_rows(x->pm, s, mask, x->out);
+    x->since_header += lines;
+    struct gm_err err = {0};
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    int w = gm_buf_write_fd(x->out, x->fd);
+    if (w == -EPIPE)
+        return CLI_LOOP_END; /* the reader is gone (| head): done, not an error */
+    if (w < 0) {
+        cli_error("cannot write %s: %s", x->file ? x->file : "output", strerror(-w));
+        return GM_EXIT_FAIL;
+    }
+    if (x->count > 0 && ++x->done >= x->count)
+        return CLI_LOOP_END;
+    return 0;
+}
+
 int cli_mon_run(int kind, int argc, char **argv)
 {
     const char *cmd = kind == CLI_MON_DMON ? "dmon" : "pmon";
@@ -196,84 +251,22 @@ int cli_mon_run(int kind, int argc, char **argv)
     cli_catch_stop_signals();
     signal(SIGPIPE, SIG_IGN); /* a closed pipe is EPIPE: the run ends quietly */
 
-    struct gm_snapshot *s = gm_snapshot_new();
     struct gm_buf out = GM_BUF_INIT;
-    uint8_t gpu_state[64];
-    memset(gpu_state, 0xff, sizeof(gpu_state));
-    int64_t next = gm_mono_ns();
-    int first = 1, failing = 0, since_header = 0;
-    long done = 0;
-    for (;;) {
-        gm_buf_reset(&out);
-        int src = cli_sample(col, s, timeout, first || !failing);
-        if (src && first) {
-            rc = src;
-            break;
-        }
-        if (src) {
-            if (!failing)
-                cli_warn("no rows until the driver answers again");
-            failing = 1;
-        } else {
-            if (failing)
-                cli_warn("the driver answers again; rows resume");
-            failing = 0;
-            uint64_t mask;
-            if (gm_query_select(s, ids, &mask, &err) != 0) {
-                cli_error("%s", err.msg);
-                rc = GM_EXIT_USAGE;
-                break;
-            }
-            report_gpu_changes(s, mask, gpu_state);
-            int lines = 0;
-            for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
-                lines += (int)((mask >> i) & 1);
-            if (kind == CLI_MON_PMON)
-                lines = gm_pmon_nlines(s, mask);
-            if (first || (!lay.csv && since_header + lines > screen_rows(fd) - 2)) {
-                if (kind == CLI_MON_DMON)
-                    gm_dmon_header(&dm, &out);
-                else
-                    gm_pmon_header(&pm, &out);
-                since_header = 0;
-            }
-            if (kind == CLI_MON_DMON)
-                gm_dmon_rows(&dm, s, mask, &out);
-            else
-                gm_pmon_rows(&pm, s, mask, &out);
-            since_header += lines;
-            if (first && fd != STDOUT_FILENO && gm_safefile_output_truncate(fd, file, &err) != 0) {
-                cli_error("%s", err.msg);
-                rc = GM_EXIT_FAIL;
-                break;
-            }
-            int w = gm_buf_write_fd(&out, fd);
-            if (w == -EPIPE)
-                break; /* the reader is gone (| head): done, not an error */
-            if (w < 0) {
-                cli_error("cannot write %s: %s", file ? file : "output", strerror(-w));
-                rc = GM_EXIT_FAIL;
-                break;
-            }
-            first = 0;
-            if (count > 0 && ++done >= count)
-                break;
-        }
-        if (cli_stop)
-            break;
-        next += delay;
-        int64_t now = gm_mono_ns();
-        if (next < now) /* a slow sample: skip missed ticks instead of bursting */
-            next = now + delay - (now - next) % delay;
-        if (gm_sleep_until(next, &cli_stop))
-            break;
-    }
+    struct mon_ctx mx = {.kind = kind,
+                         .dm = &dm,
+                         .pm = &pm,
+                         .lay = &lay,
+                         .out = &out,
+                         .fd = fd,
+                         .file = file,
+                         .count = count};
+    memset(mx.gpu_state, 0xff, sizeof(mx.gpu_state));
+    rc = cli_loop(col, delay, timeout, ids, mon_rows, &mx);
     if (fd != STDOUT_FILENO && close(fd) != 0 && rc == 0) {
         cli_error("cannot write %s: %s", file, strerror(errno));
         rc = GM_EXIT_FAIL;
     }
     gm_buf_free(&out);
-    gm_snapshot_free(s);
     gm_collector_close(col);
     return rc;
 }

@@ -5,7 +5,7 @@
  * README): -i is --id as in nvidia-smi; a failure of the driver during a
  * -l loop is reported on stderr once and the loop goes on, resuming rows
  * when the driver is back; so is a GPU whose process list cannot be read
- * (--query-compute-apps has no row to say it in).
+ * whole (--query-compute-apps has no row to say it in).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,8 +43,8 @@ static void usage(FILE *f)
         "  -h, --help                       this help\n");
 }
 
-/* A GPU whose process list could not be read has no rows: say so on stderr,
- * once per GPU while it lasts (*warned: the GPUs already reported). */
+/* A GPU whose process list could not be read whole may lack rows: say so on
+ * stderr, once per GPU while it lasts (*warned: the GPUs already reported). */
 static void warn_proc_lists(const struct gm_snapshot *s, uint64_t mask, uint64_t *warned)
 {
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
@@ -53,11 +53,38 @@ static void warn_proc_lists(const struct gm_snapshot *s, uint64_t mask, uint64_t
         int failed = (mask & bit) && !gm_v_ok(pl) &&
                      !(pl->status == GM_VS_NA && pl->code == GM_CODE_NOT_COLLECTED);
         if (failed && !(*warned & bit))
-            cli_warn("GPU %u: the process list could not be read (%s); its processes are left "
-                     "out",
+            cli_warn("GPU %u: the process list could not be read whole (%s); processes may be "
+                     "missing",
                      s->gpus[i].index, gm_nvml_error_text(pl->code));
         *warned = failed ? *warned | bit : *warned & ~bit;
     }
+}
+
+/* One sample's rows (cli_loop): the header first, -f's file emptied just
+ * before its first write. */
+struct rows_ctx {
+    const struct gm_query *q;
+    struct gm_buf *out;
+    int fd;
+    const char *file;
+    uint64_t proc_warned; /* GPUs whose unreadable process list was reported */
+};
+
+static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    struct rows_ctx *x = arg;
+    gm_buf_reset(x->out);
+    if (first)
+        gm_query_header(x->q, x->out);
+    gm_query_rows(x->q, s, mask, x->out);
+    if (x->q->kind == GM_QUERY_APPS)
+        warn_proc_lists(s, mask, &x->proc_warned);
+    struct gm_err err = {0};
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    return cli_write(x->fd, x->out);
 }
 
 int cmd_query_run(int argc, char **argv);
@@ -198,60 +225,13 @@ int cmd_query_run(int argc, char **argv)
     if (loop)
         cli_catch_stop_signals();
 
-    struct gm_snapshot *s = gm_snapshot_new();
-    int64_t next = gm_mono_ns();
-    int first = 1, failing = 0;
-    uint64_t proc_warned = 0;
-    for (;;) {
-        gm_buf_reset(&out);
-        int src = cli_sample(col, s, timeout, first || !failing);
-        if (src && first) {
-            rc = src;
-            break;
-        }
-        if (src) {
-            if (!failing)
-                cli_warn("no rows until the driver answers again");
-            failing = 1;
-        } else {
-            if (failing)
-                cli_warn("the driver answers again; rows resume");
-            failing = 0;
-            uint64_t mask;
-            if (gm_query_select(s, ids, &mask, &err) != 0) {
-                cli_error("%s", err.msg);
-                rc = GM_EXIT_USAGE;
-                break;
-            }
-            if (first)
-                gm_query_header(&q, &out);
-            gm_query_rows(&q, s, mask, &out);
-            if (kind == GM_QUERY_APPS)
-                warn_proc_lists(s, mask, &proc_warned);
-            if (first && fd != STDOUT_FILENO && gm_safefile_output_truncate(fd, file, &err) != 0) {
-                cli_error("%s", err.msg);
-                rc = GM_EXIT_FAIL;
-                break;
-            }
-            if ((rc = cli_write(fd, &out)) != 0)
-                break;
-            first = 0;
-        }
-        if (!loop || cli_stop)
-            break;
-        next += loop;
-        int64_t now = gm_mono_ns();
-        if (next < now)
-            next = now + loop - (now - next) % loop;
-        if (gm_sleep_until(next, &cli_stop))
-            break;
-    }
+    struct rows_ctx rx = {.q = &q, .out = &out, .fd = fd, .file = file};
+    rc = cli_loop(col, loop, timeout, ids, query_rows, &rx);
     if (fd != STDOUT_FILENO && close(fd) != 0 && rc == 0) {
         cli_error("cannot write %s: %s", file, strerror(errno));
         rc = GM_EXIT_FAIL;
     }
     gm_buf_free(&out);
-    gm_snapshot_free(s);
     gm_collector_close(col);
     return rc;
 }

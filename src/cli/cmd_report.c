@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/config.h"
+#include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../store/store.h"
 #include "cli.h"

@@ -115,9 +115,15 @@ int cmd_status_run(int argc, char **argv)
         co.groups = gm_nvml_groups_default() | BIT(GM_RG_PCIE_TPUT);
 #undef BIT
     struct gm_collector *col;
-    int rc = cli_open(&col, &co);
-    if (rc)
+    int rc;
+    if (json) {
+        /* NVML that cannot start is still a document: the sample reports
+         * the driver state (driver.status, docs/json.md) */
+        struct gm_err oerr = {0};
+        gm_collector_open(&col, &co, &oerr);
+    } else if ((rc = cli_open(&col, &co)) != 0) {
         return rc;
+    }
     if (interval)
         cli_catch_stop_signals();
 
@@ -128,11 +134,13 @@ int cmd_status_run(int argc, char **argv)
     int first = 1;
     do {
         rc = cli_sample(col, s, timeout, 1);
-        if (rc)
+        if (rc && !json)
             break;
-        uint64_t mask;
+        /* with --json a failed sample is printed too (driver.status, the GPUs'
+         * status), then the command ends with rc as the text view does */
+        uint64_t mask = 0;
         struct gm_err err = {0};
-        if (gm_query_select(s, ids, &mask, &err) != 0) {
+        if (s->driver == GM_DRV_OK && gm_query_select(s, ids, &mask, &err) != 0) {
             rc = cli_usage_error("status", "%s", err.msg);
             break;
         }
@@ -144,8 +152,11 @@ int cmd_status_run(int argc, char **argv)
             gm_status_json(s, mask, pretty, &out);
         else
             gm_status_text(s, &so, &out);
-        if ((rc = cli_write(STDOUT_FILENO, &out)) != 0)
+        int wrc = cli_write(STDOUT_FILENO, &out);
+        if (wrc != 0 || rc != 0) {
+            rc = wrc ? wrc : rc;
             break;
+        }
         first = 0;
         if (!interval)
             break;

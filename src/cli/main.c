@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/modload.h"
 #include "cli.h"
 
 #ifndef GM_VERSION
@@ -45,25 +46,11 @@ static void usage(FILE *f)
 }
 
 /* The simulator library: $GPUMON_SIM_LIB, the build tree beside this
- * binary, or the installed copy. */
+ * binary, or the installed copy (the module loader's search). */
 static const char *find_sim_lib(char *buf, size_t len)
 {
-    const char *env = getenv("GPUMON_SIM_LIB");
-    if (env && *env)
-        return env;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(buf, len, "%s/../sim/libnvidia-ml.so.1", exe);
-            if (access(buf, R_OK) == 0)
-                return buf;
-        }
-    }
-    return GM_SIM_LIB_INSTALLED;
+    return gm_module_find("GPUMON_SIM_LIB", "../sim/libnvidia-ml.so.1", GM_SIM_LIB_INSTALLED, buf,
+                          len);
 }
 
 int main(int argc, char **argv)

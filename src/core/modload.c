@@ -28,6 +28,34 @@ static const void *try_open(const char *path, const char *symbol, const char *wh
     return sym;
 }
 
+/* dir of the running executable + "/" + file into buf, when readable. */
+static int beside_exe(const char *file, char *buf, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return 0;
+    *slash = '\0';
+    if ((size_t)snprintf(buf, len, "%s/%s", exe, file) >= len)
+        return 0;
+    return access(buf, R_OK) == 0;
+}
+
+const char *gm_module_find(const char *env_var, const char *file, const char *installed, char *buf,
+                           size_t len)
+{
+    const char *env = getenv(env_var);
+    if (env && *env)
+        return env;
+    if (beside_exe(file, buf, len))
+        return buf;
+    return installed;
+}
+
 const void *gm_module_load(const char *env_var, const char *file, const char *installed,
                            const char *symbol, const char *what, gm_module_accept_fn accept,
                            char *why, size_t wlen)
@@ -36,19 +64,9 @@ const void *gm_module_load(const char *env_var, const char *file, const char *in
     if (env && *env)
         return try_open(env, symbol, what, accept, why, wlen);
     const void *sym = NULL;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            char path[PATH_MAX + 64];
-            snprintf(path, sizeof(path), "%s/%s", exe, file);
-            if (access(path, R_OK) == 0)
-                sym = try_open(path, symbol, what, accept, why, wlen);
-        }
-    }
+    char path[PATH_MAX + 64];
+    if (beside_exe(file, path, sizeof(path)))
+        sym = try_open(path, symbol, what, accept, why, wlen);
     if (!sym)
         sym = try_open(installed, symbol, what, accept, why, wlen);
     return sym;

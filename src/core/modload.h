@@ -24,4 +24,11 @@ const void *gm_module_load(const char *env_var, const char *file, const char *in
                            const char *symbol, const char *what, gm_module_accept_fn accept,
                            char *why, size_t wlen);
 
+/* The path the search above finds first, without opening it: $env_var
+ * when set, `file` beside the running executable when readable, else
+ * installed.  Returns one of those strings or buf.  (The simulator library
+ * is found this way, and opened by the NVML loader.) */
+const char *gm_module_find(const char *env_var, const char *file, const char *installed, char *buf,
+                           size_t len);
+
 #endif /* GM_CORE_MODLOAD_H */

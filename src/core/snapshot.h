@@ -106,10 +106,11 @@ struct gm_gpu {
     struct gm_value mig_list;
     uint32_t proc_first; /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
     uint32_t nproc;
-    /* Whether the process list was read whole: OK, or why it could not be
-     * (then nproc is 0: a list with holes would show a C+G process as G);
-     * NA with GM_CODE_NOT_COLLECTED when it was not read (processes not
-     * asked for, a GPU that is down). */
+    /* Whether the process list was read whole: OK, or why not (the
+     * processes listed are then those of the lists NVML did give: the
+     * graphics processes when the compute list failed); NA with
+     * GM_CODE_NOT_COLLECTED when it was not read (processes not asked for,
+     * a GPU that is down). */
     struct gm_value proc_list;
 };
 

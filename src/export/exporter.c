@@ -56,6 +56,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../core/log.h"
 #include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "listen.h"
@@ -272,19 +273,8 @@ struct gm_exporter {
     int textfile_failing;
 };
 
-static void xlog(struct gm_exporter *x, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void xlog(struct gm_exporter *x, int level, const char *fmt, ...)
-{
-    if (!x->log)
-        return;
-    char msg[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    x->log(x->log_arg, level, msg);
-}
+/* The exporter's log (x->log may be NULL). */
+#define xlog(x, level, ...) gm_logf((x)->log, (x)->log_arg, (level), __VA_ARGS__)
 
 static struct body *current(struct gm_exporter *x, int64_t *stale_after_ns)
 {

@@ -19,8 +19,9 @@
 
 #include <stdint.h>
 
-#include "../agent/sink.h"
+#include "../core/sinkops.h"
 #include "../core/err.h"
+#include "../core/log.h"
 #include "prom.h"
 
 #define GM_EXPORTER_DEFAULT_LISTEN "127.0.0.1:9842"
@@ -33,7 +34,7 @@ struct gm_exporter_opts {
     unsigned max_connections; /* 0 = 512 */
     int64_t connection_timeout_ns; /* idle connections are closed after this; 0 = 10 s */
     int64_t stale_after_ns;        /* /healthz: 503 when the latest sample is older */
-    void (*log)(void *arg, int level, const char *msg);
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 

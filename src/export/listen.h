@@ -18,4 +18,11 @@
 int gm_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, char *why,
                     size_t wlen);
 
+/* The [exporter] section's own checks of a string setting, made where the
+ * file or flag is read so that `config check`, flags and a reload name the
+ * place: "listen" must parse (gm_listen_parse) and "web-config" must exist
+ * (its content is checked when the exporter loads it).  Other keys and an
+ * empty value pass.  Returns 0, or GM_E_INVAL with the reason in why. */
+int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t wlen);
+
 #endif /* GM_EXPORT_LISTEN_H */

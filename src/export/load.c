@@ -1,8 +1,9 @@
 /* load.c -- finds and loads gpumon_export.so and forwards exporter.h's
  * functions to it (see module.h for why the exporter is a module); and the
- * listen-address parser (listen.h), which the core needs without the
- * module. */
+ * listen-address parser and the [exporter] section's checks (listen.h),
+ * which the core needs without the module. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -153,4 +154,34 @@ int gm_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, 
     }
     snprintf(why, wlen, "\"%.64s\" is not a numeric IPv4 or IPv6 address", host);
     return GM_E_INVAL;
+}
+
+/* ------------------------------------------------------------ settings */
+
+int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t wlen)
+{
+    if (!*value)
+        return 0;
+    if (!strcmp(key, "listen")) {
+        struct sockaddr_storage ss;
+        socklen_t len;
+        char r[200];
+        if (!strcmp(value, "\"\"") || !strcmp(value, "''")) {
+            /* quotes are part of a value in the file, unlike on a command line */
+            snprintf(why, wlen,
+                     "invalid listen address %s: for no HTTP server leave the value empty "
+                     "(\"listen =\")",
+                     value);
+            return GM_E_INVAL;
+        }
+        if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
+            snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
+            return GM_E_INVAL;
+        }
+    } else if (!strcmp(key, "web-config") && access(value, F_OK) != 0 &&
+               (errno == ENOENT || errno == ENOTDIR)) {
+        snprintf(why, wlen, "web-config \"%s\": %s", value, strerror(errno));
+        return GM_E_INVAL;
+    }
+    return 0;
 }

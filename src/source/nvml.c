@@ -171,6 +171,13 @@ struct gm_nvml {
     _Atomic(const char *) cur_call;
     atomic_int cur_gpu;
     struct tally *tally; /* set while one GPU's dynamic values are read */
+
+    /* Buffers of the process lists and samples, kept between samples (see
+     * "processes" below). */
+    nvmlProcessInfo_v2_t *pbuf;
+    unsigned int pcap;
+    nvmlProcessUtilizationSample_t *ubuf;
+    unsigned int ucap;
 };
 
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): fn is a member name, it cannot be wrapped */
@@ -338,6 +345,8 @@ void gm_nvml_close(struct gm_nvml *n)
     if (n->dl)
         dlclose(n->dl);
     free(n->dev);
+    free(n->pbuf);
+    free(n->ubuf);
     free(n);
 }
 
@@ -874,97 +883,240 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
 
 /* ------------------------------------------------------------- processes */
 
+/* Process lists and process samples follow NVML's sizing protocol: a call
+ * whose count is smaller than the list fills nothing, answers
+ * NVML_ERROR_INSUFFICIENT_SIZE and stores the count it needs.  We call with
+ * the buffer we have (kept between samples, so a steady list costs one call);
+ * on INSUFFICIENT_SIZE we grow it to that count plus an eighth (processes
+ * can start between two calls) and call again, PROC_TRIES calls in all, as
+ * nvidia-smi does.  GM_NVML_PROC_MAX (nvml.h) bounds one list, against a
+ * library that answers with a garbage count: NVML cannot hand out part of a
+ * list, so a GPU with more processes of one kind than that lists none of
+ * that kind (and process utilisation beyond it reads as an error). */
+#define PROC_FIRST 256 /* entries of the first buffer */
+#define PROC_TRIES 4
+
 enum { PROC_COMPUTE, PROC_GRAPHICS };
 
-/* Calls the newest process-list symbol the library has, with the stride that
- * symbol implies, following the INSUFFICIENT_SIZE protocol.  Fills out[] with
- * up to cap entries; returns the NVML code and sets *count. */
-static nvmlReturn_t list_procs(struct gm_nvml *n, int i, nvmlDevice_t h, int kind,
-                               nvmlProcessInfo_v2_t *out, unsigned int cap, unsigned int *count)
+/* The capacity to call again with after NVML asked for need entries while we
+ * offered had: need plus headroom, more than had, at most GM_NVML_PROC_MAX;
+ * 0 when that cannot satisfy the need (give up). */
+static unsigned int proc_grow(unsigned int need, unsigned int had)
 {
-    unsigned int cnt = cap;
-    nvmlReturn_t rc;
-    if (kind == PROC_COMPUTE && n->f.nvmlDeviceGetComputeRunningProcesses_v3)
-        rc = CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v3, h, &cnt, out);
-    else if (kind == PROC_COMPUTE && n->f.nvmlDeviceGetComputeRunningProcesses_v2)
-        rc = CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v2, h, &cnt, out);
-    else if (kind == PROC_GRAPHICS && n->f.nvmlDeviceGetGraphicsRunningProcesses_v3)
-        rc = CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v3, h, &cnt, out);
-    else if (kind == PROC_GRAPHICS && n->f.nvmlDeviceGetGraphicsRunningProcesses_v2)
-        rc = CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v2, h, &cnt, out);
-    else {
-        /* v1: 16-byte entries; read into a separate array, then widen. */
-        nvmlProcessInfo_v1_t v1[256];
-        if (cnt > 256)
-            cnt = 256;
-        rc = kind == PROC_COMPUTE ? CALL(n, i, nvmlDeviceGetComputeRunningProcesses, h, &cnt, v1)
-                                  : CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses, h, &cnt, v1);
-        if (rc == NVML_SUCCESS)
-            for (unsigned int k = 0; k < cnt; k++) {
-                out[k].pid = v1[k].pid;
-                out[k].usedGpuMemory = v1[k].usedGpuMemory;
-                out[k].gpuInstanceId = GM_NO_INSTANCE;
-                out[k].computeInstanceId = GM_NO_INSTANCE;
-            }
+    if (need > GM_NVML_PROC_MAX || had >= GM_NVML_PROC_MAX)
+        return 0;
+    unsigned long long cap = (unsigned long long)need + need / 8 + 16;
+    if (cap <= had)
+        cap = (unsigned long long)had * 2; /* a count that did not grow: still make progress */
+    return cap > GM_NVML_PROC_MAX ? GM_NVML_PROC_MAX : (unsigned int)cap;
+}
+
+/* Grows the buffer *buf of *cap entries of size elem to at least want. */
+static void buf_reserve(void **buf, unsigned int *cap, unsigned int want, size_t elem)
+{
+    if (*buf && *cap >= want)
+        return;
+    *buf = gm_xrealloc(*buf, (size_t)want * elem);
+    *cap = want;
+}
+
+/* One call of the newest process-list symbol the library has for kind, into
+ * buf (room for *cnt entries of the stride that symbol implies: 16 bytes for
+ * the unversioned v1 symbols, 24 for _v2 and _v3). */
+static nvmlReturn_t proc_call(struct gm_nvml *n, int i, nvmlDevice_t h, int kind, int *v1,
+                              unsigned int *cnt, void *buf)
+{
+    *v1 = 0;
+    if (kind == PROC_COMPUTE) {
+        if (n->f.nvmlDeviceGetComputeRunningProcesses_v3)
+            return CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v3, h, cnt, buf);
+        if (n->f.nvmlDeviceGetComputeRunningProcesses_v2)
+            return CALL(n, i, nvmlDeviceGetComputeRunningProcesses_v2, h, cnt, buf);
+        *v1 = 1;
+        return CALL(n, i, nvmlDeviceGetComputeRunningProcesses, h, cnt, buf);
+    }
+    if (n->f.nvmlDeviceGetGraphicsRunningProcesses_v3)
+        return CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v3, h, cnt, buf);
+    if (n->f.nvmlDeviceGetGraphicsRunningProcesses_v2)
+        return CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses_v2, h, cnt, buf);
+    *v1 = 1;
+    return CALL(n, i, nvmlDeviceGetGraphicsRunningProcesses, h, cnt, buf);
+}
+
+/* Lists the processes of one kind on GPU i into n->pbuf (24-byte entries,
+ * v1 answers widened), growing it as the sizing protocol asks.  Returns the
+ * NVML code of the last call and sets *count (0 unless it succeeded). */
+static nvmlReturn_t list_procs(struct gm_nvml *n, int i, nvmlDevice_t h, int kind,
+                               unsigned int *count)
+{
+    void *buf = n->pbuf;
+    buf_reserve(&buf, &n->pcap, PROC_FIRST, sizeof(nvmlProcessInfo_v2_t));
+    n->pbuf = buf;
+    nvmlReturn_t rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    unsigned int cnt = 0;
+    int v1 = 0;
+    *count = 0;
+    for (int tries = 0; tries < PROC_TRIES; tries++) {
+        cnt = n->pcap;
+        rc = proc_call(n, i, h, kind, &v1, &cnt, n->pbuf);
+        if (rc != NVML_ERROR_INSUFFICIENT_SIZE)
+            break;
+        unsigned int cap = proc_grow(cnt, n->pcap);
+        if (!cap)
+            break;
+        buf = n->pbuf;
+        buf_reserve(&buf, &n->pcap, cap, sizeof(nvmlProcessInfo_v2_t));
+        n->pbuf = buf;
+    }
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (cnt > n->pcap)
+        cnt = n->pcap; /* a library that claims more than it was given room for */
+    if (v1) {
+        /* Widen 16-byte entries to 24 in place, last first: entry k's new
+         * place overlaps only old entries k and later, already moved. */
+        unsigned char *raw = (unsigned char *)n->pbuf;
+        for (unsigned int k = cnt; k-- > 0;) {
+            nvmlProcessInfo_v1_t e1;
+            nvmlProcessInfo_v2_t e2;
+            memcpy(&e1, raw + (size_t)k * sizeof(e1), sizeof(e1));
+            memset(&e2, 0, sizeof(e2));
+            e2.pid = e1.pid;
+            e2.usedGpuMemory = e1.usedGpuMemory;
+            e2.gpuInstanceId = GM_NO_INSTANCE;
+            e2.computeInstanceId = GM_NO_INSTANCE;
+            memcpy(raw + (size_t)k * sizeof(e2), &e2, sizeof(e2));
+        }
     }
     *count = cnt;
     return rc;
 }
 
+/* One listed process before it goes into the snapshot. */
+struct proc_ent {
+    nvmlProcessInfo_v2_t info;
+    uint8_t type; /* GM_PT_* bits, merged over the lists */
+    uint8_t keep; /* the first entry of its pid */
+};
+
+struct pid_pos {
+    unsigned int pid;
+    uint32_t pos;
+};
+
+static int cmp_pid_pos(const void *a, const void *b)
+{
+    const struct pid_pos *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapshot *s,
                       struct gm_gpu *g, uint32_t gpu_slot)
 {
-    enum { CAP = 256 };
-    nvmlProcessInfo_v2_t buf[CAP];
     g->proc_first = s->nproc;
     g->nproc = 0;
     g->proc_list = gm_v_u64(0);
+    struct proc_ent *ent = NULL;
+    uint32_t nent = 0;
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
         unsigned int cnt = 0;
-        nvmlReturn_t rc = list_procs(n, i, h, kind, buf, CAP, &cnt);
+        nvmlReturn_t rc = list_procs(n, i, h, kind, &cnt);
         if (rc != NVML_SUCCESS) {
-            /* INSUFFICIENT_SIZE too: more than CAP processes on one GPU */
+            /* (a list longer than GM_NVML_PROC_MAX too) the other list is
+             * still shown, but the GPU says its processes are not all there:
+             * neither "idle" nor a C+G process shown as G can pass for whole */
             g->proc_list = list_failed(rc);
+            continue;
+        }
+        if (cnt == 0)
+            continue;
+        ent = gm_xrealloc(ent, ((size_t)nent + cnt) * sizeof(*ent));
+        const nvmlProcessInfo_v2_t *buf = n->pbuf;
+        for (unsigned int k = 0; k < cnt; k++) {
+            ent[nent].info = buf[k];
+            ent[nent].type = kind == PROC_COMPUTE ? GM_PT_COMPUTE : GM_PT_GRAPHICS;
+            ent[nent].keep = 1;
+            nent++;
+        }
+    }
+    if (nent == 0)
+        return;
+    /* A pid in both lists (or twice in one) is one C+G entry, where it first
+     * appeared: sort by (pid, position) to find them in O(n log n). */
+    struct pid_pos *ix = gm_xmalloc((size_t)nent * sizeof(*ix));
+    for (uint32_t k = 0; k < nent; k++)
+        ix[k] = (struct pid_pos){ent[k].info.pid, k};
+    qsort(ix, nent, sizeof(*ix), cmp_pid_pos);
+    for (uint32_t a = 0, b; a < nent; a = b) {
+        for (b = a + 1; b < nent && ix[b].pid == ix[a].pid; b++) {
+            ent[ix[a].pos].type |= ent[ix[b].pos].type;
+            ent[ix[b].pos].keep = 0;
+        }
+    }
+    free(ix);
+    for (uint32_t k = 0; k < nent; k++) {
+        if (!ent[k].keep)
+            continue;
+        const nvmlProcessInfo_v2_t *e = &ent[k].info;
+        struct gm_proc p;
+        memset(&p, 0, sizeof(p));
+        p.gpu = gpu_slot;
+        p.pid = e->pid;
+        p.type = ent[k].type;
+        p.gpu_instance_id = e->gpuInstanceId;
+        p.compute_instance_id = e->computeInstanceId;
+        p.used_memory = e->usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL
+                            ? gm_v_status(GM_VS_NA, 0)
+                            : gm_v_u64(e->usedGpuMemory);
+        p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
+        p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
+        nvmlReturn_t nrc = CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name));
+        if (nrc != NVML_SUCCESS) {
+            p.name[0] = '\0';
+            p.name_code = (int16_t)nrc; /* NOT_FOUND (it exited) reads as not available */
+        }
+        gm_snapshot_add_proc_take(s, &p);
+        g->nproc++;
+    }
+    free(ent);
+}
+
+static int cmp_sample_pid(const void *a, const void *b)
+{
+    const nvmlProcessUtilizationSample_t *x = a, *y = b;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Process utilisation samples newer than last into n->ubuf, sorted by pid;
+ * sets *count.  The sizing call (NULL buffer) answers INSUFFICIENT_SIZE with
+ * the count; then the same growth as the process lists. */
+static nvmlReturn_t get_proc_samples(struct gm_nvml *n, int i, nvmlDevice_t h,
+                                     unsigned long long last, unsigned int *count)
+{
+    unsigned int cnt = 0;
+    *count = 0;
+    nvmlReturn_t rc = CALL(n, i, nvmlDeviceGetProcessUtilization, h, NULL, &cnt, last);
+    if (rc == NVML_SUCCESS)
+        return rc; /* nothing to read */
+    for (int tries = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && tries < PROC_TRIES; tries++) {
+        unsigned int cap = proc_grow(cnt, tries ? n->ucap : 0);
+        if (!cap)
             break;
-        }
-        for (unsigned int k = 0; k < cnt && k < CAP; k++) {
-            /* merge a PID that is both compute and graphics into one C+G entry */
-            struct gm_proc *dup = NULL;
-            for (uint32_t q = g->proc_first; q < s->nproc; q++)
-                if (s->procs[q].pid == buf[k].pid)
-                    dup = &s->procs[q];
-            uint8_t bit = kind == PROC_COMPUTE ? GM_PT_COMPUTE : GM_PT_GRAPHICS;
-            if (dup) {
-                dup->type |= bit;
-                continue;
-            }
-            struct gm_proc p;
-            memset(&p, 0, sizeof(p));
-            p.gpu = gpu_slot;
-            p.pid = buf[k].pid;
-            p.type = bit;
-            p.gpu_instance_id = buf[k].gpuInstanceId;
-            p.compute_instance_id = buf[k].computeInstanceId;
-            p.used_memory = buf[k].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL
-                                ? gm_v_status(GM_VS_NA, 0)
-                                : gm_v_u64(buf[k].usedGpuMemory);
-            p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
-            p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
-            nvmlReturn_t nrc = CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name));
-            if (nrc != NVML_SUCCESS) {
-                p.name[0] = '\0';
-                p.name_code = (int16_t)nrc; /* NOT_FOUND (it exited) reads as not available */
-            }
-            gm_snapshot_add_proc_take(s, &p);
-            g->nproc++;
-        }
+        void *buf = n->ubuf;
+        buf_reserve(&buf, &n->ucap, cap, sizeof(nvmlProcessUtilizationSample_t));
+        n->ubuf = buf;
+        cnt = n->ucap;
+        rc = CALL(n, i, nvmlDeviceGetProcessUtilization, h, n->ubuf, &cnt, last);
     }
-    if (!gm_v_ok(&g->proc_list)) {
-        /* half a list would mislead (a C+G process shown as G, or none at
-         * all read as "idle"): none, and the reason */
-        s->nproc = g->proc_first; /* these entries own no strings yet */
-        g->nproc = 0;
-    }
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (cnt > n->ucap)
+        cnt = n->ucap;
+    qsort(n->ubuf, cnt, sizeof(*n->ubuf), cmp_sample_pid);
+    *count = cnt;
+    return rc;
 }
 
 static void read_proc_util(struct gm_nvml *n, int i, struct dev *d, struct gm_snapshot *s,
@@ -972,27 +1124,27 @@ static void read_proc_util(struct gm_nvml *n, int i, struct dev *d, struct gm_sn
 {
     if (g->nproc == 0)
         return;
-    nvmlProcessUtilizationSample_t smp[256];
     unsigned int cnt = 0;
     unsigned long long now_us = (unsigned long long)(s->wall_ns / 1000);
     unsigned long long last = d->last_proc_util_us ? d->last_proc_util_us : now_us - 1000000ULL;
-    nvmlReturn_t rc = CALL(n, i, nvmlDeviceGetProcessUtilization, d->h, NULL, &cnt, last);
-    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
-        if (cnt > 256)
-            cnt = 256;
-        rc = CALL(n, i, nvmlDeviceGetProcessUtilization, d->h, smp, &cnt, last);
-    } else if (rc == NVML_SUCCESS) {
-        cnt = 0;
-    }
+    nvmlReturn_t rc = get_proc_samples(n, i, d->h, last, &cnt);
+    const nvmlProcessUtilizationSample_t *smp = n->ubuf;
     enum gm_vstatus st = rc == NVML_SUCCESS ? GM_VS_NA : gm_v_status_from_nvml(rc);
     for (uint32_t q = g->proc_first; q < g->proc_first + g->nproc; q++) {
         struct gm_proc *p = &s->procs[q];
         unsigned long long sum[4] = {0, 0, 0, 0}, ns = 0;
-        for (unsigned int k = 0; rc == NVML_SUCCESS && k < cnt; k++) {
+        /* the first sample of this pid (samples are sorted by pid) */
+        unsigned int lo = 0, hi = cnt;
+        while (lo < hi) {
+            unsigned int mid = lo + (hi - lo) / 2;
+            if (smp[mid].pid < p->pid)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (unsigned int k = lo; k < cnt && smp[k].pid == p->pid; k++) {
             /* drivers can return stale or garbage slots: filter like nvtop */
-            /* cppcheck-suppress uninitvar ; cnt is 0 unless the second call filled smp */
-            if (smp[k].pid != p->pid || smp[k].timeStamp <= last || smp[k].smUtil > 100 ||
-                smp[k].memUtil > 100)
+            if (smp[k].timeStamp <= last || smp[k].smUtil > 100 || smp[k].memUtil > 100)
                 continue;
             sum[0] += smp[k].smUtil;
             sum[1] += smp[k].memUtil;

@@ -37,6 +37,14 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
  * Returns 0, or a negative code only for programming errors. */
 int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s);
 
+/* The most entries gm_nvml_sample reads from one process list (compute or
+ * graphics, per GPU) or one GPU's process samples: 1.5 MiB of NVML entries.
+ * Shorter lists are read whole, whatever their length, by NVML's sizing
+ * protocol; NVML cannot hand out part of a list, so a longer one is left out
+ * (that GPU lists no processes of that kind).  Guards against a library that
+ * answers with a garbage count. */
+#define GM_NVML_PROC_MAX 65536u
+
 /* Chooses what gm_nvml_sample collects: groups is a bit mask over enum
  * gm_read_group (static groups are always read); procs != 0 lists processes
  * and their utilisation.  The default is gm_nvml_groups_default() with

@@ -39,6 +39,7 @@
 
 #include "../core/buf.h"
 #include "../core/fmt.h"
+#include "../core/log.h"
 #include "../core/metrics.h"
 #include "../core/safefile.h"
 #include "../core/text.h"
@@ -123,8 +124,6 @@ struct gm_csv {
     uint64_t files_compressed, files_deleted, janitor_runs; /* atomics */
 };
 
-static void csv_log(struct gm_csv *c, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 static void janitor_start(struct gm_csv *c);
 static void janitor_wake(struct gm_csv *c, int64_t now_wall_ns);
 static void janitor_stop(struct gm_csv *c);
@@ -204,17 +203,7 @@ int gm_csv_parse_columns(const char *list, int *ids, int max, int *n, struct gm_
 
 /* ------------------------------------------------------------ small tools */
 
-static void csv_log(struct gm_csv *c, int level, const char *fmt, ...)
-{
-    if (!c->log)
-        return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    c->log(c->log_arg, level, msg);
-}
+#define csv_log(c, level, ...) gm_logf((c)->log, (c)->log_arg, (level), __VA_ARGS__)
 
 static int errno_code(int e)
 {
@@ -1516,3 +1505,40 @@ void gm_csv_close(struct gm_csv *c)
     gm_safefile_unlock(c->lock);
     free(c);
 }
+
+/* ------------------------------------------------------------------- sink */
+
+static int sink_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_csv_write(ctx, s);
+}
+static int sink_event(void *ctx, const struct gm_event *e)
+{
+    return gm_csv_event(ctx, e);
+}
+static int sink_flush(void *ctx)
+{
+    return gm_csv_flush(ctx);
+}
+static int sink_reopen(void *ctx)
+{
+    return gm_csv_reopen(ctx);
+}
+static void sink_tick(void *ctx, int64_t now)
+{
+    gm_csv_tick(ctx, now);
+}
+static void sink_close(void *ctx)
+{
+    gm_csv_close(ctx);
+}
+static void sink_close_once(void *ctx)
+{
+    gm_csv_maintain(ctx, gm_wall_ns());
+    gm_csv_close(ctx);
+}
+
+const struct gm_sink_ops gm_csv_sink_ops = {"csv",       sink_write, sink_event, sink_flush,
+                                            sink_reopen, sink_tick,  sink_close};
+const struct gm_sink_ops gm_csv_once_sink_ops = {
+    "csv", sink_write, sink_event, sink_flush, sink_reopen, sink_tick, sink_close_once};

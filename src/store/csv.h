@@ -53,8 +53,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../agent/event.h"
+#include "../core/event.h"
 #include "../core/err.h"
+#include "../core/sinkops.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 
 enum gm_csv_sync { GM_CSV_SYNC_NONE = 0, GM_CSV_SYNC_SAMPLE, GM_CSV_SYNC_SECOND };
@@ -70,7 +72,7 @@ struct gm_csv_opts {
     int64_t compress_after_ns; /* gzip files whose day ended longer ago; 0 = 1 day; <0 = never */
     int sync;                  /* enum gm_csv_sync: fsync policy (write(2) happens every sample) */
     /* Log callback for the agent's log (level: 3 err, 4 warning, 6 info); may be NULL. */
-    void (*log)(void *arg, int level, const char *msg);
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 
@@ -165,5 +167,11 @@ void gm_csv_scan_feed(struct gm_csv_scan *s, const char *p, size_t n);
  * unbalanced quote far back) is no torn row of this writer's, and the file
  * is left alone (rows go to a new "-N" file). */
 #define GM_CSV_MAX_TORN ((size_t)1 << 20)
+
+/* The sink interface (core/sinkops.h): ctx is a struct gm_csv, which the
+ * sink's close frees.  The once variant runs one janitor pass (gm_csv_maintain) before it
+ * closes: `record --once` ends before the first pass of its own. */
+extern const struct gm_sink_ops gm_csv_sink_ops;
+extern const struct gm_sink_ops gm_csv_once_sink_ops;
 
 #endif /* GM_STORE_CSV_H */

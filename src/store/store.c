@@ -52,11 +52,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/log.h"
 #include "../core/metrics.h"
 #include "../core/safefile.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
-#include "../alert/alert.h"
 #include "store_schema.h"
 
 #define MS_PER_MIN INT64_C(60000)
@@ -164,19 +164,7 @@ static void stat_add(uint64_t *p, uint64_t n)
     __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
 }
 
-static void slog(struct gm_store *st, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void slog(struct gm_store *st, int level, const char *fmt, ...)
-{
-    if (!st->o.log)
-        return;
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    st->o.log(st->o.log_arg, level, msg);
-}
+#define slog(st, level, ...) gm_logf((st)->o.log, (st)->o.log_arg, (level), __VA_ARGS__)
 
 /* SQLite result code -> GM_E_*. */
 static int sql_code(int rc)
@@ -1633,3 +1621,36 @@ void gm_store_close(struct gm_store *st)
     sqlite3_exec(st->db, "PRAGMA optimize", NULL, NULL, NULL);
     store_free(st);
 }
+
+/* ------------------------------------------------------------------- sink */
+
+static int sink_write(void *ctx, const struct gm_snapshot *s)
+{
+    return gm_store_write(ctx, s);
+}
+static int sink_event(void *ctx, const struct gm_event *e)
+{
+    return gm_store_event(ctx, e);
+}
+static int sink_flush(void *ctx)
+{
+    return gm_store_flush(ctx);
+}
+static void sink_tick(void *ctx, int64_t now)
+{
+    gm_store_tick(ctx, now);
+}
+static void sink_close(void *ctx)
+{
+    gm_store_close(ctx);
+}
+static void sink_close_once(void *ctx)
+{
+    gm_store_tick(ctx, gm_wall_ns()); /* its first call applies the retention */
+    gm_store_close(ctx);
+}
+
+const struct gm_sink_ops gm_store_sink_ops = {"store", sink_write, sink_event, sink_flush,
+                                              NULL,    sink_tick,  sink_close};
+const struct gm_sink_ops gm_store_once_sink_ops = {"store", sink_write, sink_event,     sink_flush,
+                                                   NULL,    sink_tick,  sink_close_once};

@@ -13,9 +13,11 @@
 
 #include <stdint.h>
 
-#include "../agent/event.h"
+#include "../core/event.h"
 #include "../core/buf.h"
 #include "../core/err.h"
+#include "../core/sinkops.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 
 struct gm_store_opts {
@@ -29,7 +31,7 @@ struct gm_store_opts {
                                    this (throttle time, energy); 0 = learn it per GPU (the
                                    median of its recent intervals) */
     int procs;                  /* store processes */
-    void (*log)(void *arg, int level, const char *msg);
+    gm_log_fn log;              /* may be NULL */
     void *log_arg;
 };
 
@@ -114,5 +116,11 @@ struct gm_alert_history_opts {
 };
 int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
                            struct gm_err *err);
+
+/* The sink interface (core/sinkops.h): ctx is a struct gm_store, which the
+ * sink's close frees.  The once variant applies the retention (gm_store_tick) before it
+ * closes: `record --once` ends before the first pass of its own. */
+extern const struct gm_sink_ops gm_store_sink_ops;
+extern const struct gm_sink_ops gm_store_once_sink_ops;
 
 #endif /* GM_STORE_STORE_H */

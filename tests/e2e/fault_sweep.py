@@ -14,12 +14,13 @@ time as a run without faults.  Four outputs are compared with that run:
     the error's reason under "unavailable" (not_supported, not_permitted,
     error, gpu_lost); a GPU's status changes only to the error's (lost,
     no_permission, error); MIG devices and processes keep their places, or
-    the list is empty and "unavailable" names it with the reason;
+    "unavailable" names the list with the reason (MIG devices: then none;
+    processes: those of the lists NVML gave);
   - `gpumon query --query-gpu=<every field> --format=csv`: exactly the
     fields whose JSON value became null changed, each to the text for the
     error ([N/A], [Insufficient Permissions], [Unknown Error], [GPU is lost]);
   - `gpumon query --query-compute-apps=<every field>`: likewise per process,
-    and a GPU whose process list is unavailable is named on stderr;
+    and a GPU whose process list was not read whole is named on stderr;
   - `gpumon serve --print --process-metrics` (the exposition /metrics
     serves): exactly the series of the values that became null are absent
     (gpumon_gpu_up 0 for a GPU that is down); nothing else changes, labels
@@ -415,9 +416,18 @@ def check_json(base, got, faults, problems):
         for part, ident in (("mig_devices", "index"), ("processes", "pid")):
             bl, gl = bg[part], gg[part]
             said = gg["unavailable"].get(part)
-            if said is not None and (said != reason or gl):
+            if said is not None and (said != reason or (part == "mig_devices" and gl)):
                 problems.append(f"{where}: {part} {[x[ident] for x in gl]}, unavailable "
-                                f"{said!r} (want [] and {reason!r})")
+                                f"{said!r} (want {reason!r}, and no MIG devices)")
+            if part == "processes" and said == reason:
+                # not read whole: what NVML did give is shown (the graphics
+                # processes when the compute list failed), nothing made up
+                if not {x[ident] for x in gl} <= {x[ident] for x in bl}:
+                    problems.append(f"{where}: processes {[x[ident] for x in gl]} not among "
+                                    f"{[x[ident] for x in bl]}")
+                ch.add(part)
+                ch.add("processes.*")
+                continue
             if [x[ident] for x in bl] != [x[ident] for x in gl]:
                 # a list that could not be read is empty, and says why (or
                 # its GPU is down); a GPU that says it does not support MIG
@@ -508,6 +518,8 @@ def check_apps(base, got, faults, gpu_of, smi_json, proc_json, jchanged, problem
             name = f.split(" [")[0]
             jkey = f"processes.{k[0]}.{proc_json[name]}" if name in proc_json else \
                 smi_json.get(name)
+            if "processes.*" in ch and name in proc_json:
+                continue  # a list not read whole: a C+G process may show as G
             if jkey not in ch and "status" not in ch:
                 problems.append(f"query-compute-apps {k} {f}: {bcell!r} -> {gcell!r} though "
                                 f"JSON {jkey} did not change")
@@ -609,16 +621,24 @@ def compare(run, base, faults, reg):
 
 def check_no_gpus(got, faults, problems):
     """nvmlDeviceGetCount failed: no GPU can be shown.  Every command says
-    why on stderr and exits 3 (NVML unavailable); the exposition still comes,
-    with gpumon_nvml_state{state="error"} 1 and no GPU series."""
+    why on stderr and exits 3 (NVML unavailable); status --json still prints
+    its document, which says why (docs/json.md, "When NVML fails"), and the
+    exposition still comes, with gpumon_nvml_state{state="error"} 1 and no
+    GPU series."""
     c = faults[0]
     want = f"gpumon: error: nvmlDeviceGetCount failed: {ERRORS[c.error][3]}\n"
     for what in ("status", "query", "apps", "prom"):
         if (got.rc[what], got.err[what]) != (3, want):
             problems.append(f"{c} {what}: exit {got.rc[what]}, stderr {got.err[what]!r}; want 3 "
                             f"and {want!r}")
-    if got.status is not None or got.query is not None or got.apps is not None:
-        problems.append(f"{c}: status or query printed something")
+    if got.query is not None or got.apps is not None:
+        problems.append(f"{c}: query printed something")
+    st = got.status or {}
+    want_doc = ({"status": "error", "message": want[len("gpumon: error: "):-1]}, 0, [])
+    if ({k: st.get("driver", {}).get(k) for k in ("status", "message")}, st.get("gpu_count"),
+            st.get("gpus")) != want_doc:
+        problems.append(f"{c} status --json: {st.get('driver')}, {st.get('gpu_count')} GPUs; "
+                        f"want {want_doc}")
     state = {k[2][0][1]: v[1] for k, v in (got.prom or {}).items()
              if k[0] == "gpumon_nvml_state"}
     gpu_series = [k for k in (got.prom or {}) if k[1] is not None]
@@ -635,7 +655,7 @@ def compare_outputs(base, got, faults, reg, problems):
         return {}, True
     # a GPU whose process list could not be read has no rows to say it in
     lists = "".join(f"gpumon: warning: GPU {g['index']}: the process list could not be read "
-                    f"({ERRORS[c.error][3]}); its processes are left out\n"
+                    f"whole ({ERRORS[c.error][3]}); processes may be missing\n"
                     for g in (got.status or {"gpus": []})["gpus"]
                     for c in faults if c.gpu in (g["index"], None)
                     if g["unavailable"].get("processes"))

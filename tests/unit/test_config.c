@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/config.h"
+#include "agent/config.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define FILE_NAME "gpumon.conf"

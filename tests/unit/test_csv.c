@@ -40,7 +40,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "agent/event.h"
+#include "core/event.h"
 #include "core/buf.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
@@ -635,7 +635,7 @@ static void test_events_file(void **state)
     e.code = 0;
     memset(e.task, 0, sizeof(e.task));
     memset(e.uuid, 0, sizeof(e.uuid));
-    memset(e.text, 'x', sizeof(e.text)); /* unterminated: all 512 bytes are the text */
+    memset(e.text, 'x', sizeof(e.text)); /* unterminated: every byte is the text */
     assert_int_equal(gm_csv_event(c, &e), 0);
     struct gm_csv_stats st;
     gm_csv_stats(c, &st);
@@ -654,7 +654,7 @@ static void test_events_file(void **state)
     struct gm_buf want = GM_BUF_INIT;
     gm_buf_puts(&want, "time,host,task_id,type,gpu,uuid,code,text\n"
                        "2026-12-03T00:00:00.000+08:00,node1,train,agent,,,0,");
-    gm_buf_fill(&want, 'x', 512);
+    gm_buf_fill(&want, 'x', sizeof(e.text));
     gm_buf_putc(&want, '\n');
     assert_string_equal(got, want.p);
     assert_int_equal(st.event_rows, 3);

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "agent/collector.h"
-#include "agent/log.h"
+#include "core/log.h"
 #include "agent/sampler.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -126,6 +126,23 @@ static const struct err_case err_cases[] = {
      "t.ini: [process.a] and [process.b] both use pid 9"},
     {"[gpu.0]\nmodel = A100-SXM4-80GB\n[process.a]\ngpu = 0\npid = 9\nmig = 0\n",
      "t.ini:6: gpu 0 has MIG disabled"},
+    /* count: many processes from one section (pids pid .. pid + count - 1) */
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncount = 0\n",
+     "t.ini:6: bad value '0' for 'count' (expected a number of processes from 1 to 100000)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncount = 100001\n",
+     "t.ini:6: bad value '100001' for 'count'"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 4294967290\ncount = 7\n",
+     "t.ini:3: [process.a]: pids 4294967290 to 4294967296 go past 4294967295"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 100\ncount = 50\n"
+     "[process.b]\ngpu = 0\npid = 149\n",
+     "t.ini: [process.a] and [process.b] both use pid 149 on the same GPU"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 100\ncount = 1000\n"
+     "used_memory = 100MiB\n",
+     "t.ini: processes on gpu 0 hold 100000 MiB"},
+    /* the first clash in file order is the one reported */
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 20\n[process.b]\ngpu = 0\npid = 10\n"
+     "[process.c]\ngpu = 0\npid = 20\n[process.d]\ngpu = 0\npid = 10\n",
+     "t.ini: [process.a] and [process.c] both use pid 20"},
     {"[gpu.0]\nmodel = L40S\nname = "
      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
      "x"
@@ -477,6 +494,71 @@ static void test_mig_and_lists(void **state)
     gs_scenario_free(s);
 }
 
+/* count = N stands for N processes with consecutive pids: a GPU under MPS
+ * or many-process inference lists hundreds (hardening point 14). */
+static void test_process_count(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\n[gpu.1]\nmodel = H100-SXM5-80GB\n"
+                "[process.x]\ngpu = 1\npid = 7\n"
+                "[process.w]\ngpu = 0,1\npid = 1000\ncount = 300\nname = python3\n"
+                "used_memory = 200MiB\n"
+                "[process.y]\ngpu = 0\npid = 7\nname = other\n");
+    assert_int_equal(s->nprocs, 302);
+    assert_int_equal(s->procs[0].pid, 7);
+    for (unsigned k = 0; k < 300; k++) {
+        const struct gs_process *p = &s->procs[1 + k];
+        assert_int_equal(p->pid, 1000 + k);
+        assert_string_equal(p->name, "python3");
+        assert_string_equal(p->key, "w");
+        assert_true(p->gpus == 3);
+        assert_true(gs_proc_memory(s, p, 0, 10) == 200ULL << 20);
+        assert_ptr_equal(gs_proc_by_pid(s, 1000 + k), p);
+    }
+    /* the first process with a pid, in file order */
+    assert_ptr_equal(gs_proc_by_pid(s, 7), &s->procs[0]);
+    assert_null(gs_proc_by_pid(s, 1300));
+    assert_null(gs_proc_by_pid(s, 1));
+    gs_scenario_free(s);
+
+    /* at the limit: 100000 processes load */
+    s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\n"
+                "[process.w]\ngpu = 0\npid = 4194400\ncount = 100000\nused_memory = 0\n");
+    assert_int_equal(s->nprocs, 100000);
+    assert_int_equal(s->procs[99999].pid, 4194400 + 99999);
+    assert_ptr_equal(gs_proc_by_pid(s, 4194400 + 5000), &s->procs[5000]);
+    gs_scenario_free(s);
+}
+
+/* The per-call helpers give what the per-process ones give. */
+static void test_procs_at(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 3g.40gb, 3g.40gb\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\n"
+                "[process.a]\ngpu = 0\npid = 10\nmig = 1\n"
+                "[process.b]\ngpu = 0\npid = 20\ncount = 3\nused_memory = 1GiB\n"
+                "[process.c]\ngpu = 1\npid = 30\ncount = 4\nend = 50\n"
+                "[process.d]\ngpu = 1\npid = 40\nsm_util = 30\nused_memory = na\n");
+    for (unsigned g = 0; g < 2; g++)
+        for (double t = 0; t < 100; t += 3.7) {
+            struct gs_procs_at a;
+            gs_procs_at(s, g, t, &a);
+            for (size_t i = 0; i < s->nprocs; i++) {
+                const struct gs_process *p = &s->procs[i];
+                unsigned sm1, mem1, sm2, mem2;
+                assert_true(gs_proc_memory(s, p, g, t) == gs_proc_memory_at(s, &a, p));
+                gs_proc_util(s, p, g, t, &sm1, &mem1);
+                gs_proc_util_at(s, &a, p, &sm2, &mem2);
+                assert_int_equal(sm1, sm2);
+                assert_int_equal(mem1, mem2);
+            }
+        }
+    gs_scenario_free(s);
+}
+
 static void test_env_expansion(void **state)
 {
     (void)state;
@@ -820,14 +902,24 @@ static void test_demo_scenario(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_error_messages),       cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_defaults_and_presets), cmocka_unit_test(test_mig_and_lists),
-        cmocka_unit_test(test_env_expansion),        cmocka_unit_test(test_value_parsers),
-        cmocka_unit_test(test_determinism),          cmocka_unit_test(test_heartbeat_phases),
-        cmocka_unit_test(test_thermal_clamp),        cmocka_unit_test(test_powercap),
-        cmocka_unit_test(test_leak_and_idle),        cmocka_unit_test(test_temperature_response),
-        cmocka_unit_test(test_shipped_scenarios),    cmocka_unit_test(test_demo_scenario),
-        cmocka_unit_test(test_string_escapes),       cmocka_unit_test(test_fail_parse),
+        cmocka_unit_test(test_error_messages),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_defaults_and_presets),
+        cmocka_unit_test(test_mig_and_lists),
+        cmocka_unit_test(test_env_expansion),
+        cmocka_unit_test(test_value_parsers),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_heartbeat_phases),
+        cmocka_unit_test(test_thermal_clamp),
+        cmocka_unit_test(test_powercap),
+        cmocka_unit_test(test_leak_and_idle),
+        cmocka_unit_test(test_temperature_response),
+        cmocka_unit_test(test_shipped_scenarios),
+        cmocka_unit_test(test_demo_scenario),
+        cmocka_unit_test(test_string_escapes),
+        cmocka_unit_test(test_process_count),
+        cmocka_unit_test(test_procs_at),
+        cmocka_unit_test(test_fail_parse),
         cmocka_unit_test(test_fail_counting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/event.h"
+#include "core/event.h"
 #include "alert/alert.h"
 #include "core/buf.h"
 #include "core/metrics.h"

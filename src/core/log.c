@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/text.h"
-#include "../core/timeutil.h"
+#include "text.h"
+#include "timeutil.h"
 
 static int max_level = GM_LOG_INFO;
 static int under_systemd;
@@ -119,4 +119,16 @@ void gm_log_cb(void *arg, int level, const char *msg)
 {
     (void)arg;
     gm_log(level, "%s", msg);
+}
+
+void gm_logf(gm_log_fn fn, void *arg, int level, const char *fmt, ...)
+{
+    if (!fn)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fn(arg, level, msg);
 }

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "../export/listen.h"
-#include "metrics.h"
-#include "timeutil.h"
+#include "../core/metrics.h"
+#include "../core/timeutil.h"
 
 enum opt_type { T_DURATION, T_BOOL, T_STRING, T_TASK, T_ENUM, T_UINT, T_COLUMNS };
 
@@ -120,6 +120,17 @@ static const struct opt *find(const char *section, const char *key)
     return NULL;
 }
 
+int gm_config_task_valid(const char *s, size_t n)
+{
+    if (n == 0 || n > GM_TASK_MAX || s[0] == '.')
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", s[i]) ||
+            !s[i])
+            return 0;
+    return 1;
+}
+
 int gm_config_has_key(const char *key, int *takes_value)
 {
     const struct opt *o = find(NULL, key);
@@ -128,35 +139,22 @@ int gm_config_has_key(const char *key, int *takes_value)
     return o != NULL;
 }
 
-/* [exporter] listen and web-config, checked where the file is read so that
- * `config check`, flags and a reload name the place: the address must parse
- * (the exporter's own parser, export/listen.h) and the web config must
- * exist (its content is checked when the exporter loads it). */
-static int check_exporter_string(const struct opt *o, const char *value, char *why, size_t wlen)
+/* A module's own checks of the string values in its section (the
+ * exporter's address and web config), made where the file or flag is read
+ * so that the error names the place.  One row per module that has any. */
+static const struct {
+    const char *section;
+    int (*check)(const char *key, const char *value, char *why, size_t wlen);
+} section_checks[] = {
+    {"exporter", gm_exporter_conf_check},
+};
+
+static int section_check(const struct opt *o, const char *value, char *why, size_t wlen)
 {
-    if (!*value)
-        return 0;
-    if (!strcmp(o->key, "listen")) {
-        struct sockaddr_storage ss;
-        socklen_t len;
-        char r[200];
-        if (!strcmp(value, "\"\"") || !strcmp(value, "''")) {
-            /* quotes are part of a value in the file, unlike on a command line */
-            snprintf(why, wlen,
-                     "invalid listen address %s: for no HTTP server leave the value empty "
-                     "(\"listen =\")",
-                     value);
+    for (size_t i = 0; i < sizeof(section_checks) / sizeof(section_checks[0]); i++)
+        if (!strcmp(section_checks[i].section, o->section) &&
+            section_checks[i].check(o->key, value, why, wlen) != 0)
             return GM_E_INVAL;
-        }
-        if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
-            snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
-            return GM_E_INVAL;
-        }
-    } else if (!strcmp(o->key, "web-config") && access(value, F_OK) != 0 &&
-               (errno == ENOENT || errno == ENOTDIR)) {
-        snprintf(why, wlen, "web-config \"%s\": %s", value, strerror(errno));
-        return GM_E_INVAL;
-    }
     return 0;
 }
 
@@ -200,10 +198,7 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
         return 0;
     }
     case T_TASK:
-        if (!*value || strlen(value) >= o->size ||
-            strspn(value, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-                strlen(value) ||
-            value[0] == '.') {
+        if (!gm_config_task_valid(value, strlen(value)) || strlen(value) >= o->size) {
             snprintf(why, wlen,
                      "invalid task \"%s\" (1-%zu letters, digits, '.', '_', '-'; it is part of "
                      "file names)",
@@ -271,7 +266,7 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
             snprintf(why, wlen, "value too long (at most %zu bytes)", o->size - 1);
             return GM_E_INVAL;
         }
-        if (check_exporter_string(o, value, why, wlen) != 0)
+        if (*value && section_check(o, value, why, wlen) != 0)
             return GM_E_INVAL;
         gm_strlcpy(field, value, o->size);
         return 0;
@@ -323,33 +318,6 @@ const char *gm_config_default_path(char *buf, size_t len)
     return buf;
 }
 
-void gm_config_defaults(struct gm_config *c)
-{
-    char why[256];
-    memset(c, 0, sizeof(*c));
-    for (size_t i = 0; i < NOPTS; i++)
-        if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0)
-            abort(); /* a default that does not parse is a bug in the table */
-    gm_rules_defaults(&c->rules);
-    const char *sd = getenv("STATE_DIRECTORY");
-    if (sd && *sd) {
-        /* systemd may pass several, colon-separated: the first is ours */
-        gm_strlcpy(c->data_dir, sd, sizeof(c->data_dir));
-        char *colon = strchr(c->data_dir, ':');
-        if (colon)
-            *colon = '\0';
-    } else if (geteuid() == 0) {
-        gm_strlcpy(c->data_dir, "/var/lib/gpumon", sizeof(c->data_dir));
-    } else {
-        const char *x = getenv("XDG_STATE_HOME");
-        const char *home = getenv("HOME");
-        if (x && *x)
-            snprintf(c->data_dir, sizeof(c->data_dir), "%s/gpumon", x);
-        else
-            snprintf(c->data_dir, sizeof(c->data_dir), "%s/.local/state/gpumon", home ? home : ".");
-    }
-}
-
 int gm_config_set(struct gm_config *c, const char *key, const char *value, struct gm_err *err)
 {
     const struct opt *o = find(NULL, key);
@@ -385,6 +353,141 @@ static struct gm_notify_conf *notify_section(struct gm_config *c, const char *na
     return nc;
 }
 
+/* ------------------------------------------------------ named sections */
+
+/* Sections named [PREFIX.NAME] belong to a module, which parses, checks,
+ * dumps and documents them; the reader only finds the section's owner here
+ * (collectd's plugin_register_complex_config, as a table).  A new kind of
+ * section is one row. */
+struct named_section {
+    const char *prefix; /* "alert." */
+    /* one key of [PREFIX.NAME]: 0, or an error with the reason in why */
+    int (*set)(struct gm_config *c, const char *name, const char *key, const char *value, char *why,
+               size_t wlen);
+    /* the whole of each section once the file is read: the index of the
+     * first invalid one with the reason in why (its name in name), or -1 */
+    int (*check)(const struct gm_config *c, char *name, size_t nlen, char *why, size_t wlen);
+    void (*defaults)(struct gm_config *c);
+    void (*dump)(const struct gm_config *c, struct gm_buf *out);
+    void (*markdown)(struct gm_buf *out); /* the section's part of docs/config.md */
+    int why_names_section;                /* prefix the reason with "[PREFIX.NAME]: " */
+};
+
+static int alert_set(struct gm_config *c, const char *name, const char *key, const char *value,
+                     char *why, size_t wlen)
+{
+    return gm_rules_set(&c->rules, name, key, value, why, wlen);
+}
+
+static int alert_check(const struct gm_config *c, char *name, size_t nlen, char *why, size_t wlen)
+{
+    for (int i = 0; i < c->rules.n; i++)
+        if (c->rules.rule[i].set && gm_rule_check(&c->rules.rule[i], why, wlen) != 0) {
+            gm_strlcpy(name, c->rules.rule[i].name, nlen);
+            return i;
+        }
+    return -1;
+}
+
+static void alert_defaults(struct gm_config *c)
+{
+    gm_rules_defaults(&c->rules);
+}
+
+static void alert_dump(const struct gm_config *c, struct gm_buf *out)
+{
+    gm_rules_dump(&c->rules, out);
+}
+
+static void alert_markdown(struct gm_buf *out)
+{
+    gm_buf_puts(out, "## [alert.NAME]: alert rules\n\nOne section per rule; a section named "
+                     "after a default rule changes only the keys it gives. The condition "
+                     "language, the derived values and the default rules are in "
+                     "[alerts.md](alerts.md).\n\n");
+    gm_rules_markdown_keys(out);
+}
+
+static int notify_set(struct gm_config *c, const char *name, const char *key, const char *value,
+                      char *why, size_t wlen)
+{
+    struct gm_notify_conf *nc = notify_section(c, name, why, wlen);
+    return nc ? gm_notify_conf_set(nc, key, value, why, wlen) : GM_E_INVAL;
+}
+
+static int notify_check(const struct gm_config *c, char *name, size_t nlen, char *why, size_t wlen)
+{
+    for (int i = 0; i < c->nnotify; i++)
+        if (gm_notify_conf_check(&c->notify[i], why, wlen) != 0) {
+            gm_strlcpy(name, c->notify[i].name, nlen);
+            return i;
+        }
+    return -1;
+}
+
+static void notify_dump(const struct gm_config *c, struct gm_buf *out)
+{
+    for (int i = 0; i < c->nnotify; i++) {
+        gm_buf_putc(out, '\n');
+        gm_notify_conf_dump(&c->notify[i], out);
+    }
+}
+
+static void notify_markdown(struct gm_buf *out)
+{
+    gm_buf_puts(out, "\n## [notify.NAME]: where notices go\n\n");
+    gm_notify_markdown(out);
+}
+
+static const struct named_section named[] = {
+    {"alert.", alert_set, alert_check, alert_defaults, alert_dump, alert_markdown, 0},
+    {"notify.", notify_set, notify_check, NULL, notify_dump, notify_markdown, 1},
+};
+#define NNAMED (sizeof(named) / sizeof(named[0]))
+
+/* The owner of a section "PREFIX.NAME" (NAME not empty), or NULL. */
+static const struct named_section *named_owner(const char *section)
+{
+    for (size_t i = 0; i < NNAMED; i++) {
+        size_t n = strlen(named[i].prefix);
+        if (!strncmp(section, named[i].prefix, n) && section[n])
+            return &named[i];
+    }
+    return NULL;
+}
+
+void gm_config_defaults(struct gm_config *c)
+{
+    char why[256];
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < NOPTS; i++)
+        if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0) {
+            /* a default that does not parse is a bug in the table */
+            fprintf(stderr, "gpumon: bug: default of %s: %s\n", opts[i].key, why);
+            abort();
+        }
+    for (size_t i = 0; i < NNAMED; i++)
+        if (named[i].defaults)
+            named[i].defaults(c);
+    const char *sd = getenv("STATE_DIRECTORY");
+    if (sd && *sd) {
+        /* systemd may pass several, colon-separated: the first is ours */
+        gm_strlcpy(c->data_dir, sd, sizeof(c->data_dir));
+        char *colon = strchr(c->data_dir, ':');
+        if (colon)
+            *colon = '\0';
+    } else if (geteuid() == 0) {
+        gm_strlcpy(c->data_dir, "/var/lib/gpumon", sizeof(c->data_dir));
+    } else {
+        const char *x = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+        if (x && *x)
+            snprintf(c->data_dir, sizeof(c->data_dir), "%s/gpumon", x);
+        else
+            snprintf(c->data_dir, sizeof(c->data_dir), "%s/.local/state/gpumon", home ? home : ".");
+    }
+}
+
 /* A name from the file in a message: at most 64 bytes of it, then "...".
  * Expands to the arguments of "%.*s%s". */
 #define NAME_SHOWN(s) (strlen(s) > 64 ? 64 : (int)strlen(s)), (s), (strlen(s) > 64 ? "..." : "")
@@ -401,18 +504,10 @@ static int handler(void *user, const char *section, const char *name, const char
     struct load_ctx *x = user;
     if (x->err[0])
         return 0;
-    if (!strncmp(section, "alert.", 6)) {
+    const struct named_section *ns = named_owner(section);
+    if (ns) {
         char why[480];
-        if (gm_rules_set(&x->c->rules, section + 6, name, value, why, sizeof(why)) != 0) {
-            snprintf(x->err, sizeof(x->err), "%s", why);
-            return 0;
-        }
-        return 1;
-    }
-    if (!strncmp(section, "notify.", 7)) {
-        char why[480];
-        struct gm_notify_conf *nc = notify_section(x->c, section + 7, why, sizeof(why));
-        if (!nc || gm_notify_conf_set(nc, name, value, why, sizeof(why)) != 0) {
+        if (ns->set(x->c, section + strlen(ns->prefix), name, value, why, sizeof(why)) != 0) {
             snprintf(x->err, sizeof(x->err), "%s", why);
             return 0;
         }
@@ -540,7 +635,7 @@ static int read_config(const char *path, char **out, size_t *len, struct gm_err 
 /* A section gpumon knows: one of the table's, [alert.NAME] or [notify.NAME]. */
 static int known_section(const char *name)
 {
-    if ((!strncmp(name, "alert.", 6) && name[6]) || (!strncmp(name, "notify.", 7) && name[7]))
+    if (named_owner(name))
         return 1;
     for (size_t i = 0; i < NOPTS; i++)
         if (strcmp(name, opts[i].section) == 0)
@@ -656,20 +751,17 @@ int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *er
     /* whole-section checks (a rule without a condition, a webhook without a url),
      * reported at the section's header line */
     char why[512];
-    for (int i = 0; i < tmp.rules.n && rc == 0; i++) {
-        if (!tmp.rules.rule[i].set || gm_rule_check(&tmp.rules.rule[i], why, sizeof(why)) == 0)
+    for (size_t i = 0; i < NNAMED && rc == 0; i++) {
+        char name[80];
+        if (!named[i].check || named[i].check(&tmp, name, sizeof(name), why, sizeof(why)) < 0)
             continue;
         char sec[96];
-        snprintf(sec, sizeof(sec), "alert.%s", tmp.rules.rule[i].name);
-        rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(hdrs, nhdrs, sec), why);
-    }
-    for (int i = 0; i < tmp.nnotify && rc == 0; i++) {
-        if (gm_notify_conf_check(&tmp.notify[i], why, sizeof(why)) == 0)
-            continue;
-        char sec[96];
-        snprintf(sec, sizeof(sec), "notify.%s", tmp.notify[i].name);
-        rc = gm_err_set(err, GM_E_INVAL, "%s:%d: [%s]: %s", path, header_line(hdrs, nhdrs, sec),
-                        sec, why);
+        snprintf(sec, sizeof(sec), "%s%s", named[i].prefix, name);
+        if (named[i].why_names_section)
+            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: [%s]: %s", path, header_line(hdrs, nhdrs, sec),
+                            sec, why);
+        else
+            rc = gm_err_set(err, GM_E_INVAL, "%s:%d: %s", path, header_line(hdrs, nhdrs, sec), why);
     }
     if (rc == 0)
         *c = tmp;
@@ -778,11 +870,8 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
         value_text(c, &opts[i], v, sizeof(v));
         gm_buf_printf(out, "%s = %s\n", opts[i].key, v);
     }
-    gm_rules_dump(&c->rules, out);
-    for (int i = 0; i < c->nnotify; i++) {
-        gm_buf_putc(out, '\n');
-        gm_notify_conf_dump(&c->notify[i], out);
-    }
+    for (size_t i = 0; i < NNAMED; i++)
+        named[i].dump(c, out);
 }
 
 void gm_config_usage(struct gm_buf *out)
@@ -851,12 +940,7 @@ void gm_config_markdown(struct gm_buf *out)
                      "power.limit, temperature.gpu, clocks.sm, clocks.mem, "
                      "clocks_event_reasons.active` (after `time, host, task_id`, and followed by "
                      "`status`).\n\n");
-    gm_buf_puts(out, "## [alert.NAME]: alert rules\n\nOne section per rule; a section named "
-                     "after a default rule changes only the keys it gives. The condition "
-                     "language, the derived values and the default rules are in "
-                     "[alerts.md](alerts.md).\n\n");
-    gm_rules_markdown_keys(out);
-    gm_buf_puts(out, "\n## [notify.NAME]: where notices go\n\n");
-    gm_notify_markdown(out);
+    for (size_t i = 0; i < NNAMED; i++)
+        named[i].markdown(out);
     gm_buf_puts(out, "\nAn example file is `contrib/gpumon.conf`.\n");
 }

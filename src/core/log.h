@@ -6,8 +6,8 @@
  * "2026-12-02T10:00:00.000+08:00 gpumon[1234]: warning: ...".
  * Thread-safe; one write(2) per line.
  */
-#ifndef GM_AGENT_LOG_H
-#define GM_AGENT_LOG_H
+#ifndef GM_CORE_LOG_H
+#define GM_CORE_LOG_H
 
 enum { GM_LOG_ERR = 3, GM_LOG_WARNING = 4, GM_LOG_NOTICE = 5, GM_LOG_INFO = 6, GM_LOG_DEBUG = 7 };
 
@@ -19,7 +19,17 @@ int gm_log_level_parse(const char *s);
 
 void gm_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A log callback with the shape the store modules take (arg unused). */
+/* A log callback: what the modules below the agent (the CSV log, the store,
+ * the exporter) take, so that they log without knowing where lines go.
+ * level is one of GM_LOG_*; msg is one line without a newline. */
+typedef void (*gm_log_fn)(void *arg, int level, const char *msg);
+
+/* Formats a message (at most 1 KiB; longer ones are cut) and hands it to
+ * fn(arg, level, msg); nothing when fn is NULL. */
+void gm_logf(gm_log_fn fn, void *arg, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* gm_log_fn that writes to this log (arg unused). */
 void gm_log_cb(void *arg, int level, const char *msg);
 
-#endif /* GM_AGENT_LOG_H */
+#endif /* GM_CORE_LOG_H */

@@ -8,22 +8,25 @@
  * for the file, "--NAME: reason" for flags. docs/config.md is generated from the table (`gpumon
  * config --markdown`).
  */
-#ifndef GM_CONFIG_H
-#define GM_CONFIG_H
+#ifndef GM_AGENT_CONFIG_H
+#define GM_AGENT_CONFIG_H
 
 #include <limits.h>
 #include <stdint.h>
 
 #include "../alert/notify.h"
 #include "../alert/rule.h"
-#include "buf.h"
-#include "err.h"
+#include "../core/buf.h"
+#include "../core/err.h"
+
+/* The longest task name, in bytes. */
+#define GM_TASK_MAX 63
 
 struct gm_config {
     /* [agent] */
     int64_t interval_ns;
     char data_dir[PATH_MAX];
-    char task[64];
+    char task[GM_TASK_MAX + 1];
     char nvml_lib[PATH_MAX];
     int64_t nvml_timeout_ns; /* a sample still running after this is reported as hung */
     int log_level;
@@ -72,6 +75,10 @@ void gm_config_defaults(struct gm_config *c);
 /* Sets key from a string (a flag).  Errors: "--key: reason". */
 int gm_config_set(struct gm_config *c, const char *key, const char *value, struct gm_err *err);
 
+/* Whether s[0..n) is a task name: 1-GM_TASK_MAX letters, digits, '.', '_',
+ * '-', not starting with '.' (it is part of file names). */
+int gm_config_task_valid(const char *s, size_t n);
+
 /* Whether key names an option, and whether it takes a value (not a bool). */
 int gm_config_has_key(const char *key, int *takes_value);
 
@@ -100,4 +107,4 @@ void gm_config_markdown(struct gm_buf *out);
 /* Flag help lines for the options ("  --interval DURATION  ..."). */
 void gm_config_usage(struct gm_buf *out);
 
-#endif /* GM_CONFIG_H */
+#endif /* GM_AGENT_CONFIG_H */

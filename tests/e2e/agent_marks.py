@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""`gpumon mark` and the agent's control socket, at and past their bounds
+(hardening point 15).
+
+  mark_lengths:     40 marks of exactly 4096 bytes (the documented maximum,
+                    multi-byte characters, commas and quotes in them) are
+                    taken, each whole, into the events CSV and the store;
+                    40 of 4097 bytes and 40 of 100 KB are refused before
+                    anything is sent (exit 2, one message, the agent's
+                    event count unchanged), none of them dies of SIGPIPE.
+  closed_connection: a "agent" that accepts and closes at once, 40 times
+                    for `mark` and for `agent --status`: exit 1 with a
+                    message, never death by SIGPIPE (exit 141 in a shell).
+  hostile_clients:  raw clients on agent.sock: 1 MiB without a newline is
+                    read (no EPIPE for the sender) and answered with an
+                    error; a mark over the bound, a NUL byte, a task that is
+                    no task name are refused; a client that sends a byte
+                    every 0.3 s is cut off at its 2 s deadline, 20 clients
+                    that send nothing (more than the 16 slots) are closed
+                    within 2 s, a `gpumon mark` made meanwhile succeeds at
+                    once, and the sampler keeps its 100 ms cadence
+                    throughout.
+"""
+import os
+import socket
+import threading
+import time
+
+from agentlib import (Agent, Fail, Scratch, check, check_eq, db_query, event_rows, main, run,
+                      sim_env)
+
+PINNED = 300
+MAX = 4096
+
+
+def mark_text(i, size):
+    """A mark of exactly size bytes: its number, multi-byte characters, a
+    comma and quotes (so the CSV quotes it), then filler."""
+    head = f"mark {i:02d}: \u00e9poque \u2192 \"quoted\", then filler "
+    body = head.encode()
+    fill = b"0123456789abcdef"
+    while len(body) < size:
+        body += fill[:size - len(body)]
+    check_eq(len(body), size, "test bug: mark size")
+    return body.decode()
+
+
+def too_long_err(n):
+    return (f"gpumon: error: the mark is {n} bytes long; a mark is at most {MAX} bytes\n"
+            "Try 'gpumon mark --help'.\n")
+
+
+def test_mark_lengths():
+    env = sim_env(pinned=PINNED)
+    with Scratch("mkl") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "1s"])
+        want = [mark_text(i, MAX) for i in range(40)]
+        try:
+            a.start()
+            ev0 = a.status()["sinks"]["store"]["events"]
+            for i, text in enumerate(want):
+                rc, out, err = run(["mark", "--no-config", "--data-dir", data, text], env)
+                check_eq((rc, out, err), (0, "", ""), f"mark {i} of {MAX} bytes")
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 40, 20,
+                       "the 40 marks to arrive")
+            for size in (MAX + 1, 100 * 1000):
+                for i in range(40):
+                    rc, out, err = run(["mark", "--no-config", "--data-dir", data,
+                                        mark_text(i, size)], env)
+                    check(rc >= 0, f"mark {i} of {size} bytes died of signal {-rc}", err)
+                    check_eq((rc, out, err), (2, "", too_long_err(size)),
+                             f"mark {i} of {size} bytes")
+            # the length is the text's, arguments joined by one space
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "a" * 2048,
+                                "b" * 2048], env)
+            check_eq((rc, out, err), (2, "", too_long_err(MAX + 1)), "two words of 2048 bytes")
+            time.sleep(1.5)
+            st = a.status()
+            check_eq(st["sinks"]["store"]["events"], ev0 + 40,
+                     "events in the store after the refused marks (none sent)")
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "agent exit status", a.log())
+        marks = [e[7] for e in event_rows(os.path.join(data, "csv")) if e[3] == "mark"]
+        check_eq(len(marks), 40, "marks in the events CSV")
+        for i, (got, w) in enumerate(zip(marks, want)):
+            check_eq(got, w, f"mark {i} in the events CSV (whole)")
+        got = db_query(os.path.join(data, "gpumon.db"),
+                       "SELECT text FROM events WHERE type = 'mark' ORDER BY id")
+        check_eq([g[0] for g in got], want, "marks in the store (whole)")
+        rc, out, err = run(["report", "--no-config", "--data-dir", data, "--since", "2h",
+                            "--format", "csv"], env)
+        check_eq(rc, 0, "report", err)
+        check(want[39] in out.replace('""', '"'), "the report shows a whole mark", out[-3000:])
+
+
+class ClosingAgent:
+    """A listener on <dir>/agent.sock that accepts and closes at once,
+    reading nothing: an agent that died or refused the connection."""
+
+    def __init__(self, d):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(os.path.join(d, "agent.sock"))
+        self.sock.listen(64)
+        self.stop = False
+        self.t = threading.Thread(target=self.serve, daemon=True)
+        self.t.start()
+
+    def serve(self):
+        self.sock.settimeout(0.2)
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            c.close()
+
+    def close(self):
+        self.stop = True
+        self.t.join()
+        self.sock.close()
+
+
+def test_closed_connection():
+    env = sim_env(pinned=PINNED)
+    with Scratch("mkc") as d:
+        os.chmod(d, 0o700)
+        srv = ClosingAgent(d)
+        sock = os.path.join(d, "agent.sock")
+        msg = (f"gpumon: error: the agent at {sock} closed the connection without "
+               "answering\n")
+        try:
+            for args in (["mark", "--no-config", "--data-dir", d, mark_text(0, MAX)],
+                         ["agent", "--status", "--no-config", "--data-dir", d]):
+                for i in range(40):
+                    rc, out, err = run(args, env)
+                    check(rc >= 0, f"{args[0]} try {i} died of signal {-rc} (SIGPIPE is 13)")
+                    check_eq((rc, out, err), (1, "", msg), f"{args[0]} try {i}")
+        finally:
+            srv.close()
+
+
+def raw(data_dir, payload, timeout=5.0):
+    """Sends payload, half-closes, and reads the reply to EOF.  Returns
+    (reply, error) where error names an OSError of the send or the reads."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(os.path.join(data_dir, "agent.sock"))
+        try:
+            s.sendall(payload)
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            return b"", f"send: {e!r}"
+        chunks = []
+        while True:
+            try:
+                b = s.recv(65536)
+            except OSError as e:
+                return b"".join(chunks), f"recv: {e!r}"
+            if not b:
+                return b"".join(chunks), None
+            chunks.append(b)
+    finally:
+        s.close()
+
+
+def test_hostile_clients():
+    env = sim_env(pinned=PINNED)
+    with Scratch("mkh") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "100ms"])
+        idle = []
+        try:
+            a.start()
+            sock = os.path.join(data, "agent.sock")
+
+            # 1 MiB without a newline: read to the end, answered
+            for i in range(3):
+                got = raw(data, b"MARK 1 - " + b"x" * (1 << 20))
+                check_eq(got, (b"ERR request longer than 8192 bytes\n", None),
+                         f"1 MiB without a newline, try {i}")
+            now = time.time_ns()
+            cases = [
+                (f"MARK {now} - ".encode() + b"y" * (MAX + 1) + b"\n",
+                 b"ERR mark longer than 4096 bytes\n"),
+                (f"MARK {now} - ab\0cd\n".encode(), b"ERR malformed request (a NUL byte)\n"),
+                (f"MARK {now} ../../etc text\n".encode(),
+                 b"ERR invalid task (1-63 letters, digits, '.', '_', '-'; not starting with "
+                 b"'.')\n"),
+                (f"MARK {now} - ".encode() + b"z" * MAX + b"\n", b"OK\n"),
+                (b"PING", b"PONG\n"),  # no newline, then EOF: still one request
+                (b"NOPE\n", b"ERR unknown request\n"),
+            ]
+            for payload, want in cases:
+                check_eq(raw(data, payload), (want, None), f"request {payload[:60]!r}")
+
+            # a client that dribbles (alone: cut off by its deadline), then 20
+            # that say nothing (more than the 16 slots: the oldest make room)
+            st0 = a.status()
+            s0 = st0["samples"]
+            t0 = time.monotonic()
+            slow_done = {}
+
+            def slowloris():
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sock)
+                try:
+                    for _ in range(40):  # 12 s if nobody stops it
+                        s.send(b"M")
+                        time.sleep(0.3)
+                    slow_done["end"] = "still open after 12 s"
+                except OSError as e:
+                    slow_done["end"] = repr(e)
+                slow_done["t"] = time.monotonic() - t0
+                s.close()
+
+            th = threading.Thread(target=slowloris)
+            th.start()
+            time.sleep(0.5)
+            t1 = time.monotonic()
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "meanwhile"], env)
+            took = time.monotonic() - t1
+            check_eq((rc, out, err), (0, "", ""), "a mark while a client dribbles")
+            check(took < 1.0, f"the mark took {took:.2f} s beside the dribbling client")
+            th.join()
+            check(1.8 < slow_done["t"] < 3.0,
+                  "the dribbling client was cut off at its 2 s deadline", slow_done)
+
+            t2 = time.monotonic()
+            for _ in range(20):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sock)
+                idle.append(s)
+            time.sleep(0.2)
+            t1 = time.monotonic()
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "crowded"], env)
+            took = time.monotonic() - t1
+            check_eq((rc, out, err), (0, "", ""), "a mark while 20 clients hold connections")
+            check(took < 1.0, f"the mark took {took:.2f} s behind the idle clients")
+            for s in idle:
+                s.settimeout(4)
+                try:
+                    b = s.recv(100)
+                except OSError as e:
+                    b = repr(e).encode()
+                check_eq(b, b"", "an idle client's connection is closed (EOF)")
+            idle_t = time.monotonic() - t2
+            check(idle_t < 3.0, f"idle clients closed after {idle_t:.2f} s (2 s allowed)")
+            st = a.status()
+            elapsed = time.monotonic() - t0
+            got = st["samples"] - s0
+            check(got >= elapsed / 0.1 * 0.8,
+                  f"{got} samples in {elapsed:.1f} s at 100 ms while the clients stalled", st)
+            # (two allowed: the machine may be loaded by other tests; a sampler
+            # that waited for the socket would miss 20 and more)
+            missed = st["overruns"] + st["skipped"] - st0["overruns"] - st0["skipped"]
+            check(missed <= 2, f"{missed} overruns and skipped samples meanwhile", st0, st)
+            rc, _ = a.stop()
+        finally:
+            for s in idle:
+                s.close()
+            a.cleanup()
+        check_eq(rc, 0, "agent exit status", a.log())
+        marks = [e[7] for e in event_rows(os.path.join(data, "csv")) if e[3] == "mark"]
+        check_eq(marks, ["z" * MAX, "meanwhile", "crowded"], "the marks taken (and only those)")
+
+
+if __name__ == "__main__":
+    main([test_mark_lengths, test_closed_connection, test_hostile_clients])
