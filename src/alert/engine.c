@@ -48,6 +48,21 @@ struct prev_ecc {
     double agg, vol;
 };
 
+/* What the rules' windows need: one value, over its longest window. */
+struct need {
+    int operand;
+    int64_t window_ns;
+};
+
+/* The history of one value of one GPU (window.h). */
+struct series {
+    char key[GM_STR_MAX + 8];
+    int operand;
+    int64_t bucket_ns;
+    int status; /* the latest sample's GM_VS_* */
+    struct gm_window *w;
+};
+
 struct gm_engine {
     pthread_mutex_t mu;
     int n;
@@ -57,6 +72,10 @@ struct gm_engine {
     int nprev, prev_cap;
     struct prev_ecc *prev;
     int pid_ns_nested;
+    int nneeds;
+    struct need needs[2 * GM_RULE_NODES * GM_RULES_MAX];
+    int nseries, series_cap;
+    struct series *series;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -149,6 +168,88 @@ static void load_rules(struct gm_engine *e, const struct gm_rules *rules)
     }
 }
 
+static int64_t bucket_ns(int64_t window_ns)
+{
+    int64_t b = window_ns / GM_WINDOW_BUCKETS;
+    return b > 0 ? b : 1;
+}
+
+/* The values the windows of the rules need, and their longest window; the
+ * histories of values no longer needed, or needed over another length, go. */
+static void load_needs(struct gm_engine *e)
+{
+    e->nneeds = 0;
+    for (int i = 0; i < e->n; i++)
+        for (int x = 0; x < 2; x++) {
+            const struct gm_rule_expr *ex = x ? &e->rules[i].r.clear : &e->rules[i].r.when;
+            for (int k = 0; k < ex->n; k++) {
+                const struct gm_rule_node *nd = &ex->node[k];
+                if (!nd->fn || (nd->kind != GM_N_CMP && nd->kind != GM_N_TRUTH))
+                    continue;
+                int64_t w = (int64_t)nd->window_s * 1000000000LL;
+                int j = 0;
+                while (j < e->nneeds && e->needs[j].operand != nd->operand)
+                    j++;
+                if (j == e->nneeds)
+                    e->needs[e->nneeds++] = (struct need){nd->operand, w};
+                else if (w > e->needs[j].window_ns)
+                    e->needs[j].window_ns = w;
+            }
+        }
+    int o = 0;
+    for (int i = 0; i < e->nseries; i++) {
+        struct series *sr = &e->series[i];
+        int keep = 0;
+        for (int j = 0; j < e->nneeds; j++)
+            keep |= e->needs[j].operand == sr->operand &&
+                    bucket_ns(e->needs[j].window_ns) == sr->bucket_ns;
+        if (keep)
+            e->series[o++] = *sr;
+        else
+            gm_window_free(sr->w);
+    }
+    e->nseries = o;
+}
+
+static struct series *series_for(struct gm_engine *e, const char *key, int operand,
+                                 int64_t window_ns)
+{
+    for (int i = 0; i < e->nseries; i++)
+        if (e->series[i].operand == operand && !strcmp(e->series[i].key, key))
+            return &e->series[i];
+    if (!window_ns)
+        return NULL;
+    e->series = grow(e->series, e->nseries, &e->series_cap, sizeof(*e->series));
+    struct series *sr = &e->series[e->nseries++];
+    memset(sr, 0, sizeof(*sr));
+    gm_strlcpy(sr->key, key, sizeof(sr->key));
+    sr->operand = operand;
+    sr->bucket_ns = bucket_ns(window_ns);
+    sr->status = GM_VS_NA;
+    sr->w = gm_window_new(sr->bucket_ns);
+    return sr;
+}
+
+struct wctx {
+    struct gm_engine *e;
+    const char *key;
+};
+
+/* struct gm_rule_ctx's window callback: a window of this GPU's history. */
+static int window_value(void *arg, const struct gm_rule_node *nd, double *out)
+{
+    const struct wctx *w = arg;
+    struct series *sr = series_for(w->e, w->key, nd->operand, 0);
+    if (!sr)
+        return GM_VS_NA;
+    if (sr->status != GM_VS_OK)
+        return sr->status; /* not supported stays false; anything else is unknown */
+    if (gm_window_eval(sr->w, nd->fn, (int64_t)nd->window_s * 1000000000LL,
+                       (int64_t)nd->horizon_s * 1000000000LL, out) != 0)
+        return GM_VS_NA;
+    return GM_VS_OK;
+}
+
 static void free_rules(struct erule *rules, int n)
 {
     for (int i = 0; i < n; i++)
@@ -162,6 +263,7 @@ struct gm_engine *gm_engine_new(const struct gm_rules *rules)
     memset(e, 0, sizeof(*e));
     pthread_mutex_init(&e->mu, NULL);
     load_rules(e, rules);
+    load_needs(e);
     if (gethostname(e->host, sizeof(e->host) - 1) != 0)
         gm_strlcpy(e->host, "localhost", sizeof(e->host));
     return e;
@@ -173,6 +275,9 @@ void gm_engine_free(struct gm_engine *e)
         return;
     free_rules(e->rules, e->n);
     free(e->prev);
+    for (int i = 0; i < e->nseries; i++)
+        gm_window_free(e->series[i].w);
+    free(e->series);
     gm_snapshot_unref(e->latest);
     pthread_mutex_destroy(&e->mu);
     free(e);
@@ -363,6 +468,21 @@ void gm_engine_eval(struct gm_engine *e, const struct gm_snapshot *s, int64_t t_
     pthread_mutex_lock(&e->mu);
     if (s->hostname[0])
         gm_strlcpy(e->host, s->hostname, sizeof(e->host));
+    /* the windows' histories first: a window includes this sample */
+    for (uint32_t k = 0; k < s->ngpu && e->nneeds; k++) {
+        const struct gm_gpu *g = &s->gpus[k];
+        char key[GM_STR_MAX + 8];
+        gpu_key(g, key, sizeof(key));
+        struct gm_rule_ctx cx = {.s = s, .g = g, .pid_ns_nested = e->pid_ns_nested};
+        fill_prev(e, &cx, key);
+        for (int j = 0; j < e->nneeds; j++) {
+            double v = 0;
+            int st = gm_rule_operand_value(e->needs[j].operand, &cx, &v);
+            struct series *sr = series_for(e, key, e->needs[j].operand, e->needs[j].window_ns);
+            sr->status = st;
+            gm_window_add(sr->w, t_ns, st == GM_VS_OK, v, e->needs[j].window_ns);
+        }
+    }
     for (int i = 0; i < e->n; i++) {
         struct erule *er = &e->rules[i];
         if (er->r.scope == GM_RS_HOST) {
@@ -374,7 +494,12 @@ void gm_engine_eval(struct gm_engine *e, const struct gm_snapshot *s, int64_t t_
             const struct gm_gpu *g = &s->gpus[k];
             char key[GM_STR_MAX + 8];
             gpu_key(g, key, sizeof(key));
-            struct gm_rule_ctx cx = {.s = s, .g = g, .pid_ns_nested = e->pid_ns_nested};
+            struct wctx wc = {e, key};
+            struct gm_rule_ctx cx = {.s = s,
+                                     .g = g,
+                                     .pid_ns_nested = e->pid_ns_nested,
+                                     .window = window_value,
+                                     .window_arg = &wc};
             fill_prev(e, &cx, key);
             step(e, er, state_for(er, key), &cx, t_ns, s->wall_ns, fn, arg);
         }
@@ -422,7 +547,13 @@ void gm_engine_xid(struct gm_engine *e, int gpu, const char *uuid, int xid, int6
             struct erule *er = &e->rules[i];
             if (!er->uses_xid || er->r.scope != GM_RS_GPU)
                 continue;
-            struct gm_rule_ctx cx = {.s = s, .g = g, .xid = xid, .pid_ns_nested = e->pid_ns_nested};
+            struct wctx wc = {e, key};
+            struct gm_rule_ctx cx = {.s = s,
+                                     .g = g,
+                                     .xid = xid,
+                                     .pid_ns_nested = e->pid_ns_nested,
+                                     .window = window_value,
+                                     .window_arg = &wc};
             fill_prev(e, &cx, key);
             step(e, er, state_for(er, key), &cx, t_ns, wall_ns, fn, arg);
         }
@@ -437,6 +568,7 @@ void gm_engine_set_rules(struct gm_engine *e, const struct gm_rules *rules, int6
     struct erule *old = e->rules;
     int nold = e->n;
     load_rules(e, rules);
+    load_needs(e);
     for (int i = 0; i < nold; i++) {
         struct erule *o = &old[i];
         struct erule *same = NULL;

@@ -10,7 +10,11 @@
  * so the state machine itself never reads a clock.
  *
  * State is per (rule, GPU); a GPU is identified by its UUID where known,
- * else by its index.  gm_engine_set_rules keeps the state of every rule whose
+ * else by its index.  For the rules' window functions the engine keeps, per
+ * GPU, the history of each value some window uses, over the longest window
+ * used on it (window.h: at most GM_WINDOW_BUCKETS + 2 buckets of 80 bytes
+ * per value and GPU).  It lives in memory only: gm_engine_save does not
+ * carry it, and a reload keeps it while the longest window stays the same.  gm_engine_set_rules keeps the state of every rule whose
  * definition did not change; the firing alerts of a rule that was removed
  * or changed are resolved with a notice.  gm_engine_save / gm_engine_load
  * carry the state between runs of `gpumon record --once` (cron).

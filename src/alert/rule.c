@@ -3,7 +3,9 @@
  *
  * Conditions compile to postfix node arrays and evaluate with three-valued
  * logic, so a value that is not known (N/A, unsupported, a lost GPU) can
- * neither start nor end an alert on its own.
+ * neither start nor end an alert on its own.  A window function's value
+ * comes from the caller (struct gm_rule_ctx's window callback: the
+ * engine's history, window.h); without one it is unknown.
  */
 #include "rule.h"
 
@@ -276,6 +278,40 @@ static void human_bytes(double v, char *out, size_t len)
 
 void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, char *out, size_t len)
 {
+    if (operand >= 0x10000) { /* a window: its function's value, in the operand's unit */
+        int fn = operand >> 16, base = (int16_t)(operand & 0xffff);
+        if (fn == GM_WF_SLOPE) {
+            int u = gm_rule_operand_unit(base);
+            if (u == GM_U_BYTES)
+                human_bytes(v, out, len);
+            else if (u == GM_U_PERCENT)
+                snprintf(out, len, "%.2f %%", v);
+            else
+                snprintf(out, len, "%.4g", v);
+            if (strlen(out) + 5 <= len)
+                memcpy(out + strlen(out), "/min", 5);
+            return;
+        }
+        if (fn == GM_WF_STDDEV && gm_rule_operand_unit(base) == GM_U_PERCENT) {
+            snprintf(out, len, "%.1f %%", v); /* not a throttle flag's "active" */
+            return;
+        }
+        switch (base) {
+        case GM_OP_XID:
+        case GM_OP_GPU_LOST:
+        case GM_OP_DRIVER_LOST:
+        case GM_OP_THROTTLE_THERMAL:
+        case GM_OP_THROTTLE_POWER_BRAKE:
+        case GM_OP_THROTTLE_POWER_CAP:
+        case GM_OP_ECC_NEW:
+            snprintf(out, len, "%.3g", v); /* a fraction or a count, not a state */
+            return;
+        default:
+            operand = base;
+            cx = NULL;
+            break;
+        }
+    }
     switch (operand) {
     case GM_OP_XID:
         snprintf(out, len, "Xid %.0f", v);
@@ -495,6 +531,83 @@ static int parse_number(struct parser *ps, int operand, double *out)
                 gm_rule_operand_name(operand), ok ? ok : "a plain number");
 }
 
+/* One duration argument of a window function, up to ',' or ')'. */
+static int parse_window_duration(struct parser *ps, const char *what, int64_t max_s, int32_t *out)
+{
+    skip_ws(ps);
+    const char *at = ps->p;
+    size_t n = strcspn(ps->p, ",) \t");
+    char d[32];
+    if (n == 0)
+        return fail(ps, at, "expected a %s (e.g. 5m, 1h)", what);
+    if (n >= sizeof(d))
+        return fail(ps, at, "invalid %s \"%.*s\" (examples: 30s, 5m, 6h)", what, (int)n, at);
+    memcpy(d, at, n);
+    d[n] = '\0';
+    int64_t ns;
+    if (gm_parse_duration(d, &ns) != 0 || ns <= 0)
+        return fail(ps, at, "invalid %s \"%s\" (examples: 30s, 5m, 6h)", what, d);
+    if (ns % SEC != 0)
+        return fail(ps, at, "%s \"%s\" is not a whole number of seconds", what, d);
+    if (ns / SEC > max_s)
+        return fail(ps, at, "%s \"%s\" is longer than %lldh", what, d, (long long)(max_s / 3600));
+    ps->p += n;
+    *out = (int32_t)(ns / SEC);
+    return 0;
+}
+
+/* fn(OPERAND, WINDOW) or predict(OPERAND, WINDOW, HORIZON), the function's
+ * name already read (fname, at fat) and ps->p at '('.  The operand's name
+ * goes to name, where it starts to *opat. */
+static int parse_window(struct parser *ps, const char *fat, const char *fname,
+                        struct gm_rule_node *nd, char *name, size_t nlen, const char **opat)
+{
+    int fn = gm_window_fn_lookup(fname, strlen(fname));
+    if (fn < 0)
+        return fail(ps, fat, "unknown function \"%s\" (avg, min, max, stddev, slope, predict)",
+                    fname);
+    if (ps->scope == GM_RS_HOST)
+        return fail(ps, fat, "%s(): window functions are per GPU; this rule has scope = host",
+                    fname);
+    ps->p++; /* ( */
+    skip_ws(ps);
+    const char *at = ps->p;
+    if (!is_ident_start(*ps->p))
+        return fail(ps, at, "expected a metric name inside %s()", fname);
+    while (is_ident(*ps->p))
+        ps->p++;
+    size_t len = (size_t)(ps->p - at);
+    if (len >= nlen)
+        return fail(ps, at, "name too long");
+    memcpy(name, at, len);
+    name[len] = '\0';
+    *opat = at;
+    skip_ws(ps);
+    if (*ps->p == '(')
+        return fail(ps, at, "window functions take a metric, not another function");
+    if (*ps->p != ',')
+        return fail(ps, *ps->p ? ps->p : at, "expected ',' and a window length (e.g. %s(%s, 5m))",
+                    fname, name);
+    ps->p++;
+    if (parse_window_duration(ps, "window length", GM_RULE_WINDOW_MAX_S, &nd->window_s) != 0)
+        return -1;
+    skip_ws(ps);
+    if (fn == GM_WF_PREDICT) {
+        if (*ps->p != ',')
+            return fail(ps, *ps->p ? ps->p : at,
+                        "expected ',' and how far ahead (e.g. predict(memory.free, 1h, 24h))");
+        ps->p++;
+        if (parse_window_duration(ps, "horizon", GM_RULE_HORIZON_MAX_S, &nd->horizon_s) != 0)
+            return -1;
+        skip_ws(ps);
+    }
+    if (*ps->p != ')')
+        return fail(ps, *ps->p ? ps->p : at, "missing ')' after %s(...)", fname);
+    ps->p++;
+    nd->fn = (uint8_t)fn;
+    return 0;
+}
+
 static int parse_or(struct parser *ps);
 
 static int parse_primary(struct parser *ps)
@@ -523,6 +636,16 @@ static int parse_primary(struct parser *ps)
     name[len] = '\0';
     if (!strcmp(name, "and") || !strcmp(name, "or") || !strcmp(name, "not"))
         return fail(ps, start, "expected a metric name before \"%s\"", name);
+    struct gm_rule_node win = {0};
+    skip_ws(ps);
+    if (*ps->p == '(') {
+        const char *opat = start;
+        char fname[sizeof(name)];
+        memcpy(fname, name, sizeof(fname));
+        if (parse_window(ps, start, fname, &win, name, sizeof(name), &opat) != 0)
+            return -1;
+        start = opat;
+    }
     int operand = operand_lookup(name);
     if (operand < 0)
         return fail(ps, start,
@@ -534,6 +657,8 @@ static int parse_primary(struct parser *ps)
         return fail(ps, start, "%s is not a number", name);
     if (ps->scope == GM_RS_HOST && operand_scope(operand) != GM_SC_HOST)
         return fail(ps, start, "%s is a per-GPU value; this rule has scope = host", name);
+    if (win.fn && operand == GM_OP_XID)
+        return fail(ps, start, "xid is an event, not a value over time: it cannot be in a window");
     skip_ws(ps);
     static const struct {
         const char *s;
@@ -546,15 +671,23 @@ static int parse_primary(struct parser *ps)
             continue;
         ps->p += n;
         skip_ws(ps);
-        struct gm_rule_node nd = {.kind = GM_N_CMP, .op = ops[i].op, .operand = (int16_t)operand};
+        struct gm_rule_node nd = win;
+        nd.kind = GM_N_CMP;
+        nd.op = ops[i].op;
+        nd.operand = (int16_t)operand;
         if (parse_number(ps, operand, &nd.number) != 0)
             return -1;
+        /* a slope is per minute; saying so is allowed ("20MiB/min") */
+        if (nd.fn == GM_WF_SLOPE && strncmp(ps->p, "/min", 4) == 0 && !is_ident(ps->p[4]))
+            ps->p += 4;
         return emit(ps, nd);
     }
     if (*ps->p == '=')
         return fail(ps, ps->p, "use == to compare");
     /* a bare operand is true when it is not 0 (gpu.lost, throttle.thermal) */
-    struct gm_rule_node nd = {.kind = GM_N_TRUTH, .operand = (int16_t)operand};
+    struct gm_rule_node nd = win;
+    nd.kind = GM_N_TRUTH;
+    nd.operand = (int16_t)operand;
     return emit(ps, nd);
 }
 
@@ -632,6 +765,16 @@ int gm_rule_parse(const char *text, int scope, struct gm_rule_expr *out, char *w
     return 0;
 }
 
+int32_t gm_rule_window_need(const struct gm_rule_expr *e, int operand)
+{
+    int32_t w = 0;
+    for (int i = 0; i < e->n; i++)
+        if ((e->node[i].kind == GM_N_CMP || e->node[i].kind == GM_N_TRUTH) && e->node[i].fn &&
+            e->node[i].operand == operand && e->node[i].window_s > w)
+            w = e->node[i].window_s;
+    return w;
+}
+
 int gm_rule_uses(const struct gm_rule_expr *e, int operand)
 {
     for (int i = 0; i < e->n; i++)
@@ -658,11 +801,17 @@ int gm_rule_eval(const struct gm_rule_expr *e, const struct gm_rule_ctx *cx, dou
         case GM_N_CMP:
         case GM_N_TRUTH: {
             double v = 0;
-            int st = gm_rule_operand_value(nd->operand, cx, &v);
+            int st;
+            if (!nd->fn)
+                st = gm_rule_operand_value(nd->operand, cx, &v);
+            else if (cx->window)
+                st = cx->window(cx->window_arg, nd, &v);
+            else
+                st = GM_VS_NA; /* no history: not known */
             if (!have_first) {
                 have_first = 1;
                 if (first_op)
-                    *first_op = nd->operand;
+                    *first_op = nd->fn ? GM_RULE_WINDOWED_OP(nd->fn, nd->operand) : nd->operand;
                 if (first)
                     *first = v;
                 if (first_ok)
@@ -750,8 +899,8 @@ static const struct {
     const char *help;
 } keys[K__N] = {
     [K_WHEN] = {"when", "CONDITION", "(required)",
-                "the condition: comparisons of a metric with a number, joined by and, or, not, "
-                "( )"},
+                "the condition: comparisons of a metric, or of a window over it "
+                "(`avg(utilization.gpu, 5m)`), with a number, joined by and, or, not, ( )"},
     [K_CLEAR] = {"clear", "CONDITION", "not when",
                  "hysteresis: a firing alert resolves only when this holds (e.g. "
                  "`temperature.gpu < 80` for `when = temperature.gpu > 85`)"},
@@ -1027,6 +1176,30 @@ static const struct def_rule defaults[] = {
       NULL},
      "A crashed job whose memory is never released blocks the next one (the seeds' zombie "
      "child of a dead scheduler).  gpumon only reports it: it never kills anything."},
+    {"gpu-memory-growth",
+     {"when", "predict(memory.free, 1h, 24h) < 0 and slope(memory.used, 10m) > 0", "for", "15m",
+      "severity", "warning", "summary",
+      "GPU {{gpu}} ({{name}}): memory is growing and will run out within a day at the rate of "
+      "the last hour (free memory in 24 h: {{value}})",
+      NULL},
+     "A leak warns while there is time to act, not when the card is full: the least-squares "
+     "line through the last hour of free memory reaches 0 within 24 h, and memory is still "
+     "growing over the last 10 minutes.  In scenarios/alerts/memory-growth.ini a 20 MiB/min "
+     "leak on an 80 GiB card warns 22 hours before gpu-memory-low does.  The 10-minute slope "
+     "and the 15 minutes of `for` keep a job that allocates a large block once (a model "
+     "loaded at start-up) from firing it: its memory stops growing within the 15 minutes.  "
+     "Known once an hour of samples is half covered."},
+    {"gpu-input-starved",
+     {"when",
+      "avg(utilization.gpu, 5m) < 50 and stddev(utilization.gpu, 5m) > 20 and procs.count > 0",
+      "for", "5m", "severity", "warning", "summary",
+      "GPU {{gpu}} ({{name}}) has a job but computes in short bursts, {{value}} busy on "
+      "average over 5 minutes: it is waiting for its input (data loader, storage, network)",
+      NULL},
+     "A job starved by its input runs the GPU in bursts between long waits: each sample reads "
+     "either busy or idle, so a condition on the current value never holds for long.  Over 5 "
+     "minutes the average is low and the spread high; a GPU that is idle with a job on it "
+     "(an open notebook) has no spread and is left alone, as is a busy one."},
 };
 // NOLINTEND(bugprone-suspicious-missing-comma)
 #define NDEFAULTS (sizeof(defaults) / sizeof(defaults[0]))

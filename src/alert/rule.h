@@ -16,8 +16,12 @@
  * the registry's base units: bytes, W, degrees C, MHz, %) or a derived value
  * (gm_rule_operands[]: free memory %, power / limit, margin to the slowdown
  * temperature, throttle classes, new uncorrectable ECC errors, GPU lost,
- * driver lost, memory held by dead processes, Xid events).  Numbers take
- * size suffixes (KiB .. TiB, KB .. TB).  A comparison with a value that is
+ * driver lost, memory held by dead processes, Xid events), or a window
+ * function over one: avg, min, max, stddev (population), slope (least
+ * squares, per minute) over the last WINDOW of this GPU's samples, and
+ * predict(x, WINDOW, HORIZON), the least-squares line HORIZON ahead
+ * (`avg(utilization.gpu, 5m) < 20`, `predict(memory.free, 1h, 24h) < 0`).
+ * Numbers take size suffixes (KiB .. TiB, KB .. TB).  A comparison with a value that is
  * not known (N/A, not supported, GPU lost) is unknown, and unknown never
  * starts an alert nor ends one (three-valued logic: `unknown and false` is
  * false, `unknown or true` is true).
@@ -33,6 +37,7 @@
 #include "../core/buf.h"
 #include "../core/snapshot.h"
 #include "alert.h"
+#include "window.h"
 
 #define GM_RULES_MAX 64
 #define GM_RULE_NODES 32
@@ -72,11 +77,23 @@ enum gm_node_kind { GM_N_CMP = 1, GM_N_TRUTH, GM_N_AND, GM_N_OR, GM_N_NOT };
 enum gm_cmp_op { GM_CMP_GT = 1, GM_CMP_GE, GM_CMP_LT, GM_CMP_LE, GM_CMP_EQ, GM_CMP_NE };
 
 struct gm_rule_node {
-    uint8_t kind;    /* enum gm_node_kind */
-    uint8_t op;      /* enum gm_cmp_op for GM_N_CMP */
-    int16_t operand; /* metric id or enum gm_rule_operand (CMP, TRUTH) */
-    double number;   /* CMP */
+    uint8_t kind;      /* enum gm_node_kind */
+    uint8_t op;        /* enum gm_cmp_op for GM_N_CMP */
+    int16_t operand;   /* metric id or enum gm_rule_operand (CMP, TRUTH) */
+    uint8_t fn;        /* enum gm_window_fn: 0 = the current value, else a window over it */
+    int32_t window_s;  /* the window's length, seconds (fn != 0) */
+    int32_t horizon_s; /* predict: how far ahead of the latest sample, seconds */
+    double number;     /* CMP */
 };
+
+/* The longest window and predict horizon a condition may use. */
+#define GM_RULE_WINDOW_MAX_S (24LL * 3600)
+#define GM_RULE_HORIZON_MAX_S (365LL * 86400)
+
+/* The value of a windowed node reported as a notice's operand: the window
+ * function in the bits above 16, the operand below (gm_rule_value_text
+ * understands it; a slope reads "20.00 MiB/min"). */
+#define GM_RULE_WINDOWED_OP(fn, operand) (((fn) << 16) | ((operand)&0xffff))
 
 struct gm_rule_expr {
     char text[256]; /* as written, whitespace-normalised */
@@ -136,6 +153,10 @@ struct gm_rule_ctx {
     int prev_agg_ok, prev_vol_ok;
     double prev_agg, prev_vol;
     int pid_ns_nested; /* in a nested PID namespace: dead-process memory is unknown */
+    /* window functions: the value of nd (fn != 0) over the recent history of
+     * this GPU, as a GM_VS_* status; NULL: every window is unknown */
+    int (*window)(void *arg, const struct gm_rule_node *nd, double *out);
+    void *window_arg;
 };
 
 /* The value of operand (metric id or derived) in cx.  Returns GM_VS_OK with
@@ -154,6 +175,9 @@ void gm_rule_value_text(int operand, double v, const struct gm_rule_ctx *cx, cha
 
 /* Whether the expression mentions operand id. */
 int gm_rule_uses(const struct gm_rule_expr *e, int operand);
+
+/* The longest window (seconds) the expression uses on operand; 0: none. */
+int32_t gm_rule_window_need(const struct gm_rule_expr *e, int operand);
 
 /* The operand's name ("temperature.gpu", "memory.free_pct") and unit. */
 const char *gm_rule_operand_name(int operand);

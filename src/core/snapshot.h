@@ -112,6 +112,9 @@ struct gm_gpu {
      * GM_CODE_NOT_COLLECTED when it was not read (processes not asked for,
      * a GPU that is down). */
     struct gm_value proc_list;
+    uint8_t procs_listed; /* 1 when NVML answered both process lists (compute and graphics)
+                             this sample: nproc 0 then means none, not unknown
+                             (the same as gm_v_ok(&proc_list)) */
 };
 
 struct gm_snapshot {

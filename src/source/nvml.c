@@ -1020,6 +1020,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
     g->proc_list = gm_v_u64(0);
     struct proc_ent *ent = NULL;
     uint32_t nent = 0;
+    g->procs_listed = 1;
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
         unsigned int cnt = 0;
         nvmlReturn_t rc = list_procs(n, i, h, kind, &cnt);
@@ -1028,6 +1029,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
              * still shown, but the GPU says its processes are not all there:
              * neither "idle" nor a C+G process shown as G can pass for whole */
             g->proc_list = list_failed(rc);
+            g->procs_listed = 0;
             continue;
         }
         if (cnt == 0)

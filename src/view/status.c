@@ -53,6 +53,31 @@ const char *gm_status_throttle_label(uint64_t r)
     return NULL;
 }
 
+/* ------------------------------------------------------------------ flags */
+
+int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], int max)
+{
+    int n = 0;
+    const struct gm_value *cm = &g->m[GM_M_COMPUTE_MODE];
+    if (n < max && gm_v_ok(cm) && (cm->v.u == 3 || cm->v.u == 1)) /* NVML_COMPUTEMODE_EXCLUSIVE_* */
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "%s",
+                 cm->v.u == 3 ? "exclusive-process" : "exclusive-thread");
+    const struct gm_value *gc = &g->m[GM_M_PCIE_GEN_CUR], *gx = &g->m[GM_M_PCIE_GEN_MAX];
+    const struct gm_value *wc = &g->m[GM_M_PCIE_WIDTH_CUR], *wx = &g->m[GM_M_PCIE_WIDTH_MAX];
+    const struct gm_value *u = &g->m[GM_M_UTIL_GPU];
+    if (n < max && gm_v_ok(gc) && gm_v_ok(gx) && gm_v_ok(wc) && gm_v_ok(wx) && gm_v_ok(u) &&
+        u->v.u >= GM_STATUS_PCIE_LOAD && (gc->v.u < gx->v.u || wc->v.u < wx->v.u))
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX,
+                 "pcie gen%" PRIu64 " x%" PRIu64 " of gen%" PRIu64 " x%" PRIu64, gc->v.u, wc->v.u,
+                 gx->v.u, wx->v.u);
+    const struct gm_value *mu = &g->m[GM_M_MEM_USED];
+    if (n < max && g->procs_listed && g->nproc == 0 && gm_v_ok(mu) &&
+        mu->v.u >= GM_STATUS_ORPHAN_MEM)
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "%.1f GiB used, no process",
+                 (double)mu->v.u / 1073741824.0);
+    return n;
+}
+
 /* ------------------------------------------------------------------- text */
 
 static const char *gpu_down_text(const struct gm_gpu *g)
@@ -218,6 +243,14 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
             gm_buf_puts(b, " ");
             col(b, o, C_BOLD C_RED);
             gm_buf_printf(b, "[%s]", lim);
+            col(b, o, C_RESET);
+        }
+        char flags[4][GM_STATUS_FLAG_MAX];
+        int nflags = gm_status_flags(g, flags, 4);
+        for (int k = 0; k < nflags; k++) {
+            gm_buf_puts(b, " ");
+            col(b, o, C_BOLD C_YELLOW);
+            gm_buf_printf(b, "[%s]", flags[k]);
             col(b, o, C_RESET);
         }
         if (g->nmig)

@@ -39,4 +39,20 @@ void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, stru
  * "sync boost", "app clocks"), or NULL when none (idle is not a limit). */
 const char *gm_status_throttle_label(uint64_t reasons);
 
+/* The states the articles warn about that a GPU's values show, each as a
+ * short label for a "[...]" mark: "exclusive-process" (or the old
+ * "exclusive-thread") compute mode, and a PCIe link below its maximum
+ * generation or width while the GPU is at least GM_STATUS_PCIE_LOAD %
+ * busy ("pcie gen4 x8 of gen4 x16"; idle GPUs lower their link speed to
+ * save power, which is no fault); memory used, at least
+ * GM_STATUS_ORPHAN_MEM, on a GPU whose process lists NVML answered empty
+ * ("4.0 GiB used, no process": a process in another container, or memory
+ * a crashed job left behind).  Only values NVML reported count: a
+ * value that is missing yields no label, never a guess.  Writes at most
+ * max labels into labels and returns how many. */
+#define GM_STATUS_FLAG_MAX 48
+#define GM_STATUS_PCIE_LOAD 50
+#define GM_STATUS_ORPHAN_MEM (1ULL << 30) /* bytes used with no process listed worth a mark */
+int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], int max);
+
 #endif /* GM_VIEW_STATUS_H */

@@ -326,6 +326,24 @@ BAD = [
     ("when = name > 3\n", 2, 'name is not a number (at column 1 of "name > 3")'),
     ("when = temperature.gpu > 85\nlabels = severity=page\n", 3,
      'label "severity" is set by gpumon itself'),
+    # window functions
+    ("when = avg(utilization.gpu 5m) < 20\n", 2,
+     'expected \',\' and a window length (e.g. avg(utilization.gpu, 5m)) (at column 21 of '
+     '"avg(utilization.gpu 5m) < 20")'),
+    ("when = procs.count > 0 and avg(utilization.gpu, 5 m) < 20\n", 2,
+     'missing \')\' after avg(...) (at column 44 of '
+     '"procs.count > 0 and avg(utilization.gpu, 5 m) < 20")'),
+    ("when = slope(memory.used, 2d) > 1MiB\n", 2,
+     'window length "2d" is longer than 24h (at column 20 of "slope(memory.used, 2d) > 1MiB")'),
+    ("when = median(utilization.gpu, 5m) < 20\n", 2,
+     'unknown function "median" (avg, min, max, stddev, slope, predict) (at column 1 of '
+     '"median(utilization.gpu, 5m) < 20")'),
+    ("when = predict(memory.free, 1h) < 0\n", 2,
+     'expected \',\' and how far ahead (e.g. predict(memory.free, 1h, 24h)) (at column 24 of '
+     '"predict(memory.free, 1h) < 0")'),
+    ("scope = host\nwhen = max(driver.lost, 5m) > 0\n", 3,
+     'max(): window functions are per GPU; this rule has scope = host (at column 1 of '
+     '"max(driver.lost, 5m) > 0")'),
 ]
 
 

@@ -33,7 +33,8 @@ from agentlib import (Agent, Fail, Scratch, check, check_eq, epoch_for, main, ru
 
 ALL_RULES = ["gpu-temperature-high", "gpu-memory-low", "gpu-power-at-limit", "gpu-throttled",
              "gpu-power-zero", "gpu-temperature-critical", "gpu-ecc-uncorrectable", "gpu-lost",
-             "driver-lost", "gpu-xid", "gpu-dead-process-memory"]
+             "driver-lost", "gpu-xid", "gpu-dead-process-memory", "gpu-memory-growth",
+             "gpu-input-starved"]
 GiB = 1 << 30
 MiB = 1 << 20
 
@@ -344,6 +345,116 @@ def test_dead_process_memory_alerts_test():
             (1000, "gpu-dead-process-memory", "resolved", 0, "critical", 0, "0 B")])
 
 
+def query_all(name, t, field, **extra):
+    """One metric of every GPU at pinned scenario time t, as numbers."""
+    rc, out, err = run(["query", f"--query-gpu={field}", "--format=csv,noheader,nounits"],
+                       sim_env(scn(name), pinned=t, **extra))
+    check_eq(rc, 0, f"query {field} at {t}", err)
+    return [float(v) for v in out.split()]
+
+
+def test_memory_growth():
+    # memory-growth.ini, GPU 0: an H100 (80979 MiB usable) whose job holds
+    # 51000 MiB at t = 0 and leaks 20 MiB/min: free = 29979 - t/3 MiB.
+    # predict(memory.free, 1h, 24h) is the least-squares line through the
+    # last hour of samples 24 h ahead; on a straight line that is free now
+    # - 28800 MiB (20 MiB/min for 1440 min), known from 1800 s (half an
+    # hour covered).  It goes below 0 between 3530 s (28802.3 MiB free) and
+    # 3540 s (28799.0 MiB free); the 10-minute slope of memory.used is
+    # 20 MiB/min all along.  Pending at 3540 s, `for = 15m`: fires at
+    # 4440 s, with 29979 - 1480 - 28800 = -301 MiB predicted free.
+    between("memory-growth", 3530, 3540, "memory.free", lambda v: v >= 28800,
+            lambda v: v < 28800, what="free memory is below a day of the leak from 3540 s")
+    # GPU 1 loads a 60 GiB model at 2400 s and keeps it (19538 MiB free
+    # after): the hour's line points below 0 from the second sample after
+    # the jump (2410 s), but the 10-minute slope is 0 once the jump has left
+    # its window, at 3000 s: 590 s of pending, under the 15 minutes of
+    # `for`.  Nothing else fires in the first 5000 s (no repeat: 4 h).
+    check_eq(query("memory-growth", 2390, "memory.used", gpu=1),
+             query("memory-growth", 0, "memory.used", gpu=1), "GPU 1 is flat before 2400 s")
+    check(query("memory-growth", 2400, "memory.used", gpu=1) >= 61440, "GPU 1 at 2400 s")
+    check_eq(query("memory-growth", 3000, "memory.used", gpu=1),
+             query("memory-growth", 2400, "memory.used", gpu=1), "GPU 1 is flat after 2400 s")
+    expect(alerts_test("memory-growth", 5000),
+           [(4440, "gpu-memory-growth", "firing", 0, "warning", -301 * MiB, "-301.00 MiB")])
+    # ... and the jump is there: with `for = 0` GPU 1 fires and resolves
+    # (and GPU 0 fires the moment the line crosses 0).
+    with Scratch("armg") as d:
+        conf = os.path.join(d, "zero.conf")
+        with open(conf, "w") as f:
+            f.write("[alert.gpu-memory-growth]\nfor = 0\n")
+        notices = alerts_test("memory-growth", 3600, config=conf)
+    expect(notices,
+           [(2410, "gpu-memory-growth", "firing", 1, "warning", None, None),
+            (3000, "gpu-memory-growth", "resolved", 1, "warning", None, None),
+            (3540, "gpu-memory-growth", "firing", 0, "warning", None, "-1024.00 KiB")])
+
+
+def test_memory_growth_before_memory_low():
+    # The same leak seen by gpu-memory-low: under 2 GiB free (and 10 %) from
+    # 83800 s, so that rule fires 5 minutes later, at 84100 s -- 22 hours
+    # after gpu-memory-growth.  Read from the data rather than run through
+    # 23 hours of samples.
+    between("memory-growth", 83790, 83800, "memory.free", lambda v: v >= 2048,
+            lambda v: v < 2048, what="less than 2 GiB free from 83800 s")
+    # The leak stops 64 MiB short of full: memory.used is flat from 89750 s,
+    # the 10-minute slope is 0 from 90350 s, where gpu-memory-growth
+    # resolves.  Run from 86000 s (a fresh engine: memory-low is pending at
+    # once and fires at 86300 s; the windows need half an hour, so
+    # memory-growth is pending from 87800 s and fires at 88700 s).
+    between("memory-growth", 89740, 89750, "memory.used", lambda v: v < 80916,
+            lambda v: v == 80916, what="the leak stops at 89750 s")
+    check_eq(query("memory-growth", 90350, "memory.used"), 80916.0, "flat until 90350 s")
+    args = ["alerts", "test", "--from", "86000", "--to", "90400", "--json", "--no-config"]
+    rc, out, err = run(args, sim_env(scn("memory-growth")), timeout=120)
+    check_eq(rc, 0, "alerts test from 86000 s", err)
+    got = [(d["t_seconds"], d["alert"]["rule"], d["alert"]["state"], d["alert"]["gpu"])
+           for d in map(json.loads, out.splitlines())]
+    check_eq(got, [(86300, "gpu-memory-low", "firing", 0),
+                   (88700, "gpu-memory-growth", "firing", 0),
+                   (90350, "gpu-memory-growth", "resolved", 0)], "late in the leak", out)
+
+
+def test_input_starved():
+    # input-starved.ini: GPU 0 runs a starved job (heartbeat) from 0 to
+    # 1200 s, GPU 1 a busy one, GPU 2 nothing, GPU 3 an idle notebook.
+    # The rule: avg(utilization.gpu, 5m) < 50 and stddev(...) > 20 and
+    # procs.count > 0, for 5m.  The windows are known from 150 s (half of
+    # 5 minutes).  Computed here from the samples gpumon reads, at every
+    # 10 s from 150 to 450 s, over [t - 300, t]: GPU 0 is always starved,
+    # the others never; so it is pending at 150 s and fires at 450 s.  The
+    # job ends at 1200 s (procs.count 0): resolved.
+    util = {t: query_all("input-starved", t, "utilization.gpu") for t in range(0, 460, 10)}
+    for t in range(150, 460, 10):
+        for gpu in range(4):
+            xs = [util[u][gpu] for u in range(max(0, t - 300), t + 1, 10)]
+            avg = sum(xs) / len(xs)
+            sd = (sum((x - avg) ** 2 for x in xs) / len(xs)) ** 0.5
+            starved = avg < 50 and sd > 20
+            check_eq(starved, gpu == 0, f"GPU {gpu} at {t} s: avg {avg:.1f}, stddev {sd:.1f}")
+    zeros = sum(1 for t in util if util[t][0] == 0)
+    check(10 <= zeros <= 40, f"GPU 0 reads 0 % in {zeros} of 46 samples: it alternates")
+    notices = alerts_test("input-starved", 1800)
+    expect(notices,
+           [(450, "gpu-input-starved", "firing", 0, "warning", None, None),
+            (1200, "gpu-input-starved", "resolved", 0, "warning", None, None)])
+    xs = [util[u][0] for u in range(150, 451, 10)]
+    check(abs(notices[0][1]["value"] - sum(xs) / len(xs)) < 1e-6,
+          "the value is the 5-minute average at 450 s", notices[0][1])
+    # A rule on the current value never fires on the starved GPU (its
+    # utilisation does not stay below 20 for 10 minutes) -- and fires on the
+    # idle notebook instead, at 600 s.
+    with Scratch("aris") as d:
+        conf = os.path.join(d, "now.conf")
+        with open(conf, "w") as f:
+            f.write("[alert.loader-starved]\nwhen = utilization.gpu < 20 and procs.count > 0\n"
+                    "for = 10m\n")
+        check_eq([(t, a["state"], a["gpu"]) for t, a in alerts_test("input-starved", 1200,
+                                                                     config=conf)
+                  if a["rule"] == "loader-starved"], [(600, "firing", 3)],
+                 "the current-value rule")
+
+
 # ------------------------------------------------------------ live agents
 
 def read_log(path):
@@ -481,4 +592,6 @@ if __name__ == "__main__":
           test_power_at_limit, test_throttled, test_power_zero, test_temperature_critical,
           test_ecc_uncorrectable, test_ecc_uncorrectable_keeps_firing, test_gpu_lost,
           test_driver_lost, test_spikes_fire_nothing, test_spikes_are_there,
-          test_dead_process_memory_alerts_test, test_xid_agent, test_dead_process_memory_agent])
+          test_dead_process_memory_alerts_test, test_memory_growth,
+          test_memory_growth_before_memory_low, test_input_starved, test_xid_agent,
+          test_dead_process_memory_agent])

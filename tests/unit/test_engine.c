@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -161,6 +162,230 @@ static void test_keep_firing_and_repeat(void **state)
     char trace[256];
     run(e, temps, 9, trace, sizeof(trace));
     assert_string_equal(trace, "F@0 P@2 P@4 P@6 R@7");
+    gm_engine_free(e);
+}
+
+/* ---------------------------------------------------------- windows */
+
+/* A pseudo-random value in [0, 100) for sample i (repeatable). */
+static double noise(int i)
+{
+    uint64_t x = (uint64_t)i * 0x9E3779B97F4A7C15ULL;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 29;
+    return (double)(x % 10000) / 100.0;
+}
+
+/* What each function should give over samples (t[i], v[i]), i < n, with
+ * t[i] >= tq - w: computed the plain way. */
+static int brute(const double *t, const double *v, int n, double tq, double w, int fn,
+                 double *out)
+{
+    double sum = 0, mn = 1e300, mx = -1e300, m = 0, st = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i] >= tq - w) {
+            sum += v[i];
+            st += t[i];
+            mn = v[i] < mn ? v[i] : mn;
+            mx = v[i] > mx ? v[i] : mx;
+            m++;
+        }
+    if (m == 0)
+        return -1;
+    double mean = sum / m, tm = st / m, var = 0, sxy = 0, sxx = 0;
+    for (int i = 0; i < n; i++)
+        if (t[i] >= tq - w) {
+            var += (v[i] - mean) * (v[i] - mean);
+            sxy += (t[i] - tm) * (v[i] - mean);
+            sxx += (t[i] - tm) * (t[i] - tm);
+        }
+    switch (fn) {
+    case GM_WF_AVG:
+        *out = mean;
+        return 0;
+    case GM_WF_MIN:
+        *out = mn;
+        return 0;
+    case GM_WF_MAX:
+        *out = mx;
+        return 0;
+    case GM_WF_STDDEV:
+        *out = sqrt(var / m);
+        return m < 2 ? -1 : 0;
+    default:
+        if (m < 2)
+            return -1;
+        *out = sxy / sxx * 60;
+        return 0;
+    }
+}
+
+static void test_window_functions(void **state)
+{
+    (void)state;
+    /* 10 s samples, a 2-minute window: every sample has its own bucket, and
+     * each function equals the plain computation over [t - 2m, t] */
+    const int64_t w = 120 * SEC;
+    struct gm_window *win = gm_window_new(w / GM_WINDOW_BUCKETS);
+    double t[100], v[100];
+    for (int i = 0; i < 100; i++) {
+        t[i] = i * 10.0;
+        v[i] = noise(i) + 1e3;
+        gm_window_add(win, (int64_t)i * 10 * SEC, 1, v[i], w);
+        for (int fn = GM_WF_AVG; fn <= GM_WF_SLOPE; fn++) {
+            double got = 0, want = 0;
+            int rc = gm_window_eval(win, fn, w, 0, &got);
+            if (i < 6) { /* 60 s is half of the window: unknown before */
+                assert_int_equal(rc, -1);
+                continue;
+            }
+            assert_int_equal(rc, 0);
+            assert_int_equal(brute(t, v, i + 1, t[i], 120, fn, &want), 0);
+            if (fabs(got - want) > 1e-9 * (1 + fabs(want)))
+                fail_msg("sample %d, %s: %.12g, want %.12g", i, gm_window_fn_name(fn), got, want);
+        }
+        /* only what a window can reach is kept */
+        assert_true(gm_window_len(win) <= 14);
+    }
+    gm_window_free(win);
+}
+
+static void test_window_coverage_and_gaps(void **state)
+{
+    (void)state;
+    const int64_t w = 60 * SEC;
+    struct gm_window *win = gm_window_new(w / GM_WINDOW_BUCKETS);
+    double x;
+    /* partial coverage: unknown until the run reaches back 30 s */
+    for (int i = 0; i <= 3; i++) {
+        gm_window_add(win, (int64_t)i * 10 * SEC, 1, 50, w);
+        assert_int_equal(gm_window_eval(win, GM_WF_AVG, w, 0, &x), i < 3 ? -1 : 0);
+    }
+    /* one missed sample (20 s) is not a gap: the run goes on */
+    gm_window_add(win, 50 * SEC, 1, 80, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_MAX, w, 0, &x), 0);
+    assert_true(x == 80);
+    /* two in a row (30 s) are: the window restarts with this sample */
+    gm_window_add(win, 80 * SEC, 1, 20, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_AVG, w, 0, &x), -1);
+    gm_window_add(win, 90 * SEC, 1, 20, w);
+    gm_window_add(win, 100 * SEC, 1, 20, w);
+    gm_window_add(win, 110 * SEC, 1, 20, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_MAX, w, 0, &x), 0);
+    assert_true(x == 20); /* 80 at 50 s is in [50, 110] but before the gap */
+    /* a value that is not known restarts it */
+    gm_window_add(win, 120 * SEC, 0, 0, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_AVG, w, 0, &x), -1);
+    for (int i = 13; i <= 16; i++)
+        gm_window_add(win, (int64_t)i * 10 * SEC, 1, 30, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_AVG, w, 0, &x), 0);
+    assert_true(x == 30);
+    /* so does time going back (an agent whose clock restarted) */
+    gm_window_add(win, 100 * SEC, 1, 40, w);
+    assert_int_equal(gm_window_eval(win, GM_WF_AVG, w, 0, &x), -1);
+    /* one sample: no stddev, no slope */
+    struct gm_window *one = gm_window_new(1);
+    gm_window_add(one, 0, 1, 5, 0);
+    assert_int_equal(gm_window_eval(one, GM_WF_AVG, SEC, 0, &x), -1);
+    assert_int_equal(gm_window_eval(one, GM_WF_AVG, 0, 0, &x), 0);
+    assert_int_equal(gm_window_eval(one, GM_WF_STDDEV, 0, 0, &x), -1);
+    assert_int_equal(gm_window_eval(one, GM_WF_SLOPE, 0, 0, &x), -1);
+    gm_window_free(one);
+    gm_window_free(win);
+}
+
+static void test_window_slope_long(void **state)
+{
+    (void)state;
+    /* a 20 MiB/min leak on 60 GiB, +-5 MiB of noise, every 10 s for 12 h,
+     * seen through a 6 h window: buckets of 21.6 s (2 samples each), never
+     * more than GM_WINDOW_BUCKETS + 2 of them */
+    const double MiB = 1048576.0;
+    const int64_t w = 6 * 3600 * SEC;
+    struct gm_window *win = gm_window_new(w / GM_WINDOW_BUCKETS);
+    double x;
+    for (int i = 0; i <= 12 * 360; i++) {
+        double tmin = i / 6.0;
+        double v = 60.0 * 1024 * MiB + 20 * MiB * tmin + (noise(i) - 50) / 10 * MiB;
+        gm_window_add(win, (int64_t)i * 10 * SEC, 1, v, w);
+        assert_true(gm_window_len(win) <= GM_WINDOW_BUCKETS + 2);
+        if (i < 3 * 360) {
+            assert_int_equal(gm_window_eval(win, GM_WF_SLOPE, w, 0, &x), -1);
+            continue;
+        }
+        assert_int_equal(gm_window_eval(win, GM_WF_SLOPE, w, 0, &x), 0);
+        if (fabs(x / MiB - 20) > 0.01)
+            fail_msg("sample %d: slope %.4f MiB/min, want 20 +- 0.01", i, x / MiB);
+    }
+    assert_true(gm_window_len(win) >= 1000); /* the whole 6 h is there */
+    /* in 24 h at 20 MiB/min: 28800 MiB more than the line is at now */
+    double now = 60.0 * 1024 * MiB + 20 * MiB * 720;
+    assert_int_equal(gm_window_eval(win, GM_WF_PREDICT, w, 24 * 3600 * SEC, &x), 0);
+    if (fabs((x - now) / MiB - 28800) > 30)
+        fail_msg("predict: %.1f MiB above now, want 28800 +- 30", (x - now) / MiB);
+    /* a short window on the same history works on whole buckets */
+    assert_int_equal(gm_window_eval(win, GM_WF_SLOPE, 600 * SEC, 0, &x), 0);
+    if (fabs(x / MiB - 20) > 2)
+        fail_msg("10-minute slope %.3f MiB/min, want 20 +- 2", x / MiB);
+    gm_window_free(win);
+}
+
+static void test_engine_windows(void **state)
+{
+    (void)state;
+    static const char *const kv[] = {"when", "avg(temperature.gpu, 1m) > 80", NULL};
+    struct gm_engine *e = engine(kv);
+    /* 100 and 70 in turn: the current value is above 80 every other sample,
+     * the average always.  Known from 30 s (half the window): firing at
+     * step 3.  The unknown sample at 60 s restarts the window: unknown does
+     * not resolve; the new run is known again at 100 s, where it is 70. */
+    const int temps[] = {100, 70, 100, 70, 100, 70, -1, 70, 70, 70, 70, 70};
+    char trace[256];
+    run(e, temps, 12, trace, sizeof(trace));
+    assert_string_equal(trace, "F@3 R@10");
+    gm_engine_free(e);
+
+    /* the notice carries the window's value, in the operand's unit */
+    static const char *const kv2[] = {"when", "max(temperature.gpu, 20s) >= 90", NULL};
+    e = engine(kv2);
+    struct rec r = {0};
+    for (int i = 0; i < 3; i++) {
+        struct gm_snapshot *s = snap(2, i == 1 ? 95 : 60, i * 10 * SEC);
+        gm_engine_eval(e, s, s->mono_ns, record, &r);
+        gm_snapshot_unref(s);
+    }
+    assert_int_equal(r.n, 2);
+    assert_int_equal(r.a[0].gpu, 0);
+    assert_int_equal(r.a[1].gpu, 1);
+    assert_string_equal(r.a[0].value_text, "95 °C");
+    assert_true(r.a[0].value == 95);
+
+    /* a reload keeps the history of a value whose longest window is
+     * unchanged; another rule with a longer window on it restarts it */
+    struct gm_rules rs;
+    memset(&rs, 0, sizeof(rs));
+    char why[256];
+    assert_int_equal(gm_rules_set(&rs, "hot", "when", "max(temperature.gpu, 20s) >= 90", why,
+                                  sizeof(why)),
+                     0);
+    assert_int_equal(gm_rules_set(&rs, "hot2", "when", "min(temperature.gpu, 20s) >= 95", why,
+                                  sizeof(why)),
+                     0);
+    gm_engine_set_rules(e, &rs, 0, record, &r);
+    struct gm_snapshot *s = snap(2, 95, 30 * SEC);
+    gm_engine_eval(e, s, s->mono_ns, record, &r);
+    gm_snapshot_unref(s);
+    /* hot2 is false (60 at 20 s is in the window): the history was kept */
+    assert_int_equal(r.n, 2);
+    assert_int_equal(gm_rules_set(&rs, "hot3", "when", "avg(temperature.gpu, 1h) > 0", why,
+                                  sizeof(why)),
+                     0);
+    gm_engine_set_rules(e, &rs, 0, record, &r);
+    s = snap(2, 95, 40 * SEC);
+    gm_engine_eval(e, s, s->mono_ns, record, &r);
+    gm_snapshot_unref(s);
+    assert_int_equal(r.n, 2); /* restarted: one sample covers no window */
     gm_engine_free(e);
 }
 
@@ -413,6 +638,10 @@ int main(void)
         cmocka_unit_test(test_reload),
         cmocka_unit_test(test_state_file),
         cmocka_unit_test(test_lost_identity),
+        cmocka_unit_test(test_window_functions),
+        cmocka_unit_test(test_window_coverage_and_gaps),
+        cmocka_unit_test(test_window_slope_long),
+        cmocka_unit_test(test_engine_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

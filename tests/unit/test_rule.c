@@ -73,6 +73,36 @@ static void test_parse_errors(void **state)
         {"memory.free < 2GiB and memory.free_pct < 10", NULL},
         {"not (gpu.lost or temperature.margin <= 0)", NULL},
         {"procs.dead_memory > 0", NULL}, /* zero needs no unit */
+        /* window functions */
+        {"avg(utilization.gpu, 5m) < 50", NULL},
+        {"avg(utilization.gpu,5m)<50 and stddev(utilization.gpu, 5m) > 20", NULL},
+        {"min(procs.count, 10m) > 0 and max(temperature.gpu, 1h) < 90C", NULL},
+        {"slope(memory.used, 6h) > 20MiB/min", NULL},
+        {"slope(memory.used, 6h) > 20MiB", NULL},
+        {"predict(memory.free, 1h, 24h) < 0", NULL},
+        {"avg(memory.free_pct, 30s)", NULL},
+        {"avg(utilization.gpu 5m) < 50", "expected ',' and a window length (e.g. "
+                                         "avg(utilization.gpu, 5m)) (at column 21"},
+        {"avg(utilization.gpu, 5x) < 50", "invalid window length \"5x\" (examples: 30s, 5m, 6h) "
+                                          "(at column 22"},
+        {"avg(utilization.gpu, ) < 50", "expected a window length (e.g. 5m, 1h) (at column 22"},
+        {"avg(utilization.gpu, 0s) < 50", "invalid window length \"0s\""},
+        {"avg(utilization.gpu, 1500ms) < 50", "not a whole number of seconds (at column 22"},
+        {"avg(utilization.gpu, 25h) < 50", "window length \"25h\" is longer than 24h (at column 22"},
+        {"avg(utilization.gpu, 5m < 50", "missing ')' after avg(...) (at column 25"},
+        {"mean(utilization.gpu, 5m) < 50", "unknown function \"mean\" (avg, min, max, stddev, "
+                                           "slope, predict) (at column 1"},
+        {"gpu.lost or avg(temp, 5m) > 1", "unknown metric \"temp\" (see gpumon metrics, and the "
+                                          "derived values in docs/alerts.md) (at column 17"},
+        {"avg(avg(utilization.gpu, 5m), 5m) > 1", "not another function (at column 5"},
+        {"avg(, 5m) > 1", "expected a metric name inside avg() (at column 5"},
+        {"max(xid, 1h) > 0", "it cannot be in a window (at column 5"},
+        {"avg(name, 1h) > 0", "name is not a number (at column 5"},
+        {"predict(memory.free, 1h) < 0", "expected ',' and how far ahead (e.g. "
+                                         "predict(memory.free, 1h, 24h)) (at column 24"},
+        {"predict(memory.free, 1h, soon) < 0", "invalid horizon \"soon\" (examples: 30s, 5m, 6h) (at column 26"},
+        {"avg(memory.used, 1h) > 20MiB/min", "unexpected \"/min\""},
+        {"avg(memory.used, 1h) > 20", "memory.used is a size: give the number a unit"},
     };
     for (size_t i = 0; i < N_ELEM(cases); i++) {
         struct gm_rule_expr e;
@@ -100,6 +130,95 @@ static void test_host_scope(void **state)
     assert_int_not_equal(gm_rule_parse("temperature.gpu > 85", GM_RS_HOST, &e, why, sizeof(why)),
                          0);
     assert_non_null(strstr(why, "per-GPU value; this rule has scope = host"));
+    assert_int_not_equal(gm_rule_parse("avg(driver.lost, 5m) > 0", GM_RS_HOST, &e, why,
+                                       sizeof(why)),
+                         0);
+    assert_non_null(strstr(why, "avg(): window functions are per GPU; this rule has scope = host "
+                                "(at column 1"));
+}
+
+/* A stand-in for the engine's history: every window of operand `want`
+ * has the value *arg; other operands are unknown. */
+struct stub {
+    int operand, status, calls;
+    double value;
+    struct gm_rule_node last;
+};
+
+static int stub_window(void *arg, const struct gm_rule_node *nd, double *out)
+{
+    struct stub *st = arg;
+    st->calls++;
+    st->last = *nd;
+    if (nd->operand != st->operand)
+        return GM_VS_NA;
+    *out = st->value;
+    return st->status;
+}
+
+static void test_eval_windows(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    struct gm_rule_expr e;
+    char why[256];
+    assert_int_equal(gm_rule_parse("avg(utilization.gpu, 5m) < 50 and memory.used_pct > 50",
+                                   GM_RS_GPU, &e, why, sizeof(why)),
+                     0);
+    /* no history at all (a caller without an engine): unknown, not false */
+    struct gm_rule_ctx cx = {.s = s, .g = &s->gpus[0]};
+    double v = 0;
+    int op = 0, ok = 1;
+    assert_int_equal(gm_rule_eval(&e, &cx, &v, &op, &ok), -1);
+    assert_int_equal(ok, 0);
+
+    struct stub st = {.operand = GM_M_UTIL_GPU, .status = GM_VS_OK, .value = 34};
+    cx.window = stub_window;
+    cx.window_arg = &st;
+    assert_int_equal(gm_rule_eval(&e, &cx, &v, &op, &ok), 1);
+    assert_int_equal(st.last.fn, GM_WF_AVG);
+    assert_int_equal(st.last.window_s, 300);
+    assert_int_equal(op, GM_RULE_WINDOWED_OP(GM_WF_AVG, GM_M_UTIL_GPU));
+    assert_int_equal(ok, 1);
+    assert_true(v == 34);
+    char txt[64];
+    gm_rule_value_text(op, v, &cx, txt, sizeof(txt));
+    assert_string_equal(txt, "34.0 %");
+    st.value = 60;
+    assert_int_equal(gm_rule_eval(&e, &cx, NULL, NULL, NULL), 0);
+    /* a window that is not known yet (too little history): unknown */
+    st.status = GM_VS_NA;
+    assert_int_equal(gm_rule_eval(&e, &cx, NULL, NULL, NULL), -1);
+    /* ... and a value the GPU never reports: false, as for the current value */
+    st.status = GM_VS_UNSUPPORTED;
+    assert_int_equal(gm_rule_eval(&e, &cx, NULL, NULL, NULL), 0);
+
+    /* slope is per minute and may say so; predict carries its horizon */
+    assert_int_equal(gm_rule_parse("slope(memory.used, 6h) > 20MiB/min or "
+                                   "predict(memory.free, 1h, 24h) < 0",
+                                   GM_RS_GPU, &e, why, sizeof(why)),
+                     0);
+    assert_int_equal(e.n, 3);
+    assert_int_equal(e.node[0].fn, GM_WF_SLOPE);
+    assert_int_equal(e.node[0].window_s, 6 * 3600);
+    assert_true(e.node[0].number == 20.0 * 1048576);
+    assert_int_equal(e.node[1].fn, GM_WF_PREDICT);
+    assert_int_equal(e.node[1].window_s, 3600);
+    assert_int_equal(e.node[1].horizon_s, 86400);
+    assert_int_equal(gm_rule_window_need(&e, GM_M_MEM_USED), 6 * 3600);
+    assert_int_equal(gm_rule_window_need(&e, GM_M_MEM_FREE), 3600);
+    assert_int_equal(gm_rule_window_need(&e, GM_M_UTIL_GPU), 0);
+    st = (struct stub){.operand = GM_M_MEM_USED, .status = GM_VS_OK, .value = 25.0 * 1048576};
+    assert_int_equal(gm_rule_eval(&e, &cx, &v, &op, &ok), 1);
+    gm_rule_value_text(op, v, &cx, txt, sizeof(txt));
+    assert_string_equal(txt, "25.00 MiB/min");
+    gm_rule_value_text(GM_RULE_WINDOWED_OP(GM_WF_PREDICT, GM_M_MEM_FREE), -4.0 * 1073741824, &cx,
+                       txt, sizeof(txt));
+    assert_string_equal(txt, "-4.00 GiB");
+    gm_rule_value_text(GM_RULE_WINDOWED_OP(GM_WF_AVG, GM_OP_THROTTLE_THERMAL), 0.25, &cx, txt,
+                       sizeof(txt));
+    assert_string_equal(txt, "0.25");
+    gm_snapshot_unref(s);
 }
 
 static void test_eval_three_valued(void **state)
@@ -392,7 +511,7 @@ static void test_defaults(void **state)
         "gpu-temperature-high",  "gpu-memory-low", "gpu-power-at-limit", "gpu-throttled",
         "gpu-power-zero",        "gpu-temperature-critical", "gpu-ecc-uncorrectable",
         "gpu-lost",              "driver-lost",    "gpu-xid",
-        "gpu-dead-process-memory"};
+        "gpu-dead-process-memory", "gpu-memory-growth", "gpu-input-starved"};
     assert_int_equal(r.n, (int)N_ELEM(want));
     for (size_t i = 0; i < N_ELEM(want); i++) {
         assert_string_equal(r.rule[i].name, want[i]);
@@ -413,7 +532,12 @@ static void test_defaults(void **state)
     assert_non_null(strstr(b.p, "[alert.gpu-memory-low]\nwhen = memory.free < 2GiB and "
                                 "memory.free_pct < 10\nfor = 5m\n"));
     assert_non_null(strstr(b.p, "[alert.driver-lost]\nscope = host\nwhen = driver.lost\n"));
+    assert_non_null(strstr(b.p, "[alert.gpu-memory-growth]\nwhen = predict(memory.free, 1h, 24h) "
+                                "< 0 and slope(memory.used, 10m) > 0\nfor = 15m\n"));
     gm_buf_free(&b);
+    /* the windows of the new rules read back as they were written */
+    assert_int_equal(gm_rule_window_need(&r.rule[11].when, GM_M_MEM_FREE), 3600);
+    assert_int_equal(gm_rule_window_need(&r.rule[12].when, GM_M_UTIL_GPU), 300);
 }
 
 static void test_summary(void **state)
@@ -452,7 +576,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_errors), cmocka_unit_test(test_host_scope),
         cmocka_unit_test(test_eval_three_valued), cmocka_unit_test(test_eval_unsupported),
-        cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_derived), cmocka_unit_test(test_eval_windows),
         cmocka_unit_test(test_dead_memory), cmocka_unit_test(test_rule_keys),
         cmocka_unit_test(test_rule_checks), cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_summary),

@@ -605,6 +605,110 @@ static void test_throttle_label(void **state)
     }
 }
 
+/* The flags: only from values NVML reported; a PCIe link below its maximum
+ * only under load (an idle GPU lowers its link to save power). */
+static void test_flags(void **state)
+{
+    (void)state;
+    const struct gm_value na = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED);
+    static const struct {
+        int mode;                                 /* compute mode, -1 = not supported */
+        int gen, gen_max, width, width_max, util; /* -1 = not supported */
+        const char *want[2];
+    } rows[] = {
+        {0, 4, 4, 16, 16, 95, {NULL, NULL}},
+        {3, 4, 4, 16, 16, 95, {"exclusive-process", NULL}},
+        {1, 4, 4, 16, 16, 95, {"exclusive-thread", NULL}},
+        {2, 4, 4, 16, 16, 95, {NULL, NULL}}, /* prohibited: not in this list */
+        {-1, 4, 4, 16, 16, 95, {NULL, NULL}},
+        {0, 4, 4, 8, 16, 95, {"pcie gen4 x8 of gen4 x16", NULL}},
+        {0, 3, 4, 16, 16, 50, {"pcie gen3 x16 of gen4 x16", NULL}},
+        {0, 3, 4, 16, 16, 49, {NULL, NULL}}, /* not under load */
+        {0, 1, 4, 16, 16, 0, {NULL, NULL}},  /* idle power saving */
+        {0, 1, 4, 16, 16, -1, {NULL, NULL}}, /* load unknown: no guess */
+        {0, -1, 4, 8, 16, 95, {NULL, NULL}}, /* current gen unknown: no guess */
+        {0, 4, -1, 8, 16, 95, {NULL, NULL}},
+        {0, 4, 4, 8, -1, 95, {NULL, NULL}},
+        {3, 4, 4, 8, 16, 95, {"exclusive-process", "pcie gen4 x8 of gen4 x16"}},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_gpu g;
+        memset(&g, 0, sizeof(g));
+        for (int id = 0; id < GM_M__GPU_END; id++)
+            g.m[id] = na;
+#define SETV(id, x) g.m[id] = (x) < 0 ? na : gm_v_u64((uint64_t)(x))
+        SETV(GM_M_COMPUTE_MODE, rows[i].mode);
+        SETV(GM_M_PCIE_GEN_CUR, rows[i].gen);
+        SETV(GM_M_PCIE_GEN_MAX, rows[i].gen_max);
+        SETV(GM_M_PCIE_WIDTH_CUR, rows[i].width);
+        SETV(GM_M_PCIE_WIDTH_MAX, rows[i].width_max);
+        SETV(GM_M_UTIL_GPU, rows[i].util);
+#undef SETV
+        char labels[4][GM_STATUS_FLAG_MAX];
+        int n = gm_status_flags(&g, labels, 4);
+        int want = (rows[i].want[0] != NULL) + (rows[i].want[1] != NULL);
+        if (n != want)
+            fail_msg("row %zu: %d labels, want %d", i, n, want);
+        for (int k = 0; k < n; k++)
+            if (strcmp(labels[k], rows[i].want[k]) != 0)
+                fail_msg("row %zu: label %d \"%s\", want \"%s\"", i, k, labels[k], rows[i].want[k]);
+        /* max bounds the count */
+        if (want && gm_status_flags(&g, labels, 0) != 0)
+            fail_msg("row %zu: labels written with max 0", i);
+    }
+}
+
+/* Memory used with no process listed: only when NVML answered the lists. */
+static void test_flags_orphan_memory(void **state)
+{
+    (void)state;
+    static const struct {
+        int listed, nproc;
+        uint64_t used; /* UINT64_MAX: not reported */
+        const char *want;
+    } rows[] = {
+        {1, 0, UINT64_C(12) << 30, "12.0 GiB used, no process"},
+        {1, 0, UINT64_C(1) << 30, "1.0 GiB used, no process"},
+        {1, 0, (UINT64_C(1) << 30) - 1, NULL}, /* under 1 GiB: driver housekeeping */
+        {1, 1, UINT64_C(12) << 30, NULL},      /* a process is listed */
+        {0, 0, UINT64_C(12) << 30, NULL},      /* the lists were not answered */
+        {1, 0, UINT64_MAX, NULL},              /* memory not reported */
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_gpu g;
+        memset(&g, 0, sizeof(g));
+        for (int id = 0; id < GM_M__GPU_END; id++)
+            g.m[id] = gm_v_status(GM_VS_NA, 0);
+        g.procs_listed = (uint8_t)rows[i].listed;
+        g.nproc = (uint32_t)rows[i].nproc;
+        if (rows[i].used != UINT64_MAX)
+            g.m[GM_M_MEM_USED] = gm_v_u64(rows[i].used);
+        char labels[4][GM_STATUS_FLAG_MAX];
+        int n = gm_status_flags(&g, labels, 4);
+        if (n != (rows[i].want != NULL) || (n && strcmp(labels[0], rows[i].want) != 0))
+            fail_msg("row %zu: %d labels (\"%s\"), want %s", i, n, n ? labels[0] : "",
+                     rows[i].want ? rows[i].want : "none");
+    }
+}
+
+/* The marks in the text line: after the throttle marker, before the processes. */
+static void test_text_flags(void **state)
+{
+    struct gm_snapshot *s = gm_snapshot_copy(*state);
+    struct gm_gpu *g = &s->gpus[0];
+    g->m[GM_M_COMPUTE_MODE] = gm_v_u64(3);
+    g->m[GM_M_PCIE_GEN_CUR] = gm_v_u64(5);
+    g->m[GM_M_PCIE_GEN_MAX] = gm_v_u64(5);
+    g->m[GM_M_PCIE_WIDTH_CUR] = gm_v_u64(8);
+    g->m[GM_M_PCIE_WIDTH_MAX] = gm_v_u64(16);
+    struct gm_status_opts o = {.mask = 1, .show_procs = 0};
+    char *t = text_of(s, &o);
+    assert_non_null(
+        strstr(t, " W [thermal] [exclusive-process] [pcie gen5 x8 of gen5 x16] MIG x1 |\n"));
+    free(t);
+    gm_snapshot_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -618,6 +722,9 @@ int main(void)
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),
         cmocka_unit_test(test_throttle_label),
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_flags_orphan_memory),
+        cmocka_unit_test(test_text_flags),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
