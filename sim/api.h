@@ -14,10 +14,11 @@
  *
  * gs_begin() checks, in this order: initialised, driver faults, handle
  * validity, argument validity, lost/forbidden GPU, MIG handle where a
- * physical one is needed, `unsupported =` from the scenario, and finally a
- * hang fault (sleeping with the lock released).  On success it returns with
- * the library mutex held; gs_end() releases it.  Nothing sleeps or blocks
- * while holding the mutex.
+ * physical one is needed, `unsupported =` from the scenario, a GPUSIM_FAIL
+ * rule (the calls that get this far are the ones counted, and traced to
+ * GPUSIM_TRACE), and finally a hang fault (sleeping with the lock released).  On success it returns
+ * with the library mutex held; gs_end() releases it.  Nothing sleeps or blocks while holding the
+ * mutex.
  */
 #ifndef GS_API_H
 #define GS_API_H

@@ -12,13 +12,20 @@
  * during their window, and every call of an already initialised session
  * return that code until the window ends: the model of a driver that went
  * away underneath a running client.
+ *
+ * The same start of a session reads GPUSIM_FAIL (failures injected on
+ * purpose: sim/failrules.c) and GPUSIM_TRACE (a file that receives one line
+ * per call those rules count); the prologue applies both.  A bad value fails
+ * init like a bad scenario file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 
@@ -28,6 +35,8 @@ static struct gs_scenario *g_scn;
 static struct gs_timecfg g_tc;
 static double g_first_init; /* wall time of the process's first nvmlInit*, 0 before */
 static char g_last_msg[640];
+static struct gs_fail g_fail; /* GPUSIM_FAIL of this session, with its counters */
+static int g_trace_fd = -1;   /* GPUSIM_TRACE of this session, -1 when unset */
 
 static struct nvmlDevice_st g_phys[GS_MAX_GPUS];
 static struct nvmlDevice_st g_migs[GS_MAX_GPUS][GS_MAX_MIG];
@@ -122,6 +131,23 @@ static nvmlReturn_t check_session(struct gs_call *c, enum gs_hkind kind, nvmlDev
     return NVML_SUCCESS;
 }
 
+/* One GPUSIM_TRACE line: "FUNCTION[@GPU][ CODE]\n", CODE when a GPUSIM_FAIL
+ * rule failed the call.  One write() with O_APPEND: lines of several
+ * threads or processes do not interleave. */
+static void trace(const char *fn, int gpu, nvmlReturn_t r)
+{
+    char line[200];
+    char at[16] = "";
+    if (gpu != GS_NO_GPU)
+        snprintf(at, sizeof(at), "@%d", gpu);
+    const char *code = r == NVML_SUCCESS ? NULL : gs_return_name(r);
+    int n = snprintf(line, sizeof(line), "%s%s%s%s\n", fn, at, code ? " " : "", code ? code : "");
+    if (n > 0 && (size_t)n < sizeof(line)) {
+        ssize_t w = write(g_trace_fd, line, (size_t)n);
+        (void)w; /* a full disk loses trace lines, never a call's answer */
+    }
+}
+
 nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvmlDevice_t device,
                       unsigned index, int args_ok)
 {
@@ -148,6 +174,19 @@ nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvm
     if (c->g && c->g->has_unsupported && fn_idx >= 0 && c->g->unsupported[fn_idx]) {
         r = NVML_ERROR_NOT_SUPPORTED;
         goto fail;
+    }
+    if (g_fail.n || g_trace_fd >= 0) {
+        /* Calls that got this far are the ones GPUSIM_FAIL counts (and
+         * GPUSIM_TRACE lists): a call that already failed above keeps its
+         * error and is not counted. */
+        if (fn_idx < 0)
+            fn_idx = gs_name_index(fn);
+        int gpu = c->g ? (int)c->gpu : GS_NO_GPU;
+        r = g_fail.n ? gs_fail_call(&g_fail, fn_idx, gpu) : NVML_SUCCESS;
+        if (g_trace_fd >= 0)
+            trace(fn, gpu, r);
+        if (r != NVML_SUCCESS)
+            goto fail;
     }
     double hang =
         c->s->nfaults ? gs_fault_hang(c->s, c->g ? (int)c->gpu : GS_NO_GPU, fn_idx, c->t) : 0;
@@ -225,6 +264,24 @@ static nvmlReturn_t do_init(unsigned flags)
         report(err);
         goto unknown;
     }
+    struct gs_fail fails;
+    if (gs_fail_parse(getenv("GPUSIM_FAIL"), s->ngpus, &fails, err, sizeof(err)) != 0) {
+        report(err);
+        gs_scenario_free(s);
+        goto unknown;
+    }
+    int trace_fd = -1;
+    const char *trace_path = getenv("GPUSIM_TRACE");
+    if (trace_path && *trace_path) {
+        trace_fd = open(trace_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (trace_fd < 0) {
+            snprintf(err, sizeof(err), "GPUSIM_TRACE: cannot open '%.400s': %s", trace_path,
+                     strerror(errno));
+            report(err);
+            gs_scenario_free(s);
+            goto unknown;
+        }
+    }
 #ifdef GPUSIM_LEGACY
     if (!s->driver_version_set)
         snprintf(s->driver_version, sizeof(s->driver_version), "%s", GS_DEFAULT_DRIVER);
@@ -236,6 +293,8 @@ static nvmlReturn_t do_init(unsigned flags)
 #endif
     nvmlReturn_t r = gs_fault_driver(s, gs_time_now(&tc));
     if (r != NVML_SUCCESS) {
+        if (trace_fd >= 0)
+            close(trace_fd);
         gs_scenario_free(s);
         pthread_mutex_unlock(&g_lock);
         return r;
@@ -247,6 +306,8 @@ static nvmlReturn_t do_init(unsigned flags)
     }
     g_scn = s;
     g_tc = tc;
+    g_fail = fails;
+    g_trace_fd = trace_fd;
     g_refcount = 1;
     g_last_msg[0] = '\0';
     pthread_mutex_unlock(&g_lock);
@@ -282,6 +343,10 @@ GS_EXPORT nvmlReturn_t nvmlShutdown(void)
         gs_events_reset();
         gs_scenario_free(g_scn);
         g_scn = NULL;
+        g_fail.n = 0;
+        if (g_trace_fd >= 0)
+            close(g_trace_fd);
+        g_trace_fd = -1;
     }
     pthread_mutex_unlock(&g_lock);
     return NVML_SUCCESS;

@@ -374,6 +374,47 @@ void gs_remapped_rows(const struct gs_scenario *s, unsigned gpu, double t, unsig
 /* Builds s->events from the ECC and Xid faults (called by the loader). */
 int gs_events_build(struct gs_scenario *s);
 
+/* ----------------------------------------------------- injected failures */
+
+/* GPUSIM_FAIL: fail chosen calls on purpose, to prove a client's error paths
+ * (docs/simulator.md).  A rule names a function, optionally a GPU, which of
+ * its calls fail and with what:
+ *
+ *     FUNCTION[@GPU]:WHEN:CODE[,RULE...]
+ *
+ * WHEN is N (the N-th call only), N+ (the N-th and every later one) or *
+ * (every call), counting from 1; CODE is an nvmlReturn_t name with or
+ * without its NVML_ERROR_ prefix (NVML_ERROR_UNKNOWN, not_supported).  Each
+ * rule counts the calls it matches on its own. */
+#define GS_FAIL_MAX 64
+
+struct gs_fail_rule {
+    int fn;                   /* gs_names index of the function */
+    int gpu;                  /* GS_NO_GPU: calls on any GPU or none */
+    unsigned long long first; /* the first call that fails, from 1 */
+    unsigned long long last;  /* the last one; 0: no end */
+    nvmlReturn_t code;
+    unsigned long long calls; /* matching calls counted so far */
+};
+
+struct gs_fail {
+    size_t n;
+    struct gs_fail_rule rule[GS_FAIL_MAX];
+};
+
+/* Parses a GPUSIM_FAIL value into f (counters at 0).  ngpus bounds the GPU
+ * filter.  Returns 0, or -1 with "GPUSIM_FAIL: reason" in err (the rule
+ * quoted); f is then empty.  An empty or all-blank text is no rule. */
+int gs_fail_parse(const char *text, unsigned ngpus, struct gs_fail *f, char *err, size_t errlen);
+
+/* Counts a call of function fn (gs_names index) on physical GPU gpu
+ * (GS_NO_GPU for a call that names no GPU) against every rule, and returns
+ * the code of the first rule that fails it, else NVML_SUCCESS. */
+nvmlReturn_t gs_fail_call(struct gs_fail *f, int fn, int gpu);
+
+/* The name of an NVML return code ("NVML_ERROR_UNKNOWN"), or NULL. */
+const char *gs_return_name(nvmlReturn_t code);
+
 /* --------------------------------------------------------- scenario time */
 
 /* How scenario time follows the wall clock (from GPUSIM_TIME, GPUSIM_SPEED,

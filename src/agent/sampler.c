@@ -36,6 +36,7 @@ struct seen {
 
 struct gm_sampler {
     struct gm_collector *col;
+    struct gm_sampler_clock clock; /* now == NULL: CLOCK_MONOTONIC */
     pthread_t thread;
     pthread_mutex_t mu;     /* sinks, latest, stats, interval */
     pthread_mutex_t pub_mu; /* one snapshot's fan-out; a sink switch waits for it */
@@ -201,22 +202,35 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     gm_snapshot_unref(old);
 }
 
+static int64_t clock_now(const struct gm_sampler *sp)
+{
+    return sp->clock.now ? sp->clock.now(sp->clock.arg) : gm_mono_ns();
+}
+
+/* Waits for the absolute deadline next, or for a stop request; returns
+ * whether to stop. */
+static int wait_deadline(struct gm_sampler *sp, int64_t next)
+{
+    if (sp->clock.sleep_until)
+        sp->clock.sleep_until(sp->clock.arg, next);
+    struct timespec ts = {.tv_sec = (time_t)(next / 1000000000LL),
+                          .tv_nsec = (long)(next % 1000000000LL)};
+    pthread_mutex_lock(&sp->mu);
+    while (!sp->clock.sleep_until && !sp->stop && gm_mono_ns() < next)
+        pthread_cond_timedwait(&sp->wake_cv, &sp->mu, &ts);
+    int stop = sp->stop;
+    pthread_mutex_unlock(&sp->mu);
+    return stop;
+}
+
 static void *run(void *arg)
 {
     struct gm_sampler *sp = arg;
-    int64_t next = gm_mono_ns();
+    int64_t next = clock_now(sp);
     for (;;) {
-        /* wait for the absolute deadline, or for a stop request */
-        struct timespec ts = {.tv_sec = (time_t)(next / 1000000000LL),
-                              .tv_nsec = (long)(next % 1000000000LL)};
-        pthread_mutex_lock(&sp->mu);
-        while (!sp->stop && gm_mono_ns() < next)
-            pthread_cond_timedwait(&sp->wake_cv, &sp->mu, &ts);
-        int stop = sp->stop;
-        pthread_mutex_unlock(&sp->mu);
-        if (stop)
+        if (wait_deadline(sp, next))
             break;
-        int64_t t0 = gm_mono_ns();
+        int64_t t0 = clock_now(sp);
         pthread_mutex_lock(&sp->mu);
         sp->st.busy_since_mono = t0;
         int64_t interval = sp->interval_ns;
@@ -224,7 +238,7 @@ static void *run(void *arg)
 
         struct gm_snapshot *s = gm_snapshot_new();
         gm_collector_sample(sp->col, s, 0, NULL);
-        int64_t t1 = gm_mono_ns();
+        int64_t t1 = clock_now(sp);
 
         pthread_mutex_lock(&sp->mu);
         sp->st.busy_since_mono = 0;
@@ -262,8 +276,17 @@ static void *run(void *arg)
 struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
                                     struct gm_sink *const *sinks, int nsinks)
 {
+    return gm_sampler_start_opts(c, interval_ns, sinks, nsinks, NULL);
+}
+
+struct gm_sampler *gm_sampler_start_opts(struct gm_collector *c, int64_t interval_ns,
+                                         struct gm_sink *const *sinks, int nsinks,
+                                         const struct gm_sampler_opts *o)
+{
     struct gm_sampler *sp = gm_xcalloc(1, sizeof(*sp));
     sp->col = c;
+    if (o && o->clock.now && o->clock.sleep_until)
+        sp->clock = o->clock;
     sp->interval_ns = interval_ns;
     pthread_mutex_init(&sp->mu, NULL);
     pthread_mutex_init(&sp->pub_mu, NULL);

@@ -41,6 +41,29 @@ struct gm_sampler_stats {
 struct gm_sampler *gm_sampler_start(struct gm_collector *c, int64_t interval_ns,
                                     struct gm_sink *const *sinks, int nsinks);
 
+/* The clock the sampler keeps its grid on, for tests that run it on a
+ * virtual one.  now() is the monotonic time in ns; sleep_until() returns once
+ * now() has reached deadline (or at once if it already has).  Between two
+ * sleep_until() calls the sampler reads now() exactly twice: as the sample
+ * starts and as it ends (and once before the first deadline).  A stop is
+ * seen after sleep_until() returns: a test's sleep_until must return for the
+ * sampler to stop.  Zeroed (or NULL options), it is CLOCK_MONOTONIC with a
+ * timed wait that gm_sampler_stop() ends early. */
+struct gm_sampler_clock {
+    int64_t (*now)(void *arg);
+    void (*sleep_until)(void *arg, int64_t deadline);
+    void *arg;
+};
+
+struct gm_sampler_opts {
+    struct gm_sampler_clock clock;
+};
+
+/* gm_sampler_start with options (o may be NULL: the defaults). */
+struct gm_sampler *gm_sampler_start_opts(struct gm_collector *c, int64_t interval_ns,
+                                         struct gm_sink *const *sinks, int nsinks,
+                                         const struct gm_sampler_opts *o);
+
 /* Replaces the sink list (after a config reload).  Every snapshot goes to
  * all of the old list or all of the new one: when this returns, no push to
  * an old sink is in progress or will come, so the caller may stop the sinks

@@ -4,7 +4,8 @@
  * `gpumon query` in place of `nvidia-smi`.  Differences (documented in
  * README): -i is --id as in nvidia-smi; a failure of the driver during a
  * -l loop is reported on stderr once and the loop goes on, resuming rows
- * when the driver is back.
+ * when the driver is back; so is a GPU whose process list cannot be read
+ * whole (--query-compute-apps has no row to say it in).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,23 @@ static void usage(FILE *f)
         "  -h, --help                       this help\n");
 }
 
+/* A GPU whose process list could not be read whole may lack rows: say so on
+ * stderr, once per GPU while it lasts (*warned: the GPUs already reported). */
+static void warn_proc_lists(const struct gm_snapshot *s, uint64_t mask, uint64_t *warned)
+{
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        const struct gm_value *pl = &s->gpus[i].proc_list;
+        uint64_t bit = UINT64_C(1) << i;
+        int failed = (mask & bit) && !gm_v_ok(pl) &&
+                     !(pl->status == GM_VS_NA && pl->code == GM_CODE_NOT_COLLECTED);
+        if (failed && !(*warned & bit))
+            cli_warn("GPU %u: the process list could not be read whole (%s); processes may be "
+                     "missing",
+                     s->gpus[i].index, gm_nvml_error_text(pl->code));
+        *warned = failed ? *warned | bit : *warned & ~bit;
+    }
+}
+
 /* One sample's rows (cli_loop): the header first, -f's file emptied just
  * before its first write. */
 struct rows_ctx {
@@ -49,6 +67,7 @@ struct rows_ctx {
     struct gm_buf *out;
     int fd;
     const char *file;
+    uint64_t proc_warned; /* GPUs whose unreadable process list was reported */
 };
 
 static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
@@ -58,6 +77,8 @@ static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int
     if (first)
         gm_query_header(x->q, x->out);
     gm_query_rows(x->q, s, mask, x->out);
+    if (x->q->kind == GM_QUERY_APPS)
+        warn_proc_lists(s, mask, &x->proc_warned);
     struct gm_err err = {0};
     if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
         cli_error("%s", err.msg);

@@ -50,7 +50,9 @@ static const struct gm_value *proc_value(const struct gm_proc *p, int id, struct
     case GM_P_RSS:
         return &p->rss;
     case GM_P_NAME:
-        *tmp = p->name[0] ? gm_v_u64(0) : v_na;
+        *tmp = p->name[0]     ? gm_v_u64(0)
+               : p->name_code ? gm_v_status(gm_v_status_from_nvml(p->name_code), p->name_code)
+                              : v_na;
         return tmp;
     case GM_P_USER:
         *tmp = p->user[0] ? gm_v_u64(0) : v_na;

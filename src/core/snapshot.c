@@ -32,6 +32,8 @@ static void gpu_init(struct gm_gpu *g, uint32_t index)
     g->index = index;
     for (int i = 0; i < GM_M__GPU_END; i++)
         g->m[i] = gm_v_status(GM_VS_NA, 0);
+    g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 }
 
 void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n)

@@ -83,6 +83,7 @@ struct gm_proc {
     struct gm_value cpu;        /* percent of one core since the previous sample */
     struct gm_value rss;        /* bytes */
     char name[64];              /* nvmlSystemGetProcessName (what nvidia-smi prints) */
+    int16_t name_code;          /* its NVML return code when it failed ("" name), else 0 */
     char comm[64];              /* /proc/PID/comm; "" when unknown */
     char user[33];              /* login name, or the numeric uid */
     char *cmdline;              /* NUL separators replaced by spaces; NULL if unknown */
@@ -98,10 +99,22 @@ struct gm_gpu {
     char str[GM_S__COUNT][GM_STR_MAX];
     uint32_t nmig;
     struct gm_mig mig[GM_MIG_MAX];
+    /* Whether the MIG devices were read whole (OK also when MIG is off or
+     * not supported), or why not (then nmig is 0); NA with
+     * GM_CODE_NOT_COLLECTED when not read (the MIG mode not asked for, a
+     * GPU that is down). */
+    struct gm_value mig_list;
     uint32_t proc_first; /* this GPU's processes: snapshot procs[proc_first .. +nproc) */
     uint32_t nproc;
+    /* Whether the process list was read whole: OK, or why not (the
+     * processes listed are then those of the lists NVML did give: the
+     * graphics processes when the compute list failed); NA with
+     * GM_CODE_NOT_COLLECTED when it was not read (processes not asked for,
+     * a GPU that is down). */
+    struct gm_value proc_list;
     uint8_t procs_listed; /* 1 when NVML answered both process lists (compute and graphics)
-                             this sample: nproc 0 then means none, not unknown */
+                             this sample: nproc 0 then means none, not unknown
+                             (the same as gm_v_ok(&proc_list)) */
 };
 
 struct gm_snapshot {

@@ -137,7 +137,8 @@ struct dev {
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
 };
 
-/* Outcomes of the calls of one GPU's dynamic read: a GPU none of whose
+/* Outcomes of the calls of one GPU's read (its static facts when they are
+ * read in the same sample, and its dynamic values): a GPU none of whose
  * calls succeeded is down, not ok with every value missing. */
 struct tally {
     unsigned ok;   /* answered (a size query's INSUFFICIENT_SIZE included) */
@@ -987,6 +988,8 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     memset(g, 0, sizeof(*g));
     for (int id = 0; id < GM_M__GPU_END; id++)
         g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->index = (uint32_t)i;
     struct rd r = {n, i, d->h, g, NVML_SUCCESS};
     for (size_t k = 0; k < NREADERS; k++)
@@ -1010,18 +1013,44 @@ static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struc
 
 /* ------------------------------------------------------------------ MIG */
 
+/* The status of a list that failed with rc. */
+static struct gm_value list_failed(nvmlReturn_t rc)
+{
+    enum gm_vstatus st = gm_v_status_from_nvml(rc);
+    return gm_v_status(st == GM_VS_NA ? GM_VS_ERROR : st, rc);
+}
+
+/* MIG devices of a GPU in MIG mode.  Not knowing the mode, or failing to
+ * enumerate, leaves the list empty with the reason in g->mig_list (a GPU
+ * that does not support MIG has none: that list is whole). */
 static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
 {
+    const struct gm_value *mode = &g->m[GM_M_MIG_CURRENT];
     g->nmig = 0;
-    if (!gm_v_ok(&g->m[GM_M_MIG_CURRENT]) || g->m[GM_M_MIG_CURRENT].v.u != NVML_DEVICE_MIG_ENABLE)
+    if (!gm_v_ok(mode)) {
+        g->mig_list =
+            mode->status == GM_VS_UNSUPPORTED ? gm_v_u64(0) : gm_v_status(mode->status, mode->code);
+        return;
+    }
+    g->mig_list = gm_v_u64(0);
+    if (mode->v.u != NVML_DEVICE_MIG_ENABLE)
         return;
     unsigned int max = 0;
-    if (CALL(n, i, nvmlDeviceGetMaxMigDeviceCount, h, &max) != NVML_SUCCESS)
+    nvmlReturn_t lrc = CALL(n, i, nvmlDeviceGetMaxMigDeviceCount, h, &max);
+    if (lrc != NVML_SUCCESS) {
+        g->mig_list = list_failed(lrc);
         return;
+    }
     for (unsigned int k = 0; k < max && g->nmig < GM_MIG_MAX; k++) {
         nvmlDevice_t mh;
-        if (CALL(n, i, nvmlDeviceGetMigDeviceHandleByIndex, h, k, &mh) != NVML_SUCCESS)
-            break; /* indices are dense from 0 */
+        lrc = CALL(n, i, nvmlDeviceGetMigDeviceHandleByIndex, h, k, &mh);
+        if (lrc == NVML_ERROR_NOT_FOUND || lrc == NVML_ERROR_INVALID_ARGUMENT)
+            break; /* past the last: indices are dense from 0 */
+        if (lrc != NVML_SUCCESS) {
+            g->mig_list = list_failed(lrc);
+            g->nmig = 0;
+            return;
+        }
         struct gm_mig *mg = &g->mig[g->nmig++];
         memset(mg, 0, sizeof(*mg));
         mg->index = k;
@@ -1195,13 +1224,19 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
 {
     g->proc_first = s->nproc;
     g->nproc = 0;
+    g->proc_list = gm_v_u64(0);
     struct proc_ent *ent = NULL;
     uint32_t nent = 0;
     g->procs_listed = 1;
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
         unsigned int cnt = 0;
-        if (list_procs(n, i, h, kind, &cnt) != NVML_SUCCESS) {
-            g->procs_listed = 0; /* includes a list longer than GM_NVML_PROC_MAX */
+        nvmlReturn_t rc = list_procs(n, i, h, kind, &cnt);
+        if (rc != NVML_SUCCESS) {
+            /* (a list longer than GM_NVML_PROC_MAX too) the other list is
+             * still shown, but the GPU says its processes are not all there:
+             * neither "idle" nor a C+G process shown as G can pass for whole */
+            g->proc_list = list_failed(rc);
+            g->procs_listed = 0;
             continue;
         }
         if (cnt == 0)
@@ -1246,8 +1281,11 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
                             : gm_v_u64(e->usedGpuMemory);
         p.sm_util = p.mem_util = p.enc_util = p.dec_util = gm_v_status(GM_VS_NA, 0);
         p.start_time = p.elapsed = p.cpu = p.rss = gm_v_status(GM_VS_NA, 0);
-        if (CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name)) != NVML_SUCCESS)
+        nvmlReturn_t nrc = CALL(n, i, nvmlSystemGetProcessName, p.pid, p.name, sizeof(p.name));
+        if (nrc != NVML_SUCCESS) {
             p.name[0] = '\0';
+            p.name_code = (int16_t)nrc; /* NOT_FOUND (it exited) reads as not available */
+        }
         gm_snapshot_add_proc_take(s, &p);
         g->nproc++;
     }
@@ -1486,11 +1524,13 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             }
             d->have_handle = 1;
         }
+        /* The static reads of this sample count too: a narrow query (one
+         * dynamic read) whose one read fails has a GPU that answers. */
+        struct tally t = {0};
+        n->tally = &t;
         if (!d->static_done)
             read_statics(n, (int)i, d);
         *g = d->tmpl;
-        struct tally t = {0};
-        n->tally = &t;
         rc = read_dynamic(n, (int)i, d->h, g);
         n->tally = NULL;
         if (driver_gone(rc)) {

@@ -271,6 +271,16 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
 
 /* ------------------------------------------------------------------- JSON */
 
+static const char *reason(const struct gm_value *v)
+{
+    return v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED
+               ? "not_collected"
+               : gm_vstatus_name((enum gm_vstatus)v->status);
+}
+
+/* The "unavailable" object: each metric of [from, to) that is not ok, and for
+ * a GPU (p NULL) the MIG devices and the process list when they could not be
+ * read (a list nobody asked for, or of a GPU that is down, is left out). */
 static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
                              const struct gm_proc *p, int from, int to)
 {
@@ -287,9 +297,23 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
             any = 1;
         }
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
-        gm_json_str(j, v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED
-                           ? "not_collected"
-                           : gm_vstatus_name((enum gm_vstatus)v->status));
+        gm_json_str(j, reason(v));
+    }
+    const struct {
+        const char *key;
+        const struct gm_value *v;
+    } lists[] = {{"mig_devices", p ? NULL : &g->mig_list}, {"processes", p ? NULL : &g->proc_list}};
+    for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+        const struct gm_value *v = lists[k].v;
+        if (!v || gm_v_ok(v) || (v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED))
+            continue;
+        if (!any) {
+            gm_json_key(j, "unavailable");
+            gm_json_obj_begin(j);
+            any = 1;
+        }
+        gm_json_key(j, lists[k].key);
+        gm_json_str(j, reason(v));
     }
     if (any)
         gm_json_obj_end(j);

@@ -4,7 +4,9 @@
  * pinned scenario times.  Every shipped scenario in scenarios/ must load.
  *
  * Error cases are a table of (scenario text, expected "FILE:LINE: reason"
- * prefix): adding a validation rule means adding a row.
+ * prefix): adding a validation rule means adding a row.  GPUSIM_FAIL rules
+ * (sim/failrules.c) likewise: a table of (text, rules or exact error) and a
+ * table of (rules, a sequence of calls, the code each call gets).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,6 +185,243 @@ static void test_missing_file(void **state)
     assert_int_equal(gs_scenario_load("/nonexistent/x.ini", &s, err, sizeof(err)), -1);
     assert_null(s);
     assert_string_equal(err, "/nonexistent/x.ini: cannot open scenario: No such file or directory");
+}
+
+/* ------------------------------------------------- GPUSIM_FAIL rules */
+
+/* (GPUSIM_FAIL text, what it parses to): the rules as "FN@GPU:FIRST-LAST:CODE"
+ * joined by blanks (GPU -1 for none, LAST 0 for no end), or the exact error. */
+struct fail_case {
+    const char *text;
+    const char *rules; /* NULL: an error is expected */
+    const char *error;
+};
+
+static const struct fail_case fail_cases[] = {
+    {"", "", NULL},
+    {"   ", "", NULL},
+    {"nvmlDeviceGetPowerUsage:3:NVML_ERROR_UNKNOWN", "nvmlDeviceGetPowerUsage@-1:3-3:999", NULL},
+    {"nvmlDeviceGetPowerUsage:3+:UNKNOWN", "nvmlDeviceGetPowerUsage@-1:3-0:999", NULL},
+    {"nvmlDeviceGetPowerUsage@2:*:not_supported", "nvmlDeviceGetPowerUsage@2:1-0:3", NULL},
+    {"nvmlDeviceGetPowerUsage@0:1:Gpu_Is_Lost", "nvmlDeviceGetPowerUsage@0:1-1:15", NULL},
+    {" nvmlDeviceGetName@3:2:NO_PERMISSION ,\tnvmlDeviceGetCount_v2:1+:DRIVER_NOT_LOADED ",
+     "nvmlDeviceGetName@3:2-2:4 nvmlDeviceGetCount_v2@-1:1-0:9", NULL},
+    {"nvmlSystemGetDriverVersion:1000000000000:TIMEOUT",
+     "nvmlSystemGetDriverVersion@-1:1000000000000-1000000000000:10", NULL},
+    {"nvmlDeviceGetPowerUsage", NULL,
+     "GPUSIM_FAIL: bad rule 'nvmlDeviceGetPowerUsage' (expected FUNCTION[@GPU]:N|N+|*:CODE, e.g. "
+     "nvmlDeviceGetPowerUsage@2:3+:UNKNOWN)"},
+    {"nvmlDeviceGetPowerUsage:3", NULL,
+     "GPUSIM_FAIL: bad rule 'nvmlDeviceGetPowerUsage:3' (expected FUNCTION[@GPU]:N|N+|*:CODE, "
+     "e.g. nvmlDeviceGetPowerUsage@2:3+:UNKNOWN)"},
+    {"nvmlDeviceGetPowerUsage:3:UNKNOWN:x", NULL,
+     "GPUSIM_FAIL: bad rule 'nvmlDeviceGetPowerUsage:3:UNKNOWN:x' (expected "
+     "FUNCTION[@GPU]:N|N+|*:CODE, e.g. nvmlDeviceGetPowerUsage@2:3+:UNKNOWN)"},
+    {":3:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad rule ':3:UNKNOWN' (expected FUNCTION[@GPU]:N|N+|*:CODE, e.g. "
+     "nvmlDeviceGetPowerUsage@2:3+:UNKNOWN)"},
+    {"nvmlDeviceGetPowerUsage:3:", NULL,
+     "GPUSIM_FAIL: bad rule 'nvmlDeviceGetPowerUsage:3:' (expected FUNCTION[@GPU]:N|N+|*:CODE, "
+     "e.g. nvmlDeviceGetPowerUsage@2:3+:UNKNOWN)"},
+    {"nvmlDeviceGetPowerUsage:0:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '0' in rule 'nvmlDeviceGetPowerUsage:0:UNKNOWN' (N for the "
+     "N-th call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage::UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '' in rule 'nvmlDeviceGetPowerUsage::UNKNOWN' (N for the N-th "
+     "call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage:+:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '+' in rule 'nvmlDeviceGetPowerUsage:+:UNKNOWN' (N for the "
+     "N-th call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage:-1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '-1' in rule 'nvmlDeviceGetPowerUsage:-1:UNKNOWN' (N for the "
+     "N-th call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage:2-4:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '2-4' in rule 'nvmlDeviceGetPowerUsage:2-4:UNKNOWN' (N for the "
+     "N-th call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage:10000000000000:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '10000000000000' in rule "
+     "'nvmlDeviceGetPowerUsage:10000000000000:UNKNOWN' (N for the N-th call only, N+ for the N-th "
+     "and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUsage:**:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad call number '**' in rule 'nvmlDeviceGetPowerUsage:**:UNKNOWN' (N for the "
+     "N-th call only, N+ for the N-th and later ones, * for every call; N from 1)"},
+    {"nvmlDeviceGetPowerUse:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: unknown function 'nvmlDeviceGetPowerUse' in rule "
+     "'nvmlDeviceGetPowerUse:1:UNKNOWN' (the exported functions are listed in docs/simulator.md)"},
+    {"nvmldevicegetpowerusage:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: unknown function 'nvmldevicegetpowerusage' in rule "
+     "'nvmldevicegetpowerusage:1:UNKNOWN' (the exported functions are listed in "
+     "docs/simulator.md)"},
+    {"NVML_FI_DEV_ENERGY:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: unknown function 'NVML_FI_DEV_ENERGY' in rule 'NVML_FI_DEV_ENERGY:1:UNKNOWN' "
+     "(the exported functions are listed in docs/simulator.md)"},
+    {"nvmlInit_v2:1:DRIVER_NOT_LOADED", NULL,
+     "GPUSIM_FAIL: nvmlInit_v2 cannot be failed (rule 'nvmlInit_v2:1:DRIVER_NOT_LOADED'): calls "
+     "are counted inside a session; for an init that fails use a driver_not_loaded fault"},
+    {"nvmlShutdown:*:UNKNOWN", NULL,
+     "GPUSIM_FAIL: nvmlShutdown cannot be failed (rule 'nvmlShutdown:*:UNKNOWN'): calls are "
+     "counted inside a session; for an init that fails use a driver_not_loaded fault"},
+    {"nvmlErrorString:*:UNKNOWN", NULL,
+     "GPUSIM_FAIL: nvmlErrorString cannot be failed (rule 'nvmlErrorString:*:UNKNOWN'): calls are "
+     "counted inside a session; for an init that fails use a driver_not_loaded fault"},
+    {"nvmlDeviceGetPowerUsage@4:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: no GPU 4 in rule 'nvmlDeviceGetPowerUsage@4:1:UNKNOWN' (the scenario has 4)"},
+    {"nvmlDeviceGetPowerUsage@x:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad GPU '@x' in rule 'nvmlDeviceGetPowerUsage@x:1:UNKNOWN' (a GPU index)"},
+    {"nvmlDeviceGetPowerUsage@:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad GPU '@' in rule 'nvmlDeviceGetPowerUsage@:1:UNKNOWN' (a GPU index)"},
+    {"nvmlDeviceGetPowerUsage@-1:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: bad GPU '@-1' in rule 'nvmlDeviceGetPowerUsage@-1:1:UNKNOWN' (a GPU index)"},
+    {"nvmlDeviceGetPowerUsage:1:BROKEN", NULL,
+     "GPUSIM_FAIL: unknown return code 'BROKEN' in rule 'nvmlDeviceGetPowerUsage:1:BROKEN' (an "
+     "nvmlReturn_t name such as NVML_ERROR_UNKNOWN or NOT_SUPPORTED)"},
+    {"nvmlDeviceGetPowerUsage:1:999", NULL,
+     "GPUSIM_FAIL: unknown return code '999' in rule 'nvmlDeviceGetPowerUsage:1:999' (an "
+     "nvmlReturn_t name such as NVML_ERROR_UNKNOWN or NOT_SUPPORTED)"},
+    {"nvmlDeviceGetPowerUsage:1:NVML_SUCCESS", NULL,
+     "GPUSIM_FAIL: 'NVML_SUCCESS' in rule 'nvmlDeviceGetPowerUsage:1:NVML_SUCCESS' is not a "
+     "failure"},
+    {"nvmlDeviceGetPowerUsage:1:success", NULL,
+     "GPUSIM_FAIL: 'success' in rule 'nvmlDeviceGetPowerUsage:1:success' is not a failure"},
+    {"nvmlDeviceGetPowerUsage:1:UNKNOWN,", NULL,
+     "GPUSIM_FAIL: an empty rule in 'nvmlDeviceGetPowerUsage:1:UNKNOWN,' (rules are separated by "
+     "one comma)"},
+    {"nvmlDeviceGetPowerUsage:1:UNKNOWN,,nvmlDeviceGetName:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: an empty rule in 'nvmlDeviceGetPowerUsage:1:UNKNOWN,,nvmlDeviceGetName:1:"
+     "UNKNOWN' (rules are separated by one comma)"},
+    {",nvmlDeviceGetPowerUsage:1:UNKNOWN", NULL,
+     "GPUSIM_FAIL: an empty rule in ',nvmlDeviceGetPowerUsage:1:UNKNOWN' (rules are separated by "
+     "one comma)"},
+    /* the second rule is the bad one: the message quotes it */
+    {"nvmlDeviceGetName:1:UNKNOWN, nvmlDeviceGetName:1:UNKNOWNN", NULL,
+     "GPUSIM_FAIL: unknown return code 'UNKNOWNN' in rule 'nvmlDeviceGetName:1:UNKNOWNN' (an "
+     "nvmlReturn_t name such as NVML_ERROR_UNKNOWN or NOT_SUPPORTED)"},
+};
+
+static void fail_rules_text(const struct gs_fail *f, char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < f->n && n < len; i++) {
+        const struct gs_fail_rule *r = &f->rule[i];
+        n += (size_t)snprintf(out + n, len - n, "%s%s@%d:%llu-%llu:%d", i ? " " : "",
+                              gs_names[r->fn].name, r->gpu, r->first, r->last, (int)r->code);
+    }
+}
+
+static void test_fail_parse(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(fail_cases) / sizeof(fail_cases[0]); i++) {
+        const struct fail_case *c = &fail_cases[i];
+        struct gs_fail f;
+        char err[600] = "", got[1024];
+        int rc = gs_fail_parse(c->text, 4, &f, err, sizeof(err));
+        fail_rules_text(&f, got, sizeof(got));
+        if (c->rules && (rc != 0 || strcmp(got, c->rules) != 0))
+            fail_msg("case %zu '%s': rc %d, rules '%s' (error '%s'), want '%s'", i, c->text, rc,
+                     got, err, c->rules);
+        if (!c->rules && (rc != -1 || f.n != 0 || strcmp(err, c->error) != 0))
+            fail_msg("case %zu '%s': rc %d, %zu rules, error\n  '%s'\nwant\n  '%s'", i, c->text, rc,
+                     f.n, err, c->error);
+    }
+    /* NULL (GPUSIM_FAIL unset) is no rule; 64 rules fit, 65 do not */
+    struct gs_fail f;
+    char err[600], many[65 * 40];
+    assert_int_equal(gs_fail_parse(NULL, 4, &f, err, sizeof(err)), 0);
+    assert_int_equal(f.n, 0);
+    size_t n = 0;
+    for (int i = 0; i < 65; i++)
+        n += (size_t)snprintf(many + n, sizeof(many) - n, "%snvmlDeviceGetName:%d:UNKNOWN",
+                              i ? "," : "", i + 1);
+    assert_int_equal(gs_fail_parse(many, 4, &f, err, sizeof(err)), -1);
+    assert_string_equal(err, "GPUSIM_FAIL: more than 64 rules");
+    *strrchr(many, ',') = '\0';
+    assert_int_equal(gs_fail_parse(many, 4, &f, err, sizeof(err)), 0);
+    assert_int_equal(f.n, 64);
+    /* a rule longer than 255 characters is refused, quoted in part */
+    char longname[300];
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    assert_int_equal(gs_fail_parse(longname, 4, &f, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "GPUSIM_FAIL: rule 'xxxxxxxx"));
+    assert_non_null(strstr(err, "...' is too long"));
+}
+
+/* (rules, calls as "FN@GPU" or "FN" for no GPU, the code each call gets). */
+struct count_case {
+    const char *rules;
+    const char *calls[8];
+    nvmlReturn_t want[8];
+};
+
+#define PU "nvmlDeviceGetPowerUsage"
+#define NM "nvmlDeviceGetName"
+static const struct count_case count_cases[] = {
+    /* the N-th call only */
+    {PU ":3:UNKNOWN",
+     {PU "@0", PU "@1", PU "@2", PU "@0", PU "@1"},
+     {0, 0, NVML_ERROR_UNKNOWN, 0, 0}},
+    /* from the N-th on */
+    {PU ":2+:NOT_SUPPORTED",
+     {PU "@0", PU "@0", PU "@0", PU "@3"},
+     {0, NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED}},
+    /* every call; other functions untouched and not counted */
+    {PU ":*:NO_PERMISSION",
+     {PU "@0", NM "@0", PU "@1", "nvmlSystemGetDriverVersion"},
+     {NVML_ERROR_NO_PERMISSION, 0, NVML_ERROR_NO_PERMISSION, 0}},
+    /* a GPU filter counts that GPU's calls only (not GPU-less ones) */
+    {PU "@2:2:GPU_IS_LOST",
+     {PU "@2", PU "@1", PU "@1", PU, PU "@2", PU "@2"},
+     {0, 0, 0, 0, NVML_ERROR_GPU_IS_LOST, 0}},
+    /* without a filter, GPU-less calls count too */
+    {"nvmlDeviceGetCount_v2:2:DRIVER_NOT_LOADED",
+     {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"},
+     {0, NVML_ERROR_DRIVER_NOT_LOADED, 0}},
+    /* each rule counts on its own; the first rule that fires gives the code */
+    {NM ":2:UNKNOWN," NM "@1:1+:NOT_SUPPORTED",
+     {NM "@0", NM "@1", NM "@0", NM "@1"},
+     {0, NVML_ERROR_UNKNOWN, 0, NVML_ERROR_NOT_SUPPORTED}},
+    {NM "@1:1+:NOT_SUPPORTED," NM ":2:UNKNOWN",
+     {NM "@0", NM "@1", NM "@0"},
+     {0, NVML_ERROR_NOT_SUPPORTED, 0}},
+    /* two rules for the same calls */
+    {PU ":1:UNKNOWN," PU ":2:TIMEOUT",
+     {PU "@0", PU "@0", PU "@0"},
+     {NVML_ERROR_UNKNOWN, NVML_ERROR_TIMEOUT, 0}},
+};
+#undef PU
+#undef NM
+
+static void test_fail_counting(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(count_cases) / sizeof(count_cases[0]); i++) {
+        const struct count_case *c = &count_cases[i];
+        struct gs_fail f;
+        char err[600];
+        if (gs_fail_parse(c->rules, 4, &f, err, sizeof(err)) != 0)
+            fail_msg("case %zu: %s", i, err);
+        for (size_t k = 0; k < 8 && c->calls[k]; k++) {
+            char fn[96];
+            snprintf(fn, sizeof(fn), "%s", c->calls[k]);
+            char *at = strchr(fn, '@');
+            int gpu = GS_NO_GPU;
+            if (at) {
+                *at = '\0';
+                gpu = atoi(at + 1);
+            }
+            int idx = gs_name_index(fn);
+            assert_true(idx >= 0);
+            nvmlReturn_t got = gs_fail_call(&f, idx, gpu);
+            if (got != c->want[k])
+                fail_msg("case %zu (%s), call %zu %s: got %d, want %d", i, c->rules, k, c->calls[k],
+                         got, c->want[k]);
+        }
+    }
+    assert_string_equal(gs_return_name(NVML_ERROR_GPU_IS_LOST), "NVML_ERROR_GPU_IS_LOST");
+    assert_string_equal(gs_return_name(NVML_SUCCESS), "NVML_SUCCESS");
+    assert_null(gs_return_name((nvmlReturn_t)12345));
 }
 
 /* ------------------------------------------------------- defaults, presets */
@@ -680,6 +919,8 @@ int main(void)
         cmocka_unit_test(test_string_escapes),
         cmocka_unit_test(test_process_count),
         cmocka_unit_test(test_procs_at),
+        cmocka_unit_test(test_fail_parse),
+        cmocka_unit_test(test_fail_counting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

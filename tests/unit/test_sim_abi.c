@@ -8,7 +8,9 @@
  * sizes, the GetSamples / ProcessUtilization sizing calls, invalid handles,
  * fault windows (pinned with GPUSIM_TIME, or live with GPUSIM_EPOCH), hangs
  * that do not block other threads, events, field values, MIG, the exported
- * symbol set, and the legacy (R450-era) variant's missing symbols.
+ * symbol set, the legacy (R450-era) variant's missing symbols, and failures
+ * injected with GPUSIM_FAIL (a function of every family honours a rule; what
+ * is counted; bad values refused) with the GPUSIM_TRACE that lists them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -981,6 +983,219 @@ static void test_hang_does_not_block_others(void **state)
     stop();
 }
 
+/* ------------------------------------------------------- GPUSIM_FAIL */
+
+/* One call of function k of the table below with valid arguments (the
+ * common scenario's GPU 2, a V100 with ECC, processes on GPU 0). */
+static nvmlReturn_t call_one(int k)
+{
+    char buf[96];
+    unsigned u = 0;
+    unsigned long long ull = 0;
+    nvmlDevice_t d = NULL;
+    nvmlPciInfo_t pci;
+    nvmlFieldValue_t fv;
+    nvmlProcessInfo_v2_t procs[8];
+    nvmlEventSet_t set = NULL;
+    nvmlValueType_t vt;
+    nvmlReturn_t r;
+    switch (k) {
+    case 0:
+        return CALL(nvmlSystemGetDriverVersion, buf, sizeof(buf));
+    case 1:
+        return CALL(nvmlDeviceGetCount_v2, &u);
+    case 2:
+        return CALL(nvmlDeviceGetHandleByIndex_v2, 2, &d);
+    case 3:
+        CALL(nvmlDeviceGetUUID, dev(2), buf, sizeof(buf));
+        return CALL(nvmlDeviceGetHandleByUUID, buf, &d);
+    case 4:
+        return CALL(nvmlDeviceGetIndex, dev(2), &u);
+    case 5:
+        return CALL(nvmlDeviceGetName, dev(2), buf, sizeof(buf));
+    case 6:
+        return CALL(nvmlDeviceGetPciInfo_v3, dev(2), &pci);
+    case 7:
+        return CALL(nvmlDeviceGetTemperature, dev(2), NVML_TEMPERATURE_GPU, &u);
+    case 8:
+        return CALL(nvmlDeviceGetPowerUsage, dev(2), &u);
+    case 9:
+        return CALL(nvmlDeviceGetClockInfo, dev(2), NVML_CLOCK_SM, &u);
+    case 10:
+        return CALL(nvmlDeviceGetTotalEccErrors, dev(2), NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                    NVML_VOLATILE_ECC, &ull);
+    case 11:
+        memset(&fv, 0, sizeof(fv));
+        fv.fieldId = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION;
+        return CALL(nvmlDeviceGetFieldValues, dev(2), 1, &fv);
+    case 12:
+        u = 8;
+        return CALL(nvmlDeviceGetComputeRunningProcesses_v3, dev(0), &u, procs);
+    case 13:
+        u = 0;
+        return CALL(nvmlDeviceGetSamples, dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &u, NULL);
+    case 14:
+        return CALL(nvmlDeviceGetMigMode, dev(2), &u, &u);
+    case 15:
+        r = CALL(nvmlEventSetCreate, &set);
+        if (r == NVML_SUCCESS)
+            CALL(nvmlEventSetFree, set);
+        return r;
+    }
+    return NVML_ERROR_UNKNOWN;
+}
+
+static const char *const one_fn[] = {
+    "nvmlSystemGetDriverVersion",
+    "nvmlDeviceGetCount_v2",
+    "nvmlDeviceGetHandleByIndex_v2",
+    "nvmlDeviceGetHandleByUUID",
+    "nvmlDeviceGetIndex",
+    "nvmlDeviceGetName",
+    "nvmlDeviceGetPciInfo_v3",
+    "nvmlDeviceGetTemperature",
+    "nvmlDeviceGetPowerUsage",
+    "nvmlDeviceGetClockInfo",
+    "nvmlDeviceGetTotalEccErrors",
+    "nvmlDeviceGetFieldValues",
+    "nvmlDeviceGetComputeRunningProcesses_v3",
+    "nvmlDeviceGetSamples",
+    "nvmlDeviceGetMigMode",
+    "nvmlEventSetCreate",
+};
+
+/* A function of every api_*.c family honours a rule: its first call fails
+ * with the rule's code (one nothing else returns here), the second answers
+ * as without the rule. */
+static void test_fail_every_family(void **state)
+{
+    (void)state;
+    for (int k = 0; k < (int)(sizeof(one_fn) / sizeof(one_fn[0])); k++) {
+        char rule[128];
+        snprintf(rule, sizeof(rule), "%s:1:NVML_ERROR_IN_USE", one_fn[k]);
+        setenv("GPUSIM_FAIL", rule, 1);
+        start(g_base, 20);
+        nvmlReturn_t first = call_one(k), second = call_one(k);
+        stop();
+        unsetenv("GPUSIM_FAIL");
+        start(g_base, 20);
+        nvmlReturn_t plain = call_one(k);
+        stop();
+        if (first != NVML_ERROR_IN_USE || second != plain || plain == NVML_ERROR_IN_USE)
+            fail_msg("%s: first call %d (want %d), second %d (want %d as without the rule)",
+                     one_fn[k], first, NVML_ERROR_IN_USE, second, plain);
+    }
+}
+
+/* Counting: per rule, per GPU filter; calls refused earlier (a bad argument)
+ * are not counted; MIG handles count for their parent GPU; a new session
+ * counts from 1 again, a nested init does not. */
+static void test_fail_counting(void **state)
+{
+    (void)state;
+    unsigned mw;
+    setenv("GPUSIM_FAIL", "nvmlDeviceGetPowerUsage@1:2+:UNKNOWN,nvmlDeviceGetName:2:NOT_FOUND", 1);
+    start(g_base, 20);
+    nvmlDevice_t g0 = dev(0), g1 = dev(1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g0, &mw), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_ERROR_UNKNOWN);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_ERROR_UNKNOWN);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g0, &mw), NVML_SUCCESS);
+    char name[96];
+    assert_int_equal(CALL(nvmlDeviceGetName, g1, name, 4), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(CALL(nvmlDeviceGetName, g0, name, sizeof(name)), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlDeviceGetName, g0, name, sizeof(name)), NVML_SUCCESS);
+    /* a nested init keeps the session and its counts */
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_ERROR_UNKNOWN);
+    stop();
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_ERROR_UNKNOWN);
+    stop();
+    /* a new session counts from 1 */
+    start(g_base, 20);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, g1, &mw), NVML_ERROR_UNKNOWN);
+    stop();
+
+    /* a MIG device's calls are its parent GPU's */
+    setenv("GPUSIM_FAIL", "nvmlDeviceGetName@0:*:NO_PERMISSION", 1);
+    start(SCENARIO_DIR "/a100-mig.ini", 60);
+    nvmlDevice_t m;
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, dev(0), 0, &m), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetName, m, name, sizeof(name)), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlDeviceGetName, dev(1), name, sizeof(name)), NVML_SUCCESS);
+    stop();
+    unsetenv("GPUSIM_FAIL");
+}
+
+static nvmlReturn_t init_v2(void)
+{
+    return CALL(nvmlInit_v2);
+}
+
+/* A bad GPUSIM_FAIL or GPUSIM_TRACE fails init with one line that says why;
+ * GPUSIM_TRACE lists the calls GPUSIM_FAIL counts, with the code of those
+ * it failed. */
+static void test_fail_errors_and_trace(void **state)
+{
+    (void)state;
+    char out[1024];
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    setenv("GPUSIM_SCENARIO", g_base, 1);
+    setenv("GPUSIM_TIME", "20", 1);
+    setenv("GPUSIM_FAIL", "nvmlDeviceGetPowerUsage@3:1:UNKNOWN", 1);
+    assert_int_equal(with_stderr(init_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    assert_string_equal(out, "gpusim: GPUSIM_FAIL: no GPU 3 in rule "
+                             "'nvmlDeviceGetPowerUsage@3:1:UNKNOWN' (the scenario has 3)\n");
+    unsigned n;
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_ERROR_UNINITIALIZED);
+    setenv("GPUSIM_FAIL", "nvmlDeviceGetPowerUsage:1:UNKNOWN,", 1);
+    assert_int_equal(with_stderr(init_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    assert_string_equal(out, "gpusim: GPUSIM_FAIL: an empty rule in "
+                             "'nvmlDeviceGetPowerUsage:1:UNKNOWN,' (rules are separated by one "
+                             "comma)\n");
+
+    char trace[256], bad[256];
+    snprintf(trace, sizeof(trace), "%s/trace.txt", g_dir);
+    snprintf(bad, sizeof(bad), "%s/no/such/dir/trace.txt", g_dir);
+    unlink(trace);
+    setenv("GPUSIM_FAIL", "nvmlDeviceGetPowerUsage@1:2:GPU_IS_LOST", 1);
+    setenv("GPUSIM_TRACE", bad, 1);
+    assert_int_equal(with_stderr(init_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    char expect[512];
+    snprintf(expect, sizeof(expect),
+             "gpusim: GPUSIM_TRACE: cannot open '%s': No such file or directory\n", bad);
+    assert_string_equal(out, expect);
+
+    setenv("GPUSIM_TRACE", trace, 1);
+    assert_int_equal(with_stderr(init_v2, out, sizeof(out)), NVML_SUCCESS);
+    assert_string_equal(out, "");
+    unsigned mw;
+    nvmlDevice_t d;
+    assert_int_equal(CALL(nvmlDeviceGetCount_v2, &n), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, 1, &d), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, d, &mw), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, d, &mw), NVML_ERROR_GPU_IS_LOST);
+    stop();
+    unsetenv("GPUSIM_TRACE");
+    unsetenv("GPUSIM_FAIL");
+    unsetenv("GPUSIM_TIME");
+    FILE *f = fopen(trace, "r");
+    assert_non_null(f);
+    size_t len = fread(out, 1, sizeof(out) - 1, f);
+    out[len] = '\0';
+    fclose(f);
+    assert_string_equal(out, "nvmlDeviceGetCount_v2\n"
+                             "nvmlDeviceGetHandleByIndex_v2@1\n"
+                             "nvmlDeviceGetPowerUsage@1\n"
+                             "nvmlDeviceGetPowerUsage@1 NVML_ERROR_GPU_IS_LOST\n");
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void test_events(void **state)
@@ -1234,7 +1449,8 @@ int main(void)
         cmocka_unit_test(test_driver_goes_away), cmocka_unit_test(test_hang_does_not_block_others),
         cmocka_unit_test(test_events),           cmocka_unit_test(test_mig),
         cmocka_unit_test(test_exported_symbols), cmocka_unit_test(test_legacy_variant),
-        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_threads),          cmocka_unit_test(test_fail_every_family),
+        cmocka_unit_test(test_fail_counting),    cmocka_unit_test(test_fail_errors_and_trace),
         cmocka_unit_test(test_field_power_instant),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -6,7 +6,10 @@
  * calls run between the items queued before and after them and are never
  * dropped, even with the queue full; a capacity change while items wait
  * (the ring wrapped) keeps them in order and admits more; gm_sink_stop_stats
- * returns the counters of the sink's whole life.
+ * returns the counters of the sink's whole life.  A full queue in front of
+ * a busy sink (a table of capacities) drops the newest snapshot or event at
+ * once, counts it and keeps no reference; failed writes are counted apart;
+ * pushes after the stop has begun are dropped while the queue drains.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -261,13 +264,134 @@ static void test_set_capacity(void **state)
     assert_int_equal(fin.dropped, 3);
 }
 
+/* A full queue while the sink is busy: the producer is never held up, the
+ * newest snapshot or event is dropped (its reference released) and counted
+ * at once, the queue keeps the oldest `capacity` items in order; failed
+ * writes are counted apart from drops. */
+static int fail_even(void *ctx, const struct gm_snapshot *s)
+{
+    rec_write(ctx, s);
+    return s->seq % 2 == 0 ? GM_E_IO : 0;
+}
+
+static const struct gm_sink_ops fail_even_ops = {"even", fail_even, rec_event, NULL,
+                                                 NULL,   NULL,      NULL};
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_full_queue_drops(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned cap;
+        unsigned extra; /* pushes after the queue is full */
+        const char *want;
+    } cases[] = {
+        {1, 1, "s1 s2"},
+        {2, 3, "s1 s2 s3"},
+        {5, 4, "s1 s2 s3 s4 s5 s6"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        unsigned cap = cases[i].cap;
+        struct rec r;
+        rec_init(&r);
+        rec_gate(&r, 1);
+        struct gm_sink *k = gm_sink_start(&fail_even_ops, &r, cap);
+        assert_int_equal(push_snap(k, 1), 0);
+        rec_wait_in_write(&r); /* the sink is stuck writing s1 */
+        for (unsigned j = 0; j < cap; j++)
+            assert_int_equal(push_snap(k, 2 + j), 0);
+        struct gm_sink_stats ks;
+        gm_sink_stats(k, &ks);
+        assert_int_equal(ks.queue_len, cap);
+        assert_int_equal(ks.dropped, 0);
+        double t0 = mono_s();
+        for (unsigned j = 0; j < cases[i].extra; j++) {
+            struct gm_snapshot *sn = gm_snapshot_new();
+            sn->seq = 100 + j;
+            assert_int_equal(gm_sink_push(k, sn), GM_E_BUSY);
+            assert_int_equal(sn->refs, 1); /* the queue kept no reference */
+            gm_snapshot_unref(sn);
+        }
+        struct gm_event e;
+        memset(&e, 0, sizeof(e));
+        e.type = GM_EV_MARK;
+        assert_int_equal(gm_sink_push_event(k, &e), GM_E_BUSY);
+        assert_true(mono_s() - t0 < 1.0); /* never waited for the stuck sink */
+        gm_sink_stats(k, &ks);
+        assert_int_equal(ks.dropped, cases[i].extra + 1);
+        assert_int_equal(ks.queue_len, cap);
+        assert_int_equal(ks.queue_max, cap);
+        assert_int_equal(ks.snapshots, 0);
+        rec_gate(&r, 0);
+        struct gm_sink_stats fin;
+        assert_int_equal(gm_sink_stop_stats(k, 5000000000LL, &fin), 0);
+        char log[256];
+        rec_log(&r, log, sizeof(log));
+        if (strcmp(log, cases[i].want) != 0)
+            fail_msg("case %zu: wrote \"%s\", want \"%s\"", i, log, cases[i].want);
+        assert_int_equal(fin.snapshots, cap + 1);
+        assert_int_equal(fin.dropped, cases[i].extra + 1);
+        assert_int_equal(fin.errors, (cap + 1) / 2); /* s2, s4, ... failed */
+        assert_int_equal(fin.events, 0);
+    }
+}
+
+/* After stop has begun nothing more is queued: a push is dropped and
+ * counted (the sampler may still be publishing); what was queued before is
+ * still written. */
+struct stop_arg {
+    struct gm_sink *k;
+    struct gm_sink_stats fin;
+    int rc;
+};
+
+static void *stop_thread(void *p)
+{
+    struct stop_arg *a = p;
+    a->rc = gm_sink_stop_stats(a->k, 10000000000LL, &a->fin);
+    return NULL;
+}
+
+static void test_push_while_stopping(void **state)
+{
+    (void)state;
+    struct rec r;
+    rec_init(&r);
+    rec_gate(&r, 1);
+    struct gm_sink *k = gm_sink_start(&rec_ops, &r, 64);
+    assert_int_equal(push_snap(k, 1), 0);
+    rec_wait_in_write(&r);
+    struct stop_arg a = {.k = k};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_thread, &a), 0);
+    /* until the stop has begun pushes are queued (64 places: never full) */
+    uint64_t seq = 2;
+    int rc;
+    double t0 = mono_s();
+    while ((rc = push_snap(k, seq)) == 0 && mono_s() - t0 < 5) {
+        seq++;
+        sleep_ms(5);
+    }
+    assert_int_equal(rc, GM_E_BUSY);
+    rec_gate(&r, 0);
+    pthread_join(th, NULL);
+    assert_int_equal(a.rc, 0);
+    assert_int_equal(a.fin.dropped, 1);
+    assert_int_equal(a.fin.snapshots, seq - 1); /* s1 .. s(seq-1): all that got in */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_paused),
-        cmocka_unit_test(test_paused_stop),
-        cmocka_unit_test(test_post_call),
-        cmocka_unit_test(test_set_capacity),
+        cmocka_unit_test(test_paused),           cmocka_unit_test(test_paused_stop),
+        cmocka_unit_test(test_post_call),        cmocka_unit_test(test_set_capacity),
+        cmocka_unit_test(test_full_queue_drops), cmocka_unit_test(test_push_while_stopping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,497 @@
+/* test_prom.c -- unit tests for the Prometheus renderer (src/export/prom.c).
+ *
+ * A snapshot built here (two GPUs, one of them lost; a value that is not
+ * supported; a process; a MIG device) goes in, the exact exposition comes
+ * out, for both name sets: gpumon's own (gpumon_*) and dcgm-exporter's
+ * (DCGM_FI_*).  Checked by the expected texts: a value that is not
+ * available is an absent series, never 0; a lost GPU keeps gpumon_gpu_up 0
+ * (and its identity in gpumon_gpu_info) and nothing else; units are
+ * converted to each set's (ratio and bytes, or % and MiB); counters end in
+ * _total in the native set only; one HELP/TYPE per family.  Then the
+ * cross-snapshot state: throttle seconds accumulate for the reasons active
+ * at the earlier sample, a lost GPU earns none, sampling errors are
+ * counted by kind; and Xid counts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/metrics.h"
+#include "core/snapshot.h"
+#include "export/prom.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static void set_str(struct gm_gpu *g, int id, const char *v)
+{
+    snprintf(g->str[gm_metrics[id].sslot], GM_STR_MAX, "%s", v);
+    g->m[id] = gm_v_u64(0);
+}
+
+/* GPU 0: an H100 at work, power-capped, its fan NOT_SUPPORTED, one MIG
+ * device and one process.  GPU 1: lost (its identity learnt before). */
+static struct gm_snapshot *snapshot(void)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->seq = 7;
+    s->wall_ns = 1700000000250000000LL;
+    s->mono_ns = 5000000000LL;
+    s->duration_ns = 2500000;
+    snprintf(s->hostname, sizeof(s->hostname), "node1");
+    s->driver = GM_DRV_OK;
+    s->driver_version = gm_v_u64(0);
+    snprintf(s->driver_version_s, sizeof(s->driver_version_s), "550.54.15");
+    s->nvml_version = gm_v_u64(0);
+    snprintf(s->nvml_version_s, sizeof(s->nvml_version_s), "12.550.54.15");
+    s->cuda_version = gm_v_u64(12040);
+    gm_snapshot_set_gpus(s, 2);
+
+    struct gm_gpu *g = &s->gpus[0];
+    g->m[GM_M_INDEX] = gm_v_u64(0);
+    g->m[GM_M_MINOR] = gm_v_u64(0);
+    set_str(g, GM_M_NAME, "NVIDIA H100 80GB HBM3");
+    set_str(g, GM_M_UUID, "GPU-0000aaaa");
+    set_str(g, GM_M_PCI_BUS_ID, "00000000:18:00.0");
+    set_str(g, GM_M_SERIAL, "1650000000001");
+    set_str(g, GM_M_VBIOS, "96.00.99.00.01");
+    g->m[GM_M_COMPUTE_CAP] = gm_v_u64(90);
+    g->m[GM_M_TEMP_GPU] = gm_v_u64(63);
+    g->m[GM_M_POWER_DRAW] = gm_v_f64(612.5);
+    g->m[GM_M_MEM_USED] = gm_v_u64(3221225472ULL); /* 3 GiB */
+    g->m[GM_M_UTIL_GPU] = gm_v_u64(95);
+    g->m[GM_M_ENERGY] = gm_v_f64(123456.789);
+    g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x4); /* sw_power_cap */
+    g->m[GM_M_FAN] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    g->m[GM_M_POWER_LIMIT] = gm_v_status(GM_VS_ERROR, 999);
+    g->nmig = 1;
+    struct gm_mig *mg = &g->mig[0];
+    mg->index = 0;
+    mg->gpu_instance_id = 7;
+    mg->compute_instance_id = 0;
+    snprintf(mg->uuid, sizeof(mg->uuid), "MIG-0000bbbb");
+    snprintf(mg->profile, sizeof(mg->profile), "1g.10gb");
+    mg->mem_total = gm_v_u64(10737418240ULL);
+    mg->mem_used = gm_v_u64(1048576);
+    mg->mem_free = gm_v_status(GM_VS_NA, 0);
+
+    g = &s->gpus[1];
+    g->state = GM_GPU_LOST;
+    g->state_code = 15;
+    g->m[GM_M_INDEX] = gm_v_u64(1);
+    set_str(g, GM_M_NAME, "NVIDIA H100 80GB HBM3");
+    set_str(g, GM_M_UUID, "GPU-1111cccc");
+    set_str(g, GM_M_PCI_BUS_ID, "00000000:2A:00.0");
+    g->m[GM_M_TEMP_GPU] = gm_v_status(GM_VS_LOST, 15);
+    g->m[GM_M_POWER_DRAW] = gm_v_f64(1); /* a number the lost GPU must not show */
+
+    struct gm_proc p;
+    memset(&p, 0, sizeof(p));
+    p.gpu = 0;
+    p.pid = 4242;
+    p.type = GM_PT_COMPUTE;
+    snprintf(p.name, sizeof(p.name), "python3");
+    snprintf(p.user, sizeof(p.user), "alice");
+    p.used_memory = gm_v_u64(2147483648ULL);
+    p.sm_util = gm_v_status(GM_VS_NA, 0);
+    gm_snapshot_add_proc_take(s, &p);
+    s->gpus[0].proc_first = 0;
+    s->gpus[0].nproc = 1;
+    s->gpus[1].proc_first = 1;
+    return s;
+}
+
+static char *render(const struct gm_snapshot *s, int names, int procs)
+{
+    struct gm_prom_opts o = {.names = names, .process_metrics = procs};
+    struct gm_buf b = GM_BUF_INIT;
+    gm_prom_render_once(s, &o, &b);
+    return b.p;
+}
+
+/* The identifying labels of the two GPUs in each set (the lost GPU has no
+ * minor number: no device label). */
+#define L0                                                                                         \
+    "gpu=\"0\",uuid=\"GPU-0000aaaa\",name=\"NVIDIA H100 80GB "                                     \
+    "HBM3\",pci_bus_id=\"00000000:18:00.0\""
+#define L1                                                                                         \
+    "gpu=\"1\",uuid=\"GPU-1111cccc\",name=\"NVIDIA H100 80GB "                                     \
+    "HBM3\",pci_bus_id=\"00000000:2A:00.0\""
+#define D0                                                                                         \
+    "gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\","          \
+    "modelName=\"NVIDIA H100 80GB HBM3\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+#define D1                                                                                         \
+    "gpu=\"1\",UUID=\"GPU-1111cccc\",pci_bus_id=\"00000000:2A:00.0\",modelName=\"NVIDIA H100 "     \
+    "80GB HBM3\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+
+/* The series of both sets: NVML's state and the exporter's own.  The
+ * sampling errors are the lost GPU and GPU 0's power limit. */
+#define HEALTH                                                                                     \
+    "# HELP gpumon_nvml_state State of NVML and the driver: 1 for the current state, 0 for the "   \
+    "others.\n"                                                                                    \
+    "# TYPE gpumon_nvml_state gauge\n"                                                             \
+    "gpumon_nvml_state{state=\"ok\"} 1\n"                                                          \
+    "gpumon_nvml_state{state=\"no_library\"} 0\n"                                                  \
+    "gpumon_nvml_state{state=\"driver_not_loaded\"} 0\n"                                           \
+    "gpumon_nvml_state{state=\"no_permission\"} 0\n"                                               \
+    "gpumon_nvml_state{state=\"version_mismatch\"} 0\n"                                            \
+    "gpumon_nvml_state{state=\"error\"} 0\n"                                                       \
+    "# HELP gpumon_exporter_last_sample_timestamp_seconds When the sample served now was taken "   \
+    "(Unix time); these series are rendered once per sample, not per scrape.\n"                    \
+    "# TYPE gpumon_exporter_last_sample_timestamp_seconds gauge\n"                                 \
+    "gpumon_exporter_last_sample_timestamp_seconds 1700000000.2499998\n"                           \
+    "# HELP gpumon_exporter_sample_duration_seconds How long reading NVML and /proc took for the " \
+    "sample served now.\n"                                                                         \
+    "# TYPE gpumon_exporter_sample_duration_seconds gauge\n"                                       \
+    "gpumon_exporter_sample_duration_seconds 0.0025\n"                                             \
+    "# HELP gpumon_exporter_sampling_errors_total Failed readings since the exporter started, by " \
+    "kind (gpu_lost, not_permitted, driver, error).\n"                                             \
+    "# TYPE gpumon_exporter_sampling_errors_total counter\n"                                       \
+    "gpumon_exporter_sampling_errors_total{kind=\"gpu_lost\"} 1\n"                                 \
+    "gpumon_exporter_sampling_errors_total{kind=\"not_permitted\"} 0\n"                            \
+    "gpumon_exporter_sampling_errors_total{kind=\"driver\"} 0\n"                                   \
+    "gpumon_exporter_sampling_errors_total{kind=\"error\"} 1\n"                                    \
+    "# HELP gpumon_exporter_xid_events_dropped_total Xid events not counted in "                   \
+    "gpumon_xid_errors_total because it already had its maximum number of (GPU, Xid) series.\n"    \
+    "# TYPE gpumon_exporter_xid_events_dropped_total counter\n"                                    \
+    "gpumon_exporter_xid_events_dropped_total 0\n"                                                 \
+    "# HELP gpumon_exporter_dropped_snapshots_total Snapshots the agent's sinks dropped because "  \
+    "they could not keep up.\n"                                                                    \
+    "# TYPE gpumon_exporter_dropped_snapshots_total counter\n"                                     \
+    "gpumon_exporter_dropped_snapshots_total 0\n"                                                  \
+    "# HELP gpumon_exporter_scrapes_total HTTP requests for /metrics served before the sample "    \
+    "served now was rendered.\n"                                                                   \
+    "# TYPE gpumon_exporter_scrapes_total counter\n"                                               \
+    "gpumon_exporter_scrapes_total 0\n"
+
+/* Not there: GPU 0's fan (not supported), power limit (an error) and free
+ * MIG memory (not available), the process's SM utilisation, and every value
+ * of the lost GPU 1 (its power draw is set, to prove it is not shown).
+ * Two numbers show double arithmetic as it is today: 95 % as a ratio is
+ * 95 * 0.01 = 0.9500000000000001, and the sample time in seconds is the
+ * nanoseconds as a double / 1e9 (1700000000.2499998). */
+static const char native_want[] =
+    "# HELP gpumon_gpu_temperature_celsius GPU core temperature.\n"
+    "# TYPE gpumon_gpu_temperature_celsius gauge\n"
+    "gpumon_gpu_temperature_celsius{" L0 "} 63\n"
+    "# HELP gpumon_power_draw_watts Power drawn by the whole board.\n"
+    "# TYPE gpumon_power_draw_watts gauge\n"
+    "gpumon_power_draw_watts{" L0 "} 612.5\n"
+    "# HELP gpumon_energy_consumed_joules_total Energy consumed since the driver was loaded.\n"
+    "# TYPE gpumon_energy_consumed_joules_total counter\n"
+    "gpumon_energy_consumed_joules_total{" L0 "} 123456.789\n"
+    "# HELP gpumon_gpu_utilization_ratio Fraction of the last sample period in which a kernel was "
+    "running.\n"
+    "# TYPE gpumon_gpu_utilization_ratio gauge\n"
+    "gpumon_gpu_utilization_ratio{" L0 "} 0.9500000000000001\n"
+    "# HELP gpumon_memory_used_bytes GPU memory allocated by active contexts (excludes reserved "
+    "memory).\n"
+    "# TYPE gpumon_memory_used_bytes gauge\n"
+    "gpumon_memory_used_bytes{" L0 "} 3221225472\n"
+    "# HELP gpumon_clock_event_reason_active Whether a clock event (throttle) reason is active (1) "
+    "or not (0), by reason.\n"
+    "# TYPE gpumon_clock_event_reason_active gauge\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"gpu_idle\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"applications_clocks_setting\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"sw_power_cap\"} 1\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"hw_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"sync_boost\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"sw_thermal_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"hw_thermal_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"hw_power_brake_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_active{" L0 ",reason=\"display_clock_setting\"} 0\n"
+    "# HELP gpumon_clock_event_reason_seconds_total Seconds the clocks were held down by each "
+    "reason, measured by the exporter from its samples since it started.\n"
+    "# TYPE gpumon_clock_event_reason_seconds_total counter\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"gpu_idle\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"applications_clocks_setting\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"sw_power_cap\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"hw_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"sync_boost\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"sw_thermal_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"hw_thermal_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"hw_power_brake_slowdown\"} 0\n"
+    "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"display_clock_setting\"} 0\n"
+    "# HELP gpumon_mig_memory_total_bytes Memory of a MIG device.\n"
+    "# TYPE gpumon_mig_memory_total_bytes gauge\n"
+    "gpumon_mig_memory_total_bytes{" L0 ",mig_uuid=\"MIG-0000bbbb\",gpu_instance_id=\"7\",compute_"
+    "instance_id=\"0\",mig_profile=\"1g.10gb\"} 10737418240\n"
+    "# HELP gpumon_mig_memory_used_bytes Memory in use on a MIG device.\n"
+    "# TYPE gpumon_mig_memory_used_bytes gauge\n"
+    "gpumon_mig_memory_used_bytes{" L0 ",mig_uuid=\"MIG-0000bbbb\",gpu_instance_id=\"7\",compute_"
+    "instance_id=\"0\",mig_profile=\"1g.10gb\"} 1048576\n"
+    "# HELP gpumon_gpu_up Whether the GPU answers (1) or is lost, not permitted or failing (0); "
+    "its other series are absent while it is 0.\n"
+    "# TYPE gpumon_gpu_up gauge\n"
+    "gpumon_gpu_up{" L0 "} 1\n"
+    "gpumon_gpu_up{" L1 "} 0\n"
+    "# HELP gpumon_gpu_info Static facts about a GPU and its driver, as labels; the value is "
+    "always 1.\n"
+    "# TYPE gpumon_gpu_info gauge\n"
+    "gpumon_gpu_info{" L0
+    ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\",serial="
+    "\"1650000000001\",vbios_version=\"96.00.99.00.01\",compute_cap=\"9.0\"} 1\n"
+    "gpumon_gpu_info{" L1
+    ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\"} 1\n"
+    "# HELP gpumon_process_memory_used_bytes GPU memory used by a process.\n"
+    "# TYPE gpumon_process_memory_used_bytes gauge\n"
+    "gpumon_process_memory_used_bytes{" L0
+    ",pid=\"4242\",process=\"python3\",user=\"alice\"} 2147483648\n"
+    "# HELP gpumon_exporter_process_series_dropped Processes left out of the per-process series by "
+    "the series cap.\n"
+    "# TYPE gpumon_exporter_process_series_dropped gauge\n"
+    "gpumon_exporter_process_series_dropped 0\n" HEALTH;
+
+static const char dcgm_want[] =
+    "# HELP DCGM_FI_DEV_GPU_TEMP GPU core temperature. (in C).\n"
+    "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"
+    "DCGM_FI_DEV_GPU_TEMP{" D0 "} 63\n"
+    "# HELP DCGM_FI_DEV_POWER_USAGE Power drawn by the whole board. (in W).\n"
+    "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
+    "DCGM_FI_DEV_POWER_USAGE{" D0 "} 612.5\n"
+    "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION Energy consumed since the driver was loaded. (in "
+    "mJ).\n"
+    "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"
+    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" D0 "} 123456789\n"
+    "# HELP DCGM_FI_DEV_GPU_UTIL Fraction of the last sample period in which a kernel was running. "
+    "(in %).\n"
+    "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+    "DCGM_FI_DEV_GPU_UTIL{" D0 "} 95\n"
+    "# HELP DCGM_FI_DEV_FB_USED GPU memory allocated by active contexts (excludes reserved "
+    "memory). (in MiB).\n"
+    "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
+    "DCGM_FI_DEV_FB_USED{" D0 "} 3072\n"
+    "# HELP DCGM_FI_DEV_CLOCK_THROTTLE_REASONS Bitmask of the clock event (throttle) reasons "
+    "active now.\n"
+    "# TYPE DCGM_FI_DEV_CLOCK_THROTTLE_REASONS gauge\n"
+    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" D0 "} 4\n"
+    "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
+    "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
+    "DCGM_FI_DEV_XID_ERRORS{" D0 "} 0\n"
+    "DCGM_FI_DEV_XID_ERRORS{" D1 "} 0\n"
+    "# HELP gpumon_gpu_up Whether the GPU answers (1) or is lost, not permitted or failing (0); "
+    "its other series are absent while it is 0.\n"
+    "# TYPE gpumon_gpu_up gauge\n"
+    "gpumon_gpu_up{" D0 "} 1\n"
+    "gpumon_gpu_up{" D1 "} 0\n"
+    "# HELP gpumon_gpu_info Static facts about a GPU and its driver, as labels; the value is "
+    "always 1.\n"
+    "# TYPE gpumon_gpu_info gauge\n"
+    "gpumon_gpu_info{" D0
+    ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\",serial="
+    "\"1650000000001\",vbios_version=\"96.00.99.00.01\",compute_cap=\"9.0\"} 1\n"
+    "gpumon_gpu_info{" D1
+    ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\"} 1\n" HEALTH;
+
+static void check_text(const char *got, const char *want, const char *what)
+{
+    if (strcmp(got, want) == 0)
+        return;
+    size_t i = 0;
+    while (got[i] && got[i] == want[i])
+        i++;
+    size_t from = i > 200 ? i - 200 : 0;
+    fail_msg("%s differs at byte %zu:\n--- got ---\n%.400s\n--- want ---\n%.400s", what, i,
+             got + from, want + from);
+}
+
+static void test_native(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    char *got = render(s, GM_PROM_NATIVE, 1);
+    check_text(got, native_want, "native exposition");
+    free(got);
+    gm_snapshot_free(s);
+}
+
+static void test_dcgm(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    char *got = render(s, GM_PROM_DCGM, 0);
+    check_text(got, dcgm_want, "dcgm-exporter exposition");
+    free(got);
+    gm_snapshot_free(s);
+}
+
+/* Whether text has this exact line. */
+static int has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && p[n] == '\n')
+            return 1;
+    return 0;
+}
+
+static char *render_with(const struct gm_prom_state *st, const struct gm_snapshot *s,
+                         const struct gm_prom_opts *o)
+{
+    struct gm_prom_self self = {.scrapes = 12, .dropped = 3};
+    struct gm_buf b = GM_BUF_INIT;
+    gm_prom_render(st, s, o, &self, &b);
+    return b.p;
+}
+
+#define CHECK_LINES(text, ...)                                                                     \
+    do {                                                                                           \
+        const char *lines_[] = {__VA_ARGS__};                                                      \
+        for (size_t k_ = 0; k_ < N_ELEM(lines_); k_++)                                             \
+            if (!has_line(text, lines_[k_]))                                                       \
+                fail_msg("no line \"%s\" in:\n%s", lines_[k_], text);                              \
+    } while (0)
+
+/* Seconds per throttle reason go to the reasons active at the earlier of two
+ * samples; a GPU earns none while lost, nor for the time before it came
+ * back; sampling errors count by kind, per snapshot. */
+static void test_state(void **state)
+{
+    (void)state;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    struct gm_snapshot *s1 = snapshot(), *s2 = snapshot(), *s3 = snapshot();
+    s1->mono_ns = 5000000000LL; /* GPU 0: sw_power_cap; GPU 1 lost */
+    s2->mono_ns = 7500000000LL; /* GPU 0: sw_thermal_slowdown; GPU 1 back, sw_power_cap */
+    s2->gpus[0].m[GM_M_CER_ACTIVE] = gm_v_u64(0x20);
+    s2->gpus[1].state = GM_GPU_OK;
+    s2->gpus[1].m[GM_M_CER_ACTIVE] = gm_v_u64(0x4);
+    s3->mono_ns = 9500000000LL;
+    s3->gpus[0].m[GM_M_CER_ACTIVE] = gm_v_u64(0x20);
+    s3->gpus[1].state = GM_GPU_OK;
+    s3->gpus[1].m[GM_M_CER_ACTIVE] = gm_v_u64(0);
+    gm_prom_observe(st, s1);
+    gm_prom_observe(st, s2);
+    gm_prom_observe(st, s3);
+    char *t = render_with(st, s3, &o);
+    CHECK_LINES(t, "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"sw_power_cap\"} 2.5",
+                "gpumon_clock_event_reason_seconds_total{" L0 ",reason=\"sw_thermal_slowdown\"} 2",
+                "gpumon_clock_event_reason_seconds_total{" L1 ",reason=\"sw_power_cap\"} 2",
+                "gpumon_clock_event_reason_active{" L1 ",reason=\"sw_power_cap\"} 0",
+                "gpumon_gpu_up{" L1 "} 1",
+                /* s1 had GPU 1 lost; each snapshot GPU 0's power limit error */
+                "gpumon_exporter_sampling_errors_total{kind=\"gpu_lost\"} 1",
+                "gpumon_exporter_sampling_errors_total{kind=\"error\"} 3",
+                "gpumon_exporter_scrapes_total 12", "gpumon_exporter_dropped_snapshots_total 3");
+    free(t);
+
+    /* a clone renders the same later, whatever the state does meanwhile */
+    struct gm_prom_state *c = gm_prom_state_clone(st);
+    gm_prom_observe(st, s1);
+    char *a = render_with(c, s3, &o);
+    t = render_with(st, s3, &o);
+    assert_true(has_line(a, "gpumon_exporter_sampling_errors_total{kind=\"gpu_lost\"} 1"));
+    assert_true(has_line(t, "gpumon_exporter_sampling_errors_total{kind=\"gpu_lost\"} 2"));
+    free(a);
+    free(t);
+    gm_prom_state_free(c);
+    gm_prom_state_free(st);
+    gm_snapshot_free(s1);
+    gm_snapshot_free(s2);
+    gm_snapshot_free(s3);
+}
+
+/* Xid events: counted per (GPU, Xid) natively, the last one per GPU for
+ * dcgm-exporter; a lost GPU's count too; another GPU at the same index
+ * (another UUID) starts over. */
+static void test_xid(void **state)
+{
+    (void)state;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_snapshot *s = snapshot();
+    gm_prom_xid(st, 0, "GPU-0000aaaa", 13);
+    gm_prom_xid(st, 0, "GPU-0000aaaa", 79);
+    gm_prom_xid(st, 0, "GPU-0000aaaa", 79);
+    gm_prom_xid(st, 1, "", 48);
+    gm_prom_observe(st, s);
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    char *t = render_with(st, s, &o);
+    CHECK_LINES(t, "# TYPE gpumon_xid_errors_total counter",
+                "gpumon_xid_errors_total{" L0 ",xid=\"13\"} 1",
+                "gpumon_xid_errors_total{" L0 ",xid=\"79\"} 2",
+                "gpumon_xid_errors_total{" L1 ",xid=\"48\"} 1");
+    free(t);
+    o.names = GM_PROM_DCGM;
+    t = render_with(st, s, &o);
+    CHECK_LINES(t, "DCGM_FI_DEV_XID_ERRORS{" D0 "} 79", "DCGM_FI_DEV_XID_ERRORS{" D1 "} 48");
+    free(t);
+    /* GPU 0 replaced */
+    gm_prom_xid(st, 0, "GPU-9999ffff", 79);
+    snprintf(s->gpus[0].str[GM_S_UUID], GM_STR_MAX, "GPU-9999ffff");
+    o.names = GM_PROM_NATIVE;
+    t = render_with(st, s, &o);
+    assert_null(strstr(t, "xid=\"13\""));
+    assert_non_null(strstr(t, "uuid=\"GPU-9999ffff\",name=\"NVIDIA H100 80GB HBM3\",pci_bus_id="
+                              "\"00000000:18:00.0\",xid=\"79\"} 1\n"));
+    free(t);
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
+/* Options: OpenMetrics, the hostname label, the process series cap; and a
+ * driver that is not there. */
+static void test_options(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    struct gm_proc p = s->procs[0];
+    p.pid = 4343;
+    p.cmdline = p.exe = p.cgroup = NULL;
+    gm_snapshot_add_proc_take(s, &p);
+    s->gpus[0].nproc = 2;
+    s->gpus[1].proc_first = 2;
+
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE,
+                             .openmetrics = 1,
+                             .hostname_label = 1,
+                             .process_metrics = 1,
+                             .max_process_series = 1};
+    struct gm_buf b = GM_BUF_INIT;
+    gm_prom_render_once(s, &o, &b);
+    const char *h = ",hostname=\"node1\"";
+    char line[512];
+    snprintf(line, sizeof(line), "gpumon_power_draw_watts{" L0 "%s} 612.5", h);
+    CHECK_LINES(b.p, "# TYPE gpumon_energy_consumed_joules counter",
+                "# HELP gpumon_energy_consumed_joules Energy consumed since the driver was loaded.",
+                line, "gpumon_exporter_process_series_dropped{hostname=\"node1\"} 1",
+                "gpumon_nvml_state{hostname=\"node1\",state=\"ok\"} 1");
+    assert_non_null(strstr(b.p, "pid=\"4242\""));
+    assert_null(strstr(b.p, "pid=\"4343\""));
+    size_t n = strlen(b.p);
+    assert_true(n > 6 && strcmp(b.p + n - 6, "# EOF\n") == 0);
+    gm_buf_free(&b);
+
+    /* dcgm-exporter's counters are not _total: "unknown" in OpenMetrics */
+    o.names = GM_PROM_DCGM;
+    gm_prom_render_once(s, &o, &b);
+    CHECK_LINES(b.p, "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown");
+    assert_null(strstr(b.p, "pid=\""));
+    gm_buf_free(&b);
+
+    /* no driver: only the health series, which say why */
+    s->driver = GM_DRV_NOT_LOADED;
+    o = (struct gm_prom_opts){.names = GM_PROM_NATIVE};
+    gm_prom_render_once(s, &o, &b);
+    CHECK_LINES(b.p, "gpumon_nvml_state{state=\"driver_not_loaded\"} 1",
+                "gpumon_nvml_state{state=\"ok\"} 0",
+                "gpumon_exporter_sampling_errors_total{kind=\"driver\"} 1");
+    assert_null(strstr(b.p, "gpu=\""));
+    gm_buf_free(&b);
+    gm_snapshot_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_native), cmocka_unit_test(test_dcgm),    cmocka_unit_test(test_state),
+        cmocka_unit_test(test_xid),    cmocka_unit_test(test_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,192 @@
+/* test_sampler.c -- the sampler's deadline grid (src/agent/sampler.c) on a
+ * virtual clock (struct gm_sampler_clock).
+ *
+ * The virtual clock jumps to each deadline the sampler sleeps for, and each
+ * sample takes the virtual time a table gives it.  Checked, per row of the
+ * table: samples start on absolute deadlines (start + k * interval, however
+ * long the samples before took: no drift); a sample that overruns its
+ * interval is counted once and the deadlines it missed are skipped, the next
+ * sample starting on the grid again; the counts in gm_sampler_stats.  The
+ * collector is real but has no NVML library, so a sample is instant in real
+ * time and every snapshot says "no library".
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/collector.h"
+#include "core/log.h"
+#include "agent/sampler.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define MS 1000000LL
+#define MAXS 16
+
+/* The virtual clock: the time moves only when the sampler sleeps (to the
+ * deadline) and while it samples (by the sample's cost). */
+struct vclock {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t now;
+    const int64_t *cost; /* virtual duration of sample k */
+    int n;               /* samples to run */
+    int k;               /* samples started */
+    enum { IDLE, WOKEN, SAMPLING } phase;
+    int64_t start[MAXS]; /* when sample k started */
+    int parked, released;
+};
+
+static int64_t v_now(void *arg)
+{
+    struct vclock *c = arg;
+    pthread_mutex_lock(&c->mu);
+    if (c->phase == WOKEN) { /* the read as a sample starts */
+        c->start[c->k] = c->now;
+        c->phase = SAMPLING;
+    } else if (c->phase == SAMPLING) { /* the read as it ends */
+        c->now += c->cost[c->k++];
+        c->phase = IDLE;
+    }
+    int64_t t = c->now;
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+static void v_sleep_until(void *arg, int64_t deadline)
+{
+    struct vclock *c = arg;
+    pthread_mutex_lock(&c->mu);
+    if (c->k == c->n) {
+        /* the table is done: hold the sampler until the test has read its
+         * counters and asked it to stop */
+        c->parked = 1;
+        pthread_cond_broadcast(&c->cv);
+        while (!c->released)
+            pthread_cond_wait(&c->cv, &c->mu);
+        pthread_mutex_unlock(&c->mu);
+        return;
+    }
+    if (deadline > c->now)
+        c->now = deadline;
+    c->phase = WOKEN;
+    pthread_mutex_unlock(&c->mu);
+}
+
+struct stop_arg {
+    struct gm_sampler *sp;
+    int rc;
+};
+
+static void *stop_thread(void *p)
+{
+    struct stop_arg *a = p;
+    a->rc = gm_sampler_stop(a->sp, 10000000000LL);
+    return NULL;
+}
+
+struct grid_case {
+    const char *what;
+    int64_t cost[MAXS];  /* ms, one per sample */
+    int n;               /* samples */
+    int64_t start[MAXS]; /* ms after the first deadline */
+    uint64_t overruns, skipped;
+};
+
+#define T0 (1000 * MS) /* the virtual time the sampler starts at */
+
+static const struct grid_case cases[] = {
+    {"on time", {10, 10, 10, 10}, 4, {0, 100, 200, 300}, 0, 0},
+    /* however long a sample takes within its interval: no drift */
+    {"absolute deadlines", {90, 5, 99, 0, 60}, 5, {0, 100, 200, 300, 400}, 0, 0},
+    /* 2.5 intervals: the two deadlines it ran over are skipped */
+    {"one overrun", {10, 250, 10, 10}, 4, {0, 100, 400, 500}, 1, 2},
+    /* just over one interval: its own next deadline is gone */
+    {"just over", {101, 10, 10}, 3, {0, 200, 300}, 1, 1},
+    /* ending exactly on the next deadline counts as missing it */
+    {"ends on the deadline", {100, 10}, 2, {0, 200}, 1, 1},
+    /* each of several slow samples counts */
+    {"overruns in a row", {150, 150, 150, 10}, 4, {0, 200, 400, 600}, 3, 3},
+    /* a stall of ten intervals, then back on the grid */
+    {"a long stall", {10, 1000, 10, 10}, 4, {0, 100, 1200, 1300}, 1, 10},
+};
+
+static void run_case(const struct grid_case *g, struct gm_collector *col)
+{
+    struct vclock c;
+    memset(&c, 0, sizeof(c));
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    c.now = T0;
+    int64_t cost[MAXS];
+    for (int k = 0; k < g->n; k++)
+        cost[k] = g->cost[k] * MS;
+    c.cost = cost;
+    c.n = g->n;
+    struct gm_sampler_opts o = {.clock = {v_now, v_sleep_until, &c}};
+    struct gm_sampler *sp = gm_sampler_start_opts(col, 100 * MS, NULL, 0, &o);
+    assert_non_null(sp);
+
+    pthread_mutex_lock(&c.mu);
+    while (!c.parked)
+        pthread_cond_wait(&c.cv, &c.mu);
+    pthread_mutex_unlock(&c.mu);
+    struct gm_sampler_stats st;
+    gm_sampler_stats(sp, &st);
+    char got[256] = "", want[256] = "";
+    size_t gl = 0, wl = 0;
+    for (int k = 0; k < g->n; k++) {
+        gl += (size_t)snprintf(got + gl, sizeof(got) - gl, " %lld",
+                               (long long)((c.start[k] - T0) / MS));
+        wl += (size_t)snprintf(want + wl, sizeof(want) - wl, " %lld", (long long)g->start[k]);
+    }
+    if (strcmp(got, want) != 0 || st.samples != (uint64_t)g->n || st.overruns != g->overruns ||
+        st.skipped != g->skipped)
+        fail_msg("%s: starts at%s ms, %llu samples, %llu overruns, %llu skipped; want%s ms, %d, "
+                 "%llu, %llu",
+                 g->what, got, (unsigned long long)st.samples, (unsigned long long)st.overruns,
+                 (unsigned long long)st.skipped, want, g->n, (unsigned long long)g->overruns,
+                 (unsigned long long)g->skipped);
+
+    /* stop: the request first, then let the sampler out of its sleep */
+    struct stop_arg a = {.sp = sp};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, stop_thread, &a), 0);
+    pthread_mutex_lock(&c.mu);
+    c.released = 1;
+    pthread_cond_broadcast(&c.cv);
+    pthread_mutex_unlock(&c.mu);
+    pthread_join(th, NULL);
+    assert_int_equal(a.rc, 0);
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
+}
+
+static void test_grid(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        /* no NVML library: each sample is instant and says so */
+        struct gm_collector_opts co = {.lib_path = "/nonexistent/libnvidia-ml.so.1"};
+        struct gm_collector *col = NULL;
+        gm_collector_open(&col, &co, NULL);
+        assert_non_null(col);
+        run_case(&cases[i], col); /* the sampler takes the collector over */
+    }
+}
+
+int main(void)
+{
+    /* quiet: each case logs "NVML unavailable" (an error) and its overruns */
+    gm_log_init(GM_LOG_ERR - 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grid),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
