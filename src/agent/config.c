@@ -550,7 +550,7 @@ static int handler(void *user, const char *section, const char *name, const char
  * into two, section and key names are never truncated, a section without
  * keys is still checked, and parsing stops at the first error. */
 
-#define MAX_CONFIG_BYTES (1024 * 1024)
+#define MAX_CONFIG_BYTES ((size_t)1024 * 1024)
 
 static int is_space(char ch)
 {
@@ -623,7 +623,7 @@ static int read_config(const char *path, char **out, size_t *len, struct gm_err 
     close(fd);
     if (n > MAX_CONFIG_BYTES) {
         free(buf);
-        return gm_err_set(err, GM_E_INVAL, "%s: larger than %d bytes; not a gpumon config", path,
+        return gm_err_set(err, GM_E_INVAL, "%s: larger than %zu bytes; not a gpumon config", path,
                           MAX_CONFIG_BYTES);
     }
     buf[n] = '\0';

@@ -239,6 +239,9 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
 
     struct gm_collector *col;
     open_collector(&d.cfg, &col);
+    /* on every sink's timeline before the first sample's events (a driver
+     * that is down at start) */
+    agent_event(&d, "agent started");
     d.sampler = gm_sampler_start(col, d.cfg.interval_ns, d.sinks.k, d.sinks.n);
     if (!d.sampler) {
         gm_sinkset_stop_except(&d, &d.sinks, NULL, gm_mono_ns() + 2000000000LL);
@@ -246,7 +249,6 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
         gm_err_set(err, GM_E_IO, "cannot start the sampler thread");
         return 1;
     }
-    agent_event(&d, "agent started");
     pthread_mutex_lock(&d.xid_mu);
     d.xid_sampler = d.sampler;
     pthread_mutex_unlock(&d.xid_mu);

@@ -26,6 +26,8 @@
 /* ------------------------------------------------------------------ basics */
 
 typedef enum nvmlReturn_enum {
+/* an enumerator, not an expression: name cannot be parenthesised */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
 #define GM_NVML_RC_ENUM(name, num, text, vstatus) name = num,
     GM_NVML_RETURN_CODES(GM_NVML_RC_ENUM)
 #undef GM_NVML_RC_ENUM

@@ -317,10 +317,8 @@ void gm_csv_scan_feed(struct gm_csv_scan *s, const char *p, size_t n)
         if (st == SC_QUOTED) {
             /* most bytes of a quoted cell: skip to its next quote */
             const char *q = memchr(p + i, '"', n - i);
-            if (!q) {
-                i = n;
-                break;
-            }
+            if (!q)
+                break; /* the cell goes on past this chunk */
             i = (size_t)(q - p);
             st = SC_QUOTE;
             continue;
