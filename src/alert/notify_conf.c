@@ -437,11 +437,13 @@ void gm_notify_conf_dump(const struct gm_notify_conf *c, struct gm_buf *out)
         case K_CONTENT_TYPE:
             gm_buf_printf(out, "content-type = %s\n", c->content_type);
             break;
-        case K_HEADER:
-            gm_buf_printf(out, "header = %s\n", c->header);
+        case K_HEADER: /* optional, no default: "header =" would not read back */
+            if (c->header[0])
+                gm_buf_printf(out, "header = %s\n", c->header);
             break;
-        case K_CA_FILE:
-            gm_buf_printf(out, "ca-file = %s\n", c->ca_file);
+        case K_CA_FILE: /* likewise ("ca-file is empty") */
+            if (c->ca_file[0])
+                gm_buf_printf(out, "ca-file = %s\n", c->ca_file);
             break;
         case K_TIMEOUT:
             duration_text(c->timeout_ns, d, sizeof(d));
