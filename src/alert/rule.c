@@ -1100,6 +1100,10 @@ int gm_rules_set(struct gm_rules *r, const char *name, const char *key, const ch
             snprintf(why, wlen, "scope = %s does not fit when: %s", value, w2);
             return -1;
         }
+        if (x->clear.n && gm_rule_parse(x->clear.text, x->scope, &tmp, w2, sizeof(w2)) != 0) {
+            snprintf(why, wlen, "scope = %s does not fit clear: %s", value, w2);
+            return -1;
+        }
     }
     return 0;
 }

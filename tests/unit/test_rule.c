@@ -483,6 +483,33 @@ static void test_dump_reads_back(void **state)
     }
 }
 
+/* scope = host checks clear as well as when: a host rule is evaluated
+ * without a GPU, where a per-GPU clear is never known, so the alert could
+ * never resolve (and config show's output, which puts scope first, did not
+ * load). */
+static void test_scope_checks_clear(void **state)
+{
+    (void)state;
+    struct gm_rules r;
+    char why[512];
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(gm_rules_set(&r, "h", "when", "driver.lost", why, sizeof(why)), 0);
+    assert_int_equal(gm_rules_set(&r, "h", "clear", "temperature.gpu < 5", why, sizeof(why)), 0);
+    assert_int_not_equal(gm_rules_set(&r, "h", "scope", "host", why, sizeof(why)), 0);
+    if (!strstr(why, "scope = host does not fit clear: temperature.gpu is a per-GPU value"))
+        fail_msg("got \"%s\"", why);
+    /* the other order was refused already */
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(gm_rules_set(&r, "h", "scope", "host", why, sizeof(why)), 0);
+    assert_int_not_equal(gm_rules_set(&r, "h", "clear", "temperature.gpu < 5", why, sizeof(why)),
+                         0);
+    /* a host clear is fine */
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(gm_rules_set(&r, "h", "when", "driver.lost", why, sizeof(why)), 0);
+    assert_int_equal(gm_rules_set(&r, "h", "clear", "not driver.lost", why, sizeof(why)), 0);
+    assert_int_equal(gm_rules_set(&r, "h", "scope", "host", why, sizeof(why)), 0);
+}
+
 static void test_summary(void **state)
 {
     (void)state;
@@ -523,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_dead_memory), cmocka_unit_test(test_rule_keys),
         cmocka_unit_test(test_rule_checks), cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_summary), cmocka_unit_test(test_dump_reads_back),
+        cmocka_unit_test(test_scope_checks_clear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
