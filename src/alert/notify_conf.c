@@ -404,7 +404,7 @@ static void duration_text(int64_t ns, char *buf, size_t len)
     else if (ns % SEC == 0)
         snprintf(buf, len, "%llds", (long long)(ns / SEC));
     else
-        snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+        gm_duration_fine(ns, buf, len);
 }
 
 void gm_notify_conf_dump(const struct gm_notify_conf *c, struct gm_buf *out)

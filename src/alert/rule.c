@@ -1180,7 +1180,7 @@ static void dur_text(int64_t ns, char *b, size_t n)
     else if (ns % SEC == 0)
         snprintf(b, n, "%llds", (long long)(ns / SEC));
     else
-        snprintf(b, n, "%lldms", (long long)(ns / 1000000));
+        gm_duration_fine(ns, b, n);
 }
 
 void gm_rule_dump_one(const struct gm_rule *x, struct gm_buf *out)

@@ -730,7 +730,7 @@ static void value_text(const struct gm_config *c, const struct opt *o, char *buf
         else if (ns % SEC == 0)
             snprintf(buf, len, "%llds", (long long)(ns / SEC));
         else
-            snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+            gm_duration_fine(ns, buf, len);
         return;
     }
     case T_BOOL: {

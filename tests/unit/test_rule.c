@@ -457,6 +457,8 @@ static void test_dump_reads_back(void **state)
         {"gpu-lost", {"enabled", "false", "labels", "team=ml", NULL}},
         {"mine", {"when", "driver.lost", "scope", "host", "keep-firing-for", "1m"}},
         {"mine2", {"when", "gpu.lost", "clear", "not gpu.lost", "for", "90s"}},
+        /* durations finer than a millisecond were shown as whole ones */
+        {"gpu-throttled", {"for", "1us", "repeat", "1.5ms", "keep-firing-for", "0.001us"}},
     };
     for (size_t i = 0; i < N_ELEM(cases); i++) {
         struct gm_rules r, back;
