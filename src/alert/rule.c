@@ -1223,7 +1223,7 @@ void gm_rule_dump_one(const struct gm_rule *x, struct gm_buf *out)
             gm_buf_printf(out, "%s%s=%s", i ? "," : "", x->labels[i].name, x->labels[i].value);
         gm_buf_putc(out, '\n');
     }
-    gm_buf_printf(out, "summary = %s\n", x->summary);
+    gm_buf_ini_kv(out, "summary", x->summary);
 }
 
 void gm_rules_dump(const struct gm_rules *r, struct gm_buf *out)

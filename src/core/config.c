@@ -776,7 +776,7 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
             gm_buf_printf(out, "%s[%s]\n", i ? "\n" : "", section);
         }
         value_text(c, &opts[i], v, sizeof(v));
-        gm_buf_printf(out, "%s = %s\n", opts[i].key, v);
+        gm_buf_ini_kv(out, opts[i].key, v);
     }
     gm_rules_dump(&c->rules, out);
     for (int i = 0; i < c->nnotify; i++) {
