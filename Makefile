@@ -4,11 +4,13 @@
 #   make check    build plain and sanitized, run every test, print "N passed, N failed"
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
+#   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
+#                 for FUZZ_SECONDS (60); docs/fuzzing.md
 #   make install  install gpumon, the simulator, the unit, the man page (PREFIX via meson)
 
 BUILD ?= build
 
-.PHONY: all demo check lint bench install clean deps
+.PHONY: all demo check lint bench fuzz install clean deps
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -33,8 +35,12 @@ lint: $(BUILD)/build.ninja
 bench:
 	@scripts/bench.sh $(BUILD)
 
+fuzz:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/fuzz.sh
+
 install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf build build-asan build-bench build*.log
+	rm -rf build build-asan build-bench build-fuzz build*.log

@@ -1,6 +1,8 @@
 #!/bin/sh
 # check.sh -- builds gpumon twice (plain, and with AddressSanitizer +
-# UndefinedBehaviorSanitizer), runs every test in both builds, and ends with
+# UndefinedBehaviorSanitizer), runs every test in both builds, runs each
+# libFuzzer harness briefly over its committed corpus (scripts/fuzz.sh --ci,
+# GPUMON_FUZZ_SECONDS each, default 10; one test per harness), and ends with
 # one summary line: "N passed, N failed" (", N skipped" when any were).
 set -u
 cd "$(dirname "$0")/.."
@@ -40,10 +42,16 @@ rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 run_suite plain build || status=1
 run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
 
-set -- $(count build) $(count build-asan)
-passed=$(( $1 + $4 )); failed=$(( $2 + $5 )); skipped=$(( $3 + $6 ))
+# the fuzz harnesses, each a test: its last line is "fuzz: N passed, N failed"
+echo "== fuzz (${GPUMON_FUZZ_SECONDS:-10} s each)"
+FUZZ_SECONDS=${GPUMON_FUZZ_SECONDS:-10} scripts/fuzz.sh --ci | tee build-fuzz.check.log
+fz=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-fuzz.check.log | tail -1)
+[ -n "$fz" ] || fz="0 1"   # no summary: the script itself failed
+
+set -- $(count build) $(count build-asan) $fz
+passed=$(( $1 + $4 + $7 )); failed=$(( $2 + $5 + $8 )); skipped=$(( $3 + $6 ))
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1   # a build failure is a failure
-echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped"
+echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped; fuzz: $7 passed, $8 failed"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

@@ -22,6 +22,8 @@ PKGS="$PKGS tmux"
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)
 PKGS="$PKGS valgrind hyperfine strace"
+# fuzzing (make fuzz, and the short run in make check): clang with libFuzzer's runtime
+PKGS="$PKGS clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

@@ -822,7 +822,7 @@ static void value_text(const struct gm_config *c, const struct opt *o, char *buf
         else if (ns % SEC == 0)
             snprintf(buf, len, "%llds", (long long)(ns / SEC));
         else
-            snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+            gm_duration_fine(ns, buf, len);
         return;
     }
     case T_BOOL: {
@@ -868,7 +868,7 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
             gm_buf_printf(out, "%s[%s]\n", i ? "\n" : "", section);
         }
         value_text(c, &opts[i], v, sizeof(v));
-        gm_buf_printf(out, "%s = %s\n", opts[i].key, v);
+        gm_buf_ini_kv(out, opts[i].key, v);
     }
     for (size_t i = 0; i < NNAMED; i++)
         named[i].dump(c, out);

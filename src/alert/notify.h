@@ -72,7 +72,9 @@ int gm_notify_conf_set(struct gm_notify_conf *c, const char *key, const char *va
  * error writes the reason (without file or section) into why. */
 int gm_notify_conf_check(const struct gm_notify_conf *c, char *why, size_t wlen);
 
-/* Appends the section to an INI dump (gpumon config show). */
+/* Appends the section to an INI dump (gpumon config show): every key of
+ * the type with its effective value, leaving out the optional ones that are
+ * not set (header, ca-file, body-file), so that the dump reads back. */
 void gm_notify_conf_dump(const struct gm_notify_conf *c, struct gm_buf *out);
 
 /* Appends the documentation of the [notify.NAME] keys (docs/config.md). */

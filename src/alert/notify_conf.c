@@ -404,7 +404,7 @@ static void duration_text(int64_t ns, char *buf, size_t len)
     else if (ns % SEC == 0)
         snprintf(buf, len, "%llds", (long long)(ns / SEC));
     else
-        snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+        gm_duration_fine(ns, buf, len);
 }
 
 void gm_notify_conf_dump(const struct gm_notify_conf *c, struct gm_buf *out)
@@ -421,27 +421,29 @@ void gm_notify_conf_dump(const struct gm_notify_conf *c, struct gm_buf *out)
                           type_names[c->type <= 3 && c->type >= 0 ? c->type : 0]);
             break;
         case K_COMMAND:
-            gm_buf_printf(out, "command = %s\n", c->command);
+            gm_buf_ini_kv(out, "command", c->command);
             break;
         case K_URL:
-            gm_buf_printf(out, "url = %s\n", c->url);
+            gm_buf_ini_kv(out, "url", c->url);
             break;
         case K_BODY:
             if (!c->body_file[0])
-                gm_buf_printf(out, "body = %s\n", c->body);
+                gm_buf_ini_kv(out, "body", c->body);
             break;
         case K_BODY_FILE:
             if (c->body_file[0])
-                gm_buf_printf(out, "body-file = %s\n", c->body_file);
+                gm_buf_ini_kv(out, "body-file", c->body_file);
             break;
         case K_CONTENT_TYPE:
-            gm_buf_printf(out, "content-type = %s\n", c->content_type);
+            gm_buf_ini_kv(out, "content-type", c->content_type);
             break;
-        case K_HEADER:
-            gm_buf_printf(out, "header = %s\n", c->header);
+        case K_HEADER: /* optional, no default: "header =" would not read back */
+            if (c->header[0])
+                gm_buf_ini_kv(out, "header", c->header);
             break;
-        case K_CA_FILE:
-            gm_buf_printf(out, "ca-file = %s\n", c->ca_file);
+        case K_CA_FILE: /* likewise ("ca-file is empty") */
+            if (c->ca_file[0])
+                gm_buf_ini_kv(out, "ca-file", c->ca_file);
             break;
         case K_TIMEOUT:
             duration_text(c->timeout_ns, d, sizeof(d));

@@ -1204,28 +1204,31 @@ static const struct def_rule defaults[] = {
 // NOLINTEND(bugprone-suspicious-missing-comma)
 #define NDEFAULTS (sizeof(defaults) / sizeof(defaults[0]))
 
+/* Default rule i, as the file finds it. */
+static void default_rule(size_t i, struct gm_rule *x)
+{
+    rule_init(x, defaults[i].name);
+    x->builtin = 1;
+    /* scope first: the conditions are checked against it */
+    for (int k = 0; defaults[i].kv[k]; k += 2)
+        if (!strcmp(defaults[i].kv[k], "scope"))
+            set_key(x, K_SCOPE, defaults[i].kv[k + 1], NULL, 0);
+    for (int k = 0; defaults[i].kv[k]; k += 2) {
+        char why[256];
+        if (set_key(x, find_key(defaults[i].kv[k]), defaults[i].kv[k + 1], why, sizeof(why)) != 0) {
+            fprintf(stderr, "gpumon: bug: default rule %s: %s\n", x->name, why);
+            abort();
+        }
+    }
+    x->set = 0; /* keys given in a file override these once each */
+}
+
 void gm_rules_defaults(struct gm_rules *r)
 {
     memset(r, 0, sizeof(*r));
     r->defaults = 1;
-    for (size_t i = 0; i < NDEFAULTS; i++) {
-        struct gm_rule *x = &r->rule[r->n++];
-        rule_init(x, defaults[i].name);
-        x->builtin = 1;
-        /* scope first: the conditions are checked against it */
-        for (int k = 0; defaults[i].kv[k]; k += 2)
-            if (!strcmp(defaults[i].kv[k], "scope"))
-                set_key(x, K_SCOPE, defaults[i].kv[k + 1], NULL, 0);
-        for (int k = 0; defaults[i].kv[k]; k += 2) {
-            char why[256];
-            if (set_key(x, find_key(defaults[i].kv[k]), defaults[i].kv[k + 1], why, sizeof(why)) !=
-                0) {
-                fprintf(stderr, "gpumon: bug: default rule %s: %s\n", x->name, why);
-                abort();
-            }
-        }
-        x->set = 0; /* keys given in a file override these once each */
-    }
+    for (size_t i = 0; i < NDEFAULTS; i++)
+        default_rule(i, &r->rule[r->n++]);
 }
 
 int gm_rules_set(struct gm_rules *r, const char *name, const char *key, const char *value,
@@ -1270,6 +1273,10 @@ int gm_rules_set(struct gm_rules *r, const char *name, const char *key, const ch
         struct gm_rule_expr tmp;
         if (x->when.n && gm_rule_parse(x->when.text, x->scope, &tmp, w2, sizeof(w2)) != 0) {
             snprintf(why, wlen, "scope = %s does not fit when: %s", value, w2);
+            return -1;
+        }
+        if (x->clear.n && gm_rule_parse(x->clear.text, x->scope, &tmp, w2, sizeof(w2)) != 0) {
+            snprintf(why, wlen, "scope = %s does not fit clear: %s", value, w2);
             return -1;
         }
     }
@@ -1348,17 +1355,27 @@ static void dur_text(int64_t ns, char *b, size_t n)
     else if (ns % SEC == 0)
         snprintf(b, n, "%llds", (long long)(ns / SEC));
     else
-        snprintf(b, n, "%lldms", (long long)(ns / 1000000));
+        gm_duration_fine(ns, b, n);
 }
 
 void gm_rule_dump_one(const struct gm_rule *x, struct gm_buf *out)
 {
     char d[32];
+    /* A key is left out only where its value is what the section starts
+     * with when the file is read: a default rule's own (keep-firing-for =
+     * 1h of gpu-ecc-uncorrectable, scope = host of driver-lost), else a new
+     * rule's.  Leaving out "keep-firing-for = 0" of a default rule that
+     * has it made the dump read back as another rule. */
+    struct gm_rule base;
+    rule_init(&base, x->name);
+    for (size_t i = 0; x->builtin && i < NDEFAULTS; i++)
+        if (!strcmp(defaults[i].name, x->name))
+            default_rule(i, &base);
     gm_buf_printf(out, "[alert.%s]\n", x->name);
     if (!x->enabled)
         gm_buf_puts(out, "enabled = false\n");
-    if (x->scope == GM_RS_HOST)
-        gm_buf_puts(out, "scope = host\n");
+    if (x->scope != base.scope || x->scope == GM_RS_HOST)
+        gm_buf_printf(out, "scope = %s\n", x->scope == GM_RS_HOST ? "host" : "gpu");
     gm_buf_printf(out, "when = %s\n", x->when.text);
     if (x->clear.n)
         gm_buf_printf(out, "clear = %s\n", x->clear.text);
@@ -1368,7 +1385,7 @@ void gm_rule_dump_one(const struct gm_rule *x, struct gm_buf *out)
         dur_text(x->for_ns, d, sizeof(d));
         gm_buf_printf(out, "for = %s\n", d);
     }
-    if (x->keep_firing_ns) {
+    if (x->keep_firing_ns || base.keep_firing_ns) {
         dur_text(x->keep_firing_ns, d, sizeof(d));
         gm_buf_printf(out, "keep-firing-for = %s\n", d);
     }
@@ -1381,7 +1398,7 @@ void gm_rule_dump_one(const struct gm_rule *x, struct gm_buf *out)
             gm_buf_printf(out, "%s%s=%s", i ? "," : "", x->labels[i].name, x->labels[i].value);
         gm_buf_putc(out, '\n');
     }
-    gm_buf_printf(out, "summary = %s\n", x->summary);
+    gm_buf_ini_kv(out, "summary", x->summary);
 }
 
 void gm_rules_dump(const struct gm_rules *r, struct gm_buf *out)

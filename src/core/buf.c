@@ -91,6 +91,14 @@ void gm_buf_free(struct gm_buf *b)
     b->len = b->cap = 0;
 }
 
+void gm_buf_ini_kv(struct gm_buf *b, const char *key, const char *value)
+{
+    gm_buf_puts(b, key);
+    gm_buf_puts(b, value[0] == ';' ? " =" : " = ");
+    gm_buf_puts(b, value);
+    gm_buf_putc(b, '\n');
+}
+
 int gm_buf_write_fd(const struct gm_buf *b, int fd)
 {
     size_t off = 0;

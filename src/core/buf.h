@@ -33,6 +33,12 @@ void gm_buf_fill(struct gm_buf *b, char c, size_t n);
 void gm_buf_reset(struct gm_buf *b);
 void gm_buf_free(struct gm_buf *b);
 
+/* Appends one "key = value" line of an INI file (config show), written so
+ * that config.c's reader gives value back: when value starts with ';' it
+ * goes right after the '=', as "key =;...", because that reader (inih's
+ * syntax) takes a ';' after a blank for the start of a comment. */
+void gm_buf_ini_kv(struct gm_buf *b, const char *key, const char *value);
+
 /* Writes the whole buffer to fd, retrying short writes and EINTR.
  * Returns 0 or -errno. */
 int gm_buf_write_fd(const struct gm_buf *b, int fd);

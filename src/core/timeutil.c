@@ -116,6 +116,16 @@ int gm_parse_duration(const char *s, int64_t *ns)
     return 0;
 }
 
+void gm_duration_fine(int64_t ns, char *buf, size_t len)
+{
+    if (ns % 1000000 == 0)
+        snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+    else if (ns % 1000 == 0)
+        snprintf(buf, len, "%lldus", (long long)(ns / 1000));
+    else
+        snprintf(buf, len, "%lld.%03lldus", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
 int gm_sleep_until(int64_t deadline, volatile int *stop)
 {
     struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000LL),

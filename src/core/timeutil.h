@@ -30,6 +30,12 @@ const char *gm_time_day(int64_t wall_ns, char *buf, size_t len);
  * "500ms", "10s", "1.5m", "2".  Returns 0 and *ns, or GM_E_INVAL. */
 int gm_parse_duration(const char *s, int64_t *ns);
 
+/* ns (>= 0) exactly, as gm_parse_duration reads it back: "250ms" when it is
+ * whole milliseconds, else "1500us", else "0.001us" (durations are whole
+ * nanoseconds).  The last resort of the printers that prefer s, m, h or d
+ * (config show): printing "%lldms" of a finer duration lost the rest. */
+void gm_duration_fine(int64_t ns, char *buf, size_t len);
+
 /* Sleeps until the monotonic deadline (absolute), restarting on EINTR
  * unless *stop becomes non-zero.  Returns 0, or 1 when stopped. */
 int gm_sleep_until(int64_t mono_deadline_ns, volatile int *stop);

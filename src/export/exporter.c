@@ -10,7 +10,8 @@
  *
  * Requests are answered on the access handler's second call (the first
  * only says the headers are in), which is what lets MHD keep the
- * connection open for the next scrape.
+ * connection open for the next scrape.  Which endpoint a request goes to and
+ * which form of the body it gets are decided in request.c, without MHD.
  *
  * The connection guard (a thread per listener) defends the connection
  * slots.  MHD's connection timeout is an idle timeout that every byte
@@ -61,6 +62,7 @@
 #include "../core/timeutil.h"
 #include "listen.h"
 #include "module.h"
+#include "request.h"
 #include "webconfig.h"
 
 #define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
@@ -917,133 +919,6 @@ static enum MHD_Result reply_text(const struct sec *s, struct MHD_Connection *c,
     return ret;
 }
 
-/* One element of a comma-separated header (Accept, Accept-Encoding): its
- * first token (media range or coding) and its q parameter. */
-struct elem {
-    const char *tok;
-    size_t len;
-    double q;
-};
-
-static int is_ows(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-/* A qvalue (RFC 9110 12.4.2: 0 to 1, at most three decimals); anything
- * else is ignored (q stays 1), so a sloppy client still gets an answer. */
-static double parse_q(const char *v, size_t n, double q)
-{
-    char tmp[8];
-    if (n == 0 || n >= sizeof(tmp) || strspn(v, "0123456789.") < n)
-        return q;
-    memcpy(tmp, v, n);
-    tmp[n] = '\0';
-    char *end;
-    double d = strtod(tmp, &end);
-    if (*end || d < 0 || d > 1)
-        return q;
-    return d;
-}
-
-/* Parses the element starting at p; returns where the next one starts, or
- * NULL at the end.  Quoted parameter values may hold ',' and ';'. */
-static const char *next_elem(const char *p, struct elem *e)
-{
-    while (*p == ',' || is_ows(*p))
-        p++;
-    if (!*p)
-        return NULL;
-    e->tok = p;
-    while (*p && *p != ',' && *p != ';')
-        p++;
-    e->len = (size_t)(p - e->tok);
-    while (e->len && is_ows(e->tok[e->len - 1]))
-        e->len--;
-    e->q = 1;
-    while (*p == ';') {
-        p++;
-        while (is_ows(*p))
-            p++;
-        const char *name = p;
-        while (*p && *p != '=' && *p != ';' && *p != ',')
-            p++;
-        size_t nlen = (size_t)(p - name);
-        while (nlen && is_ows(name[nlen - 1]))
-            nlen--;
-        if (*p != '=')
-            continue;
-        p++;
-        while (is_ows(*p))
-            p++;
-        const char *val = p;
-        if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1])
-                    p++;
-            if (*p == '"')
-                p++;
-        } else {
-            while (*p && *p != ';' && *p != ',')
-                p++;
-        }
-        size_t vlen = (size_t)(p - val);
-        while (vlen && is_ows(val[vlen - 1]))
-            vlen--;
-        if (nlen == 1 && (name[0] == 'q' || name[0] == 'Q'))
-            e->q = parse_q(val, vlen, e->q);
-        while (*p && *p != ';' && *p != ',')
-            p++;
-    }
-    return p;
-}
-
-static int tok_is(const struct elem *e, const char *s)
-{
-    return e->len == strlen(s) && strncasecmp(e->tok, s, e->len) == 0;
-}
-
-/* Content negotiation.  OpenMetrics when the Accept header ranks
- * application/openmetrics-text (any version: Prometheus reads 1.0.0 for
- * both) above the text format (text/plain, text/asterisk, asterisk/asterisk),
- * or equal and listed first; text otherwise, also when nothing acceptable is
- * listed (as Prometheus's own client libraries do).  gzip when
- * Accept-Encoding gives gzip (or x-gzip, or asterisk) a q above 0 and no
- * lower than identity's; "gzip;q=0" refuses it. */
-static void negotiate(const char *accept, const char *encoding, int *om, int *gz)
-{
-    double q_om = 0, q_text = 0;
-    int pos = 0, pos_om = -1, pos_text = -1;
-    struct elem e;
-    for (const char *p = accept; p && (p = next_elem(p, &e)); pos++) {
-        if (tok_is(&e, "application/openmetrics-text") || tok_is(&e, "application/*")) {
-            if (pos_om < 0 || e.q > q_om) {
-                q_om = e.q;
-                pos_om = pos;
-            }
-        } else if (tok_is(&e, "text/plain") || tok_is(&e, "text/*") || tok_is(&e, "*/*")) {
-            if (pos_text < 0 || e.q > q_text) {
-                q_text = e.q;
-                pos_text = pos;
-            }
-        }
-    }
-    *om = pos_om >= 0 && q_om > 0 && (q_om > q_text || (q_om == q_text && pos_om < pos_text));
-
-    double q_gzip = -1, q_star = -1, q_identity = -1;
-    for (const char *p = encoding; p && (p = next_elem(p, &e));) {
-        if (tok_is(&e, "gzip") || tok_is(&e, "x-gzip"))
-            q_gzip = e.q > q_gzip ? e.q : q_gzip;
-        else if (tok_is(&e, "*"))
-            q_star = e.q;
-        else if (tok_is(&e, "identity"))
-            q_identity = e.q;
-    }
-    if (q_gzip < 0)
-        q_gzip = q_star;
-    *gz = q_gzip > 0 && q_gzip >= q_identity;
-}
-
 /* A response for form v of b, carrying s's headers; *owned says whether the
  * caller must MHD_destroy_response it (a one-off) or it is b's cached one
  * (valid while the caller holds its reference to b). */
@@ -1099,8 +974,9 @@ static enum MHD_Result serve_metrics(struct gm_exporter *x, const struct sec *s,
         return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE,
                           "no sample yet: the agent has just started\n");
     int om, gz;
-    negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-              MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"), &om, &gz);
+    gm_request_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
+                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"), &om,
+                         &gz);
     int owned;
     struct MHD_Response *r = body_response(b, (om ? V_OM : V_TEXT) + gz, s, &owned);
     enum MHD_Result ret = r ? MHD_queue_response(c, MHD_HTTP_OK, r) : MHD_NO;
@@ -1214,9 +1090,10 @@ static enum MHD_Result check_auth(struct listener *l, struct sec *s, struct MHD_
 /* verdict: the verifier's, for a request it checked; JOB_UNCHECKED for one
  * not checked yet. */
 static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Connection *c,
-                               const char *url, int get_or_head, int verdict, void **req_cls)
+                               const char *method, const char *url, int verdict, void **req_cls)
 {
     struct gm_exporter *x = l->x;
+    int get_or_head = gm_request_get_or_head(method);
     if (verdict == JOB_DENIED)
         return reply_unauthorized(s, c);
     if (verdict == JOB_BUSY)
@@ -1239,13 +1116,14 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         if (handled)
             return ret;
     }
-    if (!get_or_head)
+    switch (gm_request_route(method, url)) {
+    case GM_REQ_NOT_ALLOWED:
         return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
-    if (strcmp(url, "/metrics") == 0)
+    case GM_REQ_METRICS:
         return serve_metrics(x, s, c);
-    if (strcmp(url, "/healthz") == 0)
+    case GM_REQ_HEALTH:
         return serve_health(x, s, c);
-    if (strcmp(url, "/") == 0) {
+    case GM_REQ_INDEX: {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             sizeof(index_html) - 1, (void *)index_html, MHD_RESPMEM_PERSISTENT);
         if (!r)
@@ -1255,6 +1133,9 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
         MHD_destroy_response(r);
         return ret;
+    }
+    case GM_REQ_NOT_FOUND:
+        break;
     }
     return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
@@ -1266,7 +1147,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     struct listener *l = cls;
     (void)version;
     (void)upload;
-    int get_or_head = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    int get_or_head = gm_request_get_or_head(method);
     if (*req_cls == NULL) {
         *req_cls = (void *)&headers_in;
         conn_phase(c, 0);
@@ -1298,7 +1179,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     /* s holds its own reference (sec_ref above), so the job's release cannot
      * free it; the analyzer does not follow reference counts */
     /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-    enum MHD_Result ret = respond(l, s, c, url, get_or_head, verdict, req_cls);
+    enum MHD_Result ret = respond(l, s, c, method, url, verdict, req_cls);
     sec_unref(s);
     return ret;
 }

@@ -163,8 +163,9 @@ int gm_webconfig_check_client_cert(const struct gm_webconfig *wc, void *tls_sess
 
 /* Extra response headers, in file order; gm_webconfig_header returns 0 and
  * sets *name and *value for i < gm_webconfig_header_count, else -1.  Values
- * contain no control characters (checked at load), so they are safe to pass
- * to MHD_add_response_header as they are. */
+ * contain no control characters but tab, which HTTP allows in a value
+ * (checked at load), so they are safe to pass to MHD_add_response_header as
+ * they are. */
 size_t gm_webconfig_header_count(const struct gm_webconfig *wc);
 int gm_webconfig_header(const struct gm_webconfig *wc, size_t i, const char **name,
                         const char **value);

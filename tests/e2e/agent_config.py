@@ -32,6 +32,12 @@
   columns_agree:    a column list the agent refuses (a field given twice, only
                     the time) is refused by `config check` too, with FILE:LINE,
                     and as a flag with exit 2 like every other bad value.
+  show_reads_back:  what `config show` prints is a valid file that shows the
+                    same again: also with a webhook without header or
+                    ca-file, a default rule's keep-firing-for set to 0 or
+                    scope changed, durations finer than 1 ms and values that
+                    start with ';' (each once printed so that it read back
+                    differently or not at all; found by tests/fuzz/fuzz_config).
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -306,6 +312,42 @@ def test_not_regular_files():
             print("  (running as root: the unreadable-file case is skipped)")
 
 
+SHOW_CASES = [
+    ("notify", "[notify.hook]\ntype = webhook\nurl = http://127.0.0.1:9/x\n"
+               "[notify.am]\ntype = alertmanager\nurl = http://127.0.0.1:9\n"),
+    ("default_rule_keys", "[alert.gpu-ecc-uncorrectable]\nkeep-firing-for = 0\n"
+                          "[alert.driver-lost]\nscope = gpu\n"),
+    ("fine_durations", "[agent]\ninterval = 100500us\n[alert.gpu-lost]\nfor = 1us\n"
+                       "[notify.x]\ntype = exec\ncommand = /bin/true\ntimeout = 1500.5ms\n"),
+    ("semicolon_values", "[agent]\ntask = t\nnvml-lib =;lib.so\n"
+                         "[alert.gpu-lost]\nsummary =;) {{gpu}}\n"
+                         "[notify.w]\ntype = webhook\nurl = http://127.0.0.1:9/\nbody =;\n"),
+]
+
+
+def test_show_reads_back():
+    env = sim_env(pinned=100)
+    with Scratch("show") as d:
+        for name, text in SHOW_CASES:
+            src, shown = os.path.join(d, name + ".conf"), os.path.join(d, name + ".shown")
+            with open(src, "w") as f:
+                f.write(text)
+            first = show(["--config", src], env)
+            with open(shown, "w") as f:
+                f.write("\n".join(first) + "\n")
+            rc, out, err = run(["config", "check", shown], env)
+            check_eq((rc, out, err), (0, "", ""), f"{name}: config check of config show's output")
+            again = show(["--config", shown], env)
+            check_eq(again, first, f"{name}: config show of config show's output")
+        # scope = host after a per-GPU clear: refused (it could never resolve)
+        path = os.path.join(d, "scope.conf")
+        with open(path, "w") as f:
+            f.write("[alert.x]\nwhen = driver.lost\nclear = temperature.gpu < 5\nscope = host\n")
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out), (2, ""), "config check of scope = host after a per-GPU clear")
+        check(err.startswith(f"{path}:4: scope = host does not fit clear"), "its message", err)
+
+
 if __name__ == "__main__":
     main([test_check_bad_files, test_check_good_files, test_bad_flags, test_columns_agree,
-          test_long_lines, test_syntax_kept, test_not_regular_files])
+          test_long_lines, test_syntax_kept, test_not_regular_files, test_show_reads_back])

@@ -260,6 +260,21 @@ static void test_write_fd(void **state)
     gm_buf_free(&b);
 }
 
+/* gm_buf_ini_kv: "key = value", except that a value starting with ';'
+ * follows the '=' directly (after a blank it would read as a comment). */
+static void test_ini_kv(void **state)
+{
+    (void)state;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_ini_kv(&b, "task", "t");
+    gm_buf_ini_kv(&b, "nvml-lib", "");
+    gm_buf_ini_kv(&b, "body", ";");
+    gm_buf_ini_kv(&b, "summary", ";) a ;b");
+    gm_buf_ini_kv(&b, "x", "a;b");
+    assert_string_equal(b.p, "task = t\nnvml-lib = \nbody =;\nsummary =;) a ;b\nx = a;b\n");
+    gm_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -273,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_reset_keeps_memory),
         cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_write_fd),
+        cmocka_unit_test(test_ini_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

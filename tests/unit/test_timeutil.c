@@ -109,6 +109,42 @@ static void test_parse_duration(void **state)
     assert_true(ns == -777);
 }
 
+/* gm_duration_fine: exact, and read back to the same nanoseconds (config
+ * show printed a finer duration as whole milliseconds: "for = 1us" as
+ * "0ms", found by tests/fuzz/fuzz_config). */
+static void test_duration_fine(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t ns;
+        const char *text;
+    } rows[] = {
+        {0, "0ms"},
+        {250 * MS, "250ms"},
+        {1500 * MS, "1500ms"},
+        {1000, "1us"},
+        {1500000, "1500us"},
+        {100500000, "100500us"},
+        {1, "0.001us"},
+        {1500, "1.500us"},
+        {3 * NS + 7, "3000000.007us"},
+        {86400 * NS + 1, "86400000000.001us"},
+    };
+    int bad = 0;
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        char buf[64];
+        int64_t back = -1;
+        gm_duration_fine(rows[i].ns, buf, sizeof(buf));
+        if (strcmp(buf, rows[i].text) != 0 || gm_parse_duration(buf, &back) != 0 ||
+            back != rows[i].ns) {
+            print_error("gm_duration_fine(%lld) = \"%s\", reads back as %lld; want \"%s\"\n",
+                        (long long)rows[i].ns, buf, (long long)back, rows[i].text);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* -------------------------------------------------------------- formatting */
 
 struct tz_row {
@@ -282,6 +318,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_duration_fine),
         cmocka_unit_test(test_time_formats),
         cmocka_unit_test(test_day_across_local_midnight),
         cmocka_unit_test(test_short_buffers),

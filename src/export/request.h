@@ -1,0 +1,42 @@
+/* request.h -- what the exporter answers to a request, decided from the
+ * request alone: the method and path (which endpoint, 404 or 405) and the
+ * Accept and Accept-Encoding headers (text or OpenMetrics, plain or gzip).
+ *
+ * Pure functions of their arguments (no libmicrohttpd, no I/O, no state),
+ * so that they can be tested and fuzzed apart from the server
+ * (tests/unit/test_request.c, tests/fuzz/fuzz_http.c); exporter.c calls
+ * them from its access handler.  Left out: basic auth (webconfig.h's
+ * gm_auth_begin, also pure) and client certificates, which come first.
+ */
+#ifndef GM_EXPORT_REQUEST_H
+#define GM_EXPORT_REQUEST_H
+
+/* Where a request goes, in the order the handler checks: a method other
+ * than GET or HEAD is refused whatever the path. */
+enum gm_request_route {
+    GM_REQ_METRICS = 0, /* /metrics */
+    GM_REQ_HEALTH,      /* /healthz */
+    GM_REQ_INDEX,       /* / (the HTML page) */
+    GM_REQ_NOT_FOUND,   /* any other path: 404 */
+    GM_REQ_NOT_ALLOWED, /* a method other than GET and HEAD: 405 */
+};
+
+/* 1 when method is exactly "GET" or "HEAD" (methods are case-sensitive). */
+int gm_request_get_or_head(const char *method);
+
+/* The route of method and url (the path as the server hands it over,
+ * without the query); paths compare exactly. */
+enum gm_request_route gm_request_route(const char *method, const char *url);
+
+/* Content negotiation for /metrics; accept and encoding are the headers'
+ * values, NULL when absent.  *om = 1 when Accept ranks
+ * application/openmetrics-text (any version) or application/asterisk above
+ * the text format (text/plain, text/asterisk, asterisk/asterisk), or equal
+ * and listed first; text otherwise, also when nothing listed is acceptable.
+ * *gz = 1 when Accept-Encoding gives gzip (or x-gzip, or else asterisk) a q
+ * above 0 and no lower than identity's.  A q that is not a plain decimal
+ * from 0 to 1 (digits and '.', at most 7 characters) is ignored: q stays 1,
+ * so a sloppy client still gets an answer. */
+void gm_request_negotiate(const char *accept, const char *encoding, int *om, int *gz);
+
+#endif /* GM_EXPORT_REQUEST_H */

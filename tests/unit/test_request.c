@@ -1,0 +1,147 @@
+/* test_request.c -- the exporter's request decisions without a server
+ * (src/export/request.c): routes by method and path, and content
+ * negotiation from Accept and Accept-Encoding.  The negotiation cases are
+ * those tests/e2e/exporter_http.py sends to a running exporter, plus the
+ * edges of the element and q-value parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "export/request.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define OM "application/openmetrics-text"
+
+static void test_route(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *method, *url;
+        enum gm_request_route want;
+    } cases[] = {
+        {"GET", "/metrics", GM_REQ_METRICS},
+        {"HEAD", "/metrics", GM_REQ_METRICS},
+        {"GET", "/healthz", GM_REQ_HEALTH},
+        {"GET", "/", GM_REQ_INDEX},
+        {"HEAD", "/", GM_REQ_INDEX},
+        {"GET", "/nope", GM_REQ_NOT_FOUND},
+        {"GET", "", GM_REQ_NOT_FOUND},
+        {"GET", "/metrics/", GM_REQ_NOT_FOUND},
+        {"GET", "/METRICS", GM_REQ_NOT_FOUND},
+        {"GET", "//metrics", GM_REQ_NOT_FOUND},
+        {"POST", "/metrics", GM_REQ_NOT_ALLOWED},
+        {"POST", "/nope", GM_REQ_NOT_ALLOWED},
+        {"get", "/metrics", GM_REQ_NOT_ALLOWED}, /* methods are case-sensitive */
+        {"GETX", "/metrics", GM_REQ_NOT_ALLOWED},
+        {"", "/metrics", GM_REQ_NOT_ALLOWED},
+        {"OPTIONS", "*", GM_REQ_NOT_ALLOWED},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        enum gm_request_route got = gm_request_route(cases[i].method, cases[i].url);
+        if (got != cases[i].want)
+            fail_msg("%s %s: route %d, want %d", cases[i].method, cases[i].url, (int)got,
+                     (int)cases[i].want);
+    }
+    assert_int_equal(gm_request_get_or_head("GET"), 1);
+    assert_int_equal(gm_request_get_or_head("HEAD"), 1);
+    assert_int_equal(gm_request_get_or_head("PUT"), 0);
+}
+
+static void test_encoding(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value; /* NULL: no header */
+        int gz;
+    } cases[] = {
+        {NULL, 0},
+        {"gzip", 1},
+        {"gzip;q=0", 0},
+        {"gzip; q=0.0", 0},
+        {"gzip;q=0, identity", 0},
+        {"identity;q=1, gzip;q=0.5", 0},
+        {"identity;q=0.5, gzip;q=1", 1},
+        {"*", 1},
+        {"*;q=0", 0},
+        {"x-gzip", 1},
+        {"GZIP", 1},
+        {"deflate, br", 0},
+        {"gzip;q=0.001", 1},
+        {"deflate;q=1, gzip;q=0.8", 1},
+        {"*;q=0.5, gzip;q=0", 0},
+        {"", 0},
+        {"gzip;q=2", 1},          /* out of range: ignored, q stays 1 */
+        {"gzip;q=-1", 1},         /* not a plain decimal: ignored */
+        {"gzip;q=0.00000001", 1}, /* too long: ignored */
+        {"gzip;q=", 1},
+        {"gzip;q", 1},
+        {"gzip;Q=0", 0},
+        {" , ,gzip ,", 1},
+        {"gzip;x=\"a;q=0\"", 1},     /* a quoted ';' is inside the value */
+        {"gzip;x=\"\\\"q=0", 1},     /* an escaped quote, then the value runs on */
+        {"gzip;q=0;q=1", 1},         /* the last q counts */
+        {"gzip;q=0.5, gzip;q=0", 1}, /* the highest gzip counts */
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        int om = -1, gz = -1;
+        gm_request_negotiate(NULL, cases[i].value, &om, &gz);
+        if (gz != cases[i].gz || om != 0)
+            fail_msg("Accept-Encoding: %s: gz %d om %d, want gz %d", cases[i].value, gz, om,
+                     cases[i].gz);
+    }
+}
+
+static void test_accept(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int om;
+    } cases[] = {
+        {NULL, 0},
+        {"", 0},
+        {OM ";version=1.0.0", 1},
+        {OM ";q=0", 0},
+        {OM ";version=1.0.0;q=0,text/plain;version=0.0.4;q=0.5", 0},
+        {"text/plain;q=0.5, " OM ";q=0.6", 1},
+        {"text/plain, " OM, 0},
+        {OM ", text/plain", 1},
+        {"*/*", 0},
+        {"application/json", 0},
+        {"application/*", 1},
+        {"text/plain;version=0.0.4", 0},
+        /* Prometheus 2 */
+        {OM ";version=1.0.0," OM ";version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+         1},
+        /* Prometheus 3 */
+        {OM ";version=1.0.0;escaping=allow-utf-8;q=0.5," OM ";version=0.0.1;q=0.4,"
+            "text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,text/plain;version=0.0.4;q=0.2,"
+            "*/*;q=0.1",
+         1},
+        {OM ";foo=\"a,b;q=0\";q=0.9, text/plain;q=0.1", 1},
+        {"text/plain;q=0.9, " OM ";bar=\"x, text/plain\";q=0.2", 0},
+        {"APPLICATION/OPENMETRICS-TEXT", 1},
+        {OM " ; q = 0.5 , text/plain ; q=0.4", 1},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        int om = -1, gz = -1;
+        gm_request_negotiate(cases[i].value, NULL, &om, &gz);
+        if (om != cases[i].om || gz != 0)
+            fail_msg("Accept: %s: om %d gz %d, want om %d", cases[i].value, om, gz, cases[i].om);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_route),
+        cmocka_unit_test(test_encoding),
+        cmocka_unit_test(test_accept),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
