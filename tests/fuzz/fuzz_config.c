@@ -1,5 +1,5 @@
 /* fuzz_config.c -- libFuzzer harness for the agent's config file loader
- * (src/core/config.c: gm_config_load_file, with the [alert.NAME] and
+ * (src/agent/config.c: gm_config_load_file, with the [alert.NAME] and
  * [notify.NAME] sections it hands to rule.c and notify_conf.c).
  *
  * The input is the whole file.  The loader reads only from a path, so the
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "core/config.h"
+#include "agent/config.h"
 #include "core/err.h"
 #include "fuzz_tmp.h"
 

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/event.h"
+#include "core/event.h"
 #include "core/err.h"
 #include "fuzz_tmp.h"
 #include "store/csv.h"
