@@ -125,6 +125,7 @@ Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini top        (q quits)
   build/src/gpumon --sim scenarios/h100x8-training.ini dmon -c 5
   build/src/gpumon --sim scenarios/h100x8-training.ini alerts test --to 10m
+  build/src/gpumon --sim scenarios/h100x8-training.ini free              (why no GPU is free here)
   build/src/gpumon --sim scenarios/h100x8-training.ini agent --no-config --data-dir $data
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
 TXT
