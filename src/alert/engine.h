@@ -14,10 +14,10 @@
  * GPU, the history of each value some window uses, over the longest window
  * used on it (window.h: at most GM_WINDOW_BUCKETS + 2 buckets of 80 bytes
  * per value and GPU).  It lives in memory only: gm_engine_save does not
- * carry it, and a reload keeps it while the longest window stays the same.  gm_engine_set_rules keeps the state of every rule whose
- * definition did not change; the firing alerts of a rule that was removed
- * or changed are resolved with a notice.  gm_engine_save / gm_engine_load
- * carry the state between runs of `gpumon record --once` (cron).
+ * carry it, and a reload keeps it while the longest window stays the same.  gm_engine_set_rules
+ * keeps the state of every rule whose definition did not change; the firing alerts of a rule that
+ * was removed or changed are resolved with a notice.  gm_engine_save / gm_engine_load carry the
+ * state between runs of `gpumon record --once` (cron).
  *
  * Thread-safety: one feeding thread; gm_engine_json may be called from any
  * thread (the agent's control socket) -- an internal mutex serialises them.

@@ -34,7 +34,7 @@ struct gm_exporter_opts {
     unsigned max_connections; /* 0 = 512 */
     int64_t connection_timeout_ns; /* idle connections are closed after this; 0 = 10 s */
     int64_t stale_after_ns;        /* /healthz: 503 when the latest sample is older */
-    gm_log_fn log; /* may be NULL */
+    gm_log_fn log;                 /* may be NULL */
     void *log_arg;
 };
 
