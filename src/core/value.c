@@ -1,6 +1,8 @@
 /* value.c -- value statuses and conversions (see value.h). */
 #include "value.h"
 
+#include <stddef.h>
+
 #include "nvmlrc.h"
 
 double gm_v_as_double(const struct gm_value *v)
@@ -15,16 +17,30 @@ double gm_v_as_double(const struct gm_value *v)
     }
 }
 
+/* NVML's return codes (nvmlrc.h) as a table: what a value read with each
+ * is, and the text nvmlErrorString gives for it. */
+static const struct {
+    int code;
+    enum gm_vstatus vstatus;
+    const char *text;
+} nvml_codes[] = {
+#define GM_NVML_RC_ROW(name, num, text, vstatus) {num, vstatus, text},
+    GM_NVML_RETURN_CODES(GM_NVML_RC_ROW)
+#undef GM_NVML_RC_ROW
+};
+
+static int nvml_code_row(int code)
+{
+    for (size_t i = 0; i < sizeof(nvml_codes) / sizeof(nvml_codes[0]); i++)
+        if (nvml_codes[i].code == code)
+            return (int)i;
+    return -1;
+}
+
 enum gm_vstatus gm_v_status_from_nvml(int code)
 {
-    switch (code) {
-#define GM_NVML_RC_STATUS(name, num, text, vstatus)                                                \
-    case num:                                                                                      \
-        return vstatus;
-        GM_NVML_RETURN_CODES(GM_NVML_RC_STATUS)
-#undef GM_NVML_RC_STATUS
-    }
-    return GM_VS_ERROR;
+    int i = nvml_code_row(code);
+    return i < 0 ? GM_VS_ERROR : nvml_codes[i].vstatus;
 }
 
 const char *gm_vstatus_name(enum gm_vstatus st)
@@ -49,12 +65,6 @@ const char *gm_vstatus_name(enum gm_vstatus st)
 /* The texts nvmlErrorString gives (nvmlrc.h). */
 const char *gm_nvml_error_text(int code)
 {
-    switch (code) {
-#define GM_NVML_RC_TEXT(name, num, text, vstatus)                                                  \
-    case num:                                                                                      \
-        return text;
-        GM_NVML_RETURN_CODES(GM_NVML_RC_TEXT)
-#undef GM_NVML_RC_TEXT
-    }
-    return "Unknown Error";
+    int i = nvml_code_row(code);
+    return i < 0 ? "Unknown Error" : nvml_codes[i].text;
 }
