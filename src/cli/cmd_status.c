@@ -111,7 +111,9 @@ int cmd_status_run(int argc, char **argv)
     if (!json) /* read only what the text shows */
         co.groups = BIT(GM_RG_TEMP) | BIT(GM_RG_UTIL) | BIT(GM_RG_MEMORY) | BIT(GM_RG_POWER) |
                     BIT(GM_RG_POWER_LIMIT) | BIT(GM_RG_CLOCK_REASONS) | BIT(GM_RG_MIG_MODE) |
-                    BIT(GM_RG_COMPUTE_MODE) | BIT(GM_RG_PCIE_LINK); /* the flags */
+                    BIT(GM_RG_COMPUTE_MODE) | BIT(GM_RG_PCIE_LINK) | BIT(GM_RG_MAX_PCIE) |
+                    BIT(GM_RG_PERSISTENCE) | BIT(GM_RG_DISPLAY) | BIT(GM_RG_REMAPPED) |
+                    BIT(GM_RG_RETIRED); /* the flags */
     else if (pcie)
         co.groups = gm_nvml_groups_default() | BIT(GM_RG_PCIE_TPUT);
 #undef BIT

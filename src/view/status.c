@@ -77,6 +77,21 @@ int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], i
         mu->v.u >= GM_STATUS_ORPHAN_MEM)
         snprintf(labels[n++], GM_STATUS_FLAG_MAX, "%.1f GiB used, no process",
                  (double)mu->v.u / 1073741824.0);
+    /* a row remap or a page retirement waits for the next reset: the memory
+     * it protects is still in use until then */
+    const struct gm_value *rp = &g->m[GM_M_REMAP_PENDING], *pp = &g->m[GM_M_RETIRED_PENDING];
+    if (n < max && gm_v_ok(rp) && rp->v.u)
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "row remap pending: reset");
+    else if (n < max && gm_v_ok(pp) && pp->v.u)
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "page retirement pending: reset");
+    /* persistence off on a server GPU (no display, not a GeForce board): the
+     * driver tears the GPU down whenever no client holds it, and every first
+     * call pays seconds of re-initialisation (nvidia-smi -pm 1 or
+     * nvidia-persistenced). A desktop or laptop board leaves it off on purpose. */
+    const struct gm_value *pm = &g->m[GM_M_PERSISTENCE], *da = &g->m[GM_M_DISPLAY_ACTIVE];
+    if (n < max && gm_v_ok(pm) && pm->v.u == 0 && gm_v_ok(da) && da->v.u == 0 &&
+        !strstr(g->str[GM_S_NAME], "GeForce"))
+        snprintf(labels[n++], GM_STATUS_FLAG_MAX, "persistence off");
     return n;
 }
 
@@ -247,8 +262,8 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
             gm_buf_printf(b, "[%s]", lim);
             col(b, o, C_RESET);
         }
-        char flags[4][GM_STATUS_FLAG_MAX];
-        int nflags = gm_status_flags(g, flags, 4);
+        char flags[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
+        int nflags = gm_status_flags(g, flags, GM_STATUS_FLAGS);
         for (int k = 0; k < nflags; k++) {
             gm_buf_puts(b, " ");
             col(b, o, C_BOLD C_YELLOW);

@@ -47,10 +47,15 @@ const char *gm_status_throttle_label(uint64_t reasons);
  * save power, which is no fault); memory used, at least
  * GM_STATUS_ORPHAN_MEM, on a GPU whose process lists NVML answered empty
  * ("4.0 GiB used, no process": a process in another container, or memory
- * a crashed job left behind).  Only values NVML reported count: a
+ * a crashed job left behind); a row remap or page retirement waiting
+ * for a reset ("row remap pending: reset"); persistence mode off on a
+ * GPU that drives no display and is not a GeForce board ("persistence
+ * off").  Clocks held by application-clock settings are the throttle
+ * label "app clocks" (gm_status_throttle_label).  Only values NVML reported count: a
  * value that is missing yields no label, never a guess.  Writes at most
  * max labels into labels and returns how many. */
 #define GM_STATUS_FLAG_MAX 48
+#define GM_STATUS_FLAGS 6 /* at most this many labels per GPU */
 #define GM_STATUS_PCIE_LOAD 50
 #define GM_STATUS_ORPHAN_MEM (1ULL << 30) /* bytes used with no process listed worth a mark */
 int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], int max);

@@ -25,6 +25,7 @@
 #include "../core/metrics.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "status.h"
 #include "top_ui.h"
 
 /* ---------------------------------------------------------------- colour */
@@ -405,16 +406,22 @@ static void panel_full(struct top_ui *ui, int y, int x, int w, const struct gm_g
         put(y + 3, x + cx, w - cx, A(P_DIM), ok(g, GM_M_MIG_CURRENT) ? "MIG off" : "MIG N/A");
     }
 
-    /* line 4: the cross-check */
+    /* line 4: the cross-check, then the marks status shows */
+    int lx = 1;
     if (dg.limit != GM_TOP_LIM_NONE)
-        putf(y + 4, x + 1, w - 1, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!", dg.text);
+        lx += putf(y + 4, x + 1, w - 1, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!",
+                   dg.text);
     else if (ok(g, GM_M_UTIL_GPU) && val(g, GM_M_UTIL_GPU) < 1)
-        put(y + 4, x + 1, w - 1, A(P_DIM), "idle");
+        lx += put(y + 4, x + 1, w - 1, A(P_DIM), "idle");
     else if (dg.clock_ratio >= 0)
-        putf(y + 4, x + 1, w - 1, A(P_OK), "no limit: SM clock at %.0f %% of max",
-             100 * dg.clock_ratio);
+        lx += putf(y + 4, x + 1, w - 1, A(P_OK), "no limit: SM clock at %.0f %% of max",
+                   100 * dg.clock_ratio);
     else
-        put(y + 4, x + 1, w - 1, A(P_DIM), "no limit reported");
+        lx += put(y + 4, x + 1, w - 1, A(P_DIM), "no limit reported");
+    char marks[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
+    int nmarks = gm_status_flags(g, marks, GM_STATUS_FLAGS);
+    for (int k = 0; k < nmarks; k++)
+        lx += putf(y + 4, x + lx, w - lx, A(P_WARN), " [%s]", marks[k]);
     hline_at(y + 5, x, w - 1, A(P_DIM), ui->utf8);
 }
 
@@ -444,10 +451,14 @@ static void panel_compact(struct top_ui *ui, int y, int x, int w, const struct g
     n = putf(y + 1, x + 3, w - 3, A_NORMAL, "SM %s/%s ", vtext(g, GM_M_CLK_SM, 1, "", a, sizeof(a)),
              vtext(g, GM_M_CLK_MAX_SM, 1, " MHz", c, sizeof(c)));
     if (dg.limit != GM_TOP_LIM_NONE)
-        putf(y + 1, x + 3 + n, w - 3 - n, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!",
-             dg.text);
+        n += putf(y + 1, x + 3 + n, w - 3 - n, A(P_ALERT), "%s %s",
+                  ui->utf8 ? "\xE2\x9A\xA0" : "!", dg.text);
     else
-        put(y + 1, x + 3 + n, w - 3 - n, A(P_DIM), gm_top_reasons_text(g, c, sizeof(c)));
+        n += put(y + 1, x + 3 + n, w - 3 - n, A(P_DIM), gm_top_reasons_text(g, c, sizeof(c)));
+    char marks[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
+    int nmarks = gm_status_flags(g, marks, GM_STATUS_FLAGS);
+    for (int k = 0; k < nmarks; k++)
+        n += putf(y + 1, x + 3 + n, w - 3 - n, A(P_WARN), " [%s]", marks[k]);
 }
 
 static void panel_line(struct top_ui *ui, int y, int x, int w, const struct gm_gpu *g, int focus)

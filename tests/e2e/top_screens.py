@@ -153,6 +153,31 @@ def test_lost_and_mig():
     print("ok lost GPU and MIG")
 
 
+def test_marks():
+    """The marks `status` shows, under each GPU in the compact and the full panels."""
+    want = {0: "[exclusive-process]", 1: "[pcie gen5 x8 of gen5 x16]",
+            4: "[12.0 GiB used, no process]", 6: "[persistence off]",
+            7: "[row remap pending: reset]"}
+    for cols, rows, ids in ((160, 60, None), (160, 60, "6,7")):
+        t = Top("flags.ini", cols, rows, time_pin="120",
+                args=["--id", ids] if ids else [])
+        try:
+            s = t.wait_for("COMMAND")
+            for gpu, mark in want.items():
+                if ids and str(gpu) not in ids.split(","):
+                    continue
+                if mark not in s:
+                    fail(f"GPU {gpu}: {mark} on screen", s)
+            for gpu in (2, 3, 5):  # idle link, healthy, unanswered process list: no mark
+                if not ids and re.search(rf"^ {gpu} .*\n.*\[", s, re.M):
+                    fail(f"GPU {gpu} has no mark", s)
+            t.keys("q")
+            t.wait_exit()
+        finally:
+            t.close()
+    print("ok marks")
+
+
 def test_ascii_monochrome():
     t = Top("h100x8-training.ini", 120, 40, args=["--ascii", "--no-color"])
     try:
@@ -229,6 +254,7 @@ if __name__ == "__main__":
     test_200x60_and_resize()
     test_16_gpus()
     test_lost_and_mig()
+    test_marks()
     test_ascii_monochrome()
     test_hostile_names()
     print("top_screens: all passed")

@@ -1,6 +1,7 @@
 # the marks for states the articles warn about: exclusive-process mode, a PCIe link
 # below its maximum under load, memory used with no process listed; an idle GPU's
-# power-saving gen 1 link is no mark
+# power-saving gen 1 link is no mark; persistence off on a headless server GPU; a row
+# remap that waits for a reset
 scenario: flags.ini
 time: 120
 args: status
@@ -13,4 +14,6 @@ exit: 0
 [3] NVIDIA H100 80GB HBM3 |  63C,  94 % |  40961 /  81559 MiB |  617 /  700 W | ?:python3/4194400(40960M,process gone)
 [4] NVIDIA H100 80GB HBM3 |  29C,   0 % |  12289 /  81559 MiB |   71 /  700 W [12.0 GiB used, no process] |
 [5] NVIDIA H100 80GB HBM3 |  29C,   0 % |  12289 /  81559 MiB |   72 /  700 W |
+[6] NVIDIA H100 80GB HBM3 |  63C,  95 % |  40961 /  81559 MiB |  614 /  700 W [persistence off] | ?:python3/4194400(40960M,process gone)
+[7] NVIDIA A100-SXM4-80GB |  60C,  96 % |  40961 /  81920 MiB |  351 /  400 W [row remap pending: reset] | ?:python3/4194400(40960M,process gone)
 --- stderr
