@@ -52,12 +52,19 @@ struct gm_sampler {
     struct seen seen;
     int64_t overrun_logged_mono;
     uint64_t overruns_unlogged;
+    void (*inspect)(void *arg, struct gm_snapshot *s, const struct gm_sampler_emit *to);
+    void *inspect_arg;
 };
 
 static void emit(struct gm_sink *const *sinks, int n, const struct gm_event *e)
 {
     for (int i = 0; i < n; i++)
         gm_sink_push_event(sinks[i], e);
+}
+
+void gm_sampler_emit(const struct gm_sampler_emit *to, const struct gm_event *e)
+{
+    emit(to->sinks, to->n, e);
 }
 
 static void event_init(struct gm_event *e, int type, int gpu, int64_t wall_ns, int64_t code)
@@ -185,6 +192,10 @@ static void publish(struct gm_sampler *sp, struct gm_snapshot *s)
     pthread_mutex_unlock(&sp->mu);
 
     observe(&sp->seen, s, sinks, n, 1);
+    if (sp->inspect) {
+        struct gm_sampler_emit to = {sinks, n};
+        sp->inspect(sp->inspect_arg, s, &to);
+    }
     for (int i = 0; i < n; i++)
         gm_sink_push(sinks[i], s);
     pthread_mutex_unlock(&sp->pub_mu);
@@ -287,6 +298,10 @@ struct gm_sampler *gm_sampler_start_opts(struct gm_collector *c, int64_t interva
     sp->col = c;
     if (o && o->clock.now && o->clock.sleep_until)
         sp->clock = o->clock;
+    if (o) {
+        sp->inspect = o->inspect;
+        sp->inspect_arg = o->inspect_arg;
+    }
     sp->interval_ns = interval_ns;
     pthread_mutex_init(&sp->mu, NULL);
     pthread_mutex_init(&sp->pub_mu, NULL);

@@ -55,8 +55,22 @@ struct gm_sampler_clock {
     void *arg;
 };
 
+/* An event sender for an inspector: sends e to every sink of the list the
+ * snapshot being inspected goes to. */
+struct gm_sampler_emit {
+    struct gm_sink *const *sinks;
+    int n;
+};
+void gm_sampler_emit(const struct gm_sampler_emit *to, const struct gm_event *e);
+
 struct gm_sampler_opts {
     struct gm_sampler_clock clock;
+    /* Called on the sampler thread with each snapshot before any sink sees
+     * it: it may fill fields the collector leaves alone (the agent's
+     * diagnosis sets s->gpus[].diag) and send events with gm_sampler_emit.
+     * It must not block; NULL: none. */
+    void (*inspect)(void *arg, struct gm_snapshot *s, const struct gm_sampler_emit *to);
+    void *inspect_arg;
 };
 
 /* gm_sampler_start with options (o may be NULL: the defaults). */

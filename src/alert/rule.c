@@ -56,6 +56,27 @@ const struct gm_rule_operand_info gm_rule_operands[] = {
      "the kernel's pid_max (simulated processes) are not counted"},
     {GM_OP_XID, "xid", GM_U_NONE, GM_SC_GPU,
      "the Xid number of an NVML Xid event, at the moment it arrives; 0 at every sample"},
+#define DIAG_OP(c, name)                                                                           \
+    {GM_OP_DIAG + GM_CAUSE_##c, "diagnosis." name, GM_U_NONE, GM_SC_GPU,                          \
+     "1 while the agent's diagnosis finds " name " on the GPU (docs/diagnose.md), else 0"}
+    DIAG_OP(INPUT_STARVED, "input-starved"),
+    DIAG_OP(THERMAL, "thermal-throttle"),
+    DIAG_OP(POWER_CAPPED, "power-capped"),
+    DIAG_OP(HW_SLOWDOWN, "hw-slowdown"),
+    DIAG_OP(LOW_INTENSITY, "low-intensity"),
+    DIAG_OP(MEMORY_BOUND, "memory-bound"),
+    DIAG_OP(MEMORY_SQUATTED, "memory-squatted"),
+    DIAG_OP(MEMORY_ORPHANED, "memory-orphaned"),
+    DIAG_OP(MEMORY_GROWTH, "memory-growth"),
+    DIAG_OP(STRAGGLER, "straggler"),
+    DIAG_OP(EXCLUSIVE, "exclusive-blocking"),
+    DIAG_OP(ECC_RISK, "ecc-risk"),
+    DIAG_OP(TRANSFER_BOUND, "transfer-bound"),
+    DIAG_OP(PCIE_DEGRADED, "pcie-degraded"),
+    DIAG_OP(CODEC_BOUND, "codec-bound"),
+    DIAG_OP(APP_CLOCKS, "app-clocks"),
+    DIAG_OP(GPU_LOST, "gpu-lost"),
+#undef DIAG_OP
 };
 const int gm_rule_noperands = (int)(sizeof(gm_rule_operands) / sizeof(gm_rule_operands[0]));
 
@@ -172,6 +193,12 @@ int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out
     }
     if (operand >= 0 && operand < GM_M__GPU_END)
         return vstatus(gm_gpu_value(cx->s, g, operand), out);
+    if (operand >= GM_OP_DIAG && operand <= GM_OP_DIAG_LAST) {
+        if (!g->diag_known)
+            return GM_VS_NA; /* no diagnosis runs here: unknown, not "not found" */
+        *out = (g->diag >> (operand - GM_OP_DIAG)) & 1u;
+        return GM_VS_OK;
+    }
 
     double a, b;
     int st;
@@ -423,6 +450,21 @@ static int is_ident(char c)
     return isalnum((unsigned char)c) || c == '_' || c == '.';
 }
 
+/* The end of the name that starts at p: identifier characters, and a '-'
+ * between a letter or digit and a letter (diagnosis.input-starved; the
+ * language has no subtraction, and a number never follows a name). */
+static const char *ident_end(const char *p)
+{
+    for (;;) {
+        if (is_ident(*p))
+            p++;
+        else if (*p == '-' && isalnum((unsigned char)p[-1]) && isalpha((unsigned char)p[1]))
+            p++;
+        else
+            return p;
+    }
+}
+
 /* Whether the next token is the word w (and, or, not). */
 static int word(struct parser *ps, const char *w)
 {
@@ -574,8 +616,7 @@ static int parse_window(struct parser *ps, const char *fat, const char *fname,
     const char *at = ps->p;
     if (!is_ident_start(*ps->p))
         return fail(ps, at, "expected a metric name inside %s()", fname);
-    while (is_ident(*ps->p))
-        ps->p++;
+    ps->p = ident_end(ps->p);
     size_t len = (size_t)(ps->p - at);
     if (len >= nlen)
         return fail(ps, at, "name too long");
@@ -626,8 +667,7 @@ static int parse_primary(struct parser *ps)
     if (!is_ident_start(*ps->p))
         return fail(ps, ps->p, *ps->p ? "expected a metric name" : "condition ends too early");
     const char *start = ps->p;
-    while (is_ident(*ps->p))
-        ps->p++;
+    ps->p = ident_end(ps->p);
     char name[128];
     size_t len = (size_t)(ps->p - start);
     if (len >= sizeof(name))

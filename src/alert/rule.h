@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "../core/buf.h"
+#include "../core/cause.h"
 #include "../core/snapshot.h"
 #include "alert.h"
 #include "window.h"
@@ -59,6 +60,9 @@ enum gm_rule_operand {
     GM_OP_DEAD_MEM,             /* procs.dead_memory: bytes held by processes that no longer
                                    exist (gone from /proc, or zombies) */
     GM_OP_XID,                  /* xid: the Xid of an NVML Xid event (only at the event) */
+    GM_OP_DIAG,                 /* diagnosis.<cause>: GM_OP_DIAG + enum gm_cause (0/1; unknown
+                                   where the agent's diagnosis does not run) */
+    GM_OP_DIAG_LAST = GM_OP_DIAG + GM_CAUSE__COUNT - 1,
     GM_OP__END
 };
 

@@ -16,6 +16,8 @@ const char *gm_event_type_name(enum gm_event_type t)
         return "agent";
     case GM_EV_ALERT:
         return "alert";
+    case GM_EV_DIAG:
+        return "diagnosis";
     }
     return "unknown";
 }

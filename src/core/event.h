@@ -32,6 +32,8 @@ enum gm_event_type {
     GM_EV_XID,      /* an XID error reported by NVML (code = Xid) */
     GM_EV_AGENT,    /* agent lifecycle: started, stopped, config reloaded */
     GM_EV_ALERT,    /* an alert fired, repeated or resolved (the alert fields below) */
+    GM_EV_DIAG,     /* a diagnosis finding began or ended (code = enum gm_cause, core/cause.h;
+                       state GM_AL_FIRING or GM_AL_RESOLVED; severity; text: the evidence) */
 };
 
 struct gm_event {
@@ -42,7 +44,7 @@ struct gm_event {
     char task[64];              /* task the mark belongs to; "" = the agent's task */
     char uuid[96];              /* GPU UUID when known */
     char text[GM_MARK_MAX + 1]; /* human text, UTF-8 (an alert's summary, a whole mark) */
-    /* GM_EV_ALERT only */
+    /* GM_EV_ALERT (all) and GM_EV_DIAG (severity, state) */
     char rule[64];
     uint8_t severity; /* enum gm_alert_severity */
     uint8_t state;    /* GM_AL_FIRING or GM_AL_RESOLVED */

@@ -115,6 +115,11 @@ struct gm_gpu {
     uint8_t procs_listed; /* 1 when NVML answered both process lists (compute and graphics)
                              this sample: nproc 0 then means none, not unknown
                              (the same as gm_v_ok(&proc_list)) */
+    /* The causes the agent's running diagnosis finds on this GPU (bit
+     * 1 << enum gm_cause, core/cause.h); only when diag_known is 1 (0: no
+     * diagnosis runs, as in one-shot commands: unknown, not "none"). */
+    uint32_t diag;
+    uint8_t diag_known;
 };
 
 struct gm_snapshot {

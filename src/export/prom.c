@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/cause.h"
 #include "../core/err.h"
 #include "../core/metrics.h"
 #include "../core/text.h"
@@ -447,6 +448,34 @@ static void native_reasons(struct writer *w, const struct gm_prom_state *st)
     }
 }
 
+/* The agent's running diagnosis (docs/diagnose.md): for each GPU it
+ * diagnoses, every cause with 1 while it is found and 0 otherwise, so that
+ * a query sees the cause's series before it first fires. */
+static void diagnosis(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    int any = 0;
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        any |= s->gpus[i].diag_known;
+    if (!any)
+        return;
+    family(w, "gpumon_diagnosis_active", F_GAUGE,
+           "Whether the agent's diagnosis finds the cause on the GPU now (1) or not (0); "
+           "gpumon diagnose explains each.");
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!g->diag_known)
+            continue;
+        for (int c = 0; c < GM_CAUSE__COUNT; c++) {
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "cause", gm_cause_name(c));
+            sample_end(w, (g->diag >> c) & 1u);
+        }
+    }
+}
+
 static void native_info(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
@@ -757,6 +786,7 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
             native_mig(&w);
         }
         native_info(&w);
+        diagnosis(&w);
         if (o->names != GM_PROM_DCGM)
             native_xid(&w, st);
         if (o->process_metrics) {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/cause.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "export/prom.h"
@@ -435,6 +436,39 @@ static void test_xid(void **state)
     gm_snapshot_free(s);
 }
 
+/* The agent's diagnosis: every cause 0 or 1 for a GPU it diagnoses, under
+ * both name sets; nothing for a GPU it does not (one-shot scrapes). */
+static void test_diagnosis(void **state)
+{
+    (void)state;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_snapshot *s = snapshot();
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    char *t = render_with(st, s, &o);
+    assert_null(strstr(t, "gpumon_diagnosis_active"));
+    free(t);
+    s->gpus[0].diag_known = 1;
+    s->gpus[0].diag = 1u << GM_CAUSE_THERMAL;
+    for (int names = 0; names < 2; names++) {
+        o.names = names ? GM_PROM_DCGM : GM_PROM_NATIVE;
+        t = render_with(st, s, &o);
+        CHECK_LINES(t, "# TYPE gpumon_diagnosis_active gauge");
+        if (!names) {
+            CHECK_LINES(t, "gpumon_diagnosis_active{" L0 ",cause=\"thermal-throttle\"} 1",
+                        "gpumon_diagnosis_active{" L0 ",cause=\"input-starved\"} 0",
+                        "gpumon_diagnosis_active{" L0 ",cause=\"gpu-lost\"} 0");
+            assert_null(strstr(t, "gpumon_diagnosis_active{" L1));
+        }
+        size_t n = 0;
+        for (const char *p = t; (p = strstr(p, "\ngpumon_diagnosis_active{")) != NULL; p++)
+            n++;
+        assert_int_equal(n, GM_CAUSE__COUNT);
+        free(t);
+    }
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
 /* Options: OpenMetrics, the hostname label, the process series cap; and a
  * driver that is not there. */
 static void test_options(void **state)
@@ -492,6 +526,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_native), cmocka_unit_test(test_dcgm),    cmocka_unit_test(test_state),
         cmocka_unit_test(test_xid),    cmocka_unit_test(test_options),
+        cmocka_unit_test(test_diagnosis),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -287,6 +287,32 @@ static void test_eval_unsupported(void **state)
     gm_snapshot_unref(s);
 }
 
+/* diagnosis.<cause>: unknown where no diagnosis runs, then the cause's bit;
+ * a '-' inside a name is part of it, and a misspelt cause is an error. */
+static void test_diagnosis_operand(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    assert_int_equal(eval("diagnosis.input-starved", s), -1);
+    assert_int_equal(eval("diagnosis.input-starved or temperature.gpu > 60", s), 1);
+    s->gpus[0].diag_known = 1;
+    assert_int_equal(eval("diagnosis.input-starved", s), 0);
+    s->gpus[0].diag = 1u << GM_CAUSE_INPUT_STARVED | 1u << GM_CAUSE_GPU_LOST;
+    assert_int_equal(eval("diagnosis.input-starved", s), 1);
+    assert_int_equal(eval("diagnosis.input-starved == 1 and not diagnosis.thermal-throttle", s),
+                     1);
+    assert_int_equal(eval("diagnosis.gpu-lost>0", s), 1);
+    assert_int_equal(eval("diagnosis.memory-growth", s), 0);
+    assert_int_equal(eval("temperature.margin > -5", s), 1); /* a minus still makes a number */
+    struct gm_rule_expr e;
+    char why[256];
+    assert_int_not_equal(gm_rule_parse("diagnosis.input-starvd", GM_RS_GPU, &e, why, sizeof(why)),
+                         0);
+    assert_non_null(strstr(why, "\"diagnosis.input-starvd\""));
+    assert_int_not_equal(gm_rule_parse("diagnosis.gpu-", GM_RS_GPU, &e, why, sizeof(why)), 0);
+    gm_snapshot_unref(s);
+}
+
 static void test_derived(void **state)
 {
     (void)state;
@@ -676,7 +702,7 @@ int main(void)
         cmocka_unit_test(test_dead_memory), cmocka_unit_test(test_rule_keys),
         cmocka_unit_test(test_rule_checks), cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_summary), cmocka_unit_test(test_dump_reads_back),
-        cmocka_unit_test(test_scope_checks_clear),
+        cmocka_unit_test(test_scope_checks_clear), cmocka_unit_test(test_diagnosis_operand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
