@@ -34,6 +34,10 @@ enum gm_cause {
     GM_CAUSE__COUNT
 };
 
+/* A GM_EV_DIAG event's code: the cause, plus this when the finding ended
+ * (the store's events table keeps the code; docs/store.md). */
+#define GM_CAUSE_EV_ENDED 0x100
+
 /* The cause's stable name ("input-starved"); "unknown" out of range. */
 const char *gm_cause_name(int cause);
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "../core/cause.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/text.h"
@@ -61,12 +62,22 @@ struct rmark {
     char *task, *text;
 };
 
+/* A diagnosis finding on one GPU, from its GM_EV_DIAG events: the periods
+ * (keys) it was active in, from the one it began in to the one it ended in. */
+struct rfind {
+    int64_t gpu_id;
+    int cause;
+    int64_t key_from, key_to; /* key_to INT64_MAX: still active at the end */
+};
+
 struct report {
     const struct gm_report_opts *o;
     struct rrow *rows;
     size_t nrows, rcap;
     struct rmark *marks;
     size_t nmarks, mcap;
+    struct rfind *finds;
+    size_t nfinds, fcap;
 };
 
 /* ------------------------------------------------------------ periods */
@@ -272,6 +283,91 @@ static int read_marks(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to
     return 0;
 }
 
+/* The diagnosis findings that overlap the report's hours: GM_EV_DIAG
+ * events, a beginning and an end per finding (code: the cause, plus
+ * GM_CAUSE_EV_ENDED at the end).  A finding with no end is active to the
+ * end of the report; one whose end is lost (the agent killed) ends where
+ * the agent started again ('agent started' on the timeline). */
+static int read_findings(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_ms,
+                         int task_set, int64_t task_id, struct gm_err *err)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT e.ts, e.gpu, e.code, e.type FROM events e"
+                           " WHERE (e.type = 'diagnosis' OR (e.type = 'agent' AND"
+                           " e.text = 'agent started')) AND e.ts < ?1"
+                           " AND (?2 = 0 OR e.task = ?3 OR e.type = 'agent') ORDER BY e.ts, e.id",
+                           -1, &q, NULL) != SQLITE_OK)
+        return sql_fail(db, err, r->o->path, "reading the diagnosis findings");
+    sqlite3_bind_int64(q, 1, to_ms > INT64_MAX - MS_PER_HOUR ? INT64_MAX : to_ms + MS_PER_HOUR);
+    sqlite3_bind_int(q, 2, task_set);
+    sqlite3_bind_int64(q, 3, task_id);
+    int rc;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int64_t ts = sqlite3_column_int64(q, 0);
+        int64_t key = period_of(r->o->by, floor_to(ts, MS_PER_HOUR), NULL, 0);
+        const unsigned char *type = sqlite3_column_text(q, 3);
+        if (type && strcmp((const char *)type, "agent") == 0) {
+            for (size_t i = 0; i < r->nfinds; i++)
+                if (r->finds[i].key_to == INT64_MAX)
+                    r->finds[i].key_to = key;
+            continue;
+        }
+        int64_t gpu_id = 0, code = sqlite3_column_int64(q, 2);
+        if (!col_opt(q, 1, &gpu_id))
+            continue; /* a finding is about a GPU */
+        int cause = (int)(code & ~(int64_t)GM_CAUSE_EV_ENDED);
+        if (cause < 0 || cause >= GM_CAUSE__COUNT)
+            continue; /* a newer gpumon's cause: not ours to name */
+        struct rfind *open = NULL;
+        for (size_t i = 0; i < r->nfinds; i++)
+            if (r->finds[i].gpu_id == gpu_id && r->finds[i].cause == cause &&
+                r->finds[i].key_to == INT64_MAX)
+                open = &r->finds[i];
+        if (code & GM_CAUSE_EV_ENDED) {
+            if (open) /* an end in the first minute of a period is still in it */
+                open->key_to = period_of(r->o->by, floor_to(ts - 1, MS_PER_HOUR), NULL, 0);
+            continue;
+        }
+        if (open)
+            continue; /* began twice: the first beginning holds */
+        if (r->nfinds == r->fcap) {
+            r->fcap = r->fcap ? r->fcap * 2 : 32;
+            r->finds = gm_xrealloc(r->finds, r->fcap * sizeof(*r->finds));
+        }
+        r->finds[r->nfinds++] = (struct rfind){gpu_id, cause, key, INT64_MAX};
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return sql_fail(db, err, r->o->path, "reading the diagnosis findings");
+    (void)from_ms;
+    return 0;
+}
+
+/* Whether the row's GPU had the cause in the row's period. */
+static int row_has(const struct report *r, const struct rrow *w, int cause)
+{
+    for (size_t i = 0; i < r->nfinds; i++) {
+        const struct rfind *f = &r->finds[i];
+        if (f->gpu_id == w->gpu_id && f->cause == cause && f->key_from <= w->key &&
+            w->key <= f->key_to)
+            return 1;
+    }
+    return 0;
+}
+
+/* "input-starved, thermal-throttle"; sep between names. */
+static void findings_text(struct gm_buf *b, const struct report *r, const struct rrow *w,
+                          const char *sep)
+{
+    int any = 0;
+    for (int c = 0; c < GM_CAUSE__COUNT; c++)
+        if (row_has(r, w, c)) {
+            gm_buf_printf(b, "%s%s", any ? sep : "", gm_cause_name(c));
+            any = 1;
+        }
+}
+
 static int row_cmp(const void *a, const void *b)
 {
     const struct rrow *x = a, *y = b;
@@ -345,7 +441,8 @@ enum {
     C_ENERGY,
     C_TEMP_MAX,
     C_THR, /* C_THR + k: seconds throttled by reason k */
-    C_MARKS = C_THR + GM_THR__COUNT,
+    C_FINDINGS = C_THR + GM_THR__COUNT,
+    C_MARKS,
     C__COUNT
 };
 
@@ -361,6 +458,8 @@ static const char *key_of(int c, char *buf, size_t len)
         return col_key[c];
     if (c == C_MARKS)
         return "marks";
+    if (c == C_FINDINGS)
+        return "findings";
     snprintf(buf, len, "thr_%s_s", thr_stem[c - C_THR]);
     return buf;
 }
@@ -400,7 +499,7 @@ static int col_num(const struct rrow *w, int c, double *v, int *dec)
         *v = (double)w->temp_max;
         return w->temp_max_ok;
     default:
-        if (c >= C_THR && c < C_MARKS) {
+        if (c >= C_THR && c < C_FINDINGS) {
             *dec = 1;
             *v = (double)w->thr[c - C_THR] / 1000.0;
             return w->thr_ok[c - C_THR];
@@ -425,7 +524,7 @@ static const char *col_text(const struct rrow *w, int c)
 
 static int is_text_col(int c)
 {
-    return c == C_PERIOD || c == C_UUID || c == C_NAME || c == C_MARKS;
+    return c == C_PERIOD || c == C_UUID || c == C_NAME || c == C_MARKS || c == C_FINDINGS;
 }
 
 /* Marks [*lo, *hi) of the row's period; lo only moves forward (rows and
@@ -490,6 +589,8 @@ static void put_csv(struct gm_buf *out, const struct report *r)
             int dec;
             if (c == C_MARKS) {
                 marks_text(&cell, r, w, lo, hi);
+            } else if (c == C_FINDINGS) {
+                findings_text(&cell, r, w, " ");
             } else if (is_text_col(c)) {
                 const char *s = col_text(w, c);
                 gm_buf_puts(&cell, s ? s : "");
@@ -542,6 +643,12 @@ static void put_json(struct gm_buf *out, const struct report *r)
                     gm_json_obj_end(&j);
                 }
                 gm_json_arr_end(&j);
+            } else if (c == C_FINDINGS) {
+                gm_json_arr_begin(&j);
+                for (int k = 0; k < GM_CAUSE__COUNT; k++)
+                    if (row_has(r, w, k))
+                        gm_json_str(&j, gm_cause_name(k));
+                gm_json_arr_end(&j);
             } else if (is_text_col(c)) {
                 const char *s = col_text(w, c);
                 if (s)
@@ -574,16 +681,17 @@ enum {
     T_ENERGY,
     T_TEMP,
     T_THR,
+    T_FINDINGS,
     T_MARKS,
     T__COUNT
 };
 static const char *const t_head[T__COUNT] = {
     "period",      "gpu",       "samples",    "util_avg%", "util_max%", "mem_max_MiB",
-    "power_avg_W", "energy_Wh", "temp_max_C", "throttled", "marks",
+    "power_avg_W", "energy_Wh", "temp_max_C", "throttled", "findings",  "marks",
 };
 static const int t_col[T__COUNT] = {C_PERIOD,   C_GPU,     C_SAMPLES,   C_UTIL_AVG,
                                     C_UTIL_MAX, C_MEM_MAX, C_POWER_AVG, C_ENERGY,
-                                    C_TEMP_MAX, -1,        C_MARKS};
+                                    C_TEMP_MAX, -1,        C_FINDINGS,  C_MARKS};
 
 static void table_cell(struct gm_buf *b, const struct report *r, const struct rrow *w, int t,
                        size_t lo, size_t hi)
@@ -605,6 +713,10 @@ static void table_cell(struct gm_buf *b, const struct report *r, const struct rr
             gm_buf_puts(b, known ? "-" : "N/A");
     } else if (c == C_MARKS) {
         marks_text(b, r, w, lo, hi);
+    } else if (c == C_FINDINGS) {
+        findings_text(b, r, w, ", ");
+        if (!b->len)
+            gm_buf_puts(b, "-");
     } else if (is_text_col(c)) {
         const char *s = col_text(w, c);
         gm_text_line(b, s ? s : "N/A", strlen(s ? s : "N/A"));
@@ -639,7 +751,7 @@ static void put_table(struct gm_buf *out, const struct report *r)
         for (int t = 0; t < T__COUNT; t++) {
             const struct gm_buf *b = &cells[i * T__COUNT + t];
             const char *s = b->p ? b->p : "";
-            int left = t == T_PERIOD || t == T_THR || t == T_MARKS;
+            int left = t == T_PERIOD || t == T_THR || t == T_FINDINGS || t == T_MARKS;
             if (t)
                 gm_buf_puts(&line, "  ");
             if (left) {
@@ -676,6 +788,7 @@ static void report_free(struct report *r)
         free(r->marks[i].text);
     }
     free(r->marks);
+    free(r->finds);
 }
 
 static int read_version(sqlite3 *db, int64_t *ver)
@@ -784,6 +897,8 @@ int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct g
         rc = read_rows(&r, db, from_ms, to_ms, task_set, task_id, err);
     if (rc == 0)
         rc = read_marks(&r, db, from_ms, to_ms, task_set, task_id, err);
+    if (rc == 0)
+        rc = read_findings(&r, db, from_ms, to_ms, task_set, task_id, err);
     if (db) {
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         sqlite3_close(db);

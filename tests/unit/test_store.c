@@ -47,6 +47,7 @@
 #include "core/event.h"
 #include "alert/alert.h"
 #include "core/buf.h"
+#include "core/cause.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "core/timeutil.h"
@@ -1594,6 +1595,23 @@ static void build_report_store(void)
     e.wall_ns = (H11_MS + 10 * S_MS) * MS_NS;
     snprintf(e.text, sizeof(e.text), "eval \"quick\", fast");
     assert_int_equal(gm_store_event(st, &e), 0);
+    /* findings: GPU 0 input-starved from 10:59:20 to 11:00:30 (both hours),
+     * GPU 1 thermal from 11:00:40 on (never ended) */
+    struct gm_event d = {.type = GM_EV_DIAG, .gpu = 0, .code = GM_CAUSE_INPUT_STARVED};
+    uuid_of(d.uuid, sizeof(d.uuid), 0);
+    d.wall_ns = (t0 + 20 * S_MS) * MS_NS;
+    snprintf(d.text, sizeof(d.text), "input-starved began");
+    assert_int_equal(gm_store_event(st, &d), 0);
+    d.wall_ns = (H11_MS + 30 * S_MS) * MS_NS;
+    d.code = GM_CAUSE_INPUT_STARVED | GM_CAUSE_EV_ENDED;
+    snprintf(d.text, sizeof(d.text), "input-starved ended");
+    assert_int_equal(gm_store_event(st, &d), 0);
+    d.gpu = 1;
+    uuid_of(d.uuid, sizeof(d.uuid), 1);
+    d.wall_ns = (H11_MS + 40 * S_MS) * MS_NS;
+    d.code = GM_CAUSE_THERMAL;
+    snprintf(d.text, sizeof(d.text), "thermal-throttle began");
+    assert_int_equal(gm_store_event(st, &d), 0);
     gm_store_close(st);
 
     o.task = "other";
@@ -1651,31 +1669,34 @@ static void test_report_formats(void **state)
      * sample 7.  GPU 1: no utilisation, power or clock reasons. */
     expect_text(report(GM_REPORT_HOUR, GM_REPORT_TABLE, NULL, -1, ALL_TIME),
                 "period                  gpu  samples  util_avg%  util_max%  mem_max_MiB  "
-                "power_avg_W  energy_Wh  temp_max_C  throttled        marks\n"
+                "power_avg_W  energy_Wh  temp_max_C  throttled        findings          marks\n"
                 "2026-07-14T10:00+00:00    0        6       52.5         55         1050  "
-                "      202.5       3.38          65  power_cap 10.0s  10:59 epoch 3 start\n"
+                "      202.5       3.38          65  power_cap 10.0s  input-starved     "
+                "10:59 epoch 3 start\n"
                 "2026-07-14T10:00+00:00    1        6        N/A        N/A         2000  "
-                "        N/A        N/A          40  N/A              10:59 epoch 3 start\n"
+                "        N/A        N/A          40  N/A              -                 "
+                "10:59 epoch 3 start\n"
                 "2026-07-14T11:00+00:00    0        8       66.4         90         1110  "
-                "      208.5       2.89          71  thermal 10.0s    11:01 other job\n"
+                "      208.5       2.89          71  thermal 10.0s    input-starved     "
+                "11:01 other job\n"
                 "2026-07-14T11:00+00:00    1        6        N/A        N/A         2000  "
-                "        N/A        N/A          40  N/A              11:00 eval \"quick\", "
-                "fast; 11:01 other job\n");
+                "        N/A        N/A          40  N/A              thermal-throttle  "
+                "11:00 eval \"quick\", fast; 11:01 other job\n");
 
     expect_text(report(GM_REPORT_HOUR, GM_REPORT_CSV, NULL, -1, ALL_TIME),
                 "period,gpu,uuid,name,samples,util_avg_pct,util_max_pct,mem_max_mib,power_avg_w,"
                 "energy_wh,temp_max_c,thr_thermal_s,thr_power_cap_s,thr_power_brake_s,"
-                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,marks\n"
+                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,findings,marks\n"
                 "2026-07-14T10:00+00:00,0,GPU-0000abc0-1111-2222-3333-444455556660,"
                 "NVIDIA H100 80GB HBM3,6,52.5,55,1050,202.5,3.38,65,0.0,10.0,0.0,0.0,0.0,0.0,"
-                "10:59 epoch 3 start\n"
+                "input-starved,10:59 epoch 3 start\n"
                 "2026-07-14T10:00+00:00,1,GPU-0000abc1-1111-2222-3333-444455556661,"
-                "NVIDIA H100 80GB HBM3,6,,,2000,,,40,,,,,,,10:59 epoch 3 start\n"
+                "NVIDIA H100 80GB HBM3,6,,,2000,,,40,,,,,,,,10:59 epoch 3 start\n"
                 "2026-07-14T11:00+00:00,0,GPU-0000abc0-1111-2222-3333-444455556660,"
                 "NVIDIA H100 80GB HBM3,8,66.4,90,1110,208.5,2.89,71,10.0,0.0,0.0,0.0,0.0,0.0,"
-                "11:01 other job\n"
+                "input-starved,11:01 other job\n"
                 "2026-07-14T11:00+00:00,1,GPU-0000abc1-1111-2222-3333-444455556661,"
-                "NVIDIA H100 80GB HBM3,6,,,2000,,,40,,,,,,,"
+                "NVIDIA H100 80GB HBM3,6,,,2000,,,40,,,,,,,thermal-throttle,"
                 "\"11:00 eval \"\"quick\"\", fast; 11:01 other job\"\n");
 
     /* --task train --gpu 0: other's samples and mark are left out */
@@ -1699,6 +1720,9 @@ static void test_report_formats(void **state)
                 "    \"thr_hw_slowdown_s\": 0,\n"
                 "    \"thr_sync_boost_s\": 0,\n"
                 "    \"thr_app_clocks_s\": 0,\n"
+                "    \"findings\": [\n"
+                "      \"input-starved\"\n"
+                "    ],\n"
                 "    \"marks\": [\n"
                 "      {\n"
                 "        \"time\": \"2026-07-14T10:59:30.000+00:00\",\n"
@@ -1726,6 +1750,9 @@ static void test_report_formats(void **state)
                 "    \"thr_hw_slowdown_s\": 0,\n"
                 "    \"thr_sync_boost_s\": 0,\n"
                 "    \"thr_app_clocks_s\": 0,\n"
+                "    \"findings\": [\n"
+                "      \"input-starved\"\n"
+                "    ],\n"
                 "    \"marks\": []\n"
                 "  }\n"
                 "]\n");
@@ -1744,9 +1771,10 @@ static void test_report_formats(void **state)
     expect_text(report(GM_REPORT_DAY, GM_REPORT_CSV, "train", 0, ALL_TIME),
                 "period,gpu,uuid,name,samples,util_avg_pct,util_max_pct,mem_max_mib,power_avg_w,"
                 "energy_wh,temp_max_c,thr_thermal_s,thr_power_cap_s,thr_power_brake_s,"
-                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,marks\n"
+                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,findings,marks\n"
                 "2026-07-14,0,GPU-0000abc0-1111-2222-3333-444455556660,NVIDIA H100 80GB HBM3,12,"
-                "55.5,61,1110,205.5,6.26,71,10.0,10.0,0.0,0.0,0.0,0.0,10:59 epoch 3 start\n");
+                "55.5,61,1110,205.5,6.26,71,10.0,10.0,0.0,0.0,0.0,0.0,input-starved,"
+                "10:59 epoch 3 start\n");
 
     /* a window with nothing in it: headers only, [] */
     expect_text(report(GM_REPORT_HOUR, GM_REPORT_JSON, NULL, -1, 1, 2), "[]\n");
@@ -1777,25 +1805,25 @@ static void test_report_local_day(void **state)
 
     expect_text(report(GM_REPORT_HOUR, GM_REPORT_TABLE, NULL, -1, ALL_TIME),
                 "period                  gpu  samples  util_avg%  util_max%  mem_max_MiB  "
-                "power_avg_W  energy_Wh  temp_max_C  throttled  marks\n"
+                "power_avg_W  energy_Wh  temp_max_C  throttled  findings  marks\n"
                 "2026-07-14T23:30+05:30    0        6       10.0         10          N/A  "
-                "        N/A        N/A         N/A  N/A\n"
+                "        N/A        N/A         N/A  N/A        -\n"
                 "2026-07-15T00:30+05:30    0        6       30.0         30          N/A  "
-                "        N/A        N/A         N/A  N/A        00:40 after midnight\n");
+                "        N/A        N/A         N/A  N/A        -         00:40 after midnight\n");
     expect_text(report(GM_REPORT_DAY, GM_REPORT_TABLE, NULL, -1, ALL_TIME),
                 "period      gpu  samples  util_avg%  util_max%  mem_max_MiB  power_avg_W  "
-                "energy_Wh  temp_max_C  throttled  marks\n"
+                "energy_Wh  temp_max_C  throttled  findings  marks\n"
                 "2026-07-14    0        6       10.0         10          N/A          N/A  "
-                "      N/A         N/A  N/A\n"
+                "      N/A         N/A  N/A        -\n"
                 "2026-07-15    0        6       30.0         30          N/A          N/A  "
-                "      N/A         N/A  N/A        00:40 after midnight\n");
+                "      N/A         N/A  N/A        -         00:40 after midnight\n");
     set_tz("UTC");
     expect_text(report(GM_REPORT_DAY, GM_REPORT_CSV, NULL, -1, ALL_TIME),
                 "period,gpu,uuid,name,samples,util_avg_pct,util_max_pct,mem_max_mib,power_avg_w,"
                 "energy_wh,temp_max_c,thr_thermal_s,thr_power_cap_s,thr_power_brake_s,"
-                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,marks\n"
+                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,findings,marks\n"
                 "2026-07-14,0,GPU-0000abc0-1111-2222-3333-444455556660,NVIDIA H100 80GB HBM3,12,"
-                "20.0,30,,,,,,,,,,,19:10 after midnight\n");
+                "20.0,30,,,,,,,,,,,,19:10 after midnight\n");
 }
 
 static void test_report_errors(void **state)
