@@ -537,7 +537,7 @@ static const struct xid_meaning xids[] = {
 static int nvidia_line(const char *l)
 {
     return strcasestr(l, "nvidia") || strstr(l, "NVRM") || strstr(l, "nouveau") ||
-           strstr(l, "Xid");
+           strstr(l, "Xid") || strstr(l, "unsigned module loading is restricted");
 }
 
 static void read_kmsg_live(struct st *s)
@@ -692,10 +692,11 @@ static void check_secureboot(struct st *s)
         const char *nl = strchr(l, '\n');
         char line[512];
         SNP(line, sizeof(line), "%.*s", (int)(nl - l), l);
-        if (strcasestr(line, "nvidia") &&
-            (strstr(line, "Key was rejected by service") ||
-             strstr(line, "Loading of unsigned module is rejected") ||
-             strstr(line, "Required key not available"))) {
+        if ((strcasestr(line, "nvidia") &&
+             (strstr(line, "Key was rejected by service") ||
+              strstr(line, "Loading of unsigned module is rejected") ||
+              strstr(line, "Required key not available"))) ||
+            strstr(line, "unsigned module loading is restricted")) {
             rejected = 1;
             ev(c, "kernel log: %s", line);
         }
@@ -1105,7 +1106,7 @@ static void check_nvml(struct st *s)
     }
     struct link_map *lm = NULL;
     if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
-        ev(c, "loaded %s from %s", name, lm->l_name);
+        ev(c, strcmp(name, lm->l_name) == 0 ? "loaded %s" : "loaded %s from %s", name, lm->l_name);
     dlclose(h);
     struct gm_nvml *n = NULL;
     struct gm_err err = {0};
@@ -1224,5 +1225,17 @@ void gm_doctor_run(struct gm_doc_report *r, const struct gm_doc_opts *o)
     check_devnodes(s);
     check_hybrid(s);
     check_nvml(s);
+    /* modprobe cannot help while a lower cause stands: point at it */
+    struct gm_doc_check *m = C(s, GM_DOC_MODULES);
+    if (m->status == GM_DOC_FAIL && !s->nvidia_loaded && !s->nouveau_loaded) {
+        const char *first = r->c[GM_DOC_HYBRID].status == GM_DOC_FAIL       ? "hybrid"
+                            : r->c[GM_DOC_SECUREBOOT].status == GM_DOC_FAIL ? "secureboot"
+                            : r->c[GM_DOC_BUILD].status == GM_DOC_FAIL      ? "build"
+                                                                            : NULL;
+        if (first)
+            SNP(m->remedy, sizeof(m->remedy),
+                "the module cannot load until the '%s' check is fixed; then sudo modprobe nvidia",
+                first);
+    }
     free(s);
 }
