@@ -887,7 +887,7 @@ static void check_devnodes(struct st *s)
         ev(c, "%c %u:%u %04o %u:%u /dev/%s", nodes[i].type, nodes[i].maj, nodes[i].min,
            nodes[i].mode, nodes[i].uid, nodes[i].gid, nodes[i].name);
     if (!n)
-        ev(c, "no /dev/nvidia* node%s", from_list ? " in dev.list" : "");
+        ev(c, "no /dev/nvidia* node");
     if (!s->nnv) {
         unknown_below(c, "no NVIDIA GPU on the PCI bus");
         return;

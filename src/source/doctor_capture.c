@@ -138,6 +138,7 @@ static void capture_pci(struct tarw *t)
     DIR *d = opendir("/sys/bus/pci/devices");
     if (!d)
         return;
+    tar_dir(t, "sys/bus/pci/devices"); /* present even when it holds no display device */
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.')
