@@ -1080,8 +1080,10 @@ static void check_nvml(struct st *s)
     if (gm_doc_replay_nvml(s->o, s->r) == 0)
         return;
     const char *below = NULL;
-    if (s->r->c[GM_DOC_PCI].status == GM_DOC_FAIL)
+    if (!s->nnv)
         below = "no NVIDIA GPU on the PCI bus";
+    else if (s->r->c[GM_DOC_PCI].status == GM_DOC_FAIL)
+        below = "the pci check failed (the GPU is held by another driver)";
     else if (s->r->c[GM_DOC_MODULES].status == GM_DOC_FAIL)
         below = "the modules check failed";
     else if (s->r->c[GM_DOC_VERSION].status == GM_DOC_FAIL)
@@ -1216,6 +1218,7 @@ void gm_doctor_run(struct gm_doc_report *r, const struct gm_doc_opts *o)
     s->o = o;
     s->r = r;
     check_pci(s);
+    r->pci_gpus = s->nnv;
     check_modules(s);
     check_build(s);
     check_klog(s);

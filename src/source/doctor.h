@@ -54,6 +54,7 @@ struct gm_doc_check {
 struct gm_doc_report {
     struct gm_doc_check c[GM_DOC__COUNT];
     int nvml_replayed; /* the NVML checks came from the captured tree */
+    int pci_gpus;      /* NVIDIA display/3D controllers found on the PCI bus */
 };
 
 #define GM_DOC_MAX_GIDS 64

@@ -58,7 +58,7 @@ void gm_doctor_text(struct gm_buf *b, const struct gm_doc_report *r, const char 
             }
     }
     gm_buf_puts(b, "\n");
-    if (r->c[GM_DOC_PCI].status == GM_DOC_FAIL)
+    if (!r->pci_gpus && r->c[GM_DOC_PCI].status == GM_DOC_FAIL)
         gm_buf_puts(b, "No NVIDIA GPU here. To try gpumon without one, use the simulator: "
                        "gpumon --sim scenarios/h100x8-training.ini status\n");
 }
