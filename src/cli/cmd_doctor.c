@@ -133,8 +133,10 @@ static int cmd_doctor_run(int argc, char **argv)
     else
         gm_doctor_text(&b, r, o.root, cli_utf8());
     if (capture && !json)
-        gm_buf_printf(&b, "Captured to %s: attach it to a bug report; read it elsewhere with "
-                          "tar -xzf and gpumon doctor --root DIR.\n", capture);
+        gm_buf_printf(&b,
+                      "Captured to %s: attach it to a bug report; read it elsewhere with "
+                      "tar -xzf and gpumon doctor --root DIR.\n",
+                      capture);
     int rc = cli_write(1, &b);
     gm_buf_free(&b);
     if (rc == 0)

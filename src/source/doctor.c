@@ -126,8 +126,8 @@ static void ev(struct gm_doc_check *c, const char *fmt, ...)
 static void set(struct gm_doc_check *c, enum gm_doc_status s, const char *remedy)
 {
     /* a check keeps its worst finding: fail > warn > pass; unknown only alone */
-    static const int rank[] = {[GM_DOC_PASS] = 0, [GM_DOC_UNKNOWN] = 1, [GM_DOC_WARN] = 2,
-                               [GM_DOC_FAIL] = 3};
+    static const int rank[] = {
+        [GM_DOC_PASS] = 0, [GM_DOC_UNKNOWN] = 1, [GM_DOC_WARN] = 2, [GM_DOC_FAIL] = 3};
     if (rank[s] < rank[c->status])
         return;
     if (rank[s] > rank[c->status] || !c->remedy[0])
@@ -246,8 +246,9 @@ static void check_pci(struct st *s)
         ev(c, "no NVIDIA display or 3D controller (vendor 0x10de) in sys/bus/pci/devices");
         set(c, GM_DOC_FAIL,
             "no NVIDIA GPU is visible on this machine: check the card is seated and enabled in "
-            "the firmware (BIOS) settings, or that the cloud instance type has a GPU; to try "
-            "gpumon without one: gpumon --sim scenarios/h100x8-training.ini status");
+            "the firmware (BIOS) settings, or that the cloud instance type has a GPU; without a "
+            "GPU, "
+            "the simulator runs gpumon: gpumon --sim scenarios/h100x8-training.ini status");
         return;
     }
     set(c, GM_DOC_PASS, "");
@@ -256,7 +257,8 @@ static void check_pci(struct st *s)
         if (strcmp(drv, "nouveau") == 0)
             set(c, GM_DOC_FAIL,
                 "the open-source nouveau driver holds the GPU: echo 'blacklist nouveau' | sudo tee "
-                "/etc/modprobe.d/blacklist-nouveau.conf; echo 'options nouveau modeset=0' | sudo tee "
+                "/etc/modprobe.d/blacklist-nouveau.conf; echo 'options nouveau modeset=0' | sudo "
+                "tee "
                 "-a /etc/modprobe.d/blacklist-nouveau.conf; sudo update-initramfs -u; sudo reboot");
         else if (strcmp(drv, "vfio-pci") == 0 || strcmp(drv, "pci-stub") == 0)
             set(c, GM_DOC_WARN,
@@ -321,7 +323,7 @@ static void check_modules(struct st *s)
     for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
         size_t n = strlen(line);
         SNP(line + n, sizeof(line) - n, " %s %s", mods[i],
-                 has_line_word(s->modules, mods[i]) ? "loaded" : "not loaded");
+            has_line_word(s->modules, mods[i]) ? "loaded" : "not loaded");
         if (i + 1 < sizeof(mods) / sizeof(mods[0]))
             strncat(line, ",", sizeof(line) - strlen(line) - 1);
     }
@@ -351,8 +353,7 @@ static void check_modules(struct st *s)
 
 /* Finds a file named nvidia.ko* under ROOT/rel (depth-limited); its path
  * relative to root in out. */
-static int find_kmod(const struct gm_doc_opts *o, const char *rel, int depth, char *out,
-                     size_t len)
+static int find_kmod(const struct gm_doc_opts *o, const char *rel, int depth, char *out, size_t len)
 {
     char dir[4096];
     path_of(o, rel, dir, sizeof(dir));
@@ -663,7 +664,8 @@ static void check_klog(struct st *s)
             set(c, GM_DOC_FAIL,
                 strstr(line, "API mismatch")
                     ? "the library and the kernel module differ: reboot after a driver upgrade"
-                    : "the driver failed to initialise the GPU: reboot; if it repeats, reinstall the "
+                    : "the driver failed to initialise the GPU: reboot; if it repeats, reinstall "
+                      "the "
                       "driver and check the GPU's power connectors");
         }
     }
@@ -828,8 +830,10 @@ int gm_doc_nodes(const struct gm_doc_opts *o, struct gm_doc_node *out, int max, 
             continue;
         struct gm_doc_node *d = &out[n++];
         SNP(d->name, sizeof(d->name), "%s", e->d_name);
-        d->type = S_ISCHR(st.st_mode) ? 'c' : S_ISBLK(st.st_mode) ? 'b' : S_ISLNK(st.st_mode) ? 'l'
-                                                                                              : '-';
+        d->type = S_ISCHR(st.st_mode)   ? 'c'
+                  : S_ISBLK(st.st_mode) ? 'b'
+                  : S_ISLNK(st.st_mode) ? 'l'
+                                        : '-';
         d->maj = major(st.st_rdev);
         d->min = minor(st.st_rdev);
         d->mode = st.st_mode & 07777;
@@ -902,8 +906,7 @@ static void check_devnodes(struct st *s)
     int nw = 0;
     SNP(want[nw++], sizeof(want[0]), "nvidiactl");
     for (int i = 0; i < s->nnv && nw < MAX_PCI + 1; i++)
-        if (strcmp(s->nv[i].driver, "nvidia") == 0 || !s->nv[i].driver[0])
-{
+        if (strcmp(s->nv[i].driver, "nvidia") == 0 || !s->nv[i].driver[0]) {
             SNP(want[nw], sizeof(want[0]), "nvidia%d", nw - 1);
             nw++;
         }
@@ -929,7 +932,8 @@ static void check_devnodes(struct st *s)
         unsigned emaj = strcmp(want[w], "nvidia-uvm") == 0 ? uvm_major : 195;
         if (d->type != 'c' || (emaj && d->maj != emaj)) {
             ev(c, "/dev/%s: not a character device %u:x", want[w], emaj);
-            set(c, GM_DOC_FAIL, "remove the wrong node and recreate it: sudo nvidia-modprobe -c=0 -u");
+            set(c, GM_DOC_FAIL,
+                "remove the wrong node and recreate it: sudo nvidia-modprobe -c=0 -u");
             continue;
         }
         if (!may_rw(s->o, d)) {
@@ -939,7 +943,8 @@ static void check_devnodes(struct st *s)
     }
     if (denied)
         set(c, GM_DOC_FAIL,
-            "give the user access: sudo usermod -aG video USER when the nodes belong to group video "
+            "give the user access: sudo usermod -aG video USER when the nodes belong to group "
+            "video "
             "with mode 0660 (log in again), or set NVreg_DeviceFileMode=0666 in "
             "/etc/modprobe.d/nvidia.conf; sudo chmod 0666 /dev/nvidia* lasts until reboot");
     s->nodes_ok = c->status == GM_DOC_PASS;
@@ -1032,8 +1037,8 @@ static void check_hybrid(struct st *s)
         ev(c, "no other display controller: not hybrid graphics");
         return;
     }
-    ev(c, "hybrid graphics: %s", s->other_display ? "an integrated GPU besides the NVIDIA one"
-                                                  : "PRIME configured");
+    ev(c, "hybrid graphics: %s",
+       s->other_display ? "an integrated GPU besides the NVIDIA one" : "PRIME configured");
     if (prime[0])
         ev(c, "PRIME profile (/etc/prime-discrete): %s",
            strcmp(prime, "on") == 0    ? "nvidia"
@@ -1129,7 +1134,9 @@ static void check_nvml(struct st *s)
         ev(g, "%s", snap->driver_msg);
         set(g, GM_DOC_FAIL, "see the nvml check");
     } else {
-        ev(c, "driver %s, %u GPU%s", snap->driver_version_s[0] ? snap->driver_version_s : "(version not read)", snap->ngpu, snap->ngpu == 1 ? "" : "s");
+        ev(c, "driver %s, %u GPU%s",
+           snap->driver_version_s[0] ? snap->driver_version_s : "(version not read)", snap->ngpu,
+           snap->ngpu == 1 ? "" : "s");
         set(g, GM_DOC_PASS, "");
         if (!snap->ngpu) {
             ev(g, "NVML sees no GPU");
@@ -1163,20 +1170,20 @@ static void check_nvml(struct st *s)
         SNP(line, sizeof(line), "GPU %u %s %s: ok", gp->index, gp->str[GM_S_PCI_BUS_ID], nm);
         if (gm_v_ok(rp) && rp->v.u) {
             SNP(line, sizeof(line), "GPU %u %s %s: row remap pending", gp->index,
-                     gp->str[GM_S_PCI_BUS_ID], nm);
+                gp->str[GM_S_PCI_BUS_ID], nm);
             set(g, GM_DOC_FAIL,
                 "a reset is required to apply the pending row remap / page retirement: drain the "
                 "GPU, then sudo nvidia-smi -r -i N (or reboot)");
         } else if (gm_v_ok(pp) && pp->v.u) {
             SNP(line, sizeof(line), "GPU %u %s %s: page retirement pending", gp->index,
-                     gp->str[GM_S_PCI_BUS_ID], nm);
+                gp->str[GM_S_PCI_BUS_ID], nm);
             set(g, GM_DOC_FAIL,
                 "a reset is required to apply the pending row remap / page retirement: drain the "
                 "GPU, then sudo nvidia-smi -r -i N (or reboot)");
         } else if (gm_v_ok(pm) && pm->v.u == 0 && gm_v_ok(da) && da->v.u == 0 &&
                    !strstr(nm, "GeForce")) {
             SNP(line, sizeof(line), "GPU %u %s %s: persistence mode off", gp->index,
-                     gp->str[GM_S_PCI_BUS_ID], nm);
+                gp->str[GM_S_PCI_BUS_ID], nm);
             set(g, GM_DOC_WARN,
                 "turn persistence on for server GPUs: sudo systemctl enable --now "
                 "nvidia-persistenced (or sudo nvidia-smi -pm 1)");

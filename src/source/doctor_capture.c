@@ -304,8 +304,12 @@ int gm_doctor_capture(const char *path, const struct gm_doc_report *r, struct gm
         return gm_err_set(err, GM_E_IO, "%s: cannot start gzip", path);
     }
     static const char *const files[] = {
-        "proc/modules", "proc/devices", "proc/sys/kernel/osrelease",
-        "proc/driver/nvidia/version", "proc/1/cgroup", "etc/prime-discrete",
+        "proc/modules",
+        "proc/devices",
+        "proc/sys/kernel/osrelease",
+        "proc/driver/nvidia/version",
+        "proc/1/cgroup",
+        "etc/prime-discrete",
         "sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e0a5c9dbc9a5",
     };
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
@@ -313,8 +317,12 @@ int gm_doctor_capture(const char *path, const struct gm_doc_report *r, struct gm
     if (exists("sys/firmware/efi"))
         tar_dir(&t, "sys/firmware/efi");
     static const char *const markers[] = {
-        ".dockerenv", "run/.containerenv", "usr/bin/docker", "usr/bin/podman",
-        "usr/bin/nvidia-container-runtime-hook", "usr/bin/nvidia-ctk",
+        ".dockerenv",
+        "run/.containerenv",
+        "usr/bin/docker",
+        "usr/bin/podman",
+        "usr/bin/nvidia-container-runtime-hook",
+        "usr/bin/nvidia-ctk",
     };
     for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
         if (exists(markers[i]))
@@ -326,9 +334,12 @@ int gm_doctor_capture(const char *path, const struct gm_doc_report *r, struct gm
     capture_dir_of_conf(&t, "lib/modprobe.d");
     capture_dir_of_conf(&t, "usr/lib/modprobe.d");
     static const char *const libs[] = {
-        "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1",
-        "usr/lib64/libnvidia-ml.so.1", "usr/lib/libnvidia-ml.so.1",
-        "lib/x86_64-linux-gnu/libnvidia-ml.so.1", "usr/local/nvidia/lib64/libnvidia-ml.so.1",
+        "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+        "usr/lib/aarch64-linux-gnu/libnvidia-ml.so.1",
+        "usr/lib64/libnvidia-ml.so.1",
+        "usr/lib/libnvidia-ml.so.1",
+        "lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+        "usr/local/nvidia/lib64/libnvidia-ml.so.1",
     };
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
         copy_link(&t, libs[i]);

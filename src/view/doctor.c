@@ -38,8 +38,8 @@ void gm_doctor_text(struct gm_buf *b, const struct gm_doc_report *r, const char 
             gm_buf_putc(b, '\n');
             l += n + (nl != NULL);
         }
-        if (c->remedy[0] && (c->status == GM_DOC_FAIL || c->status == GM_DOC_WARN ||
-                             c->status == GM_DOC_UNKNOWN)) {
+        if (c->remedy[0] &&
+            (c->status == GM_DOC_FAIL || c->status == GM_DOC_WARN || c->status == GM_DOC_UNKNOWN)) {
             gm_buf_puts(b, "      next: ");
             gm_text_term(b, c->remedy, strlen(c->remedy), utf8);
             gm_buf_putc(b, '\n');
@@ -47,8 +47,8 @@ void gm_doctor_text(struct gm_buf *b, const struct gm_doc_report *r, const char 
     }
     int f = gm_doctor_count(r, GM_DOC_FAIL), w = gm_doctor_count(r, GM_DOC_WARN);
     int p = gm_doctor_count(r, GM_DOC_PASS), u = gm_doctor_count(r, GM_DOC_UNKNOWN);
-    gm_buf_printf(b, "\n%d failed, %d warning%s, %d passed, %d unknown", f, w, w == 1 ? "" : "s",
-                  p, u);
+    gm_buf_printf(b, "\n%d failed, %d warning%s, %d passed, %d unknown", f, w, w == 1 ? "" : "s", p,
+                  u);
     if (f) {
         /* the lowest failure is where to start */
         for (int i = 0; i < GM_DOC__COUNT; i++)
@@ -59,7 +59,7 @@ void gm_doctor_text(struct gm_buf *b, const struct gm_doc_report *r, const char 
     }
     gm_buf_puts(b, "\n");
     if (!r->pci_gpus && r->c[GM_DOC_PCI].status == GM_DOC_FAIL)
-        gm_buf_puts(b, "No NVIDIA GPU here. To try gpumon without one, use the simulator: "
+        gm_buf_puts(b, "No NVIDIA GPU here. The simulator shows gpumon at work without one: "
                        "gpumon --sim scenarios/h100x8-training.ini status\n");
 }
 
