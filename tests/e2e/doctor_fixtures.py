@@ -132,6 +132,21 @@ def main():
             failures.append("README.md has no doctor nouveau-bound block")
         elif p.stdout != want:
             failures.append("README.md's doctor block is stale; now:\n" + p.stdout)
+        # hostile text from outside: a kernel log line with a terminal escape,
+        # a C1 control and a byte that is not UTF-8 must reach neither the
+        # terminal nor JSON as such
+        hostile = os.path.join(fx, "healthy")
+        with open(os.path.join(hostile, "kernel.log"), "ab") as f:
+            f.write(b"[ 9.1] NVRM: evil \x1b[2J\x1b]0;owned\x07 \xc2\x9b31m \xff end\n")
+        for extra in ([], ["--json"]):
+            p = run(["--root", "healthy", "--user", "1000:1000"] + extra, H100, 0, fx)
+            raw = p.stdout.encode("utf-8", "surrogateescape")
+            if b"\x1b" in raw or b"\x07" in raw or b"\xc2\x9b" in raw:
+                failures.append(f"hostile kernel log line reached the output {extra}")
+            if "evil" not in p.stdout:
+                failures.append(f"hostile kernel log line not shown at all {extra}")
+            if extra:
+                json.loads(p.stdout)
         # bad usage
         p = subprocess.run([GPUMON, "doctor", "--root", os.path.join(fx, "nope")],
                            capture_output=True, text=True)
