@@ -918,7 +918,7 @@ static void check_devnodes(struct st *s)
                                   "container check"
                                 : "create the nodes: sudo nvidia-modprobe -c=0 -u (and for every "
                                   "further GPU: -c=1 ...), or reload the driver";
-    int denied = 0;
+    int denied = 0, agent_denied = 0;
     for (int w = 0; w < nw; w++) {
         const struct gm_doc_node *d = NULL;
         for (int i = 0; i < n; i++)
@@ -940,6 +940,18 @@ static void check_devnodes(struct st *s)
             denied++;
             ev(c, "/dev/%s: not readable and writable by uid %u", want[w], (unsigned)s->o->uid);
         }
+        /* contrib/gpumon.service runs the agent as a DynamicUser with no
+         * supplementary group: only the "other" bits let it in */
+        if (strncmp(want[w], "nvidia-uvm", 10) != 0 && (d->mode & 6) != 6)
+            agent_denied++;
+    }
+    if (agent_denied) {
+        ev(c, "the agent's service user (contrib/gpumon.service: DynamicUser, no groups) cannot "
+              "open %d of these nodes",
+           agent_denied);
+        set(c, GM_DOC_WARN,
+            "let the agent in: sudo systemctl edit gpumon and add SupplementaryGroups=video "
+            "(the nodes' group), or NVreg_DeviceFileMode=0666 in /etc/modprobe.d/nvidia.conf");
     }
     if (denied)
         set(c, GM_DOC_FAIL,

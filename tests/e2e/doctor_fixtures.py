@@ -132,6 +132,15 @@ def main():
             failures.append("README.md has no doctor nouveau-bound block")
         elif p.stdout != want:
             failures.append("README.md's doctor block is stale; now:\n" + p.stdout)
+        # the agent's DynamicUser is in no group: 0660 root:video shuts it out
+        p = run(["--root", "devnodes-permissions", "--json"], H100, 0, fx)
+        dn = [c for c in json.loads(p.stdout)["checks"] if c["id"] == "devnodes"][0]
+        if not any("agent's service user" in e and "cannot open 2" in e for e in dn["evidence"]):
+            failures.append(f"devnodes-permissions: no word on the agent's user: {dn['evidence']}")
+        p = run(["--root", "healthy", "--json"], H100, 0, fx)
+        dn = [c for c in json.loads(p.stdout)["checks"] if c["id"] == "devnodes"][0]
+        if any("agent's service user" in e for e in dn["evidence"]):
+            failures.append("healthy: the agent's user is said to be shut out of 0666 nodes")
         # hostile text from outside: a kernel log line with a terminal escape,
         # a C1 control and a byte that is not UTF-8 must reach neither the
         # terminal nor JSON as such
