@@ -196,6 +196,38 @@ static unsigned hexfile(const struct gm_doc_opts *o, const char *rel)
     return (unsigned)strtoul(b, NULL, 16);
 }
 
+/* The pci.ids files doctor looks in (pciutils, hwdata). */
+static const char *const pci_ids[] = {"usr/share/misc/pci.ids", "usr/share/hwdata/pci.ids", NULL};
+
+/* The device's name from pci.ids ("GH100 [H100 SXM5 80GB]"), or "" when no
+ * pci.ids is installed or it does not list the device.  The file is read
+ * line by line: only the NVIDIA block matters. */
+void gm_doc_pci_name(const struct gm_doc_opts *o, unsigned device, char *out, size_t len)
+{
+    out[0] = 0;
+    for (int i = 0; pci_ids[i]; i++) {
+        char p[4096];
+        path_of(o, pci_ids[i], p, sizeof(p));
+        FILE *f = fopen(p, "re");
+        if (!f)
+            continue;
+        char line[512], want[16];
+        int in = 0;
+        SNP(want, sizeof(want), "\t%04x  ", device);
+        while (fgets(line, sizeof(line), f)) {
+            if (line[0] != '\t' && line[0] != '#')
+                in = strncmp(line, "10de  ", 6) == 0;
+            else if (in && strncmp(line, want, 7) == 0) {
+                chomp(line);
+                SNP(out, len, "%s", line + 7);
+                break;
+            }
+        }
+        fclose(f);
+        return;
+    }
+}
+
 static void check_pci(struct st *s)
 {
     struct gm_doc_check *c = C(s, GM_DOC_PCI);
@@ -239,8 +271,11 @@ static void check_pci(struct st *s)
         SNP(rel, sizeof(rel), "sys/bus/pci/devices/%s/power/runtime_status", names[i]);
         if (gm_doc_read(s->o, rel, p->runtime, sizeof(p->runtime)) > 0)
             chomp(p->runtime);
-        ev(c, "%s [10de:%04x] %s, driver: %s", p->addr, p->device,
-           cls == 0x0300 ? "VGA controller" : "3D controller", p->driver[0] ? p->driver : "none");
+        char pname[256];
+        gm_doc_pci_name(s->o, p->device, pname, sizeof(pname));
+        ev(c, "%s [10de:%04x] %s%s%s, driver: %s", p->addr, p->device,
+           cls == 0x0300 ? "VGA controller" : "3D controller", pname[0] ? ": " : "", pname,
+           p->driver[0] ? p->driver : "none");
     }
     if (!s->nnv) {
         ev(c, "no NVIDIA display or 3D controller (vendor 0x10de) in sys/bus/pci/devices");

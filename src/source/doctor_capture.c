@@ -133,7 +133,7 @@ static void copy_link(struct tarw *t, const char *rel)
     }
 }
 
-static void capture_pci(struct tarw *t)
+static void capture_pci(struct tarw *t, struct gm_buf *ids)
 {
     DIR *d = opendir("/sys/bus/pci/devices");
     if (!d)
@@ -327,7 +327,17 @@ int gm_doctor_capture(const char *path, const struct gm_doc_report *r, struct gm
     for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
         if (exists(markers[i]))
             tar_file(&t, markers[i], "", 0);
-    capture_pci(&t);
+    struct gm_buf ids = {0};
+    capture_pci(&t, &ids);
+    if (ids.len) {
+        struct gm_buf f = {0};
+        gm_buf_puts(&f, "# reduced by gpumon doctor --capture: the NVIDIA devices present\n"
+                        "10de  NVIDIA Corporation\n");
+        gm_buf_put(&f, ids.p, ids.len);
+        tar_file(&t, "usr/share/misc/pci.ids", f.p, f.len);
+        gm_buf_free(&f);
+    }
+    gm_buf_free(&ids);
     capture_kmods(&t, "lib/modules", 7);
     capture_dkms(&t);
     capture_dir_of_conf(&t, "etc/modprobe.d");

@@ -33,6 +33,9 @@ void gm_doc_klog(const struct gm_doc_opts *o, char *out, size_t len, int *readab
 /* NVIDIA_VISIBLE_DEVICES (this process's, or the captured one); "" unset. */
 void gm_doc_visible_devices(const struct gm_doc_opts *o, char *out, size_t len);
 
+/* The NVIDIA device's name from ROOT's pci.ids; "" when unknown. */
+void gm_doc_pci_name(const struct gm_doc_opts *o, unsigned device, char *out, size_t len);
+
 /* Fills r's nvml and gpus checks from ROOT/gpumon/nvml.txt; 0 when the
  * tree has one, -1 otherwise. */
 int gm_doc_replay_nvml(const struct gm_doc_opts *o, struct gm_doc_report *r);

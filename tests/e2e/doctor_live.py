@@ -27,7 +27,7 @@ GPUMON = os.environ["GPUMON"]
 ALLOWED = ("proc/", "sys/", "lib/modules/", "var/lib/dkms/", "etc/modprobe.d/", "lib/modprobe.d/",
            "usr/lib/modprobe.d/", "usr/lib/", "lib/x86_64-linux-gnu/", "usr/local/nvidia/",
            "etc/prime-discrete", ".dockerenv", "run/.containerenv", "usr/bin/", "dev.list",
-           "kernel.log", "gpumon/nvml.txt", "gpumon/nvidia_visible_devices", "usr/lib64/")
+           "kernel.log", "usr/share/misc/pci.ids", "gpumon/nvml.txt", "gpumon/nvidia_visible_devices", "usr/lib64/")
 failures = []
 
 
