@@ -981,8 +981,9 @@ static void check_devnodes(struct st *s)
             agent_denied++;
     }
     if (agent_denied) {
-        ev(c, "the agent's service user (contrib/gpumon.service: DynamicUser, no groups) cannot "
-              "open %d of these nodes",
+        ev(c,
+           "the agent's service user (contrib/gpumon.service: DynamicUser, no groups) cannot "
+           "open %d of these nodes",
            agent_denied);
         set(c, GM_DOC_WARN,
             "let the agent in: sudo systemctl edit gpumon and add SupplementaryGroups=video "

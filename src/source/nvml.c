@@ -234,17 +234,19 @@ static void explain_init_failure(struct gm_nvml *n, int rc)
         set_state(n, GM_DRV_NOT_LOADED, rc, msg);
         break;
     case NVML_ERROR_NO_PERMISSION:
-        snprintf(msg, sizeof(msg),
-                 "no permission to talk to the NVIDIA driver (NVML: %s); run 'gpumon doctor' (check "
-                 "'devnodes'): /dev/nvidiactl and /dev/nvidia* must be open to you",
-                 gm_nvml_strerror(rc));
+        snprintf(
+            msg, sizeof(msg),
+            "no permission to talk to the NVIDIA driver (NVML: %s); run 'gpumon doctor' (check "
+            "'devnodes'): /dev/nvidiactl and /dev/nvidia* must be open to you",
+            gm_nvml_strerror(rc));
         set_state(n, GM_DRV_NOPERM, rc, msg);
         break;
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-        snprintf(msg, sizeof(msg),
-                 "driver/library version mismatch: the loaded kernel module and libnvidia-ml.so "
-                 "come from different driver versions (usually an upgrade without a reboot); "
-                 "reboot or reload the nvidia modules; 'gpumon doctor' (check 'version') shows both");
+        snprintf(
+            msg, sizeof(msg),
+            "driver/library version mismatch: the loaded kernel module and libnvidia-ml.so "
+            "come from different driver versions (usually an upgrade without a reboot); "
+            "reboot or reload the nvidia modules; 'gpumon doctor' (check 'version') shows both");
         set_state(n, GM_DRV_MISMATCH, rc, msg);
         break;
     default:
@@ -311,11 +313,11 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
     if (!n->dl) {
         const char *why = dlerror();
         char msg[512];
-        snprintf(
-            msg, sizeof(msg),
-            "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
-            "installed or its library is not on the loader path; run 'gpumon doctor' (check 'nvml')",
-            lib_path, why ? why : "unknown reason");
+        snprintf(msg, sizeof(msg),
+                 "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
+                 "installed or its library is not on the loader path; run 'gpumon doctor' (check "
+                 "'nvml')",
+                 lib_path, why ? why : "unknown reason");
         set_state(n, GM_DRV_NOLIB, NVML_ERROR_LIBRARY_NOT_FOUND, msg);
         if (err)
             err->nvml_code = NVML_ERROR_LIBRARY_NOT_FOUND;
