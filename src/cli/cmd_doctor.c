@@ -71,7 +71,8 @@ static int cmd_doctor_run(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct gm_doc_opts o = {.root = "/"};
+    const char *root = "/";
+    struct gm_doc_opts o = {.root = root};
     o.uid = getuid();
     o.gids[0] = getgid();
     int ng = getgroups(GM_DOC_MAX_GIDS - 1, o.gids + 1);
@@ -85,7 +86,7 @@ static int cmd_doctor_run(int argc, char **argv)
             json = 1;
             break;
         case O_ROOT:
-            o.root = optarg;
+            root = optarg ? optarg : "/"; /* never NULL: required_argument */
             break;
         case O_CAPTURE:
             capture = optarg;
@@ -106,12 +107,13 @@ static int cmd_doctor_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("doctor", "unexpected argument '%s'", argv[optind]);
-    if (capture && strcmp(o.root, "/") != 0)
+    o.root = root;
+    if (capture && strcmp(root, "/") != 0)
         return cli_usage_error("doctor", "--capture records this machine: it cannot be used "
                                          "with --root");
     struct stat st;
-    if (stat(o.root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cli_error("--root %s: not a directory", o.root);
+    if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_error("--root %s: not a directory", root);
         return GM_EXIT_USAGE;
     }
 
@@ -129,9 +131,9 @@ static int cmd_doctor_run(int argc, char **argv)
     }
     struct gm_buf b = GM_BUF_INIT;
     if (json)
-        gm_doctor_json(&b, r, o.root);
+        gm_doctor_json(&b, r, root);
     else
-        gm_doctor_text(&b, r, o.root, cli_utf8());
+        gm_doctor_text(&b, r, root, cli_utf8());
     if (capture && !json)
         gm_buf_printf(&b,
                       "Captured to %s: attach it to a bug report; read it elsewhere with "

@@ -682,7 +682,7 @@ static void check_klog(struct st *s)
         if (x) {
             /* "NVRM: Xid (PCI:0000:3b:00): 79, pid=..., GPU has fallen off the bus." */
             const char *colon = strstr(x, "): ");
-            int code = colon ? atoi(colon + 3) : 0;
+            int code = colon ? (int)strtol(colon + 3, NULL, 10) : 0;
             const struct xid_meaning *m = NULL;
             for (size_t i = 0; i < sizeof(xids) / sizeof(xids[0]); i++)
                 if (xids[i].xid == code)
@@ -745,9 +745,7 @@ static void check_secureboot(struct st *s)
         "sign the module with a key the firmware trusts: sudo mokutil --import "
         "/var/lib/dkms/mok.pub, reboot and enroll the key in the MOK manager (or disable Secure "
         "Boot in the firmware settings)";
-    if (rejected)
-        set(c, GM_DOC_FAIL, mok);
-    else if (sb == 1 && s->kmod_signed == 0 && !s->nvidia_loaded && s->nnv)
+    if (rejected || (sb == 1 && s->kmod_signed == 0 && !s->nvidia_loaded && s->nnv))
         set(c, GM_DOC_FAIL, mok);
     else if (sb < 0 && exists(s->o, "sys/firmware/efi"))
         set(c, GM_DOC_UNKNOWN, "");
@@ -766,7 +764,7 @@ static int lib_version(const struct gm_doc_opts *o, char *where, size_t wl, char
 {
     where[0] = ver[0] = 0;
     for (int i = 0; libdirs[i]; i++) {
-        char rel[256], base[256];
+        char rel[256], base[256] = "";
         SNP(rel, sizeof(rel), "%s/libnvidia-ml.so.1", libdirs[i]);
         if (!exists(o, rel))
             continue;
@@ -824,6 +822,38 @@ static void check_version(struct st *s)
 
 #define MAX_NODES GM_DOC_MAX_NODES
 
+static int parse_uint_field(const char **p, int base, char end, unsigned *v)
+{
+    char *e;
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    unsigned long x = strtoul(*p, &e, base);
+    if (x > 0xffffffffUL || *e != end)
+        return -1;
+    *v = (unsigned)x;
+    *p = e + 1;
+    return 0;
+}
+
+/* One dev.list line: "c 195:0 0666 0:0 /dev/nvidia0". */
+static int parse_node(const char *l, struct gm_doc_node *d)
+{
+    memset(d, 0, sizeof(*d));
+    if (!strchr("cbl-", l[0]) || !l[0] || l[1] != ' ')
+        return -1;
+    d->type = l[0];
+    const char *p = l + 2;
+    if (parse_uint_field(&p, 10, ':', &d->maj) || parse_uint_field(&p, 10, ' ', &d->min) ||
+        parse_uint_field(&p, 8, ' ', &d->mode) || parse_uint_field(&p, 10, ':', &d->uid) ||
+        parse_uint_field(&p, 10, ' ', &d->gid))
+        return -1;
+    if (strncmp(p, "/dev/", 5) != 0 || strlen(p + 5) >= sizeof(d->name) || !p[5] ||
+        strchr(p + 5, ' ') || strchr(p + 5, '/'))
+        return -1;
+    SNP(d->name, sizeof(d->name), "%s", p + 5);
+    return 0;
+}
+
 /* The /dev/nvidia* nodes: ROOT/dev.list in a capture ("c 195:0 0666 0:0
  * /dev/nvidia0"), else ROOT/dev read directly. */
 int gm_doc_nodes(const struct gm_doc_opts *o, struct gm_doc_node *out, int max, int *from_list)
@@ -837,14 +867,8 @@ int gm_doc_nodes(const struct gm_doc_opts *o, struct gm_doc_node *out, int max, 
             char *nl = strchr(l, '\n');
             if (nl)
                 *nl = 0;
-            struct gm_doc_node *d = &out[n];
-            char name[256];
-            if (sscanf(l, " %c %u:%u %o %u:%u %255s", &d->type, &d->maj, &d->min, &d->mode, &d->uid,
-                       &d->gid, name) == 7 &&
-                strncmp(name, "/dev/", 5) == 0 && strlen(name + 5) < sizeof(d->name)) {
-                SNP(d->name, sizeof(d->name), "%s", name + 5);
+            if (parse_node(l, &out[n]) == 0)
                 n++;
-            }
             l = nl ? nl + 1 : NULL;
         }
         return n;
@@ -907,10 +931,14 @@ static unsigned proc_devices_major(const struct gm_doc_opts *o, const char *name
     if (gm_doc_read(o, "proc/devices", buf, sizeof(buf)) < 0)
         return 0;
     for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-        unsigned m;
-        char nm[64];
-        if (sscanf(l, " %u %63s", &m, nm) == 2 && strcmp(nm, name) == 0)
-            return m;
+        char *e;
+        while (*l == ' ')
+            l++;
+        unsigned long m = strtoul(l, &e, 10);
+        size_t nl = strlen(name);
+        if (e != l && *e == ' ' && strncmp(e + 1, name, nl) == 0 &&
+            (e[1 + nl] == '\n' || !e[1 + nl]))
+            return (unsigned)m;
     }
     return 0;
 }

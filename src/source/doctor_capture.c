@@ -55,8 +55,8 @@ static void tar_header(struct tarw *t, const char *name, char type, size_t size,
     memset(h, 0, sizeof(h));
     size_t nl = strlen(name);
     if (nl < 100) {
-        memcpy(h, name, nl);
-    } else { /* split into prefix (155) and name (100) at a '/' */
+        memcpy(h, name, nl); /* NOLINT(bugprone-not-null-terminated-result): ustar field */
+    } else {                 /* split into prefix (155) and name (100) at a '/' */
         const char *cut = NULL;
         for (const char *p = name; *p; p++)
             if (*p == '/' && (size_t)(p - name) <= 155 && strlen(p + 1) < 100)
@@ -76,7 +76,8 @@ static void tar_header(struct tarw *t, const char *name, char type, size_t size,
     if (linkname)
         SNP((char *)h + 157, 100, "%s", linkname);
     memcpy(h + 257, "ustar", 6);
-    memcpy(h + 263, "00", 2);
+    h[263] = '0'; /* version "00", not NUL-terminated */
+    h[264] = '0';
     unsigned sum = 0;
     for (int i = 0; i < 512; i++)
         sum += h[i];
