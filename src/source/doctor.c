@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -576,11 +577,66 @@ static int nvidia_line(const char *l)
            strstr(l, "Xid") || strstr(l, "unsigned module loading is restricted");
 }
 
+/* Appends msg to s->klog when it is an NVIDIA line, dropping the oldest
+ * half when full. */
+static void klog_add(struct st *s, size_t *n, const char *msg)
+{
+    if (!nvidia_line(msg))
+        return;
+    size_t ml = strlen(msg);
+    if (ml + 2 >= sizeof(s->klog))
+        return;
+    if (*n + ml + 2 >= sizeof(s->klog)) {
+        size_t half = *n / 2;
+        char *cut = memchr(s->klog + half, '\n', *n - half);
+        size_t drop = cut ? (size_t)(cut - s->klog) + 1 : *n;
+        memmove(s->klog, s->klog + drop, *n - drop);
+        *n -= drop;
+    }
+    memcpy(s->klog + *n, msg, ml);
+    *n += ml;
+    s->klog[(*n)++] = '\n';
+    s->klog[*n] = 0;
+}
+
+/* dmesg's way in when /dev/kmsg cannot be opened: syslog(2) READ_ALL
+ * (the same kernel.dmesg_restrict rule applies to both, but a kernel
+ * without /dev/kmsg, or a container that hides it, may still answer). */
+static void read_syslog_live(struct st *s)
+{
+    int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+    if (size <= 0)
+        return;
+    char *buf = malloc((size_t)size + 1);
+    if (!buf)
+        abort();
+    int got = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+    if (got >= 0) {
+        buf[got] = 0;
+        size_t n = 0;
+        s->klog[0] = 0;
+        for (char *l = buf; l && *l;) {
+            char *nl = strchr(l, '\n');
+            if (nl)
+                *nl = 0;
+            /* "<4>[   12.3] text": drop the priority */
+            if (l[0] == '<' && strchr(l, '>'))
+                l = strchr(l, '>') + 1;
+            klog_add(s, &n, l);
+            l = nl ? nl + 1 : NULL;
+        }
+        s->klog_read = 1;
+    }
+    free(buf);
+}
+
 static void read_kmsg_live(struct st *s)
 {
     int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        read_syslog_live(s);
         return;
+    }
     size_t n = 0;
     char rec[8192];
     for (;;) {
@@ -597,20 +653,7 @@ static void read_kmsg_live(struct st *s)
         char *nl = strchr(msg, '\n');
         if (nl)
             *nl = 0;
-        if (!nvidia_line(msg))
-            continue;
-        size_t ml = strlen(msg);
-        if (n + ml + 2 >= sizeof(s->klog)) /* keep the newest: drop the oldest half */
-        {
-            size_t half = n / 2;
-            char *cut = memchr(s->klog + half, '\n', n - half);
-            size_t drop = cut ? (size_t)(cut - s->klog) + 1 : n;
-            memmove(s->klog, s->klog + drop, n - drop);
-            n -= drop;
-        }
-        memcpy(s->klog + n, msg, ml);
-        n += ml;
-        s->klog[n++] = '\n';
+        klog_add(s, &n, msg);
     }
     s->klog[n] = 0;
     close(fd);

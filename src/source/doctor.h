@@ -9,8 +9,9 @@
  * ground a lower check found broken is "unknown", never a guess.
  *
  * Left out (docs/doctor.md "Not checked"): the agent's service user's
- * access to the device nodes, running dmesg when /dev/kmsg is closed to us,
- * compressed module files' vermagic.
+ * access to the device nodes beyond the shipped unit's DynamicUser, the
+ * kernel log when kernel.dmesg_restrict closes it, compressed module files'
+ * vermagic.
  */
 #ifndef GM_SOURCE_DOCTOR_H
 #define GM_SOURCE_DOCTOR_H
