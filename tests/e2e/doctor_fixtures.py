@@ -125,7 +125,7 @@ def main():
         # README: doctor's output on a broken fixture, exactly (no NVML needed:
         # the lower checks fail, so NVML is "unknown" whatever the library)
         want = readme_block()
-        p = subprocess.run([GPUMON, "doctor", "--root", "nouveau-bound", "--user", "1000:1000"],
+        p = subprocess.run([GPUMON, "doctor", "--root", "nouveau-bound"],
                            cwd=fx, capture_output=True, text=True, env=dict(os.environ,
                                                                             LC_ALL="C.UTF-8"))
         if want is None:
