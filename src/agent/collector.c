@@ -116,7 +116,7 @@ int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t t
     return gm_err_set(
         err, GM_E_TIMEOUT,
         "the NVIDIA driver did not answer within %.1f s: %s%s has not returned; the "
-        "driver or GPU may be hung (check dmesg for Xid errors, see Troubleshooting in README.md)",
+        "driver or GPU may be hung (Xid errors in dmesg: run 'gpumon doctor', check 'kernel-log')",
         timeout_ns / 1e9, call ? call : "an NVML call", where);
 }
 

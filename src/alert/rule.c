@@ -1196,8 +1196,8 @@ static const struct def_rule defaults[] = {
      "NVML's \"GPU is lost\": the jobs on it are dead; dmesg usually shows Xid 79."},
     {"driver-lost",
      {"when", "driver.lost", "scope", "host", "severity", "critical", "summary",
-      "gpumon on {{host}} cannot talk to the NVIDIA driver: {{value}} (see Troubleshooting in "
-      "gpumon's README.md)",
+      "gpumon on {{host}} cannot talk to the NVIDIA driver: {{value}} (run 'gpumon doctor' "
+      "there)",
       NULL},
      "Nothing can be monitored or run: the driver is not loaded, was upgraded under a "
      "running system (version mismatch), or libnvidia-ml.so.1 is missing."},

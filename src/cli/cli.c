@@ -180,7 +180,7 @@ int cli_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t timeout_ns
         if (report)
             cli_error("no permission to open any of the %u GPUs (NVML: Insufficient Permissions); "
                       "check that /dev/nvidiactl and /dev/nvidia0.. exist and that your user may "
-                      "open them (ls -l /dev/nvidia*), see Troubleshooting in README.md",
+                      "open them (ls -l /dev/nvidia*); run 'gpumon doctor' (check 'devnodes')",
                       s->ngpu);
         return GM_EXIT_NVML;
     }

@@ -227,28 +227,31 @@ static void explain_init_failure(struct gm_nvml *n, int rc)
     switch (rc) {
     case NVML_ERROR_DRIVER_NOT_LOADED:
         snprintf(msg, sizeof(msg),
-                 "the NVIDIA kernel driver is not loaded (NVML: %s); check 'lsmod | grep nvidia', "
-                 "'modprobe nvidia' and 'dmesg | grep -i nvrm', see Troubleshooting in README.md",
+                 "the NVIDIA kernel driver is not loaded (NVML: %s); run 'gpumon doctor' (check "
+                 "'modules'), or by hand 'lsmod | grep nvidia', 'sudo modprobe nvidia' and "
+                 "'dmesg | grep -i nvrm'",
                  gm_nvml_strerror(rc));
         set_state(n, GM_DRV_NOT_LOADED, rc, msg);
         break;
     case NVML_ERROR_NO_PERMISSION:
-        snprintf(msg, sizeof(msg),
-                 "no permission to talk to the NVIDIA driver (NVML: %s); check the permissions of "
-                 "/dev/nvidiactl and /dev/nvidia*, see Troubleshooting in README.md",
-                 gm_nvml_strerror(rc));
+        snprintf(
+            msg, sizeof(msg),
+            "no permission to talk to the NVIDIA driver (NVML: %s); run 'gpumon doctor' (check "
+            "'devnodes'): /dev/nvidiactl and /dev/nvidia* must be open to you",
+            gm_nvml_strerror(rc));
         set_state(n, GM_DRV_NOPERM, rc, msg);
         break;
     case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
-        snprintf(msg, sizeof(msg),
-                 "driver/library version mismatch: the loaded kernel module and libnvidia-ml.so "
-                 "come from different driver versions (usually an upgrade without a reboot); "
-                 "reboot or reload the nvidia modules, see Troubleshooting in README.md");
+        snprintf(
+            msg, sizeof(msg),
+            "driver/library version mismatch: the loaded kernel module and libnvidia-ml.so "
+            "come from different driver versions (usually an upgrade without a reboot); "
+            "reboot or reload the nvidia modules; 'gpumon doctor' (check 'version') shows both");
         set_state(n, GM_DRV_MISMATCH, rc, msg);
         break;
     default:
         snprintf(msg, sizeof(msg),
-                 "NVML failed to initialize: %s (code %d); see Troubleshooting in README.md",
+                 "NVML failed to initialize: %s (code %d); run 'gpumon doctor' (check 'nvml')",
                  gm_nvml_strerror(rc), rc);
         set_state(n, GM_DRV_ERROR, rc, msg);
         break;
@@ -310,11 +313,11 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
     if (!n->dl) {
         const char *why = dlerror();
         char msg[512];
-        snprintf(
-            msg, sizeof(msg),
-            "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
-            "installed or its library is not on the loader path; see Troubleshooting in README.md",
-            lib_path, why ? why : "unknown reason");
+        snprintf(msg, sizeof(msg),
+                 "cannot load the NVIDIA management library %s (%s); the NVIDIA driver is not "
+                 "installed or its library is not on the loader path; run 'gpumon doctor' (check "
+                 "'nvml')",
+                 lib_path, why ? why : "unknown reason");
         set_state(n, GM_DRV_NOLIB, NVML_ERROR_LIBRARY_NOT_FOUND, msg);
         if (err)
             err->nvml_code = NVML_ERROR_LIBRARY_NOT_FOUND;

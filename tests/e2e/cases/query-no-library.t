@@ -3,4 +3,4 @@ args: query --query-gpu=index --format=csv
 exit: 3
 --- stdout
 --- stderr
-gpumon: error: cannot load the NVIDIA management library /nonexistent/libnvidia-ml.so.1 (/nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or directory); the NVIDIA driver is not installed or its library is not on the loader path; see Troubleshooting in README.md
+gpumon: error: cannot load the NVIDIA management library /nonexistent/libnvidia-ml.so.1 (/nonexistent/libnvidia-ml.so.1: cannot open shared object file: No such file or directory); the NVIDIA driver is not installed or its library is not on the loader path; run 'gpumon doctor' (check 'nvml')

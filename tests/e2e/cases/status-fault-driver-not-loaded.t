@@ -12,7 +12,7 @@ json-schema: docs/json.md
   "sample_duration_seconds": {*},
   "driver": {
     "status": "driver_not_loaded",
-    "message": "the NVIDIA kernel driver is not loaded (NVML: Driver Not Loaded); check 'lsmod | grep nvidia', 'modprobe nvidia' and 'dmesg | grep -i nvrm', see Troubleshooting in README.md",
+    "message": "the NVIDIA kernel driver is not loaded (NVML: Driver Not Loaded); run 'gpumon doctor' (check 'modules'), or by hand 'lsmod | grep nvidia', 'sudo modprobe nvidia' and 'dmesg | grep -i nvrm'",
     "driver_version": null,
     "cuda_driver_version": null,
     "nvml_version": null
@@ -21,4 +21,4 @@ json-schema: docs/json.md
   "gpus": []
 }
 --- stderr
-gpumon: error: the NVIDIA kernel driver is not loaded (NVML: Driver Not Loaded); check 'lsmod | grep nvidia', 'modprobe nvidia' and 'dmesg | grep -i nvrm', see Troubleshooting in README.md
+gpumon: error: the NVIDIA kernel driver is not loaded (NVML: Driver Not Loaded); run 'gpumon doctor' (check 'modules'), or by hand 'lsmod | grep nvidia', 'sudo modprobe nvidia' and 'dmesg | grep -i nvrm'

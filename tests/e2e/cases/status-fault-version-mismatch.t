@@ -3,4 +3,4 @@ args: query --query-gpu=name --format=csv
 exit: 3
 --- stdout
 --- stderr
-gpumon: error: driver/library version mismatch: the loaded kernel module and libnvidia-ml.so come from different driver versions (usually an upgrade without a reboot); reboot or reload the nvidia modules, see Troubleshooting in README.md
+gpumon: error: driver/library version mismatch: the loaded kernel module and libnvidia-ml.so come from different driver versions (usually an upgrade without a reboot); reboot or reload the nvidia modules; 'gpumon doctor' (check 'version') shows both

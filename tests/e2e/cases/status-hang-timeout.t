@@ -7,4 +7,4 @@ min-seconds: 0.9
 max-seconds: 3
 --- stdout
 --- stderr
-gpumon: error: the NVIDIA driver did not answer within 1.0 s: nvmlDeviceGetPowerUsage on GPU 2 has not returned; the driver or GPU may be hung (check dmesg for Xid errors, see Troubleshooting in README.md)
+gpumon: error: the NVIDIA driver did not answer within 1.0 s: nvmlDeviceGetPowerUsage on GPU 2 has not returned; the driver or GPU may be hung (Xid errors in dmesg: run 'gpumon doctor', check 'kernel-log')
