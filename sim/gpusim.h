@@ -115,6 +115,12 @@ enum gs_workload_kind {
     GS_WL_LEAK,
     GS_WL_THERMAL,
     GS_WL_POWERCAP,
+    GS_WL_LOWINTENSITY, /* launch-bound: busy, low SM activity and power */
+    GS_WL_MEMBOUND,     /* memory-bandwidth bound */
+    GS_WL_TRANSFER,     /* host-to-device copy bound */
+    GS_WL_ENCODE,       /* video encoder bound */
+    GS_WL_DECODE,       /* video decoder bound */
+    GS_WL_INFERENCE,    /* random short requests, low mean load */
 };
 
 /* What runs on a GPU, as parameters of closed-form functions of t.
