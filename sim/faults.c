@@ -167,3 +167,18 @@ int gs_events_build(struct gs_scenario *s)
     }
     return 0;
 }
+
+bool gs_fault_hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, bool *brake)
+{
+    bool on = false;
+    *brake = false;
+    for (size_t i = 0; i < s->nfaults; i++) {
+        const struct gs_fault *f = &s->faults[i];
+        if (f->kind == GS_FAULT_HW_SLOWDOWN && (f->gpu == GS_NO_GPU || f->gpu == (int)gpu) &&
+            t >= f->at && t < f->until) {
+            on = true;
+            *brake |= f->power_brake;
+        }
+    }
+    return on;
+}

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_abi.h"
 #include "gpm_abi.h"
 #include "gpusim.h"
 
@@ -102,7 +103,10 @@
     X(nvmlGpmMigSampleGet)                                                                         \
     X(nvmlGpmMetricsGet)                                                                           \
     X(nvmlGpmQueryIfStreamingEnabled)                                                              \
-    X(nvmlGpmSetStreamingEnabled)
+    X(nvmlGpmSetStreamingEnabled)                                                                  \
+    X(nvmlDeviceGetClock)                                                                          \
+    X(nvmlDeviceGetApplicationsClock)                                                              \
+    X(nvmlDeviceGetDefaultApplicationsClock)
 
 #define GS_DECLARE(name) static __typeof__(name) *p_##name;
 GS_FUNCS(GS_DECLARE)
@@ -1649,6 +1653,56 @@ static void test_gpm_unsupported_key(void **state)
     stop();
 }
 
+/* ------------------------------------------------- application clocks */
+
+static void test_app_clocks_api(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("appclk.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\napp_clock_graphics = 1410\n"
+                   "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "[fault.slow]\ntype = hw_slowdown\ngpu = 1\nat = 10\nuntil = 20\n"
+                   "power_brake = on\n",
+                   path, sizeof(path));
+    start(path, 15);
+    unsigned mhz = 0;
+    unsigned long long reasons = 0;
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_GRAPHICS, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_SM, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(CALL(nvmlDeviceGetDefaultApplicationsClock, dev(0), NVML_CLOCK_GRAPHICS, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1980);
+    assert_int_equal(CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_CURRENT, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(
+        CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_APP_CLOCK_TARGET, &mhz),
+        NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(
+        CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_APP_CLOCK_DEFAULT, &mhz),
+        NVML_SUCCESS);
+    assert_int_equal(mhz, 1980);
+    assert_int_equal(CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, 4, &mhz),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_COUNT, &mhz),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetCurrentClocksEventReasons, dev(0), &reasons), NVML_SUCCESS);
+    assert_true(reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    /* GPU 1 in its hw_slowdown window, with power brake. */
+    assert_int_equal(CALL(nvmlDeviceGetCurrentClocksEventReasons, dev(1), &reasons), NVML_SUCCESS);
+    assert_true((reasons & 0x88) == 0x88);
+    assert_false(reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_int_equal(CALL(nvmlDeviceGetClockInfo, dev(1), NVML_CLOCK_SM, &mhz), NVML_SUCCESS);
+    assert_true(mhz < 700);
+    stop();
+}
+
 /* -------------------------------------------------------------- symbols */
 
 static void test_exported_symbols(void **state)
@@ -1794,6 +1848,7 @@ int main(void)
         cmocka_unit_test(test_gpm_heartbeat),
         cmocka_unit_test(test_gpm_mig),
         cmocka_unit_test(test_gpm_unsupported_key),
+        cmocka_unit_test(test_app_clocks_api),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
