@@ -1703,6 +1703,84 @@ static void test_app_clocks_api(void **state)
     stop();
 }
 
+/* Every sample type follows the model: one entry per 1/6 s period since
+ * lastSeenTimeStamp, at most 120 (20 s), for the new workloads and knobs. */
+static unsigned samples_of(nvmlDevice_t d, nvmlSamplingType_t type, unsigned long long last,
+                           nvmlSample_t *out, unsigned *vmin, unsigned *vmax)
+{
+    nvmlValueType_t vt;
+    unsigned n = 0;
+    assert_int_equal(CALL(nvmlDeviceGetSamples, d, type, last, &vt, &n, NULL), NVML_SUCCESS);
+    assert_int_equal(vt, NVML_VALUE_TYPE_UNSIGNED_INT);
+    assert_true(n <= 120);
+    unsigned got = n;
+    assert_int_equal(CALL(nvmlDeviceGetSamples, d, type, last, &vt, &got, out), NVML_SUCCESS);
+    assert_int_equal(got, n);
+    *vmin = ~0u;
+    *vmax = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0) {
+            long long step = (long long)(out[i].timeStamp - out[i - 1].timeStamp);
+            assert_true(step >= 166666 && step <= 166668);
+        }
+        assert_true(out[i].timeStamp > last);
+        *vmin = out[i].sampleValue.uiVal < *vmin ? out[i].sampleValue.uiVal : *vmin;
+        *vmax = out[i].sampleValue.uiVal > *vmax ? out[i].sampleValue.uiVal : *vmax;
+    }
+    return n;
+}
+
+static void test_samples_every_type(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("samples.ini",
+                   "[gpu.0]\nmodel = L40S\nworkload = encode\n"
+                   "[gpu.1]\nmodel = L40S\nworkload = decode\n"
+                   "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_floor = 20\n"
+                   "[gpu.3]\nmodel = H100-SXM5-80GB\nworkload = membound\n"
+                   "app_clock_graphics = 1410\n"
+                   "[fault.slow]\ntype = hw_slowdown\ngpu = 3\nat = 95\nuntil = 200\n",
+                   path, sizeof(path));
+    start(path, 100);
+    nvmlSample_t sm[120];
+    unsigned lo, hi;
+
+    assert_int_equal(samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi), 120);
+    assert_true(lo >= 93 && hi <= 97);
+    assert_int_equal(samples_of(dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, sm, &lo, &hi), 120);
+    assert_true(lo >= 10 && hi <= 14);
+    samples_of(dev(1), NVML_DEC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 93 && hi <= 97);
+    samples_of(dev(0), NVML_DEC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(hi == 0);
+
+    /* The heartbeat's idle phase reads the floor, never 0. */
+    samples_of(dev(2), NVML_GPU_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 18 && lo <= 22 && hi >= 94);
+
+    /* membound: memory controller ~88 %; application clocks until the
+     * hw_slowdown at 95 s pulls them to 35 %. */
+    samples_of(dev(3), NVML_MEMORY_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 85 && hi <= 91);
+    unsigned n = samples_of(dev(3), NVML_PROCESSOR_CLK_SAMPLES, 0, sm, &lo, &hi);
+    assert_int_equal(n, 120);
+    assert_int_equal(hi, 1410);
+    assert_true(lo < 500);
+    assert_int_equal(sm[0].sampleValue.uiVal, 1410); /* t = 80.2 s */
+    assert_true(sm[n - 1].sampleValue.uiVal < 500);  /* t = 100 s */
+    samples_of(dev(3), NVML_MEMORY_CLK_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo == 2619 && hi == 2619);
+    n = samples_of(dev(3), NVML_TOTAL_POWER_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(sm[n - 1].sampleValue.uiVal < sm[0].sampleValue.uiVal / 2);
+
+    /* One entry per period since lastSeenTimeStamp. */
+    samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    unsigned long long last = sm[99].timeStamp;
+    assert_int_equal(samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, last, sm, &lo, &hi), 20);
+    stop();
+}
+
 /* -------------------------------------------------------------- symbols */
 
 static void test_exported_symbols(void **state)
@@ -1849,6 +1927,7 @@ int main(void)
         cmocka_unit_test(test_gpm_mig),
         cmocka_unit_test(test_gpm_unsupported_key),
         cmocka_unit_test(test_app_clocks_api),
+        cmocka_unit_test(test_samples_every_type),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
