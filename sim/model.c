@@ -598,9 +598,7 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     for (int k = 0; k < NVML_CLOCK_COUNT; k++) {
         if (idle)
             st->clock[k] = g->clock_idle[k];
-        else if (k == NVML_CLOCK_MEM)
-            st->clock[k] = g->app_clock[k];
-        else if (f >= 1)
+        else if (k == NVML_CLOCK_MEM || f >= 1)
             st->clock[k] = g->app_clock[k];
         else
             st->clock[k] = quantize_clock(g->app_clock[k] * f, g->clock_max[k]);
