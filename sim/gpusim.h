@@ -411,6 +411,9 @@ double gs_fault_hang(const struct gs_scenario *s, int gpu, int fn, double t);
 /* True when a hw_slowdown fault holds gpu at t; *brake says whether it
  * also asserts HW power brake. */
 bool gs_fault_hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, bool *brake);
+/* Seconds gpu spent in hw_slowdown windows with power_brake from 0 to t
+ * (overlapping windows counted once). */
+double gs_hw_brake_seconds(const struct gs_scenario *s, unsigned gpu, double t);
 /* ECC error counts injected on gpu up to t. */
 void gs_ecc_counts(const struct gs_scenario *s, unsigned gpu, double t,
                    unsigned long long *corrected, unsigned long long *uncorrected);

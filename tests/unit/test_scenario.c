@@ -1148,6 +1148,20 @@ static void test_hw_slowdown(void **state)
     assert_true(in.power_w < 0.5 * before.power_w);
     assert_in_range(in.util_gpu, 90, 100);
     assert_int_equal(after.clock[NVML_CLOCK_SM], 1980);
+    /* Power-brake time: only GPU 0's window has power_brake. */
+    assert_true(gs_hw_brake_seconds(s, 0, 50) == 0);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 150) - 50) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 1000) - 100) < 1e-9);
+    assert_true(gs_hw_brake_seconds(s, 1, 1000) == 0);
+    gs_scenario_free(s);
+
+    /* Overlapping windows count once. */
+    s = load_ok("[gpu.0]\nmodel = L40S\nworkload = steady\n"
+                "[fault.a]\ntype = hw_slowdown\nat = 10\nuntil = 30\npower_brake = on\n"
+                "[fault.b]\ntype = hw_slowdown\ngpu = 0\nat = 20\nuntil = 40\npower_brake = on\n"
+                "[fault.c]\ntype = hw_slowdown\ngpu = 0\nat = 50\nuntil = 60\npower_brake = on\n");
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 55) - 35) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 100) - 40) < 1e-9);
     gs_scenario_free(s);
 }
 

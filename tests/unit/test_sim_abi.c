@@ -1700,6 +1700,15 @@ static void test_app_clocks_api(void **state)
     assert_false(reasons & nvmlClocksEventReasonApplicationsClocksSetting);
     assert_int_equal(CALL(nvmlDeviceGetClockInfo, dev(1), NVML_CLOCK_SM, &mhz), NVML_SUCCESS);
     assert_true(mhz < 700);
+    /* Time in HW power brake slowdown so far: 5 s of the 10 s window. */
+    nvmlFieldValue_t fv[1];
+    memset(fv, 0, sizeof(fv));
+    fv[0].fieldId = 271;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), 1, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+    assert_true(fv[0].value.ullVal == 5000000000ULL);
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), 1, fv), NVML_SUCCESS);
+    assert_true(fv[0].value.ullVal == 0);
     stop();
 }
 
