@@ -896,8 +896,11 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
         if (!g->temp_slowdown)
             return gs_fail(c, key_line(c, i, "workload"),
                            "gpu %u: workload thermal needs a temp_slowdown threshold", i);
-        double p =
-            fmin(g->power_idle + (w->power_demand - g->power_idle) * w->util / 100, g->power_limit);
+        /* As model.c draws it: application clocks below max lower the power. */
+        double ratio =
+            (double)g->app_clock[NVML_CLOCK_GRAPHICS] / g->clock_max[NVML_CLOCK_GRAPHICS];
+        double p = fmin(g->power_idle + (w->power_demand - g->power_idle) * w->util / 100 * ratio,
+                        g->power_limit);
         double teq = g->ambient + g->thermal_r / g->cooling * p;
         if (teq <= g->temp_slowdown)
             return gs_fail(c, key_line(c, i, "cooling"),

@@ -179,6 +179,9 @@ static const struct err_case err_cases[] = {
      "t.ini:5: key 'power_brake' does not apply to a fault of type gpu_lost"},
     {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hw_slowdown\ngpu = 1\n",
      "t.ini:5: gpu 1 does not exist"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\ncooling = 0.5\napp_clock_graphics = "
+     "600\n",
+     "t.ini:4: gpu 0: workload thermal never reaches temp_slowdown"},
     {"[gpu.0]\nmodel = L40S\nworkload = warp\n",
      "t.ini:3: bad value 'warp' for 'workload' (expected idle, steady, heartbeat, ramp, leak, "
      "thermal, powercap, lowintensity, membound, transfer, encode, decode or inference)"},
