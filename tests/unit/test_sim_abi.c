@@ -1056,6 +1056,12 @@ static nvmlReturn_t call_one(int k)
         if (r == NVML_SUCCESS)
             CALL(nvmlEventSetFree, set);
         return r;
+    case 16: {
+        nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+        return CALL(nvmlGpmQueryDeviceSupport, dev(0), &sup);
+    }
+    case 17:
+        return CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_SM, &u);
     }
     return NVML_ERROR_UNKNOWN;
 }
@@ -1077,6 +1083,8 @@ static const char *const one_fn[] = {
     "nvmlDeviceGetSamples",
     "nvmlDeviceGetMigMode",
     "nvmlEventSetCreate",
+    "nvmlGpmQueryDeviceSupport",
+    "nvmlDeviceGetApplicationsClock",
 };
 
 /* A function of every api_*.c family honours a rule: its first call fails
