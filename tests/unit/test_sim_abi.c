@@ -1661,6 +1661,30 @@ static void test_gpm_unsupported_key(void **state)
     stop();
 }
 
+static void test_gpm_gpu_lost(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("gpm-lost.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "[fault.lost]\ntype = gpu_lost\ngpu = 0\nat = 10\n",
+                   path, sizeof(path));
+    nvmlGpmSample_t a, b;
+    nvmlGpmMetricsGet_t mg;
+    const unsigned sm = 2;
+    start(path, 5);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), b), NVML_SUCCESS);
+    stop();
+    start(path, 20); /* samples taken before the GPU was lost */
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_ERROR_GPU_IS_LOST);
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    stop();
+}
+
 /* ------------------------------------------------- application clocks */
 
 static void test_app_clocks_api(void **state)
@@ -1944,6 +1968,7 @@ int main(void)
         cmocka_unit_test(test_gpm_mig),
         cmocka_unit_test(test_gpm_unsupported_key),
         cmocka_unit_test(test_app_clocks_api),
+        cmocka_unit_test(test_gpm_gpu_lost),
         cmocka_unit_test(test_samples_every_type),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
