@@ -105,7 +105,12 @@
     X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses)                                                       \
-    X(nvmlDeviceGetProcessUtilization)
+    X(nvmlDeviceGetProcessUtilization)                                                             \
+    X(nvmlGpmQueryDeviceSupport)                                                                   \
+    X(nvmlGpmSampleAlloc)                                                                          \
+    X(nvmlGpmSampleFree)                                                                           \
+    X(nvmlGpmSampleGet)                                                                            \
+    X(nvmlGpmMetricsGet)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -135,6 +140,13 @@ struct dev {
     int have_tmpl;   /* tmpl holds identity read at some point (kept while the GPU is lost) */
     struct gm_gpu tmpl;
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
+    /* GPM: the previous sample (gpm[prev]) and the buffer for the next one,
+     * allocated at the GPU's first GPM read and freed with the device. */
+    nvmlGpmSample_t gpm[2];
+    int gpm_prev;         /* index of the previous sample in gpm[] */
+    int gpm_have_prev;    /* gpm[gpm_prev] holds a sample of this GPU */
+    nvmlReturn_t gpm_off; /* SUCCESS, or why this GPU has no GPM (asked once) */
+    int gpm_asked;        /* gpm_off is known */
 };
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
@@ -257,9 +269,29 @@ static void explain_init_failure(struct gm_nvml *n, int rc)
 
 /* ------------------------------------------------------------ open / init */
 
+/* Frees a GPU's GPM samples (while the library is still loaded) and
+ * forgets its GPM state. */
+static void free_gpm(struct gm_nvml *n, struct dev *d)
+{
+    for (int k = 0; k < 2; k++) {
+        if (d->gpm[k] && n->f.nvmlGpmSampleFree && n->inited)
+            n->f.nvmlGpmSampleFree(d->gpm[k]);
+        d->gpm[k] = NULL;
+    }
+    d->gpm_have_prev = 0;
+    d->gpm_asked = 0;
+}
+
+static void free_devices(struct gm_nvml *n)
+{
+    for (unsigned i = 0; i < n->ndev; i++)
+        free_gpm(n, &n->dev[i]);
+    free(n->dev);
+}
+
 static void reset_devices(struct gm_nvml *n)
 {
-    free(n->dev);
+    free_devices(n);
     n->dev = NULL;
     n->ndev = 0;
     n->host_done = 0;
@@ -346,11 +378,11 @@ void gm_nvml_close(struct gm_nvml *n)
 {
     if (!n)
         return;
+    free_devices(n);
     if (n->inited && n->f.nvmlShutdown)
         n->f.nvmlShutdown();
     if (n->dl)
         dlclose(n->dl);
-    free(n->dev);
     free(n->pbuf);
     free(n->ubuf);
     free(n);
@@ -361,6 +393,8 @@ void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns)
     n->backoff_min_ns = min_ns;
     n->backoff_max_ns = max_ns < min_ns ? min_ns : max_ns;
 }
+
+_Static_assert(GM_RG__COUNT < 63, "read groups fit below GM_NVML_GPM_PRIME");
 
 void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs)
 {
@@ -379,8 +413,9 @@ uint64_t gm_nvml_groups_static(void)
 
 uint64_t gm_nvml_groups_default(void)
 {
-    /* PCIe throughput costs ~20 ms per counter on real hardware: only on request. */
-    return ~UINT64_C(0) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
+    /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
+     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample. */
+    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
 }
 
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
@@ -927,6 +962,104 @@ static void rd_remapped(struct rd *r)
     note(r, rc);
 }
 
+/* ------------------------------------------------------------------- GPM */
+
+/* Every GPM metric of the GPU gets status rc (not supported, no data yet,
+ * an error). */
+static void gpm_set_all(struct gm_gpu *g, nvmlReturn_t rc)
+{
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++)
+        setv(g, id, rc, gm_v_f64(0));
+}
+
+/* Whether the GPU can do GPM: asked once per GPU (per handle), with the
+ * samples allocated on the first yes. */
+static nvmlReturn_t gpm_ready(struct rd *r, struct dev *d)
+{
+    if (d->gpm_asked)
+        return d->gpm_off;
+    nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+    nvmlReturn_t rc = RCALL(r, nvmlGpmQueryDeviceSupport, &sup);
+    if (rc == NVML_SUCCESS && !sup.isSupportedDevice)
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    for (int k = 0; k < 2 && rc == NVML_SUCCESS; k++)
+        rc = CALL(r->n, r->i, nvmlGpmSampleAlloc, &d->gpm[k]);
+    if (rc == NVML_ERROR_GPU_IS_LOST || driver_gone(rc))
+        return rc; /* asked again on the GPU's next read */
+    d->gpm_asked = 1;
+    d->gpm_off = rc;
+    return rc;
+}
+
+/* Takes the GPU's next sample into the free buffer. */
+static nvmlReturn_t gpm_take(struct rd *r, struct dev *d)
+{
+    return RCALL(r, nvmlGpmSampleGet, d->gpm[!d->gpm_prev]);
+}
+
+/* GPM: one interval per sample.  The previous GPM sample is kept per GPU,
+ * so the agent, dmon and top pay one nvmlGpmSampleGet and one
+ * nvmlGpmMetricsGet per GPU and sample.  A GPU's first read has no interval
+ * yet: it is "not yet available" (NA, NVML_ERROR_NO_DATA), unless
+ * GM_NVML_GPM_PRIME asks for a second sample GM_NVML_GPM_PRIME_MS later
+ * (one-shot commands). */
+static void rd_gpm(struct rd *r)
+{
+    struct dev *d = &r->n->dev[r->i];
+    nvmlReturn_t rc = gpm_ready(r, d);
+    if (rc == NVML_SUCCESS)
+        rc = gpm_take(r, d);
+    if (rc != NVML_SUCCESS) {
+        d->gpm_have_prev = 0;
+        if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+            d->gpm_asked = 1; /* a GPU that cannot sample is not asked again */
+            d->gpm_off = rc;
+        }
+        gpm_set_all(r->g, rc);
+        note(r, rc);
+        return;
+    }
+    if (!d->gpm_have_prev) {
+        d->gpm_prev = !d->gpm_prev;
+        d->gpm_have_prev = 1;
+        if (!(r->n->groups & GM_NVML_GPM_PRIME)) {
+            gpm_set_all(r->g, NVML_ERROR_NO_DATA);
+            return;
+        }
+        gm_sleep_until(gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000, NULL);
+        rc = gpm_take(r, d);
+        if (rc != NVML_SUCCESS) {
+            d->gpm_have_prev = 0;
+            gpm_set_all(r->g, rc);
+            note(r, rc);
+            return;
+        }
+    }
+    nvmlGpmMetricsGet_t mg;
+    memset(&mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics));
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = GM_GPM_COUNT;
+    mg.sample1 = d->gpm[d->gpm_prev];
+    mg.sample2 = d->gpm[!d->gpm_prev];
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        memset(&mg.metrics[k], 0, sizeof(mg.metrics[k]));
+        mg.metrics[k].metricId = gm_metrics[GM_GPM_FIRST + k].gpm_id;
+    }
+    rc = CALL(r->n, r->i, nvmlGpmMetricsGet, &mg);
+    d->gpm_prev = !d->gpm_prev; /* the new sample starts the next interval */
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        int id = GM_GPM_FIRST + k;
+        nvmlReturn_t mrc = rc == NVML_SUCCESS ? mg.metrics[k].nvmlReturn : rc;
+        double v = mg.metrics[k].value;
+        if (mrc == NVML_SUCCESS && (v != v || v < 0)) /* NaN or negative: not a reading */
+            mrc = NVML_ERROR_UNKNOWN;
+        if (gm_metrics[id].unit == GM_U_BYTES_PER_S)
+            v *= 1048576.0; /* NVML: MiB/s */
+        setv(r->g, id, mrc, gm_v_f64(v));
+    }
+    note(r, rc);
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* One reader per read group (metrics.h), in the order they are called:
@@ -977,6 +1110,7 @@ static const struct reader {
     {GM_RG_ECC_COUNTS, rd_ecc_counts},
     {GM_RG_RETIRED, rd_retired},
     {GM_RG_REMAPPED, rd_remapped},
+    {GM_RG_GPM, rd_gpm},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -1496,7 +1630,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
     }
     set_state(n, GM_DRV_OK, 0, "");
     if (count != n->ndev) {
-        free(n->dev);
+        free_devices(n);
         n->dev = gm_xcalloc(count ? count : 1, sizeof(struct dev));
         n->ndev = count;
     }
@@ -1539,6 +1673,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
         }
         if (rc == NVML_ERROR_GPU_IS_LOST) {
             mark_gpu_down(g, rc);
+            d->gpm_have_prev = 0; /* a GPU that comes back starts a new interval */
             d->have_handle = 0;
             d->static_done = 0;
             continue;
