@@ -279,9 +279,13 @@ static int sp_power_limit(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *a
     return 0;
 }
 
-/* A function that takes a device handle (only those can be unsupported per GPU). */
+/* A function that takes a device handle (only those can be unsupported per GPU).
+ * nvmlGpmMetricsGet counts as one: it answers for the GPU its samples were
+ * taken on. */
 static bool per_device(const char *fn)
 {
+    if (strncmp(fn, "nvmlGpm", 7) == 0)
+        return strcmp(fn, "nvmlGpmSampleAlloc") != 0 && strcmp(fn, "nvmlGpmSampleFree") != 0;
     return strncmp(fn, "nvmlDevice", 10) == 0 && strncmp(fn, "nvmlDeviceGetCount", 18) != 0 &&
            strncmp(fn, "nvmlDeviceGetHandleBy", 21) != 0;
 }
@@ -438,6 +442,15 @@ static const struct gkey gpu_keys[] = {
     {"ramp_start", GK_SEC, OFF(wl.ramp_start), 0, NULL},
     {"ramp_duration", GK_SEC, OFF(wl.ramp_duration), 0, NULL},
     {"leak_rate", GK_RATE, OFF(wl.leak_rate), 0, NULL},
+    {"sm_activity", GK_FRACTION, OFF(wl.sm_activity), 0, NULL},
+    {"sm_occupancy", GK_FRACTION, OFF(wl.sm_occupancy), 0, NULL},
+    {"tensor_activity", GK_FRACTION, OFF(wl.tensor_activity), 0, NULL},
+    {"dram_activity", GK_FRACTION, OFF(wl.dram_activity), 0, NULL},
+    {"fp64_activity", GK_FRACTION, OFF(wl.fp64_activity), 0, NULL},
+    {"fp32_activity", GK_FRACTION, OFF(wl.fp32_activity), 0, NULL},
+    {"fp16_activity", GK_FRACTION, OFF(wl.fp16_activity), 0, NULL},
+    {"nvlink_rx", GK_RATE, OFF(wl.nvlink_rx), 0, NULL},
+    {"nvlink_tx", GK_RATE, OFF(wl.nvlink_tx), 0, NULL},
 };
 
 #define NKEYS (sizeof(gpu_keys) / sizeof(gpu_keys[0]))
@@ -739,6 +752,7 @@ static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
         w->pcie_tx = w->kind == GS_WL_IDLE ? 10e3 : fmin(0.3e9, 0.1 * bw);
     if (!aux->cooling_set && w->kind == GS_WL_THERMAL)
         g->cooling = 0.35;
+    gs_gpm_defaults(w);
 }
 
 static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
@@ -872,6 +886,15 @@ static int build_gpu(struct gs_pctx *c, unsigned i)
         .power_demand = NAN,
         .pcie_rx = NAN,
         .pcie_tx = NAN,
+        .sm_activity = NAN,
+        .sm_occupancy = NAN,
+        .tensor_activity = NAN,
+        .dram_activity = NAN,
+        .fp64_activity = NAN,
+        .fp32_activity = NAN,
+        .fp16_activity = NAN,
+        .nvlink_rx = NAN,
+        .nvlink_tx = NAN,
     };
     const struct gs_ini_entry *we = gpu_entry(c, i, "workload");
     if (we) {
