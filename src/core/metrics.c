@@ -102,7 +102,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
 /* A GPM row: key gpm.<stem>, every name from the stem, NVML GPM metric id id_; not in
  * `status --json` (its keys are fixed; `status --json --gpm` adds these). */
 #define GPM(stem, id_, unit_, dcgm_, desc_)                                                        \
-    R("gpm." stem, NULL, desc_, "gpm_" stem, "gpm_" stem, "gpm_" stem, desc_, dcgm_, unit_,       \
+    R("gpm." stem, NULL, desc_, "gpm_" stem, "gpm_" stem, "gpm_" stem, desc_, dcgm_, unit_,        \
       GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_GPM, .flags = GM_MF_NOT_IN_STATUS, .gpm_id = (id_))
 
 const struct gm_metric gm_metrics[GM_M__COUNT] = {
@@ -502,37 +502,37 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
 
     /* GPM (Hopper and later): one interval between two GPM samples; see docs/metrics.md */
     [GM_M_GPM_GR_ACTIVE] = GPM("graphics_active", 1, GM_U_ACTIVITY, "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
-                               "Time any graphics or compute engine was active, % of the interval "
-                               "(GPM; finer than utilization.gpu)."),
-    [GM_M_GPM_SM_ACTIVE] =
-        GPM("sm_active", 2, GM_U_ACTIVITY, "DCGM_FI_PROF_SM_ACTIVE",
-            "SM activity: SMs with at least one warp resident, averaged over SMs and the interval, %."),
+                               "Time any graphics or compute engine was active over the "
+                               "interval (GPM; finer than utilization.gpu)."),
+    [GM_M_GPM_SM_ACTIVE] = GPM(
+        "sm_active", 2, GM_U_ACTIVITY, "DCGM_FI_PROF_SM_ACTIVE",
+        "SM activity: SMs with at least one warp resident, averaged over SMs and the interval."),
     [GM_M_GPM_SM_OCCUPANCY] =
         GPM("sm_occupancy", 3, GM_U_ACTIVITY, "DCGM_FI_PROF_SM_OCCUPANCY",
-            "SM occupancy: warps resident relative to the SMs' maximum, over the interval, %."),
+            "SM occupancy: warps resident relative to the SMs' maximum, over the interval."),
     [GM_M_GPM_INT_ACTIVE] = GPM("integer_active", 4, GM_U_ACTIVITY, NULL,
-                                "Integer pipe activity, % of the interval."),
-    [GM_M_GPM_TENSOR_ACTIVE] = GPM("tensor_active", 5, GM_U_ACTIVITY,
-                                   "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
-                                   "Tensor pipe activity (any tensor type), % of the interval."),
+                                "Integer pipe activity: share of the interval."),
+    [GM_M_GPM_TENSOR_ACTIVE] =
+        GPM("tensor_active", 5, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+            "Tensor pipe activity (any tensor type): share of the interval."),
     [GM_M_GPM_DRAM_ACTIVE] =
         GPM("dram_active", 10, GM_U_ACTIVITY, "DCGM_FI_PROF_DRAM_ACTIVE",
-            "DRAM bandwidth used, % of the peak (GPM; the real \"memory busy\", unlike "
+            "DRAM bandwidth used, relative to the peak (GPM; the real \"memory busy\", unlike "
             "utilization.memory)."),
     [GM_M_GPM_FP64_ACTIVE] = GPM("fp64_active", 11, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP64_ACTIVE",
-                                 "FP64 pipe activity, % of the interval."),
+                                 "FP64 pipe activity: share of the interval."),
     [GM_M_GPM_FP32_ACTIVE] = GPM("fp32_active", 12, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP32_ACTIVE",
-                                 "FP32 pipe activity, % of the interval."),
+                                 "FP32 pipe activity: share of the interval."),
     [GM_M_GPM_FP16_ACTIVE] = GPM("fp16_active", 13, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP16_ACTIVE",
-                                 "FP16 pipe activity, % of the interval."),
+                                 "FP16 pipe activity: share of the interval."),
     [GM_M_GPM_PCIE_TX] = GPM("pcie_tx", 20, GM_U_BYTES_PER_S, NULL,
-                             "PCIe transmit (GPU to host) over the GPM interval, bytes/s."),
+                             "PCIe transmit (GPU to host) over the GPM interval."),
     [GM_M_GPM_PCIE_RX] = GPM("pcie_rx", 21, GM_U_BYTES_PER_S, NULL,
-                             "PCIe receive (host to GPU) over the GPM interval, bytes/s."),
+                             "PCIe receive (host to GPU) over the GPM interval."),
     [GM_M_GPM_NVLINK_TX] = GPM("nvlink_tx", 61, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_TX_BYTES",
-                               "NVLink transmit, all links, over the GPM interval, bytes/s."),
+                               "NVLink transmit, all links, over the GPM interval."),
     [GM_M_GPM_NVLINK_RX] = GPM("nvlink_rx", 60, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_RX_BYTES",
-                               "NVLink receive, all links, over the GPM interval, bytes/s."),
+                               "NVLink receive, all links, over the GPM interval."),
 
     /* per process */
     [GM_P_PID] = R("pid", NULL, "Process id of the compute application.", "pid", "pid", NULL, NULL,

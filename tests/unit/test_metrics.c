@@ -148,9 +148,15 @@ static void test_units_dcgm(void **state)
         const char *dcgm; /* NULL: no unit in the help text */
         double mul;       /* base value * mul = dcgm-exporter's value */
     } rows[] = {
-        {GM_U_NONE, NULL, 1},         {GM_U_PERCENT, "%", 1}, {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
-        {GM_U_BYTES_PER_S, "B/s", 1}, {GM_U_WATTS, "W", 1},   {GM_U_JOULES, "mJ", 1000},
-        {GM_U_CELSIUS, "C", 1},       {GM_U_MHZ, "MHz", 1},   {GM_U_SECONDS, "ns", 1e9},
+        {GM_U_NONE, NULL, 1},
+        {GM_U_PERCENT, "%", 1},
+        {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
+        {GM_U_BYTES_PER_S, "B/s", 1},
+        {GM_U_WATTS, "W", 1},
+        {GM_U_JOULES, "mJ", 1000},
+        {GM_U_CELSIUS, "C", 1},
+        {GM_U_MHZ, "MHz", 1},
+        {GM_U_SECONDS, "ns", 1e9},
         {GM_U_ACTIVITY, "ratio", 0.01}, /* the DCGM_FI_PROF_* activities: 0-1 */
     };
     assert_int_equal(N_ELEM(rows), GM_U__COUNT);

@@ -453,18 +453,12 @@ static void test_buffer_sizes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic_types),
-        cmocka_unit_test(test_struct_sizes),
-        cmocka_unit_test(test_field_offsets),
-        cmocka_unit_test(test_value_union),
-        cmocka_unit_test(test_struct_versions),
-        cmocka_unit_test(test_return_codes),
-        cmocka_unit_test(test_enums),
-        cmocka_unit_test(test_gpm),
-        cmocka_unit_test(test_sentinels),
-        cmocka_unit_test(test_clock_event_reasons),
-        cmocka_unit_test(test_event_types),
-        cmocka_unit_test(test_field_ids),
+        cmocka_unit_test(test_basic_types),     cmocka_unit_test(test_struct_sizes),
+        cmocka_unit_test(test_field_offsets),   cmocka_unit_test(test_value_union),
+        cmocka_unit_test(test_struct_versions), cmocka_unit_test(test_return_codes),
+        cmocka_unit_test(test_enums),           cmocka_unit_test(test_gpm),
+        cmocka_unit_test(test_sentinels),       cmocka_unit_test(test_clock_event_reasons),
+        cmocka_unit_test(test_event_types),     cmocka_unit_test(test_field_ids),
         cmocka_unit_test(test_buffer_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
