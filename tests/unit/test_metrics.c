@@ -201,9 +201,11 @@ static void test_gpm_rows(void **state)
          "DCGM_FI_PROF_PIPE_FP32_ACTIVE", GM_U_ACTIVITY},
         {GM_M_GPM_FP16_ACTIVE, NVML_GPM_METRIC_FP16_UTIL, "gpm.fp16_active",
          "DCGM_FI_PROF_PIPE_FP16_ACTIVE", GM_U_ACTIVITY},
-        /* DCGM_FI_PROF_PCIE_*_BYTES stay with nvmlDeviceGetPcieThroughput (docs/exporter.md) */
-        {GM_M_GPM_PCIE_TX, NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm.pcie_tx", NULL, GM_U_BYTES_PER_S},
-        {GM_M_GPM_PCIE_RX, NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm.pcie_rx", NULL, GM_U_BYTES_PER_S},
+        /* DCGM's PROF PCIe fields are profiling counters: GPM, not nvmlDeviceGetPcieThroughput */
+        {GM_M_GPM_PCIE_TX, NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm.pcie_tx",
+         "DCGM_FI_PROF_PCIE_TX_BYTES", GM_U_BYTES_PER_S},
+        {GM_M_GPM_PCIE_RX, NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm.pcie_rx",
+         "DCGM_FI_PROF_PCIE_RX_BYTES", GM_U_BYTES_PER_S},
         {GM_M_GPM_NVLINK_TX, NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, "gpm.nvlink_tx",
          "DCGM_FI_PROF_NVLINK_TX_BYTES", GM_U_BYTES_PER_S},
         {GM_M_GPM_NVLINK_RX, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, "gpm.nvlink_rx",
@@ -226,6 +228,8 @@ static void test_gpm_rows(void **state)
         assert_true(m->flags & GM_MF_NOT_IN_STATUS);
         assert_null(m->store); /* not stored (docs/metrics.md, GPM) */
     }
+    assert_null(gm_metrics[GM_M_PCIE_TX].dcgm); /* one source per dcgm-exporter name */
+    assert_null(gm_metrics[GM_M_PCIE_RX].dcgm);
     assert_int_equal(gm_metric_by_gpm_id(8), -1); /* DMMA: not read */
     assert_int_equal(gm_metric_by_gpm_id(0), -1);
     /* dcgm-exporter's PROF ratios keep their fraction; whole MiB do not */
