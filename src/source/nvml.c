@@ -1053,9 +1053,10 @@ static void rd_gpm(struct rd *r)
         double v = mg.metrics[k].value;
         if (mrc == NVML_SUCCESS && (v != v || v < 0)) /* NaN or negative: not a reading */
             mrc = NVML_ERROR_UNKNOWN;
-        if (gm_metrics[id].unit == GM_U_BYTES_PER_S)
-            v *= 1048576.0; /* NVML: MiB/s */
-        setv(r->g, id, mrc, gm_v_f64(v));
+        if (gm_metrics[id].unit == GM_U_BYTES_PER_S) /* NVML: MiB/s; ours: whole bytes/s */
+            setv(r->g, id, mrc, gm_v_u64((uint64_t)(v * 1048576.0 + 0.5)));
+        else
+            setv(r->g, id, mrc, gm_v_f64(v));
     }
     note(r, rc);
 }
