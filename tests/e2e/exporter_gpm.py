@@ -14,12 +14,22 @@ an H100 whose nvmlGpmSampleGet is NOT_SUPPORTED, GPU 2 an A100 (no GPM).
       PIPE_TENSOR_ACTIVE, DRAM_ACTIVE, PIPE_FP64/32/16_ACTIVE as 0-1 ratios
       with their fraction; PCIE/NVLINK_TX/RX_BYTES in bytes/s), GPU 0 only,
       and promtool parses it (only dcgm-exporter's own lints).
+  agent_csv: the agent at 1 s with CSV columns gpm.sm_active,gpm.nvlink_tx:
+      the first sample's GPU 0 cells are empty with "not_available" (no
+      interval yet, not 0), later ones have numbers; GPUs 1 and 2 are
+      "not_supported" on every row.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import csv
+import glob
+import os
+import signal
 import subprocess
+import tempfile
+import time
 
-from agentlib import check, check_eq, main
+from agentlib import GPUMON, check, check_eq, main
 from exporter_lib import families, need, parse_samples, run_gpumon, serve_print, sim_env
 
 SCN = "gpm/unsupported.ini"
@@ -110,5 +120,34 @@ def dcgm_names():
     check("error while linting" not in lines, "promtool parses the dcgm set", lines)
 
 
+def agent_csv():
+    env = sim_env(SCN)
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.Popen([GPUMON, "agent", "--no-config", "--data-dir", d, "--interval", "1s",
+                              "--no-store", "--no-exporter", "--columns",
+                              "index,gpm.sm_active,gpm.nvlink_tx"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(3.5)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=15)
+        check_eq(p.returncode, 0, "agent exit", err.decode(errors="replace"))
+        files = [f for f in glob.glob(os.path.join(d, "**", "*.csv"), recursive=True)
+                 if "_events_" not in f]
+        check_eq(len(files), 1, "CSV files", files)
+        rows = list(csv.DictReader(open(files[0], newline="")))
+    gpu0 = [r for r in rows if r["gpu"] == "0"]
+    check(len(gpu0) >= 3, "at least 3 samples of GPU 0", rows)
+    first = gpu0[0]
+    check_eq((first["gpm_sm_active_percent"], first["gpm_nvlink_tx_mibps"]), ("", ""),
+             "first interval: empty cells")
+    check("gpm_sm_active_percent:not_available" in first["status"], "first: not_available", first)
+    for r in gpu0[1:]:
+        check(50 < float(r["gpm_sm_active_percent"]) <= 100, "later: SM activity", r)
+        check(float(r["gpm_nvlink_tx_mibps"]) > 1000, "later: NVLink MiB/s", r)
+    for r in rows:
+        if r["gpu"] != "0":
+            check("gpm_sm_active_percent:not_supported" in r["status"], "no GPM: not_supported", r)
+
+
 if __name__ == "__main__":
-    main([native_names, dcgm_names])
+    main([native_names, dcgm_names, agent_csv])
