@@ -147,6 +147,7 @@ struct dev {
     int gpm_have_prev;    /* gpm[gpm_prev] holds a sample of this GPU */
     nvmlReturn_t gpm_off; /* SUCCESS, or why this GPU has no GPM (asked once) */
     int gpm_asked;        /* gpm_off is known */
+    int gpm_pending;      /* first sample taken this sample, finished by gpm_primed() */
 };
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
@@ -172,7 +173,8 @@ struct gm_nvml {
     int64_t next_init_ns; /* monotonic time of the next init attempt */
     int64_t backoff_ns;
     int64_t backoff_min_ns, backoff_max_ns;
-    uint64_t groups; /* read groups to collect */
+    uint64_t groups;      /* read groups to collect */
+    int64_t gpm_prime_ns; /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
 
     char driver_version[80];
@@ -997,48 +999,32 @@ static nvmlReturn_t gpm_take(struct rd *r, struct dev *d)
     return RCALL(r, nvmlGpmSampleGet, d->gpm[!d->gpm_prev]);
 }
 
-/* GPM: one interval per sample.  The previous GPM sample is kept per GPU,
- * so the agent, dmon and top pay one nvmlGpmSampleGet and one
- * nvmlGpmMetricsGet per GPU and sample.  A GPU's first read has no interval
- * yet: it is "not yet available" (NA, NVML_ERROR_NO_DATA), unless
- * GM_NVML_GPM_PRIME asks for a second sample GM_NVML_GPM_PRIME_MS later
- * (one-shot commands). */
-static void rd_gpm(struct rd *r)
+/* A failed GPM sample: no interval to continue from; a GPU that cannot
+ * sample (NOT_SUPPORTED, no symbol) is not asked again. */
+static void gpm_fail(struct rd *r, struct dev *d, nvmlReturn_t rc)
 {
-    struct dev *d = &r->n->dev[r->i];
-    nvmlReturn_t rc = gpm_ready(r, d);
-    if (rc == NVML_SUCCESS)
-        rc = gpm_take(r, d);
-    if (rc != NVML_SUCCESS) {
-        d->gpm_have_prev = 0;
-        if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-            d->gpm_asked = 1; /* a GPU that cannot sample is not asked again */
-            d->gpm_off = rc;
-        }
-        gpm_set_all(r->g, rc);
-        note(r, rc);
-        return;
+    d->gpm_have_prev = 0;
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        d->gpm_asked = 1;
+        d->gpm_off = rc;
     }
-    if (!d->gpm_have_prev) {
-        d->gpm_prev = !d->gpm_prev;
-        d->gpm_have_prev = 1;
-        if (!(r->n->groups & GM_NVML_GPM_PRIME)) {
-            gpm_set_all(r->g, NVML_ERROR_NO_DATA);
-            return;
-        }
-        gm_sleep_until(gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000, NULL);
-        rc = gpm_take(r, d);
-        if (rc != NVML_SUCCESS) {
-            d->gpm_have_prev = 0;
-            gpm_set_all(r->g, rc);
-            note(r, rc);
-            return;
-        }
+    gpm_set_all(r->g, rc);
+    note(r, rc);
+}
+
+/* Takes the GPU's next sample and the metrics of the interval since the
+ * previous one (gpm[gpm_prev]); the new sample starts the next interval. */
+static void gpm_finish(struct rd *r, struct dev *d)
+{
+    nvmlReturn_t rc = gpm_take(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
     }
     nvmlGpmMetricsGet_t mg;
     memset(&mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics));
     mg.version = NVML_GPM_METRICS_GET_VERSION;
-    mg.numMetrics = GM_GPM_COUNT;
+    mg.numMetrics = GM_GPM_COUNT; /* NVML touches metrics[0 .. numMetrics-1] only */
     mg.sample1 = d->gpm[d->gpm_prev];
     mg.sample2 = d->gpm[!d->gpm_prev];
     for (int k = 0; k < GM_GPM_COUNT; k++) {
@@ -1046,7 +1032,7 @@ static void rd_gpm(struct rd *r)
         mg.metrics[k].metricId = gm_metrics[GM_GPM_FIRST + k].gpm_id;
     }
     rc = CALL(r->n, r->i, nvmlGpmMetricsGet, &mg);
-    d->gpm_prev = !d->gpm_prev; /* the new sample starts the next interval */
+    d->gpm_prev = !d->gpm_prev;
     for (int k = 0; k < GM_GPM_COUNT; k++) {
         int id = GM_GPM_FIRST + k;
         nvmlReturn_t mrc = rc == NVML_SUCCESS ? mg.metrics[k].nvmlReturn : rc;
@@ -1059,6 +1045,40 @@ static void rd_gpm(struct rd *r)
             setv(r->g, id, mrc, gm_v_f64(v));
     }
     note(r, rc);
+}
+
+/* GPM: one interval per sample.  The previous GPM sample is kept per GPU,
+ * so the agent, dmon and top pay one nvmlGpmSampleGet and one
+ * nvmlGpmMetricsGet per GPU and sample.  A GPU's first read has no interval
+ * yet: it is "not yet available" (NA, NVML_ERROR_NO_DATA), unless
+ * GM_NVML_GPM_PRIME asks for an interval now: then the GPU is left pending
+ * and gpm_primed() finishes every pending GPU after one wait of
+ * GM_NVML_GPM_PRIME_MS for the whole sample (one-shot commands). */
+static void rd_gpm(struct rd *r)
+{
+    struct dev *d = &r->n->dev[r->i];
+    nvmlReturn_t rc = gpm_ready(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
+    }
+    if (d->gpm_have_prev) {
+        gpm_finish(r, d);
+        return;
+    }
+    rc = gpm_take(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
+    }
+    d->gpm_prev = !d->gpm_prev;
+    d->gpm_have_prev = 1;
+    gpm_set_all(r->g, NVML_ERROR_NO_DATA);
+    if (r->n->groups & GM_NVML_GPM_PRIME) {
+        d->gpm_pending = 1;
+        if (!r->n->gpm_prime_ns)
+            r->n->gpm_prime_ns = gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000;
+    }
 }
 
 /* ------------------------------------------------------------ the table */
@@ -1532,6 +1552,35 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     g->nmig = 0;
 }
 
+/* The second GPM sample of the GPUs left pending by rd_gpm (GM_NVML_GPM_PRIME),
+ * after a single wait for them all. */
+static void gpm_primed(struct gm_nvml *n, struct gm_snapshot *s)
+{
+    if (!n->gpm_prime_ns)
+        return;
+    gm_sleep_until(n->gpm_prime_ns, NULL);
+    n->gpm_prime_ns = 0;
+    for (uint32_t i = 0; i < s->ngpu && i < n->ndev; i++) {
+        struct dev *d = &n->dev[i];
+        struct gm_gpu *g = &s->gpus[i];
+        if (!d->gpm_pending)
+            continue;
+        d->gpm_pending = 0;
+        if (g->state != GM_GPU_OK || !d->have_handle)
+            continue;
+        struct rd r = {n, (int)i, d->h, g, NVML_SUCCESS};
+        gpm_finish(&r, d);
+        if (r.lost != NVML_SUCCESS) {
+            /* lost (or the driver went away) between the two samples: the GPU is
+             * down in this sample; the next one finds out which */
+            mark_gpu_down(g, r.lost);
+            d->have_handle = 0;
+            d->static_done = 0;
+            d->gpm_have_prev = 0;
+        }
+    }
+}
+
 static void read_host(struct gm_nvml *n)
 {
     char buf[80];
@@ -1694,6 +1743,9 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             read_proc_util(n, (int)i, d, s, g);
         }
     }
+    if (!driver_lost)
+        gpm_primed(n, s);
+    n->gpm_prime_ns = 0;
     if (driver_lost) {
         for (uint32_t q = 0; q < s->nproc; q++) {
             free(s->procs[q].cmdline);
