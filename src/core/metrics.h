@@ -29,7 +29,7 @@ enum gm_unit {
     GM_U_JOULES,      /* double */
     GM_U_CELSIUS,
     GM_U_MHZ,
-    GM_U_SECONDS, /* double */
+    GM_U_SECONDS,  /* double */
     GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
     GM_U__COUNT
 };

@@ -233,12 +233,9 @@ static void test_gpm_unsupported(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_group_read),
-        cmocka_unit_test(test_only_wanted_groups),
-        cmocka_unit_test(test_read_group_symbols),
-        cmocka_unit_test(test_gpm_first_interval),
-        cmocka_unit_test(test_gpm_prime),
-        cmocka_unit_test(test_gpm_unsupported),
+        cmocka_unit_test(test_every_group_read),   cmocka_unit_test(test_only_wanted_groups),
+        cmocka_unit_test(test_read_group_symbols), cmocka_unit_test(test_gpm_first_interval),
+        cmocka_unit_test(test_gpm_prime),          cmocka_unit_test(test_gpm_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
