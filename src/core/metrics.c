@@ -14,17 +14,18 @@
 /* ------------------------------------------------------------------ units */
 
 const struct gm_unit_info gm_units[GM_U__COUNT] = {
-    [GM_U_NONE] = {"", 1, 0, "", "", "", 1, NULL, 1, ""},
-    [GM_U_PERCENT] = {"%", 1, 0, "percent", "percent", "ratio", 0.01, "%", 1, "pct"},
-    [GM_U_BYTES] = {"MiB", 1048576.0, 0, "mib", "bytes", "bytes", 1, "MiB", 1.0 / 1048576.0, "mib"},
-    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, "mibps", "bytes_per_second", "bytes_per_second", 1,
-                          "B/s", 1, "mibps"},
-    [GM_U_WATTS] = {"W", 1, 2, "w", "watts", "watts", 1, "W", 1, "w"},
-    [GM_U_JOULES] = {"J", 1, 3, "j", "joules", "joules", 1, "mJ", 1000.0, "j"},
-    [GM_U_CELSIUS] = {"", 1, 0, "c", "celsius", "celsius", 1, "C", 1, "c"},
-    [GM_U_MHZ] = {"MHz", 1, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
-    [GM_U_SECONDS] = {"s", 1, 3, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
-    [GM_U_ACTIVITY] = {"%", 1, 1, "percent", "percent", "ratio", 0.01, "ratio", 0.01, "pct", 1},
+    [GM_U_NONE] = {"", 1, 0, 0, "", "", "", 1, NULL, 1, ""},
+    [GM_U_PERCENT] = {"%", 1, 0, 0, "percent", "percent", "ratio", 0.01, "%", 1, "pct"},
+    [GM_U_BYTES] = {"MiB", 1048576.0, 0, 0, "mib", "bytes", "bytes", 1, "MiB", 1.0 / 1048576.0,
+                    "mib"},
+    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, 0, "mibps", "bytes_per_second", "bytes_per_second",
+                          1, "B/s", 1, "mibps"},
+    [GM_U_WATTS] = {"W", 1, 2, 0, "w", "watts", "watts", 1, "W", 1, "w"},
+    [GM_U_JOULES] = {"J", 1, 3, 0, "j", "joules", "joules", 1, "mJ", 1000.0, "j"},
+    [GM_U_CELSIUS] = {"", 1, 0, 0, "c", "celsius", "celsius", 1, "C", 1, "c"},
+    [GM_U_MHZ] = {"MHz", 1, 0, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
+    [GM_U_SECONDS] = {"s", 1, 3, 0, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
+    [GM_U_ACTIVITY] = {"%", 1, 1, 1, "percent", "percent", "ratio", 0.01, "ratio", 0.01, "pct"},
 };
 
 /* ------------------------------------------------------------ read groups */

@@ -41,16 +41,16 @@ struct gm_unit_info {
     const char *smi;   /* nvidia-smi unit text ("MiB"), "" for none */
     double smi_div;    /* base value / smi_div = nvidia-smi number */
     int smi_decimals;  /* digits after the point in nvidia-smi output */
+    int dcgm_frac;     /* 1: the dcgm-exporter value keeps its fraction (the PROF ratios) */
     const char *csv;   /* CSV column suffix ("mib") */
     const char *json;  /* JSON key suffix ("bytes") */
     const char *prom;  /* Prometheus name suffix ("bytes", "ratio", "hertz") */
     double prom_mul;   /* base value * prom_mul = Prometheus value */
     const char *dcgm;  /* dcgm-exporter's unit, named in its help text ("MiB"); NULL = none */
     double dcgm_mul;   /* base value * dcgm_mul = dcgm-exporter value, rounded down to a whole
-                          number when dcgm_mul is not 1 (whole MiB, mJ, ns) */
+                          number when dcgm_mul is not 1 (whole MiB, mJ, ns) unless dcgm_frac */
     const char *store; /* SQLite column suffix for the nvidia-smi number ("mib", "pct", "w");
                           a metric's store_scale adds its prefix ("cw") */
-    int dcgm_frac;     /* 1: the dcgm-exporter value keeps its fraction (the PROF ratios) */
 };
 extern const struct gm_unit_info gm_units[GM_U__COUNT];
 

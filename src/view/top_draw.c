@@ -377,10 +377,9 @@ static void panel_full(struct top_ui *ui, int y, int x, int w, const struct gm_g
     int cx = 1;
     cx += put(y + 2, x + cx, w - cx, dg.limit == GM_TOP_LIM_NONE ? A_NORMAL : A(P_WARN), clk) + 2;
     cx += put(y + 2, x + cx, w - cx, A_NORMAL, pci) + 2;
-    cx += putf(y + 2, x + cx, w - cx, A_NORMAL, "ENC %s  DEC %s",
-               vtext(g, GM_M_UTIL_ENC, 1, "%", a, sizeof(a)),
-               vtext(g, GM_M_UTIL_DEC, 1, "%", b, sizeof(b))) +
-          2;
+    putf(y + 2, x + cx, w - cx, A_NORMAL, "ENC %s  DEC %s",
+         vtext(g, GM_M_UTIL_ENC, 1, "%", a, sizeof(a)),
+         vtext(g, GM_M_UTIL_DEC, 1, "%", b, sizeof(b)));
 
     /* line 3: clock event reasons spelled out, ECC, MIG */
     char rs[160];
