@@ -5,11 +5,11 @@
  * These follow the utilisation model in model.c rather than running beside
  * it: each activity is the workload's value at full load (per-workload
  * defaults below, or the scenario's sm_activity... keys) times the period's
- * utilisation fraction, times the SM clock ratio when the clocks are held
- * below max (power cap, thermal or HW slowdown, application clocks).  So a
- * heartbeat GPU reads high SM activity inside a burst and ~0 between, and a
- * GPU at 100 % utilisation can still show low SM activity (launch-bound).
- * The API layer (sim/api_gpm.c) averages these over a two-sample window.
+ * busy fraction (a ramp: its utilisation fraction), times the SM clock ratio when the clocks are
+ * held below max (power cap, thermal or HW slowdown, application clocks).  So a heartbeat GPU reads
+ * high SM activity inside a burst and ~0 between, and a GPU at 100 % utilisation can still show low
+ * SM activity (launch-bound). The API layer (sim/api_gpm.c) averages these over a two-sample
+ * window.
  *
  * Left out: per-engine imbalance (every video engine reads the device's
  * average), NVOFA, and any dependence on which processes run (a MIG GPU
@@ -29,15 +29,32 @@ struct gpm_dflt {
     double nvlink_rx, nvlink_tx; /* B/s at full load, NVLink boards only */
 };
 
-static const struct gpm_dflt training = {0.80, 0.45, 0.55, 0.40, 0, 0.15, 0.30, 0.10, 40e9, 40e9};
-
 static const struct gpm_dflt *defaults_of(enum gs_workload_kind k)
 {
+    /* Fields: SM, occupancy, tensor, DRAM, FP64, FP32, FP16, integer, NVLink rx/tx. */
     static const struct gpm_dflt idle = {0};
+    static const struct gpm_dflt training = {0.80, 0.45, 0.55, 0.40, 0,
+                                             0.15, 0.30, 0.10, 40e9, 40e9};
+    static const struct gpm_dflt lowint = {0.20, 0.08, 0.03, 0.08, 0, 0.05, 0.02, 0.05, 1e9, 1e9};
+    static const struct gpm_dflt membound = {0.55, 0.30, 0.05, 0.88, 0, 0.10, 0.05, 0.10, 5e9, 5e9};
+    static const struct gpm_dflt transfer = {0.25, 0.12, 0.10, 0.15, 0, 0.05, 0.05, 0.05, 0, 0};
+    static const struct gpm_dflt video = {0.05, 0.03, 0, 0.05, 0, 0.02, 0, 0.02, 0, 0};
+    static const struct gpm_dflt inference = {0.60, 0.30, 0.40, 0.35, 0, 0.10, 0.25, 0.05, 0, 0};
     switch (k) {
     case GS_WL_IDLE:
         return &idle;
-    default:
+    case GS_WL_LOWINTENSITY:
+        return &lowint;
+    case GS_WL_MEMBOUND:
+        return &membound;
+    case GS_WL_TRANSFER:
+        return &transfer;
+    case GS_WL_ENCODE:
+    case GS_WL_DECODE:
+        return &video;
+    case GS_WL_INFERENCE:
+        return &inference;
+    default: /* steady, heartbeat, ramp, leak, thermal, powercap: training */
         return &training;
     }
 }
@@ -132,7 +149,12 @@ void gs_model_gpm(const struct gs_scenario *s, unsigned gpu, int mig, double t, 
     unsigned cmax = g->clock_max[NVML_CLOCK_SM];
     if (st.pstate == 0 && cmax > 0 && st.clock[NVML_CLOCK_SM] < cmax)
         cr = (double)st.clock[NVML_CLOCK_SM] / cmax;
-    double f = u * cr;
+    /* The busy fraction of the period (a ramp: its current level; a
+     * heartbeat's idle phase: heartbeat_floor). */
+    double busy = w->kind == GS_WL_RAMP ? u : st.busy;
+    if (w->kind == GS_WL_HEARTBEAT)
+        busy += (1 - busy) * w->hb_floor / 100;
+    double f = busy * cr;
     const double full[] = {w->sm_activity,   w->sm_occupancy,  d->integer,       w->tensor_activity,
                            w->dram_activity, w->fp64_activity, w->fp32_activity, w->fp16_activity};
     double v[sizeof(full) / sizeof(full[0])];

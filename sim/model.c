@@ -43,6 +43,8 @@ enum {
     M_PROC_SM,
     M_PROC_MEM,
     M_ENERGY_BASE,
+    M_INFER,
+    M_INFER_LEN,
 };
 
 /* Smallest memory a process with a CUDA context holds when it takes a share. */
@@ -97,6 +99,15 @@ static double ramp_at(const struct gs_workload *w, double t)
     return w->ramp_from + (w->ramp_to - w->ramp_from) * f;
 }
 
+/* Inference requests run at this utilisation (%) while one is in flight,
+ * or at util if that is higher (then every period is busy). */
+#define GS_INFER_LEVEL 90.0
+
+static double inference_level(const struct gs_workload *w)
+{
+    return fmax(GS_INFER_LEVEL, w->util);
+}
+
 /* Utilisation level (%) while busy, at t. */
 static double level_at(const struct gs_workload *w, double t)
 {
@@ -105,6 +116,8 @@ static double level_at(const struct gs_workload *w, double t)
         return 0;
     case GS_WL_RAMP:
         return ramp_at(w, t);
+    case GS_WL_INFERENCE:
+        return inference_level(w);
     default:
         return w->util;
     }
@@ -146,16 +159,59 @@ static double heartbeat_busy(const struct gs_scenario *s, unsigned gpu, const st
     return clampd(busy / (b - a), 0, 1);
 }
 
-/* Slow (1 s average) load 0..1 at t: what sets power and temperature. */
+/* Inference: requests arrive at random, each busy for one or two whole
+ * sample periods.  Period b starts a request with probability q and the
+ * request lasts two periods with probability 1/2, so b is busy with
+ * probability 1 - (1 - q)(1 - q/2); q is chosen to make that util / level,
+ * giving a mean utilisation of util with no period to lock onto. */
+static bool inference_busy(const struct gs_scenario *s, unsigned gpu, const struct gs_workload *w,
+                           int64_t b)
+{
+    double p = clampd(w->util / inference_level(w), 0, 1);
+    double q = 1.5 - sqrt(2.25 - 2 * p);
+    if (unit01(gs_hash(s->seed, gpu, M_INFER, b)) < q)
+        return true;
+    return unit01(gs_hash(s->seed, gpu, M_INFER, b - 1)) < q &&
+           unit01(gs_hash(s->seed, gpu, M_INFER_LEN, b - 1)) < 0.5;
+}
+
+/* Slow (1 s average) load 0..1 at t: what sets power and temperature.
+ * Heartbeat and inference average their bursts; transfer's copy engines
+ * and PCIe link draw power all the time whatever the SMs do; the video
+ * workloads add 0.45 x the video engine's load to the graphics load. */
 static double slow_load(const struct gs_workload *w, double t)
 {
     double l = level_at(w, t) / 100;
-    return w->kind == GS_WL_HEARTBEAT ? l * heartbeat_duty(w) : l;
+    switch (w->kind) {
+    case GS_WL_HEARTBEAT: {
+        double d = heartbeat_duty(w);
+        return l * d + w->hb_floor / 100 * (1 - d);
+    }
+    case GS_WL_INFERENCE:
+        return fmin(w->util, inference_level(w)) / 100;
+    case GS_WL_TRANSFER:
+        return l > 0 ? 1 : 0;
+    case GS_WL_ENCODE:
+        return fmin(1, l + 0.45 * w->enc_util / 100);
+    case GS_WL_DECODE:
+        return fmin(1, l + 0.45 * w->dec_util / 100);
+    default:
+        return l;
+    }
+}
+
+/* Application clocks below max lower the power in proportion. */
+static double app_ratio(const struct gs_gpu *g)
+{
+    unsigned mx = g->clock_max[NVML_CLOCK_GRAPHICS];
+    return mx > 0 && g->app_clock[NVML_CLOCK_GRAPHICS] < mx
+               ? (double)g->app_clock[NVML_CLOCK_GRAPHICS] / mx
+               : 1.0;
 }
 
 static double demanded_power(const struct gs_gpu *g, double load)
 {
-    return g->power_idle + (g->wl.power_demand - g->power_idle) * load;
+    return g->power_idle + (g->wl.power_demand - g->power_idle) * load * app_ratio(g);
 }
 
 /* Power after the SW power cap, from load. */
@@ -288,6 +344,22 @@ static void power_at(const struct gs_gpu *g, double t, struct pw_state *ps)
             ps->by_power = false;
         }
     }
+}
+
+/* A hw_slowdown fault: clocks at GS_HW_SLOWDOWN_CLOCK of max and power
+ * falling with them; the SW power cap no longer binds.  Temperature keeps
+ * following the undisturbed power (the fault is meant to be short). */
+static bool hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, struct pw_state *ps,
+                        bool *brake)
+{
+    const struct gs_gpu *g = &s->gpus[gpu];
+    if (!s->nfaults || !gs_fault_hw_slowdown(s, gpu, t, brake))
+        return false;
+    if (ps->load >= 0.005) {
+        ps->p = g->power_idle + (ps->p - g->power_idle) * GS_HW_SLOWDOWN_CLOCK;
+        ps->by_power = false;
+    }
+    return true;
 }
 
 /* The power reading for noise pn in [-1, 1): at the cap it sits just below
@@ -471,12 +543,19 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     double level = level_at(w, (w0 + w1) / 2);
     double busy = w->kind == GS_WL_IDLE        ? 0
                   : w->kind == GS_WL_HEARTBEAT ? heartbeat_busy(s, gpu, w, w0, w1)
+                  : w->kind == GS_WL_INFERENCE ? (inference_busy(s, gpu, w, b) ? 1 : 0)
                                                : (level > 0 ? 1 : 0);
     st->busy = busy;
-    double util = busy > 0 ? level * busy + 1.5 * gs_noise(seed, gpu, M_UTIL, b) * busy : 0;
+    /* A heartbeat's idle phase reads heartbeat_floor (default 0) +- noise. */
+    double floor_pct = w->kind == GS_WL_HEARTBEAT ? w->hb_floor : 0;
+    double active = level * busy + floor_pct * (1 - busy);
+    double un = gs_noise(seed, gpu, M_UTIL, b);
+    double util = busy > 0        ? active + w->util_noise * un * busy
+                  : floor_pct > 0 ? active + fmin(w->util_noise, floor_pct) * un
+                                  : 0;
     st->util_gpu = (unsigned)lround(clampd(util, 0, 100));
     double mem_ratio = w->util > 0 ? w->mem_util / w->util : 0;
-    double mutil = busy > 0 ? mem_ratio * level * busy + gs_noise(seed, gpu, M_MEMUTIL, b) : 0;
+    double mutil = active > 0 ? mem_ratio * active + gs_noise(seed, gpu, M_MEMUTIL, b) : 0;
     st->util_mem = (unsigned)lround(clampd(mutil, 0, 100));
     if (w->enc_util > 0)
         st->util_enc =
@@ -488,6 +567,8 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     /* Power demand, the SW power cap, temperature and thermal slowdown. */
     struct pw_state ps;
     power_at(g, t, &ps);
+    bool brake = false;
+    bool hw_slow = hw_slowdown(s, gpu, t, &ps, &brake);
     double load = ps.load, p_in = ps.p_in, p = ps.p, temp = ps.temp, t_slow = ps.t_slow;
     st->load = load;
     st->power_capped = ps.by_power;
@@ -508,15 +589,19 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     bool idle = load < 0.005;
     st->pstate = idle ? 8 : 0;
     double f = 1;
-    if (!idle && p < p_in - 1e-9 && p_in > g->power_idle)
+    if (hw_slow)
+        f = GS_HW_SLOWDOWN_CLOCK;
+    else if (!idle && p < p_in - 1e-9 && p_in > g->power_idle)
         f = clampd((p - g->power_idle) / (p_in - g->power_idle), 0.2, 1);
+    /* A loaded GPU runs at its application clocks (default: max), scaled
+     * down by a power cap, thermal or HW slowdown. */
     for (int k = 0; k < NVML_CLOCK_COUNT; k++) {
         if (idle)
             st->clock[k] = g->clock_idle[k];
-        else if (k == NVML_CLOCK_MEM)
-            st->clock[k] = g->clock_max[k];
+        else if (k == NVML_CLOCK_MEM || f >= 1)
+            st->clock[k] = g->app_clock[k];
         else
-            st->clock[k] = quantize_clock(g->clock_max[k] * f, g->clock_max[k]);
+            st->clock[k] = quantize_clock(g->app_clock[k] * f, g->clock_max[k]);
     }
 
     unsigned long long reasons = 0;
@@ -527,6 +612,13 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     if (by_thermal)
         reasons |= nvmlClocksThrottleReasonHwSlowdown | nvmlClocksEventReasonSwThermalSlowdown |
                    nvmlClocksThrottleReasonHwThermalSlowdown;
+    if (!idle && (g->app_clock[NVML_CLOCK_GRAPHICS] < g->clock_max[NVML_CLOCK_GRAPHICS] ||
+                  g->app_clock[NVML_CLOCK_MEM] < g->clock_max[NVML_CLOCK_MEM]))
+        reasons |= nvmlClocksEventReasonApplicationsClocksSetting;
+    if (hw_slow)
+        reasons |= nvmlClocksThrottleReasonHwSlowdown;
+    if (hw_slow && brake)
+        reasons |= nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     st->reasons = reasons;
 
     if (g->fans)
@@ -536,7 +628,7 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 
     /* PCIe: the link drops to gen1 in P8; data-loader-bound heartbeat pulls
      * hardest while the SMs wait. */
-    st->pcie_gen_cur = idle ? 1 : g->pcie_gen;
+    st->pcie_gen_cur = idle ? 1 : g->pcie_gen_load;
     st->pcie_width_cur = g->pcie_width_cur;
     double bw = 0.9 * link_bw(st->pcie_gen_cur, st->pcie_width_cur);
     double rx, tx;
@@ -546,6 +638,9 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     } else if (w->kind == GS_WL_HEARTBEAT) {
         rx = w->pcie_rx * (0.25 + 0.75 * (1 - busy));
         tx = w->pcie_tx * busy;
+    } else if (w->kind == GS_WL_TRANSFER) {
+        rx = w->pcie_rx; /* the copies never stop */
+        tx = w->pcie_tx;
     } else {
         rx = w->pcie_rx * load;
         tx = w->pcie_tx * load;
@@ -609,7 +704,9 @@ static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, do
 {
     const struct gs_gpu *g = &s->gpus[gpu];
     struct pw_state ps;
+    bool brake;
     power_at(g, (double)k, &ps);
+    hw_slowdown(s, gpu, (double)k, &ps, &brake);
     v[0] = reported_power(g, &ps, gs_noise(s->seed, gpu, M_POWER, bucket_of((double)k)));
     v[1] = ps.by_power ? 1 : 0;
     v[2] = ps.by_thermal ? 1 : 0;

@@ -157,6 +157,34 @@ static const struct err_case err_cases[] = {
      "t.ini:3: value of 'name' too long (at most 95 characters)"},
     /* string escapes: \xHH (01-ff) and \\ only */
     {"[gpu.0]\nmodel = L40S\nname = a\\qb\n", "t.ini:3: bad escape in 'name'"},
+    /* knobs of the Insight issue */
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_floor = lots\n",
+     "t.ini:4: bad value 'lots' for 'heartbeat_floor' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nutil = 50\nheartbeat_floor = 60\n",
+     "t.ini:5: gpu 0: heartbeat_floor (60 %) must be below util (50 %)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nutil_noise = -1\n",
+     "t.ini:3: bad value '-1' for 'util_noise' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\napp_clock_graphics = 2500\n",
+     "t.ini:3: gpu 0: app_clock_graphics (2500 MHz) must be between the idle clock (345 MHz) and "
+     "max_clock_graphics (1980 MHz)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\napp_clock_mem = fast\n",
+     "t.ini:3: bad value 'fast' for 'app_clock_mem'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\npcie_gen_current = 7\n",
+     "t.ini:3: bad value '7' for 'pcie_gen_current' (expected a PCIe generation from 1 to 6)"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\npcie_gen_current = 5\n",
+     "t.ini:3: gpu 0: pcie_gen_current (5) is above pcie_gen (4)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hw_slowdown\npower_brake = maybe\n",
+     "t.ini:5: bad value 'maybe' for 'power_brake' (expected on or off)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = gpu_lost\npower_brake = on\n",
+     "t.ini:5: key 'power_brake' does not apply to a fault of type gpu_lost"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hw_slowdown\ngpu = 1\n",
+     "t.ini:5: gpu 1 does not exist"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\ncooling = 0.5\napp_clock_graphics = "
+     "600\n",
+     "t.ini:4: gpu 0: workload thermal never reaches temp_slowdown"},
+    {"[gpu.0]\nmodel = L40S\nworkload = warp\n",
+     "t.ini:3: bad value 'warp' for 'workload' (expected idle, steady, heartbeat, ramp, leak, "
+     "thermal, powercap, lowintensity, membound, transfer, encode, decode or inference)"},
     {"[gpu.0]\nmodel = L40S\nvbios = a\\x00b\n", "t.ini:3: bad escape in 'vbios'"},
     {"[gpu.0]\nmodel = L40S\nname = a\\x4\n", "t.ini:3: bad escape in 'name'"},
     {"[gpu.0]\nmodel = L40S\nname = a\\\n", "t.ini:3: bad escape in 'name'"},
@@ -808,6 +836,338 @@ static void test_leak_and_idle(void **state)
     gs_scenario_free(s);
 }
 
+/* ------------------------------------------------------- new workloads */
+
+/* Averages over n sample periods from t0: utilisation, memory utilisation,
+ * power (W), PCIe RX (B/s) and the GPM SM activity / DRAM activity. */
+struct wl_avg {
+    double util, mem_util, power, rx, sm, occ, tensor, dram, enc, dec;
+    unsigned util_min, util_max, sm_clock_min;
+};
+
+static void wl_average(const struct gs_scenario *s, unsigned gpu, double t0, int n,
+                       struct wl_avg *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->util_min = 100;
+    a->sm_clock_min = 100000;
+    for (int i = 0; i < n; i++) {
+        double t = t0 + (i + 0.5) / GS_SAMPLE_HZ;
+        struct gs_state st;
+        struct gs_gpm g;
+        gs_model_eval(s, gpu, t, &st);
+        gs_model_gpm(s, gpu, -1, t, &g);
+        a->util += st.util_gpu;
+        a->mem_util += st.util_mem;
+        a->power += st.power_w;
+        a->rx += st.pcie_rx_kbs * 1024.0;
+        a->sm += g.sm;
+        a->occ += g.occupancy;
+        a->tensor += g.tensor;
+        a->dram += g.dram;
+        a->enc += st.util_enc;
+        a->dec += st.util_dec;
+        if (st.util_gpu < a->util_min)
+            a->util_min = st.util_gpu;
+        if (st.util_gpu > a->util_max)
+            a->util_max = st.util_gpu;
+        if (st.clock[NVML_CLOCK_SM] < a->sm_clock_min)
+            a->sm_clock_min = st.clock[NVML_CLOCK_SM];
+    }
+    a->util /= n;
+    a->mem_util /= n;
+    a->power /= n;
+    a->rx /= n;
+    a->sm /= n;
+    a->occ /= n;
+    a->tensor /= n;
+    a->dram /= n;
+    a->enc /= n;
+    a->dec /= n;
+}
+
+static void test_workload_lowintensity_membound(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = lowintensity\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = membound\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = lowintensity\nsm_activity = 50%\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct wl_avg a;
+
+    /* Launch-bound: a kernel is always running, SMs mostly empty. */
+    wl_average(s, 0, 300, 600, &a);
+    assert_true(a.util_min >= 94 && a.util_max <= 100);
+    assert_int_equal(a.sm_clock_min, g->clock_max[NVML_CLOCK_SM]);
+    assert_true(a.power > g->power_idle && a.power < 0.36 * g->power_limit);
+    assert_true(a.mem_util > 8 && a.mem_util < 12);
+    assert_true(fabs(a.sm - 0.20) < 0.005 && fabs(a.occ - 0.08) < 0.003);
+    assert_true(fabs(a.tensor - 0.03) < 0.002 && fabs(a.dram - 0.08) < 0.003);
+
+    /* Memory-bound. */
+    wl_average(s, 1, 300, 600, &a);
+    assert_true(a.util_min >= 94);
+    assert_true(a.mem_util > 85 && a.mem_util < 91);
+    assert_true(fabs(a.dram - 0.88) < 0.01 && fabs(a.sm - 0.55) < 0.01);
+    assert_true(fabs(a.tensor - 0.05) < 0.003);
+    assert_true(fabs(a.power / g->power_limit - 0.70) < 0.03);
+
+    /* A key overrides the workload's default. */
+    wl_average(s, 2, 300, 60, &a);
+    assert_true(fabs(a.sm - 0.50) < 0.01);
+    gs_scenario_free(s);
+}
+
+static void test_workload_transfer(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = transfer\n"
+                                    "[gpu.1]\nmodel = A100-SXM4-80GB\nworkload = transfer\n");
+    struct wl_avg a;
+    /* gen5 x16: 3938 MB/s per lane; gen4 x16: 1969 MB/s. */
+    const double link[2] = {3938e6 * 16, 1969e6 * 16};
+    for (unsigned i = 0; i < 2; i++) {
+        const struct gs_gpu *g = &s->gpus[i];
+        wl_average(s, i, 500, 600, &a);
+        assert_true(fabs(a.rx / link[i] - 0.85) < 0.03);
+        /* ~35 % in every period: no beat to see. */
+        assert_true(fabs(a.util - 35) < 0.5);
+        assert_true(a.util_min >= 33 && a.util_max <= 37);
+        assert_true(fabs(a.sm - 0.25) < 0.01);
+        assert_true(fabs(a.power / g->power_limit - 0.40) < 0.02);
+    }
+    gs_scenario_free(s);
+}
+
+static void test_workload_video(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = L40S\nworkload = encode\n"
+                                    "[gpu.1]\nmodel = L40S\nworkload = decode\ndec_util = 60\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct wl_avg a;
+    wl_average(s, 0, 100, 600, &a);
+    assert_true(fabs(a.enc - 95) < 0.5 && a.dec == 0);
+    assert_true(fabs(a.util - 12) < 0.5);
+    /* Power: idle + (demand - idle) x (graphics load + 0.45 x video load). */
+    double want = g->power_idle + (0.92 * g->power_limit - g->power_idle) * (0.12 + 0.45 * 0.95);
+    assert_true(fabs(a.power / want - 1) < 0.01);
+    struct gs_gpm m;
+    gs_model_gpm(s, 0, -1, 100, &m);
+    assert_true(m.nvenc > 0.9 && m.nvdec == 0);
+
+    wl_average(s, 1, 100, 600, &a);
+    assert_true(fabs(a.dec - 60) < 0.5 && a.enc == 0);
+    want = g->power_idle + (0.92 * g->power_limit - g->power_idle) * (0.12 + 0.45 * 0.60);
+    assert_true(fabs(a.power / want - 1) < 0.01);
+    gs_model_gpm(s, 1, -1, 100, &m);
+    assert_true(m.nvdec > 0.55 && m.nvdec < 0.65 && m.nvenc == 0);
+    gs_scenario_free(s);
+}
+
+static void test_workload_inference(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = inference\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = inference\nutil = 30\n");
+    struct wl_avg a;
+    wl_average(s, 0, 1000, 6000, &a);
+    assert_true(fabs(a.util - 12) < 1.0);
+    wl_average(s, 2, 1000, 6000, &a);
+    assert_true(fabs(a.util - 30) < 1.5);
+
+    /* Bursts of 1-2 periods (runs can chain when requests meet), at
+     * irregular gaps; PCIe stays low; memory is held steady. */
+    int run = 0, gap = 0, runs_short = 0, runs = 0, gaps_seen[64] = {0};
+    struct gs_state st, hb;
+    unsigned long long mem0 = 0;
+    for (int i = 0; i < 6000; i++) {
+        double t = 1000 + (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s, 0, t, &st);
+        gs_model_eval(s, 1, t, &hb);
+        if (i == 0)
+            mem0 = st.mem_used;
+        assert_true(st.mem_used == mem0);
+        assert_true(st.pcie_rx_kbs * 1024.0 < 50e6);
+        if (st.util_gpu > 0) {
+            if (gap > 0 && gap < 64)
+                gaps_seen[gap] = 1;
+            gap = 0;
+            run++;
+        } else {
+            if (run > 0) {
+                runs++;
+                runs_short += run <= 2;
+            }
+            run = 0;
+            gap++;
+        }
+    }
+    assert_true(mem0 > 15ULL << 30 && mem0 < 17ULL << 30);
+    assert_true(runs > 400 && runs_short > 0.8 * runs);
+    int distinct = 0;
+    for (int k = 0; k < 64; k++)
+        distinct += gaps_seen[k];
+    assert_true(distinct > 20); /* no regular period */
+    /* Unlike heartbeat, whose idle phases pull hard on PCIe. */
+    gs_model_eval(s, 1, 1000, &hb);
+    wl_average(s, 1, 1000, 600, &a);
+    assert_true(a.rx > 1e9);
+    gs_scenario_free(s);
+
+    /* Repeatable from the seed, different with another. */
+    struct gs_scenario *s1 = load_ok("[machine]\nseed = 7\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    struct gs_scenario *s2 = load_ok("[machine]\nseed = 7\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    struct gs_scenario *s3 = load_ok("[machine]\nseed = 8\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    int same = 1, differ = 0;
+    for (int i = 0; i < 600; i++) {
+        struct gs_state x, y, z;
+        double t = (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s1, 0, t, &x);
+        gs_model_eval(s2, 0, t, &y);
+        gs_model_eval(s3, 0, t, &z);
+        same &= x.util_gpu == y.util_gpu;
+        differ |= x.util_gpu != z.util_gpu;
+    }
+    assert_true(same && differ);
+    gs_scenario_free(s1);
+    gs_scenario_free(s2);
+    gs_scenario_free(s3);
+}
+
+static void test_heartbeat_floor_and_noise(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_period = 1\n"
+                "heartbeat_duty = 0.5\nheartbeat_jitter = 0\nheartbeat_floor = 10\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil_noise = 0\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil_noise = 5\n");
+    struct gs_state st;
+    struct gs_gpm m;
+    unsigned lo = 100, hi = 0;
+    for (int cycle = 0; cycle < 30; cycle++) {
+        gs_model_eval(s, 0, cycle + 0.05, &st);
+        assert_in_range(st.util_gpu, 94, 100);
+        gs_model_eval(s, 0, cycle + 0.75, &st);
+        assert_in_range(st.util_gpu, 9, 11); /* floor +- 1.5 */
+        assert_false(st.reasons & nvmlClocksEventReasonGpuIdle);
+        lo = st.util_gpu < lo ? st.util_gpu : lo;
+        hi = st.util_gpu > hi ? st.util_gpu : hi;
+        gs_model_gpm(s, 0, -1, cycle + 0.75, &m);
+        assert_true(m.sm > 0.07 && m.sm < 0.09); /* 0.80 x the floor */
+    }
+    assert_true(hi > lo); /* not exactly the floor */
+
+    unsigned lo2 = 100, hi2 = 0;
+    for (int i = 0; i < 300; i++) {
+        double t = 50 + (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s, 1, t, &st);
+        assert_int_equal(st.util_gpu, 95);
+        gs_model_eval(s, 2, t, &st);
+        assert_in_range(st.util_gpu, 90, 100);
+        lo2 = st.util_gpu < lo2 ? st.util_gpu : lo2;
+        hi2 = st.util_gpu > hi2 ? st.util_gpu : hi2;
+    }
+    assert_true(hi2 - lo2 >= 7);
+    gs_scenario_free(s);
+}
+
+static void test_app_clocks_and_pcie_gen(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                "app_clock_graphics = 1410\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\napp_clock_graphics = 1410\n"
+                "[gpu.3]\nmodel = H100-SXM5-80GB\nworkload = transfer\npcie_gen_current = 3\n"
+                "[gpu.4]\nmodel = H100-SXM5-80GB\npcie_gen_current = 3\n"
+                "[gpu.5]\nmodel = RTX-4090\nworkload = steady\napp_clock_mem = 9001\n");
+    struct gs_state a, b, st;
+    gs_model_eval(s, 0, 100, &a);
+    gs_model_eval(s, 1, 100, &b);
+    assert_int_equal(a.clock[NVML_CLOCK_GRAPHICS], 1410);
+    assert_int_equal(a.clock[NVML_CLOCK_SM], 1410);
+    assert_int_equal(a.clock[NVML_CLOCK_MEM], 2619); /* HBM: one memory clock */
+    gs_model_eval(s, 5, 100, &st);
+    assert_int_equal(st.clock[NVML_CLOCK_MEM], 9001);
+    assert_int_equal(st.clock[NVML_CLOCK_SM], s->gpus[5].clock_max[NVML_CLOCK_SM]);
+    assert_true(st.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_true(a.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_false(b.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_int_equal(b.clock[NVML_CLOCK_SM], 1980);
+    /* Power falls with the clock ratio: idle + (P - idle) x 1410/1980. */
+    double idle = s->gpus[0].power_idle;
+    double want = idle + (b.power_w - idle) * 1410.0 / 1980.0;
+    assert_true(fabs(a.power_w / want - 1) < 0.03);
+    struct gs_gpm m;
+    gs_model_gpm(s, 0, -1, 100, &m);
+    assert_true(fabs(m.sm - 0.80 * 1410 / 1980) < 0.02);
+    /* An idle GPU: idle clocks, no application-clocks reason. */
+    gs_model_eval(s, 2, 100, &st);
+    assert_int_equal(st.pstate, 8);
+    assert_false(st.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+
+    /* pcie_gen_current: gen 3 while loaded, gen 1 idle; throughput follows. */
+    gs_model_eval(s, 3, 100, &st);
+    assert_int_equal(st.pcie_gen_cur, 3);
+    double rx = st.pcie_rx_kbs * 1024.0, gen3 = 985e6 * 16;
+    assert_true(rx > 0.75 * gen3 && rx <= 0.9 * gen3);
+    gs_model_eval(s, 4, 100, &st);
+    assert_int_equal(st.pcie_gen_cur, 1);
+    gs_scenario_free(s);
+}
+
+static void test_hw_slowdown(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                                    "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                                    "[fault.brake]\ntype = hw_slowdown\ngpu = 0\nat = 100\n"
+                                    "until = 200\npower_brake = on\n"
+                                    "[fault.slow]\ntype = hw_slowdown\ngpu = 1\nat = 100\n"
+                                    "until = 200\n");
+    struct gs_state before, in, in1, after;
+    gs_model_eval(s, 0, 90, &before);
+    gs_model_eval(s, 0, 150, &in);
+    gs_model_eval(s, 1, 150, &in1);
+    gs_model_eval(s, 0, 210, &after);
+    const unsigned long long hw = nvmlClocksThrottleReasonHwSlowdown,
+                             brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    assert_false(before.reasons & (hw | brake));
+    assert_false(after.reasons & (hw | brake));
+    assert_true((in.reasons & (hw | brake)) == (hw | brake));
+    assert_true((in1.reasons & (hw | brake)) == hw);
+    /* Clocks at ~35 % of max, power down with them, utilisation still high. */
+    assert_in_range(in.clock[NVML_CLOCK_SM], 675, 695);
+    assert_int_equal(before.clock[NVML_CLOCK_SM], 1980);
+    assert_true(in.power_w < 0.5 * before.power_w);
+    assert_in_range(in.util_gpu, 90, 100);
+    assert_int_equal(after.clock[NVML_CLOCK_SM], 1980);
+    /* Power-brake time: only GPU 0's window has power_brake. */
+    assert_true(gs_hw_brake_seconds(s, 0, 50) == 0);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 150) - 50) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 1000) - 100) < 1e-9);
+    assert_true(gs_hw_brake_seconds(s, 1, 1000) == 0);
+    gs_scenario_free(s);
+
+    /* Overlapping windows count once. */
+    s = load_ok("[gpu.0]\nmodel = L40S\nworkload = steady\n"
+                "[fault.a]\ntype = hw_slowdown\nat = 10\nuntil = 30\npower_brake = on\n"
+                "[fault.b]\ntype = hw_slowdown\ngpu = 0\nat = 20\nuntil = 40\npower_brake = on\n"
+                "[fault.c]\ntype = hw_slowdown\ngpu = 0\nat = 50\nuntil = 60\npower_brake = on\n");
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 55) - 35) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 100) - 40) < 1e-9);
+    gs_scenario_free(s);
+}
+
 static void test_temperature_response(void **state)
 {
     (void)state;
@@ -921,6 +1281,13 @@ int main(void)
         cmocka_unit_test(test_procs_at),
         cmocka_unit_test(test_fail_parse),
         cmocka_unit_test(test_fail_counting),
+        cmocka_unit_test(test_workload_lowintensity_membound),
+        cmocka_unit_test(test_workload_transfer),
+        cmocka_unit_test(test_workload_video),
+        cmocka_unit_test(test_workload_inference),
+        cmocka_unit_test(test_heartbeat_floor_and_noise),
+        cmocka_unit_test(test_app_clocks_and_pcie_gen),
+        cmocka_unit_test(test_hw_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
