@@ -13,8 +13,9 @@
  *   - src/source/nvml.c never calls them directly (it dlopens the library) but
  *     takes `__typeof__(nvmlFoo) *` pointers, so a pointer and the real
  *     signature cannot drift apart.
- * What is left out: vGPU, NvLink, GPM streaming, unit (S-class) and all
- * set/modify calls; gpumon only reads.
+ * What is left out: vGPU, NvLink, unit (S-class) and all set/modify calls
+ * (the two GPM streaming calls are declared for the simulator, which
+ * exports them; gpumon only reads).
  */
 #ifndef GM_NVML_ABI_H
 #define GM_NVML_ABI_H
