@@ -23,6 +23,7 @@
 #include "../core/log.h"
 #include "../core/safefile.h"
 #include "../core/timeutil.h"
+#include "../source/nvml.h"
 #include "collector.h"
 #include "control.h"
 #include "daemon_int.h"
@@ -59,10 +60,14 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
 
 /* ------------------------------------------------------------ helpers */
 
-static int open_collector(const struct gm_config *c, struct gm_collector **col)
+/* once: a single sample (--once), which takes its GPM interval now (two GPM
+ * samples 100 ms apart, docs/gpm.md) instead of reporting it not yet available. */
+static int open_collector(const struct gm_config *c, struct gm_collector **col, int once)
 {
     struct gm_collector_opts co = {
         .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1};
+    if (once)
+        co.groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME;
     struct gm_err e = {0};
     /* a failure is not fatal: the first sample reports it (logged once by
      * the sampler) and init is retried with backoff */
@@ -111,7 +116,7 @@ static void on_xid(void *arg, int gpu, const char *uuid, unsigned long long xid,
 static int run_once(struct gm_daemon *d)
 {
     struct gm_collector *col;
-    open_collector(&d->cfg, &col);
+    open_collector(&d->cfg, &col, 1);
     struct gm_snapshot *s = gm_sampler_once(col, d->sinks.k, d->sinks.n);
     int ok = s->driver == GM_DRV_OK;
     gm_snapshot_unref(s);
@@ -238,7 +243,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     }
 
     struct gm_collector *col;
-    open_collector(&d.cfg, &col);
+    open_collector(&d.cfg, &col, 0);
     /* on every sink's timeline before the first sample's events (a driver
      * that is down at start) */
     agent_event(&d, "agent started");

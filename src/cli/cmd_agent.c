@@ -17,6 +17,7 @@
 #include "../agent/config.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "../source/nvml.h"
 #include "cli.h"
 
 struct flagset {
@@ -216,7 +217,9 @@ static void agent_usage(const char *cmd, int once)
  * to stderr and the exit status says NVML is unavailable (3). */
 static int print_metrics(const struct gm_config *c)
 {
+    /* one sample, so GPM takes its interval now (GM_NVML_GPM_PRIME: 100 ms) */
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
+                                   .groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME,
                                    .procs = c->process_metrics,
                                    .procfs = c->process_metrics};
     struct gm_collector *col;

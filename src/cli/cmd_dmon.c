@@ -41,7 +41,13 @@ static void usage(int kind, FILE *f)
                    "                         m  framebuffer and BAR1 memory used (MiB)\n"
                    "                         e  ECC errors (aggregate single/double bit) and\n"
                    "                            PCIe replays\n"
-                   "                         t  PCIe receive and transmit (MiB/s)\n");
+                   "                         t  PCIe receive and transmit (MiB/s)\n"
+                   "      --gpm-metrics IDS  GPM columns after the groups (Hopper and later),\n"
+                   "                       nvidia-smi's ids, comma-separated: 1 gract, 2 smact,\n"
+                   "                       3 smocc, 4 intac, 5 tenac, 10 dramac, 11 fp64a,\n"
+                   "                       12 fp32a, 13 fp16a (%%), 20 pcitx, 21 pcirx,\n"
+                   "                       61 nvltx, 60 nvlrx (MiB/s); the first line waits\n"
+                   "                       100 ms for a second GPM sample\n");
     else
         fprintf(f, "usage: gpumon pmon [OPTIONS]\n\n"
                    "nvidia-smi pmon: one line per GPU process per sample, scrolling.\n\n"
@@ -147,7 +153,7 @@ static int mon_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int f
 int cli_mon_run(int kind, int argc, char **argv)
 {
     const char *cmd = kind == CLI_MON_DMON ? "dmon" : "pmon";
-    enum { O_FORMAT = 256, O_TIMEOUT };
+    enum { O_FORMAT = 256, O_TIMEOUT, O_GPM };
     static const struct option opts[] = {
         {"id", required_argument, NULL, 'i'},
         {"delay", required_argument, NULL, 'd'},
@@ -157,10 +163,11 @@ int cli_mon_run(int kind, int argc, char **argv)
         {"filename", required_argument, NULL, 'f'},
         {"format", required_argument, NULL, O_FORMAT},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"gpm-metrics", required_argument, NULL, O_GPM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *ids = NULL, *select = NULL, *file = NULL;
+    const char *ids = NULL, *select = NULL, *file = NULL, *gpm = NULL;
     int64_t delay = 1000000000LL, timeout = CLI_DEFAULT_TIMEOUT_NS;
     long count = -1;
     struct gm_mon_layout lay = {.ascii = !cli_utf8()};
@@ -204,6 +211,11 @@ int cli_mon_run(int kind, int argc, char **argv)
             if (gm_parse_duration(optarg, &timeout) != 0)
                 return cli_usage_error(cmd, "invalid --timeout '%s'", optarg);
             break;
+        case O_GPM:
+            if (kind != CLI_MON_DMON)
+                return cli_usage_error(cmd, "unknown option --gpm-metrics (dmon has it)");
+            gpm = optarg;
+            break;
         case 'h':
             usage(kind, stdout);
             return GM_EXIT_OK;
@@ -220,6 +232,8 @@ int cli_mon_run(int kind, int argc, char **argv)
     static struct gm_pmon pm;
     int rc = kind == CLI_MON_DMON ? gm_dmon_init(&dm, select, &lay, &err)
                                   : gm_pmon_init(&pm, select, &lay, &err);
+    if (rc == 0 && gpm)
+        rc = gm_dmon_add_gpm(&dm, gpm, &err);
     if (rc != 0)
         return cli_usage_error(cmd, "%s", err.msg);
 

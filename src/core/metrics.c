@@ -14,16 +14,18 @@
 /* ------------------------------------------------------------------ units */
 
 const struct gm_unit_info gm_units[GM_U__COUNT] = {
-    [GM_U_NONE] = {"", 1, 0, "", "", "", 1, NULL, 1, ""},
-    [GM_U_PERCENT] = {"%", 1, 0, "percent", "percent", "ratio", 0.01, "%", 1, "pct"},
-    [GM_U_BYTES] = {"MiB", 1048576.0, 0, "mib", "bytes", "bytes", 1, "MiB", 1.0 / 1048576.0, "mib"},
-    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, "mibps", "bytes_per_second", "bytes_per_second", 1,
-                          "B/s", 1, "mibps"},
-    [GM_U_WATTS] = {"W", 1, 2, "w", "watts", "watts", 1, "W", 1, "w"},
-    [GM_U_JOULES] = {"J", 1, 3, "j", "joules", "joules", 1, "mJ", 1000.0, "j"},
-    [GM_U_CELSIUS] = {"", 1, 0, "c", "celsius", "celsius", 1, "C", 1, "c"},
-    [GM_U_MHZ] = {"MHz", 1, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
-    [GM_U_SECONDS] = {"s", 1, 3, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
+    [GM_U_NONE] = {"", 1, 0, 0, "", "", "", 1, NULL, 1, ""},
+    [GM_U_PERCENT] = {"%", 1, 0, 0, "percent", "percent", "ratio", 0.01, "%", 1, "pct"},
+    [GM_U_BYTES] = {"MiB", 1048576.0, 0, 0, "mib", "bytes", "bytes", 1, "MiB", 1.0 / 1048576.0,
+                    "mib"},
+    [GM_U_BYTES_PER_S] = {"MiB/s", 1048576.0, 0, 0, "mibps", "bytes_per_second", "bytes_per_second",
+                          1, "B/s", 1, "mibps"},
+    [GM_U_WATTS] = {"W", 1, 2, 0, "w", "watts", "watts", 1, "W", 1, "w"},
+    [GM_U_JOULES] = {"J", 1, 3, 0, "j", "joules", "joules", 1, "mJ", 1000.0, "j"},
+    [GM_U_CELSIUS] = {"", 1, 0, 0, "c", "celsius", "celsius", 1, "C", 1, "c"},
+    [GM_U_MHZ] = {"MHz", 1, 0, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
+    [GM_U_SECONDS] = {"s", 1, 3, 0, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
+    [GM_U_ACTIVITY] = {"%", 1, 1, 1, "percent", "percent", "ratio", 0.01, "ratio", 0.01, "pct"},
 };
 
 /* ------------------------------------------------------------ read groups */
@@ -70,6 +72,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_ECC_COUNTS] = {"ecc_counts", "nvmlDeviceGetTotalEccErrors", 0},
     [GM_RG_RETIRED] = {"retired_pages", "nvmlDeviceGetRetiredPages", 0},
     [GM_RG_REMAPPED] = {"remapped_rows", "nvmlDeviceGetRemappedRows", 0},
+    [GM_RG_GPM] = {"gpm", "nvmlGpmMetricsGet", 0},
 };
 
 /* --------------------------------------------------------------- registry */
@@ -96,6 +99,12 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
       "clocks_event_reason_" name, "clock_event_reason_active",                                    \
       "Whether a clock event (throttle) reason is active (1) or not (0), by reason.", NULL,        \
       GM_U_NONE, GM_K_STATE, GM_F_ACTIVE, GM_SC_GPU, GM_RG_CLOCK_REASONS, .bit = (bit_))
+
+/* A GPM row: key gpm.<stem>, every name from the stem, NVML GPM metric id id_; not in
+ * `status --json` (its keys are fixed; `status --json --gpm` adds these). */
+#define GPM(stem, id_, unit_, dcgm_, desc_)                                                        \
+    R("gpm." stem, NULL, desc_, "gpm_" stem, "gpm_" stem, "gpm_" stem, desc_, dcgm_, unit_,        \
+      GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_GPM, .flags = GM_MF_NOT_IN_STATUS, .gpm_id = (id_))
 
 const struct gm_metric gm_metrics[GM_M__COUNT] = {
     /* host */
@@ -406,12 +415,11 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           GM_U_NONE, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_MAX_PCIE),
     [GM_M_PCIE_TX] =
         R(NULL, NULL, "PCIe transmit throughput (GPU to host), over ~20 ms.", "pcie_tx", "pcie_tx",
-          "pcie_transmit", "PCIe transmit throughput (GPU to host).", "DCGM_FI_PROF_PCIE_TX_BYTES",
-          GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
-    [GM_M_PCIE_RX] =
-        R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx", "pcie_rx",
-          "pcie_receive", "PCIe receive throughput (host to GPU).", "DCGM_FI_PROF_PCIE_RX_BYTES",
-          GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
+          "pcie_transmit", "PCIe transmit throughput (GPU to host).", NULL, GM_U_BYTES_PER_S,
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
+    [GM_M_PCIE_RX] = R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx",
+                       "pcie_rx", "pcie_receive", "PCIe receive throughput (host to GPU).", NULL,
+                       GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
     [GM_M_PCIE_REPLAY] =
         R(NULL, NULL, "PCIe replay (retry) counter.", "pcie_replay", "pcie_replay_count",
           "pcie_replays", "PCIe link replays (retries).", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",
@@ -491,6 +499,40 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "remapped_rows_failure", "remapped_rows_failure", "remapped_rows_failure",
           "Whether a row remapping has failed (1) or not (0).", "DCGM_FI_DEV_ROW_REMAP_FAILURE",
           GM_U_NONE, GM_K_STATE, GM_F_YESNO, GM_SC_GPU, GM_RG_REMAPPED),
+
+    /* GPM (Hopper and later): one interval between two GPM samples; see docs/metrics.md */
+    [GM_M_GPM_GR_ACTIVE] = GPM("graphics_active", 1, GM_U_ACTIVITY, "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                               "Time any graphics or compute engine was active over the "
+                               "interval (GPM; finer than utilization.gpu)."),
+    [GM_M_GPM_SM_ACTIVE] = GPM(
+        "sm_active", 2, GM_U_ACTIVITY, "DCGM_FI_PROF_SM_ACTIVE",
+        "SM activity: SMs with at least one warp resident, averaged over SMs and the interval."),
+    [GM_M_GPM_SM_OCCUPANCY] =
+        GPM("sm_occupancy", 3, GM_U_ACTIVITY, "DCGM_FI_PROF_SM_OCCUPANCY",
+            "SM occupancy: warps resident relative to the SMs' maximum, over the interval."),
+    [GM_M_GPM_INT_ACTIVE] = GPM("integer_active", 4, GM_U_ACTIVITY, NULL,
+                                "Integer pipe activity: share of the interval."),
+    [GM_M_GPM_TENSOR_ACTIVE] =
+        GPM("tensor_active", 5, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+            "Tensor pipe activity (any tensor type): share of the interval."),
+    [GM_M_GPM_DRAM_ACTIVE] =
+        GPM("dram_active", 10, GM_U_ACTIVITY, "DCGM_FI_PROF_DRAM_ACTIVE",
+            "DRAM bandwidth used, relative to the peak (GPM; the real \"memory busy\", unlike "
+            "utilization.memory)."),
+    [GM_M_GPM_FP64_ACTIVE] = GPM("fp64_active", 11, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP64_ACTIVE",
+                                 "FP64 pipe activity: share of the interval."),
+    [GM_M_GPM_FP32_ACTIVE] = GPM("fp32_active", 12, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP32_ACTIVE",
+                                 "FP32 pipe activity: share of the interval."),
+    [GM_M_GPM_FP16_ACTIVE] = GPM("fp16_active", 13, GM_U_ACTIVITY, "DCGM_FI_PROF_PIPE_FP16_ACTIVE",
+                                 "FP16 pipe activity: share of the interval."),
+    [GM_M_GPM_PCIE_TX] = GPM("pcie_tx", 20, GM_U_BYTES_PER_S, "DCGM_FI_PROF_PCIE_TX_BYTES",
+                             "PCIe transmit (GPU to host) over the GPM interval."),
+    [GM_M_GPM_PCIE_RX] = GPM("pcie_rx", 21, GM_U_BYTES_PER_S, "DCGM_FI_PROF_PCIE_RX_BYTES",
+                             "PCIe receive (host to GPU) over the GPM interval."),
+    [GM_M_GPM_NVLINK_TX] = GPM("nvlink_tx", 61, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_TX_BYTES",
+                               "NVLink transmit, all links, over the GPM interval."),
+    [GM_M_GPM_NVLINK_RX] = GPM("nvlink_rx", 60, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_RX_BYTES",
+                               "NVLink receive, all links, over the GPM interval."),
 
     /* per process */
     [GM_P_PID] = R("pid", NULL, "Process id of the compute application.", "pid", "pid", NULL, NULL,
@@ -708,4 +750,12 @@ const char *gm_reasons_format(uint64_t mask, char *buf, size_t len)
         off += (size_t)w;
     }
     return buf;
+}
+
+int gm_metric_by_gpm_id(unsigned gpm_id)
+{
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++)
+        if (gm_metrics[id].gpm_id == gpm_id)
+            return id;
+    return -1;
 }

@@ -29,7 +29,8 @@ enum gm_unit {
     GM_U_JOULES,      /* double */
     GM_U_CELSIUS,
     GM_U_MHZ,
-    GM_U_SECONDS, /* double */
+    GM_U_SECONDS,  /* double */
+    GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
     GM_U__COUNT
 };
 
@@ -40,13 +41,14 @@ struct gm_unit_info {
     const char *smi;   /* nvidia-smi unit text ("MiB"), "" for none */
     double smi_div;    /* base value / smi_div = nvidia-smi number */
     int smi_decimals;  /* digits after the point in nvidia-smi output */
+    int dcgm_frac;     /* 1: the dcgm-exporter value keeps its fraction (the PROF ratios) */
     const char *csv;   /* CSV column suffix ("mib") */
     const char *json;  /* JSON key suffix ("bytes") */
     const char *prom;  /* Prometheus name suffix ("bytes", "ratio", "hertz") */
     double prom_mul;   /* base value * prom_mul = Prometheus value */
     const char *dcgm;  /* dcgm-exporter's unit, named in its help text ("MiB"); NULL = none */
     double dcgm_mul;   /* base value * dcgm_mul = dcgm-exporter value, rounded down to a whole
-                          number when dcgm_mul is not 1 (whole MiB, mJ, ns) */
+                          number when dcgm_mul is not 1 (whole MiB, mJ, ns) unless dcgm_frac */
     const char *store; /* SQLite column suffix for the nvidia-smi number ("mib", "pct", "w");
                           a metric's store_scale adds its prefix ("cw") */
 };
@@ -144,6 +146,7 @@ enum gm_read_group {
     GM_RG_ECC_COUNTS,
     GM_RG_RETIRED,
     GM_RG_REMAPPED,
+    GM_RG_GPM, /* GPM (Hopper+): one interval between two samples, state kept per GPU */
     GM_RG__COUNT
 };
 
@@ -253,6 +256,20 @@ enum gm_metric_id {
     GM_M_REMAP_UNCORR,
     GM_M_REMAP_PENDING,
     GM_M_REMAP_FAILURE,
+    /* GPM profiling metrics (Hopper and later) */
+    GM_M_GPM_GR_ACTIVE,
+    GM_M_GPM_SM_ACTIVE,
+    GM_M_GPM_SM_OCCUPANCY,
+    GM_M_GPM_INT_ACTIVE,
+    GM_M_GPM_TENSOR_ACTIVE,
+    GM_M_GPM_DRAM_ACTIVE,
+    GM_M_GPM_FP64_ACTIVE,
+    GM_M_GPM_FP32_ACTIVE,
+    GM_M_GPM_FP16_ACTIVE,
+    GM_M_GPM_PCIE_TX,
+    GM_M_GPM_PCIE_RX,
+    GM_M_GPM_NVLINK_TX,
+    GM_M_GPM_NVLINK_RX,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */
@@ -317,7 +334,16 @@ struct gm_metric {
                              from 1: the order the columns were added in, never changed or
                              reused (an existing store gets a new column at its end) */
     uint8_t flags;        /* GM_MF_* */
+    uint16_t gpm_id;      /* GM_RG_GPM rows: the NVML_GPM_METRIC_* id (also nvidia-smi dmon's
+                             --gpm-metrics number) */
 };
+
+/* The GPM rows, GM_M_GPM_GR_ACTIVE .. GM_M_GPM_NVLINK_RX. */
+#define GM_GPM_FIRST GM_M_GPM_GR_ACTIVE
+#define GM_GPM_COUNT (GM_M_GPM_NVLINK_RX - GM_M_GPM_GR_ACTIVE + 1)
+
+/* The GPM row with NVML metric id gpm_id, or -1. */
+int gm_metric_by_gpm_id(unsigned gpm_id);
 
 extern const struct gm_metric gm_metrics[GM_M__COUNT];
 

@@ -695,8 +695,8 @@ static void dcgm_families(struct writer *w)
             sample_begin(w);
             gpu_labels(w, &first, g);
             double v = gm_v_as_double(&g->m[id]) * mul;
-            /* dcgm reports whole MiB, mJ, ns */
-            if (mul != 1)
+            /* dcgm reports whole MiB, mJ, ns; its PROF ratios keep their fraction */
+            if (mul != 1 && !gm_units[m->unit].dcgm_frac)
                 v = floor(v);
             sample_end(w, v);
         }

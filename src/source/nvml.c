@@ -105,7 +105,12 @@
     X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses)                                                       \
-    X(nvmlDeviceGetProcessUtilization)
+    X(nvmlDeviceGetProcessUtilization)                                                             \
+    X(nvmlGpmQueryDeviceSupport)                                                                   \
+    X(nvmlGpmSampleAlloc)                                                                          \
+    X(nvmlGpmSampleFree)                                                                           \
+    X(nvmlGpmSampleGet)                                                                            \
+    X(nvmlGpmMetricsGet)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -135,6 +140,14 @@ struct dev {
     int have_tmpl;   /* tmpl holds identity read at some point (kept while the GPU is lost) */
     struct gm_gpu tmpl;
     unsigned long long last_proc_util_us; /* lastSeenTimeStamp for process utilization */
+    /* GPM: the previous sample (gpm[prev]) and the buffer for the next one,
+     * allocated at the GPU's first GPM read and freed with the device. */
+    nvmlGpmSample_t gpm[2];
+    int gpm_prev;         /* index of the previous sample in gpm[] */
+    int gpm_have_prev;    /* gpm[gpm_prev] holds a sample of this GPU */
+    nvmlReturn_t gpm_off; /* SUCCESS, or why this GPU has no GPM (asked once) */
+    int gpm_asked;        /* gpm_off is known */
+    int gpm_pending;      /* first sample taken this sample, finished by gpm_primed() */
 };
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
@@ -160,7 +173,8 @@ struct gm_nvml {
     int64_t next_init_ns; /* monotonic time of the next init attempt */
     int64_t backoff_ns;
     int64_t backoff_min_ns, backoff_max_ns;
-    uint64_t groups; /* read groups to collect */
+    uint64_t groups;      /* read groups to collect */
+    int64_t gpm_prime_ns; /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
 
     char driver_version[80];
@@ -260,9 +274,29 @@ static void explain_init_failure(struct gm_nvml *n, int rc)
 
 /* ------------------------------------------------------------ open / init */
 
+/* Frees a GPU's GPM samples (while the library is still loaded) and
+ * forgets its GPM state. */
+static void free_gpm(struct gm_nvml *n, struct dev *d)
+{
+    for (int k = 0; k < 2; k++) {
+        if (d->gpm[k] && n->f.nvmlGpmSampleFree && n->inited)
+            n->f.nvmlGpmSampleFree(d->gpm[k]);
+        d->gpm[k] = NULL;
+    }
+    d->gpm_have_prev = 0;
+    d->gpm_asked = 0;
+}
+
+static void free_devices(struct gm_nvml *n)
+{
+    for (unsigned i = 0; i < n->ndev; i++)
+        free_gpm(n, &n->dev[i]);
+    free(n->dev);
+}
+
 static void reset_devices(struct gm_nvml *n)
 {
-    free(n->dev);
+    free_devices(n);
     n->dev = NULL;
     n->ndev = 0;
     n->host_done = 0;
@@ -349,11 +383,11 @@ void gm_nvml_close(struct gm_nvml *n)
 {
     if (!n)
         return;
+    free_devices(n);
     if (n->inited && n->f.nvmlShutdown)
         n->f.nvmlShutdown();
     if (n->dl)
         dlclose(n->dl);
-    free(n->dev);
     free(n->pbuf);
     free(n->ubuf);
     free(n);
@@ -364,6 +398,8 @@ void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns)
     n->backoff_min_ns = min_ns;
     n->backoff_max_ns = max_ns < min_ns ? min_ns : max_ns;
 }
+
+_Static_assert(GM_RG__COUNT < 63, "read groups fit below GM_NVML_GPM_PRIME");
 
 void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs)
 {
@@ -382,8 +418,9 @@ uint64_t gm_nvml_groups_static(void)
 
 uint64_t gm_nvml_groups_default(void)
 {
-    /* PCIe throughput costs ~20 ms per counter on real hardware: only on request. */
-    return ~UINT64_C(0) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
+    /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
+     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample. */
+    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
 }
 
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
@@ -930,6 +967,123 @@ static void rd_remapped(struct rd *r)
     note(r, rc);
 }
 
+/* ------------------------------------------------------------------- GPM */
+
+/* Every GPM metric of the GPU gets status rc (not supported, no data yet,
+ * an error). */
+static void gpm_set_all(struct gm_gpu *g, nvmlReturn_t rc)
+{
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++)
+        setv(g, id, rc, gm_v_f64(0));
+}
+
+/* Whether the GPU can do GPM: asked once per GPU (per handle), with the
+ * samples allocated on the first yes. */
+static nvmlReturn_t gpm_ready(struct rd *r, struct dev *d)
+{
+    if (d->gpm_asked)
+        return d->gpm_off;
+    nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+    nvmlReturn_t rc = RCALL(r, nvmlGpmQueryDeviceSupport, &sup);
+    if (rc == NVML_SUCCESS && !sup.isSupportedDevice)
+        rc = NVML_ERROR_NOT_SUPPORTED;
+    for (int k = 0; k < 2 && rc == NVML_SUCCESS; k++)
+        rc = CALL(r->n, r->i, nvmlGpmSampleAlloc, &d->gpm[k]);
+    if (rc == NVML_ERROR_GPU_IS_LOST || driver_gone(rc))
+        return rc; /* asked again on the GPU's next read */
+    d->gpm_asked = 1;
+    d->gpm_off = rc;
+    return rc;
+}
+
+/* Takes the GPU's next sample into the free buffer. */
+static nvmlReturn_t gpm_take(struct rd *r, struct dev *d)
+{
+    return RCALL(r, nvmlGpmSampleGet, d->gpm[!d->gpm_prev]);
+}
+
+/* A failed GPM sample: no interval to continue from; a GPU that cannot
+ * sample (NOT_SUPPORTED, no symbol) is not asked again. */
+static void gpm_fail(struct rd *r, struct dev *d, nvmlReturn_t rc)
+{
+    d->gpm_have_prev = 0;
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        d->gpm_asked = 1;
+        d->gpm_off = rc;
+    }
+    gpm_set_all(r->g, rc);
+    note(r, rc);
+}
+
+/* Takes the GPU's next sample and the metrics of the interval since the
+ * previous one (gpm[gpm_prev]); the new sample starts the next interval. */
+static void gpm_finish(struct rd *r, struct dev *d)
+{
+    nvmlReturn_t rc = gpm_take(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
+    }
+    nvmlGpmMetricsGet_t mg;
+    memset(&mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics));
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = GM_GPM_COUNT; /* NVML touches metrics[0 .. numMetrics-1] only */
+    mg.sample1 = d->gpm[d->gpm_prev];
+    mg.sample2 = d->gpm[!d->gpm_prev];
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        memset(&mg.metrics[k], 0, sizeof(mg.metrics[k]));
+        mg.metrics[k].metricId = gm_metrics[GM_GPM_FIRST + k].gpm_id;
+    }
+    rc = CALL(r->n, r->i, nvmlGpmMetricsGet, &mg);
+    d->gpm_prev = !d->gpm_prev;
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        int id = GM_GPM_FIRST + k;
+        nvmlReturn_t mrc = rc == NVML_SUCCESS ? mg.metrics[k].nvmlReturn : rc;
+        double v = mg.metrics[k].value;
+        if (mrc == NVML_SUCCESS && (v != v || v < 0)) /* NaN or negative: not a reading */
+            mrc = NVML_ERROR_UNKNOWN;
+        if (gm_metrics[id].unit == GM_U_BYTES_PER_S) /* NVML: MiB/s; ours: whole bytes/s */
+            setv(r->g, id, mrc, gm_v_u64((uint64_t)(v * 1048576.0 + 0.5)));
+        else
+            setv(r->g, id, mrc, gm_v_f64(v));
+    }
+    note(r, rc);
+}
+
+/* GPM: one interval per sample.  The previous GPM sample is kept per GPU,
+ * so the agent, dmon and top pay one nvmlGpmSampleGet and one
+ * nvmlGpmMetricsGet per GPU and sample.  A GPU's first read has no interval
+ * yet: it is "not yet available" (NA, NVML_ERROR_NO_DATA), unless
+ * GM_NVML_GPM_PRIME asks for an interval now: then the GPU is left pending
+ * and gpm_primed() finishes every pending GPU after one wait of
+ * GM_NVML_GPM_PRIME_MS for the whole sample (one-shot commands). */
+static void rd_gpm(struct rd *r)
+{
+    struct dev *d = &r->n->dev[r->i];
+    nvmlReturn_t rc = gpm_ready(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
+    }
+    if (d->gpm_have_prev) {
+        gpm_finish(r, d);
+        return;
+    }
+    rc = gpm_take(r, d);
+    if (rc != NVML_SUCCESS) {
+        gpm_fail(r, d, rc);
+        return;
+    }
+    d->gpm_prev = !d->gpm_prev;
+    d->gpm_have_prev = 1;
+    gpm_set_all(r->g, NVML_ERROR_NO_DATA);
+    if (r->n->groups & GM_NVML_GPM_PRIME) {
+        d->gpm_pending = 1;
+        if (!r->n->gpm_prime_ns)
+            r->n->gpm_prime_ns = gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000;
+    }
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* One reader per read group (metrics.h), in the order they are called:
@@ -980,6 +1134,7 @@ static const struct reader {
     {GM_RG_ECC_COUNTS, rd_ecc_counts},
     {GM_RG_RETIRED, rd_retired},
     {GM_RG_REMAPPED, rd_remapped},
+    {GM_RG_GPM, rd_gpm},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -1400,6 +1555,35 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     g->nmig = 0;
 }
 
+/* The second GPM sample of the GPUs left pending by rd_gpm (GM_NVML_GPM_PRIME),
+ * after a single wait for them all. */
+static void gpm_primed(struct gm_nvml *n, struct gm_snapshot *s)
+{
+    if (!n->gpm_prime_ns)
+        return;
+    gm_sleep_until(n->gpm_prime_ns, NULL);
+    n->gpm_prime_ns = 0;
+    for (uint32_t i = 0; i < s->ngpu && i < n->ndev; i++) {
+        struct dev *d = &n->dev[i];
+        struct gm_gpu *g = &s->gpus[i];
+        if (!d->gpm_pending)
+            continue;
+        d->gpm_pending = 0;
+        if (g->state != GM_GPU_OK || !d->have_handle)
+            continue;
+        struct rd r = {n, (int)i, d->h, g, NVML_SUCCESS};
+        gpm_finish(&r, d);
+        if (r.lost != NVML_SUCCESS) {
+            /* lost (or the driver went away) between the two samples: the GPU is
+             * down in this sample; the next one finds out which */
+            mark_gpu_down(g, r.lost);
+            d->have_handle = 0;
+            d->static_done = 0;
+            d->gpm_have_prev = 0;
+        }
+    }
+}
+
 static void read_host(struct gm_nvml *n)
 {
     char buf[80];
@@ -1499,7 +1683,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
     }
     set_state(n, GM_DRV_OK, 0, "");
     if (count != n->ndev) {
-        free(n->dev);
+        free_devices(n);
         n->dev = gm_xcalloc(count ? count : 1, sizeof(struct dev));
         n->ndev = count;
     }
@@ -1542,6 +1726,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
         }
         if (rc == NVML_ERROR_GPU_IS_LOST) {
             mark_gpu_down(g, rc);
+            d->gpm_have_prev = 0; /* a GPU that comes back starts a new interval */
             d->have_handle = 0;
             d->static_done = 0;
             continue;
@@ -1561,6 +1746,9 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             read_proc_util(n, (int)i, d, s, g);
         }
     }
+    if (!driver_lost)
+        gpm_primed(n, s);
+    n->gpm_prime_ns = 0;
     if (driver_lost) {
         for (uint32_t q = 0; q < s->nproc; q++) {
             free(s->procs[q].cmdline);

@@ -49,8 +49,20 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s);
  * gm_read_group (static groups are always read); procs != 0 lists processes
  * and their utilisation.  The default is gm_nvml_groups_default() with
  * processes: everything except PCIe throughput, which costs ~20 ms per
- * counter on real hardware and is read only on request. */
+ * counter on real hardware and is read only on request (GPM is in, without
+ * GM_NVML_GPM_PRIME). */
 void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs);
+
+/* A bit of the groups mask beside the read groups.  GPM metrics (GM_RG_GPM)
+ * are computed over the interval between two GPM samples; the previous one
+ * is kept per GPU between gm_nvml_sample calls, so a sample after the first
+ * costs one nvmlGpmSampleGet and one nvmlGpmMetricsGet per GPU.  A GPU's first
+ * read has no interval: its GPM values are "not yet available" (GM_VS_NA,
+ * NVML_ERROR_NO_DATA), unless this bit is set, in which case that first read
+ * takes a second sample GM_NVML_GPM_PRIME_MS later (the cost of a one-shot
+ * command that shows GPM metrics: that long, once per GPU). */
+#define GM_NVML_GPM_PRIME (UINT64_C(1) << 63)
+#define GM_NVML_GPM_PRIME_MS 100
 uint64_t gm_nvml_groups_default(void);
 uint64_t gm_nvml_groups_static(void);
 

@@ -13,8 +13,9 @@
  *   - src/source/nvml.c never calls them directly (it dlopens the library) but
  *     takes `__typeof__(nvmlFoo) *` pointers, so a pointer and the real
  *     signature cannot drift apart.
- * What is left out: vGPU, NvLink, GPM, unit (S-class) and all set/modify
- * calls; gpumon only reads.
+ * What is left out: vGPU, NvLink, unit (S-class) and all set/modify calls
+ * (the two GPM streaming calls are declared for the simulator, which
+ * exports them; gpumon only reads).
  */
 #ifndef GM_NVML_ABI_H
 #define GM_NVML_ABI_H
@@ -298,6 +299,64 @@ typedef struct nvmlEventData_st {
     unsigned int computeInstanceId;
 } nvmlEventData_t;
 
+/* ------------------------------------------------------------------ GPM */
+
+/* GPU Performance Monitoring (Hopper and later), fact sheet §2.19.  A
+ * sample is an opaque buffer owned by the library; nvmlGpmMetricsGet
+ * computes metrics over the interval between two samples. */
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+#define NVML_GPM_SUPPORT_VERSION 1     /* a plain integer, not NVML_STRUCT_VERSION */
+#define NVML_GPM_METRICS_GET_VERSION 1 /* a plain integer: it does not encode the size */
+
+typedef struct nvmlGpmSupport_st {
+    unsigned int version; /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
+typedef struct nvmlGpmMetric_st {
+    unsigned int metricId;   /* in: NVML_GPM_METRIC_* */
+    nvmlReturn_t nvmlReturn; /* out: this metric's own status */
+    double value;            /* out */
+    struct {
+        char *shortName;
+        char *longName;
+        char *unit;
+    } metricInfo; /* out, may be NULL */
+} nvmlGpmMetric_t;
+
+/* NVML_GPM_METRIC_MAX differs between NVIDIA's headers: 98 (12.0-12.8,
+ * pynvml 12.560), 210 (12.9/13.0), 333 (13.3).  The library reads and writes
+ * only metrics[0 .. numMetrics-1], so a client picks its own array length;
+ * ours is the 12.x one (3944 bytes), enough for the metrics gpumon asks. */
+#define NVML_GPM_METRIC_MAX_V12 98
+typedef struct nvmlGpmMetricsGet_st {
+    unsigned int version;    /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics; /* in: entries of metrics[] used */
+    nvmlGpmSample_t sample1; /* in: the earlier sample */
+    nvmlGpmSample_t sample2; /* in: the later sample */
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX_V12];
+} nvmlGpmMetricsGet_t;
+
+/* Metric ids (nvml.h nvmlGpmMetricId_t): utilisations are percent (0-100),
+ * the *_PER_SEC ones MiB/s. */
+#define NVML_GPM_METRIC_GRAPHICS_UTIL 1
+#define NVML_GPM_METRIC_SM_UTIL 2
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3
+#define NVML_GPM_METRIC_INTEGER_UTIL 4
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5
+#define NVML_GPM_METRIC_DFMA_TENSOR_UTIL 6
+#define NVML_GPM_METRIC_HMMA_TENSOR_UTIL 7
+#define NVML_GPM_METRIC_IMMA_TENSOR_UTIL 9
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10
+#define NVML_GPM_METRIC_FP64_UTIL 11
+#define NVML_GPM_METRIC_FP32_UTIL 12
+#define NVML_GPM_METRIC_FP16_UTIL 13
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61
+
 /* ------------------------------------------------------------- functions */
 
 /* Init, shutdown, errors, system. */
@@ -473,5 +532,17 @@ nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long
 nvmlReturn_t nvmlEventSetWait(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
 nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
+
+/* GPM (Hopper and later). */
+nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t device, nvmlGpmSupport_t *gpmSupport);
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample);
+nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample);
+nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t device, nvmlGpmSample_t gpmSample);
+nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t device, unsigned int gpuInstanceId,
+                                 nvmlGpmSample_t gpmSample);
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet);
+/* Streaming: declared for the simulator, which exports them; gpumon does not call them. */
+nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state);
+nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state);
 
 #endif /* GM_NVML_ABI_H */

@@ -3,14 +3,17 @@
 #include "dmon.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "../core/metrics.h"
 #include "../core/text.h"
+#include "../source/nvml.h"
 
 /* ------------------------------------------------------------- layout */
 
@@ -192,6 +195,20 @@ static const struct dmon_col cols[] = {
     {'e', "pci", "errs", CK_INT, GM_M_PCIE_REPLAY},
     {'t', "rxpci", "MB/s", CK_INT, GM_M_PCIE_RX},
     {'t', "txpci", "MB/s", CK_INT, GM_M_PCIE_TX},
+    /* --gpm-metrics (not an -s group): nvidia-smi's GPM metric ids, gpm_id of the row */
+    {'g', "gract", "%", CK_INT, GM_M_GPM_GR_ACTIVE},
+    {'g', "smact", "%", CK_INT, GM_M_GPM_SM_ACTIVE},
+    {'g', "smocc", "%", CK_INT, GM_M_GPM_SM_OCCUPANCY},
+    {'g', "intac", "%", CK_INT, GM_M_GPM_INT_ACTIVE},
+    {'g', "tenac", "%", CK_INT, GM_M_GPM_TENSOR_ACTIVE},
+    {'g', "dramac", "%", CK_INT, GM_M_GPM_DRAM_ACTIVE},
+    {'g', "fp64a", "%", CK_INT, GM_M_GPM_FP64_ACTIVE},
+    {'g', "fp32a", "%", CK_INT, GM_M_GPM_FP32_ACTIVE},
+    {'g', "fp16a", "%", CK_INT, GM_M_GPM_FP16_ACTIVE},
+    {'g', "pcitx", "MB/s", CK_INT, GM_M_GPM_PCIE_TX},
+    {'g', "pcirx", "MB/s", CK_INT, GM_M_GPM_PCIE_RX},
+    {'g', "nvltx", "MB/s", CK_INT, GM_M_GPM_NVLINK_TX},
+    {'g', "nvlrx", "MB/s", CK_INT, GM_M_GPM_NVLINK_RX},
 };
 #define NCOLS (int)(sizeof(cols) / sizeof(cols[0]))
 
@@ -221,6 +238,55 @@ int gm_dmon_init(struct gm_dmon *d, const char *select, const struct gm_mon_layo
     return 0;
 }
 
+int gm_dmon_add_gpm(struct gm_dmon *d, const char *list, struct gm_err *err)
+{
+    char ids[160] = "";
+    size_t off = 0;
+    for (int k = 0; k < NCOLS; k++)
+        if (cols[k].group == 'g' && off < sizeof(ids)) {
+            int w = snprintf(ids + off, sizeof(ids) - off, "%s%u", off ? "," : "",
+                             (unsigned)gm_metrics[cols[k].metric].gpm_id);
+            if (w > 0)
+                off += (size_t)w;
+        }
+    const char *p = list ? list : "";
+    if (!*p)
+        return gm_err_set(err, GM_E_INVAL, "--gpm-metrics needs metric ids (%s)", ids);
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || errno || (*end && *end != ',') || !isdigit((unsigned char)*p))
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid --gpm-metrics '%s': '%.*s' is not a metric id (%s)", list,
+                              (int)strcspn(p, ","), p, ids);
+        int m = v <= 0xffff ? gm_metric_by_gpm_id((unsigned)v) : -1;
+        int col = -1;
+        for (int k = 0; k < NCOLS && m >= 0; k++)
+            if (cols[k].group == 'g' && cols[k].metric == m)
+                col = k;
+        if (col < 0)
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid --gpm-metrics '%s': gpumon does not read GPM metric %lu "
+                              "(it reads %s)",
+                              list, v, ids);
+        int dup = 0;
+        for (int i = 0; i < d->ncol; i++)
+            dup |= d->col[i] == col;
+        if (!dup) {
+            if (d->ncol >= GM_MON_MAX_COLS)
+                return gm_err_set(err, GM_E_INVAL, "--gpm-metrics: more than %d columns",
+                                  GM_MON_MAX_COLS);
+            d->col[d->ncol++] = (uint8_t)col;
+        }
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return gm_err_set(err, GM_E_INVAL,
+                              "invalid --gpm-metrics '%s': a comma at the end (%s)", list, ids);
+    }
+    return 0;
+}
+
 uint64_t gm_dmon_groups(const struct gm_dmon *d)
 {
     uint64_t g = UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
@@ -229,6 +295,9 @@ uint64_t gm_dmon_groups(const struct gm_dmon *d)
         if (c->metric >= 0)
             g |= UINT64_C(1) << gm_metrics[c->metric].rg;
     }
+    /* the first line shows an interval too: two GPM samples 100 ms apart at the start */
+    if (g & (UINT64_C(1) << GM_RG_GPM))
+        g |= GM_NVML_GPM_PRIME;
     return g;
 }
 

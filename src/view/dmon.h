@@ -7,7 +7,9 @@
  * text line; `-o D|T|DT` prepends date and time cells; `--format csv` joins
  * the same cells with ", ".  Metric groups follow `-s` letters in the order
  * given: p (pwr gtemp mtemp), u (sm mem enc dec jpg ofa), c (mclk pclk),
- * v (pviol tviol), m (fb bar1 ccpm), e (sbecc dbecc pci), t (rxpci txpci).
+ * v (pviol tviol), m (fb bar1 ccpm), e (sbecc dbecc pci), t (rxpci txpci);
+ * --gpm-metrics adds GPM columns (gract smact smocc intac tenac dramac fp64a
+ * fp32a fp16a pcitx pcirx nvltx nvlrx) after them.
  *
  * Columns gpumon cannot read (jpg, ofa, ccpm) are always "-": gpumon never
  * prints a number it did not measure.  The violation columns are rates over
@@ -61,8 +63,15 @@ struct gm_dmon {
 int gm_dmon_init(struct gm_dmon *d, const char *select, const struct gm_mon_layout *lay,
                  struct gm_err *err);
 
+/* Adds nvidia-smi's --gpm-metrics columns after the -s ones: list is
+ * comma-separated NVML GPM metric ids (1 graphics, 2 SM activity, 3 SM
+ * occupancy, 4 integer, 5 tensor, 10 DRAM, 11-13 FP64/32/16, 20/21 PCIe
+ * tx/rx, 61/60 NVLink tx/rx), each shown once in the order given.  An id
+ * gpumon does not read, or a malformed list: GM_E_INVAL naming it. */
+int gm_dmon_add_gpm(struct gm_dmon *d, const char *list, struct gm_err *err);
+
 /* The NVML read groups the selected columns need (bit mask over
- * enum gm_read_group). */
+ * enum gm_read_group, with GM_NVML_GPM_PRIME when a GPM column is shown). */
 uint64_t gm_dmon_groups(const struct gm_dmon *d);
 
 /* The header lines (none with csv,noheader; no units line with nounit). */

@@ -17,6 +17,7 @@
 #include "../core/fmt.h"
 #include "../core/metrics.h"
 #include "../core/text.h"
+#include "../source/nvml.h"
 
 /* --query-compute-apps keys for GPU facts: nvidia-smi spells them with a
  * gpu_ prefix in this context, and prints that spelling in the header. */
@@ -138,6 +139,9 @@ uint64_t gm_query_groups(const struct gm_query *q, int *need_procs)
         if (rg != GM_RG_NONE)
             g |= UINT64_C(1) << rg;
     }
+    /* a one-shot GPM value needs two samples: GM_NVML_GPM_PRIME_MS more per GPU */
+    if (g & (UINT64_C(1) << GM_RG_GPM))
+        g |= GM_NVML_GPM_PRIME;
     return g;
 }
 

@@ -37,8 +37,9 @@ int gm_query_parse_fields(struct gm_query *q, int kind, const char *list, struct
 /* Parses --format: "csv" plus optional "noheader", "nounits" (any order). */
 int gm_query_parse_format(struct gm_query *q, const char *fmt, struct gm_err *err);
 
-/* Read groups the fields need (bit mask over enum gm_read_group), and
- * whether processes are needed. */
+/* Read groups the fields need (bit mask over enum gm_read_group, with
+ * GM_NVML_GPM_PRIME when a GPM field is asked for), and whether processes
+ * are needed. */
 uint64_t gm_query_groups(const struct gm_query *q, int *need_procs);
 
 void gm_query_header(const struct gm_query *q, struct gm_buf *out);

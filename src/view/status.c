@@ -296,15 +296,21 @@ static const char *reason(const struct gm_value *v)
 /* The "unavailable" object: each metric of [from, to) that is not ok, and for
  * a GPU (p NULL) the MIG devices and the process list when they could not be
  * read (a list nobody asked for, or of a GPU that is down, is left out). */
+/* Whether metric id is a key of the document: every metric but those
+ * marked not in status, and the GPM ones when gpm is set (--gpm). */
+static int in_status(int id, int gpm)
+{
+    return !(gm_metrics[id].flags & GM_MF_NOT_IN_STATUS) || (gpm && gm_metrics[id].rg == GM_RG_GPM);
+}
+
 static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                             const struct gm_proc *p, int from, int to)
+                             const struct gm_proc *p, int from, int to, int gpm)
 {
     char key[128];
     int any = 0;
     for (int id = from; id < to; id++) {
         const struct gm_value *v = gm_fmt_value(s, g, p, id);
-        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST ||
-            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
+        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST || !in_status(id, gpm))
             continue;
         if (!any) {
             gm_json_key(j, "unavailable");
@@ -352,11 +358,12 @@ static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const stru
     gm_json_str(j, p->comm[0] ? p->comm : NULL);
     gm_json_key(j, "cgroup");
     gm_json_str(j, p->cgroup);
-    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT);
+    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0);
     gm_json_obj_end(j);
 }
 
-static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g)
+static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                     int gpm)
 {
     char key[128];
     gm_json_obj_begin(j);
@@ -370,8 +377,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     else
         gm_json_str(j, gm_nvml_error_text(g->state_code));
     for (int id = 0; id < GM_M__GPU_END; id++) {
-        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX ||
-            (gm_metrics[id].flags & GM_MF_NOT_IN_STATUS))
+        if (gm_metrics[id].scope != GM_SC_GPU || id == GM_M_INDEX || !in_status(id, gpm))
             continue;
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
         gm_fmt_json(j, s, g, NULL, id);
@@ -398,7 +404,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
                               : NULL;
         gm_json_str(j, lim);
     }
-    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END);
+    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm);
 
     gm_json_key(j, "mig_devices");
     gm_json_arr_begin(j);
@@ -447,6 +453,12 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
 
 void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, struct gm_buf *out)
 {
+    gm_status_json_gpm(s, mask, pretty, 0, out);
+}
+
+void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, int gpm,
+                        struct gm_buf *out)
+{
     struct gm_json j;
     char t[64];
     gm_json_init(&j, out, pretty);
@@ -482,7 +494,7 @@ void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, stru
     gm_json_arr_begin(&j);
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
         if ((mask >> i) & 1)
-            json_gpu(&j, s, &s->gpus[i]);
+            json_gpu(&j, s, &s->gpus[i], gpm);
     gm_json_arr_end(&j);
     gm_json_obj_end(&j);
     gm_buf_putc(out, '\n');

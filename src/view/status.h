@@ -33,6 +33,10 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
 
 /* The JSON document; pretty = indented. */
 void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, struct gm_buf *out);
+/* The same with gpm != 0 (`status --json --gpm`): each GPU object also has the
+ * GPM metrics (gpm_*), and their reasons in "unavailable". */
+void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, int gpm,
+                        struct gm_buf *out);
 
 /* Short label of the limit that holds the clocks down, from the active clock
  * event reasons ("thermal", "power cap", "power brake", "hw slowdown",

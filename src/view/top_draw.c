@@ -403,8 +403,15 @@ static void panel_full(struct top_ui *ui, int y, int x, int w, const struct gm_g
             cx += putf(y + 3, x + cx, w - cx, A_NORMAL, " %s",
                        g->mig[m].profile[0] ? g->mig[m].profile : "?");
     } else {
-        put(y + 3, x + cx, w - cx, A(P_DIM), ok(g, GM_M_MIG_CURRENT) ? "MIG off" : "MIG N/A");
+        cx += put(y + 3, x + cx, w - cx, A(P_DIM), ok(g, GM_M_MIG_CURRENT) ? "MIG off" : "MIG N/A");
     }
+    /* GPM (Hopper and later): what the SMs, tensor cores and DRAM really do; left out
+     * where the GPU has none (never "0 %") */
+    if (ok(g, GM_M_GPM_SM_ACTIVE) || ok(g, GM_M_GPM_TENSOR_ACTIVE) || ok(g, GM_M_GPM_DRAM_ACTIVE))
+        putf(y + 3, x + cx + 2, w - cx - 2, A_NORMAL, "SMACT %s  TENSOR %s  DRAM %s",
+             vtext(g, GM_M_GPM_SM_ACTIVE, 1, "%", a, sizeof(a)),
+             vtext(g, GM_M_GPM_TENSOR_ACTIVE, 1, "%", b, sizeof(b)),
+             vtext(g, GM_M_GPM_DRAM_ACTIVE, 1, "%", c, sizeof(c)));
 
     /* line 4: the cross-check, then the marks status shows */
     int lx = 1;

@@ -17,15 +17,23 @@ shared/reference/nvml-abi.md:
     wrong version 2 (FUNCTION_NOT_FOUND, then fall back to v1), processes
     _v3 -> _v2 -> v1 grown by a fixed step from 0 until success, process
     utilisation skipped when MIG is on, busIdLegacy as the device key.
+  * pynvml's GPM (fact sheet 2.19, 4): nvmlGpmQueryDeviceSupport with
+    version 1, nvmlGpmSampleAlloc twice, nvmlGpmSampleGet, a sleep,
+    nvmlGpmSampleGet, nvmlGpmMetricsGet with pynvml's struct of
+    NVML_GPM_METRIC_MAX = 98 slots, nvmlGpmSampleFree; its values are
+    checked against `gpumon query --query-gpu=gpm.*` at the same pinned
+    scenario time (GPUMON, the third argument).
 
-Usage: nvml_clients.py LIB [LEGACY_LIB]
+Usage: nvml_clients.py LIB [LEGACY_LIB [GPUMON]]
 LIB is build/sim/libnvidia-ml.so.1; LEGACY_LIB defaults to the legacy/
-variant next to it.  Exit status 0 when every check passes.
+variant next to it, GPUMON to build/src/gpumon beside build/sim/.  Exit status 0 when every check passes.
 """
 
 import ctypes as C
 import os
+import subprocess
 import sys
+import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -337,6 +345,103 @@ def test_pynvml_heartbeat(path):
         lib.check("nvmlShutdown")
 
 
+
+# ------------------------------------------------------------------ pynvml GPM
+
+
+class GpmSupport(C.Structure):  # pynvml c_nvmlGpmSupport_t
+    _fields_ = [("version", C.c_uint), ("isSupportedDevice", C.c_uint)]
+
+
+class GpmMetricInfo(C.Structure):
+    _fields_ = [("shortName", C.c_char_p), ("longName", C.c_char_p), ("unit", C.c_char_p)]
+
+
+class GpmMetric(C.Structure):  # pynvml c_nvmlGpmMetric_t
+    _fields_ = [("metricId", C.c_uint), ("nvmlReturn", C.c_uint), ("value", C.c_double),
+                ("metricInfo", GpmMetricInfo)]
+
+
+PYNVML_GPM_METRIC_MAX = 98  # nvidia-ml-py 12.560.30
+
+
+class GpmMetricsGet(C.Structure):  # pynvml c_nvmlGpmMetricsGet_t
+    _fields_ = [("version", C.c_uint), ("numMetrics", C.c_uint), ("sample1", C.c_void_p),
+                ("sample2", C.c_void_p), ("metrics", GpmMetric * PYNVML_GPM_METRIC_MAX)]
+
+
+# gpumon's gpm.* query keys and NVML's GPM metric ids; MiB/s for 20, 21, 60, 61
+GPM_KEYS = [("gpm.graphics_active", 1), ("gpm.sm_active", 2), ("gpm.sm_occupancy", 3),
+            ("gpm.integer_active", 4), ("gpm.tensor_active", 5), ("gpm.dram_active", 10),
+            ("gpm.fp64_active", 11), ("gpm.fp32_active", 12), ("gpm.fp16_active", 13),
+            ("gpm.pcie_tx", 20), ("gpm.pcie_rx", 21), ("gpm.nvlink_tx", 61),
+            ("gpm.nvlink_rx", 60)]
+GPM_RATES = {20, 21, 60, 61}
+
+
+def pynvml_gpm(lib, handle, ids):
+    """pynvml's GPM sequence for one GPU: {id: (nvmlReturn, value)}, or the
+    NVML error of the support query / sample (pynvml would raise it)."""
+    sup = GpmSupport(version=1)
+    lib.check("nvmlGpmQueryDeviceSupport", handle, C.byref(sup))
+    if not sup.isSupportedDevice:
+        return NVML_ERROR_NOT_SUPPORTED
+    s1, s2 = C.c_void_p(), C.c_void_p()
+    lib.check("nvmlGpmSampleAlloc", C.byref(s1))
+    lib.check("nvmlGpmSampleAlloc", C.byref(s2))
+    try:
+        r = lib.call("nvmlGpmSampleGet", handle, s1)
+        if r != NVML_SUCCESS:
+            return r
+        time.sleep(0.1)
+        lib.check("nvmlGpmSampleGet", handle, s2)
+        mg = GpmMetricsGet(version=1, numMetrics=len(ids), sample1=s1, sample2=s2)
+        for i, m in enumerate(ids):
+            mg.metrics[i].metricId = m
+        lib.check("nvmlGpmMetricsGet", C.byref(mg))
+        return {m: (mg.metrics[i].nvmlReturn, mg.metrics[i].value) for i, m in enumerate(ids)}
+    finally:
+        lib.check("nvmlGpmSampleFree", s1)
+        lib.check("nvmlGpmSampleFree", s2)
+
+
+def test_pynvml_gpm(path, gpumon):
+    """pynvml's GPM values agree with gpumon's at the same scenario time; a
+    GPU without GPM is an error to pynvml and [N/A] to gpumon."""
+    scn, t = "gpm/unsupported.ini", 45
+    set_env(scn, t)
+    env = dict(os.environ, GPUMON_NVML_LIB=path, LC_ALL="C")
+    keys = ",".join(k for k, _ in GPM_KEYS)
+    out = subprocess.run([gpumon, "query", "--query-gpu=index," + keys,
+                          "--format=csv,noheader,nounits"], env=env, capture_output=True,
+                         check=True, timeout=60).stdout.decode()
+    rows = [[c.strip() for c in line.split(",")] for line in out.splitlines()]
+    assert len(rows) == 3, out
+    lib = Lib(path)
+    lib.check("nvmlInitWithFlags", 0)
+    try:
+        ids = [m for _, m in GPM_KEYS]
+        for i, row in enumerate(rows):
+            h = C.c_void_p()
+            lib.check("nvmlDeviceGetHandleByIndex_v2", i, C.byref(h))
+            got = pynvml_gpm(lib, h, ids)
+            if i == 0:
+                assert isinstance(got, dict), got
+                for (key, m), cell in zip(GPM_KEYS, row[1:]):
+                    rc, v = got[m]
+                    assert rc == NVML_SUCCESS, (key, rc)
+                    if m in GPM_RATES:  # gpumon: whole MiB/s, rounded down
+                        assert int(cell) == int(v), (key, cell, v)
+                    else:  # gpumon: one decimal
+                        assert abs(float(cell) - v) <= 0.05 + 1e-9, (key, cell, v)
+                assert got[2][1] > 50, got[2]  # the H100 trains: SM activity is real, not 0
+            else:
+                assert got == NVML_ERROR_NOT_SUPPORTED, (i, got)
+                assert row[1:] == ["[N/A]"] * len(GPM_KEYS), row
+    finally:
+        lib.check("nvmlShutdown")
+
+
 def test_gpustat_faults(path):
     lib = Lib(path)
     set_env("faults.ini", 90)
@@ -575,10 +680,13 @@ def main():
     path = os.path.abspath(sys.argv[1])
     legacy = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else os.path.join(
         os.path.dirname(path), "legacy", os.path.basename(path))
+    gpumon = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else os.path.join(
+        os.path.dirname(os.path.dirname(path)), "src", "gpumon")
     tests = [
         ("gpustat on the demo", lambda: test_gpustat_demo(path)),
         ("gpustat with real pids", lambda: test_gpustat_real_pids(path)),
         ("pynvml sees the heartbeat", lambda: test_pynvml_heartbeat(path)),
+        ("pynvml's GPM agrees with gpumon", lambda: test_pynvml_gpm(path, gpumon)),
         ("gpustat through faults", lambda: test_gpustat_faults(path)),
         ("pynvml on the workstation", lambda: test_pynvml_workstation(path)),
         ("nvtop on the demo", lambda: test_nvtop_demo(path)),

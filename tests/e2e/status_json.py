@@ -14,6 +14,11 @@ gets the document with the failure in it, never an empty stdout.
   interval_into_failure: -i --compact on faults.ini with the clock running
                      into the driver's unload: JSON Lines, ok documents, then
                      the driver_not_loaded one last, exit 3.
+  gpm:               --gpm (gpm/unsupported.ini) adds exactly the 13 gpm_*
+                     keys to each GPU object of the plain document, valid
+                     against the schema; GPU 0 has numbers, the GPUs without
+                     GPM null with "not_supported" in unavailable; without
+                     --gpm no gpm_* key appears.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -142,5 +147,32 @@ def test_interval_into_failure():
     check_eq(err, f"gpumon: error: {docs[-1]['driver']['message']}\n", "stderr")
 
 
+GPM_KEYS = {"gpm_graphics_active_percent", "gpm_sm_active_percent", "gpm_sm_occupancy_percent",
+            "gpm_integer_active_percent", "gpm_tensor_active_percent", "gpm_dram_active_percent",
+            "gpm_fp64_active_percent", "gpm_fp32_active_percent", "gpm_fp16_active_percent",
+            "gpm_pcie_tx_bytes_per_second", "gpm_pcie_rx_bytes_per_second",
+            "gpm_nvlink_tx_bytes_per_second", "gpm_nvlink_rx_bytes_per_second"}
+
+
+def test_gpm():
+    env = sim_env(scn="gpm/unsupported.ini", pinned=45)
+    rc, out, err = run(["status", "--json", "--no-procs"], env, timeout=10)
+    check_eq(rc, 0, "status --json", err)
+    plain = documents(out, "status --json")[0]
+    rc, out, err = run(["status", "--json", "--no-procs", "--gpm"], env, timeout=10)
+    check_eq(rc, 0, "status --json --gpm", err)
+    gpm = documents(out, "status --json --gpm")[0]
+    for a, b in zip(plain["gpus"], gpm["gpus"]):
+        check(not any(k.startswith("gpm_") for k in a), "no gpm_* without --gpm", a)
+        check_eq(set(b) - set(a), GPM_KEYS, f"GPU {b['index']}: keys --gpm adds")
+    g0, g1, g2 = gpm["gpus"]
+    check(all(isinstance(g0[k], (int, float)) for k in GPM_KEYS), "GPU 0: GPM numbers", g0)
+    check(g0["gpm_sm_active_percent"] > 50, "GPU 0 trains: SM activity", g0)
+    for g in (g1, g2):
+        check(all(g[k] is None for k in GPM_KEYS), "no GPM: null, never 0", g)
+        check(all(g["unavailable"].get(k) == "not_supported" for k in GPM_KEYS),
+              "no GPM: not_supported", g["unavailable"])
+
+
 if __name__ == "__main__":
-    main([test_failure_documents, test_no_permission, test_interval_into_failure])
+    main([test_failure_documents, test_no_permission, test_interval_into_failure, test_gpm])

@@ -94,6 +94,10 @@ def test_200x60_and_resize():
                 fail(f"GPU 5 panel line {k}: {panel[k]!r} !~ {w!r}", s)
         if "no limit: SM clock at 100 % of max" not in s:
             fail("a healthy GPU says no limit", s)
+        # GPM on the H100s (two samples at start): SM activity, tensor, DRAM on line 3
+        g0 = lines[4][:99]
+        if not re.search(r"MIG off  SMACT \d+%  TENSOR \d+%  DRAM \d+%", g0):
+            fail(f"GPU 0 panel line 3 has GPM: {g0!r}", s)
         # live resize: down to 80x24 (one line per GPU), then back
         t.tmux("resize-window", "-t", "t", "-x", "80", "-y", "24")
         s = t.wait_for("!thermal", what="the 80x24 layout after a resize")

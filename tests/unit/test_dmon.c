@@ -24,6 +24,7 @@
 #include "core/buf.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
+#include "source/nvml.h"
 #include "view/dmon.h"
 #include "view/pmon.h"
 
@@ -447,16 +448,74 @@ static void test_pmon_memory_and_csv(void **state)
     assert_int_equal(gm_pmon_init(&p, "", &lay, &err), GM_E_INVAL);
 }
 
+/* --gpm-metrics: nvidia-smi's ids become columns after the -s groups, in the
+ * order given, each once; bad lists are refused with a message naming the
+ * part; GPM columns bring the GPM read group and the one-shot prime. */
+static void test_dmon_gpm_metrics(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *list;
+        const char *header; /* after "# gpu" and the -s u columns; NULL: refused */
+        const char *msg;    /* part of the error */
+    } rows[] = {
+        {"1,2,3,5,10", "  gract  smact  smocc  tenac dramac", NULL},
+        {"10,1", " dramac  gract", NULL},
+        {"2,2,2", "  smact", NULL},
+        {"20,21,61,60", "  pcitx  pcirx  nvltx  nvlrx", NULL},
+        {"4,11,12,13", "  intac  fp64a  fp32a  fp16a", NULL},
+        {"7", NULL, "does not read GPM metric 7"},
+        {"1,x", NULL, "'x' is not a metric id"},
+        {"1,", NULL, "a comma at the end"},
+        {"", NULL, "needs metric ids"},
+        {"-1", NULL, "'-1' is not a metric id"},
+        {"99999999999999999999", NULL, "is not a metric id"},
+    };
+    struct gm_mon_layout lay = {0};
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_dmon d;
+        struct gm_err err = {0};
+        assert_int_equal(gm_dmon_init(&d, "u", &lay, NULL), 0);
+        uint64_t before = gm_dmon_groups(&d);
+        int rc = gm_dmon_add_gpm(&d, rows[i].list, &err);
+        if (!rows[i].header) {
+            assert_int_equal(rc, GM_E_INVAL);
+            if (!strstr(err.msg, rows[i].msg))
+                fail_msg("%s: message %s lacks %s", rows[i].list, err.msg, rows[i].msg);
+            assert_false(before & GM_NVML_GPM_PRIME);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        struct gm_buf b = GM_BUF_INIT;
+        gm_dmon_header(&d, &b);
+        char want[256];
+        snprintf(want, sizeof(want), "# gpu     sm    mem    enc    dec    jpg    ofa%s \n",
+                 rows[i].header);
+        if (b.len < strlen(want) || memcmp(b.p, want, strlen(want)) != 0)
+            fail_msg("%s: header %.*s, want %s", rows[i].list, (int)b.len, b.p, want);
+        gm_buf_free(&b);
+        uint64_t g = gm_dmon_groups(&d);
+        assert_true(g & (UINT64_C(1) << GM_RG_GPM));
+        assert_true(g & GM_NVML_GPM_PRIME);
+    }
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1);
     tzset();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dmon_default_layout), cmocka_unit_test(test_dmon_selections),
-        cmocka_unit_test(test_dmon_values_m_e_t),   cmocka_unit_test(test_dmon_violation_rates),
-        cmocka_unit_test(test_dmon_date_time),      cmocka_unit_test(test_dmon_csv),
-        cmocka_unit_test(test_dmon_parse_errors),   cmocka_unit_test(test_dmon_groups),
-        cmocka_unit_test(test_pmon_layout),         cmocka_unit_test(test_pmon_memory_and_csv),
+        cmocka_unit_test(test_dmon_default_layout),
+        cmocka_unit_test(test_dmon_selections),
+        cmocka_unit_test(test_dmon_gpm_metrics),
+        cmocka_unit_test(test_dmon_values_m_e_t),
+        cmocka_unit_test(test_dmon_violation_rates),
+        cmocka_unit_test(test_dmon_date_time),
+        cmocka_unit_test(test_dmon_csv),
+        cmocka_unit_test(test_dmon_parse_errors),
+        cmocka_unit_test(test_dmon_groups),
+        cmocka_unit_test(test_pmon_layout),
+        cmocka_unit_test(test_pmon_memory_and_csv),
         cmocka_unit_test(test_pmon_outside_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,9 +148,16 @@ static void test_units_dcgm(void **state)
         const char *dcgm; /* NULL: no unit in the help text */
         double mul;       /* base value * mul = dcgm-exporter's value */
     } rows[] = {
-        {GM_U_NONE, NULL, 1},         {GM_U_PERCENT, "%", 1}, {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
-        {GM_U_BYTES_PER_S, "B/s", 1}, {GM_U_WATTS, "W", 1},   {GM_U_JOULES, "mJ", 1000},
-        {GM_U_CELSIUS, "C", 1},       {GM_U_MHZ, "MHz", 1},   {GM_U_SECONDS, "ns", 1e9},
+        {GM_U_NONE, NULL, 1},
+        {GM_U_PERCENT, "%", 1},
+        {GM_U_BYTES, "MiB", 1.0 / 1048576.0},
+        {GM_U_BYTES_PER_S, "B/s", 1},
+        {GM_U_WATTS, "W", 1},
+        {GM_U_JOULES, "mJ", 1000},
+        {GM_U_CELSIUS, "C", 1},
+        {GM_U_MHZ, "MHz", 1},
+        {GM_U_SECONDS, "ns", 1e9},
+        {GM_U_ACTIVITY, "ratio", 0.01}, /* the DCGM_FI_PROF_* activities: 0-1 */
     };
     assert_int_equal(N_ELEM(rows), GM_U__COUNT);
     for (size_t i = 0; i < N_ELEM(rows); i++) {
@@ -161,6 +168,73 @@ static void test_units_dcgm(void **state)
             assert_null(u->dcgm);
         assert_true(u->dcgm_mul == rows[i].mul);
     }
+}
+
+/* The GPM rows: NVML's metric ids, the dcgm-exporter PROF names (ratios for
+ * the activities, bytes/s for the links), their own read group, and out of
+ * `status --json`. */
+static void test_gpm_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        int id;
+        unsigned nvml;
+        const char *smi;
+        const char *dcgm;
+        int unit;
+    } rows[] = {
+        {GM_M_GPM_GR_ACTIVE, NVML_GPM_METRIC_GRAPHICS_UTIL, "gpm.graphics_active",
+         "DCGM_FI_PROF_GR_ENGINE_ACTIVE", GM_U_ACTIVITY},
+        {GM_M_GPM_SM_ACTIVE, NVML_GPM_METRIC_SM_UTIL, "gpm.sm_active", "DCGM_FI_PROF_SM_ACTIVE",
+         GM_U_ACTIVITY},
+        {GM_M_GPM_SM_OCCUPANCY, NVML_GPM_METRIC_SM_OCCUPANCY, "gpm.sm_occupancy",
+         "DCGM_FI_PROF_SM_OCCUPANCY", GM_U_ACTIVITY},
+        {GM_M_GPM_INT_ACTIVE, NVML_GPM_METRIC_INTEGER_UTIL, "gpm.integer_active", NULL,
+         GM_U_ACTIVITY},
+        {GM_M_GPM_TENSOR_ACTIVE, NVML_GPM_METRIC_ANY_TENSOR_UTIL, "gpm.tensor_active",
+         "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", GM_U_ACTIVITY},
+        {GM_M_GPM_DRAM_ACTIVE, NVML_GPM_METRIC_DRAM_BW_UTIL, "gpm.dram_active",
+         "DCGM_FI_PROF_DRAM_ACTIVE", GM_U_ACTIVITY},
+        {GM_M_GPM_FP64_ACTIVE, NVML_GPM_METRIC_FP64_UTIL, "gpm.fp64_active",
+         "DCGM_FI_PROF_PIPE_FP64_ACTIVE", GM_U_ACTIVITY},
+        {GM_M_GPM_FP32_ACTIVE, NVML_GPM_METRIC_FP32_UTIL, "gpm.fp32_active",
+         "DCGM_FI_PROF_PIPE_FP32_ACTIVE", GM_U_ACTIVITY},
+        {GM_M_GPM_FP16_ACTIVE, NVML_GPM_METRIC_FP16_UTIL, "gpm.fp16_active",
+         "DCGM_FI_PROF_PIPE_FP16_ACTIVE", GM_U_ACTIVITY},
+        /* DCGM's PROF PCIe fields are profiling counters: GPM, not nvmlDeviceGetPcieThroughput */
+        {GM_M_GPM_PCIE_TX, NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm.pcie_tx",
+         "DCGM_FI_PROF_PCIE_TX_BYTES", GM_U_BYTES_PER_S},
+        {GM_M_GPM_PCIE_RX, NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm.pcie_rx",
+         "DCGM_FI_PROF_PCIE_RX_BYTES", GM_U_BYTES_PER_S},
+        {GM_M_GPM_NVLINK_TX, NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, "gpm.nvlink_tx",
+         "DCGM_FI_PROF_NVLINK_TX_BYTES", GM_U_BYTES_PER_S},
+        {GM_M_GPM_NVLINK_RX, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, "gpm.nvlink_rx",
+         "DCGM_FI_PROF_NVLINK_RX_BYTES", GM_U_BYTES_PER_S},
+    };
+    assert_int_equal(N_ELEM(rows), GM_GPM_COUNT);
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const struct gm_metric *m = &gm_metrics[rows[i].id];
+        assert_int_equal(rows[i].id, GM_GPM_FIRST + (int)i);
+        assert_int_equal(m->gpm_id, rows[i].nvml);
+        assert_int_equal(gm_metric_by_gpm_id(rows[i].nvml), rows[i].id);
+        assert_string_equal(m->smi, rows[i].smi);
+        assert_int_equal(gm_metric_by_smi(rows[i].smi, strlen(rows[i].smi), 0), rows[i].id);
+        if (rows[i].dcgm)
+            assert_string_equal(m->dcgm, rows[i].dcgm);
+        else
+            assert_null(m->dcgm);
+        assert_int_equal(m->unit, rows[i].unit);
+        assert_int_equal(m->rg, GM_RG_GPM);
+        assert_true(m->flags & GM_MF_NOT_IN_STATUS);
+        assert_null(m->store); /* not stored (docs/metrics.md, GPM) */
+    }
+    assert_null(gm_metrics[GM_M_PCIE_TX].dcgm); /* one source per dcgm-exporter name */
+    assert_null(gm_metrics[GM_M_PCIE_RX].dcgm);
+    assert_int_equal(gm_metric_by_gpm_id(8), -1); /* DMMA: not read */
+    assert_int_equal(gm_metric_by_gpm_id(0), -1);
+    /* dcgm-exporter's PROF ratios keep their fraction; whole MiB do not */
+    assert_true(gm_units[GM_U_ACTIVITY].dcgm_frac);
+    assert_false(gm_units[GM_U_BYTES].dcgm_frac);
 }
 
 /* The store's columns: places 1..N without gaps or repeats (an existing
@@ -800,6 +874,7 @@ int main(void)
         cmocka_unit_test(test_every_row_is_named),
         cmocka_unit_test(test_units_table),
         cmocka_unit_test(test_units_dcgm),
+        cmocka_unit_test(test_gpm_rows),
         cmocka_unit_test(test_store_columns),
         cmocka_unit_test(test_store_names),
         cmocka_unit_test(test_sslots_unique),

@@ -7,6 +7,12 @@
  * group wanted alone, only it and the static groups are read.  And each read
  * group's documented NVML function (gm_read_groups[].nvml, shown in
  * docs/metrics.md) is a symbol the library exports.
+ *
+ * GPM (rd_gpm): a GPU's first read has no interval (NA, NVML_ERROR_NO_DATA)
+ * unless GM_NVML_GPM_PRIME takes a second sample; the next read of the same
+ * handle has one and agrees with the primed one-shot; a GPU without GPM
+ * (isSupportedDevice 0, or nvmlGpmSampleGet NOT_SUPPORTED) is "not
+ * supported" on every read, never 0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +30,10 @@
 #include "core/snapshot.h"
 #include "core/value.h"
 #include "source/nvml.h"
+
+/* NVML return codes (core/nvmlrc.h numbers) */
+#define NVML_ERROR_NOT_SUPPORTED_CODE 3
+#define NVML_ERROR_NO_DATA_CODE 21
 
 #if !defined(SIM_LIB_PATH) || !defined(SCENARIO_DIR)
 #error "meson passes SIM_LIB_PATH and SCENARIO_DIR"
@@ -117,12 +127,116 @@ static void test_read_group_symbols(void **state)
     dlclose(lib);
 }
 
+/* ------------------------------------------------------------------- GPM */
+
+#define GPM_BIT (UINT64_C(1) << GM_RG_GPM)
+
+static struct gm_nvml *open_scn(const char *scn, const char *t, uint64_t groups)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", SCENARIO_DIR, scn);
+    setenv("GPUSIM_SCENARIO", path, 1);
+    setenv("GPUSIM_TIME", t, 1);
+    struct gm_nvml *n = NULL;
+    struct gm_err err = {0};
+    if (gm_nvml_open(&n, SIM_LIB_PATH, &err) != 0)
+        fail_msg("gm_nvml_open %s: %s", scn, err.msg);
+    gm_nvml_set_groups(n, groups, 0);
+    return n;
+}
+
+static struct gm_snapshot *take(struct gm_nvml *n)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    assert_int_equal(gm_nvml_sample(n, s), 0);
+    assert_int_equal(s->driver, GM_DRV_OK);
+    return s;
+}
+
+static void assert_gpm_status(const struct gm_gpu *g, int status, int code)
+{
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++) {
+        if (g->m[id].status != status || g->m[id].code != code)
+            fail_msg("GPU %u %s: status %d code %d, want %d / %d", g->index, gm_metrics[id].json,
+                     g->m[id].status, g->m[id].code, status, code);
+    }
+}
+
+/* The agent's way: the first sample has no interval, the second has one. */
+static void test_gpm_first_interval(void **state)
+{
+    (void)state;
+    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT);
+    struct gm_snapshot *s1 = take(n);
+    assert_gpm_status(&s1->gpus[0], GM_VS_NA, NVML_ERROR_NO_DATA_CODE);
+    struct gm_snapshot *s2 = take(n);
+    const struct gm_gpu *g = &s2->gpus[0];
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++)
+        assert_true(gm_v_ok(&g->m[id]));
+    /* steady training on an H100 (docs/simulator.md: SM 0.80, DRAM 0.40 at full load, ±2 %
+     * noise) */
+    double sm = gm_v_as_double(&g->m[GM_M_GPM_SM_ACTIVE]);
+    double dram = gm_v_as_double(&g->m[GM_M_GPM_DRAM_ACTIVE]);
+    assert_true(sm > 60 && sm <= 85);
+    assert_true(dram > 30 && dram <= 45);
+    assert_true(gm_v_as_double(&g->m[GM_M_GPM_FP64_ACTIVE]) == 0);
+    /* NVLink: MiB/s from NVML, bytes/s here (40 GB/s at full load) */
+    double nvl = gm_v_as_double(&g->m[GM_M_GPM_NVLINK_TX]);
+    assert_true(nvl > 20e9 && nvl < 45e9);
+    gm_snapshot_free(s1);
+    gm_snapshot_free(s2);
+    gm_nvml_close(n);
+}
+
+/* The one-shot way: the first sample is primed, and gives what the second
+ * sample of a handle gives at the same pinned time. */
+static void test_gpm_prime(void **state)
+{
+    (void)state;
+    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT | GM_NVML_GPM_PRIME);
+    struct gm_snapshot *p = take(n);
+    gm_nvml_close(n);
+    n = open_scn("gpm/unsupported.ini", "45", GPM_BIT);
+    struct gm_snapshot *a = take(n), *b = take(n);
+    gm_nvml_close(n);
+    for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++) {
+        assert_true(gm_v_ok(&p->gpus[0].m[id]));
+        assert_true(gm_v_ok(&b->gpus[0].m[id]));
+        if (gm_v_as_double(&p->gpus[0].m[id]) != gm_v_as_double(&b->gpus[0].m[id]))
+            fail_msg("%s: primed %g, second sample %g", gm_metrics[id].json,
+                     gm_v_as_double(&p->gpus[0].m[id]), gm_v_as_double(&b->gpus[0].m[id]));
+    }
+    gm_snapshot_free(p);
+    gm_snapshot_free(a);
+    gm_snapshot_free(b);
+}
+
+/* No GPM: not supported on the first read and every later one (never 0,
+ * never "no data"), primed or not. */
+static void test_gpm_unsupported(void **state)
+{
+    (void)state;
+    static const uint64_t modes[] = {GPM_BIT, GPM_BIT | GM_NVML_GPM_PRIME};
+    for (size_t k = 0; k < N_ELEM(modes); k++) {
+        struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", modes[k]);
+        for (int round = 0; round < 3; round++) {
+            struct gm_snapshot *s = take(n);
+            assert_int_equal(s->ngpu, 3);
+            assert_int_equal(s->gpus[1].state, GM_GPU_OK);
+            assert_gpm_status(&s->gpus[1], GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED_CODE);
+            assert_gpm_status(&s->gpus[2], GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED_CODE);
+            gm_snapshot_free(s);
+        }
+        gm_nvml_close(n);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_group_read),
-        cmocka_unit_test(test_only_wanted_groups),
-        cmocka_unit_test(test_read_group_symbols),
+        cmocka_unit_test(test_every_group_read),   cmocka_unit_test(test_only_wanted_groups),
+        cmocka_unit_test(test_read_group_symbols), cmocka_unit_test(test_gpm_first_interval),
+        cmocka_unit_test(test_gpm_prime),          cmocka_unit_test(test_gpm_unsupported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

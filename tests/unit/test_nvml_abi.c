@@ -319,6 +319,53 @@ static void test_enums(void **state)
     check_rows("enums", rows, N_ELEM(rows));
 }
 
+static void test_gpm(void **state)
+{
+    (void)state;
+    static const struct num_row rows[] = {
+        /* §2.19 */
+        ROW(sizeof(nvmlGpmSample_t), 8),
+        ROW(sizeof(nvmlGpmSupport_t), 8),
+        ROW(offsetof(nvmlGpmSupport_t, version), 0),
+        ROW(offsetof(nvmlGpmSupport_t, isSupportedDevice), 4),
+        ROW(NVML_GPM_SUPPORT_VERSION, 1),
+        ROW(sizeof(nvmlGpmMetric_t), 40),
+        ROW(offsetof(nvmlGpmMetric_t, metricId), 0),
+        ROW(offsetof(nvmlGpmMetric_t, nvmlReturn), 4),
+        ROW(offsetof(nvmlGpmMetric_t, value), 8),
+        ROW(offsetof(nvmlGpmMetric_t, metricInfo), 16),
+        ROW(offsetof(nvmlGpmMetric_t, metricInfo.shortName), 16),
+        ROW(offsetof(nvmlGpmMetric_t, metricInfo.longName), 24),
+        ROW(offsetof(nvmlGpmMetric_t, metricInfo.unit), 32),
+        ROW(NVML_GPM_METRICS_GET_VERSION, 1),
+        ROW(offsetof(nvmlGpmMetricsGet_t, version), 0),
+        ROW(offsetof(nvmlGpmMetricsGet_t, numMetrics), 4),
+        ROW(offsetof(nvmlGpmMetricsGet_t, sample1), 8),
+        ROW(offsetof(nvmlGpmMetricsGet_t, sample2), 16),
+        ROW(offsetof(nvmlGpmMetricsGet_t, metrics), 24),
+        /* the 12.x header's NVML_GPM_METRIC_MAX = 98: 3944 bytes, as pynvml 12.560 */
+        ROW(NVML_GPM_METRIC_MAX_V12, 98),
+        ROW(sizeof(nvmlGpmMetricsGet_t), 3944),
+        ROW(NVML_GPM_METRIC_GRAPHICS_UTIL, 1),
+        ROW(NVML_GPM_METRIC_SM_UTIL, 2),
+        ROW(NVML_GPM_METRIC_SM_OCCUPANCY, 3),
+        ROW(NVML_GPM_METRIC_INTEGER_UTIL, 4),
+        ROW(NVML_GPM_METRIC_ANY_TENSOR_UTIL, 5),
+        ROW(NVML_GPM_METRIC_DFMA_TENSOR_UTIL, 6),
+        ROW(NVML_GPM_METRIC_HMMA_TENSOR_UTIL, 7),
+        ROW(NVML_GPM_METRIC_IMMA_TENSOR_UTIL, 9),
+        ROW(NVML_GPM_METRIC_DRAM_BW_UTIL, 10),
+        ROW(NVML_GPM_METRIC_FP64_UTIL, 11),
+        ROW(NVML_GPM_METRIC_FP32_UTIL, 12),
+        ROW(NVML_GPM_METRIC_FP16_UTIL, 13),
+        ROW(NVML_GPM_METRIC_PCIE_TX_PER_SEC, 20),
+        ROW(NVML_GPM_METRIC_PCIE_RX_PER_SEC, 21),
+        ROW(NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, 60),
+        ROW(NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, 61),
+    };
+    check_rows("GPM", rows, N_ELEM(rows));
+}
+
 static void test_sentinels(void **state)
 {
     (void)state;
@@ -406,17 +453,12 @@ static void test_buffer_sizes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_basic_types),
-        cmocka_unit_test(test_struct_sizes),
-        cmocka_unit_test(test_field_offsets),
-        cmocka_unit_test(test_value_union),
-        cmocka_unit_test(test_struct_versions),
-        cmocka_unit_test(test_return_codes),
-        cmocka_unit_test(test_enums),
-        cmocka_unit_test(test_sentinels),
-        cmocka_unit_test(test_clock_event_reasons),
-        cmocka_unit_test(test_event_types),
-        cmocka_unit_test(test_field_ids),
+        cmocka_unit_test(test_basic_types),     cmocka_unit_test(test_struct_sizes),
+        cmocka_unit_test(test_field_offsets),   cmocka_unit_test(test_value_union),
+        cmocka_unit_test(test_struct_versions), cmocka_unit_test(test_return_codes),
+        cmocka_unit_test(test_enums),           cmocka_unit_test(test_gpm),
+        cmocka_unit_test(test_sentinels),       cmocka_unit_test(test_clock_event_reasons),
+        cmocka_unit_test(test_event_types),     cmocka_unit_test(test_field_ids),
         cmocka_unit_test(test_buffer_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
