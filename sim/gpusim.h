@@ -115,6 +115,12 @@ enum gs_workload_kind {
     GS_WL_LEAK,
     GS_WL_THERMAL,
     GS_WL_POWERCAP,
+    GS_WL_LOWINTENSITY, /* launch-bound: busy, low SM activity and power */
+    GS_WL_MEMBOUND,     /* memory-bandwidth bound */
+    GS_WL_TRANSFER,     /* host-to-device copy bound */
+    GS_WL_ENCODE,       /* video encoder bound */
+    GS_WL_DECODE,       /* video decoder bound */
+    GS_WL_INFERENCE,    /* random short requests, low mean load */
 };
 
 /* What runs on a GPU, as parameters of closed-form functions of t.
@@ -128,6 +134,11 @@ struct gs_workload {
     double leak_rate;
     double power_demand; /* W at 100 % util with nothing limiting it */
     double pcie_rx, pcie_tx;
+    /* GPM activity at full load (fractions 0..1) and NVLink rates (B/s);
+     * NAN until the loader fills in the workload's defaults. */
+    double sm_activity, sm_occupancy, tensor_activity, dram_activity;
+    double fp64_activity, fp32_activity, fp16_activity;
+    double nvlink_rx, nvlink_tx;
 };
 
 struct gs_mig_dev {
@@ -300,6 +311,34 @@ struct gs_state {
 
 /* Fills st with the model of GPU gpu at scenario time t (t < 0 counts as 0). */
 void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct gs_state *st);
+
+/* GPM (GPU Performance Monitoring) activity of one GPU over the 1/6 s sample
+ * period containing t: fractions 0..1 of the hardware's peak, rates in B/s.
+ * Each activity is the workload's value at full load scaled by the period's
+ * utilisation (so a heartbeat reads high inside a burst, ~floor between)
+ * and by the SM clock ratio when the clocks are held down. */
+struct gs_gpm {
+    double graphics, sm, occupancy, integer, tensor, dfma, hmma, dmma, imma, dram;
+    double fp64, fp32, fp16;
+    double pcie_rx, pcie_tx, nvlink_rx, nvlink_tx; /* B/s */
+    double nvenc, nvdec, nvjpg;                    /* per engine */
+};
+
+/* Engines GPM reports per-engine metrics for, and NVLink links. */
+struct gs_gpm_shape {
+    unsigned nvdec, nvenc, nvjpg, nvlinks;
+};
+
+/* Fills the GPM fields of w still NAN with the defaults of w->kind. */
+void gs_gpm_defaults(struct gs_workload *w);
+/* True when the GPU supports GPM: compute capability 9.0 (Hopper) or later. */
+bool gs_gpm_supported(const struct gs_gpu *g);
+/* The engine and link counts of g (zero counts: not present). */
+void gs_gpm_shape(const struct gs_gpu *g, struct gs_gpm_shape *sh);
+/* The GPM activity of GPU gpu at t; with mig >= 0, of that MIG device's GPU
+ * instance (the GPU's activity while a process runs in it, else idle; PCIe
+ * and NVLink stay device-wide). */
+void gs_model_gpm(const struct gs_scenario *s, unsigned gpu, int mig, double t, struct gs_gpm *out);
 
 /* Frees the integration cache (gs_scenario_free calls this). */
 void gs_integ_free(struct gs_scenario *s);

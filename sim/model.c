@@ -43,6 +43,8 @@ enum {
     M_PROC_SM,
     M_PROC_MEM,
     M_ENERGY_BASE,
+    M_INFER,
+    M_INFER_LEN,
 };
 
 /* Smallest memory a process with a CUDA context holds when it takes a share. */
@@ -97,6 +99,15 @@ static double ramp_at(const struct gs_workload *w, double t)
     return w->ramp_from + (w->ramp_to - w->ramp_from) * f;
 }
 
+/* Inference requests run at this utilisation (%) while one is in flight,
+ * or at util if that is higher (then every period is busy). */
+#define GS_INFER_LEVEL 90.0
+
+static double inference_level(const struct gs_workload *w)
+{
+    return fmax(GS_INFER_LEVEL, w->util);
+}
+
 /* Utilisation level (%) while busy, at t. */
 static double level_at(const struct gs_workload *w, double t)
 {
@@ -105,6 +116,8 @@ static double level_at(const struct gs_workload *w, double t)
         return 0;
     case GS_WL_RAMP:
         return ramp_at(w, t);
+    case GS_WL_INFERENCE:
+        return inference_level(w);
     default:
         return w->util;
     }
@@ -146,11 +159,43 @@ static double heartbeat_busy(const struct gs_scenario *s, unsigned gpu, const st
     return clampd(busy / (b - a), 0, 1);
 }
 
-/* Slow (1 s average) load 0..1 at t: what sets power and temperature. */
+/* Inference: requests arrive at random, each busy for one or two whole
+ * sample periods.  Period b starts a request with probability q and the
+ * request lasts two periods with probability 1/2, so b is busy with
+ * probability 1 - (1 - q)(1 - q/2); q is chosen to make that util / level,
+ * giving a mean utilisation of util with no period to lock onto. */
+static bool inference_busy(const struct gs_scenario *s, unsigned gpu, const struct gs_workload *w,
+                           int64_t b)
+{
+    double p = clampd(w->util / inference_level(w), 0, 1);
+    double q = 1.5 - sqrt(2.25 - 2 * p);
+    if (unit01(gs_hash(s->seed, gpu, M_INFER, b)) < q)
+        return true;
+    return unit01(gs_hash(s->seed, gpu, M_INFER, b - 1)) < q &&
+           unit01(gs_hash(s->seed, gpu, M_INFER_LEN, b - 1)) < 0.5;
+}
+
+/* Slow (1 s average) load 0..1 at t: what sets power and temperature.
+ * Heartbeat and inference average their bursts; transfer's copy engines
+ * and PCIe link draw power all the time whatever the SMs do; the video
+ * workloads add 0.45 x the video engine's load to the graphics load. */
 static double slow_load(const struct gs_workload *w, double t)
 {
     double l = level_at(w, t) / 100;
-    return w->kind == GS_WL_HEARTBEAT ? l * heartbeat_duty(w) : l;
+    switch (w->kind) {
+    case GS_WL_HEARTBEAT:
+        return l * heartbeat_duty(w);
+    case GS_WL_INFERENCE:
+        return fmin(w->util, inference_level(w)) / 100;
+    case GS_WL_TRANSFER:
+        return l > 0 ? 1 : 0;
+    case GS_WL_ENCODE:
+        return fmin(1, l + 0.45 * w->enc_util / 100);
+    case GS_WL_DECODE:
+        return fmin(1, l + 0.45 * w->dec_util / 100);
+    default:
+        return l;
+    }
 }
 
 static double demanded_power(const struct gs_gpu *g, double load)
@@ -471,6 +516,7 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     double level = level_at(w, (w0 + w1) / 2);
     double busy = w->kind == GS_WL_IDLE        ? 0
                   : w->kind == GS_WL_HEARTBEAT ? heartbeat_busy(s, gpu, w, w0, w1)
+                  : w->kind == GS_WL_INFERENCE ? (inference_busy(s, gpu, w, b) ? 1 : 0)
                                                : (level > 0 ? 1 : 0);
     st->busy = busy;
     double util = busy > 0 ? level * busy + 1.5 * gs_noise(seed, gpu, M_UTIL, b) * busy : 0;
@@ -546,6 +592,9 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     } else if (w->kind == GS_WL_HEARTBEAT) {
         rx = w->pcie_rx * (0.25 + 0.75 * (1 - busy));
         tx = w->pcie_tx * busy;
+    } else if (w->kind == GS_WL_TRANSFER) {
+        rx = w->pcie_rx; /* the copies never stop */
+        tx = w->pcie_tx;
     } else {
         rx = w->pcie_rx * load;
         tx = w->pcie_tx * load;

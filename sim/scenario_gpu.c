@@ -279,9 +279,13 @@ static int sp_power_limit(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *a
     return 0;
 }
 
-/* A function that takes a device handle (only those can be unsupported per GPU). */
+/* A function that takes a device handle (only those can be unsupported per GPU).
+ * nvmlGpmMetricsGet counts as one: it answers for the GPU its samples were
+ * taken on. */
 static bool per_device(const char *fn)
 {
+    if (strncmp(fn, "nvmlGpm", 7) == 0)
+        return strcmp(fn, "nvmlGpmSampleAlloc") != 0 && strcmp(fn, "nvmlGpmSampleFree") != 0;
     return strncmp(fn, "nvmlDevice", 10) == 0 && strncmp(fn, "nvmlDeviceGetCount", 18) != 0 &&
            strncmp(fn, "nvmlDeviceGetHandleBy", 21) != 0;
 }
@@ -438,6 +442,15 @@ static const struct gkey gpu_keys[] = {
     {"ramp_start", GK_SEC, OFF(wl.ramp_start), 0, NULL},
     {"ramp_duration", GK_SEC, OFF(wl.ramp_duration), 0, NULL},
     {"leak_rate", GK_RATE, OFF(wl.leak_rate), 0, NULL},
+    {"sm_activity", GK_FRACTION, OFF(wl.sm_activity), 0, NULL},
+    {"sm_occupancy", GK_FRACTION, OFF(wl.sm_occupancy), 0, NULL},
+    {"tensor_activity", GK_FRACTION, OFF(wl.tensor_activity), 0, NULL},
+    {"dram_activity", GK_FRACTION, OFF(wl.dram_activity), 0, NULL},
+    {"fp64_activity", GK_FRACTION, OFF(wl.fp64_activity), 0, NULL},
+    {"fp32_activity", GK_FRACTION, OFF(wl.fp32_activity), 0, NULL},
+    {"fp16_activity", GK_FRACTION, OFF(wl.fp16_activity), 0, NULL},
+    {"nvlink_rx", GK_RATE, OFF(wl.nvlink_rx), 0, NULL},
+    {"nvlink_tx", GK_RATE, OFF(wl.nvlink_tx), 0, NULL},
 };
 
 #define NKEYS (sizeof(gpu_keys) / sizeof(gpu_keys[0]))
@@ -451,10 +464,18 @@ bool gs_gpu_key_known(const char *key)
 }
 
 static const char *const workload_names[] = {
-    [GS_WL_IDLE] = "idle",         [GS_WL_STEADY] = "steady", [GS_WL_HEARTBEAT] = "heartbeat",
-    [GS_WL_RAMP] = "ramp",         [GS_WL_LEAK] = "leak",     [GS_WL_THERMAL] = "thermal",
-    [GS_WL_POWERCAP] = "powercap",
+    [GS_WL_IDLE] = "idle",           [GS_WL_STEADY] = "steady",
+    [GS_WL_HEARTBEAT] = "heartbeat", [GS_WL_RAMP] = "ramp",
+    [GS_WL_LEAK] = "leak",           [GS_WL_THERMAL] = "thermal",
+    [GS_WL_POWERCAP] = "powercap",   [GS_WL_LOWINTENSITY] = "lowintensity",
+    [GS_WL_MEMBOUND] = "membound",   [GS_WL_TRANSFER] = "transfer",
+    [GS_WL_ENCODE] = "encode",       [GS_WL_DECODE] = "decode",
+    [GS_WL_INFERENCE] = "inference",
 };
+
+#define WORKLOAD_LIST                                                                              \
+    "idle, steady, heartbeat, ramp, leak, thermal, powercap, lowintensity, membound, transfer, "   \
+    "encode, decode or inference"
 
 static int parse_workload(const char *v, enum gs_workload_kind *k)
 {
@@ -473,7 +494,7 @@ static int sp_workload_check(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux
     enum gs_workload_kind k;
     (void)g, (void)aux;
     if (parse_workload(v, &k) != 0)
-        return gs_bad_value(c, e, v, "idle, steady, heartbeat, ramp, leak, thermal or powercap");
+        return gs_bad_value(c, e, v, WORKLOAD_LIST);
     return 0;
 }
 
@@ -672,6 +693,26 @@ static double link_bytes_per_s(const struct gs_gpu *g)
     return lane[g->pcie_gen] * g->pcie_width_cur;
 }
 
+/* Default power_demand as a fraction of the power limit.  lowintensity and
+ * membound draw about 35 % and 70 % of the limit at their ~97 %
+ * utilisation; transfer's power load is its constant copy traffic (see
+ * model.c), so its demand is what it draws, 40 %. */
+static double demand_default(enum gs_workload_kind k)
+{
+    switch (k) {
+    case GS_WL_POWERCAP:
+        return 1.25;
+    case GS_WL_LOWINTENSITY:
+        return 0.35;
+    case GS_WL_MEMBOUND:
+        return 0.72;
+    case GS_WL_TRANSFER:
+        return 0.40;
+    default:
+        return 0.92;
+    }
+}
+
 static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
 {
     struct gs_workload *w = &g->wl;
@@ -697,6 +738,18 @@ static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
     case GS_WL_POWERCAP:
         util_dflt = 98;
         break;
+    case GS_WL_LOWINTENSITY:
+    case GS_WL_MEMBOUND:
+        util_dflt = 97;
+        break;
+    case GS_WL_TRANSFER:
+        util_dflt = 35;
+        break;
+    case GS_WL_ENCODE:
+    case GS_WL_DECODE:
+    case GS_WL_INFERENCE:
+        util_dflt = 12;
+        break;
     }
     if (isnan(w->util) || w->kind == GS_WL_IDLE)
         w->util = util_dflt;
@@ -711,13 +764,18 @@ static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
     if (w->kind == GS_WL_RAMP)
         w->util = fmax(w->ramp_from, w->ramp_to);
     if (isnan(w->mem_util))
-        w->mem_util = 0.45 * w->util;
+        w->mem_util = w->kind == GS_WL_LOWINTENSITY ? 10
+                      : w->kind == GS_WL_MEMBOUND   ? 88
+                                                    : 0.45 * w->util;
     if (isnan(w->enc_util))
-        w->enc_util = 0;
+        w->enc_util = w->kind == GS_WL_ENCODE ? 95 : 0;
     if (isnan(w->dec_util))
-        w->dec_util = 0;
+        w->dec_util = w->kind == GS_WL_DECODE ? 95 : 0;
     if (isnan(w->memory_used))
-        w->memory_used = w->kind == GS_WL_LEAK ? 2 * GIB : 0;
+        w->memory_used = w->kind == GS_WL_LEAK ? 2 * GIB
+                         : w->kind == GS_WL_INFERENCE
+                             ? fmin(16 * GIB, 0.5 * (double)(g->mem_total - g->mem_reserved))
+                             : 0;
     if (isnan(w->hb_period))
         w->hb_period = 0.5;
     if (isnan(w->hb_duty))
@@ -729,16 +787,21 @@ static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
     if (!isnan(aux->demand_pct))
         w->power_demand = aux->demand_pct / 100 * g->power_limit;
     else if (isnan(w->power_demand))
-        w->power_demand = (w->kind == GS_WL_POWERCAP ? 1.25 : 0.92) * g->power_limit;
+        w->power_demand = demand_default(w->kind) * g->power_limit;
     double bw = link_bytes_per_s(g);
     if (isnan(w->pcie_rx))
         w->pcie_rx = w->kind == GS_WL_IDLE        ? 20e3
                      : w->kind == GS_WL_HEARTBEAT ? fmin(12e9, 0.6 * bw)
+                     : w->kind == GS_WL_TRANSFER  ? 0.85 * bw
+                     : w->kind == GS_WL_INFERENCE ? fmin(200e6, 0.02 * bw)
                                                   : fmin(1.5e9, 0.3 * bw);
     if (isnan(w->pcie_tx))
-        w->pcie_tx = w->kind == GS_WL_IDLE ? 10e3 : fmin(0.3e9, 0.1 * bw);
+        w->pcie_tx = w->kind == GS_WL_IDLE        ? 10e3
+                     : w->kind == GS_WL_INFERENCE ? fmin(50e6, 0.01 * bw)
+                                                  : fmin(0.3e9, 0.1 * bw);
     if (!aux->cooling_set && w->kind == GS_WL_THERMAL)
         g->cooling = 0.35;
+    gs_gpm_defaults(w);
 }
 
 static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
@@ -872,6 +935,15 @@ static int build_gpu(struct gs_pctx *c, unsigned i)
         .power_demand = NAN,
         .pcie_rx = NAN,
         .pcie_tx = NAN,
+        .sm_activity = NAN,
+        .sm_occupancy = NAN,
+        .tensor_activity = NAN,
+        .dram_activity = NAN,
+        .fp64_activity = NAN,
+        .fp32_activity = NAN,
+        .fp16_activity = NAN,
+        .nvlink_rx = NAN,
+        .nvlink_tx = NAN,
     };
     const struct gs_ini_entry *we = gpu_entry(c, i, "workload");
     if (we) {
@@ -879,8 +951,7 @@ static int build_gpu(struct gs_pctx *c, unsigned i)
         if (!wv)
             return -1;
         if (parse_workload(wv, &g->wl.kind) != 0)
-            return gs_bad_value(c, we, wv,
-                                "idle, steady, heartbeat, ramp, leak, thermal or powercap");
+            return gs_bad_value(c, we, wv, WORKLOAD_LIST);
     }
 
     const long secs[2] = {c->defaults_sec, c->gpu_sec[i]};

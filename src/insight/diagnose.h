@@ -178,6 +178,22 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
 
 void gm_dg_result_free(struct gm_dg_result *r);
 
+/* The facts of GPU index (zeroed, with the index, when never declared). */
+struct gm_dg_gpu_info gm_dg_gpu(const struct gm_dg *d, uint32_t index);
+
+/* Writes r as the documented JSON (docs/diagnose.md, schema
+ * "gpumon.diagnose/1"); source is "live", "store" or "csv".  Text from
+ * outside (GPU names, job names) is escaped. */
+struct gm_buf;
+void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
+                int pretty, struct gm_buf *out);
+
+/* The same as text for a terminal: one line per GPU with its verdict, then
+ * each finding with its evidence and advice; outside text made safe for a
+ * terminal (utf8: whether the terminal takes UTF-8). */
+void gm_dg_text(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
+                int utf8, struct gm_buf *out);
+
 /* Stable name ("input-starved") of a cause; "?" when out of range. */
 const char *gm_dg_cause_name(enum gm_dg_cause c);
 
@@ -188,5 +204,15 @@ const char *gm_dg_severity_name(enum gm_dg_severity s);
 
 /* Severity from "info"/"warning"/"critical", or -1. */
 int gm_dg_severity_from_name(const char *s);
+
+/* ---- from snapshots (live use and the agent) ----------------------------- */
+
+struct gm_snapshot;
+
+/* Adds one point per GPU of snapshot s whose bit is set in mask (bit k for
+ * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts (uuid, name, and as its job
+ * the name of its first compute process by pid, "" with none).  Values
+ * the snapshot has as not available stay NAN / -1.  Returns 0. */
+int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask);
 
 #endif /* GM_INSIGHT_DIAGNOSE_H */

@@ -808,6 +808,211 @@ static void test_leak_and_idle(void **state)
     gs_scenario_free(s);
 }
 
+/* ------------------------------------------------------- new workloads */
+
+/* Averages over n sample periods from t0: utilisation, memory utilisation,
+ * power (W), PCIe RX (B/s) and the GPM SM activity / DRAM activity. */
+struct wl_avg {
+    double util, mem_util, power, rx, sm, occ, tensor, dram, enc, dec;
+    unsigned util_min, util_max, sm_clock_min;
+};
+
+static void wl_average(const struct gs_scenario *s, unsigned gpu, double t0, int n,
+                       struct wl_avg *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->util_min = 100;
+    a->sm_clock_min = 100000;
+    for (int i = 0; i < n; i++) {
+        double t = t0 + (i + 0.5) / GS_SAMPLE_HZ;
+        struct gs_state st;
+        struct gs_gpm g;
+        gs_model_eval(s, gpu, t, &st);
+        gs_model_gpm(s, gpu, -1, t, &g);
+        a->util += st.util_gpu;
+        a->mem_util += st.util_mem;
+        a->power += st.power_w;
+        a->rx += st.pcie_rx_kbs * 1024.0;
+        a->sm += g.sm;
+        a->occ += g.occupancy;
+        a->tensor += g.tensor;
+        a->dram += g.dram;
+        a->enc += st.util_enc;
+        a->dec += st.util_dec;
+        if (st.util_gpu < a->util_min)
+            a->util_min = st.util_gpu;
+        if (st.util_gpu > a->util_max)
+            a->util_max = st.util_gpu;
+        if (st.clock[NVML_CLOCK_SM] < a->sm_clock_min)
+            a->sm_clock_min = st.clock[NVML_CLOCK_SM];
+    }
+    a->util /= n;
+    a->mem_util /= n;
+    a->power /= n;
+    a->rx /= n;
+    a->sm /= n;
+    a->occ /= n;
+    a->tensor /= n;
+    a->dram /= n;
+    a->enc /= n;
+    a->dec /= n;
+}
+
+static void test_workload_lowintensity_membound(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = lowintensity\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = membound\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = lowintensity\nsm_activity = 50%\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct wl_avg a;
+
+    /* Launch-bound: a kernel is always running, SMs mostly empty. */
+    wl_average(s, 0, 300, 600, &a);
+    assert_true(a.util_min >= 94 && a.util_max <= 100);
+    assert_int_equal(a.sm_clock_min, g->clock_max[NVML_CLOCK_SM]);
+    assert_true(a.power > g->power_idle && a.power < 0.36 * g->power_limit);
+    assert_true(a.mem_util > 8 && a.mem_util < 12);
+    assert_true(fabs(a.sm - 0.20) < 0.005 && fabs(a.occ - 0.08) < 0.003);
+    assert_true(fabs(a.tensor - 0.03) < 0.002 && fabs(a.dram - 0.08) < 0.003);
+
+    /* Memory-bound. */
+    wl_average(s, 1, 300, 600, &a);
+    assert_true(a.util_min >= 94);
+    assert_true(a.mem_util > 85 && a.mem_util < 91);
+    assert_true(fabs(a.dram - 0.88) < 0.01 && fabs(a.sm - 0.55) < 0.01);
+    assert_true(fabs(a.tensor - 0.05) < 0.003);
+    assert_true(fabs(a.power / g->power_limit - 0.70) < 0.03);
+
+    /* A key overrides the workload's default. */
+    wl_average(s, 2, 300, 60, &a);
+    assert_true(fabs(a.sm - 0.50) < 0.01);
+    gs_scenario_free(s);
+}
+
+static void test_workload_transfer(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = transfer\n"
+                                    "[gpu.1]\nmodel = A100-SXM4-80GB\nworkload = transfer\n");
+    struct wl_avg a;
+    /* gen5 x16: 3938 MB/s per lane; gen4 x16: 1969 MB/s. */
+    const double link[2] = {3938e6 * 16, 1969e6 * 16};
+    for (unsigned i = 0; i < 2; i++) {
+        const struct gs_gpu *g = &s->gpus[i];
+        wl_average(s, i, 500, 600, &a);
+        assert_true(fabs(a.rx / link[i] - 0.85) < 0.03);
+        /* ~35 % in every period: no beat to see. */
+        assert_true(fabs(a.util - 35) < 0.5);
+        assert_true(a.util_min >= 33 && a.util_max <= 37);
+        assert_true(fabs(a.sm - 0.25) < 0.01);
+        assert_true(fabs(a.power / g->power_limit - 0.40) < 0.02);
+    }
+    gs_scenario_free(s);
+}
+
+static void test_workload_video(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = L40S\nworkload = encode\n"
+                                    "[gpu.1]\nmodel = L40S\nworkload = decode\ndec_util = 60\n");
+    const struct gs_gpu *g = &s->gpus[0];
+    struct wl_avg a;
+    wl_average(s, 0, 100, 600, &a);
+    assert_true(fabs(a.enc - 95) < 0.5 && a.dec == 0);
+    assert_true(fabs(a.util - 12) < 0.5);
+    /* Power: idle + (demand - idle) x (graphics load + 0.45 x video load). */
+    double want = g->power_idle + (0.92 * g->power_limit - g->power_idle) * (0.12 + 0.45 * 0.95);
+    assert_true(fabs(a.power / want - 1) < 0.01);
+    struct gs_gpm m;
+    gs_model_gpm(s, 0, -1, 100, &m);
+    assert_true(m.nvenc > 0.9 && m.nvdec == 0);
+
+    wl_average(s, 1, 100, 600, &a);
+    assert_true(fabs(a.dec - 60) < 0.5 && a.enc == 0);
+    want = g->power_idle + (0.92 * g->power_limit - g->power_idle) * (0.12 + 0.45 * 0.60);
+    assert_true(fabs(a.power / want - 1) < 0.01);
+    gs_model_gpm(s, 1, -1, 100, &m);
+    assert_true(m.nvdec > 0.55 && m.nvdec < 0.65 && m.nvenc == 0);
+    gs_scenario_free(s);
+}
+
+static void test_workload_inference(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = inference\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = inference\nutil = 30\n");
+    struct wl_avg a;
+    wl_average(s, 0, 1000, 6000, &a);
+    assert_true(fabs(a.util - 12) < 1.0);
+    wl_average(s, 2, 1000, 6000, &a);
+    assert_true(fabs(a.util - 30) < 1.5);
+
+    /* Bursts of 1-2 periods (runs can chain when requests meet), at
+     * irregular gaps; PCIe stays low; memory is held steady. */
+    int run = 0, gap = 0, runs_short = 0, runs = 0, gaps_seen[64] = {0};
+    struct gs_state st, hb;
+    unsigned long long mem0 = 0;
+    for (int i = 0; i < 6000; i++) {
+        double t = 1000 + (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s, 0, t, &st);
+        gs_model_eval(s, 1, t, &hb);
+        if (i == 0)
+            mem0 = st.mem_used;
+        assert_true(st.mem_used == mem0);
+        assert_true(st.pcie_rx_kbs * 1024.0 < 50e6);
+        if (st.util_gpu > 0) {
+            if (gap > 0 && gap < 64)
+                gaps_seen[gap] = 1;
+            gap = 0;
+            run++;
+        } else {
+            if (run > 0) {
+                runs++;
+                runs_short += run <= 2;
+            }
+            run = 0;
+            gap++;
+        }
+    }
+    assert_true(mem0 > 15ULL << 30 && mem0 < 17ULL << 30);
+    assert_true(runs > 400 && runs_short > 0.8 * runs);
+    int distinct = 0;
+    for (int k = 0; k < 64; k++)
+        distinct += gaps_seen[k];
+    assert_true(distinct > 20); /* no regular period */
+    /* Unlike heartbeat, whose idle phases pull hard on PCIe. */
+    gs_model_eval(s, 1, 1000, &hb);
+    wl_average(s, 1, 1000, 600, &a);
+    assert_true(a.rx > 1e9);
+    gs_scenario_free(s);
+
+    /* Repeatable from the seed, different with another. */
+    struct gs_scenario *s1 = load_ok("[machine]\nseed = 7\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    struct gs_scenario *s2 = load_ok("[machine]\nseed = 7\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    struct gs_scenario *s3 = load_ok("[machine]\nseed = 8\n[gpu.0]\nmodel = L40S\n"
+                                     "workload = inference\n");
+    int same = 1, differ = 0;
+    for (int i = 0; i < 600; i++) {
+        struct gs_state x, y, z;
+        double t = (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s1, 0, t, &x);
+        gs_model_eval(s2, 0, t, &y);
+        gs_model_eval(s3, 0, t, &z);
+        same &= x.util_gpu == y.util_gpu;
+        differ |= x.util_gpu != z.util_gpu;
+    }
+    assert_true(same && differ);
+    gs_scenario_free(s1);
+    gs_scenario_free(s2);
+    gs_scenario_free(s3);
+}
+
 static void test_temperature_response(void **state)
 {
     (void)state;
@@ -921,6 +1126,10 @@ int main(void)
         cmocka_unit_test(test_procs_at),
         cmocka_unit_test(test_fail_parse),
         cmocka_unit_test(test_fail_counting),
+        cmocka_unit_test(test_workload_lowintensity_membound),
+        cmocka_unit_test(test_workload_transfer),
+        cmocka_unit_test(test_workload_video),
+        cmocka_unit_test(test_workload_inference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,9 @@
  * that do not block other threads, events, field values, MIG, the exported
  * symbol set, the legacy (R450-era) variant's missing symbols, and failures
  * injected with GPUSIM_FAIL (a function of every family honours a rule; what
- * is counted; bad values refused) with the GPUSIM_TRACE that lists them.
+ * is counted; bad values refused) with the GPUSIM_TRACE that lists them;
+ * GPM: struct layouts, versions, two-sample windows, pre-Hopper GPUs, a
+ * heartbeat's SM activity inside and between bursts, MIG instances.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpm_abi.h"
 #include "gpusim.h"
 
 #if !defined(SIM_LIB_PATH) || !defined(SIM_LEGACY_LIB_PATH) || !defined(SCENARIO_DIR)
@@ -91,7 +94,15 @@
     X(nvmlDeviceGetCurrentClocksEventReasons)                                                      \
     X(nvmlDeviceGetPerformanceState)                                                               \
     X(nvmlDeviceGetViolationStatus)                                                                \
-    X(nvmlDeviceGetTotalEnergyConsumption)
+    X(nvmlDeviceGetTotalEnergyConsumption)                                                         \
+    X(nvmlGpmQueryDeviceSupport)                                                                   \
+    X(nvmlGpmSampleAlloc)                                                                          \
+    X(nvmlGpmSampleFree)                                                                           \
+    X(nvmlGpmSampleGet)                                                                            \
+    X(nvmlGpmMigSampleGet)                                                                         \
+    X(nvmlGpmMetricsGet)                                                                           \
+    X(nvmlGpmQueryIfStreamingEnabled)                                                              \
+    X(nvmlGpmSetStreamingEnabled)
 
 #define GS_DECLARE(name) static __typeof__(name) *p_##name;
 GS_FUNCS(GS_DECLARE)
@@ -1329,6 +1340,315 @@ static void test_mig(void **state)
     stop();
 }
 
+/* ------------------------------------------------------------------ GPM */
+
+static void test_gpm_layout(void **state)
+{
+    (void)state;
+    /* reference/nvml-abi.md 2.19, LP64 */
+    assert_int_equal(sizeof(nvmlGpmMetric_t), 40);
+    assert_int_equal(offsetof(nvmlGpmMetric_t, nvmlReturn), 4);
+    assert_int_equal(offsetof(nvmlGpmMetric_t, value), 8);
+    assert_int_equal(offsetof(nvmlGpmMetric_t, metricInfo), 16);
+    assert_int_equal(offsetof(nvmlGpmMetricsGet_t, numMetrics), 4);
+    assert_int_equal(offsetof(nvmlGpmMetricsGet_t, sample1), 8);
+    assert_int_equal(offsetof(nvmlGpmMetricsGet_t, sample2), 16);
+    assert_int_equal(offsetof(nvmlGpmMetricsGet_t, metrics), 24);
+    assert_int_equal(sizeof(nvmlGpmMetricsGet_t), 3944);
+    assert_int_equal(sizeof(nvmlGpmSupport_t), 8);
+    assert_int_equal(NVML_GPM_METRICS_GET_VERSION, 1);
+    assert_int_equal(NVML_GPM_SUPPORT_VERSION, 1);
+}
+
+/* Two samples at the call's scenario time, metrics ids[0..n-1] into mg. */
+static nvmlReturn_t gpm_get(nvmlGpmSample_t a, nvmlGpmSample_t b, const unsigned *ids, unsigned n,
+                            nvmlGpmMetricsGet_t *mg)
+{
+    memset(mg, 0, sizeof(*mg));
+    mg->version = NVML_GPM_METRICS_GET_VERSION;
+    mg->numMetrics = n;
+    mg->sample1 = a;
+    mg->sample2 = b;
+    for (unsigned i = 0; i < n; i++)
+        mg->metrics[i].metricId = ids[i];
+    return CALL(nvmlGpmMetricsGet, mg);
+}
+
+static void test_gpm_support(void **state)
+{
+    (void)state;
+    start(g_base, 100);
+    nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+    assert_int_equal(CALL(nvmlGpmQueryDeviceSupport, dev(0), &sup), NVML_SUCCESS);
+    assert_int_equal(sup.isSupportedDevice, 1); /* H100, cc 9.0 */
+    assert_int_equal(CALL(nvmlGpmQueryDeviceSupport, dev(1), &sup), NVML_SUCCESS);
+    assert_int_equal(sup.isSupportedDevice, 0); /* RTX 4090, cc 8.9 */
+    assert_int_equal(CALL(nvmlGpmQueryDeviceSupport, dev(2), &sup), NVML_SUCCESS);
+    assert_int_equal(sup.isSupportedDevice, 0); /* V100 */
+    sup.version = 2;
+    assert_int_equal(CALL(nvmlGpmQueryDeviceSupport, dev(0), &sup),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+
+    nvmlGpmSample_t a = NULL, b = NULL;
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), a), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(2), a), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    unsigned st = 9;
+    assert_int_equal(CALL(nvmlGpmQueryIfStreamingEnabled, dev(1), &st), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmSetStreamingEnabled, dev(0), 1), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmQueryIfStreamingEnabled, dev(0), &st), NVML_SUCCESS);
+    assert_int_equal(st, 1);
+    assert_int_equal(CALL(nvmlGpmSetStreamingEnabled, dev(0), 0), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSetStreamingEnabled, dev(0), 2), NVML_ERROR_INVALID_ARGUMENT);
+
+    /* Samples never taken are not a window. */
+    nvmlGpmMetricsGet_t mg;
+    const unsigned sm = 2;
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlGpmSampleFree, a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleFree, b), NVML_SUCCESS);
+    stop();
+}
+
+static void test_gpm_two_samples(void **state)
+{
+    (void)state;
+    char path[256];
+    /* Scenario time runs 100x the wall clock: 50 ms apart is a 5 s window. */
+    write_scenario("gpm.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil = 95\n"
+                   "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = idle\n",
+                   path, sizeof(path));
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    setenv("GPUSIM_SCENARIO", path, 1);
+    unsetenv("GPUSIM_TIME");
+    setenv("GPUSIM_SPEED", "100", 1);
+    char epoch[32];
+    snprintf(epoch, sizeof(epoch), "%.3f", (double)time(NULL) - 10);
+    setenv("GPUSIM_EPOCH", epoch, 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+
+    nvmlGpmSample_t a, b, c;
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &c), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), a), NVML_SUCCESS);
+    usleep(50000);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), c), NVML_SUCCESS);
+
+    static const unsigned ids[] = {1,  2,  3,  5,  7,  6,  10, 11, 12, 13,  20,
+                                   21, 60, 61, 62, 97, 14, 30, 36, 37, 166, 999};
+    const unsigned n = sizeof(ids) / sizeof(ids[0]);
+    nvmlGpmMetricsGet_t mg;
+    /* A poisoned slot after the last requested metric stays untouched. */
+    assert_int_equal(gpm_get(a, b, ids, n, &mg), NVML_SUCCESS);
+    memset(&mg.metrics[n], 0xA5, sizeof(mg.metrics[n]));
+    mg.metrics[n].metricId = 2;
+    assert_int_equal(CALL(nvmlGpmMetricsGet, &mg), NVML_SUCCESS);
+    const unsigned char *tail = (const unsigned char *)&mg.metrics[n];
+    for (size_t i = sizeof(unsigned); i < sizeof(nvmlGpmMetric_t); i++)
+        assert_int_equal(tail[i], 0xA5);
+
+    for (unsigned i = 0; i < n; i++) {
+        const nvmlGpmMetric_t *m = &mg.metrics[i];
+        bool want = i < 16 || ids[i] == 30 || ids[i] == 36;
+        if (!want) { /* 14, NVDEC 7 and NVENC on an H100, unknown ids */
+            assert_int_equal(m->nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+            assert_null(m->metricInfo.shortName);
+            continue;
+        }
+        assert_int_equal(m->nvmlReturn, NVML_SUCCESS);
+        assert_non_null(m->metricInfo.shortName);
+        assert_non_null(m->metricInfo.unit);
+    }
+    assert_string_equal(mg.metrics[1].metricInfo.shortName, "sm_util");
+    assert_string_equal(mg.metrics[1].metricInfo.unit, "%");
+    assert_string_equal(mg.metrics[10].metricInfo.unit, "MiB/s");
+    /* Training defaults on a busy GPU (utilisation 95 %, busy every period):
+     * SM 0.80, occupancy 0.45, tensor 0.55 (HMMA), DRAM 0.40, FP64 0,
+     * FP32 0.15, FP16 0.30, each +-2 %. */
+    assert_true(mg.metrics[0].value > 90 && mg.metrics[0].value <= 100);
+    assert_true(mg.metrics[1].value > 78.4 && mg.metrics[1].value < 81.6);
+    assert_true(mg.metrics[2].value > 44.1 && mg.metrics[2].value < 45.9);
+    assert_true(mg.metrics[3].value > 53.9 && mg.metrics[3].value < 56.1);
+    assert_true(fabs(mg.metrics[4].value - mg.metrics[3].value) < 1e-9); /* HMMA = tensor */
+    assert_true(mg.metrics[5].value == 0.0);                             /* DFMA */
+    assert_true(mg.metrics[6].value > 39.2 && mg.metrics[6].value < 40.8);
+    assert_true(mg.metrics[7].value == 0.0);
+    assert_true(mg.metrics[8].value > 14.7 && mg.metrics[8].value < 15.3);
+    assert_true(mg.metrics[9].value > 29.4 && mg.metrics[9].value < 30.6);
+    assert_true(mg.metrics[11].value > 10); /* PCIe RX, MiB/s */
+    /* NVLink: 18 links share the total. */
+    assert_true(mg.metrics[12].value > 30000);
+    assert_true(fabs(mg.metrics[14].value * 18 - mg.metrics[12].value) < 1e-6);
+
+    /* sample2 before sample1, samples of different GPUs, a bad version,
+     * too many metrics: refused. */
+    assert_int_equal(gpm_get(b, a, ids, 2, &mg), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_get(a, c, ids, 2, &mg), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_get(a, b, ids, 2, &mg), NVML_SUCCESS);
+    mg.version = 2;
+    assert_int_equal(CALL(nvmlGpmMetricsGet, &mg), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    mg.version = 1;
+    mg.numMetrics = 334;
+    assert_int_equal(CALL(nvmlGpmMetricsGet, &mg), NVML_ERROR_INVALID_ARGUMENT);
+
+    /* The idle GPU: everything measured, nothing active. */
+    nvmlGpmSample_t d;
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &d), NVML_SUCCESS);
+    usleep(20000);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), d), NVML_SUCCESS);
+    assert_int_equal(gpm_get(c, d, ids, 16, &mg), NVML_SUCCESS);
+    for (unsigned i = 0; i < 10; i++) {
+        assert_int_equal(mg.metrics[i].nvmlReturn, NVML_SUCCESS);
+        assert_true(mg.metrics[i].value == 0.0);
+    }
+    assert_true(mg.metrics[12].value == 0.0); /* NVLink idle */
+
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    CALL(nvmlGpmSampleFree, c);
+    CALL(nvmlGpmSampleFree, d);
+    unsetenv("GPUSIM_SPEED");
+    unsetenv("GPUSIM_EPOCH");
+    stop();
+}
+
+/* SM activity of GPU gpu over the sample period at pinned scenario time t. */
+static double gpm_sm_at(const char *path, unsigned gpu, double t)
+{
+    start(path, t);
+    nvmlGpmSample_t a, b;
+    nvmlGpmMetricsGet_t mg;
+    const unsigned sm = 2;
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(gpu), a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(gpu), b), NVML_SUCCESS);
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[0].nvmlReturn, NVML_SUCCESS);
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    stop();
+    return mg.metrics[0].value;
+}
+
+static void test_gpm_heartbeat(void **state)
+{
+    (void)state;
+    static const char text[] = "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\n"
+                               "heartbeat_period = 2\nheartbeat_duty = 0.25\n";
+    char path[256], err[256];
+    write_scenario("gpm-hb.ini", text, path, sizeof(path));
+    struct gs_scenario *s = NULL;
+    assert_int_equal(gs_scenario_load(path, &s, err, sizeof(err)), 0);
+    /* Find a period inside a burst and one between bursts from the model. */
+    double t_in = -1, t_out = -1;
+    for (int k = 60; k < 600 && (t_in < 0 || t_out < 0); k++) {
+        struct gs_state st;
+        double t = (k + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s, 0, t, &st);
+        if (st.busy >= 1 && t_in < 0)
+            t_in = t;
+        if (st.busy <= 0 && t_out < 0)
+            t_out = t;
+    }
+    gs_scenario_free(s);
+    assert_true(t_in > 0 && t_out > 0);
+    double in = gpm_sm_at(path, 0, t_in), out = gpm_sm_at(path, 0, t_out);
+    assert_true(in > 78.4 && in < 81.6); /* 0.80 inside a burst */
+    assert_true(out < 1);
+}
+
+static void test_gpm_mig(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("gpm-mig.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "mig = 3g.40gb, 2g.20gb\n"
+                   "[process.a]\ngpu = 0\nmig = 0\npid = 4242\nused_memory = 1GiB\n",
+                   path, sizeof(path));
+    start(path, 50);
+    nvmlDevice_t g = dev(0), m0, m1;
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g, 0, &m0), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g, 1, &m1), NVML_SUCCESS);
+    unsigned gi0, gi1;
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceId, m0, &gi0), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceId, m1, &gi1), NVML_SUCCESS);
+
+    nvmlGpmSample_t a, b, w;
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &w), NVML_SUCCESS);
+    static const unsigned ids[] = {2, 21, 60};
+    nvmlGpmMetricsGet_t mg;
+
+    /* GPU instance with the process: the workload's activity. */
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, g, gi0, a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, g, gi0, b), NVML_SUCCESS);
+    assert_int_equal(gpm_get(a, b, ids, 3, &mg), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[0].nvmlReturn, NVML_SUCCESS);
+    assert_true(mg.metrics[0].value > 70);
+    /* Device-wide link counters are not per instance. */
+    assert_int_equal(mg.metrics[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(mg.metrics[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    /* The same through the MIG device handle. */
+    assert_int_equal(CALL(nvmlGpmSampleGet, m0, b), NVML_SUCCESS);
+    double sm0 = mg.metrics[0].value;
+    assert_int_equal(gpm_get(a, b, ids, 1, &mg), NVML_SUCCESS);
+    assert_true(fabs(mg.metrics[0].value - sm0) < 1e-9);
+    /* The empty instance is idle. */
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, g, gi1, a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, m1, b), NVML_SUCCESS);
+    assert_int_equal(gpm_get(a, b, ids, 1, &mg), NVML_SUCCESS);
+    assert_true(mg.metrics[0].value == 0.0);
+    /* Whole-GPU sample against an instance sample: not one window. */
+    assert_int_equal(CALL(nvmlGpmSampleGet, g, w), NVML_SUCCESS);
+    assert_int_equal(gpm_get(w, b, ids, 1, &mg), NVML_ERROR_INVALID_ARGUMENT);
+    /* No such GPU instance; MIG handles are not parents. */
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, g, 12, a), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, m0, gi0, a), NVML_ERROR_NOT_SUPPORTED);
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    CALL(nvmlGpmSampleFree, w);
+    stop();
+}
+
+static void test_gpm_unsupported_key(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("gpm-unsup.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "unsupported = nvmlGpmMigSampleGet, nvmlGpmQueryDeviceSupport\n"
+                   "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "unsupported = nvmlGpmMetricsGet\n",
+                   path, sizeof(path));
+    start(path, 5);
+    nvmlGpmSample_t a, b;
+    nvmlGpmMetricsGet_t mg;
+    const unsigned sm = 2;
+    nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmMigSampleGet, dev(0), 1, a), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmQueryDeviceSupport, dev(0), &sup), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), b), NVML_SUCCESS);
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), b), NVML_SUCCESS);
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_SUCCESS);
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    stop();
+}
+
 /* -------------------------------------------------------------- symbols */
 
 static void test_exported_symbols(void **state)
@@ -1342,7 +1662,7 @@ static void test_exported_symbols(void **state)
     assert_null(dlsym(g_lib, "gs_scenario_load"));
     assert_null(dlsym(g_lib, "nvmlDeviceGetRunningProcessDetailList"));
     assert_null(dlsym(g_lib, "nvmlDeviceGetConfComputeMemSizeInfo"));
-    assert_null(dlsym(g_lib, "nvmlGpmMetricsGet"));
+    assert_null(dlsym(g_lib, "nvmlGpmSampleGetTimestamp"));
     assert_null(dlsym(g_lib, "nvmlDeviceSetPowerManagementLimit"));
 }
 
@@ -1357,6 +1677,8 @@ static void test_legacy_variant(void **state)
         "nvmlDeviceGetTemperatureV",
         "nvmlDeviceGetCurrentClocksEventReasons",
         "nvmlDeviceGetSupportedClocksEventReasons",
+        "nvmlGpmSampleGet",
+        "nvmlGpmMetricsGet",
     };
     static const char *const present[] = {
         "nvmlDeviceGetMemoryInfo",
@@ -1437,21 +1759,41 @@ static void test_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_uninitialized),    cmocka_unit_test(test_init_failures),
-        cmocka_unit_test(test_refcount),         cmocka_unit_test(test_error_strings),
-        cmocka_unit_test(test_process_sizing),   cmocka_unit_test(test_process_stride),
-        cmocka_unit_test(test_process_names),    cmocka_unit_test(test_memory_info),
-        cmocka_unit_test(test_strings),          cmocka_unit_test(test_pci),
-        cmocka_unit_test(test_samples_sizing),   cmocka_unit_test(test_process_utilization_sizing),
-        cmocka_unit_test(test_invalid_handles),  cmocka_unit_test(test_sensors),
-        cmocka_unit_test(test_field_values),     cmocka_unit_test(test_ecc_and_pages),
-        cmocka_unit_test(test_fault_windows),    cmocka_unit_test(test_fault_files),
-        cmocka_unit_test(test_driver_goes_away), cmocka_unit_test(test_hang_does_not_block_others),
-        cmocka_unit_test(test_events),           cmocka_unit_test(test_mig),
-        cmocka_unit_test(test_exported_symbols), cmocka_unit_test(test_legacy_variant),
-        cmocka_unit_test(test_threads),          cmocka_unit_test(test_fail_every_family),
-        cmocka_unit_test(test_fail_counting),    cmocka_unit_test(test_fail_errors_and_trace),
+        cmocka_unit_test(test_uninitialized),
+        cmocka_unit_test(test_init_failures),
+        cmocka_unit_test(test_refcount),
+        cmocka_unit_test(test_error_strings),
+        cmocka_unit_test(test_process_sizing),
+        cmocka_unit_test(test_process_stride),
+        cmocka_unit_test(test_process_names),
+        cmocka_unit_test(test_memory_info),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_pci),
+        cmocka_unit_test(test_samples_sizing),
+        cmocka_unit_test(test_process_utilization_sizing),
+        cmocka_unit_test(test_invalid_handles),
+        cmocka_unit_test(test_sensors),
+        cmocka_unit_test(test_field_values),
+        cmocka_unit_test(test_ecc_and_pages),
+        cmocka_unit_test(test_fault_windows),
+        cmocka_unit_test(test_fault_files),
+        cmocka_unit_test(test_driver_goes_away),
+        cmocka_unit_test(test_hang_does_not_block_others),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_mig),
+        cmocka_unit_test(test_exported_symbols),
+        cmocka_unit_test(test_legacy_variant),
+        cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_fail_every_family),
+        cmocka_unit_test(test_fail_counting),
+        cmocka_unit_test(test_fail_errors_and_trace),
         cmocka_unit_test(test_field_power_instant),
+        cmocka_unit_test(test_gpm_layout),
+        cmocka_unit_test(test_gpm_support),
+        cmocka_unit_test(test_gpm_two_samples),
+        cmocka_unit_test(test_gpm_heartbeat),
+        cmocka_unit_test(test_gpm_mig),
+        cmocka_unit_test(test_gpm_unsupported_key),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
