@@ -144,7 +144,13 @@ static int hist_row(void *arg, const struct gm_hist_row *r)
 static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t interval,
                 int64_t timeout)
 {
-    struct gm_collector_opts co = {.procs = 1, .procfs = 1};
+    /* the default groups plus PCIe throughput (transfer-bound, the RX
+     * between a starved job's bursts), which costs a ~20 ms NVML call */
+    struct gm_collector_opts co = {
+        .procs = 1,
+        .procfs = 1,
+        .groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT),
+    };
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc != 0)

@@ -164,6 +164,9 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
 
 #define UTIL_HIGH 50.0 /* a sample "busy" in a burst */
 #define UTIL_LOW 10.0  /* a sample "idle" between bursts */
+#define STARVED_MEAN 18.0          /* % mean utilisation at least, PCIe measured */
+#define STARVED_MEAN_NO_PCIE 25.0  /* % mean utilisation at least, PCIe not measured */
+#define STARVED_RX_BPS 0.5e9       /* PCIe RX between bursts at least, when measured */
 
 struct acc {
     double sum, sum2;
@@ -503,13 +506,19 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     double mean = acc_mean(&st->util), sd = acc_sd(&st->util);
     double cv = mean > 0 ? sd / mean : 0;
     double duty = frac(st->n_high, n), lowf = frac(st->n_low, n);
+    /* The look-alike is a light inference load: random short bursts, a
+     * low mean and little PCIe traffic.  A starved job pulls data over PCIe
+     * while its SMs wait (the seeds' "high PCIe RX"); where PCIe was not
+     * measured (history) the mean must be higher instead. */
+    double rx_low = acc_mean(&st->rx_low);
+    double min_mean = isnan(rx_low) ? STARVED_MEAN_NO_PCIE : STARVED_MEAN;
+    int pcie_ok = isnan(rx_low) || rx_low >= STARVED_RX_BPS;
     int raw = n >= 8 && st->rises >= 3 && duty >= 0.15 && duty <= 0.85 && lowf >= 0.15 &&
-              cv >= 0.5 && mean >= 18;
-    int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= 18 &&
-               mean <= 85;
+              cv >= 0.5 && mean >= min_mean && pcie_ok;
+    int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= min_mean &&
+               mean <= 85 && pcie_ok;
     if (!raw && !roll)
         return 0;
-    double rx_low = acc_mean(&st->rx_low);
     double secs = (double)(st->t1 - st->t0) / 1e9;
     double period = st->rises ? secs / (double)st->rises : NAN;
     double conf = roll && !raw ? 0.7 : clamp01(0.6 + 0.2 * (cv - 0.5) + 0.02 * (double)st->rises);

@@ -211,7 +211,7 @@ struct gm_snapshot;
 
 /* Adds one point per GPU of snapshot s whose bit is set in mask (bit k for
  * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts (uuid, name, and as its job
- * the name of its first compute process by pid, "" with none).  Values
+ * the name of its first live compute process by pid, "" with none).  Values
  * the snapshot has as not available stay NAN / -1.  Returns 0. */
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask);
 

@@ -42,7 +42,7 @@ static int fail(sqlite3 *db, struct gm_err *err, const char *path, const char *w
     "(SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND "          \
     "p.dup = s.dup), "                                                                             \
     "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "     \
-    "(p.type & 1) ORDER BY p.pid LIMIT 1) "
+    "(p.type & 1) AND p.host_state NOT IN (2, 3) ORDER BY p.pid LIMIT 1) "
 
 static const char raw_sql[] =
     "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, s.util_gpu_pct, "
