@@ -1,7 +1,9 @@
 /* cmd_diagnose.c -- `gpumon diagnose`: why a GPU is slow or wasted.
  *
- * Live (the default): samples the machine every --interval for --duration
- * and hands the snapshots to the detectors (src/insight/).  History:
+ * Live (the default): a snapshot every --interval (1 s) for --duration, and
+ * between snapshots the contents of NVML's own sample buffers (utilisation,
+ * memory utilisation, power, SM clock at ~1/6 s), all handed to the
+ * detectors (src/insight/).  History:
  * --since/--until read the agent's store (store/history.c) instead.  Then
  * prints the findings as text or JSON (docs/diagnose.md).  Exit status: 0,
  * or 1 with --fail-on when a finding at or above that severity exists (and
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "../agent/config.h"
+#include "../agent/collector.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../insight/diagnose.h"
@@ -141,6 +144,79 @@ static int hist_row(void *arg, const struct gm_hist_row *r)
 
 /* ---- live --------------------------------------------------------------- */
 
+#define NS_MAX 512 /* samples of one type per GPU per poll (NVML keeps ~120) */
+
+struct hr {
+    int64_t t_ns;
+    int type;
+    double v;
+};
+
+static int cmp_hr(const void *a, const void *b)
+{
+    const struct hr *x = a, *y = b;
+    return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+}
+
+/* NVML's sample buffers of GPU g since *last_us: utilisation, memory
+ * utilisation, power and SM clock at ~1/6 s, as sparse points (one per
+ * timestamp) added before the snapshot's point of time snap_ns.  A type the
+ * GPU does not sample (NOT_SUPPORTED) stays absent. */
+static void add_high_rate(struct gm_dg *d, struct gm_collector *col, const struct gm_gpu *g,
+                          uint64_t *last_us, int64_t snap_ns, int64_t *last_added)
+{
+    static const int types[] = {1, 2, 0, 5}; /* GPU util, mem util, power, SM clock */
+    struct hr all[4 * NS_MAX];
+    size_t n = 0;
+    uint64_t newest = *last_us;
+    for (size_t k = 0; k < 4; k++) {
+        struct gm_nvml_sample buf[NS_MAX];
+        size_t cnt = 0;
+        if (gm_collector_nvml_samples(col, g->index, types[k], *last_us, buf, NS_MAX, &cnt) != 0)
+            continue;
+        for (size_t j = 0; j < cnt; j++) {
+            if (buf[j].t_us <= *last_us)
+                continue;
+            all[n].t_ns = (int64_t)buf[j].t_us * 1000;
+            all[n].type = types[k];
+            all[n++].v = buf[j].v;
+            if (buf[j].t_us > newest)
+                newest = buf[j].t_us;
+        }
+    }
+    *last_us = newest;
+    qsort(all, n, sizeof *all, cmp_hr);
+    for (size_t i = 0; i < n;) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, all[i].t_ns);
+        size_t j = i;
+        for (; j < n && all[j].t_ns == all[i].t_ns; j++) {
+            switch (all[j].type) {
+            case 1:
+                p.util_gpu = all[j].v;
+                break;
+            case 2:
+                p.util_mem = all[j].v;
+                break;
+            case 0:
+                p.power_w = all[j].v;
+                break;
+            default:
+                p.sm_clock_mhz = all[j].v;
+                break;
+            }
+        }
+        /* in time order with the snapshots' points (NVML's clock and ours
+         * may differ by a little: a sample older than the last point, or
+         * newer than this snapshot, is left out) */
+        if (p.t_ns >= *last_added && p.t_ns <= snap_ns) {
+            gm_dg_add(d, g->index, &p);
+            *last_added = p.t_ns;
+        }
+        i = j;
+    }
+}
+
 static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t interval,
                 int64_t timeout)
 {
@@ -158,6 +234,8 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
     cli_catch_stop_signals();
     int64_t start = gm_mono_ns();
     uint64_t mask = 0;
+    uint64_t last_us[64] = {0};
+    int64_t last_added[64] = {0};
     for (int64_t k = 0; !cli_stop; k++) {
         int64_t at = start + k * interval;
         if (k && at > start + duration)
@@ -176,8 +254,24 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
                 return cli_usage_error("diagnose", "%s", err.msg);
             }
         }
-        if (rc == 0)
+        if (rc == 0) {
+            for (uint32_t q = 0; q < s->ngpu && q < 64; q++) {
+                const struct gm_gpu *g = &s->gpus[q];
+                if ((mask && !(mask & (UINT64_C(1) << q))) || g->index >= 64 ||
+                    g->state != GM_GPU_OK)
+                    continue;
+                if (k == 0) { /* the history NVML already holds: up to one interval */
+                    last_us[g->index] = (uint64_t)((s->wall_ns - interval) / 1000);
+                    last_added[g->index] = s->wall_ns - interval;
+                }
+                add_high_rate(d, col, g, &last_us[g->index], s->wall_ns,
+                              &last_added[g->index]);
+            }
             gm_dg_add_snapshot(d, s, mask);
+            for (uint32_t q = 0; q < s->ngpu && q < 64; q++)
+                if (s->gpus[q].index < 64)
+                    last_added[s->gpus[q].index] = s->wall_ns;
+        }
         gm_snapshot_free(s);
         if (rc != 0)
             break;

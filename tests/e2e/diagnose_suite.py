@@ -10,7 +10,8 @@ A label is a cause id or a negative verdict (healthy-busy, idle, light-load);
 several causes on one GPU are joined with '+'.  For each scenario the suite
 runs, side by side:
 
-  live   `gpumon --sim FILE diagnose --json --duration 6s --interval 0.25s`
+  live   `gpumon --sim FILE diagnose --json --duration 8s` (1 s snapshots and
+         NVML's 1/6 s sample buffers between them)
   store  `gpumon agent` with a 0.5 s interval for ~10 s at GPUSIM_SPEED=5 (one
          sample every 2.5 s of scenario time: a coarse series like the
          agent's), then `gpumon diagnose --since 1m --data-dir D --json`
@@ -89,7 +90,7 @@ def check_shape(doc):
 
 
 def live(path):
-    rc, out, err = run(["diagnose", "--json", "--duration", "6s", "--interval", "0.25s"],
+    rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
                        env_for(path), timeout=60)
     if rc != 0:
         raise RuntimeError(f"{path}: live diagnose exit {rc}: {err}")
