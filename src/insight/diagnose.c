@@ -531,9 +531,9 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     char pw[32];
     if (raw)
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation alternates 0 <-> %.0f %% every %.1f s (%zu bursts), duty %.0f %%, "
+                 "utilisation alternates %.0f <-> %.0f %% every %.1f s (%zu bursts), duty %.0f %%, "
                  "mean %.0f %%, CV %.2f; power %s of limit",
-                 st->util.max, period, st->rises, duty * 100, mean, cv,
+                 st->util.min, st->util.max, period, st->rises, duty * 100, mean, cv,
                  pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
     else
         snprintf(f->evidence, sizeof f->evidence,
@@ -628,7 +628,8 @@ static void detect_app_clocks(struct ctx *c, uint32_t gpu, const struct stats *s
 {
     double fr = frac(st->n_app, st->n_reasons);
     double lowc = frac(st->n_busy_clock_low, st->n_busy_clock);
-    int bit = st->n_app >= 2 && fr >= 0.2 && acc_mean(&st->clock_frac) < 0.97;
+    double cf = acc_mean(&st->clock_frac); /* NAN in history: no max clock there */
+    int bit = st->n_app >= 2 && fr >= 0.2 && (isnan(cf) || cf < 0.97);
     int held = st->n_busy_clock >= 3 && lowc >= 0.8;
     if (!bit && !held)
         return;
