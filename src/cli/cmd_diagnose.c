@@ -33,7 +33,8 @@ static void usage(FILE *f)
     fprintf(
         f,
         "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
-        "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n\n"
+        "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
+        "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
         "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
         "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
         "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
@@ -46,6 +47,8 @@ static void usage(FILE *f)
         "      --task T         history: only the rows of the agent's task T\n"
         "      --data-dir DIR   history: the agent's data directory (its gpumon.db)\n"
         "      --store-path F   history: the store file itself\n"
+        "      --csv FILE...    history from the agent's daily CSV logs (GPU files, .gz too);\n"
+        "                       all their rows, or the window of --since/--until\n"
         "      --config FILE    the agent's configuration (for its data directory)\n"
         "      --no-config      do not read the default configuration file\n"
         "      --json           JSON (schema gpumon.diagnose/1) instead of text\n"
@@ -106,12 +109,26 @@ static int parse_time(const char *s, int64_t *ns)
 
 /* ---- history ------------------------------------------------------------ */
 
+/* Rows are collected (several CSV files may come in any order) and added
+ * per GPU in time order. */
+struct rows {
+    struct gm_dg *d;
+    struct pt {
+        uint32_t gpu;
+        struct gm_dg_point p;
+    } *v;
+    size_t n, cap;
+};
+
 static int hist_row(void *arg, const struct gm_hist_row *r)
 {
-    struct gm_dg *d = arg;
+    struct rows *rs = arg;
+    struct gm_dg *d = rs->d;
     struct gm_dg_gpu_info info = gm_dg_gpu(d, r->gpu_index);
-    snprintf(info.uuid, sizeof info.uuid, "%s", r->uuid);
-    snprintf(info.name, sizeof info.name, "%s", r->name);
+    if (r->uuid[0])
+        snprintf(info.uuid, sizeof info.uuid, "%s", r->uuid);
+    if (r->name[0])
+        snprintf(info.name, sizeof info.name, "%s", r->name);
     if (r->job[0])
         snprintf(info.job, sizeof info.job, "%s", r->job);
     gm_dg_set_gpu(d, &info);
@@ -138,8 +155,35 @@ static int hist_row(void *arg, const struct gm_hist_row *r)
     } else {
         return 0; /* unreadable: no point (a gap) */
     }
-    gm_dg_add(d, r->gpu_index, &p);
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 1024;
+        rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
+        if (!rs->v) {
+            cli_error("out of memory");
+            exit(GM_EXIT_FAIL);
+        }
+    }
+    rs->v[rs->n].gpu = r->gpu_index;
+    rs->v[rs->n++].p = p;
     return 0;
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+    const struct pt *x = a, *y = b;
+    if (x->gpu != y->gpu)
+        return x->gpu < y->gpu ? -1 : 1;
+    return (x->p.t_ns > y->p.t_ns) - (x->p.t_ns < y->p.t_ns);
+}
+
+static void rows_flush(struct rows *rs)
+{
+    qsort(rs->v, rs->n, sizeof *rs->v, cmp_pt);
+    for (size_t i = 0; i < rs->n; i++)
+        gm_dg_add(rs->d, rs->v[i].gpu, &rs->v[i].p);
+    free(rs->v);
+    rs->v = NULL;
+    rs->n = rs->cap = 0;
 }
 
 /* ---- live --------------------------------------------------------------- */
@@ -298,6 +342,7 @@ static int cmd_diagnose_run(int argc, char **argv)
         O_COMPACT,
         O_FAILON,
         O_TIMEOUT,
+        O_CSV,
     };
     static const struct option opts[] = {
         {"id", required_argument, NULL, 'i'},
@@ -314,6 +359,7 @@ static int cmd_diagnose_run(int argc, char **argv)
         {"compact", no_argument, NULL, O_COMPACT},
         {"fail-on", required_argument, NULL, O_FAILON},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"csv", required_argument, NULL, O_CSV},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -322,6 +368,8 @@ static int cmd_diagnose_run(int argc, char **argv)
     const char *ids = NULL, *task = NULL, *data_dir = NULL, *store_path = NULL, *config = NULL;
     int no_config = 0, json = 0, pretty = 1, fail_on = -1, c;
     int history_flag = 0;
+    const char *csv_files[256];
+    size_t ncsv = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
@@ -384,6 +432,11 @@ static int cmd_diagnose_run(int argc, char **argv)
             if (gm_parse_duration(optarg, &timeout) != 0)
                 return cli_usage_error("diagnose", "invalid --timeout '%s'", optarg);
             break;
+        case O_CSV:
+            if (ncsv == sizeof csv_files / sizeof csv_files[0])
+                return cli_usage_error("diagnose", "too many --csv files (at most 256)");
+            csv_files[ncsv++] = optarg;
+            break;
         case 'h':
             usage(stdout);
             return GM_EXIT_OK;
@@ -393,8 +446,20 @@ static int cmd_diagnose_run(int argc, char **argv)
             return cli_usage_error("diagnose", "unknown option %s", argv[optind - 1]);
         }
     }
+    for (; ncsv && optind < argc; optind++) { /* --csv A B C: the files after the first */
+        if (ncsv == sizeof csv_files / sizeof csv_files[0])
+            return cli_usage_error("diagnose", "too many --csv files (at most 256)");
+        csv_files[ncsv++] = argv[optind];
+    }
     if (optind < argc)
         return cli_usage_error("diagnose", "unexpected argument '%s'", argv[optind]);
+    if (ncsv && (task || data_dir || store_path))
+        return cli_usage_error("diagnose", "--csv reads the files given: not with --task, "
+                                           "--data-dir or --store-path");
+    if (ncsv && ids)
+        return cli_usage_error("diagnose", "--id is for live diagnosis, not with --csv");
+    if (ncsv)
+        history_flag = 0;
     if (history_flag && !since)
         return cli_usage_error("diagnose", "--until, --task, --data-dir and --store-path read "
                                            "history: give --since too");
@@ -402,10 +467,37 @@ static int cmd_diagnose_run(int argc, char **argv)
         return cli_usage_error("diagnose", "--id is for live diagnosis, not with --since");
 
     struct gm_dg *d = gm_dg_new(NULL);
-    const char *source = since ? "store" : "live";
+    const char *source = ncsv ? "csv" : since ? "store" : "live";
     int rc;
     int64_t from = 0, to = 0;
-    if (since) {
+    struct rows rs = {.d = d};
+    if (ncsv) {
+        if (since || until) {
+            to = until ? until : gm_wall_ns();
+            from = since ? to - since : 0;
+        }
+        size_t total = 0;
+        for (size_t i = 0; i < ncsv; i++) {
+            struct gm_err err = {0};
+            size_t nrows = 0;
+            rc = gm_hist_read_csv(csv_files[i], from, to, hist_row, &rs, &nrows, &err);
+            if (rc != 0) {
+                cli_error("%s", err.msg);
+                free(rs.v);
+                gm_dg_free(d);
+                return GM_EXIT_FAIL;
+            }
+            total += nrows;
+        }
+        if (total == 0) {
+            cli_error("%s%s: no GPU rows%s", csv_files[0], ncsv > 1 ? " (and the others)" : "",
+                      since || until ? " in the window" : "");
+            free(rs.v);
+            gm_dg_free(d);
+            return GM_EXIT_FAIL;
+        }
+        rows_flush(&rs);
+    } else if (since) {
         struct gm_config cfg;
         rc = cli_config(&cfg, config, no_config, data_dir, store_path);
         if (rc != 0) {
@@ -416,18 +508,21 @@ static int cmd_diagnose_run(int argc, char **argv)
         from = to - since;
         struct gm_err err = {0};
         size_t nrows = 0;
-        rc = gm_hist_read_store(cfg.store_path, from, to, task, hist_row, d, &nrows, &err);
+        rc = gm_hist_read_store(cfg.store_path, from, to, task, hist_row, &rs, &nrows, &err);
         if (rc != 0) {
             cli_error("%s", err.msg);
+            free(rs.v);
             gm_dg_free(d);
             return GM_EXIT_FAIL;
         }
         if (nrows == 0) {
             cli_error("%s: no samples between the start and end of the window%s%s", cfg.store_path,
                       task ? " for task " : "", task ? task : "");
+            free(rs.v);
             gm_dg_free(d);
             return GM_EXIT_FAIL;
         }
+        rows_flush(&rs);
     } else {
         rc = live(d, ids, duration, interval, timeout);
         if (rc != 0) {

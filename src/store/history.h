@@ -40,4 +40,13 @@ typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
 int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const char *task,
                        gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err);
 
+/* Reads one daily CSV log of GPU rows written by the agent (store/csv.c;
+ * a .gz is read through zlib), the rows between from_ns and to_ns (0 = no
+ * bound).  Columns are found by their header names, so a log with other
+ * --columns works; time and gpu are required.  Processes are in another
+ * file and are not read (nproc -1).  Errors name the file, and the line
+ * for a bad row. */
+int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_fn fn, void *arg,
+                     size_t *nrows, struct gm_err *err);
+
 #endif /* GM_STORE_HISTORY_H */

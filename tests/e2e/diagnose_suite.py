@@ -4,7 +4,9 @@
 Every file in scenarios/diagnose/ states its labels in comments:
 
     ; expect: 3=input-starved 0-2,4-7=healthy-busy
-    ; expect-store: ...        (optional: what history can show, when less)
+    ; expect-store: ...        (optional: what the store can show, when less)
+    ; expect-csv: ...          (optional: what the CSV log can show; default
+                               expect-store: it has no processes)
 
 A label is a cause id or a negative verdict (healthy-busy, idle, light-load);
 several causes on one GPU are joined with '+'.  For each scenario the suite
@@ -15,6 +17,7 @@ runs, side by side:
   store  `gpumon agent` with a 0.5 s interval for ~10 s at GPUSIM_SPEED=5 (one
          sample every 2.5 s of scenario time: a coarse series like the
          agent's), then `gpumon diagnose --since 1m --data-dir D --json`
+  csv    the same agent's daily CSV log: `gpumon diagnose --csv FILE --json`
 
 and compares each GPU's labels with what was reported (its findings' causes,
 or its verdict when it has none).  Prints precision and recall per label and
@@ -52,17 +55,16 @@ def parse_labels(spec, where):
 
 
 def read_expect(path):
-    live = store = None
+    exp = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
-            m = re.match(r"\s*;\s*expect(-store)?:\s*(.*)", line)
-            if m and m.group(1):
-                store = parse_labels(m.group(2), path)
-            elif m:
-                live = parse_labels(m.group(2), path)
-    if live is None:
+            m = re.match(r"\s*;\s*expect(-store|-csv)?:\s*(.*)", line)
+            if m:
+                exp[m.group(1) or ""] = parse_labels(m.group(2), path)
+    if "" not in exp:
         raise SystemExit(f"{path}: no '; expect:' line")
-    return live, store if store is not None else live
+    store = exp.get("-store", exp[""])
+    return exp[""], store, exp.get("-csv", store)
 
 
 def env_for(path, **kw):
@@ -98,9 +100,10 @@ def live(path):
 
 
 def store(path):
+    """(store result, csv result) from one recording."""
     with Scratch("dg") as d:
         env = env_for(path, speed=5)
-        a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--no-csv"])
+        a = Agent(d + "/data", env, ["--interval", "500ms", "--procs"])
         a.start(wait_samples=1, timeout=30)
         time.sleep(10)
         a.stop()
@@ -108,7 +111,12 @@ def store(path):
                             d + "/data"], env, timeout=60)
         if rc != 0:
             raise RuntimeError(f"{path}: diagnose --since exit {rc}: {err}")
-        return json.loads(out)
+        logs = [f for f in glob.glob(d + "/data/csv/*.csv")
+                if not re.search(r"_(procs|events)_", os.path.basename(f))]
+        rc, out2, err = run(["diagnose", "--json", "--csv"] + sorted(logs), env, timeout=60)
+        if rc != 0:
+            raise RuntimeError(f"{path}: diagnose --csv exit {rc}: {err}")
+        return json.loads(out), json.loads(out2)
 
 
 def score(results):
@@ -150,14 +158,20 @@ def main():
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
         for f in files:
-            exp_live, exp_store = read_expect(f)
+            exp_live, exp_store, exp_csv = read_expect(f)
             name = os.path.basename(f)
-            jobs.append(("live", name, exp_live, ex.submit(live, f)))
-            jobs.append(("store", name, exp_store, ex.submit(store, f)))
+            jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
+            jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
         results = []
-        for source, name, exp, fut in jobs:
-            results.append((source, name, exp, got_labels(fut.result())))
+        for source, name, exp, exp_csv, fut in jobs:
+            if source == "live":
+                results.append((source, name, exp, got_labels(fut.result())))
+            else:
+                st, cs = fut.result()
+                assert st["source"] == "store" and cs["source"] == "csv"
+                results.append(("store", name, exp, got_labels(st)))
+                results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
     tally = score(results)
     bad = 0
