@@ -30,34 +30,33 @@
 
 static void usage(FILE *f)
 {
-    fprintf(
-        f,
-        "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
-        "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
-        "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
-        "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
-        "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
-        "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
-        "Causes and their rules: docs/diagnose.md.\n\n"
-        "  -i, --id LIST        only these GPUs (indices, UUIDs or PCI bus ids; live only)\n"
-        "      --duration DUR   live: how long to sample (default 30s)\n"
-        "      --interval DUR   live: time between snapshots (default 1s)\n"
-        "      --since DUR      history: the last DUR up to --until or now (e.g. 2h)\n"
-        "      --until TIME     history: end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
-        "      --task T         history: only the rows of the agent's task T\n"
-        "      --data-dir DIR   history: the agent's data directory (its gpumon.db)\n"
-        "      --store-path F   history: the store file itself\n"
-        "      --csv FILE...    history from the agent's daily CSV logs (GPU files, .gz too);\n"
-        "                       all their rows, or the window of --since/--until\n"
-        "      --config FILE    the agent's configuration (for its data directory)\n"
-        "      --no-config      do not read the default configuration file\n"
-        "      --json           JSON (schema gpumon.diagnose/1) instead of text\n"
-        "      --compact        JSON on one line\n"
-        "      --fail-on SEV    exit 1 when a finding is at least SEV: warning or critical\n"
-        "      --timeout SEC    give up when an NVML call hangs this long (default 10)\n"
-        "  -h, --help           this help\n\n"
-        "Exit status: 0 diagnosed (whatever was found), 1 a finding at or above --fail-on,\n"
-        "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n");
+    fprintf(f,
+            "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
+            "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
+            "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
+            "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
+            "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
+            "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
+            "Causes and their rules: docs/diagnose.md.\n\n"
+            "  -i, --id LIST        only these GPUs (indices, UUIDs or PCI bus ids; live only)\n"
+            "      --duration DUR   live: how long to sample (default 30s)\n"
+            "      --interval DUR   live: time between snapshots (default 1s)\n"
+            "      --since DUR      history: the last DUR up to --until or now (e.g. 2h)\n"
+            "      --until TIME     history: end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
+            "      --task T         history: only the rows of the agent's task T\n"
+            "      --data-dir DIR   history: the agent's data directory (its gpumon.db)\n"
+            "      --store-path F   history: the store file itself\n"
+            "      --csv FILE...    history from the agent's daily CSV logs (GPU files, .gz too);\n"
+            "                       all their rows, or the window of --since/--until\n"
+            "      --config FILE    the agent's configuration (for its data directory)\n"
+            "      --no-config      do not read the default configuration file\n"
+            "      --json           JSON (schema gpumon.diagnose/1) instead of text\n"
+            "      --compact        JSON on one line\n"
+            "      --fail-on SEV    exit 1 when a finding is at least SEV: warning or critical\n"
+            "      --timeout SEC    give up when an NVML call hangs this long (default 10)\n"
+            "  -h, --help           this help\n\n"
+            "Exit status: 0 diagnosed (whatever was found), 1 a finding at or above --fail-on,\n"
+            "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n");
 }
 
 /* YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM], local time without an offset (the
@@ -116,7 +115,7 @@ struct rows {
     struct pt {
         uint32_t gpu;
         struct gm_dg_point p;
-    } *v;
+    } * v;
     size_t n, cap;
 };
 
@@ -308,8 +307,7 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
                     last_us[g->index] = (uint64_t)((s->wall_ns - interval) / 1000);
                     last_added[g->index] = s->wall_ns - interval;
                 }
-                add_high_rate(d, col, g, &last_us[g->index], s->wall_ns,
-                              &last_added[g->index]);
+                add_high_rate(d, col, g, &last_us[g->index], s->wall_ns, &last_added[g->index]);
             }
             gm_dg_add_snapshot(d, s, mask);
             for (uint32_t q = 0; q < s->ngpu && q < 64; q++)
@@ -393,9 +391,8 @@ static int cmd_diagnose_run(int argc, char **argv)
             break;
         case O_UNTIL:
             if (parse_time(optarg, &until) != 0)
-                return cli_usage_error("diagnose",
-                                       "invalid --until '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])",
-                                       optarg);
+                return cli_usage_error(
+                    "diagnose", "invalid --until '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", optarg);
             history_flag = 1;
             break;
         case O_TASK:
@@ -548,6 +545,7 @@ static int cmd_diagnose_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_diagnose = {"diagnose", "why a GPU is slow or wasted: causes with "
-                                                   "evidence, live or from history",
+const struct gm_cmd gm_cmd_diagnose = {"diagnose",
+                                       "why a GPU is slow or wasted: causes with "
+                                       "evidence, live or from history",
                                        cmd_diagnose_run};

@@ -1599,8 +1599,8 @@ int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_
     if (!buf)
         gm_oom();
     unsigned int got = cnt;
-    rc = CALL(n, (int)index, nvmlDeviceGetSamples, h, (nvmlSamplingType_t)type, since_us, &vt,
-              &got, buf);
+    rc = CALL(n, (int)index, nvmlDeviceGetSamples, h, (nvmlSamplingType_t)type, since_us, &vt, &got,
+              buf);
     if (rc == NVML_ERROR_NOT_FOUND)
         rc = NVML_SUCCESS, got = 0;
     if (got > cnt)

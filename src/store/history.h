@@ -13,20 +13,20 @@
 #include "../core/err.h"
 
 struct gm_hist_row {
-    int64_t ts_ns;       /* wall clock, UTC */
-    uint32_t gpu_index;  /* NVML index when recorded */
-    const char *uuid;    /* "" when unknown; valid during the callback only */
-    const char *name;    /* product name; "" when unknown */
-    const char *job;     /* name of the GPU's first live compute process (by pid), else "" */
-    int down;            /* 1: the GPU was lost; 2: unreadable (no permission, error, driver) */
-    int rollup;          /* 1: a 1-minute rollup row (util_min/max and averages) */
+    int64_t ts_ns;      /* wall clock, UTC */
+    uint32_t gpu_index; /* NVML index when recorded */
+    const char *uuid;   /* "" when unknown; valid during the callback only */
+    const char *name;   /* product name; "" when unknown */
+    const char *job;    /* name of the GPU's first live compute process (by pid), else "" */
+    int down;           /* 1: the GPU was lost; 2: unreadable (no permission, error, driver) */
+    int rollup;         /* 1: a 1-minute rollup row (util_min/max and averages) */
     double util, util_min, util_max, util_mem;
     double mem_used_b, mem_total_b;
     double power_w, power_limit_w;
     double temp_c, clk_sm_mhz, clk_mem_mhz;
-    int64_t reasons;     /* -1 unknown */
-    int nproc;           /* -1 when processes were not recorded */
-    int nproc_dead;      /* gone or zombie; -1 unknown */
+    int64_t reasons; /* -1 unknown */
+    int nproc;       /* -1 when processes were not recorded */
+    int nproc_dead;  /* gone or zombie; -1 unknown */
     double proc_mem_b;
 };
 

@@ -21,21 +21,53 @@
 #define MAXF 64
 #define MIB 1048576.0
 
-enum col { C_TIME, C_GPU, C_UUID, C_NAME, C_UTIL, C_UMEM, C_MEMU, C_MEMT, C_PW, C_PL, C_TEMP,
-           C_SM, C_MCLK, C_REASONS, C_STATUS, C__N };
+enum col {
+    C_TIME,
+    C_GPU,
+    C_UUID,
+    C_NAME,
+    C_UTIL,
+    C_UMEM,
+    C_MEMU,
+    C_MEMT,
+    C_PW,
+    C_PL,
+    C_TEMP,
+    C_SM,
+    C_MCLK,
+    C_REASONS,
+    C_STATUS,
+    C__N
+};
 
-static const char *const col_names[C__N] = {
-    "time", "gpu", "uuid", "name", "utilization_gpu_percent", "utilization_memory_percent",
-    "memory_used_mib", "memory_total_mib", "power_draw_w", "power_limit_w", "temperature_gpu_c",
-    "clocks_sm_mhz", "clocks_mem_mhz", "clocks_event_reasons", "status"};
+static const char *const col_names[C__N] = {"time",
+                                            "gpu",
+                                            "uuid",
+                                            "name",
+                                            "utilization_gpu_percent",
+                                            "utilization_memory_percent",
+                                            "memory_used_mib",
+                                            "memory_total_mib",
+                                            "power_draw_w",
+                                            "power_limit_w",
+                                            "temperature_gpu_c",
+                                            "clocks_sm_mhz",
+                                            "clocks_mem_mhz",
+                                            "clocks_event_reasons",
+                                            "status"};
 
 static const struct {
     const char *name;
     int64_t bit;
 } reason_names[] = {
-    {"gpu_idle", 0x1},       {"applications_clocks_setting", 0x2}, {"sw_power_cap", 0x4},
-    {"hw_slowdown", 0x8},    {"sync_boost", 0x10},                 {"sw_thermal_slowdown", 0x20},
-    {"hw_thermal_slowdown", 0x40}, {"hw_power_brake_slowdown", 0x80},
+    {"gpu_idle", 0x1},
+    {"applications_clocks_setting", 0x2},
+    {"sw_power_cap", 0x4},
+    {"hw_slowdown", 0x8},
+    {"sync_boost", 0x10},
+    {"sw_thermal_slowdown", 0x20},
+    {"hw_thermal_slowdown", 0x40},
+    {"hw_power_brake_slowdown", 0x80},
     {"display_clock_setting", 0x100},
 };
 
@@ -262,10 +294,10 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             r.down = 1;
         else if (st && *st && strcmp(st, "ok") != 0 && strcmp(st, "value_error") != 0)
             r.down = 2;
-        static const enum col nc[] = {C_UTIL, C_UMEM, C_MEMU, C_MEMT, C_PW, C_PL, C_TEMP, C_SM,
-                                      C_MCLK};
-        double *dst[] = {&r.util, &r.util_mem, &r.mem_used_b, &r.mem_total_b, &r.power_w,
-                         &r.power_limit_w, &r.temp_c, &r.clk_sm_mhz, &r.clk_mem_mhz};
+        static const enum col nc[] = {C_UTIL, C_UMEM, C_MEMU, C_MEMT, C_PW,
+                                      C_PL,   C_TEMP, C_SM,   C_MCLK};
+        double *dst[] = {&r.util,          &r.util_mem, &r.mem_used_b, &r.mem_total_b, &r.power_w,
+                         &r.power_limit_w, &r.temp_c,   &r.clk_sm_mhz, &r.clk_mem_mhz};
         for (size_t k = 0; k < sizeof nc / sizeof nc[0]; k++)
             if (num(CELL(nc[k]), dst[k]) != 0) {
                 rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: column %s: not a number '%.40s'", path,

@@ -50,7 +50,7 @@ struct gen {
     double rx_idle;       /* PCIe RX between bursts (heartbeat), else while busy */
     double power_frac;    /* at full load */
     double mem0, mem_slope, mem_noise, restart_at; /* bytes, bytes/s, bytes, s (0 = none) */
-    int64_t reasons;      /* while busy */
+    int64_t reasons;                               /* while busy */
     double clock_frac;
     double util_mem;
     int nproc, dead; /* nproc: 0 = one process; -1 = none listed */
@@ -80,7 +80,7 @@ static void feed(struct gm_dg *d, uint32_t gpu, const struct gen *g0)
         case STEADY:
             u = g->util + (rnd() - 0.5) * 3;
             break;
-        case HEARTBEAT: { /* cycle k's burst starts anywhere it fits (a hash of k) */
+        case HEARTBEAT: {        /* cycle k's burst starts anywhere it fits (a hash of k) */
             double tp = t + 0.2; /* samples not aligned with the cycles */
             double k = floor(tp / g->period), cyc = tp - k * g->period;
             uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
@@ -144,8 +144,7 @@ static const struct row rows[] = {
      "input-starved",
      "light-load,straggler"},
     {"heartbeat sampled every 1 s (the agent's interval)",
-     {HEARTBEAT, 97, .period = 0.5, .duty = 0.35, .rx_idle = 12e9, .step = 1.0,
-      .seconds = 300},
+     {HEARTBEAT, 97, .period = 0.5, .duty = 0.35, .rx_idle = 12e9, .step = 1.0, .seconds = 300},
      "input-starved",
      ""},
     {"heartbeat with 30 % of the samples missing",
@@ -175,33 +174,46 @@ static const struct row rows[] = {
      "healthy-busy",
      "memory-growth"},
     {"restart: grows to 39 GiB, drops to 11 GiB and stays flat",
-     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB,
-      .mem_slope = 2000 * MIB / 60, .restart_at = 900},
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 2000 * MIB / 60,
+      .restart_at = 900},
      "healthy-busy",
      "memory-growth"},
-    {"thermal slowdown", {STEADY, 98, .reasons = 0x68, .clock_frac = 0.55},
-     "thermal-throttle", "power-capped,hw-slowdown"},
-    {"power cap", {STEADY, 98, .reasons = 0x4, .clock_frac = 0.7, .power_frac = 1.0},
-     "power-capped", "thermal-throttle,hw-slowdown"},
-    {"power brake without heat", {STEADY, 95, .reasons = 0x88, .clock_frac = 0.4},
-     "hw-slowdown", "thermal-throttle"},
-    {"application clocks", {STEADY, 95, .reasons = 0x2, .clock_frac = 0.7},
-     "app-clocks", "thermal-throttle"},
+    {"thermal slowdown",
+     {STEADY, 98, .reasons = 0x68, .clock_frac = 0.55},
+     "thermal-throttle",
+     "power-capped,hw-slowdown"},
+    {"power cap",
+     {STEADY, 98, .reasons = 0x4, .clock_frac = 0.7, .power_frac = 1.0},
+     "power-capped",
+     "thermal-throttle,hw-slowdown"},
+    {"power brake without heat",
+     {STEADY, 95, .reasons = 0x88, .clock_frac = 0.4},
+     "hw-slowdown",
+     "thermal-throttle"},
+    {"application clocks",
+     {STEADY, 95, .reasons = 0x2, .clock_frac = 0.7},
+     "app-clocks",
+     "thermal-throttle"},
     {"launch-bound: busy, 30 % power, full clocks",
      {STEADY, 97, .power_frac = 0.3, .util_mem = 10},
-     "low-intensity", "memory-bound"},
+     "low-intensity",
+     "memory-bound"},
     {"memory-bound: memory controller 88 %, power 70 %",
      {STEADY, 97, .power_frac = 0.72, .util_mem = 90},
-     "memory-bound", "low-intensity"},
+     "memory-bound",
+     "low-intensity"},
     {"squatted: memory held, nothing runs, a live process",
      {IDLE, 0, .mem0 = 20 * GIB},
-     "memory-squatted", "memory-orphaned"},
+     "memory-squatted",
+     "memory-orphaned"},
     {"orphaned: the only process is gone",
      {IDLE, 0, .mem0 = 30 * GIB, .dead = 1},
-     "memory-orphaned", "memory-squatted"},
+     "memory-orphaned",
+     "memory-squatted"},
     {"memory used with no process listed",
      {IDLE, 0, .mem0 = 8 * GIB, .nproc = -1},
-     "memory-orphaned", ""},
+     "memory-orphaned",
+     ""},
 };
 
 static int has(const struct gm_dg_result *r, uint32_t gpu, const char *cause)
@@ -418,9 +430,9 @@ static void test_names_and_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),        cmocka_unit_test(test_absent_values),
-        cmocka_unit_test(test_incremental),  cmocka_unit_test(test_straggler),
-        cmocka_unit_test(test_rollups),      cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
