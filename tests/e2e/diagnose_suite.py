@@ -29,6 +29,7 @@ import glob
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -149,6 +150,22 @@ def check_fail_on():
     assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
 
 
+def check_cost():
+    """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
+    simulator: what gpumon itself spends, NVML's work being the sim's)."""
+    path = os.path.join(SUITE, "mixed-node.ini")
+    p = subprocess.Popen([agentlib.GPUMON, "diagnose", "--duration", "8s"], env=env_for(path),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = ru.ru_utime + ru.ru_stime
+    print(f"live cost: {cpu:.3f} s CPU over {wall:.1f} s = {100 * cpu / wall:.2f} % of a core")
+    assert p.returncode == 0, f"diagnose exit {p.returncode}"
+    assert cpu / wall <= 0.02, f"live diagnosis used {100 * cpu / wall:.1f} % of a core (> 2 %)"
+
+
 def main():
     t0 = time.monotonic()
     files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
@@ -163,6 +180,7 @@ def main():
             jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
             jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
+        co = ex.submit(check_cost)
         results = []
         for source, name, exp, exp_csv, fut in jobs:
             if source == "live":
@@ -173,6 +191,7 @@ def main():
                 results.append(("store", name, exp, got_labels(st)))
                 results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
+        co.result()
     tally = score(results)
     bad = 0
     print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "
