@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/snapshot.h"
 #include "insight/diagnose.h"
 
 #define S (1000000000LL)
@@ -427,12 +428,89 @@ static void test_names_and_json(void **state)
     gm_dg_free(d);
 }
 
+/* Snapshots through gm_dg_add_snapshot: a value not available stays
+ * absent (a GPU whose utilisation is NA for 10 s is idle, not "0 %" with
+ * findings), dead processes count as dead and are no job, a live one names
+ * the job, a lost GPU is gpu-lost, and the mask selects positions. */
+static void add_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint8_t hs,
+                     const char *name)
+{
+    struct gm_proc p;
+    memset(&p, 0, sizeof p);
+    p.gpu = pos;
+    p.pid = pid;
+    p.type = GM_PT_COMPUTE;
+    p.host_state = hs;
+    p.used_memory = gm_v_u64((uint64_t)(10 * GIB));
+    snprintf(p.name, sizeof p.name, "%s", name);
+    gm_snapshot_add_proc_take(s, &p);
+    struct gm_gpu *g = &s->gpus[pos];
+    if (g->nproc == 0)
+        g->proc_first = s->nproc - 1;
+    g->nproc++;
+}
+
+static void test_snapshots(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 10; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 4);
+        for (uint32_t i = 0; i < 4; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->procs_listed = 1;
+            snprintf(g->str[GM_S_NAME], sizeof g->str[GM_S_NAME], "GPU %u", i);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64(i == 1 ? (uint64_t)(10 * GIB) : (uint64_t)MIB);
+            if (i != 0) /* GPU 0: utilisation not supported */
+                g->m[GM_M_UTIL_GPU] = gm_v_u64(i == 1 ? 0 : 95);
+        }
+        s->gpus[3].state = GM_GPU_LOST;
+        add_proc(s, 1, 4194304, GM_HS_GONE, "dead");
+        add_proc(s, 2, 1234, GM_HS_ALIVE, "python3");
+        gm_dg_add_snapshot(d, s, 0); /* all GPUs */
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 4);
+    assert_true(has(&r, 0, "idle"));
+    assert_int_equal(r.gpus[0].has_findings, 0);
+    assert_true(has(&r, 1, "memory-orphaned"));
+    assert_true(has(&r, 2, "healthy-busy"));
+    assert_int_equal(r.gpus[3].verdict, GM_DG_GPU_LOST);
+    assert_string_equal(gm_dg_gpu(d, 2).job, "python3");
+    assert_string_equal(gm_dg_gpu(d, 1).job, "");
+    assert_string_equal(gm_dg_gpu(d, 1).name, "GPU 1");
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+
+    /* the mask: only position 2 */
+    d = gm_dg_new(NULL);
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->wall_ns = T0;
+    gm_snapshot_set_gpus(s, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        s->gpus[i].index = i;
+    gm_dg_add_snapshot(d, s, UINT64_C(1) << 2);
+    gm_snapshot_free(s);
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 1);
+    assert_int_equal(r.gpus[0].index, 2);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
         cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_snapshots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
