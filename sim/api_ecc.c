@@ -196,6 +196,9 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
     case 270: /* ..._HW_THERM_SLOWDOWN */
         fv_integ(x);
         return set_ull(v, (unsigned long long)llround(x->thermal_s * 1e9));
+    case 271: /* ..._HW_POWER_BRAKE_SLOWDOWN (ns): hw_slowdown faults with power_brake */
+        return set_ull(v,
+                       (unsigned long long)llround(gs_hw_brake_seconds(c->s, c->gpu, c->t) * 1e9));
     case NVML_FI_DEV_MEMORY_TEMP:
         if (!g->mem_temp)
             return NVML_ERROR_NOT_SUPPORTED;

@@ -361,6 +361,10 @@ GS_EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet)
     const struct gs_gpu *g = &c.s->gpus[s1->gpu];
     if (s1->mig >= (int)g->nmig)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    /* A lost (or forbidden) GPU answers for its samples too. */
+    nvmlReturn_t lost = gs_fault_gpu(c.s, s1->gpu, c.t);
+    if (lost != NVML_SUCCESS)
+        return gs_end(&c, lost);
     int fn = gs_name_index(__func__);
     if (g->has_unsupported && fn >= 0 && g->unsupported[fn])
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);

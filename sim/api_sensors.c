@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "api.h"
+#include "clock_abi.h"
 
 /* Encoder/decoder sampling period reported with their utilisation (1/6 s). */
 #define GS_CODEC_PERIOD_US 167000u
@@ -232,6 +233,59 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockT
     if (r != NVML_SUCCESS)
         return r;
     *clock = c.g->clock_max[type];
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* Application clocks: what a loaded GPU runs at (scenario keys
+ * app_clock_graphics / app_clock_mem); the default is the max clock. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device,
+                                                      nvmlClockType_t clockType,
+                                                      unsigned int *clockMHz)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+                              clockMHz != NULL && (unsigned)clockType < NVML_CLOCK_COUNT);
+    if (r != NVML_SUCCESS)
+        return r;
+    *clockMHz = c.g->app_clock[clockType];
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device,
+                                                             nvmlClockType_t clockType,
+                                                             unsigned int *clockMHz)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+                              clockMHz != NULL && (unsigned)clockType < NVML_CLOCK_COUNT);
+    if (r != NVML_SUCCESS)
+        return r;
+    *clockMHz = c.g->clock_max[clockType];
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                          unsigned int clockId, unsigned int *clockMHz)
+{
+    struct gs_call c;
+    struct gs_state st;
+    nvmlReturn_t r = eval(__func__, device,
+                          clockMHz != NULL && (unsigned)clockType < NVML_CLOCK_COUNT &&
+                              clockId < GS_CLOCK_ID_COUNT,
+                          &c, &st);
+    if (r != NVML_SUCCESS)
+        return r;
+    switch (clockId) {
+    case GS_CLOCK_ID_CURRENT:
+        *clockMHz = st.clock[clockType];
+        break;
+    case GS_CLOCK_ID_APP_CLOCK_TARGET:
+        *clockMHz = c.g->app_clock[clockType];
+        break;
+    default: /* the default application clock and the boost maximum: max */
+        *clockMHz = c.g->clock_max[clockType];
+        break;
+    }
     return gs_end(&c, NVML_SUCCESS);
 }
 

@@ -167,3 +167,41 @@ int gs_events_build(struct gs_scenario *s)
     }
     return 0;
 }
+
+bool gs_fault_hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, bool *brake)
+{
+    bool on = false;
+    *brake = false;
+    for (size_t i = 0; i < s->nfaults; i++) {
+        const struct gs_fault *f = &s->faults[i];
+        if (f->kind == GS_FAULT_HW_SLOWDOWN && (f->gpu == GS_NO_GPU || f->gpu == (int)gpu) &&
+            t >= f->at && t < f->until) {
+            on = true;
+            *brake |= f->power_brake;
+        }
+    }
+    return on;
+}
+
+double gs_hw_brake_seconds(const struct gs_scenario *s, unsigned gpu, double t)
+{
+    /* Sweep the windows in start order, merging overlaps; faults are few. */
+    double total = 0, end = -INFINITY;
+    for (;;) {
+        const struct gs_fault *next = NULL;
+        for (size_t i = 0; i < s->nfaults; i++) {
+            const struct gs_fault *f = &s->faults[i];
+            if (f->kind != GS_FAULT_HW_SLOWDOWN || !f->power_brake ||
+                (f->gpu != GS_NO_GPU && f->gpu != (int)gpu) || f->until <= end || f->at >= t)
+                continue;
+            if (!next || f->at < next->at)
+                next = f;
+        }
+        if (!next)
+            return total;
+        double a = fmax(next->at, end), b = fmin(next->until, t);
+        if (b > a)
+            total += b - a;
+        end = next->until;
+    }
+}

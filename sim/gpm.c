@@ -149,8 +149,12 @@ void gs_model_gpm(const struct gs_scenario *s, unsigned gpu, int mig, double t, 
     unsigned cmax = g->clock_max[NVML_CLOCK_SM];
     if (st.pstate == 0 && cmax > 0 && st.clock[NVML_CLOCK_SM] < cmax)
         cr = (double)st.clock[NVML_CLOCK_SM] / cmax;
-    /* The busy fraction of the period (a ramp: its current level). */
-    double f = (w->kind == GS_WL_RAMP ? u : st.busy) * cr;
+    /* The busy fraction of the period (a ramp: its current level; a
+     * heartbeat's idle phase: heartbeat_floor). */
+    double busy = w->kind == GS_WL_RAMP ? u : st.busy;
+    if (w->kind == GS_WL_HEARTBEAT)
+        busy += (1 - busy) * w->hb_floor / 100;
+    double f = busy * cr;
     const double full[] = {w->sm_activity,   w->sm_occupancy,  d->integer,       w->tensor_activity,
                            w->dram_activity, w->fp64_activity, w->fp32_activity, w->fp16_activity};
     double v[sizeof(full) / sizeof(full[0])];

@@ -139,6 +139,8 @@ struct gs_workload {
     double sm_activity, sm_occupancy, tensor_activity, dram_activity;
     double fp64_activity, fp32_activity, fp16_activity;
     double nvlink_rx, nvlink_tx;
+    double hb_floor;   /* % utilisation in a heartbeat's idle phase */
+    double util_noise; /* +- % noise of busy utilisation */
 };
 
 struct gs_mig_dev {
@@ -165,6 +167,8 @@ struct gs_gpu {
     double ambient, cooling, thermal_r, tau;
     double temp_start; /* NAN: workload default */
     unsigned pcie_gen, pcie_width, pcie_width_cur;
+    unsigned pcie_gen_load;               /* link generation while loaded (idle: gen 1) */
+    unsigned app_clock[NVML_CLOCK_COUNT]; /* application clocks; default = max */
     double pcie_replays_per_hour;
     unsigned fans;
     bool ecc_capable, ecc, ecc_pending, persistence, display_active, display_mode, mig_capable;
@@ -200,6 +204,7 @@ enum gs_fault_kind {
     GS_FAULT_HANG,
     GS_FAULT_ECC,
     GS_FAULT_XID,
+    GS_FAULT_HW_SLOWDOWN,
 };
 
 struct gs_fault {
@@ -211,6 +216,7 @@ struct gs_fault {
     double seconds;
     unsigned long long corrected, uncorrected;
     unsigned xid;
+    bool power_brake; /* hw_slowdown: also HW power brake */
 };
 
 /* One NVML event the scenario will raise, in delivery order. */
@@ -400,6 +406,14 @@ nvmlReturn_t gs_fault_driver(const struct gs_scenario *s, double t);
 nvmlReturn_t gs_fault_gpu(const struct gs_scenario *s, unsigned gpu, double t);
 /* Seconds the call (gs_names index fn) on gpu (or GS_NO_GPU) must block at t. */
 double gs_fault_hang(const struct gs_scenario *s, int gpu, int fn, double t);
+/* Clocks fall to this fraction of max during a hw_slowdown fault. */
+#define GS_HW_SLOWDOWN_CLOCK 0.35
+/* True when a hw_slowdown fault holds gpu at t; *brake says whether it
+ * also asserts HW power brake. */
+bool gs_fault_hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, bool *brake);
+/* Seconds gpu spent in hw_slowdown windows with power_brake from 0 to t
+ * (overlapping windows counted once). */
+double gs_hw_brake_seconds(const struct gs_scenario *s, unsigned gpu, double t);
 /* ECC error counts injected on gpu up to t. */
 void gs_ecc_counts(const struct gs_scenario *s, unsigned gpu, double t,
                    unsigned long long *corrected, unsigned long long *uncorrected);

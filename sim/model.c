@@ -183,8 +183,10 @@ static double slow_load(const struct gs_workload *w, double t)
 {
     double l = level_at(w, t) / 100;
     switch (w->kind) {
-    case GS_WL_HEARTBEAT:
-        return l * heartbeat_duty(w);
+    case GS_WL_HEARTBEAT: {
+        double d = heartbeat_duty(w);
+        return l * d + w->hb_floor / 100 * (1 - d);
+    }
     case GS_WL_INFERENCE:
         return fmin(w->util, inference_level(w)) / 100;
     case GS_WL_TRANSFER:
@@ -198,9 +200,18 @@ static double slow_load(const struct gs_workload *w, double t)
     }
 }
 
+/* Application clocks below max lower the power in proportion. */
+static double app_ratio(const struct gs_gpu *g)
+{
+    unsigned mx = g->clock_max[NVML_CLOCK_GRAPHICS];
+    return mx > 0 && g->app_clock[NVML_CLOCK_GRAPHICS] < mx
+               ? (double)g->app_clock[NVML_CLOCK_GRAPHICS] / mx
+               : 1.0;
+}
+
 static double demanded_power(const struct gs_gpu *g, double load)
 {
-    return g->power_idle + (g->wl.power_demand - g->power_idle) * load;
+    return g->power_idle + (g->wl.power_demand - g->power_idle) * load * app_ratio(g);
 }
 
 /* Power after the SW power cap, from load. */
@@ -333,6 +344,22 @@ static void power_at(const struct gs_gpu *g, double t, struct pw_state *ps)
             ps->by_power = false;
         }
     }
+}
+
+/* A hw_slowdown fault: clocks at GS_HW_SLOWDOWN_CLOCK of max and power
+ * falling with them; the SW power cap no longer binds.  Temperature keeps
+ * following the undisturbed power (the fault is meant to be short). */
+static bool hw_slowdown(const struct gs_scenario *s, unsigned gpu, double t, struct pw_state *ps,
+                        bool *brake)
+{
+    const struct gs_gpu *g = &s->gpus[gpu];
+    if (!s->nfaults || !gs_fault_hw_slowdown(s, gpu, t, brake))
+        return false;
+    if (ps->load >= 0.005) {
+        ps->p = g->power_idle + (ps->p - g->power_idle) * GS_HW_SLOWDOWN_CLOCK;
+        ps->by_power = false;
+    }
+    return true;
 }
 
 /* The power reading for noise pn in [-1, 1): at the cap it sits just below
@@ -519,10 +546,16 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
                   : w->kind == GS_WL_INFERENCE ? (inference_busy(s, gpu, w, b) ? 1 : 0)
                                                : (level > 0 ? 1 : 0);
     st->busy = busy;
-    double util = busy > 0 ? level * busy + 1.5 * gs_noise(seed, gpu, M_UTIL, b) * busy : 0;
+    /* A heartbeat's idle phase reads heartbeat_floor (default 0) +- noise. */
+    double floor_pct = w->kind == GS_WL_HEARTBEAT ? w->hb_floor : 0;
+    double active = level * busy + floor_pct * (1 - busy);
+    double un = gs_noise(seed, gpu, M_UTIL, b);
+    double util = busy > 0        ? active + w->util_noise * un * busy
+                  : floor_pct > 0 ? active + fmin(w->util_noise, floor_pct) * un
+                                  : 0;
     st->util_gpu = (unsigned)lround(clampd(util, 0, 100));
     double mem_ratio = w->util > 0 ? w->mem_util / w->util : 0;
-    double mutil = busy > 0 ? mem_ratio * level * busy + gs_noise(seed, gpu, M_MEMUTIL, b) : 0;
+    double mutil = active > 0 ? mem_ratio * active + gs_noise(seed, gpu, M_MEMUTIL, b) : 0;
     st->util_mem = (unsigned)lround(clampd(mutil, 0, 100));
     if (w->enc_util > 0)
         st->util_enc =
@@ -534,6 +567,8 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     /* Power demand, the SW power cap, temperature and thermal slowdown. */
     struct pw_state ps;
     power_at(g, t, &ps);
+    bool brake = false;
+    bool hw_slow = hw_slowdown(s, gpu, t, &ps, &brake);
     double load = ps.load, p_in = ps.p_in, p = ps.p, temp = ps.temp, t_slow = ps.t_slow;
     st->load = load;
     st->power_capped = ps.by_power;
@@ -554,15 +589,19 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     bool idle = load < 0.005;
     st->pstate = idle ? 8 : 0;
     double f = 1;
-    if (!idle && p < p_in - 1e-9 && p_in > g->power_idle)
+    if (hw_slow)
+        f = GS_HW_SLOWDOWN_CLOCK;
+    else if (!idle && p < p_in - 1e-9 && p_in > g->power_idle)
         f = clampd((p - g->power_idle) / (p_in - g->power_idle), 0.2, 1);
+    /* A loaded GPU runs at its application clocks (default: max), scaled
+     * down by a power cap, thermal or HW slowdown. */
     for (int k = 0; k < NVML_CLOCK_COUNT; k++) {
         if (idle)
             st->clock[k] = g->clock_idle[k];
-        else if (k == NVML_CLOCK_MEM)
-            st->clock[k] = g->clock_max[k];
+        else if (k == NVML_CLOCK_MEM || f >= 1)
+            st->clock[k] = g->app_clock[k];
         else
-            st->clock[k] = quantize_clock(g->clock_max[k] * f, g->clock_max[k]);
+            st->clock[k] = quantize_clock(g->app_clock[k] * f, g->clock_max[k]);
     }
 
     unsigned long long reasons = 0;
@@ -573,6 +612,13 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     if (by_thermal)
         reasons |= nvmlClocksThrottleReasonHwSlowdown | nvmlClocksEventReasonSwThermalSlowdown |
                    nvmlClocksThrottleReasonHwThermalSlowdown;
+    if (!idle && (g->app_clock[NVML_CLOCK_GRAPHICS] < g->clock_max[NVML_CLOCK_GRAPHICS] ||
+                  g->app_clock[NVML_CLOCK_MEM] < g->clock_max[NVML_CLOCK_MEM]))
+        reasons |= nvmlClocksEventReasonApplicationsClocksSetting;
+    if (hw_slow)
+        reasons |= nvmlClocksThrottleReasonHwSlowdown;
+    if (hw_slow && brake)
+        reasons |= nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
     st->reasons = reasons;
 
     if (g->fans)
@@ -582,7 +628,7 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
 
     /* PCIe: the link drops to gen1 in P8; data-loader-bound heartbeat pulls
      * hardest while the SMs wait. */
-    st->pcie_gen_cur = idle ? 1 : g->pcie_gen;
+    st->pcie_gen_cur = idle ? 1 : g->pcie_gen_load;
     st->pcie_width_cur = g->pcie_width_cur;
     double bw = 0.9 * link_bw(st->pcie_gen_cur, st->pcie_width_cur);
     double rx, tx;
@@ -658,7 +704,9 @@ static void step_values(const struct gs_scenario *s, unsigned gpu, int64_t k, do
 {
     const struct gs_gpu *g = &s->gpus[gpu];
     struct pw_state ps;
+    bool brake;
     power_at(g, (double)k, &ps);
+    hw_slowdown(s, gpu, (double)k, &ps, &brake);
     v[0] = reported_power(g, &ps, gs_noise(s->seed, gpu, M_POWER, bucket_of((double)k)));
     v[1] = ps.by_power ? 1 : 0;
     v[2] = ps.by_thermal ? 1 : 0;

@@ -67,6 +67,9 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceGetTotalEnergyConsumption", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetClockInfo", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetMaxClockInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetClock", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetApplicationsClock", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetDefaultApplicationsClock", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetFanSpeed", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetFanSpeed_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetNumFans", GS_NAME_FUNCTION, 0},
@@ -142,6 +145,7 @@ const struct gs_name gs_names[] = {
     {"NVML_FI_DEV_ENERGY", GS_NAME_FIELD, 191},
     {"NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN", GS_NAME_FIELD, 269},
     {"NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN", GS_NAME_FIELD, 270},
+    {"NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN", GS_NAME_FIELD, 271},
 };
 
 const size_t gs_name_count = sizeof(gs_names) / sizeof(gs_names[0]);

@@ -574,6 +574,7 @@ static const char *const fault_names[] = {
     [GS_FAULT_HANG] = "hang",
     [GS_FAULT_ECC] = "ecc",
     [GS_FAULT_XID] = "xid",
+    [GS_FAULT_HW_SLOWDOWN] = "hw_slowdown",
 };
 
 /* Which keys each fault type takes, as bit masks over fault kinds. */
@@ -586,7 +587,8 @@ static const struct {
     {"at", ~0u},
     {"until", ~0u & ~FK(GS_FAULT_ECC) & ~FK(GS_FAULT_XID)},
     {"gpu", FK(GS_FAULT_NO_PERMISSION) | FK(GS_FAULT_GPU_LOST) | FK(GS_FAULT_HANG) |
-                FK(GS_FAULT_ECC) | FK(GS_FAULT_XID)},
+                FK(GS_FAULT_ECC) | FK(GS_FAULT_XID) | FK(GS_FAULT_HW_SLOWDOWN)},
+    {"power_brake", FK(GS_FAULT_HW_SLOWDOWN)},
     {"call", FK(GS_FAULT_HANG)},
     {"seconds", FK(GS_FAULT_HANG)},
     {"corrected", FK(GS_FAULT_ECC)},
@@ -620,7 +622,7 @@ static int apply_fault(struct gs_pctx *c, long sec, struct gs_fault *f)
     if (k == sizeof(fault_names) / sizeof(fault_names[0]))
         return gs_bad_value(c, te, tv,
                             "driver_not_loaded, version_mismatch, no_permission, gpu_lost, hang, "
-                            "ecc or xid");
+                            "ecc, xid or hw_slowdown");
     f->kind = (enum gs_fault_kind)k;
 
     bool have_xid = false, have_gpu = false;
@@ -635,7 +637,7 @@ static int apply_fault(struct gs_pctx *c, long sec, struct gs_fault *f)
         if (fk == sizeof(fault_keys) / sizeof(fault_keys[0]))
             return gs_fail(c, e->line,
                            "unknown key '%s' in [%s] (expected type, at, until, gpu, call, "
-                           "seconds, corrected, uncorrected or xid)",
+                           "seconds, corrected, uncorrected, xid or power_brake)",
                            e->key, hdr->name);
         if (!(fault_keys[fk].kinds & FK(f->kind)))
             return gs_fail(c, e->line, "key '%s' does not apply to a fault of type %s", e->key,
@@ -686,6 +688,9 @@ static int apply_fault(struct gs_pctx *c, long sec, struct gs_fault *f)
                 return gs_bad_value(c, e, v, "an Xid number such as 79");
             f->xid = (unsigned)u;
             have_xid = true;
+        } else if (strcmp(key, "power_brake") == 0) {
+            if (gs_parse_bool(v, &f->power_brake) != 0)
+                return gs_bad_value(c, e, v, "on or off");
         }
     }
 

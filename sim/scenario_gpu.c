@@ -224,7 +224,10 @@ static int sp_pcie_gen(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
     (void)aux;
     if (gs_parse_uint(v, 6, &x) != 0 || x == 0)
         return gs_bad_value(c, e, v, "a PCIe generation from 1 to 6");
-    g->pcie_gen = (unsigned)x;
+    if (strcmp(e->key, "pcie_gen") == 0)
+        g->pcie_gen = (unsigned)x;
+    else
+        g->pcie_gen_load = (unsigned)x;
     return 0;
 }
 
@@ -417,6 +420,9 @@ static const struct gkey gpu_keys[] = {
     {"pcie_gen", GK_SPECIAL, 0, 0, sp_pcie_gen},
     {"pcie_width", GK_SPECIAL, 0, 0, sp_pcie_width},
     {"pcie_width_current", GK_SPECIAL, 0, 0, sp_pcie_width},
+    {"pcie_gen_current", GK_SPECIAL, 0, 0, sp_pcie_gen},
+    {"app_clock_graphics", GK_CLOCK, OFF(app_clock[NVML_CLOCK_GRAPHICS]), 0, NULL},
+    {"app_clock_mem", GK_CLOCK, OFF(app_clock[NVML_CLOCK_MEM]), 0, NULL},
     {"pcie_rx", GK_RATE, OFF(wl.pcie_rx), 0, NULL},
     {"pcie_tx", GK_RATE, OFF(wl.pcie_tx), 0, NULL},
     {"pcie_replays_per_hour", GK_NONNEG, OFF(pcie_replays_per_hour), 0, NULL},
@@ -442,6 +448,8 @@ static const struct gkey gpu_keys[] = {
     {"ramp_start", GK_SEC, OFF(wl.ramp_start), 0, NULL},
     {"ramp_duration", GK_SEC, OFF(wl.ramp_duration), 0, NULL},
     {"leak_rate", GK_RATE, OFF(wl.leak_rate), 0, NULL},
+    {"heartbeat_floor", GK_PCT, OFF(wl.hb_floor), 0, NULL},
+    {"util_noise", GK_PCT, OFF(wl.util_noise), 0, NULL},
     {"sm_activity", GK_FRACTION, OFF(wl.sm_activity), 0, NULL},
     {"sm_occupancy", GK_FRACTION, OFF(wl.sm_occupancy), 0, NULL},
     {"tensor_activity", GK_FRACTION, OFF(wl.tensor_activity), 0, NULL},
@@ -690,7 +698,7 @@ static void apply_preset(struct gs_scenario *s, struct gs_gpu *g, const struct g
 static double link_bytes_per_s(const struct gs_gpu *g)
 {
     static const double lane[7] = {0, 250e6, 500e6, 985e6, 1969e6, 3938e6, 7563e6};
-    return lane[g->pcie_gen] * g->pcie_width_cur;
+    return lane[g->pcie_gen_load] * g->pcie_width_cur;
 }
 
 /* Default power_demand as a fraction of the power limit.  lowintensity and
@@ -782,6 +790,10 @@ static void workload_defaults(struct gs_gpu *g, const struct gpu_aux *aux)
         w->hb_duty = 0.35;
     if (isnan(w->hb_jitter))
         w->hb_jitter = 1.0;
+    if (isnan(w->hb_floor))
+        w->hb_floor = 0;
+    if (isnan(w->util_noise))
+        w->util_noise = 1.5;
     if (isnan(w->leak_rate))
         w->leak_rate = w->kind == GS_WL_LEAK ? 100 * MIB / 60 : 0;
     if (!isnan(aux->demand_pct))
@@ -854,6 +866,28 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
         return gs_fail(c, key_line(c, i, "heartbeat_period"),
                        "gpu %u: heartbeat needs heartbeat_period >= 0.05 s and heartbeat_duty > 0",
                        i);
+    if (w->kind == GS_WL_HEARTBEAT && w->hb_floor >= w->util)
+        return gs_fail(c, key_line(c, i, "heartbeat_floor"),
+                       "gpu %u: heartbeat_floor (%.0f %%) must be below util (%.0f %%)", i,
+                       w->hb_floor, w->util);
+    if (g->pcie_gen_load > g->pcie_gen)
+        return gs_fail(c, key_line(c, i, "pcie_gen_current"),
+                       "gpu %u: pcie_gen_current (%u) is above pcie_gen (%u)", i, g->pcie_gen_load,
+                       g->pcie_gen);
+    static const struct {
+        int clock;
+        const char *key, *max_key;
+    } app[] = {{NVML_CLOCK_GRAPHICS, "app_clock_graphics", "max_clock_graphics"},
+               {NVML_CLOCK_MEM, "app_clock_mem", "max_clock_mem"}};
+    for (size_t k = 0; k < sizeof(app) / sizeof(app[0]); k++) {
+        unsigned a = g->app_clock[app[k].clock], lo = g->clock_idle[app[k].clock],
+                 hi = g->clock_max[app[k].clock];
+        if (a < lo || a > hi)
+            return gs_fail(c, key_line(c, i, app[k].key),
+                           "gpu %u: %s (%u MHz) must be between the idle clock (%u MHz) and "
+                           "%s (%u MHz)",
+                           i, app[k].key, a, lo, app[k].max_key, hi);
+    }
     if (w->kind == GS_WL_RAMP && w->ramp_duration <= 0)
         return gs_fail(c, key_line(c, i, "ramp_duration"), "gpu %u: ramp_duration must be > 0", i);
     if (g->tau <= 0)
@@ -862,8 +896,11 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
         if (!g->temp_slowdown)
             return gs_fail(c, key_line(c, i, "workload"),
                            "gpu %u: workload thermal needs a temp_slowdown threshold", i);
-        double p =
-            fmin(g->power_idle + (w->power_demand - g->power_idle) * w->util / 100, g->power_limit);
+        /* As model.c draws it: application clocks below max lower the power. */
+        double ratio =
+            (double)g->app_clock[NVML_CLOCK_GRAPHICS] / g->clock_max[NVML_CLOCK_GRAPHICS];
+        double p = fmin(g->power_idle + (w->power_demand - g->power_idle) * w->util / 100 * ratio,
+                        g->power_limit);
         double teq = g->ambient + g->thermal_r / g->cooling * p;
         if (teq <= g->temp_slowdown)
             return gs_fail(c, key_line(c, i, "cooling"),
@@ -944,7 +981,11 @@ static int build_gpu(struct gs_pctx *c, unsigned i)
         .fp16_activity = NAN,
         .nvlink_rx = NAN,
         .nvlink_tx = NAN,
+        .hb_floor = NAN,
+        .util_noise = NAN,
     };
+    g->pcie_gen_load = 0;
+    memset(g->app_clock, 0, sizeof(g->app_clock));
     const struct gs_ini_entry *we = gpu_entry(c, i, "workload");
     if (we) {
         const char *wv = gs_entry_value(c, we, buf, sizeof(buf));
@@ -973,6 +1014,19 @@ static int build_gpu(struct gs_pctx *c, unsigned i)
         g->display_mode = g->display_active;
     if (g->pcie_width_cur == 0)
         g->pcie_width_cur = g->pcie_width;
+    if (g->pcie_gen_load == 0)
+        g->pcie_gen_load = g->pcie_gen;
+    /* Application clocks: unset (0) means the max; SM follows graphics, video
+     * stays at its max. */
+    if (g->app_clock[NVML_CLOCK_GRAPHICS] == 0)
+        g->app_clock[NVML_CLOCK_GRAPHICS] = g->clock_max[NVML_CLOCK_GRAPHICS];
+    if (g->app_clock[NVML_CLOCK_MEM] == 0)
+        g->app_clock[NVML_CLOCK_MEM] = g->clock_max[NVML_CLOCK_MEM];
+    g->app_clock[NVML_CLOCK_SM] =
+        g->app_clock[NVML_CLOCK_GRAPHICS] >= g->clock_max[NVML_CLOCK_GRAPHICS]
+            ? g->clock_max[NVML_CLOCK_SM]
+            : (unsigned)fmin(g->app_clock[NVML_CLOCK_GRAPHICS], g->clock_max[NVML_CLOCK_SM]);
+    g->app_clock[NVML_CLOCK_VIDEO] = g->clock_max[NVML_CLOCK_VIDEO];
     workload_defaults(g, &aux);
     finish_mig(s, i, g);
     return validate_gpu(c, i, g);

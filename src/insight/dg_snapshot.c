@@ -81,7 +81,9 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
                     known = 0;
                 if (gm_v_ok(&pr->used_memory))
                     mem += gm_v_as_double(&pr->used_memory);
-                if ((pr->type & GM_PT_COMPUTE) && (!first_pid || pr->pid < first_pid)) {
+                /* a dead process is no longer part of a job */
+                int gone = pr->host_state == GM_HS_GONE || pr->host_state == GM_HS_ZOMBIE;
+                if ((pr->type & GM_PT_COMPUTE) && !gone && (!first_pid || pr->pid < first_pid)) {
                     first_pid = pr->pid;
                     snprintf(info.job, sizeof info.job, "%s", pr->name);
                 }

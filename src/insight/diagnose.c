@@ -74,13 +74,14 @@ void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
 {
     memset(p, 0, sizeof *p);
     p->t_ns = t_ns;
-    double *d[] = {&p->util_gpu,       &p->util_gpu_min,  &p->util_gpu_max,    &p->util_mem,
-                   &p->power_w,        &p->power_limit_w, &p->sm_clock_mhz,    &p->sm_clock_max_mhz,
-                   &p->mem_clock_mhz,  &p->mem_clock_max_mhz, &p->temp_c,      &p->temp_slowdown_c,
-                   &p->mem_used_b,     &p->mem_total_b,   &p->pcie_rx_Bps,     &p->pcie_tx_Bps,
-                   &p->enc_util,       &p->dec_util,      &p->sm_active,       &p->dram_active,
-                   &p->ecc_uncorrected, &p->remap_pending, &p->retired_pending, &p->proc_mem_b,
-                   &p->pcie_link_Bps};
+    double *d[] = {
+        &p->util_gpu,        &p->util_gpu_min,      &p->util_gpu_max,    &p->util_mem,
+        &p->power_w,         &p->power_limit_w,     &p->sm_clock_mhz,    &p->sm_clock_max_mhz,
+        &p->mem_clock_mhz,   &p->mem_clock_max_mhz, &p->temp_c,          &p->temp_slowdown_c,
+        &p->mem_used_b,      &p->mem_total_b,       &p->pcie_rx_Bps,     &p->pcie_tx_Bps,
+        &p->enc_util,        &p->dec_util,          &p->sm_active,       &p->dram_active,
+        &p->ecc_uncorrected, &p->remap_pending,     &p->retired_pending, &p->proc_mem_b,
+        &p->pcie_link_Bps};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
     p->reasons = -1;
@@ -162,8 +163,11 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
 
 /* ---- per-GPU summary ---------------------------------------------------- */
 
-#define UTIL_HIGH 50.0 /* a sample "busy" in a burst */
-#define UTIL_LOW 10.0  /* a sample "idle" between bursts */
+#define UTIL_HIGH 50.0            /* a sample "busy" in a burst */
+#define UTIL_LOW 10.0             /* a sample "idle" between bursts */
+#define STARVED_MEAN 18.0         /* % mean utilisation at least, PCIe measured */
+#define STARVED_MEAN_NO_PCIE 25.0 /* % mean utilisation at least, PCIe not measured */
+#define STARVED_RX_BPS 0.5e9      /* PCIe RX between bursts at least, when measured */
 
 struct acc {
     double sum, sum2;
@@ -206,9 +210,9 @@ struct stats {
     struct acc util, util_mem, power_frac, clock_frac, temp, rx, rx_frac, enc, dec, sm_act, dram;
     double temp_slowdown;
     /* utilisation's shape */
-    size_t n_high, n_low, rises;   /* samples >= UTIL_HIGH, <= UTIL_LOW; low->high edges */
-    size_t n_roll, n_roll_alt;     /* rollup rows; of them, min <= LOW and max >= HIGH */
-    struct acc rx_low;             /* PCIe RX in the idle samples */
+    size_t n_high, n_low, rises; /* samples >= UTIL_HIGH, <= UTIL_LOW; low->high edges */
+    size_t n_roll, n_roll_alt;   /* rollup rows; of them, min <= LOW and max >= HIGH */
+    struct acc rx_low;           /* PCIe RX in the idle samples */
     /* reasons */
     size_t n_reasons, n_thermal, n_pcap, n_hwslow, n_brake, n_app, n_hw_nontherm;
     int64_t thermal_t0, thermal_t1, pcap_t0, pcap_t1, hw_t0, hw_t1, app_t0, app_t1;
@@ -307,8 +311,8 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
         if (!isnan(p->temp_slowdown_c))
             st->temp_slowdown = p->temp_slowdown_c;
         acc_add(&st->rx, p->pcie_rx_Bps);
-        double link = !isnan(p->pcie_link_Bps) ? p->pcie_link_Bps
-                                                : link_Bps(p->pcie_gen, p->pcie_width);
+        double link =
+            !isnan(p->pcie_link_Bps) ? p->pcie_link_Bps : link_Bps(p->pcie_gen, p->pcie_width);
         if (!isnan(p->pcie_rx_Bps) && link > 0)
             acc_add(&st->rx_frac, p->pcie_rx_Bps / link);
         acc_add(&st->enc, p->enc_util);
@@ -343,8 +347,7 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
                 st->app_t0 = first_nonzero(st->app_t0, p->t_ns);
                 st->app_t1 = p->t_ns;
             }
-            if (!isnan(u) && u >= UTIL_HIGH && p->sm_clock_max_mhz > 0 &&
-                !isnan(p->sm_clock_mhz)) {
+            if (!isnan(u) && u >= UTIL_HIGH && p->sm_clock_max_mhz > 0 && !isnan(p->sm_clock_mhz)) {
                 st->n_busy_clock++;
                 uint64_t other = GM_DG_R_SW_POWER_CAP | GM_DG_R_HW_SLOWDOWN | GM_DG_R_SW_THERMAL |
                                  GM_DG_R_HW_THERMAL | GM_DG_R_HW_POWER_BRAKE | GM_DG_R_GPU_IDLE;
@@ -503,13 +506,19 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     double mean = acc_mean(&st->util), sd = acc_sd(&st->util);
     double cv = mean > 0 ? sd / mean : 0;
     double duty = frac(st->n_high, n), lowf = frac(st->n_low, n);
+    /* The look-alike is a light inference load: random short bursts, a
+     * low mean and little PCIe traffic.  A starved job pulls data over PCIe
+     * while its SMs wait (the seeds' "high PCIe RX"); where PCIe was not
+     * measured (history) the mean must be higher instead. */
+    double rx_low = acc_mean(&st->rx_low);
+    double min_mean = isnan(rx_low) ? STARVED_MEAN_NO_PCIE : STARVED_MEAN;
+    int pcie_ok = isnan(rx_low) || rx_low >= STARVED_RX_BPS;
     int raw = n >= 8 && st->rises >= 3 && duty >= 0.15 && duty <= 0.85 && lowf >= 0.15 &&
-              cv >= 0.5 && mean >= 18;
-    int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= 18 &&
-               mean <= 85;
+              cv >= 0.5 && mean >= min_mean && pcie_ok;
+    int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= min_mean &&
+               mean <= 85 && pcie_ok;
     if (!raw && !roll)
         return 0;
-    double rx_low = acc_mean(&st->rx_low);
     double secs = (double)(st->t1 - st->t0) / 1e9;
     double period = st->rises ? secs / (double)st->rises : NAN;
     double conf = roll && !raw ? 0.7 : clamp01(0.6 + 0.2 * (cv - 0.5) + 0.02 * (double)st->rises);
@@ -522,9 +531,9 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     char pw[32];
     if (raw)
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation alternates 0 <-> %.0f %% every %.1f s (%zu bursts), duty %.0f %%, "
+                 "utilisation alternates %.0f <-> %.0f %% every %.1f s (%zu bursts), duty %.0f %%, "
                  "mean %.0f %%, CV %.2f; power %s of limit",
-                 st->util.max, period, st->rises, duty * 100, mean, cv,
+                 st->util.min, st->util.max, period, st->rises, duty * 100, mean, cv,
                  pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
     else
         snprintf(f->evidence, sizeof f->evidence,
@@ -581,12 +590,12 @@ static void detect_power(struct ctx *c, uint32_t gpu, const struct stats *st)
     double pf = acc_mean(&st->power_frac);
     if (st->n_pcap < 2 || fr < 0.2 || frac(st->n_thermal, st->n_reasons) >= 0.2)
         return;
-    struct gm_dg_finding *f = add_finding(
-        c, GM_DG_POWER_CAPPED, GM_DG_WARNING, gpu, st->pcap_t0, st->pcap_t1,
-        clamp01(0.7 + 0.3 * fr),
-        "clocks are cut to stay under the power limit: check the power limit "
-        "(nvidia-smi -q -d POWER; nvidia-smi -pl), the PSU and the board's default; "
-        "expected under a deliberately lowered cap");
+    struct gm_dg_finding *f =
+        add_finding(c, GM_DG_POWER_CAPPED, GM_DG_WARNING, gpu, st->pcap_t0, st->pcap_t1,
+                    clamp01(0.7 + 0.3 * fr),
+                    "clocks are cut to stay under the power limit: check the power limit "
+                    "(nvidia-smi -q -d POWER; nvidia-smi -pl), the PSU and the board's default; "
+                    "expected under a deliberately lowered cap");
     snprintf(f->evidence, sizeof f->evidence,
              "software power cap in %.0f %% of samples; power %.0f %% of limit, SM clock %.0f %% "
              "of max, utilisation %.0f %%",
@@ -619,7 +628,8 @@ static void detect_app_clocks(struct ctx *c, uint32_t gpu, const struct stats *s
 {
     double fr = frac(st->n_app, st->n_reasons);
     double lowc = frac(st->n_busy_clock_low, st->n_busy_clock);
-    int bit = st->n_app >= 2 && fr >= 0.2 && acc_mean(&st->clock_frac) < 0.97;
+    double cf = acc_mean(&st->clock_frac); /* NAN in history: no max clock there */
+    int bit = st->n_app >= 2 && fr >= 0.2 && (isnan(cf) || cf < 0.97);
     int held = st->n_busy_clock >= 3 && lowc >= 0.8;
     if (!bit && !held)
         return;
@@ -648,8 +658,7 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
     /* memory-bound: the memory controller near saturation (or DRAM active) */
     if ((um >= 60 || dr >= 0.6) && (isnan(pf) || (pf >= 0.35 && pf <= 0.9))) {
         struct gm_dg_finding *f = add_finding(
-            c, GM_DG_MEMORY_BOUND, GM_DG_INFO, gpu, st->t0, st->t1,
-            clamp01(0.7 + (um - 60) / 100),
+            c, GM_DG_MEMORY_BOUND, GM_DG_INFO, gpu, st->t0, st->t1, clamp01(0.7 + (um - 60) / 100),
             "the kernels wait on memory bandwidth: fuse kernels, use lower precision (bf16/fp8), "
             "larger batches, better data layout; profile with Nsight Compute (memory workload)");
         char pw[32];
@@ -666,8 +675,7 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
     if (!isnan(pf) && pf < 0.5 && (isnan(cf) || cf >= 0.9) && (isnan(um) || um < 40) &&
         (isnan(sm) || sm < 0.3)) {
         struct gm_dg_finding *f = add_finding(
-            c, GM_DG_LOW_INTENSITY, GM_DG_INFO, gpu, st->t0, st->t1,
-            clamp01(0.6 + (0.5 - pf)),
+            c, GM_DG_LOW_INTENSITY, GM_DG_INFO, gpu, st->t0, st->t1, clamp01(0.6 + (0.5 - pf)),
             "utilisation counts time with any kernel running, not work done: tiny kernels or "
             "launch overhead; batch more work per kernel, use CUDA graphs / torch.compile, "
             "larger batch sizes; check SM activity with GPM or Nsight Systems");
@@ -695,8 +703,8 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
             "(gpumon status --procs), ask the owner or stop it; nothing else fits on the card");
         snprintf(f->evidence, sizeof f->evidence,
                  "%.1f GiB held by %d live process(es), utilisation at most %.0f %% over %.0f s",
-                 used / GIB, st->nproc_last - (st->dead_last > 0 ? st->dead_last : 0),
-                 st->util.max, (double)(st->t1 - st->t0) / 1e9);
+                 used / GIB, st->nproc_last - (st->dead_last > 0 ? st->dead_last : 0), st->util.max,
+                 (double)(st->t1 - st->t0) / 1e9);
         val(f, "mem_used_b", used);
         val(f, "util_max_pct", st->util.max);
         val(f, "processes", st->nproc_last);
@@ -716,8 +724,8 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
                      st->dead_last, st->nproc_last, isnan(used) ? 0 : used / GIB);
         else
             snprintf(f->evidence, sizeof f->evidence,
-                     "%.1f GiB used with no process listed in %.0f %% of samples",
-                     used / GIB, frac(st->n_proc_none_mem, st->n_proc_read) * 100);
+                     "%.1f GiB used with no process listed in %.0f %% of samples", used / GIB,
+                     frac(st->n_proc_none_mem, st->n_proc_read) * 100);
         val(f, "mem_used_b", used);
         val(f, "dead_processes", st->dead_last);
         val(f, "processes", st->nproc_last);
@@ -728,8 +736,7 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
         !isnan(used)) {
         double grown = st->slope_Bps * span;
         double fill_s = (total - used) / st->slope_Bps;
-        if (st->slope_r2 >= 0.6 && grown >= 64 * MIB && grown >= 0.005 * total &&
-            fill_s <= 86400) {
+        if (st->slope_r2 >= 0.6 && grown >= 64 * MIB && grown >= 0.005 * total && fill_s <= 86400) {
             enum gm_dg_severity sev = fill_s <= 3600 ? GM_DG_CRITICAL : GM_DG_WARNING;
             struct gm_dg_finding *f = add_finding(
                 c, GM_DG_MEMORY_GROWTH, sev, gpu, st->seg_t0, st->t1,
@@ -805,8 +812,8 @@ static void detect_transfer(struct ctx *c, uint32_t gpu, const struct stats *st,
         "pinned memory with overlapping copies (non_blocking), compress or pre-process on "
         "the GPU, check the link (gen/width)");
     snprintf(f->evidence, sizeof f->evidence,
-             "PCIe RX %.1f GB/s = %.0f %% of the link, utilisation %.0f %%", acc_mean(&st->rx) / 1e9,
-             rf * 100, u);
+             "PCIe RX %.1f GB/s = %.0f %% of the link, utilisation %.0f %%",
+             acc_mean(&st->rx) / 1e9, rf * 100, u);
     val(f, "pcie_rx_Bps", acc_mean(&st->rx));
     val(f, "pcie_rx_frac", rf);
     val(f, "util_mean_pct", u);
@@ -877,8 +884,8 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
             continue;
         size_t n = 0;
         for (size_t j = i; j < d->ng; j++)
-            if (!done[j] && strcmp(d->g[j].info.job, d->g[i].info.job) == 0 &&
-                st[j].util.n >= 3 && !st[j].lost) {
+            if (!done[j] && strcmp(d->g[j].info.job, d->g[i].info.job) == 0 && st[j].util.n >= 3 &&
+                !st[j].lost) {
                 done[j] = 1;
                 ix[n] = (uint32_t)j;
                 u[n++] = acc_mean(&st[j].util);

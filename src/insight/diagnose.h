@@ -87,19 +87,19 @@ struct gm_dg_point {
     double temp_c, temp_slowdown_c; /* slowdown threshold when known */
     double mem_used_b, mem_total_b; /* bytes */
     double pcie_rx_Bps, pcie_tx_Bps;
-    double enc_util, dec_util;       /* percent */
-    double sm_active, dram_active;   /* GPM ratios 0..1, NAN without GPM */
-    double ecc_uncorrected;          /* volatile uncorrected count */
-    double remap_pending;            /* 1 when a row remap is pending */
-    double retired_pending;          /* 1 when page retirement is pending */
-    int64_t reasons;                 /* clock-event reason bits, -1 unknown */
-    int pcie_gen, pcie_gen_max;      /* -1 unknown */
-    int pcie_width, pcie_width_max;  /* -1 unknown */
-    int compute_mode;                /* GM_DG_CM_*, -1 unknown */
-    int nproc;                       /* processes listed, -1 when not read */
-    int nproc_dead;                  /* of them, gone/zombie on the host; -1 unknown */
-    double proc_mem_b;               /* memory the listed processes hold; NAN unknown */
-    double pcie_link_Bps;            /* one direction's bandwidth of the current link; NAN */
+    double enc_util, dec_util;      /* percent */
+    double sm_active, dram_active;  /* GPM ratios 0..1, NAN without GPM */
+    double ecc_uncorrected;         /* volatile uncorrected count */
+    double remap_pending;           /* 1 when a row remap is pending */
+    double retired_pending;         /* 1 when page retirement is pending */
+    int64_t reasons;                /* clock-event reason bits, -1 unknown */
+    int pcie_gen, pcie_gen_max;     /* -1 unknown */
+    int pcie_width, pcie_width_max; /* -1 unknown */
+    int compute_mode;               /* GM_DG_CM_*, -1 unknown */
+    int nproc;                      /* processes listed, -1 when not read */
+    int nproc_dead;                 /* of them, gone/zombie on the host; -1 unknown */
+    double proc_mem_b;              /* memory the listed processes hold; NAN unknown */
+    double pcie_link_Bps;           /* one direction's bandwidth of the current link; NAN */
 };
 
 /* Sets every field of p to "not measured" (NAN / -1) with time t_ns. */
@@ -185,14 +185,14 @@ struct gm_dg_gpu_info gm_dg_gpu(const struct gm_dg *d, uint32_t index);
  * "gpumon.diagnose/1"); source is "live", "store" or "csv".  Text from
  * outside (GPU names, job names) is escaped. */
 struct gm_buf;
-void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
-                int pretty, struct gm_buf *out);
+void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char *source, int pretty,
+                struct gm_buf *out);
 
 /* The same as text for a terminal: one line per GPU with its verdict, then
  * each finding with its evidence and advice; outside text made safe for a
  * terminal (utf8: whether the terminal takes UTF-8). */
-void gm_dg_text(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
-                int utf8, struct gm_buf *out);
+void gm_dg_text(const struct gm_dg *d, const struct gm_dg_result *r, const char *source, int utf8,
+                struct gm_buf *out);
 
 /* Stable name ("input-starved") of a cause; "?" when out of range. */
 const char *gm_dg_cause_name(enum gm_dg_cause c);
@@ -210,9 +210,9 @@ int gm_dg_severity_from_name(const char *s);
 struct gm_snapshot;
 
 /* Adds one point per GPU of snapshot s whose bit is set in mask (bit k for
- * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts (uuid, name, and as its job
- * the name of its first compute process by pid, "" with none).  Values
- * the snapshot has as not available stay NAN / -1.  Returns 0. */
+ * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts
+ * (uuid, name, and as its job the name of its first live compute process by pid, "" with none).
+ * Values the snapshot has as not available stay NAN / -1.  Returns 0. */
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask);
 
 #endif /* GM_INSIGHT_DIAGNOSE_H */

@@ -32,8 +32,8 @@ static const char *verdict_name(const struct gm_dg_verdict *v)
     return v->has_findings ? "findings" : gm_dg_cause_name(v->verdict);
 }
 
-void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
-                int pretty, struct gm_buf *out)
+void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char *source, int pretty,
+                struct gm_buf *out)
 {
     struct gm_json j;
     gm_json_init(&j, out, pretty);
@@ -116,8 +116,8 @@ void gm_dg_json(const struct gm_dg *d, const struct gm_dg_result *r, const char 
     gm_buf_putc(out, '\n');
 }
 
-void gm_dg_text(const struct gm_dg *d, const struct gm_dg_result *r, const char *source,
-                int utf8, struct gm_buf *out)
+void gm_dg_text(const struct gm_dg *d, const struct gm_dg_result *r, const char *source, int utf8,
+                struct gm_buf *out)
 {
     char a[64], b[64];
     gm_buf_printf(out, "diagnosis from %s, %s to %s (%.0f s)\n", source,

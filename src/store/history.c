@@ -36,13 +36,13 @@ static int fail(sqlite3 *db, struct gm_err *err, const char *path, const char *w
 
 /* Processes of the sample (ts, gpu): recorded at all in the window? */
 #define PROCS_SQL                                                                                  \
-    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup), "     \
-    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup "      \
+    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup), "       \
+    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup "         \
     "AND p.host_state IN (2, 3)), "                                                                \
-    "(SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND "          \
+    "(SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND "            \
     "p.dup = s.dup), "                                                                             \
-    "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "     \
-    "(p.type & 1) ORDER BY p.pid LIMIT 1) "
+    "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "       \
+    "(p.type & 1) AND p.host_state NOT IN (2, 3) ORDER BY p.pid LIMIT 1) "
 
 static const char raw_sql[] =
     "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, s.util_gpu_pct, "
@@ -83,9 +83,8 @@ static int bind_window(sqlite3_stmt *st, int64_t from_ns, int64_t to_ns, const c
     return sqlite3_bind_null(st, 3);
 }
 
-static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns,
-                    const char *task, int has_procs, gm_hist_fn fn, void *arg, size_t *nrows,
-                    struct gm_err *err)
+static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns, const char *task,
+                    int has_procs, gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err)
 {
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(db, raw_sql, -1, &st, NULL) != SQLITE_OK)

@@ -157,6 +157,34 @@ static const struct err_case err_cases[] = {
      "t.ini:3: value of 'name' too long (at most 95 characters)"},
     /* string escapes: \xHH (01-ff) and \\ only */
     {"[gpu.0]\nmodel = L40S\nname = a\\qb\n", "t.ini:3: bad escape in 'name'"},
+    /* knobs of the Insight issue */
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_floor = lots\n",
+     "t.ini:4: bad value 'lots' for 'heartbeat_floor' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nutil = 50\nheartbeat_floor = 60\n",
+     "t.ini:5: gpu 0: heartbeat_floor (60 %) must be below util (50 %)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nutil_noise = -1\n",
+     "t.ini:3: bad value '-1' for 'util_noise' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\napp_clock_graphics = 2500\n",
+     "t.ini:3: gpu 0: app_clock_graphics (2500 MHz) must be between the idle clock (345 MHz) and "
+     "max_clock_graphics (1980 MHz)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\napp_clock_mem = fast\n",
+     "t.ini:3: bad value 'fast' for 'app_clock_mem'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\npcie_gen_current = 7\n",
+     "t.ini:3: bad value '7' for 'pcie_gen_current' (expected a PCIe generation from 1 to 6)"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\npcie_gen_current = 5\n",
+     "t.ini:3: gpu 0: pcie_gen_current (5) is above pcie_gen (4)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hw_slowdown\npower_brake = maybe\n",
+     "t.ini:5: bad value 'maybe' for 'power_brake' (expected on or off)"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = gpu_lost\npower_brake = on\n",
+     "t.ini:5: key 'power_brake' does not apply to a fault of type gpu_lost"},
+    {"[gpu.0]\nmodel = L40S\n[fault.f]\ntype = hw_slowdown\ngpu = 1\n",
+     "t.ini:5: gpu 1 does not exist"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\ncooling = 0.5\napp_clock_graphics = "
+     "600\n",
+     "t.ini:4: gpu 0: workload thermal never reaches temp_slowdown"},
+    {"[gpu.0]\nmodel = L40S\nworkload = warp\n",
+     "t.ini:3: bad value 'warp' for 'workload' (expected idle, steady, heartbeat, ramp, leak, "
+     "thermal, powercap, lowintensity, membound, transfer, encode, decode or inference)"},
     {"[gpu.0]\nmodel = L40S\nvbios = a\\x00b\n", "t.ini:3: bad escape in 'vbios'"},
     {"[gpu.0]\nmodel = L40S\nname = a\\x4\n", "t.ini:3: bad escape in 'name'"},
     {"[gpu.0]\nmodel = L40S\nname = a\\\n", "t.ini:3: bad escape in 'name'"},
@@ -1013,6 +1041,133 @@ static void test_workload_inference(void **state)
     gs_scenario_free(s3);
 }
 
+static void test_heartbeat_floor_and_noise(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_period = 1\n"
+                "heartbeat_duty = 0.5\nheartbeat_jitter = 0\nheartbeat_floor = 10\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil_noise = 0\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil_noise = 5\n");
+    struct gs_state st;
+    struct gs_gpm m;
+    unsigned lo = 100, hi = 0;
+    for (int cycle = 0; cycle < 30; cycle++) {
+        gs_model_eval(s, 0, cycle + 0.05, &st);
+        assert_in_range(st.util_gpu, 94, 100);
+        gs_model_eval(s, 0, cycle + 0.75, &st);
+        assert_in_range(st.util_gpu, 9, 11); /* floor +- 1.5 */
+        assert_false(st.reasons & nvmlClocksEventReasonGpuIdle);
+        lo = st.util_gpu < lo ? st.util_gpu : lo;
+        hi = st.util_gpu > hi ? st.util_gpu : hi;
+        gs_model_gpm(s, 0, -1, cycle + 0.75, &m);
+        assert_true(m.sm > 0.07 && m.sm < 0.09); /* 0.80 x the floor */
+    }
+    assert_true(hi > lo); /* not exactly the floor */
+
+    unsigned lo2 = 100, hi2 = 0;
+    for (int i = 0; i < 300; i++) {
+        double t = 50 + (i + 0.5) / GS_SAMPLE_HZ;
+        gs_model_eval(s, 1, t, &st);
+        assert_int_equal(st.util_gpu, 95);
+        gs_model_eval(s, 2, t, &st);
+        assert_in_range(st.util_gpu, 90, 100);
+        lo2 = st.util_gpu < lo2 ? st.util_gpu : lo2;
+        hi2 = st.util_gpu > hi2 ? st.util_gpu : hi2;
+    }
+    assert_true(hi2 - lo2 >= 7);
+    gs_scenario_free(s);
+}
+
+static void test_app_clocks_and_pcie_gen(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                "app_clock_graphics = 1410\n"
+                "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                "[gpu.2]\nmodel = H100-SXM5-80GB\napp_clock_graphics = 1410\n"
+                "[gpu.3]\nmodel = H100-SXM5-80GB\nworkload = transfer\npcie_gen_current = 3\n"
+                "[gpu.4]\nmodel = H100-SXM5-80GB\npcie_gen_current = 3\n"
+                "[gpu.5]\nmodel = RTX-4090\nworkload = steady\napp_clock_mem = 9001\n");
+    struct gs_state a, b, st;
+    gs_model_eval(s, 0, 100, &a);
+    gs_model_eval(s, 1, 100, &b);
+    assert_int_equal(a.clock[NVML_CLOCK_GRAPHICS], 1410);
+    assert_int_equal(a.clock[NVML_CLOCK_SM], 1410);
+    assert_int_equal(a.clock[NVML_CLOCK_MEM], 2619); /* HBM: one memory clock */
+    gs_model_eval(s, 5, 100, &st);
+    assert_int_equal(st.clock[NVML_CLOCK_MEM], 9001);
+    assert_int_equal(st.clock[NVML_CLOCK_SM], s->gpus[5].clock_max[NVML_CLOCK_SM]);
+    assert_true(st.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_true(a.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_false(b.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_int_equal(b.clock[NVML_CLOCK_SM], 1980);
+    /* Power falls with the clock ratio: idle + (P - idle) x 1410/1980. */
+    double idle = s->gpus[0].power_idle;
+    double want = idle + (b.power_w - idle) * 1410.0 / 1980.0;
+    assert_true(fabs(a.power_w / want - 1) < 0.03);
+    struct gs_gpm m;
+    gs_model_gpm(s, 0, -1, 100, &m);
+    assert_true(fabs(m.sm - 0.80 * 1410 / 1980) < 0.02);
+    /* An idle GPU: idle clocks, no application-clocks reason. */
+    gs_model_eval(s, 2, 100, &st);
+    assert_int_equal(st.pstate, 8);
+    assert_false(st.reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+
+    /* pcie_gen_current: gen 3 while loaded, gen 1 idle; throughput follows. */
+    gs_model_eval(s, 3, 100, &st);
+    assert_int_equal(st.pcie_gen_cur, 3);
+    double rx = st.pcie_rx_kbs * 1024.0, gen3 = 985e6 * 16;
+    assert_true(rx > 0.75 * gen3 && rx <= 0.9 * gen3);
+    gs_model_eval(s, 4, 100, &st);
+    assert_int_equal(st.pcie_gen_cur, 1);
+    gs_scenario_free(s);
+}
+
+static void test_hw_slowdown(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                                    "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                                    "[fault.brake]\ntype = hw_slowdown\ngpu = 0\nat = 100\n"
+                                    "until = 200\npower_brake = on\n"
+                                    "[fault.slow]\ntype = hw_slowdown\ngpu = 1\nat = 100\n"
+                                    "until = 200\n");
+    struct gs_state before, in, in1, after;
+    gs_model_eval(s, 0, 90, &before);
+    gs_model_eval(s, 0, 150, &in);
+    gs_model_eval(s, 1, 150, &in1);
+    gs_model_eval(s, 0, 210, &after);
+    const unsigned long long hw = nvmlClocksThrottleReasonHwSlowdown,
+                             brake = nvmlClocksThrottleReasonHwPowerBrakeSlowdown;
+    assert_false(before.reasons & (hw | brake));
+    assert_false(after.reasons & (hw | brake));
+    assert_true((in.reasons & (hw | brake)) == (hw | brake));
+    assert_true((in1.reasons & (hw | brake)) == hw);
+    /* Clocks at ~35 % of max, power down with them, utilisation still high. */
+    assert_in_range(in.clock[NVML_CLOCK_SM], 675, 695);
+    assert_int_equal(before.clock[NVML_CLOCK_SM], 1980);
+    assert_true(in.power_w < 0.5 * before.power_w);
+    assert_in_range(in.util_gpu, 90, 100);
+    assert_int_equal(after.clock[NVML_CLOCK_SM], 1980);
+    /* Power-brake time: only GPU 0's window has power_brake. */
+    assert_true(gs_hw_brake_seconds(s, 0, 50) == 0);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 150) - 50) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 1000) - 100) < 1e-9);
+    assert_true(gs_hw_brake_seconds(s, 1, 1000) == 0);
+    gs_scenario_free(s);
+
+    /* Overlapping windows count once. */
+    s = load_ok("[gpu.0]\nmodel = L40S\nworkload = steady\n"
+                "[fault.a]\ntype = hw_slowdown\nat = 10\nuntil = 30\npower_brake = on\n"
+                "[fault.b]\ntype = hw_slowdown\ngpu = 0\nat = 20\nuntil = 40\npower_brake = on\n"
+                "[fault.c]\ntype = hw_slowdown\ngpu = 0\nat = 50\nuntil = 60\npower_brake = on\n");
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 55) - 35) < 1e-9);
+    assert_true(fabs(gs_hw_brake_seconds(s, 0, 100) - 40) < 1e-9);
+    gs_scenario_free(s);
+}
+
 static void test_temperature_response(void **state)
 {
     (void)state;
@@ -1130,6 +1285,9 @@ int main(void)
         cmocka_unit_test(test_workload_transfer),
         cmocka_unit_test(test_workload_video),
         cmocka_unit_test(test_workload_inference),
+        cmocka_unit_test(test_heartbeat_floor_and_noise),
+        cmocka_unit_test(test_app_clocks_and_pcie_gen),
+        cmocka_unit_test(test_hw_slowdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock_abi.h"
 #include "gpm_abi.h"
 #include "gpusim.h"
 
@@ -102,7 +103,10 @@
     X(nvmlGpmMigSampleGet)                                                                         \
     X(nvmlGpmMetricsGet)                                                                           \
     X(nvmlGpmQueryIfStreamingEnabled)                                                              \
-    X(nvmlGpmSetStreamingEnabled)
+    X(nvmlGpmSetStreamingEnabled)                                                                  \
+    X(nvmlDeviceGetClock)                                                                          \
+    X(nvmlDeviceGetApplicationsClock)                                                              \
+    X(nvmlDeviceGetDefaultApplicationsClock)
 
 #define GS_DECLARE(name) static __typeof__(name) *p_##name;
 GS_FUNCS(GS_DECLARE)
@@ -1052,6 +1056,12 @@ static nvmlReturn_t call_one(int k)
         if (r == NVML_SUCCESS)
             CALL(nvmlEventSetFree, set);
         return r;
+    case 16: {
+        nvmlGpmSupport_t sup = {.version = NVML_GPM_SUPPORT_VERSION};
+        return CALL(nvmlGpmQueryDeviceSupport, dev(0), &sup);
+    }
+    case 17:
+        return CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_SM, &u);
     }
     return NVML_ERROR_UNKNOWN;
 }
@@ -1073,6 +1083,8 @@ static const char *const one_fn[] = {
     "nvmlDeviceGetSamples",
     "nvmlDeviceGetMigMode",
     "nvmlEventSetCreate",
+    "nvmlGpmQueryDeviceSupport",
+    "nvmlDeviceGetApplicationsClock",
 };
 
 /* A function of every api_*.c family honours a rule: its first call fails
@@ -1649,6 +1661,167 @@ static void test_gpm_unsupported_key(void **state)
     stop();
 }
 
+static void test_gpm_gpu_lost(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("gpm-lost.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "[fault.lost]\ntype = gpu_lost\ngpu = 0\nat = 10\n",
+                   path, sizeof(path));
+    nvmlGpmSample_t a, b;
+    nvmlGpmMetricsGet_t mg;
+    const unsigned sm = 2;
+    start(path, 5);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), a), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), b), NVML_SUCCESS);
+    stop();
+    start(path, 20); /* samples taken before the GPU was lost */
+    assert_int_equal(gpm_get(a, b, &sm, 1, &mg), NVML_ERROR_GPU_IS_LOST);
+    CALL(nvmlGpmSampleFree, a);
+    CALL(nvmlGpmSampleFree, b);
+    stop();
+}
+
+/* ------------------------------------------------- application clocks */
+
+static void test_app_clocks_api(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("appclk.ini",
+                   "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\napp_clock_graphics = 1410\n"
+                   "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                   "[fault.slow]\ntype = hw_slowdown\ngpu = 1\nat = 10\nuntil = 20\n"
+                   "power_brake = on\n",
+                   path, sizeof(path));
+    start(path, 15);
+    unsigned mhz = 0;
+    unsigned long long reasons = 0;
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_GRAPHICS, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_SM, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(CALL(nvmlDeviceGetDefaultApplicationsClock, dev(0), NVML_CLOCK_GRAPHICS, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1980);
+    assert_int_equal(CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_CURRENT, &mhz),
+                     NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(
+        CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_APP_CLOCK_TARGET, &mhz),
+        NVML_SUCCESS);
+    assert_int_equal(mhz, 1410);
+    assert_int_equal(
+        CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, GS_CLOCK_ID_APP_CLOCK_DEFAULT, &mhz),
+        NVML_SUCCESS);
+    assert_int_equal(mhz, 1980);
+    assert_int_equal(CALL(nvmlDeviceGetClock, dev(0), NVML_CLOCK_SM, 4, &mhz),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetApplicationsClock, dev(0), NVML_CLOCK_COUNT, &mhz),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetCurrentClocksEventReasons, dev(0), &reasons), NVML_SUCCESS);
+    assert_true(reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    /* GPU 1 in its hw_slowdown window, with power brake. */
+    assert_int_equal(CALL(nvmlDeviceGetCurrentClocksEventReasons, dev(1), &reasons), NVML_SUCCESS);
+    assert_true((reasons & 0x88) == 0x88);
+    assert_false(reasons & nvmlClocksEventReasonApplicationsClocksSetting);
+    assert_int_equal(CALL(nvmlDeviceGetClockInfo, dev(1), NVML_CLOCK_SM, &mhz), NVML_SUCCESS);
+    assert_true(mhz < 700);
+    /* Time in HW power brake slowdown so far: 5 s of the 10 s window. */
+    nvmlFieldValue_t fv[1];
+    memset(fv, 0, sizeof(fv));
+    fv[0].fieldId = 271;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), 1, fv), NVML_SUCCESS);
+    assert_int_equal(fv[0].nvmlReturn, NVML_SUCCESS);
+    assert_true(fv[0].value.ullVal == 5000000000ULL);
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), 1, fv), NVML_SUCCESS);
+    assert_true(fv[0].value.ullVal == 0);
+    stop();
+}
+
+/* Every sample type follows the model: one entry per 1/6 s period since
+ * lastSeenTimeStamp, at most 120 (20 s), for the new workloads and knobs. */
+static unsigned samples_of(nvmlDevice_t d, nvmlSamplingType_t type, unsigned long long last,
+                           nvmlSample_t *out, unsigned *vmin, unsigned *vmax)
+{
+    nvmlValueType_t vt;
+    unsigned n = 0;
+    assert_int_equal(CALL(nvmlDeviceGetSamples, d, type, last, &vt, &n, NULL), NVML_SUCCESS);
+    assert_int_equal(vt, NVML_VALUE_TYPE_UNSIGNED_INT);
+    assert_true(n <= 120);
+    unsigned got = n;
+    assert_int_equal(CALL(nvmlDeviceGetSamples, d, type, last, &vt, &got, out), NVML_SUCCESS);
+    assert_int_equal(got, n);
+    *vmin = ~0u;
+    *vmax = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (i > 0) {
+            long long step = (long long)(out[i].timeStamp - out[i - 1].timeStamp);
+            assert_true(step >= 166666 && step <= 166668);
+        }
+        assert_true(out[i].timeStamp > last);
+        *vmin = out[i].sampleValue.uiVal < *vmin ? out[i].sampleValue.uiVal : *vmin;
+        *vmax = out[i].sampleValue.uiVal > *vmax ? out[i].sampleValue.uiVal : *vmax;
+    }
+    return n;
+}
+
+static void test_samples_every_type(void **state)
+{
+    (void)state;
+    char path[256];
+    write_scenario("samples.ini",
+                   "[gpu.0]\nmodel = L40S\nworkload = encode\n"
+                   "[gpu.1]\nmodel = L40S\nworkload = decode\n"
+                   "[gpu.2]\nmodel = H100-SXM5-80GB\nworkload = heartbeat\nheartbeat_floor = 20\n"
+                   "[gpu.3]\nmodel = H100-SXM5-80GB\nworkload = membound\n"
+                   "app_clock_graphics = 1410\n"
+                   "[fault.slow]\ntype = hw_slowdown\ngpu = 3\nat = 95\nuntil = 200\n",
+                   path, sizeof(path));
+    start(path, 100);
+    nvmlSample_t sm[120];
+    unsigned lo, hi;
+
+    assert_int_equal(samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi), 120);
+    assert_true(lo >= 93 && hi <= 97);
+    assert_int_equal(samples_of(dev(0), NVML_GPU_UTILIZATION_SAMPLES, 0, sm, &lo, &hi), 120);
+    assert_true(lo >= 10 && hi <= 14);
+    samples_of(dev(1), NVML_DEC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 93 && hi <= 97);
+    samples_of(dev(0), NVML_DEC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(hi == 0);
+
+    /* The heartbeat's idle phase reads the floor, never 0. */
+    samples_of(dev(2), NVML_GPU_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 18 && lo <= 22 && hi >= 94);
+
+    /* membound: memory controller ~88 %; application clocks until the
+     * hw_slowdown at 95 s pulls them to 35 %. */
+    samples_of(dev(3), NVML_MEMORY_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo >= 85 && hi <= 91);
+    unsigned n = samples_of(dev(3), NVML_PROCESSOR_CLK_SAMPLES, 0, sm, &lo, &hi);
+    assert_int_equal(n, 120);
+    assert_int_equal(hi, 1410);
+    assert_true(lo < 500);
+    assert_int_equal(sm[0].sampleValue.uiVal, 1410); /* t = 80.2 s */
+    assert_true(sm[n - 1].sampleValue.uiVal < 500);  /* t = 100 s */
+    samples_of(dev(3), NVML_MEMORY_CLK_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(lo == 2619 && hi == 2619);
+    n = samples_of(dev(3), NVML_TOTAL_POWER_SAMPLES, 0, sm, &lo, &hi);
+    assert_true(sm[n - 1].sampleValue.uiVal < sm[0].sampleValue.uiVal / 2);
+
+    /* One entry per period since lastSeenTimeStamp. */
+    samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, 0, sm, &lo, &hi);
+    unsigned long long last = sm[99].timeStamp;
+    assert_int_equal(samples_of(dev(0), NVML_ENC_UTILIZATION_SAMPLES, last, sm, &lo, &hi), 20);
+    stop();
+}
+
 /* -------------------------------------------------------------- symbols */
 
 static void test_exported_symbols(void **state)
@@ -1794,6 +1967,9 @@ int main(void)
         cmocka_unit_test(test_gpm_heartbeat),
         cmocka_unit_test(test_gpm_mig),
         cmocka_unit_test(test_gpm_unsupported_key),
+        cmocka_unit_test(test_app_clocks_api),
+        cmocka_unit_test(test_gpm_gpu_lost),
+        cmocka_unit_test(test_samples_every_type),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
