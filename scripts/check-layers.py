@@ -4,7 +4,7 @@ above its own, or of a sibling module in the same layer.
 
 The layers, lowest first (docs/architecture.md):
 
-    core  <  {source, store, export, alert}  <  agent  <  view  <  cli
+    core  <  {source, store, export, alert, insight}  <  agent  <  view  <  cli
 
 A file in src/X/ may include headers of X itself and of any layer strictly
 below X's; nothing else.  Headers are found by their quoted include path
@@ -18,7 +18,7 @@ import sys
 
 LAYER = {
     "core": 0,
-    "source": 1, "store": 1, "export": 1, "alert": 1,
+    "source": 1, "store": 1, "export": 1, "alert": 1, "insight": 1,
     "agent": 2,
     "view": 3,
     "cli": 4,

@@ -154,3 +154,9 @@ void gm_collector_set_backoff(struct gm_collector *c, int64_t min_ns, int64_t ma
 {
     gm_nvml_set_backoff(c->nvml, min_ns, max_ns);
 }
+
+int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, uint64_t since_us,
+                              struct gm_nvml_sample *out, size_t cap, size_t *count)
+{
+    return gm_nvml_samples(c->nvml, index, type, since_us, out, cap, count);
+}

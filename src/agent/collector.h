@@ -38,6 +38,13 @@ int gm_collector_sample(struct gm_collector *c, struct gm_snapshot *s, int64_t t
 
 void gm_collector_close(struct gm_collector *c);
 
+/* gm_nvml_samples through the collector (NVML's sample buffers of one GPU,
+ * for `diagnose`).  Call only between samples, from the thread that calls
+ * gm_collector_sample. */
+struct gm_nvml_sample;
+int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, uint64_t since_us,
+                              struct gm_nvml_sample *out, size_t cap, size_t *count);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

@@ -109,6 +109,15 @@ static const struct opt opts[] = {
      "the alert log, one JSON object per notice (default: <data-dir>/alerts.jsonl)"},
     {"alerts", "alert-state", T_STRING, OFF(alert_state), "", 0, 0, NULL, "PATH",
      "where `record --once` keeps rule state between runs (default: <data-dir>/alerts.state)"},
+    {"diagnose", "diagnose", T_BOOL, OFF(diagnose), "true", 0, 0, NULL, NULL,
+     "run the diagnosis on the samples: findings as events, gpumon_diagnosis_active, "
+     "diagnosis.<cause> in alert rules (docs/diagnose.md)"},
+    {"diagnose", "diagnose-window", T_DURATION, OFF(diagnose_window_ns), "5m", 60 * SEC,
+     24 * 3600 * SEC, NULL, "DURATION",
+     "how far back each evaluation looks, 1m to 24h (the points are kept in memory: about "
+     "300 bytes per GPU-sample)"},
+    {"diagnose", "diagnose-every", T_DURATION, OFF(diagnose_every_ns), "10s", SEC, 3600 * SEC,
+     NULL, "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

@@ -65,6 +65,10 @@ struct gm_config {
     struct gm_rules rules;      /* [alert.NAME] sections over the defaults */
     int nnotify;
     struct gm_notify_conf notify[GM_NOTIFY_MAX]; /* [notify.NAME] sections */
+    /* diagnosis (docs/diagnose.md) */
+    int diagnose;
+    int64_t diagnose_window_ns;
+    int64_t diagnose_every_ns;
 };
 
 /* Fills every option with its default.  data-dir defaults to

@@ -78,6 +78,14 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col, 
     return 0;
 }
 
+/* An event straight to each sink (the sampler stopped). */
+static void push_event(void *arg, const struct gm_event *e)
+{
+    struct gm_daemon *d = arg;
+    for (int i = 0; i < d->sinks.n; i++)
+        gm_sink_push_event(d->sinks.k[i], e);
+}
+
 static void agent_event(struct gm_daemon *d, const char *text)
 {
     struct gm_event e;
@@ -193,9 +201,15 @@ static void stop(struct gm_daemon *d, struct gm_control *control, struct gm_xid_
     pthread_mutex_lock(&d->xid_mu);
     d->xid_sampler = NULL;
     pthread_mutex_unlock(&d->xid_mu);
-    if (gm_sampler_stop(d->sampler, 800000000LL) != 0)
+    int stuck = gm_sampler_stop(d->sampler, 800000000LL) != 0;
+    if (stuck)
         gm_log(GM_LOG_ERR, "the sampler is stuck in NVML; exiting without waiting for it");
     d->sampler = NULL;
+    if (d->diag && !stuck) { /* a stuck sampler may still inspect: leave the stage to it */
+        gm_diagstage_finish(d->diag, gm_wall_ns(), push_event, d);
+        gm_diagstage_free(d->diag);
+        d->diag = NULL;
+    }
     agent_event(d, "agent stopped"); /* straight to each sink now */
     gm_sinkset_stop_except(d, &d->sinks, NULL, deadline);
     gm_xid_watch_stop(xw, 300000000LL);
@@ -247,8 +261,12 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     /* on every sink's timeline before the first sample's events (a driver
      * that is down at start) */
     agent_event(&d, "agent started");
-    d.sampler = gm_sampler_start(col, d.cfg.interval_ns, d.sinks.k, d.sinks.n);
+    d.diag = gm_diagstage_new(d.cfg.diagnose, d.cfg.diagnose_window_ns, d.cfg.diagnose_every_ns);
+    struct gm_sampler_opts so = {.inspect = gm_diagstage_inspect, .inspect_arg = d.diag};
+    d.sampler = gm_sampler_start_opts(col, d.cfg.interval_ns, d.sinks.k, d.sinks.n, &so);
     if (!d.sampler) {
+        gm_diagstage_free(d.diag);
+        d.diag = NULL;
         gm_sinkset_stop_except(&d, &d.sinks, NULL, gm_mono_ns() + 2000000000LL);
         gm_safefile_unlock(lock);
         gm_err_set(err, GM_E_IO, "cannot start the sampler thread");

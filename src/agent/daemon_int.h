@@ -18,6 +18,7 @@
 #include "../export/exporter.h"
 #include "../store/store.h"
 #include "config.h"
+#include "diagstage.h"
 #include "sampler.h"
 #include "sink.h"
 
@@ -76,6 +77,7 @@ struct gm_daemon {
     struct gm_sinkset sinks;
 
     struct gm_sampler *sampler;
+    struct gm_diagstage *diag; /* the running diagnosis (the sampler's inspect hook) */
     pthread_mutex_t xid_mu;         /* guards xid_sampler */
     struct gm_sampler *xid_sampler; /* where Xid events go; NULL once stopping */
 

@@ -353,6 +353,8 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
         gm_alerter_stop(al, 2000000000LL, NULL);
     }
     gm_sampler_set_interval(d->sampler, next.interval_ns);
+    if (d->diag)
+        gm_diagstage_set(d->diag, next.diagnose, next.diagnose_window_ns, next.diagnose_every_ns);
     gm_log_set_level(next.log_level);
     d->cfg = next;
     pthread_mutex_lock(&d->task_mu);

@@ -43,6 +43,7 @@ extern const struct gm_cmd gm_cmd_pmon;
 extern const struct gm_cmd gm_cmd_top;
 extern const struct gm_cmd gm_cmd_free;
 extern const struct gm_cmd gm_cmd_doctor;
+extern const struct gm_cmd gm_cmd_diagnose;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

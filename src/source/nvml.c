@@ -110,7 +110,8 @@
     X(nvmlGpmSampleAlloc)                                                                          \
     X(nvmlGpmSampleFree)                                                                           \
     X(nvmlGpmSampleGet)                                                                            \
-    X(nvmlGpmMetricsGet)
+    X(nvmlGpmMetricsGet)                                                                           \
+    X(nvmlDeviceGetSamples)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -1762,4 +1763,72 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
     fill_driver(n, s);
     s->duration_ns = gm_mono_ns() - t0;
     return 0;
+}
+
+/* ---------------------------------------------------- NVML sample buffers */
+
+int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_us,
+                    struct gm_nvml_sample *out, size_t cap, size_t *count)
+{
+    *count = 0;
+    if (!n->inited || index >= n->ndev || !n->dev[index].have_handle)
+        return NVML_ERROR_UNINITIALIZED;
+    nvmlDevice_t h = n->dev[index].h;
+    nvmlValueType_t vt;
+    unsigned int cnt = 0;
+    nvmlReturn_t rc = CALL(n, (int)index, nvmlDeviceGetSamples, h, (nvmlSamplingType_t)type,
+                           since_us, &vt, &cnt, NULL);
+    if (rc == NVML_ERROR_NOT_FOUND)
+        return 0; /* an empty buffer: nothing new */
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (cnt == 0)
+        return 0;
+    if (cnt > 4096) /* a garbage count: NVML keeps about 120 entries per type */
+        cnt = 4096;
+    nvmlSample_t *buf = calloc(cnt, sizeof *buf);
+    if (!buf)
+        gm_oom();
+    unsigned int got = cnt;
+    rc = CALL(n, (int)index, nvmlDeviceGetSamples, h, (nvmlSamplingType_t)type, since_us, &vt, &got,
+              buf);
+    if (rc == NVML_ERROR_NOT_FOUND)
+        rc = NVML_SUCCESS, got = 0;
+    if (got > cnt)
+        got = cnt;
+    for (unsigned int k = 0; rc == NVML_SUCCESS && k < got && *count < cap; k++) {
+        double v;
+        switch (vt) {
+        case NVML_VALUE_TYPE_DOUBLE:
+            v = buf[k].sampleValue.dVal;
+            break;
+        case NVML_VALUE_TYPE_UNSIGNED_INT:
+            v = buf[k].sampleValue.uiVal;
+            break;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG:
+            v = (double)buf[k].sampleValue.ulVal;
+            break;
+        case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+            v = (double)buf[k].sampleValue.ullVal;
+            break;
+        case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+            v = (double)buf[k].sampleValue.sllVal;
+            break;
+        case NVML_VALUE_TYPE_SIGNED_INT:
+            v = buf[k].sampleValue.siVal;
+            break;
+        case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+            v = buf[k].sampleValue.usVal;
+            break;
+        default:
+            continue;
+        }
+        if (type == NVML_TOTAL_POWER_SAMPLES)
+            v /= 1000.0; /* mW -> W */
+        out[*count].t_us = buf[k].timeStamp;
+        out[*count].v = v;
+        (*count)++;
+    }
+    free(buf);
+    return rc == NVML_SUCCESS ? 0 : rc;
 }

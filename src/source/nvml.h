@@ -76,6 +76,24 @@ void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns);
  * call from another thread. */
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu);
 
+/* One entry of NVML's sample buffer (nvmlDeviceGetSamples): CPU time in
+ * µs since the epoch and the value in base units (percent, MHz; power
+ * samples converted from mW to W). */
+struct gm_nvml_sample {
+    uint64_t t_us;
+    double v;
+};
+
+/* The samples of type (nvmlSamplingType_t: 0 power, 1 GPU utilisation, 2
+ * memory utilisation, 5 SM clock, ...) newer than since_us of the GPU with
+ * NVML index `index`, oldest first, at most cap into out; *count receives
+ * how many.  Returns 0 (an empty buffer, NOT_FOUND, is 0 with *count 0) or
+ * the NVML return code.  NVML keeps about 1/6 s resolution for ~20 s, so
+ * polling once a second loses nothing.  Not thread-safe with
+ * gm_nvml_sample: call it between samples, from the sampling thread. */
+int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_us,
+                    struct gm_nvml_sample *out, size_t cap, size_t *count);
+
 /* Shuts NVML down and unloads the library.  Accepts NULL. */
 void gm_nvml_close(struct gm_nvml *n);
 

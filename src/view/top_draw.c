@@ -413,9 +413,16 @@ static void panel_full(struct top_ui *ui, int y, int x, int w, const struct gm_g
              vtext(g, GM_M_GPM_TENSOR_ACTIVE, 1, "%", b, sizeof(b)),
              vtext(g, GM_M_GPM_DRAM_ACTIVE, 1, "%", c, sizeof(c)));
 
-    /* line 4: the cross-check, then the marks status shows */
+    /* line 4: the cross-check (or what the diagnosis found, when it is not
+     * the throttling the cross-check already names), then the marks */
     int lx = 1;
-    if (dg.limit != GM_TOP_LIM_NONE)
+    int fc = g->index < 64 ? ui->find[g->index].cause : -1;
+    int named = fc == GM_DG_THERMAL_THROTTLE || fc == GM_DG_POWER_CAPPED ||
+                fc == GM_DG_HW_SLOWDOWN || fc == GM_DG_APP_CLOCKS;
+    if (fc >= 0 && !(named && dg.limit != GM_TOP_LIM_NONE))
+        lx += putf(y + 4, x + 1, w - 1, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!",
+                   ui->find[g->index].text);
+    else if (dg.limit != GM_TOP_LIM_NONE)
         lx += putf(y + 4, x + 1, w - 1, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!",
                    dg.text);
     else if (ok(g, GM_M_UTIL_GPU) && val(g, GM_M_UTIL_GPU) < 1)
@@ -466,6 +473,9 @@ static void panel_compact(struct top_ui *ui, int y, int x, int w, const struct g
     int nmarks = gm_status_flags(g, marks, GM_STATUS_FLAGS);
     for (int k = 0; k < nmarks; k++)
         n += putf(y + 1, x + 3 + n, w - 3 - n, A(P_WARN), " [%s]", marks[k]);
+    int fc = g->index < 64 ? ui->find[g->index].cause : -1;
+    if (fc >= 0)
+        putf(y + 1, x + 3 + n, w - 3 - n, A(P_ALERT), " !%s", gm_dg_cause_name(fc));
 }
 
 static void panel_line(struct top_ui *ui, int y, int x, int w, const struct gm_gpu *g, int focus)

@@ -384,6 +384,62 @@ static int handle_key(struct top_ui *ui, int ch, int *rebuild)
 
 /* ----------------------------------------------------------------- run */
 
+/* Feeds the diagnosis and, when due, evaluates it: per GPU the most severe
+ * finding (then the most confident) is what the panel's sentence says. */
+static void diagnose(struct top_ui *ui, const struct gm_snapshot *s)
+{
+    if (s->driver != GM_DRV_OK || !ui->dg)
+        return;
+    gm_dg_add_snapshot(ui->dg, s, 0);
+    if (!ui->dg_first_ns)
+        ui->dg_first_ns = s->wall_ns;
+    if (s->wall_ns - ui->dg_first_ns < TOP_DIAG_MIN_SPAN ||
+        (ui->dg_eval_ns && s->wall_ns - ui->dg_eval_ns < TOP_DIAG_EVERY &&
+         s->wall_ns >= ui->dg_eval_ns))
+        return;
+    ui->dg_eval_ns = s->wall_ns;
+    struct gm_dg_result r;
+    memset(&r, 0, sizeof(r));
+    if (gm_dg_eval(ui->dg, s->wall_ns - TOP_DIAG_WINDOW, s->wall_ns, &r) != 0)
+        return;
+    const struct gm_dg_finding *best[64] = {0};
+    for (size_t i = 0; i < r.nfinding; i++) {
+        const struct gm_dg_finding *f = &r.findings[i];
+        for (uint32_t k = 0; k < f->ngpu && k < 64; k++) {
+            uint32_t g = f->gpus[k];
+            if (g >= 64)
+                continue;
+            const struct gm_dg_finding *b = best[g];
+            if (!b || f->severity > b->severity ||
+                (f->severity == b->severity && f->confidence > b->confidence))
+                best[g] = f;
+        }
+    }
+    for (uint32_t g = 0; g < 64; g++) {
+        ui->find[g].cause = best[g] ? (int)best[g]->cause : -1;
+        if (!best[g])
+            continue;
+        /* the others by name after it: "...; also input-starved" */
+        char also[160] = "";
+        size_t al = 0;
+        for (size_t i = 0; i < r.nfinding; i++) {
+            const struct gm_dg_finding *f = &r.findings[i];
+            if (f == best[g])
+                continue;
+            for (uint32_t k = 0; k < f->ngpu && k < 64; k++)
+                if (f->gpus[k] == g && al < sizeof(also)) {
+                    int w = snprintf(also + al, sizeof(also) - al, "%s%s", al ? ", " : "; also ",
+                                     gm_dg_cause_name(f->cause));
+                    al += w > 0 ? (size_t)w : 0;
+                    break;
+                }
+        }
+        snprintf(ui->find[g].text, sizeof(ui->find[g].text), "%s: %s%s",
+                 gm_dg_cause_name(best[g]->cause), best[g]->evidence, also);
+    }
+    gm_dg_result_free(&r);
+}
+
 static void take_sample(struct top_ui *ui, struct sampler *sp)
 {
     pthread_mutex_lock(&sp->mu);
@@ -398,6 +454,7 @@ static void take_sample(struct top_ui *ui, struct sampler *sp)
     if (!s)
         return;
     gm_top_hist_push(ui->hist, s);
+    diagnose(ui, s);
     uint64_t mask;
     if (s->driver == GM_DRV_OK && gm_query_select(s, ui->o->ids, &mask, NULL) == 0)
         ui->mask = mask;
@@ -461,6 +518,10 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     if (cap > 36000)
         cap = 36000;
     ui.hist = gm_top_hist_new(cap);
+    struct gm_dg_opts dgo = {.max_age_ns = TOP_DIAG_WINDOW};
+    ui.dg = gm_dg_new(&dgo);
+    for (int g = 0; g < 64; g++)
+        ui.find[g].cause = -1;
     gm_top_table_init(&ui.table);
 
     struct sampler sp;
@@ -579,6 +640,7 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     close(sp.wake[1]);
     gm_top_table_free(&ui.table);
     gm_top_hist_free(ui.hist);
+    gm_dg_free(ui.dg);
     gm_snapshot_free(ui.shown);
     gm_snapshot_free(sp.work);
     gm_snapshot_free(sp.ready);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../core/snapshot.h"
+#include "../insight/diagnose.h"
 #include "top.h"
 #include "top_model.h"
 
@@ -61,7 +62,20 @@ struct top_ui {
 
     char message[600]; /* a transient line in the footer */
     int64_t message_until;
+
+    /* the diagnosis over what top has sampled (docs/diagnose.md): every
+     * TOP_DIAG_EVERY over the last TOP_DIAG_WINDOW, once that much has been
+     * seen; per GPU index the finding shown (cause -1: none) */
+    struct gm_dg *dg;
+    int64_t dg_first_ns, dg_eval_ns;
+    struct {
+        int cause;
+        char text[800];
+    } find[64];
 };
+#define TOP_DIAG_WINDOW 120000000000LL /* 2 min */
+#define TOP_DIAG_EVERY 5000000000LL
+#define TOP_DIAG_MIN_SPAN 30000000000LL
 
 /* Paints the whole screen from ui (top_draw.c). */
 void top_draw(struct top_ui *ui);

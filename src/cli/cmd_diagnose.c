@@ -1,0 +1,551 @@
+/* cmd_diagnose.c -- `gpumon diagnose`: why a GPU is slow or wasted.
+ *
+ * Live (the default): a snapshot every --interval (1 s) for --duration, and
+ * between snapshots the contents of NVML's own sample buffers (utilisation,
+ * memory utilisation, power, SM clock at ~1/6 s), all handed to the
+ * detectors (src/insight/).  History:
+ * --since/--until read the agent's store (store/history.c) instead.  Then
+ * prints the findings as text or JSON (docs/diagnose.md).  Exit status: 0,
+ * or 1 with --fail-on when a finding at or above that severity exists (and
+ * on a failure to read), 2 bad usage, 3 NVML unavailable.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../agent/config.h"
+#include "../agent/collector.h"
+#include "../core/snapshot.h"
+#include "../core/timeutil.h"
+#include "../insight/diagnose.h"
+#include "../source/nvml.h"
+#include "../store/history.h"
+#include "../view/query.h"
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
+            "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
+            "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
+            "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
+            "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
+            "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
+            "Causes and their rules: docs/diagnose.md.\n\n"
+            "  -i, --id LIST        only these GPUs (indices, UUIDs or PCI bus ids; live only)\n"
+            "      --duration DUR   live: how long to sample (default 30s)\n"
+            "      --interval DUR   live: time between snapshots (default 1s)\n"
+            "      --since DUR      history: the last DUR up to --until or now (e.g. 2h)\n"
+            "      --until TIME     history: end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
+            "      --task T         history: only the rows of the agent's task T\n"
+            "      --data-dir DIR   history: the agent's data directory (its gpumon.db)\n"
+            "      --store-path F   history: the store file itself\n"
+            "      --csv FILE...    history from the agent's daily CSV logs (GPU files, .gz too);\n"
+            "                       all their rows, or the window of --since/--until\n"
+            "      --config FILE    the agent's configuration (for its data directory)\n"
+            "      --no-config      do not read the default configuration file\n"
+            "      --json           JSON (schema gpumon.diagnose/1) instead of text\n"
+            "      --compact        JSON on one line\n"
+            "      --fail-on SEV    exit 1 when a finding is at least SEV: warning or critical\n"
+            "      --timeout SEC    give up when an NVML call hangs this long (default 10)\n"
+            "  -h, --help           this help\n\n"
+            "Exit status: 0 diagnosed (whatever was found), 1 a finding at or above --fail-on,\n"
+            "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n");
+}
+
+/* YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM], local time without an offset (the
+ * same form as `gpumon report --from`). */
+static int parse_time(const char *s, int64_t *ns)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    int n = 0;
+    // NOLINTNEXTLINE(cert-err34-c): %2d fields cannot overflow; the count checks the form
+    if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
+        return -1;
+    const char *p = s + n;
+    if (*p == 'T' || *p == ' ') {
+        int m = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2) // NOLINT(cert-err34-c)
+            return -1;
+        p += 1 + m;
+        if (*p == ':') {
+            if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]))
+                return -1;
+            tm.tm_sec = (p[1] - '0') * 10 + (p[2] - '0');
+            p += 3;
+        }
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+        tm.tm_min > 59 || tm.tm_sec > 60)
+        return -1;
+    time_t t;
+    if (*p == '\0') {
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+    } else if (*p == 'Z' && p[1] == '\0') {
+        t = timegm(&tm);
+    } else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]) &&
+               isdigit((unsigned char)p[2]) && p[3] == ':' && isdigit((unsigned char)p[4]) &&
+               isdigit((unsigned char)p[5]) && p[6] == '\0') {
+        int off =
+            ((p[1] - '0') * 10 + (p[2] - '0')) * 3600 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+        t = timegm(&tm) - (*p == '+' ? off : -off);
+    } else {
+        return -1;
+    }
+    *ns = (int64_t)t * 1000000000LL;
+    return 0;
+}
+
+/* ---- history ------------------------------------------------------------ */
+
+/* Rows are collected (several CSV files may come in any order) and added
+ * per GPU in time order. */
+struct rows {
+    struct gm_dg *d;
+    struct pt {
+        uint32_t gpu;
+        struct gm_dg_point p;
+    } * v;
+    size_t n, cap;
+};
+
+static int hist_row(void *arg, const struct gm_hist_row *r)
+{
+    struct rows *rs = arg;
+    struct gm_dg *d = rs->d;
+    struct gm_dg_gpu_info info = gm_dg_gpu(d, r->gpu_index);
+    if (r->uuid[0])
+        snprintf(info.uuid, sizeof info.uuid, "%s", r->uuid);
+    if (r->name[0])
+        snprintf(info.name, sizeof info.name, "%s", r->name);
+    if (r->job[0])
+        snprintf(info.job, sizeof info.job, "%s", r->job);
+    gm_dg_set_gpu(d, &info);
+    struct gm_dg_point p;
+    gm_dg_point_init(&p, r->ts_ns);
+    if (r->down == 1) {
+        p.lost = 1;
+    } else if (r->down == 0) {
+        p.util_gpu = r->util;
+        p.util_gpu_min = r->util_min;
+        p.util_gpu_max = r->util_max;
+        p.util_mem = r->util_mem;
+        p.mem_used_b = r->mem_used_b;
+        p.mem_total_b = r->mem_total_b;
+        p.power_w = r->power_w;
+        p.power_limit_w = r->power_limit_w;
+        p.temp_c = r->temp_c;
+        p.sm_clock_mhz = r->clk_sm_mhz;
+        p.mem_clock_mhz = r->clk_mem_mhz;
+        p.reasons = r->reasons;
+        p.nproc = r->nproc;
+        p.nproc_dead = r->nproc_dead;
+        p.proc_mem_b = r->proc_mem_b;
+    } else {
+        return 0; /* unreadable: no point (a gap) */
+    }
+    if (rs->n == rs->cap) {
+        rs->cap = rs->cap ? rs->cap * 2 : 1024;
+        rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
+        if (!rs->v) {
+            cli_error("out of memory");
+            exit(GM_EXIT_FAIL);
+        }
+    }
+    rs->v[rs->n].gpu = r->gpu_index;
+    rs->v[rs->n++].p = p;
+    return 0;
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+    const struct pt *x = a, *y = b;
+    if (x->gpu != y->gpu)
+        return x->gpu < y->gpu ? -1 : 1;
+    return (x->p.t_ns > y->p.t_ns) - (x->p.t_ns < y->p.t_ns);
+}
+
+static void rows_flush(struct rows *rs)
+{
+    qsort(rs->v, rs->n, sizeof *rs->v, cmp_pt);
+    for (size_t i = 0; i < rs->n; i++)
+        gm_dg_add(rs->d, rs->v[i].gpu, &rs->v[i].p);
+    free(rs->v);
+    rs->v = NULL;
+    rs->n = rs->cap = 0;
+}
+
+/* ---- live --------------------------------------------------------------- */
+
+#define NS_MAX 512 /* samples of one type per GPU per poll (NVML keeps ~120) */
+
+struct hr {
+    int64_t t_ns;
+    int type;
+    double v;
+};
+
+static int cmp_hr(const void *a, const void *b)
+{
+    const struct hr *x = a, *y = b;
+    return (x->t_ns > y->t_ns) - (x->t_ns < y->t_ns);
+}
+
+/* NVML's sample buffers of GPU g since *last_us: utilisation, memory
+ * utilisation, power and SM clock at ~1/6 s, as sparse points (one per
+ * timestamp) added before the snapshot's point of time snap_ns.  A type the
+ * GPU does not sample (NOT_SUPPORTED) stays absent. */
+static void add_high_rate(struct gm_dg *d, struct gm_collector *col, const struct gm_gpu *g,
+                          uint64_t *last_us, int64_t snap_ns, int64_t *last_added)
+{
+    static const int types[] = {1, 2, 0, 5}; /* GPU util, mem util, power, SM clock */
+    struct hr all[4 * NS_MAX];
+    size_t n = 0;
+    uint64_t newest = *last_us;
+    for (size_t k = 0; k < 4; k++) {
+        struct gm_nvml_sample buf[NS_MAX];
+        size_t cnt = 0;
+        if (gm_collector_nvml_samples(col, g->index, types[k], *last_us, buf, NS_MAX, &cnt) != 0)
+            continue;
+        for (size_t j = 0; j < cnt; j++) {
+            if (buf[j].t_us <= *last_us)
+                continue;
+            all[n].t_ns = (int64_t)buf[j].t_us * 1000;
+            all[n].type = types[k];
+            all[n++].v = buf[j].v;
+            if (buf[j].t_us > newest)
+                newest = buf[j].t_us;
+        }
+    }
+    *last_us = newest;
+    qsort(all, n, sizeof *all, cmp_hr);
+    for (size_t i = 0; i < n;) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, all[i].t_ns);
+        size_t j = i;
+        for (; j < n && all[j].t_ns == all[i].t_ns; j++) {
+            switch (all[j].type) {
+            case 1:
+                p.util_gpu = all[j].v;
+                break;
+            case 2:
+                p.util_mem = all[j].v;
+                break;
+            case 0:
+                p.power_w = all[j].v;
+                break;
+            default:
+                p.sm_clock_mhz = all[j].v;
+                break;
+            }
+        }
+        /* in time order with the snapshots' points (NVML's clock and ours
+         * may differ by a little: a sample older than the last point, or
+         * newer than this snapshot, is left out) */
+        if (p.t_ns >= *last_added && p.t_ns <= snap_ns) {
+            gm_dg_add(d, g->index, &p);
+            *last_added = p.t_ns;
+        }
+        i = j;
+    }
+}
+
+static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t interval,
+                int64_t timeout)
+{
+    /* the default groups plus PCIe throughput (transfer-bound, the RX
+     * between a starved job's bursts), which costs a ~20 ms NVML call */
+    struct gm_collector_opts co = {
+        .procs = 1,
+        .procfs = 1,
+        .groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT),
+    };
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc != 0)
+        return rc;
+    cli_catch_stop_signals();
+    int64_t start = gm_mono_ns();
+    uint64_t mask = 0;
+    uint64_t last_us[64] = {0};
+    int64_t last_added[64] = {0};
+    for (int64_t k = 0; !cli_stop; k++) {
+        int64_t at = start + k * interval;
+        if (k && at > start + duration)
+            break;
+        if (k)
+            gm_sleep_until(at, &cli_stop);
+        if (cli_stop)
+            break;
+        struct gm_snapshot *s = gm_snapshot_new();
+        rc = cli_sample(col, s, timeout, 1);
+        if (rc == 0 && k == 0 && ids) {
+            struct gm_err err = {0};
+            if (gm_query_select(s, ids, &mask, &err) != 0) {
+                gm_snapshot_free(s);
+                gm_collector_close(col);
+                return cli_usage_error("diagnose", "%s", err.msg);
+            }
+        }
+        if (rc == 0) {
+            for (uint32_t q = 0; q < s->ngpu && q < 64; q++) {
+                const struct gm_gpu *g = &s->gpus[q];
+                if ((mask && !(mask & (UINT64_C(1) << q))) || g->index >= 64 ||
+                    g->state != GM_GPU_OK)
+                    continue;
+                if (k == 0) { /* the history NVML already holds: up to one interval */
+                    last_us[g->index] = (uint64_t)((s->wall_ns - interval) / 1000);
+                    last_added[g->index] = s->wall_ns - interval;
+                }
+                add_high_rate(d, col, g, &last_us[g->index], s->wall_ns, &last_added[g->index]);
+            }
+            gm_dg_add_snapshot(d, s, mask);
+            for (uint32_t q = 0; q < s->ngpu && q < 64; q++)
+                if (s->gpus[q].index < 64)
+                    last_added[s->gpus[q].index] = s->wall_ns;
+        }
+        gm_snapshot_free(s);
+        if (rc != 0)
+            break;
+    }
+    gm_collector_close(col);
+    return rc;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int cmd_diagnose_run(int argc, char **argv)
+{
+    enum {
+        O_DURATION = 256,
+        O_INTERVAL,
+        O_SINCE,
+        O_UNTIL,
+        O_TASK,
+        O_DATADIR,
+        O_STOREPATH,
+        O_CONFIG,
+        O_NOCONFIG,
+        O_JSON,
+        O_COMPACT,
+        O_FAILON,
+        O_TIMEOUT,
+        O_CSV,
+    };
+    static const struct option opts[] = {
+        {"id", required_argument, NULL, 'i'},
+        {"duration", required_argument, NULL, O_DURATION},
+        {"interval", required_argument, NULL, O_INTERVAL},
+        {"since", required_argument, NULL, O_SINCE},
+        {"until", required_argument, NULL, O_UNTIL},
+        {"task", required_argument, NULL, O_TASK},
+        {"data-dir", required_argument, NULL, O_DATADIR},
+        {"store-path", required_argument, NULL, O_STOREPATH},
+        {"config", required_argument, NULL, O_CONFIG},
+        {"no-config", no_argument, NULL, O_NOCONFIG},
+        {"json", no_argument, NULL, O_JSON},
+        {"compact", no_argument, NULL, O_COMPACT},
+        {"fail-on", required_argument, NULL, O_FAILON},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"csv", required_argument, NULL, O_CSV},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int64_t duration = 30000000000LL, interval = 1000000000LL, since = 0, until = 0;
+    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS;
+    const char *ids = NULL, *task = NULL, *data_dir = NULL, *store_path = NULL, *config = NULL;
+    int no_config = 0, json = 0, pretty = 1, fail_on = -1, c;
+    int history_flag = 0;
+    const char *csv_files[256];
+    size_t ncsv = 0;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            ids = optarg;
+            break;
+        case O_DURATION:
+            if (cli_parse_seconds(optarg, &duration) != 0 || duration > 86400000000000LL)
+                return cli_usage_error("diagnose", "invalid --duration '%s' (e.g. 30s, 5m)",
+                                       optarg);
+            break;
+        case O_INTERVAL:
+            if (cli_parse_seconds(optarg, &interval) != 0 || interval < 10000000LL)
+                return cli_usage_error("diagnose", "invalid --interval '%s' (10ms or more)",
+                                       optarg);
+            break;
+        case O_SINCE:
+            if (gm_parse_duration(optarg, &since) != 0 || since <= 0)
+                return cli_usage_error("diagnose", "invalid --since '%s' (e.g. 2h, 30m)", optarg);
+            break;
+        case O_UNTIL:
+            if (parse_time(optarg, &until) != 0)
+                return cli_usage_error(
+                    "diagnose", "invalid --until '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", optarg);
+            history_flag = 1;
+            break;
+        case O_TASK:
+            task = optarg;
+            history_flag = 1;
+            break;
+        case O_DATADIR:
+            data_dir = optarg;
+            history_flag = 1;
+            break;
+        case O_STOREPATH:
+            store_path = optarg;
+            history_flag = 1;
+            break;
+        case O_CONFIG:
+            config = optarg;
+            break;
+        case O_NOCONFIG:
+            no_config = 1;
+            break;
+        case O_JSON:
+            json = 1;
+            break;
+        case O_COMPACT:
+            pretty = 0;
+            break;
+        case O_FAILON:
+            fail_on = gm_dg_severity_from_name(optarg);
+            if (fail_on < GM_DG_WARNING)
+                return cli_usage_error("diagnose", "invalid --fail-on '%s' (warning, critical)",
+                                       optarg);
+            break;
+        case O_TIMEOUT:
+            if (gm_parse_duration(optarg, &timeout) != 0)
+                return cli_usage_error("diagnose", "invalid --timeout '%s'", optarg);
+            break;
+        case O_CSV:
+            if (ncsv == sizeof csv_files / sizeof csv_files[0])
+                return cli_usage_error("diagnose", "too many --csv files (at most 256)");
+            csv_files[ncsv++] = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return GM_EXIT_OK;
+        case ':':
+            return cli_usage_error("diagnose", "option %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("diagnose", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    for (; ncsv && optind < argc; optind++) { /* --csv A B C: the files after the first */
+        if (ncsv == sizeof csv_files / sizeof csv_files[0])
+            return cli_usage_error("diagnose", "too many --csv files (at most 256)");
+        csv_files[ncsv++] = argv[optind];
+    }
+    if (optind < argc)
+        return cli_usage_error("diagnose", "unexpected argument '%s'", argv[optind]);
+    if (ncsv && (task || data_dir || store_path))
+        return cli_usage_error("diagnose", "--csv reads the files given: not with --task, "
+                                           "--data-dir or --store-path");
+    if (ncsv && ids)
+        return cli_usage_error("diagnose", "--id is for live diagnosis, not with --csv");
+    if (ncsv)
+        history_flag = 0;
+    if (history_flag && !since)
+        return cli_usage_error("diagnose", "--until, --task, --data-dir and --store-path read "
+                                           "history: give --since too");
+    if (since && ids)
+        return cli_usage_error("diagnose", "--id is for live diagnosis, not with --since");
+
+    struct gm_dg *d = gm_dg_new(NULL);
+    const char *source = ncsv ? "csv" : since ? "store" : "live";
+    int rc;
+    int64_t from = 0, to = 0;
+    struct rows rs = {.d = d};
+    if (ncsv) {
+        if (since || until) {
+            to = until ? until : gm_wall_ns();
+            from = since ? to - since : 0;
+        }
+        size_t total = 0;
+        for (size_t i = 0; i < ncsv; i++) {
+            struct gm_err err = {0};
+            size_t nrows = 0;
+            rc = gm_hist_read_csv(csv_files[i], from, to, hist_row, &rs, &nrows, &err);
+            if (rc != 0) {
+                cli_error("%s", err.msg);
+                free(rs.v);
+                gm_dg_free(d);
+                return GM_EXIT_FAIL;
+            }
+            total += nrows;
+        }
+        if (total == 0) {
+            cli_error("%s%s: no GPU rows%s", csv_files[0], ncsv > 1 ? " (and the others)" : "",
+                      since || until ? " in the window" : "");
+            free(rs.v);
+            gm_dg_free(d);
+            return GM_EXIT_FAIL;
+        }
+        rows_flush(&rs);
+    } else if (since) {
+        struct gm_config cfg;
+        rc = cli_config(&cfg, config, no_config, data_dir, store_path);
+        if (rc != 0) {
+            gm_dg_free(d);
+            return rc;
+        }
+        to = until ? until : gm_wall_ns();
+        from = to - since;
+        struct gm_err err = {0};
+        size_t nrows = 0;
+        rc = gm_hist_read_store(cfg.store_path, from, to, task, hist_row, &rs, &nrows, &err);
+        if (rc != 0) {
+            cli_error("%s", err.msg);
+            free(rs.v);
+            gm_dg_free(d);
+            return GM_EXIT_FAIL;
+        }
+        if (nrows == 0) {
+            cli_error("%s: no samples between the start and end of the window%s%s", cfg.store_path,
+                      task ? " for task " : "", task ? task : "");
+            free(rs.v);
+            gm_dg_free(d);
+            return GM_EXIT_FAIL;
+        }
+        rows_flush(&rs);
+    } else {
+        rc = live(d, ids, duration, interval, timeout);
+        if (rc != 0) {
+            gm_dg_free(d);
+            return rc;
+        }
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, from, to, &r);
+    struct gm_buf out = GM_BUF_INIT;
+    if (json)
+        gm_dg_json(d, &r, source, pretty, &out);
+    else
+        gm_dg_text(d, &r, source, cli_utf8(), &out);
+    rc = cli_write(STDOUT_FILENO, &out);
+    if (rc == 0 && fail_on >= 0)
+        for (size_t i = 0; i < r.nfinding; i++)
+            if ((int)r.findings[i].severity >= fail_on)
+                rc = GM_EXIT_FAIL;
+    gm_buf_free(&out);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+    return rc;
+}
+
+const struct gm_cmd gm_cmd_diagnose = {"diagnose",
+                                       "why a GPU is slow or wasted: causes with "
+                                       "evidence, live or from history",
+                                       cmd_diagnose_run};

@@ -1,0 +1,99 @@
+/* dg_snapshot.c -- a snapshot's GPUs as diagnosis points.
+ *
+ * The one place that knows both the snapshot (core/snapshot.h, the metric
+ * registry's ids) and the detectors' point: the live command and the agent
+ * feed snapshots through here.  Values not available stay NAN (-1 for
+ * integers), so a detector never mistakes a missing value for 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/snapshot.h"
+#include "diagnose.h"
+
+static double num(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
+{
+    const struct gm_value *v = gm_gpu_value(s, g, id);
+    return gm_v_ok(v) ? gm_v_as_double(v) : NAN;
+}
+
+static int inum(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
+{
+    double v = num(s, g, id);
+    return isnan(v) ? -1 : (int)v;
+}
+
+int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask)
+{
+    for (uint32_t k = 0; k < s->ngpu; k++) {
+        const struct gm_gpu *g = &s->gpus[k];
+        if (k >= 64 || (mask && !(mask & (UINT64_C(1) << k))))
+            continue;
+        struct gm_dg_gpu_info info = {.index = g->index};
+        if (g->str[GM_S_UUID][0])
+            snprintf(info.uuid, sizeof info.uuid, "%s", g->str[GM_S_UUID]);
+        if (g->str[GM_S_NAME][0])
+            snprintf(info.name, sizeof info.name, "%s", g->str[GM_S_NAME]);
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, s->wall_ns);
+        if (g->state == GM_GPU_LOST) {
+            p.lost = 1;
+            gm_dg_set_gpu(d, &info);
+            gm_dg_add(d, g->index, &p);
+            continue;
+        }
+        p.util_gpu = num(s, g, GM_M_UTIL_GPU);
+        p.util_mem = num(s, g, GM_M_UTIL_MEM);
+        p.power_w = num(s, g, GM_M_POWER_DRAW);
+        p.power_limit_w = num(s, g, GM_M_POWER_LIMIT);
+        p.sm_clock_mhz = num(s, g, GM_M_CLK_SM);
+        p.sm_clock_max_mhz = num(s, g, GM_M_CLK_MAX_SM);
+        p.mem_clock_mhz = num(s, g, GM_M_CLK_MEM);
+        p.mem_clock_max_mhz = num(s, g, GM_M_CLK_MAX_MEM);
+        p.temp_c = num(s, g, GM_M_TEMP_GPU);
+        p.temp_slowdown_c = num(s, g, GM_M_TEMP_SLOWDOWN);
+        p.mem_used_b = num(s, g, GM_M_MEM_USED);
+        p.mem_total_b = num(s, g, GM_M_MEM_TOTAL);
+        p.pcie_rx_Bps = num(s, g, GM_M_PCIE_RX);
+        p.pcie_tx_Bps = num(s, g, GM_M_PCIE_TX);
+        p.enc_util = num(s, g, GM_M_UTIL_ENC);
+        p.dec_util = num(s, g, GM_M_UTIL_DEC);
+        p.ecc_uncorrected = num(s, g, GM_M_ECC_UNCORR_VOL);
+        p.remap_pending = num(s, g, GM_M_REMAP_PENDING);
+        p.retired_pending = num(s, g, GM_M_RETIRED_PENDING);
+        double r = num(s, g, GM_M_CER_ACTIVE);
+        p.reasons = isnan(r) ? -1 : (int64_t)r;
+        p.pcie_gen = inum(s, g, GM_M_PCIE_GEN_CUR);
+        p.pcie_gen_max = inum(s, g, GM_M_PCIE_GEN_MAX);
+        p.pcie_width = inum(s, g, GM_M_PCIE_WIDTH_CUR);
+        p.pcie_width_max = inum(s, g, GM_M_PCIE_WIDTH_MAX);
+        p.compute_mode = inum(s, g, GM_M_COMPUTE_MODE);
+        if (g->procs_listed) {
+            int dead = 0, known = 1;
+            double mem = 0;
+            uint32_t first_pid = 0;
+            for (uint32_t i = 0; i < g->nproc; i++) {
+                const struct gm_proc *pr = &s->procs[g->proc_first + i];
+                if (pr->host_state == GM_HS_GONE || pr->host_state == GM_HS_ZOMBIE)
+                    dead++;
+                else if (pr->host_state == GM_HS_UNKNOWN)
+                    known = 0;
+                if (gm_v_ok(&pr->used_memory))
+                    mem += gm_v_as_double(&pr->used_memory);
+                /* a dead process is no longer part of a job */
+                int gone = pr->host_state == GM_HS_GONE || pr->host_state == GM_HS_ZOMBIE;
+                if ((pr->type & GM_PT_COMPUTE) && !gone && (!first_pid || pr->pid < first_pid)) {
+                    first_pid = pr->pid;
+                    snprintf(info.job, sizeof info.job, "%s", pr->name);
+                }
+            }
+            p.nproc = (int)g->nproc;
+            p.nproc_dead = known ? dead : -1;
+            p.proc_mem_b = mem;
+        }
+        gm_dg_set_gpu(d, &info);
+        gm_dg_add(d, g->index, &p);
+    }
+    return 0;
+}

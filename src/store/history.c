@@ -1,0 +1,229 @@
+/* history.c -- the store's samples back as per-GPU rows for diagnosis.
+ *
+ * Reads the raw tier (samples, with the processes of each sample counted
+ * from procs) of a time window, GPU by GPU in time order; when the window
+ * has no raw rows (retention removed them) it reads the 1-minute rollups
+ * instead, whose min/max keep a heartbeat's swing visible.  Read-only: the
+ * agent may be writing (WAL).  What the store does not hold (PCIe, ECC,
+ * compute mode, encoder) is absent from the rows, so the detectors that
+ * need it stay silent on history (docs/diagnose.md).
+ */
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MIB 1048576.0
+
+static double col_d(sqlite3_stmt *st, int i, double scale)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i) * scale;
+}
+
+static const char *col_s(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? (const char *)s : "";
+}
+
+static int fail(sqlite3 *db, struct gm_err *err, const char *path, const char *what)
+{
+    return gm_err_set(err, GM_E_IO, "%s: %s: %s", path, what, db ? sqlite3_errmsg(db) : "?");
+}
+
+/* Processes of the sample (ts, gpu): recorded at all in the window? */
+#define PROCS_SQL                                                                                  \
+    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup), "       \
+    "(SELECT count(*) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup "         \
+    "AND p.host_state IN (2, 3)), "                                                                \
+    "(SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND "            \
+    "p.dup = s.dup), "                                                                             \
+    "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "       \
+    "(p.type & 1) AND p.host_state NOT IN (2, 3) ORDER BY p.pid LIMIT 1) "
+
+static const char raw_sql[] =
+    "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, s.util_gpu_pct, "
+    "s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw, s.temp_c, s.clk_sm_mhz, "
+    "s.clk_mem_mhz, s.reasons, " PROCS_SQL
+    "FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task "
+    "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
+    "ORDER BY g.gpu_index, s.ts, s.dup";
+
+static const char roll_sql[] =
+    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, "
+    "CASE WHEN r.n_down = r.n THEN 1 ELSE 0 END, "
+    "r.util_sum * 1.0 / r.util_n, r.util_min, r.util_max, r.mem_max, "
+    "r.power_sum * 1.0 / r.power_n, r.temp_max, r.sm_sum * 1.0 / r.sm_n, r.dur_ms, "
+    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, r.thr_hw_slowdown_ms, "
+    "r.thr_app_clocks_ms "
+    "FROM rollup_1m r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task "
+    "WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
+    "ORDER BY g.gpu_index, r.ts";
+
+static void row_init(struct gm_hist_row *r)
+{
+    memset(r, 0, sizeof *r);
+    r->util = r->util_min = r->util_max = r->util_mem = NAN;
+    r->mem_used_b = r->mem_total_b = r->power_w = r->power_limit_w = NAN;
+    r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = NAN;
+    r->reasons = -1;
+    r->nproc = r->nproc_dead = -1;
+    r->uuid = r->name = r->job = "";
+}
+
+static int bind_window(sqlite3_stmt *st, int64_t from_ns, int64_t to_ns, const char *task)
+{
+    sqlite3_bind_int64(st, 1, from_ns / 1000000);
+    sqlite3_bind_int64(st, 2, to_ns / 1000000);
+    if (task)
+        return sqlite3_bind_text(st, 3, task, -1, SQLITE_TRANSIENT);
+    return sqlite3_bind_null(st, 3);
+}
+
+static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns, const char *task,
+                    int has_procs, gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, raw_sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, path, "cannot read samples");
+    bind_window(st, from_ns, to_ns, task);
+    int rc = 0, s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        struct gm_hist_row r;
+        row_init(&r);
+        r.ts_ns = sqlite3_column_int64(st, 0) * 1000000;
+        r.gpu_index = (uint32_t)sqlite3_column_int(st, 1);
+        r.uuid = col_s(st, 2);
+        r.name = col_s(st, 3);
+        r.mem_total_b = col_d(st, 4, MIB);
+        int status = sqlite3_column_int(st, 5);
+        r.down = status == 1 ? 1 : (status == 0 || status == 4) ? 0 : 2;
+        r.util = col_d(st, 6, 1);
+        r.util_mem = col_d(st, 7, 1);
+        r.mem_used_b = col_d(st, 8, MIB);
+        r.power_w = col_d(st, 9, 0.01);
+        r.power_limit_w = col_d(st, 10, 0.01);
+        r.temp_c = col_d(st, 11, 1);
+        r.clk_sm_mhz = col_d(st, 12, 1);
+        r.clk_mem_mhz = col_d(st, 13, 1);
+        if (sqlite3_column_type(st, 14) != SQLITE_NULL)
+            r.reasons = sqlite3_column_int64(st, 14);
+        if (has_procs && !r.down) {
+            r.nproc = sqlite3_column_int(st, 15);
+            r.nproc_dead = sqlite3_column_int(st, 16);
+            r.proc_mem_b = r.nproc ? col_d(st, 17, MIB) : 0;
+            r.job = col_s(st, 18);
+        }
+        (*nrows)++;
+        if ((rc = fn(arg, &r)) != 0)
+            break;
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = fail(db, err, path, "cannot read samples");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int read_rollups(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns,
+                        const char *task, gm_hist_fn fn, void *arg, size_t *nrows,
+                        struct gm_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, roll_sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, path, "cannot read rollup_1m");
+    bind_window(st, from_ns - 60000000000LL, to_ns, task);
+    int rc = 0, s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+        struct gm_hist_row r;
+        row_init(&r);
+        r.rollup = 1;
+        r.ts_ns = sqlite3_column_int64(st, 0) * 1000000;
+        r.gpu_index = (uint32_t)sqlite3_column_int(st, 1);
+        r.uuid = col_s(st, 2);
+        r.name = col_s(st, 3);
+        r.mem_total_b = col_d(st, 4, MIB);
+        r.down = sqlite3_column_int(st, 5) ? 2 : 0;
+        r.util = col_d(st, 6, 1);
+        r.util_min = col_d(st, 7, 1);
+        r.util_max = col_d(st, 8, 1);
+        r.mem_used_b = col_d(st, 9, MIB);
+        r.power_w = col_d(st, 10, 0.01);
+        r.temp_c = col_d(st, 11, 1);
+        r.clk_sm_mhz = col_d(st, 12, 1);
+        double dur = col_d(st, 13, 1);
+        /* a reason counts for the minute when active a fifth of its observed time */
+        static const int64_t bit[] = {0x40, 0x4, 0x80, 0x8, 0x2};
+        if (dur > 0) {
+            r.reasons = 0;
+            for (int k = 0; k < 5; k++) {
+                double ms = col_d(st, 14 + k, 1);
+                if (!isnan(ms) && ms >= 0.2 * dur)
+                    r.reasons |= bit[k];
+            }
+        }
+        (*nrows)++;
+        if ((rc = fn(arg, &r)) != 0)
+            break;
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = fail(db, err, path, "cannot read rollup_1m");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int count(sqlite3 *db, const char *sql, int64_t from_ns, int64_t to_ns, const char *task,
+                 int64_t *n)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    bind_window(st, from_ns, to_ns, task);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    *n = rc == 0 ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const char *task,
+                       gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err)
+{
+    *nrows = 0;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO,
+                          "%s: %s (the agent writes it when its store is enabled; see "
+                          "docs/store.md)",
+                          path, errno == ENOENT ? "no such history database" : strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return gm_err_set(err, GM_E_INVAL, "%s: not a regular file", path);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        int rc = fail(db, err, path, "cannot open");
+        sqlite3_close(db);
+        return rc;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    int64_t nraw = 0, nproc = 0;
+    int rc = count(db,
+                   "SELECT count(*) FROM samples s LEFT JOIN tasks t ON t.id = s.task "
+                   "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3)",
+                   from_ns, to_ns, task, &nraw);
+    if (rc == 0)
+        rc = count(db,
+                   "SELECT count(*) FROM (SELECT 1 FROM procs WHERE ts >= ?1 AND ts <= ?2 "
+                   "AND (?3 IS NULL OR ?3 = ?3) LIMIT 1)",
+                   from_ns, to_ns, task, &nproc);
+    if (rc != 0) {
+        rc = gm_err_set(err, GM_E_INVAL, "%s: not a gpumon history database (%s)", path,
+                        sqlite3_errmsg(db));
+    } else if (nraw > 0) {
+        rc = read_raw(db, path, from_ns, to_ns, task, nproc > 0, fn, arg, nrows, err);
+    } else {
+        rc = read_rollups(db, path, from_ns, to_ns, task, fn, arg, nrows, err);
+    }
+    sqlite3_close(db);
+    return rc;
+}

@@ -1,0 +1,52 @@
+/* history.h -- reading the agent's history back as per-GPU rows, for
+ * `gpumon diagnose --since` (SQLite store) and `--csv` (daily CSV logs).
+ *
+ * Rows are handed to a callback one at a time, per GPU in time order; the
+ * reader keeps nothing.  A value not recorded (NULL in the store, an empty
+ * CSV cell) is NAN, or -1 for the integers: never 0.
+ */
+#ifndef GM_STORE_HISTORY_H
+#define GM_STORE_HISTORY_H
+
+#include <stdint.h>
+
+#include "../core/err.h"
+
+struct gm_hist_row {
+    int64_t ts_ns;      /* wall clock, UTC */
+    uint32_t gpu_index; /* NVML index when recorded */
+    const char *uuid;   /* "" when unknown; valid during the callback only */
+    const char *name;   /* product name; "" when unknown */
+    const char *job;    /* name of the GPU's first live compute process (by pid), else "" */
+    int down;           /* 1: the GPU was lost; 2: unreadable (no permission, error, driver) */
+    int rollup;         /* 1: a 1-minute rollup row (util_min/max and averages) */
+    double util, util_min, util_max, util_mem;
+    double mem_used_b, mem_total_b;
+    double power_w, power_limit_w;
+    double temp_c, clk_sm_mhz, clk_mem_mhz;
+    int64_t reasons; /* -1 unknown */
+    int nproc;       /* -1 when processes were not recorded */
+    int nproc_dead;  /* gone or zombie; -1 unknown */
+    double proc_mem_b;
+};
+
+typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
+
+/* Reads the store at path between from_ns and to_ns (inclusive), only the
+ * rows of task when task is not NULL.  Raw samples when there are any in
+ * the window, else the 1-minute rollups.  *nrows receives the rows given.
+ * Returns 0, or a GM_E code with err naming the file and what failed; a
+ * non-zero return of fn stops the reading and is returned. */
+int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const char *task,
+                       gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err);
+
+/* Reads one daily CSV log of GPU rows written by the agent (store/csv.c;
+ * a .gz is read through zlib), the rows between from_ns and to_ns (0 = no
+ * bound).  Columns are found by their header names, so a log with other
+ * --columns works; time and gpu are required.  Processes are in another
+ * file and are not read (nproc -1).  Errors name the file, and the line
+ * for a bad row. */
+int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_fn fn, void *arg,
+                     size_t *nrows, struct gm_err *err);
+
+#endif /* GM_STORE_HISTORY_H */

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""diagnose_suite.py -- `gpumon diagnose` against its scenario suite.
+
+Every file in scenarios/diagnose/ states its labels in comments:
+
+    ; expect: 3=input-starved 0-2,4-7=healthy-busy
+    ; expect-store: ...        (optional: what the store can show, when less)
+    ; expect-csv: ...          (optional: what the CSV log can show; default
+                               expect-store: it has no processes)
+
+A label is a cause id or a negative verdict (healthy-busy, idle, light-load);
+several causes on one GPU are joined with '+'.  For each scenario the suite
+runs, side by side:
+
+  live   `gpumon --sim FILE diagnose --json --duration 8s` (1 s snapshots and
+         NVML's 1/6 s sample buffers between them)
+  store  `gpumon agent` with a 0.5 s interval for ~10 s at GPUSIM_SPEED=5 (one
+         sample every 2.5 s of scenario time: a coarse series like the
+         agent's), then `gpumon diagnose --since 1m --data-dir D --json`
+  csv    the same agent's daily CSV log: `gpumon diagnose --csv FILE --json`
+
+and compares each GPU's labels with what was reported (its findings' causes,
+or its verdict when it has none).  Prints precision and recall per label and
+source, and fails when any is below 0.95 (a label with no occurrence in a
+source is not scored there).  Also checks the JSON shape and --fail-on.
+"""
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agentlib  # noqa: E402
+from agentlib import Agent, Scratch, run, sim_env  # noqa: E402
+
+SUITE = os.path.join(agentlib.ROOT, "scenarios", "diagnose")
+BAR = 0.95
+
+
+def parse_labels(spec, where):
+    """'3=input-starved 0-2,4-7=healthy-busy' -> {gpu: set(labels)}."""
+    out = {}
+    for item in spec.split():
+        gpus, _, labels = item.partition("=")
+        if not labels:
+            raise SystemExit(f"{where}: bad label '{item}' (want GPUS=LABEL)")
+        for part in gpus.split(","):
+            a, _, b = part.partition("-")
+            for g in range(int(a), int(b or a) + 1):
+                out.setdefault(g, set()).update(labels.split("+"))
+    return out
+
+
+def read_expect(path):
+    exp = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"\s*;\s*expect(-store|-csv)?:\s*(.*)", line)
+            if m:
+                exp[m.group(1) or ""] = parse_labels(m.group(2), path)
+    if "" not in exp:
+        raise SystemExit(f"{path}: no '; expect:' line")
+    store = exp.get("-store", exp[""])
+    return exp[""], store, exp.get("-csv", store)
+
+
+def env_for(path, **kw):
+    # the live processes of the scenarios are this test (alive for its run)
+    return sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **kw)
+
+
+def got_labels(doc):
+    check_shape(doc)
+    return {g["index"]: set(g["causes"]) if g["verdict"] == "findings" else
+            {"gpu-lost" if g["verdict"] == "lost" else g["verdict"]} for g in doc["gpus"]}
+
+
+def check_shape(doc):
+    assert doc["schema"] == "gpumon.diagnose/1", doc.get("schema")
+    assert doc["source"] in ("live", "store", "csv")
+    for k in ("start", "end", "seconds"):
+        assert k in doc["window"], k
+    for f in doc["findings"]:
+        for k in ("cause", "severity", "gpus", "start", "end", "confidence", "evidence",
+                  "values", "advice"):
+            assert k in f, (k, f)
+        assert f["severity"] in ("info", "warning", "critical")
+        assert 0 <= f["confidence"] <= 1
+
+
+def live(path):
+    rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
+                       env_for(path), timeout=60)
+    if rc != 0:
+        raise RuntimeError(f"{path}: live diagnose exit {rc}: {err}")
+    return json.loads(out)
+
+
+def store(path):
+    """(store result, csv result) from one recording."""
+    with Scratch("dg") as d:
+        env = env_for(path, speed=5)
+        a = Agent(d + "/data", env, ["--interval", "500ms", "--procs"])
+        a.start(wait_samples=1, timeout=30)
+        time.sleep(10)
+        a.stop()
+        rc, out, err = run(["diagnose", "--json", "--since", "1m", "--no-config", "--data-dir",
+                            d + "/data"], env, timeout=60)
+        if rc != 0:
+            raise RuntimeError(f"{path}: diagnose --since exit {rc}: {err}")
+        logs = [f for f in glob.glob(d + "/data/csv/*.csv")
+                if not re.search(r"_(procs|events)_", os.path.basename(f))]
+        rc, out2, err = run(["diagnose", "--json", "--csv"] + sorted(logs), env, timeout=60)
+        if rc != 0:
+            raise RuntimeError(f"{path}: diagnose --csv exit {rc}: {err}")
+        return json.loads(out), json.loads(out2)
+
+
+def score(results):
+    """results: [(source, scenario, expect, got)] -> {(source, label): [tp, fp, fn]}"""
+    tally = {}
+    for source, name, exp, got in results:
+        for g in sorted(set(exp) | set(got)):
+            e, r = exp.get(g, set()), got.get(g, set())
+            for lab in e | r:
+                t = tally.setdefault((source, lab), [0, 0, 0])
+                if lab in e and lab in r:
+                    t[0] += 1
+                elif lab in r:
+                    t[1] += 1
+                    print(f"  {source} {name} GPU {g}: unexpected {lab} (want {sorted(e)})")
+                else:
+                    t[2] += 1
+                    print(f"  {source} {name} GPU {g}: missed {lab} (got {sorted(r)})")
+    return tally
+
+
+def check_fail_on():
+    path = os.path.join(SUITE, "gpu-lost.ini")
+    rc, _, _ = run(["diagnose", "--duration", "1s", "--fail-on", "critical"], env_for(path))
+    assert rc == 1, f"--fail-on critical with a lost GPU: exit {rc}, want 1"
+    path = os.path.join(SUITE, "idle.ini")
+    rc, out, _ = run(["diagnose", "--duration", "1s", "--fail-on", "warning"], env_for(path))
+    assert rc == 0 and "idle" in out, f"--fail-on warning on idle GPUs: exit {rc}"
+    rc, _, err = run(["diagnose", "--fail-on", "loud"], env_for(path))
+    assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
+
+
+def check_cost():
+    """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
+    simulator: what gpumon itself spends, NVML's work being the sim's)."""
+    path = os.path.join(SUITE, "mixed-node.ini")
+    p = subprocess.Popen([agentlib.GPUMON, "diagnose", "--duration", "8s"], env=env_for(path),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.monotonic()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = ru.ru_utime + ru.ru_stime
+    print(f"live cost: {cpu:.3f} s CPU over {wall:.1f} s = {100 * cpu / wall:.2f} % of a core")
+    assert p.returncode == 0, f"diagnose exit {p.returncode}"
+    assert cpu / wall <= 0.02, f"live diagnosis used {100 * cpu / wall:.1f} % of a core (> 2 %)"
+
+
+def main():
+    t0 = time.monotonic()
+    files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
+    want = os.environ.get("DIAG_ONLY")
+    if want:
+        files = [f for f in files if want in os.path.basename(f)]
+    jobs = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
+        for f in files:
+            exp_live, exp_store, exp_csv = read_expect(f)
+            name = os.path.basename(f)
+            jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
+            jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
+        fo = ex.submit(check_fail_on)
+        co = ex.submit(check_cost)
+        results = []
+        for source, name, exp, exp_csv, fut in jobs:
+            if source == "live":
+                results.append((source, name, exp, got_labels(fut.result())))
+            else:
+                st, cs = fut.result()
+                assert st["source"] == "store" and cs["source"] == "csv"
+                results.append(("store", name, exp, got_labels(st)))
+                results.append(("csv", name, exp_csv, got_labels(cs)))
+        fo.result()
+        co.result()
+    tally = score(results)
+    bad = 0
+    print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "
+          f"{'recall':>6}")
+    for (source, lab), (tp, fp, fn) in sorted(tally.items()):
+        p = tp / (tp + fp) if tp + fp else 1.0
+        r = tp / (tp + fn) if tp + fn else 1.0
+        flag = "" if p >= BAR and r >= BAR else "  < 0.95"
+        bad += bool(flag)
+        print(f"{source:6} {lab:20} {tp:3} {fp:3} {fn:3} {p:9.2f} {r:6.2f}{flag}")
+    print(f"{len(files)} scenarios, {time.monotonic() - t0:.0f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

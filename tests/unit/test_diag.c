@@ -1,0 +1,516 @@
+/* test_diag.c -- unit tests for the detectors (src/insight/diagnose.c) on
+ * synthetic series.
+ *
+ * A small generator makes one GPU's points from a shape (steady, heartbeat
+ * with jittered bursts, random inference requests, memory slopes with
+ * noise, restarts) plus edits (gaps, reason bits, PCIe, processes).  The
+ * table rows name the causes that must be found and those that must not,
+ * and the verdict of a GPU with no finding.  Then: incremental use (old
+ * points dropped, a window over the last minutes), out-of-order points,
+ * the straggler among a job's GPUs, rollup rows, names and JSON.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/snapshot.h"
+#include "insight/diagnose.h"
+
+#define S (1000000000LL)
+#define GIB (1073741824.0)
+#define MIB (1048576.0)
+#define T0 (1764763200LL * S) /* 2025-12-03T12:00:00Z */
+
+static uint64_t rng_state;
+
+static double rnd(void) /* splitmix64 in [0, 1) */
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+enum shape { STEADY, HEARTBEAT, INFERENCE, IDLE };
+
+struct gen {
+    enum shape shape;
+    double util;          /* steady util, burst height */
+    double seconds, step; /* span and sample step */
+    double gap;           /* probability that a sample is missing */
+    double period, duty;  /* heartbeat */
+    double rx_idle;       /* PCIe RX between bursts (heartbeat), else while busy */
+    double power_frac;    /* at full load */
+    double mem0, mem_slope, mem_noise, restart_at; /* bytes, bytes/s, bytes, s (0 = none) */
+    int64_t reasons;                               /* while busy */
+    double clock_frac;
+    double util_mem;
+    int nproc, dead; /* nproc: 0 = one process; -1 = none listed */
+};
+
+static struct gen defaults(struct gen g)
+{
+    if (g.seconds == 0)
+        g.seconds = 120;
+    if (g.step == 0)
+        g.step = 1.0 / 6;
+    if (g.power_frac == 0)
+        g.power_frac = 0.9;
+    if (g.mem0 == 0)
+        g.mem0 = 40 * GIB;
+    g.nproc = g.nproc < 0 ? 0 : 1;
+    return g;
+}
+
+static void feed(struct gm_dg *d, uint32_t gpu, const struct gen *g0)
+{
+    struct gen gd = defaults(*g0);
+    const struct gen *g = &gd;
+    for (double t = 0; t < g->seconds; t += g->step) {
+        double u = 0;
+        switch (g->shape) {
+        case STEADY:
+            u = g->util + (rnd() - 0.5) * 3;
+            break;
+        case HEARTBEAT: {        /* cycle k's burst starts anywhere it fits (a hash of k) */
+            double tp = t + 0.2; /* samples not aligned with the cycles */
+            double k = floor(tp / g->period), cyc = tp - k * g->period;
+            uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull;
+            h ^= h >> 29;
+            h *= 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 32;
+            double burst_at = (double)(h % 1000) / 1000.0 * g->period * (1 - g->duty);
+            u = (cyc >= burst_at && cyc < burst_at + g->period * g->duty) ? g->util : 0;
+            break;
+        }
+        case INFERENCE:
+            u = rnd() < 0.12 ? 90 : 0;
+            break;
+        case IDLE:
+            u = 0;
+            break;
+        }
+        if (g->gap > 0 && rnd() < g->gap)
+            continue;
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + (int64_t)(t * (double)S));
+        p.util_gpu = u;
+        p.util_mem = g->util_mem > 0 ? g->util_mem * u / 100 : 0.4 * u;
+        p.power_limit_w = 700;
+        p.power_w = 70 + (700 * g->power_frac - 70) * u / 100;
+        p.sm_clock_max_mhz = 1980;
+        p.sm_clock_mhz = u > 1 ? 1980 * (g->clock_frac > 0 ? g->clock_frac : 1) : 345;
+        p.temp_c = 60;
+        p.temp_slowdown_c = 89;
+        p.mem_total_b = 80 * GIB;
+        double m = g->mem0 + g->mem_slope * t;
+        if (g->restart_at > 0 && t >= g->restart_at)
+            m = 11 * GIB; /* the restarted job holds less, flat */
+        p.mem_used_b = m + (rnd() - 0.5) * 2 * g->mem_noise;
+        p.pcie_gen = p.pcie_gen_max = 5;
+        p.pcie_width = p.pcie_width_max = 16;
+        p.pcie_rx_Bps = g->shape == HEARTBEAT && u < 10 ? g->rx_idle : 0.2e9 * u / 100;
+        p.reasons = u > 1 ? g->reasons : (int64_t)GM_DG_R_GPU_IDLE;
+        p.compute_mode = GM_DG_CM_DEFAULT;
+        p.nproc = g->nproc;
+        p.nproc_dead = g->dead;
+        p.proc_mem_b = g->nproc ? m : 0;
+        assert_int_equal(gm_dg_add(d, gpu, &p), 0);
+    }
+}
+
+struct row {
+    const char *name;
+    struct gen g;
+    const char *want;  /* causes, comma-separated; or the verdict when none */
+    const char *never; /* causes that must not be found */
+};
+
+/* zero fields take defaults in defaults(): 120 s at 1/6 s, power 90 % of
+ * the limit at full load, 40 GiB held by one live process */
+
+static const struct row rows[] = {
+    {"steady training", {STEADY, 95, .util_mem = 0}, "healthy-busy", "input-starved,memory-growth"},
+    {"heartbeat 0.5 s, jittered bursts, 1/6 s samples",
+     {HEARTBEAT, 97, .period = 0.5, .duty = 0.35, .rx_idle = 12e9},
+     "input-starved",
+     "light-load,straggler"},
+    {"heartbeat sampled every 1 s (the agent's interval)",
+     {HEARTBEAT, 97, .period = 0.5, .duty = 0.35, .rx_idle = 12e9, .step = 1.0, .seconds = 300},
+     "input-starved",
+     ""},
+    {"heartbeat with 30 % of the samples missing",
+     {HEARTBEAT, 97, .period = 0.5, .duty = 0.35, .rx_idle = 12e9, .gap = 0.3},
+     "input-starved",
+     ""},
+    {"heartbeat, PCIe not measured (history), 1 s",
+     {HEARTBEAT, 97, .period = 2, .duty = 0.4, .rx_idle = NAN, .step = 1.0, .seconds = 300},
+     "input-starved",
+     ""},
+    {"inference server: random short bursts, low PCIe",
+     {INFERENCE, 90, .rx_idle = 0.05e9},
+     "light-load",
+     "input-starved"},
+    {"idle", {IDLE, 0, .nproc = -1, .mem0 = 1 * MIB}, "idle", "memory-squatted"},
+    {"leak 100 MiB/min with noise on 80 GiB",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 100 * MIB / 60,
+      .mem_noise = 50 * MIB},
+     "memory-growth",
+     ""},
+    {"steady 76 GiB with noise: not a leak",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 76 * GIB, .mem_noise = 200 * MIB},
+     "healthy-busy",
+     "memory-growth"},
+    {"slow growth that would take days: not a leak",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 10 * MIB / 60},
+     "healthy-busy",
+     "memory-growth"},
+    {"restart: grows to 39 GiB, drops to 11 GiB and stays flat",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 2000 * MIB / 60,
+      .restart_at = 900},
+     "healthy-busy",
+     "memory-growth"},
+    {"thermal slowdown",
+     {STEADY, 98, .reasons = 0x68, .clock_frac = 0.55},
+     "thermal-throttle",
+     "power-capped,hw-slowdown"},
+    {"power cap",
+     {STEADY, 98, .reasons = 0x4, .clock_frac = 0.7, .power_frac = 1.0},
+     "power-capped",
+     "thermal-throttle,hw-slowdown"},
+    {"power brake without heat",
+     {STEADY, 95, .reasons = 0x88, .clock_frac = 0.4},
+     "hw-slowdown",
+     "thermal-throttle"},
+    {"application clocks",
+     {STEADY, 95, .reasons = 0x2, .clock_frac = 0.7},
+     "app-clocks",
+     "thermal-throttle"},
+    {"launch-bound: busy, 30 % power, full clocks",
+     {STEADY, 97, .power_frac = 0.3, .util_mem = 10},
+     "low-intensity",
+     "memory-bound"},
+    {"memory-bound: memory controller 88 %, power 70 %",
+     {STEADY, 97, .power_frac = 0.72, .util_mem = 90},
+     "memory-bound",
+     "low-intensity"},
+    {"squatted: memory held, nothing runs, a live process",
+     {IDLE, 0, .mem0 = 20 * GIB},
+     "memory-squatted",
+     "memory-orphaned"},
+    {"orphaned: the only process is gone",
+     {IDLE, 0, .mem0 = 30 * GIB, .dead = 1},
+     "memory-orphaned",
+     "memory-squatted"},
+    {"memory used with no process listed",
+     {IDLE, 0, .mem0 = 8 * GIB, .nproc = -1},
+     "memory-orphaned",
+     ""},
+};
+
+static int has(const struct gm_dg_result *r, uint32_t gpu, const char *cause)
+{
+    int c = gm_dg_cause_from_name(cause);
+    assert_true(c >= 0);
+    for (size_t i = 0; i < r->ngpu; i++)
+        if (r->gpus[i].index == gpu) {
+            if (r->gpus[i].has_findings)
+                return (r->gpus[i].causes >> c) & 1;
+            return r->gpus[i].verdict == (enum gm_dg_cause)c;
+        }
+    return 0;
+}
+
+static void each(const char *list, const struct gm_dg_result *r, int want, const char *name)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (has(r, 0, tok) != want) {
+            fprintf(stderr, "row '%s': %s %s\n", name, tok, want ? "missing" : "found");
+            for (size_t k = 0; k < r->nfinding; k++)
+                fprintf(stderr, "  %s: %s\n", gm_dg_cause_name(r->findings[k].cause),
+                        r->findings[k].evidence);
+            fail();
+        }
+    }
+}
+
+static void test_table(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        rng_state = 42 + i;
+        struct gm_dg *d = gm_dg_new(NULL);
+        struct gen g = rows[i].g;
+        if (g.rx_idle != g.rx_idle) /* NAN: PCIe not measured */
+            g.rx_idle = NAN;
+        feed(d, 0, &g);
+        struct gm_dg_result r;
+        assert_int_equal(gm_dg_eval(d, 0, 0, &r), 0);
+        assert_int_equal(r.ngpu, 1);
+        each(rows[i].want, &r, 1, rows[i].name);
+        each(rows[i].never, &r, 0, rows[i].name);
+        for (size_t k = 0; k < r.nfinding; k++) {
+            assert_true(r.findings[k].confidence > 0 && r.findings[k].confidence <= 1);
+            assert_true(r.findings[k].evidence[0] != '\0');
+            assert_non_null(r.findings[k].advice);
+            assert_true(r.findings[k].start_ns <= r.findings[k].end_ns);
+        }
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+/* PCIe not measured must not make a missing value look like 0 RX: the
+ * heartbeat row above with rx NAN is found; a point with every field NAN
+ * gives no finding and the verdict idle. */
+static void test_absent_values(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int i = 0; i < 30; i++) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + i * S);
+        gm_dg_add(d, 0, &p);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.nfinding, 0);
+    assert_int_equal(r.gpus[0].verdict, GM_DG_IDLE);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
+/* Incremental use: points older than max_age are dropped; a window over the
+ * last minutes sees only the recent shape. */
+static void test_incremental(void **state)
+{
+    (void)state;
+    struct gm_dg_opts o = {.max_age_ns = 300 * S};
+    struct gm_dg *d = gm_dg_new(&o);
+    rng_state = 7;
+    struct gen idle = {IDLE, 0, .nproc = -1, .mem0 = MIB, .seconds = 600, .step = 1};
+    feed(d, 0, &idle);
+    /* then ten minutes later a heartbeat for two minutes */
+    for (int i = 0; i < 720; i++) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + 600 * S + (int64_t)i * S / 6);
+        double cyc = fmod(i / 6.0, 0.5);
+        p.util_gpu = cyc < 0.17 ? 97 : 0;
+        p.pcie_rx_Bps = p.util_gpu < 10 ? 12e9 : 1e9;
+        assert_int_equal(gm_dg_add(d, 0, &p), 0);
+    }
+    struct gm_dg_result r;
+    int64_t end = T0 + 600 * S + 120 * S;
+    gm_dg_eval(d, end - 60 * S, end, &r);
+    assert_true(has(&r, 0, "input-starved"));
+    assert_true(r.start_ns >= end - 60 * S);
+    gm_dg_result_free(&r);
+    /* a window wholly in the idle part (kept: within max_age of the newest
+     * point? no: dropped) gives no points for the GPU */
+    gm_dg_eval(d, T0, T0 + 100 * S, &r);
+    assert_int_equal(r.nfinding, 0);
+    gm_dg_result_free(&r);
+    /* out of order */
+    struct gm_dg_point p;
+    gm_dg_point_init(&p, T0);
+    assert_int_not_equal(gm_dg_add(d, 0, &p), 0);
+    gm_dg_free(d);
+}
+
+/* A job of four GPUs, one at 55 %: straggler on that GPU only; one that is
+ * thermally throttled instead is explained by that and is no straggler. */
+static void test_straggler(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 9;
+        for (uint32_t g = 0; g < 4; g++) {
+            struct gm_dg_gpu_info info = {.index = g};
+            snprintf(info.job, sizeof info.job, "torchrun \"x\"");
+            gm_dg_set_gpu(d, &info);
+            struct gen gen = {STEADY, g == 2 ? 55 : 95, .util_mem = 0};
+            if (g == 2 && variant == 1) {
+                gen.reasons = 0x60;
+                gen.clock_frac = 0.5;
+            }
+            feed(d, g, &gen);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        size_t n = 0;
+        for (size_t k = 0; k < r.nfinding; k++)
+            if (r.findings[k].cause == GM_DG_STRAGGLER) {
+                n++;
+                assert_int_equal(r.findings[k].gpus[0], 2);
+            }
+        assert_int_equal(n, variant == 0 ? 1 : 0);
+        if (variant == 1)
+            assert_true(has(&r, 2, "thermal-throttle"));
+        assert_true(has(&r, 0, "healthy-busy"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+/* 1-minute rollups: a swing from <= 10 to >= 50 in most minutes at a mean
+ * of ~35 % is a heartbeat; a steady 35 % is light load. */
+static void test_rollups(void **state)
+{
+    (void)state;
+    for (int swing = 0; swing < 2; swing++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        for (int i = 0; i < 60; i++) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + (int64_t)i * 60 * S);
+            p.util_gpu = 35;
+            p.util_gpu_min = swing ? 0 : 33;
+            p.util_gpu_max = swing ? 98 : 37;
+            gm_dg_add(d, 0, &p);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        assert_int_equal(has(&r, 0, "input-starved"), swing);
+        if (!swing)
+            assert_true(has(&r, 0, "light-load"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+static void test_names_and_json(void **state)
+{
+    (void)state;
+    for (int c = 0; c < GM_DG__COUNT; c++)
+        assert_int_equal(gm_dg_cause_from_name(gm_dg_cause_name((enum gm_dg_cause)c)), c);
+    assert_int_equal(gm_dg_cause_from_name("nope"), -1);
+    assert_string_equal(gm_dg_cause_name(GM_DG_INPUT_STARVED), "input-starved");
+    assert_int_equal(gm_dg_severity_from_name("critical"), GM_DG_CRITICAL);
+    assert_int_equal(gm_dg_severity_from_name("loud"), -1);
+
+    struct gm_dg *d = gm_dg_new(NULL);
+    struct gm_dg_gpu_info info = {.index = 0};
+    snprintf(info.name, sizeof info.name, "evil\"\n\x1b[31mname");
+    gm_dg_set_gpu(d, &info);
+    struct gm_dg_point p;
+    gm_dg_point_init(&p, T0);
+    p.lost = 1;
+    gm_dg_add(d, 0, &p);
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    struct gm_buf b = GM_BUF_INIT;
+    gm_dg_json(d, &r, "live", 0, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"schema\":\"gpumon.diagnose/1\""));
+    assert_non_null(strstr(b.p, "\"verdict\":\"lost\""));
+    assert_non_null(strstr(b.p, "\"cause\":\"gpu-lost\""));
+    assert_non_null(strstr(b.p, "evil\\\"\\n\\u001b[31mname"));
+    assert_null(strchr(b.p, '\x1b'));
+    gm_buf_reset(&b);
+    gm_dg_text(d, &r, "live", 1, &b);
+    gm_buf_putc(&b, '\0');
+    assert_null(strchr(b.p, '\x1b'));
+    assert_non_null(strstr(b.p, "gpu-lost [critical]"));
+    gm_buf_free(&b);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
+/* Snapshots through gm_dg_add_snapshot: a value not available stays
+ * absent (a GPU whose utilisation is NA for 10 s is idle, not "0 %" with
+ * findings), dead processes count as dead and are no job, a live one names
+ * the job, a lost GPU is gpu-lost, and the mask selects positions. */
+static void add_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint8_t hs,
+                     const char *name)
+{
+    struct gm_proc p;
+    memset(&p, 0, sizeof p);
+    p.gpu = pos;
+    p.pid = pid;
+    p.type = GM_PT_COMPUTE;
+    p.host_state = hs;
+    p.used_memory = gm_v_u64((uint64_t)(10 * GIB));
+    snprintf(p.name, sizeof p.name, "%s", name);
+    gm_snapshot_add_proc_take(s, &p);
+    struct gm_gpu *g = &s->gpus[pos];
+    if (g->nproc == 0)
+        g->proc_first = s->nproc - 1;
+    g->nproc++;
+}
+
+static void test_snapshots(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 10; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 4);
+        for (uint32_t i = 0; i < 4; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->procs_listed = 1;
+            snprintf(g->str[GM_S_NAME], sizeof g->str[GM_S_NAME], "GPU %u", i);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64(i == 1 ? (uint64_t)(10 * GIB) : (uint64_t)MIB);
+            if (i != 0) /* GPU 0: utilisation not supported */
+                g->m[GM_M_UTIL_GPU] = gm_v_u64(i == 1 ? 0 : 95);
+        }
+        s->gpus[3].state = GM_GPU_LOST;
+        add_proc(s, 1, 4194304, GM_HS_GONE, "dead");
+        add_proc(s, 2, 1234, GM_HS_ALIVE, "python3");
+        gm_dg_add_snapshot(d, s, 0); /* all GPUs */
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 4);
+    assert_true(has(&r, 0, "idle"));
+    assert_int_equal(r.gpus[0].has_findings, 0);
+    assert_true(has(&r, 1, "memory-orphaned"));
+    assert_true(has(&r, 2, "healthy-busy"));
+    assert_int_equal(r.gpus[3].verdict, GM_DG_GPU_LOST);
+    assert_string_equal(gm_dg_gpu(d, 2).job, "python3");
+    assert_string_equal(gm_dg_gpu(d, 1).job, "");
+    assert_string_equal(gm_dg_gpu(d, 1).name, "GPU 1");
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+
+    /* the mask: only position 2 */
+    d = gm_dg_new(NULL);
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->wall_ns = T0;
+    gm_snapshot_set_gpus(s, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        s->gpus[i].index = i;
+    gm_dg_add_snapshot(d, s, UINT64_C(1) << 2);
+    gm_snapshot_free(s);
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 1);
+    assert_int_equal(r.gpus[0].index, 2);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_snapshots),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

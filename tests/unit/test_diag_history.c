@@ -1,0 +1,152 @@
+/* test_diag_history.c -- unit tests for the CSV history reader of
+ * `diagnose --csv` (src/store/history_csv.c).
+ *
+ * Files written here: the agent's header with rows that quote a hostile GPU
+ * name (comma, quote, newline), empty cells (not recorded: NAN, never 0),
+ * reason names, a lost GPU, a window; the same gzip-compressed; and bad
+ * input (no time column, a bad time, a non-numeric value) whose errors must
+ * name the file and the line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "store/history.h"
+
+static const char header[] =
+    "time,host,task_id,gpu,uuid,name,utilization_gpu_percent,utilization_memory_percent,"
+    "memory_used_mib,memory_total_mib,power_draw_w,power_limit_w,temperature_gpu_c,"
+    "clocks_sm_mhz,clocks_mem_mhz,clocks_event_reasons,status\n";
+
+static const char rows[] =
+    "2026-12-03T12:00:00.000+00:00,h,t,0,GPU-a,\"evil, \"\"name\"\"\nline2\",97,40,1024,81559,"
+    "600.5,700.00,63,1980,2619,sw_power_cap|hw_slowdown,ok\n"
+    "2026-12-03T12:00:01.500+00:00,h,t,0,GPU-a,x,,,,81559,,700.00,,,,,value_error\n"
+    "2026-12-03T20:00:02.000+08:00,h,t,1,GPU-b,y,,,,,,,,,,,gpu_lost\n";
+
+struct got {
+    size_t n;
+    struct gm_hist_row r[8];
+    char name0[64];
+};
+
+static int collect(void *arg, const struct gm_hist_row *r)
+{
+    struct got *g = arg;
+    if (g->n == 0)
+        snprintf(g->name0, sizeof g->name0, "%s", r->name);
+    if (g->n < 8)
+        g->r[g->n] = *r;
+    g->n++;
+    return 0;
+}
+
+static char *write_tmp(const char *a, const char *b, int gz)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/gm_dgh_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (gz) {
+        gzFile z = gzopen(path, "wb");
+        gzputs(z, a);
+        gzputs(z, b);
+        gzclose(z);
+    } else {
+        FILE *f = fopen(path, "w");
+        fputs(a, f);
+        fputs(b, f);
+        fclose(f);
+    }
+    return path;
+}
+
+static void test_rows(void **state)
+{
+    (void)state;
+    for (int gz = 0; gz < 2; gz++) {
+        char *p = write_tmp(header, rows, gz);
+        struct got g = {0};
+        size_t n = 0;
+        struct gm_err err = {0};
+        assert_int_equal(gm_hist_read_csv(p, 0, 0, collect, &g, &n, &err), 0);
+        assert_int_equal(n, 3);
+        assert_string_equal(g.name0, "evil, \"name\"\nline2");
+        assert_int_equal(g.r[0].ts_ns, 1796299200LL * 1000000000LL);
+        assert_true(fabs(g.r[0].util - 97) < 1e-9);
+        assert_true(fabs(g.r[0].mem_used_b - 1024.0 * 1048576) < 1);
+        assert_true(fabs(g.r[0].power_w - 600.5) < 1e-9);
+        assert_int_equal(g.r[0].reasons, 0x4 | 0x8);
+        assert_int_equal(g.r[0].nproc, -1);
+        assert_int_equal(g.r[0].down, 0);
+        /* empty cells are not recorded: NAN, never 0 */
+        assert_true(isnan(g.r[1].util));
+        assert_true(isnan(g.r[1].power_w));
+        assert_int_equal(g.r[1].reasons, -1);
+        assert_int_equal(g.r[1].ts_ns, 1796299201500LL * 1000000LL);
+        assert_int_equal(g.r[1].down, 0);
+        /* +08:00 */
+        assert_int_equal(g.r[2].ts_ns, 1796299202LL * 1000000000LL);
+        assert_int_equal(g.r[2].gpu_index, 1);
+        assert_int_equal(g.r[2].down, 1);
+        /* a window */
+        struct got w = {0};
+        assert_int_equal(gm_hist_read_csv(p, 1796299201LL * 1000000000LL, 0, collect, &w, &n, &err),
+                         0);
+        assert_int_equal(n, 2);
+        unlink(p);
+    }
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *head, *body, *want;
+    } cases[] = {
+        {"gpu,util\n", "0,1\n", ":1: not a gpumon GPU log"},
+        {header, "2026-12-03 12:00:00,h,t,0,u,n,1,1,1,1,1,1,1,1,1,none,ok\n", ":2: bad time"},
+        {header, "2026-12-03T12:00:00Z,h,t,x,u,n,1,1,1,1,1,1,1,1,1,none,ok\n", ":2: bad gpu"},
+        {header,
+         "2026-12-03T12:00:00Z,h,t,0,u,n,1,1,1,1,1,1,1,1,1,none,ok\n"
+         "2026-12-03T12:00:01Z,h,t,0,u,n,lots,1,1,1,1,1,1,1,1,none,ok\n",
+         ":3: column utilization_gpu_percent: not a number 'lots'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p = write_tmp(cases[i].head, cases[i].body, 0);
+        struct got g = {0};
+        size_t n = 0;
+        struct gm_err err = {0};
+        assert_int_not_equal(gm_hist_read_csv(p, 0, 0, collect, &g, &n, &err), 0);
+        if (!strstr(err.msg, cases[i].want) || strncmp(err.msg, p, strlen(p)) != 0) {
+            fprintf(stderr, "case %zu: got '%s', want '%s'\n", i, err.msg, cases[i].want);
+            fail();
+        }
+        unlink(p);
+    }
+    struct gm_err err = {0};
+    size_t n = 0;
+    assert_int_equal(gm_hist_read_csv("/nonexistent/x.csv", 0, 0, collect, NULL, &n, &err),
+                     GM_E_NOTFOUND);
+    assert_non_null(strstr(err.msg, "/nonexistent/x.csv"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
