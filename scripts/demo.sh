@@ -50,6 +50,7 @@ echo "gpumon demo: a simulated node with 8 x H100 80GB running a DDP training jo
 run status
 run query --query-gpu=index,utilization.gpu,memory.used,memory.total,power.draw,temperature.gpu,clocks.sm,clocks.max.sm,clocks_event_reasons.active --format=csv
 run query --query-compute-apps=gpu_uuid,pid,process_name,used_memory --format=csv,noheader
+run diagnose --duration 10s
 printf '\n$ gpumon status --json | python3 -m json.tool (GPU 5 only, abridged)\n'
 "$gpumon" --sim "$scenario" status --json --id 5 | python3 -c '
 import json, sys
@@ -111,6 +112,10 @@ What you are looking at:
          agent's gpu-temperature-critical rule fired on it at once; the
          warnings (hot for 1 min, throttled for 2 min) would follow.
   GPU 7  holds 30 GiB for PID 4194304, which does not exist: "process gone".
+  'gpumon diagnose' names all three (input-starved, thermal-throttle,
+  memory-orphaned) with the numbers and what to do; the agent runs the same
+  analysis (events, gpumon_diagnosis_active on /metrics, the report's
+  findings column) once it has a minute of samples.
 
 TXT
 cat <<TXT

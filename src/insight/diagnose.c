@@ -500,6 +500,11 @@ static const char *pct_or_na(char *b, size_t n, double v)
 /* The heartbeat of a data-loader-starved job: bursts of high utilisation
  * separated by ~0, repeatedly, at a mean that is neither idle nor a light
  * inference load (docs/diagnose.md#input-starved). */
+/* The widest mean spacing of utilisation samples from which a beat's period
+ * is reported: NVML's buffers give 1/6 s; a 1 s series aliases a sub-second
+ * beat into a wrong, longer one. */
+#define STARVED_TIMED_SPACING 0.25
+
 static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
     size_t n = st->util.n;
@@ -529,11 +534,25 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
         "the GPU waits for input between bursts: more DataLoader workers (num_workers), "
         "pin_memory=True, prefetching (prefetch_factor, non_blocking copies), faster storage");
     char pw[32];
-    if (raw)
+    /* A beat is timed only from samples fine enough to see it (NVML's 1/6 s
+     * buffers); from a coarser series (the agent's 1 s samples, history) the
+     * rises are aliased and their count says nothing about the period. */
+    double spacing = n > 1 ? secs / (double)(n - 1) : NAN;
+    int timed = !isnan(spacing) && spacing <= STARVED_TIMED_SPACING;
+    if (!timed)
+        period = NAN;
+    if (raw && timed)
         snprintf(f->evidence, sizeof f->evidence,
                  "utilisation alternates %.0f <-> %.0f %% every %.1f s (%zu bursts), duty %.0f %%, "
                  "mean %.0f %%, CV %.2f; power %s of limit",
                  st->util.min, st->util.max, period, st->rises, duty * 100, mean, cv,
+                 pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
+    else if (raw)
+        snprintf(f->evidence, sizeof f->evidence,
+                 "utilisation jumps between %.0f and %.0f %% (%zu rises in %zu samples, one every "
+                 "%.1f s: too coarse to time the beat), high %.0f %% of the time, mean %.0f %%, "
+                 "CV %.2f; power %s of limit",
+                 st->util.min, st->util.max, st->rises, n, spacing, duty * 100, mean, cv,
                  pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
     else
         snprintf(f->evidence, sizeof f->evidence,
