@@ -48,8 +48,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter)" ;;
+    top | exporter | insight) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -60,6 +60,8 @@ want() { # section: runs in this run?
 tools=(python3:python3 meson:meson ninja:ninja-build)
 if [ -z "$ONLY" ]; then
     tools+=(valgrind:valgrind callgrind_annotate:valgrind hyperfine:hyperfine strace:strace)
+elif want insight; then
+    tools+=(hyperfine:hyperfine)
 fi
 if want exporter; then
     tools+=(wrk:wrk)
@@ -117,6 +119,31 @@ GENSTORE=$BUILD/bench/gen_store
 SIMLIB=$BUILD/sim/libnvidia-ml.so.1
 CACHE=$OUT/cache # survives reruns: the report benchmark's store
 mkdir -p "$OUT"
+
+# The report benchmark's store (STORE_DAYS days of 8 GPUs at 1 s), made once
+# and kept in the cache; sets STORE.
+ensure_store() {
+    local schema gensum
+    mkdir -p "$CACHE"
+    schema=$("$GENSTORE" --schema-version)
+    gensum=$(sha256sum <bench/gen_store.c | cut -c1-12)
+    STORE=$CACHE/store-v$schema-${STORE_DAYS}d-8gpu-1s-$gensum.db
+    if [ "${BENCH_REGEN:-0}" = 1 ] || [ ! -f "$STORE" ] || [ ! -f "$STORE.txt" ] ||
+        [ ! -f "$STORE.json" ]; then
+        say "store: generating $STORE_DAYS days of 8 GPUs at 1 s (once; kept in $CACHE)"
+        rm -f "$CACHE"/store-*
+        "$GENSTORE" --days "$STORE_DAYS" "$STORE.tmp" >"$STORE.txt.tmp" ||
+            { rm -f "$STORE.tmp"*; die "gen_store failed"; }
+        python3 bench/dbsize.py "$STORE.tmp" >"$STORE.json.tmp" || die "dbsize.py failed"
+        mv "$STORE.tmp" "$STORE"
+        mv "$STORE.json.tmp" "$STORE.json"
+        mv "$STORE.txt.tmp" "$STORE.txt"
+        echo "generated 1" >>"$STORE.txt"
+    else
+        say "store: using $STORE"
+        sed -i 's/^generated .*/generated 0/' "$STORE.txt"
+    fi
+}
 if [ -z "$ONLY" ]; then
     find "$OUT" -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
 else # only the outputs of the sections that run
@@ -288,24 +315,7 @@ python3 bench/cgsplit.py agent "$OUT/cg-agent.1" --samples "$cg_samples" >"$OUT/
 say "store: writing one day of 8 GPUs at 1 s"
 "$GENSTORE" --days 1 --end 1767225600 "$OUT/store-1d.db" >"$OUT/gen-1d.txt" ||
     die "gen_store failed"
-schema=$("$GENSTORE" --schema-version)
-gensum=$(sha256sum <bench/gen_store.c | cut -c1-12)
-STORE=$CACHE/store-v$schema-${STORE_DAYS}d-8gpu-1s-$gensum.db
-if [ "${BENCH_REGEN:-0}" = 1 ] || [ ! -f "$STORE" ] || [ ! -f "$STORE.txt" ] ||
-    [ ! -f "$STORE.json" ]; then
-    say "store: generating $STORE_DAYS days of 8 GPUs at 1 s (once; kept in $CACHE)"
-    rm -f "$CACHE"/store-*
-    "$GENSTORE" --days "$STORE_DAYS" "$STORE.tmp" >"$STORE.txt.tmp" ||
-        { rm -f "$STORE.tmp"*; die "gen_store failed"; }
-    python3 bench/dbsize.py "$STORE.tmp" >"$STORE.json.tmp" || die "dbsize.py failed"
-    mv "$STORE.tmp" "$STORE"
-    mv "$STORE.json.tmp" "$STORE.json"
-    mv "$STORE.txt.tmp" "$STORE.txt"
-    echo "generated 1" >>"$STORE.txt"
-else
-    say "store: using $STORE"
-    sed -i 's/^generated .*/generated 0/' "$STORE.txt"
-fi
+ensure_store
 cp "$STORE.txt" "$OUT/gen-store.txt"
 cp "$STORE.json" "$OUT/gen-store.json"
 start_unix=$(sed -n 's/^start_unix //p' "$STORE.txt")
@@ -424,8 +434,27 @@ if want exporter; then
         die "the exporter benchmark failed (see $OUT/exporter/)"
 fi
 
+# ---------------------------------------------------------------- insight
+# The diagnosis and GPM (docs/BENCHMARKS.md "Diagnosis and GPM"):
+# `diagnose --since 30d` on the report benchmark's store, live diagnose's
+# CPU for BENCH_INSIGHT_LIVE_SECS (30 s), the agent at 1 s with GPM and the
+# diagnosis on beside one with it off for BENCH_INSIGHT_AGENT_SECS (60 s,
+# after 70 s of warm-up: the diagnosis starts after a minute).  About 3
+# minutes, plus the store the first time.
+ins_rc=0
+if want insight; then
+    ensure_store
+    ins_end=$(sed -n 's/^end_unix //p' "$STORE.txt")
+    say "insight: diagnose --since 30d (hyperfine), live diagnose, the agent with GPM and diagnosis"
+    python3 bench/insight_run.py --gpumon "$GPUMON" --simlib "$SIMLIB" --store "$STORE" \
+        --until "$(date -u -d "@$ins_end" +%Y-%m-%dT%H:%MZ)" --out "$OUT/insight" --doc "$DOC" \
+        --live-secs "${BENCH_INSIGHT_LIVE_SECS:-30}" --agent-secs "${BENCH_INSIGHT_AGENT_SECS:-60}" ||
+        ins_rc=$?
+    [ "$ins_rc" = 0 ] || [ "$ins_rc" = 3 ] || die "the insight benchmark failed"
+fi
+
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
-    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ]; then
+    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ]; then
         exit 1
     fi
     if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then

@@ -45,6 +45,12 @@ extern const struct gm_cmd gm_cmd_free;
 extern const struct gm_cmd gm_cmd_doctor;
 extern const struct gm_cmd gm_cmd_diagnose;
 
+/* A point in time as `report --from` and `diagnose --until` take it:
+ * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" or with a 'T', optionally followed
+ * by "Z" or "+HH:MM"/"-HH:MM"; local time without an offset.  -1 when s is
+ * not one. */
+int cli_parse_time(const char *s, int64_t *ns);
+
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "gpumon: warning: ..." on stderr. */
