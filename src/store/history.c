@@ -207,18 +207,31 @@ int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const c
     }
     sqlite3_busy_timeout(db, 5000);
     int64_t nraw = 0, nproc = 0;
-    int rc = count(db,
-                   "SELECT count(*) FROM samples s LEFT JOIN tasks t ON t.id = s.task "
-                   "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3)",
-                   from_ns, to_ns, task, &nraw);
+    /* whether there are any (a count of 30 days of raw rows takes seconds) */
+    static const char any_raw[] =
+        "SELECT count(*) FROM (SELECT 1 FROM samples s LEFT JOIN tasks t ON t.id = s.task "
+        "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) LIMIT 1)";
+    int rc = count(db, any_raw, from_ns, to_ns, task, &nraw);
     if (rc == 0)
         rc = count(db,
                    "SELECT count(*) FROM (SELECT 1 FROM procs WHERE ts >= ?1 AND ts <= ?2 "
                    "AND (?3 IS NULL OR ?3 = ?3) LIMIT 1)",
                    from_ns, to_ns, task, &nproc);
+    int64_t split = to_ns - GM_HIST_RAW_RECENT_NS, nrecent = 0;
     if (rc != 0) {
         rc = gm_err_set(err, GM_E_INVAL, "%s: not a gpumon history database (%s)", path,
                         sqlite3_errmsg(db));
+    } else if (to_ns - from_ns > GM_HIST_RAW_SPAN_NS) {
+        /* a long window: its 1-minute rollups (the minutes that end before
+         * the last hour), then the last hour's raw samples where there are
+         * any -- millions of raw rows would cost seconds and gigabytes */
+        rc = read_rollups(db, path, from_ns, split - 60000000000LL, task, fn, arg, nrows, err);
+        if (rc == 0)
+            rc = count(db, any_raw, split, to_ns, task, &nrecent);
+        if (rc == 0 && nrecent > 0)
+            rc = read_raw(db, path, split, to_ns, task, nproc > 0, fn, arg, nrows, err);
+        else if (rc == 0)
+            rc = read_rollups(db, path, split, to_ns, task, fn, arg, nrows, err);
     } else if (nraw > 0) {
         rc = read_raw(db, path, from_ns, to_ns, task, nproc > 0, fn, arg, nrows, err);
     } else {

@@ -32,9 +32,18 @@ struct gm_hist_row {
 
 typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
 
+/* Windows longer than this are read from the 1-minute rollups, except
+ * their last GM_HIST_RAW_RECENT_NS, read raw: 30 days of 8 GPUs at 1 s are
+ * 20 million raw rows (a minute and a gigabyte), but 345 600 rollups. */
+#define GM_HIST_RAW_SPAN_NS (2 * 3600 * 1000000000LL)
+#define GM_HIST_RAW_RECENT_NS (3600 * 1000000000LL)
+
 /* Reads the store at path between from_ns and to_ns (inclusive), only the
- * rows of task when task is not NULL.  Raw samples when there are any in
- * the window, else the 1-minute rollups.  *nrows receives the rows given.
+ * rows of task when task is not NULL.  Up to GM_HIST_RAW_SPAN_NS: raw
+ * samples when there are any in the window, else the 1-minute rollups;
+ * longer: rollups, then the last GM_HIST_RAW_RECENT_NS raw (rollups where
+ * no raw sample is left).  Per GPU the rows come in time order within each
+ * of the two parts, the rollups first.  *nrows receives the rows given.
  * Returns 0, or a GM_E code with err naming the file and what failed; a
  * non-zero return of fn stops the reading and is returned. */
 int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const char *task,
