@@ -1,6 +1,7 @@
 /* cli.c -- helpers shared by the subcommands (see cli.h). */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../agent/config.h"
@@ -223,5 +225,50 @@ int cli_config(struct gm_config *c, const char *config, int no_config, const cha
         cli_error("%s", err.msg);
         return GM_EXIT_USAGE;
     }
+    return 0;
+}
+
+int cli_parse_time(const char *s, int64_t *ns)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    int n = 0;
+    // NOLINTNEXTLINE(cert-err34-c): %2d fields cannot overflow; the count checks the form
+    if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
+        return -1;
+    const char *p = s + n;
+    if (*p == 'T' || *p == ' ') {
+        int m = 0;
+        if (sscanf(p + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2) // NOLINT(cert-err34-c)
+            return -1;
+        p += 1 + m;
+        if (*p == ':') {
+            if (!isdigit((unsigned char)p[1]) || !isdigit((unsigned char)p[2]))
+                return -1;
+            tm.tm_sec = (p[1] - '0') * 10 + (p[2] - '0');
+            p += 3;
+        }
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+        tm.tm_min > 59 || tm.tm_sec > 60)
+        return -1;
+    time_t t;
+    if (*p == '\0') {
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+    } else if (*p == 'Z' && p[1] == '\0') {
+        t = timegm(&tm);
+    } else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]) &&
+               isdigit((unsigned char)p[2]) && p[3] == ':' && isdigit((unsigned char)p[4]) &&
+               isdigit((unsigned char)p[5]) && p[6] == '\0') {
+        int off =
+            ((p[1] - '0') * 10 + (p[2] - '0')) * 3600 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+        t = timegm(&tm) - (*p == '+' ? off : -off);
+    } else {
+        return -1;
+    }
+    *ns = (int64_t)t * 1000000000LL;
     return 0;
 }
