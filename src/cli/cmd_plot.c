@@ -332,8 +332,13 @@ static int cmd_plot_run(int argc, char **argv)
         localtime_r(&tf, &tmf);
         localtime_r(&te, &tm);
     }
-    strftime(a, sizeof a, "%Y-%m-%d %H:%M", &tmf);
-    strftime(b, sizeof b, "%Y-%m-%d %H:%M", &tm);
+    if (d.to_ns - d.from_ns < 3600LL * 1000000000LL) { /* a short window: seconds too */
+        strftime(a, sizeof a, "%Y-%m-%d %H:%M:%S", &tmf);
+        strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm);
+    } else {
+        strftime(a, sizeof a, "%Y-%m-%d %H:%M", &tmf);
+        strftime(b, sizeof b, "%Y-%m-%d %H:%M", &tm);
+    }
     snprintf(title, sizeof title, "%s  %s to %s%s%s", host, a, b, task ? "  task " : "",
              task ? task : "");
     po.title = title;
