@@ -289,7 +289,7 @@ static void draw_series(struct ctx *c, const struct gm_plot_gpu *g, size_t gi, i
     }
 }
 
-static void draw_panel(struct ctx *c, int m, double top, double height, int last)
+static void draw_panel(struct ctx *c, int m, double top, double height, int first)
 {
     cairo_t *cr = c->cr;
     const struct gm_plot_data *d = c->d;
@@ -340,7 +340,6 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int last
         text_at(c, c->x0 - 6, y + 4, 10, 0, 2, t);
     }
     time_ticks(c, at, ab, 1);
-    (void)last;
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     cairo_rectangle(cr, floor(c->x0) + 0.5, floor(at) + 0.5, floor(c->x1 - c->x0), floor(ab - at));
     cairo_stroke(cr);
@@ -393,7 +392,10 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int last
     cairo_restore(cr);
     free(cols);
 
-    /* marks (solid, dark grey) and fired alerts (dashed, dark red) */
+    /* marks (solid, dark grey) and fired alerts (dashed, dark red); their
+     * text in the top panel only, and only where it does not overwrite the
+     * previous one (a month of marks would be a wall of text) */
+    double last_label = -1e9;
     for (size_t e = 0; e < d->nev; e++) {
         const struct gm_plot_event *ev = &d->ev[e];
         if (ev->t_ns < d->from_ns || ev->t_ns > d->to_ns)
@@ -412,6 +414,9 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int last
         cairo_line_to(cr, x, ab);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
+        if (!first || x - last_label < 12)
+            continue;
+        last_label = x;
         snprintf(lab, sizeof lab, "%s%.150s", ev->kind == GM_PE_MARK ? "" : "alert: ", ev->text);
         cairo_save(cr);
         cairo_translate(cr, x + 3, at + 3);
@@ -529,14 +534,11 @@ static void draw(struct ctx *c, double height)
     text_at(c, c->x1, 22, 10, 0, 2, lab);
     draw_legend(c, TITLE_H + 12);
     double y = TITLE_H + legend_height(c);
-    int np = 0;
-    for (int m = 0; m < GM_PM__COUNT; m++)
-        np += !!(c->o->metrics & (1u << m));
     int k = 0;
     for (int m = 0; m < GM_PM__COUNT; m++) {
         if (!(c->o->metrics & (1u << m)))
             continue;
-        draw_panel(c, m, y, c->o->panel_height, ++k == np);
+        draw_panel(c, m, y, c->o->panel_height, k++ == 0);
         y += c->o->panel_height;
     }
     draw_strip(c, y);
