@@ -102,8 +102,7 @@ static void host_part(char *out, size_t len)
     out[i] = '\0';
 }
 
-static int write_plot(const char *path, const struct gm_plot_data *d,
-                      const struct gm_plot_opts *o)
+static int write_plot(const char *path, const struct gm_plot_data *d, const struct gm_plot_opts *o)
 {
     struct gm_err err = {0};
     int dfd = -1;
@@ -255,12 +254,14 @@ static int cmd_plot_run(int argc, char **argv)
                                        "--data-dir or --store-path");
     char bad[80];
     if (gm_plot_parse_metrics(metrics, &po.metrics, bad, sizeof bad) != 0)
-        return cli_usage_error("plot", "unknown metric '%s' in --metrics (util, memutil, mem, "
-                                       "power, temp, clocks)",
+        return cli_usage_error("plot",
+                               "unknown metric '%s' in --metrics (util, memutil, mem, "
+                               "power, temp, clocks)",
                                bad);
     if (out && format_of(out) < 0)
-        return cli_usage_error("plot", "cannot tell the format of '%s': name it .png, .svg or "
-                                       ".pdf",
+        return cli_usage_error("plot",
+                               "cannot tell the format of '%s': name it .png, .svg or "
+                               ".pdf",
                                out);
 
     int64_t to = until ? until : gm_wall_ns(), from = to - since;
@@ -354,5 +355,4 @@ static int cmd_plot_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_plot = {"plot", "a chart of the history: PNG, SVG or PDF",
-                                   cmd_plot_run};
+const struct gm_cmd gm_cmd_plot = {"plot", "a chart of the history: PNG, SVG or PDF", cmd_plot_run};

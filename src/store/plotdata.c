@@ -307,9 +307,8 @@ static int read_raw(struct gm_plot_data *d, sqlite3 *db, const char *path, int64
             g->power_limit_w = lim; /* the latest in the window */
         set3(p, GM_PM_TEMP, col_d(st, 11, 1));
         set3(p, GM_PM_CLOCKS, col_d(st, 12, 1));
-        p->throttle = throttle_bits(sqlite3_column_type(st, 13) == SQLITE_NULL
-                                        ? -1
-                                        : sqlite3_column_int64(st, 13));
+        p->throttle = throttle_bits(
+            sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13));
     }
     int rc = s == SQLITE_DONE ? 0 : fail(db, err, path, "cannot read samples");
     sqlite3_finalize(st);
@@ -447,16 +446,17 @@ int gm_plot_read_store(struct gm_plot_data *d, const char *path, int64_t from_ns
     }
     sqlite3_busy_timeout(db, 5000);
     int64_t span = to_ns - from_ns;
-    int tier = span <= 6 * HOUR_NS ? GM_PTIER_RAW : span <= 8 * 24 * HOUR_NS ? GM_PTIER_1M
-                                                                              : GM_PTIER_1H;
+    int tier = span <= 6 * HOUR_NS        ? GM_PTIER_RAW
+               : span <= 8 * 24 * HOUR_NS ? GM_PTIER_1M
+                                          : GM_PTIER_1H;
     int rc = 0;
     for (; tier <= GM_PTIER_1H; tier++) {
         d->tier = tier;
         if (tier == GM_PTIER_RAW)
             rc = read_raw(d, db, path, from_ns, to_ns, task, ids, err);
         else
-            rc = read_rollup(d, db, path, tier == GM_PTIER_1M ? "rollup_1m" : "rollup_1h",
-                             from_ns, to_ns, task, ids, err);
+            rc = read_rollup(d, db, path, tier == GM_PTIER_1M ? "rollup_1m" : "rollup_1h", from_ns,
+                             to_ns, task, ids, err);
         if (rc != 0 || gm_plot_data_points(d) > 0)
             break;
     }

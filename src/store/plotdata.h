@@ -48,9 +48,9 @@ enum { GM_PT_THERMAL, GM_PT_POWER_CAP, GM_PT_POWER_BRAKE, GM_PT_HW_SLOWDOWN, GM_
 extern const char *const gm_plot_throttle_names[GM_PT__COUNT];
 
 struct gm_plot_point {
-    int64_t t_ns;   /* start (rollups: of the period), UTC */
-    int down;       /* 1: GPU lost or unreadable or driver down: no values */
-    int throttle;   /* bits (1 << GM_PT_*); -1 unknown */
+    int64_t t_ns; /* start (rollups: of the period), UTC */
+    int down;     /* 1: GPU lost or unreadable or driver down: no values */
+    int throttle; /* bits (1 << GM_PT_*); -1 unknown */
     double lo[GM_PM__COUNT], avg[GM_PM__COUNT], hi[GM_PM__COUNT]; /* NAN: not recorded */
 };
 
@@ -69,15 +69,15 @@ struct gm_plot_gpu {
 enum { GM_PE_MARK, GM_PE_ALERT };
 struct gm_plot_event {
     int64_t t_ns;
-    int kind;        /* GM_PE_* */
-    char text[160];  /* hostile: escape before showing; cut at 159 bytes */
+    int kind;       /* GM_PE_* */
+    char text[160]; /* hostile: escape before showing; cut at 159 bytes */
 };
 
 enum { GM_PTIER_RAW, GM_PTIER_1M, GM_PTIER_1H, GM_PTIER_CSV };
 
 struct gm_plot_data {
     int64_t from_ns, to_ns;
-    int tier; /* GM_PTIER_* */
+    int tier;                /* GM_PTIER_* */
     struct gm_plot_gpu *gpu; /* by index order */
     size_t ngpu;
     struct gm_plot_event *ev;

@@ -116,17 +116,16 @@ static void text_at(struct ctx *c, double x, double y, double size, int bold, in
 
 static double x_of(const struct ctx *c, int64_t t_ns)
 {
-    return c->x0 + (double)(t_ns - c->d->from_ns) / (double)(c->d->to_ns - c->d->from_ns) *
-                       (c->x1 - c->x0);
+    return c->x0 +
+           (double)(t_ns - c->d->from_ns) / (double)(c->d->to_ns - c->d->from_ns) * (c->x1 - c->x0);
 }
 
 /* ---- time axis ---------------------------------------------------------- */
 
 static const int64_t tick_steps[] = {
-    10 * NS,        30 * NS,        60 * NS,         120 * NS,        300 * NS,
-    600 * NS,       900 * NS,       1800 * NS,       3600 * NS,       7200 * NS,
-    10800 * NS,     21600 * NS,     43200 * NS,      86400 * NS,      2 * 86400 * NS,
-    7 * 86400 * NS, 14 * 86400 * NS, 28 * 86400 * NS,
+    10 * NS,    30 * NS,    60 * NS,        120 * NS,       300 * NS,        600 * NS,
+    900 * NS,   1800 * NS,  3600 * NS,      7200 * NS,      10800 * NS,      21600 * NS,
+    43200 * NS, 86400 * NS, 2 * 86400 * NS, 7 * 86400 * NS, 14 * 86400 * NS, 28 * 86400 * NS,
 };
 
 static long utc_offset(const struct ctx *c, int64_t t_ns)
@@ -196,8 +195,8 @@ static double nice_step(double range, int n)
 
 static double limit_of(const struct gm_plot_gpu *g, int m)
 {
-    return m == GM_PM_POWER ? g->power_limit_w
-           : m == GM_PM_MEM ? g->mem_total_b
+    return m == GM_PM_POWER  ? g->power_limit_w
+           : m == GM_PM_MEM  ? g->mem_total_b
            : m == GM_PM_TEMP ? g->temp_slowdown_c
                              : NAN;
 }
@@ -250,7 +249,7 @@ static void draw_series(struct ctx *c, const struct gm_plot_gpu *g, size_t gi, i
             q->n++;
         }
         double h = bottom - top;
-#define Y(v) (bottom - fmin(fmax((v) * scale / ymax, 0), 1.02) * h)
+#define Y(v) (bottom - fmin(fmax((v)*scale / ymax, 0), 1.02) * h)
         if (c1 >= c0) {
             /* the band of lows and highs */
             set_col(cr, palette[gi % NPAL], 0.28);
@@ -374,7 +373,9 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
         snprintf(lab, sizeof lab, "%s %.4g %s",
-                 m == GM_PM_POWER ? "power limit" : m == GM_PM_MEM ? "memory total" : "slowdown",
+                 m == GM_PM_POWER ? "power limit"
+                 : m == GM_PM_MEM ? "memory total"
+                                  : "slowdown",
                  lim * scale, gm_plot_metrics[m].unit);
         text_at(c, c->x1 - 4, y - 3, 9, 0, 2, lab);
     }

@@ -13,6 +13,8 @@ stopped for ~3 s (a gap: 12 intervals), then ~3 s again.  Then:
   svg      xmllint accepts it; the size; a path in each shown GPU's colour
   pdf      pdfinfo counts one page; pdftotext finds the panel titles, the
            GPUs' legend and the mark's text
+  csv      the agent's CSV log of the same recording (--csv): non-blank,
+           the gap kept
   default  no -o: gpumon-HOST-DATE.png in the current directory, its path
            printed; a symbolic link planted at that name is replaced, and
            the file it pointed to is left alone
@@ -215,6 +217,29 @@ def test_pdf():
     check("GPU 2" not in t, "pdftotext: GPU 2 shown though --id 0,1", t[:800])
 
 
+def test_csv():
+    r = record()
+    files = agentlib.day_files(os.path.join(r["data"], "csv"))
+    check(files, "no CSV log of the recording")
+    path = os.path.join(r["dir"], "csv.png")
+    win = r["win"][2:]  # the window, GPUs and metrics without --data-dir
+    rc, out, err = run(["plot", "--csv"] + files + win + ["-o", path], r["env"])
+    check_eq(rc, 0, "gpumon plot --csv", err)
+    with open(path, "rb") as f:
+        w, h, rows = png_decode(f.read())
+    check_eq(w, WIDTH, "PNG width from CSV")
+    y0, y1 = TOP + 20, TOP + PANEL_H - 22
+    xs = range(LEFT, WIDTH - RIGHT)
+    n = sum(1 for y in range(y0, y1) for x in xs if saturated(rows[y][x]))
+    check(n > 200, f"the utilisation panel from CSV is blank: {n} series pixels")
+    ga, gb = x_of(REC["gap"][0]), x_of(REC["gap"][1])
+    bad = [x for x in range(int(ga) + 4, int(gb) - 3)
+           if any(saturated(rows[y][x]) for y in range(TOP, TOP + 5 * PANEL_H))]
+    check(not bad, f"series drawn across the gap in the CSV plot at columns {bad[:10]}")
+    rc, out, err = run(["plot", "--csv", files[0], "--task", "x"], r["env"])
+    check_eq(rc, 2, "--csv with --task", err)
+
+
 def test_default_name():
     r = record()
     cwd = os.path.join(r["dir"], "cwd")
@@ -266,7 +291,7 @@ if __name__ == "__main__":
             print(f"SKIP: {tool} is missing (scripts/install-deps.sh installs it)")
             sys.exit(77)
     try:
-        agentlib.main([test_png, test_svg, test_pdf, test_default_name, test_errors])
+        agentlib.main([test_png, test_svg, test_pdf, test_csv, test_default_name, test_errors])
     finally:
         if REC and not os.environ.get("GPUMON_KEEP"):
             subprocess.run(["rm", "-rf", REC["dir"]])

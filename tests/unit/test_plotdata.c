@@ -211,10 +211,9 @@ static void test_rollups(void **state)
     gm_plot_data_free(&d);
 
     /* 7 days with no 1-minute rows but the hour: falls back to the hours */
-    assert_int_equal(
-        gm_plot_read_store(&d, db_path, T0 * 1000000 - 25 * 86400 * S,
-                           T0 * 1000000 - 18 * 86400 * S, NULL, 0, &err),
-        0);
+    assert_int_equal(gm_plot_read_store(&d, db_path, T0 * 1000000 - 25 * 86400 * S,
+                                        T0 * 1000000 - 18 * 86400 * S, NULL, 0, &err),
+                     0);
     assert_int_equal(d.tier, GM_PTIER_1H);
     assert_int_equal(gm_plot_data_points(&d), 1);
     gm_plot_data_free(&d);
