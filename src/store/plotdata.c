@@ -446,9 +446,9 @@ int gm_plot_read_store(struct gm_plot_data *d, const char *path, int64_t from_ns
     }
     sqlite3_busy_timeout(db, 5000);
     int64_t span = to_ns - from_ns;
-    int tier = span <= 6 * HOUR_NS        ? GM_PTIER_RAW
-               : span <= 8 * 24 * HOUR_NS ? GM_PTIER_1M
-                                          : GM_PTIER_1H;
+    int tier = span <= 6 * HOUR_NS     ? GM_PTIER_RAW
+               : span <= 192 * HOUR_NS ? GM_PTIER_1M
+                                       : GM_PTIER_1H;
     int rc = 0;
     for (; tier <= GM_PTIER_1H; tier++) {
         d->tier = tier;

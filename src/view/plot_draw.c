@@ -123,9 +123,9 @@ static double x_of(const struct ctx *c, int64_t t_ns)
 /* ---- time axis ---------------------------------------------------------- */
 
 static const int64_t tick_steps[] = {
-    10 * NS,    30 * NS,    60 * NS,        120 * NS,       300 * NS,        600 * NS,
-    900 * NS,   1800 * NS,  3600 * NS,      7200 * NS,      10800 * NS,      21600 * NS,
-    43200 * NS, 86400 * NS, 2 * 86400 * NS, 7 * 86400 * NS, 14 * 86400 * NS, 28 * 86400 * NS,
+    10 * NS,     30 * NS,     60 * NS,      120 * NS,     300 * NS,   600 * NS,   900 * NS,
+    1800 * NS,   3600 * NS,   7200 * NS,    10800 * NS,   21600 * NS, 43200 * NS, 86400 * NS,
+    172800 * NS, 604800 * NS, 1209600 * NS, 2419200 * NS, /* 2 d, 1, 2, 4 weeks */
 };
 
 static long utc_offset(const struct ctx *c, int64_t t_ns)
@@ -327,7 +327,9 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
     /* frame, grid and y ticks */
     cairo_set_dash(cr, NULL, 0, 0);
     cairo_set_line_width(cr, 1);
-    for (double v = 0; v <= ymax + ystep / 2; v += ystep) {
+    int nticks = (int)floor(ymax / ystep + 0.5);
+    for (int k = 0; k <= nticks; k++) {
+        double v = k * ystep;
         double y = floor(ab - v / ymax * (ab - at)) + 0.5;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, c->x0, y);
@@ -435,8 +437,10 @@ static void draw_strip(struct ctx *c, double top)
     cairo_set_source_rgb(cr, 0, 0, 0);
     text_at(c, c->x0, top + 14, 12, 1, 0, "Clocks held down (throttle reasons)");
     double y = top + 20;
-    for (size_t i = 0; i < d->ngpu; i++, y += STRIP_ROW + 2) {
+    for (size_t i = 0; i < d->ngpu; i++) {
         const struct gm_plot_gpu *g = &d->gpu[i];
+        if (i)
+            y += STRIP_ROW + 2;
         char lab[32];
         snprintf(lab, sizeof lab, "GPU %u", g->index);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -467,6 +471,8 @@ static void draw_strip(struct ctx *c, double top)
             }
         }
     }
+    if (d->ngpu)
+        y += STRIP_ROW + 2; /* below the last row */
     time_ticks(c, top + 20, y, 1);
     /* the key */
     double x = c->x0;
