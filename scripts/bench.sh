@@ -7,8 +7,9 @@
 #   BENCH_ONLY=exporter scripts/bench.sh   only the exporter section
 #
 # BENCH_ONLY=SECTION[,SECTION] runs only those sections after the build:
-# "top" (gpumon top's CPU) and "exporter" (the Prometheus exporter under wrk
-# beside node_exporter); each rewrites only its own generated block of
+# "top" (gpumon top's CPU), "exporter" (the Prometheus exporter under wrk
+# beside node_exporter) and "plot" (gpumon plot --since 30d on the 30-day
+# store); each rewrites only its own generated block of
 # docs/BENCHMARKS.md and its own files in bench-results/, and the other
 # results stay as they are.  The sections that bench/report.py writes
 # together (summary, snapshot, process, agent, storage, report) run only in
@@ -48,8 +49,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight)" ;;
+    top | exporter | insight | plot) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -110,7 +111,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         { cat "$BUILD/bench-setup.log" >&2; die "meson setup failed"; }
 fi
 say "building $BUILD"
-ninja -C "$BUILD" src/gpumon src/gpumon_top.so src/gpumon_export.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
+ninja -C "$BUILD" src/gpumon src/gpumon_top.so src/gpumon_export.so src/gpumon_plot.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
     >"$BUILD/bench-build.log" 2>&1 ||
     { cat "$BUILD/bench-build.log" >&2; die "build failed"; }
 GPUMON=$BUILD/src/gpumon
@@ -149,6 +150,7 @@ if [ -z "$ONLY" ]; then
 else # only the outputs of the sections that run
     ! want top || rm -f "$OUT/top-cpu.json"
     ! want exporter || rm -rf "$OUT/exporter" "$OUT/exporter.json"
+    ! want plot || rm -f "$OUT/plot.json"
 fi
 mkdir -p "$CACHE"
 
@@ -453,8 +455,23 @@ if want insight; then
     [ "$ins_rc" = 0 ] || [ "$ins_rc" = 3 ] || die "the insight benchmark failed"
 fi
 
+# ---------------------------------------------------------------- plot
+# gpumon plot --since 30d (the 1-hour rollups of the report's 30-day store
+# of 8 GPUs, made here when a full run has not made it yet) as PNG, SVG and
+# PDF: the median of BENCH_PLOT_RUNS (10) runs each against issue 13's
+# 500 ms.  Its own block in $DOC.
+plot_rc=0
+if want plot; then
+    ensure_store
+    PSTORE=$STORE
+    say "plot: gpumon plot --since 30d, ${BENCH_PLOT_RUNS:-10} runs per format"
+    python3 bench/plot_time.py --gpumon "$GPUMON" --store "$PSTORE" --out "$OUT/plot.json" \
+        --doc "$DOC" --runs "${BENCH_PLOT_RUNS:-10}" || plot_rc=$?
+    [ "$plot_rc" = 0 ] || [ "$plot_rc" = 3 ] || die "the plot benchmark failed"
+fi
+
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
-    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ]; then
+    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ]; then
         exit 1
     fi
     if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then

@@ -10,6 +10,8 @@ set -eu
 PKGS="gcc make meson ninja-build pkg-config libinih-dev zlib1g-dev libsqlite3-dev sqlite3 libyaml-dev libcrypt-dev libgnutls28-dev libmicrohttpd-dev"
 # gpumon top (the gpumon_top.so module): ncursesw
 PKGS="$PKGS libncurses-dev"
+# gpumon plot (the gpumon_plot.so module): cairo for PNG, SVG and PDF
+PKGS="$PKGS libcairo2-dev"
 # webhooks and Alertmanager (the gpumon_notify.so module): libcurl with OpenSSL
 PKGS="$PKGS libcurl4-openssl-dev"
 # tests: cmocka, python3 (JSON checks, compat test), tmux/valgrind for later suites
@@ -18,6 +20,8 @@ PKGS="$PKGS libcmocka-dev python3 procps openssl prometheus prometheus-node-expo
 PKGS="$PKGS prometheus-alertmanager"
 # tests: gpumon top in a real terminal (tests/e2e/top_*.py)
 PKGS="$PKGS tmux"
+# tests: gpumon plot's SVG (xmllint) and PDF (pdfinfo, pdftotext) checked by real tools
+PKGS="$PKGS libxml2-utils poppler-utils"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

@@ -44,12 +44,7 @@ extern const struct gm_cmd gm_cmd_top;
 extern const struct gm_cmd gm_cmd_free;
 extern const struct gm_cmd gm_cmd_doctor;
 extern const struct gm_cmd gm_cmd_diagnose;
-
-/* A point in time as `report --from` and `diagnose --until` take it:
- * "YYYY-MM-DD", "YYYY-MM-DD HH:MM[:SS]" or with a 'T', optionally followed
- * by "Z" or "+HH:MM"/"-HH:MM"; local time without an offset.  -1 when s is
- * not one. */
-int cli_parse_time(const char *s, int64_t *ns);
+extern const struct gm_cmd gm_cmd_plot;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -106,6 +101,11 @@ int cli_loop(struct gm_collector *col, int64_t interval_ns, int64_t timeout_ns, 
 struct gm_config;
 int cli_config(struct gm_config *c, const char *config, int no_config, const char *data_dir,
                const char *store_path);
+
+/* Parses a point in time: YYYY-MM-DD[THH:MM[:SS]] (or a space for the 'T'),
+ * optionally followed by Z or +HH:MM/-HH:MM; local time without an offset.
+ * report --from/--to, diagnose and plot --until.  Returns 0 or -1. */
+int cli_parse_time(const char *s, int64_t *ns);
 
 /* The --timeout default for NVML calls: 10 s. */
 #define CLI_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)
