@@ -4,7 +4,8 @@
  * time order).  A set starts at the scenario time it was created: events
  * scheduled after that are delivered, one per wait, to sets that registered
  * the event's GPU and type; events already in the past are not replayed.
- * With nothing due, a wait polls in 10 ms steps, without holding the library
+ * With nothing due, a wait sleeps until the next event is due, in steps of at
+ * most 100 ms, without holding the library
  * mutex, until its timeout and then returns NVML_ERROR_TIMEOUT.  Sets live in
  * a static table (at most 64 at once) so a freed or forged set pointer is
  * recognised, and the last nvmlShutdown frees them all.  The legacy
@@ -18,7 +19,7 @@
 #include "api.h"
 
 #define GS_MAX_SETS 64
-#define GS_WAIT_STEP_MS 10
+#define GS_WAIT_STEP_MS 100
 
 struct nvmlEventSet_st {
     bool used;
@@ -132,11 +133,22 @@ static nvmlReturn_t wait_event(const char *fn, nvmlEventSet_t set, nvmlEventData
             memcpy(data, &d, bytes);
             return gs_end(&c, NVML_SUCCESS);
         }
+        /* Sleep until the next event of the scenario is due (or the
+         * timeout), in steps of at most GS_WAIT_STEP_MS: a real driver
+         * blocks in the kernel, and a client's waiting thread should not
+         * cost it a hundred wake-ups a second in the simulator either. */
+        double step = GS_WAIT_STEP_MS;
+        if (s->cursor < c.s->nevents && !c.tc->pinned && c.tc->speed > 0) {
+            double due_ms = (c.s->events[s->cursor].at - c.t) / c.tc->speed * 1e3;
+            if (due_ms < step)
+                step = due_ms < 1 ? 1 : due_ms;
+        }
         gs_end(&c, NVML_SUCCESS);
         double left = deadline - mono_ms();
         if (left <= 0)
             return NVML_ERROR_TIMEOUT;
-        double step = left < GS_WAIT_STEP_MS ? left : GS_WAIT_STEP_MS;
+        if (left < step)
+            step = left;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(step * 1e6)};
         nanosleep(&ts, NULL);
         r = gs_relock(&c);

@@ -52,16 +52,18 @@ static const char raw_sql[] =
     "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
     "ORDER BY g.gpu_index, s.ts, s.dup";
 
-static const char roll_sql[] =
-    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, "
-    "CASE WHEN r.n_down = r.n THEN 1 ELSE 0 END, "
-    "r.util_sum * 1.0 / r.util_n, r.util_min, r.util_max, r.mem_max, "
-    "r.power_sum * 1.0 / r.power_n, r.temp_max, r.sm_sum * 1.0 / r.sm_n, r.dur_ms, "
-    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, r.thr_hw_slowdown_ms, "
-    "r.thr_app_clocks_ms "
-    "FROM rollup_1m r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task "
-    "WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
-    "ORDER BY g.gpu_index, r.ts";
+#define ROLL_SQL(table)                                                                            \
+    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, "                                  \
+    "CASE WHEN r.n_down = r.n THEN 1 ELSE 0 END, "                                                 \
+    "r.util_sum * 1.0 / r.util_n, r.util_min, r.util_max, r.mem_max, "                             \
+    "r.power_sum * 1.0 / r.power_n, r.temp_max, r.sm_sum * 1.0 / r.sm_n, r.dur_ms, "               \
+    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, r.thr_hw_slowdown_ms, "           \
+    "r.thr_app_clocks_ms "                                                                         \
+    "FROM " table " r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task "             \
+    "WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "                             \
+    "ORDER BY g.gpu_index, r.ts"
+static const char roll_1m_sql[] = ROLL_SQL("rollup_1m");
+static const char roll_1h_sql[] = ROLL_SQL("rollup_1h");
 
 static void row_init(struct gm_hist_row *r)
 {
@@ -127,14 +129,17 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
     return rc;
 }
 
-static int read_rollups(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns,
-                        const char *task, gm_hist_fn fn, void *arg, size_t *nrows,
-                        struct gm_err *err)
+/* The rollups of one table (hour: rollup_1h, else rollup_1m) whose
+ * periods overlap [from_ns, to_ns]. */
+static int read_rollups_of(sqlite3 *db, const char *path, int hour, int64_t from_ns, int64_t to_ns,
+                           const char *task, gm_hist_fn fn, void *arg, size_t *nrows,
+                           struct gm_err *err)
 {
+    const char *table = hour ? "rollup_1h" : "rollup_1m";
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, roll_sql, -1, &st, NULL) != SQLITE_OK)
-        return fail(db, err, path, "cannot read rollup_1m");
-    bind_window(st, from_ns - 60000000000LL, to_ns, task);
+    if (sqlite3_prepare_v2(db, hour ? roll_1h_sql : roll_1m_sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(db, err, path, hour ? "cannot read rollup_1h" : "cannot read rollup_1m");
+    bind_window(st, from_ns - (hour ? 3600000000000LL : 60000000000LL), to_ns, task);
     int rc = 0, s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         struct gm_hist_row r;
@@ -169,9 +174,17 @@ static int read_rollups(sqlite3 *db, const char *path, int64_t from_ns, int64_t 
             break;
     }
     if (rc == 0 && s != SQLITE_DONE)
-        rc = fail(db, err, path, "cannot read rollup_1m");
+        rc = fail(db, err, path, hour ? "cannot read rollup_1h" : "cannot read rollup_1m");
     sqlite3_finalize(st);
+    (void)table;
     return rc;
+}
+
+static int read_rollups(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_ns,
+                        const char *task, gm_hist_fn fn, void *arg, size_t *nrows,
+                        struct gm_err *err)
+{
+    return read_rollups_of(db, path, 0, from_ns, to_ns, task, fn, arg, nrows, err);
 }
 
 static int count(sqlite3 *db, const char *sql, int64_t from_ns, int64_t to_ns, const char *task,
@@ -225,7 +238,15 @@ int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const c
         /* a long window: its 1-minute rollups (the minutes that end before
          * the last hour), then the last hour's raw samples where there are
          * any -- millions of raw rows would cost seconds and gigabytes */
-        rc = read_rollups(db, path, from_ns, split - 60000000000LL, task, fn, arg, nrows, err);
+        /* and windows of days: the hours before the last day from rollup_1h */
+        int64_t mid = from_ns;
+        if (to_ns - from_ns > GM_HIST_MINUTES_SPAN_NS) {
+            mid = to_ns - GM_HIST_MINUTES_SPAN_NS;
+            rc = read_rollups_of(db, path, 1, from_ns, mid - 3600000000000LL, task, fn, arg, nrows,
+                                 err);
+        }
+        if (rc == 0)
+            rc = read_rollups(db, path, mid, split - 60000000000LL, task, fn, arg, nrows, err);
         if (rc == 0)
             rc = count(db, any_raw, split, to_ns, task, &nrecent);
         if (rc == 0 && nrecent > 0)

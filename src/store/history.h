@@ -37,13 +37,18 @@ typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
  * 20 million raw rows (a minute and a gigabyte), but 345 600 rollups. */
 #define GM_HIST_RAW_SPAN_NS (2 * 3600 * 1000000000LL)
 #define GM_HIST_RAW_RECENT_NS (3600 * 1000000000LL)
+/* ... and windows longer than this read the hours before their last
+ * GM_HIST_MINUTES_SPAN_NS from the 1-hour rollups (30 days of 8 GPUs: 5 568
+ * hour rows, 11 040 minute rows and 28 800 raw ones). */
+#define GM_HIST_MINUTES_SPAN_NS (86400 * 1000000000LL)
 
 /* Reads the store at path between from_ns and to_ns (inclusive), only the
  * rows of task when task is not NULL.  Up to GM_HIST_RAW_SPAN_NS: raw
  * samples when there are any in the window, else the 1-minute rollups;
- * longer: rollups, then the last GM_HIST_RAW_RECENT_NS raw (rollups where
- * no raw sample is left).  Per GPU the rows come in time order within each
- * of the two parts, the rollups first.  *nrows receives the rows given.
+ * longer: 1-minute rollups, then the last GM_HIST_RAW_RECENT_NS raw
+ * (rollups where no raw sample is left), and over GM_HIST_MINUTES_SPAN_NS
+ * the 1-hour rollups before the last day.  Per GPU the rows come in time
+ * order within each part, the coarser parts first.  *nrows receives the rows given.
  * Returns 0, or a GM_E code with err naming the file and what failed; a
  * non-zero return of fn stops the reading and is returned. */
 int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const char *task,
