@@ -38,9 +38,17 @@ struct nvmlGpmSample_st {
     unsigned gpu;
     int mig; /* MIG device index, -1: the whole GPU */
     double t;
+    struct nvmlGpmSample_st *prev, *next; /* the samples alive (g_samples) */
 };
 
 static unsigned g_streaming[GS_MAX_GPUS];
+/* Every sample allocated and not freed.  A sample outlives nvmlShutdown
+ * (a client may keep one across a re-init, and real NVML does not say it
+ * may not); the list keeps the ones a client could not free (its
+ * nvmlGpmSampleFree failed on purpose, GPUSIM_FAIL) reachable, so that
+ * they are what they are -- the library's memory -- and not a leak of the
+ * client's.  Guarded by the library mutex. */
+static struct nvmlGpmSample_st *g_samples;
 
 /* --------------------------------------------------------- metric table */
 
@@ -167,6 +175,10 @@ GS_EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *gpmSample)
         return gs_end(&c, NVML_ERROR_MEMORY);
     p->magic = GS_GPM_MAGIC;
     p->mig = -1;
+    p->next = g_samples;
+    if (g_samples)
+        g_samples->prev = p;
+    g_samples = p;
     *gpmSample = p;
     return gs_end(&c, NVML_SUCCESS);
 }
@@ -183,6 +195,12 @@ GS_EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t gpmSample)
     if (r != NVML_SUCCESS)
         return r;
     gpmSample->magic = 0;
+    if (gpmSample->prev)
+        gpmSample->prev->next = gpmSample->next;
+    else
+        g_samples = gpmSample->next;
+    if (gpmSample->next)
+        gpmSample->next->prev = gpmSample->prev;
     free(gpmSample);
     return gs_end(&c, NVML_SUCCESS);
 }
