@@ -45,10 +45,22 @@ static unsigned g_streaming[GS_MAX_GPUS];
 /* Every sample allocated and not freed.  A sample outlives nvmlShutdown
  * (a client may keep one across a re-init, and real NVML does not say it
  * may not); the list keeps the ones a client could not free (its
- * nvmlGpmSampleFree failed on purpose, GPUSIM_FAIL) reachable, so that
- * they are what they are -- the library's memory -- and not a leak of the
- * client's.  Guarded by the library mutex. */
+ * nvmlGpmSampleFree failed on purpose, GPUSIM_FAIL) until the library is
+ * unloaded: they are the library's memory, not a leak of the client's.
+ * Guarded by the library mutex. */
 static struct nvmlGpmSample_st *g_samples;
+
+/* The library's memory goes with the library: at dlclose (or exit) the
+ * samples still on the list are freed. */
+__attribute__((destructor)) static void gpm_unload(void)
+{
+    while (g_samples) {
+        struct nvmlGpmSample_st *p = g_samples;
+        g_samples = p->next;
+        p->magic = 0;
+        free(p);
+    }
+}
 
 /* --------------------------------------------------------- metric table */
 
