@@ -113,11 +113,11 @@ static const struct opt opts[] = {
      "run the diagnosis on the samples: findings as events, gpumon_diagnosis_active, "
      "diagnosis.<cause> in alert rules (docs/diagnose.md)"},
     {"diagnose", "diagnose-window", T_DURATION, OFF(diagnose_window_ns), "5m", 60 * SEC,
-     24 * 3600 * SEC, NULL, "DURATION",
+     24LL * 3600 * SEC, NULL, "DURATION",
      "how far back each evaluation looks, 1m to 24h (the points are kept in memory: about "
      "300 bytes per GPU-sample)"},
-    {"diagnose", "diagnose-every", T_DURATION, OFF(diagnose_every_ns), "10s", SEC, 3600 * SEC,
-     NULL, "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
+    {"diagnose", "diagnose-every", T_DURATION, OFF(diagnose_every_ns), "10s", SEC, 3600 * SEC, NULL,
+     "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

@@ -77,7 +77,7 @@ struct gm_daemon {
     struct gm_sinkset sinks;
 
     struct gm_sampler *sampler;
-    struct gm_diagstage *diag; /* the running diagnosis (the sampler's inspect hook) */
+    struct gm_diagstage *diag;      /* the running diagnosis (the sampler's inspect hook) */
     pthread_mutex_t xid_mu;         /* guards xid_sampler */
     struct gm_sampler *xid_sampler; /* where Xid events go; NULL once stopping */
 

@@ -15,8 +15,8 @@
 #define MAXG 64
 
 struct gstate {
-    uint32_t active;                /* bit per enum gm_cause */
-    uint8_t miss[GM_CAUSE__COUNT];  /* evaluations in a row without it */
+    uint32_t active;               /* bit per enum gm_cause */
+    uint8_t miss[GM_CAUSE__COUNT]; /* evaluations in a row without it */
     char uuid[96];
 };
 
@@ -95,8 +95,8 @@ static void begin(struct gm_diagstage *ds, uint32_t idx, int cause, const struct
     snprintf(e.text, sizeof(e.text), "%s began (%s, confidence %.0f %%): %s; next: %s",
              gm_cause_name(cause), gm_dg_severity_name(f->severity), 100.0 * f->confidence,
              f->evidence, f->advice ? f->advice : "-");
-    gm_log(f->severity == GM_DG_INFO ? GM_LOG_NOTICE : GM_LOG_WARNING, "GPU %u: diagnosis: %s",
-           idx, e.text);
+    gm_log(f->severity == GM_DG_INFO ? GM_LOG_NOTICE : GM_LOG_WARNING, "GPU %u: diagnosis: %s", idx,
+           e.text);
     gm_sampler_emit(to, &e);
 }
 

@@ -57,8 +57,10 @@ const struct gm_rule_operand_info gm_rule_operands[] = {
     {GM_OP_XID, "xid", GM_U_NONE, GM_SC_GPU,
      "the Xid number of an NVML Xid event, at the moment it arrives; 0 at every sample"},
 #define DIAG_OP(c, name)                                                                           \
-    {GM_OP_DIAG + GM_CAUSE_##c, "diagnosis." name, GM_U_NONE, GM_SC_GPU,                          \
-     "1 while the agent's diagnosis finds " name " on the GPU (docs/diagnose.md), else 0"}
+    {                                                                                              \
+        GM_OP_DIAG + GM_CAUSE_##c, "diagnosis." name, GM_U_NONE, GM_SC_GPU,                        \
+            "1 while the agent's diagnosis finds " name " on the GPU (docs/diagnose.md), else 0"   \
+    }
     DIAG_OP(INPUT_STARVED, "input-starved"),
     DIAG_OP(THERMAL, "thermal-throttle"),
     DIAG_OP(POWER_CAPPED, "power-capped"),
@@ -455,14 +457,10 @@ static int is_ident(char c)
  * language has no subtraction, and a number never follows a name). */
 static const char *ident_end(const char *p)
 {
-    for (;;) {
-        if (is_ident(*p))
-            p++;
-        else if (*p == '-' && isalnum((unsigned char)p[-1]) && isalpha((unsigned char)p[1]))
-            p++;
-        else
-            return p;
-    }
+    while (is_ident(*p) ||
+           (*p == '-' && isalnum((unsigned char)p[-1]) && isalpha((unsigned char)p[1])))
+        p++;
+    return p;
 }
 
 /* Whether the next token is the word w (and, or, not). */

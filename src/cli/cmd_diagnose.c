@@ -59,7 +59,6 @@ static void usage(FILE *f)
             "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n");
 }
 
-
 /* ---- history ------------------------------------------------------------ */
 
 /* Rows are collected (several CSV files may come in any order) and added

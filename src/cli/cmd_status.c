@@ -120,7 +120,7 @@ int cmd_status_run(int argc, char **argv)
                     BIT(GM_RG_COMPUTE_MODE) | BIT(GM_RG_PCIE_LINK) | BIT(GM_RG_MAX_PCIE) |
                     BIT(GM_RG_PERSISTENCE) | BIT(GM_RG_DISPLAY) | BIT(GM_RG_REMAPPED) |
                     BIT(GM_RG_RETIRED); /* the flags */
-    else /* GPM only with --gpm: it takes two samples 100 ms apart */
+    else                                /* GPM only with --gpm: it takes two samples 100 ms apart */
         co.groups = (gm_nvml_groups_default() & ~BIT(GM_RG_GPM)) |
                     (pcie ? BIT(GM_RG_PCIE_TPUT) : 0) |
                     (gpm ? BIT(GM_RG_GPM) | GM_NVML_GPM_PRIME : 0);

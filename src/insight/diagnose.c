@@ -1006,16 +1006,15 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
                     v->causes |= UINT64_C(1) << out->findings[k].cause;
         v->has_findings = v->causes != 0;
         double u = acc_mean(&st[i].util);
+        /* with findings the verdict is unused (see the header): healthy-busy */
         if (st[i].lost)
             v->verdict = GM_DG_GPU_LOST;
-        else if (v->has_findings)
-            v->verdict = GM_DG_HEALTHY_BUSY; /* unused when has_findings; see header */
-        else if (isnan(u) || (u < 2 && st[i].util.max < 10))
+        else if (!v->has_findings && (isnan(u) || (u < 2 && st[i].util.max < 10)))
             v->verdict = GM_DG_IDLE;
-        else if (u >= 60)
-            v->verdict = GM_DG_HEALTHY_BUSY;
-        else
+        else if (!v->has_findings && u < 60)
             v->verdict = GM_DG_LIGHT_LOAD;
+        else
+            v->verdict = GM_DG_HEALTHY_BUSY;
     }
     free(st);
     return 0;

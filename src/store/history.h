@@ -35,12 +35,12 @@ typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
 /* Windows longer than this are read from the 1-minute rollups, except
  * their last GM_HIST_RAW_RECENT_NS, read raw: 30 days of 8 GPUs at 1 s are
  * 20 million raw rows (a minute and a gigabyte), but 345 600 rollups. */
-#define GM_HIST_RAW_SPAN_NS (2 * 3600 * 1000000000LL)
-#define GM_HIST_RAW_RECENT_NS (3600 * 1000000000LL)
+#define GM_HIST_RAW_SPAN_NS (2LL * 3600 * 1000000000LL)
+#define GM_HIST_RAW_RECENT_NS (3600LL * 1000000000LL)
 /* ... and windows longer than this read the hours before their last
  * GM_HIST_MINUTES_SPAN_NS from the 1-hour rollups (30 days of 8 GPUs: 5 568
  * hour rows, 11 040 minute rows and 28 800 raw ones). */
-#define GM_HIST_MINUTES_SPAN_NS (86400 * 1000000000LL)
+#define GM_HIST_MINUTES_SPAN_NS (86400LL * 1000000000LL)
 
 /* Reads the store at path between from_ns and to_ns (inclusive), only the
  * rows of task when task is not NULL.  Up to GM_HIST_RAW_SPAN_NS: raw

@@ -465,8 +465,8 @@ static void panel_compact(struct top_ui *ui, int y, int x, int w, const struct g
     n = putf(y + 1, x + 3, w - 3, A_NORMAL, "SM %s/%s ", vtext(g, GM_M_CLK_SM, 1, "", a, sizeof(a)),
              vtext(g, GM_M_CLK_MAX_SM, 1, " MHz", c, sizeof(c)));
     if (dg.limit != GM_TOP_LIM_NONE)
-        n += putf(y + 1, x + 3 + n, w - 3 - n, A(P_ALERT), "%s %s",
-                  ui->utf8 ? "\xE2\x9A\xA0" : "!", dg.text);
+        n += putf(y + 1, x + 3 + n, w - 3 - n, A(P_ALERT), "%s %s", ui->utf8 ? "\xE2\x9A\xA0" : "!",
+                  dg.text);
     else
         n += put(y + 1, x + 3 + n, w - 3 - n, A(P_DIM), gm_top_reasons_text(g, c, sizeof(c)));
     char marks[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
