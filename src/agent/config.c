@@ -78,6 +78,9 @@ static const struct opt opts[] = {
      100LL * 365 * DAY, NULL, "DURATION", "keep 1-minute rollups this long"},
     {"agent", "store-retention-1h", T_DURATION, OFF(store_retention_1h_ns), "3y", 0,
      100LL * 365 * DAY, NULL, "DURATION", "keep 1-hour rollups this long"},
+    {"agent", "store-gpm", T_BOOL, OFF(store_gpm), "false", 0, 0, NULL, NULL,
+     "also keep the GPM profiling metrics in the store (table gpm, about 25 bytes per "
+     "GPU-sample more on GPUs that have GPM)"},
     {"agent", "exporter", T_BOOL, OFF(exporter), "true", 0, 0, NULL, NULL,
      "run the Prometheus exporter (settings in [exporter])"},
     {"exporter", "listen", T_STRING, OFF(listen), "127.0.0.1:9842", 0, 0, NULL, "ADDR:PORT",

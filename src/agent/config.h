@@ -45,6 +45,7 @@ struct gm_config {
     int64_t store_retention_raw_ns;
     int64_t store_retention_1m_ns;
     int64_t store_retention_1h_ns;
+    int store_gpm;
     /* exporter */
     int exporter;
     char listen[256];

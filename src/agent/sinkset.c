@@ -99,7 +99,8 @@ static int same_store(const struct gm_config *a, const struct gm_config *b)
            a->store_retention_raw_ns == b->store_retention_raw_ns &&
            a->store_retention_1m_ns == b->store_retention_1m_ns &&
            a->store_retention_1h_ns == b->store_retention_1h_ns &&
-           a->interval_ns == b->interval_ns && a->procs == b->procs;
+           a->interval_ns == b->interval_ns && a->procs == b->procs &&
+           a->store_gpm == b->store_gpm;
 }
 
 /* The two paths name one database file (the same string, or links to one
@@ -132,6 +133,7 @@ static void store_opts_from(const struct gm_config *c, struct gm_store_opts *so)
     so->commit_interval_ns = 1000000000LL;
     so->interval_ns = c->interval_ns;
     so->procs = c->procs;
+    so->gpm = c->store_gpm;
     so->log = gm_log_cb;
 }
 

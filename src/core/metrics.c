@@ -286,11 +286,13 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_UTIL_ENC] =
         R("utilization.encoder", NULL, "Video encoder utilization, percent.", "utilization_encoder",
           "utilization_encoder", "encoder_utilization", "Video encoder utilization.",
-          "DCGM_FI_DEV_ENC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_ENC),
+          "DCGM_FI_DEV_ENC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_ENC,
+          STORE("util_enc", 1, 12)),
     [GM_M_UTIL_DEC] =
         R("utilization.decoder", NULL, "Video decoder utilization, percent.", "utilization_decoder",
           "utilization_decoder", "decoder_utilization", "Video decoder utilization.",
-          "DCGM_FI_DEV_DEC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_DEC),
+          "DCGM_FI_DEV_DEC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_DEC,
+          STORE("util_dec", 1, 13)),
 
     /* memory */
     [GM_M_MEM_TOTAL] =
@@ -419,7 +421,8 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
     [GM_M_PCIE_RX] = R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx",
                        "pcie_rx", "pcie_receive", "PCIe receive throughput (host to GPU).", NULL,
-                       GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
+                       GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT,
+                       STORE("pcie_rx", 1, 14)),
     [GM_M_PCIE_REPLAY] =
         R(NULL, NULL, "PCIe replay (retry) counter.", "pcie_replay", "pcie_replay_count",
           "pcie_replays", "PCIe link replays (retries).", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",

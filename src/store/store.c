@@ -74,6 +74,12 @@
 #define NDELTA 7                              /* intervals for the usual-interval median */
 #define PEND_MAX 1024                         /* events kept until their batch commits */
 
+/* The metrics of the states table, in column order. */
+#define STATE_ID(id) id,
+static const int state_ids[] = {GM_STORE_STATES(STATE_ID)};
+#undef STATE_ID
+#define NSTATE ((int)(sizeof(state_ids) / sizeof(state_ids[0])))
+
 /* Rolled-up metrics (sum/min/max/count): order of the columns in the schema. */
 enum { RM_UTIL, RM_MEM, RM_POWER, RM_TEMP, RM_SM, RM__COUNT };
 static const char *const rm_stem[RM__COUNT] = {"util", "mem", "power", "temp", "sm"};
@@ -114,6 +120,11 @@ struct gstate {
     int64_t prev_power_cw;
     int64_t delta[NDELTA]; /* recent intervals, ms */
     int ndelta, delta_pos;
+    /* the states row last written (store_schema.h, GM_STORE_STATES) */
+    int state_have; /* 0: none written in this session or batch */
+    int64_t state_ts;
+    int state_ok[NSTATE];
+    int64_t state_v[NSTATE];
 };
 
 /* Pending rollup deltas of one (tier, period, GPU, task) since the last commit. */
@@ -139,6 +150,7 @@ struct gm_store {
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
     sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
     sqlite3_stmt *st_sample_dup, *st_proc_dup; /* the next dup of a key already stored */
+    sqlite3_stmt *st_state, *st_gpm;
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
     int64_t task_id;   /* 0 = not resolved yet (after gm_store_reconfigure, or a rollback) */
     int task_in_batch; /* task_id was resolved inside the open batch */
@@ -406,12 +418,51 @@ static void samples_view_sql(struct gm_buf *b)
                 " t.id = s.task LEFT JOIN codes c ON c.kind = 'status' AND c.code = s.status;\n");
 }
 
+/* The metrics of the opt-in gpm table: the registry's GPM rows, in id order. */
+static int gpm_metrics(int ids[GM_M__GPU_END])
+{
+    int n = 0;
+    for (int id = 0; id < GM_M__GPU_END; id++)
+        if (gm_metrics[id].rg == GM_RG_GPM)
+            ids[n++] = id;
+    return n;
+}
+
+/* A gpm column: the metric's CSV stem and its stored unit: hundredths of a
+ * percent (activities, "gpm_sm_active_cpct") or whole MiB/s
+ * ("gpm_pcie_tx_mibps"). */
+static const char *gpm_col(int id, char *buf, size_t len)
+{
+    const struct gm_metric *m = &gm_metrics[id];
+    snprintf(buf, len, "%s_%s", m->csv, m->unit == GM_U_BYTES_PER_S ? "mibps" : "cpct");
+    return buf;
+}
+
+/* CREATE TABLE states and gpm (store_schema.h: GM_STORE_STATES; the GPM
+ * values when the store keeps them, `store-gpm`). */
+static void states_gpm_sql(struct gm_buf *b)
+{
+    char col[64];
+    gm_buf_puts(b, "CREATE TABLE IF NOT EXISTS states (gpu INTEGER NOT NULL, ts INTEGER NOT NULL");
+    for (int i = 0; i < NSTATE; i++)
+        gm_buf_printf(b, ", %s INTEGER", gm_metric_csv_col(state_ids[i], col, sizeof(col)));
+    gm_buf_puts(b, ", PRIMARY KEY (gpu, ts)) WITHOUT ROWID;\n"
+                   "CREATE INDEX IF NOT EXISTS states_ts ON states (ts);\n");
+    int ids[GM_M__GPU_END], n = gpm_metrics(ids);
+    gm_buf_puts(b, "CREATE TABLE IF NOT EXISTS gpm (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                   " dup INTEGER NOT NULL DEFAULT 0");
+    for (int i = 0; i < n; i++)
+        gm_buf_printf(b, ", %s INTEGER", gpm_col(ids[i], col, sizeof(col)));
+    gm_buf_puts(b, ", PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n");
+}
+
 /* The schema's tables (store_schema.h and the samples table above). */
 static char *schema_tables_sql(void)
 {
     struct gm_buf b = GM_BUF_INIT;
     gm_buf_puts(&b, GM_STORE_SCHEMA_BEFORE_SAMPLES);
     samples_table_sql(&b);
+    states_gpm_sql(&b);
     gm_buf_puts(&b, GM_STORE_SCHEMA_AFTER_SAMPLES);
     return b.p;
 }
@@ -599,15 +650,48 @@ static char *sample_insert_sql(void)
     return b.p;
 }
 
+/* The states insert (a row at the same millisecond replaces the older) and
+ * the gpm insert (keyed like its sample). */
+static char *state_insert_sql(void)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    char col[64];
+    gm_buf_puts(&b, "INSERT OR REPLACE INTO states (gpu, ts");
+    for (int i = 0; i < NSTATE; i++)
+        gm_buf_printf(&b, ", %s", gm_metric_csv_col(state_ids[i], col, sizeof(col)));
+    gm_buf_puts(&b, ") VALUES (?1, ?2");
+    for (int i = 0; i < NSTATE; i++)
+        gm_buf_printf(&b, ", ?%d", 3 + i);
+    gm_buf_puts(&b, ")");
+    return b.p;
+}
+
+static char *gpm_insert_sql(void)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    char col[64];
+    int ids[GM_M__GPU_END], n = gpm_metrics(ids);
+    gm_buf_puts(&b, "INSERT OR REPLACE INTO gpm (ts, gpu, dup");
+    for (int i = 0; i < n; i++)
+        gm_buf_printf(&b, ", %s", gpm_col(ids[i], col, sizeof(col)));
+    gm_buf_puts(&b, ") VALUES (?1, ?2, ?3");
+    for (int i = 0; i < n; i++)
+        gm_buf_printf(&b, ", ?%d", 4 + i);
+    gm_buf_puts(&b, ")");
+    return b.p;
+}
+
 static int prepare_all(struct gm_store *st, struct gm_err *err)
 {
     char *up1m = upsert_sql("rollup_1m"), *up1h = upsert_sql("rollup_1h");
-    char *ins = sample_insert_sql();
+    char *ins = sample_insert_sql(), *sins = state_insert_sql(), *gins = gpm_insert_sql();
     int rc = 0;
     if ((rc = prepare(st, &st->st_begin, "BEGIN IMMEDIATE", err)) ||
         (rc = prepare(st, &st->st_commit, "COMMIT", err)) ||
         (rc = prepare(st, &st->st_rollback, "ROLLBACK", err)) ||
         (rc = prepare(st, &st->st_sample, ins, err)) ||
+        (rc = prepare(st, &st->st_state, sins, err)) ||
+        (rc = prepare(st, &st->st_gpm, gins, err)) ||
         (rc = prepare(st, &st->st_proc,
                       "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup) VALUES (?1, ?2, ?3,"
                       " ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -650,6 +734,8 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
     free(up1m);
     free(up1h);
     free(ins);
+    free(sins);
+    free(gins);
     return rc;
 }
 
@@ -808,6 +894,7 @@ static void batch_discard(struct gm_store *st)
     for (size_t i = 0; i < st->ng; i++) {
         st->g[i]->id = 0;
         st->g[i]->dirty = 1;
+        st->g[i]->state_have = 0; /* its states row went with the batch */
     }
     if (st->task_in_batch)
         st->task_id = 0; /* a task row made in the batch is gone with it */
@@ -1146,6 +1233,63 @@ static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64
     return rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
+/* g's states row when a state changed since the last one written, or none
+ * was written in this session (or batch), or GM_STORE_STATES_REFRESH_MS
+ * passed (the wall clock stepping back counts as passed). */
+static int write_states(struct gm_store *st, struct gstate *g, int64_t ts, const struct gm_gpu *gpu)
+{
+    int ok[NSTATE], changed = !g->state_have || ts - g->state_ts >= GM_STORE_STATES_REFRESH_MS ||
+                            ts < g->state_ts;
+    int64_t v[NSTATE];
+    for (int i = 0; i < NSTATE; i++) {
+        v[i] = 0;
+        ok[i] = scaled(&gpu->m[state_ids[i]], 1, &v[i]);
+        if (ok[i] != g->state_ok[i] || (ok[i] && v[i] != g->state_v[i]))
+            changed = 1;
+    }
+    if (!changed)
+        return SQLITE_OK;
+    sqlite3_stmt *q = st->st_state;
+    sqlite3_bind_int64(q, 1, g->id);
+    sqlite3_bind_int64(q, 2, ts);
+    for (int i = 0; i < NSTATE; i++)
+        bind_opt(q, 3 + i, ok[i], v[i]);
+    int rc = step_done(q);
+    if (rc != SQLITE_OK)
+        return rc;
+    g->state_have = 1;
+    g->state_ts = ts;
+    memcpy(g->state_ok, ok, sizeof ok);
+    memcpy(g->state_v, v, sizeof v);
+    return SQLITE_OK;
+}
+
+/* g's GPM values beside its sample (same ts and dup), when it has any. */
+static int write_gpm(struct gm_store *st, struct gstate *g, int64_t ts, int64_t dup,
+                     const struct gm_gpu *gpu)
+{
+    int ids[GM_M__GPU_END], n = gpm_metrics(ids), any = 0;
+    sqlite3_stmt *q = st->st_gpm;
+    for (int i = 0; i < n; i++) {
+        const struct gm_value *x = &gpu->m[ids[i]];
+        int64_t v = 0;
+        int ok = gm_metrics[ids[i]].unit == GM_U_BYTES_PER_S
+                     ? whole(x, gm_units[GM_U_BYTES_PER_S].smi_div, &v)
+                     : scaled(x, 100, &v);
+        bind_opt(q, 4 + i, ok, v);
+        any |= ok;
+    }
+    if (!any) {
+        sqlite3_reset(q);
+        sqlite3_clear_bindings(q);
+        return SQLITE_OK;
+    }
+    sqlite3_bind_int64(q, 1, ts);
+    sqlite3_bind_int64(q, 2, g->id);
+    sqlite3_bind_int64(q, 3, dup);
+    return step_done(q);
+}
+
 /* Writes one samples row for g: values from gpu (NULL: all NULL). */
 static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int status,
                          const struct gm_gpu *gpu)
@@ -1168,10 +1312,10 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
         bind_opt(q, 5 + c, ok[ids[c]], v[ids[c]]);
     sqlite3_bind_int64(q, 5 + ncol, 0);
     int rc = step_done(q);
+    int64_t dup = 0;
     if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
         /* a row for this GPU at this millisecond exists (the wall clock
          * stepped back): this one is kept beside it, with the next dup */
-        int64_t dup = 0;
         rc = next_dup(st->st_sample_dup, ts, g->id, -1, &dup);
         sqlite3_bind_int64(q, 5 + ncol, dup);
         if (rc == SQLITE_OK)
@@ -1181,6 +1325,10 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
         if (rc == SQLITE_OK)
             stat_add(&st->stats.repeated, 1);
     }
+    if (rc == SQLITE_OK && gpu)
+        rc = write_states(st, g, ts, gpu);
+    if (rc == SQLITE_OK && gpu && st->o.gpm)
+        rc = write_gpm(st, g, ts, dup, gpu);
     if (rc != SQLITE_OK)
         return rc;
     st->batch_samples++;
@@ -1475,6 +1623,7 @@ void gm_store_reconfigure(struct gm_store *st, const struct gm_store_opts *o)
     st->o.retention_1h_ns = o->retention_1h_ns;
     st->o.interval_ns = o->interval_ns;
     st->o.procs = o->procs;
+    st->o.gpm = o->gpm;
 }
 
 /* ------------------------------------------------------------- retention */
@@ -1484,7 +1633,8 @@ struct tier_table {
     int tier; /* 0 raw, 1 one-minute, 2 one-hour */
 };
 static const struct tier_table retention_tables[] = {
-    {"samples", 0}, {"procs", 0}, {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2},
+    {"samples", 0},   {"procs", 0},  {"gpm", 0},    {"states", 1},
+    {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2},
 };
 
 /* Deletes rows older than cutoff from one table, a chunk per transaction,
@@ -1675,7 +1825,8 @@ static void finalize_all(struct gm_store *st)
         &st->st_begin,     &st->st_commit,   &st->st_rollback,   &st->st_sample,
         &st->st_proc,      &st->st_event,    &st->st_up[0],      &st->st_up[1],
         &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,    &st->st_gpu_upd,
-        &st->st_task_find, &st->st_task_ins, &st->st_sample_dup, &st->st_proc_dup};
+        &st->st_task_find, &st->st_task_ins, &st->st_sample_dup, &st->st_proc_dup,
+        &st->st_state,     &st->st_gpm};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

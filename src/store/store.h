@@ -31,6 +31,7 @@ struct gm_store_opts {
                                    this (throttle time, energy); 0 = learn it per GPU (the
                                    median of its recent intervals) */
     int procs;                  /* store processes */
+    int gpm;                    /* keep GPM values in the gpm table (docs/store.md) */
     gm_log_fn log;              /* may be NULL */
     void *log_arg;
 };

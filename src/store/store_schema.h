@@ -55,6 +55,25 @@ enum { GM_ESRC_COUNTER = 1, GM_ESRC_POWER = 2 };
 enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
 #undef GM_THR_ENUM
 
+/* The states table: GPU facts that change seldom (compute mode, PCIe link,
+ * pending ECC repairs), a row per GPU when one of them changes, at a
+ * store's first sample of the GPU, and at least hourly -- not a column per
+ * sample, which would cost each GPU-sample a byte or two per fact.  The
+ * value at a time is the GPU's newest row at or before it.  Columns: the
+ * registry's CSV names (gm_metric_csv_col) of these metrics, as integers. */
+#define GM_STORE_STATES(X)                                                                         \
+    X(GM_M_COMPUTE_MODE)                                                                           \
+    X(GM_M_PCIE_GEN_CUR)                                                                           \
+    X(GM_M_PCIE_GEN_MAX)                                                                           \
+    X(GM_M_PCIE_WIDTH_CUR)                                                                         \
+    X(GM_M_PCIE_WIDTH_MAX)                                                                         \
+    X(GM_M_ECC_UNCORR_VOL)                                                                         \
+    X(GM_M_REMAP_PENDING)                                                                          \
+    X(GM_M_RETIRED_PENDING)
+/* A GPU's states row is written again after this long without a change, so
+ * that a window never starts far from its GPU's last states row. */
+#define GM_STORE_STATES_REFRESH_MS (3600LL * 1000)
+
 /* The columns of rollup_1m and rollup_1h after (ts, gpu, task), in order. */
 #define GM_ROLLUP_COLUMNS                                                                          \
     "n INTEGER NOT NULL, n_down INTEGER NOT NULL,"                                                 \

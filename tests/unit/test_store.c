@@ -1110,7 +1110,8 @@ static void test_migrate_columns(void **state)
     };
     static const char *const v3_cols[] = {
         "util_gpu_pct", "util_mem_pct", "mem_used_mib", "power_cw", "power_limit_cw", "temp_c",
-        "clk_sm_mhz",   "clk_mem_mhz",  "reasons",      "fan_pct",  "energy_mj"};
+        "clk_sm_mhz",   "clk_mem_mhz",  "reasons",      "fan_pct",  "energy_mj",
+        "util_enc_pct", "util_dec_pct", "pcie_rx_mibps"};
     char fresh[320], buf[1024], want_view[1024];
 
     /* what a new store has */
@@ -1498,6 +1499,74 @@ static void test_events_lost(void **state)
 /* ------------------------------------------------------------------------ */
 /* Retention                                                                 */
 
+/* The states table: a row at a GPU's first sample, at each change of a
+ * state, and after an hour without one; NULL for a state not read.  The gpm
+ * table: only with opts.gpm, only for samples with a GPM value, beside the
+ * sample (same ts and dup), in hundredths of a percent and whole MiB/s. */
+static void set_states(struct gm_gpu *g, int mode, int gen)
+{
+    g->m[GM_M_COMPUTE_MODE] = gm_v_u64((uint64_t)mode);
+    g->m[GM_M_PCIE_GEN_CUR] = gm_v_u64((uint64_t)gen);
+    g->m[GM_M_PCIE_GEN_MAX] = gm_v_u64(5);
+    g->m[GM_M_PCIE_WIDTH_CUR] = gm_v_u64(16);
+    g->m[GM_M_PCIE_WIDTH_MAX] = gm_v_u64(16);
+    g->m[GM_M_REMAP_PENDING] = gm_v_u64(0);
+}
+
+static void test_states_gpm(void **state)
+{
+    (void)state;
+    for (int gpm = 0; gpm <= 1; gpm++) {
+        teardown_dir(NULL);
+        assert_int_equal(setup_dir(NULL), 0);
+        struct gm_store_opts o = opts("train");
+        o.gpm = gpm;
+        struct gm_store *st = open_store(&o);
+        for (int i = 0; i < 10; i++) {
+            struct gm_snapshot *s = snap(T0_MS + i * S_MS, 1);
+            struct gm_gpu *g = &s->gpus[0];
+            /* compute mode changes at 4; the link drops at 7, is back at 8 */
+            set_states(g, i < 4 ? 0 : 3, i == 7 ? 3 : 5);
+            if (i > 0) { /* the first sample has no GPM interval */
+                g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(42.125);
+                g->m[GM_M_GPM_PCIE_RX] = gm_v_f64(3.5 * MIB);
+            }
+            write_free(st, s);
+        }
+        /* an hour and a half later with nothing changed: a refresh row */
+        struct gm_snapshot *s = snap(T0_MS + 5400 * S_MS, 1);
+        set_states(&s->gpus[0], 3, 5);
+        write_free(st, s);
+        gm_store_close(st);
+
+        sqlite3 *db = reader();
+        char buf[256];
+        assert_string_equal(
+            q_text(db, buf, sizeof(buf),
+                   "SELECT group_concat(((ts - %" PRId64 ") / 1000) || ':' || compute_mode || ':'"
+                   " || pcie_link_gen_current, ' ') FROM (SELECT * FROM states ORDER BY ts)",
+                   (int64_t)T0_MS),
+            "0:0:5 4:3:5 7:3:3 8:3:5 5400:3:5");
+        assert_int_equal(q_int(db, "SELECT count(*) FROM states WHERE ecc_uncorrected_volatile"
+                                   " IS NULL AND remapped_rows_pending = 0"),
+                         5);
+        if (!gpm) {
+            assert_int_equal(q_int(db, "SELECT count(*) FROM gpm"), 0);
+        } else {
+            assert_int_equal(q_int(db, "SELECT count(*) FROM gpm"), 9);
+            assert_int_equal(q_int(db, "SELECT min(gpm_sm_active_cpct) FROM gpm"), 4213);
+            assert_int_equal(q_int(db, "SELECT max(gpm_pcie_rx_mibps) FROM gpm"), 3);
+            assert_int_equal(q_int(db, "SELECT count(*) FROM gpm WHERE gpm_dram_active_cpct"
+                                       " IS NOT NULL"),
+                             0);
+            assert_int_equal(q_int(db, "SELECT count(*) FROM gpm m JOIN samples s ON s.ts = m.ts"
+                                       " AND s.gpu = m.gpu AND s.dup = m.dup"),
+                             9);
+        }
+        sqlite3_close(db);
+    }
+}
+
 static void test_retention(void **state)
 {
     (void)state;
@@ -1543,8 +1612,11 @@ static void test_retention(void **state)
     assert_string_equal(q_text(db, buf, sizeof(buf), "SELECT group_concat(text) FROM events"),
                         "recent");
     /* samples: old3, old2 and 2600 x old1, for 2 GPUs; 1-minute: the minutes of
-     * old3 and old2 (2 GPUs); 1-hour: old3's hour (2 GPUs); the ancient mark */
-    assert_int_equal(ss.deleted, 2 * 2602 + 4 + 2 + 1);
+     * old3 and old2 (2 GPUs); 1-hour: old3's hour (2 GPUs); the ancient mark;
+     * states (kept like the 1-minute tier): the rows of old3 and old2 (2 GPUs) */
+    assert_int_equal(ss.deleted, 2 * 2602 + 4 + 2 + 1 + 4);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM states WHERE ts < %" PRId64, old1), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM states WHERE ts = %" PRId64, old1), 2);
 
     /* retention runs at most every 5 minutes */
     write_free(st, snap(old1 + 5000 * S_MS, 2));
@@ -1929,6 +2001,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_states_gpm, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_local_day, setup_dir, teardown_dir),
