@@ -61,6 +61,9 @@ static const struct opt opts[] = {
      "docs/config.md)"},
     {"agent", "procs", T_BOOL, OFF(procs), "false", 0, 0, NULL, NULL,
      "also log GPU processes (<task>_procs_<day>.csv and the store)"},
+    {"agent", "pcie", T_BOOL, OFF(pcie), "false", 0, 0, NULL, NULL,
+     "also read PCIe throughput every sample (nvmlDeviceGetPcieThroughput waits ~20 ms per "
+     "counter and GPU on real hardware; a change needs a restart)"},
     {"agent", "retention", T_DURATION, OFF(retention_ns), "14d", 0, 100LL * 365 * DAY, NULL,
      "DURATION", "delete CSV files whose day ended longer ago than this (0 = keep forever)"},
     {"agent", "compress-after", T_DURATION, OFF(compress_after_ns), "1d", 0, 100LL * 365 * DAY,

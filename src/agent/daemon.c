@@ -66,8 +66,11 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col, 
 {
     struct gm_collector_opts co = {
         .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1};
+    co.groups = gm_nvml_groups_default();
+    if (c->pcie)
+        co.groups |= UINT64_C(1) << GM_RG_PCIE_TPUT;
     if (once)
-        co.groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME;
+        co.groups |= GM_NVML_GPM_PRIME;
     struct gm_err e = {0};
     /* a failure is not fatal: the first sample reports it (logged once by
      * the sampler) and init is retried with backoff */

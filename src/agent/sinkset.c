@@ -299,6 +299,14 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
                d->cfg.data_dir, next.data_dir);
         return -1;
     }
+    if (next.pcie != d->cfg.pcie) {
+        __atomic_add_fetch(&d->reloads_failed, 1, __ATOMIC_RELAXED);
+        gm_log(GM_LOG_ERR,
+               "reload: pcie changed from %s to %s; that needs a restart, keeping the running "
+               "configuration",
+               d->cfg.pcie ? "true" : "false", next.pcie ? "true" : "false");
+        return -1;
+    }
     struct gm_exporter_opts eo;
     gm_daemon_exporter_opts(&next, &eo);
     struct gm_sinkset fresh = {0};

@@ -104,6 +104,19 @@ static int hist_row(void *arg, const struct gm_hist_row *r)
         p.nproc = r->nproc;
         p.nproc_dead = r->nproc_dead;
         p.proc_mem_b = r->proc_mem_b;
+        p.enc_util = r->enc_util;
+        p.dec_util = r->dec_util;
+        p.pcie_rx_Bps = r->pcie_rx_Bps;
+        p.sm_active = r->sm_active;
+        p.dram_active = r->dram_active;
+        p.compute_mode = r->compute_mode;
+        p.pcie_gen = r->pcie_gen;
+        p.pcie_gen_max = r->pcie_gen_max;
+        p.pcie_width = r->pcie_width;
+        p.pcie_width_max = r->pcie_width_max;
+        p.ecc_uncorrected = r->ecc_uncorrected;
+        p.remap_pending = r->remap_pending;
+        p.retired_pending = r->retired_pending;
     } else {
         return 0; /* unreadable: no point (a gap) */
     }

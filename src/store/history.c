@@ -4,17 +4,24 @@
  * from procs) of a time window, GPU by GPU in time order; when the window
  * has no raw rows (retention removed them) it reads the 1-minute rollups
  * instead, whose min/max keep a heartbeat's swing visible.  Read-only: the
- * agent may be writing (WAL).  What the store does not hold (PCIe, ECC,
- * compute mode, encoder) is absent from the rows, so the detectors that
- * need it stay silent on history (docs/diagnose.md).
+ * agent may be writing (WAL).  Each row carries the GPU's states (compute
+ * mode, PCIe link, pending ECC repairs) from the states table: its newest
+ * row at or before the sample, when not older than two refresh periods; the
+ * GPM values from the gpm table where the agent kept them (store-gpm).  A
+ * store made by an older gpumon may lack those tables and columns: their
+ * values are then unknown, not an error.
  */
 #include "history.h"
 
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "../core/buf.h"
+#include "store_schema.h"
 
 #define MIB 1048576.0
 
@@ -44,26 +51,104 @@ static int fail(sqlite3 *db, struct gm_err *err, const char *path, const char *w
     "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "       \
     "(p.type & 1) AND p.host_state NOT IN (2, 3) ORDER BY p.pid LIMIT 1) "
 
-static const char raw_sql[] =
-    "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, s.util_gpu_pct, "
-    "s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw, s.temp_c, s.clk_sm_mhz, "
-    "s.clk_mem_mhz, s.reasons, " PROCS_SQL
-    "FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task "
-    "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
-    "ORDER BY g.gpu_index, s.ts, s.dup";
+/* Whether the store has table (and column, when not NULL). */
+static int has(sqlite3 *db, const char *table, const char *col)
+{
+    sqlite3_stmt *q = NULL;
+    int yes = 0;
+    if (sqlite3_prepare_v2(db,
+                           col ? "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2"
+                               : "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                           -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+        if (col)
+            sqlite3_bind_text(q, 2, col, -1, SQLITE_STATIC);
+        yes = sqlite3_step(q) == SQLITE_ROW;
+    }
+    sqlite3_finalize(q);
+    return yes;
+}
 
-#define ROLL_SQL(table)                                                                            \
-    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, "                                  \
-    "CASE WHEN r.n_down = r.n THEN 1 ELSE 0 END, "                                                 \
-    "r.util_sum * 1.0 / r.util_n, r.util_min, r.util_max, r.mem_max, "                             \
-    "r.power_sum * 1.0 / r.power_n, r.temp_max, r.sm_sum * 1.0 / r.sm_n, r.dur_ms, "               \
-    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, r.thr_hw_slowdown_ms, "           \
-    "r.thr_app_clocks_ms "                                                                         \
-    "FROM " table " r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task "             \
-    "WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "                             \
-    "ORDER BY g.gpu_index, r.ts"
-static const char roll_1m_sql[] = ROLL_SQL("rollup_1m");
-static const char roll_1h_sql[] = ROLL_SQL("rollup_1h");
+/* The columns after the fixed ones, in this order: the states, then (raw
+ * rows) encoder, decoder, PCIe RX and three GPM values. */
+static const char *const state_cols[] = {
+    "compute_mode",          "pcie_link_gen_current",    "pcie_link_gen_max",
+    "pcie_link_width_current", "pcie_link_width_max",    "ecc_uncorrected_volatile",
+    "remapped_rows_pending", "retired_pages_pending"};
+#define NSTATE_COLS 8
+static const char *const raw_cols[] = {"util_enc_pct", "util_dec_pct", "pcie_rx_mibps"};
+static const char *const gpm_cols[] = {"gpm_sm_active_cpct", "gpm_dram_active_cpct",
+                                       "gpm_pcie_rx_mibps"};
+
+/* ", st.col" for each state column the store has (NULL for the others),
+ * and the join that finds the row (the GPU's newest at or before the
+ * row's time, at most two refresh periods older). */
+static void states_sql(sqlite3 *db, const char *alias, struct gm_buf *cols, struct gm_buf *join)
+{
+    int tab = has(db, "states", NULL);
+    for (int i = 0; i < NSTATE_COLS; i++)
+        gm_buf_printf(cols, tab && has(db, "states", state_cols[i]) ? ", st.%s" : ", NULL",
+                      state_cols[i]);
+    if (tab)
+        gm_buf_printf(join,
+                      " LEFT JOIN states st ON st.gpu = %s.gpu AND st.ts = (SELECT max(x.ts) FROM"
+                      " states x WHERE x.gpu = %s.gpu AND x.ts <= %s.ts AND x.ts >= %s.ts - %lld)",
+                      alias, alias, alias, alias, 2 * GM_STORE_STATES_REFRESH_MS);
+}
+
+static char *raw_sql(sqlite3 *db)
+{
+    struct gm_buf b = GM_BUF_INIT, join = GM_BUF_INIT;
+    gm_buf_puts(&b, "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, "
+                    "s.util_gpu_pct, s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw,"
+                    " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, " PROCS_SQL);
+    states_sql(db, "s", &b, &join);
+    for (size_t i = 0; i < sizeof raw_cols / sizeof raw_cols[0]; i++)
+        gm_buf_printf(&b, has(db, "samples", raw_cols[i]) ? ", s.%s" : ", NULL", raw_cols[i]);
+    int gpm = has(db, "gpm", NULL);
+    for (size_t i = 0; i < sizeof gpm_cols / sizeof gpm_cols[0]; i++)
+        gm_buf_printf(&b, gpm && has(db, "gpm", gpm_cols[i]) ? ", m.%s" : ", NULL", gpm_cols[i]);
+    gm_buf_puts(&b, " FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task");
+    gm_buf_puts(&b, join.p ? join.p : "");
+    if (gpm)
+        gm_buf_puts(&b, " LEFT JOIN gpm m ON m.ts = s.ts AND m.gpu = s.gpu AND m.dup = s.dup");
+    gm_buf_puts(&b, " WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3)"
+                    " ORDER BY g.gpu_index, s.ts, s.dup");
+    gm_buf_free(&join);
+    return b.p;
+}
+
+static char *roll_sql(sqlite3 *db, const char *table)
+{
+    struct gm_buf b = GM_BUF_INIT, join = GM_BUF_INIT;
+    gm_buf_puts(&b, "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, "
+                    "CASE WHEN r.n_down = r.n THEN 1 ELSE 0 END, "
+                    "r.util_sum * 1.0 / r.util_n, r.util_min, r.util_max, r.mem_max, "
+                    "r.power_sum * 1.0 / r.power_n, r.temp_max, r.sm_sum * 1.0 / r.sm_n, r.dur_ms, "
+                    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, "
+                    "r.thr_hw_slowdown_ms, r.thr_app_clocks_ms");
+    states_sql(db, "r", &b, &join);
+    gm_buf_printf(&b, " FROM %s r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task",
+                  table);
+    gm_buf_puts(&b, join.p ? join.p : "");
+    gm_buf_puts(&b, " WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3)"
+                    " ORDER BY g.gpu_index, r.ts");
+    gm_buf_free(&join);
+    return b.p;
+}
+
+/* The states of a row from column i on (states_sql's order). */
+static void read_states(sqlite3_stmt *st, int i, struct gm_hist_row *r)
+{
+    int *ints[] = {&r->compute_mode, &r->pcie_gen, &r->pcie_gen_max, &r->pcie_width,
+                   &r->pcie_width_max};
+    for (int k = 0; k < 5; k++)
+        *ints[k] = sqlite3_column_type(st, i + k) == SQLITE_NULL ? -1
+                                                                  : sqlite3_column_int(st, i + k);
+    r->ecc_uncorrected = col_d(st, i + 5, 1);
+    r->remap_pending = col_d(st, i + 6, 1);
+    r->retired_pending = col_d(st, i + 7, 1);
+}
 
 static void row_init(struct gm_hist_row *r)
 {
@@ -73,6 +158,9 @@ static void row_init(struct gm_hist_row *r)
     r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = NAN;
     r->reasons = -1;
     r->nproc = r->nproc_dead = -1;
+    r->enc_util = r->dec_util = r->pcie_rx_Bps = r->sm_active = r->dram_active = NAN;
+    r->ecc_uncorrected = r->remap_pending = r->retired_pending = NAN;
+    r->compute_mode = r->pcie_gen = r->pcie_gen_max = r->pcie_width = r->pcie_width_max = -1;
     r->uuid = r->name = r->job = "";
 }
 
@@ -89,7 +177,10 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
                     int has_procs, gm_hist_fn fn, void *arg, size_t *nrows, struct gm_err *err)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, raw_sql, -1, &st, NULL) != SQLITE_OK)
+    char *sql = raw_sql(db);
+    int prc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    free(sql);
+    if (prc != SQLITE_OK)
         return fail(db, err, path, "cannot read samples");
     bind_window(st, from_ns, to_ns, task);
     int rc = 0, s;
@@ -119,6 +210,17 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
             r.proc_mem_b = r.nproc ? col_d(st, 17, MIB) : 0;
             r.job = col_s(st, 18);
         }
+        if (!r.down) {
+            read_states(st, 19, &r);
+            r.enc_util = col_d(st, 19 + NSTATE_COLS, 1);
+            r.dec_util = col_d(st, 20 + NSTATE_COLS, 1);
+            r.pcie_rx_Bps = col_d(st, 21 + NSTATE_COLS, MIB);
+            r.sm_active = col_d(st, 22 + NSTATE_COLS, 1e-4);
+            r.dram_active = col_d(st, 23 + NSTATE_COLS, 1e-4);
+            /* PCIe RX: the counter's (agent option pcie), else GPM's (store-gpm) */
+            if (isnan(r.pcie_rx_Bps))
+                r.pcie_rx_Bps = col_d(st, 24 + NSTATE_COLS, MIB);
+        }
         (*nrows)++;
         if ((rc = fn(arg, &r)) != 0)
             break;
@@ -137,7 +239,10 @@ static int read_rollups_of(sqlite3 *db, const char *path, int hour, int64_t from
 {
     const char *table = hour ? "rollup_1h" : "rollup_1m";
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(db, hour ? roll_1h_sql : roll_1m_sql, -1, &st, NULL) != SQLITE_OK)
+    char *sql = roll_sql(db, table);
+    int prc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    free(sql);
+    if (prc != SQLITE_OK)
         return fail(db, err, path, hour ? "cannot read rollup_1h" : "cannot read rollup_1m");
     bind_window(st, from_ns - (hour ? 3600000000000LL : 60000000000LL), to_ns, task);
     int rc = 0, s;
@@ -169,6 +274,8 @@ static int read_rollups_of(sqlite3 *db, const char *path, int hour, int64_t from
                     r.reasons |= bit[k];
             }
         }
+        if (!r.down)
+            read_states(st, 19, &r);
         (*nrows)++;
         if ((rc = fn(arg, &r)) != 0)
             break;
@@ -176,7 +283,6 @@ static int read_rollups_of(sqlite3 *db, const char *path, int hour, int64_t from
     if (rc == 0 && s != SQLITE_DONE)
         rc = fail(db, err, path, hour ? "cannot read rollup_1h" : "cannot read rollup_1m");
     sqlite3_finalize(st);
-    (void)table;
     return rc;
 }
 

@@ -28,6 +28,13 @@ struct gm_hist_row {
     int nproc;       /* -1 when processes were not recorded */
     int nproc_dead;  /* gone or zombie; -1 unknown */
     double proc_mem_b;
+    double enc_util, dec_util; /* percent */
+    double pcie_rx_Bps;        /* host to GPU */
+    double sm_active, dram_active; /* GPM ratios 0..1 (store-gpm, or CSV gpm columns) */
+    /* the GPU's states (the store's states table; CSV columns): -1 / NAN unknown */
+    int compute_mode;
+    int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
+    double ecc_uncorrected, remap_pending, retired_pending;
 };
 
 typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);
@@ -57,9 +64,9 @@ int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const c
 /* Reads one daily CSV log of GPU rows written by the agent (store/csv.c;
  * a .gz is read through zlib), the rows between from_ns and to_ns (0 = no
  * bound).  Columns are found by their header names, so a log with other
- * --columns works; time and gpu are required.  Processes are in another
- * file and are not read (nproc -1).  Errors name the file, and the line
- * for a bad row. */
+ * --columns works; time and gpu are required.  The processes file of the
+ * same task and day beside it is read when it exists (else nproc -1).
+ * Errors name the file, and the line for a bad row. */
 int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_fn fn, void *arg,
                      size_t *nrows, struct gm_err *err);
 

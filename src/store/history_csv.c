@@ -6,7 +6,9 @@
  * quoted fields may hold commas, quotes and newlines (a GPU name is text
  * from outside).  Columns are found by the header's names.  A row whose
  * time or GPU index does not parse is an error naming the line; an empty
- * cell is a value not recorded (NAN), never 0.
+ * cell is a value not recorded (NAN), never 0.  The processes file of the
+ * same task and day (<task>_procs_<day>.csv[.gz], beside it) is read too
+ * when it exists: each GPU row then has the processes of its sample.
  */
 #include "history.h"
 
@@ -37,6 +39,20 @@ enum col {
     C_MCLK,
     C_REASONS,
     C_STATUS,
+    C_ENC,
+    C_DEC,
+    C_RX,
+    C_GEN,
+    C_GEN_MAX,
+    C_WIDTH,
+    C_WIDTH_MAX,
+    C_CMODE,
+    C_ECC,
+    C_REMAP,
+    C_RETIRED,
+    C_SM_ACT,
+    C_DRAM,
+    C_GPM_RX,
     C__N
 };
 
@@ -54,7 +70,21 @@ static const char *const col_names[C__N] = {"time",
                                             "clocks_sm_mhz",
                                             "clocks_mem_mhz",
                                             "clocks_event_reasons",
-                                            "status"};
+                                            "status",
+                                            "utilization_encoder_percent",
+                                            "utilization_decoder_percent",
+                                            "pcie_rx_mibps",
+                                            "pcie_link_gen_current",
+                                            "pcie_link_gen_max",
+                                            "pcie_link_width_current",
+                                            "pcie_link_width_max",
+                                            "compute_mode",
+                                            "ecc_uncorrected_volatile",
+                                            "remapped_rows_pending",
+                                            "retired_pages_pending",
+                                            "gpm_sm_active_percent",
+                                            "gpm_dram_active_percent",
+                                            "gpm_pcie_rx_mibps"};
 
 static const struct {
     const char *name;
@@ -239,6 +269,157 @@ static int read_all(const char *path, char **out, size_t *len, struct gm_err *er
     return 0;
 }
 
+/* A state cell: a number, or the words the log writes for a state
+ * (Yes/No, the compute modes); NAN when empty, -1 when unknown words. */
+static int state(const char *s, double *v)
+{
+    static const struct {
+        const char *word;
+        double v;
+    } words[] = {{"No", 0},         {"Yes", 1},          {"Default", 0},
+                 {"Exclusive_Thread", 1}, {"Prohibited", 2}, {"Exclusive_Process", 3}};
+    for (size_t k = 0; s && k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(s, words[k].word) == 0) {
+            *v = words[k].v;
+            return 0;
+        }
+    return num(s, v);
+}
+
+/* The processes of one sample of one GPU, from the processes file. */
+struct psample {
+    int64_t ts_ns;
+    uint32_t gpu;
+    int n, dead;
+    double mem_mib; /* NAN when no process had a figure */
+    long job_pid;   /* the live compute process with the lowest pid; -1 none */
+    const char *job;
+};
+
+struct procs {
+    char *buf; /* the file, the names point into it */
+    struct psample *v;
+    size_t n, cap;
+};
+
+static int cmp_ps(const void *a, const void *b)
+{
+    const struct psample *x = a, *y = b;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    return (x->gpu > y->gpu) - (x->gpu < y->gpu);
+}
+
+/* The processes file of the GPU log at path: its name with "procs_" before
+ * the day (default_20261203.csv -> default_procs_20261203.csv), as the log
+ * is (.gz or not) or the other way round (one may be compressed first). */
+static int procs_path(const char *path, char *out, size_t len, int other)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *us = strrchr(base, '_');
+    if (!us)
+        return -1;
+    const char *ext = strstr(us, ".csv");
+    if (!ext)
+        return -1;
+    int gz = strcmp(ext, ".csv.gz") == 0;
+    if (!gz && strcmp(ext, ".csv") != 0)
+        return -1;
+    int n = snprintf(out, len, "%.*sprocs_%.*s%s", (int)(us + 1 - path), path, (int)(ext - us - 1),
+                     us + 1, gz != other ? ".csv.gz" : ".csv");
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* Reads the processes file beside the log at path into p (p->n = 0 and
+ * p->buf NULL when there is none).  Errors name the file and line. */
+static int read_procs(const char *path, struct procs *p, struct gm_err *err)
+{
+    memset(p, 0, sizeof *p);
+    char ppath[4096];
+    size_t len = 0, pos = 0, line = 1;
+    int rc = GM_E_NOTFOUND;
+    for (int other = 0; other < 2 && rc == GM_E_NOTFOUND; other++) {
+        if (procs_path(path, ppath, sizeof ppath, other) != 0)
+            return 0;
+        struct gm_err e = {0};
+        rc = read_all(ppath, &p->buf, &len, &e);
+        if (rc != 0 && rc != GM_E_NOTFOUND)
+            return gm_err_set(err, rc, "%s", e.msg);
+    }
+    if (rc != 0)
+        return 0; /* no processes file: processes not recorded */
+    enum { P_TIME, P_GPU, P_PID, P_NAME, P_MEM, P_TYPE, P_STATE, P__N };
+    static const char *const pnames[P__N] = {"time",          "gpu",  "pid",       "process_name",
+                                             "used_memory_mib", "type", "host_state"};
+    char *f[MAXF];
+    int idx[P__N];
+    for (int c = 0; c < P__N; c++)
+        idx[c] = -1;
+    int nf = len ? split(p->buf, len, &pos, f, MAXF, &line) : 0;
+    for (int i = 0; i < nf; i++)
+        for (int c = 0; c < P__N; c++)
+            if (strcmp(f[i], pnames[c]) == 0)
+                idx[c] = i;
+    if (idx[P_TIME] < 0 || idx[P_GPU] < 0 || idx[P_PID] < 0)
+        return gm_err_set(err, GM_E_INVAL,
+                          "%s:1: not a gpumon processes log: no 'time', 'gpu' and 'pid' columns",
+                          ppath);
+    while (pos < len) {
+        size_t at = line;
+        nf = split(p->buf, len, &pos, f, MAXF, &line);
+        if (nf == 1 && !f[0][0])
+            continue;
+#define PCELL(c) (idx[c] >= 0 && idx[c] < nf ? f[idx[c]] : NULL)
+        int64_t ts;
+        double g, pid, mem;
+        if (parse_iso(PCELL(P_TIME) ? PCELL(P_TIME) : "", &ts) != 0)
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s'", ppath, at,
+                              PCELL(P_TIME) ? PCELL(P_TIME) : "");
+        if (num(PCELL(P_GPU), &g) != 0 || isnan(g) || g < 0 || g > 4095 || g != floor(g))
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad gpu index '%.40s'", ppath, at,
+                              PCELL(P_GPU) ? PCELL(P_GPU) : "");
+        if (num(PCELL(P_PID), &pid) != 0 || isnan(pid) || pid < 0 || pid > 4294967295.0)
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad pid '%.40s'", ppath, at,
+                              PCELL(P_PID) ? PCELL(P_PID) : "");
+        if (num(PCELL(P_MEM), &mem) != 0)
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: column used_memory_mib: not a number '%.40s'",
+                              ppath, at, PCELL(P_MEM));
+        const char *hs = PCELL(P_STATE) ? PCELL(P_STATE) : "";
+        const char *type = PCELL(P_TYPE) ? PCELL(P_TYPE) : "";
+        int dead = strcmp(hs, "gone") == 0 || strcmp(hs, "zombie") == 0;
+        struct psample *ps = p->n ? &p->v[p->n - 1] : NULL;
+        if (!ps || ps->ts_ns != ts || ps->gpu != (uint32_t)g) {
+            if (p->n == p->cap) {
+                p->cap = p->cap ? p->cap * 2 : 256;
+                p->v = realloc(p->v, p->cap * sizeof *p->v);
+                if (!p->v)
+                    gm_oom();
+            }
+            ps = &p->v[p->n++];
+            *ps = (struct psample){.ts_ns = ts, .gpu = (uint32_t)g, .mem_mib = NAN, .job_pid = -1,
+                                   .job = ""};
+        }
+        ps->n++;
+        ps->dead += dead;
+        if (!isnan(mem))
+            ps->mem_mib = isnan(ps->mem_mib) ? mem : ps->mem_mib + mem;
+        if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
+            ps->job_pid = (long)pid;
+            ps->job = PCELL(P_NAME) ? PCELL(P_NAME) : "";
+        }
+#undef PCELL
+    }
+    qsort(p->v, p->n, sizeof *p->v, cmp_ps);
+    return 0;
+}
+
+static const struct psample *procs_at(const struct procs *p, int64_t ts, uint32_t gpu)
+{
+    struct psample key = {.ts_ns = ts, .gpu = gpu};
+    return p->n ? bsearch(&key, p->v, p->n, sizeof *p->v, cmp_ps) : NULL;
+}
+
 int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_fn fn, void *arg,
                      size_t *nrows, struct gm_err *err)
 {
@@ -248,6 +429,13 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
     int rc = read_all(path, &buf, &len, err);
     if (rc != 0)
         return rc;
+    struct procs procs;
+    if ((rc = read_procs(path, &procs, err)) != 0) {
+        free(procs.buf);
+        free(procs.v);
+        free(buf);
+        return rc;
+    }
     char *f[MAXF];
     int idx[C__N];
     for (int c = 0; c < C__N; c++)
@@ -258,6 +446,8 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             if (strcmp(f[i], col_names[c]) == 0)
                 idx[c] = i;
     if (idx[C_TIME] < 0 || idx[C_GPU] < 0) {
+        free(procs.buf);
+        free(procs.v);
         free(buf);
         return gm_err_set(err, GM_E_INVAL,
                           "%s:1: not a gpumon GPU log: the header has no 'time' and 'gpu' columns "
@@ -277,6 +467,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         r.job = "";
         r.nproc = r.nproc_dead = -1;
         r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = NAN;
+        r.compute_mode = r.pcie_gen = r.pcie_gen_max = r.pcie_width = r.pcie_width_max = -1;
         if (parse_iso(CELL(C_TIME) ? CELL(C_TIME) : "", &r.ts_ns) != 0) {
             rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s' (want ISO 8601 with offset)",
                             path, at, CELL(C_TIME) ? CELL(C_TIME) : "");
@@ -289,17 +480,27 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             break;
         }
         r.gpu_index = (uint32_t)g;
+        /* the status word, before any ";missing=..." list */
         const char *st = CELL(C_STATUS);
-        if (st && strcmp(st, "gpu_lost") == 0)
+        size_t stl = st ? strcspn(st, ";") : 0;
+        if (stl == 8 && strncmp(st, "gpu_lost", 8) == 0)
             r.down = 1;
-        else if (st && *st && strcmp(st, "ok") != 0 && strcmp(st, "value_error") != 0)
+        else if (stl && !(stl == 2 && strncmp(st, "ok", 2) == 0) &&
+                 !(stl == 11 && strncmp(st, "value_error", 11) == 0))
             r.down = 2;
-        static const enum col nc[] = {C_UTIL, C_UMEM, C_MEMU, C_MEMT, C_PW,
-                                      C_PL,   C_TEMP, C_SM,   C_MCLK};
-        double *dst[] = {&r.util,          &r.util_mem, &r.mem_used_b, &r.mem_total_b, &r.power_w,
-                         &r.power_limit_w, &r.temp_c,   &r.clk_sm_mhz, &r.clk_mem_mhz};
+        double cmode, gen, gen_max, width, width_max, gpm_rx;
+        static const enum col nc[] = {C_UTIL,   C_UMEM,   C_MEMU, C_MEMT,  C_PW,      C_PL,
+                                      C_TEMP,   C_SM,     C_MCLK, C_ENC,   C_DEC,     C_RX,
+                                      C_GEN,    C_GEN_MAX, C_WIDTH, C_WIDTH_MAX, C_CMODE, C_ECC,
+                                      C_REMAP,  C_RETIRED, C_SM_ACT, C_DRAM, C_GPM_RX};
+        double *dst[] = {&r.util,          &r.util_mem,      &r.mem_used_b,  &r.mem_total_b,
+                         &r.power_w,       &r.power_limit_w, &r.temp_c,      &r.clk_sm_mhz,
+                         &r.clk_mem_mhz,   &r.enc_util,      &r.dec_util,    &r.pcie_rx_Bps,
+                         &gen,             &gen_max,         &width,         &width_max,
+                         &cmode,           &r.ecc_uncorrected, &r.remap_pending,
+                         &r.retired_pending, &r.sm_active,   &r.dram_active, &gpm_rx};
         for (size_t k = 0; k < sizeof nc / sizeof nc[0]; k++)
-            if (num(CELL(nc[k]), dst[k]) != 0) {
+            if (state(CELL(nc[k]), dst[k]) != 0) {
                 rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: column %s: not a number '%.40s'", path,
                                 at, col_names[nc[k]], CELL(nc[k]));
                 break;
@@ -308,13 +509,31 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             break;
         r.mem_used_b *= MIB;
         r.mem_total_b *= MIB;
+        /* PCIe RX: the counter's when the log has it, else GPM's */
+        r.pcie_rx_Bps = (isnan(r.pcie_rx_Bps) ? gpm_rx : r.pcie_rx_Bps) * MIB;
+        r.sm_active /= 100;
+        r.dram_active /= 100;
+        int *ints[] = {&r.compute_mode, &r.pcie_gen, &r.pcie_gen_max, &r.pcie_width,
+                       &r.pcie_width_max};
+        double dv[] = {cmode, gen, gen_max, width, width_max};
+        for (int k = 0; k < 5; k++)
+            *ints[k] = isnan(dv[k]) || dv[k] < 0 || dv[k] > 1e6 ? -1 : (int)dv[k];
         reasons(CELL(C_REASONS), &r.reasons);
+        const struct psample *ps = procs.buf ? procs_at(&procs, r.ts_ns, r.gpu_index) : NULL;
+        if (procs.buf && !r.down) {
+            r.nproc = ps ? ps->n : 0;
+            r.nproc_dead = ps ? ps->dead : 0;
+            r.proc_mem_b = ps ? (isnan(ps->mem_mib) ? NAN : ps->mem_mib * MIB) : 0;
+            r.job = ps ? ps->job : "";
+        }
 #undef CELL
         if ((from_ns && r.ts_ns < from_ns) || (to_ns && r.ts_ns > to_ns))
             continue;
         (*nrows)++;
         rc = fn(arg, &r);
     }
+    free(procs.buf);
+    free(procs.v);
     free(buf);
     return rc;
 }

@@ -38,6 +38,15 @@ import agentlib  # noqa: E402
 from agentlib import Agent, Scratch, run, sim_env  # noqa: E402
 
 SUITE = os.path.join(agentlib.ROOT, "scenarios", "diagnose")
+# The CSV columns docs/diagnose.md gives for diagnosis from CSV logs: the
+# default set and what the detectors read beyond it.
+DIAG_COLUMNS = ("index,uuid,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
+                "power.draw,power.limit,temperature.gpu,clocks.sm,clocks.mem,"
+                "clocks_event_reasons.active,utilization.encoder,utilization.decoder,"
+                "pcie_rx_bytes_per_second,pcie.link.gen.current,pcie.link.gen.max,"
+                "pcie.link.width.current,pcie.link.width.max,compute_mode,"
+                "ecc.errors.uncorrected.volatile.total,remapped_rows.pending,"
+                "retired_pages.pending,gpm.sm_active,gpm.dram_active,gpm.pcie_rx")
 BAR = 0.95
 
 
@@ -104,7 +113,8 @@ def store(path):
     """(store result, csv result) from one recording."""
     with Scratch("dg") as d:
         env = env_for(path, speed=5)
-        a = Agent(d + "/data", env, ["--interval", "500ms", "--procs"])
+        a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
+                                     "--columns", DIAG_COLUMNS])
         a.start(wait_samples=1, timeout=30)
         time.sleep(10)
         a.stop()

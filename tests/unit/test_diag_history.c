@@ -142,11 +142,139 @@ static void test_errors(void **state)
     assert_non_null(strstr(err.msg, "/nonexistent/x.csv"));
 }
 
+/* The columns diagnosis reads beyond the default set (states as the log
+ * writes them: Default/Exclusive_Process, Yes/No), a status with a missing
+ * list, and the processes file of the same task and day beside the log
+ * (plain and compressed): per sample the count, the dead ones, the memory
+ * and the job (the live compute process with the lowest pid); a sample
+ * without rows there has no processes (0), and a bad pid names the file. */
+static void test_diag_columns_procs(void **state)
+{
+    (void)state;
+    static const char dhead[] =
+        "time,host,task_id,gpu,utilization_gpu_percent,utilization_encoder_percent,"
+        "pcie_rx_mibps,pcie_link_gen_current,pcie_link_gen_max,pcie_link_width_current,"
+        "pcie_link_width_max,compute_mode,ecc_uncorrected_volatile,remapped_rows_pending,"
+        "gpm_sm_active_percent,gpm_pcie_rx_mibps,status\n";
+    static const char drows[] =
+        "2026-12-03T12:00:00.000+00:00,h,t,0,50,96,,3,5,8,16,Exclusive_Process,2,Yes,41.5,1000,"
+        "\"ok;missing=pcie_rx_mibps:not_collected\"\n"
+        "2026-12-03T12:00:01.000+00:00,h,t,0,50,,2000,5,5,16,16,Default,0,No,,,ok\n";
+    static const char phead[] = "time,host,task_id,gpu,uuid,pid,user,process_name,command,"
+                                "used_memory_mib,type,host_state\n";
+    static const char prows[] = "2026-12-03T12:00:00.000+00:00,h,t,0,u,900,r,\"b,ad\",c,100,C,alive\n"
+                                "2026-12-03T12:00:00.000+00:00,h,t,0,u,77,r,dead,c,200,C,gone\n"
+                                "2026-12-03T12:00:00.000+00:00,h,t,0,u,800,r,\"tr\"\"ain\",c,50,C,"
+                                "alive\n";
+    char dir[] = "/tmp/gm_dgc_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (int gz = 0; gz < 2; gz++) {
+        char log[128], procs[128];
+        snprintf(log, sizeof log, "%s/t_20261203.csv", dir);
+        snprintf(procs, sizeof procs, "%s/t_procs_20261203.csv%s", dir, gz ? ".gz" : "");
+        FILE *f = fopen(log, "w");
+        fputs(dhead, f);
+        fputs(drows, f);
+        fclose(f);
+        if (gz) {
+            gzFile z = gzopen(procs, "wb");
+            gzputs(z, phead);
+            gzputs(z, prows);
+            gzclose(z);
+        } else {
+            f = fopen(procs, "w");
+            fputs(phead, f);
+            fputs(prows, f);
+            fclose(f);
+        }
+        struct got g = {0};
+        size_t n = 0;
+        struct gm_err err = {0};
+        assert_int_equal(gm_hist_read_csv(log, 0, 0, collect, &g, &n, &err), 0);
+        assert_int_equal(n, 2);
+        const struct gm_hist_row *a = &g.r[0], *b = &g.r[1];
+        assert_int_equal(a->down, 0);
+        assert_true(fabs(a->enc_util - 96) < 1e-9);
+        assert_true(fabs(a->pcie_rx_Bps - 1000.0 * 1048576) < 1); /* GPM's, the counter empty */
+        assert_true(fabs(b->pcie_rx_Bps - 2000.0 * 1048576) < 1);
+        assert_int_equal(a->pcie_gen, 3);
+        assert_int_equal(a->pcie_gen_max, 5);
+        assert_int_equal(a->pcie_width, 8);
+        assert_int_equal(a->compute_mode, 3);
+        assert_int_equal(b->compute_mode, 0);
+        assert_true(fabs(a->ecc_uncorrected - 2) < 1e-9);
+        assert_true(fabs(a->remap_pending - 1) < 1e-9 && fabs(b->remap_pending) < 1e-9);
+        assert_true(isnan(a->retired_pending)); /* no column: not recorded */
+        assert_true(fabs(a->sm_active - 0.415) < 1e-9);
+        assert_true(isnan(b->sm_active));
+        assert_true(isnan(b->enc_util));
+        assert_int_equal(a->nproc, 3);
+        assert_int_equal(a->nproc_dead, 1);
+        assert_true(fabs(a->proc_mem_b - 350.0 * 1048576) < 1);
+        assert_int_equal(b->nproc, 0);
+        assert_int_equal(b->nproc_dead, 0);
+        unlink(procs);
+    }
+    /* a bad pid in the processes file: the error names that file and the line */
+    char log[128], procs[128];
+    snprintf(log, sizeof log, "%s/t_20261203.csv", dir);
+    snprintf(procs, sizeof procs, "%s/t_procs_20261203.csv", dir);
+    FILE *f = fopen(procs, "w");
+    fputs(phead, f);
+    fputs("2026-12-03T12:00:00.000+00:00,h,t,0,u,12x,r,n,c,1,C,alive\n", f);
+    fclose(f);
+    struct got g = {0};
+    size_t n = 0;
+    struct gm_err err = {0};
+    assert_int_not_equal(gm_hist_read_csv(log, 0, 0, collect, &g, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "t_procs_20261203.csv:2: bad pid '12x'"));
+    unlink(procs);
+    unlink(log);
+    rmdir(dir);
+}
+
+static int job_of(void *arg, const struct gm_hist_row *r)
+{
+    if (r->nproc > 0)
+        snprintf(arg, 64, "%s", r->job);
+    return 0;
+}
+
+static void test_job_name(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gm_dgj_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char log[128], procs[128], job[64] = "";
+    snprintf(log, sizeof log, "%s/run_20261203.csv", dir);
+    snprintf(procs, sizeof procs, "%s/run_procs_20261203.csv", dir);
+    FILE *f = fopen(log, "w");
+    fputs("time,gpu,status\n2026-12-03T12:00:00Z,0,ok\n", f);
+    fclose(f);
+    f = fopen(procs, "w");
+    fputs("time,gpu,pid,process_name,type,host_state\n"
+          "2026-12-03T12:00:00Z,0,900,\"b,ad\",C,alive\n"
+          "2026-12-03T12:00:00Z,0,77,dead,C,gone\n"
+          "2026-12-03T12:00:00Z,0,800,\"tr\"\"ain\",C,alive\n"
+          "2026-12-03T12:00:00Z,0,5,gfx,G,alive\n",
+          f);
+    fclose(f);
+    size_t n = 0;
+    struct gm_err err = {0};
+    assert_int_equal(gm_hist_read_csv(log, 0, 0, job_of, job, &n, &err), 0);
+    assert_string_equal(job, "tr\"ain");
+    unlink(procs);
+    unlink(log);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_diag_columns_procs),
+        cmocka_unit_test(test_job_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

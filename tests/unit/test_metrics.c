@@ -226,7 +226,7 @@ static void test_gpm_rows(void **state)
         assert_int_equal(m->unit, rows[i].unit);
         assert_int_equal(m->rg, GM_RG_GPM);
         assert_true(m->flags & GM_MF_NOT_IN_STATUS);
-        assert_null(m->store); /* not stored (docs/metrics.md, GPM) */
+        assert_null(m->store); /* not a samples column: the opt-in gpm table (store.c) */
     }
     assert_null(gm_metrics[GM_M_PCIE_TX].dcgm); /* one source per dcgm-exporter name */
     assert_null(gm_metrics[GM_M_PCIE_RX].dcgm);
