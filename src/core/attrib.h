@@ -1,0 +1,78 @@
+/* attrib.h -- who a GPU process belongs to, from its cgroup path.
+ *
+ * The cgroup path (/proc/PID/cgroup, the part after "0::" on cgroup v2 or
+ * the most specific v1 line; src/source/procfs.c reads it) says which
+ * container, Kubernetes pod, Slurm job or systemd unit a process runs in.
+ * gm_attrib_parse() recognises the layouts of (docs/jobs.md has each with
+ * an example):
+ *
+ *   Kubernetes  kubepods[/QOS]/pod<UID>/<CONTAINER>           (cgroupfs driver)
+ *               kubepods.slice/kubepods-QOS.slice/kubepods-QOS-pod<UID_>.slice/
+ *                   {docker,cri-containerd,crio}-<ID>.scope   (systemd driver)
+ *   Docker      docker/<ID>, system.slice/docker-<ID>.scope
+ *   Podman      machine.slice/libpod-<ID>.scope, libpod_parent/libpod-<ID>,
+ *               user@UID.service/.../libpod-<ID>.scope (rootless)
+ *   containerd  cri-containerd-<ID>.scope, nerdctl-<ID>.scope
+ *   CRI-O       crio-<ID>.scope
+ *   Slurm       slurm[_NODE]/uid_<UID>/job_<JOB>/step_<STEP>  (cgroup v1)
+ *               system.slice/slurmstepd.scope/job_<JOB>/step_<STEP>  (v2)
+ *   systemd     the innermost *.service or *.scope, and user-<UID>.slice
+ *
+ * Pure string work on hostile input (a process can name its own cgroup
+ * under a delegated subtree): every field is bounded, ids are accepted
+ * only in their own alphabet (hex container ids, pod UIDs of hex and
+ * dashes, decimal job ids), and anything else is left empty, never
+ * guessed.
+ */
+#ifndef GM_CORE_ATTRIB_H
+#define GM_CORE_ATTRIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gm_runtime {
+    GM_RT_NONE = 0,   /* not in a container (or not recognised) */
+    GM_RT_DOCKER,     /* docker (also the dockershim of older Kubernetes) */
+    GM_RT_CONTAINERD, /* containerd (CRI, nerdctl) */
+    GM_RT_CRIO,       /* CRI-O */
+    GM_RT_PODMAN,     /* podman (libpod) */
+    GM_RT_CRI,        /* a Kubernetes container under the cgroupfs driver: the path does not
+                         name the runtime */
+    GM_RT__COUNT
+};
+
+enum gm_qos { GM_QOS_NONE = 0, GM_QOS_GUARANTEED, GM_QOS_BURSTABLE, GM_QOS_BESTEFFORT };
+
+struct gm_attrib {
+    uint8_t runtime;       /* enum gm_runtime */
+    uint8_t qos;           /* enum gm_qos: a pod's QoS class, GM_QOS_NONE when not a pod */
+    char container_id[65]; /* lowercase hex (64 for docker/containerd/CRI-O/podman); "" none */
+    char pod_uid[37];      /* 8-4-4-4-12 with dashes; "" when not a pod */
+    char slurm_job[24];    /* decimal job id (array jobs: the job's own id); "" none */
+    char slurm_step[24];   /* "batch", "extern", "interactive" or a number; "" none */
+    int64_t slurm_uid;     /* the job's user (cgroup v1 layout); -1 unknown */
+    char unit[96];         /* innermost systemd .service/.scope outside containers/jobs; "" */
+    int64_t slice_uid;     /* user-UID.slice: the login session's user; -1 none */
+};
+
+/* Fills *a from a cgroup path ("/kubepods/burstable/pod.../..."); a NULL
+ * or unrecognised path gives an empty attribution (runtime NONE, "" ids,
+ * -1 uids).  Never fails. */
+void gm_attrib_parse(const char *cgroup, struct gm_attrib *a);
+
+/* "docker", "containerd", "crio", "podman", "cri"; "" for GM_RT_NONE. */
+const char *gm_runtime_name(int rt);
+/* "Guaranteed", "Burstable", "BestEffort" (Kubernetes' spelling); "". */
+const char *gm_qos_name(int qos);
+
+/* The job a process belongs to, as one stable key for grouping and for
+ * the exporter's `job_id` label: "slurm:<JOB>", "pod:<UID>",
+ * "container:<first 12 of the id>", "unit:<UNIT>" (a systemd service or
+ * scope that is not a login session's), or "" when none.  Written to buf
+ * (len >= 128 always fits). */
+const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len);
+
+/* Whether a has anything (a container, pod, job or unit). */
+int gm_attrib_known(const struct gm_attrib *a);
+
+#endif /* GM_CORE_ATTRIB_H */
