@@ -53,6 +53,16 @@ static const char *find_sim_lib(char *buf, size_t len)
                           len);
 }
 
+/* Whether argv[from..] asks for nvidia-smi's full report (-q / --query),
+ * whatever the order of its flags (gpumon -x -q, gpumon -i 0 -q). */
+static int has_smiq(int argc, char **argv, int from)
+{
+    for (int k = from; k < argc; k++)
+        if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int i = 1;
@@ -92,6 +102,8 @@ int main(int argc, char **argv)
         }
         if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0)
             break; /* nvidia-smi style: gpumon --query-gpu=... */
+        if (has_smiq(argc, argv, i))
+            break; /* nvidia-smi style: gpumon -q [-x] [-d ...] [-i ...] */
         return cli_usage_error(NULL, "unknown option %s", a);
     }
 
