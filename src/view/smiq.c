@@ -730,7 +730,7 @@ static void gpu(struct ctx *x)
         identity(x);
         mig_devices(x);
     }
-    if (want(x, GM_SMIQ_ACCOUNTING) && all)
+    if (want(x, GM_SMIQ_ACCOUNTING))
         accounting_mode(x);
     if (all)
         board(x);
@@ -779,24 +779,20 @@ static void gpu(struct ctx *x)
         kv(w, "Supported Clocks", "supported_clocks", NA);
     if (want(x, GM_SMIQ_PIDS))
         processes(x);
-    if (!all && want(x, GM_SMIQ_ACCOUNTING)) {
-        /* -d ACCOUNTING: the mode, then the accounted processes */
-        accounting_mode(x);
+    /* the accounted processes: in the text only with -d ACCOUNTING, as nvidia-smi */
+    if ((!all && want(x, GM_SMIQ_ACCOUNTING)) || (all && w->xml))
         kv(w, "Accounted Processes", "accounted_processes", NA);
-    } else if (all && w->xml)
-        kv(w, NULL, "accounted_processes", NA);
     w->depth--;
-    indent(w);
-    if (w->xml)
+    if (w->xml) {
+        indent(w);
         gm_buf_puts(w->b, "</gpu>\n");
-    else
-        gm_buf_putc(w->b, '\n');
+    }
 }
 
 void gm_smiq_render(const struct gm_snapshot *s, uint64_t gpus, uint32_t mask, int xml,
                     struct gm_buf *out)
 {
-    struct ctx x = {.w = {.b = out, .xml = xml, .depth = 1}, .s = s, .mask = mask};
+    struct ctx x = {.w = {.b = out, .xml = xml, .depth = 1}, .s = s, .g = NULL, .mask = mask};
     struct w *w = &x.w;
     char ts[64] = NA, drv[96], cuda[32] = NA;
     time_t t = (time_t)(s->wall_ns / 1000000000LL);
@@ -830,6 +826,10 @@ void gm_smiq_render(const struct gm_snapshot *s, uint64_t gpus, uint32_t mask, i
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
         if (!((gpus >> i) & 1))
             continue;
+        /* text: a blank line between GPU blocks (nvidia-smi also ends with one;
+         * gpumon does not: docs/compat-q.md) */
+        if (!xml && x.g)
+            gm_buf_putc(out, '\n');
         x.g = &s->gpus[i];
         gpu(&x);
     }
