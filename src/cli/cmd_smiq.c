@@ -31,12 +31,14 @@ static void usage(FILE *f)
     int col = 26;
     for (int k = 0; k < GM_SMIQ__COUNT; k++) {
         const char *n = gm_smiq_section_name(k);
-        if (col + (int)strlen(n) + 2 > 98) {
-            fprintf(f, "\n                          ");
+        if (k > 0 && col + (int)strlen(n) + 2 > 98) {
+            fprintf(f, ",\n                          ");
             col = 26;
-        }
-        col += fprintf(f, "%s%s", n, k + 1 < GM_SMIQ__COUNT ? ", " : "\n");
+        } else if (k > 0)
+            col += fprintf(f, ", ");
+        col += fprintf(f, "%s", n);
     }
+    fprintf(f, "\n");
     fprintf(f, "  -i, --id=IDS            only these GPUs: indices, UUIDs or PCI bus ids\n"
                "  -f, --filename=FILE     write to FILE (truncated) instead of stdout\n"
                "      --timeout=SEC       give up when an NVML call hangs this long (default 10)\n"

@@ -39,6 +39,8 @@ static void usage(FILE *f)
                "  --sim SCENARIO   run against the NVML simulator with this scenario file\n"
                "                   (sets GPUMON_NVML_LIB and GPUSIM_SCENARIO)\n"
                "  --nvml-lib PATH  load this libnvidia-ml.so instead of the system's\n"
+               "  -q [-x] [-d S]   nvidia-smi's full report (-x: XML, -d: sections); "
+               "'gpumon -q -h'\n"
                "  -h, --help       this help; 'gpumon COMMAND --help' for a command\n"
                "  --version        print the version\n\n"
                "With no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
