@@ -3,18 +3,21 @@
  * nvidia-smi's flags: -q (--query), -x (--xml-format), -d (--display) with
  * its section names, -i (--id) by index, UUID or PCI bus id, -f
  * (--filename).  One sample of every read group (PCIe throughput included,
- * as nvidia-smi -q shows it) and the process list; the layout is
+ * as nvidia-smi -q shows it) and the process list, then the report-only
+ * values of the selected GPUs (source/nvml_q.h); the layout is
  * view/smiq.c's.  Not done: -l/-lms loops with -q, --dtd, -u (unit report).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
+#include "../source/nvml_q.h"
 #include "../view/smiq.h"
 #include "cli.h"
 
@@ -57,8 +60,25 @@ static int smiq_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
 {
     struct smiq_ctx *x = arg;
     (void)first;
+    /* the report-only values of the selected GPUs, after the sample (whose
+     * watchdog has seen the driver answer) */
+    struct gm_q_gpu *q = calloc(s->ngpu ? s->ngpu : 1, sizeof(*q));
+    struct gm_q_gpu *one = calloc(1, sizeof(*one));
+    if (!q || !one) {
+        cli_error("out of memory");
+        abort();
+    }
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        struct gm_err qe = {0};
+        gm_q_read(NULL, &s->gpus[i].index, 1, one, &qe); /* failures are in the values */
+        q[i] = *one;
+    }
+    free(one);
     struct gm_buf out = GM_BUF_INIT;
-    gm_smiq_render(s, mask, x->mask, x->xml, &out);
+    gm_smiq_render(s, q, mask, x->mask, x->xml, &out);
+    free(q);
     struct gm_err err = {0};
     int rc = 0;
     if (x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {

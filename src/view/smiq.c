@@ -183,6 +183,7 @@ struct ctx {
     struct w w;
     const struct gm_snapshot *s;
     const struct gm_gpu *g;
+    const struct gm_q_gpu *q; /* the GPU's report-only values, or NULL */
     uint32_t mask;
 };
 
@@ -215,6 +216,91 @@ static const char *val(struct ctx *x, int id, const char *suffix, char *buf, siz
     if (suffix && l < len)
         snprintf(buf + l, len - l, "%s", suffix);
     return buf;
+}
+
+/* How a report-only value (source/nvml_q.h) is spelled. */
+enum qfmt { Q_NUM, Q_MHZ, Q_PCT, Q_C, Q_HEX, Q_YESNO, Q_ENABLED, Q_ONOFF, Q_BANKS, Q_BRAND,
+            Q_ARCH, Q_DM, Q_GOM, Q_VIRT, Q_STR };
+
+static const char *enum_name(const char *const *names, size_t n, uint64_t u, char *buf,
+                             size_t len)
+{
+    if (u < n && names[u])
+        return names[u];
+    snprintf(buf, len, "Unknown (%llu)", (unsigned long long)u);
+    return buf;
+}
+
+static const char *qtext(const struct ctx *x, int id, enum qfmt f, char *buf, size_t len)
+{
+    if (!x->q)
+        return NA;
+    const struct gm_value *v = &x->q->v[id];
+    if (!gm_v_ok(v))
+        return absent(v);
+    unsigned long long u = (unsigned long long)v->v.u;
+    /* nvmlBrandType_t, nvmlDeviceArchitecture_t, nvmlDriverModel_t,
+     * nvmlGpuOperationMode_t, nvmlGpuVirtualizationMode_t as nvidia-smi
+     * names them */
+    static const char *const brand[] = {
+        "Unknown",     "Quadro",      "Tesla",        "NVS",
+        "GRID",        "GeForce",     "Titan",        "NVIDIA Virtual Applications",
+        "NVIDIA Virtual PC", "NVIDIA Virtual Compute Server", "NVIDIA RTX Virtual Workstation",
+        "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA", "GeForce RTX",
+        "TITAN RTX",
+    };
+    static const char *const arch[] = {NULL,     NULL,    "Kepler",       "Maxwell",
+                                       "Pascal", "Volta", "Turing",       "Ampere",
+                                       "Ada Lovelace", "Hopper", "Blackwell"};
+    static const char *const dm[] = {"WDDM", "TCC", "MCDM"};
+    static const char *const gom[] = {"All On", "Compute", "Low Double Precision"};
+    static const char *const virt[] = {"None", "Pass-Through", "VGPU", "Host VGPU", "Host VSGA"};
+    switch (f) {
+    case Q_MHZ:
+        snprintf(buf, len, "%llu MHz", u);
+        return buf;
+    case Q_PCT:
+        snprintf(buf, len, "%llu %%", u);
+        return buf;
+    case Q_C:
+        snprintf(buf, len, "%llu C", u);
+        return buf;
+    case Q_HEX:
+        snprintf(buf, len, "0x%llx", u);
+        return buf;
+    case Q_YESNO:
+        return u ? "Yes" : "No";
+    case Q_ENABLED:
+        return u ? "Enabled" : "Disabled";
+    case Q_ONOFF:
+        return u ? "On" : "Off";
+    case Q_BANKS:
+        snprintf(buf, len, "%llu bank(s)", u);
+        return buf;
+    case Q_BRAND:
+        return enum_name(brand, sizeof(brand) / sizeof(brand[0]), u, buf, len);
+    case Q_ARCH:
+        return enum_name(arch, sizeof(arch) / sizeof(arch[0]), u, buf, len);
+    case Q_DM:
+        return enum_name(dm, sizeof(dm) / sizeof(dm[0]), u, buf, len);
+    case Q_GOM:
+        return enum_name(gom, sizeof(gom) / sizeof(gom[0]), u, buf, len);
+    case Q_VIRT:
+        return enum_name(virt, sizeof(virt) / sizeof(virt[0]), u, buf, len);
+    case Q_STR:
+        return gm_q_str(x->q, id);
+    case Q_NUM:
+    default:
+        snprintf(buf, len, "%llu", u);
+        return buf;
+    }
+}
+
+/* A leaf from a report-only value. */
+static void kvq(struct ctx *x, const char *label, const char *tag, int id, enum qfmt f)
+{
+    char buf[128];
+    kv(&x->w, label, tag, qtext(x, id, f, buf, sizeof(buf)));
 }
 
 /* A leaf from metric id. */
@@ -254,8 +340,8 @@ static void identity(struct ctx *x)
 {
     struct w *w = &x->w;
     kvm(x, "Product Name", "product_name", GM_M_NAME, NULL);
-    kv(w, "Product Brand", "product_brand", NA);
-    kv(w, "Product Architecture", "product_architecture", NA);
+    kvq(x, "Product Brand", "product_brand", GM_Q_BRAND, Q_BRAND);
+    kvq(x, "Product Architecture", "product_architecture", GM_Q_ARCH, Q_ARCH);
     /* the registry spells display_mode Yes/No (--query-gpu); -q says Enabled */
     const struct gm_value *dm = gm_fmt_value(x->s, x->g, NULL, GM_M_DISPLAY_MODE);
     kv(w, "Display Mode", "display_mode",
@@ -325,45 +411,51 @@ static void mig_devices(struct ctx *x)
 
 static void accounting_mode(struct ctx *x)
 {
-    kv(&x->w, "Accounting Mode", "accounting_mode", NA);
-    kv(&x->w, "Accounting Mode Buffer Size", "accounting_mode_buffer_size", NA);
+    kvq(x, "Accounting Mode", "accounting_mode", GM_Q_ACCOUNTING, Q_ENABLED);
+    kvq(x, "Accounting Mode Buffer Size", "accounting_mode_buffer_size", GM_Q_ACCOUNTING_BUF,
+        Q_NUM);
 }
 
 static void board(struct ctx *x)
 {
     struct w *w = &x->w;
-    static const char *const dm[] = {"Current", "current_dm", "Pending", "pending_dm", NULL};
-    na_block(x, "Driver Model", "driver_model", dm);
+    open_blk(w, "Driver Model", "driver_model");
+    kvq(x, "Current", "current_dm", GM_Q_DM_CUR, Q_DM);
+    kvq(x, "Pending", "pending_dm", GM_Q_DM_PEND, Q_DM);
+    close_blk(w, "driver_model");
     kvm(x, "Serial Number", "serial", GM_M_SERIAL, NULL);
     kvm(x, "GPU UUID", "uuid", GM_M_UUID, NULL);
     kvm(x, "Minor Number", "minor_number", GM_M_MINOR, NULL);
     kvm(x, "VBIOS Version", "vbios_version", GM_M_VBIOS, NULL);
-    kv(w, "MultiGPU Board", "multigpu_board", NA);
-    kv(w, "Board ID", "board_id", NA);
+    kvq(x, "MultiGPU Board", "multigpu_board", GM_Q_MULTIGPU, Q_YESNO);
+    kvq(x, "Board ID", "board_id", GM_Q_BOARD_ID, Q_HEX);
     kvm(x, "Board Part Number", "board_part_number", GM_M_BOARD_PART, NULL);
     kv(w, "GPU Part Number", "gpu_part_number", NA);
     kv(w, "FRU Part Number", "gpu_fru_part_number", NA);
-    kv(w, "Module ID", "gpu_module_id", NA);
-    static const char *const inforom[] = {
-        "Image Version", "img_version",         "OEM Object", "oem_object", "ECC Object",
-        "ecc_object",    "Power Management Object", "pwr_object", NULL,
-    };
-    na_block(x, "Inforom Version", "inforom_version", inforom);
-    static const char *const gom[] = {"Current", "current_gom", "Pending", "pending_gom", NULL};
-    na_block(x, "GPU Operation Mode", "gpu_operation_mode", gom);
+    kvq(x, "Module ID", "gpu_module_id", GM_Q_MODULE_ID, Q_NUM);
+    open_blk(w, "Inforom Version", "inforom_version");
+    kvq(x, "Image Version", "img_version", GM_Q_INFOROM_IMG, Q_STR);
+    kvq(x, "OEM Object", "oem_object", GM_Q_INFOROM_OEM, Q_STR);
+    kvq(x, "ECC Object", "ecc_object", GM_Q_INFOROM_ECC, Q_STR);
+    kvq(x, "Power Management Object", "pwr_object", GM_Q_INFOROM_PWR, Q_STR);
+    close_blk(w, "inforom_version");
+    open_blk(w, "GPU Operation Mode", "gpu_operation_mode");
+    kvq(x, "Current", "current_gom", GM_Q_GOM_CUR, Q_GOM);
+    kvq(x, "Pending", "pending_gom", GM_Q_GOM_PEND, Q_GOM);
+    close_blk(w, "gpu_operation_mode");
 }
 
 static void gsp(struct ctx *x)
 {
-    kv(&x->w, "GSP Firmware Version", "gsp_firmware_version", NA);
+    kvq(x, "GSP Firmware Version", "gsp_firmware_version", GM_Q_GSP_FW, Q_STR);
 }
 
 static void virt(struct ctx *x)
 {
-    static const char *const vm[] = {"Virtualization Mode", "virtualization_mode",
-                                     "Host VGPU Mode",      "host_vgpu_mode",
-                                     NULL};
-    na_block(x, "GPU Virtualization Mode", "gpu_virtualization_mode", vm);
+    open_blk(&x->w, "GPU Virtualization Mode", "gpu_virtualization_mode");
+    kvq(x, "Virtualization Mode", "virtualization_mode", GM_Q_VIRT, Q_VIRT);
+    kv(&x->w, "Host VGPU Mode", "host_vgpu_mode", NA);
+    close_blk(&x->w, "gpu_virtualization_mode");
 }
 
 static void reset_status(struct ctx *x)
@@ -489,15 +581,20 @@ static void utilization(struct ctx *x)
     kvm(x, "Memory", "memory_util", GM_M_UTIL_MEM, " %");
     kvm(x, "Encoder", "encoder_util", GM_M_UTIL_ENC, " %");
     kvm(x, "Decoder", "decoder_util", GM_M_UTIL_DEC, " %");
-    kv(w, "JPEG", "jpeg_util", NA);
-    kv(w, "OFA", "ofa_util", NA);
+    kvq(x, "JPEG", "jpeg_util", GM_Q_JPG_UTIL, Q_PCT);
+    kvq(x, "OFA", "ofa_util", GM_Q_OFA_UTIL, Q_PCT);
     close_blk(w, "utilization");
 }
 
-static const char *const session_stats[] = {
-    "Active Sessions", "session_count", "Average FPS", "average_fps",
-    "Average Latency", "average_latency", NULL,
-};
+/* Encoder Stats / FBC Stats: first is GM_Q_ENC_SESSIONS or GM_Q_FBC_SESSIONS */
+static void session_stats(struct ctx *x, const char *label, const char *tag, int first)
+{
+    open_blk(&x->w, label, tag);
+    kvq(x, "Active Sessions", "session_count", first, Q_NUM);
+    kvq(x, "Average FPS", "average_fps", first + 1, Q_NUM);
+    kvq(x, "Average Latency", "average_latency", first + 2, Q_NUM);
+    close_blk(&x->w, tag);
+}
 
 static void ecc(struct ctx *x)
 {
@@ -506,16 +603,21 @@ static void ecc(struct ctx *x)
     kvm(x, "Current", "current_ecc", GM_M_ECC_CUR, NULL);
     kvm(x, "Pending", "pending_ecc", GM_M_ECC_PENDING, NULL);
     close_blk(w, "ecc_mode");
-    /* gpumon reads the totals (nvmlDeviceGetTotalEccErrors), not the
-     * per-location counters that 535+ prints here */
-    static const char *const loc[] = {
-        "SRAM Correctable",   "sram_correctable",   "SRAM Uncorrectable", "sram_uncorrectable",
-        "DRAM Correctable",   "dram_correctable",   "DRAM Uncorrectable", "dram_uncorrectable",
-        NULL,
+    /* 535+ prints the per-location counters (nvmlDeviceGetMemoryErrorCounter,
+     * SRAM and DRAM), not the totals */
+    static const char *const loc[4][2] = {
+        {"SRAM Correctable", "sram_correctable"},
+        {"SRAM Uncorrectable", "sram_uncorrectable"},
+        {"DRAM Correctable", "dram_correctable"},
+        {"DRAM Uncorrectable", "dram_uncorrectable"},
     };
     open_blk(w, "ECC Errors", "ecc_errors");
-    na_block(x, "Volatile", "volatile", loc);
-    na_block(x, "Aggregate", "aggregate", loc);
+    for (int c = 0; c < 2; c++) {
+        open_blk(w, c ? "Aggregate" : "Volatile", c ? "aggregate" : "volatile");
+        for (int k = 0; k < 4; k++)
+            kvq(x, loc[k][0], loc[k][1], GM_Q_ECC_VOL_SRAM_CORR + 4 * c + k, Q_NUM);
+        close_blk(w, c ? "aggregate" : "volatile");
+    }
     close_blk(w, "ecc_errors");
 }
 
@@ -556,12 +658,13 @@ static void remapped_rows(struct ctx *x)
     kvm(x, "Uncorrectable Error", "remapped_row_unc", GM_M_REMAP_UNCORR, NULL);
     kvm(x, "Pending", "remapped_row_pending", GM_M_REMAP_PENDING, NULL);
     kvm(x, "Remapping Failure Occurred", "remapped_row_failure", GM_M_REMAP_FAILURE, NULL);
-    static const char *const hist[] = {
-        "Max",     "row_remapper_histogram_max",     "High", "row_remapper_histogram_high",
-        "Partial", "row_remapper_histogram_partial", "Low",  "row_remapper_histogram_low",
-        "None",    "row_remapper_histogram_none",    NULL,
-    };
-    na_block(x, "Bank Remap Availability Histogram", "row_remapper_histogram", hist);
+    open_blk(w, "Bank Remap Availability Histogram", "row_remapper_histogram");
+    kvq(x, "Max", "row_remapper_histogram_max", GM_Q_HIST_MAX, Q_BANKS);
+    kvq(x, "High", "row_remapper_histogram_high", GM_Q_HIST_HIGH, Q_BANKS);
+    kvq(x, "Partial", "row_remapper_histogram_partial", GM_Q_HIST_PARTIAL, Q_BANKS);
+    kvq(x, "Low", "row_remapper_histogram_low", GM_Q_HIST_LOW, Q_BANKS);
+    kvq(x, "None", "row_remapper_histogram_none", GM_Q_HIST_NONE, Q_BANKS);
+    close_blk(w, "row_remapper_histogram");
     close_blk(w, "remapped_rows");
 }
 
@@ -574,7 +677,7 @@ static void temperature(struct ctx *x)
     kvm(x, "GPU Shutdown Temp", "gpu_temp_max_threshold", GM_M_TEMP_SHUTDOWN, " C");
     kvm(x, "GPU Slowdown Temp", "gpu_temp_slow_threshold", GM_M_TEMP_SLOWDOWN, " C");
     kvm(x, "GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", GM_M_TEMP_GPU_MAX, " C");
-    kv(w, "GPU Target Temperature", "gpu_target_temperature", NA);
+    kvq(x, "GPU Target Temperature", "gpu_target_temperature", GM_Q_TARGET_TEMP, Q_C);
     kvm(x, "Memory Current Temp", "memory_temp", GM_M_TEMP_MEM, " C");
     kvm(x, "Memory Max Operating Temp", "gpu_temp_max_mem_threshold", GM_M_TEMP_MEM_MAX, " C");
     close_blk(w, "temperature");
@@ -582,9 +685,10 @@ static void temperature(struct ctx *x)
 
 static void target_temp(struct ctx *x)
 {
-    static const char *const tt[] = {"GPU Target Temp Min", "gpu_target_temp_min",
-                                     "GPU Target Temp Max", "gpu_target_temp_max", NULL};
-    na_block(x, "Supported GPU Target Temp", "supported_gpu_target_temp", tt);
+    open_blk(&x->w, "Supported GPU Target Temp", "supported_gpu_target_temp");
+    kvq(x, "GPU Target Temp Min", "gpu_target_temp_min", GM_Q_TARGET_MIN, Q_C);
+    kvq(x, "GPU Target Temp Max", "gpu_target_temp_max", GM_Q_TARGET_MAX, Q_C);
+    close_blk(&x->w, "supported_gpu_target_temp");
 }
 
 static void power(struct ctx *x)
@@ -625,9 +729,14 @@ static void clocks(struct ctx *x)
     kvm(x, "Memory", "mem_clock", GM_M_CLK_MEM, " MHz");
     kvm(x, "Video", "video_clock", GM_M_CLK_VIDEO, " MHz");
     close_blk(w, "clocks");
-    static const char *const app[] = {"Graphics", "graphics_clock", "Memory", "mem_clock", NULL};
-    na_block(x, "Applications Clocks", "applications_clocks", app);
-    na_block(x, "Default Applications Clocks", "default_applications_clocks", app);
+    open_blk(w, "Applications Clocks", "applications_clocks");
+    kvq(x, "Graphics", "graphics_clock", GM_Q_APP_GR, Q_MHZ);
+    kvq(x, "Memory", "mem_clock", GM_Q_APP_MEM, Q_MHZ);
+    close_blk(w, "applications_clocks");
+    open_blk(w, "Default Applications Clocks", "default_applications_clocks");
+    kvq(x, "Graphics", "graphics_clock", GM_Q_DEFAPP_GR, Q_MHZ);
+    kvq(x, "Memory", "mem_clock", GM_Q_DEFAPP_MEM, Q_MHZ);
+    close_blk(w, "default_applications_clocks");
     static const char *const def[] = {"Memory", "mem_clock", NULL};
     na_block(x, "Deferred Clocks", "deferred_clocks", def);
     open_blk(w, "Max Clocks", "max_clocks");
@@ -636,11 +745,13 @@ static void clocks(struct ctx *x)
     kvm(x, "Memory", "mem_clock", GM_M_CLK_MAX_MEM, " MHz");
     kvm(x, "Video", "video_clock", GM_M_CLK_MAX_VIDEO, " MHz");
     close_blk(w, "max_clocks");
-    static const char *const boost[] = {"Graphics", "graphics_clock", NULL};
-    na_block(x, "Max Customer Boost Clocks", "max_customer_boost_clocks", boost);
-    static const char *const pol[] = {"Auto Boost", "auto_boost", "Auto Boost Default",
-                                      "auto_boost_default", NULL};
-    na_block(x, "Clock Policy", "clock_policy", pol);
+    open_blk(w, "Max Customer Boost Clocks", "max_customer_boost_clocks");
+    kvq(x, "Graphics", "graphics_clock", GM_Q_BOOST_GR, Q_MHZ);
+    close_blk(w, "max_customer_boost_clocks");
+    open_blk(w, "Clock Policy", "clock_policy");
+    kvq(x, "Auto Boost", "auto_boost", GM_Q_AUTOBOOST, Q_ONOFF);
+    kvq(x, "Auto Boost Default", "auto_boost_default", GM_Q_AUTOBOOST_DEF, Q_ONOFF);
+    close_blk(w, "clock_policy");
 }
 
 static void voltage(struct ctx *x)
@@ -653,6 +764,42 @@ static void fabric(struct ctx *x)
 {
     static const char *const f[] = {"State", "state", "Status", "status", NULL};
     na_block(x, "Fabric", "fabric", f);
+}
+
+/* nvidia-smi: each memory clock, then its graphics clocks one level in;
+ * one N/A line when the list cannot be read. */
+static void supported_clocks(struct ctx *x)
+{
+    struct w *w = &x->w;
+    const struct gm_q_gpu *q = x->q;
+    if (!q || !gm_v_ok(&q->supported) || q->nmem == 0) {
+        kv(w, "Supported Clocks", "supported_clocks",
+           q && !gm_v_ok(&q->supported) ? absent(&q->supported) : NA);
+        return;
+    }
+    char buf[32];
+    open_blk(w, "Supported Clocks", "supported_clocks");
+    for (uint32_t k = 0; k < q->nmem; k++) {
+        snprintf(buf, sizeof(buf), "%u MHz", q->mem[k]);
+        if (w->xml) {
+            open_blk(w, NULL, "supported_mem_clock");
+            kv(w, NULL, "value", buf);
+        } else {
+            kv(w, "Memory", NULL, buf);
+            w->depth++;
+        }
+        if (!gm_v_ok(&q->gr_status[k]))
+            kv(w, "Graphics", "supported_graphics_clock", absent(&q->gr_status[k]));
+        for (uint32_t j = 0; j < q->ngr[k]; j++) {
+            snprintf(buf, sizeof(buf), "%u MHz", q->gr[k][j]);
+            kv(w, "Graphics", "supported_graphics_clock", buf);
+        }
+        if (w->xml)
+            close_blk(w, "supported_mem_clock");
+        else
+            w->depth--;
+    }
+    close_blk(w, "supported_clocks");
 }
 
 static void processes(struct ctx *x)
@@ -754,9 +901,9 @@ static void gpu(struct ctx *x)
     if (want(x, GM_SMIQ_UTILIZATION))
         utilization(x);
     if (want(x, GM_SMIQ_ENCODER_STATS))
-        na_block(x, "Encoder Stats", "encoder_stats", session_stats);
+        session_stats(x, "Encoder Stats", "encoder_stats", GM_Q_ENC_SESSIONS);
     if (want(x, GM_SMIQ_FBC_STATS))
-        na_block(x, "FBC Stats", "fbc_stats", session_stats);
+        session_stats(x, "FBC Stats", "fbc_stats", GM_Q_FBC_SESSIONS);
     if (want(x, GM_SMIQ_ECC))
         ecc(x);
     if (want(x, GM_SMIQ_PAGE_RETIREMENT))
@@ -776,7 +923,7 @@ static void gpu(struct ctx *x)
     if (all)
         fabric(x);
     if (want(x, GM_SMIQ_SUPPORTED_CLOCKS))
-        kv(w, "Supported Clocks", "supported_clocks", NA);
+        supported_clocks(x);
     if (want(x, GM_SMIQ_PIDS))
         processes(x);
     /* the accounted processes: in the text only with -d ACCOUNTING, as nvidia-smi */
@@ -789,8 +936,8 @@ static void gpu(struct ctx *x)
     }
 }
 
-void gm_smiq_render(const struct gm_snapshot *s, uint64_t gpus, uint32_t mask, int xml,
-                    struct gm_buf *out)
+void gm_smiq_render(const struct gm_snapshot *s, const struct gm_q_gpu *q, uint64_t gpus,
+                    uint32_t mask, int xml, struct gm_buf *out)
 {
     struct ctx x = {.w = {.b = out, .xml = xml, .depth = 1}, .s = s, .g = NULL, .mask = mask};
     struct w *w = &x.w;
@@ -831,6 +978,7 @@ void gm_smiq_render(const struct gm_snapshot *s, uint64_t gpus, uint32_t mask, i
         if (!xml && x.g)
             gm_buf_putc(out, '\n');
         x.g = &s->gpus[i];
+        x.q = q ? &q[i] : NULL;
         gpu(&x);
     }
     if (xml)

@@ -15,6 +15,7 @@
 #include "../core/buf.h"
 #include "../core/err.h"
 #include "../core/snapshot.h"
+#include "../source/nvml_q.h"
 
 /* nvidia-smi's -d display sections, as bits of a mask (0 = everything). */
 enum gm_smiq_section {
@@ -51,10 +52,11 @@ int gm_smiq_parse_sections(const char *list, uint32_t *mask, struct gm_err *err)
 /* Appends the report for the GPUs whose bit is set in gpus (by position in
  * s->gpus): the text of `nvidia-smi -q` (xml = 0) or the XML of
  * `nvidia-smi -q -x` (xml = 1), showing only the sections in mask (0: all).
- * Text from outside (names, versions, process names) is sanitised for the
- * form: controls and invalid UTF-8 replaced, XML special characters
- * escaped. */
-void gm_smiq_render(const struct gm_snapshot *s, uint64_t gpus, uint32_t mask, int xml,
-                    struct gm_buf *out);
+ * q[i] holds the report-only values of s->gpus[i] (source/nvml_q.h); NULL
+ * prints them N/A.  Text from outside (names, versions, process names) is
+ * sanitised for the form: controls and invalid UTF-8 replaced, XML special
+ * characters escaped. */
+void gm_smiq_render(const struct gm_snapshot *s, const struct gm_q_gpu *q, uint64_t gpus,
+                    uint32_t mask, int xml, struct gm_buf *out);
 
 #endif /* GM_VIEW_SMIQ_H */

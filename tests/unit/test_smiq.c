@@ -95,7 +95,7 @@ static void test_xml_escapes(void **state)
     (void)state;
     struct gm_snapshot *s = snap();
     struct gm_buf b = GM_BUF_INIT;
-    gm_smiq_render(s, 1, 0, 1, &b);
+    gm_smiq_render(s, NULL, 1, 0, 1, &b);
     gm_buf_putc(&b, 0);
     assert_non_null(strstr(b.p, "<product_name>A&lt;b&gt;&amp;&quot;c&apos;\xEF\xBF\xBD[2J"
                                 "\xEF\xBF\xBD</product_name>\n"));
@@ -118,7 +118,7 @@ static void test_text_layout(void **state)
     (void)state;
     struct gm_snapshot *s = snap();
     struct gm_buf b = GM_BUF_INIT;
-    gm_smiq_render(s, 1, 0, 0, &b);
+    gm_smiq_render(s, NULL, 1, 0, 0, &b);
     gm_buf_putc(&b, 0);
     assert_non_null(strstr(b.p, "\n==============NVSMI LOG==============\n\n"));
     assert_non_null(strstr(b.p, "\nDriver Version                            : 550.54.15\n"));
@@ -142,24 +142,79 @@ static void test_sections_only(void **state)
     (void)state;
     struct gm_snapshot *s = snap();
     struct gm_buf b = GM_BUF_INIT;
-    gm_smiq_render(s, 1, 1u << GM_SMIQ_TEMPERATURE, 0, &b);
+    gm_smiq_render(s, NULL, 1, 1u << GM_SMIQ_TEMPERATURE, 0, &b);
     gm_buf_putc(&b, 0);
     assert_non_null(strstr(b.p, "GPU 00000000:18:00.0\n    Temperature\n"));
     assert_null(strstr(b.p, "Product Name"));
     assert_null(strstr(b.p, "FB Memory Usage"));
     assert_null(strstr(b.p, "Power Readings"));
     gm_buf_reset(&b);
-    gm_smiq_render(s, 1, 1u << GM_SMIQ_ACCOUNTING, 0, &b);
+    gm_smiq_render(s, NULL, 1, 1u << GM_SMIQ_ACCOUNTING, 0, &b);
     gm_buf_putc(&b, 0);
     assert_non_null(strstr(b.p, "    Accounting Mode                       : N/A\n"
                                 "    Accounting Mode Buffer Size           : N/A\n"
                                 "    Accounted Processes                   : N/A\n"));
     /* no GPU selected: the header only, the system's GPU count kept */
     gm_buf_reset(&b);
-    gm_smiq_render(s, 0, 0, 1, &b);
+    gm_smiq_render(s, NULL, 0, 0, 1, &b);
     gm_buf_putc(&b, 0);
     assert_null(strstr(b.p, "<gpu "));
     assert_non_null(strstr(b.p, "<attached_gpus>1</attached_gpus>"));
+    gm_buf_free(&b);
+    gm_snapshot_free(s);
+}
+
+/* Report-only values: named enums, units, a refused read, and the supported
+ * clocks nested under their memory clock (text) or as elements (XML). */
+static void test_report_values(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap();
+    static struct gm_q_gpu q;
+    memset(&q, 0, sizeof(q));
+    for (int k = 0; k < GM_Q__COUNT; k++)
+        q.v[k] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    q.v[GM_Q_BRAND] = gm_v_u64(14);
+    q.v[GM_Q_ARCH] = gm_v_u64(9);
+    q.v[GM_Q_BOARD_ID] = gm_v_u64(0x1800);
+    q.v[GM_Q_APP_GR] = gm_v_u64(1755);
+    q.v[GM_Q_HIST_MAX] = gm_v_u64(2560);
+    q.v[GM_Q_ACCOUNTING] = gm_v_status(GM_VS_NOPERM, 4);
+    q.v[GM_Q_INFOROM_IMG] = gm_v_u64(0);
+    snprintf(q.str[GM_Q_INFOROM_IMG - GM_Q__FIRST_STR], sizeof(q.str[0]), "G520.0200.00.05");
+    q.supported = gm_v_u64(0);
+    q.nmem = 1;
+    q.mem[0] = 2619;
+    q.gr_status[0] = gm_v_u64(0);
+    q.ngr[0] = 2;
+    q.gr[0][0] = 1980;
+    q.gr[0][1] = 1965;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_smiq_render(s, &q, 1, 0, 0, &b);
+    gm_buf_putc(&b, 0);
+    assert_non_null(strstr(b.p, "    Product Brand                         : NVIDIA\n"
+                                "    Product Architecture                  : Hopper\n"));
+    assert_non_null(strstr(b.p, "    Board ID                              : 0x1800\n"));
+    assert_non_null(strstr(b.p, "    Accounting Mode                       : Insufficient Permissions\n"));
+    assert_non_null(strstr(b.p, "        Image Version                     : G520.0200.00.05\n"));
+    assert_non_null(strstr(b.p, "    Applications Clocks\n        Graphics                          : 1755 MHz\n"
+                                "        Memory                            : N/A\n"));
+    assert_non_null(strstr(b.p, "    Supported Clocks\n"
+                                "        Memory                            : 2619 MHz\n"
+                                "            Graphics                      : 1980 MHz\n"
+                                "            Graphics                      : 1965 MHz\n"));
+    gm_buf_reset(&b);
+    gm_smiq_render(s, &q, 1, 1u << GM_SMIQ_SUPPORTED_CLOCKS, 1, &b);
+    gm_buf_putc(&b, 0);
+    assert_non_null(strstr(b.p, "\t\t<supported_clocks>\n\t\t\t<supported_mem_clock>\n"
+                                "\t\t\t\t<value>2619 MHz</value>\n"
+                                "\t\t\t\t<supported_graphics_clock>1980 MHz</supported_graphics_clock>\n"));
+    /* the remapped rows are not read on this GPU: one line, not the histogram */
+    gm_buf_reset(&b);
+    gm_smiq_render(s, &q, 1, 1u << GM_SMIQ_ROW_REMAPPER, 0, &b);
+    gm_buf_putc(&b, 0);
+    assert_non_null(strstr(b.p, "    Remapped Rows                         : N/A\n"));
+    assert_null(strstr(b.p, "bank(s)"));
     gm_buf_free(&b);
     gm_snapshot_free(s);
 }
@@ -171,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_xml_escapes),
         cmocka_unit_test(test_text_layout),
         cmocka_unit_test(test_sections_only),
+        cmocka_unit_test(test_report_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

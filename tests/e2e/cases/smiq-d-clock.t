@@ -23,11 +23,11 @@ GPU 00000000:01:00.0
         Memory                            : 10501 MHz
         Video                             : 2415 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3120 MHz
+        Memory                            : 10501 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3120 MHz
+        Memory                            : 10501 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks
@@ -48,11 +48,11 @@ GPU 00000000:02:00.0
         Memory                            : 405 MHz
         Video                             : 1185 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3105 MHz
+        Memory                            : 8001 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3105 MHz
+        Memory                            : 8001 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks

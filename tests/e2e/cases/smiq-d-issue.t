@@ -60,11 +60,11 @@ GPU 00000000:18:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks
@@ -122,11 +122,11 @@ GPU 00000000:2A:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks

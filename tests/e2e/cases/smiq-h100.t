@@ -18,8 +18,8 @@ CUDA Version                              : 12.4
 Attached GPUs                             : 8
 GPU 00000000:18:00.0
     Product Name                          : NVIDIA H100 80GB HBM3
-    Product Brand                         : N/A
-    Product Architecture                  : N/A
+    Product Brand                         : NVIDIA
+    Product Architecture                  : Hopper
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Enabled
@@ -188,11 +188,11 @@ GPU 00000000:18:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1980 MHz
+        Memory                            : 2619 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks

@@ -19,8 +19,8 @@ CUDA Version                              : 12.4
 Attached GPUs                             : 2
 GPU 00000000:18:00.0
     Product Name                          : NVIDIA A100-SXM4-80GB
-    Product Brand                         : N/A
-    Product Architecture                  : N/A
+    Product Brand                         : NVIDIA
+    Product Architecture                  : Ampere
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Enabled
@@ -276,11 +276,11 @@ GPU 00000000:18:00.0
         Memory                            : 1593 MHz
         Video                             : 1290 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1410 MHz
+        Memory                            : 1593 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 1410 MHz
+        Memory                            : 1593 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks

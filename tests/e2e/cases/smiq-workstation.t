@@ -19,8 +19,8 @@ CUDA Version                              : 12.4
 Attached GPUs                             : 2
 GPU 00000000:01:00.0
     Product Name                          : NVIDIA GeForce RTX 4090
-    Product Brand                         : N/A
-    Product Architecture                  : N/A
+    Product Brand                         : GeForce
+    Product Architecture                  : Ada Lovelace
     Display Mode                          : Enabled
     Display Active                        : Enabled
     Persistence Mode                      : Disabled
@@ -179,11 +179,11 @@ GPU 00000000:01:00.0
         Memory                            : 10501 MHz
         Video                             : 2415 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3120 MHz
+        Memory                            : 10501 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3120 MHz
+        Memory                            : 10501 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks
@@ -230,8 +230,8 @@ GPU 00000000:01:00.0
 
 GPU 00000000:02:00.0
     Product Name                          : NVIDIA GeForce RTX 4060 Laptop GPU
-    Product Brand                         : N/A
-    Product Architecture                  : N/A
+    Product Brand                         : GeForce
+    Product Architecture                  : Ada Lovelace
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Disabled
@@ -390,11 +390,11 @@ GPU 00000000:02:00.0
         Memory                            : 405 MHz
         Video                             : 1185 MHz
     Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3105 MHz
+        Memory                            : 8001 MHz
     Default Applications Clocks
-        Graphics                          : N/A
-        Memory                            : N/A
+        Graphics                          : 3105 MHz
+        Memory                            : 8001 MHz
     Deferred Clocks
         Memory                            : N/A
     Max Clocks

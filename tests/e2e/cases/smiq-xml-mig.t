@@ -18,8 +18,8 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 	<attached_gpus>2</attached_gpus>
 	<gpu id="00000000:18:00.0">
 		<product_name>NVIDIA A100-SXM4-80GB</product_name>
-		<product_brand>N/A</product_brand>
-		<product_architecture>N/A</product_architecture>
+		<product_brand>NVIDIA</product_brand>
+		<product_architecture>Ampere</product_architecture>
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Enabled</persistence_mode>
@@ -342,12 +342,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>1290 MHz</video_clock>
 		</clocks>
 		<applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<mem_clock>1593 MHz</mem_clock>
 		</applications_clocks>
 		<default_applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<mem_clock>1593 MHz</mem_clock>
 		</default_applications_clocks>
 		<deferred_clocks>
 			<mem_clock>N/A</mem_clock>

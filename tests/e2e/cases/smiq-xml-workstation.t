@@ -17,8 +17,8 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 	<attached_gpus>2</attached_gpus>
 	<gpu id="00000000:01:00.0">
 		<product_name>NVIDIA GeForce RTX 4090</product_name>
-		<product_brand>N/A</product_brand>
-		<product_architecture>N/A</product_architecture>
+		<product_brand>GeForce</product_brand>
+		<product_architecture>Ada Lovelace</product_architecture>
 		<display_mode>Enabled</display_mode>
 		<display_active>Enabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
@@ -216,12 +216,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>2415 MHz</video_clock>
 		</clocks>
 		<applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>3120 MHz</graphics_clock>
+			<mem_clock>10501 MHz</mem_clock>
 		</applications_clocks>
 		<default_applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>3120 MHz</graphics_clock>
+			<mem_clock>10501 MHz</mem_clock>
 		</default_applications_clocks>
 		<deferred_clocks>
 			<mem_clock>N/A</mem_clock>
@@ -285,8 +285,8 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 	</gpu>
 	<gpu id="00000000:02:00.0">
 		<product_name>NVIDIA GeForce RTX 4060 Laptop GPU</product_name>
-		<product_brand>N/A</product_brand>
-		<product_architecture>N/A</product_architecture>
+		<product_brand>GeForce</product_brand>
+		<product_architecture>Ada Lovelace</product_architecture>
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
@@ -484,12 +484,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>1185 MHz</video_clock>
 		</clocks>
 		<applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>3105 MHz</graphics_clock>
+			<mem_clock>8001 MHz</mem_clock>
 		</applications_clocks>
 		<default_applications_clocks>
-			<graphics_clock>N/A</graphics_clock>
-			<mem_clock>N/A</mem_clock>
+			<graphics_clock>3105 MHz</graphics_clock>
+			<mem_clock>8001 MHz</mem_clock>
 		</default_applications_clocks>
 		<deferred_clocks>
 			<mem_clock>N/A</mem_clock>
