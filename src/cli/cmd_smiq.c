@@ -46,7 +46,8 @@ static void usage(FILE *f)
                "  -f, --filename=FILE     write to FILE (truncated) instead of stdout\n"
                "      --timeout=SEC       give up when an NVML call hangs this long (default 10)\n"
                "  -h, --help              this help\n\n"
-               "Values gpumon does not read yet print N/A (docs/compat-q.md lists them).\n");
+               "Values the GPU or driver cannot give, and the few gpumon does not read, print N/A\n"
+               "(docs/compat-q.md lists them).\n");
 }
 
 struct smiq_ctx {

@@ -8,11 +8,13 @@
  * in tests/e2e/cases/smiq-*.t and docs/compat-q.md).
  *
  * Values come from the snapshot through the registry's formatter
- * (core/fmt.h): nothing here converts units except appending the unit text
- * nvidia-smi prints after a number in -q ("C", "x", "KB/s").  Blocks whose
- * values gpumon does not read yet (inforom, accounting, encoder sessions,
- * voltage, supported clocks, ...) print N/A leaf by leaf; docs/compat-q.md
- * lists them.  Out of scope: the unit (S-class) report, vGPU blocks, NVLink.
+ * (core/fmt.h), and the report-only ones (brand, inforom, application
+ * clocks, per-location ECC, supported clocks, ...) from source/nvml_q.h's
+ * struct: nothing here converts units except appending the unit text
+ * nvidia-smi prints after a number in -q ("C", "x", "KB/s").  The few blocks
+ * gpumon does not read at all (voltage, fabric, bridge chip, ...) print N/A
+ * leaf by leaf; docs/compat-q.md lists them.  Out of scope: the unit
+ * (S-class) report, vGPU blocks, NVLink.
  */
 #include "smiq.h"
 

@@ -3,9 +3,10 @@
  * One description of the report (sections, labels, XML element names,
  * nesting) drives both outputs, so the text and the XML cannot drift apart.
  * The layout is nvidia-smi 535/550's (docs/compat-q.md says which
- * reference output each part follows and which fields gpumon does not read
- * yet: those print N/A, as nvidia-smi does for what a driver cannot say).
- * Reads nothing itself: everything comes from the snapshot.
+ * reference output each part follows and which fields gpumon does not read:
+ * those print N/A, as nvidia-smi does for what a driver cannot say).
+ * Reads nothing itself: everything comes from the snapshot and the
+ * report-only values the caller read (source/nvml_q.h).
  */
 #ifndef GM_VIEW_SMIQ_H
 #define GM_VIEW_SMIQ_H
