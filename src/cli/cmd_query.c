@@ -38,7 +38,8 @@ static void usage(FILE *f)
         "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
         "      --help-query-gpu             list the GPU fields\n"
         "      --help-query-compute-apps    list the process fields\n"
-        "  -q, --query                      nvidia-smi's full report instead ('gpumon query -q -h')\n"
+        "  -q, --query                      nvidia-smi's full report instead ('gpumon query -q "
+        "-h')\n"
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
         "  -h, --help                       this help\n");

@@ -98,14 +98,10 @@ int cmd_smiq_run(int argc, char **argv)
 {
     enum { O_TIMEOUT = 256 };
     static const struct option opts[] = {
-        {"query", no_argument, NULL, 'q'},
-        {"xml-format", no_argument, NULL, 'x'},
-        {"display", required_argument, NULL, 'd'},
-        {"id", required_argument, NULL, 'i'},
-        {"filename", required_argument, NULL, 'f'},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"query", no_argument, NULL, 'q'},          {"xml-format", no_argument, NULL, 'x'},
+        {"display", required_argument, NULL, 'd'},  {"id", required_argument, NULL, 'i'},
+        {"filename", required_argument, NULL, 'f'}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
     };
     struct smiq_ctx x = {.fd = STDOUT_FILENO};
     const char *ids = NULL;

@@ -192,8 +192,7 @@ static void read_gpu(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
     in_u32(l, d, "nvmlDeviceGetDefaultApplicationsClock", 0, q, GM_Q_DEFAPP_GR);
     in_u32(l, d, "nvmlDeviceGetDefaultApplicationsClock", 2, q, GM_Q_DEFAPP_MEM);
     in_u32(l, d, "nvmlDeviceGetMaxCustomerBoostClock", 0, q, GM_Q_BOOST_GR);
-    two_u32(l, d, "nvmlDeviceGetAutoBoostedClocksEnabled", q, GM_Q_AUTOBOOST,
-            GM_Q_AUTOBOOST_DEF);
+    two_u32(l, d, "nvmlDeviceGetAutoBoostedClocksEnabled", q, GM_Q_AUTOBOOST, GM_Q_AUTOBOOST_DEF);
     sessions(l, d, q);
     util(l, d, "nvmlDeviceGetJpgUtilization", q, GM_Q_JPG_UTIL);
     util(l, d, "nvmlDeviceGetOfaUtilization", q, GM_Q_OFA_UTIL);

@@ -19,32 +19,32 @@
 #include "../core/value.h"
 
 enum gm_q_id {
-    GM_Q_BRAND = 0,       /* nvmlBrandType_t */
-    GM_Q_ARCH,            /* nvmlDeviceArchitecture_t */
-    GM_Q_ACCOUNTING,      /* 0/1 */
-    GM_Q_ACCOUNTING_BUF,  /* entries */
-    GM_Q_DM_CUR,          /* nvmlDriverModel_t */
+    GM_Q_BRAND = 0,      /* nvmlBrandType_t */
+    GM_Q_ARCH,           /* nvmlDeviceArchitecture_t */
+    GM_Q_ACCOUNTING,     /* 0/1 */
+    GM_Q_ACCOUNTING_BUF, /* entries */
+    GM_Q_DM_CUR,         /* nvmlDriverModel_t */
     GM_Q_DM_PEND,
-    GM_Q_MULTIGPU,        /* 0/1 */
+    GM_Q_MULTIGPU, /* 0/1 */
     GM_Q_BOARD_ID,
     GM_Q_MODULE_ID,
-    GM_Q_GOM_CUR,         /* nvmlGpuOperationMode_t */
+    GM_Q_GOM_CUR, /* nvmlGpuOperationMode_t */
     GM_Q_GOM_PEND,
-    GM_Q_VIRT,            /* nvmlGpuVirtualizationMode_t */
-    GM_Q_APP_GR,          /* MHz */
+    GM_Q_VIRT,   /* nvmlGpuVirtualizationMode_t */
+    GM_Q_APP_GR, /* MHz */
     GM_Q_APP_MEM,
     GM_Q_DEFAPP_GR,
     GM_Q_DEFAPP_MEM,
     GM_Q_BOOST_GR,
-    GM_Q_AUTOBOOST,       /* 0/1 */
+    GM_Q_AUTOBOOST, /* 0/1 */
     GM_Q_AUTOBOOST_DEF,
     GM_Q_ENC_SESSIONS,
     GM_Q_ENC_FPS,
-    GM_Q_ENC_LATENCY,     /* µs */
+    GM_Q_ENC_LATENCY, /* µs */
     GM_Q_FBC_SESSIONS,
     GM_Q_FBC_FPS,
     GM_Q_FBC_LATENCY,
-    GM_Q_JPG_UTIL,        /* % */
+    GM_Q_JPG_UTIL, /* % */
     GM_Q_OFA_UTIL,
     /* per-location ECC counters: volatile/aggregate x SRAM/DRAM x corr/uncorr */
     GM_Q_ECC_VOL_SRAM_CORR,

@@ -71,8 +71,8 @@ int gm_smiq_parse_sections(const char *list, uint32_t *mask, struct gm_err *err)
             char names[512] = "";
             size_t used = 0;
             for (int k = 0; k < GM_SMIQ__COUNT && used < sizeof(names); k++)
-                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-                                         k ? ", " : "", section_names[k]);
+                used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "",
+                                         section_names[k]);
             /* the name is user input: keep only printable ASCII in the message */
             char shown[64];
             size_t m = 0;
@@ -134,20 +134,23 @@ static void indent(struct w *w)
     if (w->xml)
         gm_buf_fill(w->b, '\t', (size_t)w->depth);
     else
-        gm_buf_fill(w->b, ' ', (size_t)(4 * (w->depth - 1)));
+        gm_buf_fill(w->b, ' ', 4 * (size_t)(w->depth - 1));
 }
 
 static void label_col(struct w *w, const char *label)
 {
-    size_t used = (size_t)(4 * (w->depth - 1)) + strlen(label);
+    size_t used = 4 * (size_t)(w->depth - 1) + strlen(label);
     gm_buf_puts(w->b, label);
     gm_buf_fill(w->b, ' ', used < LABEL_COL ? LABEL_COL - used : 1);
     gm_buf_puts(w->b, ": ");
 }
 
-/* A leaf: "Label   : value" or <tag>value</tag>. */
+/* A leaf: "Label   : value" or <tag>value</tag>.  A leaf that exists in
+ * only one form passes NULL for the other form's name (never printed). */
 static void kv(struct w *w, const char *label, const char *tag, const char *val)
 {
+    label = label ? label : "";
+    tag = tag ? tag : "value";
     indent(w);
     if (w->xml) {
         gm_buf_printf(w->b, "<%s>", tag);
@@ -164,9 +167,9 @@ static void open_blk(struct w *w, const char *label, const char *tag)
 {
     indent(w);
     if (w->xml)
-        gm_buf_printf(w->b, "<%s>\n", tag);
+        gm_buf_printf(w->b, "<%s>\n", tag ? tag : "value");
     else
-        gm_buf_printf(w->b, "%s\n", label);
+        gm_buf_printf(w->b, "%s\n", label ? label : "");
     w->depth++;
 }
 
@@ -221,11 +224,25 @@ static const char *val(struct ctx *x, int id, const char *suffix, char *buf, siz
 }
 
 /* How a report-only value (source/nvml_q.h) is spelled. */
-enum qfmt { Q_NUM, Q_MHZ, Q_PCT, Q_C, Q_HEX, Q_YESNO, Q_ENABLED, Q_ONOFF, Q_BANKS, Q_BRAND,
-            Q_ARCH, Q_DM, Q_GOM, Q_VIRT, Q_STR };
+enum qfmt {
+    Q_NUM,
+    Q_MHZ,
+    Q_PCT,
+    Q_C,
+    Q_HEX,
+    Q_YESNO,
+    Q_ENABLED,
+    Q_ONOFF,
+    Q_BANKS,
+    Q_BRAND,
+    Q_ARCH,
+    Q_DM,
+    Q_GOM,
+    Q_VIRT,
+    Q_STR
+};
 
-static const char *enum_name(const char *const *names, size_t n, uint64_t u, char *buf,
-                             size_t len)
+static const char *enum_name(const char *const *names, size_t n, uint64_t u, char *buf, size_t len)
 {
     if (u < n && names[u])
         return names[u];
@@ -245,14 +262,26 @@ static const char *qtext(const struct ctx *x, int id, enum qfmt f, char *buf, si
      * nvmlGpuOperationMode_t, nvmlGpuVirtualizationMode_t as nvidia-smi
      * names them */
     static const char *const brand[] = {
-        "Unknown",     "Quadro",      "Tesla",        "NVS",
-        "GRID",        "GeForce",     "Titan",        "NVIDIA Virtual Applications",
-        "NVIDIA Virtual PC", "NVIDIA Virtual Compute Server", "NVIDIA RTX Virtual Workstation",
-        "NVIDIA Cloud Gaming", "Quadro RTX", "NVIDIA RTX", "NVIDIA", "GeForce RTX",
+        "Unknown",
+        "Quadro",
+        "Tesla",
+        "NVS",
+        "GRID",
+        "GeForce",
+        "Titan",
+        "NVIDIA Virtual Applications",
+        "NVIDIA Virtual PC",
+        "NVIDIA Virtual Compute Server",
+        "NVIDIA RTX Virtual Workstation",
+        "NVIDIA Cloud Gaming",
+        "Quadro RTX",
+        "NVIDIA RTX",
+        "NVIDIA",
+        "GeForce RTX",
         "TITAN RTX",
     };
-    static const char *const arch[] = {NULL,     NULL,    "Kepler",       "Maxwell",
-                                       "Pascal", "Volta", "Turing",       "Ampere",
+    static const char *const arch[] = {NULL,           NULL,     "Kepler",   "Maxwell",
+                                       "Pascal",       "Volta",  "Turing",   "Ampere",
                                        "Ada Lovelace", "Hopper", "Blackwell"};
     static const char *const dm[] = {"WDDM", "TCC", "MCDM"};
     static const char *const gom[] = {"All On", "Compute", "Low Double Precision"};
@@ -368,9 +397,18 @@ static void mig_devices(struct ctx *x)
         return;
     }
     static const char *const attrs[] = {
-        "Multiprocessor count", "multiprocessor_count", "Copy Engine count", "copy_engine_count",
-        "Encoder count",        "encoder_count",        "Decoder count",     "decoder_count",
-        "OFA count",            "ofa_count",            "JPG count",         "jpg_count",
+        "Multiprocessor count",
+        "multiprocessor_count",
+        "Copy Engine count",
+        "copy_engine_count",
+        "Encoder count",
+        "encoder_count",
+        "Decoder count",
+        "decoder_count",
+        "OFA count",
+        "ofa_count",
+        "JPG count",
+        "jpg_count",
         NULL,
     };
     static const char *const bar1[] = {"Total", "total", "Used", "used", "Free", "free", NULL};
@@ -972,13 +1010,15 @@ void gm_smiq_render(const struct gm_snapshot *s, const struct gm_q_gpu *q, uint6
     if (!xml)
         gm_buf_putc(out, '\n');
     kv(w, "Attached GPUs", "attached_gpus", count);
+    int first = 1;
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
         if (!((gpus >> i) & 1))
             continue;
         /* text: a blank line between GPU blocks (nvidia-smi also ends with one;
          * gpumon does not: docs/compat-q.md) */
-        if (!xml && x.g)
+        if (!xml && !first)
             gm_buf_putc(out, '\n');
+        first = 0;
         x.g = &s->gpus[i];
         x.q = q ? &q[i] : NULL;
         gpu(&x);

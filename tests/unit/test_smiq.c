@@ -125,8 +125,10 @@ static void test_text_layout(void **state)
     assert_non_null(strstr(b.p, "\nAttached GPUs                             : 1\n"
                                 "GPU 00000000:18:00.0\n"));
     /* controls replaced, XML specials kept as they are */
-    assert_non_null(strstr(b.p, "    Product Name                          : A<b>&\"c'\xEF\xBF\xBD"));
-    assert_non_null(strstr(b.p, "    FB Memory Usage\n        Total                             : 81559 MiB\n"));
+    assert_non_null(
+        strstr(b.p, "    Product Name                          : A<b>&\"c'\xEF\xBF\xBD"));
+    assert_non_null(strstr(
+        b.p, "    FB Memory Usage\n        Total                             : 81559 MiB\n"));
     assert_non_null(strstr(b.p, "        GPU Current Temp                  : GPU is lost\n"));
     assert_non_null(strstr(b.p, "        HW Slowdown                       : N/A\n"
                                 "            HW Thermal Slowdown           : N/A\n"));
@@ -195,10 +197,12 @@ static void test_report_values(void **state)
     assert_non_null(strstr(b.p, "    Product Brand                         : NVIDIA\n"
                                 "    Product Architecture                  : Hopper\n"));
     assert_non_null(strstr(b.p, "    Board ID                              : 0x1800\n"));
-    assert_non_null(strstr(b.p, "    Accounting Mode                       : Insufficient Permissions\n"));
+    assert_non_null(
+        strstr(b.p, "    Accounting Mode                       : Insufficient Permissions\n"));
     assert_non_null(strstr(b.p, "        Image Version                     : G520.0200.00.05\n"));
-    assert_non_null(strstr(b.p, "    Applications Clocks\n        Graphics                          : 1755 MHz\n"
-                                "        Memory                            : N/A\n"));
+    assert_non_null(strstr(
+        b.p, "    Applications Clocks\n        Graphics                          : 1755 MHz\n"
+             "        Memory                            : N/A\n"));
     assert_non_null(strstr(b.p, "    Supported Clocks\n"
                                 "        Memory                            : 2619 MHz\n"
                                 "            Graphics                      : 1980 MHz\n"
@@ -206,9 +210,10 @@ static void test_report_values(void **state)
     gm_buf_reset(&b);
     gm_smiq_render(s, &q, 1, 1u << GM_SMIQ_SUPPORTED_CLOCKS, 1, &b);
     gm_buf_putc(&b, 0);
-    assert_non_null(strstr(b.p, "\t\t<supported_clocks>\n\t\t\t<supported_mem_clock>\n"
-                                "\t\t\t\t<value>2619 MHz</value>\n"
-                                "\t\t\t\t<supported_graphics_clock>1980 MHz</supported_graphics_clock>\n"));
+    assert_non_null(
+        strstr(b.p, "\t\t<supported_clocks>\n\t\t\t<supported_mem_clock>\n"
+                    "\t\t\t\t<value>2619 MHz</value>\n"
+                    "\t\t\t\t<supported_graphics_clock>1980 MHz</supported_graphics_clock>\n"));
     /* the remapped rows are not read on this GPU: one line, not the histogram */
     gm_buf_reset(&b);
     gm_smiq_render(s, &q, 1, 1u << GM_SMIQ_ROW_REMAPPER, 0, &b);
@@ -222,10 +227,8 @@ static void test_report_values(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_sections),
-        cmocka_unit_test(test_xml_escapes),
-        cmocka_unit_test(test_text_layout),
-        cmocka_unit_test(test_sections_only),
+        cmocka_unit_test(test_parse_sections), cmocka_unit_test(test_xml_escapes),
+        cmocka_unit_test(test_text_layout),    cmocka_unit_test(test_sections_only),
         cmocka_unit_test(test_report_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
