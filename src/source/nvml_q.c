@@ -31,6 +31,24 @@ typedef nvmlReturn_t (*fn_memerr)(nvmlDevice_t, unsigned int, unsigned int, unsi
 typedef nvmlReturn_t (*fn_hist)(nvmlDevice_t, unsigned int *); /* 5 x u32 */
 typedef nvmlReturn_t (*fn_clocks)(nvmlDevice_t, unsigned int *, unsigned int *);
 typedef nvmlReturn_t (*fn_grclocks)(nvmlDevice_t, unsigned int, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*fn_clock_id)(nvmlDevice_t, unsigned int, unsigned int, unsigned int *);
+typedef nvmlReturn_t (*fn_mig)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+
+/* nvmlDeviceAttributes_t (nvml.h): 8 x u32, then memorySizeMB */
+struct q_attributes {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+};
+typedef nvmlReturn_t (*fn_attr)(nvmlDevice_t, struct q_attributes *);
+/* nvmlBAR1Memory_t: bar1Total, bar1Free, bar1Used (u64) */
+typedef nvmlReturn_t (*fn_bar1)(nvmlDevice_t, unsigned long long *);
 
 struct lib {
     void *dl;
@@ -172,6 +190,36 @@ static void supported_clocks(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
     }
 }
 
+/* The MIG devices' engine counts and BAR1, by MIG device index. */
+static void mig_devices(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
+{
+    fn_mig mig = (fn_mig)sym(l, "nvmlDeviceGetMigDeviceHandleByIndex");
+    fn_attr attr = (fn_attr)sym(l, "nvmlDeviceGetAttributes_v2");
+    if (!attr)
+        attr = (fn_attr)sym(l, "nvmlDeviceGetAttributes");
+    fn_bar1 bar1 = (fn_bar1)sym(l, "nvmlDeviceGetBAR1MemoryInfo");
+    for (unsigned int k = 0; k < GM_MIG_MAX; k++) {
+        nvmlDevice_t md = NULL;
+        nvmlReturn_t rc = mig ? mig(d, k, &md) : MISSING;
+        if (rc != NVML_SUCCESS) {
+            q->mig_attr[k] = q->mig_bar1[k] = from(rc, 0);
+            continue;
+        }
+        struct q_attributes a;
+        memset(&a, 0, sizeof(a));
+        rc = attr ? attr(md, &a) : MISSING;
+        q->mig_attr[k] = from(rc, 0);
+        unsigned int c[6] = {a.multiprocessorCount, a.sharedCopyEngineCount, a.sharedEncoderCount,
+                             a.sharedDecoderCount,  a.sharedOfaCount,        a.sharedJpegCount};
+        memcpy(q->mig_counts[k], c, sizeof(c)); /* the report's order */
+        unsigned long long b[3] = {0, 0, 0};
+        rc = bar1 ? bar1(md, b) : MISSING;
+        q->mig_bar1[k] = from(rc, 0);
+        q->mig_bar1_total[k] = b[0];
+        q->mig_bar1_used[k] = b[2];
+    }
+}
+
 static void read_gpu(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
 {
     one_u32(l, d, "nvmlDeviceGetBrand", q, GM_Q_BRAND);
@@ -191,7 +239,16 @@ static void read_gpu(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
     in_u32(l, d, "nvmlDeviceGetApplicationsClock", 2, q, GM_Q_APP_MEM);
     in_u32(l, d, "nvmlDeviceGetDefaultApplicationsClock", 0, q, GM_Q_DEFAPP_GR);
     in_u32(l, d, "nvmlDeviceGetDefaultApplicationsClock", 2, q, GM_Q_DEFAPP_MEM);
-    in_u32(l, d, "nvmlDeviceGetMaxCustomerBoostClock", 0, q, GM_Q_BOOST_GR);
+    if (sym(l, "nvmlDeviceGetMaxCustomerBoostClock")) {
+        in_u32(l, d, "nvmlDeviceGetMaxCustomerBoostClock", 0, q, GM_Q_BOOST_GR);
+    } else {
+        /* nvmlDeviceGetClock(graphics, NVML_CLOCK_ID_CUSTOMER_BOOST_MAX = 3) */
+        fn_clock_id f = (fn_clock_id)sym(l, "nvmlDeviceGetClock");
+        unsigned int v = 0;
+        nvmlReturn_t rc = f ? f(d, 0, 3, &v) : MISSING;
+        q->v[GM_Q_BOOST_GR] = from(rc, v);
+    }
+    one_u32(l, d, "nvmlDeviceGetGpuMaxPcieLinkGeneration", q, GM_Q_PCIE_GEN_DEV_MAX);
     two_u32(l, d, "nvmlDeviceGetAutoBoostedClocksEnabled", q, GM_Q_AUTOBOOST, GM_Q_AUTOBOOST_DEF);
     sessions(l, d, q);
     util(l, d, "nvmlDeviceGetJpgUtilization", q, GM_Q_JPG_UTIL);
@@ -208,6 +265,7 @@ static void read_gpu(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
     in_u32(l, d, "nvmlDeviceGetTemperatureThreshold", 6, q, GM_Q_TARGET_MAX);
     strings(l, d, q);
     supported_clocks(l, d, q);
+    mig_devices(l, d, q);
 }
 
 static void fill(struct gm_q_gpu *q, struct gm_value v)
@@ -215,6 +273,8 @@ static void fill(struct gm_q_gpu *q, struct gm_value v)
     for (int k = 0; k < GM_Q__COUNT; k++)
         q->v[k] = v;
     q->supported = v;
+    for (int k = 0; k < GM_MIG_MAX; k++)
+        q->mig_attr[k] = q->mig_bar1[k] = v;
 }
 
 int gm_q_read(const char *lib_path, const uint32_t *idx, uint32_t n, struct gm_q_gpu *out,

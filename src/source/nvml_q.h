@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/snapshot.h"
 #include "../core/value.h"
 
 enum gm_q_id {
@@ -63,6 +64,7 @@ enum gm_q_id {
     GM_Q_TARGET_TEMP, /* C: NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR */
     GM_Q_TARGET_MIN,
     GM_Q_TARGET_MAX,
+    GM_Q_PCIE_GEN_DEV_MAX, /* nvmlDeviceGetGpuMaxPcieLinkGeneration */
     /* strings (their text in gm_q_gpu.str) */
     GM_Q_INFOROM_IMG,
     GM_Q_INFOROM_OEM,
@@ -86,6 +88,14 @@ struct gm_q_gpu {
     struct gm_value gr_status[GM_Q_MEM_CLOCKS_MAX];
     uint32_t ngr[GM_Q_MEM_CLOCKS_MAX];
     uint32_t gr[GM_Q_MEM_CLOCKS_MAX][GM_Q_GR_CLOCKS_MAX];
+    /* MIG devices by MIG device index (nvmlDeviceGetMigDeviceHandleByIndex):
+     * nvmlDeviceGetAttributes_v2's six engine counts (SMs, copy engines,
+     * decoders, encoders, JPEG, OFA) and BAR1 total/used in bytes */
+    struct gm_value mig_attr[GM_MIG_MAX];
+    uint32_t mig_counts[GM_MIG_MAX][6];
+    struct gm_value mig_bar1[GM_MIG_MAX];
+    uint64_t mig_bar1_total[GM_MIG_MAX];
+    uint64_t mig_bar1_used[GM_MIG_MAX];
 };
 
 /* The text of a string value, or NULL when it is not OK. */

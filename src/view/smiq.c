@@ -396,22 +396,16 @@ static void mig_devices(struct ctx *x)
             kv(w, NULL, "mig_devices", "None");
         return;
     }
-    static const char *const attrs[] = {
-        "Multiprocessor count",
-        "multiprocessor_count",
-        "Copy Engine count",
-        "copy_engine_count",
-        "Encoder count",
-        "encoder_count",
-        "Decoder count",
-        "decoder_count",
-        "OFA count",
-        "ofa_count",
-        "JPG count",
-        "jpg_count",
-        NULL,
+    static const char *const attrs[6][2] = {
+        {"Multiprocessor count", "multiprocessor_count"},
+        {"Copy Engine count", "copy_engine_count"},
+        {"Encoder count", "encoder_count"},
+        {"Decoder count", "decoder_count"},
+        {"OFA count", "ofa_count"},
+        {"JPG count", "jpg_count"},
     };
-    static const char *const bar1[] = {"Total", "total", "Used", "used", "Free", "free", NULL};
+    static const struct gm_value unread = {.status = GM_VS_NA};
+    static const char *const bar1[3][2] = {{"Total", "total"}, {"Used", "used"}, {"Free", "free"}};
     open_blk(w, "MIG Devices", "mig_devices");
     for (uint32_t k = 0; k < g->nmig; k++) {
         const struct gm_mig *m = &g->mig[k];
@@ -423,8 +417,16 @@ static void mig_devices(struct ctx *x)
         kv(w, "GPU Instance ID", "gpu_instance_id", buf);
         snprintf(buf, sizeof(buf), "%u", m->compute_instance_id);
         kv(w, "Compute Instance ID", "compute_instance_id", buf);
+        int qi = x->q && m->index < GM_MIG_MAX ? (int)m->index : -1;
+        const struct gm_value *av = qi >= 0 ? &x->q->mig_attr[qi] : &unread;
         open_blk(w, "Device Attributes", "device_attributes");
-        na_block(x, "Shared", "shared", attrs);
+        open_blk(w, "Shared", "shared");
+        for (int a = 0; a < 6; a++) {
+            if (gm_v_ok(av))
+                snprintf(buf, sizeof(buf), "%u", x->q->mig_counts[qi][a]);
+            kv(w, attrs[a][0], attrs[a][1], gm_v_ok(av) ? buf : absent(av));
+        }
+        close_blk(w, "shared");
         close_blk(w, "device_attributes");
         open_blk(w, "ECC Errors", "ecc_error_count");
         open_blk(w, "Volatile", "volatile_count");
@@ -443,7 +445,20 @@ static void mig_devices(struct ctx *x)
             kv(w, lab[i][0], lab[i][1], gm_v_ok(mv[i]) ? buf : absent(mv[i]));
         }
         close_blk(w, "fb_memory_usage");
-        na_block(x, "BAR1 Memory Usage", "bar1_memory_usage", bar1);
+        const struct gm_value *bv = qi >= 0 ? &x->q->mig_bar1[qi] : &unread;
+        open_blk(w, "BAR1 Memory Usage", "bar1_memory_usage");
+        for (int i = 0; i < 3; i++) {
+            if (gm_v_ok(bv)) {
+                uint64_t t = x->q->mig_bar1_total[qi] / 1048576,
+                         u = x->q->mig_bar1_used[qi] / 1048576;
+                snprintf(buf, sizeof(buf), "%llu MiB",
+                         (unsigned long long)(i == 0   ? t
+                                              : i == 1 ? u
+                                                       : t - u));
+            }
+            kv(w, bar1[i][0], bar1[i][1], gm_v_ok(bv) ? buf : absent(bv));
+        }
+        close_blk(w, "bar1_memory_usage");
         close_blk(w, "mig_device");
     }
     close_blk(w, "mig_devices");
@@ -538,7 +553,7 @@ static void pci(struct ctx *x)
     kvm(x, "Max", "max_link_gen", GM_M_PCIE_GEN_MAX, NULL);
     kvm(x, "Current", "current_link_gen", GM_M_PCIE_GEN_CUR, NULL);
     kvm(x, "Device Current", "device_current_link_gen", GM_M_PCIE_GEN_CUR, NULL);
-    kvm(x, "Device Max", "max_device_link_gen", GM_M_PCIE_GEN_MAX, NULL);
+    kvq(x, "Device Max", "max_device_link_gen", GM_Q_PCIE_GEN_DEV_MAX, Q_NUM);
     kv(w, "Host Max", "max_host_link_gen", NA);
     close_blk(w, "pcie_gen");
     open_blk(w, "Link Width", "link_widths");

@@ -73,7 +73,7 @@ GPU 00000000:18:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 1980 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A
@@ -135,7 +135,7 @@ GPU 00000000:2A:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 1980 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A

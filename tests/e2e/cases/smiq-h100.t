@@ -71,7 +71,7 @@ GPU 00000000:18:00.0
                 Max                       : 5
                 Current                   : 5
                 Device Current            : 5
-                Device Max                : 5
+                Device Max                : N/A
                 Host Max                  : N/A
             Link Width
                 Max                       : 16x
@@ -201,7 +201,7 @@ GPU 00000000:18:00.0
         Memory                            : 2619 MHz
         Video                             : 1545 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 1980 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A

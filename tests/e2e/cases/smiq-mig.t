@@ -169,7 +169,7 @@ GPU 00000000:18:00.0
                 Max                       : 4
                 Current                   : 4
                 Device Current            : 4
-                Device Max                : 4
+                Device Max                : N/A
                 Host Max                  : N/A
             Link Width
                 Max                       : 16x
@@ -289,7 +289,7 @@ GPU 00000000:18:00.0
         Memory                            : 1593 MHz
         Video                             : 1290 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 1410 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A

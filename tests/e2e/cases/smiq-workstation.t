@@ -72,7 +72,7 @@ GPU 00000000:01:00.0
                 Max                       : 4
                 Current                   : 4
                 Device Current            : 4
-                Device Max                : 4
+                Device Max                : N/A
                 Host Max                  : N/A
             Link Width
                 Max                       : 16x
@@ -192,7 +192,7 @@ GPU 00000000:01:00.0
         Memory                            : 10501 MHz
         Video                             : 2415 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 3120 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A
@@ -283,7 +283,7 @@ GPU 00000000:02:00.0
                 Max                       : 4
                 Current                   : 1
                 Device Current            : 1
-                Device Max                : 4
+                Device Max                : N/A
                 Host Max                  : N/A
             Link Width
                 Max                       : 8x
@@ -403,7 +403,7 @@ GPU 00000000:02:00.0
         Memory                            : 8001 MHz
         Video                             : 2415 MHz
     Max Customer Boost Clocks
-        Graphics                          : N/A
+        Graphics                          : 3105 MHz
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A

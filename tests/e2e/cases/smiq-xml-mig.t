@@ -204,7 +204,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>4</current_link_gen>
 					<device_current_link_gen>4</device_current_link_gen>
-					<max_device_link_gen>4</max_device_link_gen>
+					<max_device_link_gen>N/A</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -359,7 +359,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>1290 MHz</video_clock>
 		</max_clocks>
 		<max_customer_boost_clocks>
-			<graphics_clock>N/A</graphics_clock>
+			<graphics_clock>1410 MHz</graphics_clock>
 		</max_customer_boost_clocks>
 		<clock_policy>
 			<auto_boost>N/A</auto_boost>

@@ -78,7 +78,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>4</current_link_gen>
 					<device_current_link_gen>4</device_current_link_gen>
-					<max_device_link_gen>4</max_device_link_gen>
+					<max_device_link_gen>N/A</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -233,7 +233,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>2415 MHz</video_clock>
 		</max_clocks>
 		<max_customer_boost_clocks>
-			<graphics_clock>N/A</graphics_clock>
+			<graphics_clock>3120 MHz</graphics_clock>
 		</max_customer_boost_clocks>
 		<clock_policy>
 			<auto_boost>N/A</auto_boost>
@@ -346,7 +346,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>1</current_link_gen>
 					<device_current_link_gen>1</device_current_link_gen>
-					<max_device_link_gen>4</max_device_link_gen>
+					<max_device_link_gen>N/A</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -501,7 +501,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>2415 MHz</video_clock>
 		</max_clocks>
 		<max_customer_boost_clocks>
-			<graphics_clock>N/A</graphics_clock>
+			<graphics_clock>3105 MHz</graphics_clock>
 		</max_customer_boost_clocks>
 		<clock_policy>
 			<auto_boost>N/A</auto_boost>
