@@ -25,6 +25,7 @@ typedef nvmlReturn_t (*fn_u32_u32_u32)(nvmlDevice_t, unsigned int *, unsigned in
                                        unsigned int *);
 typedef nvmlReturn_t (*fn_in_u32)(nvmlDevice_t, unsigned int, unsigned int *);
 typedef nvmlReturn_t (*fn_str)(nvmlDevice_t, char *, unsigned int);
+typedef nvmlReturn_t (*fn_gsp)(nvmlDevice_t, char *);
 typedef nvmlReturn_t (*fn_in_str)(nvmlDevice_t, unsigned int, char *, unsigned int);
 typedef nvmlReturn_t (*fn_memerr)(nvmlDevice_t, unsigned int, unsigned int, unsigned int,
                                   unsigned long long *);
@@ -129,10 +130,11 @@ static void strings(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
         memset(buf, 0, sizeof(buf));
         set_str(q, ids[k], obj ? obj(d, k, buf, sizeof(buf) - 1) : MISSING, buf);
     }
-    fn_str gsp = (fn_str)sym(l, "nvmlDeviceGetGspFirmwareVersion");
+    /* no length argument: the caller's buffer holds
+     * NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (0x40) bytes */
+    fn_gsp gsp = (fn_gsp)sym(l, "nvmlDeviceGetGspFirmwareVersion");
     memset(buf, 0, sizeof(buf));
-    /* the caller's buffer is NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (0x40) */
-    set_str(q, GM_Q_GSP_FW, gsp ? gsp(d, buf, 0x40) : MISSING, buf);
+    set_str(q, GM_Q_GSP_FW, gsp ? gsp(d, buf) : MISSING, buf);
 }
 
 static void sessions(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
