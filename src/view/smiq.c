@@ -568,8 +568,13 @@ static void pci(struct ctx *x)
     kv(w, "Replay Number Rollovers", "replay_rollover_counter", NA);
     kv_kbps(x, "Tx Throughput", "tx_util", GM_M_PCIE_TX);
     kv_kbps(x, "Rx Throughput", "rx_util", GM_M_PCIE_RX);
-    kv(w, "Atomic Caps Inbound", "atomic_caps_inbound", NA);
+    /* the XML has inbound first; the text prints outbound first (nvidia-smi -q
+     * pasted in ollama/ollama issue 10393) */
+    if (w->xml)
+        kv(w, NULL, "atomic_caps_inbound", NA);
     kv(w, "Atomic Caps Outbound", "atomic_caps_outbound", NA);
+    if (!w->xml)
+        kv(w, "Atomic Caps Inbound", NULL, NA);
     close_blk(w, "pci");
 }
 

@@ -83,8 +83,8 @@ GPU 00000000:18:00.0
         Replay Number Rollovers           : N/A
         Tx Throughput                     : 281784 KB/s
         Rx Throughput                     : 1434339 KB/s
-        Atomic Caps Inbound               : N/A
         Atomic Caps Outbound              : N/A
+        Atomic Caps Inbound               : N/A
     Fan Speed                             : N/A
     Performance State                     : P0
     Clocks Event Reasons

@@ -84,8 +84,8 @@ GPU 00000000:01:00.0
         Replay Number Rollovers           : N/A
         Tx Throughput                     : 208349 KB/s
         Rx Throughput                     : 958414 KB/s
-        Atomic Caps Inbound               : N/A
         Atomic Caps Outbound              : N/A
+        Atomic Caps Inbound               : N/A
     Fan Speed                             : 30 %
     Performance State                     : P0
     Clocks Event Reasons
@@ -295,8 +295,8 @@ GPU 00000000:02:00.0
         Replay Number Rollovers           : N/A
         Tx Throughput                     : 10 KB/s
         Rx Throughput                     : 21 KB/s
-        Atomic Caps Inbound               : N/A
         Atomic Caps Outbound              : N/A
+        Atomic Caps Inbound               : N/A
     Fan Speed                             : N/A
     Performance State                     : P8
     Clocks Event Reasons
