@@ -5,7 +5,8 @@
  * (--filename).  One sample of every read group (PCIe throughput included,
  * as nvidia-smi -q shows it) and the process list, then the report-only
  * values of the selected GPUs (source/nvml_q.h); the layout is
- * view/smiq.c's.  Not done: -l/-lms loops with -q, --dtd, -u (unit report).
+ * view/smiq.c's.  -l/-lms repeat the report (each one whole, one after the
+ * other, as nvidia-smi).  Not done: --dtd, -u (unit report).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +44,8 @@ static void usage(FILE *f)
     }
     fprintf(f, "\n");
     fprintf(f, "  -i, --id=IDS            only these GPUs: indices, UUIDs or PCI bus ids\n"
+               "  -l, --loop=SEC          repeat the report every SEC seconds until interrupted\n"
+               "  -lms, --loop-ms=MS      repeat it every MS milliseconds\n"
                "  -f, --filename=FILE     write to FILE (truncated) instead of stdout\n"
                "      --timeout=SEC       give up when an NVML call hangs this long (default 10)\n"
                "  -h, --help              this help\n\n"
@@ -51,6 +54,7 @@ static void usage(FILE *f)
 }
 
 struct smiq_ctx {
+    int loop; /* -l/-lms: go on after a report */
     uint32_t mask;
     int xml;
     int fd;
@@ -60,7 +64,6 @@ struct smiq_ctx {
 static int smiq_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
 {
     struct smiq_ctx *x = arg;
-    (void)first;
     /* the report-only values of the selected GPUs, after the sample (whose
      * watchdog has seen the driver answer) */
     struct gm_q_gpu *q = calloc(s->ngpu ? s->ngpu : 1, sizeof(*q));
@@ -82,35 +85,51 @@ static int smiq_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
     free(q);
     struct gm_err err = {0};
     int rc = 0;
-    if (x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
         cli_error("%s", err.msg);
         rc = GM_EXIT_FAIL;
     }
     if (rc == 0)
         rc = cli_write(x->fd, &out);
     gm_buf_free(&out);
-    return rc ? rc : CLI_LOOP_END;
+    return rc ? rc : x->loop ? 0 : CLI_LOOP_END;
 }
 
 int cmd_smiq_run(int argc, char **argv);
 
 int cmd_smiq_run(int argc, char **argv)
 {
-    enum { O_TIMEOUT = 256 };
+    enum { O_TIMEOUT = 256, O_LOOPMS };
     static const struct option opts[] = {
-        {"query", no_argument, NULL, 'q'},          {"xml-format", no_argument, NULL, 'x'},
-        {"display", required_argument, NULL, 'd'},  {"id", required_argument, NULL, 'i'},
-        {"filename", required_argument, NULL, 'f'}, {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"query", no_argument, NULL, 'q'},
+        {"xml-format", no_argument, NULL, 'x'},
+        {"display", required_argument, NULL, 'd'},
+        {"id", required_argument, NULL, 'i'},
+        {"filename", required_argument, NULL, 'f'},
+        {"loop", required_argument, NULL, 'l'},
+        {"loop-ms", required_argument, NULL, O_LOOPMS},
+        {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     struct smiq_ctx x = {.fd = STDOUT_FILENO};
     const char *ids = NULL;
     int q = 0;
-    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS;
+    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS, loop = 0;
+    /* nvidia-smi spells --loop-ms as -lms: rewrite it for getopt */
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "-lms") == 0)
+            argv[k] = (char *)"--loop-ms";
+        else if (strncmp(argv[k], "-lms=", 5) == 0) {
+            static char buf[64];
+            snprintf(buf, sizeof(buf), "--loop-ms=%s", argv[k] + 5);
+            argv[k] = buf;
+        }
+    }
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":qxd:i:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":qxd:i:f:l:h", opts, NULL)) != -1) {
         switch (c) {
         case 'q':
             q = 1;
@@ -132,6 +151,20 @@ int cmd_smiq_run(int argc, char **argv)
         case 'f':
             x.file = optarg;
             break;
+        case 'l':
+            if (cli_parse_seconds(optarg, &loop) != 0)
+                return cli_usage_error("query", "invalid --loop value '%s' (seconds)", optarg);
+            break;
+        case O_LOOPMS: {
+            char *end;
+            errno = 0;
+            long ms = strtol(optarg, &end, 10);
+            if (errno || *end || ms <= 0)
+                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)",
+                                       optarg);
+            loop = (int64_t)ms * 1000000LL;
+            break;
+        }
         case O_TIMEOUT:
             if (gm_parse_duration(optarg, &timeout) != 0)
                 return cli_usage_error("query", "invalid --timeout '%s'", optarg);
@@ -164,7 +197,10 @@ int cmd_smiq_run(int argc, char **argv)
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc == 0) {
-        rc = cli_loop(col, 0, timeout, ids, smiq_rows, &x);
+        x.loop = loop > 0;
+        if (loop)
+            cli_catch_stop_signals();
+        rc = cli_loop(col, loop, timeout, ids, smiq_rows, &x);
         gm_collector_close(col);
     }
     if (x.fd != STDOUT_FILENO && close(x.fd) != 0 && rc == 0) {
