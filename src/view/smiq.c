@@ -203,6 +203,9 @@ static const char *absent(const struct gm_value *v)
     case GM_VS_LOST:
         return "GPU is lost";
     case GM_VS_ERROR:
+        /* NVML_ERROR_DEPRECATED: nvidia-smi spells out the driver's sentence */
+        if (v->code == 26)
+            return "Requested functionality has been deprecated";
         return gm_nvml_error_text(v->code);
     default:
         return NA; /* not supported, not available */

@@ -182,6 +182,7 @@ static void test_report_values(void **state)
     q.v[GM_Q_APP_GR] = gm_v_u64(1755);
     q.v[GM_Q_HIST_MAX] = gm_v_u64(2560);
     q.v[GM_Q_ACCOUNTING] = gm_v_status(GM_VS_NOPERM, 4);
+    q.v[GM_Q_DEFAPP_GR] = gm_v_status(GM_VS_ERROR, 26); /* NVML_ERROR_DEPRECATED */
     q.v[GM_Q_INFOROM_IMG] = gm_v_u64(0);
     snprintf(q.str[GM_Q_INFOROM_IMG - GM_Q__FIRST_STR], sizeof(q.str[0]), "G520.0200.00.05");
     q.supported = gm_v_u64(0);
@@ -203,6 +204,9 @@ static void test_report_values(void **state)
     assert_non_null(strstr(
         b.p, "    Applications Clocks\n        Graphics                          : 1755 MHz\n"
              "        Memory                            : N/A\n"));
+    assert_non_null(strstr(b.p, "    Default Applications Clocks\n"
+                                "        Graphics                          : Requested "
+                                "functionality has been deprecated\n"));
     assert_non_null(strstr(b.p, "    Supported Clocks\n"
                                 "        Memory                            : 2619 MHz\n"
                                 "            Graphics                      : 1980 MHz\n"
