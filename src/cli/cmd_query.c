@@ -38,6 +38,8 @@ static void usage(FILE *f)
         "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
         "      --help-query-gpu             list the GPU fields\n"
         "      --help-query-compute-apps    list the process fields\n"
+        "  -q, --query                      nvidia-smi's full report instead ('gpumon query -q "
+        "-h')\n"
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
         "  -h, --help                       this help\n");
@@ -88,9 +90,14 @@ static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int
 }
 
 int cmd_query_run(int argc, char **argv);
+int cmd_smiq_run(int argc, char **argv);
 
 int cmd_query_run(int argc, char **argv)
 {
+    /* nvidia-smi -q (the full report) has its own flags: cmd_smiq.c */
+    for (int k = 1; k < argc; k++)
+        if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
+            return cmd_smiq_run(argc, argv);
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},

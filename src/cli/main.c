@@ -39,6 +39,8 @@ static void usage(FILE *f)
                "  --sim SCENARIO   run against the NVML simulator with this scenario file\n"
                "                   (sets GPUMON_NVML_LIB and GPUSIM_SCENARIO)\n"
                "  --nvml-lib PATH  load this libnvidia-ml.so instead of the system's\n"
+               "  -q [-x] [-d S]   nvidia-smi's full report (-x: XML, -d: sections); "
+               "'gpumon -q -h'\n"
                "  -h, --help       this help; 'gpumon COMMAND --help' for a command\n"
                "  --version        print the version\n\n"
                "With no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
@@ -51,6 +53,16 @@ static const char *find_sim_lib(char *buf, size_t len)
 {
     return gm_module_find("GPUMON_SIM_LIB", "../sim/libnvidia-ml.so.1", GM_SIM_LIB_INSTALLED, buf,
                           len);
+}
+
+/* Whether argv[from..] asks for nvidia-smi's full report (-q / --query),
+ * whatever the order of its flags (gpumon -x -q, gpumon -i 0 -q). */
+static int has_smiq(int argc, char **argv, int from)
+{
+    for (int k = from; k < argc; k++)
+        if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
+            return 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -92,6 +104,8 @@ int main(int argc, char **argv)
         }
         if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0)
             break; /* nvidia-smi style: gpumon --query-gpu=... */
+        if (has_smiq(argc, argv, i))
+            break; /* nvidia-smi style: gpumon -q [-x] [-d ...] [-i ...] */
         return cli_usage_error(NULL, "unknown option %s", a);
     }
 

@@ -15,6 +15,8 @@ A case file is a small header of "key: value" lines, then sections:
     max-seconds: 5                  fail if the command runs longer (hang tests)
     min-seconds: 2                  fail if the command returns sooner
     json-schema: docs/json.md       validate stdout as JSON against the schema in that file
+    xml-dtd: tests/fixtures/X.dtd   validate stdout with xmllint --dtdvalid against that DTD
+                                    (also found under the DOCTYPE's SYSTEM name)
     --- stdout
     expected text
     --- stderr
@@ -195,6 +197,8 @@ def main():
             jsonschema.validate(doc, schema_from(os.path.join(root, head["json-schema"])))
         except Exception as ex:  # json or schema error: report it whole
             errors.append(f"stdout is not valid against {head['json-schema']}: {ex}")
+    if "xml-dtd" in head:
+        errors += xml_dtd_errors(out, os.path.join(root, head["xml-dtd"]))
     if errors:
         print(f"FAIL {case}\n  command: {shlex.join(cmd)}")
         print("\n".join(errors))
@@ -202,6 +206,30 @@ def main():
         return 1
     print(f"ok {case} ({took:.2f} s)")
     return 0
+
+
+def xml_dtd_errors(text, dtd):
+    """xmllint --noout --dtdvalid DTD on text; the DTD is also linked under
+    the name the document's DOCTYPE gives, so that xmllint finds it there
+    instead of warning.  Any output from xmllint is an error."""
+    import shutil
+    import tempfile
+    xmllint = shutil.which("xmllint")
+    if not xmllint:
+        return ["xmllint is not installed (Debian: libxml2-utils)"]
+    m = re.search(r'<!DOCTYPE \w+ SYSTEM "([^"/]+)">', text)
+    with tempfile.TemporaryDirectory() as d:
+        if m:
+            os.symlink(os.path.abspath(dtd), os.path.join(d, m.group(1)))
+        doc = os.path.join(d, "out.xml")
+        with open(doc, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = subprocess.run([xmllint, "--noout", "--dtdvalid", os.path.abspath(dtd), doc],
+                           capture_output=True, text=True, cwd=d)
+    if r.returncode != 0 or r.stdout or r.stderr:
+        return [f"stdout is not valid against {dtd} (xmllint exit {r.returncode}):\n"
+                + r.stdout + r.stderr]
+    return []
 
 
 def update_case(case, out, err, code, subst):

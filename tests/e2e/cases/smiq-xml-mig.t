@@ -1,0 +1,405 @@
+# Reference: nvidia-smi -q -x of driver 535.54.03 on an NVIDIA A100-SXM4-80GB (MIG on), in
+# Checkmk/checkmk tests/unit-shell/agents/plugins/test_nvidia_smi.sh (commit
+# 8ef3ba864fcbdf12365e1f62869ada30b6cb9bfd): element names, nesting, tab indent, units in values.
+# Validated against tests/fixtures/nvsmi_device_v12-derived.dtd (derived from that output: NVIDIA
+# does not license its DTD for redistribution).
+# MIG devices as <mig_devices><mig_device>, processes with instance ids.
+scenario: a100-mig.ini
+time: 45
+args: -x -q -i 0
+xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
+--- stdout
+<?xml version="1.0" ?>
+<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">
+<nvidia_smi_log>
+	<timestamp>{*}</timestamp>
+	<driver_version>550.54.15</driver_version>
+	<cuda_version>12.4</cuda_version>
+	<attached_gpus>2</attached_gpus>
+	<gpu id="00000000:18:00.0">
+		<product_name>NVIDIA A100-SXM4-80GB</product_name>
+		<product_brand>NVIDIA</product_brand>
+		<product_architecture>Ampere</product_architecture>
+		<display_mode>Disabled</display_mode>
+		<display_active>Disabled</display_active>
+		<persistence_mode>Enabled</persistence_mode>
+		<addressing_mode>N/A</addressing_mode>
+		<mig_mode>
+			<current_mig>Enabled</current_mig>
+			<pending_mig>Enabled</pending_mig>
+		</mig_mode>
+		<mig_devices>
+			<mig_device>
+				<index>0</index>
+				<gpu_instance_id>1</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<device_attributes>
+					<shared>
+						<multiprocessor_count>N/A</multiprocessor_count>
+						<copy_engine_count>N/A</copy_engine_count>
+						<encoder_count>N/A</encoder_count>
+						<decoder_count>N/A</decoder_count>
+						<ofa_count>N/A</ofa_count>
+						<jpg_count>N/A</jpg_count>
+					</shared>
+				</device_attributes>
+				<ecc_error_count>
+					<volatile_count>
+						<sram_uncorrectable>N/A</sram_uncorrectable>
+					</volatile_count>
+				</ecc_error_count>
+				<fb_memory_usage>
+					<total>39321 MiB</total>
+					<reserved>N/A</reserved>
+					<used>31745 MiB</used>
+					<free>7576 MiB</free>
+				</fb_memory_usage>
+				<bar1_memory_usage>
+					<total>N/A</total>
+					<used>N/A</used>
+					<free>N/A</free>
+				</bar1_memory_usage>
+			</mig_device>
+			<mig_device>
+				<index>1</index>
+				<gpu_instance_id>3</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<device_attributes>
+					<shared>
+						<multiprocessor_count>N/A</multiprocessor_count>
+						<copy_engine_count>N/A</copy_engine_count>
+						<encoder_count>N/A</encoder_count>
+						<decoder_count>N/A</decoder_count>
+						<ofa_count>N/A</ofa_count>
+						<jpg_count>N/A</jpg_count>
+					</shared>
+				</device_attributes>
+				<ecc_error_count>
+					<volatile_count>
+						<sram_uncorrectable>N/A</sram_uncorrectable>
+					</volatile_count>
+				</ecc_error_count>
+				<fb_memory_usage>
+					<total>19660 MiB</total>
+					<reserved>N/A</reserved>
+					<used>6145 MiB</used>
+					<free>13515 MiB</free>
+				</fb_memory_usage>
+				<bar1_memory_usage>
+					<total>N/A</total>
+					<used>N/A</used>
+					<free>N/A</free>
+				</bar1_memory_usage>
+			</mig_device>
+			<mig_device>
+				<index>2</index>
+				<gpu_instance_id>7</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<device_attributes>
+					<shared>
+						<multiprocessor_count>N/A</multiprocessor_count>
+						<copy_engine_count>N/A</copy_engine_count>
+						<encoder_count>N/A</encoder_count>
+						<decoder_count>N/A</decoder_count>
+						<ofa_count>N/A</ofa_count>
+						<jpg_count>N/A</jpg_count>
+					</shared>
+				</device_attributes>
+				<ecc_error_count>
+					<volatile_count>
+						<sram_uncorrectable>N/A</sram_uncorrectable>
+					</volatile_count>
+				</ecc_error_count>
+				<fb_memory_usage>
+					<total>9830 MiB</total>
+					<reserved>N/A</reserved>
+					<used>1 MiB</used>
+					<free>9829 MiB</free>
+				</fb_memory_usage>
+				<bar1_memory_usage>
+					<total>N/A</total>
+					<used>N/A</used>
+					<free>N/A</free>
+				</bar1_memory_usage>
+			</mig_device>
+			<mig_device>
+				<index>3</index>
+				<gpu_instance_id>8</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<device_attributes>
+					<shared>
+						<multiprocessor_count>N/A</multiprocessor_count>
+						<copy_engine_count>N/A</copy_engine_count>
+						<encoder_count>N/A</encoder_count>
+						<decoder_count>N/A</decoder_count>
+						<ofa_count>N/A</ofa_count>
+						<jpg_count>N/A</jpg_count>
+					</shared>
+				</device_attributes>
+				<ecc_error_count>
+					<volatile_count>
+						<sram_uncorrectable>N/A</sram_uncorrectable>
+					</volatile_count>
+				</ecc_error_count>
+				<fb_memory_usage>
+					<total>9830 MiB</total>
+					<reserved>N/A</reserved>
+					<used>2561 MiB</used>
+					<free>7269 MiB</free>
+				</fb_memory_usage>
+				<bar1_memory_usage>
+					<total>N/A</total>
+					<used>N/A</used>
+					<free>N/A</free>
+				</bar1_memory_usage>
+			</mig_device>
+		</mig_devices>
+		<accounting_mode>N/A</accounting_mode>
+		<accounting_mode_buffer_size>N/A</accounting_mode_buffer_size>
+		<driver_model>
+			<current_dm>N/A</current_dm>
+			<pending_dm>N/A</pending_dm>
+		</driver_model>
+		<serial>1654461935765</serial>
+		<uuid>GPU-f240bfb8-c529-a7e3-e1f6-815d509999cf</uuid>
+		<minor_number>0</minor_number>
+		<vbios_version>92.00.45.00.06</vbios_version>
+		<multigpu_board>N/A</multigpu_board>
+		<board_id>N/A</board_id>
+		<board_part_number>692-2G506-0210-002</board_part_number>
+		<gpu_part_number>N/A</gpu_part_number>
+		<gpu_fru_part_number>N/A</gpu_fru_part_number>
+		<gpu_module_id>N/A</gpu_module_id>
+		<inforom_version>
+			<img_version>N/A</img_version>
+			<oem_object>N/A</oem_object>
+			<ecc_object>N/A</ecc_object>
+			<pwr_object>N/A</pwr_object>
+		</inforom_version>
+		<gpu_operation_mode>
+			<current_gom>N/A</current_gom>
+			<pending_gom>N/A</pending_gom>
+		</gpu_operation_mode>
+		<gsp_firmware_version>N/A</gsp_firmware_version>
+		<gpu_virtualization_mode>
+			<virtualization_mode>N/A</virtualization_mode>
+			<host_vgpu_mode>N/A</host_vgpu_mode>
+		</gpu_virtualization_mode>
+		<gpu_reset_status>
+			<reset_required>N/A</reset_required>
+			<drain_and_reset_recommended>N/A</drain_and_reset_recommended>
+		</gpu_reset_status>
+		<ibmnpu>
+			<relaxed_ordering_mode>N/A</relaxed_ordering_mode>
+		</ibmnpu>
+		<pci>
+			<pci_bus>18</pci_bus>
+			<pci_device>00</pci_device>
+			<pci_domain>0000</pci_domain>
+			<pci_device_id>20B210DE</pci_device_id>
+			<pci_bus_id>00000000:18:00.0</pci_bus_id>
+			<pci_sub_system_id>147F10DE</pci_sub_system_id>
+			<pci_gpu_link_info>
+				<pcie_gen>
+					<max_link_gen>4</max_link_gen>
+					<current_link_gen>4</current_link_gen>
+					<device_current_link_gen>4</device_current_link_gen>
+					<max_device_link_gen>N/A</max_device_link_gen>
+					<max_host_link_gen>N/A</max_host_link_gen>
+				</pcie_gen>
+				<link_widths>
+					<max_link_width>16x</max_link_width>
+					<current_link_width>16x</current_link_width>
+				</link_widths>
+			</pci_gpu_link_info>
+			<pci_bridge_chip>
+				<bridge_chip_type>N/A</bridge_chip_type>
+				<bridge_chip_fw>N/A</bridge_chip_fw>
+			</pci_bridge_chip>
+			<replay_counter>0</replay_counter>
+			<replay_rollover_counter>N/A</replay_rollover_counter>
+			<tx_util>196681 KB/s</tx_util>
+			<rx_util>1110274 KB/s</rx_util>
+			<atomic_caps_inbound>N/A</atomic_caps_inbound>
+			<atomic_caps_outbound>N/A</atomic_caps_outbound>
+		</pci>
+		<fan_speed>N/A</fan_speed>
+		<performance_state>P0</performance_state>
+		<clocks_event_reasons>
+			<clocks_event_reason_gpu_idle>Not Active</clocks_event_reason_gpu_idle>
+			<clocks_event_reason_applications_clocks_setting>Not Active</clocks_event_reason_applications_clocks_setting>
+			<clocks_event_reason_sw_power_cap>Not Active</clocks_event_reason_sw_power_cap>
+			<clocks_event_reason_hw_slowdown>Not Active</clocks_event_reason_hw_slowdown>
+			<clocks_event_reason_hw_thermal_slowdown>Not Active</clocks_event_reason_hw_thermal_slowdown>
+			<clocks_event_reason_hw_power_brake_slowdown>Not Active</clocks_event_reason_hw_power_brake_slowdown>
+			<clocks_event_reason_sync_boost>Not Active</clocks_event_reason_sync_boost>
+			<clocks_event_reason_sw_thermal_slowdown>Not Active</clocks_event_reason_sw_thermal_slowdown>
+			<clocks_event_reason_display_clocks_setting>Not Active</clocks_event_reason_display_clocks_setting>
+		</clocks_event_reasons>
+		<sparse_operation_mode>N/A</sparse_operation_mode>
+		<fb_memory_usage>
+			<total>81920 MiB</total>
+			<reserved>904 MiB</reserved>
+			<used>40449 MiB</used>
+			<free>40567 MiB</free>
+		</fb_memory_usage>
+		<bar1_memory_usage>
+			<total>131072 MiB</total>
+			<used>5 MiB</used>
+			<free>131067 MiB</free>
+		</bar1_memory_usage>
+		<cc_protected_memory_usage>
+			<total>N/A</total>
+			<used>N/A</used>
+			<free>N/A</free>
+		</cc_protected_memory_usage>
+		<compute_mode>Default</compute_mode>
+		<utilization>
+			<gpu_util>N/A</gpu_util>
+			<memory_util>N/A</memory_util>
+			<encoder_util>N/A</encoder_util>
+			<decoder_util>N/A</decoder_util>
+			<jpeg_util>N/A</jpeg_util>
+			<ofa_util>N/A</ofa_util>
+		</utilization>
+		<encoder_stats>
+			<session_count>N/A</session_count>
+			<average_fps>N/A</average_fps>
+			<average_latency>N/A</average_latency>
+		</encoder_stats>
+		<fbc_stats>
+			<session_count>N/A</session_count>
+			<average_fps>N/A</average_fps>
+			<average_latency>N/A</average_latency>
+		</fbc_stats>
+		<ecc_mode>
+			<current_ecc>Enabled</current_ecc>
+			<pending_ecc>Enabled</pending_ecc>
+		</ecc_mode>
+		<ecc_errors>
+			<volatile>
+				<sram_correctable>N/A</sram_correctable>
+				<sram_uncorrectable>N/A</sram_uncorrectable>
+				<dram_correctable>N/A</dram_correctable>
+				<dram_uncorrectable>N/A</dram_uncorrectable>
+			</volatile>
+			<aggregate>
+				<sram_correctable>N/A</sram_correctable>
+				<sram_uncorrectable>N/A</sram_uncorrectable>
+				<dram_correctable>N/A</dram_correctable>
+				<dram_uncorrectable>N/A</dram_uncorrectable>
+			</aggregate>
+		</ecc_errors>
+		<retired_pages>
+			<multiple_single_bit_retirement>
+				<retired_count>N/A</retired_count>
+				<retired_pagelist>N/A</retired_pagelist>
+			</multiple_single_bit_retirement>
+			<double_bit_retirement>
+				<retired_count>N/A</retired_count>
+				<retired_pagelist>N/A</retired_pagelist>
+			</double_bit_retirement>
+			<pending_blacklist>N/A</pending_blacklist>
+			<pending_retirement>N/A</pending_retirement>
+		</retired_pages>
+		<remapped_rows>N/A</remapped_rows>
+		<temperature>
+			<gpu_temp>53 C</gpu_temp>
+			<gpu_temp_tlimit>N/A</gpu_temp_tlimit>
+			<gpu_temp_max_threshold>92 C</gpu_temp_max_threshold>
+			<gpu_temp_slow_threshold>89 C</gpu_temp_slow_threshold>
+			<gpu_temp_max_gpu_threshold>85 C</gpu_temp_max_gpu_threshold>
+			<gpu_target_temperature>N/A</gpu_target_temperature>
+			<memory_temp>56 C</memory_temp>
+			<gpu_temp_max_mem_threshold>95 C</gpu_temp_max_mem_threshold>
+		</temperature>
+		<supported_gpu_target_temp>
+			<gpu_target_temp_min>N/A</gpu_target_temp_min>
+			<gpu_target_temp_max>N/A</gpu_target_temp_max>
+		</supported_gpu_target_temp>
+		<gpu_power_readings>
+			<power_state>P0</power_state>
+			<power_draw>275.48 W</power_draw>
+			<current_power_limit>400.00 W</current_power_limit>
+			<requested_power_limit>400.00 W</requested_power_limit>
+			<default_power_limit>400.00 W</default_power_limit>
+			<min_power_limit>100.00 W</min_power_limit>
+			<max_power_limit>400.00 W</max_power_limit>
+		</gpu_power_readings>
+		<module_power_readings>
+			<power_state>P0</power_state>
+			<power_draw>N/A</power_draw>
+			<current_power_limit>N/A</current_power_limit>
+			<requested_power_limit>N/A</requested_power_limit>
+			<default_power_limit>N/A</default_power_limit>
+			<min_power_limit>N/A</min_power_limit>
+			<max_power_limit>N/A</max_power_limit>
+		</module_power_readings>
+		<clocks>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<sm_clock>1410 MHz</sm_clock>
+			<mem_clock>1593 MHz</mem_clock>
+			<video_clock>1290 MHz</video_clock>
+		</clocks>
+		<applications_clocks>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<mem_clock>1593 MHz</mem_clock>
+		</applications_clocks>
+		<default_applications_clocks>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<mem_clock>1593 MHz</mem_clock>
+		</default_applications_clocks>
+		<deferred_clocks>
+			<mem_clock>N/A</mem_clock>
+		</deferred_clocks>
+		<max_clocks>
+			<graphics_clock>1410 MHz</graphics_clock>
+			<sm_clock>1410 MHz</sm_clock>
+			<mem_clock>1593 MHz</mem_clock>
+			<video_clock>1290 MHz</video_clock>
+		</max_clocks>
+		<max_customer_boost_clocks>
+			<graphics_clock>1410 MHz</graphics_clock>
+		</max_customer_boost_clocks>
+		<clock_policy>
+			<auto_boost>N/A</auto_boost>
+			<auto_boost_default>N/A</auto_boost_default>
+		</clock_policy>
+		<voltage>
+			<graphics_volt>N/A</graphics_volt>
+		</voltage>
+		<fabric>
+			<state>N/A</state>
+			<status>N/A</status>
+		</fabric>
+		<supported_clocks>N/A</supported_clocks>
+		<processes>
+			<process_info>
+				<gpu_instance_id>1</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<pid>4194401</pid>
+				<type>C</type>
+				<process_name>python3</process_name>
+				<used_memory>N/A</used_memory>
+			</process_info>
+			<process_info>
+				<gpu_instance_id>3</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<pid>4194402</pid>
+				<type>C</type>
+				<process_name>python3</process_name>
+				<used_memory>N/A</used_memory>
+			</process_info>
+			<process_info>
+				<gpu_instance_id>8</gpu_instance_id>
+				<compute_instance_id>0</compute_instance_id>
+				<pid>4194403</pid>
+				<type>C</type>
+				<process_name>pytest</process_name>
+				<used_memory>N/A</used_memory>
+			</process_info>
+		</processes>
+		<accounted_processes>N/A</accounted_processes>
+	</gpu>
+</nvidia_smi_log>
+--- stderr
