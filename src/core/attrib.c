@@ -126,18 +126,23 @@ static int unit_name(const char *s, size_t n)
     return 1;
 }
 
-static int64_t dec(const char *s, size_t n)
+/* A uid: up to 10 digits and at most 2^32 - 2 (2^32 - 1 is "no uid"). */
+static int uid(const char *s, size_t n, uint32_t *out)
 {
-    int64_t v = 0;
-    for (size_t i = 0; i < n && v < INT64_MAX / 10 - 10; i++)
-        v = v * 10 + (s[i] - '0');
-    return v;
+    if (!is_dec(s, n) || n > 10)
+        return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    if (v >= UINT32_MAX)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
 }
 
 void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
 {
     memset(a, 0, sizeof *a);
-    a->slurm_uid = a->slice_uid = -1;
     if (!cgroup)
         return;
     int k8s = 0, docker_dir = 0, slurm = 0, pod = 0;
@@ -182,17 +187,17 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
         } else if (equals(p, n, "slurm") || has_prefix(p, n, "slurm_") ||
                    equals(p, n, "slurmstepd.scope")) {
             slurm = 1;
-        } else if (slurm && has_prefix(p, n, "uid_") && is_dec(p + 4, n - 4)) {
-            a->slurm_uid = dec(p + 4, n - 4);
+        } else if (slurm && has_prefix(p, n, "uid_") && uid(p + 4, n - 4, &a->slurm_uid)) {
+            a->has_slurm_uid = 1;
         } else if (slurm && has_prefix(p, n, "job_") && is_dec(p + 4, n - 4)) {
             copy(a->slurm_job, sizeof a->slurm_job, p + 4, n - 4);
         } else if (slurm && a->slurm_job[0] && has_prefix(p, n, "step_") &&
                    (is_dec(p + 5, n - 5) || equals(p + 5, n - 5, "batch") ||
                     equals(p + 5, n - 5, "extern") || equals(p + 5, n - 5, "interactive"))) {
             copy(a->slurm_step, sizeof a->slurm_step, p + 5, n - 5);
-        } else if (has_prefix(p, n, "user-") && has_suffix(p, n, ".slice") &&
-                   is_dec(p + 5, n - 11)) {
-            a->slice_uid = dec(p + 5, n - 11);
+        } else if (has_prefix(p, n, "user-") && has_suffix(p, n, ".slice") && n > 11 &&
+                   uid(p + 5, n - 11, &a->slice_uid)) {
+            a->has_slice_uid = 1;
         } else if ((has_suffix(p, n, ".service") || has_suffix(p, n, ".scope")) &&
                    unit_name(p, n)) {
             unit = p;

@@ -50,14 +50,17 @@ struct gm_attrib {
     char pod_uid[37];      /* 8-4-4-4-12 with dashes; "" when not a pod */
     char slurm_job[24];    /* decimal job id (array jobs: the job's own id); "" none */
     char slurm_step[24];   /* "batch", "extern", "interactive" or a number; "" none */
-    int64_t slurm_uid;     /* the job's user (cgroup v1 layout); -1 unknown */
+    uint8_t has_slurm_uid; /* slurm_uid is known (cgroup v1 layout) */
+    uint8_t has_slice_uid; /* slice_uid is known */
+    uint32_t slurm_uid;    /* the job's user */
     char unit[96];         /* innermost systemd .service/.scope outside containers/jobs; "" */
-    int64_t slice_uid;     /* user-UID.slice: the login session's user; -1 none */
+    uint32_t slice_uid;    /* user-UID.slice: the login session's user */
 };
+/* All zero is "nothing known" (a gm_proc made with memset is empty). */
 
 /* Fills *a from a cgroup path ("/kubepods/burstable/pod.../..."); a NULL
- * or unrecognised path gives an empty attribution (runtime NONE, "" ids,
- * -1 uids).  Never fails. */
+ * or unrecognised path gives an empty attribution (all zero).  Never
+ * fails. */
 void gm_attrib_parse(const char *cgroup, struct gm_attrib *a);
 
 /* "docker", "containerd", "crio", "podman", "cri"; "" for GM_RT_NONE. */

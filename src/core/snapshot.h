@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "attrib.h"
 #include "metrics.h"
 #include "value.h"
 
@@ -89,6 +90,9 @@ struct gm_proc {
     char *cmdline;              /* NUL separators replaced by spaces; NULL if unknown */
     char *exe;                  /* /proc/PID/exe target; NULL if unknown */
     char *cgroup;               /* first line of /proc/PID/cgroup (path part); NULL if unknown */
+    uint32_t nspid;             /* the PID inside its own PID namespace (the last NSpid of
+                                   /proc/PID/status); 0 unknown */
+    struct gm_attrib attrib;    /* container, pod, Slurm job or unit, from cgroup (attrib.h) */
 };
 
 struct gm_gpu {

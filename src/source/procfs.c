@@ -74,6 +74,8 @@ struct pf_hist {
     uint8_t have_info; /* uid, cmdline, exe, cgroup were read at info_mono_ns */
     uint8_t have_uid;
     uint32_t uid;
+    uint32_t nspid;           /* 0 unknown */
+    struct gm_attrib attrib;  /* from cgroup */
     uint32_t first; /* index in s->procs of the entry filled for this PID */
     int statfd;     /* /proc/PID/stat kept open, or -1 */
     uint64_t starttime;
@@ -341,13 +343,15 @@ static char *pf_read_cgroup(int dirfd, const char *path)
 }
 
 /* The real uid from /proc/PID/status ("Uid:\tREAL\tEFFECTIVE\t..."). */
-static int pf_read_uid(int dirfd, const char *path, uint32_t *uid)
+static int pf_read_uid(int dirfd, const char *path, uint32_t *uid, uint32_t *nspid)
 {
     char buf[4096];
     const char *p, *end;
     unsigned long long v;
     ssize_t n;
+    int have_uid = 0;
 
+    *nspid = 0;
     n = pf_read(dirfd, path, buf, sizeof buf);
     if (n <= 0)
         return -1;
@@ -356,7 +360,7 @@ static int pf_read_uid(int dirfd, const char *path, uint32_t *uid)
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
             eol = end;
-        if (eol - p > 4 && memcmp(p, "Uid:", 4) == 0) {
+        if (!have_uid && eol - p > 4 && memcmp(p, "Uid:", 4) == 0) {
             p += 4;
             /* read(2)-filled, see parse_ull:
              * NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
@@ -365,11 +369,26 @@ static int pf_read_uid(int dirfd, const char *path, uint32_t *uid)
             if (parse_ull(&p, eol, &v) < 0 || v > UINT32_MAX)
                 return -1;
             *uid = (uint32_t)v;
-            return 0;
+            have_uid = 1;
+        } else if (eol - p > 6 && memcmp(p, "NSpid:", 6) == 0) {
+            /* "NSpid:\t4711\t1": the PID in each namespace, outermost
+             * first; the last is the process's own */
+            p += 6;
+            for (;;) {
+                while (p < eol && (*p == '\t' || *p == ' '))
+                    p++;
+                if (p >= eol)
+                    break;
+                if (parse_ull(&p, eol, &v) < 0 || v > UINT32_MAX || v == 0) {
+                    *nspid = 0;
+                    break;
+                }
+                *nspid = (uint32_t)v;
+            }
         }
         p = eol < end ? eol + 1 : end;
     }
-    return -1;
+    return have_uid ? 0 : -1;
 }
 
 static char *pf_read_exe(int dirfd, const char *path)
@@ -636,6 +655,8 @@ static void pf_set_unreadable(struct gm_proc *p, enum gm_host_state hs, enum gm_
 {
     p->host_state = (uint8_t)hs;
     p->state_char = 0;
+    p->nspid = 0;
+    gm_attrib_parse(NULL, &p->attrib);
     p->start_time = gm_v_status(st, 0);
     p->elapsed = gm_v_status(st, 0);
     p->cpu = gm_v_status(st, 0);
@@ -678,13 +699,14 @@ static void pf_read_info(struct gm_procfs *pf, const char *pidstr, struct pf_his
 
     pf_hist_free_info(h);
     snprintf(path, sizeof path, "%s/status", pidstr);
-    h->have_uid = pf_read_uid(pf->rootfd, path, &h->uid) == 0;
+    h->have_uid = pf_read_uid(pf->rootfd, path, &h->uid, &h->nspid) == 0;
     snprintf(path, sizeof path, "%s/cmdline", pidstr);
     h->cmdline = pf_read_cmdline(pf->rootfd, path);
     snprintf(path, sizeof path, "%s/exe", pidstr);
     h->exe = pf_read_exe(pf->rootfd, path);
     snprintf(path, sizeof path, "%s/cgroup", pidstr);
     h->cgroup = pf_read_cgroup(pf->rootfd, path);
+    gm_attrib_parse(h->cgroup, &h->attrib);
     h->have_info = 1;
     h->info_mono_ns = now;
 }
@@ -792,6 +814,8 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
         h->info_mono_ns = old->info_mono_ns;
         h->have_uid = old->have_uid;
         h->uid = old->uid;
+        h->nspid = old->nspid;
+        h->attrib = old->attrib;
         h->cmdline = old->cmdline;
         h->exe = old->exe;
         h->cgroup = old->cgroup;
@@ -809,6 +833,8 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     p->cmdline = h->cmdline ? gm_xstrdup(h->cmdline) : NULL;
     p->exe = h->exe ? gm_xstrdup(h->exe) : NULL;
     p->cgroup = h->cgroup ? gm_xstrdup(h->cgroup) : NULL;
+    p->nspid = h->nspid;
+    p->attrib = h->attrib;
 }
 
 /* Copies what /proc said about src's PID into dst (same PID, another GPU). */
@@ -827,6 +853,8 @@ static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
     dst->cmdline = src->cmdline ? gm_xstrdup(src->cmdline) : NULL;
     dst->exe = src->exe ? gm_xstrdup(src->exe) : NULL;
     dst->cgroup = src->cgroup ? gm_xstrdup(src->cgroup) : NULL;
+    dst->nspid = src->nspid;
+    dst->attrib = src->attrib;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -141,6 +141,23 @@ static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const st
         col(b, o, C_RESET);
     }
     gm_buf_putc(b, ')');
+    /* the job it belongs to (docs/jobs.md): a Slurm job, a pod, a container */
+    const struct gm_attrib *a = &p->attrib;
+    char job[96] = "";
+    if (a->slurm_job[0])
+        snprintf(job, sizeof job, "slurm:%s%s%s", a->slurm_job, a->slurm_step[0] ? "." : "",
+                 a->slurm_step);
+    else if (a->pod_uid[0])
+        snprintf(job, sizeof job, "pod:%.8s", a->pod_uid);
+    else if (a->container_id[0])
+        snprintf(job, sizeof job, "%s:%.12s", gm_runtime_name(a->runtime), a->container_id);
+    if (job[0]) {
+        gm_buf_putc(b, '[');
+        col(b, o, C_GRAY);
+        term(b, o, job);
+        col(b, o, C_RESET);
+        gm_buf_putc(b, ']');
+    }
 }
 
 void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *b)
@@ -345,6 +362,39 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
     }
 }
 
+/* A string, or null when empty. */
+static void json_str_or_null(struct gm_json *j, const char *key, const char *v)
+{
+    gm_json_key(j, key);
+    gm_json_str(j, v && v[0] ? v : NULL);
+}
+
+static void json_id_or_null(struct gm_json *j, const char *key, int64_t v)
+{
+    gm_json_key(j, key);
+    if (v >= 0)
+        gm_json_i64(j, v);
+    else
+        gm_json_null(j);
+}
+
+/* Who the process belongs to (core/attrib.h; docs/jobs.md). */
+static void json_attrib(struct gm_json *j, const struct gm_proc *p)
+{
+    const struct gm_attrib *a = &p->attrib;
+    char job[128];
+    json_id_or_null(j, "ns_pid", p->nspid ? (int64_t)p->nspid : -1);
+    json_str_or_null(j, "job", gm_attrib_job(a, job, sizeof job));
+    json_str_or_null(j, "container_runtime", gm_runtime_name(a->runtime));
+    json_str_or_null(j, "container_id", a->container_id);
+    json_str_or_null(j, "pod_uid", a->pod_uid);
+    json_str_or_null(j, "pod_qos", gm_qos_name(a->qos));
+    json_str_or_null(j, "slurm_job", a->slurm_job);
+    json_str_or_null(j, "slurm_step", a->slurm_step);
+    json_id_or_null(j, "slurm_uid", a->has_slurm_uid ? (int64_t)a->slurm_uid : -1);
+    json_str_or_null(j, "systemd_unit", a->unit);
+}
+
 static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
                       const struct gm_proc *p)
 {
@@ -358,6 +408,7 @@ static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const stru
     gm_json_str(j, p->comm[0] ? p->comm : NULL);
     gm_json_key(j, "cgroup");
     gm_json_str(j, p->cgroup);
+    json_attrib(j, p);
     json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0);
     gm_json_obj_end(j);
 }

@@ -244,7 +244,9 @@ def update_case(case, out, err, code, subst):
         text = re.sub(r"[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}", "{smitime}", text)
         # JSON values that depend on the moment or on the machine running the test
         text = re.sub(r'("(?:time_unix_ns|sample_duration_seconds|elapsed_seconds|host_memory_bytes|'
-                      r'start_time|cgroup|exe|cpu_percent)": ?)[^,\n]+', r"\1{*}", text)
+                      r'start_time|cgroup|exe|cpu_percent|ns_pid|job|container_runtime|'
+                      r'container_id|pod_uid|pod_qos|slurm_job|slurm_step|slurm_uid|systemd_unit)'
+                      r'": ?)[^,\n]+', r"\1{*}", text)
         return text
     lines = open(case, encoding="utf-8").read().split("\n")
     keep = []

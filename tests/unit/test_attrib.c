@@ -127,14 +127,17 @@ static void test_layouts(void **state)
         if (strcmp(gm_runtime_name(a.runtime), cases[i].runtime) ||
             strcmp(a.container_id, cases[i].cid) || strcmp(a.pod_uid, cases[i].pod) ||
             strcmp(gm_qos_name(a.qos), cases[i].qos) || strcmp(a.slurm_job, cases[i].job) ||
-            strcmp(a.slurm_step, cases[i].step) || a.slurm_uid != cases[i].slurm_uid ||
-            strcmp(a.unit, cases[i].unit) || a.slice_uid != cases[i].slice_uid ||
+            strcmp(a.slurm_step, cases[i].step) ||
+            (a.has_slurm_uid ? (long)a.slurm_uid : -1) != cases[i].slurm_uid ||
+            strcmp(a.unit, cases[i].unit) ||
+            (a.has_slice_uid ? (long)a.slice_uid : -1) != cases[i].slice_uid ||
             strcmp(key, cases[i].key)) {
             print_error("case %zu %s:\n  got  rt=%s cid=%s pod=%s qos=%s job=%s step=%s uid=%lld "
                         "unit=%s slice=%lld key=%s\n",
                         i, cases[i].path, gm_runtime_name(a.runtime), a.container_id, a.pod_uid,
-                        gm_qos_name(a.qos), a.slurm_job, a.slurm_step, (long long)a.slurm_uid,
-                        a.unit, (long long)a.slice_uid, key);
+                        gm_qos_name(a.qos), a.slurm_job, a.slurm_step,
+                        a.has_slurm_uid ? (long long)a.slurm_uid : -1LL, a.unit,
+                        a.has_slice_uid ? (long long)a.slice_uid : -1LL, key);
             bad++;
         }
         assert_int_equal(gm_attrib_known(&a), a.container_id[0] || a.pod_uid[0] ||
@@ -144,7 +147,7 @@ static void test_layouts(void **state)
     struct gm_attrib a;
     gm_attrib_parse(NULL, &a);
     assert_false(gm_attrib_known(&a));
-    assert_int_equal(a.slurm_uid, -1);
+    assert_false(a.has_slurm_uid || a.has_slice_uid);
     char small[8];
     gm_attrib_parse("/docker/" CID, &a);
     assert_string_equal(gm_attrib_job(&a, small, sizeof small), "contain");

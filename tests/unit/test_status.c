@@ -132,6 +132,11 @@ static struct gm_snapshot *build(void)
     snprintf(p->user, sizeof(p->user), "alice");
     snprintf(p->comm, sizeof(p->comm), "python3");
     p->cmdline = strdup("python3 train.py --epochs 3");
+    p->cgroup = strdup("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+                       "2f1e3c4d_5b6a_4789_8abc_def012345678.slice/cri-containerd-"
+                       "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+    gm_attrib_parse(p->cgroup, &p->attrib);
+    p->nspid = 7;
     p = add_proc(s, 0, 2345, GM_PT_GRAPHICS, "/usr/lib/xorg/Xorg", gm_v_u64(25 * MIB),
                  GM_HS_ZOMBIE);
     snprintf(p->user, sizeof(p->user), "root");
@@ -180,7 +185,7 @@ static char *text_of(const struct gm_snapshot *s, const struct gm_status_opts *o
     "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W [thermal] "     \
     "MIG x1 |"
 #define GPU0_PROCS                                                                                 \
-    " alice:python3/1234(2566M) root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) "        \
+    " alice:python3/1234(2566M)[pod:2f1e3c4d] root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) "        \
     "?:?/4567(0M)"
 #define GPU1_LINE                                                                                  \
     "[1] NVIDIA H100 80GB HBM3 | GPU is lost: it fell off the bus or became inaccessible (check "  \
@@ -206,7 +211,7 @@ static void test_text(void **state)
         {"full command lines",
          {.show_procs = 1, .full_cmd = 1, .mask = 0x1},
          HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W "
-                   "[thermal] MIG x1 | alice:python3 train.py --epochs 3/1234(2566M) "
+                   "[thermal] MIG x1 | alice:python3 train.py --epochs 3/1234(2566M)[pod:2f1e3c4d] "
                    "root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"},
         {"mask: lost GPU only", {.show_procs = 1, .mask = 0x2}, HOST_LINE GPU1_LINE},
         {"mask: none", {.show_procs = 1, .mask = 0}, HOST_LINE},
@@ -485,9 +490,17 @@ static const char json_checks[] =
     "eq(ps[2]['unavailable']['used_memory_bytes'], 'not_available')\n"
     "eq(ps[3]['unavailable']['host_state'], 'not_available')\n"
     "eq(ps[3]['name'], None); eq(ps[3]['comm'], None)\n"
+    "# who the process belongs to, from its cgroup\n"
+    "eq(ps[0]['ns_pid'], 7); eq(ps[0]['job'], 'pod:2f1e3c4d-5b6a-4789-8abc-def012345678')\n"
+    "eq(ps[0]['container_runtime'], 'containerd'); eq(ps[0]['pod_qos'], 'Burstable')\n"
+    "eq(ps[0]['container_id'], '0123456789abcdef' * 4); eq(ps[0]['slurm_job'], None)\n"
+    "eq(ps[0]['slurm_uid'], None); eq(ps[0]['systemd_unit'], None)\n"
+    "eq(ps[3]['job'], None); eq(ps[3]['ns_pid'], None); eq(ps[3]['slurm_uid'], None)\n"
     "for p in ps:\n"
     "    for k, v in p.items():\n"
-    "        if v is None and k not in ('comm', 'cgroup'):\n"
+    "        if v is None and k not in ('comm', 'cgroup', 'ns_pid', 'job', 'container_runtime',\n"
+    "                                       'container_id', 'pod_uid', 'pod_qos', 'slurm_job',\n"
+    "                                       'slurm_step', 'slurm_uid', 'systemd_unit'):\n"
     "            assert k in p['unavailable'], 'process null %s has no reason' % k\n"
     "# the lost GPU: identity kept, live values null with the reason\n"
     "l = d['gpus'][1]\n"
