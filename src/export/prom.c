@@ -615,6 +615,20 @@ static void native_mig(struct writer *w)
     }
 }
 
+/* Who a process belongs to (docs/jobs.md): job_id ("slurm:4242",
+ * "pod:<uid>", "container:<id12>", "unit:<unit>"), and the parts that are
+ * known.  Never `job` (Prometheus's own target label) nor dcgm-exporter's
+ * `pod`/`container`, which are names, where these are ids. */
+static void job_labels(struct writer *w, int *first, const struct gm_attrib *a)
+{
+    char job[128], cid[16];
+    label(w, first, "job_id", gm_attrib_job(a, job, sizeof job));
+    label(w, first, "pod_uid", a->pod_uid);
+    snprintf(cid, sizeof cid, "%.12s", a->container_id);
+    label(w, first, "container_id", cid);
+    label(w, first, "slurm_job", a->slurm_job);
+}
+
 static void processes(struct writer *w, struct gm_prom_self *counts)
 {
     const struct gm_snapshot *s = w->s;
@@ -659,7 +673,46 @@ static void processes(struct writer *w, struct gm_prom_self *counts)
             label(w, &first, "pid", pid);
             label(w, &first, "process", base && base[1] ? base + 1 : name);
             label(w, &first, "user", p->user);
+            job_labels(w, &first, &p->attrib);
             sample_end(w, gm_v_as_double(v) * gm_units[gm_metrics[fams[f].id].unit].prom_mul);
+        }
+    }
+}
+
+/* gpumon_gpu_job_info: 1 for each job on each GPU (a Slurm job, a pod, a
+ * container, a systemd unit: core/attrib.h), so that any GPU series can be
+ * joined to who runs on it; at most the process series cap in all. */
+static void gpu_jobs(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    unsigned cap = w->o->max_process_series ? w->o->max_process_series : 256, n = 0;
+    int started = 0;
+    for (uint32_t gi = 0; gi < s->ngpu; gi++) {
+        const struct gm_gpu *g = &s->gpus[gi];
+        if (!gpu_live(g))
+            continue;
+        for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc && k < s->nproc; k++) {
+            const struct gm_proc *p = &s->procs[k];
+            char job[128], seen[128];
+            if (!gm_attrib_job(&p->attrib, job, sizeof job)[0])
+                continue;
+            int dup = 0; /* the first process of each job on this GPU speaks for it */
+            for (uint32_t q = g->proc_first; q < k && !dup; q++)
+                dup = strcmp(gm_attrib_job(&s->procs[q].attrib, seen, sizeof seen), job) == 0;
+            if (dup || n++ >= cap)
+                continue;
+            if (!started) {
+                family(w, "gpumon_gpu_job_info", F_GAUGE,
+                       "1 for each job on a GPU: a Slurm job, a Kubernetes pod, a container or a "
+                       "systemd unit (from the processes' cgroups).");
+                started = 1;
+            }
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "user", p->user);
+            job_labels(w, &first, &p->attrib);
+            sample_end(w, 1);
         }
     }
 }
@@ -787,6 +840,8 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
         }
         native_info(&w);
         diagnosis(&w);
+        if (o->names != GM_PROM_DCGM)
+            gpu_jobs(&w);
         if (o->names != GM_PROM_DCGM)
             native_xid(&w, st);
         if (o->process_metrics) {

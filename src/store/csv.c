@@ -285,6 +285,7 @@ static void build_headers(struct gm_csv *c)
                 put_col_name(&b, proc_gpu_columns[i]);
             for (int i = 0; i < N_ELEM(proc_columns); i++)
                 put_col_name(&b, proc_columns[i]);
+            gm_buf_puts(&b, ",job_id,ns_pid"); /* who it belongs to: docs/jobs.md */
             break;
         default:
             gm_buf_puts(&b, ",type,gpu,uuid,code,text");
@@ -1229,6 +1230,13 @@ static void proc_row(struct gm_csv *c, const struct gm_snapshot *s, const struct
             put_metric(b, id, gm_fmt_csv(s, g, p, id, cell, sizeof(cell)));
         }
     }
+    /* job_id: ids from the cgroup in their own alphabets or a unit name
+     * (core/attrib.c); quoted like any text all the same */
+    gm_buf_putc(b, ',');
+    put_text(b, gm_attrib_job(&p->attrib, cell, sizeof(cell)));
+    gm_buf_putc(b, ',');
+    if (p->nspid)
+        gm_buf_printf(b, "%" PRIu32, p->nspid);
     gm_buf_putc(b, '\n');
 }
 

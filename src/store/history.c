@@ -48,7 +48,7 @@ static int fail(sqlite3 *db, struct gm_err *err, const char *path, const char *w
     "AND p.host_state IN (2, 3)), "                                                                \
     "(SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND "            \
     "p.dup = s.dup), "                                                                             \
-    "(SELECT p.name FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "       \
+    "(SELECT %s FROM procs p WHERE p.ts = s.ts AND p.gpu = s.gpu AND p.dup = s.dup AND "           \
     "(p.type & 1) AND p.host_state NOT IN (2, 3) ORDER BY p.pid LIMIT 1) "
 
 /* Whether the store has table (and column, when not NULL). */
@@ -101,7 +101,10 @@ static char *raw_sql(sqlite3 *db)
     struct gm_buf b = GM_BUF_INIT, join = GM_BUF_INIT;
     gm_buf_puts(&b, "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, "
                     "s.util_gpu_pct, s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw,"
-                    " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, " PROCS_SQL);
+                    " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, ");
+    /* the job: the one the process belongs to (procs.job_id) when known, else its name */
+    gm_buf_printf(&b, PROCS_SQL,
+                  has(db, "procs", "job_id") ? "coalesce(p.job_id, p.name)" : "p.name");
     states_sql(db, "s", &b, &join);
     for (size_t i = 0; i < sizeof raw_cols / sizeof raw_cols[0]; i++)
         gm_buf_printf(&b, has(db, "samples", raw_cols[i]) ? ", s.%s" : ", NULL", raw_cols[i]);

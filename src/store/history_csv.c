@@ -349,9 +349,9 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
     }
     if (rc != 0)
         return 0; /* no processes file: processes not recorded */
-    enum { P_TIME, P_GPU, P_PID, P_NAME, P_MEM, P_TYPE, P_STATE, P__N };
-    static const char *const pnames[P__N] = {"time",          "gpu",  "pid",       "process_name",
-                                             "used_memory_mib", "type", "host_state"};
+    enum { P_TIME, P_GPU, P_PID, P_NAME, P_MEM, P_TYPE, P_STATE, P_JOB, P__N };
+    static const char *const pnames[P__N] = {
+        "time", "gpu", "pid", "process_name", "used_memory_mib", "type", "host_state", "job_id"};
     char *f[MAXF];
     int idx[P__N];
     for (int c = 0; c < P__N; c++)
@@ -406,7 +406,10 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
             ps->mem_mib = isnan(ps->mem_mib) ? mem : ps->mem_mib + mem;
         if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
             ps->job_pid = (long)pid;
-            ps->job = PCELL(P_NAME) ? PCELL(P_NAME) : "";
+            /* the job it belongs to (slurm:..., pod:...) when the log has it, else its name */
+            ps->job = PCELL(P_JOB) && *PCELL(P_JOB) ? PCELL(P_JOB)
+                      : PCELL(P_NAME)               ? PCELL(P_NAME)
+                                                    : "";
         }
 #undef PCELL
     }

@@ -484,6 +484,9 @@ static char *columns_and_view_sql(sqlite3 *db, struct gm_buf *added)
         gm_buf_printf(&b, "ALTER TABLE samples ADD COLUMN %s INTEGER;\n", col);
         gm_buf_printf(added, "%s%s", added->len ? ", " : "", col);
     }
+    /* procs.job_id came after schema 3 too (docs/jobs.md) */
+    if (!has_column(db, "procs", "job_id"))
+        gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN job_id TEXT;\n");
     if (added->len)
         gm_buf_puts(&b, "DROP VIEW IF EXISTS samples_v;\n");
     samples_view_sql(&b);
@@ -693,8 +696,8 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
         (rc = prepare(st, &st->st_state, sins, err)) ||
         (rc = prepare(st, &st->st_gpm, gins, err)) ||
         (rc = prepare(st, &st->st_proc,
-                      "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup) VALUES (?1, ?2, ?3,"
-                      " ?4, ?5, ?6, ?7, ?8, ?9)",
+                      "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup, job_id) VALUES (?1,"
+                      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                       err)) ||
         (rc = prepare(st, &st->st_sample_dup,
                       "SELECT coalesce(max(dup), -1) + 1 FROM samples WHERE ts = ?1 AND gpu = ?2",
@@ -1412,6 +1415,8 @@ static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t
         bind_opt(q, 7, mem_ok, mem);
         sqlite3_bind_int(q, 8, p->host_state);
         sqlite3_bind_int64(q, 9, 0);
+        char job[128];
+        bind_text_or_null(q, 10, gm_attrib_job(&p->attrib, job, sizeof job));
         int rc = step_done(q);
         if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
             /* the same process at the same millisecond: the clock stepped back */
