@@ -62,6 +62,10 @@ struct gm_mig {
     struct gm_value mem_total; /* bytes */
     struct gm_value mem_used;
     struct gm_value mem_free;
+    /* GPM metrics of the GPU instance (nvmlGpmMigSampleGet), indexed by
+     * metric id - GM_GPM_FIRST: values of the same unit as the GPU's; NA with
+     * GM_CODE_NOT_COLLECTED when GPM was not asked for. */
+    struct gm_value gpm[GM_GPM_COUNT];
 };
 
 struct gm_proc {

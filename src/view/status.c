@@ -362,6 +362,32 @@ static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const stru
     gm_json_obj_end(j);
 }
 
+/* --gpm: a MIG device's GPM values under the GPU's keys, and the reason of
+ * each one that is missing under "unavailable". */
+static void json_mig_gpm(struct gm_json *j, const struct gm_mig *mg)
+{
+    char key[128];
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        const struct gm_value *v = &mg->gpm[k];
+        gm_json_key(j, gm_metric_json_key(GM_GPM_FIRST + k, key, sizeof(key)));
+        if (!gm_v_ok(v))
+            gm_json_null(j);
+        else if (v->type == GM_VT_F64)
+            gm_json_f64(j, v->v.d, -1);
+        else
+            gm_json_u64(j, v->v.u);
+    }
+    gm_json_key(j, "unavailable");
+    gm_json_obj_begin(j);
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        if (gm_v_ok(&mg->gpm[k]))
+            continue;
+        gm_json_key(j, gm_metric_json_key(GM_GPM_FIRST + k, key, sizeof(key)));
+        gm_json_str(j, reason(&mg->gpm[k]));
+    }
+    gm_json_obj_end(j);
+}
+
 static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
                      int gpm)
 {
@@ -439,6 +465,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
             else
                 gm_json_null(j);
         }
+        if (gpm)
+            json_mig_gpm(j, mg);
         gm_json_obj_end(j);
     }
     gm_json_arr_end(j);
