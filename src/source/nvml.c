@@ -1264,15 +1264,20 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
         for (int q = 0; q < GM_GPM_COUNT; q++)
             mg->gpm[q] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
         unsigned int id = GM_NO_INSTANCE;
-        mg->gpu_instance_id =
-            CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id) == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        nvmlReturn_t irc = CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id);
+        mg->gpu_instance_id = irc == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        mg->gpu_instance_code = (int16_t)irc;
         id = GM_NO_INSTANCE;
-        mg->compute_instance_id =
-            CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id) == NVML_SUCCESS ? id
-                                                                                : GM_NO_INSTANCE;
-        if (CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid)) != NVML_SUCCESS)
+        irc = CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id);
+        mg->compute_instance_id = irc == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        mg->compute_instance_code = (int16_t)irc;
+        irc = CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid));
+        mg->uuid_code = (int16_t)irc;
+        if (irc != NVML_SUCCESS)
             mg->uuid[0] = '\0';
-        if (CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name)) != NVML_SUCCESS)
+        irc = CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name));
+        mg->name_code = (int16_t)irc;
+        if (irc != NVML_SUCCESS)
             mg->name[0] = '\0';
         const char *p = strstr(mg->name, " MIG ");
         gm_strlcpy(mg->profile, p ? p + 5 : "", sizeof(mg->profile));
