@@ -1353,8 +1353,10 @@ static void read_mig_gpm(struct gm_nvml *n, int i, struct dev *d, struct gm_gpu 
             mig_gpm_set_all(mg, d->gpm_asked ? d->gpm_off : NVML_ERROR_NOT_SUPPORTED);
             continue;
         }
-        if (mg->gpu_instance_id == GM_NO_INSTANCE) { /* its id is unknown: nothing to ask */
-            mig_gpm_set_all(mg, NVML_ERROR_NOT_FOUND);
+        if (mg->gpu_instance_id == GM_NO_INSTANCE) {
+            /* its id is unknown: nothing to ask, for the reason the id is missing */
+            nvmlReturn_t why = (nvmlReturn_t)mg->gpu_instance_code;
+            mig_gpm_set_all(mg, why != NVML_SUCCESS ? why : NVML_ERROR_NOT_FOUND);
             continue;
         }
         if (m->gi != mg->gpu_instance_id) {
