@@ -34,6 +34,9 @@ static void gpu_init(struct gm_gpu *g, uint32_t index)
         g->m[i] = gm_v_status(GM_VS_NA, 0);
     g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    for (int k = 0; k < GM_MIG_MAX; k++)
+        for (int q = 0; q < GM_GPM_COUNT; q++)
+            g->mig[k].gpm[q] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 }
 
 void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n)

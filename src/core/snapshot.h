@@ -54,15 +54,25 @@ enum gm_host_state {
 #define GM_MIG_MAX 8
 
 struct gm_mig {
-    uint32_t index; /* MIG device index under its GPU */
-    uint32_t gpu_instance_id;
-    uint32_t compute_instance_id;
+    uint32_t index;               /* MIG device index under its GPU */
+    uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when NVML did not say */
+    uint32_t compute_instance_id; /* GM_NO_INSTANCE when NVML did not say */
+    /* NVML's answer when the id or string above is unknown (GM_NO_INSTANCE,
+     * ""), for the reason status --json --gpm gives; 0 when not asked. */
+    int16_t gpu_instance_code;
+    int16_t compute_instance_code;
+    int16_t uuid_code;
+    int16_t name_code;
     char uuid[GM_STR_MAX];
     char name[GM_STR_MAX];     /* e.g. "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
     char profile[32];          /* e.g. "1g.10gb", from the name; "" if unknown */
     struct gm_value mem_total; /* bytes */
     struct gm_value mem_used;
     struct gm_value mem_free;
+    /* GPM metrics of the GPU instance (nvmlGpmMigSampleGet), indexed by
+     * metric id - GM_GPM_FIRST: values of the same unit as the GPU's; NA with
+     * GM_CODE_NOT_COLLECTED when GPM was not asked for. */
+    struct gm_value gpm[GM_GPM_COUNT];
 };
 
 struct gm_proc {

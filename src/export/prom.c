@@ -318,7 +318,8 @@ static void sample_end(struct writer *w, double v)
     gm_buf_putc(w->b, '\n');
 }
 
-static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g);
+static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g,
+                             const struct gm_mig *mg);
 
 /* The identifying labels of a GPU, in either naming scheme; built once per
  * rendering and copied after that. */
@@ -331,17 +332,20 @@ static void gpu_labels(struct writer *w, int *first, const struct gm_gpu *g)
             struct gm_buf *saved = w->b;
             int f = 1;
             w->b = c;
-            gpu_labels_build(w, &f, g);
+            gpu_labels_build(w, &f, g, NULL);
             w->b = saved;
         }
         gm_buf_put(w->b, c->p, c->len);
         *first = c->len == 0;
         return;
     }
-    gpu_labels_build(w, first, g);
+    gpu_labels_build(w, first, g, NULL);
 }
 
-static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g)
+/* mg: a MIG device of g, whose GPU_I_PROFILE and GPU_I_ID go where
+ * dcgm-exporter puts them (after modelName); NULL for the whole GPU. */
+static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g,
+                             const struct gm_mig *mg)
 {
     char idx[16];
     snprintf(idx, sizeof(idx), "%u", g->index);
@@ -354,6 +358,13 @@ static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *
             snprintf(dev, sizeof(dev), "nvidia%llu", (unsigned long long)g->m[GM_M_MINOR].v.u);
         label(w, first, "device", dev);
         label(w, first, "modelName", g->str[GM_S_NAME]);
+        if (mg) {
+            char gi[16] = "";
+            if (mg->gpu_instance_id != GM_NO_INSTANCE)
+                snprintf(gi, sizeof(gi), "%u", mg->gpu_instance_id);
+            label(w, first, "GPU_I_PROFILE", mg->profile);
+            label(w, first, "GPU_I_ID", gi);
+        }
         if (w->o->hostname_label)
             label(w, first, "Hostname", w->s->hostname);
         if (gm_v_ok(&w->s->driver_version))
@@ -378,6 +389,74 @@ static int gpu_live(const struct gm_gpu *g)
     return g->state == GM_GPU_OK;
 }
 
+/* The labels of a MIG device mg of GPU g: under dcgm-exporter's names its
+ * GPU's with GPU_I_PROFILE and GPU_I_ID (built each time: only MIG series
+ * need them); under ours the GPU's and mig_uuid, gpu_instance_id,
+ * compute_instance_id, mig_profile. */
+static void mig_labels(struct writer *w, int *first, const struct gm_gpu *g,
+                       const struct gm_mig *mg)
+{
+    if (w->o->names == GM_PROM_DCGM) {
+        gpu_labels_build(w, first, g, mg);
+        return;
+    }
+    char gi[16] = "", ci[16] = "";
+    if (mg->gpu_instance_id != GM_NO_INSTANCE)
+        snprintf(gi, sizeof(gi), "%u", mg->gpu_instance_id);
+    if (mg->compute_instance_id != GM_NO_INSTANCE)
+        snprintf(ci, sizeof(ci), "%u", mg->compute_instance_id);
+    gpu_labels(w, first, g);
+    label(w, first, "mig_uuid", mg->uuid);
+    label(w, first, "gpu_instance_id", gi);
+    label(w, first, "compute_instance_id", ci);
+    label(w, first, "mig_profile", mg->profile);
+}
+
+/* The value of metric id for a MIG device: its GPM values (the only
+ * registry metrics read per GPU instance), else NULL. */
+static const struct gm_value *mig_value(const struct gm_mig *mg, int id)
+{
+    if (id < GM_GPM_FIRST || id >= GM_GPM_FIRST + GM_GPM_COUNT)
+        return NULL;
+    return &mg->gpm[id - GM_GPM_FIRST];
+}
+
+/* Whether metric id has a value on some live GPU or one of its MIG devices. */
+static int any_value(const struct gm_snapshot *s, int id)
+{
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g))
+            continue;
+        if (gm_v_ok(&g->m[id]))
+            return 1;
+        for (uint32_t k = 0; k < g->nmig; k++) {
+            const struct gm_value *v = mig_value(&g->mig[k], id);
+            if (v && gm_v_ok(v))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The series of metric id for the MIG devices of GPU g that have a value,
+ * each value scaled by mul (floored when floor_it). */
+static void mig_samples(struct writer *w, const struct gm_gpu *g, int id, double mul, int floor_it)
+{
+    if (id < GM_GPM_FIRST || id >= GM_GPM_FIRST + GM_GPM_COUNT)
+        return;
+    for (uint32_t k = 0; k < g->nmig; k++) {
+        const struct gm_value *v = mig_value(&g->mig[k], id);
+        if (!v || !gm_v_ok(v))
+            continue;
+        int first = 1;
+        sample_begin(w);
+        mig_labels(w, &first, g, &g->mig[k]);
+        double x = gm_v_as_double(v) * mul;
+        sample_end(w, floor_it ? floor(x) : x);
+    }
+}
+
 /* ------------------------------------------------------------ native set */
 
 static void native_metric_families(struct writer *w)
@@ -388,10 +467,7 @@ static void native_metric_families(struct writer *w)
         const struct gm_metric *m = &gm_metrics[id];
         if (!m->prom || m->bit || m->kind == GM_K_INFO || m->scope != GM_SC_GPU)
             continue;
-        int any = 0;
-        for (uint32_t i = 0; i < s->ngpu; i++)
-            any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
-        if (!any)
+        if (!any_value(s, id))
             continue;
         const char *suf = gm_units[m->unit].prom;
         snprintf(name, sizeof(name), "gpumon_%s%s%s", m->prom, *suf ? "_" : "", suf);
@@ -399,12 +475,15 @@ static void native_metric_families(struct writer *w)
         family(w, name, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
         for (uint32_t i = 0; i < s->ngpu; i++) {
             const struct gm_gpu *g = &s->gpus[i];
-            if (!gpu_live(g) || !gm_v_ok(&g->m[id]))
+            if (!gpu_live(g))
                 continue;
-            int first = 1;
-            sample_begin(w);
-            gpu_labels(w, &first, g);
-            sample_end(w, gm_v_as_double(&g->m[id]) * gm_units[m->unit].prom_mul);
+            if (gm_v_ok(&g->m[id])) {
+                int first = 1;
+                sample_begin(w);
+                gpu_labels(w, &first, g);
+                sample_end(w, gm_v_as_double(&g->m[id]) * gm_units[m->unit].prom_mul);
+            }
+            mig_samples(w, g, id, gm_units[m->unit].prom_mul, 0);
         }
     }
 }
@@ -597,18 +676,9 @@ static void native_mig(struct writer *w)
                     (const struct gm_value *)((const char *)mg + fams[f].off);
                 if (!gm_v_ok(v))
                     continue;
-                char gi[16] = "", ci[16] = "";
-                if (mg->gpu_instance_id != GM_NO_INSTANCE)
-                    snprintf(gi, sizeof(gi), "%u", mg->gpu_instance_id);
-                if (mg->compute_instance_id != GM_NO_INSTANCE)
-                    snprintf(ci, sizeof(ci), "%u", mg->compute_instance_id);
                 int first = 1;
                 sample_begin(w);
-                gpu_labels(w, &first, g);
-                label(w, &first, "mig_uuid", mg->uuid);
-                label(w, &first, "gpu_instance_id", gi);
-                label(w, &first, "compute_instance_id", ci);
-                label(w, &first, "mig_profile", mg->profile);
+                mig_labels(w, &first, g, mg);
                 sample_end(w, (double)v->v.u);
             }
         }
@@ -727,10 +797,7 @@ static void dcgm_families(struct writer *w)
         const struct gm_metric *m = &gm_metrics[id];
         if (!m->dcgm || strncmp(m->dcgm, "DCGM_FI_", 8) != 0 || m->kind == GM_K_INFO)
             continue;
-        int any = 0;
-        for (uint32_t i = 0; i < s->ngpu; i++)
-            any |= gpu_live(&s->gpus[i]) && gm_v_ok(&s->gpus[i].m[id]);
-        if (!any)
+        if (!any_value(s, id))
             continue;
         const char *unit = gm_units[m->unit].dcgm;
         double mul = gm_units[m->unit].dcgm_mul;
@@ -740,18 +807,20 @@ static void dcgm_families(struct writer *w)
         else
             snprintf(help, sizeof(help), "%s", m->prom_help ? m->prom_help : m->desc);
         family(w, m->dcgm, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
+        /* dcgm reports whole MiB, mJ, ns; its PROF ratios keep their fraction */
+        int floor_it = mul != 1 && !gm_units[m->unit].dcgm_frac;
         for (uint32_t i = 0; i < s->ngpu; i++) {
             const struct gm_gpu *g = &s->gpus[i];
-            if (!gpu_live(g) || !gm_v_ok(&g->m[id]))
+            if (!gpu_live(g))
                 continue;
-            int first = 1;
-            sample_begin(w);
-            gpu_labels(w, &first, g);
-            double v = gm_v_as_double(&g->m[id]) * mul;
-            /* dcgm reports whole MiB, mJ, ns; its PROF ratios keep their fraction */
-            if (mul != 1 && !gm_units[m->unit].dcgm_frac)
-                v = floor(v);
-            sample_end(w, v);
+            if (gm_v_ok(&g->m[id])) {
+                int first = 1;
+                sample_begin(w);
+                gpu_labels(w, &first, g);
+                double v = gm_v_as_double(&g->m[id]) * mul;
+                sample_end(w, floor_it ? floor(v) : v);
+            }
+            mig_samples(w, g, id, mul, floor_it);
         }
     }
 }

@@ -110,6 +110,7 @@
     X(nvmlGpmSampleAlloc)                                                                          \
     X(nvmlGpmSampleFree)                                                                           \
     X(nvmlGpmSampleGet)                                                                            \
+    X(nvmlGpmMigSampleGet)                                                                         \
     X(nvmlGpmMetricsGet)                                                                           \
     X(nvmlDeviceGetSamples)
 
@@ -132,6 +133,20 @@ static const struct {
 
 /* ------------------------------------------------------------------ state */
 
+/* GPM samples of one MIG GPU instance (nvmlGpmMigSampleGet on the parent's
+ * handle): the previous sample (s[prev]) and the buffer for the next one,
+ * allocated at the instance's first GPM read and freed with the device.  A
+ * slot follows one GPU instance id: another id in its place (MIG
+ * reconfigured) starts a new interval and asks again. */
+struct mig_gpm {
+    unsigned int gi; /* the GPU instance id of the samples */
+    nvmlGpmSample_t s[2];
+    int prev;
+    int have_prev;
+    int pending;      /* first sample taken this sample, finished by gpm_primed() */
+    nvmlReturn_t off; /* SUCCESS, or why this instance has no GPM (not asked again) */
+};
+
 /* Per-GPU cache: the static facts, kept in a template gm_gpu that each
  * snapshot starts from. */
 struct dev {
@@ -149,6 +164,8 @@ struct dev {
     nvmlReturn_t gpm_off; /* SUCCESS, or why this GPU has no GPM (asked once) */
     int gpm_asked;        /* gpm_off is known */
     int gpm_pending;      /* first sample taken this sample, finished by gpm_primed() */
+    /* GPM of each MIG GPU instance, slot k for the snapshot's mig[k]. */
+    struct mig_gpm mgpm[GM_MIG_MAX];
 };
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
@@ -286,6 +303,24 @@ static void free_gpm(struct gm_nvml *n, struct dev *d)
     }
     d->gpm_have_prev = 0;
     d->gpm_asked = 0;
+    for (int m = 0; m < GM_MIG_MAX; m++) {
+        struct mig_gpm *mg = &d->mgpm[m];
+        for (int k = 0; k < 2; k++) {
+            if (mg->s[k] && n->f.nvmlGpmSampleFree && n->inited)
+                n->f.nvmlGpmSampleFree(mg->s[k]);
+            mg->s[k] = NULL;
+        }
+        memset(mg, 0, sizeof(*mg));
+    }
+}
+
+/* A GPU that went down: its GPM intervals (the device's and its GPU
+ * instances') start again when it comes back. */
+static void gpm_restart(struct dev *d)
+{
+    d->gpm_have_prev = 0;
+    for (int m = 0; m < GM_MIG_MAX; m++)
+        d->mgpm[m].have_prev = 0;
 }
 
 static void free_devices(struct gm_nvml *n)
@@ -1016,6 +1051,40 @@ static void gpm_fail(struct rd *r, struct dev *d, nvmlReturn_t rc)
     note(r, rc);
 }
 
+/* The GPM metrics of the interval from sample s1 to s2 into out[] (one
+ * value per GPM row, GM_GPM_FIRST on): a metric NVML answers with its own
+ * error gets that status; the call's error, every one.  Returns the call's
+ * code. */
+static nvmlReturn_t gpm_compute(struct gm_nvml *n, int i, nvmlGpmSample_t s1, nvmlGpmSample_t s2,
+                                struct gm_value out[GM_GPM_COUNT])
+{
+    nvmlGpmMetricsGet_t mg;
+    memset(&mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics));
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = GM_GPM_COUNT; /* NVML touches metrics[0 .. numMetrics-1] only */
+    mg.sample1 = s1;
+    mg.sample2 = s2;
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        memset(&mg.metrics[k], 0, sizeof(mg.metrics[k]));
+        mg.metrics[k].metricId = gm_metrics[GM_GPM_FIRST + k].gpm_id;
+    }
+    nvmlReturn_t rc = CALL(n, i, nvmlGpmMetricsGet, &mg);
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        int id = GM_GPM_FIRST + k;
+        nvmlReturn_t mrc = rc == NVML_SUCCESS ? mg.metrics[k].nvmlReturn : rc;
+        double v = mg.metrics[k].value;
+        if (mrc == NVML_SUCCESS && (v != v || v < 0)) /* NaN or negative: not a reading */
+            mrc = NVML_ERROR_UNKNOWN;
+        if (mrc != NVML_SUCCESS)
+            out[k] = gm_v_status(gm_v_status_from_nvml(mrc), mrc);
+        else if (gm_metrics[id].unit == GM_U_BYTES_PER_S) /* NVML: MiB/s; ours: whole bytes/s */
+            out[k] = gm_v_u64((uint64_t)(v * 1048576.0 + 0.5));
+        else
+            out[k] = gm_v_f64(v);
+    }
+    return rc;
+}
+
 /* Takes the GPU's next sample and the metrics of the interval since the
  * previous one (gpm[gpm_prev]); the new sample starts the next interval. */
 static void gpm_finish(struct rd *r, struct dev *d)
@@ -1025,29 +1094,8 @@ static void gpm_finish(struct rd *r, struct dev *d)
         gpm_fail(r, d, rc);
         return;
     }
-    nvmlGpmMetricsGet_t mg;
-    memset(&mg, 0, offsetof(nvmlGpmMetricsGet_t, metrics));
-    mg.version = NVML_GPM_METRICS_GET_VERSION;
-    mg.numMetrics = GM_GPM_COUNT; /* NVML touches metrics[0 .. numMetrics-1] only */
-    mg.sample1 = d->gpm[d->gpm_prev];
-    mg.sample2 = d->gpm[!d->gpm_prev];
-    for (int k = 0; k < GM_GPM_COUNT; k++) {
-        memset(&mg.metrics[k], 0, sizeof(mg.metrics[k]));
-        mg.metrics[k].metricId = gm_metrics[GM_GPM_FIRST + k].gpm_id;
-    }
-    rc = CALL(r->n, r->i, nvmlGpmMetricsGet, &mg);
+    rc = gpm_compute(r->n, r->i, d->gpm[d->gpm_prev], d->gpm[!d->gpm_prev], &r->g->m[GM_GPM_FIRST]);
     d->gpm_prev = !d->gpm_prev;
-    for (int k = 0; k < GM_GPM_COUNT; k++) {
-        int id = GM_GPM_FIRST + k;
-        nvmlReturn_t mrc = rc == NVML_SUCCESS ? mg.metrics[k].nvmlReturn : rc;
-        double v = mg.metrics[k].value;
-        if (mrc == NVML_SUCCESS && (v != v || v < 0)) /* NaN or negative: not a reading */
-            mrc = NVML_ERROR_UNKNOWN;
-        if (gm_metrics[id].unit == GM_U_BYTES_PER_S) /* NVML: MiB/s; ours: whole bytes/s */
-            setv(r->g, id, mrc, gm_v_u64((uint64_t)(v * 1048576.0 + 0.5)));
-        else
-            setv(r->g, id, mrc, gm_v_f64(v));
-    }
     note(r, rc);
 }
 
@@ -1213,16 +1261,23 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
         struct gm_mig *mg = &g->mig[g->nmig++];
         memset(mg, 0, sizeof(*mg));
         mg->index = k;
+        for (int q = 0; q < GM_GPM_COUNT; q++)
+            mg->gpm[q] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
         unsigned int id = GM_NO_INSTANCE;
-        mg->gpu_instance_id =
-            CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id) == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        nvmlReturn_t irc = CALL(n, i, nvmlDeviceGetGpuInstanceId, mh, &id);
+        mg->gpu_instance_id = irc == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        mg->gpu_instance_code = (int16_t)irc;
         id = GM_NO_INSTANCE;
-        mg->compute_instance_id =
-            CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id) == NVML_SUCCESS ? id
-                                                                                : GM_NO_INSTANCE;
-        if (CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid)) != NVML_SUCCESS)
+        irc = CALL(n, i, nvmlDeviceGetComputeInstanceId, mh, &id);
+        mg->compute_instance_id = irc == NVML_SUCCESS ? id : GM_NO_INSTANCE;
+        mg->compute_instance_code = (int16_t)irc;
+        irc = CALL(n, i, nvmlDeviceGetUUID, mh, mg->uuid, sizeof(mg->uuid));
+        mg->uuid_code = (int16_t)irc;
+        if (irc != NVML_SUCCESS)
             mg->uuid[0] = '\0';
-        if (CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name)) != NVML_SUCCESS)
+        irc = CALL(n, i, nvmlDeviceGetName, mh, mg->name, sizeof(mg->name));
+        mg->name_code = (int16_t)irc;
+        if (irc != NVML_SUCCESS)
             mg->name[0] = '\0';
         const char *p = strstr(mg->name, " MIG ");
         gm_strlcpy(mg->profile, p ? p + 5 : "", sizeof(mg->profile));
@@ -1244,6 +1299,100 @@ static void read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
             rc == NVML_SUCCESS ? gm_v_u64(m2.used) : gm_v_status(gm_v_status_from_nvml(rc), rc);
         mg->mem_free =
             rc == NVML_SUCCESS ? gm_v_u64(m2.free) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+    }
+}
+
+/* Every GPM value of a GPU instance gets status rc (NOT_FOUND: the instance
+ * has no GPM, not supported). */
+static void mig_gpm_set_all(struct gm_mig *mg, nvmlReturn_t rc)
+{
+    enum gm_vstatus st = rc == NVML_ERROR_NOT_FOUND ? GM_VS_UNSUPPORTED : gm_v_status_from_nvml(rc);
+    for (int k = 0; k < GM_GPM_COUNT; k++)
+        mg->gpm[k] = gm_v_status(st, rc);
+}
+
+/* A failed sample of a GPU instance: no interval to continue from; an
+ * instance that cannot sample (NOT_SUPPORTED, NOT_FOUND, no symbol) is not
+ * asked again. */
+static void mig_gpm_fail(struct mig_gpm *m, struct gm_mig *mg, nvmlReturn_t rc)
+{
+    m->have_prev = 0;
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_NOT_FOUND ||
+        rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        m->off = rc;
+    mig_gpm_set_all(mg, rc);
+}
+
+/* Takes the instance's next sample and the metrics of the interval since
+ * the previous one. */
+static void mig_gpm_finish(struct gm_nvml *n, int i, nvmlDevice_t h, struct mig_gpm *m,
+                           struct gm_mig *mg)
+{
+    nvmlReturn_t rc = CALL(n, i, nvmlGpmMigSampleGet, h, m->gi, m->s[!m->prev]);
+    if (rc != NVML_SUCCESS) {
+        mig_gpm_fail(m, mg, rc);
+        return;
+    }
+    gpm_compute(n, i, m->s[m->prev], m->s[!m->prev], mg->gpm);
+    m->prev = !m->prev;
+}
+
+/* GPM of each GPU instance of a GPU in MIG mode, after read_mig and the
+ * GPU's own GPM read (rd_gpm): as the GPU's, one interval per sample with
+ * the previous sample kept per instance, the first read "not yet available"
+ * or (GM_NVML_GPM_PRIME) finished by gpm_primed().  A GPU without GPM has
+ * none on its instances either: they are not asked. */
+static void read_mig_gpm(struct gm_nvml *n, int i, struct dev *d, struct gm_gpu *g)
+{
+    for (uint32_t k = g->nmig; k < GM_MIG_MAX; k++)
+        d->mgpm[k].have_prev = 0; /* an instance listed again starts a new interval */
+    for (uint32_t k = 0; k < g->nmig; k++) {
+        struct gm_mig *mg = &g->mig[k];
+        struct mig_gpm *m = &d->mgpm[k];
+        if (!d->gpm_asked || d->gpm_off != NVML_SUCCESS) {
+            mig_gpm_set_all(mg, d->gpm_asked ? d->gpm_off : NVML_ERROR_NOT_SUPPORTED);
+            continue;
+        }
+        if (mg->gpu_instance_id == GM_NO_INSTANCE) {
+            /* its id is unknown: nothing to ask, for the reason the id is missing */
+            nvmlReturn_t why = (nvmlReturn_t)mg->gpu_instance_code;
+            mig_gpm_set_all(mg, why != NVML_SUCCESS ? why : NVML_ERROR_NOT_FOUND);
+            continue;
+        }
+        if (m->gi != mg->gpu_instance_id) {
+            m->gi = mg->gpu_instance_id;
+            m->have_prev = 0;
+            m->off = NVML_SUCCESS;
+        }
+        if (m->off != NVML_SUCCESS) {
+            mig_gpm_set_all(mg, m->off);
+            continue;
+        }
+        nvmlReturn_t rc = NVML_SUCCESS;
+        for (int b = 0; b < 2 && rc == NVML_SUCCESS; b++)
+            if (!m->s[b])
+                rc = CALL(n, i, nvmlGpmSampleAlloc, &m->s[b]);
+        if (rc != NVML_SUCCESS) { /* asked again next sample */
+            mig_gpm_set_all(mg, rc);
+            continue;
+        }
+        if (m->have_prev) {
+            mig_gpm_finish(n, i, d->h, m, mg);
+            continue;
+        }
+        rc = CALL(n, i, nvmlGpmMigSampleGet, d->h, m->gi, m->s[!m->prev]);
+        if (rc != NVML_SUCCESS) {
+            mig_gpm_fail(m, mg, rc);
+            continue;
+        }
+        m->prev = !m->prev;
+        m->have_prev = 1;
+        mig_gpm_set_all(mg, NVML_ERROR_NO_DATA);
+        if (n->groups & GM_NVML_GPM_PRIME) {
+            m->pending = 1;
+            if (!n->gpm_prime_ns)
+                n->gpm_prime_ns = gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000;
+        }
     }
 }
 
@@ -1557,8 +1706,8 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     g->nmig = 0;
 }
 
-/* The second GPM sample of the GPUs left pending by rd_gpm (GM_NVML_GPM_PRIME),
- * after a single wait for them all. */
+/* The second GPM sample of the GPUs and GPU instances left pending by rd_gpm
+ * and read_mig_gpm (GM_NVML_GPM_PRIME), after a single wait for them all. */
 static void gpm_primed(struct gm_nvml *n, struct gm_snapshot *s)
 {
     if (!n->gpm_prime_ns)
@@ -1568,20 +1717,28 @@ static void gpm_primed(struct gm_nvml *n, struct gm_snapshot *s)
     for (uint32_t i = 0; i < s->ngpu && i < n->ndev; i++) {
         struct dev *d = &n->dev[i];
         struct gm_gpu *g = &s->gpus[i];
-        if (!d->gpm_pending)
-            continue;
+        int pending = d->gpm_pending;
         d->gpm_pending = 0;
-        if (g->state != GM_GPU_OK || !d->have_handle)
-            continue;
-        struct rd r = {n, (int)i, d->h, g, NVML_SUCCESS};
-        gpm_finish(&r, d);
-        if (r.lost != NVML_SUCCESS) {
-            /* lost (or the driver went away) between the two samples: the GPU is
-             * down in this sample; the next one finds out which */
-            mark_gpu_down(g, r.lost);
-            d->have_handle = 0;
-            d->static_done = 0;
-            d->gpm_have_prev = 0;
+        if (pending && g->state == GM_GPU_OK && d->have_handle) {
+            struct rd r = {n, (int)i, d->h, g, NVML_SUCCESS};
+            gpm_finish(&r, d);
+            if (r.lost != NVML_SUCCESS) {
+                /* lost (or the driver went away) between the two samples: the GPU is
+                 * down in this sample; the next one finds out which */
+                mark_gpu_down(g, r.lost);
+                d->have_handle = 0;
+                d->static_done = 0;
+                gpm_restart(d);
+            }
+        }
+        for (uint32_t k = 0; k < GM_MIG_MAX; k++) {
+            struct mig_gpm *m = &d->mgpm[k];
+            if (!m->pending)
+                continue;
+            m->pending = 0;
+            if (g->state == GM_GPU_OK && d->have_handle && k < g->nmig &&
+                g->mig[k].gpu_instance_id == m->gi)
+                mig_gpm_finish(n, (int)i, d->h, m, &g->mig[k]);
         }
     }
 }
@@ -1728,7 +1885,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
         }
         if (rc == NVML_ERROR_GPU_IS_LOST) {
             mark_gpu_down(g, rc);
-            d->gpm_have_prev = 0; /* a GPU that comes back starts a new interval */
+            gpm_restart(d); /* a GPU that comes back starts new intervals */
             d->have_handle = 0;
             d->static_done = 0;
             continue;
@@ -1741,8 +1898,11 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             mark_gpu_down(g, t.perm >= t.err ? NVML_ERROR_NO_PERMISSION : t.first_err);
             continue;
         }
-        if (want(n, GM_RG_MIG_MODE))
+        if (want(n, GM_RG_MIG_MODE)) {
             read_mig(n, (int)i, d->h, g);
+            if (want(n, GM_RG_GPM))
+                read_mig_gpm(n, (int)i, d, g);
+        }
         if (n->want_procs) {
             add_procs(n, (int)i, d->h, s, g, i);
             read_proc_util(n, (int)i, d, s, g);

@@ -56,11 +56,14 @@ void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs);
 /* A bit of the groups mask beside the read groups.  GPM metrics (GM_RG_GPM)
  * are computed over the interval between two GPM samples; the previous one
  * is kept per GPU between gm_nvml_sample calls, so a sample after the first
- * costs one nvmlGpmSampleGet and one nvmlGpmMetricsGet per GPU.  A GPU's first
- * read has no interval: its GPM values are "not yet available" (GM_VS_NA,
- * NVML_ERROR_NO_DATA), unless this bit is set, in which case that first read
- * takes a second sample GM_NVML_GPM_PRIME_MS later (the cost of a one-shot
- * command that shows GPM metrics: that long, once per GPU). */
+ * costs one nvmlGpmSampleGet and one nvmlGpmMetricsGet per GPU.  With the MIG
+ * devices read (GM_RG_MIG_MODE), each GPU instance of a GPU in MIG mode has
+ * its own (nvmlGpmMigSampleGet, struct gm_mig's gpm[]), kept the same way.  A
+ * first read has no interval: its GPM values are "not yet available"
+ * (GM_VS_NA, NVML_ERROR_NO_DATA), unless this bit is set, in which case the
+ * first reads take their second sample after one wait of
+ * GM_NVML_GPM_PRIME_MS for the whole sample (the cost of a one-shot command
+ * that shows GPM metrics). */
 #define GM_NVML_GPM_PRIME (UINT64_C(1) << 63)
 #define GM_NVML_GPM_PRIME_MS 100
 uint64_t gm_nvml_groups_default(void);

@@ -413,6 +413,69 @@ static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const stru
     gm_json_obj_end(j);
 }
 
+/* The reason an id or string of a MIG device that NVML did not give is
+ * missing (code: its answer; 0 or a success: not available). */
+static const char *id_reason(int code)
+{
+    enum gm_vstatus st = code ? gm_v_status_from_nvml(code) : GM_VS_NA;
+    struct gm_value v = gm_v_status(st == GM_VS_OK ? GM_VS_NA : st, code);
+    return reason(&v);
+}
+
+/* --gpm: a MIG device's GPM values under the GPU's keys, and an
+ * "unavailable" object with the reason of each of its keys that is null. */
+static void json_mig_gpm(struct gm_json *j, const struct gm_mig *mg)
+{
+    char key[128];
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        const struct gm_value *v = &mg->gpm[k];
+        gm_json_key(j, gm_metric_json_key(GM_GPM_FIRST + k, key, sizeof(key)));
+        if (!gm_v_ok(v))
+            gm_json_null(j);
+        else if (v->type == GM_VT_F64)
+            gm_json_f64(j, v->v.d, -1);
+        else
+            gm_json_u64(j, v->v.u);
+    }
+    gm_json_key(j, "unavailable");
+    gm_json_obj_begin(j);
+    const struct {
+        const char *key;
+        int missing;
+        int code;
+    } ids[] = {
+        {"gpu_instance_id", mg->gpu_instance_id == GM_NO_INSTANCE, mg->gpu_instance_code},
+        {"compute_instance_id", mg->compute_instance_id == GM_NO_INSTANCE,
+         mg->compute_instance_code},
+        {"uuid", !mg->uuid[0], mg->uuid_code},
+        {"name", !mg->name[0], mg->name_code},
+        /* from the name: its reason, or not available in a name without " MIG " */
+        {"profile", !mg->profile[0], mg->name[0] ? 0 : mg->name_code},
+    };
+    for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+        if (!ids[k].missing)
+            continue;
+        gm_json_key(j, ids[k].key);
+        gm_json_str(j, id_reason(ids[k].code));
+    }
+    static const char *const mk[] = {"memory_total_bytes", "memory_used_bytes",
+                                     "memory_free_bytes"};
+    const struct gm_value *mv[] = {&mg->mem_total, &mg->mem_used, &mg->mem_free};
+    for (int k = 0; k < 3; k++) {
+        if (gm_v_ok(mv[k]))
+            continue;
+        gm_json_key(j, mk[k]);
+        gm_json_str(j, reason(mv[k]));
+    }
+    for (int k = 0; k < GM_GPM_COUNT; k++) {
+        if (gm_v_ok(&mg->gpm[k]))
+            continue;
+        gm_json_key(j, gm_metric_json_key(GM_GPM_FIRST + k, key, sizeof(key)));
+        gm_json_str(j, reason(&mg->gpm[k]));
+    }
+    gm_json_obj_end(j);
+}
+
 static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
                      int gpm)
 {
@@ -490,6 +553,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
             else
                 gm_json_null(j);
         }
+        if (gpm)
+            json_mig_gpm(j, mg);
         gm_json_obj_end(j);
     }
     gm_json_arr_end(j);

@@ -22,7 +22,9 @@ shared/reference/nvml-abi.md:
     nvmlGpmSampleGet, nvmlGpmMetricsGet with pynvml's struct of
     NVML_GPM_METRIC_MAX = 98 slots, nvmlGpmSampleFree; its values are
     checked against `gpumon query --query-gpu=gpm.*` at the same pinned
-    scenario time (GPUMON, the third argument).
+    scenario time (GPUMON, the third argument); per MIG GPU instance the
+    same with nvmlGpmMigSampleGet on the parent's handle, against each MIG
+    entry of `gpumon status --json --gpm`.
 
 Usage: nvml_clients.py LIB [LEGACY_LIB [GPUMON]]
 LIB is build/sim/libnvidia-ml.so.1; LEGACY_LIB defaults to the legacy/
@@ -30,6 +32,7 @@ variant next to it, GPUMON to build/src/gpumon beside build/sim/.  Exit status 0
 """
 
 import ctypes as C
+import json
 import os
 import subprocess
 import sys
@@ -442,6 +445,79 @@ def test_pynvml_gpm(path, gpumon):
         lib.check("nvmlShutdown")
 
 
+def pynvml_gpm_mig(lib, parent, gi, ids):
+    """pynvml's GPM sequence for one MIG GPU instance (nvmlGpmMigSampleGet on
+    the parent's handle): {id: (nvmlReturn, value)}, or the NVML error of the
+    support query / sample (pynvml would raise it)."""
+    sup = GpmSupport(version=1)
+    lib.check("nvmlGpmQueryDeviceSupport", parent, C.byref(sup))
+    if not sup.isSupportedDevice:
+        return NVML_ERROR_NOT_SUPPORTED
+    s1, s2 = C.c_void_p(), C.c_void_p()
+    lib.check("nvmlGpmSampleAlloc", C.byref(s1))
+    lib.check("nvmlGpmSampleAlloc", C.byref(s2))
+    try:
+        r = lib.call("nvmlGpmMigSampleGet", parent, C.c_uint(gi), s1)
+        if r != NVML_SUCCESS:
+            return r
+        time.sleep(0.1)
+        lib.check("nvmlGpmMigSampleGet", parent, C.c_uint(gi), s2)
+        mg = GpmMetricsGet(version=1, numMetrics=len(ids), sample1=s1, sample2=s2)
+        for i, m in enumerate(ids):
+            mg.metrics[i].metricId = m
+        lib.check("nvmlGpmMetricsGet", C.byref(mg))
+        return {m: (mg.metrics[i].nvmlReturn, mg.metrics[i].value) for i, m in enumerate(ids)}
+    finally:
+        lib.check("nvmlGpmSampleFree", s1)
+        lib.check("nvmlGpmSampleFree", s2)
+
+
+def test_pynvml_gpm_mig(path, gpumon):
+    """pynvml's GPM per MIG GPU instance agrees with each MIG entry of
+    `gpumon status --json --gpm` at the same scenario time (gpm/mig.ini):
+    the activities to the last bit, PCIe/NVLink not supported per instance
+    (null, "not_supported"); an instance the driver cannot sample (GPU 1) or
+    of a GPU without GPM (GPU 2) is an error to pynvml and null to gpumon."""
+    set_env("gpm/mig.ini", 60)
+    env = dict(os.environ, GPUMON_NVML_LIB=path, LC_ALL="C")
+    out = subprocess.run([gpumon, "status", "--json", "--gpm"], env=env, capture_output=True,
+                         check=True, timeout=60).stdout.decode()
+    gpus = json.loads(out)["gpus"]
+    assert len(gpus) == 3, out
+    lib = Lib(path)
+    lib.check("nvmlInitWithFlags", 0)
+    try:
+        ids = [m for _, m in GPM_KEYS]
+        for g in gpus:
+            h = C.c_void_p()
+            lib.check("nvmlDeviceGetHandleByIndex_v2", g["index"], C.byref(h))
+            assert len(g["mig_devices"]) == (4, 2, 2)[g["index"]], g["mig_devices"]
+            for m in g["mig_devices"]:
+                got = pynvml_gpm_mig(lib, h, m["gpu_instance_id"], ids)
+                where = (g["index"], m["gpu_instance_id"])
+                for key, mid in GPM_KEYS:
+                    jk = key.replace(".", "_") + ("_bytes_per_second" if mid in GPM_RATES
+                                                  else "_percent")
+                    if g["index"] != 0:
+                        assert got == NVML_ERROR_NOT_SUPPORTED, (where, got)
+                        assert m[jk] is None and m["unavailable"][jk] == "not_supported", \
+                            (where, jk, m)
+                        continue
+                    rc, v = got[mid]
+                    if mid in GPM_RATES:
+                        assert rc == NVML_ERROR_NOT_SUPPORTED, (where, key, rc)
+                        assert m[jk] is None and m["unavailable"][jk] == "not_supported", \
+                            (where, jk, m)
+                    else:
+                        assert rc == NVML_SUCCESS, (where, key, rc)
+                        assert m[jk] == v, (where, key, m[jk], v)
+            if g["index"] == 0:  # instances with a job train; the others are idle, a real 0
+                sm = [m["gpm_sm_active_percent"] for m in g["mig_devices"]]
+                assert sm[0] > 50 and sm[2] > 50 and sm[1] == 0 and sm[3] == 0, sm
+    finally:
+        lib.check("nvmlShutdown")
+
+
 def test_gpustat_faults(path):
     lib = Lib(path)
     set_env("faults.ini", 90)
@@ -687,6 +763,7 @@ def main():
         ("gpustat with real pids", lambda: test_gpustat_real_pids(path)),
         ("pynvml sees the heartbeat", lambda: test_pynvml_heartbeat(path)),
         ("pynvml's GPM agrees with gpumon", lambda: test_pynvml_gpm(path, gpumon)),
+        ("pynvml's MIG GPM agrees with gpumon", lambda: test_pynvml_gpm_mig(path, gpumon)),
         ("gpustat through faults", lambda: test_gpustat_faults(path)),
         ("pynvml on the workstation", lambda: test_pynvml_workstation(path)),
         ("nvtop on the demo", lambda: test_nvtop_demo(path)),

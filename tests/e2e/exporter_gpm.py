@@ -18,11 +18,22 @@ an H100 whose nvmlGpmSampleGet is NOT_SUPPORTED, GPU 2 an A100 (no GPM).
       the first sample's GPU 0 cells are empty with "not_available" (no
       interval yet, not 0), later ones have numbers; GPUs 1 and 2 are
       "not_supported" on every row.
+  mig_names: scenario gpm/mig.ini (GPU 0 an H100 with four MIG GPU
+      instances, jobs in two; GPU 1 an H100 whose nvmlGpmMigSampleGet is
+      NOT_SUPPORTED; GPU 2 an A100 in MIG mode): each instance of GPU 0 has
+      a series in each activity family with its MIG labels (ours: mig_uuid,
+      gpu_instance_id, compute_instance_id, mig_profile; dcgm-exporter's:
+      GPU_I_PROFILE, GPU_I_ID beside the parent's UUID) whose value is the
+      instance's `status --json --gpm` value (idle instances a real 0), and
+      none in the PCIe/NVLink families (device-wide in NVML); the instances
+      of GPUs 1 and 2 have no GPM series; every label set is unique and
+      promtool parses both sets.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import csv
 import glob
+import json
 import os
 import signal
 import subprocess
@@ -30,7 +41,8 @@ import tempfile
 import time
 
 from agentlib import GPUMON, check, check_eq, main
-from exporter_lib import families, need, parse_samples, run_gpumon, serve_print, sim_env
+from exporter_lib import (families, need, parse_samples, promtool_check_metrics, run_gpumon,
+                          serve_print, sim_env)
 
 SCN = "gpm/unsupported.ini"
 T = 45
@@ -149,5 +161,90 @@ def agent_csv():
             check("gpm_sm_active_percent:not_supported" in r["status"], "no GPM: not_supported", r)
 
 
+MIG_SCN = "gpm/mig.ini"
+MIG_T = 60
+
+
+def mig_status(env):
+    """GPU list of `status --json --gpm` on the MIG scenario."""
+    rc, out, err = run_gpumon(["status", "--json", "--gpm"], env)
+    check_eq(rc, 0, "status --json --gpm exit", err)
+    return json.loads(out)["gpus"]
+
+
+def json_key(query_key):
+    """gpm.sm_active -> gpm_sm_active_percent / gpm.pcie_tx -> ..._bytes_per_second"""
+    stem = query_key.replace(".", "_")
+    return stem + ("_bytes_per_second" if stem.endswith(("_tx", "_rx")) else "_percent")
+
+
+def check_mig_set(out, gpus, col, label_of):
+    """The MIG series of each family in column col of ROWS, against the
+    instances' JSON values; label_of(labels) -> (gpu, gpu instance id) of a
+    MIG series or None for a GPU's own."""
+    samples = parse_samples(out)
+    seen = set()
+    for name, labels, _ in samples:
+        key = (name, tuple(sorted(labels.items())))
+        check(key not in seen, "duplicate series", name, labels)
+        seen.add(key)
+    for row in ROWS:
+        fam = row[col]
+        if fam is None:
+            continue
+        mig = {}
+        for name, labels, v in samples:
+            if name == fam and label_of(labels) is not None:
+                mig[label_of(labels)] = (labels, v)
+        if not row[3]:  # PCIe, NVLink: the GPU's own, no instance has them
+            check_eq(mig, {}, f"{fam}: no MIG series")
+            continue
+        want = {}
+        for g in gpus:
+            for m in g["mig_devices"]:
+                v = m[json_key(row[0])]
+                if v is not None:
+                    want[(str(g["index"]), str(m["gpu_instance_id"]))] = (m, v)
+                else:
+                    check_eq(m["unavailable"].get(json_key(row[0])), "not_supported",
+                             f"GPU {g['index']} MIG {m['index']} {row[0]}: why null")
+        check_eq(sorted(want), [("0", "1"), ("0", "3"), ("0", "7"), ("0", "8")],
+                 f"{row[0]}: instances with a value")
+        check_eq(sorted(mig), sorted(want), f"{fam}: instances with a series")
+        for k, (m, v) in want.items():
+            labels, got = mig[k]
+            check(abs(got - v / 100) <= 1e-12, f"{fam} {k} = JSON / 100", got, v)
+            if col == 1:
+                check_eq((labels.get("mig_uuid"), labels.get("compute_instance_id"),
+                          labels.get("mig_profile")),
+                         (m["uuid"], str(m["compute_instance_id"]), m["profile"]),
+                         f"{fam} {k}: MIG labels")
+            else:
+                check_eq((labels.get("GPU_I_PROFILE"), labels.get("UUID")),
+                         (m["profile"], gpus[int(k[0])]["uuid"]), f"{fam} {k}: dcgm labels")
+                check("mig_uuid" not in labels, "no native MIG labels under dcgm", labels)
+        busy = {k: v for k, (m, v) in want.items()}
+        if row[0] == "gpm.sm_active":
+            check(busy[("0", "1")] > 50 and busy[("0", "7")] > 50, "busy instances", busy)
+            check(busy[("0", "3")] == 0 and busy[("0", "8")] == 0, "idle instances: 0", busy)
+
+
+def mig_names():
+    env = sim_env(MIG_SCN, pinned=MIG_T)
+    gpus = mig_status(env)
+    rc, out, err = serve_print(env)
+    check_eq(rc, 0, "serve --print exit", err)
+    check_mig_set(out, gpus, 1, lambda lb: (lb["gpu"], lb["gpu_instance_id"])
+                  if "mig_uuid" in lb else None)
+    rc, code = promtool_check_metrics(out)
+    check("error while linting" not in code, "promtool parses the native set", code)
+    rc, out, err = serve_print(env, "--names", "dcgm")
+    check_eq(rc, 0, "serve --print --names dcgm exit", err)
+    check_mig_set(out, gpus, 2, lambda lb: (lb["gpu"], lb["GPU_I_ID"])
+                  if "GPU_I_ID" in lb else None)
+    rc, code = promtool_check_metrics(out)
+    check("error while linting" not in code, "promtool parses the dcgm set", code)
+
+
 if __name__ == "__main__":
-    main([native_names, dcgm_names, agent_csv])
+    main([native_names, dcgm_names, agent_csv, mig_names])

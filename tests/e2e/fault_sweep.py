@@ -57,7 +57,8 @@ T = 100  # pinned scenario time: every run sees the same instant
 
 # Six GPUs of four generations so that every function answers somewhere:
 # fans and a display (RTX 4090), page retirement (V100), row remapping and
-# HBM temperature (H100), MIG (A100), ECC errors, processes of every type.
+# HBM temperature (H100), MIG (A100), GPM per MIG instance (H100 4), ECC
+# errors, processes of every type.
 SCENARIO = """\
 [machine]
 driver_version = 550.54.15
@@ -89,6 +90,7 @@ mig = 3g.40gb, 1g.10gb
 [gpu.4]
 model = H100-SXM5-80GB
 workload = thermal
+mig = 3g.40gb, 1g.10gb
 
 [process.a]
 gpu = 0
@@ -180,6 +182,11 @@ VALUE_LABELS = {
                     "gpu_instance_id": "mig_devices.{#}.gpu_instance_id",
                     "compute_instance_id": "mig_devices.{#}.compute_instance_id",
                     "mig_profile": "mig_devices.{#}.profile"},
+    # a GPM family: the GPU's series and those of its MIG GPU instances
+    "gpumon_gpm_": {"mig_uuid": "mig_devices.{#}.uuid",
+                    "gpu_instance_id": "mig_devices.{#}.gpu_instance_id",
+                    "compute_instance_id": "mig_devices.{#}.compute_instance_id",
+                    "mig_profile": "mig_devices.{#}.profile"},
     "gpumon_process_": {"process": "processes.{pid}.name"},
 }
 
@@ -221,6 +228,16 @@ SAMPLE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
 
 
+MIG_LABELS = ("mig_uuid", "gpu_instance_id", "compute_instance_id", "mig_profile")
+
+
+def is_mig_series(name, ident):
+    """Whether a series is a MIG device's: every gpumon_mig_memory_* one, and
+    a GPM series with the MIG labels (the GPU's own has none)."""
+    return name.startswith("gpumon_mig_memory_") or \
+        (name.startswith("gpumon_gpm_") and any(k in ident for k in MIG_LABELS))
+
+
 def parse_prom(text):
     """{(family, gpu, other labels): (identity labels, value)}; the
     exporter's own series (gpumon_exporter_*) are left out."""
@@ -237,10 +254,11 @@ def parse_prom(text):
         vl = value_labels(name)
         ident = {k: labels.pop(k) for k in list(labels) if k in vl}
         gpu = labels.pop("gpu", None)
-        if name.startswith("gpumon_mig_memory_"):
+        if is_mig_series(name, ident):
             # every label of a MIG device's series is a value: mig_key()
             # names the series by the device's index
-            labels["#"] = str(sum(1 for k in out if k[0] == name and k[1] == gpu))
+            labels["#"] = str(sum(1 for k in out if k[0] == name and k[1] == gpu and
+                                  any(a == "#" for a, _ in k[2])))
         key = (name, gpu, tuple(sorted(labels.items())))
         if key in out:
             raise Fail(f"series twice: {line!r}")
@@ -545,7 +563,7 @@ def mig_key(prom, status):
     make other series."""
     out = {}
     for (name, gpu, rest), (ident, value) in prom.items():
-        if name.startswith("gpumon_mig_memory_"):
+        if is_mig_series(name, ident):
             for m in status["gpus"][int(gpu)]["mig_devices"]:
                 want = {"mig_uuid": m["uuid"], "gpu_instance_id": m["gpu_instance_id"],
                         "compute_instance_id": m["compute_instance_id"],
@@ -579,8 +597,14 @@ def check_prom(base, got, faults, prom_json, status, jchanged, problems):
             down = gpus.get(gpu, {}).get("status", "ok") != "ok"
             fam = name
             src = prom_json.get(fam) or PROM_FOLLOWS.get(fam)
+            mig = dict(rest).get("#")
+            if mig is not None and fam.startswith("gpumon_gpm_"):
+                # a MIG device's GPM value: that device's key in status --json
+                src = f"mig_devices.{mig}.{src}"
             if down or (src in ch) or \
                     (fam.startswith("gpumon_mig_memory_") and "mig_devices" in ch) or \
+                    (mig is not None and "mig_devices" in ch and
+                     not any(c.startswith("mig_devices.") for c in ch)) or \
                     (fam.startswith("gpumon_process_") and "processes" in ch):
                 continue
             if gpu is None and any(c.gpu is None for c in faults):

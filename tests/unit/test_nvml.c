@@ -12,7 +12,10 @@
  * unless GM_NVML_GPM_PRIME takes a second sample; the next read of the same
  * handle has one and agrees with the primed one-shot; a GPU without GPM
  * (isSupportedDevice 0, or nvmlGpmSampleGet NOT_SUPPORTED) is "not
- * supported" on every read, never 0.
+ * supported" on every read, never 0.  Per MIG GPU instance
+ * (nvmlGpmMigSampleGet, gpm/mig.ini): each instance's values, not supported
+ * where the driver or the GPU has none, failures on purpose (GPUSIM_FAIL)
+ * and every sample buffer freed (GPUSIM_TRACE).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/metrics.h"
 #include "core/snapshot.h"
@@ -231,12 +235,207 @@ static void test_gpm_unsupported(void **state)
     }
 }
 
+/* ------------------------------------------------------------ GPM on MIG */
+
+#define MIG_BIT (UINT64_C(1) << GM_RG_MIG_MODE)
+
+static int is_link_metric(int id)
+{
+    return id == GM_M_GPM_PCIE_TX || id == GM_M_GPM_PCIE_RX || id == GM_M_GPM_NVLINK_TX ||
+           id == GM_M_GPM_NVLINK_RX;
+}
+
+static void assert_mig_gpm_status(const struct gm_gpu *g, uint32_t k, int status, int code)
+{
+    assert_true(k < g->nmig);
+    for (int q = 0; q < GM_GPM_COUNT; q++) {
+        const struct gm_value *v = &g->mig[k].gpm[q];
+        if (v->status != status || v->code != code)
+            fail_msg("GPU %u MIG %u %s: status %d code %d, want %d / %d", g->index, k,
+                     gm_metrics[GM_GPM_FIRST + q].json, v->status, v->code, status, code);
+    }
+}
+
+/* gpm/mig.ini (docs/simulator.md, "MIG" under GPM): an instance with a
+ * process shows its GPU's activity, an instance without one 0 (a real 0);
+ * PCIe and NVLink are the GPU's, not supported per instance. */
+static void assert_mig_values(const struct gm_gpu *g)
+{
+    assert_int_equal(g->nmig, 4);
+    static const unsigned gi[] = {1, 3, 7, 8};
+    static const int busy[] = {1, 0, 1, 0};
+    for (uint32_t k = 0; k < 4; k++) {
+        const struct gm_mig *mg = &g->mig[k];
+        assert_int_equal(mg->gpu_instance_id, gi[k]);
+        for (int q = 0; q < GM_GPM_COUNT; q++) {
+            int id = GM_GPM_FIRST + q;
+            const struct gm_value *v = &mg->gpm[q];
+            if (is_link_metric(id)) {
+                if (v->status != GM_VS_UNSUPPORTED || v->code != NVML_ERROR_NOT_SUPPORTED_CODE)
+                    fail_msg("MIG %u %s: status %d code %d, want not supported", k,
+                             gm_metrics[id].json, v->status, v->code);
+                continue;
+            }
+            if (!gm_v_ok(v))
+                fail_msg("MIG %u %s: status %d code %d", k, gm_metrics[id].json, v->status,
+                         v->code);
+            double want = busy[k] ? gm_v_as_double(&g->m[id]) : 0;
+            if (gm_v_as_double(v) != want)
+                fail_msg("MIG %u %s: %g, want %g", k, gm_metrics[id].json, gm_v_as_double(v), want);
+        }
+        if (busy[k]) /* the training activity, not 0 */
+            assert_true(gm_v_as_double(&mg->gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST]) > 60);
+    }
+}
+
+/* One-shot (primed) and agent ways on gpm/mig.ini: each instance's values;
+ * an instance whose driver answers NOT_SUPPORTED and the instances of a GPU
+ * without GPM are not supported on every read; GPM not asked for: not
+ * collected. */
+static void test_mig_gpm(void **state)
+{
+    (void)state;
+    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    struct gm_snapshot *p = take(n);
+    gm_nvml_close(n);
+    assert_int_equal(p->ngpu, 3);
+    assert_mig_values(&p->gpus[0]);
+
+    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    for (int round = 0; round < 3; round++) {
+        struct gm_snapshot *s = take(n);
+        if (round == 0)
+            for (uint32_t k = 0; k < 4; k++)
+                assert_mig_gpm_status(&s->gpus[0], k, GM_VS_NA, NVML_ERROR_NO_DATA_CODE);
+        else
+            assert_mig_values(&s->gpus[0]);
+        assert_int_equal(s->gpus[1].nmig, 2);
+        assert_int_equal(s->gpus[2].nmig, 2);
+        for (uint32_t k = 0; k < 2; k++) {
+            assert_mig_gpm_status(&s->gpus[1], k, GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED_CODE);
+            assert_mig_gpm_status(&s->gpus[2], k, GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED_CODE);
+        }
+        if (round > 0) /* the whole GPU 1 still has GPM */
+            assert_true(gm_v_ok(&s->gpus[1].m[GM_M_GPM_SM_ACTIVE]));
+        gm_snapshot_free(s);
+    }
+    gm_nvml_close(n);
+
+    n = open_scn("gpm/mig.ini", "60", MIG_BIT);
+    struct gm_snapshot *s = take(n);
+    assert_int_equal(s->gpus[0].nmig, 4);
+    for (uint32_t k = 0; k < 4; k++)
+        assert_mig_gpm_status(&s->gpus[0], k, GM_VS_NA, -1 /* GM_CODE_NOT_COLLECTED */);
+    gm_snapshot_free(s);
+    gm_nvml_close(n);
+    gm_snapshot_free(p);
+}
+
+/* Counts the lines of the GPUSIM_TRACE file path that start with fn and
+ * name no failure (the calls that succeeded), and those that failed. */
+static void trace_count(const char *path, const char *fn, int *ok, int *failed)
+{
+    *ok = *failed = 0;
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256];
+    size_t len = strlen(fn);
+    while (fgets(line, sizeof(line), f)) {
+        if (strncmp(line, fn, len) != 0 || (line[len] != '\n' && line[len] != ' '))
+            continue;
+        if (strstr(line, " NVML_ERROR_"))
+            (*failed)++;
+        else
+            (*ok)++;
+    }
+    fclose(f);
+}
+
+/* nvmlGpmMigSampleGet failing on purpose (GPUSIM_FAIL): that instance's
+ * values carry the error (never 0), the next sample starts a new interval,
+ * the one after has values again, the other instances are untouched; a
+ * sample buffer that could not be allocated is asked for again.  Every
+ * buffer allocated is freed at close (GPUSIM_TRACE counts them). */
+static void test_mig_gpm_faults(void **state)
+{
+    (void)state;
+    char trace[] = "/tmp/test_nvml_traceXXXXXX";
+    int fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("GPUSIM_TRACE", trace, 1);
+    /* agent: sample 1 takes calls 1-4 (instances 0-3), sample 2 calls 5-8 */
+    setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:6:NVML_ERROR_UNKNOWN", 1);
+    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    struct gm_snapshot *s[4];
+    for (int k = 0; k < 4; k++)
+        s[k] = take(n);
+    gm_nvml_close(n);
+    assert_mig_gpm_status(&s[1]->gpus[0], 1, GM_VS_ERROR, 999);
+    assert_true(gm_v_ok(&s[1]->gpus[0].mig[0].gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST]));
+    assert_true(gm_v_ok(&s[1]->gpus[0].mig[2].gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST]));
+    assert_mig_gpm_status(&s[2]->gpus[0], 1, GM_VS_NA, NVML_ERROR_NO_DATA_CODE);
+    assert_mig_values(&s[3]->gpus[0]);
+    for (int k = 0; k < 4; k++)
+        gm_snapshot_free(s[k]);
+
+    /* NOT_SUPPORTED on every call of GPU 0's instances: not supported, not asked again */
+    setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:*:NVML_ERROR_NOT_SUPPORTED", 1);
+    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    for (int k = 0; k < 2; k++) {
+        struct gm_snapshot *t = take(n);
+        for (uint32_t m = 0; m < 4; m++)
+            assert_mig_gpm_status(&t->gpus[0], m, GM_VS_UNSUPPORTED, NVML_ERROR_NOT_SUPPORTED_CODE);
+        assert_true(gm_v_ok(&t->gpus[0].m[GM_M_GPM_SM_ACTIVE]));
+        gm_snapshot_free(t);
+    }
+    gm_nvml_close(n);
+
+    /* one-shot: the 5th call is instance 0's second sample */
+    setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:5:NVML_ERROR_UNKNOWN", 1);
+    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    struct gm_snapshot *t = take(n);
+    gm_nvml_close(n);
+    assert_mig_gpm_status(&t->gpus[0], 0, GM_VS_ERROR, 999);
+    assert_true(gm_v_ok(&t->gpus[0].mig[1].gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST]));
+    gm_snapshot_free(t);
+
+    /* allocation: calls 1-2 are GPU 0's own buffers, 3-4 instance 0's, 5 instance 1's */
+    setenv("GPUSIM_FAIL", "nvmlGpmSampleAlloc:5:NVML_ERROR_MEMORY", 1);
+    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    struct gm_snapshot *a = take(n), *b = take(n), *c = take(n);
+    gm_nvml_close(n);
+    assert_mig_gpm_status(&a->gpus[0], 1, GM_VS_ERROR, 20 /* NVML_ERROR_MEMORY */);
+    assert_mig_gpm_status(&b->gpus[0], 1, GM_VS_NA, NVML_ERROR_NO_DATA_CODE);
+    assert_true(gm_v_ok(&c->gpus[0].mig[1].gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST]));
+    gm_snapshot_free(a);
+    gm_snapshot_free(b);
+    gm_snapshot_free(c);
+    unsetenv("GPUSIM_FAIL");
+    unsetenv("GPUSIM_TRACE");
+
+    int alloc_ok, alloc_failed, free_ok, free_failed;
+    trace_count(trace, "nvmlGpmSampleAlloc", &alloc_ok, &alloc_failed);
+    trace_count(trace, "nvmlGpmSampleFree", &free_ok, &free_failed);
+    unlink(trace);
+    assert_int_equal(alloc_failed, 1);
+    assert_true(alloc_ok > 0);
+    assert_int_equal(free_failed, 0);
+    if (alloc_ok != free_ok)
+        fail_msg("%d GPM samples allocated, %d freed", alloc_ok, free_ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_group_read),   cmocka_unit_test(test_only_wanted_groups),
-        cmocka_unit_test(test_read_group_symbols), cmocka_unit_test(test_gpm_first_interval),
-        cmocka_unit_test(test_gpm_prime),          cmocka_unit_test(test_gpm_unsupported),
+        cmocka_unit_test(test_every_group_read),
+        cmocka_unit_test(test_only_wanted_groups),
+        cmocka_unit_test(test_read_group_symbols),
+        cmocka_unit_test(test_gpm_first_interval),
+        cmocka_unit_test(test_gpm_prime),
+        cmocka_unit_test(test_gpm_unsupported),
+        cmocka_unit_test(test_mig_gpm),
+        cmocka_unit_test(test_mig_gpm_faults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

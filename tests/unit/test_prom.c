@@ -10,7 +10,8 @@
  * _total in the native set only; one HELP/TYPE per family.  Then the
  * cross-snapshot state: throttle seconds accumulate for the reasons active
  * at the earlier sample, a lost GPU earns none, sampling errors are
- * counted by kind; and Xid counts.
+ * counted by kind; and Xid counts; GPM per MIG GPU instance under both
+ * name sets.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -521,12 +522,80 @@ static void test_options(void **state)
     gm_snapshot_free(s);
 }
 
+/* GPM per MIG GPU instance: each instance's values go into the GPM families
+ * beside its GPU's, with the MIG labels (ours: mig_uuid, gpu_instance_id,
+ * compute_instance_id, mig_profile; dcgm-exporter's: GPU_I_PROFILE and
+ * GPU_I_ID after modelName); a metric an instance does not have (PCIe: not
+ * per instance) is no series, never 0; a family only instances have still
+ * comes out; a MIG device without GPM values adds nothing. */
+static void test_mig_gpm(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    struct gm_gpu *g = &s->gpus[0];
+    g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(75);
+    g->m[GM_M_GPM_PCIE_TX] = gm_v_u64(2097152);
+    struct gm_mig *mg = &g->mig[0];
+    mg->gpm[GM_M_GPM_SM_ACTIVE - GM_GPM_FIRST] = gm_v_f64(40.25);
+    mg->gpm[GM_M_GPM_TENSOR_ACTIVE - GM_GPM_FIRST] = gm_v_f64(12.5);
+    mg->gpm[GM_M_GPM_PCIE_TX - GM_GPM_FIRST] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    /* a second instance whose GPM is not supported */
+    g->nmig = 2;
+    struct gm_mig *m2 = &g->mig[1];
+    m2->index = 1;
+    m2->gpu_instance_id = 8;
+    m2->compute_instance_id = 0;
+    snprintf(m2->uuid, sizeof(m2->uuid), "MIG-0000dddd");
+    snprintf(m2->profile, sizeof(m2->profile), "1g.10gb");
+    m2->mem_total = m2->mem_used = m2->mem_free = gm_v_status(GM_VS_NA, 0);
+    for (int k = 0; k < GM_GPM_COUNT; k++)
+        m2->gpm[k] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    char *t = render_with(st, s, &o);
+#define MIG0                                                                                       \
+    ",mig_uuid=\"MIG-0000bbbb\",gpu_instance_id=\"7\",compute_instance_id=\"0\","                  \
+    "mig_profile=\"1g.10gb\""
+    CHECK_LINES(t, "# TYPE gpumon_gpm_sm_active_ratio gauge",
+                "gpumon_gpm_sm_active_ratio{" L0 "} 0.75",
+                "gpumon_gpm_sm_active_ratio{" L0 MIG0 "} 0.4025",
+                "# TYPE gpumon_gpm_tensor_active_ratio gauge",
+                "gpumon_gpm_tensor_active_ratio{" L0 MIG0 "} 0.125",
+                "gpumon_gpm_pcie_tx_bytes_per_second{" L0 "} 2097152");
+    assert_null(strstr(t, "gpumon_gpm_pcie_tx_bytes_per_second{" L0 ",mig_uuid"));
+    assert_null(strstr(t, "gpumon_gpm_tensor_active_ratio{" L0 "}"));
+    assert_null(strstr(t, "MIG-0000dddd\",gpu_instance_id=\"8\",compute_instance_id=\"0\","
+                          "mig_profile=\"1g.10gb\"} "));
+    assert_null(strstr(t, "gpumon_gpm_dram"));
+    free(t);
+
+    o.names = GM_PROM_DCGM;
+    t = render_with(st, s, &o);
+#define DM0                                                                                        \
+    "gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\","          \
+    "modelName=\"NVIDIA H100 80GB HBM3\",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"7\","                \
+    "DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+    CHECK_LINES(t, "DCGM_FI_PROF_SM_ACTIVE{" D0 "} 0.75", "DCGM_FI_PROF_SM_ACTIVE{" DM0 "} 0.4025",
+                "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{" DM0 "} 0.125",
+                "DCGM_FI_PROF_PCIE_TX_BYTES{" D0 "} 2097152");
+    assert_null(strstr(t, "DCGM_FI_PROF_PCIE_TX_BYTES{" D0 ",GPU_I"));
+    assert_null(strstr(t, "GPU_I_ID=\"8\""));
+    assert_null(strstr(t, "gpumon_gpm_"));
+    free(t);
+#undef MIG0
+#undef DM0
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native), cmocka_unit_test(test_dcgm),    cmocka_unit_test(test_state),
-        cmocka_unit_test(test_xid),    cmocka_unit_test(test_options),
-        cmocka_unit_test(test_diagnosis),
+        cmocka_unit_test(test_native),  cmocka_unit_test(test_dcgm),
+        cmocka_unit_test(test_state),   cmocka_unit_test(test_xid),
+        cmocka_unit_test(test_options), cmocka_unit_test(test_diagnosis),
+        cmocka_unit_test(test_mig_gpm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
