@@ -27,10 +27,16 @@
     return String(v);
   }
 
+  // Text from outside shows as the server writes it: each control
+  // character becomes U+FFFD (names may hold escape sequences).
+  function clean(s) {
+    return String(s).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  }
+
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = clean(text);
     return e;
   }
 
