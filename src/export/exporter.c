@@ -278,7 +278,7 @@ struct gm_exporter {
     void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
-    struct gm_live_ring *ring; /* the last hour, for /api/v1/history */
+    struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
     void (*log)(void *arg, int level, const char *msg); /* set once, at start */
     void *log_arg;
 
@@ -1138,16 +1138,15 @@ static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
     struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
     int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
     struct gm_buf out = GM_BUF_INIT;
-    gm_live_page(&out, b ? b->snap : NULL, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX,
-                 total);
+    gm_live_page(&out, b ? b->snap : NULL, al,
+                 total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
     free(al);
     unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
     body_unref(b);
     return reply_buf(s, c, status, "text/html; charset=utf-8", &out);
 }
 
-static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c,
-                                    const char *url)
+static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)
 {
     const struct gm_live_asset *a = gm_live_asset(url);
     if (!a)

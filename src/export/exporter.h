@@ -47,7 +47,7 @@ struct gm_exporter_opts {
     void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
-    gm_log_fn log;                 /* may be NULL */
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 

@@ -60,16 +60,16 @@ int gm_live_history_metrics(int *ids, int max)
 
 struct gm_live_ring {
     pthread_mutex_t mu;
-    int metric[MAXM]; /* the kept metrics' ids */
+    int metric[MAXM];       /* the kept metrics' ids */
     int col[GM_M__GPU_END]; /* metric id -> column, -1 when not kept */
     int nm;
     uint32_t ngpu;
-    uint32_t index[64];   /* each GPU's NVML index */
-    char uuid[64][96];    /* as of the latest sample */
+    uint32_t index[64];      /* each GPU's NVML index */
+    char uuid[64][96];       /* as of the latest sample */
     uint8_t vtype[64][MAXM]; /* the value type last seen (how to write it) */
-    int64_t *t;           /* [cap] wall ns */
-    double *v;            /* [cap][ngpu][nm] */
-    int cap, len, head;   /* head: the next slot to write */
+    int64_t *t;              /* [cap] wall ns */
+    double *v;               /* [cap][ngpu][nm] */
+    int cap, len, head;      /* head: the next slot to write */
 };
 
 struct gm_live_ring *gm_live_ring_new(void)
@@ -228,7 +228,7 @@ static int parse_duration(const char *v, int64_t *ns)
 int gm_live_query_param(struct gm_live_query *q, unsigned *seen, const char *name,
                         const char *value, struct gm_buf *err)
 {
-    unsigned bit = !strcmp(name, "metric") ? P_METRIC
+    unsigned bit = !strcmp(name, "metric")  ? P_METRIC
                    : !strcmp(name, "since") ? P_SINCE
                    : !strcmp(name, "id")    ? P_ID
                                             : 0;
@@ -278,8 +278,8 @@ int gm_live_query_param(struct gm_live_query *q, unsigned *seen, const char *nam
             char *end;
             errno = 0;
             long long t = strtoll(value + 1, &end, 10);
-            if (end == value + 1 || *end || errno || t < 0 || value[1] == '+' ||
-                value[1] == '-' || value[1] == ' ')
+            if (end == value + 1 || *end || errno || t < 0 || value[1] == '+' || value[1] == '-' ||
+                value[1] == ' ')
                 return bad(err, "since",
                            "since \"%.64s\": expected a duration (30s, 10m, 1h: at most 1h) or "
                            "@UNIX_NANOSECONDS",
@@ -333,8 +333,7 @@ static void json_value(struct gm_json *j, int id, int vtype, double d)
         gm_json_u64(j, (uint64_t)d);
 }
 
-int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q,
-                         struct gm_buf *out)
+int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, struct gm_buf *out)
 {
     char key[128];
     pthread_mutex_lock(&r->mu);
@@ -575,11 +574,13 @@ static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struc
     gm_buf_puts(b, " / ");
     value_span(b, s, g, GM_M_POWER_LIMIT, "");
     gm_buf_puts(b, "</dd>\n<dt>Temperature</dt><dd>");
-    value_span(b, s, g, GM_M_TEMP_GPU, " \xc2\xb0"
-                                       "C");
+    value_span(b, s, g, GM_M_TEMP_GPU,
+               " \xc2\xb0"
+               "C");
     gm_buf_puts(b, " <span class=\"sub\">slowdown</span> ");
-    value_span(b, s, g, GM_M_TEMP_SLOWDOWN, " \xc2\xb0"
-                                            "C");
+    value_span(b, s, g, GM_M_TEMP_SLOWDOWN,
+               " \xc2\xb0"
+               "C");
     gm_buf_puts(b, "</dd>\n<dt>Clocks</dt><dd><span class=\"sub\">SM</span> ");
     value_span(b, s, g, GM_M_CLK_SM, " MHz");
     gm_buf_puts(b, " <span class=\"sub\">memory</span> ");
@@ -646,7 +647,7 @@ static void page_alerts(struct gm_buf *b, const struct gm_alert_now *a, int n, i
         html(b, a[i].rule);
         gm_buf_puts(b, "</span>");
         if (a[i].gpu >= 0)
-            gm_buf_printf(b, " <span class=\"gpu\">GPU %d</span>", a[i].gpu);
+            gm_buf_printf(b, " <span class=\"agpu\">GPU %d</span>", a[i].gpu);
         gm_buf_puts(b, " <span class=\"value\">");
         html(b, a[i].value);
         gm_buf_puts(b, "</span> <span class=\"since\">since ");

@@ -26,8 +26,8 @@
 /* The Content-Security-Policy of every live response: nothing inline,
  * nothing from another origin. */
 #define GM_LIVE_CSP                                                                                \
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "                  \
-    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "               \
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "                    \
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "                 \
     "frame-ancestors 'none'"
 
 /* How far back the ring reaches, and how many samples per GPU it keeps at
@@ -90,8 +90,7 @@ void gm_live_query_finish(struct gm_live_query *q);
 
 /* The /api/v1/history document for q.  0, or -1 with a 400 JSON error in
  * out (a GPU index the ring does not have). */
-int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q,
-                         struct gm_buf *out);
+int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, struct gm_buf *out);
 
 /* ---------------------------------------------------- documents, page */
 

@@ -129,8 +129,8 @@ static struct gm_snapshot *snap(uint32_t ngpu, int64_t wall, int k)
     return s;
 }
 
-static void history(struct gm_live_ring *r, const char *metric, const char *since,
-                    const char *id, struct gm_buf *out)
+static void history(struct gm_live_ring *r, const char *metric, const char *since, const char *id,
+                    struct gm_buf *out)
 {
     struct gm_live_query q;
     memset(&q, 0, sizeof(q));
@@ -315,8 +315,8 @@ static void test_assets(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_params),      cmocka_unit_test(test_param_repeated),
-        cmocka_unit_test(test_ring),        cmocka_unit_test(test_ring_wraps),
+        cmocka_unit_test(test_params),       cmocka_unit_test(test_param_repeated),
+        cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_wraps),
         cmocka_unit_test(test_page_escapes), cmocka_unit_test(test_assets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,7 +118,7 @@
       const li = el("li", "alert " + a.state + " " + a.severity);
       li.append(el("span", "state", a.state), " ", el("span", "sev", a.severity), " ",
         el("span", "rule", a.rule));
-      if (a.gpu !== null) li.append(" ", el("span", "gpu", "GPU " + a.gpu));
+      if (a.gpu !== null) li.append(" ", el("span", "agpu", "GPU " + a.gpu));
       li.append(" ", el("span", "value", a.value), " ",
         el("span", "since", "since " + (a.firing_since || a.active_since || "?")));
       return li;
@@ -183,8 +183,14 @@
       y1 = Math.ceil((hi + 5) / 10) * 10;
     }
     const root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
-    const t1 = lastNs === null ? 0 : lastNs, t0 = t1 - WINDOW_NS;
-    const X = function (t) { return L + (W - L - R) * (t - t0) / WINDOW_NS; };
+    // the hour, or less while the agent has not been up that long (at
+    // least a minute): the lines fill the chart from the first sample
+    let first = Infinity;
+    for (const s of series.values()) if (s.t.length && s.t[0] < first) first = s.t[0];
+    const t1 = lastNs === null ? 0 : lastNs;
+    const span = Math.max(60e9, Math.min(WINDOW_NS, first === Infinity ? WINDOW_NS : t1 - first));
+    const t0 = t1 - span;
+    const X = function (t) { return L + (W - L - R) * (t - t0) / span; };
     const Y = function (v) { return T + (H - T - B) * (1 - (v - y0) / (y1 - y0 || 1)); };
     for (let k = 0; k <= 4; k++) {
       const v = y0 + (y1 - y0) * k / 4;
@@ -193,9 +199,11 @@
       lab.textContent = String(Math.round(v * 10) / 10);
       root.append(lab);
     }
-    for (const [mins, anchor] of [[60, "start"], [30, "middle"], [0, "end"]]) {
-      const lab = svg("text", { x: X(t1 - mins * 60e9), y: H - 4, "text-anchor": anchor });
-      lab.textContent = mins ? "-" + mins + " min" : "now";
+    for (const [f, anchor] of [[1, "start"], [0.5, "middle"], [0, "end"]]) {
+      const ago = span * f / 1e9;
+      const lab = svg("text", { x: X(t1 - span * f), y: H - 4, "text-anchor": anchor });
+      lab.textContent = !ago ? "now" : ago >= 120 ? "-" + Math.round(ago / 60) + " min"
+        : "-" + Math.round(ago) + " s";
       root.append(lab);
     }
     let lines = 0;
