@@ -14,6 +14,9 @@ whose NVML name is hostile HTML with an escape sequence:
       carries the strict CSP and nosniff; bad parameters are 400 with a JSON
       error naming the parameter, unknown paths 404, other methods 405 (JSON
       under /api/), and nothing changes state.
+  auth: with basic auth in the web config, the page, its assets and every
+      API endpoint answer 401 without the password and 200 with it, as
+      /metrics does.
   hostile: the hostile process name is escaped in the page (no element made
       of it, no control character) and reads back exactly (less the control
       character's repair) from the API's JSON.
@@ -44,7 +47,7 @@ import time
 
 from agentlib import (GPUMON, Scratch, Skip, check, check_eq, control, gpu_rows, main,
                       parse_time_ms, scenario, sim_env)
-from exporter_lib import Gpumon, get, need
+from exporter_lib import Gpumon, basic, bcrypt_hash, need
 
 PINNED = 120
 HOSTILE = b"<script>alert(1)</script><img src=x onerror=alert(2)>\x1b[2J"
@@ -213,6 +216,39 @@ def test_api():
             check_eq(r.status, 200, "/")
             check_live_headers(r, "/")
             check_eq(g.stop(), 0, "exit status on SIGTERM", g.log())
+        finally:
+            g.cleanup()
+
+
+def test_auth():
+    with Scratch("lva") as d:
+        env = live_env(d)
+        cfg = os.path.join(d, "web.yml")
+        with open(cfg, "w") as f:
+            f.write(f"basic_auth_users:\n  viewer: {bcrypt_hash('right pass', cost=4)}\n")
+        g = Gpumon(d, env, ["--interval", "1s", "--web-config", cfg], cmd="agent")
+        try:
+            g.start(ready=False)
+            ok = basic("viewer", "right pass")
+            deadline = time.monotonic() + 15
+            while True:
+                try:
+                    if g.get("/api/v1/status", headers=ok).status == 200:
+                        break
+                except OSError:
+                    pass
+                check(time.monotonic() < deadline and g.alive(), "not ready with auth", g.log())
+                time.sleep(0.1)
+            for path in ("/", "/static/live.js", "/api/v1/status", "/api/v1/alerts",
+                         "/api/v1/history?since=10s", "/api/v1/nope", "/metrics"):
+                r = g.get(path)
+                check_eq(r.status, 401, f"{path} without the password")
+                check(b"gpumon.status" not in r.body and b"utilization" not in r.body,
+                      f"{path}: data in a 401", r.body[:200])
+                check_eq(g.get(path, headers=basic("viewer", "wrong")).status, 401,
+                         f"{path} with a wrong password")
+                want = 404 if path == "/api/v1/nope" else 200
+                check_eq(g.get(path, headers=ok).status, want, f"{path} with the password")
         finally:
             g.cleanup()
 
@@ -596,4 +632,4 @@ def test_browser():
 
 
 if __name__ == "__main__":
-    main([test_api, test_hostile, test_history_store, test_flood, test_browser])
+    main([test_api, test_auth, test_hostile, test_history_store, test_flood, test_browser])
