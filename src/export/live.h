@@ -55,13 +55,16 @@ const struct gm_live_asset *gm_live_asset(const char *path);
 /* ------------------------------------------------------------ history */
 
 /* The metrics the ring keeps: those the SQLite store keeps (a STORE column
- * in the registry), GPU scope. */
+ * in the registry), GPU scope; up to max ids into ids, returns how many. */
 int gm_live_history_metrics(int *ids, int max);
 
 struct gm_live_ring;
 
+/* An empty ring (it allocates as samples come, up to GM_LIVE_RING_MAX per
+ * GPU); its functions may be called from any thread (its own lock).
+ * gm_live_ring_free accepts NULL. */
 struct gm_live_ring *gm_live_ring_new(void);
-void gm_live_ring_free(struct gm_live_ring *r); /* accepts NULL */
+void gm_live_ring_free(struct gm_live_ring *r);
 
 /* Appends snapshot s (its wall time, each GPU's kept metrics; a value that
  * is not ok is kept as absent).  Samples older than the window fall out.  A
