@@ -5,11 +5,13 @@
 #
 #   scripts/bench.sh [BUILDDIR]     (make bench calls it with $(BUILD))
 #   BENCH_ONLY=exporter scripts/bench.sh   only the exporter section
+#   BENCH_ONLY=api scripts/bench.sh        only the live page API section
 #
 # BENCH_ONLY=SECTION[,SECTION] runs only those sections after the build:
 # "top" (gpumon top's CPU), "exporter" (the Prometheus exporter under wrk
-# beside node_exporter) and "plot" (gpumon plot --since 30d on the 30-day
-# store); each rewrites only its own generated block of
+# beside node_exporter), "plot" (gpumon plot --since 30d on the 30-day
+# store) and "api" (the live page's /api/v1/status under wrk, the agent's
+# cadence beside it); each rewrites only its own generated block of
 # docs/BENCHMARKS.md and its own files in bench-results/, and the other
 # results stay as they are.  The sections that bench/report.py writes
 # together (summary, snapshot, process, agent, storage, report) run only in
@@ -49,8 +51,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot)" ;;
+    top | exporter | insight | plot | api) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -71,6 +73,9 @@ if want exporter; then
     if [ -z "$NODE_EXPORTER" ]; then
         tools+=(prometheus-node-exporter:prometheus-node-exporter)
     fi
+fi
+if want api && ! want exporter; then
+    tools+=(wrk:wrk)
 fi
 missing=0
 for tool in "${tools[@]}"; do
@@ -151,6 +156,7 @@ else # only the outputs of the sections that run
     ! want top || rm -f "$OUT/top-cpu.json"
     ! want exporter || rm -rf "$OUT/exporter" "$OUT/exporter.json"
     ! want plot || rm -f "$OUT/plot.json"
+    ! want api || rm -rf "$OUT/api" "$OUT/api.json"
 fi
 mkdir -p "$CACHE"
 
@@ -470,8 +476,26 @@ if want plot; then
     [ "$plot_rc" = 0 ] || [ "$plot_rc" = 3 ] || die "the plot benchmark failed"
 fi
 
+# ---------------------------------------------------------------- api
+# The live page's /api/v1/status (issue 13: at least 5,000 requests/s on
+# loopback with the agent's cadence unchanged): the agent at 1 s on 8 GPUs
+# (CSV, store, processes, exporter; the clock moving), an idle window, then
+# BENCH_API_ROUNDS (3) runs of wrk -t2 -c16 for BENCH_API_SECS (8 s); the
+# store's sample times give the cadence idle and under the load.  Its own
+# block in $DOC.  About 45 s.
+api_rc=0
+if want api; then
+    API_PORT=${BENCH_API_PORT:-39860}
+    say "api: ${BENCH_API_ROUNDS:-3} rounds of wrk on /api/v1/status, ${BENCH_API_SECS:-8} s each"
+    python3 bench/api_run.py --gpumon "$GPUMON" --wrk "$(command -v wrk)" --dir "$OUT/api" \
+        --port "$API_PORT" --out "$OUT/api.json" --doc "$DOC" --secs "${BENCH_API_SECS:-8}" \
+        --rounds "${BENCH_API_ROUNDS:-3}" --scenario-time "$SCENARIO_TIME" || api_rc=$?
+    [ "$api_rc" = 0 ] || [ "$api_rc" = 3 ] || die "the api benchmark failed (see $OUT/api/)"
+fi
+
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
-    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ]; then
+    if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ] ||
+        [ "$api_rc" = 3 ]; then
         exit 1
     fi
     if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then

@@ -22,6 +22,9 @@ PKGS="$PKGS prometheus-alertmanager"
 PKGS="$PKGS tmux"
 # tests: gpumon plot's SVG (xmllint) and PDF (pdfinfo, pdftotext) checked by real tools
 PKGS="$PKGS libxml2-utils poppler-utils"
+# tests: the agent's live page in a real headless browser (tests/e2e/live_page.py),
+# and the README's screenshots of it (scripts/live-img.sh)
+PKGS="$PKGS chromium"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

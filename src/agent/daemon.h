@@ -16,7 +16,9 @@
 #define GM_AGENT_DAEMON_H
 
 #include "config.h"
+#include "../core/buf.h"
 #include "../core/err.h"
+#include "../core/snapshot.h"
 
 /* Builds the configuration (defaults, file, flags) -- called at start and
  * again on SIGHUP.  Returns 0 or an error with a message. */
@@ -26,6 +28,10 @@ struct gm_daemon_opts {
     gm_config_builder build;
     void *build_arg;
     int once; /* record one sample and exit */
+    /* `gpumon status --json`'s document of a snapshot, for the exporter's
+     * /api/v1/status (the view layer's function, handed down by the
+     * command); NULL: that endpoint answers 503 */
+    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
 };
 
 /* Runs until a stop signal; returns the process exit status (0, or 1 for a

@@ -63,6 +63,7 @@ struct gm_reload_plan {
 struct gm_daemon {
     struct gm_config cfg; /* the running configuration */
     int once;             /* record --once */
+    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out); /* daemon.h */
 
     /* The exporter outlives sink restarts (its listener keeps its port
      * across a reload); the sink set holds a sink that renders into it. */
@@ -94,7 +95,8 @@ struct gm_daemon {
 /* ---------------------------------------------------------- sinkset.c */
 
 /* The modules' options out of the agent's settings (borrowed from c). */
-void gm_daemon_exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo);
+void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
+                             struct gm_exporter_opts *eo);
 void gm_daemon_alerter_conf(const struct gm_config *c, struct gm_alerter_conf *ac);
 
 /* Where the alerter's events go: every sink of d's current set but its own

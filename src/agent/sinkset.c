@@ -16,7 +16,20 @@
 
 /* ------------------------------------------------------------- options */
 
-void gm_daemon_exporter_opts(const struct gm_config *c, struct gm_exporter_opts *eo)
+/* The live page's alerts (an exporter_opts.alerts): the alerter's, under
+ * sinks_mu, which a reload or the stop that frees the alerter takes to
+ * clear d->alerter first. */
+static int live_alerts(void *arg, struct gm_alert_now *out, int max)
+{
+    struct gm_daemon *d = arg;
+    pthread_mutex_lock(&d->sinks_mu);
+    int n = d->alerter ? gm_alerter_active(d->alerter, out, max) : -1;
+    pthread_mutex_unlock(&d->sinks_mu);
+    return n;
+}
+
+void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
+                             struct gm_exporter_opts *eo)
 {
     memset(eo, 0, sizeof(*eo));
     eo->listen = c->listen;
@@ -29,6 +42,9 @@ void gm_daemon_exporter_opts(const struct gm_config *c, struct gm_exporter_opts 
     eo->max_connections = c->max_connections;
     eo->connection_timeout_ns = c->connection_timeout_ns;
     eo->stale_after_ns = c->stale_after_ns;
+    eo->status_json = d->status_json;
+    eo->alerts = live_alerts;
+    eo->alerts_arg = d;
     eo->log = gm_log_cb;
 }
 
@@ -242,8 +258,11 @@ void gm_reload_at_switch(void *arg)
  * exporter; either may be absent. */
 int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, struct gm_err *err)
 {
-    int rc = gm_alerter_stop(d->alerter, alerter_timeout_ns, err);
+    pthread_mutex_lock(&d->sinks_mu); /* the exporter's live page reads it */
+    struct gm_alerter *al = d->alerter;
     d->alerter = NULL;
+    pthread_mutex_unlock(&d->sinks_mu);
+    int rc = gm_alerter_stop(al, alerter_timeout_ns, err);
     gm_exporter_stop(d->exporter);
     d->exporter = NULL;
     return rc;
@@ -255,7 +274,7 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
     const struct gm_config *c = &d->cfg;
     if (c->exporter && (!d->once || c->textfile_dir[0])) {
         struct gm_exporter_opts eo;
-        gm_daemon_exporter_opts(c, &eo);
+        gm_daemon_exporter_opts(d, c, &eo);
         if (d->once)
             eo.listen = NULL; /* cron: the textfile only */
         if (!(d->exporter = gm_exporter_start(&eo, err)))
@@ -264,8 +283,11 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
     if (c->alerts) {
         struct gm_alerter_conf ac;
         gm_daemon_alerter_conf(c, &ac);
-        d->alerter = gm_alerter_start(&ac, d->once, gm_daemon_alert_forward, d, err);
-        if (!d->alerter) {
+        struct gm_alerter *al = gm_alerter_start(&ac, d->once, gm_daemon_alert_forward, d, err);
+        pthread_mutex_lock(&d->sinks_mu);
+        d->alerter = al;
+        pthread_mutex_unlock(&d->sinks_mu);
+        if (!al) {
             gm_daemon_modules_stop(d, 0, NULL);
             return 1;
         }
@@ -308,7 +330,7 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
         return -1;
     }
     struct gm_exporter_opts eo;
-    gm_daemon_exporter_opts(&next, &eo);
+    gm_daemon_exporter_opts(d, &next, &eo);
     struct gm_sinkset fresh = {0};
     struct gm_reload_plan plan = {0};
     int rc = 0;

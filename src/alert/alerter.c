@@ -169,6 +169,11 @@ static int channel_stats(struct gm_alerter *a, struct gm_notify_stats st[GM_NOTI
     return n > GM_NOTIFY_MAX + 1 ? GM_NOTIFY_MAX + 1 : n;
 }
 
+int gm_alerter_active(struct gm_alerter *a, struct gm_alert_now *out, int max)
+{
+    return gm_engine_active(a->eng, out, max);
+}
+
 void gm_alerter_json(struct gm_alerter *a, struct gm_buf *out)
 {
     struct gm_buf states = GM_BUF_INIT;

@@ -55,6 +55,10 @@ extern const struct gm_sink_ops gm_alerter_sink_ops;
 /* `gpumon alerts`: the states and the notification channels, as JSON. */
 void gm_alerter_json(struct gm_alerter *a, struct gm_buf *out);
 
+/* The live page's alerts (gm_engine_active): up to max pending or firing
+ * alerts copied into out; returns how many there are in all.  Any thread. */
+int gm_alerter_active(struct gm_alerter *a, struct gm_alert_now *out, int max);
+
 /* The same for people: a table of the alerts, then one line per channel. */
 void gm_alerter_text(struct gm_alerter *a, struct gm_buf *out);
 

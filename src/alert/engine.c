@@ -678,6 +678,39 @@ void gm_engine_json(struct gm_engine *e, struct gm_buf *out)
     pthread_mutex_unlock(&e->mu);
 }
 
+int gm_engine_active(struct gm_engine *e, struct gm_alert_now *out, int max)
+{
+    int n = 0;
+    pthread_mutex_lock(&e->mu);
+    for (int state = GM_AL_FIRING; state >= GM_AL_PENDING; state--)
+        for (int i = 0; i < e->n; i++) {
+            const struct erule *er = &e->rules[i];
+            for (int k = 0; k < er->n; k++) {
+                const struct st *s = &er->st[k];
+                if (s->state != state)
+                    continue;
+                if (n < max) {
+                    struct gm_alert_now *a = &out[n];
+                    memset(a, 0, sizeof(*a));
+                    gm_strlcpy(a->rule, er->r.name, sizeof(a->rule));
+                    a->severity = (uint8_t)er->r.severity;
+                    a->state = s->state;
+                    a->gpu = s->gpu;
+                    gm_strlcpy(a->uuid, s->uuid, sizeof(a->uuid));
+                    gm_strlcpy(a->name, s->name, sizeof(a->name));
+                    gm_strlcpy(a->condition, er->r.when.text, sizeof(a->condition));
+                    gm_strlcpy(a->value, s->value_text, sizeof(a->value));
+                    a->active_wall_ns = s->active_wall;
+                    a->firing_wall_ns = s->state == GM_AL_FIRING ? s->fired_wall : 0;
+                    a->samples = s->count;
+                }
+                n++;
+            }
+        }
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
 void gm_engine_text(struct gm_engine *e, struct gm_buf *out)
 {
     gm_engine_text_at(e, out, 0, 0);

@@ -66,6 +66,11 @@ void gm_engine_json(struct gm_engine *e, struct gm_buf *out);
 
 /* The same as a table for people ("no alerts pending or firing" when empty). */
 void gm_engine_text(struct gm_engine *e, struct gm_buf *out);
+
+/* Copies up to max alerts that are pending or firing now into out (firing
+ * first, then pending; in rule order within each) and returns how many
+ * there are in all (may exceed max).  Any thread. */
+int gm_engine_active(struct gm_engine *e, struct gm_alert_now *out, int max);
 /* The same with SINCE as the scenario time of `gpumon alerts test`: wall
  * time w shows as t0_ns + (w - wall0_ns), in seconds. */
 void gm_engine_text_at(struct gm_engine *e, struct gm_buf *out, int64_t wall0_ns, int64_t t0_ns);

@@ -18,6 +18,7 @@
 #include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
+#include "../view/status.h"
 #include "cli.h"
 
 struct flagset {
@@ -241,6 +242,13 @@ static int print_metrics(const struct gm_config *c)
 }
 
 /* preset: flags applied before the user's (which override them) */
+/* The exporter's /api/v1/status: `gpumon status --json`'s document (every
+ * GPU, on one line) of the agent's latest snapshot. */
+static void api_status_json(const struct gm_snapshot *s, struct gm_buf *out)
+{
+    gm_status_json(s, UINT64_MAX, 0, out);
+}
+
 static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,
                             const char *const *preset)
 {
@@ -283,7 +291,8 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
         fputs(reply, stdout);
         return GM_EXIT_OK;
     }
-    struct gm_daemon_opts o = {.build = build_config, .build_arg = &fs, .once = a.once};
+    struct gm_daemon_opts o = {
+        .build = build_config, .build_arg = &fs, .once = a.once, .status_json = api_status_json};
     rc = gm_daemon_run(&o, &err);
     if (rc != 0 && err.msg[0])
         cli_error("%s", err.msg);

@@ -21,6 +21,24 @@ enum gm_alert_state {
     GM_AL_RESOLVED = 3,
 };
 
+/* An alert pending or firing now, as the alerter lists it for the agent's
+ * live page (GET /api/v1/alerts and the page at /): a copy, so the reader
+ * holds no lock of the engine.  Text fields are cut to their size; uuid and
+ * name are the GPU's and come from outside (escape them on output). */
+struct gm_alert_now {
+    char rule[64];
+    uint8_t severity;       /* enum gm_alert_severity */
+    uint8_t state;          /* GM_AL_PENDING or GM_AL_FIRING */
+    int gpu;                /* NVML index, -1 for a host rule */
+    char uuid[96];          /* "" when none */
+    char name[96];          /* the GPU's name, "" when none */
+    char condition[256];    /* the rule's condition as written */
+    char value[64];         /* the value that made it true, as text */
+    int64_t active_wall_ns; /* when the condition became true */
+    int64_t firing_wall_ns; /* when it started firing; 0 while pending */
+    uint32_t samples;       /* samples the condition has held */
+};
+
 /* The longest mark, in bytes of text: `gpumon mark` refuses a longer one
  * before sending it, and so does the agent (docs/gpumon.1, README). */
 #define GM_MARK_MAX 4096

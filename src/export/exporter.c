@@ -61,6 +61,7 @@
 #include "../core/safefile.h"
 #include "../core/timeutil.h"
 #include "listen.h"
+#include "live.h"
 #include "module.h"
 #include "request.h"
 #include "webconfig.h"
@@ -101,6 +102,13 @@ struct body {
     struct gm_prom_opts prom;
     struct gm_prom_self self;
     struct rendering text, om;
+    /* /api/v1/status: the status document, rendered on the first request
+     * (status_json NULL: none), and its cached response */
+    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    struct gm_buf status;
+    int status_done;
+    struct MHD_Response *status_resp;
+    uint64_t status_gen;
     struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
     uint64_t resp_gen[NVARIANTS];         /* the security context they carry headers of */
     int64_t wall_ns;
@@ -132,6 +140,7 @@ static void body_mem_unref(struct body *b)
     gm_buf_free(&b->text.gz);
     gm_buf_free(&b->om.plain);
     gm_buf_free(&b->om.gz);
+    gm_buf_free(&b->status);
     gm_snapshot_unref(b->snap);
     gm_prom_state_free(b->state);
     pthread_mutex_destroy(&b->mu);
@@ -152,6 +161,8 @@ static void body_unref(struct body *b)
     for (int v = 0; v < NVARIANTS; v++)
         if (b->resp[v])
             MHD_destroy_response(b->resp[v]);
+    if (b->status_resp)
+        MHD_destroy_response(b->status_resp);
     body_mem_unref(b);
 }
 
@@ -263,6 +274,11 @@ struct gm_exporter {
     struct gm_prom_opts prom;
     char textfile_dir[4096];
     int64_t stale_after_ns;
+    /* the live page's sources (exporter.h) */
+    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    int (*alerts)(void *arg, struct gm_alert_now *out, int max);
+    void *alerts_arg;
+    struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
     void (*log)(void *arg, int level, const char *msg); /* set once, at start */
     void *log_arg;
 
@@ -325,6 +341,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     };
     pthread_mutex_lock(&x->mu);
     struct gm_prom_opts po = x->prom;
+    void (*status_json)(const struct gm_snapshot *, struct gm_buf *) = x->status_json;
     char textfile[sizeof(x->textfile_dir)];
     memcpy(textfile, x->textfile_dir, sizeof(textfile));
     pthread_mutex_unlock(&x->mu);
@@ -339,7 +356,9 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     b->snap = gm_snapshot_ref((struct gm_snapshot *)s);
     b->prom = po;
     b->self = self;
+    b->status_json = status_json;
     b->wall_ns = s->wall_ns;
+    gm_live_ring_add(x->ring, s);
     b->driver = s->driver;
     gm_strlcpy(b->driver_msg, s->driver_msg, sizeof(b->driver_msg));
 
@@ -1032,13 +1051,200 @@ static enum MHD_Result serve_health(struct gm_exporter *x, const struct sec *s,
     return reply_text(s, c, status, msg);
 }
 
-static const char index_html[] =
-    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpumon exporter</title></head>\n"
-    "<body><h1>gpumon exporter</h1>\n"
-    "<p><a href=\"/metrics\">/metrics</a>: GPU metrics in the Prometheus text format "
-    "(OpenMetrics when asked for).</p>\n"
-    "<p><a href=\"/healthz\">/healthz</a>: 200 while the latest sample is fresh, 503 with the "
-    "reason otherwise.</p>\n</body></html>\n";
+/* -------------------------------------------------------------- live page */
+
+/* The headers of every live response (page, assets, API): the strict CSP
+ * (GM_LIVE_CSP), no referrer, no framing, and how long it may be cached. */
+static void add_live_headers(struct MHD_Response *r, const char *cache)
+{
+    MHD_add_response_header(r, "Content-Security-Policy", GM_LIVE_CSP);
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "X-Frame-Options", "DENY");
+    MHD_add_response_header(r, "Cache-Control", cache);
+}
+
+/* Answers with b's bytes (taken: b is left empty, also on failure). */
+static enum MHD_Result reply_buf(const struct sec *s, struct MHD_Connection *c, unsigned status,
+                                 const char *ctype, struct gm_buf *b)
+{
+    if (!b->p)
+        gm_buf_reserve(b, 1);
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
+    if (!r) {
+        gm_buf_free(b);
+        return MHD_NO;
+    }
+    *b = (struct gm_buf)GM_BUF_INIT; /* MHD frees it */
+    MHD_add_response_header(r, "Content-Type", ctype);
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, "Allow", "GET, HEAD");
+    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        MHD_add_response_header(r, "Retry-After", "1");
+    add_live_headers(r, "no-store");
+    add_headers(s, r);
+    enum MHD_Result ret = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result reply_json_error(const struct sec *s, struct MHD_Connection *c,
+                                        unsigned status, const char *param, const char *msg)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_live_error_json(&b, (int)status, param, msg);
+    return reply_buf(s, c, status, "application/json", &b);
+}
+
+/* The alerts pending and firing now: up to max in out, the count in all,
+ * or -1 when alerts are off. */
+static int live_alerts(struct gm_exporter *x, struct gm_alert_now *out, int max)
+{
+    pthread_mutex_lock(&x->mu);
+    int (*fn)(void *, struct gm_alert_now *, int) = x->alerts;
+    void *arg = x->alerts_arg;
+    pthread_mutex_unlock(&x->mu);
+    return fn ? fn(arg, out, max) : -1;
+}
+
+/* The query string's parameters, checked as they come (MHD's iterator). */
+struct query {
+    enum gm_request_route route;
+    struct gm_live_query q;
+    unsigned seen;
+    int bad;
+    struct gm_buf err;
+};
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    struct query *z = cls;
+    (void)kind;
+    if (z->route != GM_REQ_API_HISTORY) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "unknown parameter \"%.64s\" (this endpoint takes none)", key);
+        gm_live_error_json(&z->err, 400, key, msg);
+        z->bad = 1;
+    } else if (gm_live_query_param(&z->q, &z->seen, key, value, &z->err) != 0) {
+        z->bad = 1;
+    }
+    return z->bad ? MHD_NO : MHD_YES;
+}
+
+static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
+                                  struct MHD_Connection *c)
+{
+    struct body *b = current(x, NULL);
+    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
+    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
+    struct gm_buf out = GM_BUF_INIT;
+    gm_live_page(&out, b ? b->snap : NULL, al,
+                 total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
+    free(al);
+    unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+    body_unref(b);
+    return reply_buf(s, c, status, "text/html; charset=utf-8", &out);
+}
+
+static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)
+{
+    const struct gm_live_asset *a = gm_live_asset(url);
+    if (!a)
+        return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /\n");
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", a->content_type);
+    add_live_headers(r, "no-cache");
+    add_headers(s, r);
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* /api/v1/status: the latest sample's status document, rendered once per
+ * sample on the first request and then handed out as one cached response,
+ * as /metrics is. */
+static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec *s,
+                                        struct MHD_Connection *c)
+{
+    struct body *b = current(x, NULL);
+    if (!b)
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                "no sample yet: the agent has just started");
+    if (!b->status_json) {
+        body_unref(b);
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                "this exporter has no status document");
+    }
+    pthread_mutex_lock(&b->mu);
+    if (!b->status_done) {
+        b->status_json(b->snap, &b->status);
+        b->status_done = 1;
+    }
+    struct MHD_Response *r = b->status_resp && b->status_gen == s->gen ? b->status_resp : NULL;
+    pthread_mutex_unlock(&b->mu);
+    int owned = 0;
+    if (!r) {
+        __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
+        r = MHD_create_response_from_buffer_with_free_callback_cls(b->status.len, b->status.p,
+                                                                   body_mem_release_cb, b);
+        if (!r) {
+            __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
+            body_unref(b);
+            return MHD_NO;
+        }
+        MHD_add_response_header(r, "Content-Type", "application/json");
+        add_live_headers(r, "no-store");
+        add_headers(s, r);
+        pthread_mutex_lock(&b->mu);
+        if (!b->status_resp) {
+            b->status_resp = r;
+            b->status_gen = s->gen;
+        } else {
+            owned = 1;
+        }
+        pthread_mutex_unlock(&b->mu);
+    }
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    if (owned)
+        MHD_destroy_response(r);
+    body_unref(b);
+    return ret;
+}
+
+static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec *s,
+                                        struct MHD_Connection *c)
+{
+    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
+    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
+    struct gm_buf out = GM_BUF_INIT;
+    gm_live_alerts_json(&out, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
+    free(al);
+    return reply_buf(s, c, MHD_HTTP_OK, "application/json", &out);
+}
+
+/* The API's routes: the query checked first (400 naming the parameter). */
+static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
+                                 struct MHD_Connection *c, enum gm_request_route route)
+{
+    struct query z;
+    memset(&z, 0, sizeof(z));
+    z.route = route;
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &z);
+    if (z.bad)
+        return reply_buf(s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
+    gm_buf_free(&z.err);
+    if (route == GM_REQ_API_STATUS)
+        return serve_api_status(x, s, c);
+    if (route == GM_REQ_API_ALERTS)
+        return serve_api_alerts(x, s, c);
+    gm_live_query_finish(&z.q);
+    struct gm_buf out = GM_BUF_INIT;
+    int rc = gm_live_history_json(x->ring, &z.q, &out);
+    return reply_buf(s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json", &out);
+}
 
 static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
 {
@@ -1118,25 +1324,29 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
     }
     switch (gm_request_route(method, url)) {
     case GM_REQ_NOT_ALLOWED:
+        if (strncmp(url, "/api/", 5) == 0)
+            return reply_json_error(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+                                    "method not allowed: the API is read-only (GET, HEAD)");
         return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
     case GM_REQ_METRICS:
         return serve_metrics(x, s, c);
     case GM_REQ_HEALTH:
         return serve_health(x, s, c);
-    case GM_REQ_INDEX: {
-        struct MHD_Response *r = MHD_create_response_from_buffer(
-            sizeof(index_html) - 1, (void *)index_html, MHD_RESPMEM_PERSISTENT);
-        if (!r)
-            return MHD_NO;
-        MHD_add_response_header(r, "Content-Type", "text/html; charset=utf-8");
-        add_headers(s, r);
-        enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-        MHD_destroy_response(r);
-        return ret;
-    }
+    case GM_REQ_INDEX:
+        return serve_page(x, s, c);
+    case GM_REQ_STATIC:
+        return serve_static(s, c, url);
+    case GM_REQ_API_STATUS:
+    case GM_REQ_API_HISTORY:
+    case GM_REQ_API_ALERTS:
+        return serve_api(x, s, c, gm_request_route(method, url));
     case GM_REQ_NOT_FOUND:
         break;
     }
+    if (strncmp(url, "/api/", 5) == 0)
+        return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
+                                "not found: the API has /api/v1/status, /api/v1/history and "
+                                "/api/v1/alerts");
     return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
 
@@ -1418,6 +1628,9 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     x->prom = o->prom;
     gm_strlcpy(x->textfile_dir, o->textfile_dir ? o->textfile_dir : "", sizeof(x->textfile_dir));
     x->stale_after_ns = o->stale_after_ns;
+    x->status_json = o->status_json;
+    x->alerts = o->alerts;
+    x->alerts_arg = o->alerts_arg;
     struct sec *old_sec = x->sec;
     x->sec = s;
     x->sec_gen = s->gen;
@@ -1439,6 +1652,7 @@ static void exporter_free(struct gm_exporter *x)
     body_unref(x->cur);
     sec_unref(x->sec);
     gm_prom_state_free(x->state);
+    gm_live_ring_free(x->ring);
     pthread_mutex_destroy(&x->mu);
     pthread_mutex_destroy(&x->render_mu);
     free(x);
@@ -1450,6 +1664,7 @@ static struct gm_exporter *mod_start(const struct gm_exporter_opts *o, struct gm
     pthread_mutex_init(&x->mu, NULL);
     pthread_mutex_init(&x->render_mu, NULL);
     x->state = gm_prom_state_new();
+    x->ring = gm_live_ring_new();
     x->log = o->log;
     x->log_arg = o->log_arg;
     if (apply_opts(x, o, err) != 0) {

@@ -9,7 +9,9 @@
  * scrape, and one failed GPU never fails the scrape.
  *
  * Endpoints: /metrics, /healthz (200 while the latest sample is fresh and
- * the driver answers; 503 with the reason otherwise), / (an HTML page).
+ * the driver answers; 503 with the reason otherwise), / (the live page),
+ * /static/NAME (its assets) and /api/v1/status, /history, /alerts (its
+ * read-only JSON API; live.h, docs/api.md).
  * Other paths 404, methods other than GET and HEAD 405.  Optional TLS,
  * client certificates and basic auth from an exporter-toolkit web config.
  * Connections are bounded in number, time and header size.
@@ -19,6 +21,8 @@
 
 #include <stdint.h>
 
+#include "../core/buf.h"
+#include "../core/event.h"
 #include "../core/sinkops.h"
 #include "../core/err.h"
 #include "../core/log.h"
@@ -34,7 +38,16 @@ struct gm_exporter_opts {
     unsigned max_connections; /* 0 = 512 */
     int64_t connection_timeout_ns; /* idle connections are closed after this; 0 = 10 s */
     int64_t stale_after_ns;        /* /healthz: 503 when the latest sample is older */
-    gm_log_fn log;                 /* may be NULL */
+    /* The live page (/, /static/..., /api/v1/...; docs/api.md).  status_json
+     * writes `gpumon status --json`'s document of a snapshot (the view
+     * layer's, which this layer cannot call); NULL: /api/v1/status answers
+     * 503.  alerts copies up to max alerts pending or firing now into out and
+     * returns how many there are, or -1 when alerts are off (NULL: off); it
+     * is called on the HTTP threads and must not block for long. */
+    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    int (*alerts)(void *arg, struct gm_alert_now *out, int max);
+    void *alerts_arg;
+    gm_log_fn log; /* may be NULL */
     void *log_arg;
 };
 

@@ -150,5 +150,13 @@ enum gm_request_route gm_request_route(const char *method, const char *url)
         return GM_REQ_HEALTH;
     if (strcmp(url, "/") == 0)
         return GM_REQ_INDEX;
+    if (strncmp(url, "/static/", 8) == 0)
+        return GM_REQ_STATIC;
+    if (strcmp(url, "/api/v1/status") == 0)
+        return GM_REQ_API_STATUS;
+    if (strcmp(url, "/api/v1/history") == 0)
+        return GM_REQ_API_HISTORY;
+    if (strcmp(url, "/api/v1/alerts") == 0)
+        return GM_REQ_API_ALERTS;
     return GM_REQ_NOT_FOUND;
 }

@@ -16,7 +16,11 @@
 enum gm_request_route {
     GM_REQ_METRICS = 0, /* /metrics */
     GM_REQ_HEALTH,      /* /healthz */
-    GM_REQ_INDEX,       /* / (the HTML page) */
+    GM_REQ_INDEX,       /* / (the live page) */
+    GM_REQ_STATIC,      /* /static/NAME (the live page's assets; an unknown NAME is 404) */
+    GM_REQ_API_STATUS,  /* /api/v1/status */
+    GM_REQ_API_HISTORY, /* /api/v1/history */
+    GM_REQ_API_ALERTS,  /* /api/v1/alerts */
     GM_REQ_NOT_FOUND,   /* any other path: 404 */
     GM_REQ_NOT_ALLOWED, /* a method other than GET and HEAD: 405 */
 };

@@ -17,8 +17,9 @@
  * in the cache: that one request is allowed, everything else is refused
  * or left for the bcrypt half, which the harness never runs.  Checks
  * besides crashes, leaks and undefined behaviour:
- *   - the route is one of the five, and 405 exactly for methods other than
- *     GET and HEAD;
+ *   - the route is one of enum gm_request_route (the live page's /static/
+ *     and /api/v1/ ones included), and 405 exactly for methods other
+ *     than GET and HEAD;
  *   - negotiation gives 0 or 1 for each, neither without its header, and
  *     the same answer twice;
  *   - gm_auth_begin sets *pending exactly when it says VERIFY, refuses a

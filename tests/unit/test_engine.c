@@ -417,6 +417,21 @@ static void test_notice_fields(void **state)
     assert_true(a->active_ns == 1700000000LL * SEC + 5 * SEC);
     assert_true(a->fired_ns == a->active_ns);
     assert_int_equal(strlen(a->fingerprint), 16);
+    /* the live page's copy of what fires now (gm_engine_active) */
+    struct gm_alert_now now[2];
+    memset(now, 0xa5, sizeof(now));
+    assert_int_equal(gm_engine_active(e, now, 0), 1); /* counted, nothing copied */
+    assert_int_equal((unsigned char)now[0].rule[0], 0xa5);
+    assert_int_equal(gm_engine_active(e, now, 2), 1);
+    assert_string_equal(now[0].rule, "hot");
+    assert_int_equal(now[0].state, GM_AL_FIRING);
+    assert_int_equal(now[0].severity, GM_SEV_CRITICAL);
+    assert_int_equal(now[0].gpu, 1);
+    assert_string_equal(now[0].uuid, "GPU-1");
+    assert_string_equal(now[0].value, "88 °C");
+    assert_string_equal(now[0].condition, "temperature.gpu > 85");
+    assert_true(now[0].active_wall_ns == a->active_ns && now[0].firing_wall_ns == a->fired_ns);
+    assert_int_equal(now[0].samples, 1);
     /* the same alert keeps its fingerprint; another GPU has another */
     char fp[17];
     memcpy(fp, a->fingerprint, sizeof(fp));
@@ -428,6 +443,7 @@ static void test_notice_fields(void **state)
     assert_string_equal(r.a[1].fingerprint, fp);
     assert_string_equal(r.a[1].value_text, "70 °C");
     assert_true(r.a[1].resolved_ns == 1700000000LL * SEC + 15 * SEC);
+    assert_int_equal(gm_engine_active(e, now, 2), 0); /* resolved: not listed */
 
     /* JSON of the states */
     struct gm_buf b = GM_BUF_INIT;

@@ -1,0 +1,276 @@
+// gpumon's live page (served at /static/live.js by the agent's exporter).
+//
+// Every 5 s: /api/v1/status updates the cards' numbers, /api/v1/alerts the
+// alert list, and /api/v1/history (the whole hour once, then only the
+// samples after the last one seen) the charts, drawn as hand-written SVG.
+// Text goes in with textContent only (names come from outside), and nothing
+// is inline: the page's Content-Security-Policy allows only this file.
+"use strict";
+(function () {
+  const PERIOD_MS = 5000;
+  const WINDOW_NS = 3600e9;
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const W = 600, H = 170, L = 44, R = 8, T = 8, B = 20;
+  const charts = Array.from(document.querySelectorAll("figure.chart"));
+  const metrics = charts.map(function (f) { return f.dataset.metric; });
+  const series = new Map(); // GPU index -> {t: [], v: {metric: []}}
+  let lastNs = null;
+
+  // The page's number format (the same rule as the server's, docs/api.md).
+  function fmt(key, v) {
+    if (v === null || v === undefined) return "N/A";
+    if (key.endsWith("_bytes")) return Math.floor(v / 1048576) + " MiB";
+    if (key.endsWith("_watts")) return v.toFixed(2) + " W";
+    if (key.endsWith("_percent")) return Math.round(v) + " %";
+    if (key.endsWith("_celsius")) return Math.round(v) + " \u00b0C";
+    if (key.endsWith("_mhz")) return Math.round(v) + " MHz";
+    return String(v);
+  }
+
+  // Text from outside shows as the server writes it: each control
+  // character becomes U+FFFD (names may hold escape sequences).
+  function clean(s) {
+    return String(s).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+  }
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = clean(text);
+    return e;
+  }
+
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+
+  function getJSON(path) {
+    return fetch(path, { cache: "no-store", credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) throw new Error(path + ": HTTP " + r.status);
+      return r.json();
+    });
+  }
+
+  // ---------------------------------------------------------- cards
+
+  function updateCards(st) {
+    const t = document.getElementById("sample-time");
+    if (t) {
+      t.textContent = st.time;
+      t.dataset.v = String(st.time_unix_ns);
+    }
+    for (const g of st.gpus) {
+      const card = document.getElementById("gpu-" + g.index);
+      if (!card) continue;
+      for (const e of card.querySelectorAll("[data-k]")) {
+        const k = e.dataset.k;
+        if (e.closest("table")) continue;
+        if (k === "clocks_event_reasons_active_names") {
+          const n = g[k];
+          e.textContent = n === null ? "N/A" : (n.length ? n.join(", ") : "none");
+        } else if (k === "status") {
+          e.textContent = g.status;
+          e.dataset.v = g.status;
+        } else if (k in g) {
+          e.dataset.v = g[k] === null ? "null" : String(g[k]);
+          e.textContent = fmt(k, g[k]);
+        }
+      }
+      const tb = card.querySelector("table.procs tbody");
+      if (!tb) continue;
+      const rows = [];
+      for (const p of g.processes) {
+        const tr = el("tr");
+        const pid = el("td", "", String(p.pid));
+        pid.dataset.k = "pid";
+        const user = el("td", "", p.user === null ? "N/A" : p.user);
+        user.dataset.k = "user";
+        const name = el("td", "", p.name ? p.name : (p.comm ? p.comm : "N/A"));
+        name.dataset.k = "name";
+        const mem = el("td", "", fmt("used_memory_bytes", p.used_memory_bytes));
+        mem.dataset.k = "used_memory_bytes";
+        mem.dataset.v = p.used_memory_bytes === null ? "null" : String(p.used_memory_bytes);
+        tr.append(pid, user, name, mem);
+        rows.push(tr);
+      }
+      if (!rows.length) {
+        const tr = el("tr", "none");
+        const td = el("td", "", g.unavailable && g.unavailable.processes
+          ? "processes not known" : "no processes");
+        td.colSpan = 4;
+        tr.append(td);
+        rows.push(tr);
+      }
+      tb.replaceChildren.apply(tb, rows);
+    }
+  }
+
+  // --------------------------------------------------------- alerts
+
+  function updateAlerts(doc) {
+    const ul = document.getElementById("alert-list");
+    const none = document.getElementById("alert-none");
+    const sec = document.getElementById("alerts");
+    if (!ul || !none || !sec) return;
+    const items = doc.alerts.map(function (a) {
+      const li = el("li", "alert " + a.state + " " + a.severity);
+      li.append(el("span", "state", a.state), " ", el("span", "sev", a.severity), " ",
+        el("span", "rule", a.rule));
+      if (a.gpu !== null) li.append(" ", el("span", "agpu", "GPU " + a.gpu));
+      li.append(" ", el("span", "value", a.value), " ",
+        el("span", "since", "since " + (a.firing_since || a.active_since || "?")));
+      return li;
+    });
+    ul.replaceChildren.apply(ul, items);
+    none.textContent = doc.enabled ? "No alert is pending or firing." : "Alerts are off in this agent.";
+    none.hidden = doc.count > 0;
+    sec.dataset.count = String(doc.count);
+  }
+
+  // --------------------------------------------------------- charts
+
+  function merge(doc) {
+    for (const g of doc.gpus) {
+      let s = series.get(g.index);
+      if (!s) {
+        s = { t: [], v: {} };
+        for (const m of metrics) s.v[m] = [];
+        series.set(g.index, s);
+      }
+      for (let i = 0; i < g.time_unix_ns.length; i++) {
+        s.t.push(g.time_unix_ns[i]);
+        for (const m of metrics) s.v[m].push(g.values[m] ? g.values[m][i] : null);
+      }
+    }
+    if (doc.latest_unix_ns !== null) lastNs = doc.latest_unix_ns;
+    if (lastNs === null) return;
+    for (const s of series.values()) {
+      let cut = 0;
+      while (cut < s.t.length && s.t[cut] < lastNs - WINDOW_NS) cut++;
+      if (cut) {
+        s.t.splice(0, cut);
+        for (const m of metrics) s.v[m].splice(0, cut);
+      }
+    }
+  }
+
+  function scale(m, v) {
+    return v === null ? null : (m.endsWith("_bytes") ? v / 1073741824 : v);
+  }
+
+  function niceMax(v) {
+    if (v <= 0) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(v)));
+    for (const k of [1, 2, 2.5, 5, 10]) if (k * p >= v) return k * p;
+    return 10 * p;
+  }
+
+  function draw(fig) {
+    const m = fig.dataset.metric;
+    let lo = Infinity, hi = -Infinity;
+    for (const s of series.values())
+      for (const v of s.v[m]) {
+        const x = scale(m, v);
+        if (x === null) continue;
+        if (x < lo) lo = x;
+        if (x > hi) hi = x;
+      }
+    let y0 = 0, y1 = m.endsWith("_percent") ? 100 : niceMax(hi * 1.05);
+    if (m.endsWith("_celsius") && lo !== Infinity) {
+      y0 = Math.max(0, Math.floor((lo - 5) / 10) * 10);
+      y1 = Math.ceil((hi + 5) / 10) * 10;
+    }
+    const root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
+    // the hour, or less while the agent has not been up that long (at
+    // least a minute): the lines fill the chart from the first sample
+    let first = Infinity;
+    for (const s of series.values()) if (s.t.length && s.t[0] < first) first = s.t[0];
+    const t1 = lastNs === null ? 0 : lastNs;
+    const span = Math.max(60e9, Math.min(WINDOW_NS, first === Infinity ? WINDOW_NS : t1 - first));
+    const t0 = t1 - span;
+    const X = function (t) { return L + (W - L - R) * (t - t0) / span; };
+    const Y = function (v) { return T + (H - T - B) * (1 - (v - y0) / (y1 - y0 || 1)); };
+    for (let k = 0; k <= 4; k++) {
+      const v = y0 + (y1 - y0) * k / 4;
+      root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: Y(v), y2: Y(v) }));
+      const lab = svg("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" });
+      lab.textContent = String(Math.round(v * 10) / 10);
+      root.append(lab);
+    }
+    for (const [f, anchor] of [[1, "start"], [0.5, "middle"], [0, "end"]]) {
+      const ago = span * f / 1e9;
+      const lab = svg("text", { x: X(t1 - span * f), y: H - 4, "text-anchor": anchor });
+      lab.textContent = !ago ? "now" : ago >= 120 ? "-" + Math.round(ago / 60) + " min"
+        : "-" + Math.round(ago) + " s";
+      root.append(lab);
+    }
+    let lines = 0;
+    for (const [idx, s] of series) {
+      // a gap (the agent down, a value not real) breaks the line
+      const steps = [];
+      for (let i = 1; i < s.t.length; i++) steps.push(s.t[i] - s.t[i - 1]);
+      steps.sort(function (a, b) { return a - b; });
+      const gap = steps.length ? 3 * steps[steps.length >> 1] : Infinity;
+      let pts = [];
+      const flush = function () {
+        if (pts.length > 1) {
+          const pl = svg("polyline", { class: "s" + (idx % 8), points: pts.join(" ") });
+          pl.dataset.gpu = String(idx);
+          root.append(pl);
+          lines++;
+        }
+        pts = [];
+      };
+      for (let i = 0; i < s.t.length; i++) {
+        const v = scale(m, s.v[m][i]);
+        if (v === null || (i > 0 && s.t[i] - s.t[i - 1] > gap)) flush();
+        if (v !== null) pts.push(X(s.t[i]).toFixed(1) + "," + Y(v).toFixed(1));
+      }
+      flush();
+    }
+    const old = fig.querySelector("svg");
+    if (old) old.replaceWith(root); else fig.append(root);
+    fig.dataset.lines = String(lines);
+  }
+
+  function legend() {
+    const p = document.getElementById("legend");
+    if (!p || p.childElementCount === series.size) return;
+    const items = [];
+    for (const idx of series.keys()) {
+      const span = el("span");
+      const sw = svg("svg", { viewBox: "0 0 28 10" });
+      sw.append(svg("polyline", { class: "s" + (idx % 8), points: "0,5 28,5" }));
+      span.append(sw, "GPU " + idx);
+      items.push(span);
+    }
+    p.replaceChildren.apply(p, items);
+  }
+
+  // ----------------------------------------------------------- loop
+
+  function tick() {
+    const state = document.getElementById("live-state");
+    const since = lastNs === null ? "1h" : "@" + lastNs;
+    const q = "/api/v1/history?metric=" + metrics.join(",") + "&since=" + since;
+    Promise.all([
+      getJSON("/api/v1/status").then(updateCards),
+      getJSON("/api/v1/alerts").then(updateAlerts),
+      getJSON(q).then(function (doc) {
+        merge(doc);
+        charts.forEach(draw);
+        legend();
+      }),
+    ]).then(function () {
+      if (state) state.textContent = "(live: every " + PERIOD_MS / 1000 + " s)";
+    }, function (e) {
+      if (state) state.textContent = "(not updated: " + e.message + "; retrying)";
+    }).finally(function () {
+      setTimeout(tick, PERIOD_MS);
+    });
+  }
+
+  tick();
+})();

@@ -1,0 +1,323 @@
+/* test_live.c -- the live page's pure parts (src/export/live.c, compiled in
+ * as the exporter module has it): the history query's parameters (each bad
+ * one a 400 naming it), the history ring (values kept as status --json
+ * writes them, absent values as null, the hour's window, a changed GPU
+ * count), the alerts document and the page's escaping of outside text.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "src/core/metrics.h"
+#include "src/core/snapshot.h"
+#include "src/core/value.h"
+#include "src/export/live.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define SEC INT64_C(1000000000)
+#define T0 INT64_C(1796300000000000000)
+
+static const char *cstr(struct gm_buf *b)
+{
+    gm_buf_putc(b, '\0');
+    b->len--;
+    return b->p;
+}
+
+/* ------------------------------------------------------------ parameters */
+
+static void test_params(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *value;
+        int ok;
+        const char *param; /* the parameter a 400 names */
+    } cases[] = {
+        {"metric", "utilization_gpu_percent", 1, NULL},
+        {"metric", "utilization.gpu,power_draw_watts", 1, NULL}, /* nvidia-smi key or JSON key */
+        {"metric", "memory_used_bytes,temperature_gpu_celsius,clocks_sm_mhz", 1, NULL},
+        {"metric", "pcie_link_gen_current", 0, "metric"}, /* a metric the ring does not keep */
+        {"metric", "nope", 0, "metric"},
+        {"metric", "utilization_gpu_percent,", 0, "metric"},
+        {"metric", ",utilization_gpu_percent", 0, "metric"},
+        {"metric", "utilization_gpu_percent,utilization.gpu", 0, "metric"}, /* twice */
+        {"metric", "", 0, "metric"},
+        {"metric", NULL, 0, "metric"},
+        {"since", "30s", 1, NULL},
+        {"since", "10m", 1, NULL},
+        {"since", "1h", 1, NULL},
+        {"since", "3600s", 1, NULL},
+        {"since", "@1796300000000000000", 1, NULL},
+        {"since", "2h", 0, "since"},
+        {"since", "3601s", 0, "since"},
+        {"since", "0s", 0, "since"},
+        {"since", "-5s", 0, "since"},
+        {"since", "5", 0, "since"},
+        {"since", "5d", 0, "since"},
+        {"since", "@", 0, "since"},
+        {"since", "@-1", 0, "since"},
+        {"since", "@12x", 0, "since"},
+        {"since", "@99999999999999999999999", 0, "since"},
+        {"id", "0", 1, NULL},
+        {"id", "0,3,63", 1, NULL},
+        {"id", "64", 0, "id"},
+        {"id", "-1", 0, "id"},
+        {"id", "1,", 0, "id"},
+        {"id", "a", 0, "id"},
+        {"id", "1;2", 0, "id"},
+        {"until", "1h", 0, "until"}, /* unknown parameter */
+        {"<script>", "x", 0, "<script>"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_live_query q;
+        memset(&q, 0, sizeof(q));
+        unsigned seen = 0;
+        struct gm_buf err = GM_BUF_INIT;
+        int rc = gm_live_query_param(&q, &seen, cases[i].name, cases[i].value, &err);
+        if (cases[i].ok) {
+            if (rc != 0)
+                fail_msg("%s=%s refused: %s", cases[i].name, cases[i].value, cstr(&err));
+        } else {
+            if (rc == 0)
+                fail_msg("%s=%s accepted", cases[i].name, cases[i].value ? cases[i].value : "");
+            char want[128];
+            snprintf(want, sizeof(want), "\"parameter\":\"%s\"", cases[i].param);
+            if (!strstr(cstr(&err), want) || !strstr(err.p, "\"status\":400"))
+                fail_msg("%s=%s: %s does not name %s", cases[i].name, cases[i].value, err.p,
+                         cases[i].param);
+        }
+        gm_buf_free(&err);
+    }
+}
+
+static void test_param_repeated(void **state)
+{
+    (void)state;
+    struct gm_live_query q;
+    memset(&q, 0, sizeof(q));
+    unsigned seen = 0;
+    struct gm_buf err = GM_BUF_INIT;
+    assert_int_equal(gm_live_query_param(&q, &seen, "id", "1", &err), 0);
+    assert_int_equal(gm_live_query_param(&q, &seen, "id", "2", &err), -1);
+    assert_non_null(strstr(cstr(&err), "given twice"));
+    gm_buf_free(&err);
+    assert_int_equal(q.ids, UINT64_C(1) << 1);
+}
+
+/* ------------------------------------------------------------------ ring */
+
+static struct gm_snapshot *snap(uint32_t ngpu, int64_t wall, int k)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->wall_ns = wall;
+    gm_snapshot_set_gpus(s, ngpu);
+    for (uint32_t i = 0; i < ngpu; i++) {
+        struct gm_gpu *g = &s->gpus[i];
+        g->index = i;
+        g->state = GM_GPU_OK;
+        g->m[GM_M_UTIL_GPU] = k % 2 ? gm_v_status(GM_VS_UNSUPPORTED, 3) : gm_v_u64(10 * i + k);
+        g->m[GM_M_POWER_DRAW] = gm_v_f64(100.125 + k);
+        g->m[GM_M_MEM_USED] = gm_v_u64(UINT64_C(76451466445) + (uint64_t)k);
+    }
+    return s;
+}
+
+static void history(struct gm_live_ring *r, const char *metric, const char *since, const char *id,
+                    struct gm_buf *out)
+{
+    struct gm_live_query q;
+    memset(&q, 0, sizeof(q));
+    unsigned seen = 0;
+    struct gm_buf err = GM_BUF_INIT;
+    if (metric)
+        assert_int_equal(gm_live_query_param(&q, &seen, "metric", metric, &err), 0);
+    if (since)
+        assert_int_equal(gm_live_query_param(&q, &seen, "since", since, &err), 0);
+    if (id)
+        assert_int_equal(gm_live_query_param(&q, &seen, "id", id, &err), 0);
+    gm_buf_free(&err);
+    gm_live_query_finish(&q);
+    gm_buf_reset(out);
+    assert_int_equal(gm_live_history_json(r, &q, out), 0);
+    cstr(out);
+}
+
+static void test_ring(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, NULL, NULL, NULL, &out);
+    assert_non_null(strstr(out.p, "\"latest_unix_ns\":null"));
+    assert_non_null(strstr(out.p, "\"gpus\":[]"));
+
+    for (int k = 0; k < 4; k++) {
+        struct gm_snapshot *s = snap(2, T0 + k * SEC, k);
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    history(r, "utilization_gpu_percent,power.draw,memory_used_bytes", NULL, "1", &out);
+    /* GPU 1 only; util absent on odd samples; watts with three decimals as status --json */
+    assert_null(strstr(out.p, "\"index\":0"));
+    assert_non_null(strstr(out.p, "\"index\":1"));
+    assert_non_null(strstr(out.p, "\"utilization_gpu_percent\":[10,null,12,null]"));
+    assert_non_null(strstr(out.p, "\"power_draw_watts\":[100.125,101.125,102.125,103.125]"));
+    assert_non_null(
+        strstr(out.p, "\"memory_used_bytes\":[76451466445,76451466446,76451466447,76451466448]"));
+    assert_non_null(strstr(out.p, "\"latest_unix_ns\":1796300003000000000"));
+
+    /* since=@T: strictly after; since=2s: the latest sample's last two seconds */
+    history(r, "utilization_gpu_percent", "@1796300001000000000", "0", &out);
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796300002000000000,1796300003000000000]"));
+    history(r, "utilization_gpu_percent", "2s", "0", &out);
+    assert_non_null(strstr(out.p, "\"utilization_gpu_percent\":[null,2,null]"));
+
+    /* a GPU the ring does not have: 400 naming id */
+    struct gm_live_query q;
+    memset(&q, 0, sizeof(q));
+    q.ids = UINT64_C(1) << 7;
+    gm_live_query_finish(&q);
+    gm_buf_reset(&out);
+    assert_int_equal(gm_live_history_json(r, &q, &out), -1);
+    assert_non_null(strstr(cstr(&out), "\"parameter\":\"id\""));
+
+    /* an hour later the old samples have left the window */
+    struct gm_snapshot *s = snap(2, T0 + 3603 * SEC, 0);
+    gm_live_ring_add(r, s);
+    gm_snapshot_free(s);
+    history(r, "utilization_gpu_percent", NULL, "0", &out);
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796300003000000000,1796303603000000000]"));
+
+    /* another GPU count starts afresh */
+    s = snap(3, T0 + 3604 * SEC, 0);
+    gm_live_ring_add(r, s);
+    gm_snapshot_free(s);
+    history(r, "utilization_gpu_percent", NULL, NULL, &out);
+    assert_non_null(strstr(out.p, "\"index\":2"));
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796303604000000000]"));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* GM_LIVE_RING_MAX samples at most: the oldest are overwritten in order. */
+static void test_ring_wraps(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    int n = GM_LIVE_RING_MAX + 10;
+    for (int k = 0; k < n; k++) {
+        struct gm_snapshot *s = snap(1, T0 + (int64_t)k * SEC / 2, 2 * k);
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "power_draw_watts", NULL, NULL, &out);
+    char first[64], last[64];
+    snprintf(first, sizeof(first), "[%.3f,", 100.125 + 2 * 10);
+    snprintf(last, sizeof(last), ",%.3f]", 100.125 + 2 * (n - 1));
+    assert_non_null(strstr(out.p, first));
+    assert_non_null(strstr(out.p, last));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* -------------------------------------------------------------- page, alerts */
+
+static const char HOSTILE[] = "<script>alert(1)</script>\"'&\x1b[2J\xff";
+
+static void test_page_escapes(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snap(1, T0, 0);
+    snprintf(s->hostname, sizeof(s->hostname), "%s", "h<o>st");
+    struct gm_gpu *g = &s->gpus[0];
+    snprintf(g->str[GM_S_NAME], sizeof(g->str[GM_S_NAME]), "%s", HOSTILE);
+    g->m[GM_M_NAME] = gm_v_u64(0);
+    struct gm_proc p;
+    memset(&p, 0, sizeof(p));
+    p.gpu = 0;
+    p.pid = 4242;
+    snprintf(p.name, sizeof(p.name), "%s", "<img src=x onerror=alert(2)>");
+    snprintf(p.user, sizeof(p.user), "%s", "e\"vil");
+    p.used_memory = gm_v_u64(1048576 * 3);
+    gm_snapshot_add_proc_take(s, &p);
+    g->proc_first = 0;
+    g->nproc = 1;
+
+    struct gm_alert_now a;
+    memset(&a, 0, sizeof(a));
+    snprintf(a.rule, sizeof(a.rule), "%s", "gpu-temperature-critical");
+    a.state = GM_AL_FIRING;
+    a.severity = GM_SEV_CRITICAL;
+    a.gpu = 0;
+    snprintf(a.value, sizeof(a.value), "%s", "<b>89 C</b>");
+    a.firing_wall_ns = T0;
+
+    struct gm_buf out = GM_BUF_INIT;
+    gm_live_page(&out, s, &a, 1, 1);
+    const char *h = cstr(&out);
+    assert_null(strstr(h, "<script>alert"));
+    assert_null(strstr(h, "<img"));
+    assert_null(strstr(h, "<b>"));
+    assert_null(strstr(h, "\x1b"));
+    assert_null(strstr(h, "onerror=alert(2)>"));
+    assert_non_null(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;"));
+    assert_non_null(strstr(h, "&lt;img src=x onerror=alert(2)&gt;"));
+    assert_non_null(strstr(h, "e&quot;vil"));
+    assert_non_null(strstr(h, "h&lt;o&gt;st"));
+    assert_non_null(strstr(h, "&lt;b&gt;89 C&lt;/b&gt;"));
+    /* no inline script or handler: scripts come from /static/ only */
+    assert_null(strstr(h, "<script>"));
+    assert_non_null(strstr(h, "<script src=\"/static/live.js\" defer></script>"));
+    assert_null(strstr(h, " style="));
+    /* the numbers: JSON text in data-v, readable text */
+    assert_non_null(strstr(h, "data-k=\"power_draw_watts\" data-v=\"100.125\">100.12 W</span>"));
+    assert_non_null(strstr(h, "data-k=\"utilization_gpu_percent\" data-v=\"0\">0 %</span>"));
+    assert_non_null(strstr(h, "data-k=\"temperature_gpu_celsius\" data-v=\"null\">N/A</span>"));
+    assert_non_null(strstr(h, "data-v=\"3145728\">3 MiB</td>"));
+    assert_non_null(strstr(h, "id=\"alert-none\" class=\"none\" hidden"));
+    gm_buf_free(&out);
+
+    /* the same alert in JSON: escaped there too */
+    gm_live_alerts_json(&out, &a, 1, 1);
+    assert_non_null(strstr(cstr(&out), "\"value\":\"<b>89 C</b>\""));
+    assert_non_null(strstr(out.p, "\"state\":\"firing\",\"gpu\":0"));
+    gm_buf_reset(&out);
+    gm_live_alerts_json(&out, NULL, 0, -1);
+    assert_non_null(strstr(cstr(&out), "\"enabled\":false,\"count\":0,\"alerts\":[]"));
+    gm_buf_free(&out);
+    gm_snapshot_free(s);
+}
+
+static void test_assets(void **state)
+{
+    (void)state;
+    const struct gm_live_asset *a = gm_live_asset("/static/live.js");
+    assert_non_null(a);
+    assert_string_equal(a->content_type, "text/javascript; charset=utf-8");
+    assert_true(a->len > 1000);
+    /* text goes in with textContent; nothing evaluates strings */
+    assert_null(strstr((const char *)a->data, "innerHTML"));
+    assert_null(strstr((const char *)a->data, "eval("));
+    assert_non_null(gm_live_asset("/static/live.css"));
+    assert_non_null(gm_live_asset("/static/favicon.svg"));
+    assert_null(gm_live_asset("/static/../live.c"));
+    assert_null(gm_live_asset("/static/"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_params),       cmocka_unit_test(test_param_repeated),
+        cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_wraps),
+        cmocka_unit_test(test_page_escapes), cmocka_unit_test(test_assets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
