@@ -132,8 +132,8 @@ static int report_html(struct gm_report_opts *o, const char *path)
         err.msg[0] = '\0';
     }
     if (rc == 0) {
-        struct gm_alert_history_opts ao = {.path = o->path, .from_ns = o->from_ns,
-                                           .to_ns = o->to_ns};
+        struct gm_alert_history_opts ao = {
+            .path = o->path, .from_ns = o->from_ns, .to_ns = o->to_ns};
         rc = gm_store_alert_list(&ao, &alerts, &nalerts, &err);
         if (rc == 0 && o->gpu >= 0) { /* --gpu: that GPU's alerts and those of no GPU */
             size_t k = 0;
@@ -151,8 +151,8 @@ static int report_html(struct gm_report_opts *o, const char *path)
         struct gm_dg_feed f = {.d = dg};
         struct one_gpu og = {&f, o->gpu};
         size_t nrows = 0;
-        rc = gm_hist_read_store(o->path, o->from_ns, o->to_ns, o->task, feed_one, &og, &nrows,
-                                &err);
+        rc =
+            gm_hist_read_store(o->path, o->from_ns, o->to_ns, o->task, feed_one, &og, &nrows, &err);
         if (rc == 0) {
             gm_dg_feed_flush(&f);
             if (nrows > 0) {

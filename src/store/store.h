@@ -146,9 +146,9 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
  * none. */
 struct gm_alert_rec {
     int64_t ts_ms;
-    int repeat;   /* a repeated notice of a firing alert */
-    int64_t gpu;  /* NVML index; -1 when the alert is not about one GPU */
-    char *state;  /* "firing", "resolved" */
+    int repeat;  /* a repeated notice of a firing alert */
+    int64_t gpu; /* NVML index; -1 when the alert is not about one GPU */
+    char *state; /* "firing", "resolved" */
     char *severity, *rule, *value, *summary;
 };
 int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_rec **v, size_t *n,

@@ -21,7 +21,7 @@ struct gm_dg_feed {
     struct gm_dg_feed_pt {
         uint32_t gpu;
         struct gm_dg_point p;
-    } *v;
+    } * v;
     size_t n, cap;
 };
 

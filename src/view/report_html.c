@@ -137,8 +137,10 @@ static void put_thr(struct gm_buf *b, const struct gm_report_table *t, size_t ro
         known = 1;
         if (x->v <= 0)
             continue;
-        gm_buf_printf(&s, "%s<span data-key=\"%s\">%.*s %.*f</span>", s.len ? ", " : "", k,
-                      (int)(kl - 6), k + 4, x->dec, x->v);
+        gm_buf_printf(&s, "%s<span data-key=\"%s\">", s.len ? ", " : "", k);
+        for (size_t i = 4; i < kl - 2; i++) /* thr_power_cap_s: "power cap" */
+            gm_buf_putc(&s, k[i] == '_' ? ' ' : k[i]);
+        gm_buf_printf(&s, " %.*f</span>", x->dec, x->v);
     }
     if (s.len)
         gm_buf_printf(b, "<td data-key=\"thr\">%s</td>", s.p);
@@ -218,9 +220,9 @@ static double ch_y(double v, double top)
  * local time (local midnight for days). */
 static void put_time_axis(struct gm_buf *b, const struct gm_plot_data *d)
 {
-    static const int64_t steps[] = {1,    2,    5,     10,    15,    30,    60,     120,
-                                    300,  600,  900,   1800,  3600,  7200,  10800,  21600,
-                                    43200, 86400, 172800, 604800, 2592000};
+    static const int64_t steps[] = {1,     2,     5,     10,    15,     30,     60,
+                                    120,   300,   600,   900,   1800,   3600,   7200,
+                                    10800, 21600, 43200, 86400, 172800, 604800, 2592000};
     int64_t span_s = (d->to_ns - d->from_ns) / 1000000000LL;
     int64_t step = steps[sizeof steps / sizeof steps[0] - 1];
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -366,10 +368,11 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
 
     gm_buf_printf(b, "<figure><figcaption>%s (%s)</figcaption>\n", mi->title, mi->unit);
     gm_buf_printf(b,
-                  "<svg class=\"chart\" data-metric=\"%s\" "
-                  "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-                  "aria-label=\"%s\">\n",
-                  mi->name, GM_RH_WIDTH, CH_HEIGHT, GM_RH_WIDTH, CH_HEIGHT, mi->title);
+                  "<svg class=\"chart\" data-metric=\"%s\" data-from-ms=\"%lld\" "
+                  "data-to-ms=\"%lld\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
+                  "role=\"img\" aria-label=\"%s\">\n",
+                  mi->name, (long long)(d->from_ns / 1000000), (long long)(d->to_ns / 1000000),
+                  GM_RH_WIDTH, CH_HEIGHT, GM_RH_WIDTH, CH_HEIGHT, mi->title);
     for (double v = 0; v <= top + step / 2; v += step) {
         double y = ch_y(v, top);
         gm_buf_printf(b,
@@ -378,8 +381,9 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
                       GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT, y, y, GM_RH_LEFT - 6, y + 4, v);
     }
     put_time_axis(b, d);
-    gm_buf_printf(b, "<rect class=\"axis\" fill=\"none\" x=\"%d\" y=\"%d\" width=\"%d\" "
-                     "height=\"%d\"/>\n",
+    gm_buf_printf(b,
+                  "<rect class=\"axis\" fill=\"none\" x=\"%d\" y=\"%d\" width=\"%d\" "
+                  "height=\"%d\"/>\n",
                   GM_RH_LEFT, CH_TOP, PLOT_W, PLOT_H);
     if (!any)
         gm_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">not recorded</text>\n",
@@ -419,8 +423,8 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
         esc(b, e->text);
         gm_buf_puts(b, "</title></line>\n");
         if (labels && x - last_label >= 90) {
-            gm_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%d\">", alert ? "al" : "ml",
-                          x + 3, CH_TOP + 11 + (alert ? 12 : 0));
+            gm_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%d\">", alert ? "al" : "ml", x + 3,
+                          CH_TOP + 11 + (alert ? 12 : 0));
             struct gm_buf t = GM_BUF_INIT;
             gm_text_line(&t, e->text, strlen(e->text));
             /* at most 24 characters, cut between characters */
@@ -442,20 +446,55 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
     gm_buf_puts(b, "</svg></figure>\n");
 }
 
-static void put_charts(struct gm_buf *b, const struct gm_plot_data *d)
+/* The charts' time axis: the period, narrowed to the points in it (a
+ * report of the last 24 h of an agent that ran for 10 minutes shows the
+ * 10 minutes); 0 when there is no point. */
+static int chart_window(const struct gm_plot_data *d, int64_t *from, int64_t *to)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN, step = 0;
+    for (size_t g = 0; g < d->ngpu; g++) {
+        const struct gm_plot_gpu *pg = &d->gpu[g];
+        for (size_t i = 0; i < pg->n; i++) {
+            int64_t t = pg->p[i].t_ns;
+            if (t < d->from_ns || t > d->to_ns)
+                continue;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+        step = pg->step_ns > step ? pg->step_ns : step;
+    }
+    if (lo > hi)
+        return 0;
+    hi += step; /* a rollup point stands for its whole period */
+    *from = lo > d->from_ns ? lo : d->from_ns;
+    *to = hi < d->to_ns ? hi : d->to_ns;
+    if (*to <= *from)
+        *to = *from + 1000000000LL;
+    return 1;
+}
+
+static void put_charts(struct gm_buf *b, const struct gm_plot_data *pd)
 {
     gm_buf_puts(b, "<h2 id=\"charts\">Charts</h2>\n");
-    if (!d || d->ngpu == 0 || d->to_ns <= d->from_ns) {
+    struct gm_plot_data dd;
+    if (pd)
+        dd = *pd;
+    if (!pd || pd->ngpu == 0 || !chart_window(pd, &dd.from_ns, &dd.to_ns)) {
         gm_buf_puts(b, "<p class=\"na\">No samples in this period.</p>\n");
         return;
     }
+    const struct gm_plot_data *d = &dd;
     static const char *const tier[] = {"raw samples", "1-minute rollups", "1-hour rollups",
                                        "CSV logs"};
     gm_buf_printf(b,
                   "<p class=\"meta\">From the store's %s. Line: average per column; band: "
                   "lowest to highest; dotted: a GPU's limit; a gap where nothing was recorded. "
-                  "Solid grey lines: marks; dashed red: alerts that fired.</p>\n",
+                  "Solid grey lines: marks; dashed red: alerts that fired. From ",
                   d->tier >= 0 && d->tier <= GM_PTIER_CSV ? tier[d->tier] : "history");
+    put_time(b, d->from_ns);
+    gm_buf_puts(b, " to ");
+    put_time(b, d->to_ns);
+    gm_buf_puts(b, ".</p>\n");
     gm_buf_puts(b, "<ul class=\"legend\">");
     for (size_t g = 0; g < d->ngpu; g++) {
         const struct gm_plot_gpu *pg = &d->gpu[g];
@@ -567,7 +606,8 @@ static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
     for (size_t i = 0; d && i < d->nev; i++)
         n += d->ev[i].kind == GM_PE_MARK;
     if (n == 0) {
-        gm_buf_puts(b, "<p>No marks in this period (<code>gpumon mark TEXT</code> adds one).</p>\n");
+        gm_buf_puts(b,
+                    "<p>No marks in this period (<code>gpumon mark TEXT</code> adds one).</p>\n");
         return;
     }
     gm_buf_puts(b, "<table id=\"marks-table\"><thead><tr><th>time</th><th>text</th></tr></thead>"

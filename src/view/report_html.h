@@ -33,15 +33,15 @@
 #define GM_RH_RIGHT 16
 
 struct gm_report_html_in {
-    const char *host;                     /* outside text */
-    const char *task;                     /* NULL: every task */
-    int64_t from_ns, to_ns;               /* the period */
-    int64_t made_ns;                      /* when the report was made */
-    const struct gm_report_table *sum;    /* by GM_REPORT_PERIOD: one row per GPU */
-    const struct gm_plot_data *plot;      /* series, marks and fired alerts */
-    const struct gm_dg *dg;               /* NULL: no history to diagnose */
-    const struct gm_dg_result *dgr;       /* with dg */
-    const struct gm_alert_rec *alerts;    /* the alert notices of the period */
+    const char *host;                  /* outside text */
+    const char *task;                  /* NULL: every task */
+    int64_t from_ns, to_ns;            /* the period */
+    int64_t made_ns;                   /* when the report was made */
+    const struct gm_report_table *sum; /* by GM_REPORT_PERIOD: one row per GPU */
+    const struct gm_plot_data *plot;   /* series, marks and fired alerts */
+    const struct gm_dg *dg;            /* NULL: no history to diagnose */
+    const struct gm_dg_result *dgr;    /* with dg */
+    const struct gm_alert_rec *alerts; /* the alert notices of the period */
     size_t nalerts;
 };
 
