@@ -34,7 +34,8 @@
 #define PLOT_H (CH_HEIGHT - CH_TOP - CH_BOTTOM)
 
 /* Okabe & Ito's palette (colour-blind safe) and a dash per GPU, so that
- * lines differ in black and white too; the ninth GPU starts over. */
+ * lines differ in black and white too; by NVML index (a GPU keeps its
+ * colour in a --gpu report), the ninth GPU starts over. */
 static const char *const colour[8] = {"#E69F00", "#56B4E9", "#009E73", "#CC79A7",
                                       "#0072B2", "#D55E00", "#F0E442", "#000000"};
 static const char *const dash[8] = {"", "6 3", "2 2", "8 3 2 3", "", "6 3", "2 2", "8 3 2 3"};
@@ -53,7 +54,7 @@ static const char css[] =
     "figcaption{font-weight:600;margin-bottom:2px}"
     "svg.chart{width:100%;height:auto;display:block}"
     "svg text{font:11px sans-serif;fill:#333}.grid{stroke:#e4e4e4}.axis{stroke:#888}"
-    ".mark{stroke:#333;stroke-width:1}.alert{stroke:#c00;stroke-width:1;stroke-dasharray:4 2}"
+    ".mark{stroke:#333;stroke-width:1;stroke-opacity:.6}.alert{stroke:#c00;stroke-width:1;stroke-dasharray:4 2}"
     "text.ml{fill:#333}text.al{fill:#c00}.series{fill:none;stroke-width:1.5}"
     ".band{stroke:none;opacity:.13}.limit{fill:none;stroke-width:1;stroke-dasharray:1 3}"
     "ul.legend{list-style:none;padding:0;margin:.3em 0}"
@@ -401,9 +402,9 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
             gm_buf_printf(b,
                           "<line class=\"limit\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
                           "y2=\"%.1f\"><title>GPU %u limit %g %s</title></line>\n",
-                          colour[g % 8], GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT, ch_y(lim, top),
-                          ch_y(lim, top), pg->index, lim, mi->unit);
-        put_series(b, d, pg, m, top, (int)g, cols);
+                          colour[pg->index % 8], GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT,
+                          ch_y(lim, top), ch_y(lim, top), pg->index, lim, mi->unit);
+        put_series(b, d, pg, m, top, (int)pg->index, cols);
     }
     free(cols);
     /* marks and fired alerts: a line each, the text in the first chart only,
@@ -502,8 +503,8 @@ static void put_charts(struct gm_buf *b, const struct gm_plot_data *pd)
                       "<li><svg width=\"28\" height=\"10\" viewBox=\"0 0 28 10\"><line x1=\"0\" "
                       "x2=\"28\" y1=\"5\" y2=\"5\" stroke-width=\"2.5\" stroke=\"%s\"%s%s%s/>"
                       "</svg> GPU %u ",
-                      colour[g % 8], dash[g % 8][0] ? " stroke-dasharray=\"" : "", dash[g % 8],
-                      dash[g % 8][0] ? "\"" : "", pg->index);
+                      colour[pg->index % 8], dash[pg->index % 8][0] ? " stroke-dasharray=\"" : "",
+                      dash[pg->index % 8], dash[pg->index % 8][0] ? "\"" : "", pg->index);
         esc(b, pg->name);
         gm_buf_puts(b, "</li>");
     }

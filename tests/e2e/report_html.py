@@ -26,7 +26,8 @@ a newline, ESC and a byte 0xff), with an alert rule that fires at once
   symlink  a symbolic link planted at the output name is replaced by the
            report; the file it pointed to is untouched
   errors   --html with --format: exit 2; a missing store, an unknown task, an
-           unwritable directory: exit 1 naming it; an empty period: exit 1
+           unwritable directory (not as root), a directory that does not
+           exist: exit 1 naming it; an empty period: exit 1, no file
 """
 import html.parser
 import json
@@ -355,6 +356,10 @@ def test_errors():
             check(ro in err, "the message names the path", err)
     finally:
         os.chmod(ro, 0o700)
+    nodir = os.path.join(rec["dir"], "no-such-dir", "x.html")
+    rc, o, err = run(["report"] + win + ["--html", nodir], env)
+    check_eq(rc, 1, "a directory that does not exist", err)
+    check(os.path.dirname(nodir) in err, "the message names the directory", err)
     rc, o, err = run(["report", "--no-config", "--data-dir", rec["data"], "--from",
                       "2001-01-01T00:00Z", "--until", "2001-01-02T00:00Z", "--html", out], env)
     check_eq(rc, 1, "an empty period", err)
