@@ -486,6 +486,9 @@ static int col_num(const struct rrow *w, int c, double *v, int *dec)
     *dec = 0;
     switch (c) {
     case C_GPU:
+        /* w is a row of r->rows; the analyser, taking col_text's w->label
+         * for NULL in put_json, thinks w may be NULL here:
+         * NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
         *v = (double)w->gpu_index;
         return w->gpu_index >= 0;
     case C_SAMPLES:
@@ -887,12 +890,11 @@ static int open_db(const char *path, sqlite3 **db, struct gm_err *err)
     return 0;
 }
 
-/* Reads what the report shows into r (free it with report_free, even on
- * failure). */
+/* Reads what the report shows into r, initialised by the caller as
+ * {.o = o} (free it with report_free, even on failure); the rows are per
+ * hour until merge_rows. */
 static int report_read(const struct gm_report_opts *o, struct report *r, struct gm_err *err)
 {
-    memset(r, 0, sizeof(*r));
-    r->o = o;
     if (!o || !o->path)
         return gm_err_set(err, GM_E_INVAL, "report: no database path");
     if (o->by != GM_REPORT_HOUR && o->by != GM_REPORT_DAY && o->by != GM_REPORT_PERIOD)
@@ -922,20 +924,19 @@ static int report_read(const struct gm_report_opts *o, struct report *r, struct 
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         sqlite3_close(db);
     }
-    if (rc == 0)
-        merge_rows(r);
     return rc;
 }
 
 int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err)
 {
-    if (!out)
-        return gm_err_set(err, GM_E_INVAL, "report: no output");
-    if (o && (o->format < GM_REPORT_TABLE || o->format > GM_REPORT_JSON))
+    if (!o || !out)
+        return gm_err_set(err, GM_E_INVAL, "report: no options or no output");
+    if (o->format < GM_REPORT_TABLE || o->format > GM_REPORT_JSON)
         return gm_err_set(err, GM_E_INVAL, "report: unknown format %d", o->format);
-    struct report r;
+    struct report r = {.o = o};
     int rc = report_read(o, &r, err);
     if (rc == 0) {
+        merge_rows(&r);
         switch (o->format) {
         case GM_REPORT_CSV:
             put_csv(out, &r);
@@ -955,12 +956,13 @@ int gm_store_report_table(const struct gm_report_opts *o, struct gm_report_table
                           struct gm_err *err)
 {
     memset(t, 0, sizeof(*t));
-    struct report r;
+    struct report r = {.o = o};
     int rc = report_read(o, &r, err);
     if (rc != 0) {
         report_free(&r);
         return rc;
     }
+    merge_rows(&r);
     t->ncol = C__COUNT;
     t->nrow = r.nrows;
     t->key = gm_xcalloc(C__COUNT, sizeof(*t->key));

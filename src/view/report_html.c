@@ -54,7 +54,8 @@ static const char css[] =
     "figcaption{font-weight:600;margin-bottom:2px}"
     "svg.chart{width:100%;height:auto;display:block}"
     "svg text{font:11px sans-serif;fill:#333}.grid{stroke:#e4e4e4}.axis{stroke:#888}"
-    ".mark{stroke:#333;stroke-width:1;stroke-opacity:.6}.alert{stroke:#c00;stroke-width:1;stroke-dasharray:4 2}"
+    ".mark{stroke:#333;stroke-width:1;stroke-opacity:.6}.alert{stroke:#c00;stroke-width:1;stroke-"
+    "dasharray:4 2}"
     "text.ml{fill:#333}text.al{fill:#c00}.series{fill:none;stroke-width:1.5}"
     ".band{stroke:none;opacity:.13}.limit{fill:none;stroke-width:1;stroke-dasharray:1 3}"
     "ul.legend{list-style:none;padding:0;margin:.3em 0}"
@@ -374,7 +375,9 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
                   "role=\"img\" aria-label=\"%s\">\n",
                   mi->name, (long long)(d->from_ns / 1000000), (long long)(d->to_ns / 1000000),
                   GM_RH_WIDTH, CH_HEIGHT, GM_RH_WIDTH, CH_HEIGHT, mi->title);
-    for (double v = 0; v <= top + step / 2; v += step) {
+    long nticks = lround(top / step);
+    for (long k = 0; k <= nticks; k++) {
+        double v = (double)k * step;
         double y = ch_y(v, top);
         gm_buf_printf(b,
                       "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
