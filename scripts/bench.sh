@@ -10,8 +10,9 @@
 # BENCH_ONLY=SECTION[,SECTION] runs only those sections after the build:
 # "top" (gpumon top's CPU), "exporter" (the Prometheus exporter under wrk
 # beside node_exporter), "plot" (gpumon plot --since 30d on the 30-day
-# store) and "api" (the live page's /api/v1/status under wrk, the agent's
-# cadence beside it); each rewrites only its own generated block of
+# store), "api" (the live page's /api/v1/status under wrk, the agent's
+# cadence beside it) and "report-html" (gpumon report --html for 30 days on
+# that store); each rewrites only its own generated block of
 # docs/BENCHMARKS.md and its own files in bench-results/, and the other
 # results stay as they are.  The sections that bench/report.py writes
 # together (summary, snapshot, process, agent, storage, report) run only in
@@ -51,8 +52,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot | api) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api)" ;;
+    top | exporter | insight | plot | api | report-html) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -157,6 +158,7 @@ else # only the outputs of the sections that run
     ! want exporter || rm -rf "$OUT/exporter" "$OUT/exporter.json"
     ! want plot || rm -f "$OUT/plot.json"
     ! want api || rm -rf "$OUT/api" "$OUT/api.json"
+    ! want report-html || rm -f "$OUT/report-html.json"
 fi
 mkdir -p "$CACHE"
 
@@ -493,9 +495,23 @@ if want api; then
     [ "$api_rc" = 0 ] || [ "$api_rc" = 3 ] || die "the api benchmark failed (see $OUT/api/)"
 fi
 
+# ---------------------------------------------------------------- report-html
+# gpumon report --html for the 30 days of the report's store (8 GPUs): the
+# median of BENCH_REPORT_HTML_RUNS (10) runs and the file's size against
+# issue 13's 1 s and 2 MB.  Its own block in $DOC.
+rh_rc=0
+if want report-html; then
+    ensure_store
+    say "report-html: gpumon report --since 30d --html, ${BENCH_REPORT_HTML_RUNS:-10} runs"
+    python3 bench/report_html_time.py --gpumon "$GPUMON" --store "$STORE" \
+        --out "$OUT/report-html.json" --doc "$DOC" --runs "${BENCH_REPORT_HTML_RUNS:-10}" ||
+        rh_rc=$?
+    [ "$rh_rc" = 0 ] || [ "$rh_rc" = 3 ] || die "the report-html benchmark failed"
+fi
+
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
     if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ] ||
-        [ "$api_rc" = 3 ]; then
+        [ "$api_rc" = 3 ] || [ "$rh_rc" = 3 ]; then
         exit 1
     fi
     if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then

@@ -24,6 +24,8 @@ PKGS="$PKGS tmux"
 PKGS="$PKGS libxml2-utils poppler-utils"
 # tests: the agent's live page in a real headless browser (tests/e2e/live_page.py),
 # and the README's screenshots of it (scripts/live-img.sh)
+# tests: the HTML report in a real headless browser (tests/e2e/report_html.py;
+# skipped, exit 77, without it) and its picture (scripts/report-html-img.sh)
 PKGS="$PKGS chromium"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"

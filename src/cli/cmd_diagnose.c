@@ -25,6 +25,7 @@
 #include "../insight/diagnose.h"
 #include "../source/nvml.h"
 #include "../store/history.h"
+#include "../view/dg_history.h"
 #include "../view/query.h"
 #include "cli.h"
 
@@ -60,96 +61,6 @@ static void usage(FILE *f)
 }
 
 /* ---- history ------------------------------------------------------------ */
-
-/* Rows are collected (several CSV files may come in any order) and added
- * per GPU in time order. */
-struct rows {
-    struct gm_dg *d;
-    struct pt {
-        uint32_t gpu;
-        struct gm_dg_point p;
-    } * v;
-    size_t n, cap;
-};
-
-static int hist_row(void *arg, const struct gm_hist_row *r)
-{
-    struct rows *rs = arg;
-    struct gm_dg *d = rs->d;
-    struct gm_dg_gpu_info info = gm_dg_gpu(d, r->gpu_index);
-    if (r->uuid[0])
-        snprintf(info.uuid, sizeof info.uuid, "%s", r->uuid);
-    if (r->name[0])
-        snprintf(info.name, sizeof info.name, "%s", r->name);
-    if (r->job[0])
-        snprintf(info.job, sizeof info.job, "%s", r->job);
-    gm_dg_set_gpu(d, &info);
-    struct gm_dg_point p;
-    gm_dg_point_init(&p, r->ts_ns);
-    if (r->down == 1) {
-        p.lost = 1;
-    } else if (r->down == 0) {
-        p.util_gpu = r->util;
-        p.util_gpu_min = r->util_min;
-        p.util_gpu_max = r->util_max;
-        p.util_mem = r->util_mem;
-        p.mem_used_b = r->mem_used_b;
-        p.mem_total_b = r->mem_total_b;
-        p.power_w = r->power_w;
-        p.power_limit_w = r->power_limit_w;
-        p.temp_c = r->temp_c;
-        p.sm_clock_mhz = r->clk_sm_mhz;
-        p.mem_clock_mhz = r->clk_mem_mhz;
-        p.reasons = r->reasons;
-        p.nproc = r->nproc;
-        p.nproc_dead = r->nproc_dead;
-        p.proc_mem_b = r->proc_mem_b;
-        p.enc_util = r->enc_util;
-        p.dec_util = r->dec_util;
-        p.pcie_rx_Bps = r->pcie_rx_Bps;
-        p.sm_active = r->sm_active;
-        p.dram_active = r->dram_active;
-        p.compute_mode = r->compute_mode;
-        p.pcie_gen = r->pcie_gen;
-        p.pcie_gen_max = r->pcie_gen_max;
-        p.pcie_width = r->pcie_width;
-        p.pcie_width_max = r->pcie_width_max;
-        p.ecc_uncorrected = r->ecc_uncorrected;
-        p.remap_pending = r->remap_pending;
-        p.retired_pending = r->retired_pending;
-    } else {
-        return 0; /* unreadable: no point (a gap) */
-    }
-    if (rs->n == rs->cap) {
-        rs->cap = rs->cap ? rs->cap * 2 : 1024;
-        rs->v = realloc(rs->v, rs->cap * sizeof *rs->v);
-        if (!rs->v) {
-            cli_error("out of memory");
-            exit(GM_EXIT_FAIL);
-        }
-    }
-    rs->v[rs->n].gpu = r->gpu_index;
-    rs->v[rs->n++].p = p;
-    return 0;
-}
-
-static int cmp_pt(const void *a, const void *b)
-{
-    const struct pt *x = a, *y = b;
-    if (x->gpu != y->gpu)
-        return x->gpu < y->gpu ? -1 : 1;
-    return (x->p.t_ns > y->p.t_ns) - (x->p.t_ns < y->p.t_ns);
-}
-
-static void rows_flush(struct rows *rs)
-{
-    qsort(rs->v, rs->n, sizeof *rs->v, cmp_pt);
-    for (size_t i = 0; i < rs->n; i++)
-        gm_dg_add(rs->d, rs->v[i].gpu, &rs->v[i].p);
-    free(rs->v);
-    rs->v = NULL;
-    rs->n = rs->cap = 0;
-}
 
 /* ---- live --------------------------------------------------------------- */
 
@@ -433,7 +344,7 @@ static int cmd_diagnose_run(int argc, char **argv)
     const char *source = ncsv ? "csv" : since ? "store" : "live";
     int rc;
     int64_t from = 0, to = 0;
-    struct rows rs = {.d = d};
+    struct gm_dg_feed rs = {.d = d};
     if (ncsv) {
         if (since || until) {
             to = until ? until : gm_wall_ns();
@@ -443,10 +354,10 @@ static int cmd_diagnose_run(int argc, char **argv)
         for (size_t i = 0; i < ncsv; i++) {
             struct gm_err err = {0};
             size_t nrows = 0;
-            rc = gm_hist_read_csv(csv_files[i], from, to, hist_row, &rs, &nrows, &err);
+            rc = gm_hist_read_csv(csv_files[i], from, to, gm_dg_feed_row, &rs, &nrows, &err);
             if (rc != 0) {
                 cli_error("%s", err.msg);
-                free(rs.v);
+                gm_dg_feed_discard(&rs);
                 gm_dg_free(d);
                 return GM_EXIT_FAIL;
             }
@@ -455,11 +366,11 @@ static int cmd_diagnose_run(int argc, char **argv)
         if (total == 0) {
             cli_error("%s%s: no GPU rows%s", csv_files[0], ncsv > 1 ? " (and the others)" : "",
                       since || until ? " in the window" : "");
-            free(rs.v);
+            gm_dg_feed_discard(&rs);
             gm_dg_free(d);
             return GM_EXIT_FAIL;
         }
-        rows_flush(&rs);
+        gm_dg_feed_flush(&rs);
     } else if (since) {
         struct gm_config cfg;
         rc = cli_config(&cfg, config, no_config, data_dir, store_path);
@@ -471,21 +382,21 @@ static int cmd_diagnose_run(int argc, char **argv)
         from = to - since;
         struct gm_err err = {0};
         size_t nrows = 0;
-        rc = gm_hist_read_store(cfg.store_path, from, to, task, hist_row, &rs, &nrows, &err);
+        rc = gm_hist_read_store(cfg.store_path, from, to, task, gm_dg_feed_row, &rs, &nrows, &err);
         if (rc != 0) {
             cli_error("%s", err.msg);
-            free(rs.v);
+            gm_dg_feed_discard(&rs);
             gm_dg_free(d);
             return GM_EXIT_FAIL;
         }
         if (nrows == 0) {
             cli_error("%s: no samples between the start and end of the window%s%s", cfg.store_path,
                       task ? " for task " : "", task ? task : "");
-            free(rs.v);
+            gm_dg_feed_discard(&rs);
             gm_dg_free(d);
             return GM_EXIT_FAIL;
         }
-        rows_flush(&rs);
+        gm_dg_feed_flush(&rs);
     } else {
         rc = live(d, ids, duration, interval, timeout);
         if (rc != 0) {

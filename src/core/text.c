@@ -278,3 +278,35 @@ void gm_text_json(struct gm_buf *b, const char *s, size_t n)
 {
     walk(b, s, n, F_JSON);
 }
+
+void gm_text_html(struct gm_buf *b, const char *s, size_t n)
+{
+    struct gm_buf t = GM_BUF_INIT;
+    if (!gm_text_is_clean(s, n)) {
+        gm_text_line(&t, s, n);
+        s = t.p;
+        n = t.len;
+    }
+    for (size_t i = 0; i < n; i++) {
+        switch (s[i]) {
+        case '&':
+            gm_buf_puts(b, "&amp;");
+            break;
+        case '<':
+            gm_buf_puts(b, "&lt;");
+            break;
+        case '>':
+            gm_buf_puts(b, "&gt;");
+            break;
+        case '"':
+            gm_buf_puts(b, "&quot;");
+            break;
+        case '\'':
+            gm_buf_puts(b, "&#39;");
+            break;
+        default:
+            gm_buf_putc(b, s[i]);
+        }
+    }
+    gm_buf_free(&t);
+}

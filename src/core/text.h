@@ -110,4 +110,9 @@ int gm_text_csv_formula(const char *s, size_t n);
  * \u20XX; invalid bytes as U+FFFD. */
 void gm_text_json(struct gm_buf *b, const char *s, size_t n);
 
+/* Appends s as HTML text or a quoted attribute value: one line as
+ * gm_text_line (invalid bytes and control characters as U+FFFD), then
+ * & < > " ' as character references. */
+void gm_text_html(struct gm_buf *b, const char *s, size_t n);
+
 #endif /* GM_TEXT_H */

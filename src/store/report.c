@@ -45,9 +45,10 @@ struct rrow {
     int64_t hour; /* first hour merged into it */
     int64_t gpu_id;
     int64_t gpu_index; /* -1 = unknown */
-    char label[64];
+    char label[96];
     char *uuid, *name;
     int64_t n, util_n, util_sum, power_n, power_sum;
+    int64_t nhours; /* hours merged into the row */
     int util_max_ok, mem_max_ok, temp_max_ok, energy_ok;
     int64_t util_max, mem_max, temp_max;
     double energy_j;
@@ -72,6 +73,7 @@ struct rfind {
 
 struct report {
     const struct gm_report_opts *o;
+    int64_t from_ms, to_ms; /* the hours read: those that start in [from_ms, to_ms) */
     struct rrow *rows;
     size_t nrows, rcap;
     struct rmark *marks;
@@ -100,9 +102,12 @@ static void local_tm(int64_t ms, struct tm *tm)
     localtime_r(&t, tm);
 }
 
-/* The period an hour (UTC, ms) belongs to: its key and label. */
+/* The period an hour (UTC, ms) belongs to: its key and label.  The whole
+ * period (GM_REPORT_PERIOD) is one key, 0; read_rows labels it. */
 static int64_t period_of(int by, int64_t hour_ms, char *label, size_t len)
 {
+    if (by == GM_REPORT_PERIOD)
+        return 0;
     struct tm tm;
     local_tm(hour_ms, &tm);
     if (by == GM_REPORT_HOUR) {
@@ -216,7 +221,13 @@ static int read_rows(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_
         memset(w, 0, sizeof(*w));
         w->hour = sqlite3_column_int64(q, 0);
         w->key = period_of(r->o->by, w->hour, w->label, sizeof(w->label));
+        if (r->o->by == GM_REPORT_PERIOD) {
+            char a[40], b[40];
+            snprintf(w->label, sizeof(w->label), "%s/%s", gm_time_iso(r->o->from_ns, a, sizeof a),
+                     r->o->to_ns ? gm_time_iso(r->o->to_ns, b, sizeof b) : "");
+        }
         w->gpu_id = sqlite3_column_int64(q, 1);
+        w->nhours = 1;
         if (!col_opt(q, 2, &w->gpu_index))
             w->gpu_index = -1;
         w->uuid = col_strdup(q, 3);
@@ -303,9 +314,11 @@ static int read_findings(struct report *r, sqlite3 *db, int64_t from_ms, int64_t
     sqlite3_bind_int(q, 2, task_set);
     sqlite3_bind_int64(q, 3, task_id);
     int rc;
+    /* the whole period: findings keep their hours, row_has asks for an overlap */
+    int by = r->o->by == GM_REPORT_PERIOD ? GM_REPORT_HOUR : r->o->by;
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
         int64_t ts = sqlite3_column_int64(q, 0);
-        int64_t key = period_of(r->o->by, floor_to(ts, MS_PER_HOUR), NULL, 0);
+        int64_t key = period_of(by, floor_to(ts, MS_PER_HOUR), NULL, 0);
         const unsigned char *type = sqlite3_column_text(q, 3);
         if (type && strcmp((const char *)type, "agent") == 0) {
             for (size_t i = 0; i < r->nfinds; i++)
@@ -326,7 +339,7 @@ static int read_findings(struct report *r, sqlite3 *db, int64_t from_ms, int64_t
                 open = &r->finds[i];
         if (code & GM_CAUSE_EV_ENDED) {
             if (open) /* an end in the first minute of a period is still in it */
-                open->key_to = period_of(r->o->by, floor_to(ts - 1, MS_PER_HOUR), NULL, 0);
+                open->key_to = period_of(by, floor_to(ts - 1, MS_PER_HOUR), NULL, 0);
             continue;
         }
         if (open)
@@ -349,8 +362,10 @@ static int row_has(const struct report *r, const struct rrow *w, int cause)
 {
     for (size_t i = 0; i < r->nfinds; i++) {
         const struct rfind *f = &r->finds[i];
-        if (f->gpu_id == w->gpu_id && f->cause == cause && f->key_from <= w->key &&
-            w->key <= f->key_to)
+        if (f->gpu_id != w->gpu_id || f->cause != cause)
+            continue;
+        if (r->o->by == GM_REPORT_PERIOD ? f->key_from < r->to_ms && f->key_to >= r->from_ms
+                                         : f->key_from <= w->key && w->key <= f->key_to)
             return 1;
     }
     return 0;
@@ -404,6 +419,7 @@ static void merge_rows(struct report *r)
             continue;
         }
         a->n += b->n;
+        a->nhours += b->nhours;
         a->util_n += b->util_n;
         a->util_sum += b->util_sum;
         a->power_n += b->power_n;
@@ -470,6 +486,9 @@ static int col_num(const struct rrow *w, int c, double *v, int *dec)
     *dec = 0;
     switch (c) {
     case C_GPU:
+        /* w is a row of r->rows; the analyser, taking col_text's w->label
+         * for NULL in put_json, thinks w may be NULL here:
+         * NOLINTNEXTLINE(clang-analyzer-core.NullDereference) */
         *v = (double)w->gpu_index;
         return w->gpu_index >= 0;
     case C_SAMPLES:
@@ -871,21 +890,23 @@ static int open_db(const char *path, sqlite3 **db, struct gm_err *err)
     return 0;
 }
 
-int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err)
+/* Reads what the report shows into r, initialised by the caller as
+ * {.o = o} (free it with report_free, even on failure); the rows are per
+ * hour until merge_rows. */
+static int report_read(const struct gm_report_opts *o, struct report *r, struct gm_err *err)
 {
-    if (!o || !o->path || !out)
+    if (!o || !o->path)
         return gm_err_set(err, GM_E_INVAL, "report: no database path");
-    if (o->by != GM_REPORT_HOUR && o->by != GM_REPORT_DAY)
+    if (o->by != GM_REPORT_HOUR && o->by != GM_REPORT_DAY && o->by != GM_REPORT_PERIOD)
         return gm_err_set(err, GM_E_INVAL, "report: unknown period %d", o->by);
-    if (o->format < GM_REPORT_TABLE || o->format > GM_REPORT_JSON)
-        return gm_err_set(err, GM_E_INVAL, "report: unknown format %d", o->format);
     tzset();
 
     sqlite3 *db = NULL;
     int rc = open_db(o->path, &db, err);
-    struct report r = {.o = o};
     int64_t from_ms = ceil_div(o->from_ns, NS_PER_MS);
     int64_t to_ms = o->to_ns == 0 ? INT64_MAX : ceil_div(o->to_ns, NS_PER_MS);
+    r->from_ms = from_ms;
+    r->to_ms = to_ms;
     int64_t task_id = 0;
     int task_set = o->task != NULL;
     /* one read transaction: rollups and marks from the same snapshot */
@@ -894,15 +915,26 @@ int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct g
     if (rc == 0 && task_set)
         rc = find_task(db, o->path, o->task, &task_id, err);
     if (rc == 0)
-        rc = read_rows(&r, db, from_ms, to_ms, task_set, task_id, err);
+        rc = read_rows(r, db, from_ms, to_ms, task_set, task_id, err);
     if (rc == 0)
-        rc = read_marks(&r, db, from_ms, to_ms, task_set, task_id, err);
+        rc = read_marks(r, db, from_ms, to_ms, task_set, task_id, err);
     if (rc == 0)
-        rc = read_findings(&r, db, from_ms, to_ms, task_set, task_id, err);
+        rc = read_findings(r, db, from_ms, to_ms, task_set, task_id, err);
     if (db) {
         sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
         sqlite3_close(db);
     }
+    return rc;
+}
+
+int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err)
+{
+    if (!o || !out)
+        return gm_err_set(err, GM_E_INVAL, "report: no options or no output");
+    if (o->format < GM_REPORT_TABLE || o->format > GM_REPORT_JSON)
+        return gm_err_set(err, GM_E_INVAL, "report: unknown format %d", o->format);
+    struct report r = {.o = o};
+    int rc = report_read(o, &r, err);
     if (rc == 0) {
         merge_rows(&r);
         switch (o->format) {
@@ -918,6 +950,68 @@ int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct g
     }
     report_free(&r);
     return rc;
+}
+
+int gm_store_report_table(const struct gm_report_opts *o, struct gm_report_table *t,
+                          struct gm_err *err)
+{
+    memset(t, 0, sizeof(*t));
+    struct report r = {.o = o};
+    int rc = report_read(o, &r, err);
+    if (rc != 0) {
+        report_free(&r);
+        return rc;
+    }
+    merge_rows(&r);
+    t->ncol = C__COUNT;
+    t->nrow = r.nrows;
+    t->key = gm_xcalloc(C__COUNT, sizeof(*t->key));
+    char kb[40];
+    for (int c = 0; c < C__COUNT; c++)
+        snprintf(t->key[c], sizeof(t->key[c]), "%s", key_of(c, kb, sizeof(kb)));
+    t->cell = gm_xcalloc(r.nrows * C__COUNT + 1, sizeof(*t->cell));
+    t->hours = gm_xcalloc(r.nrows + 1, sizeof(*t->hours));
+    for (size_t i = 0; i < r.nrows; i++)
+        t->hours[i] = r.rows[i].nhours;
+    size_t lo = 0, hi = 0;
+    struct gm_buf b = GM_BUF_INIT;
+    for (size_t i = 0; i < r.nrows; i++) {
+        const struct rrow *w = &r.rows[i];
+        marks_of(&r, w, &lo, &hi);
+        for (int c = 0; c < C__COUNT; c++) {
+            struct gm_report_cell *x = &t->cell[i * C__COUNT + (size_t)c];
+            gm_buf_reset(&b);
+            if (c == C_MARKS)
+                marks_text(&b, &r, w, lo, hi);
+            else if (c == C_FINDINGS)
+                findings_text(&b, &r, w, " ");
+            else if (is_text_col(c) && col_text(w, c))
+                gm_buf_puts(&b, col_text(w, c));
+            if (is_text_col(c)) {
+                if (b.len || c == C_MARKS || c == C_FINDINGS || col_text(w, c)) {
+                    x->kind = GM_RCELL_TEXT;
+                    x->text = gm_xstrdup(b.p ? b.p : "");
+                }
+            } else if (col_num(w, c, &x->v, &x->dec)) {
+                x->kind = GM_RCELL_NUM;
+            }
+        }
+    }
+    gm_buf_free(&b);
+    report_free(&r);
+    return 0;
+}
+
+void gm_report_table_free(struct gm_report_table *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; t->cell && i < t->nrow * t->ncol; i++)
+        free(t->cell[i].text);
+    free(t->cell);
+    free(t->key);
+    free(t->hours);
+    memset(t, 0, sizeof(*t));
 }
 
 /* ---------------------------------------------------------- alert history */
@@ -1059,4 +1153,89 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
         gm_buf_puts(out, "(no alert notices in this period)\n");
     }
     return 0;
+}
+
+int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_rec **v, size_t *n,
+                        struct gm_err *err)
+{
+    *v = NULL;
+    *n = 0;
+    if (!o || !o->path)
+        return gm_err_set(err, GM_E_INVAL, "alert history: no database path");
+    sqlite3 *db = NULL;
+    int rc = open_db(o->path, &db, err);
+    sqlite3_stmt *q = NULL;
+    int have_table = 0;
+    if (rc == 0) {
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'alerts'", -1,
+                               &q, NULL) != SQLITE_OK ||
+            sqlite3_step(q) != SQLITE_ROW)
+            rc = sql_fail(db, err, o->path, "cannot read");
+        else
+            have_table = sqlite3_column_int(q, 0) > 0;
+        sqlite3_finalize(q);
+        q = NULL;
+    }
+    size_t cap = 0;
+    if (rc == 0 && have_table) {
+        if (sqlite3_prepare_v2(db,
+                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, a.value,"
+                               " a.summary, a.repeat FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
+                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                               " ORDER BY a.ts, a.id",
+                               -1, &q, NULL) != SQLITE_OK) {
+            rc = sql_fail(db, err, o->path, "reading the alerts");
+        } else {
+            sqlite3_bind_int64(q, 1, o->from_ns / NS_PER_MS);
+            sqlite3_bind_int64(q, 2, o->to_ns ? o->to_ns / NS_PER_MS : INT64_MAX);
+            if (o->rule)
+                sqlite3_bind_text(q, 3, o->rule, -1, SQLITE_STATIC);
+            else
+                sqlite3_bind_null(q, 3);
+            int s;
+            while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+                if (*n == cap) {
+                    cap = cap ? cap * 2 : 32;
+                    *v = gm_xrealloc(*v, cap * sizeof(**v));
+                }
+                struct gm_alert_rec *a = &(*v)[(*n)++];
+                a->ts_ms = sqlite3_column_int64(q, 0);
+                a->state = col_strdup(q, 1);
+                a->severity = col_strdup(q, 2);
+                a->rule = col_strdup(q, 3);
+                if (!col_opt(q, 4, &a->gpu))
+                    a->gpu = -1;
+                a->value = col_strdup(q, 5);
+                a->summary = col_strdup(q, 6);
+                a->repeat = sqlite3_column_int(q, 7) != 0;
+                char **txt[] = {&a->state, &a->severity, &a->rule, &a->value, &a->summary};
+                for (size_t k = 0; k < sizeof(txt) / sizeof(txt[0]); k++)
+                    if (!*txt[k])
+                        *txt[k] = gm_xstrdup("");
+            }
+            if (s != SQLITE_DONE)
+                rc = sql_fail(db, err, o->path, "reading the alerts");
+            sqlite3_finalize(q);
+        }
+    }
+    if (db)
+        sqlite3_close(db);
+    if (rc != 0) {
+        gm_alert_recs_free(*v, *n);
+        *v = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+void gm_alert_recs_free(struct gm_alert_rec *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].state);
+        free(v[i].severity);
+        free(v[i].rule);
+        free(v[i].value);
+        free(v[i].summary);
+    }
+    free(v);
 }

@@ -84,7 +84,7 @@ void gm_store_close(struct gm_store *st); /* commits; accepts NULL */
 void gm_store_reconfigure(struct gm_store *st, const struct gm_store_opts *o);
 
 /* The report (`gpumon report`), read-only, from the rollups. */
-enum gm_report_by { GM_REPORT_HOUR = 0, GM_REPORT_DAY };
+enum gm_report_by { GM_REPORT_HOUR = 0, GM_REPORT_DAY, GM_REPORT_PERIOD /* the whole period */ };
 enum gm_report_format { GM_REPORT_TABLE = 0, GM_REPORT_CSV, GM_REPORT_JSON };
 
 struct gm_report_opts {
@@ -106,6 +106,29 @@ struct gm_report_opts {
  * store (or of a newer schema). */
 int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err);
 
+/* The same report as cells (o->format is not used), for a form made
+ * elsewhere (the HTML report, view/report_html.h): a row per GPU per
+ * period, the columns of the CSV form in its order, keyed as its header.
+ * A number keeps how many digits the CSV and JSON forms print; marks and
+ * findings are one text each (as in the CSV form); text from outside is
+ * as stored, to be escaped by the form.  Free with gm_report_table_free. */
+enum gm_report_cell_kind { GM_RCELL_NULL = 0, GM_RCELL_NUM, GM_RCELL_TEXT };
+struct gm_report_cell {
+    int kind; /* enum gm_report_cell_kind; NULL: not recorded */
+    double v;
+    int dec;
+    char *text;
+};
+struct gm_report_table {
+    size_t ncol, nrow;
+    char (*key)[40];             /* ncol keys: "gpu", "util_avg_pct", "thr_thermal_s" ... */
+    struct gm_report_cell *cell; /* nrow * ncol, row by row */
+    int64_t *hours;              /* nrow: the 1-hour rollups (hours with samples) in the row */
+};
+int gm_store_report_table(const struct gm_report_opts *o, struct gm_report_table *t,
+                          struct gm_err *err);
+void gm_report_table_free(struct gm_report_table *t);
+
 /* `gpumon alerts --history`: the notices of the alerts table (docs/store.md),
  * oldest first, as a table (repeat notices marked "firing+") or a JSON array. */
 struct gm_alert_history_opts {
@@ -117,6 +140,21 @@ struct gm_alert_history_opts {
 };
 int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
                            struct gm_err *err);
+
+/* The same notices as records, oldest first (the HTML report).  Text from
+ * outside (the summary holds the GPU's name) is as stored.  *v is owned by
+ * the caller: gm_alert_recs_free.  A store without an alerts table gives
+ * none. */
+struct gm_alert_rec {
+    int64_t ts_ms;
+    int repeat;  /* a repeated notice of a firing alert */
+    int64_t gpu; /* NVML index; -1 when the alert is not about one GPU */
+    char *state; /* "firing", "resolved" */
+    char *severity, *rule, *value, *summary;
+};
+int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_rec **v, size_t *n,
+                        struct gm_err *err);
+void gm_alert_recs_free(struct gm_alert_rec *v, size_t n);
 
 /* The sink interface (core/sinkops.h): ctx is a struct gm_store, which the
  * sink's close frees.  The once variant applies the retention (gm_store_tick) before it

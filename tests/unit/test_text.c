@@ -454,6 +454,34 @@ static void test_width_and_formula(void **state)
             fail_msg("\"%s\": got %d", t[i].s, !t[i].f);
 }
 
+/* The HTML form: the five characters as references, the rest as the line
+ * form (controls and invalid bytes as U+FFFD), and nothing else touched. */
+static void test_html(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"python3", "python3"},
+        {"", ""},
+        {"<script>alert('x')</script>", "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"},
+        {"a & b \"c\"", "a &amp; b &quot;c&quot;"},
+        {"&amp;", "&amp;amp;"},
+        {"x\ny\x1b[2J\xff<", "x" R "y" R "[2J" R "&lt;"},
+        {"\xc2\x9b<b>", R "&lt;b&gt;"},
+        {"caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac"},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_buf b = GM_BUF_INIT;
+        gm_text_html(&b, cases[i].in, strlen(cases[i].in));
+        if (strcmp(b.p ? b.p : "", cases[i].want) != 0)
+            fail_msg("html form of case %zu: got '%s', want '%s'", i, b.p ? b.p : "",
+                     cases[i].want);
+        assert_null(memchr(b.p ? b.p : "", '<', b.len));
+        gm_buf_free(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -464,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_control_classes),
         cmocka_unit_test(test_term_bounded),
         cmocka_unit_test(test_width_and_formula),
+        cmocka_unit_test(test_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
