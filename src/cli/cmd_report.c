@@ -31,12 +31,14 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpumon report [--since DURATION | --from TIME [--to TIME]]\n"
-               "                     [--by hour|day|period] [--task T] [--gpu I]\n"
+               "                     [--by hour|day|period|job|user|task] [--task T] [--gpu I]\n"
                "                     [--format table|csv|json | --html FILE]\n"
                "                     [--data-dir DIR | --store-path FILE] [--config FILE]\n\n"
                "Per GPU per hour (or local day, or the whole period): average and max\n"
                "utilisation, max memory used, average power, energy, max temperature, time\n"
-               "throttled by reason, and marks.\n\n"
+               "throttled by reason, and marks.  --by job|user|task: who used the GPUs\n"
+               "(GPU-hours, energy, average utilisation, peak memory, time throttled, first and\n"
+               "last seen; docs/jobs.md).\n\n"
                "  --since DURATION   the last DURATION up to --to or now (default 24h)\n"
                "  --from, --to TIME  YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM] (local time without an "
                "offset);\n"
@@ -163,6 +165,13 @@ static int report_html(struct gm_report_opts *o, const char *path)
             gm_dg_feed_discard(&f);
         }
     }
+    struct gm_usage_row *usage = NULL;
+    size_t nusage = 0;
+    if (rc == 0) {
+        struct gm_usage_opts uo = {.path = o->path, .from_ns = o->from_ns, .to_ns = o->to_ns,
+                                   .task = o->task, .gpu = o->gpu, .by = GM_USAGE_GPU};
+        rc = gm_store_usage_rows(&uo, &usage, &nusage, &err);
+    }
     if (rc == 0) {
         char host[256];
         host_name(host, sizeof host);
@@ -178,6 +187,8 @@ static int report_html(struct gm_report_opts *o, const char *path)
             .dgr = have_dgr ? &dgr : NULL,
             .alerts = alerts,
             .nalerts = nalerts,
+            .usage = usage,
+            .nusage = nusage,
         };
         struct gm_buf b = GM_BUF_INIT;
         gm_report_html(&in, &b);
@@ -195,6 +206,7 @@ static int report_html(struct gm_report_opts *o, const char *path)
             cli_error("%s", err.msg);
         rc = GM_EXIT_FAIL;
     }
+    free(usage);
     if (have_dgr)
         gm_dg_result_free(&dgr);
     gm_dg_free(dg);
@@ -209,7 +221,7 @@ static int cmd_report_run(int argc, char **argv)
     struct gm_report_opts o = {.by = GM_REPORT_HOUR, .gpu = -1, .format = GM_REPORT_TABLE};
     int64_t since = 24LL * 3600 * 1000000000LL, from = 0, to = 0;
     const char *config = NULL, *data_dir = NULL, *store_path = NULL;
-    int no_config = 0, by_set = 0, format_set = 0, since_set = 0;
+    int no_config = 0, by_set = 0, format_set = 0, since_set = 0, usage_by = -1;
     const char *html = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -253,8 +265,15 @@ static int cmd_report_run(int argc, char **argv)
                 o.by = GM_REPORT_DAY;
             else if (strcmp(v, "period") == 0)
                 o.by = GM_REPORT_PERIOD;
+            else if (strcmp(v, "job") == 0)
+                usage_by = GM_USAGE_JOB;
+            else if (strcmp(v, "user") == 0)
+                usage_by = GM_USAGE_USER;
+            else if (strcmp(v, "task") == 0)
+                usage_by = GM_USAGE_TASK;
             else
-                return cli_usage_error("report", "invalid --by '%s' (hour, day or period)", v);
+                return cli_usage_error(
+                    "report", "invalid --by '%s' (hour, day, period, job, user or task)", v);
             by_set = 1;
         } else if (strcmp(key, "format") == 0) {
             if (strcmp(v, "table") == 0)
@@ -316,6 +335,20 @@ static int cmd_report_run(int argc, char **argv)
     o.path = c.store_path;
     if (html)
         return report_html(&o, html);
+    if (usage_by >= 0) {
+        struct gm_usage_opts u = {.path = o.path, .from_ns = o.from_ns, .to_ns = o.to_ns,
+                                  .task = o.task, .gpu = o.gpu, .by = usage_by,
+                                  .format = o.format};
+        struct gm_buf uo = GM_BUF_INIT;
+        if (gm_store_usage(&u, &uo, &err) != 0) {
+            cli_error("%s", err.msg);
+            gm_buf_free(&uo);
+            return GM_EXIT_FAIL;
+        }
+        int wrc = cli_write(STDOUT_FILENO, &uo);
+        gm_buf_free(&uo);
+        return wrc;
+    }
 
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_store_report(&o, &out, &err);

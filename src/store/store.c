@@ -73,6 +73,7 @@
 #define ERROR_LOG_EVERY_NS (60 * NS_PER_S)    /* repeated failures: once a minute */
 #define NDELTA 7                              /* intervals for the usual-interval median */
 #define PEND_MAX 1024                         /* events kept until their batch commits */
+#define UG_MAX 16 /* process groups per GPU and sample in usage_1h; the rest are "(other)" */
 
 /* The metrics of the states table, in column order. */
 #define STATE_ID(id) id,
@@ -120,6 +121,16 @@ struct gstate {
     int64_t prev_power_cw;
     int64_t delta[NDELTA]; /* recent intervals, ms */
     int ndelta, delta_pos;
+    /* the process groups (job, user, process) of the previous sample: the
+     * usage_1h accounting gives them the interval that follows it */
+    struct ugroup {
+        char job[128], user[33], proc[64];
+        int mem_ok;
+        int64_t mem_mib;
+    } ug[UG_MAX];
+    int nug, ug_known;
+    int prev_util_ok;
+    int64_t prev_util;
     /* the states row last written (store_schema.h, GM_STORE_STATES) */
     int state_have; /* 0: none written in this session or batch */
     int64_t state_ts;
@@ -140,6 +151,15 @@ struct racc {
     int64_t thr[GM_THR__COUNT];
 };
 
+/* Pending usage_1h deltas of one (hour, GPU, task, group) since the last commit. */
+struct uacc {
+    int64_t ts, gpu, task;
+    char job[128], user[33], proc[64];
+    double gpu_ms, energy_j, util_sum, util_ms, thr_ms;
+    int energy_set, mem_set;
+    int64_t mem_max, first, last;
+};
+
 struct gm_store {
     struct gm_store_opts o;
     char *path;
@@ -150,7 +170,7 @@ struct gm_store {
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
     sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
     sqlite3_stmt *st_sample_dup, *st_proc_dup; /* the next dup of a key already stored */
-    sqlite3_stmt *st_state, *st_gpm;
+    sqlite3_stmt *st_state, *st_gpm, *st_usage;
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
     int64_t task_id;   /* 0 = not resolved yet (after gm_store_reconfigure, or a rollback) */
     int task_in_batch; /* task_id was resolved inside the open batch */
@@ -159,6 +179,8 @@ struct gm_store {
     size_t ng, gcap;
     struct racc *acc;
     size_t nacc, acap;
+    struct uacc *uacc;
+    size_t nuacc, ucap;
 
     int in_txn;
     int64_t batch_mono;
@@ -695,6 +717,19 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
         (rc = prepare(st, &st->st_sample, ins, err)) ||
         (rc = prepare(st, &st->st_state, sins, err)) ||
         (rc = prepare(st, &st->st_gpm, gins, err)) ||
+        (rc = prepare(st, &st->st_usage,
+                      "INSERT INTO usage_1h (ts, gpu, task, job, user, process, gpu_ms, energy_j,"
+                      " util_sum, util_ms, mem_max_mib, thr_ms, first_ts, last_ts) VALUES (?1, ?2,"
+                      " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT (ts, gpu,"
+                      " task, job, user, process) DO UPDATE SET gpu_ms = gpu_ms + excluded.gpu_ms,"
+                      " energy_j = coalesce(energy_j + excluded.energy_j, energy_j,"
+                      " excluded.energy_j), util_sum = util_sum + excluded.util_sum,"
+                      " util_ms = util_ms + excluded.util_ms, mem_max_mib ="
+                      " max(coalesce(mem_max_mib, excluded.mem_max_mib),"
+                      " coalesce(excluded.mem_max_mib, mem_max_mib)), thr_ms = thr_ms +"
+                      " excluded.thr_ms, first_ts = min(first_ts, excluded.first_ts), last_ts ="
+                      " max(last_ts, excluded.last_ts)",
+                      err)) ||
         (rc = prepare(st, &st->st_proc,
                       "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup, job_id) VALUES (?1,"
                       " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -894,6 +929,7 @@ static void batch_discard(struct gm_store *st)
     st->batch_unkept = 0;
     st->batch_samples = st->batch_procs = st->batch_events = 0;
     st->nacc = 0;
+    st->nuacc = 0;
     for (size_t i = 0; i < st->ng; i++) {
         st->g[i]->id = 0;
         st->g[i]->dirty = 1;
@@ -947,6 +983,31 @@ static int flush_rollups(struct gm_store *st)
             return rc;
     }
     st->nacc = 0;
+    for (size_t i = 0; i < st->nuacc; i++) {
+        const struct uacc *u = &st->uacc[i];
+        sqlite3_stmt *q = st->st_usage;
+        sqlite3_bind_int64(q, 1, u->ts);
+        sqlite3_bind_int64(q, 2, u->gpu);
+        sqlite3_bind_int64(q, 3, u->task);
+        bind_utf8(q, 4, u->job, strlen(u->job));
+        bind_utf8(q, 5, u->user, strlen(u->user));
+        bind_utf8(q, 6, u->proc, strlen(u->proc));
+        sqlite3_bind_int64(q, 7, llround(u->gpu_ms));
+        if (u->energy_set)
+            sqlite3_bind_double(q, 8, u->energy_j);
+        else
+            sqlite3_bind_null(q, 8);
+        sqlite3_bind_int64(q, 9, llround(u->util_sum));
+        sqlite3_bind_int64(q, 10, llround(u->util_ms));
+        bind_opt(q, 11, u->mem_set, u->mem_max);
+        sqlite3_bind_int64(q, 12, llround(u->thr_ms));
+        sqlite3_bind_int64(q, 13, u->first);
+        sqlite3_bind_int64(q, 14, u->last);
+        int rc = step_done(q);
+        if (rc != SQLITE_OK)
+            return rc;
+    }
+    st->nuacc = 0;
     return SQLITE_OK;
 }
 
@@ -1120,10 +1181,72 @@ static int64_t usual_interval(const struct gm_store *st, const struct gstate *g)
 /* The sample at ts closes the interval that began at the GPU's previous
  * sample; then ts becomes the previous sample. */
 struct rnow {
-    int reasons_ok, energy_ok, power_ok;
+    int reasons_ok, energy_ok, power_ok, util_ok;
     uint64_t reasons;
-    int64_t energy_mj, power_cw;
+    int64_t energy_mj, power_cw, util;
 };
+
+/* The usage_1h accumulator of (hour of ts, GPU, task, group). */
+static struct uacc *uacc_get(struct gm_store *st, int64_t ts, int64_t gpu, const struct ugroup *u)
+{
+    int64_t hour = floor_to(ts, MS_PER_HOUR);
+    for (size_t i = st->nuacc; i-- > 0;) {
+        struct uacc *a = &st->uacc[i];
+        if (a->ts == hour && a->gpu == gpu && a->task == st->task_id && !strcmp(a->job, u->job) &&
+            !strcmp(a->user, u->user) && !strcmp(a->proc, u->proc))
+            return a;
+    }
+    if (st->nuacc == st->ucap) {
+        st->ucap = st->ucap ? st->ucap * 2 : 32;
+        st->uacc = gm_xrealloc(st->uacc, st->ucap * sizeof(*st->uacc));
+    }
+    struct uacc *a = &st->uacc[st->nuacc++];
+    memset(a, 0, sizeof(*a));
+    a->ts = hour;
+    a->gpu = gpu;
+    a->task = st->task_id;
+    gm_strlcpy(a->job, u->job, sizeof a->job);
+    gm_strlcpy(a->user, u->user, sizeof a->user);
+    gm_strlcpy(a->proc, u->proc, sizeof a->proc);
+    a->first = INT64_MAX;
+    a->last = INT64_MIN;
+    return a;
+}
+
+/* The interval [t0, t0 + d) after g's previous sample, energy e (when
+ * energy_ok), given in equal parts to the process groups of that sample. */
+static void usage_interval(struct gm_store *st, const struct gstate *g, int64_t t0, int64_t d,
+                           int energy_ok, double e, int reasons_ok, uint64_t reasons)
+{
+    if (!g->ug_known || g->nug == 0 || d <= 0)
+        return;
+    const uint64_t thr = thr_bits(GM_THR_thermal) | thr_bits(GM_THR_power_cap) |
+                         thr_bits(GM_THR_power_brake) | thr_bits(GM_THR_hw_slowdown);
+    double share = 1.0 / g->nug;
+    for (int i = 0; i < g->nug; i++) {
+        const struct ugroup *u = &g->ug[i];
+        struct uacc *a = uacc_get(st, t0, g->id, u);
+        a->gpu_ms += (double)d * share;
+        if (energy_ok) {
+            a->energy_j += e * share;
+            a->energy_set = 1;
+        }
+        if (g->prev_util_ok) {
+            a->util_sum += (double)g->prev_util * (double)d * share;
+            a->util_ms += (double)d * share;
+        }
+        if (reasons_ok && (reasons & thr))
+            a->thr_ms += (double)d * share;
+        if (u->mem_ok && (!a->mem_set || u->mem_mib > a->mem_max)) {
+            a->mem_max = u->mem_mib;
+            a->mem_set = 1;
+        }
+        if (t0 < a->first)
+            a->first = t0;
+        if (t0 + d > a->last)
+            a->last = t0 + d;
+    }
+}
 
 static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, const struct rnow *c)
 {
@@ -1153,6 +1276,7 @@ static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, cons
         }
         roll_interval(st, g, g->prev_ts, d, g->prev_reasons_ok, g->prev_reasons, energy_ok, e,
                       esrc);
+        usage_interval(st, g, g->prev_ts, d, energy_ok, e, g->prev_reasons_ok, g->prev_reasons);
     }
     if (!g->have_prev || ts > g->prev_ts) {
         g->have_prev = 1;
@@ -1163,6 +1287,8 @@ static void roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, cons
         g->prev_energy_mj = c->energy_mj;
         g->prev_power_ok = c->power_ok;
         g->prev_power_cw = c->power_cw;
+        g->prev_util_ok = c->util_ok;
+        g->prev_util = c->util;
     }
 }
 
@@ -1354,6 +1480,8 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
         .energy_mj = v[GM_M_ENERGY],
         .power_ok = ok[GM_M_POWER_DRAW],
         .power_cw = v[GM_M_POWER_DRAW],
+        .util_ok = ok[GM_M_UTIL_GPU],
+        .util = v[GM_M_UTIL_GPU],
     };
     roll_advance(st, g, ts, &c);
     return SQLITE_OK;
@@ -1394,6 +1522,48 @@ static struct gstate *gstate_for(struct gm_store *st, const struct gm_gpu *gpu)
         g->dirty = 1;
     }
     return g;
+}
+
+/* g's process groups in this sample, for the interval that follows it
+ * (usage_interval): one per (job, user, process name); unknown when NVML
+ * did not list the processes. */
+static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const struct gm_gpu *gpu)
+{
+    g->nug = 0;
+    g->ug_known = gpu && gpu->state == GM_GPU_OK && gpu->procs_listed;
+    if (!g->ug_known)
+        return;
+    for (uint32_t k = gpu->proc_first; k < gpu->proc_first + gpu->nproc && k < s->nproc; k++) {
+        const struct gm_proc *p = &s->procs[k];
+        struct ugroup u;
+        memset(&u, 0, sizeof u);
+        gm_attrib_job(&p->attrib, u.job, sizeof u.job);
+        gm_strlcpy(u.user, p->user, sizeof u.user);
+        const char *name = p->comm[0] ? p->comm : p->name;
+        const char *base = strrchr(name, '/');
+        gm_strlcpy(u.proc, base && base[1] ? base + 1 : name, sizeof u.proc);
+        int64_t mem = 0;
+        int mem_ok = mib(&p->used_memory, &mem);
+        int i = 0;
+        while (i < g->nug && (strcmp(g->ug[i].job, u.job) || strcmp(g->ug[i].user, u.user) ||
+                              strcmp(g->ug[i].proc, u.proc)))
+            i++;
+        if (i == g->nug) {
+            if (g->nug == UG_MAX) { /* the rest, together */
+                i = UG_MAX - 1;
+                snprintf(g->ug[i].job, sizeof g->ug[i].job, "(other)");
+                g->ug[i].user[0] = g->ug[i].proc[0] = '\0';
+            } else {
+                g->ug[g->nug++] = u;
+                g->ug[i].mem_ok = 0;
+                g->ug[i].mem_mib = 0;
+            }
+        }
+        if (mem_ok) {
+            g->ug[i].mem_mib += mem;
+            g->ug[i].mem_ok = 1;
+        }
+    }
 }
 
 static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t ts,
@@ -1449,6 +1619,7 @@ static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int6
             rc = gstate_resolve(st, g, ts);
             if (rc == SQLITE_OK)
                 rc = write_gpu_row(st, g, ts, GM_SST_DRIVER_BASE + s->driver, NULL);
+            usage_groups(g, s, NULL);
         }
         return rc;
     }
@@ -1468,6 +1639,7 @@ static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int6
         switch (gpu->state) {
         case GM_GPU_OK:
             rc = write_gpu_row(st, g, ts, GM_SST_OK, gpu);
+            usage_groups(g, s, gpu);
             break;
         case GM_GPU_LOST:
             rc = write_gpu_row(st, g, ts, GM_SST_GPU_LOST, NULL);
@@ -1478,6 +1650,8 @@ static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int6
         default:
             rc = write_gpu_row(st, g, ts, GM_SST_GPU_ERROR, NULL);
         }
+        if (gpu->state != GM_GPU_OK)
+            usage_groups(g, s, NULL); /* nobody is known to hold it after this sample */
     }
     if (rc == SQLITE_OK && st->o.procs)
         rc = write_procs(st, s, ts, gmap);
@@ -1639,7 +1813,7 @@ struct tier_table {
 };
 static const struct tier_table retention_tables[] = {
     {"samples", 0},   {"procs", 0},  {"gpm", 0},    {"states", 1},
-    {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2},
+    {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2}, {"usage_1h", 2},
 };
 
 /* Deletes rows older than cutoff from one table, a chunk per transaction,
@@ -1831,7 +2005,7 @@ static void finalize_all(struct gm_store *st)
         &st->st_proc,      &st->st_event,    &st->st_up[0],      &st->st_up[1],
         &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,    &st->st_gpu_upd,
         &st->st_task_find, &st->st_task_ins, &st->st_sample_dup, &st->st_proc_dup,
-        &st->st_state,     &st->st_gpm};
+        &st->st_state,     &st->st_gpm,      &st->st_usage};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;
@@ -1846,6 +2020,7 @@ static void store_free(struct gm_store *st)
         free(st->g[i]);
     free(st->g);
     free(st->acc);
+    free(st->uacc);
     free(st->pend);
     free(st->path);
     free(st->real);

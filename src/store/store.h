@@ -125,6 +125,35 @@ struct gm_report_table {
     struct gm_report_cell *cell; /* nrow * ncol, row by row */
     int64_t *hours;              /* nrow: the 1-hour rollups (hours with samples) in the row */
 };
+/* Who used the GPUs (the usage_1h table, docs/jobs.md): the hours that
+ * start in [from, to), summed per job, user or task (report --by
+ * job|user|task), or per GPU and (job, user, process) for the HTML report.
+ * Ordered by GPU time, most first.  A store from before usage_1h has no
+ * rows (not an error). */
+enum gm_usage_by { GM_USAGE_JOB = 0, GM_USAGE_USER, GM_USAGE_TASK, GM_USAGE_GPU };
+struct gm_usage_opts {
+    const char *path;
+    int64_t from_ns, to_ns; /* to 0 = no end */
+    const char *task;       /* NULL = all */
+    int gpu;                /* -1 = all */
+    int by;                 /* enum gm_usage_by */
+    int format;             /* enum gm_report_format (gm_store_usage) */
+};
+struct gm_usage_row {
+    char job[128], user[33], process[64], task[128]; /* outside text, as stored */
+    int gpu;                                         /* GM_USAGE_GPU: the NVML index, else -1 */
+    int ngpu;                                        /* distinct GPUs */
+    double gpu_s;                                    /* GPU-seconds (shared GPUs split) */
+    double energy_j;                                 /* -1 unknown */
+    double util_avg;                                 /* percent, -1 unknown */
+    int64_t mem_max_mib;                             /* -1 unknown */
+    double thr_s;                                    /* seconds throttled */
+    int64_t first_ms, last_ms;
+};
+int gm_store_usage_rows(const struct gm_usage_opts *o, struct gm_usage_row **rows, size_t *n,
+                        struct gm_err *err);
+int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_err *err);
+
 int gm_store_report_table(const struct gm_report_opts *o, struct gm_report_table *t,
                           struct gm_err *err);
 void gm_report_table_free(struct gm_report_table *t);

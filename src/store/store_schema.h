@@ -86,6 +86,19 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " thr_thermal_ms INTEGER, thr_power_cap_ms INTEGER, thr_power_brake_ms INTEGER,"               \
     " thr_hw_slowdown_ms INTEGER, thr_sync_boost_ms INTEGER, thr_app_clocks_ms INTEGER"
 
+/* Who used each GPU, per hour (docs/store.md, docs/jobs.md): a row per
+ * (hour, GPU, task, job, user, process name) with the GPU time, energy,
+ * utilisation and throttled time of the intervals that group held the GPU
+ * (a GPU shared by N groups gives each 1/N), its peak memory, and the first
+ * and last moment seen.  job is core/attrib.h's key ("slurm:42", "pod:...",
+ * "container:...", "unit:..."), "" when the process is in none. */
+#define GM_USAGE_TABLE                                                                             \
+    "CREATE TABLE IF NOT EXISTS usage_1h (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
+    " task INTEGER NOT NULL, job TEXT NOT NULL, user TEXT NOT NULL, process TEXT NOT NULL,"        \
+    " gpu_ms INTEGER NOT NULL, energy_j REAL, util_sum INTEGER NOT NULL, util_ms INTEGER NOT NULL," \
+    " mem_max_mib INTEGER, thr_ms INTEGER NOT NULL, first_ts INTEGER NOT NULL,"                    \
+    " last_ts INTEGER NOT NULL, PRIMARY KEY (ts, gpu, task, job, user, process)) WITHOUT ROWID;\n"
+
 #define GM_ROLLUP_TABLE(name)                                                                      \
     "CREATE TABLE IF NOT EXISTS " name " (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
     " task INTEGER NOT NULL, " GM_ROLLUP_COLUMNS ", PRIMARY KEY (ts, gpu, task)) WITHOUT ROWID;\n"
@@ -135,7 +148,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " rule TEXT NOT NULL, severity TEXT NOT NULL, state TEXT NOT NULL, repeat INTEGER NOT NULL,"   \
     " gpu INTEGER, value TEXT, summary TEXT NOT NULL, fingerprint TEXT NOT NULL,"                  \
     " active_ts INTEGER, fired_ts INTEGER);\n"                                                     \
-    "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_ROLLUP_TABLE("rollup_1m")          \
+    "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_USAGE_TABLE GM_ROLLUP_TABLE("rollup_1m") \
         GM_ROLLUP_TABLE("rollup_1h")
 
 #endif /* GM_STORE_SCHEMA_H */

@@ -603,6 +603,57 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
     gm_buf_puts(b, "</tbody></table>\n");
 }
 
+/* Who held each GPU in the period: per GPU, each (job, user, process)
+ * with its share of the GPU's time, energy, utilisation and peak memory
+ * (the usage_1h table, docs/jobs.md). */
+static void put_usage(struct gm_buf *b, const struct gm_report_html_in *in)
+{
+    gm_buf_puts(b, "<h2 id=\"usage\">Processes and users</h2>\n");
+    if (in->nusage == 0) {
+        gm_buf_puts(b, "<p>No GPU processes recorded in this period.</p>\n");
+        return;
+    }
+    gm_buf_puts(b, "<p>Each GPU's time goes to the processes on it, in equal parts when several "
+                   "share it; grouped by job, user and process name.</p>\n"
+                   "<table id=\"usage-table\"><thead><tr><th>GPU</th><th>user</th>"
+                   "<th>process</th><th>job</th><th>GPU-hours</th><th>energy (Wh)</th>"
+                   "<th>util avg</th><th>mem peak</th><th>throttled</th><th>first seen</th>"
+                   "<th>last seen</th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < in->nusage; i++) {
+        const struct gm_usage_row *w = &in->usage[i];
+        gm_buf_printf(b,
+                      "<tr class=\"usage\" data-gpu=\"%d\" data-gpu-seconds=\"%.3f\"><td "
+                      "class=\"n\">%d</td><td>",
+                      w->gpu, w->gpu_s, w->gpu);
+        esc(b, w->user[0] ? w->user : "?");
+        gm_buf_puts(b, "</td><td>");
+        esc(b, w->process[0] ? w->process : "?");
+        gm_buf_puts(b, "</td><td>");
+        esc(b, w->job[0] ? w->job : "-");
+        gm_buf_printf(b, "</td><td class=\"n\">%.2f</td><td class=\"n\">", w->gpu_s / 3600.0);
+        if (w->energy_j >= 0)
+            gm_buf_printf(b, "%.1f", w->energy_j / 3600.0);
+        else
+            gm_buf_puts(b, "N/A");
+        gm_buf_puts(b, "</td><td class=\"n\">");
+        if (w->util_avg >= 0)
+            gm_buf_printf(b, "%.0f %%", w->util_avg);
+        else
+            gm_buf_puts(b, "N/A");
+        gm_buf_puts(b, "</td><td class=\"n\">");
+        if (w->mem_max_mib >= 0)
+            gm_buf_printf(b, "%lld MiB", (long long)w->mem_max_mib);
+        else
+            gm_buf_puts(b, "N/A");
+        gm_buf_printf(b, "</td><td class=\"n\">%.0f s</td><td>", w->thr_s);
+        put_time(b, w->first_ms * 1000000LL);
+        gm_buf_puts(b, "</td><td>");
+        put_time(b, w->last_ms * 1000000LL);
+        gm_buf_puts(b, "</td></tr>\n");
+    }
+    gm_buf_puts(b, "</tbody></table>\n");
+}
+
 static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
 {
     gm_buf_puts(b, "<h2 id=\"marks\">Marks</h2>\n");
@@ -657,9 +708,10 @@ void gm_report_html(const struct gm_report_html_in *in, struct gm_buf *b)
     put_summary(b, in->sum);
     put_charts(b, in->plot);
     put_diagnosis(b, in);
+    put_usage(b, in);
     put_alerts(b, in);
     put_marks(b, in->plot);
-    gm_buf_puts(b, "<h2 id=\"absent\">Not in this report</h2>\n<p>The processes and users that "
-                   "held each GPU, and throttled periods shaded on the charts (their totals are "
-                   "in the summary): not built yet (docs/report.md).</p>\n</body>\n</html>\n");
+    gm_buf_puts(b, "<h2 id=\"absent\">Not in this report</h2>\n<p>Throttled periods shaded on "
+                   "the charts (their totals are in the summary): not built yet "
+                   "(docs/report.md).</p>\n</body>\n</html>\n");
 }

@@ -43,6 +43,8 @@ struct gm_report_html_in {
     const struct gm_dg_result *dgr;    /* with dg */
     const struct gm_alert_rec *alerts; /* the alert notices of the period */
     size_t nalerts;
+    const struct gm_usage_row *usage; /* who held each GPU (GM_USAGE_GPU), by GPU */
+    size_t nusage;
 };
 
 /* Appends the whole document to out.  Cannot fail (out of memory aborts). */

@@ -61,6 +61,12 @@ workload = steady
 [gpu.1]
 model = H100-SXM5-80GB
 workload = steady
+
+[process.evil]
+gpu = 0
+pid = 4194999
+name = <script>evil&x
+used_memory = 1GiB
 """
 
 CONFIG = f"""\
@@ -128,8 +134,10 @@ def record():
     check_eq(out, out_path + "\n", "report --html prints the path")
     rc, js, err = run(["report"] + win + ["--format", "json", "--by", "period"], env)
     check_eq(rc, 0, "report --json --by period exit status", err)
+    rc, ujs, err = run(["report"] + win + ["--format", "json", "--by", "user"], env)
+    check_eq(rc, 0, "report --json --by user exit status", err)
     REC.update(dir=d, data=data, env=env, ts=ts, mark=mark[0], gap=gap[1:], win=win,
-               path=out_path, json=json.loads(js))
+               path=out_path, json=json.loads(js), usage=json.loads(ujs))
     return REC
 
 
@@ -190,6 +198,17 @@ def check_dom(d, where):
     check_eq(len(csp), 1, f"{where}: CSP meta tags")
     check("default-src 'none'" in csp[0][1]["content"], f"{where}: CSP", csp[0][1])
     check("script-src" not in csp[0][1]["content"], f"{where}: CSP allows scripts", csp[0][1])
+    # who held the GPUs: the hostile process on GPU 0, escaped (the parser
+    # unescapes: the text reads back whole), its GPU time as report --by user
+    urows = d.find("tr", **{"class": "usage"})
+    check_eq(len(urows), 1, f"{where}: processes-and-users rows")
+    check("<script>evil&x" in urows[0][2], f"{where}: the process's name", urows[0][2])
+    check_eq(len(rec["usage"]), 1, "report --by user rows")
+    check_eq(urows[0][1]["data-gpu"], "0", f"{where}: the process's GPU")
+    gs = float(urows[0][1]["data-gpu-seconds"])
+    check(abs(gs - rec["usage"][0]["gpu_seconds"]) < 0.002,
+          f"{where}: GPU-seconds {gs} vs report --by user", rec["usage"][0])
+    check(rec["usage"][0]["gpu_seconds"] > 3, "the process's GPU time", rec["usage"][0])
     # summary: one row per GPU, numbers as report --json --by period
     rows = d.find("tr", **{"class": "gpu"})
     check_eq(len(rows), 2, f"{where}: summary rows")
@@ -255,6 +274,7 @@ def test_file():
     check("&lt;script&gt;alert(&quot;gpu&quot;)&lt;/script&gt;&amp;&#39;x" in text,
           "the GPU name is not escaped as expected")
     check("&lt;img src=x onerror=alert(2)&gt;&amp;amp;" in text, "the mark is not escaped")
+    check("&lt;script&gt;evil&amp;x" in text, "the process name is not escaped")
     if shutil.which("xmllint"):
         p = subprocess.run(["xmllint", "--html", "--noout", rec["path"]], capture_output=True,
                            text=True)

@@ -1567,6 +1567,63 @@ static void test_states_gpm(void **state)
     }
 }
 
+/* usage_1h: the intervals after each sample go to the process groups of
+ * that sample, in equal parts (two jobs share GPU 0: half each); energy
+ * from power x time, utilisation weighted by time, throttled time from the
+ * reasons, peak memory per group; a GPU whose processes were not listed
+ * has no rows; the first and last moment seen. */
+static void test_usage(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    o.interval_ns = S_NS;
+    struct gm_store *st = open_store(&o);
+    for (int i = 0; i < 10; i++) {
+        struct gm_snapshot *s = snap(T0_MS + i * S_MS, 2);
+        struct gm_gpu *g = &s->gpus[0];
+        g->m[GM_M_UTIL_GPU] = gm_v_u64(80);
+        g->m[GM_M_POWER_DRAW] = gm_v_f64(300);
+        g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x4); /* sw power cap */
+        s->gpus[1].m[GM_M_UTIL_GPU] = gm_v_u64(10); /* processes not listed */
+        struct gm_proc p;
+        memset(&p, 0, sizeof(p));
+        p.gpu = 0;
+        p.type = GM_PT_COMPUTE;
+        p.host_state = GM_HS_ALIVE;
+        for (int k = 0; k < 3; k++) {
+            p.pid = 100 + (uint32_t)k;
+            p.used_memory = gm_v_u64((k == 2 ? 3000 : 2500) * MIB);
+            snprintf(p.name, sizeof(p.name), k == 2 ? "/usr/bin/serve" : "python3");
+            snprintf(p.user, sizeof(p.user), k == 2 ? "bob" : "alice");
+            gm_attrib_parse(k == 2 ? "/kubepods/pod2f1e3c4d-5b6a-4789-8abc-def012345678/"
+                                     "0123456789abcdef"
+                                   : "/slurm/uid_1000/job_7/step_0",
+                            &p.attrib);
+            gm_snapshot_add_proc_take(s, &p);
+        }
+        g->proc_first = 0;
+        g->nproc = 3;
+        g->procs_listed = 1;
+        write_free(st, s);
+    }
+    gm_store_close(st);
+    sqlite3 *db = reader();
+    char buf[512];
+    assert_string_equal(
+        q_text(db, buf, sizeof(buf),
+               "SELECT group_concat(job || '/' || user || '/' || process || ' ' || gpu_ms || ' ' ||"
+               " round(energy_j) || ' ' || (util_sum / util_ms) || ' ' || thr_ms || ' ' ||"
+               " mem_max_mib || ' ' || (first_ts - %" PRId64 ") || '-' || (last_ts - %" PRId64
+               "), '; ') FROM (SELECT * FROM usage_1h ORDER BY job)",
+               (int64_t)T0_MS, (int64_t)T0_MS),
+        "pod:2f1e3c4d-5b6a-4789-8abc-def012345678/bob/serve 4500 1350.0 80 4500 3000 0-9000; "
+        "slurm:7/alice/python3 4500 1350.0 80 4500 5000 0-9000");
+    assert_int_equal(q_int(db, "SELECT count(*) FROM usage_1h u JOIN gpus g ON g.id = u.gpu"
+                               " WHERE g.gpu_index = 1"),
+                     0);
+    sqlite3_close(db);
+}
+
 static void test_retention(void **state)
 {
     (void)state;
@@ -2002,6 +2059,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_states_gpm, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_usage, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_local_day, setup_dir, teardown_dir),
