@@ -48,28 +48,28 @@ extern "C" {
 /* Value statuses: what gpumon_read and gpumon_read_text return when the
  * metric exists (0 = the value is real). */
 enum gpumon_status {
-    GPUMON_OK = 0,             /* the value is real */
-    GPUMON_NOT_AVAILABLE = 1,  /* not applicable here or not known yet */
-    GPUMON_NOT_SUPPORTED = 2,  /* this GPU or driver does not have it */
-    GPUMON_NOT_PERMITTED = 3,  /* the driver refused (permissions) */
-    GPUMON_GPU_LOST = 4,       /* the GPU fell off the bus */
-    GPUMON_READ_ERROR = 5,     /* NVML failed to read it */
-    GPUMON_NOT_COLLECTED = 6,  /* not asked for in gpumon_open's metrics */
+    GPUMON_OK = 0,            /* the value is real */
+    GPUMON_NOT_AVAILABLE = 1, /* not applicable here or not known yet */
+    GPUMON_NOT_SUPPORTED = 2, /* this GPU or driver does not have it */
+    GPUMON_NOT_PERMITTED = 3, /* the driver refused (permissions) */
+    GPUMON_GPU_LOST = 4,      /* the GPU fell off the bus */
+    GPUMON_READ_ERROR = 5,    /* NVML failed to read it */
+    GPUMON_NOT_COLLECTED = 6, /* not asked for in gpumon_open's metrics */
 };
 
 /* Errors (negative). */
 enum gpumon_errcode {
-    GPUMON_E_INVAL = -1,     /* a bad argument (NULL handle, a text too long, a bad task) */
-    GPUMON_E_IO = -3,        /* a system call failed; the agent did not answer */
-    GPUMON_E_NOLIB = -4,     /* libnvidia-ml.so.1 could not be loaded */
-    GPUMON_E_DRIVER = -5,    /* NVML's init failed: no driver, version mismatch, ... */
-    GPUMON_E_NOAGENT = -7,   /* no gpumon agent runs for that data directory */
-    GPUMON_E_TIMEOUT = -8,   /* a sample did not finish in time (the driver hangs) */
-    GPUMON_E_METRIC = -20,   /* no metric of that name */
-    GPUMON_E_GPU = -21,      /* no GPU of that index in the sample */
-    GPUMON_E_TYPE = -22,     /* a number read as text, or text read as a number */
-    GPUMON_E_REFUSED = -23,  /* the agent answered with an error (message: its words) */
-    GPUMON_E_WEDGED = -24,   /* the collector was abandoned after a timeout: close it */
+    GPUMON_E_INVAL = -1,    /* a bad argument (NULL handle, a text too long, a bad task) */
+    GPUMON_E_IO = -3,       /* a system call failed; the agent did not answer */
+    GPUMON_E_NOLIB = -4,    /* libnvidia-ml.so.1 could not be loaded */
+    GPUMON_E_DRIVER = -5,   /* NVML's init failed: no driver, version mismatch, ... */
+    GPUMON_E_NOAGENT = -7,  /* no gpumon agent runs for that data directory */
+    GPUMON_E_TIMEOUT = -8,  /* a sample did not finish in time (the driver hangs) */
+    GPUMON_E_METRIC = -20,  /* no metric of that name */
+    GPUMON_E_GPU = -21,     /* no GPU of that index in the sample */
+    GPUMON_E_TYPE = -22,    /* a number read as text, or text read as a number */
+    GPUMON_E_REFUSED = -23, /* the agent answered with an error (message: its words) */
+    GPUMON_E_WEDGED = -24,  /* the collector was abandoned after a timeout: close it */
 };
 
 /* The code and the message of a failure (a NUL-terminated line). */
@@ -153,8 +153,7 @@ const char *gpumon_metric_unit(const char *metric);
  * '_', '-').  The mark is timed now.  Errors: GPUMON_E_NOAGENT when no agent
  * runs there, GPUMON_E_REFUSED with the agent's reason, GPUMON_E_INVAL,
  * GPUMON_E_IO. */
-int gpumon_mark(const char *data_dir, const char *task, const char *text,
-                struct gpumon_error *err);
+int gpumon_mark(const char *data_dir, const char *task, const char *text, struct gpumon_error *err);
 
 /* Puts training step `step` (>= 0) and the caller's numbers on the agent's
  * timeline: n values named names[i] (a letter or '_', then letters, digits,

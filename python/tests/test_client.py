@@ -94,11 +94,29 @@ class TestProtocol(AgentCase):
     def test_agent_refuses_bad_step(self):
         # what the client never sends, the agent refuses too
         c = gpumon.Client(data_dir=self.data)
+        many = " ".join(f"v{i}=1" for i in range(33))
         for body, why in (("x", "whole number"), ("1 loss=nan", "not a finite decimal"),
                           ("1 9a=1", "name=value"), ("1 loss=0x10", "not a finite decimal"),
-                          ("99999999999999999999", "whole number")):
+                          ("99999999999999999999", "whole number"),
+                          ("9223372036854775808", "whole number"), ("-1", "whole number"),
+                          ("1 loss=inf", "not a finite decimal"),
+                          ("1 loss=1e999", "not a finite decimal"),
+                          ("1 loss=", "not a finite decimal"), ("1 loss= 1", "not a finite decimal"),
+                          ("1 loss=1 ", "name=value"), ("1  loss=1", "name=value"),
+                          ("1 " + "a" * 65 + "=1", "name=value"), ("1 l\u00f6ss=1", "name=value"),
+                          ("1 " + many, "at most 32 values"), ("1 loss=1;rm", "not a finite")):
             reply = c.request(f"STEP 1 - {body}")
             self.assertTrue(reply.startswith("ERR ") and why in reply, (body, reply))
+        for req, why in (("STEP 1 .bad 1", "invalid task"), ("STEP x - 1", "malformed STEP"),
+                         ("STEP 1", "malformed STEP")):
+            reply = c.request(req)
+            self.assertTrue(reply.startswith("ERR ") and why in reply, (req, reply))
+        # the bounds themselves are taken
+        most = " ".join(f"{'v' * 62}{i:02d}=1" for i in range(32))
+        for body in ("0", "9223372036854775807", "5 " + most):
+            self.assertEqual(c.request(f"STEP {time.time_ns()} step-bounds {body}"), "OK",
+                             body[:40])
+        self.assertEqual(self.marks("step-bounds", 3)[2], "step 5 " + most)
 
     def test_status(self):
         self.assertGreaterEqual(gpumon.Client(data_dir=self.data).status()["samples"], 1)

@@ -36,7 +36,8 @@
 _Static_assert((int)GPUMON_NOT_AVAILABLE == (int)GM_VS_NA &&
                    (int)GPUMON_NOT_SUPPORTED == (int)GM_VS_UNSUPPORTED &&
                    (int)GPUMON_NOT_PERMITTED == (int)GM_VS_NOPERM &&
-                   (int)GPUMON_GPU_LOST == (int)GM_VS_LOST && (int)GPUMON_READ_ERROR == (int)GM_VS_ERROR,
+                   (int)GPUMON_GPU_LOST == (int)GM_VS_LOST &&
+                   (int)GPUMON_READ_ERROR == (int)GM_VS_ERROR,
                "gpumon_status follows enum gm_vstatus");
 
 struct gpumon_collector {
@@ -423,8 +424,8 @@ static void put_number(struct gm_buf *b, double v)
 static int name_valid(const char *s)
 {
     size_t n = s ? strlen(s) : 0;
-    if (n == 0 || n > GM_STEP_NAME_MAX || !((s[0] >= 'a' && s[0] <= 'z') ||
-                                            (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+    if (n == 0 || n > GM_STEP_NAME_MAX ||
+        !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
         return 0;
     for (size_t i = 1; i < n; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
