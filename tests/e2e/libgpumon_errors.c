@@ -4,6 +4,8 @@
  * 1 has no power reading).
  *
  * usage: libgpumon_errors DATA_DIR_WITH_NO_AGENT
+ *        libgpumon_errors --hang   (scenarios/faults.ini at t = 130: GPU 2's
+ *                                   nvmlDeviceGetPowerUsage blocks 5 s)
  * Prints one line per failed check and exits 1 when any failed.
  */
 #include <gpumon/gpumon.h>
@@ -22,10 +24,34 @@ static void expect(const char *what, int got, int want)
     }
 }
 
+/* A hung driver: the sample gives up at its timeout naming the call, and
+ * the collector refuses further samples. */
+static int hang(void)
+{
+    struct gpumon_error err;
+    gpumon_collector *c = NULL;
+    expect("open", gpumon_open(&c, NULL, "power.draw", &err), 0);
+    if (!c)
+        return 1;
+    gpumon_snapshot *s = NULL;
+    expect("sample times out", gpumon_sample(c, 1000, &s, &err), GPUMON_E_TIMEOUT);
+    expect("timeout: no snapshot", s == NULL, 1);
+    if (!strstr(err.message, "nvmlDeviceGetPowerUsage")) {
+        printf("FAIL timeout: the message does not name the call: %s\n", err.message);
+        failed = 1;
+    }
+    expect("then wedged", gpumon_sample(c, 1000, &s, &err), GPUMON_E_WEDGED);
+    gpumon_close(c);
+    printf("%s\n", failed ? "FAILED" : "all checks passed");
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
         return 2;
+    if (strcmp(argv[1], "--hang") == 0)
+        return hang();
     const char *nodir = argv[1];
     struct gpumon_error err;
     gpumon_collector *c = NULL;

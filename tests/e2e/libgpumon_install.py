@@ -12,7 +12,9 @@ pointing there) and run on the installed simulator.
                     laptop GPU is a status word, not a number.
   errors:           tests/e2e/libgpumon_errors.c: every status and error
                     code of the API (unknown metric, GPU past the end, not
-                    collected, wrong type, bad step values, no agent).
+                    collected, wrong type, bad step values, no agent), and a
+                    hung driver (faults.ini): the timeout names the call,
+                    then the collector is wedged.
   example_marks:    with an agent running, the example's mark and step are
                     in the store and in `gpumon report --format json`;
                     without one, it fails with the no-agent message.
@@ -25,6 +27,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import agentlib
 from agentlib import Agent, Fail, Scratch, check, check_eq, db_query, run, sim_env
@@ -155,6 +158,13 @@ def test_errors():
                            text=True, timeout=30)
         check_eq((p.returncode, p.stdout, p.stderr), (0, "all checks passed\n", ""),
                  "libgpumon_errors")
+        t0 = time.monotonic()
+        p = subprocess.run([exe, "--hang"], env=lib_env("faults.ini", pinned=130),
+                           capture_output=True, text=True, timeout=30)
+        check_eq((p.returncode, p.stdout, p.stderr), (0, "all checks passed\n", ""),
+                 "libgpumon_errors --hang")
+        check(time.monotonic() - t0 < 4, "a hung sample gives up at its 1 s timeout, "
+              f"not after the driver's 5 s: {time.monotonic() - t0:.1f} s")
 
 
 def test_example_marks():
