@@ -64,13 +64,20 @@ class Run:
         """A mark on the run's timeline; whether it was taken."""
         return self._send(self.client.mark, text)
 
+    def due(self, now=None):
+        """Whether a step sent now would go out (min_interval has passed
+        since the last one): a loop whose numbers cost something to get
+        (float() of a GPU tensor waits for the GPU) asks first."""
+        now = time.monotonic() if now is None else now
+        return self._last is None or now - self._last >= self.min_interval
+
     def step(self, n, **metrics):
         """Step n and the caller's numbers; whether it was sent (False: the
         interval since the last one is shorter than min_interval, or the
         agent failed with required=False).  Bad names or values raise
         ValueError/TypeError whatever `required` says."""
         now = time.monotonic()
-        if self._last is not None and now - self._last < self.min_interval:
+        if not self.due(now):
             return False
         # checked here so that a caller's mistake is never a silent warning
         format_step(n, metrics)

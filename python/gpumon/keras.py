@@ -44,7 +44,8 @@ def GpumonCallback(task=None, data_dir=None, min_interval=10.0, required=False, 
 
         def on_train_batch_end(self, batch, logs=None):
             self.seen += 1
-            self.run.step(self.seen, **_numbers(logs))
+            if self.run.due():
+                self.run.step(self.seen, **_numbers(logs))
 
         def on_epoch_end(self, epoch, logs=None):
             self.run.mark(f"epoch {int(epoch)} end")

@@ -58,7 +58,9 @@ def GpumonCallback(task=None, data_dir=None, min_interval=10.0, required=False, 
             self.run.mark("train start")
 
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, *rest):
-            self.run.step(int(trainer.global_step), **_numbers(trainer.callback_metrics))
+            # numbers only when due: float() of a GPU tensor waits for the GPU
+            if self.run.due():
+                self.run.step(int(trainer.global_step), **_numbers(trainer.callback_metrics))
 
         def on_train_epoch_end(self, trainer, pl_module, *rest):
             self.run.mark(f"epoch {int(trainer.current_epoch)} end")

@@ -275,6 +275,25 @@ class TestAdapters(AgentCase):
                                               "step 2 train_loss=0.25 acc=0.75", "epoch 0 end",
                                               "train end"])
 
+    def test_numbers_only_when_due(self):
+        # with a step sent, the next batches within min_interval do not
+        # convert their metrics (float() of a GPU tensor waits for the GPU)
+        cb = gpumon.lightning.GpumonCallback(task="pl-2", data_dir=self.data, min_interval=60,
+                                             base=_FakeLightningCallback)
+        tr = _Trainer()
+        converted = []
+
+        class Counting:
+            def __float__(self):
+                converted.append(1)
+                return 0.5
+        tr.callback_metrics = {"loss": Counting()}
+        for i in range(20):
+            tr.global_step = i
+            cb.on_train_batch_end(tr, None, None, None, i)
+        self.assertEqual(len(converted), 1)
+        self.assertEqual(self.marks("pl-2", 1), ["step 0 loss=0.5"])
+
     def test_keras(self):
         cb = gpumon.keras.GpumonCallback(task="keras-1", data_dir=self.data, min_interval=0,
                                          base=_FakeKerasCallback)
