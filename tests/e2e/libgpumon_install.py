@@ -78,6 +78,10 @@ def lib_env(scn, pinned=None):
     env = sim_env(scn, pinned=pinned)
     env["GPUMON_NVML_LIB"] = i["simlib"]
     env["LD_LIBRARY_PATH"] = i["libdir"]
+    if os.environ.get("LIBGPUMON_PRELOAD"):
+        # a sanitized build: the ASan runtime first (tests/e2e/meson.build)
+        env["LD_PRELOAD"] = os.environ["LIBGPUMON_PRELOAD"]
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
     return env
 
 
