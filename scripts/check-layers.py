@@ -4,7 +4,7 @@ above its own, or of a sibling module in the same layer.
 
 The layers, lowest first (docs/architecture.md):
 
-    core  <  {source, store, export, alert, insight}  <  agent  <  view  <  cli
+    core  <  {source, store, export, alert, insight}  <  agent  <  {view, lib}  <  cli
 
 A file in src/X/ may include headers of X itself and of any layer strictly
 below X's; nothing else.  Headers are found by their quoted include path
@@ -20,7 +20,7 @@ LAYER = {
     "core": 0,
     "source": 1, "store": 1, "export": 1, "alert": 1, "insight": 1,
     "agent": 2,
-    "view": 3,
+    "view": 3, "lib": 3,
     "cli": 4,
 }
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

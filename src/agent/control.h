@@ -31,6 +31,13 @@
 #include "../core/buf.h"
 #include "../core/err.h"
 
+/* The protocol's version, answered to HELLO (docs/control.md): 1 is PING,
+ * STATUS, ALERTS, MARK; 2 adds HELLO and STEP.  An agent of version 1
+ * answers HELLO "ERR unknown request". */
+#define GM_CONTROL_VERSION 2
+#define GM_STEP_NAME_MAX 64   /* bytes of a STEP value's name */
+#define GM_STEP_VALUES_MAX 32 /* values one STEP carries */
+
 #define GM_CONTROL_REQUEST_MAX 8192 /* bytes of a request, newline included */
 #define GM_CONTROL_CONNS 16         /* connections served at once */
 #define GM_CONTROL_TIMEOUT_MS 2000  /* from accept to close, per connection */

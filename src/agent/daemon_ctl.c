@@ -2,13 +2,16 @@
  * status, its alerts, and marks on the timeline (daemon_int.h).  The socket
  * itself, its bounds and its client are control.c's.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../core/json.h"
 #include "../core/log.h"
+#include "control.h"
 #include "daemon_int.h"
 
 static void control_status(struct gm_daemon *ct, struct gm_buf *out)
@@ -73,11 +76,13 @@ static void control_status(struct gm_daemon *ct, struct gm_buf *out)
     gm_buf_putc(out, '\n');
 }
 
-/* "MARK <wall_ns> <task|-> <text>": a mark on the timeline, its text whole
- * (at most GM_MARK_MAX bytes; the outputs sanitise it, core/text.h). */
-static void control_mark(struct gm_daemon *ct, const char *req, size_t len, struct gm_buf *out)
+/* The head of MARK and STEP: "<wall_ns> <task|-> " at p.  Fills *wall and
+ * the event's task (the agent's own for "-"), and returns where the rest
+ * starts, or NULL with the reason appended to out. */
+static const char *parse_head(struct gm_daemon *ct, const char *p, const char *end,
+                              const char *what, long long *wall, struct gm_event *e,
+                              struct gm_buf *out)
 {
-    const char *p = req + 5, *end = req + len;
     char num[24];
     size_t nl = 0;
     while (p + nl < end && p[nl] != ' ' && nl < sizeof(num) - 1) {
@@ -87,31 +92,23 @@ static void control_mark(struct gm_daemon *ct, const char *req, size_t len, stru
     num[nl] = '\0';
     char *nend;
     errno = 0;
-    long long wall = strtoll(num, &nend, 10);
+    *wall = strtoll(num, &nend, 10);
     int bad = nl == 0 || errno || *nend || p + nl >= end || p[nl] != ' ';
     const char *task = p + nl + 1;
     const char *sp = bad ? NULL : memchr(task, ' ', (size_t)(end - task));
     if (!sp) {
-        gm_buf_puts(out, "ERR malformed MARK request\n");
-        return;
+        gm_buf_printf(out, "ERR malformed %s request\n", what);
+        return NULL;
     }
-    size_t tlen = (size_t)(sp - task), xlen = (size_t)(end - sp - 1);
+    size_t tlen = (size_t)(sp - task);
     int own_task = tlen == 1 && task[0] == '-';
     if (!own_task && !gm_config_task_valid(task, tlen)) {
         gm_buf_printf(out,
                       "ERR invalid task (1-%d letters, digits, '.', '_', '-'; not starting with "
                       "'.')\n",
                       GM_TASK_MAX);
-        return;
+        return NULL;
     }
-    if (xlen > GM_MARK_MAX) {
-        gm_buf_printf(out, "ERR mark longer than %d bytes\n", GM_MARK_MAX);
-        return;
-    }
-    struct gm_event *e = gm_xcalloc(1, sizeof(*e));
-    e->type = GM_EV_MARK;
-    e->gpu = -1;
-    e->wall_ns = wall;
     if (own_task) {
         pthread_mutex_lock(&ct->task_mu);
         gm_strlcpy(e->task, ct->task, sizeof(e->task));
@@ -119,11 +116,130 @@ static void control_mark(struct gm_daemon *ct, const char *req, size_t len, stru
     } else {
         memcpy(e->task, task, tlen);
     }
-    memcpy(e->text, sp + 1, xlen);
+    return sp + 1;
+}
+
+/* Puts the mark e (its text text[0..len)) on the timeline. */
+static void put_mark(struct gm_daemon *ct, struct gm_event *e, long long wall, const char *text,
+                     size_t len, struct gm_buf *out)
+{
+    e->type = GM_EV_MARK;
+    e->gpu = -1;
+    e->wall_ns = wall;
+    memcpy(e->text, text, len);
     gm_sampler_event(ct->sampler, e);
-    gm_log(GM_LOG_INFO, "mark (%s, %zu bytes): %s", e->task, xlen, e->text);
-    free(e);
+    gm_log(GM_LOG_INFO, "mark (%s, %zu bytes): %s", e->task, len, e->text);
     gm_buf_puts(out, "OK\n");
+}
+
+/* "MARK <wall_ns> <task|-> <text>": a mark on the timeline, its text whole
+ * (at most GM_MARK_MAX bytes; the outputs sanitise it, core/text.h). */
+static void control_mark(struct gm_daemon *ct, const char *req, size_t len, struct gm_buf *out)
+{
+    const char *end = req + len;
+    long long wall;
+    struct gm_event *e = gm_xcalloc(1, sizeof(*e));
+    const char *text = parse_head(ct, req + 5, end, "MARK", &wall, e, out);
+    if (text && (size_t)(end - text) > GM_MARK_MAX)
+        gm_buf_printf(out, "ERR mark longer than %d bytes\n", GM_MARK_MAX);
+    else if (text)
+        put_mark(ct, e, wall, text, (size_t)(end - text), out);
+    free(e);
+}
+
+/* Whether s[0..n) is a step's value name: a letter or '_', then letters,
+ * digits, '_' (a Python keyword argument's shape), at most
+ * GM_STEP_NAME_MAX bytes. */
+static int step_name_valid(const char *s, size_t n)
+{
+    if (n == 0 || n > GM_STEP_NAME_MAX || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    return 1;
+}
+
+/* Whether s[0..n) is a finite decimal number (strtod's syntax without
+ * inf, nan and hexadecimal). */
+static int step_number_valid(const char *s, size_t n)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof(buf) || memchr(s, 'x', n) || memchr(s, 'X', n))
+        return 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (isspace((unsigned char)buf[0]))
+        return 0;
+    char *e;
+    errno = 0;
+    double d = strtod(buf, &e);
+    return *e == '\0' && isfinite(d) && errno != ERANGE;
+}
+
+/* "STEP <wall_ns> <task|-> <n> [name=value ...]" (protocol 2): a training
+ * step and the caller's numbers, kept as a mark whose text is the request's
+ * "step <n> name=value ..." after checking every part (docs/control.md). */
+static void control_step(struct gm_daemon *ct, const char *req, size_t len, struct gm_buf *out)
+{
+    const char *end = req + len;
+    long long wall;
+    struct gm_event *e = gm_xcalloc(1, sizeof(*e));
+    const char *p = parse_head(ct, req + 5, end, "STEP", &wall, e, out);
+    if (!p) {
+        free(e);
+        return;
+    }
+    const char *body = p;
+    /* the step number: decimal digits, at most 19 (below 2^63) */
+    size_t n = 0;
+    while (p + n < end && isdigit((unsigned char)p[n]))
+        n++;
+    if (n == 0 || n > 19 || (n == 19 && memcmp(p, "9223372036854775807", 19) > 0) ||
+        (p + n < end && p[n] != ' ')) {
+        gm_buf_puts(out, "ERR malformed STEP request: the step is a whole number 0-"
+                         "9223372036854775807\n");
+        free(e);
+        return;
+    }
+    p += n;
+    int count = 0;
+    while (p < end) {
+        p++; /* the space */
+        const char *tok = p;
+        const char *sp = memchr(tok, ' ', (size_t)(end - tok));
+        size_t tl = sp ? (size_t)(sp - tok) : (size_t)(end - tok);
+        const char *eq = memchr(tok, '=', tl);
+        if (++count > GM_STEP_VALUES_MAX) {
+            gm_buf_printf(out, "ERR a step carries at most %d values\n", GM_STEP_VALUES_MAX);
+            free(e);
+            return;
+        }
+        if (!eq || !step_name_valid(tok, (size_t)(eq - tok))) {
+            gm_buf_printf(out,
+                          "ERR malformed STEP value %d: name=value with a name of 1-%d letters, "
+                          "digits, '_' (not starting with a digit)\n",
+                          count, GM_STEP_NAME_MAX);
+            free(e);
+            return;
+        }
+        if (!step_number_valid(eq + 1, (size_t)(tok + tl - eq - 1))) {
+            gm_buf_printf(out, "ERR STEP value %d (%.*s): not a finite decimal number\n", count,
+                          (int)(eq - tok), tok);
+            free(e);
+            return;
+        }
+        p = tok + tl;
+    }
+    struct gm_buf text = GM_BUF_INIT;
+    gm_buf_puts(&text, "step ");
+    gm_buf_put(&text, body, (size_t)(end - body));
+    if (text.len > GM_MARK_MAX)
+        gm_buf_printf(out, "ERR step longer than %d bytes as a mark\n", GM_MARK_MAX);
+    else
+        put_mark(ct, e, wall, text.p, text.len, out);
+    gm_buf_free(&text);
+    free(e);
 }
 
 /* One request per connection; replies end with a newline. */
@@ -149,8 +265,13 @@ void gm_daemon_control(void *arg, const char *req, size_t len, struct gm_buf *ou
             gm_buf_puts(out, "ERR alerts are off in this agent (alerts = false)\n");
         }
         pthread_mutex_unlock(&ct->sinks_mu);
+    } else if (IS("HELLO") || (len > 6 && memcmp(req, "HELLO ", 6) == 0)) {
+        gm_buf_printf(out, "OK version=%d requests=HELLO,PING,STATUS,ALERTS,MARK,STEP\n",
+                      GM_CONTROL_VERSION);
     } else if (len >= 5 && memcmp(req, "MARK ", 5) == 0) {
         control_mark(ct, req, len, out);
+    } else if (len >= 5 && memcmp(req, "STEP ", 5) == 0) {
+        control_step(ct, req, len, out);
     } else {
         gm_buf_puts(out, "ERR unknown request\n");
     }
