@@ -895,6 +895,8 @@ void gm_config_usage(struct gm_buf *out)
         char flag[64];
         if (opts[i].type == T_BOOL)
             snprintf(flag, sizeof(flag), "--%s, --no-%s", opts[i].key, opts[i].key);
+        else if (opts[i].type == T_ENUM) /* the values, for people and completions */
+            snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].choices);
         else
             snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].arg);
         gm_buf_printf(out, "      %-32s %s", flag, opts[i].help);
