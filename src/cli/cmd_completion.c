@@ -93,13 +93,20 @@ static void sq(struct gm_buf *b, const char *s, size_t n)
     gm_buf_putc(b, '\'');
 }
 
-/* The first line of a flag's text (what a menu shows), at most max bytes. */
+/* The first line of a flag's text (what a menu shows), at most max bytes,
+ * cut at a blank when longer. */
 static size_t first_line(const char *help, size_t max)
 {
     if (!help)
         return 0;
     size_t n = strcspn(help, "\n");
-    return n > max ? max : n;
+    if (n <= max)
+        return n;
+    for (n = max; n > 0 && help[n] != ' '; n--)
+        ;
+    while (n > 0 && (help[n - 1] == ' ' || help[n - 1] == ',' || help[n - 1] == '('))
+        n--;
+    return n ? n : max;
 }
 
 static const char *kind_word(const struct cli_flag *f)
@@ -373,7 +380,7 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
                    "        case $words[1] in\n");
     for (size_t i = 0; i < all->n; i++) {
         const struct cli_spec *s = &all->s[i];
-        gm_buf_printf(b, "        %s)\n            _arguments -s", s->name);
+        gm_buf_printf(b, "        %s)\n            _arguments", s->name);
         for (size_t k = 0; k < s->nflags; k++)
             zsh_flag(b, &s->flags[k]);
         if (s->nsubs) {

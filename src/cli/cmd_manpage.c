@@ -85,6 +85,32 @@ static void roffs(struct gm_buf *b, const char *s)
     roff(b, s, strlen(s));
 }
 
+/* Text with Markdown links, [text](target), as "text (target)". */
+static void links(struct gm_buf *b, const char *s, size_t n)
+{
+    const char *end = s + n;
+    while (s < end) {
+        const char *mid = NULL, *open = memchr(s, '[', (size_t)(end - s));
+        const char *close = NULL;
+        if (open) {
+            for (const char *p = open; p + 1 < end && !mid; p++)
+                if (p[0] == ']' && p[1] == '(')
+                    mid = p;
+            close = mid ? memchr(mid, ')', (size_t)(end - mid)) : NULL;
+        }
+        if (!close || memchr(open + 1, '[', (size_t)(mid - open - 1))) {
+            roff(b, s, (size_t)(end - s));
+            return;
+        }
+        roff(b, s, (size_t)(open - s));
+        roff(b, open + 1, (size_t)(mid - open - 1));
+        gm_buf_puts(b, " (");
+        roff(b, mid + 2, (size_t)(close - mid - 2));
+        gm_buf_putc(b, ')');
+        s = close + 1;
+    }
+}
+
 /* Markdown's inline code (`x`) in bold, the rest escaped. */
 static void inline_md(struct gm_buf *b, const char *s, size_t n)
 {
@@ -93,10 +119,10 @@ static void inline_md(struct gm_buf *b, const char *s, size_t n)
         const char *tick = memchr(s, '`', (size_t)(end - s));
         const char *close = tick ? memchr(tick + 1, '`', (size_t)(end - tick - 1)) : NULL;
         if (!close) {
-            roff(b, s, (size_t)(end - s));
+            links(b, s, (size_t)(end - s));
             return;
         }
-        roff(b, s, (size_t)(tick - s));
+        links(b, s, (size_t)(tick - s));
         gm_buf_puts(b, "\\fB");
         roff(b, tick + 1, (size_t)(close - tick - 1));
         gm_buf_puts(b, "\\fR");

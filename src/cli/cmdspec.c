@@ -353,15 +353,18 @@ static const char *option_line(struct cli_spec *sp, const char *line, int group)
     gm_buf_put(&help, p, line_len(p));
     const char *next = line + line_len(line);
     next += *next == '\n';
+    size_t item = 0; /* the indent of a list inside the text ("p  power ..."), 0 for none */
     while (*next) {
         size_t ni = indent_of(next);
         size_t nl = line_len(next);
         if (nl == ni || ni <= ind || next[ni] == '-')
             break;
+        if (help.len && ni > col + 1 && !item)
+            item = ni;
         if (help.len == 0)
             col = ni;
         else
-            gm_buf_putc(&help, ni > col + 1 ? '\n' : ' ');
+            gm_buf_putc(&help, item && ni == item ? '\n' : ' ');
         gm_buf_put(&help, next + ni, nl - ni);
         next += nl + (next[nl] == '\n');
     }
