@@ -22,6 +22,8 @@ PKGS="$PKGS prometheus-alertmanager"
 PKGS="$PKGS tmux"
 # tests: gpumon plot's SVG (xmllint) and PDF (pdfinfo, pdftotext) checked by real tools
 PKGS="$PKGS libxml2-utils poppler-utils"
+# tests: the manual pages rendered (groff -ww, man -l), the zsh and fish completions
+PKGS="$PKGS groff-base man-db zsh fish"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

@@ -126,7 +126,8 @@ static void classify(struct cli_flag *f)
         f->arg = strstr(f->name, "compute-apps") ? CLI_ARG_APP_FIELDS : CLI_ARG_GPU_FIELDS;
     else if (IS("SEC") || IS("MS") || IS("DUR") || IS("DURATION") || is_duration_example(m, n))
         f->arg = CLI_ARG_DURATION;
-    else if (IS("IDS") || (IS("LIST") && (strcmp(f->name, "--id") == 0 || strcmp(f->name, "-i") == 0)))
+    else if (IS("IDS") ||
+             (IS("LIST") && (strcmp(f->name, "--id") == 0 || strcmp(f->name, "-i") == 0)))
         f->arg = CLI_ARG_GPU_IDS;
     else
         f->arg = CLI_ARG_TEXT;

@@ -35,13 +35,13 @@ enum cli_arg {
 };
 
 struct cli_flag {
-    char *name;   /* "--json", "-i", "-lms" */
-    char *meta;   /* the argument's name as the help writes it, NULL for none */
-    int arg;      /* enum cli_arg */
-    char **vals;  /* CLI_ARG_ENUM: the values, NULL-terminated; else NULL */
-    char *help;   /* what it does, the lines joined; NULL when only the synopsis names it */
-    int group;    /* flags written on one line of the help share a group number */
-    int listed;   /* 1 when an option line of the help lists it, 0 for the synopsis only */
+    char *name;  /* "--json", "-i", "-lms" */
+    char *meta;  /* the argument's name as the help writes it, NULL for none */
+    int arg;     /* enum cli_arg */
+    char **vals; /* CLI_ARG_ENUM: the values, NULL-terminated; else NULL */
+    char *help;  /* what it does, the lines joined; NULL when only the synopsis names it */
+    int group;   /* flags written on one line of the help share a group number */
+    int listed;  /* 1 when an option line of the help lists it, 0 for the synopsis only */
 };
 
 struct cli_spec {
