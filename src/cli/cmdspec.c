@@ -71,21 +71,18 @@ static void enum_optional(struct cli_flag *f, const char *m)
         plen[np++] = (size_t)(rb - p - 1);
         p = rb + 1;
     }
-    for (unsigned mask = 0; mask < (1u << np); mask++) {
-        struct gm_buf b = GM_BUF_INIT;
-        gm_buf_put(&b, m, (size_t)(lb - m));
-        for (int k = 0; k < np; k++)
-            if (mask & (1u << k))
-                gm_buf_put(&b, part[k], plen[k]);
-        add_val(f, &n, b.p, b.len);
-        gm_buf_free(&b);
-    }
-    /* in the order a person reads them: fewer parts first */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strlen(f->vals[j]) < strlen(f->vals[j - 1]); j--) {
-            char *t = f->vals[j];
-            f->vals[j] = f->vals[j - 1];
-            f->vals[j - 1] = t;
+    /* fewer parts first, each count in the parts' order */
+    for (int k = 0; k <= np; k++)
+        for (unsigned mask = 0; mask < (1u << np); mask++) {
+            if (__builtin_popcount(mask) != k)
+                continue;
+            struct gm_buf b = GM_BUF_INIT;
+            gm_buf_put(&b, m, (size_t)(lb - m));
+            for (int i = 0; i < np; i++)
+                if (mask & (1u << i))
+                    gm_buf_put(&b, part[i], plen[i]);
+            add_val(f, &n, b.p, b.len);
+            gm_buf_free(&b);
         }
 }
 
