@@ -376,7 +376,7 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
         zsh_flag(b, &top->flags[i]);
     gm_buf_puts(b, " \\\n        '1: :->command' \\\n        '*:: :->args' && ret=0\n"
                    "    case $state in\n    command)\n"
-                   "        _describe -t commands 'gpumon command' cmds && ret=0\n        ;;\n"
+                   "        _describe -t commands 'command' cmds && ret=0\n        ;;\n"
                    "    args)\n        curcontext=${curcontext%:*:*}:gpumon-$words[1]:\n"
                    "        case $words[1] in\n");
     for (size_t i = 0; i < all->n; i++) {
