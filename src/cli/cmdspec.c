@@ -151,12 +151,11 @@ static size_t meta_len(const char *p)
     size_t i = 0;
     int depth = 0;
     for (; p[i] && p[i] != ' ' && p[i] != '\n'; i++) {
-        if (p[i] == '[')
-            depth++;
-        else if (p[i] == ']' && depth-- == 0)
+        int closes_outer = p[i] == ']' && depth == 0;
+        int next_flag = p[i] == '|' && p[i + 1] == '-';
+        if (closes_outer || next_flag)
             break;
-        else if (p[i] == '|' && p[i + 1] == '-')
-            break;
+        depth += (p[i] == '[') - (p[i] == ']');
     }
     return i;
 }
