@@ -245,7 +245,12 @@ static void command_page(const struct cli_spec *s, struct gm_buf *b)
     }
     gm_buf_puts(b, ".fi\n.SH DESCRIPTION\n");
     struct gm_buf exitsec = GM_BUF_INIT;
+    size_t before = b->len;
     prose(b, s->prose, &exitsec);
+    if (b->len == before) { /* a help with no prose: the table's summary */
+        roffs(b, s->summary);
+        gm_buf_puts(b, ".\n");
+    }
     int any = 0;
     for (size_t i = 0; i < s->nflags; i++) {
         const struct cli_flag *f = &s->flags[i];
