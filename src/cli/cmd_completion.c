@@ -158,7 +158,7 @@ static void bash_spec(struct gm_buf *b, const struct cli_spec *s, const char *la
         gm_buf_free(&w);
         first = 0;
     }
-    gm_buf_puts(b, ")\n        ;;\n");
+    gm_buf_printf(b, ")\n        _gpumon_pos=%s\n        ;;\n", s->pos_file ? "file" : "");
 }
 
 static const char bash_body[] =
@@ -197,6 +197,7 @@ static const char bash_body[] =
     "    local n=$((${#w[@]} - 1))\n"
     "    local cur=${w[n]} cmd= sub= expect= kind= i\n"
     "    local -a _gpumon_subs _gpumon_flags _gpumon_args\n"
+    "    local _gpumon_pos=\n"
     "    _gpumon_spec ''\n"
     "    for ((i = 1; i < n; i++)); do\n"
     "        t=${w[i]}\n"
@@ -223,10 +224,12 @@ static const char bash_body[] =
     "    elif [[ $cur == -* ]]; then\n"
     "        COMPREPLY=($(compgen -W \"${_gpumon_flags[*]}\" -- \"$cur\"))\n"
     "        return 0\n"
+    "    elif [[ -z $cmd || ( -z $sub && ${#_gpumon_subs[@]} -gt 0 ) ]]; then\n"
+    "        COMPREPLY=($(compgen -W \"${_gpumon_subs[*]}\" -- \"$cur\"))\n"
+    "        return 0\n"
+    "    elif [[ $_gpumon_pos == file ]]; then\n"
+    "        kind=file\n"
     "    else\n"
-    "        if [[ -z $cmd || -z $sub ]]; then\n"
-    "            COMPREPLY=($(compgen -W \"${_gpumon_subs[*]}\" -- \"$cur\"))\n"
-    "        fi\n"
     "        return 0\n"
     "    fi\n"
     "    local -a c=()\n"
@@ -283,7 +286,7 @@ static void gen_bash(const struct specs *all, struct gm_buf *b)
     for (size_t i = 0; i < all->n; i++)
         bash_spec(b, &all->s[i], all->s[i].name, all, 0);
     gm_buf_puts(b, "    *)\n        _gpumon_subs=()\n        _gpumon_flags=()\n"
-                   "        _gpumon_args=()\n        ;;\n    esac\n}\n\n");
+                   "        _gpumon_args=()\n        _gpumon_pos=\n        ;;\n    esac\n}\n\n");
     gm_buf_puts(b, bash_body);
 }
 
@@ -390,6 +393,8 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
                 gm_buf_printf(b, "%s%s", k ? " " : "", s->subs[k]);
             gm_buf_puts(b, ")'");
         }
+        if (s->pos_file)
+            gm_buf_puts(b, " \\\n        '*:file:_files'");
         gm_buf_puts(b, " && ret=0\n            ;;\n");
     }
     gm_buf_puts(b, "        esac\n        ;;\n    esac\n    return ret\n}\n\n_gpumon \"$@\"\n");
@@ -495,6 +500,17 @@ static void gen_fish(const struct specs *all, struct gm_buf *b)
             for (size_t k = 0; k < s->nsubs; k++)
                 gm_buf_printf(b, "%s%s", k ? " " : "", s->subs[k]);
             gm_buf_puts(b, "'\n");
+        }
+        if (s->pos_file && !s->nsubs) {
+            gm_buf_printf(b, "complete -c gpumon -n %s -F\n", cond.p);
+        } else if (s->pos_file) { /* files once a subcommand is there */
+            gm_buf_printf(b,
+                          "complete -c gpumon -n '__fish_seen_subcommand_from %s; and "
+                          "__fish_seen_subcommand_from",
+                          s->name);
+            for (size_t k = 0; k < s->nsubs; k++)
+                gm_buf_printf(b, " %s", s->subs[k]);
+            gm_buf_puts(b, "' -F\n");
         }
         for (size_t k = 0; k < s->nflags; k++)
             fish_flag(b, cond.p, &s->flags[k]);

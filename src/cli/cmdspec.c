@@ -246,6 +246,9 @@ static void synopsis_line(struct cli_spec *sp, const char *line, int *group)
     for (const char *p = from; *p && *p != '\n'; p++) {
         int start = p == line || p[-1] == ' ' || p[-1] == '[' || p[-1] == '|';
         size_t fl = start ? flag_len(p) : 0;
+        if (start && !fl && (strncmp(p, "FILE", 4) == 0 || strncmp(p, "PATH", 4) == 0) &&
+            strchr(" ].\n", p[4] ? p[4] : '\n'))
+            sp->pos_file = 1; /* "config check [FILE]": a file operand */
         if (!fl)
             continue;
         const char *m = NULL;
@@ -417,6 +420,13 @@ void cli_spec_parse(struct cli_spec *sp, const char *name, const char *summary, 
             synopsis_line(sp, line, &group);
         size_t n = line_len(line);
         line += n + (line[n] == '\n');
+    }
+    /* "--csv FILE...": the words after the flag's first are files too */
+    for (size_t i = 0; i < sp->nflags; i++) {
+        const char *m = sp->flags[i].meta;
+        size_t ml = m ? strlen(m) : 0;
+        if (sp->flags[i].arg == CLI_ARG_FILE && ml > 3 && strcmp(m + ml - 3, "...") == 0)
+            sp->pos_file = 1;
     }
 }
 

@@ -53,6 +53,7 @@ struct cli_spec {
     size_t nflags;
     char *subs[16]; /* subcommands the usage lines name ("check", "show") */
     size_t nsubs;
+    int pos_file; /* operands are files: [FILE] in the synopsis, or a FILE... flag */
 };
 
 /* Reads cmd's interface from `gpumon CMD --help`, run in a child process with

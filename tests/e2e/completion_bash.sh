@@ -55,6 +55,10 @@ touch "$tmpd/file1.ini"
 expect "$tmpd/dir1 $tmpd/file1.ini" gpumon --sim "$tmpd/"
 expect "$tmpd/dir1" gpumon agent --data-dir "$tmpd/d"
 expect "$tmpd/file1.ini" gpumon query -f "$tmpd/f"
+# operands that are files: config check [FILE], diagnose --csv FILE...
+expect "$tmpd/file1.ini" gpumon config check "$tmpd/f"
+expect "$tmpd/file1.ini" gpumon diagnose --csv a.csv "$tmpd/f"
+expect "" gpumon status "$tmpd/f"
 # a value nothing can complete offers nothing (not the flags)
 expect "" gpumon status --interval ""
 # without '=' in COMP_WORDBREAKS the word is whole, and so are the replies

@@ -42,6 +42,7 @@ if [ "$sh" = fish ]; then
     expect "gpumon query --query-gpu=index,memory.u" "--query-gpu=index,memory.used"
     mkdir "$tmpd/dir1"
     expect "gpumon agent --data-dir $tmpd/d" "$tmpd/dir1/"
+    expect "gpumon config check $tmpd/gpumon.f" "$tmpd/gpumon.fish"
 else # zsh offers the item after the comma, and completes the flag's '=' itself
     expect "gpumon query --query-gpu=utilization.g" "utilization.gpu"
     expect "gpumon query --query-gpu=index,memory.u" "memory.used"

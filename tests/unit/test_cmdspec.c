@@ -200,8 +200,16 @@ static void test_prose(void **state)
     struct cli_spec s;
     cli_spec_parse(&s, "dmon", "", DMON);
     assert_string_equal(s.prose, "\n\nA value the GPU does not report is '-'.\n");
+    assert_int_equal(s.pos_file, 0);
+    cli_spec_free(&s);
+    cli_spec_parse(&s, "config", "", "usage: gpumon config check [FILE]   report the error\n");
+    assert_int_equal(s.pos_file, 1);
+    cli_spec_free(&s);
+    cli_spec_parse(&s, "plot", "", "usage: gpumon plot --csv FILE... [-o FILE]\n");
+    assert_int_equal(s.pos_file, 1);
     cli_spec_free(&s);
     cli_spec_parse(&s, "report", "", REPORT);
+    assert_int_equal(s.pos_file, 0);
     assert_string_equal(s.prose, "\nPer GPU per hour.\n\n");
     /* the option line of REPORT (indent 2) is an option, in the help's order */
     assert_string_equal(s.flags[0].name, "--since");
