@@ -388,7 +388,9 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
         for (size_t k = 0; k < s->nflags; k++)
             zsh_flag(b, &s->flags[k]);
         if (s->nsubs) {
-            gm_buf_puts(b, " \\\n        '::subcommand:(");
+            /* with file operands the subcommand comes first; else it is optional */
+            gm_buf_puts(b, s->pos_file ? " \\\n        '1:subcommand:("
+                                       : " \\\n        '::subcommand:(");
             for (size_t k = 0; k < s->nsubs; k++)
                 gm_buf_printf(b, "%s%s", k ? " " : "", s->subs[k]);
             gm_buf_puts(b, ")'");

@@ -47,5 +47,6 @@ else # zsh offers the item after the comma, and completes the flag's '=' itself
     expect "gpumon query --query-gpu=utilization.g" "utilization.gpu"
     expect "gpumon query --query-gpu=index,memory.u" "memory.used"
     expect "gpumon --sim _gp" "_gpumon" # a path in the current directory
+    expect "gpumon config check _gp" "_gpumon"
 fi
 exit $fail

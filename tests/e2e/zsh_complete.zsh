@@ -1,7 +1,8 @@
 # zsh_complete.zsh DIR LINE -- prints the words zsh's completion system offers
 # for LINE (then a tab) with _gpumon from DIR in $fpath, sorted, on one line.
 # An interactive zsh in a pseudo-terminal (zpty); compadd is wrapped to print
-# what each call would add.  Waits up to 8 s for the first offer.
+# what each call would add.  Waits up to 8 s for the first offer, then
+# until nothing more comes for 0.6 s.
 zmodload zsh/zpty
 dir=$1; line=$2
 zpty z zsh -f -i
@@ -12,12 +13,20 @@ zpty -w z "$line"$'\t'
 out=
 for i in {1..80}; do
     zpty -r -t z chunk && out+=$chunk
-    if [[ $out == *HITS:* ]]; then
-        sleep 0.3
-        zpty -r -t z chunk && out+=$chunk
-        break
-    fi
+    [[ $out == *HITS:* ]] && break
     sleep 0.1
+done
+# then until the terminal has been quiet for 0.6 s (a slow machine may add
+# the rest of the offers later)
+quiet=0
+while (( quiet < 3 )); do
+    sleep 0.2
+    if zpty -r -t z chunk; then
+        out+=$chunk
+        quiet=0
+    else
+        (( quiet++ ))
+    fi
 done
 print -r -- "$out" | tr '\r' '\n' | grep -a '^HITS:' | sed 's/^HITS://' | tr ' ' '\n' |
     grep -v '^$' | sort -u | tr '\n' ' ' | sed 's/ $//'
