@@ -6,8 +6,8 @@
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
 #                 for FUZZ_SECONDS (60); docs/fuzzing.md
-#   make install  install gpumon, the simulator, the unit, the man page, libgpumon with its
-#                 header and gpumon.pc (PREFIX via meson)
+#   make install  install gpumon, the simulator, the unit, the man pages and completions,
+#                 libgpumon with its header and gpumon.pc (PREFIX via meson)
 
 BUILD ?= build
 

@@ -27,6 +27,8 @@ PKGS="$PKGS libxml2-utils poppler-utils"
 # tests: the HTML report in a real headless browser (tests/e2e/report_html.py;
 # skipped, exit 77, without it) and its picture (scripts/report-html-img.sh)
 PKGS="$PKGS chromium"
+# tests: the manual pages rendered (groff -ww, man -l), the zsh and fish completions
+PKGS="$PKGS groff-base man-db zsh fish"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

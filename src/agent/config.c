@@ -892,9 +892,11 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
 void gm_config_usage(struct gm_buf *out)
 {
     for (size_t i = 0; i < NOPTS; i++) {
-        char flag[64];
+        char flag[160]; /* an enum's values are listed whole */
         if (opts[i].type == T_BOOL)
             snprintf(flag, sizeof(flag), "--%s, --no-%s", opts[i].key, opts[i].key);
+        else if (opts[i].type == T_ENUM) /* the values, for people and completions */
+            snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].choices);
         else
             snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].arg);
         gm_buf_printf(out, "      %-32s %s", flag, opts[i].help);

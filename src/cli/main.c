@@ -12,6 +12,7 @@
 
 #include "../core/modload.h"
 #include "cli.h"
+#include "cmdspec.h"
 
 #ifndef GM_VERSION
 #define GM_VERSION "0.0.0"
@@ -21,9 +22,10 @@
 #endif
 
 static const struct gm_cmd *const commands[] = {
-    &gm_cmd_status, &gm_cmd_query,  &gm_cmd_agent,  &gm_cmd_record,   &gm_cmd_serve, &gm_cmd_mark,
-    &gm_cmd_report, &gm_cmd_alerts, &gm_cmd_config, &gm_cmd_metrics,  &gm_cmd_dmon,  &gm_cmd_pmon,
-    &gm_cmd_top,    &gm_cmd_free,   &gm_cmd_doctor, &gm_cmd_diagnose, &gm_cmd_plot,
+    &gm_cmd_status,   &gm_cmd_query,  &gm_cmd_agent,      &gm_cmd_record,  &gm_cmd_serve,
+    &gm_cmd_mark,     &gm_cmd_report, &gm_cmd_alerts,     &gm_cmd_config,  &gm_cmd_metrics,
+    &gm_cmd_dmon,     &gm_cmd_pmon,   &gm_cmd_top,        &gm_cmd_free,    &gm_cmd_doctor,
+    &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -129,4 +131,17 @@ int main(int argc, char **argv)
     }
     /* sub_argv[0] names the command for getopt messages */
     return cmd->run(sub_argc, sub_argv);
+}
+
+/* The table and the global usage, for completions and manual pages
+ * (cmdspec.h). */
+const struct gm_cmd *const *cli_commands(size_t *n)
+{
+    *n = NCOMMANDS;
+    return commands;
+}
+
+void cli_main_usage(FILE *f)
+{
+    usage(f);
 }

@@ -1,0 +1,229 @@
+/* test_cmdspec.c -- unit tests for reading a command's interface from its
+ * help text (src/cli/cmdspec.c).
+ *
+ * Table-driven: each row is a help text in the layout of the cmd_*.c usage
+ * functions and one flag it must yield (its argument's name, kind, values
+ * and text, or that it is absent).  Then subcommands from the usage lines,
+ * and the prose that the manual pages keep (no usage, no option lines).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmdspec.h"
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* what cmdspec.c links against in the binary (main.c, cli.c) */
+void cli_error(const char *fmt, ...)
+{
+    (void)fmt;
+}
+const struct gm_cmd *const *cli_commands(size_t *n)
+{
+    *n = 0;
+    return NULL;
+}
+void cli_main_usage(FILE *f)
+{
+    (void)f;
+}
+
+static const char STATUS[] =
+    "usage: gpumon status [OPTIONS]\n\n"
+    "One line per GPU.\n\n"
+    "  -i, --interval SEC   refresh every SEC seconds (in place on a terminal)\n"
+    "      --json           print the JSON document\n"
+    "      --pcie           also read PCIe throughput for --json (costs ~40 ms per GPU\n"
+    "                       on real hardware)\n"
+    "      --color, --no-color\n"
+    "                       force colours on or off\n"
+    "  -h, --help           this help\n";
+
+static const char REPORT[] =
+    "usage: gpumon report [--since DURATION | --from TIME [--to TIME]] [--by hour|day]\n"
+    "                     [--format table|csv|json]\n"
+    "                     [--data-dir DIR | --store-path FILE] [--config FILE]\n\n"
+    "Per GPU per hour.\n\n"
+    "  --since DURATION   the last DURATION up to now (default 24h)\n";
+
+static const char QUERY[] =
+    "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader]"
+    "[,nounits] [OPTIONS]\n\n"
+    "      --query-gpu=FIELDS           GPU fields\n"
+    "      --query-compute-apps=FIELDS  compute process fields\n"
+    "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
+    "  -f, --filename=FILE              write to FILE\n";
+
+static const char DMON[] = "usage: gpumon dmon [OPTIONS]\n\n"
+                           "  -s, --select GROUPS  metric groups [default: puc]\n"
+                           "                         p  power (W)\n"
+                           "                         v  power violation and\n"
+                           "                            thermal violation (0/1)\n"
+                           "                         m  memory (MiB)\n"
+                           "  -o, --options D|T|DT add the date and/or time\n"
+                           "      --format csv[,noheader]\n"
+                           "                       comma-separated values\n"
+                           "  -i, --id LIST        only these GPUs\n\n"
+                           "A value the GPU does not report is '-'.\n";
+
+static const char ALERTS[] = "usage: gpumon alerts [--json] [--config FILE | --no-config]\n"
+                             "       gpumon --sim SCENARIO alerts test [--from T] [--step 10s]\n\n"
+                             "Alerts of the running agent; see --history.\n";
+
+struct row {
+    const char *name; /* the command */
+    const char *text;
+    const char *flag;
+    int present;
+    const char *meta; /* NULL: no argument */
+    int arg;
+    const char *vals; /* the values, joined by ' ' */
+    const char *help; /* NULL: not checked */
+};
+
+static const struct row rows[] = {
+    {"status", STATUS, "-i", 1, "SEC", CLI_ARG_DURATION, NULL,
+     "refresh every SEC seconds (in place on a terminal)"},
+    {"status", STATUS, "--interval", 1, "SEC", CLI_ARG_DURATION, NULL, NULL},
+    {"status", STATUS, "--json", 1, NULL, CLI_ARG_NONE, NULL, "print the JSON document"},
+    {"status", STATUS, "--pcie", 1, NULL, CLI_ARG_NONE, NULL,
+     "also read PCIe throughput for --json (costs ~40 ms per GPU on real hardware)"},
+    {"status", STATUS, "--no-color", 1, NULL, CLI_ARG_NONE, NULL, "force colours on or off"},
+    {"status", STATUS, "--help", 1, NULL, CLI_ARG_NONE, NULL, "this help"},
+    {"status", STATUS, "--ids", 0, NULL, 0, NULL, NULL},
+    {"report", REPORT, "--by", 1, "hour|day", CLI_ARG_ENUM, "hour day", NULL},
+    {"report", REPORT, "--format", 1, "table|csv|json", CLI_ARG_ENUM, "table csv json", NULL},
+    {"report", REPORT, "--to", 1, "TIME", CLI_ARG_TEXT, NULL, NULL},
+    {"report", REPORT, "--data-dir", 1, "DIR", CLI_ARG_DIR, NULL, NULL},
+    {"report", REPORT, "--store-path", 1, "FILE", CLI_ARG_FILE, NULL, NULL},
+    {"report", REPORT, "--since", 1, "DURATION", CLI_ARG_DURATION, NULL,
+     "the last DURATION up to now (default 24h)"},
+    {"query", QUERY, "--query-gpu", 1, "FIELDS", CLI_ARG_GPU_FIELDS, NULL, "GPU fields"},
+    {"query", QUERY, "--query-compute-apps", 1, "FIELDS", CLI_ARG_APP_FIELDS, NULL, NULL},
+    {"query", QUERY, "--format", 1, "csv[,noheader][,nounits]", CLI_ARG_ENUM,
+     "csv csv,noheader csv,nounits csv,noheader,nounits", NULL},
+    {"query", QUERY, "-lms", 1, "MS", CLI_ARG_DURATION, NULL, NULL},
+    {"query", QUERY, "-f", 1, "FILE", CLI_ARG_FILE, NULL, "write to FILE"},
+    {"dmon", DMON, "--select", 1, "GROUPS", CLI_ARG_TEXT, NULL,
+     "metric groups [default: puc]\np  power (W)\nv  power violation and thermal violation "
+     "(0/1)\nm  memory (MiB)"},
+    {"dmon", DMON, "-o", 1, "D|T|DT", CLI_ARG_ENUM, "D T DT", "add the date and/or time"},
+    {"dmon", DMON, "--format", 1, "csv[,noheader]", CLI_ARG_ENUM, "csv csv,noheader",
+     "comma-separated values"},
+    {"dmon", DMON, "--id", 1, "LIST", CLI_ARG_GPU_IDS, NULL, NULL},
+    {"alerts", ALERTS, "--sim", 0, NULL, 0, NULL, NULL}, /* gpumon's, before the command */
+    {"alerts", ALERTS, "--step", 1, "10s", CLI_ARG_DURATION, NULL, NULL},
+    {"alerts", ALERTS, "--no-config", 1, NULL, CLI_ARG_NONE, NULL, NULL},
+    {"alerts", ALERTS, "--history", 0, NULL, 0, NULL, NULL}, /* prose is not a synopsis */
+};
+
+static const struct cli_flag *find(const struct cli_spec *s, const char *name)
+{
+    for (size_t i = 0; i < s->nflags; i++)
+        if (strcmp(s->flags[i].name, name) == 0)
+            return &s->flags[i];
+    return NULL;
+}
+
+static void test_flags(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        const struct row *r = &rows[i];
+        struct cli_spec s;
+        cli_spec_parse(&s, r->name, "", r->text);
+        const struct cli_flag *f = find(&s, r->flag);
+        printf("row %zu: %s %s\n", i, r->name, r->flag);
+        if (!r->present) {
+            assert_null(f);
+            cli_spec_free(&s);
+            continue;
+        }
+        assert_non_null(f);
+        if (r->meta)
+            assert_string_equal(f->meta, r->meta);
+        else
+            assert_null(f->meta);
+        assert_int_equal(f->arg, r->arg);
+        char vals[256] = "";
+        for (char **v = f->vals; v && *v; v++) {
+            strncat(vals, v == f->vals ? "" : " ", sizeof(vals) - strlen(vals) - 1);
+            strncat(vals, *v, sizeof(vals) - strlen(vals) - 1);
+        }
+        assert_string_equal(vals, r->vals ? r->vals : "");
+        if (r->help)
+            assert_string_equal(f->help, r->help);
+        cli_spec_free(&s);
+    }
+}
+
+static void test_subcommands(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *text, *subs;
+    } cases[] = {
+        {"config",
+         "usage: gpumon config check [FILE]   report the first error\n"
+         "       gpumon config show [--config FILE] [OPTIONS]   the effective settings\n"
+         "       gpumon config --markdown     docs/config.md\n",
+         "check show"},
+        {"completion", "usage: gpumon completion bash|zsh|fish\n\n  -h, --help  this help\n",
+         "bash zsh fish"},
+        {"alerts", ALERTS, "test"},
+        {"status", STATUS, ""},
+        {"top", "usage: gpumon top [OPTIONS]\n\nSee gpumon top in a terminal.\n", ""},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct cli_spec s;
+        cli_spec_parse(&s, cases[i].name, "", cases[i].text);
+        char subs[128] = "";
+        for (size_t k = 0; k < s.nsubs; k++) {
+            strncat(subs, k ? " " : "", sizeof(subs) - strlen(subs) - 1);
+            strncat(subs, s.subs[k], sizeof(subs) - strlen(subs) - 1);
+        }
+        printf("case %zu: %s\n", i, cases[i].name);
+        assert_string_equal(subs, cases[i].subs);
+        cli_spec_free(&s);
+    }
+}
+
+static void test_prose(void **state)
+{
+    (void)state;
+    struct cli_spec s;
+    cli_spec_parse(&s, "dmon", "", DMON);
+    assert_string_equal(s.prose, "\n\nA value the GPU does not report is '-'.\n");
+    assert_int_equal(s.pos_file, 0);
+    cli_spec_free(&s);
+    cli_spec_parse(&s, "config", "", "usage: gpumon config check [FILE]   report the error\n");
+    assert_int_equal(s.pos_file, 1);
+    cli_spec_free(&s);
+    cli_spec_parse(&s, "plot", "", "usage: gpumon plot --csv FILE... [-o FILE]\n");
+    assert_int_equal(s.pos_file, 1);
+    cli_spec_free(&s);
+    cli_spec_parse(&s, "report", "", REPORT);
+    assert_int_equal(s.pos_file, 0);
+    assert_string_equal(s.prose, "\nPer GPU per hour.\n\n");
+    /* the option line of REPORT (indent 2) is an option, in the help's order */
+    assert_string_equal(s.flags[0].name, "--since");
+    assert_int_equal(s.flags[0].listed, 1);
+    assert_int_equal(s.flags[1].listed, 0);
+    cli_spec_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_subcommands),
+        cmocka_unit_test(test_prose),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
