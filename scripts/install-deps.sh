@@ -22,6 +22,10 @@ PKGS="$PKGS prometheus-alertmanager"
 PKGS="$PKGS tmux"
 # tests: gpumon plot's SVG (xmllint) and PDF (pdfinfo, pdftotext) checked by real tools
 PKGS="$PKGS libxml2-utils poppler-utils"
+# tests: the Debian packages (tests/pkg/deb.sh: dpkg-buildpackage, lintian), the
+# container image (tests/pkg/container.sh: buildah, rootful podman with runc,
+# curl) and the Kubernetes manifests (tests/pkg/k8s.py: python3-yaml)
+PKGS="$PKGS debhelper dpkg-dev lintian buildah podman runc python3-yaml"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

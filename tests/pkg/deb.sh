@@ -10,10 +10,11 @@
 # with GPUMON_PURGE_DATA=1 (nothing is left).
 #
 # Needs root, dpkg-dev, debhelper, lintian, curl and unshare; exits 77 (skip)
-# with the reason when any is missing, or when gpumon is already installed on
-# this machine (the test would remove it).  Used by scripts/check.sh (make
+# with the reason when any is missing, or when gpumon, its user or its
+# directories are already on this machine (the test would remove them).  Used by scripts/check.sh (make
 # check) when run as root.  Environment: JOBS (parallel build jobs, default 2),
-# GPUMON_PKG_KEEP=1 keeps the temporary directory.
+# GPUMON_PKG_KEEP=1 keeps the temporary directory, GPUMON_PKG_OUT=DIR copies
+# the built .deb files into DIR (for tests/pkg/container.sh).
 set -eu
 
 skip() { echo "deb.sh: SKIP: $*"; exit 77; }
@@ -30,6 +31,10 @@ for p in gpumon gpumon-sim; do
     fi
 done
 getent passwd gpumon >/dev/null && skip "a user gpumon exists already; the test would delete it"
+for d in /var/lib/gpumon /var/log/gpumon; do
+    # e.g. an agent run as root on this machine (its default data directory)
+    [ ! -e "$d" ] || skip "$d exists already; the test would delete it"
+done
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d /tmp/gpumon-deb.XXXXXX)
@@ -61,13 +66,20 @@ deb=$(ls "$tmp"/gpumon_*.deb)
 simdeb=$(ls "$tmp"/gpumon-sim_*.deb)
 version=$(dpkg-deb -f "$deb" Version)
 ok "built $(basename "$deb") $(basename "$simdeb") in $(($(date +%s) - start)) s"
-
-# lintian: errors and warnings fail; overrides in debian/*.lintian-overrides
-if ! lintian --fail-on error,warning --info "$tmp"/gpumon_*.changes >"$tmp/lintian.log" 2>&1; then
-    cat "$tmp/lintian.log" >&2
-    fail "lintian"
+if [ -n "${GPUMON_PKG_OUT:-}" ]; then
+    mkdir -p "$GPUMON_PKG_OUT"
+    rm -f "$GPUMON_PKG_OUT"/gpumon_*.deb "$GPUMON_PKG_OUT"/gpumon-sim_*.deb
+    cp "$deb" "$simdeb" "$GPUMON_PKG_OUT/"
 fi
-ok "lintian: $(grep -c . "$tmp/lintian.log" || true) lines of info tags, no warning or error"
+
+# lintian: any tag fails, info and pedantic ones included; the accepted ones
+# are in debian/*.lintian-overrides, each with its reason
+lintian --fail-on error,warning,info,pedantic --display-info --pedantic \
+    "$tmp"/gpumon_*.changes >"$tmp/lintian.log" 2>&1 || {
+    cat "$tmp/lintian.log" >&2
+    fail "lintian (tags above)"
+}
+ok "lintian: no tag (--pedantic --display-info) but the $(cat "$src"/debian/*.lintian-overrides | grep -c '^[a-z]') overridden in debian/*.lintian-overrides"
 
 # ---- install ----------------------------------------------------------------
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" "$simdeb" \
