@@ -151,15 +151,14 @@ ls /var/log/gpumon/*.csv >/dev/null 2>&1 || fail "no CSV log in /var/log/gpumon:
 ok "agent as gpumon with the unit's ExecStart: /metrics with 8 GPUs, store and CSV log written"
 
 # ---- purge without and with the data --------------------------------------------
-gone() { # every file and package directory of the list is gone
+gone() { # every file of the list is gone, and every directory no other package owns
     while read -r f; do
-        case "$f" in
-        /. | /etc | /usr | /usr/bin | /usr/lib | /usr/lib/* | /usr/share | /usr/share/doc | \
-            /usr/share/man | /usr/share/man/* | /lib | /lib/systemd | /lib/systemd/system | \
-            /usr/share/bash-completion | /usr/share/bash-completion/* | /usr/share/zsh | \
-            /usr/share/zsh/* | /usr/share/fish | /usr/share/fish/*)
-            [ -d "$f" ] && continue ;;
-        esac
+        if [ -d "$f" ]; then
+            [ "$f" = /. ] && continue
+            # the system's link, merged /usr (/lib -> usr/lib)
+            [ -L "$f" ] && continue
+            dpkg-query -S "$f" >/dev/null 2>&1 && continue # shared (/usr/share/man, ...)
+        fi
         [ ! -e "$f" ] && [ ! -L "$f" ] || fail "$1: $f is left"
     done <"$tmp/files"
     for d in /usr/lib/*/gpumon /etc/gpumon /usr/share/gpumon /usr/share/gpumon-sim; do
