@@ -56,7 +56,7 @@ add usr/share/doc/gpumon/copyright
 # their shared libraries, resolved on this machine (the packages' target):
 # the file a soname points to, copied under the soname's path
 libs() {
-    LD_LIBRARY_PATH= ldd "$1" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'
+    LD_LIBRARY_PATH='' ldd "$1" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'
 }
 for f in usr/bin/gpumon "$moddir/gpumon_export.so" "$moddir/gpumon_notify.so" \
     "$moddir/libnvidia-ml.so.1"; do
