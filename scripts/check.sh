@@ -2,7 +2,8 @@
 # check.sh -- builds gpumon twice (plain, and with AddressSanitizer +
 # UndefinedBehaviorSanitizer), runs every test in both builds, runs each
 # libFuzzer harness briefly over its committed corpus (scripts/fuzz.sh --ci,
-# GPUMON_FUZZ_SECONDS each, default 10; one test per harness), and ends with
+# GPUMON_FUZZ_SECONDS each, default 10; one test per harness), as root the
+# Debian package and container image tests (tests/pkg/), and ends with
 # one summary line: "N passed, N failed" (", N skipped" when any were).
 set -u
 cd "$(dirname "$0")/.."
@@ -48,10 +49,29 @@ FUZZ_SECONDS=${GPUMON_FUZZ_SECONDS:-10} scripts/fuzz.sh --ci | tee build-fuzz.ch
 fz=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-fuzz.check.log | tail -1)
 [ -n "$fz" ] || fz="0 1"   # no summary: the script itself failed
 
+# the Debian packages and the container image (tests/pkg/, docs/install.md):
+# they install packages and build images, so they run once, as root only
+# (CI); otherwise, or without the tools, they count as skipped (exit 77)
+echo "== packages (tests/pkg/deb.sh, tests/pkg/container.sh)"
+pk_ok=0; pk_fail=0; pk_skip=0
+pk_count() { # exit status
+    case $1 in 0) pk_ok=$((pk_ok + 1)) ;; 77) pk_skip=$((pk_skip + 1)) ;; *) pk_fail=$((pk_fail + 1)) ;; esac
+}
+pk_debs=$(mktemp -d /tmp/gpumon-check-debs.XXXXXX)
+GPUMON_PKG_OUT=$pk_debs tests/pkg/deb.sh; deb_rc=$?
+pk_count $deb_rc
+if [ "$deb_rc" -eq 0 ]; then
+    tests/pkg/container.sh "$pk_debs"; pk_count $?
+else
+    echo "container.sh: SKIP: no packages (deb.sh did not pass)"; pk_count 77
+fi
+rm -rf "$pk_debs"
+
 set -- $(count build) $(count build-asan) $fz
-passed=$(( $1 + $4 + $7 )); failed=$(( $2 + $5 + $8 )); skipped=$(( $3 + $6 ))
+passed=$(( $1 + $4 + $7 + pk_ok )); failed=$(( $2 + $5 + $8 + pk_fail ))
+skipped=$(( $3 + $6 + pk_skip ))
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1   # a build failure is a failure
-echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped; fuzz: $7 passed, $8 failed"
+echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped; fuzz: $7 passed, $8 failed; packages: $pk_ok passed, $pk_fail failed, $pk_skip skipped"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

@@ -29,6 +29,10 @@ PKGS="$PKGS libxml2-utils poppler-utils"
 PKGS="$PKGS chromium"
 # tests: the manual pages rendered (groff -ww, man -l), the zsh and fish completions
 PKGS="$PKGS groff-base man-db zsh fish"
+# tests: the Debian packages (tests/pkg/deb.sh: dpkg-buildpackage, lintian), the
+# container image (tests/pkg/container.sh: buildah, rootful podman with runc,
+# curl) and the Kubernetes manifests (tests/pkg/k8s.py: python3-yaml)
+PKGS="$PKGS debhelper dpkg-dev lintian buildah podman runc python3-yaml"
 # lint
 PKGS="$PKGS clang-format clang-tidy cppcheck"
 # benchmarks (make bench)

@@ -320,6 +320,15 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
 
 const char *gm_config_default_path(char *buf, size_t len)
 {
+    /* systemd's ConfigurationDirectory=: the unit's service user is not root
+     * and would otherwise look in its own home */
+    const char *cd = getenv("CONFIGURATION_DIRECTORY");
+    if (cd && *cd) {
+        /* several are colon-separated: the first is ours */
+        size_t n = strcspn(cd, ":");
+        snprintf(buf, len, "%.*s/gpumon.conf", (int)n, cd);
+        return buf;
+    }
     if (geteuid() == 0) {
         snprintf(buf, len, "/etc/gpumon/gpumon.conf");
         return buf;
@@ -915,7 +924,9 @@ void gm_config_markdown(struct gm_buf *out)
                 "The agent (`gpumon agent`, `gpumon record`) reads its settings from an INI file "
                 "and from flags with the same names: `--interval 5s` on the command line is "
                 "`interval = 5s` in the file, and the flag wins. The file is `--config FILE`, "
-                "else `/etc/gpumon/gpumon.conf` when running as root, else "
+                "else `$CONFIGURATION_DIRECTORY/gpumon.conf` under a systemd unit with "
+                "`ConfigurationDirectory=` (the shipped unit: `/etc/gpumon/gpumon.conf`), else "
+                "`/etc/gpumon/gpumon.conf` when running as root, else "
                 "`$XDG_CONFIG_HOME/gpumon/gpumon.conf` (`~/.config/gpumon/gpumon.conf`); a "
                 "missing default file is not an error, a missing `--config` file is.\n\n"
                 "Unknown sections, unknown keys, duplicate keys and bad values are errors that "

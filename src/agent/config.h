@@ -96,8 +96,10 @@ int gm_config_has_key(const char *key, int *takes_value);
  * error is GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err);
 
-/* The default config file: /etc/gpumon/gpumon.conf for root, else
- * $XDG_CONFIG_HOME/gpumon/gpumon.conf (~/.config/...). */
+/* The default config file: $CONFIGURATION_DIRECTORY/gpumon.conf under a
+ * systemd unit with ConfigurationDirectory= (the first of several), else
+ * /etc/gpumon/gpumon.conf for root, else $XDG_CONFIG_HOME/gpumon/gpumon.conf
+ * (~/.config/...). */
 const char *gm_config_default_path(char *buf, size_t len);
 
 /* Derives the dependent defaults (csv-dir, store-path from data-dir) and

@@ -371,6 +371,29 @@ static void test_files(void **state)
     free(text);
 }
 
+/* The default file: under a systemd unit with ConfigurationDirectory= the
+ * service user (not root) reads the unit's directory, the first of several;
+ * otherwise its own ~/.config (this test does not run as root for that). */
+static void test_default_path(void **state)
+{
+    (void)state;
+    char buf[256], want[256];
+    setenv("CONFIGURATION_DIRECTORY", "/etc/gpumon", 1);
+    assert_string_equal(gm_config_default_path(buf, sizeof(buf)), "/etc/gpumon/gpumon.conf");
+    setenv("CONFIGURATION_DIRECTORY", "/etc/gpumon:/etc/other", 1);
+    assert_string_equal(gm_config_default_path(buf, sizeof(buf)), "/etc/gpumon/gpumon.conf");
+    unsetenv("CONFIGURATION_DIRECTORY");
+    if (geteuid() == 0) {
+        assert_string_equal(gm_config_default_path(buf, sizeof(buf)), "/etc/gpumon/gpumon.conf");
+        return;
+    }
+    setenv("XDG_CONFIG_HOME", "/x", 1);
+    assert_string_equal(gm_config_default_path(buf, sizeof(buf)), "/x/gpumon/gpumon.conf");
+    unsetenv("XDG_CONFIG_HOME");
+    snprintf(want, sizeof(want), "%s/.config/gpumon/gpumon.conf", g_dir);
+    assert_string_equal(gm_config_default_path(buf, sizeof(buf)), want);
+}
+
 /* Flags: the same keys and values, errors named "--key: reason". */
 static void test_flags(void **state)
 {
@@ -448,6 +471,7 @@ int main(void)
         cmocka_unit_test(test_values),         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_all_or_nothing), cmocka_unit_test(test_files),
         cmocka_unit_test(test_flags),          cmocka_unit_test(test_finish),
+        cmocka_unit_test(test_default_path),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
