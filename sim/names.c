@@ -4,8 +4,9 @@
  * Scenario keys refer to these names (`unsupported = nvmlDeviceGetFanSpeed`,
  * `call = nvmlDeviceGetPowerUsage`), so the list is the single place where a
  * new entry point or field becomes addressable.  The function part mirrors
- * the prototypes in src/source/nvml_abi.h one for one; tests/unit/test_sim_abi.c
- * checks that each function listed here is exported by the built library.
+ * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h and sim/ext_abi.h;
+ * tests/unit/test_sim_abi.c checks that each function listed here is
+ * exported by the built library.
  */
 #include <string.h>
 #include <strings.h>
@@ -146,6 +147,74 @@ const struct gs_name gs_names[] = {
     {"NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN", GS_NAME_FIELD, 269},
     {"NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN", GS_NAME_FIELD, 270},
     {"NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN", GS_NAME_FIELD, 271},
+    /* Functions of sim/ext_abi.h (issue 14: what nvidia-smi -q, topo -m
+     * and the pynvml clients call), and the NVLink field ids. */
+    {"nvmlDeviceGetCpuAffinity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetCpuAffinityWithinScope", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetMemoryAffinity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNumaNodeId", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetTopologyCommonAncestor", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetTopologyNearestGpus", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetTopologyGpuSet", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetP2PStatus", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceOnSameBoard", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkState", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkVersion", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkCapability", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkRemotePciInfo_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkRemoteDeviceType", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkErrorCounter", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetNvLinkUtilizationCounter", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuFabricInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuFabricInfoV", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetMaxCustomerBoostClock", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetSupportedMemoryClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetSupportedGraphicsClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAutoBoostedClocksEnabled", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetPowerManagementMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetPowerState", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetSupportedPerformanceStates", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetMinMaxClockOfPState", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuMaxPcieLinkGeneration", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetPcieLinkMaxSpeed", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetPcieSpeed", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetBusType", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetJpgUtilization", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetOfaUtilization", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetDriverModel", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetDriverModel_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetInforomVersion", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetInforomImageVersion", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetInforomConfigurationChecksum", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetVirtualizationMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuOperationMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAccountingMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAccountingBufferSize", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAccountingPids", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAccountingStats", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetEncoderCapacity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetEncoderStats", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetEncoderSessions", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetFBCStats", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetFBCSessions", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetDriverBranch", GS_NAME_FUNCTION, 0},
+    {"nvmlGetExcludedDeviceCount", GS_NAME_FUNCTION, 0},
+    {"nvmlGetExcludedDeviceInfoByIndex", GS_NAME_FUNCTION, 0},
+    {"nvmlUnitGetCount", GS_NAME_FUNCTION, 0},
+    {"nvmlUnitGetHandleByIndex", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetPciInfoExt", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetDefaultEccMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetMemoryErrorCounter", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetRetiredPages_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetRowRemapperHistogram", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetRunningProcessDetailList", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetProcessesUtilizationInfo", GS_NAME_FUNCTION, 0},
+    {"NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON", GS_NAME_FIELD, 90},
+    {"NVML_FI_DEV_NVLINK_LINK_COUNT", GS_NAME_FIELD, 91},
+    {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", GS_NAME_FIELD, 138},
+    {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX", GS_NAME_FIELD, 139},
+    {"NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX", GS_NAME_FIELD, 140},
+    {"NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX", GS_NAME_FIELD, 141},
 };
 
 const size_t gs_name_count = sizeof(gs_names) / sizeof(gs_names[0]);
