@@ -68,14 +68,18 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned
     return gs_end(&c, NVML_SUCCESS);
 }
 
+/* The NUMA node the GPU's own memory forms, on platforms where GPU memory
+ * is a NUMA node (Grace Hopper's coherent C2C link; nvidia-smi topo -m's
+ * "GPU NUMA ID").  No modelled host is one: NOT_SUPPORTED, which
+ * nvidia-smi prints as N/A.  The node a GPU is attached to is
+ * GetMemoryAffinity's. */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, node != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    *node = gs_topo_numa(c.s, c.gpu);
-    return gs_end(&c, NVML_SUCCESS);
+    return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
 }
 
 /* Decodes a second physical handle inside a call that holds the lock. */

@@ -11,6 +11,7 @@
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
 #include "../source/procfs.h"
+#include "../source/topo.h"
 
 struct gm_collector {
     struct gm_nvml *nvml;
@@ -159,4 +160,9 @@ int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, 
                               struct gm_nvml_sample *out, size_t cap, size_t *count)
 {
     return gm_nvml_samples(c->nvml, index, type, since_us, out, cap, count);
+}
+
+void gm_collector_nvml_topo(struct gm_collector *c, uint32_t ngpu, struct gm_topo *t)
+{
+    gm_nvml_topo(c->nvml, ngpu, t);
 }

@@ -45,6 +45,11 @@ struct gm_nvml_sample;
 int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, uint64_t since_us,
                               struct gm_nvml_sample *out, size_t cap, size_t *count);
 
+/* gm_nvml_topo through the collector (`gpumon topo -m`), for the first
+ * ngpu GPUs.  Same calling rule as gm_collector_nvml_samples. */
+struct gm_topo;
+void gm_collector_nvml_topo(struct gm_collector *c, uint32_t ngpu, struct gm_topo *t);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

@@ -45,6 +45,7 @@ extern const struct gm_cmd gm_cmd_free;
 extern const struct gm_cmd gm_cmd_doctor;
 extern const struct gm_cmd gm_cmd_diagnose;
 extern const struct gm_cmd gm_cmd_plot;
+extern const struct gm_cmd gm_cmd_topo;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

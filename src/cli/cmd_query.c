@@ -19,6 +19,7 @@
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
+#include "../view/smi_list.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -40,6 +41,7 @@ static void usage(FILE *f)
         "      --help-query-compute-apps    list the process fields\n"
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
+        "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
 
@@ -87,11 +89,42 @@ static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int
     return cli_write(x->fd, x->out);
 }
 
+static int list_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    (void)first;
+    struct gm_buf *out = arg;
+    gm_buf_reset(out);
+    gm_smi_list(s, mask, out);
+    int rc = cli_write(STDOUT_FILENO, out);
+    return rc ? rc : CLI_LOOP_END;
+}
+
+/* -L: one sample of names, UUIDs and MIG devices.  -f and -l make no sense
+ * for a list of devices and are refused (nvidia-smi ignores them). */
+static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t timeout)
+{
+    if (file || loop)
+        return cli_usage_error("query", "-L takes no -f or -l");
+    struct gm_collector_opts co = {0};
+    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID |
+                UINT64_C(1) << GM_RG_PCI | UINT64_C(1) << GM_RG_MIG_MODE;
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc)
+        return rc;
+    struct gm_buf out = GM_BUF_INIT;
+    rc = cli_loop(col, 0, timeout, ids, list_rows, &out);
+    gm_buf_free(&out);
+    gm_collector_close(col);
+    return rc;
+}
+
 int cmd_query_run(int argc, char **argv);
 
 int cmd_query_run(int argc, char **argv)
 {
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
+    enum { LIST = 3 }; /* kind for -L */
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -103,6 +136,7 @@ int cmd_query_run(int argc, char **argv)
         {"help-query-gpu", no_argument, NULL, O_HELPGPU},
         {"help-query-compute-apps", no_argument, NULL, O_HELPAPPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"list-gpus", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -122,10 +156,19 @@ int cmd_query_run(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:l:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:l:f:hL", opts, NULL)) != -1) {
         switch (c) {
+        case 'L':
+            if (kind >= 0 && kind != LIST)
+                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
+                                                "--query-compute-apps");
+            kind = LIST;
+            break;
         case O_QGPU:
         case O_QAPPS:
+            if (kind == LIST)
+                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
+                                                "--query-compute-apps");
             if (kind >= 0)
                 return cli_usage_error("query",
                                        "give only one of --query-gpu and --query-compute-apps");
@@ -185,6 +228,8 @@ int cmd_query_run(int argc, char **argv)
         gm_buf_free(&out);
         return rc;
     }
+    if (kind == LIST)
+        return list_gpus(ids, file, loop, timeout);
     if (kind < 0)
         return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");
     if (!format)

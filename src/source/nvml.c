@@ -1832,3 +1832,15 @@ int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_
     free(buf);
     return rc == NVML_SUCCESS ? 0 : rc;
 }
+
+void *gm_nvml_symbol(struct gm_nvml *n, const char *name)
+{
+    return n && n->dl ? dlsym(n->dl, name) : NULL;
+}
+
+void *gm_nvml_device(struct gm_nvml *n, uint32_t index)
+{
+    if (!n || !n->inited || index >= n->ndev || !n->dev[index].have_handle)
+        return NULL;
+    return n->dev[index].h;
+}

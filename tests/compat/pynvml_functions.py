@@ -240,8 +240,12 @@ def check_semantics(dll, scenario, gpus, migs, errors):
         for other, level in ((1, 20), (2, 40), (4, 50)):
             expect(errors, "GPU 0-%d common ancestor" % other,
                    (anc(gpus[0], gpus[other], C.byref(u)), u.value), (SUCCESS, level))
-        expect(errors, "GPU 5 NUMA node",
-               (fn(dll, "nvmlDeviceGetNumaNodeId")(gpus[5], C.byref(u)), u.value), (SUCCESS, 1))
+        nodes = (C.c_ulong * 1)()
+        expect(errors, "GPU 5 NUMA affinity",
+               (fn(dll, "nvmlDeviceGetMemoryAffinity")(gpus[5], 1, nodes, 0), nodes[0]),
+               (SUCCESS, 2))
+        expect(errors, "GPU 5 GPU NUMA id (not a coherent platform)",
+               fn(dll, "nvmlDeviceGetNumaNodeId")(gpus[5], C.byref(u)), NOT_SUPPORTED)
     elif gpus:
         expect(errors, "%s: GPU 0 NVLink (PCIe only)" % name, state(gpus[0], 0, C.byref(u)),
                NOT_SUPPORTED)
