@@ -53,15 +53,8 @@ typedef struct {
     unsigned char state;
 } nvmlGpuFabricInfo_t;
 
-typedef struct {
-    unsigned int version; /* nvmlGpuFabricInfo_v2 */
-    char clusterUuid[16];
-    nvmlReturn_t status;
-    unsigned int cliqueId;
-    unsigned char state;
-    unsigned int healthMask;
-} nvmlGpuFabricInfoV_t;
-#define GS_FABRIC_INFO_V2 (unsigned)(sizeof(nvmlGpuFabricInfoV_t) | (2U << 24))
+/* nvmlGpuFabricInfoV_t is in nvml_abi.h (gpumon reads it). */
+#define GS_FABRIC_INFO_V2 nvmlGpuFabricInfo_v2
 
 typedef struct {
     unsigned int version; /* sizeof | 1 << 24 */
@@ -73,10 +66,6 @@ typedef struct {
     nvmlPciInfo_t pciInfo;
     char uuid[80];
 } nvmlExcludedDeviceInfo_t;
-
-typedef struct {
-    unsigned int max, high, partial, low, none;
-} nvmlRowRemapperHistogramValues_t;
 
 typedef struct {
     unsigned int gpuUtilization, memoryUtilization;
