@@ -85,6 +85,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_FABRIC] = {"fabric", "nvmlDeviceGetGpuFabricInfoV", 0},
     [GM_RG_ECC_LOCATIONS] = {"ecc_locations", "nvmlDeviceGetMemoryErrorCounter", 0},
     [GM_RG_CER_COUNTERS] = {"clock_event_counters", "nvmlDeviceGetFieldValues", 0},
+    [GM_RG_NVLINK] = {"nvlink", "nvmlDeviceGetNvLinkState", 0},
 };
 
 /* --------------------------------------------------------------- registry */
@@ -711,6 +712,48 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                                       "Time clocks were held down by the hardware power brake, "
                                       "microseconds."),
 #undef CERC
+
+    /* NVLink: every link of the GPU together (nvidia-smi has no --query-gpu
+     * key for these; `nvidia-smi nvlink` prints them per link).  Absent
+     * (NOT_SUPPORTED) on a GPU without NVLink. */
+    [GM_M_NVLINK_LINKS] = R(NULL, NULL, "NVLink links that are up.", "nvlink_links",
+                            "nvlink_links", "nvlink_links_active", "NVLink links that are up.",
+                            NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK,
+                            .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_TX] = R(NULL, NULL,
+                         "Data sent over NVLink since the driver loaded, all links (payload, "
+                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
+                         "nvlink_tx", "nvlink_tx", "nvlink_transmitted",
+                         "Data sent over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
+                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_RX] = R(NULL, NULL,
+                         "Data received over NVLink since the driver loaded, all links (payload, "
+                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
+                         "nvlink_rx", "nvlink_rx", "nvlink_received",
+                         "Data received over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
+                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_TOTAL] = R(NULL, NULL,
+                            "Data sent and received over NVLink since the driver loaded, all "
+                            "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
+                            "nvlink_total", "nvlink_total", NULL, NULL,
+                            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", GM_U_BYTES, GM_K_COUNTER,
+                            GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+#define NVERR(stem_, prom_, dcgm_, desc_)                                                          \
+    R(NULL, NULL, desc_, stem_, stem_, prom_, desc_, dcgm_, GM_U_NONE, GM_K_COUNTER, GM_F_NUM,     \
+      GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS)
+    [GM_M_NVLINK_ERR_REPLAY] = NVERR("nvlink_replay_errors", "nvlink_replay_errors",
+                                     "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+                                     "NVLink data-link replays, all links."),
+    [GM_M_NVLINK_ERR_RECOVERY] = NVERR("nvlink_recovery_errors", "nvlink_recovery_errors",
+                                       "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+                                       "NVLink link recoveries, all links."),
+    [GM_M_NVLINK_ERR_CRC_FLIT] = NVERR("nvlink_crc_flit_errors", "nvlink_crc_flit_errors",
+                                       "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+                                       "NVLink flow-control CRC errors, all links."),
+    [GM_M_NVLINK_ERR_CRC_DATA] = NVERR("nvlink_crc_data_errors", "nvlink_crc_data_errors",
+                                       "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+                                       "NVLink data CRC errors, all links."),
+#undef NVERR
 #undef ECCL
 #undef S14
 #undef X14

@@ -168,6 +168,7 @@ enum gm_read_group {
     GM_RG_FABRIC,
     GM_RG_ECC_LOCATIONS,
     GM_RG_CER_COUNTERS,
+    GM_RG_NVLINK, /* link states, error counters summed over the links, throughput counters */
     GM_RG__COUNT
 };
 
@@ -334,6 +335,15 @@ enum gm_metric_id {
     GM_M_CERC_SW_THERMAL,
     GM_M_CERC_HW_THERMAL,
     GM_M_CERC_HW_POWER_BRAKE,
+    /* NVLink, all links of a GPU together */
+    GM_M_NVLINK_LINKS,
+    GM_M_NVLINK_TX,
+    GM_M_NVLINK_RX,
+    GM_M_NVLINK_TOTAL,
+    GM_M_NVLINK_ERR_REPLAY,
+    GM_M_NVLINK_ERR_RECOVERY,
+    GM_M_NVLINK_ERR_CRC_FLIT,
+    GM_M_NVLINK_ERR_CRC_DATA,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

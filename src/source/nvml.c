@@ -125,7 +125,9 @@
     X(nvmlDeviceGetInforomImageVersion)                                                            \
     X(nvmlDeviceGetRowRemapperHistogram)                                                           \
     X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
-    X(nvmlDeviceGetMemoryErrorCounter)
+    X(nvmlDeviceGetMemoryErrorCounter)                                                             \
+    X(nvmlDeviceGetNvLinkState)                                                                    \
+    X(nvmlDeviceGetNvLinkErrorCounter)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -434,8 +436,16 @@ uint64_t gm_nvml_groups_static(void)
 uint64_t gm_nvml_groups_default(void)
 {
     /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
-     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample. */
-    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
+     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample.  The
+     * groups behind nvidia-smi's rarer --query-gpu fields (issue 14) are
+     * read when a query names them, not by the agent on every sample;
+     * application clocks stay in (the exporter serves them). */
+    uint64_t rare = UINT64_C(1) << GM_RG_POWER_MGMT | UINT64_C(1) << GM_RG_DRIVER_MODEL |
+                    UINT64_C(1) << GM_RG_GOM | UINT64_C(1) << GM_RG_ACCOUNTING |
+                    UINT64_C(1) << GM_RG_ENC_STATS | UINT64_C(1) << GM_RG_INFOROM |
+                    UINT64_C(1) << GM_RG_REMAP_HIST | UINT64_C(1) << GM_RG_FABRIC |
+                    UINT64_C(1) << GM_RG_ECC_LOCATIONS | UINT64_C(1) << GM_RG_CER_COUNTERS;
+    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT) & ~rare;
 }
 
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
@@ -1253,6 +1263,65 @@ static void rd_cer_counters(struct rd *r)
     note(r, rc);
 }
 
+/* Links are numbered densely from 0: the first INVALID_ARGUMENT ends them;
+ * NOT_SUPPORTED on link 0 means no NVLink (every value absent).  Error
+ * counters are summed over the active links (nvmlNvLinkErrorCounter_t 0
+ * replay, 1 recovery, 2 CRC flit, 3 CRC data); a counter a link does not
+ * report leaves the sum of the others. */
+static void rd_nvlink(struct rd *r)
+{
+    unsigned int active = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetNvLinkState, 0, &active);
+    static const int err_ids[4] = {GM_M_NVLINK_ERR_REPLAY, GM_M_NVLINK_ERR_RECOVERY,
+                                   GM_M_NVLINK_ERR_CRC_FLIT, GM_M_NVLINK_ERR_CRC_DATA};
+    if (rc != NVML_SUCCESS) {
+        for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
+            setv(r->g, id, rc, gm_v_u64(0));
+        note(r, rc);
+        return;
+    }
+    unsigned int links = 0;
+    unsigned long long errs[4] = {0, 0, 0, 0};
+    nvmlReturn_t erc[4] = {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED,
+                           NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED};
+    for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+        if (l > 0 && RCALL(r, nvmlDeviceGetNvLinkState, l, &active) != NVML_SUCCESS)
+            break;
+        if (!active)
+            continue;
+        links++;
+        for (unsigned int k = 0; k < 4; k++) {
+            unsigned long long v = 0;
+            nvmlReturn_t e = RCALL(r, nvmlDeviceGetNvLinkErrorCounter, l, k, &v);
+            if (e == NVML_SUCCESS) {
+                errs[k] += v;
+                erc[k] = NVML_SUCCESS;
+            }
+        }
+    }
+    setv(r->g, GM_M_NVLINK_LINKS, NVML_SUCCESS, gm_v_u64(links));
+    for (int k = 0; k < 4; k++)
+        setv(r->g, err_ids[k], erc[k], gm_v_u64(errs[k]));
+    nvmlFieldValue_t fv[2];
+    memset(fv, 0, sizeof(fv));
+    fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+    fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+    fv[0].scopeId = fv[1].scopeId = 0xFFFFFFFFu; /* the sum over all links */
+    rc = RCALL(r, nvmlDeviceGetFieldValues, 2, fv);
+    double kib[2] = {0, 0};
+    nvmlReturn_t frc[2];
+    for (int k = 0; k < 2; k++) {
+        frc[k] = rc != NVML_SUCCESS ? rc : fv[k].nvmlReturn;
+        kib[k] = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (double)fv[k].value.ullVal
+                                                                        : fv[k].value.uiVal;
+    }
+    setv(r->g, GM_M_NVLINK_TX, frc[0], gm_v_f64(kib[0] * 1024.0));
+    setv(r->g, GM_M_NVLINK_RX, frc[1], gm_v_f64(kib[1] * 1024.0));
+    setv(r->g, GM_M_NVLINK_TOTAL, frc[0] != NVML_SUCCESS ? frc[0] : frc[1],
+         gm_v_f64((kib[0] + kib[1]) * 1024.0));
+    note(r, rc);
+}
+
 static void rd_gpm(struct rd *r)
 {
     struct dev *d = &r->n->dev[r->i];
@@ -1342,6 +1411,7 @@ static const struct reader {
     {GM_RG_FABRIC, rd_fabric},
     {GM_RG_ECC_LOCATIONS, rd_ecc_locations},
     {GM_RG_CER_COUNTERS, rd_cer_counters},
+    {GM_RG_NVLINK, rd_nvlink},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 

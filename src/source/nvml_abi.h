@@ -596,4 +596,14 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
                                              nvmlEccCounterType_t counterType,
                                              unsigned int locationType, unsigned long long *count);
 
+/* NVLink (issue 14): per-link state and error counters; throughput comes
+ * from field values 138/139 with scopeId UINT_MAX (all links, KiB). */
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                      unsigned int *isActive);
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link,
+                                             unsigned int counter, unsigned long long *value);
+
 #endif /* GM_NVML_ABI_H */
