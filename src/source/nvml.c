@@ -437,15 +437,11 @@ uint64_t gm_nvml_groups_default(void)
 {
     /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
      * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample.  The
-     * groups behind nvidia-smi's rarer --query-gpu fields (issue 14) are
-     * read when a query names them, not by the agent on every sample;
-     * application clocks stay in (the exporter serves them). */
-    uint64_t rare = UINT64_C(1) << GM_RG_POWER_MGMT | UINT64_C(1) << GM_RG_DRIVER_MODEL |
-                    UINT64_C(1) << GM_RG_GOM | UINT64_C(1) << GM_RG_ACCOUNTING |
-                    UINT64_C(1) << GM_RG_ENC_STATS | UINT64_C(1) << GM_RG_INFOROM |
-                    UINT64_C(1) << GM_RG_REMAP_HIST | UINT64_C(1) << GM_RG_FABRIC |
-                    UINT64_C(1) << GM_RG_ECC_LOCATIONS | UINT64_C(1) << GM_RG_CER_COUNTERS;
-    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT) & ~rare;
+     * groups behind nvidia-smi's rarer --query-gpu fields (issue 14) are in
+     * too: each is one or a few cheap calls (inforom and driver model once
+     * per GPU), and `status --json --pcie --gpm` making every call that a
+     * query can make is what tests/e2e/fault_sweep.py relies on. */
+    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
 }
 
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
@@ -1263,11 +1259,13 @@ static void rd_cer_counters(struct rd *r)
     note(r, rc);
 }
 
-/* Links are numbered densely from 0: the first INVALID_ARGUMENT ends them;
- * NOT_SUPPORTED on link 0 means no NVLink (every value absent).  Error
- * counters are summed over the active links (nvmlNvLinkErrorCounter_t 0
- * replay, 1 recovery, 2 CRC flit, 3 CRC data); a counter a link does not
- * report leaves the sum of the others. */
+/* Links are numbered densely from 0: INVALID_ARGUMENT (or NOT_SUPPORTED)
+ * past the last one ends them; NOT_SUPPORTED on link 0 means no NVLink
+ * (every value absent).  Any other error on a link makes the link count
+ * that error.  Error counters are summed over the active links
+ * (nvmlNvLinkErrorCounter_t 0 replay, 1 recovery, 2 CRC flit, 3 CRC data):
+ * a counter no link reports is NOT_SUPPORTED, one a link failed to give
+ * carries that error (the sum would be short). */
 static void rd_nvlink(struct rd *r)
 {
     unsigned int active = 0;
@@ -1281,27 +1279,41 @@ static void rd_nvlink(struct rd *r)
         return;
     }
     unsigned int links = 0;
+    nvmlReturn_t links_rc = NVML_SUCCESS;
     unsigned long long errs[4] = {0, 0, 0, 0};
     nvmlReturn_t erc[4] = {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED,
                            NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED};
+    int failed[4] = {0, 0, 0, 0};
     for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
-        if (l > 0 && RCALL(r, nvmlDeviceGetNvLinkState, l, &active) != NVML_SUCCESS)
-            break;
+        if (l > 0) {
+            nvmlReturn_t s = RCALL(r, nvmlDeviceGetNvLinkState, l, &active);
+            if (s == NVML_ERROR_INVALID_ARGUMENT || s == NVML_ERROR_NOT_SUPPORTED)
+                break;
+            if (s != NVML_SUCCESS) {
+                links_rc = s;
+                note(r, s);
+                continue;
+            }
+        }
         if (!active)
             continue;
         links++;
         for (unsigned int k = 0; k < 4; k++) {
             unsigned long long v = 0;
             nvmlReturn_t e = RCALL(r, nvmlDeviceGetNvLinkErrorCounter, l, k, &v);
-            if (e == NVML_SUCCESS) {
+            if (e == NVML_SUCCESS && !failed[k]) {
                 errs[k] += v;
                 erc[k] = NVML_SUCCESS;
+            } else if (e != NVML_SUCCESS && e != NVML_ERROR_NOT_SUPPORTED) {
+                erc[k] = e;
+                failed[k] = 1;
+                note(r, e);
             }
         }
     }
-    setv(r->g, GM_M_NVLINK_LINKS, NVML_SUCCESS, gm_v_u64(links));
+    setv(r->g, GM_M_NVLINK_LINKS, links_rc, gm_v_u64(links));
     for (int k = 0; k < 4; k++)
-        setv(r->g, err_ids[k], erc[k], gm_v_u64(errs[k]));
+        setv(r->g, err_ids[k], links_rc != NVML_SUCCESS ? links_rc : erc[k], gm_v_u64(errs[k]));
     nvmlFieldValue_t fv[2];
     memset(fv, 0, sizeof(fv));
     fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
