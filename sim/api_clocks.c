@@ -83,9 +83,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetSupportedGraphicsClocks(nvmlDevice_t device,
     if (!known)
         return gs_end(&c, NVML_ERROR_NOT_FOUND);
     unsigned lo = c.g->clock_idle[NVML_CLOCK_GRAPHICS];
-    unsigned span = c.g->clock_max[NVML_CLOCK_GRAPHICS] > lo
-                        ? c.g->clock_max[NVML_CLOCK_GRAPHICS] - lo
-                        : 0;
+    unsigned span =
+        c.g->clock_max[NVML_CLOCK_GRAPHICS] > lo ? c.g->clock_max[NVML_CLOCK_GRAPHICS] - lo : 0;
     /* The low memory clocks cap the graphics clock (as on GDDR boards). */
     if (memoryClockMHz < mem[0])
         span = memoryClockMHz <= 810 ? span / 4 : span / 2;
@@ -109,8 +108,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device
                                                              unsigned int *defaultIsEnabled)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
-                              isEnabled != NULL && defaultIsEnabled != NULL);
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device, 0, isEnabled != NULL && defaultIsEnabled != NULL);
     if (r != NVML_SUCCESS)
         return r;
     if (c.g->arch >= GS_ARCH_VOLTA)
@@ -172,9 +171,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMinMaxClockOfPState(nvmlDevice_t device, nvm
                                                         unsigned int *maxClockMHz)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
-                              minClockMHz != NULL && maxClockMHz != NULL &&
-                                  (unsigned)type < NVML_CLOCK_COUNT);
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+                 minClockMHz != NULL && maxClockMHz != NULL && (unsigned)type < NVML_CLOCK_COUNT);
     if (r != NVML_SUCCESS)
         return r;
     if ((unsigned)pstate != 0 && (unsigned)pstate != 8)
@@ -244,8 +243,8 @@ static nvmlReturn_t engine_util(const char *fn, nvmlDevice_t device, unsigned in
                                 unsigned int *samplingPeriodUs, bool jpeg)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, fn, GS_H_PHYS, device, 0,
-                              utilization != NULL && samplingPeriodUs != NULL);
+    nvmlReturn_t r =
+        gs_begin(&c, fn, GS_H_PHYS, device, 0, utilization != NULL && samplingPeriodUs != NULL);
     if (r != NVML_SUCCESS)
         return r;
     if (c.g->arch < GS_ARCH_AMPERE || c.g->nmig || (jpeg && c.g->brand == GS_BRAND_GEFORCE))

@@ -73,8 +73,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, unsigned
                                                    char *version, unsigned int length)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
-                              version != NULL && object < GS_INFOROM_COUNT);
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device, 0, version != NULL && object < GS_INFOROM_COUNT);
     if (r != NVML_SUCCESS)
         return r;
     struct inforom v = inforom_of(c.g);
@@ -249,8 +249,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned i
     return gs_end(&c, NVML_SUCCESS);
 }
 
-GS_EXPORT nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device,
-                                                    unsigned int *sessionCount,
+GS_EXPORT nvmlReturn_t nvmlDeviceGetEncoderSessions(nvmlDevice_t device, unsigned int *sessionCount,
                                                     nvmlEncoderSessionInfo_t *sessionInfos)
 {
     struct gs_call c;

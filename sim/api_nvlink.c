@@ -91,8 +91,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, 
     pci->device = 0;
     pci->pciDeviceId = 0x22A310DE; /* NVSwitch (third generation) */
     pci->pciSubSystemId = 0x16C210DE;
-    snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", pci->domain,
-             pci->bus, pci->device);
+    snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", pci->domain, pci->bus,
+             pci->device);
     snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.0", pci->domain, pci->bus,
              pci->device);
     return gs_end(&c, NVML_SUCCESS);
@@ -115,16 +115,15 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsi
                                                        unsigned long long *value)
 {
     struct gs_call c;
-    nvmlReturn_t r = link_begin(&c, __func__, device, link,
-                                value != NULL && counter < GS_NVLINK_ERROR_COUNT);
+    nvmlReturn_t r =
+        link_begin(&c, __func__, device, link, value != NULL && counter < GS_NVLINK_ERROR_COUNT);
     if (r != NVML_SUCCESS)
         return r;
     *value = 0;
     return gs_end(&c, NVML_SUCCESS);
 }
 
-GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device,
-                                                             unsigned int link,
+GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link,
                                                              unsigned int counter,
                                                              unsigned long long *rxcounter,
                                                              unsigned long long *txcounter)
@@ -176,8 +175,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
     nvmlReturn_t st;
     unsigned clique;
     unsigned char state;
-    nvmlReturn_t r = fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state,
-                            f != NULL);
+    nvmlReturn_t r =
+        fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
     if (r == NVML_SUCCESS) {
         f->status = st;
         f->cliqueId = clique;
@@ -196,8 +195,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
     nvmlReturn_t st;
     unsigned clique;
     unsigned char state;
-    nvmlReturn_t r = fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state,
-                            f != NULL);
+    nvmlReturn_t r =
+        fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
     if (r == NVML_SUCCESS) {
         f->status = st;
         f->cliqueId = clique;

@@ -28,8 +28,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned in
                                                 unsigned long *cpuSet)
 {
     struct gs_call c;
-    nvmlReturn_t r =
-        gs_begin(&c, __func__, GS_H_PHYS, device, 0, cpuSet != NULL && cpuSetSize > 0);
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, cpuSet != NULL && cpuSetSize > 0);
     if (r != NVML_SUCCESS)
         return r;
     cpu_mask(c.s, gs_topo_numa(c.s, c.gpu), cpuSetSize, cpuSet);
@@ -168,7 +167,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t
 {
     struct gs_call c;
     unsigned other;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device1, 0, p2pStatus != NULL && p2pIndex <= 6);
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device1, 0, p2pStatus != NULL && p2pIndex <= 6);
     if (r != NVML_SUCCESS)
         return r;
     if (!second_gpu(&c, device2, &other))

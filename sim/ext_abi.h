@@ -187,8 +187,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned
                                                    unsigned long long *rxcounter,
                                                    unsigned long long *txcounter);
 nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo);
-nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
-                                         nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
 
 /* Everything else read-only (api_misc.c). */
 nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, unsigned int *current,
@@ -199,8 +198,7 @@ nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, unsigned int objec
                                          unsigned int length);
 nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version,
                                               unsigned int length);
-nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device,
-                                                       unsigned int *checksum);
+nvmlReturn_t nvmlDeviceGetInforomConfigurationChecksum(nvmlDevice_t device, unsigned int *checksum);
 nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, unsigned int *pVirtualMode);
 nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, unsigned int *current,
                                            unsigned int *pending);

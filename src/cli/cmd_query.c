@@ -106,8 +106,8 @@ static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t ti
     if (file || loop)
         return cli_usage_error("query", "-L takes no -f or -l");
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID |
-                UINT64_C(1) << GM_RG_PCI | UINT64_C(1) << GM_RG_MIG_MODE;
+    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
+                UINT64_C(1) << GM_RG_MIG_MODE;
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)

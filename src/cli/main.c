@@ -23,8 +23,7 @@
 static const struct gm_cmd *const commands[] = {
     &gm_cmd_status, &gm_cmd_query,  &gm_cmd_agent,  &gm_cmd_record,   &gm_cmd_serve, &gm_cmd_mark,
     &gm_cmd_report, &gm_cmd_alerts, &gm_cmd_config, &gm_cmd_metrics,  &gm_cmd_dmon,  &gm_cmd_pmon,
-    &gm_cmd_top,    &gm_cmd_free,   &gm_cmd_doctor, &gm_cmd_diagnose, &gm_cmd_plot,
-    &gm_cmd_topo,
+    &gm_cmd_top,    &gm_cmd_free,   &gm_cmd_doctor, &gm_cmd_diagnose, &gm_cmd_plot,  &gm_cmd_topo,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

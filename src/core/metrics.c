@@ -547,14 +547,14 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_GPM_NVLINK_RX] = GPM("nvlink_rx", 60, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_RX_BYTES",
                                "NVLink receive, all links, over the GPM interval."),
 
-    /* nvidia-smi's remaining --query-gpu fields (issue 14); none is in
-     * `status --json`, whose keys are fixed. */
+/* nvidia-smi's remaining --query-gpu fields (issue 14); none is in
+ * `status --json`, whose keys are fixed. */
 #define X14(smi_, alias_, desc_, stem_, unit_, fmt_, rg_)                                          \
-    R(smi_, alias_, desc_, stem_, stem_, NULL, NULL, NULL, unit_, GM_K_GAUGE, fmt_, GM_SC_GPU, rg_, \
-      .flags = GM_MF_NOT_IN_STATUS)
+    R(smi_, alias_, desc_, stem_, stem_, NULL, NULL, NULL, unit_, GM_K_GAUGE, fmt_, GM_SC_GPU,     \
+      rg_, .flags = GM_MF_NOT_IN_STATUS)
 #define S14(smi_, desc_, stem_, slot_, rg_)                                                        \
-    R(smi_, NULL, desc_, stem_, stem_, NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_STR, GM_SC_GPU, \
-      rg_, .sslot = (slot_), .flags = GM_MF_NOT_IN_STATUS)
+    R(smi_, NULL, desc_, stem_, stem_, NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_STR,           \
+      GM_SC_GPU, rg_, .sslot = (slot_), .flags = GM_MF_NOT_IN_STATUS)
     [GM_M_POWER_AVERAGE] = R("power.draw.average", NULL,
                              "Power drawn by the whole board averaged over the last second, W "
                              "(NVML_FI_DEV_POWER_AVERAGE).",
@@ -566,44 +566,39 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_POWER_MGMT] = X14("power.management", NULL,
                             "Whether power management (a power limit and its reading) is on.",
                             "power_management", GM_U_NONE, GM_F_ENABLED, GM_RG_POWER_MGMT),
-    [GM_M_CLK_APP_GR] = R("clocks.applications.graphics", "clocks.applications.gr",
-                          "Graphics clock applications run at (the application clock target), "
-                          "MHz.",
-                          "clocks_applications_graphics", "clocks_applications_graphics",
-                          "clock_applications_graphics",
-                          "Application clock target of the graphics domain.", NULL, GM_U_MHZ,
-                          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS,
-                          .flags = GM_MF_NOT_IN_STATUS),
-    [GM_M_CLK_APP_MEM] = R("clocks.applications.memory", "clocks.applications.mem",
-                           "Memory clock applications run at (the application clock target), MHz.",
-                           "clocks_applications_memory", "clocks_applications_memory",
-                           "clock_applications_memory",
-                           "Application clock target of the memory domain.", NULL, GM_U_MHZ,
-                           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS,
-                           .flags = GM_MF_NOT_IN_STATUS),
-    [GM_M_CLK_DEFAPP_GR] = X14("clocks.default_applications.graphics",
-                               "clocks.default_applications.gr",
-                               "Default graphics application clock, MHz.",
-                               "clocks_default_applications_graphics", GM_U_MHZ, GM_F_NUM,
-                               GM_RG_APP_CLOCKS),
-    [GM_M_CLK_DEFAPP_MEM] = X14("clocks.default_applications.memory",
-                                "clocks.default_applications.mem",
-                                "Default memory application clock, MHz.",
-                                "clocks_default_applications_memory", GM_U_MHZ, GM_F_NUM,
-                                GM_RG_APP_CLOCKS),
+    [GM_M_CLK_APP_GR] = R(
+        "clocks.applications.graphics", "clocks.applications.gr",
+        "Graphics clock applications run at (the application clock target), "
+        "MHz.",
+        "clocks_applications_graphics", "clocks_applications_graphics",
+        "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
+        GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_CLK_APP_MEM] =
+        R("clocks.applications.memory", "clocks.applications.mem",
+          "Memory clock applications run at (the application clock target), MHz.",
+          "clocks_applications_memory", "clocks_applications_memory", "clock_applications_memory",
+          "Application clock target of the memory domain.", NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_CLK_DEFAPP_GR] =
+        X14("clocks.default_applications.graphics", "clocks.default_applications.gr",
+            "Default graphics application clock, MHz.", "clocks_default_applications_graphics",
+            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
+    [GM_M_CLK_DEFAPP_MEM] =
+        X14("clocks.default_applications.memory", "clocks.default_applications.mem",
+            "Default memory application clock, MHz.", "clocks_default_applications_memory",
+            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
     [GM_M_PCIE_GEN_GPUMAX] = X14("pcie.link.gen.gpumax", NULL,
                                  "Maximum PCIe link generation the GPU supports (pcie.link.gen.max "
                                  "is that of the GPU and the system together).",
                                  "pcie_link_gen_gpumax", GM_U_NONE, GM_F_NUM, GM_RG_MAX_PCIE),
-    [GM_M_DRIVER_MODEL_CUR] = X14("driver_model.current", NULL,
-                                  "Driver model in use (Windows only: WDDM, TCC, MCDM; [N/A] on "
-                                  "Linux).",
-                                  "driver_model_current", GM_U_NONE, GM_F_DRIVER_MODEL,
-                                  GM_RG_DRIVER_MODEL),
-    [GM_M_DRIVER_MODEL_PEND] = X14("driver_model.pending", NULL,
-                                   "Driver model after the next reboot (Windows only).",
-                                   "driver_model_pending", GM_U_NONE, GM_F_DRIVER_MODEL,
-                                   GM_RG_DRIVER_MODEL),
+    [GM_M_DRIVER_MODEL_CUR] =
+        X14("driver_model.current", NULL,
+            "Driver model in use (Windows only: WDDM, TCC, MCDM; [N/A] on "
+            "Linux).",
+            "driver_model_current", GM_U_NONE, GM_F_DRIVER_MODEL, GM_RG_DRIVER_MODEL),
+    [GM_M_DRIVER_MODEL_PEND] =
+        X14("driver_model.pending", NULL, "Driver model after the next reboot (Windows only).",
+            "driver_model_pending", GM_U_NONE, GM_F_DRIVER_MODEL, GM_RG_DRIVER_MODEL),
     [GM_M_GOM_CUR] = X14("gom.current", "gpu_operation_mode.current",
                          "GPU operation mode (All On, Compute, Low Double Precision) of boards "
                          "that have one.",
@@ -611,16 +606,13 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_GOM_PEND] = X14("gom.pending", "gpu_operation_mode.pending",
                           "GPU operation mode after the next reboot.", "gom_pending", GM_U_NONE,
                           GM_F_GOM, GM_RG_GOM),
-    [GM_M_ACCOUNTING_MODE] = X14("accounting.mode", NULL,
-                                 "Whether per-process accounting is on.", "accounting_mode",
-                                 GM_U_NONE, GM_F_ENABLED, GM_RG_ACCOUNTING),
-    [GM_M_ACCOUNTING_BUFFER] = X14("accounting.buffer_size", NULL,
-                                   "How many processes the accounting buffer keeps.",
-                                   "accounting_buffer_size", GM_U_NONE, GM_F_NUM,
-                                   GM_RG_ACCOUNTING),
-    [GM_M_ENC_SESSIONS] = X14("encoder.stats.sessionCount", NULL,
-                              "Active encoder sessions.", "encoder_sessions", GM_U_NONE, GM_F_NUM,
-                              GM_RG_ENC_STATS),
+    [GM_M_ACCOUNTING_MODE] = X14("accounting.mode", NULL, "Whether per-process accounting is on.",
+                                 "accounting_mode", GM_U_NONE, GM_F_ENABLED, GM_RG_ACCOUNTING),
+    [GM_M_ACCOUNTING_BUFFER] =
+        X14("accounting.buffer_size", NULL, "How many processes the accounting buffer keeps.",
+            "accounting_buffer_size", GM_U_NONE, GM_F_NUM, GM_RG_ACCOUNTING),
+    [GM_M_ENC_SESSIONS] = X14("encoder.stats.sessionCount", NULL, "Active encoder sessions.",
+                              "encoder_sessions", GM_U_NONE, GM_F_NUM, GM_RG_ENC_STATS),
     [GM_M_ENC_FPS] = X14("encoder.stats.averageFps", NULL,
                          "Frames per second averaged over the encoder sessions.",
                          "encoder_average_fps", GM_U_NONE, GM_F_NUM, GM_RG_ENC_STATS),
@@ -631,42 +623,37 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                              GM_S_INFOROM_IMG, GM_RG_INFOROM),
     [GM_M_INFOROM_OEM] = S14("inforom.oem", "Version of the inforom's OEM configuration object.",
                              "inforom_oem", GM_S_INFOROM_OEM, GM_RG_INFOROM),
-    [GM_M_INFOROM_ECC] = S14("inforom.ecc", "Version of the inforom's ECC object.",
-                             "inforom_ecc", GM_S_INFOROM_ECC, GM_RG_INFOROM),
+    [GM_M_INFOROM_ECC] = S14("inforom.ecc", "Version of the inforom's ECC object.", "inforom_ecc",
+                             GM_S_INFOROM_ECC, GM_RG_INFOROM),
     [GM_M_INFOROM_PWR] = S14("inforom.pwr", "Version of the inforom's power management object.",
                              "inforom_pwr", GM_S_INFOROM_PWR, GM_RG_INFOROM),
-    [GM_M_REMAP_HIST_MAX] = X14("remapped_rows.histogram.max", NULL,
-                                "Memory banks with all their spare rows left.",
-                                "remapped_rows_histogram_max", GM_U_NONE, GM_F_NUM,
-                                GM_RG_REMAP_HIST),
-    [GM_M_REMAP_HIST_HIGH] = X14("remapped_rows.histogram.high", NULL,
-                                 "Memory banks with most of their spare rows left.",
-                                 "remapped_rows_histogram_high", GM_U_NONE, GM_F_NUM,
-                                 GM_RG_REMAP_HIST),
-    [GM_M_REMAP_HIST_PARTIAL] = X14("remapped_rows.histogram.partial", NULL,
-                                    "Memory banks with some of their spare rows left.",
-                                    "remapped_rows_histogram_partial", GM_U_NONE, GM_F_NUM,
-                                    GM_RG_REMAP_HIST),
-    [GM_M_REMAP_HIST_LOW] = X14("remapped_rows.histogram.low", NULL,
-                                "Memory banks with few spare rows left.",
-                                "remapped_rows_histogram_low", GM_U_NONE, GM_F_NUM,
-                                GM_RG_REMAP_HIST),
-    [GM_M_REMAP_HIST_NONE] = X14("remapped_rows.histogram.none", NULL,
-                                 "Memory banks with no spare rows left: the next error there "
-                                 "cannot be remapped.",
-                                 "remapped_rows_histogram_none", GM_U_NONE, GM_F_NUM,
-                                 GM_RG_REMAP_HIST),
-    [GM_M_FABRIC_STATE] = X14("fabric.state", NULL,
-                              "NVSwitch fabric registration of the GPU (Hopper and later).",
-                              "fabric_state", GM_U_NONE, GM_F_FABRIC_STATE, GM_RG_FABRIC),
-    [GM_M_FABRIC_STATUS] = X14("fabric.status", NULL,
-                               "Outcome of the fabric registration (Success or the error).",
-                               "fabric_status", GM_U_NONE, GM_F_NVML_RC, GM_RG_FABRIC),
+    [GM_M_REMAP_HIST_MAX] =
+        X14("remapped_rows.histogram.max", NULL, "Memory banks with all their spare rows left.",
+            "remapped_rows_histogram_max", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_HIGH] = X14(
+        "remapped_rows.histogram.high", NULL, "Memory banks with most of their spare rows left.",
+        "remapped_rows_histogram_high", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_PARTIAL] = X14(
+        "remapped_rows.histogram.partial", NULL, "Memory banks with some of their spare rows left.",
+        "remapped_rows_histogram_partial", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_LOW] =
+        X14("remapped_rows.histogram.low", NULL, "Memory banks with few spare rows left.",
+            "remapped_rows_histogram_low", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_NONE] =
+        X14("remapped_rows.histogram.none", NULL,
+            "Memory banks with no spare rows left: the next error there "
+            "cannot be remapped.",
+            "remapped_rows_histogram_none", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_FABRIC_STATE] =
+        X14("fabric.state", NULL, "NVSwitch fabric registration of the GPU (Hopper and later).",
+            "fabric_state", GM_U_NONE, GM_F_FABRIC_STATE, GM_RG_FABRIC),
+    [GM_M_FABRIC_STATUS] =
+        X14("fabric.status", NULL, "Outcome of the fabric registration (Success or the error).",
+            "fabric_status", GM_U_NONE, GM_F_NVML_RC, GM_RG_FABRIC),
     [GM_M_FABRIC_CLUSTER] = S14("fabric.clusterUuid", "UUID of the fabric cluster the GPU is in.",
                                 "fabric_cluster_uuid", GM_S_FABRIC_CLUSTER, GM_RG_FABRIC),
-    [GM_M_FABRIC_CLIQUE] = X14("fabric.cliqueId", NULL,
-                               "Clique of GPUs within the fabric cluster.", "fabric_clique_id",
-                               GM_U_NONE, GM_F_NUM, GM_RG_FABRIC),
+    [GM_M_FABRIC_CLIQUE] = X14("fabric.cliqueId", NULL, "Clique of GPUs within the fabric cluster.",
+                               "fabric_clique_id", GM_U_NONE, GM_F_NUM, GM_RG_FABRIC),
 #define ECCL(smi_, desc_, stem_)                                                                   \
     X14(smi_, NULL, desc_, stem_, GM_U_NONE, GM_F_NUM, GM_RG_ECC_LOCATIONS)
     [GM_M_ECC_CORR_VOL_DRAM] = ECCL("ecc.errors.corrected.volatile.dram",
@@ -697,29 +684,29 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
 #define CERC(name_, desc_)                                                                         \
     X14("clocks_event_reasons_counters." name_, "clocks_throttle_reasons_counters." name_, desc_,  \
         "clocks_event_reasons_counters_" name_, GM_U_US, GM_F_NUM, GM_RG_CER_COUNTERS)
-    [GM_M_CERC_SW_POWER_CAP] = CERC("sw_power_cap",
-                                    "Time clocks were held down by the software power cap since "
-                                    "the driver loaded, microseconds."),
-    [GM_M_CERC_SYNC_BOOST] = CERC("sync_boost",
-                                  "Time clocks were held down by sync boost, microseconds."),
-    [GM_M_CERC_SW_THERMAL] = CERC("sw_thermal_slowdown",
-                                  "Time clocks were held down by software thermal slowdown, "
-                                  "microseconds."),
-    [GM_M_CERC_HW_THERMAL] = CERC("hw_thermal_slowdown",
-                                  "Time clocks were held down by hardware thermal slowdown, "
-                                  "microseconds."),
-    [GM_M_CERC_HW_POWER_BRAKE] = CERC("hw_power_brake_slowdown",
-                                      "Time clocks were held down by the hardware power brake, "
-                                      "microseconds."),
+    [GM_M_CERC_SW_POWER_CAP] =
+        CERC("sw_power_cap", "Time clocks were held down by the software power cap since "
+                             "the driver loaded, microseconds."),
+    [GM_M_CERC_SYNC_BOOST] =
+        CERC("sync_boost", "Time clocks were held down by sync boost, microseconds."),
+    [GM_M_CERC_SW_THERMAL] =
+        CERC("sw_thermal_slowdown", "Time clocks were held down by software thermal slowdown, "
+                                    "microseconds."),
+    [GM_M_CERC_HW_THERMAL] =
+        CERC("hw_thermal_slowdown", "Time clocks were held down by hardware thermal slowdown, "
+                                    "microseconds."),
+    [GM_M_CERC_HW_POWER_BRAKE] =
+        CERC("hw_power_brake_slowdown", "Time clocks were held down by the hardware power brake, "
+                                        "microseconds."),
 #undef CERC
 
     /* NVLink: every link of the GPU together (nvidia-smi has no --query-gpu
      * key for these; `nvidia-smi nvlink` prints them per link).  Absent
      * (NOT_SUPPORTED) on a GPU without NVLink. */
-    [GM_M_NVLINK_LINKS] = R(NULL, NULL, "NVLink links that are up.", "nvlink_links",
-                            "nvlink_links", "nvlink_links_active", "NVLink links that are up.",
-                            NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK,
-                            .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_LINKS] =
+        R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
+          "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
     [GM_M_NVLINK_TX] = R(NULL, NULL,
                          "Data sent over NVLink since the driver loaded, all links (payload, "
                          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",

@@ -83,7 +83,8 @@ enum gm_fmt {
     GM_F_HOSTSTATE,    /* enum gm_host_state -> alive, zombie, gone, ... */
     GM_F_DRIVER_MODEL, /* nvmlDriverModel_t -> WDDM, TCC, MCDM */
     GM_F_GOM,          /* nvmlGpuOperationMode_t -> All On, Compute, Low Double Precision */
-    GM_F_FABRIC_STATE, /* nvmlGpuFabricState_t -> Not Supported, Not Started, In Progress, Completed */
+    GM_F_FABRIC_STATE, /* nvmlGpuFabricState_t -> Not Supported, Not Started, In Progress, Completed
+                        */
     GM_F_NVML_RC,      /* an nvmlReturn_t -> Success or the error's text */
 };
 

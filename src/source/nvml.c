@@ -672,10 +672,9 @@ static void rd_inforom(struct rd *r)
                  {GM_M_INFOROM_PWR, NVML_INFOROM_POWER}};
     for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
         char buf[GM_STR_MAX] = "";
-        nvmlReturn_t rc = parts[k].object < 0
-                              ? RCALL(r, nvmlDeviceGetInforomImageVersion, buf, 16)
-                              : RCALL(r, nvmlDeviceGetInforomVersion,
-                                      (unsigned int)parts[k].object, buf, 16);
+        nvmlReturn_t rc = parts[k].object < 0 ? RCALL(r, nvmlDeviceGetInforomImageVersion, buf, 16)
+                                              : RCALL(r, nvmlDeviceGetInforomVersion,
+                                                      (unsigned int)parts[k].object, buf, 16);
         read_string(r->g, parts[k].id, rc, buf);
     }
 }
@@ -1325,7 +1324,7 @@ static void rd_nvlink(struct rd *r)
     for (int k = 0; k < 2; k++) {
         frc[k] = rc != NVML_SUCCESS ? rc : fv[k].nvmlReturn;
         kib[k] = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (double)fv[k].value.ullVal
-                                                                        : fv[k].value.uiVal;
+                                                                       : fv[k].value.uiVal;
     }
     setv(r->g, GM_M_NVLINK_TX, frc[0], gm_v_f64(kib[0] * 1024.0));
     setv(r->g, GM_M_NVLINK_RX, frc[1], gm_v_f64(kib[1] * 1024.0));

@@ -590,8 +590,7 @@ nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version
                                               unsigned int length);
 nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device,
                                                nvmlRowRemapperHistogramValues_t *values);
-nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
-                                         nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
 nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
                                              nvmlEccCounterType_t counterType,
                                              unsigned int locationType, unsigned long long *count);

@@ -21,21 +21,21 @@
 
 struct gm_topo_gpu {
     uint32_t index;
-    int present;             /* 0: no handle (the GPU is lost or refused): nothing below read */
-    int cpu_code;            /* nvmlDeviceGetCpuAffinity's return code */
+    int present;  /* 0: no handle (the GPU is lost or refused): nothing below read */
+    int cpu_code; /* nvmlDeviceGetCpuAffinity's return code */
     uint64_t cpus[GM_TOPO_CPU_WORDS]; /* bit i of word i / 64: CPU i */
-    int numa_code;           /* nvmlDeviceGetMemoryAffinity's */
-    int numa;                /* the lowest NUMA node in the GPU's memory affinity */
-    int gpu_numa_code;       /* nvmlDeviceGetNumaNodeId's (GPUs that are NUMA nodes) */
+    int numa_code;                    /* nvmlDeviceGetMemoryAffinity's */
+    int numa;                         /* the lowest NUMA node in the GPU's memory affinity */
+    int gpu_numa_code;                /* nvmlDeviceGetNumaNodeId's (GPUs that are NUMA nodes) */
     uint32_t gpu_numa;
-    int nvlink_code;         /* nvmlDeviceGetNvLinkState's on link 0 (NOT_SUPPORTED: none) */
-    uint32_t switch_links;   /* active links ending at an NVSwitch */
-    char bus_id[32];         /* nvmlPciInfo_t.busId */
+    int nvlink_code;       /* nvmlDeviceGetNvLinkState's on link 0 (NOT_SUPPORTED: none) */
+    uint32_t switch_links; /* active links ending at an NVSwitch */
+    char bus_id[32];       /* nvmlPciInfo_t.busId */
 };
 
 struct gm_topo_pair {
-    int code;       /* nvmlDeviceGetTopologyCommonAncestor's */
-    uint32_t level; /* nvmlGpuTopologyLevel_t: 0, 10, 20, 30, 40, 50 */
+    int code;         /* nvmlDeviceGetTopologyCommonAncestor's */
+    uint32_t level;   /* nvmlGpuTopologyLevel_t: 0, 10, 20, 30, 40, 50 */
     uint32_t nvlinks; /* links joining the two GPUs (directly or through NVSwitches) */
 };
 

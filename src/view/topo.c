@@ -44,9 +44,9 @@ static void cpu_ranges(const struct gm_topo_gpu *g, char *dst, size_t len)
         int first = cpu;
         while (cpu < total && (g->cpus[cpu / 64] & (UINT64_C(1) << (cpu % 64))))
             cpu++;
-        int w = first == cpu - 1 ? snprintf(dst + n, len - n, "%s%d", n ? "," : "", first)
-                                 : snprintf(dst + n, len - n, "%s%d-%d", n ? "," : "", first,
-                                            cpu - 1);
+        int w = first == cpu - 1
+                    ? snprintf(dst + n, len - n, "%s%d", n ? "," : "", first)
+                    : snprintf(dst + n, len - n, "%s%d-%d", n ? "," : "", first, cpu - 1);
         if (w < 0 || (size_t)w >= len - n) {
             dst[n] = '\0';
             return;
