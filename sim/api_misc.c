@@ -14,6 +14,7 @@
  * plausible ones for each architecture rather than read off one card.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
@@ -304,11 +305,12 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *b
         return r;
     if (branchInfo->version != GS_DRIVER_BRANCH_V1)
         return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-    unsigned major = 0;
-    if (sscanf(c.s->driver_version, "%u", &major) != 1)
+    char *end;
+    unsigned long major = strtoul(c.s->driver_version, &end, 10);
+    if (end == c.s->driver_version || major > 9999)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     char b[32];
-    snprintf(b, sizeof(b), "r%u_00", major);
+    snprintf(b, sizeof(b), "r%lu_00", major);
     unsigned cap = length < sizeof(branchInfo->branch) ? length : sizeof(branchInfo->branch);
     return gs_end(&c, gs_copy_out(branchInfo->branch, cap, b));
 }

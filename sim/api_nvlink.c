@@ -172,9 +172,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
 {
     nvmlGpuFabricInfo_t *f = gpuFabricInfo;
     char dummy[16];
-    nvmlReturn_t st;
-    unsigned clique;
-    unsigned char state;
+    nvmlReturn_t st = NVML_ERROR_NOT_SUPPORTED;
+    unsigned clique = 0;
+    unsigned char state = GS_FABRIC_NOT_SUPPORTED;
     nvmlReturn_t r =
         fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
     if (r == NVML_SUCCESS) {
@@ -192,9 +192,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
     if (f && f->version != GS_FABRIC_INFO_V2)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     char dummy[16];
-    nvmlReturn_t st;
-    unsigned clique;
-    unsigned char state;
+    nvmlReturn_t st = NVML_ERROR_NOT_SUPPORTED;
+    unsigned clique = 0;
+    unsigned char state = GS_FABRIC_NOT_SUPPORTED;
     nvmlReturn_t r =
         fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
     if (r == NVML_SUCCESS) {
