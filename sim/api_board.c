@@ -158,3 +158,23 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned
     *targetSpeed = st.fan;
     return gs_end(&c, NVML_SUCCESS);
 }
+
+/* The margin to the slowdown threshold (nvidia-smi's "GPU T.Limit Temp"):
+ * negative once the GPU is past it.  NOT_SUPPORTED on a board without a
+ * slowdown threshold or where the temperature reading is. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
+                                                      nvmlMarginTemperature_t *marginTempInfo)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, marginTempInfo != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (marginTempInfo->version != nvmlMarginTemperature_v1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->temp_slowdown == 0 || gs_fn_unsupported(c.g, "nvmlDeviceGetTemperature"))
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    struct gs_state st;
+    gs_model_eval(c.s, c.gpu, c.t, &st);
+    marginTempInfo->marginTemperature = (int)c.g->temp_slowdown - (int)st.temp;
+    return gs_end(&c, NVML_SUCCESS);
+}

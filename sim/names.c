@@ -219,6 +219,7 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceGetNumGpuCores", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetMinMaxFanSpeed", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetTargetFanSpeed", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetMarginTemperature", GS_NAME_FUNCTION, 0},
     {"NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON", GS_NAME_FIELD, 90},
     {"NVML_FI_DEV_NVLINK_LINK_COUNT", GS_NAME_FIELD, 91},
     {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", GS_NAME_FIELD, 138},

@@ -86,6 +86,7 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_ECC_LOCATIONS] = {"ecc_locations", "nvmlDeviceGetMemoryErrorCounter", 0},
     [GM_RG_CER_COUNTERS] = {"clock_event_counters", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_NVLINK] = {"nvlink", "nvmlDeviceGetNvLinkState", 0},
+    [GM_RG_TEMP_MARGIN] = {"temperature_margin", "nvmlDeviceGetMarginTemperature", 0},
 };
 
 /* --------------------------------------------------------------- registry */
@@ -741,6 +742,12 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                                        "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
                                        "NVLink data CRC errors, all links."),
 #undef NVERR
+    [GM_M_TEMP_TLIMIT] =
+        R("temperature.gpu.tlimit", NULL,
+          "Degrees C the GPU is below the temperature where it starts slowing "
+          "down (negative: past it).",
+          "temperature_gpu_tlimit", "temperature_gpu_tlimit", NULL, NULL, NULL, GM_U_CELSIUS,
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MARGIN, .flags = GM_MF_NOT_IN_STATUS),
 #undef ECCL
 #undef S14
 #undef X14

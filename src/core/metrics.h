@@ -170,6 +170,7 @@ enum gm_read_group {
     GM_RG_ECC_LOCATIONS,
     GM_RG_CER_COUNTERS,
     GM_RG_NVLINK, /* link states, error counters summed over the links, throughput counters */
+    GM_RG_TEMP_MARGIN,
     GM_RG__COUNT
 };
 
@@ -345,6 +346,7 @@ enum gm_metric_id {
     GM_M_NVLINK_ERR_RECOVERY,
     GM_M_NVLINK_ERR_CRC_FLIT,
     GM_M_NVLINK_ERR_CRC_DATA,
+    GM_M_TEMP_TLIMIT,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -127,7 +127,8 @@
     X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
     X(nvmlDeviceGetMemoryErrorCounter)                                                             \
     X(nvmlDeviceGetNvLinkState)                                                                    \
-    X(nvmlDeviceGetNvLinkErrorCounter)
+    X(nvmlDeviceGetNvLinkErrorCounter)                                                             \
+    X(nvmlDeviceGetMarginTemperature)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -1333,6 +1334,16 @@ static void rd_nvlink(struct rd *r)
     note(r, rc);
 }
 
+static void rd_temp_margin(struct rd *r)
+{
+    nvmlMarginTemperature_t m;
+    memset(&m, 0, sizeof(m));
+    m.version = nvmlMarginTemperature_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMarginTemperature, &m);
+    setv(r->g, GM_M_TEMP_TLIMIT, rc, gm_v_i64(m.marginTemperature));
+    note(r, rc);
+}
+
 static void rd_gpm(struct rd *r)
 {
     struct dev *d = &r->n->dev[r->i];
@@ -1423,6 +1434,7 @@ static const struct reader {
     {GM_RG_ECC_LOCATIONS, rd_ecc_locations},
     {GM_RG_CER_COUNTERS, rd_cer_counters},
     {GM_RG_NVLINK, rd_nvlink},
+    {GM_RG_TEMP_MARGIN, rd_temp_margin},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 

@@ -595,6 +595,16 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
                                              nvmlEccCounterType_t counterType,
                                              unsigned int locationType, unsigned long long *count);
 
+/* Degrees below the temperature where the GPU starts slowing down
+ * (nvidia-smi's temperature.gpu.tlimit, "GPU T.Limit Temp"). */
+typedef struct {
+    unsigned int version; /* nvmlMarginTemperature_v1 */
+    int marginTemperature;
+} nvmlMarginTemperature_t;
+#define nvmlMarginTemperature_v1 (unsigned int)(sizeof(nvmlMarginTemperature_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
+                                            nvmlMarginTemperature_t *marginTempInfo);
+
 /* NVLink (issue 14): per-link state and error counters; throughput comes
  * from field values 138/139 with scopeId UINT_MAX (all links, KiB). */
 #define NVML_NVLINK_MAX_LINKS 18
