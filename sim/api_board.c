@@ -38,7 +38,7 @@ static bool is_sxm(const struct gs_gpu *g)
     return g->preset && strstr(g->preset->key, "SXM");
 }
 
-static bool gsp_on(const struct gs_gpu *g)
+static inline bool gsp_on(const struct gs_gpu *g)
 {
     return g->arch >= GS_ARCH_HOPPER || (g->arch == GS_ARCH_ADA && g->brand != GS_BRAND_GEFORCE);
 }
@@ -73,6 +73,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *ir
     SCALAR_CALL(__func__, irqNum, 100 + c.g->minor);
 }
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled,
                                                     unsigned int *defaultMode)
 {
@@ -85,7 +86,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigne
     *defaultMode = gsp_on(c.g);
     return gs_end(&c, NVML_SUCCESS);
 }
+#endif
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 /* version is NVML_GSP_FIRMWARE_VERSION_BUF_SIZE (64) bytes; NOT_SUPPORTED
  * where GSP firmware does not run. */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version)
@@ -98,6 +101,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     return gs_end(&c, gs_copy_out(version, 64, c.s->driver_version));
 }
+#endif
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth)
 {
@@ -159,6 +163,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned
     return gs_end(&c, NVML_SUCCESS);
 }
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 /* The margin to the slowdown threshold (nvidia-smi's "GPU T.Limit Temp"):
  * negative once the GPU is past it.  NOT_SUPPORTED on a board without a
  * slowdown threshold or where the temperature reading is. */
@@ -178,3 +183,4 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
     marginTempInfo->marginTemperature = (int)c.g->temp_slowdown - (int)st.temp;
     return gs_end(&c, NVML_SUCCESS);
 }
+#endif

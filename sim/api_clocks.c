@@ -235,6 +235,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, unsigned int *t
     return gs_end(&c, NVML_SUCCESS);
 }
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 /* JPEG and optical-flow engines (Ampere on; JPEG only on the datacenter
  * boards, GeForce parts have no NVJPG).  No workload uses them, so they read 0 % over NVML's
  * 1/6 s sampling period; MIG-enabled GPUs answer NOT_SUPPORTED as for the
@@ -265,3 +266,4 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned
 {
     return engine_util(__func__, device, utilization, samplingPeriodUs, false);
 }
+#endif /* GPUSIM_LEGACY */

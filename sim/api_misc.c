@@ -36,11 +36,13 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, unsigned in
     return driver_model(__func__, device, current, pending);
 }
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, unsigned int *current,
                                                    unsigned int *pending)
 {
     return driver_model(__func__, device, current, pending);
 }
+#endif
 
 /* ---------------------------------------------------------------- inforom */
 
@@ -295,6 +297,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFBCSessions(nvmlDevice_t device, unsigned in
 
 /* ----------------------------------------------------------------- system */
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 /* "r550_00" from driver 550.54.15 (the branch the driver was cut from). */
 GS_EXPORT nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *branchInfo,
                                                  unsigned int length)
@@ -314,6 +317,7 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *b
     unsigned cap = length < sizeof(branchInfo->branch) ? length : sizeof(branchInfo->branch);
     return gs_end(&c, gs_copy_out(branchInfo->branch, cap, b));
 }
+#endif
 
 GS_EXPORT nvmlReturn_t nvmlGetExcludedDeviceCount(unsigned int *deviceCount)
 {
@@ -358,6 +362,7 @@ GS_EXPORT nvmlReturn_t nvmlUnitGetHandleByIndex(unsigned int index, nvmlUnit_t *
 
 /* ---------------------------------------------------------------- PCI ext */
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci)
 {
     struct gs_call c;
@@ -379,3 +384,4 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoE
              c.g->pci_device);
     return gs_end(&c, NVML_SUCCESS);
 }
+#endif

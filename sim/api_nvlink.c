@@ -140,6 +140,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device
     return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
 }
 
+#ifndef GPUSIM_LEGACY /* newer than R450 */
 /* Fabric registration: Hopper and later.  A GPU on NVSwitches has
  * completed it; one without stays NOT_SUPPORTED (state, not return). */
 static nvmlReturn_t fabric(const char *fn, nvmlDevice_t device, char *uuid, nvmlReturn_t *status,
@@ -205,6 +206,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
     }
     return r;
 }
+#endif /* GPUSIM_LEGACY */
 
 /* ----------------------------------------------------------- field values */
 

@@ -117,6 +117,7 @@
     X(nvmlDeviceGetDefaultApplicationsClock)                                                       \
     X(nvmlDeviceGetGpuMaxPcieLinkGeneration)                                                       \
     X(nvmlDeviceGetDriverModel_v2)                                                                 \
+    X(nvmlDeviceGetDriverModel)                                                                    \
     X(nvmlDeviceGetGpuOperationMode)                                                               \
     X(nvmlDeviceGetAccountingMode)                                                                 \
     X(nvmlDeviceGetAccountingBufferSize)                                                           \
@@ -658,6 +659,8 @@ static void rd_driver_model(struct rd *r)
 {
     unsigned int cur = 0, pend = 0;
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDriverModel_v2, &cur, &pend);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* drivers before the _v2 symbol */
+        rc = RCALL(r, nvmlDeviceGetDriverModel, &cur, &pend);
     setv(r->g, GM_M_DRIVER_MODEL_CUR, rc, gm_v_u64(cur));
     setv(r->g, GM_M_DRIVER_MODEL_PEND, rc, gm_v_u64(pend));
 }
