@@ -11,6 +11,7 @@
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
 #include "../source/procfs.h"
+#include "../source/clocks.h"
 #include "../source/topo.h"
 
 struct gm_collector {
@@ -165,4 +166,10 @@ int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, 
 void gm_collector_nvml_topo(struct gm_collector *c, uint32_t ngpu, struct gm_topo *t)
 {
     gm_nvml_topo(c->nvml, ngpu, t);
+}
+
+int gm_collector_nvml_supported_clocks(struct gm_collector *c, uint32_t index,
+                                       struct gm_clock_pair **out, size_t *count)
+{
+    return gm_nvml_supported_clocks(c->nvml, index, out, count);
 }

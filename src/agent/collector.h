@@ -50,6 +50,12 @@ int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, 
 struct gm_topo;
 void gm_collector_nvml_topo(struct gm_collector *c, uint32_t ngpu, struct gm_topo *t);
 
+/* gm_nvml_supported_clocks through the collector (query
+ * --query-supported-clocks).  Same calling rule as gm_collector_nvml_samples. */
+struct gm_clock_pair;
+int gm_collector_nvml_supported_clocks(struct gm_collector *c, uint32_t index,
+                                       struct gm_clock_pair **out, size_t *count);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

@@ -19,6 +19,7 @@
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
+#include "../view/smi_clocks.h"
 #include "../view/smi_list.h"
 #include "cli.h"
 
@@ -41,6 +42,8 @@ static void usage(FILE *f)
         "      --help-query-compute-apps    list the process fields\n"
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
+        "      --query-supported-clocks=FIELDS  supported (memory, graphics) clock pairs\n"
+        "      --help-query-supported-clocks    list their fields\n"
         "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
@@ -119,12 +122,86 @@ static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t ti
     return rc;
 }
 
+struct sclk_ctx {
+    struct gm_sclk_query q;
+    struct gm_collector *col;
+    struct gm_buf out;
+    int fd;
+    const char *file;
+};
+
+static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    struct sclk_ctx *x = arg;
+    gm_buf_reset(&x->out);
+    if (first)
+        gm_sclk_header(&x->q, &x->out);
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        struct gm_clock_pair *pairs = NULL;
+        size_t n = 0;
+        int rc = gm_collector_nvml_supported_clocks(x->col, s->gpus[i].index, &pairs, &n);
+        gm_sclk_rows(&x->q, s, &s->gpus[i], pairs, n, rc, &x->out);
+        free(pairs);
+    }
+    struct gm_err err = {0};
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    return cli_write(x->fd, &x->out);
+}
+
+/* --query-supported-clocks: the GPU's fields from a sample, the clock pairs
+ * read for each selected GPU right after it. */
+static int supported_clocks(const char *fields, const char *format, const char *ids,
+                            const char *file, int64_t loop, int64_t timeout)
+{
+    if (!format)
+        return cli_usage_error("query", "--format=csv is required (as with nvidia-smi)");
+    static struct sclk_ctx x; /* holds the query: keep it off the stack */
+    memset(&x, 0, sizeof(x));
+    struct gm_err err = {0};
+    if (gm_sclk_parse(&x.q, fields, format, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_USAGE;
+    }
+    x.fd = STDOUT_FILENO;
+    x.file = file;
+    if (file) {
+        struct gm_err oe = {0};
+        x.fd = gm_safefile_open_output(file, &oe);
+        if (x.fd < 0) {
+            cli_error("%s", oe.msg);
+            return GM_EXIT_FAIL;
+        }
+    }
+    struct gm_collector_opts co = {0};
+    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
+                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE;
+    int rc = cli_open(&x.col, &co);
+    if (rc == 0) {
+        if (loop)
+            cli_catch_stop_signals();
+        rc = cli_loop(x.col, loop, timeout, ids, sclk_rows, &x);
+        gm_collector_close(x.col);
+    }
+    if (x.fd != STDOUT_FILENO && close(x.fd) != 0 && rc == 0) {
+        cli_error("cannot write %s: %s", file, strerror(errno));
+        rc = GM_EXIT_FAIL;
+    }
+    gm_buf_free(&x.out);
+    return rc;
+}
+
 int cmd_query_run(int argc, char **argv);
 
 int cmd_query_run(int argc, char **argv)
 {
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
-    enum { LIST = 3 }; /* kind for -L */
+    enum { LIST = 3, SCLK }; /* kinds for -L and --query-supported-clocks */
+    enum { O_QSCLK = 300, O_HELPSCLK };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -137,6 +214,8 @@ int cmd_query_run(int argc, char **argv)
         {"help-query-compute-apps", no_argument, NULL, O_HELPAPPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"list-gpus", no_argument, NULL, 'L'},
+        {"query-supported-clocks", required_argument, NULL, O_QSCLK},
+        {"help-query-supported-clocks", no_argument, NULL, O_HELPSCLK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -158,6 +237,17 @@ int cmd_query_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":i:l:f:hL", opts, NULL)) != -1) {
         switch (c) {
+        case O_QSCLK:
+            if (kind >= 0)
+                return cli_usage_error("query", "give only one of --query-gpu, "
+                                                "--query-compute-apps, "
+                                                "--query-supported-clocks and -L");
+            kind = SCLK;
+            fields = optarg;
+            break;
+        case O_HELPSCLK:
+            help = SCLK;
+            break;
         case 'L':
             if (kind >= 0 && kind != LIST)
                 return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
@@ -222,6 +312,12 @@ int cmd_query_run(int argc, char **argv)
         return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
 
     struct gm_buf out = GM_BUF_INIT;
+    if (help == SCLK) {
+        gm_sclk_help(&out);
+        int rc = cli_write(STDOUT_FILENO, &out);
+        gm_buf_free(&out);
+        return rc;
+    }
     if (help >= 0) {
         gm_query_help(help, &out);
         int rc = cli_write(STDOUT_FILENO, &out);
@@ -230,6 +326,10 @@ int cmd_query_run(int argc, char **argv)
     }
     if (kind == LIST)
         return list_gpus(ids, file, loop, timeout);
+    if (kind == SCLK) {
+        gm_buf_free(&out);
+        return supported_clocks(fields, format, ids, file, loop, timeout);
+    }
     if (kind < 0)
         return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");
     if (!format)

@@ -1,0 +1,37 @@
+/* smi_clocks.h -- nvidia-smi --query-supported-clocks: one CSV row per
+ * (memory clock, graphics clock) pair a GPU supports. */
+#ifndef GM_VIEW_SMI_CLOCKS_H
+#define GM_VIEW_SMI_CLOCKS_H
+
+#include <stddef.h>
+
+#include "../core/buf.h"
+#include "../core/err.h"
+#include "../core/snapshot.h"
+#include "../source/clocks.h"
+
+#define GM_SCLK_MAX_FIELDS 32
+
+struct gm_sclk_query {
+    int n;
+    int field[GM_SCLK_MAX_FIELDS]; /* index into the field table */
+    int noheader, nounits;
+};
+
+/* Parses the field list and --format (csv[,noheader][,nounits]).  An
+ * unknown field is GM_E_INVAL with nvidia-smi's message. */
+int gm_sclk_parse(struct gm_sclk_query *q, const char *fields, const char *format,
+                  struct gm_err *err);
+
+void gm_sclk_header(const struct gm_sclk_query *q, struct gm_buf *out);
+
+/* The rows of GPU g: one per pair; when rc is not 0 (the pairs could not
+ * be read), one row whose clock cells give the reason. */
+void gm_sclk_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
+                  const struct gm_gpu *g, const struct gm_clock_pair *pairs, size_t n, int rc,
+                  struct gm_buf *out);
+
+/* --help-query-supported-clocks. */
+void gm_sclk_help(struct gm_buf *out);
+
+#endif /* GM_VIEW_SMI_CLOCKS_H */
