@@ -56,6 +56,11 @@ struct gm_clock_pair;
 int gm_collector_nvml_supported_clocks(struct gm_collector *c, uint32_t index,
                                        struct gm_clock_pair **out, size_t *count);
 
+/* gm_nvml_retired_pages through the collector (query --query-retired-pages). */
+struct gm_retired_page;
+int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
+                                    struct gm_retired_page **out, size_t *count);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

@@ -44,6 +44,8 @@ static void usage(FILE *f)
         "10)\n"
         "      --query-supported-clocks=FIELDS  supported (memory, graphics) clock pairs\n"
         "      --help-query-supported-clocks    list their fields\n"
+        "      --query-retired-pages=FIELDS     retired memory pages (boards before Ampere)\n"
+        "      --help-query-retired-pages       list their fields\n"
         "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
@@ -139,11 +141,18 @@ static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
         if (!((mask >> i) & 1))
             continue;
-        struct gm_clock_pair *pairs = NULL;
         size_t n = 0;
-        int rc = gm_collector_nvml_supported_clocks(x->col, s->gpus[i].index, &pairs, &n);
-        gm_sclk_rows(&x->q, s, &s->gpus[i], pairs, n, rc, &x->out);
-        free(pairs);
+        if (x->q.kind == GM_SCLK_PAGES) {
+            struct gm_retired_page *pages = NULL;
+            int rc = gm_collector_nvml_retired_pages(x->col, s->gpus[i].index, &pages, &n);
+            gm_spages_rows(&x->q, s, &s->gpus[i], pages, n, rc, &x->out);
+            free(pages);
+        } else {
+            struct gm_clock_pair *pairs = NULL;
+            int rc = gm_collector_nvml_supported_clocks(x->col, s->gpus[i].index, &pairs, &n);
+            gm_sclk_rows(&x->q, s, &s->gpus[i], pairs, n, rc, &x->out);
+            free(pairs);
+        }
     }
     struct gm_err err = {0};
     if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
@@ -153,17 +162,17 @@ static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
     return cli_write(x->fd, &x->out);
 }
 
-/* --query-supported-clocks: the GPU's fields from a sample, the clock pairs
- * read for each selected GPU right after it. */
-static int supported_clocks(const char *fields, const char *format, const char *ids,
-                            const char *file, int64_t loop, int64_t timeout)
+/* --query-supported-clocks / --query-retired-pages: the GPU's fields from a
+ * sample, the clock pairs or pages read for each selected GPU right after. */
+static int row_lists(int kind, const char *fields, const char *format, const char *ids,
+                     const char *file, int64_t loop, int64_t timeout)
 {
     if (!format)
         return cli_usage_error("query", "--format=csv is required (as with nvidia-smi)");
     static struct sclk_ctx x; /* holds the query: keep it off the stack */
     memset(&x, 0, sizeof(x));
     struct gm_err err = {0};
-    if (gm_sclk_parse(&x.q, fields, format, &err) != 0) {
+    if (gm_sclk_parse(&x.q, kind, fields, format, &err) != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_USAGE;
     }
@@ -200,8 +209,8 @@ int cmd_query_run(int argc, char **argv);
 int cmd_query_run(int argc, char **argv)
 {
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
-    enum { LIST = 3, SCLK }; /* kinds for -L and --query-supported-clocks */
-    enum { O_QSCLK = 300, O_HELPSCLK };
+    enum { LIST = 3, SCLK, SPAGES }; /* -L, --query-supported-clocks, --query-retired-pages */
+    enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -216,6 +225,8 @@ int cmd_query_run(int argc, char **argv)
         {"list-gpus", no_argument, NULL, 'L'},
         {"query-supported-clocks", required_argument, NULL, O_QSCLK},
         {"help-query-supported-clocks", no_argument, NULL, O_HELPSCLK},
+        {"query-retired-pages", required_argument, NULL, O_QPAGES},
+        {"help-query-retired-pages", no_argument, NULL, O_HELPPAGES},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -238,15 +249,20 @@ int cmd_query_run(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":i:l:f:hL", opts, NULL)) != -1) {
         switch (c) {
         case O_QSCLK:
+        case O_QPAGES:
             if (kind >= 0)
                 return cli_usage_error("query", "give only one of --query-gpu, "
                                                 "--query-compute-apps, "
-                                                "--query-supported-clocks and -L");
-            kind = SCLK;
+                                                "--query-supported-clocks, "
+                                                "--query-retired-pages and -L");
+            kind = c == O_QSCLK ? SCLK : SPAGES;
             fields = optarg;
             break;
         case O_HELPSCLK:
             help = SCLK;
+            break;
+        case O_HELPPAGES:
+            help = SPAGES;
             break;
         case 'L':
             if (kind >= 0 && kind != LIST)
@@ -312,8 +328,8 @@ int cmd_query_run(int argc, char **argv)
         return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
 
     struct gm_buf out = GM_BUF_INIT;
-    if (help == SCLK) {
-        gm_sclk_help(&out);
+    if (help == SCLK || help == SPAGES) {
+        gm_sclk_help(help == SCLK ? GM_SCLK_CLOCKS : GM_SCLK_PAGES, &out);
         int rc = cli_write(STDOUT_FILENO, &out);
         gm_buf_free(&out);
         return rc;
@@ -326,9 +342,10 @@ int cmd_query_run(int argc, char **argv)
     }
     if (kind == LIST)
         return list_gpus(ids, file, loop, timeout);
-    if (kind == SCLK) {
+    if (kind == SCLK || kind == SPAGES) {
         gm_buf_free(&out);
-        return supported_clocks(fields, format, ids, file, loop, timeout);
+        return row_lists(kind == SCLK ? GM_SCLK_CLOCKS : GM_SCLK_PAGES, fields, format, ids, file,
+                         loop, timeout);
     }
     if (kind < 0)
         return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");
