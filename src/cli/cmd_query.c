@@ -46,6 +46,8 @@ static void usage(FILE *f)
         "      --help-query-supported-clocks    list their fields\n"
         "      --query-retired-pages=FIELDS     retired memory pages (boards before Ampere)\n"
         "      --help-query-retired-pages       list their fields\n"
+        "      --query-remapped-rows=FIELDS     remapped memory rows (Ampere and later)\n"
+        "      --help-query-remapped-rows       list their fields\n"
         "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
@@ -142,7 +144,9 @@ static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
         if (!((mask >> i) & 1))
             continue;
         size_t n = 0;
-        if (x->q.kind == GM_SCLK_PAGES) {
+        if (x->q.kind == GM_SCLK_REMAP) {
+            gm_sremap_row(&x->q, s, &s->gpus[i], &x->out);
+        } else if (x->q.kind == GM_SCLK_PAGES) {
             struct gm_retired_page *pages = NULL;
             int rc = gm_collector_nvml_retired_pages(x->col, s->gpus[i].index, &pages, &n);
             gm_spages_rows(&x->q, s, &s->gpus[i], pages, n, rc, &x->out);
@@ -188,7 +192,8 @@ static int row_lists(int kind, const char *fields, const char *format, const cha
     }
     struct gm_collector_opts co = {0};
     co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
-                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE;
+                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE |
+                UINT64_C(1) << GM_RG_REMAPPED;
     int rc = cli_open(&x.col, &co);
     if (rc == 0) {
         if (loop)
@@ -209,8 +214,8 @@ int cmd_query_run(int argc, char **argv);
 int cmd_query_run(int argc, char **argv)
 {
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
-    enum { LIST = 3, SCLK, SPAGES }; /* -L, --query-supported-clocks, --query-retired-pages */
-    enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES };
+    enum { LIST = 3, SCLK, SPAGES, SREMAP }; /* -L and the multi-row list queries */
+    enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES, O_QREMAP, O_HELPREMAP };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -227,6 +232,8 @@ int cmd_query_run(int argc, char **argv)
         {"help-query-supported-clocks", no_argument, NULL, O_HELPSCLK},
         {"query-retired-pages", required_argument, NULL, O_QPAGES},
         {"help-query-retired-pages", no_argument, NULL, O_HELPPAGES},
+        {"query-remapped-rows", required_argument, NULL, O_QREMAP},
+        {"help-query-remapped-rows", no_argument, NULL, O_HELPREMAP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -250,12 +257,14 @@ int cmd_query_run(int argc, char **argv)
         switch (c) {
         case O_QSCLK:
         case O_QPAGES:
+        case O_QREMAP:
             if (kind >= 0)
                 return cli_usage_error("query", "give only one of --query-gpu, "
                                                 "--query-compute-apps, "
                                                 "--query-supported-clocks, "
-                                                "--query-retired-pages and -L");
-            kind = c == O_QSCLK ? SCLK : SPAGES;
+                                                "--query-retired-pages, "
+                                                "--query-remapped-rows and -L");
+            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : SREMAP;
             fields = optarg;
             break;
         case O_HELPSCLK:
@@ -263,6 +272,9 @@ int cmd_query_run(int argc, char **argv)
             break;
         case O_HELPPAGES:
             help = SPAGES;
+            break;
+        case O_HELPREMAP:
+            help = SREMAP;
             break;
         case 'L':
             if (kind >= 0 && kind != LIST)
@@ -328,8 +340,11 @@ int cmd_query_run(int argc, char **argv)
         return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
 
     struct gm_buf out = GM_BUF_INIT;
-    if (help == SCLK || help == SPAGES) {
-        gm_sclk_help(help == SCLK ? GM_SCLK_CLOCKS : GM_SCLK_PAGES, &out);
+    if (help == SCLK || help == SPAGES || help == SREMAP) {
+        gm_sclk_help(help == SCLK     ? GM_SCLK_CLOCKS
+                     : help == SPAGES ? GM_SCLK_PAGES
+                                      : GM_SCLK_REMAP,
+                     &out);
         int rc = cli_write(STDOUT_FILENO, &out);
         gm_buf_free(&out);
         return rc;
@@ -342,10 +357,12 @@ int cmd_query_run(int argc, char **argv)
     }
     if (kind == LIST)
         return list_gpus(ids, file, loop, timeout);
-    if (kind == SCLK || kind == SPAGES) {
+    if (kind == SCLK || kind == SPAGES || kind == SREMAP) {
         gm_buf_free(&out);
-        return row_lists(kind == SCLK ? GM_SCLK_CLOCKS : GM_SCLK_PAGES, fields, format, ids, file,
-                         loop, timeout);
+        return row_lists(kind == SCLK     ? GM_SCLK_CLOCKS
+                         : kind == SPAGES ? GM_SCLK_PAGES
+                                          : GM_SCLK_REMAP,
+                         fields, format, ids, file, loop, timeout);
     }
     if (kind < 0)
         return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");

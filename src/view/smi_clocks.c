@@ -45,6 +45,24 @@ static const struct field page_fields[] = {
      F_CAUSE},
 };
 
+/* --query-remapped-rows: the field names scripts ask nvidia-smi for
+ * (gpu_name, gpu_bus_id, gpu_uuid and the four remapped_rows.* values; e.g.
+ * sosreport-style collectors and node health checks). */
+static const struct field remap_fields[] = {
+    {"timestamp", NULL, "The time of the query, YYYY/MM/DD HH:MM:SS.msec.", GM_M_TIMESTAMP},
+    {"gpu_name", "name", "The product name of the GPU.", GM_M_NAME},
+    {"gpu_bus_id", "pci.bus_id", "The PCI bus id of the GPU.", GM_M_PCI_BUS_ID},
+    {"gpu_serial", "serial", "The serial number of the board.", GM_M_SERIAL},
+    {"gpu_uuid", "uuid", "The globally unique id of the GPU.", GM_M_UUID},
+    {"remapped_rows.correctable", NULL, "Rows remapped for correctable errors.", GM_M_REMAP_CORR},
+    {"remapped_rows.uncorrectable", NULL, "Rows remapped for uncorrectable errors.",
+     GM_M_REMAP_UNCORR},
+    {"remapped_rows.pending", NULL, "Whether a remap waits for the next GPU reset (Yes/No).",
+     GM_M_REMAP_PENDING},
+    {"remapped_rows.failure", NULL, "Whether a remap failed: no spare row was left (Yes/No).",
+     GM_M_REMAP_FAILURE},
+};
+
 static const struct field clock_fields[] = {
     {"timestamp", NULL, "The time of the query, YYYY/MM/DD HH:MM:SS.msec.", GM_M_TIMESTAMP},
     {"gpu_name", "name", "The product name of the GPU.", GM_M_NAME},
@@ -56,11 +74,28 @@ static const struct field clock_fields[] = {
 };
 #define NCLOCK (sizeof(clock_fields) / sizeof(clock_fields[0]))
 #define NPAGE (sizeof(page_fields) / sizeof(page_fields[0]))
+#define NREMAP (sizeof(remap_fields) / sizeof(remap_fields[0]))
 
 static const struct field *table(int kind, size_t *n)
 {
-    *n = kind == GM_SCLK_PAGES ? NPAGE : NCLOCK;
-    return kind == GM_SCLK_PAGES ? page_fields : clock_fields;
+    switch (kind) {
+    case GM_SCLK_PAGES:
+        *n = NPAGE;
+        return page_fields;
+    case GM_SCLK_REMAP:
+        *n = NREMAP;
+        return remap_fields;
+    default:
+        *n = NCLOCK;
+        return clock_fields;
+    }
+}
+
+static const char *switch_name(int kind)
+{
+    return kind == GM_SCLK_PAGES   ? "--query-retired-pages"
+           : kind == GM_SCLK_REMAP ? "--query-remapped-rows"
+                                   : "--query-supported-clocks";
 }
 
 int gm_sclk_parse(struct gm_sclk_query *q, int kind, const char *list, const char *format,
@@ -102,9 +137,7 @@ int gm_sclk_parse(struct gm_sclk_query *q, int kind, const char *list, const cha
         p = e ? e + 1 : NULL;
     }
     if (q->n == 0)
-        return gm_err_set(err, GM_E_INVAL, "no field given to %s",
-                          kind == GM_SCLK_PAGES ? "--query-retired-pages"
-                                                : "--query-supported-clocks");
+        return gm_err_set(err, GM_E_INVAL, "no field given to %s", switch_name(kind));
     return 0;
 }
 
@@ -174,6 +207,12 @@ void gm_sclk_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
         one_row(q, s, g, &pairs[k], NULL, 0, out);
 }
 
+void gm_sremap_row(const struct gm_sclk_query *q, const struct gm_snapshot *s,
+                   const struct gm_gpu *g, struct gm_buf *out)
+{
+    one_row(q, s, g, NULL, NULL, 0, out);
+}
+
 void gm_spages_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                     const struct gm_gpu *g, const struct gm_retired_page *pages, size_t n, int rc,
                     struct gm_buf *out)
@@ -191,7 +230,7 @@ void gm_sclk_help(int kind, struct gm_buf *out)
     size_t nf;
     const struct field *fields = table(kind, &nf);
     gm_buf_printf(out, "List of valid properties to query for the switch \"%s=\":\n\n",
-                  kind == GM_SCLK_PAGES ? "--query-retired-pages" : "--query-supported-clocks");
+                  switch_name(kind));
     for (size_t i = 0; i < nf; i++) {
         gm_buf_printf(out, "\"%s\"", fields[i].name);
         if (fields[i].alias)
