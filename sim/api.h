@@ -90,6 +90,19 @@ bool gs_decode(const struct gs_scenario *s, nvmlDevice_t d, unsigned *gpu, int *
  * fit, NOT_SUPPORTED when src is empty (the board does not report it). */
 nvmlReturn_t gs_copy_out(char *dst, unsigned len, const char *src);
 
+/* The NVLink field values of nvmlDeviceGetFieldValues (api_nvlink.c): 1
+ * with the value and its status in *rc when v->fieldId is one of them,
+ * else 0.  Called with the lock held. */
+int gs_nvlink_field(const struct gs_call *c, nvmlFieldValue_t *v, nvmlReturn_t *rc);
+
+/* True when the scenario marks function fn unsupported on g (`unsupported
+ * =`): other calls that report the same reading answer the same way. */
+static inline bool gs_fn_unsupported(const struct gs_gpu *g, const char *fn)
+{
+    int i = gs_name_index(fn);
+    return g->has_unsupported && i >= 0 && g->unsupported[i];
+}
+
 /* Event sets are released by the last nvmlShutdown (api_events.c). */
 void gs_events_reset(void);
 

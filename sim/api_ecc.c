@@ -10,9 +10,11 @@
  * their entry while the call itself succeeds.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
+#include "ext_abi.h"
 
 static bool retirement_supported(const struct gs_gpu *g)
 {
@@ -111,6 +113,98 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned i
     if (!remapping_supported(c.g))
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     gs_remapped_rows(c.s, c.gpu, c.t, corrRows, uncRows, isPending, failureOccurred);
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* ECC on by default on every ECC-capable board (the factory setting). */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device,
+                                                   nvmlEnableState_t *defaultMode)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, defaultMode != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!c.g->ecc_capable)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    *defaultMode = NVML_FEATURE_ENABLED;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* nvmlMemoryLocation_t: 0 L1, 1 L2, 2 DRAM, 3 register file, 4 texture,
+ * 5 texture shared memory, 6 CBU, 7 SRAM.  Volta counts per unit (L1 to
+ * CBU); Ampere and later split SRAM and DRAM only.  The scenario's ecc
+ * faults hit DRAM; the other locations stay at 0. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device,
+                                                       nvmlMemoryErrorType_t errorType,
+                                                       nvmlEccCounterType_t counterType,
+                                                       unsigned int locationType,
+                                                       unsigned long long *count)
+{
+    struct gs_call c;
+    unsigned long long corr, unc;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+                              count != NULL && (unsigned)errorType <= 1 &&
+                                  (unsigned)counterType <= 1 && locationType <= 7);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!c.g->ecc)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    bool split = c.g->arch >= GS_ARCH_AMPERE;
+    if (split ? (locationType != 2 && locationType != 7) : locationType == 7)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    gs_ecc_counts(c.s, c.gpu, c.t, &corr, &unc);
+    *count = locationType != 2 ? 0 : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? corr : unc;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+GS_EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, unsigned int cause,
+                                                    unsigned int *pageCount,
+                                                    unsigned long long *addresses,
+                                                    unsigned long long *timestamps)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, pageCount != NULL && cause <= 1);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!retirement_supported(c.g))
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    unsigned n = gs_retired_pages(c.s, c.gpu, c.t, cause, NULL, 0);
+    if (*pageCount < n) {
+        *pageCount = n;
+        return gs_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (n > 0 && (!addresses || !timestamps))
+        return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    double *times = n ? calloc(n, sizeof(*times)) : NULL;
+    if (n && !times)
+        return gs_end(&c, NVML_ERROR_MEMORY);
+    gs_retired_pages_at(c.s, c.gpu, c.t, cause, addresses, times, n);
+    for (unsigned i = 0; i < n; i++)
+        timestamps[i] = gs_time_to_wall_us(c.tc, times[i]);
+    free(times);
+    *pageCount = n;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* Row-remapper banks by how many spare rows they have left: every bank
+ * starts with all of them ("max"); each remapped row takes a spare from
+ * one bank (max -> high), counting up from the first. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device,
+                                                         nvmlRowRemapperHistogramValues_t *values)
+{
+    struct gs_call c;
+    unsigned rc, ru, rp, rf;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, values != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!remapping_supported(c.g))
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    gs_remapped_rows(c.s, c.gpu, c.t, &rc, &ru, &rp, &rf);
+    unsigned banks = c.g->arch >= GS_ARCH_HOPPER ? 2560 : 640;
+    unsigned used = rc + ru > banks ? banks : rc + ru;
+    memset(values, 0, sizeof(*values));
+    values->max = banks - used;
+    values->high = used;
     return gs_end(&c, NVML_SUCCESS);
 }
 
@@ -232,6 +326,9 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
         return set_uint(v, (unsigned)lround(w * 1000));
     }
     }
+    nvmlReturn_t nrc;
+    if (gs_nvlink_field(c, v, &nrc))
+        return nrc;
     return NVML_ERROR_NOT_SUPPORTED;
 }
 

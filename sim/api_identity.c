@@ -276,18 +276,27 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device,
                                                    nvmlBAR1Memory_t *bar1Memory)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, bar1Memory != NULL);
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_ANY, device, 0, bar1Memory != NULL);
     if (r != NVML_SUCCESS)
         return r;
+    /* A MIG device has its share of the aperture by memory slices (of 8:
+     * 1g 1, 2g 2, 3g and 4g 4, 7g all 8), as real drivers answer for MIG
+     * handles (nvitop --once reads it for every MIG device). */
+    unsigned long long total = c.g->bar1_total;
+    if (c.mig >= 0) {
+        static const unsigned mem_slices[8] = {0, 1, 2, 4, 4, 8, 8, 8};
+        unsigned sl = c.g->mig[c.mig].slices;
+        total = total / 8 * mem_slices[sl < 8 ? sl : 7];
+    }
     /* A couple of MiB for the driver plus one per active process. */
     unsigned long long used = 2ULL << 20;
     for (size_t i = 0; i < c.s->nprocs; i++)
-        if (gs_proc_on(&c.s->procs[i], c.gpu, c.t))
+        if (gs_proc_on(&c.s->procs[i], c.gpu, c.t) && (c.mig < 0 || c.s->procs[i].mig == c.mig))
             used += 1ULL << 20;
-    if (used > c.g->bar1_total)
-        used = c.g->bar1_total;
-    bar1Memory->bar1Total = c.g->bar1_total;
+    if (used > total)
+        used = total;
+    bar1Memory->bar1Total = total;
     bar1Memory->bar1Used = used;
-    bar1Memory->bar1Free = c.g->bar1_total - used;
+    bar1Memory->bar1Free = total - used;
     return gs_end(&c, NVML_SUCCESS);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "ext_abi.h"
 
 #define GS_SAMPLE_BUFFER 120 /* samples kept per type: 20 s at 1/6 s */
 
@@ -235,6 +236,10 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingTyp
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if ((unsigned)type > NVML_MEMORY_CLK_SAMPLES) /* module power, JPG, OFA: not modelled */
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    /* Power samples come from the same sensor as the power reading: absent
+     * where the board does not report its draw. */
+    if (type == NVML_TOTAL_POWER_SAMPLES && gs_fn_unsupported(c.g, "nvmlDeviceGetPowerUsage"))
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     bool util_type = type >= NVML_GPU_UTILIZATION_SAMPLES && type <= NVML_DEC_UTILIZATION_SAMPLES;
     if (util_type && c.g->nmig)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
@@ -276,3 +281,106 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingTyp
     *sampleCount = out;
     return gs_end(&c, NVML_SUCCESS);
 }
+
+#ifndef GPUSIM_LEGACY
+/* ------------------------------------------------ versioned process lists */
+
+/* nvmlDeviceGetRunningProcessDetailList (R535.104+): the v3 list as 32-byte
+ * entries behind a versioned header; mode 0 compute, 1 graphics, 2 MPS.
+ * Same sizing protocol as the v3 calls, through numProcArrayEntries.
+ * Exported together with the v3 calls and without
+ * nvmlDeviceGetConfComputeMemSizeInfo, which tells nvitop the v3 entries
+ * are 24 bytes (fact sheet 2.15). */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
+                                                             nvmlProcessDetailList_t *plist)
+{
+    static const unsigned types[3] = {GS_PT_COMPUTE, GS_PT_GRAPHICS, GS_PT_MPS};
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_ANY, device, 0, plist != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (plist->version != GS_PROCESS_DETAIL_LIST_V1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (plist->mode > 2)
+        return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    unsigned want = types[plist->mode];
+    unsigned n = 0;
+    for (size_t i = 0; i < c.s->nprocs; i++)
+        n += proc_matches(&c, &c.s->procs[i], want);
+    if (n == 0) {
+        plist->numProcArrayEntries = 0;
+        return gs_end(&c, NVML_SUCCESS);
+    }
+    if (plist->numProcArrayEntries < n || !plist->procArray) {
+        plist->numProcArrayEntries = n;
+        return gs_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    struct gs_procs_at at;
+    gs_procs_at(c.s, c.gpu, c.t, &at);
+    unsigned k = 0;
+    for (size_t i = 0; i < c.s->nprocs; i++) {
+        const struct gs_process *p = &c.s->procs[i];
+        if (!proc_matches(&c, p, want))
+            continue;
+        nvmlProcessDetail_v1_t *e = &plist->procArray[k++];
+        memset(e, 0, sizeof(*e));
+        e->pid = p->pid;
+        e->usedGpuMemory = (p->mem_mode == GS_MEM_NA || c.g->nmig) ? NVML_VALUE_NOT_AVAILABLE_ULL
+                                                                   : gs_proc_memory_at(c.s, &at, p);
+        e->gpuInstanceId = p->mig >= 0 ? c.g->mig[p->mig].gi_id : 0xFFFFFFFFu;
+        e->computeInstanceId = p->mig >= 0 ? c.g->mig[p->mig].ci_id : 0xFFFFFFFFu;
+        e->usedGpuCcProtectedMemory = 0; /* no confidential computing */
+    }
+    plist->numProcArrayEntries = n;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+_Static_assert(sizeof(nvmlProcessDetail_v1_t) == 32, "process detail is 32 bytes");
+_Static_assert(sizeof(nvmlProcessDetailList_t) == 24, "process detail list is 24 bytes");
+_Static_assert(sizeof(nvmlProcessesUtilizationInfo_t) == 24, "utilisation info is 24 bytes");
+_Static_assert(sizeof(nvmlProcessUtilizationInfo_v1_t) == 40, "utilisation entry is 40 bytes");
+
+/* nvmlDeviceGetProcessesUtilizationInfo (R550+): GetProcessUtilization's
+ * samples in the versioned form, with JPEG and OFA shares (0: no workload
+ * uses those engines).  A NULL array or a short one is answered with the
+ * count and INSUFFICIENT_SIZE. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
+                                                             nvmlProcessesUtilizationInfo_t *info)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, info != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (info->version != GS_PROCESSES_UTIL_INFO_V1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->nmig)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    const unsigned all = GS_PT_COMPUTE | GS_PT_GRAPHICS | GS_PT_MPS;
+    unsigned n = 0;
+    for (size_t i = 0; i < c.s->nprocs; i++)
+        n += proc_matches(&c, &c.s->procs[i], all);
+    double t0 = floor(c.t * GS_SAMPLE_HZ) / GS_SAMPLE_HZ;
+    unsigned long long ts = gs_time_to_wall_us(c.tc, t0);
+    if (n == 0 || ts <= info->lastSeenTimeStamp)
+        return gs_end(&c, NVML_ERROR_NOT_FOUND);
+    if (!info->procUtilArray || info->processSamplesCount < n) {
+        info->processSamplesCount = n;
+        return gs_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    struct gs_procs_at at;
+    gs_procs_at(c.s, c.gpu, c.t, &at);
+    unsigned k = 0;
+    for (size_t i = 0; i < c.s->nprocs; i++) {
+        const struct gs_process *p = &c.s->procs[i];
+        if (!proc_matches(&c, p, all))
+            continue;
+        nvmlProcessUtilizationInfo_v1_t *u = &info->procUtilArray[k++];
+        memset(u, 0, sizeof(*u));
+        u->pid = p->pid;
+        u->timeStamp = ts;
+        gs_proc_util_at(c.s, &at, p, &u->smUtil, &u->memUtil);
+    }
+    info->processSamplesCount = n;
+    return gs_end(&c, NVML_SUCCESS);
+}
+#endif /* GPUSIM_LEGACY */

@@ -85,6 +85,12 @@ void gs_ecc_counts(const struct gs_scenario *s, unsigned gpu, double t,
 unsigned gs_retired_pages(const struct gs_scenario *s, unsigned gpu, double t, unsigned cause,
                           unsigned long long *addresses, unsigned max)
 {
+    return gs_retired_pages_at(s, gpu, t, cause, addresses, NULL, max);
+}
+
+unsigned gs_retired_pages_at(const struct gs_scenario *s, unsigned gpu, double t, unsigned cause,
+                             unsigned long long *addresses, double *times, unsigned max)
+{
     unsigned n = 0;
     for (size_t i = 0; i < s->nfaults; i++) {
         const struct gs_fault *f = &s->faults[i];
@@ -97,6 +103,8 @@ unsigned gs_retired_pages(const struct gs_scenario *s, unsigned gpu, double t, u
                 uint64_t h = gs_hash(s->seed, gpu, 300 + cause, (int64_t)(i * 100000 + p));
                 addresses[n] = (h % (s->gpus[gpu].mem_total >> 12)) << 12;
             }
+            if (times && n < max)
+                times[n] = f->at;
         }
     }
     return n;

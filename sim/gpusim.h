@@ -43,7 +43,7 @@ struct gs_name {
 
 extern const struct gs_name gs_names[];
 extern const size_t gs_name_count;
-#define GS_NAMES_MAX 160
+#define GS_NAMES_MAX 320
 
 /* Index of name in gs_names, or -1 when unknown. */
 int gs_name_index(const char *name);
@@ -235,6 +235,7 @@ struct gs_scenario {
     int cuda_version;
     bool driver_version_set, nvml_version_set, cuda_version_set;
     uint64_t seed;
+    bool nvswitch; /* [machine] nvlink = nvswitch: SXM GPUs joined by NVSwitches */
     unsigned ngpus;
     struct gs_gpu *gpus;
     size_t nprocs;
@@ -421,11 +422,41 @@ void gs_ecc_counts(const struct gs_scenario *s, unsigned gpu, double t,
  * addresses and returns the total count. */
 unsigned gs_retired_pages(const struct gs_scenario *s, unsigned gpu, double t, unsigned cause,
                           unsigned long long *addresses, unsigned max);
+/* gs_retired_pages, also giving each page's retirement time (scenario
+ * seconds) in times[] when times is not NULL. */
+unsigned gs_retired_pages_at(const struct gs_scenario *s, unsigned gpu, double t, unsigned cause,
+                             unsigned long long *addresses, double *times, unsigned max);
 /* Row-remapper state of gpu at t. */
 void gs_remapped_rows(const struct gs_scenario *s, unsigned gpu, double t, unsigned *corr,
                       unsigned *unc, unsigned *pending, unsigned *failure);
 /* Builds s->events from the ECC and Xid faults (called by the loader). */
 int gs_events_build(struct gs_scenario *s);
+
+/* ------------------------------------------------------------- topology */
+
+/* The host the GPUs sit in (sim/topo.c): one CPU socket and NUMA node for
+ * up to 3 GPUs, two for 4 or more (GPUs split evenly, lower indices on node
+ * 0); 16 cores a socket on one-socket hosts, 56 on two-socket ones, two
+ * hardware threads a core (Linux numbering: thread 0 of every core first).
+ * On two-socket hosts GPUs sit in pairs behind one PCIe switch. */
+unsigned gs_topo_sockets(const struct gs_scenario *s);
+unsigned gs_topo_cores_per_socket(const struct gs_scenario *s);
+/* Logical CPUs of the host. */
+unsigned gs_topo_cpus(const struct gs_scenario *s);
+/* The NUMA node (= socket) GPU gpu is attached to. */
+unsigned gs_topo_numa(const struct gs_scenario *s, unsigned gpu);
+/* The NUMA node of logical CPU cpu. */
+unsigned gs_topo_cpu_node(const struct gs_scenario *s, unsigned cpu);
+/* nvmlGpuTopologyLevel_t of the PCIe path between two GPUs: 0 (same GPU),
+ * 20 (PCIe switch, PXB), 30 (host bridge, PHB), 40 (same NUMA node), 50
+ * (across sockets, SYS).  NVLink is not a PCIe level: see gs_nvlinks. */
+unsigned gs_topo_level(const struct gs_scenario *s, unsigned a, unsigned b);
+/* NVLink links of gpu that are up (0: PCIe only): the board's link count
+ * (V100 SXM2 6, A100 SXM4 12, H100 SXM5 18) when the scenario has
+ * `nvlink = nvswitch` and the board is an SXM module, else 0. */
+unsigned gs_nvlinks(const struct gs_scenario *s, unsigned gpu);
+/* The NVLink version of the board's links (2 Volta, 3 Ampere, 4 Hopper). */
+unsigned gs_nvlink_version(const struct gs_gpu *g);
 
 /* ----------------------------------------------------- injected failures */
 

@@ -251,6 +251,13 @@ static int apply_machine(struct gs_pctx *c, long sec)
             if (gs_parse_uint(v, UINT64_MAX, &seed) != 0)
                 return gs_bad_value(c, e, v, "an unsigned integer");
             s->seed = seed;
+        } else if (strcmp(e->key, "nvlink") == 0) {
+            if (strcmp(v, "nvswitch") == 0)
+                s->nvswitch = true;
+            else if (strcmp(v, "none") == 0)
+                s->nvswitch = false;
+            else
+                return gs_bad_value(c, e, v, "nvswitch or none");
         } else if (strcmp(e->key, "gpus") == 0) {
             unsigned long long n;
             if (gs_parse_uint(v, GS_MAX_GPUS, &n) != 0)
@@ -260,7 +267,7 @@ static int apply_machine(struct gs_pctx *c, long sec)
         } else {
             return gs_fail(c, e->line,
                            "unknown key '%s' in [machine] (expected driver_version, "
-                           "cuda_version, nvml_version, seed or gpus)",
+                           "cuda_version, nvml_version, seed, nvlink or gpus)",
                            e->key);
         }
     }

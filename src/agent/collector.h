@@ -45,6 +45,22 @@ struct gm_nvml_sample;
 int gm_collector_nvml_samples(struct gm_collector *c, uint32_t index, int type, uint64_t since_us,
                               struct gm_nvml_sample *out, size_t cap, size_t *count);
 
+/* gm_nvml_topo through the collector (`gpumon topo -m`), for the first
+ * ngpu GPUs.  Same calling rule as gm_collector_nvml_samples. */
+struct gm_topo;
+void gm_collector_nvml_topo(struct gm_collector *c, uint32_t ngpu, struct gm_topo *t);
+
+/* gm_nvml_supported_clocks through the collector (query
+ * --query-supported-clocks).  Same calling rule as gm_collector_nvml_samples. */
+struct gm_clock_pair;
+int gm_collector_nvml_supported_clocks(struct gm_collector *c, uint32_t index,
+                                       struct gm_clock_pair **out, size_t *count);
+
+/* gm_nvml_retired_pages through the collector (query --query-retired-pages). */
+struct gm_retired_page;
+int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
+                                    struct gm_retired_page **out, size_t *count);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

@@ -47,6 +47,7 @@ extern const struct gm_cmd gm_cmd_diagnose;
 extern const struct gm_cmd gm_cmd_plot;
 extern const struct gm_cmd gm_cmd_completion;
 extern const struct gm_cmd gm_cmd_manpage;
+extern const struct gm_cmd gm_cmd_topo;
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -19,6 +19,8 @@
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
+#include "../view/smi_clocks.h"
+#include "../view/smi_list.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -42,6 +44,13 @@ static void usage(FILE *f)
         "-h')\n"
         "      --timeout=SEC                give up when an NVML call hangs this long (default "
         "10)\n"
+        "      --query-supported-clocks=FIELDS  supported (memory, graphics) clock pairs\n"
+        "      --help-query-supported-clocks    list their fields\n"
+        "      --query-retired-pages=FIELDS     retired memory pages (boards before Ampere)\n"
+        "      --help-query-retired-pages       list their fields\n"
+        "      --query-remapped-rows=FIELDS     remapped memory rows (Ampere and later)\n"
+        "      --help-query-remapped-rows       list their fields\n"
+        "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
 
@@ -89,6 +98,119 @@ static int query_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int
     return cli_write(x->fd, x->out);
 }
 
+static int list_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    (void)first;
+    struct gm_buf *out = arg;
+    gm_buf_reset(out);
+    gm_smi_list(s, mask, out);
+    int rc = cli_write(STDOUT_FILENO, out);
+    return rc ? rc : CLI_LOOP_END;
+}
+
+/* -L: one sample of names, UUIDs and MIG devices.  -f and -l make no sense
+ * for a list of devices and are refused (nvidia-smi ignores them). */
+static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t timeout)
+{
+    if (file || loop)
+        return cli_usage_error("query", "-L takes no -f or -l");
+    struct gm_collector_opts co = {0};
+    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
+                UINT64_C(1) << GM_RG_MIG_MODE;
+    struct gm_collector *col;
+    int rc = cli_open(&col, &co);
+    if (rc)
+        return rc;
+    struct gm_buf out = GM_BUF_INIT;
+    rc = cli_loop(col, 0, timeout, ids, list_rows, &out);
+    gm_buf_free(&out);
+    gm_collector_close(col);
+    return rc;
+}
+
+struct sclk_ctx {
+    struct gm_sclk_query q;
+    struct gm_collector *col;
+    struct gm_buf out;
+    int fd;
+    const char *file;
+};
+
+static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int first)
+{
+    struct sclk_ctx *x = arg;
+    gm_buf_reset(&x->out);
+    if (first)
+        gm_sclk_header(&x->q, &x->out);
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((mask >> i) & 1))
+            continue;
+        size_t n = 0;
+        if (x->q.kind == GM_SCLK_REMAP) {
+            gm_sremap_row(&x->q, s, &s->gpus[i], &x->out);
+        } else if (x->q.kind == GM_SCLK_PAGES) {
+            struct gm_retired_page *pages = NULL;
+            int rc = gm_collector_nvml_retired_pages(x->col, s->gpus[i].index, &pages, &n);
+            gm_spages_rows(&x->q, s, &s->gpus[i], pages, n, rc, &x->out);
+            free(pages);
+        } else {
+            struct gm_clock_pair *pairs = NULL;
+            int rc = gm_collector_nvml_supported_clocks(x->col, s->gpus[i].index, &pairs, &n);
+            gm_sclk_rows(&x->q, s, &s->gpus[i], pairs, n, rc, &x->out);
+            free(pairs);
+        }
+    }
+    struct gm_err err = {0};
+    if (first && x->fd != STDOUT_FILENO && gm_safefile_output_truncate(x->fd, x->file, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    return cli_write(x->fd, &x->out);
+}
+
+/* --query-supported-clocks / --query-retired-pages: the GPU's fields from a
+ * sample, the clock pairs or pages read for each selected GPU right after. */
+static int row_lists(int kind, const char *fields, const char *format, const char *ids,
+                     const char *file, int64_t loop, int64_t timeout)
+{
+    if (!format)
+        return cli_usage_error("query", "--format=csv is required (as with nvidia-smi)");
+    static struct sclk_ctx x; /* holds the query: keep it off the stack */
+    memset(&x, 0, sizeof(x));
+    struct gm_err err = {0};
+    if (gm_sclk_parse(&x.q, kind, fields, format, &err) != 0) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_USAGE;
+    }
+    x.fd = STDOUT_FILENO;
+    x.file = file;
+    if (file) {
+        struct gm_err oe = {0};
+        x.fd = gm_safefile_open_output(file, &oe);
+        if (x.fd < 0) {
+            cli_error("%s", oe.msg);
+            return GM_EXIT_FAIL;
+        }
+    }
+    struct gm_collector_opts co = {0};
+    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
+                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE |
+                UINT64_C(1) << GM_RG_REMAPPED;
+    int rc = cli_open(&x.col, &co);
+    if (rc == 0) {
+        if (loop)
+            cli_catch_stop_signals();
+        rc = cli_loop(x.col, loop, timeout, ids, sclk_rows, &x);
+        gm_collector_close(x.col);
+    }
+    if (x.fd != STDOUT_FILENO && close(x.fd) != 0 && rc == 0) {
+        cli_error("cannot write %s: %s", file, strerror(errno));
+        rc = GM_EXIT_FAIL;
+    }
+    gm_buf_free(&x.out);
+    return rc;
+}
+
 int cmd_query_run(int argc, char **argv);
 int cmd_smiq_run(int argc, char **argv);
 
@@ -99,6 +221,8 @@ int cmd_query_run(int argc, char **argv)
         if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
             return cmd_smiq_run(argc, argv);
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
+    enum { LIST = 3, SCLK, SPAGES, SREMAP }; /* -L and the multi-row list queries */
+    enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES, O_QREMAP, O_HELPREMAP };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -110,6 +234,13 @@ int cmd_query_run(int argc, char **argv)
         {"help-query-gpu", no_argument, NULL, O_HELPGPU},
         {"help-query-compute-apps", no_argument, NULL, O_HELPAPPS},
         {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"list-gpus", no_argument, NULL, 'L'},
+        {"query-supported-clocks", required_argument, NULL, O_QSCLK},
+        {"help-query-supported-clocks", no_argument, NULL, O_HELPSCLK},
+        {"query-retired-pages", required_argument, NULL, O_QPAGES},
+        {"help-query-retired-pages", no_argument, NULL, O_HELPPAGES},
+        {"query-remapped-rows", required_argument, NULL, O_QREMAP},
+        {"help-query-remapped-rows", no_argument, NULL, O_HELPREMAP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -129,10 +260,40 @@ int cmd_query_run(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:l:f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":i:l:f:hL", opts, NULL)) != -1) {
         switch (c) {
+        case O_QSCLK:
+        case O_QPAGES:
+        case O_QREMAP:
+            if (kind >= 0)
+                return cli_usage_error("query", "give only one of --query-gpu, "
+                                                "--query-compute-apps, "
+                                                "--query-supported-clocks, "
+                                                "--query-retired-pages, "
+                                                "--query-remapped-rows and -L");
+            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : SREMAP;
+            fields = optarg;
+            break;
+        case O_HELPSCLK:
+            help = SCLK;
+            break;
+        case O_HELPPAGES:
+            help = SPAGES;
+            break;
+        case O_HELPREMAP:
+            help = SREMAP;
+            break;
+        case 'L':
+            if (kind >= 0 && kind != LIST)
+                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
+                                                "--query-compute-apps");
+            kind = LIST;
+            break;
         case O_QGPU:
         case O_QAPPS:
+            if (kind == LIST)
+                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
+                                                "--query-compute-apps");
             if (kind >= 0)
                 return cli_usage_error("query",
                                        "give only one of --query-gpu and --query-compute-apps");
@@ -186,11 +347,29 @@ int cmd_query_run(int argc, char **argv)
         return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
 
     struct gm_buf out = GM_BUF_INIT;
+    if (help == SCLK || help == SPAGES || help == SREMAP) {
+        gm_sclk_help(help == SCLK     ? GM_SCLK_CLOCKS
+                     : help == SPAGES ? GM_SCLK_PAGES
+                                      : GM_SCLK_REMAP,
+                     &out);
+        int rc = cli_write(STDOUT_FILENO, &out);
+        gm_buf_free(&out);
+        return rc;
+    }
     if (help >= 0) {
         gm_query_help(help, &out);
         int rc = cli_write(STDOUT_FILENO, &out);
         gm_buf_free(&out);
         return rc;
+    }
+    if (kind == LIST)
+        return list_gpus(ids, file, loop, timeout);
+    if (kind == SCLK || kind == SPAGES || kind == SREMAP) {
+        gm_buf_free(&out);
+        return row_lists(kind == SCLK     ? GM_SCLK_CLOCKS
+                         : kind == SPAGES ? GM_SCLK_PAGES
+                                          : GM_SCLK_REMAP,
+                         fields, format, ids, file, loop, timeout);
     }
     if (kind < 0)
         return cli_usage_error("query", "give --query-gpu=FIELDS or --query-compute-apps=FIELDS");

@@ -25,7 +25,7 @@ static const struct gm_cmd *const commands[] = {
     &gm_cmd_status,   &gm_cmd_query,  &gm_cmd_agent,      &gm_cmd_record,  &gm_cmd_serve,
     &gm_cmd_mark,     &gm_cmd_report, &gm_cmd_alerts,     &gm_cmd_config,  &gm_cmd_metrics,
     &gm_cmd_dmon,     &gm_cmd_pmon,   &gm_cmd_top,        &gm_cmd_free,    &gm_cmd_doctor,
-    &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage,
+    &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage, &gm_cmd_topo,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -104,8 +104,9 @@ int main(int argc, char **argv)
             i++;
             continue;
         }
-        if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0)
-            break; /* nvidia-smi style: gpumon --query-gpu=... */
+        if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0 ||
+            strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0)
+            break; /* nvidia-smi style: gpumon --query-gpu=..., gpumon -L */
         if (has_smiq(argc, argv, i))
             break; /* nvidia-smi style: gpumon -q [-x] [-d ...] [-i ...] */
         return cli_usage_error(NULL, "unknown option %s", a);

@@ -158,6 +158,18 @@ static const char *enum_text(int fmt, uint64_t u)
         }
     case GM_F_HOSTSTATE:
         return gm_host_state_name((enum gm_host_state)u);
+    case GM_F_DRIVER_MODEL:
+        return u == 0 ? "WDDM" : u == 1 ? "TCC" : u == 2 ? "MCDM" : "Unknown";
+    case GM_F_GOM:
+        return u == 0 ? "All On" : u == 1 ? "Compute" : u == 2 ? "Low Double Precision" : "Unknown";
+    case GM_F_FABRIC_STATE:
+        return u == 0   ? "Not Supported"
+               : u == 1 ? "Not Started"
+               : u == 2 ? "In Progress"
+               : u == 3 ? "Completed"
+                        : "Unknown";
+    case GM_F_NVML_RC:
+        return u == 0 ? "Success" : gm_nvml_error_text((int)u);
     case GM_F_PTYPE:
         return u == (GM_PT_COMPUTE | GM_PT_GRAPHICS) ? "C+G" : (u & GM_PT_GRAPHICS) ? "G" : "C";
     default:

@@ -26,6 +26,7 @@ const struct gm_unit_info gm_units[GM_U__COUNT] = {
     [GM_U_MHZ] = {"MHz", 1, 0, 0, "mhz", "mhz", "hertz", 1e6, "MHz", 1, "mhz"},
     [GM_U_SECONDS] = {"s", 1, 3, 0, "s", "seconds", "seconds", 1, "ns", 1e9, "s"},
     [GM_U_ACTIVITY] = {"%", 1, 1, 1, "percent", "percent", "ratio", 0.01, "ratio", 0.01, "pct"},
+    [GM_U_US] = {"us", 1e-6, 0, 0, "s", "seconds", "seconds", 1, "ns", 1e9, "us"},
 };
 
 /* ------------------------------------------------------------ read groups */
@@ -73,6 +74,19 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_RETIRED] = {"retired_pages", "nvmlDeviceGetRetiredPages", 0},
     [GM_RG_REMAPPED] = {"remapped_rows", "nvmlDeviceGetRemappedRows", 0},
     [GM_RG_GPM] = {"gpm", "nvmlGpmMetricsGet", 0},
+    [GM_RG_POWER_MGMT] = {"power_management", "nvmlDeviceGetPowerManagementMode", 0},
+    [GM_RG_APP_CLOCKS] = {"application_clocks", "nvmlDeviceGetApplicationsClock", 0},
+    [GM_RG_DRIVER_MODEL] = {"driver_model", "nvmlDeviceGetDriverModel_v2", 1},
+    [GM_RG_GOM] = {"gpu_operation_mode", "nvmlDeviceGetGpuOperationMode", 0},
+    [GM_RG_ACCOUNTING] = {"accounting", "nvmlDeviceGetAccountingMode", 0},
+    [GM_RG_ENC_STATS] = {"encoder_stats", "nvmlDeviceGetEncoderStats", 0},
+    [GM_RG_INFOROM] = {"inforom", "nvmlDeviceGetInforomVersion", 1},
+    [GM_RG_REMAP_HIST] = {"remapped_rows_histogram", "nvmlDeviceGetRowRemapperHistogram", 0},
+    [GM_RG_FABRIC] = {"fabric", "nvmlDeviceGetGpuFabricInfoV", 0},
+    [GM_RG_ECC_LOCATIONS] = {"ecc_locations", "nvmlDeviceGetMemoryErrorCounter", 0},
+    [GM_RG_CER_COUNTERS] = {"clock_event_counters", "nvmlDeviceGetFieldValues", 0},
+    [GM_RG_NVLINK] = {"nvlink", "nvmlDeviceGetNvLinkState", 0},
+    [GM_RG_TEMP_MARGIN] = {"temperature_margin", "nvmlDeviceGetMarginTemperature", 0},
 };
 
 /* --------------------------------------------------------------- registry */
@@ -171,7 +185,7 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "compute_mode", NULL, NULL, NULL, GM_U_NONE, GM_K_STATE, GM_F_COMPUTE_MODE, GM_SC_GPU,
           GM_RG_COMPUTE_MODE),
     [GM_M_DISPLAY_MODE] =
-        R("display_attached", NULL,
+        R("display_attached", "display_mode",
           "Whether a physical display is attached to one of the GPU's connectors.",
           "display_attached", "display_attached", NULL, NULL, NULL, GM_U_NONE, GM_K_STATE,
           GM_F_YESNO, GM_SC_GPU, GM_RG_DISPLAY),
@@ -536,6 +550,210 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                                "NVLink transmit, all links, over the GPM interval."),
     [GM_M_GPM_NVLINK_RX] = GPM("nvlink_rx", 60, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_RX_BYTES",
                                "NVLink receive, all links, over the GPM interval."),
+
+/* nvidia-smi's remaining --query-gpu fields (issue 14); none is in
+ * `status --json`, whose keys are fixed. */
+#define X14(smi_, alias_, desc_, stem_, unit_, fmt_, rg_)                                          \
+    R(smi_, alias_, desc_, stem_, stem_, NULL, NULL, NULL, unit_, GM_K_GAUGE, fmt_, GM_SC_GPU,     \
+      rg_, .flags = GM_MF_NOT_IN_STATUS)
+#define S14(smi_, desc_, stem_, slot_, rg_)                                                        \
+    R(smi_, NULL, desc_, stem_, stem_, NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_STR,           \
+      GM_SC_GPU, rg_, .sslot = (slot_), .flags = GM_MF_NOT_IN_STATUS)
+    [GM_M_POWER_AVERAGE] = R("power.draw.average", NULL,
+                             "Power drawn by the whole board averaged over the last second, W "
+                             "(NVML_FI_DEV_POWER_AVERAGE).",
+                             "power_draw_average", "power_draw_average", "power_draw_average",
+                             "Board power averaged over one second (power_draw_instant is the "
+                             "last reading).",
+                             NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_INSTANT,
+                             .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_POWER_MGMT] = X14("power.management", NULL,
+                            "Whether power management (a power limit and its reading) is on.",
+                            "power_management", GM_U_NONE, GM_F_ENABLED, GM_RG_POWER_MGMT),
+    [GM_M_CLK_APP_GR] = R(
+        "clocks.applications.graphics", "clocks.applications.gr",
+        "Graphics clock applications run at (the application clock target), "
+        "MHz.",
+        "clocks_applications_graphics", "clocks_applications_graphics",
+        "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
+        GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_CLK_APP_MEM] =
+        R("clocks.applications.memory", "clocks.applications.mem",
+          "Memory clock applications run at (the application clock target), MHz.",
+          "clocks_applications_memory", "clocks_applications_memory", "clock_applications_memory",
+          "Application clock target of the memory domain.", NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_CLK_DEFAPP_GR] =
+        X14("clocks.default_applications.graphics", "clocks.default_applications.gr",
+            "Default graphics application clock, MHz.", "clocks_default_applications_graphics",
+            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
+    [GM_M_CLK_DEFAPP_MEM] =
+        X14("clocks.default_applications.memory", "clocks.default_applications.mem",
+            "Default memory application clock, MHz.", "clocks_default_applications_memory",
+            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
+    [GM_M_PCIE_GEN_GPUMAX] = X14("pcie.link.gen.gpumax", NULL,
+                                 "Maximum PCIe link generation the GPU supports (pcie.link.gen.max "
+                                 "is that of the GPU and the system together).",
+                                 "pcie_link_gen_gpumax", GM_U_NONE, GM_F_NUM, GM_RG_MAX_PCIE),
+    [GM_M_DRIVER_MODEL_CUR] =
+        X14("driver_model.current", NULL,
+            "Driver model in use (Windows only: WDDM, TCC, MCDM; [N/A] on "
+            "Linux).",
+            "driver_model_current", GM_U_NONE, GM_F_DRIVER_MODEL, GM_RG_DRIVER_MODEL),
+    [GM_M_DRIVER_MODEL_PEND] =
+        X14("driver_model.pending", NULL, "Driver model after the next reboot (Windows only).",
+            "driver_model_pending", GM_U_NONE, GM_F_DRIVER_MODEL, GM_RG_DRIVER_MODEL),
+    [GM_M_GOM_CUR] = X14("gom.current", "gpu_operation_mode.current",
+                         "GPU operation mode (All On, Compute, Low Double Precision) of boards "
+                         "that have one.",
+                         "gom_current", GM_U_NONE, GM_F_GOM, GM_RG_GOM),
+    [GM_M_GOM_PEND] = X14("gom.pending", "gpu_operation_mode.pending",
+                          "GPU operation mode after the next reboot.", "gom_pending", GM_U_NONE,
+                          GM_F_GOM, GM_RG_GOM),
+    [GM_M_ACCOUNTING_MODE] = X14("accounting.mode", NULL, "Whether per-process accounting is on.",
+                                 "accounting_mode", GM_U_NONE, GM_F_ENABLED, GM_RG_ACCOUNTING),
+    [GM_M_ACCOUNTING_BUFFER] =
+        X14("accounting.buffer_size", NULL, "How many processes the accounting buffer keeps.",
+            "accounting_buffer_size", GM_U_NONE, GM_F_NUM, GM_RG_ACCOUNTING),
+    [GM_M_ENC_SESSIONS] = X14("encoder.stats.sessionCount", NULL, "Active encoder sessions.",
+                              "encoder_sessions", GM_U_NONE, GM_F_NUM, GM_RG_ENC_STATS),
+    [GM_M_ENC_FPS] = X14("encoder.stats.averageFps", NULL,
+                         "Frames per second averaged over the encoder sessions.",
+                         "encoder_average_fps", GM_U_NONE, GM_F_NUM, GM_RG_ENC_STATS),
+    [GM_M_ENC_LATENCY] = X14("encoder.stats.averageLatency", NULL,
+                             "Encode latency averaged over the sessions, microseconds.",
+                             "encoder_average_latency_us", GM_U_NONE, GM_F_NUM, GM_RG_ENC_STATS),
+    [GM_M_INFOROM_IMG] = S14("inforom.img", "Version of the inforom image.", "inforom_img",
+                             GM_S_INFOROM_IMG, GM_RG_INFOROM),
+    [GM_M_INFOROM_OEM] = S14("inforom.oem", "Version of the inforom's OEM configuration object.",
+                             "inforom_oem", GM_S_INFOROM_OEM, GM_RG_INFOROM),
+    [GM_M_INFOROM_ECC] = S14("inforom.ecc", "Version of the inforom's ECC object.", "inforom_ecc",
+                             GM_S_INFOROM_ECC, GM_RG_INFOROM),
+    [GM_M_INFOROM_PWR] = S14("inforom.pwr", "Version of the inforom's power management object.",
+                             "inforom_pwr", GM_S_INFOROM_PWR, GM_RG_INFOROM),
+    [GM_M_REMAP_HIST_MAX] =
+        X14("remapped_rows.histogram.max", NULL, "Memory banks with all their spare rows left.",
+            "remapped_rows_histogram_max", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_HIGH] = X14(
+        "remapped_rows.histogram.high", NULL, "Memory banks with most of their spare rows left.",
+        "remapped_rows_histogram_high", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_PARTIAL] = X14(
+        "remapped_rows.histogram.partial", NULL, "Memory banks with some of their spare rows left.",
+        "remapped_rows_histogram_partial", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_LOW] =
+        X14("remapped_rows.histogram.low", NULL, "Memory banks with few spare rows left.",
+            "remapped_rows_histogram_low", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_REMAP_HIST_NONE] =
+        X14("remapped_rows.histogram.none", NULL,
+            "Memory banks with no spare rows left: the next error there "
+            "cannot be remapped.",
+            "remapped_rows_histogram_none", GM_U_NONE, GM_F_NUM, GM_RG_REMAP_HIST),
+    [GM_M_FABRIC_STATE] =
+        X14("fabric.state", NULL, "NVSwitch fabric registration of the GPU (Hopper and later).",
+            "fabric_state", GM_U_NONE, GM_F_FABRIC_STATE, GM_RG_FABRIC),
+    [GM_M_FABRIC_STATUS] =
+        X14("fabric.status", NULL, "Outcome of the fabric registration (Success or the error).",
+            "fabric_status", GM_U_NONE, GM_F_NVML_RC, GM_RG_FABRIC),
+    [GM_M_FABRIC_CLUSTER] = S14("fabric.clusterUuid", "UUID of the fabric cluster the GPU is in.",
+                                "fabric_cluster_uuid", GM_S_FABRIC_CLUSTER, GM_RG_FABRIC),
+    [GM_M_FABRIC_CLIQUE] = X14("fabric.cliqueId", NULL, "Clique of GPUs within the fabric cluster.",
+                               "fabric_clique_id", GM_U_NONE, GM_F_NUM, GM_RG_FABRIC),
+#define ECCL(smi_, desc_, stem_)                                                                   \
+    X14(smi_, NULL, desc_, stem_, GM_U_NONE, GM_F_NUM, GM_RG_ECC_LOCATIONS)
+    [GM_M_ECC_CORR_VOL_DRAM] = ECCL("ecc.errors.corrected.volatile.dram",
+                                    "Corrected ECC errors in DRAM since the driver loaded.",
+                                    "ecc_errors_corrected_volatile_dram"),
+    [GM_M_ECC_UNCORR_VOL_DRAM] = ECCL("ecc.errors.uncorrected.volatile.dram",
+                                      "Uncorrected ECC errors in DRAM since the driver loaded.",
+                                      "ecc_errors_uncorrected_volatile_dram"),
+    [GM_M_ECC_CORR_AGG_DRAM] = ECCL("ecc.errors.corrected.aggregate.dram",
+                                    "Corrected ECC errors in DRAM over the GPU's life.",
+                                    "ecc_errors_corrected_aggregate_dram"),
+    [GM_M_ECC_UNCORR_AGG_DRAM] = ECCL("ecc.errors.uncorrected.aggregate.dram",
+                                      "Uncorrected ECC errors in DRAM over the GPU's life.",
+                                      "ecc_errors_uncorrected_aggregate_dram"),
+    [GM_M_ECC_CORR_VOL_SRAM] = ECCL("ecc.errors.corrected.volatile.sram",
+                                    "Corrected ECC errors in on-chip SRAM since the driver loaded.",
+                                    "ecc_errors_corrected_volatile_sram"),
+    [GM_M_ECC_UNCORR_VOL_SRAM] = ECCL("ecc.errors.uncorrected.volatile.sram",
+                                      "Uncorrected ECC errors in on-chip SRAM since the driver "
+                                      "loaded.",
+                                      "ecc_errors_uncorrected_volatile_sram"),
+    [GM_M_ECC_CORR_AGG_SRAM] = ECCL("ecc.errors.corrected.aggregate.sram",
+                                    "Corrected ECC errors in on-chip SRAM over the GPU's life.",
+                                    "ecc_errors_corrected_aggregate_sram"),
+    [GM_M_ECC_UNCORR_AGG_SRAM] = ECCL("ecc.errors.uncorrected.aggregate.sram",
+                                      "Uncorrected ECC errors in on-chip SRAM over the GPU's life.",
+                                      "ecc_errors_uncorrected_aggregate_sram"),
+#define CERC(name_, desc_)                                                                         \
+    X14("clocks_event_reasons_counters." name_, "clocks_throttle_reasons_counters." name_, desc_,  \
+        "clocks_event_reasons_counters_" name_, GM_U_US, GM_F_NUM, GM_RG_CER_COUNTERS)
+    [GM_M_CERC_SW_POWER_CAP] =
+        CERC("sw_power_cap", "Time clocks were held down by the software power cap since "
+                             "the driver loaded, microseconds."),
+    [GM_M_CERC_SYNC_BOOST] =
+        CERC("sync_boost", "Time clocks were held down by sync boost, microseconds."),
+    [GM_M_CERC_SW_THERMAL] =
+        CERC("sw_thermal_slowdown", "Time clocks were held down by software thermal slowdown, "
+                                    "microseconds."),
+    [GM_M_CERC_HW_THERMAL] =
+        CERC("hw_thermal_slowdown", "Time clocks were held down by hardware thermal slowdown, "
+                                    "microseconds."),
+    [GM_M_CERC_HW_POWER_BRAKE] =
+        CERC("hw_power_brake_slowdown", "Time clocks were held down by the hardware power brake, "
+                                        "microseconds."),
+#undef CERC
+
+    /* NVLink: every link of the GPU together (nvidia-smi has no --query-gpu
+     * key for these; `nvidia-smi nvlink` prints them per link).  Absent
+     * (NOT_SUPPORTED) on a GPU without NVLink. */
+    [GM_M_NVLINK_LINKS] =
+        R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
+          "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_TX] = R(NULL, NULL,
+                         "Data sent over NVLink since the driver loaded, all links (payload, "
+                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
+                         "nvlink_tx", "nvlink_tx", "nvlink_transmitted",
+                         "Data sent over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
+                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_RX] = R(NULL, NULL,
+                         "Data received over NVLink since the driver loaded, all links (payload, "
+                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
+                         "nvlink_rx", "nvlink_rx", "nvlink_received",
+                         "Data received over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
+                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_TOTAL] = R(NULL, NULL,
+                            "Data sent and received over NVLink since the driver loaded, all "
+                            "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
+                            "nvlink_total", "nvlink_total", NULL, NULL,
+                            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", GM_U_BYTES, GM_K_COUNTER,
+                            GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+#define NVERR(stem_, prom_, dcgm_, desc_)                                                          \
+    R(NULL, NULL, desc_, stem_, stem_, prom_, desc_, dcgm_, GM_U_NONE, GM_K_COUNTER, GM_F_NUM,     \
+      GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS)
+    [GM_M_NVLINK_ERR_REPLAY] = NVERR("nvlink_replay_errors", "nvlink_replay_errors",
+                                     "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
+                                     "NVLink data-link replays, all links."),
+    [GM_M_NVLINK_ERR_RECOVERY] = NVERR("nvlink_recovery_errors", "nvlink_recovery_errors",
+                                       "DCGM_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL",
+                                       "NVLink link recoveries, all links."),
+    [GM_M_NVLINK_ERR_CRC_FLIT] = NVERR("nvlink_crc_flit_errors", "nvlink_crc_flit_errors",
+                                       "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL",
+                                       "NVLink flow-control CRC errors, all links."),
+    [GM_M_NVLINK_ERR_CRC_DATA] = NVERR("nvlink_crc_data_errors", "nvlink_crc_data_errors",
+                                       "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL",
+                                       "NVLink data CRC errors, all links."),
+#undef NVERR
+    [GM_M_TEMP_TLIMIT] =
+        R("temperature.gpu.tlimit", NULL,
+          "Degrees C the GPU is below the temperature where it starts slowing "
+          "down (negative: past it).",
+          "temperature_gpu_tlimit", "temperature_gpu_tlimit", NULL, NULL, NULL, GM_U_CELSIUS,
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MARGIN, .flags = GM_MF_NOT_IN_STATUS),
+#undef ECCL
+#undef S14
+#undef X14
 
     /* per process */
     [GM_P_PID] = R("pid", NULL, "Process id of the compute application.", "pid", "pid", NULL, NULL,

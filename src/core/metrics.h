@@ -31,6 +31,7 @@ enum gm_unit {
     GM_U_MHZ,
     GM_U_SECONDS,  /* double */
     GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
+    GM_U_US,       /* a duration in seconds (double) that nvidia-smi prints in microseconds */
     GM_U__COUNT
 };
 
@@ -80,6 +81,11 @@ enum gm_fmt {
     GM_F_TIME,         /* the snapshot's wall time */
     GM_F_PTYPE,        /* process type bits -> C, G, C+G */
     GM_F_HOSTSTATE,    /* enum gm_host_state -> alive, zombie, gone, ... */
+    GM_F_DRIVER_MODEL, /* nvmlDriverModel_t -> WDDM, TCC, MCDM */
+    GM_F_GOM,          /* nvmlGpuOperationMode_t -> All On, Compute, Low Double Precision */
+    GM_F_FABRIC_STATE, /* nvmlGpuFabricState_t -> Not Supported, Not Started, In Progress, Completed
+                        */
+    GM_F_NVML_RC,      /* an nvmlReturn_t -> Success or the error's text */
 };
 
 /* Where a metric applies. */
@@ -97,6 +103,11 @@ enum gm_sslot {
     GM_S_PCI_BUS_ID,
     GM_S_VBIOS,
     GM_S_BOARD_PART,
+    GM_S_INFOROM_IMG,
+    GM_S_INFOROM_OEM,
+    GM_S_INFOROM_ECC,
+    GM_S_INFOROM_PWR,
+    GM_S_FABRIC_CLUSTER,
     GM_S__COUNT
 };
 #define GM_STR_MAX 96
@@ -147,6 +158,19 @@ enum gm_read_group {
     GM_RG_RETIRED,
     GM_RG_REMAPPED,
     GM_RG_GPM, /* GPM (Hopper+): one interval between two samples, state kept per GPU */
+    GM_RG_POWER_MGMT,
+    GM_RG_APP_CLOCKS,
+    GM_RG_DRIVER_MODEL, /* static */
+    GM_RG_GOM,
+    GM_RG_ACCOUNTING,
+    GM_RG_ENC_STATS,
+    GM_RG_INFOROM, /* static */
+    GM_RG_REMAP_HIST,
+    GM_RG_FABRIC,
+    GM_RG_ECC_LOCATIONS,
+    GM_RG_CER_COUNTERS,
+    GM_RG_NVLINK, /* link states, error counters summed over the links, throughput counters */
+    GM_RG_TEMP_MARGIN,
     GM_RG__COUNT
 };
 
@@ -270,6 +294,59 @@ enum gm_metric_id {
     GM_M_GPM_PCIE_RX,
     GM_M_GPM_NVLINK_TX,
     GM_M_GPM_NVLINK_RX,
+    /* nvidia-smi's remaining --query-gpu fields (issue 14) */
+    GM_M_POWER_AVERAGE,
+    GM_M_POWER_MGMT,
+    GM_M_CLK_APP_GR,
+    GM_M_CLK_APP_MEM,
+    GM_M_CLK_DEFAPP_GR,
+    GM_M_CLK_DEFAPP_MEM,
+    GM_M_PCIE_GEN_GPUMAX,
+    GM_M_DRIVER_MODEL_CUR,
+    GM_M_DRIVER_MODEL_PEND,
+    GM_M_GOM_CUR,
+    GM_M_GOM_PEND,
+    GM_M_ACCOUNTING_MODE,
+    GM_M_ACCOUNTING_BUFFER,
+    GM_M_ENC_SESSIONS,
+    GM_M_ENC_FPS,
+    GM_M_ENC_LATENCY,
+    GM_M_INFOROM_IMG,
+    GM_M_INFOROM_OEM,
+    GM_M_INFOROM_ECC,
+    GM_M_INFOROM_PWR,
+    GM_M_REMAP_HIST_MAX,
+    GM_M_REMAP_HIST_HIGH,
+    GM_M_REMAP_HIST_PARTIAL,
+    GM_M_REMAP_HIST_LOW,
+    GM_M_REMAP_HIST_NONE,
+    GM_M_FABRIC_STATE,
+    GM_M_FABRIC_STATUS,
+    GM_M_FABRIC_CLUSTER,
+    GM_M_FABRIC_CLIQUE,
+    GM_M_ECC_CORR_VOL_DRAM,
+    GM_M_ECC_UNCORR_VOL_DRAM,
+    GM_M_ECC_CORR_AGG_DRAM,
+    GM_M_ECC_UNCORR_AGG_DRAM,
+    GM_M_ECC_CORR_VOL_SRAM,
+    GM_M_ECC_UNCORR_VOL_SRAM,
+    GM_M_ECC_CORR_AGG_SRAM,
+    GM_M_ECC_UNCORR_AGG_SRAM,
+    GM_M_CERC_SW_POWER_CAP,
+    GM_M_CERC_SYNC_BOOST,
+    GM_M_CERC_SW_THERMAL,
+    GM_M_CERC_HW_THERMAL,
+    GM_M_CERC_HW_POWER_BRAKE,
+    /* NVLink, all links of a GPU together */
+    GM_M_NVLINK_LINKS,
+    GM_M_NVLINK_TX,
+    GM_M_NVLINK_RX,
+    GM_M_NVLINK_TOTAL,
+    GM_M_NVLINK_ERR_REPLAY,
+    GM_M_NVLINK_ERR_RECOVERY,
+    GM_M_NVLINK_ERR_CRC_FLIT,
+    GM_M_NVLINK_ERR_CRC_DATA,
+    GM_M_TEMP_TLIMIT,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -112,7 +112,25 @@
     X(nvmlGpmSampleGet)                                                                            \
     X(nvmlGpmMigSampleGet)                                                                         \
     X(nvmlGpmMetricsGet)                                                                           \
-    X(nvmlDeviceGetSamples)
+    X(nvmlDeviceGetSamples)                                                                        \
+    X(nvmlDeviceGetPowerManagementMode)                                                            \
+    X(nvmlDeviceGetApplicationsClock)                                                              \
+    X(nvmlDeviceGetDefaultApplicationsClock)                                                       \
+    X(nvmlDeviceGetGpuMaxPcieLinkGeneration)                                                       \
+    X(nvmlDeviceGetDriverModel_v2)                                                                 \
+    X(nvmlDeviceGetDriverModel)                                                                    \
+    X(nvmlDeviceGetGpuOperationMode)                                                               \
+    X(nvmlDeviceGetAccountingMode)                                                                 \
+    X(nvmlDeviceGetAccountingBufferSize)                                                           \
+    X(nvmlDeviceGetEncoderStats)                                                                   \
+    X(nvmlDeviceGetInforomVersion)                                                                 \
+    X(nvmlDeviceGetInforomImageVersion)                                                            \
+    X(nvmlDeviceGetRowRemapperHistogram)                                                           \
+    X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
+    X(nvmlDeviceGetMemoryErrorCounter)                                                             \
+    X(nvmlDeviceGetNvLinkState)                                                                    \
+    X(nvmlDeviceGetNvLinkErrorCounter)                                                             \
+    X(nvmlDeviceGetMarginTemperature)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -455,7 +473,11 @@ uint64_t gm_nvml_groups_static(void)
 uint64_t gm_nvml_groups_default(void)
 {
     /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
-     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample. */
+     * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample.  The
+     * groups behind nvidia-smi's rarer --query-gpu fields (issue 14) are in
+     * too: each is one or a few cheap calls (inforom and driver model once
+     * per GPU), and `status --json --pcie --gpm` making every call that a
+     * query can make is what tests/e2e/fault_sweep.py relies on. */
     return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
 }
 
@@ -664,6 +686,36 @@ static void rd_max_pcie(struct rd *r)
     setv(r->g, GM_M_PCIE_GEN_MAX, rc, gm_v_u64(u));
     rc = RCALL(r, nvmlDeviceGetMaxPcieLinkWidth, &u);
     setv(r->g, GM_M_PCIE_WIDTH_MAX, rc, gm_v_u64(u));
+    rc = RCALL(r, nvmlDeviceGetGpuMaxPcieLinkGeneration, &u);
+    setv(r->g, GM_M_PCIE_GEN_GPUMAX, rc, gm_v_u64(u));
+}
+
+static void rd_driver_model(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDriverModel_v2, &cur, &pend);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* drivers before the _v2 symbol */
+        rc = RCALL(r, nvmlDeviceGetDriverModel, &cur, &pend);
+    setv(r->g, GM_M_DRIVER_MODEL_CUR, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_DRIVER_MODEL_PEND, rc, gm_v_u64(pend));
+}
+
+static void rd_inforom(struct rd *r)
+{
+    static const struct {
+        int id;
+        int object; /* nvmlInforomObject_t, -1: the image */
+    } parts[] = {{GM_M_INFOROM_IMG, -1},
+                 {GM_M_INFOROM_OEM, NVML_INFOROM_OEM},
+                 {GM_M_INFOROM_ECC, NVML_INFOROM_ECC},
+                 {GM_M_INFOROM_PWR, NVML_INFOROM_POWER}};
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        char buf[GM_STR_MAX] = "";
+        nvmlReturn_t rc = parts[k].object < 0 ? RCALL(r, nvmlDeviceGetInforomImageVersion, buf, 16)
+                                              : RCALL(r, nvmlDeviceGetInforomVersion,
+                                                      (unsigned int)parts[k].object, buf, 16);
+        read_string(r->g, parts[k].id, rc, buf);
+    }
 }
 
 /* ------------------------------------------------ readers: dynamic groups */
@@ -776,7 +828,9 @@ static void rd_power(struct rd *r)
 static void rd_power_instant(struct rd *r)
 {
     uint64_t mw = 0;
-    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_POWER_INSTANT, &mw);
+    nvmlReturn_t rc = read_field(r, NVML_FI_DEV_POWER_AVERAGE, &mw);
+    setv(r->g, GM_M_POWER_AVERAGE, rc, gm_v_f64((double)mw / 1000.0));
+    rc = read_field(r, NVML_FI_DEV_POWER_INSTANT, &mw);
     setv(r->g, GM_M_POWER_INSTANT, rc, gm_v_f64((double)mw / 1000.0));
     note(r, rc);
 }
@@ -1106,6 +1160,241 @@ static void gpm_finish(struct rd *r, struct dev *d)
  * GM_NVML_GPM_PRIME asks for an interval now: then the GPU is left pending
  * and gpm_primed() finishes every pending GPU after one wait of
  * GM_NVML_GPM_PRIME_MS for the whole sample (one-shot commands). */
+static void rd_power_mgmt(struct rd *r)
+{
+    unsigned int mode = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPowerManagementMode, &mode);
+    setv(r->g, GM_M_POWER_MGMT, rc, gm_v_u64(mode));
+    note(r, rc);
+}
+
+static void rd_app_clocks(struct rd *r)
+{
+    static const struct {
+        int id;
+        nvmlClockType_t type;
+        int dflt;
+    } parts[] = {{GM_M_CLK_APP_GR, NVML_CLOCK_GRAPHICS, 0},
+                 {GM_M_CLK_APP_MEM, NVML_CLOCK_MEM, 0},
+                 {GM_M_CLK_DEFAPP_GR, NVML_CLOCK_GRAPHICS, 1},
+                 {GM_M_CLK_DEFAPP_MEM, NVML_CLOCK_MEM, 1}};
+    nvmlReturn_t rc = NVML_SUCCESS;
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        unsigned int mhz = 0;
+        rc = parts[k].dflt ? RCALL(r, nvmlDeviceGetDefaultApplicationsClock, parts[k].type, &mhz)
+                           : RCALL(r, nvmlDeviceGetApplicationsClock, parts[k].type, &mhz);
+        setv(r->g, parts[k].id, rc, gm_v_u64(mhz));
+    }
+    note(r, rc);
+}
+
+static void rd_gom(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGpuOperationMode, &cur, &pend);
+    setv(r->g, GM_M_GOM_CUR, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_GOM_PEND, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+static void rd_accounting(struct rd *r)
+{
+    nvmlEnableState_t mode = 0;
+    unsigned int size = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAccountingMode, &mode);
+    setv(r->g, GM_M_ACCOUNTING_MODE, rc, gm_v_u64(mode));
+    rc = RCALL(r, nvmlDeviceGetAccountingBufferSize, &size);
+    setv(r->g, GM_M_ACCOUNTING_BUFFER, rc, gm_v_u64(size));
+    note(r, rc);
+}
+
+static void rd_enc_stats(struct rd *r)
+{
+    unsigned int n = 0, fps = 0, lat = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetEncoderStats, &n, &fps, &lat);
+    setv(r->g, GM_M_ENC_SESSIONS, rc, gm_v_u64(n));
+    setv(r->g, GM_M_ENC_FPS, rc, gm_v_u64(fps));
+    setv(r->g, GM_M_ENC_LATENCY, rc, gm_v_u64(lat));
+    note(r, rc);
+}
+
+static void rd_remap_hist(struct rd *r)
+{
+    nvmlRowRemapperHistogramValues_t h;
+    memset(&h, 0, sizeof(h));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetRowRemapperHistogram, &h);
+    setv(r->g, GM_M_REMAP_HIST_MAX, rc, gm_v_u64(h.max));
+    setv(r->g, GM_M_REMAP_HIST_HIGH, rc, gm_v_u64(h.high));
+    setv(r->g, GM_M_REMAP_HIST_PARTIAL, rc, gm_v_u64(h.partial));
+    setv(r->g, GM_M_REMAP_HIST_LOW, rc, gm_v_u64(h.low));
+    setv(r->g, GM_M_REMAP_HIST_NONE, rc, gm_v_u64(h.none));
+    note(r, rc);
+}
+
+/* The cluster UUID is 16 raw bytes: shown in the canonical 8-4-4-4-12 form.
+ * The clique and cluster exist only once registration completed. */
+static void rd_fabric(struct rd *r)
+{
+    nvmlGpuFabricInfoV_t f;
+    memset(&f, 0, sizeof(f));
+    f.version = nvmlGpuFabricInfo_v2;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGpuFabricInfoV, &f);
+    setv(r->g, GM_M_FABRIC_STATE, rc, gm_v_u64(f.state));
+    int done = rc == NVML_SUCCESS && f.state == 3;
+    nvmlReturn_t part = rc != NVML_SUCCESS ? rc : done ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+    setv(r->g, GM_M_FABRIC_STATUS, part, gm_v_u64((uint64_t)f.status));
+    setv(r->g, GM_M_FABRIC_CLIQUE, part, gm_v_u64(f.cliqueId));
+    const unsigned char *u = (const unsigned char *)f.clusterUuid;
+    char buf[GM_STR_MAX];
+    snprintf(buf, sizeof(buf),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    read_string(r->g, GM_M_FABRIC_CLUSTER, part, buf);
+    note(r, rc);
+}
+
+static void rd_ecc_locations(struct rd *r)
+{
+    static const struct {
+        int id;
+        nvmlMemoryErrorType_t type;
+        nvmlEccCounterType_t counter;
+        unsigned int location;
+    } parts[] = {
+        {GM_M_ECC_CORR_VOL_DRAM, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC,
+         NVML_MEMORY_LOCATION_DRAM},
+        {GM_M_ECC_UNCORR_VOL_DRAM, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
+         NVML_MEMORY_LOCATION_DRAM},
+        {GM_M_ECC_CORR_AGG_DRAM, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC,
+         NVML_MEMORY_LOCATION_DRAM},
+        {GM_M_ECC_UNCORR_AGG_DRAM, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
+         NVML_MEMORY_LOCATION_DRAM},
+        {GM_M_ECC_CORR_VOL_SRAM, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC,
+         NVML_MEMORY_LOCATION_SRAM},
+        {GM_M_ECC_UNCORR_VOL_SRAM, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC,
+         NVML_MEMORY_LOCATION_SRAM},
+        {GM_M_ECC_CORR_AGG_SRAM, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC,
+         NVML_MEMORY_LOCATION_SRAM},
+        {GM_M_ECC_UNCORR_AGG_SRAM, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC,
+         NVML_MEMORY_LOCATION_SRAM},
+    };
+    nvmlReturn_t rc = NVML_SUCCESS;
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        unsigned long long n = 0;
+        rc = RCALL(r, nvmlDeviceGetMemoryErrorCounter, parts[k].type, parts[k].counter,
+                   parts[k].location, &n);
+        setv(r->g, parts[k].id, rc, gm_v_u64(n));
+    }
+    note(r, rc);
+}
+
+/* Clock event reason durations (ns in NVML) as seconds; nvidia-smi prints
+ * them in microseconds (GM_U_US). */
+static void rd_cer_counters(struct rd *r)
+{
+    static const struct {
+        int id;
+        unsigned int field;
+    } parts[] = {{GM_M_CERC_SW_POWER_CAP, 74},
+                 {GM_M_CERC_SYNC_BOOST, 76},
+                 {GM_M_CERC_SW_THERMAL, 269},
+                 {GM_M_CERC_HW_THERMAL, 270},
+                 {GM_M_CERC_HW_POWER_BRAKE, 271}};
+    nvmlReturn_t rc = NVML_SUCCESS;
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        uint64_t ns = 0;
+        rc = read_field(r, parts[k].field, &ns);
+        setv(r->g, parts[k].id, rc, gm_v_f64((double)ns / 1e9));
+    }
+    note(r, rc);
+}
+
+/* Links are numbered densely from 0: INVALID_ARGUMENT (or NOT_SUPPORTED)
+ * past the last one ends them; NOT_SUPPORTED on link 0 means no NVLink
+ * (every value absent).  Any other error on a link makes the link count
+ * that error.  Error counters are summed over the active links
+ * (nvmlNvLinkErrorCounter_t 0 replay, 1 recovery, 2 CRC flit, 3 CRC data):
+ * a counter no link reports is NOT_SUPPORTED, one a link failed to give
+ * carries that error (the sum would be short). */
+static void rd_nvlink(struct rd *r)
+{
+    unsigned int active = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetNvLinkState, 0, &active);
+    static const int err_ids[4] = {GM_M_NVLINK_ERR_REPLAY, GM_M_NVLINK_ERR_RECOVERY,
+                                   GM_M_NVLINK_ERR_CRC_FLIT, GM_M_NVLINK_ERR_CRC_DATA};
+    if (rc != NVML_SUCCESS) {
+        for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
+            setv(r->g, id, rc, gm_v_u64(0));
+        note(r, rc);
+        return;
+    }
+    unsigned int links = 0;
+    nvmlReturn_t links_rc = NVML_SUCCESS;
+    unsigned long long errs[4] = {0, 0, 0, 0};
+    nvmlReturn_t erc[4] = {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED,
+                           NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED};
+    int failed[4] = {0, 0, 0, 0};
+    for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+        if (l > 0) {
+            nvmlReturn_t s = RCALL(r, nvmlDeviceGetNvLinkState, l, &active);
+            if (s == NVML_ERROR_INVALID_ARGUMENT || s == NVML_ERROR_NOT_SUPPORTED)
+                break;
+            if (s != NVML_SUCCESS) {
+                links_rc = s;
+                note(r, s);
+                continue;
+            }
+        }
+        if (!active)
+            continue;
+        links++;
+        for (unsigned int k = 0; k < 4; k++) {
+            unsigned long long v = 0;
+            nvmlReturn_t e = RCALL(r, nvmlDeviceGetNvLinkErrorCounter, l, k, &v);
+            if (e == NVML_SUCCESS && !failed[k]) {
+                errs[k] += v;
+                erc[k] = NVML_SUCCESS;
+            } else if (e != NVML_SUCCESS && e != NVML_ERROR_NOT_SUPPORTED) {
+                erc[k] = e;
+                failed[k] = 1;
+                note(r, e);
+            }
+        }
+    }
+    setv(r->g, GM_M_NVLINK_LINKS, links_rc, gm_v_u64(links));
+    for (int k = 0; k < 4; k++)
+        setv(r->g, err_ids[k], links_rc != NVML_SUCCESS ? links_rc : erc[k], gm_v_u64(errs[k]));
+    nvmlFieldValue_t fv[2];
+    memset(fv, 0, sizeof(fv));
+    fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+    fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
+    fv[0].scopeId = fv[1].scopeId = 0xFFFFFFFFu; /* the sum over all links */
+    rc = RCALL(r, nvmlDeviceGetFieldValues, 2, fv);
+    double kib[2] = {0, 0};
+    nvmlReturn_t frc[2];
+    for (int k = 0; k < 2; k++) {
+        frc[k] = rc != NVML_SUCCESS ? rc : fv[k].nvmlReturn;
+        kib[k] = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? (double)fv[k].value.ullVal
+                                                                       : fv[k].value.uiVal;
+    }
+    setv(r->g, GM_M_NVLINK_TX, frc[0], gm_v_f64(kib[0] * 1024.0));
+    setv(r->g, GM_M_NVLINK_RX, frc[1], gm_v_f64(kib[1] * 1024.0));
+    setv(r->g, GM_M_NVLINK_TOTAL, frc[0] != NVML_SUCCESS ? frc[0] : frc[1],
+         gm_v_f64((kib[0] + kib[1]) * 1024.0));
+    note(r, rc);
+}
+
+static void rd_temp_margin(struct rd *r)
+{
+    nvmlMarginTemperature_t m;
+    memset(&m, 0, sizeof(m));
+    m.version = nvmlMarginTemperature_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMarginTemperature, &m);
+    setv(r->g, GM_M_TEMP_TLIMIT, rc, gm_v_i64(m.marginTemperature));
+    note(r, rc);
+}
+
 static void rd_gpm(struct rd *r)
 {
     struct dev *d = &r->n->dev[r->i];
@@ -1184,6 +1473,19 @@ static const struct reader {
     {GM_RG_RETIRED, rd_retired},
     {GM_RG_REMAPPED, rd_remapped},
     {GM_RG_GPM, rd_gpm},
+    {GM_RG_POWER_MGMT, rd_power_mgmt},
+    {GM_RG_APP_CLOCKS, rd_app_clocks},
+    {GM_RG_DRIVER_MODEL, rd_driver_model},
+    {GM_RG_GOM, rd_gom},
+    {GM_RG_ACCOUNTING, rd_accounting},
+    {GM_RG_ENC_STATS, rd_enc_stats},
+    {GM_RG_INFOROM, rd_inforom},
+    {GM_RG_REMAP_HIST, rd_remap_hist},
+    {GM_RG_FABRIC, rd_fabric},
+    {GM_RG_ECC_LOCATIONS, rd_ecc_locations},
+    {GM_RG_CER_COUNTERS, rd_cer_counters},
+    {GM_RG_NVLINK, rd_nvlink},
+    {GM_RG_TEMP_MARGIN, rd_temp_margin},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -1992,4 +2294,16 @@ int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_
     }
     free(buf);
     return rc == NVML_SUCCESS ? 0 : rc;
+}
+
+void *gm_nvml_symbol(struct gm_nvml *n, const char *name)
+{
+    return n && n->dl ? dlsym(n->dl, name) : NULL;
+}
+
+void *gm_nvml_device(struct gm_nvml *n, uint32_t index)
+{
+    if (!n || !n->inited || index >= n->ndev || !n->dev[index].have_handle)
+        return NULL;
+    return n->dev[index].h;
 }

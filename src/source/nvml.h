@@ -97,6 +97,13 @@ struct gm_nvml_sample {
 int gm_nvml_samples(struct gm_nvml *n, uint32_t index, int type, uint64_t since_us,
                     struct gm_nvml_sample *out, size_t cap, size_t *count);
 
+/* For queries outside the read groups (source/topo.c): the address of an
+ * NVML function in the loaded library, or NULL when it lacks it; and GPU
+ * index's device handle (an nvmlDevice_t) once a sample has obtained it,
+ * else NULL.  Both are valid until gm_nvml_close. */
+void *gm_nvml_symbol(struct gm_nvml *n, const char *name);
+void *gm_nvml_device(struct gm_nvml *n, uint32_t index);
+
 /* Shuts NVML down and unloads the library.  Accepts NULL. */
 void gm_nvml_close(struct gm_nvml *n);
 

@@ -545,4 +545,76 @@ nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *metricsGet);
 nvmlReturn_t nvmlGpmQueryIfStreamingEnabled(nvmlDevice_t device, unsigned int *state);
 nvmlReturn_t nvmlGpmSetStreamingEnabled(nvmlDevice_t device, unsigned int state);
 
+/* The queries behind nvidia-smi's remaining --query-gpu fields (issue 14):
+ * application clocks, power management, driver model, GPU operation mode,
+ * accounting, encoder sessions, inforom, row-remapper histogram, fabric,
+ * ECC by location, the GPU's own PCIe generation.  Enums passed by value
+ * are unsigned int (the same type at the ABI level). */
+typedef struct {
+    unsigned int max, high, partial, low, none;
+} nvmlRowRemapperHistogramValues_t;
+
+typedef struct {
+    unsigned int version; /* nvmlGpuFabricInfo_v2 */
+    char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state; /* 0 not supported, 1 not started, 2 in progress, 3 completed */
+    unsigned int healthMask;
+} nvmlGpuFabricInfoV_t;
+#define nvmlGpuFabricInfo_v2 (unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (2U << 24))
+
+#define NVML_INFOROM_OEM 0
+#define NVML_INFOROM_ECC 1
+#define NVML_INFOROM_POWER 2
+#define NVML_MEMORY_LOCATION_DRAM 2
+#define NVML_MEMORY_LOCATION_SRAM 7
+
+nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                            unsigned int *clockMHz);
+nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
+                                                   unsigned int *clockMHz);
+nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, unsigned int *mode);
+nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *maxLinkGen);
+nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, unsigned int *current,
+                                         unsigned int *pending);
+nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, unsigned int *current,
+                                      unsigned int *pending);
+nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, unsigned int *current,
+                                           unsigned int *pending);
+nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode);
+nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize);
+nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount,
+                                       unsigned int *averageFps, unsigned int *averageLatency);
+nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t device, unsigned int object, char *version,
+                                         unsigned int length);
+nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t device, char *version,
+                                              unsigned int length);
+nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device,
+                                               nvmlRowRemapperHistogramValues_t *values);
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo);
+nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                             nvmlEccCounterType_t counterType,
+                                             unsigned int locationType, unsigned long long *count);
+
+/* Degrees below the temperature where the GPU starts slowing down
+ * (nvidia-smi's temperature.gpu.tlimit, "GPU T.Limit Temp"). */
+typedef struct {
+    unsigned int version; /* nvmlMarginTemperature_v1 */
+    int marginTemperature;
+} nvmlMarginTemperature_t;
+#define nvmlMarginTemperature_v1 (unsigned int)(sizeof(nvmlMarginTemperature_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
+                                            nvmlMarginTemperature_t *marginTempInfo);
+
+/* NVLink (issue 14): per-link state and error counters; throughput comes
+ * from field values 138/139 with scopeId UINT_MAX (all links, KiB). */
+#define NVML_NVLINK_MAX_LINKS 18
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+                                      unsigned int *isActive);
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link,
+                                             unsigned int counter, unsigned long long *value);
+
 #endif /* GM_NVML_ABI_H */

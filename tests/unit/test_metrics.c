@@ -137,6 +137,8 @@ static void test_units_table(void **state)
     assert_string_equal(gm_units[GM_U_CELSIUS].smi, ""); /* temperatures carry no unit */
     assert_string_equal(gm_units[GM_U_PERCENT].smi, "%");
     assert_string_equal(gm_units[GM_U_MHZ].smi, "MHz");
+    assert_string_equal(gm_units[GM_U_US].smi, "us"); /* clocks_event_reasons_counters.* */
+    assert_true(gm_units[GM_U_US].smi_div == 1e-6);
 }
 
 /* dcgm-exporter's units, as its help texts name them and its values use. */
@@ -158,6 +160,7 @@ static void test_units_dcgm(void **state)
         {GM_U_MHZ, "MHz", 1},
         {GM_U_SECONDS, "ns", 1e9},
         {GM_U_ACTIVITY, "ratio", 0.01}, /* the DCGM_FI_PROF_* activities: 0-1 */
+        {GM_U_US, "ns", 1e9},           /* a duration: seconds inside, us in nvidia-smi's CSV */
     };
     assert_int_equal(N_ELEM(rows), GM_U__COUNT);
     for (size_t i = 0; i < N_ELEM(rows); i++) {

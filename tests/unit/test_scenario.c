@@ -52,6 +52,8 @@ static const struct err_case err_cases[] = {
     {"[machine]\ngpus = 1\n[gpu]\nmodel = H100-SXM5-80GB\n[bogus]\nx = 1\n",
      "t.ini:5: unknown section [bogus]"},
     {"[machine]\ncolour = red\n", "t.ini:2: unknown key 'colour' in [machine]"},
+    {"[machine]\nnvlink = mesh\n[gpu.0]\nmodel = L40S\n",
+     "t.ini:2: bad value 'mesh' for 'nvlink' (expected nvswitch or none)"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nfrobnicate = 3\n", "t.ini:3: unknown key 'frobnicate'"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nutil = 150\n",
      "t.ini:3: bad value '150' for 'util' (expected a percentage from 0 to 100)"},
@@ -203,6 +205,48 @@ static void test_error_messages(void **state)
         if (rc == 0 || s != NULL || strncmp(err, err_cases[i].expect, strlen(err_cases[i].expect)))
             fail_msg("case %zu: expected '%s...', got rc=%d '%s'", i, err_cases[i].expect, rc, err);
     }
+}
+
+/* The host around the GPUs (sim/topo.c): sockets and NUMA nodes by GPU
+ * count, PCIe levels, CPU numbering, NVLink only with nvlink = nvswitch on
+ * SXM boards. */
+static void test_topology(void **state)
+{
+    (void)state;
+    struct gs_scenario *s = load_ok("[machine]\ngpus = 8\nnvlink = nvswitch\n"
+                                    "[gpu]\nmodel = H100-SXM5-80GB\n[gpu.7]\nmodel = L40S\n");
+    assert_int_equal(gs_topo_sockets(s), 2);
+    assert_int_equal(gs_topo_cpus(s), 224);
+    assert_int_equal(gs_topo_numa(s, 3), 0);
+    assert_int_equal(gs_topo_numa(s, 4), 1);
+    assert_int_equal(gs_topo_cpu_node(s, 55), 0);
+    assert_int_equal(gs_topo_cpu_node(s, 56), 1);
+    assert_int_equal(gs_topo_cpu_node(s, 112), 0); /* second thread of core 0 */
+    assert_int_equal(gs_topo_cpu_node(s, 223), 1);
+    assert_int_equal(gs_topo_level(s, 2, 2), 0);
+    assert_int_equal(gs_topo_level(s, 2, 3), 20); /* one PCIe switch */
+    assert_int_equal(gs_topo_level(s, 0, 3), 40); /* same socket */
+    assert_int_equal(gs_topo_level(s, 0, 4), 50); /* across sockets */
+    assert_int_equal(gs_nvlinks(s, 0), 18);
+    assert_int_equal(gs_nvlinks(s, 7), 0); /* a PCIe card has no NVLink */
+    assert_int_equal(gs_nvlinks(s, 8), 0); /* no such GPU */
+    assert_int_equal(gs_nvlink_version(&s->gpus[0]), 4);
+    gs_scenario_free(s);
+
+    s = load_ok("[gpu.0]\nmodel = A100-SXM4-80GB\n[gpu.1]\nmodel = V100-SXM2-32GB\n");
+    assert_false(s->nvswitch);
+    assert_int_equal(gs_topo_sockets(s), 1);
+    assert_int_equal(gs_topo_cpus(s), 32);
+    assert_int_equal(gs_topo_level(s, 0, 1), 30); /* host bridge */
+    assert_int_equal(gs_nvlinks(s, 0), 0);        /* PCIe only without nvswitch */
+    assert_int_equal(gs_nvlink_version(&s->gpus[1]), 2);
+    gs_scenario_free(s);
+
+    s = load_ok("[machine]\nnvlink = nvswitch\n[gpu.0]\nmodel = A100-SXM4-80GB\n"
+                "[gpu.1]\nmodel = V100-SXM2-32GB\n");
+    assert_int_equal(gs_nvlinks(s, 0), 12);
+    assert_int_equal(gs_nvlinks(s, 1), 6);
+    gs_scenario_free(s);
 }
 
 static void test_missing_file(void **state)
@@ -1288,6 +1332,7 @@ int main(void)
         cmocka_unit_test(test_heartbeat_floor_and_noise),
         cmocka_unit_test(test_app_clocks_and_pcie_gen),
         cmocka_unit_test(test_hw_slowdown),
+        cmocka_unit_test(test_topology),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""pynvml_functions.py -- every function pynvml binds, called on every
+shipped scenario, and nvitop's start-up and MIG sequence replayed.
+
+pynvml (nvidia-ml-py) is not installable here, so pynvml_functions.txt
+beside this file lists the 332 NVML functions nvidia-ml-py 12.560.30 binds
+(its _nvmlGetFunctionPointer names) with, for each, either the arguments to
+call it with or the reason it is intentionally absent.  For each scenario
+in scenarios/*.ini this script:
+
+  * resolves every listed function that is not marked absent -- pynvml's
+    NVMLError_FunctionNotFound is exactly a failed dlsym -- and fails on a
+    missing one; it also fails when a function marked absent is exported
+    (the list has gone stale);
+  * calls each one (on every GPU and every MIG device for device calls)
+    and fails on FUNCTION_NOT_FOUND, UNINITIALIZED, UNKNOWN or a code that
+    is no nvmlReturn_t (a crash fails the whole run);
+  * checks what the issue named: DriverModel answers NOT_SUPPORTED, BAR1
+    memory is answered for MIG handles, power samples are NOT_SUPPORTED
+    where the power reading is, NVLink and the topology as
+    docs/simulator.md describes them.
+
+nvitop (XuehaiPan/nvitop, nvitop/api/device.py and libnvml.py) queries a
+snapshot of every device and every MIG device at start-up; a
+FUNCTION_NOT_FOUND there is logged as a traceback and an unexpected error
+on a MIG device ends `nvitop --once`.  The replay makes the same calls in
+the same order and fails on either.
+
+Usage: pynvml_functions.py LIB
+Exit status 0 when every check passes.
+"""
+
+import ctypes as C
+import glob
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCENARIOS = os.environ.get("GPUSIM_SCENARIO_DIR", os.path.join(HERE, "..", "..", "scenarios"))
+
+SUCCESS, NOT_SUPPORTED, INVALID_ARGUMENT, NOT_FOUND = 0, 3, 2, 6
+UNINITIALIZED, FUNCTION_NOT_FOUND, UNKNOWN = 1, 13, 999
+BAD = {UNINITIALIZED: "UNINITIALIZED", FUNCTION_NOT_FOUND: "FUNCTION_NOT_FOUND",
+       UNKNOWN: "UNKNOWN"}
+
+
+def load_list():
+    entries = []
+    with open(os.path.join(HERE, "pynvml_functions.txt")) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            name, *args = line.split()
+            entries.append((name, args))
+    return entries
+
+
+class Call:
+    """Builds the ctypes arguments of one call from the list's mini-language."""
+
+    def __init__(self, args, dev, peer):
+        self.argv = []
+        self.keep = []
+        for a in args:
+            self.argv.extend(self.arg(a, dev, peer))
+
+    def out(self, ctype):
+        v = ctype()
+        self.keep.append(v)
+        return [C.byref(v)]
+
+    def arg(self, a, dev, peer):
+        if a == "D":
+            return [dev]
+        if a == "P":
+            return [peer]
+        if a == "u":
+            return self.out(C.c_uint)
+        if a == "U":
+            return self.out(C.c_ulonglong)
+        if a == "i":
+            return self.out(C.c_int)
+        if a == "h":
+            return self.out(C.c_void_p)
+        if a == "c":
+            return self.out(C.c_uint)
+        if a == "0":
+            return [None]
+        if a.startswith("=L"):
+            return [C.c_ulonglong(int(a[2:], 0))]
+        if a.startswith("="):
+            return [C.c_uint(int(a[1:], 0))]
+        if a.startswith("s"):
+            n = int(a[1:])
+            b = C.create_string_buffer(n)
+            self.keep.append(b)
+            return [b, C.c_uint(n)]
+        if a.startswith("b"):
+            b = C.create_string_buffer(int(a[1:]))
+            self.keep.append(b)
+            return [b]
+        if a.startswith("v"):
+            size, ver = a[1:].split(":")
+            b = C.create_string_buffer(int(size))
+            C.c_uint.from_buffer(b).value = int(ver, 0)
+            self.keep.append(b)
+            return [b]
+        if a.startswith("a"):
+            n = int(a[1:])
+            arr = (C.c_ulong * n)()
+            self.keep.append(arr)
+            return [C.c_uint(n), arr]
+        if a.startswith("S"):
+            return [C.c_char_p(a[1:].encode())]
+        if a.startswith("f"):
+            fv = FieldValue()
+            fv.fieldId = int(a[1:])
+            self.keep.append(fv)
+            return [C.c_int(1), C.byref(fv)]
+        raise ValueError("unknown argument token %r" % a)
+
+
+class FieldValue(C.Structure):  # nvmlFieldValue_t, 40 bytes
+    _fields_ = [("fieldId", C.c_uint), ("scopeId", C.c_uint), ("timestamp", C.c_longlong),
+                ("latencyUsec", C.c_longlong), ("valueType", C.c_int),
+                ("nvmlReturn", C.c_int), ("value", C.c_ulonglong)]
+
+
+class Bar1(C.Structure):
+    _fields_ = [("total", C.c_ulonglong), ("free", C.c_ulonglong), ("used", C.c_ulonglong)]
+
+
+def fn(dll, name):
+    f = getattr(dll, name)
+    f.restype = C.c_int
+    return f
+
+
+def set_scenario(path):
+    os.environ["GPUSIM_SCENARIO"] = path
+    for k in ("GPUSIM_EPOCH", "GPUSIM_SPEED", "GPUSIM_FAIL"):
+        os.environ.pop(k, None)
+    os.environ["GPUSIM_TIME"] = "120"
+
+
+def handles(dll):
+    """(physical handles, [(parent index, MIG handle)])."""
+    n = C.c_uint()
+    if fn(dll, "nvmlDeviceGetCount_v2")(C.byref(n)) != SUCCESS:
+        return [], []
+    gpus, migs = [], []
+    for i in range(n.value):
+        h = C.c_void_p()
+        if fn(dll, "nvmlDeviceGetHandleByIndex_v2")(i, C.byref(h)) != SUCCESS:
+            continue
+        gpus.append(h)
+        count = C.c_uint()
+        if fn(dll, "nvmlDeviceGetMaxMigDeviceCount")(h, C.byref(count)) != SUCCESS:
+            continue
+        for k in range(count.value):
+            m = C.c_void_p()
+            if fn(dll, "nvmlDeviceGetMigDeviceHandleByIndex")(h, k, C.byref(m)) != SUCCESS:
+                break
+            migs.append((i, m))
+    return gpus, migs
+
+
+def check_symbols(dll, entries, errors):
+    for name, args in entries:
+        absent = args[:1] == ["absent"]
+        try:
+            getattr(dll, name)
+            found = True
+        except AttributeError:
+            found = False
+        if not absent and not found:
+            errors.append("%s: not exported (pynvml raises NVMLError_FunctionNotFound)" % name)
+        if absent and found:
+            errors.append("%s: exported but listed as absent (%s): update the list"
+                          % (name, args[1] if len(args) > 1 else "?"))
+
+
+def call_all(dll, entries, gpus, migs, errors):
+    calls = 0
+    devices = gpus + [m for _, m in migs]
+    for name, args in entries:
+        if args[:1] in (["absent"], ["replayed"]):
+            continue
+        if not hasattr(dll, name):
+            continue  # reported by check_symbols
+        targets = devices if "D" in args else [None]
+        for d in targets:
+            c = Call(args, d, gpus[0] if gpus else None)
+            rc = fn(dll, name)(*c.argv)
+            calls += 1
+            if rc in BAD or not (0 <= rc <= 30):
+                errors.append("%s(%s): returned %s" % (name, " ".join(args), BAD.get(rc, rc)))
+    return calls
+
+
+def expect(errors, what, got, want):
+    if got != want:
+        errors.append("%s: got %r, expected %r" % (what, got, want))
+
+
+def check_semantics(dll, scenario, gpus, migs, errors):
+    u, v = C.c_uint(), C.c_uint()
+    for i, h in enumerate(gpus):
+        expect(errors, "GPU %d DriverModel" % i,
+               fn(dll, "nvmlDeviceGetDriverModel")(h, C.byref(u), C.byref(v)), NOT_SUPPORTED)
+    for i, m in migs:
+        b = Bar1()
+        rc = fn(dll, "nvmlDeviceGetBAR1MemoryInfo")(m, C.byref(b))
+        expect(errors, "MIG device of GPU %d BAR1" % i, rc, SUCCESS)
+        if rc == SUCCESS and not (0 < b.used <= b.total and b.free == b.total - b.used):
+            errors.append("MIG BAR1 inconsistent: %d %d %d" % (b.total, b.used, b.free))
+    name = os.path.basename(scenario)
+    vt, cnt = C.c_int(), C.c_uint()
+    samples = fn(dll, "nvmlDeviceGetSamples")
+    if name == "workstation.ini":
+        # GPU 1 (the laptop) reports no power draw; GPU 0 does.
+        expect(errors, "workstation GPU 1 power samples",
+               samples(gpus[1], 0, C.c_ulonglong(0), C.byref(vt), C.byref(cnt), None),
+               NOT_SUPPORTED)
+        expect(errors, "workstation GPU 0 power samples",
+               samples(gpus[0], 0, C.c_ulonglong(0), C.byref(vt), C.byref(cnt), None), SUCCESS)
+    state = fn(dll, "nvmlDeviceGetNvLinkState")
+    anc = fn(dll, "nvmlDeviceGetTopologyCommonAncestor")
+    if name == "h100x8-training.ini":
+        for i, h in enumerate(gpus):
+            expect(errors, "GPU %d NVLink 17 state" % i, (state(h, 17, C.byref(u)), u.value),
+                   (SUCCESS, 1))
+            expect(errors, "GPU %d NVLink 18" % i, state(h, 18, C.byref(u)), INVALID_ARGUMENT)
+        fv = FieldValue(fieldId=91)
+        fn(dll, "nvmlDeviceGetFieldValues")(gpus[0], 1, C.byref(fv))
+        expect(errors, "NVLink link count field", (fv.nvmlReturn, fv.value & 0xFFFFFFFF),
+               (SUCCESS, 18))
+        for other, level in ((1, 20), (2, 40), (4, 50)):
+            expect(errors, "GPU 0-%d common ancestor" % other,
+                   (anc(gpus[0], gpus[other], C.byref(u)), u.value), (SUCCESS, level))
+        nodes = (C.c_ulong * 1)()
+        expect(errors, "GPU 5 NUMA affinity",
+               (fn(dll, "nvmlDeviceGetMemoryAffinity")(gpus[5], 1, nodes, 0), nodes[0]),
+               (SUCCESS, 2))
+        expect(errors, "GPU 5 GPU NUMA id (not a coherent platform)",
+               fn(dll, "nvmlDeviceGetNumaNodeId")(gpus[5], C.byref(u)), NOT_SUPPORTED)
+    elif gpus:
+        expect(errors, "%s: GPU 0 NVLink (PCIe only)" % name, state(gpus[0], 0, C.byref(u)),
+               NOT_SUPPORTED)
+        if len(gpus) > 1:
+            rc = anc(gpus[0], gpus[1], C.byref(u))
+            if rc != SUCCESS or u.value not in (20, 30, 40, 50):
+                errors.append("%s: GPU 0-1 common ancestor %d %d" % (name, rc, u.value))
+
+
+# ------------------------------------------------------------------ nvitop
+
+
+class NvitopTraceback(Exception):
+    pass
+
+
+def nvitop_query(dll, name, *args):
+    """nvitop's libnvml.nvmlQuery: NOT_SUPPORTED and friends become N/A;
+    a missing function is logged with a traceback (here: a failure)."""
+    try:
+        f = fn(dll, name)
+    except AttributeError:
+        raise NvitopTraceback("%s: FunctionNotFound (nvitop logs a traceback)" % name)
+    rc = f(*args)
+    if rc == FUNCTION_NOT_FOUND:
+        raise NvitopTraceback("%s: FUNCTION_NOT_FOUND (nvitop logs a traceback)" % name)
+    return rc
+
+
+def nvitop_device(dll, h, mig):
+    """The attributes of nvitop's Device.as_snapshot(), in its order."""
+    u, v, U = C.c_uint(), C.c_uint(), C.c_ulonglong()
+    buf = C.create_string_buffer(96)
+    q = lambda name, *a: nvitop_query(dll, name, h, *a)  # noqa: E731
+    q("nvmlDeviceGetName", buf, 96)
+    q("nvmlDeviceGetUUID", buf, 96)
+    mem = C.create_string_buffer(40)
+    C.c_uint.from_buffer(mem).value = 0x02000028
+    q("nvmlDeviceGetMemoryInfo_v2", mem)
+    bar1 = Bar1()
+    rc = q("nvmlDeviceGetBAR1MemoryInfo", C.byref(bar1))
+    if mig and rc != SUCCESS:
+        raise RuntimeError("BAR1 on a MIG device: %d (nvitop --once crashes)" % rc)
+    q("nvmlDeviceIsMigDeviceHandle", C.byref(u))
+    if mig:
+        q("nvmlDeviceGetGpuInstanceId", C.byref(u))
+        q("nvmlDeviceGetComputeInstanceId", C.byref(u))
+        parent = C.c_void_p()
+        q("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", C.byref(parent))
+    else:
+        q("nvmlDeviceGetPciInfo_v3", C.create_string_buffer(68))
+        q("nvmlDeviceGetUtilizationRates", C.create_string_buffer(8))
+        q("nvmlDeviceGetEncoderUtilization", C.byref(u), C.byref(v))
+        q("nvmlDeviceGetDecoderUtilization", C.byref(u), C.byref(v))
+        q("nvmlDeviceGetFanSpeed", C.byref(u))
+        temp = C.create_string_buffer(12)
+        C.c_uint.from_buffer(temp).value = 0x0100000C
+        q("nvmlDeviceGetTemperatureV", temp)
+        q("nvmlDeviceGetPowerUsage", C.byref(u))
+        q("nvmlDeviceGetPowerManagementLimit", C.byref(u))
+        q("nvmlDeviceGetPerformanceState", C.byref(u))
+        q("nvmlDeviceGetPersistenceMode", C.byref(u))
+        q("nvmlDeviceGetDisplayActive", C.byref(u))
+        q("nvmlDeviceGetDisplayMode", C.byref(u))
+        q("nvmlDeviceGetDriverModel", C.byref(u), C.byref(v))  # the traceback of issue 14
+        q("nvmlDeviceGetComputeMode", C.byref(u))
+        q("nvmlDeviceGetMigMode", C.byref(u), C.byref(v))
+        q("nvmlDeviceGetTotalEccErrors", 1, 0, C.byref(U))
+        for clock in range(4):
+            q("nvmlDeviceGetClockInfo", clock, C.byref(u))
+            q("nvmlDeviceGetMaxClockInfo", clock, C.byref(u))
+        q("nvmlDeviceGetPcieThroughput", 0, C.byref(u))
+        q("nvmlDeviceGetPcieThroughput", 1, C.byref(u))
+        q("nvmlDeviceGetCudaComputeCapability", C.byref(C.c_int()), C.byref(C.c_int()))
+        links = FieldValue(fieldId=91)
+        q("nvmlDeviceGetFieldValues", 1, C.byref(links))
+        if links.nvmlReturn == SUCCESS:
+            for link in range(links.value & 0xFFFFFFFF):
+                q("nvmlDeviceGetNvLinkState", link, C.byref(u))
+                fvs = (FieldValue * 2)(FieldValue(fieldId=138, scopeId=link),
+                                       FieldValue(fieldId=139, scopeId=link))
+                q("nvmlDeviceGetFieldValues", 2, fvs)
+                if any(f.nvmlReturn != SUCCESS for f in fvs):
+                    raise RuntimeError("NVLink throughput of link %d unanswered" % link)
+    # Processes: the 24-byte stride (RunningProcessDetailList is exported and
+    # ConfComputeMemSizeInfo is not), the pynvml sizing call.
+    for sym in ("nvmlDeviceGetComputeRunningProcesses_v3",
+                "nvmlDeviceGetGraphicsRunningProcesses_v3"):
+        cnt = C.c_uint(0)
+        rc = q(sym, C.byref(cnt), None)
+        if rc == 7:
+            arr = C.create_string_buffer(24 * (cnt.value * 2 + 5))
+            cnt.value = cnt.value * 2 + 5
+            if q(sym, C.byref(cnt), arr) != SUCCESS:
+                raise RuntimeError("%s failed after sizing" % sym)
+
+
+def nvitop_session(dll):
+    if nvitop_query(dll, "nvmlInitWithFlags", 0) != SUCCESS:
+        raise RuntimeError("init failed")
+    try:
+        buf = C.create_string_buffer(80)
+        nvitop_query(dll, "nvmlSystemGetDriverVersion", buf, 80)
+        nvitop_query(dll, "nvmlSystemGetCudaDriverVersion", C.byref(C.c_int()))
+        gpus, migs = handles(dll)
+        for h in gpus:
+            nvitop_device(dll, h, False)
+        for _, m in migs:
+            nvitop_device(dll, m, True)
+        return len(gpus), len(migs)
+    finally:
+        fn(dll, "nvmlShutdown")()
+
+
+# ------------------------------------------------------------------ main
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    dll = C.CDLL(os.path.abspath(sys.argv[1]))
+    entries = load_list()
+    scenarios = sorted(glob.glob(os.path.join(SCENARIOS, "*.ini")))
+    failed = 0
+    print("1..%d" % (2 * len(scenarios)))
+    k = 0
+    for path in scenarios:
+        name = os.path.basename(path)
+        set_scenario(path)
+        errors = []
+        check_symbols(dll, entries, errors)
+        note = ""
+        rc = fn(dll, "nvmlInitWithFlags")(0)
+        if rc == SUCCESS:
+            try:
+                gpus, migs = handles(dll)
+                calls = call_all(dll, entries, gpus, migs, errors)
+                check_semantics(dll, path, gpus, migs, errors)
+                note = " (%d calls on %d GPUs, %d MIG devices)" % (calls, len(gpus), len(migs))
+            finally:
+                fn(dll, "nvmlShutdown")()
+        else:
+            note = " (init fails with %d by design: symbols only)" % rc
+        k += 1
+        if errors:
+            failed += 1
+            print("not ok %d - every pynvml function on %s" % (k, name))
+            for e in errors:
+                print("#   " + e)
+        else:
+            print("ok %d - every pynvml function on %s%s" % (k, name, note))
+        k += 1
+        try:
+            if rc == SUCCESS:
+                g, m = nvitop_session(dll)
+                print("ok %d - nvitop start-up on %s (%d GPUs, %d MIG devices)" % (k, name, g, m))
+            else:
+                print("ok %d - nvitop start-up on %s # SKIP init fails by design" % (k, name))
+        except Exception:  # report every failure, keep going
+            failed += 1
+            print("not ok %d - nvitop start-up on %s" % (k, name))
+            traceback.print_exc(file=sys.stdout)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

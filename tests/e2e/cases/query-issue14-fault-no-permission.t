@@ -1,0 +1,8 @@
+# the fields issue 14 added, on every GPU of fault-no-permission.ini ([N/A] where the board lacks them)
+scenario: fault-no-permission.ini
+time: 300
+args: query --query-gpu=index,power.draw.average,power.draw.instant,power.management,clocks.applications.graphics,clocks.applications.memory,clocks.default_applications.graphics,clocks.default_applications.memory,pcie.link.gen.gpumax,driver_model.current,driver_model.pending,gom.current,gom.pending,accounting.mode,accounting.buffer_size,encoder.stats.sessionCount,encoder.stats.averageFps,encoder.stats.averageLatency,inforom.img,inforom.oem,inforom.ecc,inforom.pwr,remapped_rows.histogram.max,remapped_rows.histogram.high,remapped_rows.histogram.partial,remapped_rows.histogram.low,remapped_rows.histogram.none,fabric.state,fabric.status,fabric.clusterUuid,fabric.cliqueId,ecc.errors.corrected.volatile.dram,ecc.errors.uncorrected.volatile.dram,ecc.errors.corrected.aggregate.dram,ecc.errors.uncorrected.aggregate.dram,ecc.errors.corrected.volatile.sram,ecc.errors.uncorrected.volatile.sram,ecc.errors.corrected.aggregate.sram,ecc.errors.uncorrected.aggregate.sram,clocks_event_reasons_counters.sw_power_cap,clocks_event_reasons_counters.sync_boost,clocks_event_reasons_counters.sw_thermal_slowdown,clocks_event_reasons_counters.hw_thermal_slowdown,clocks_event_reasons_counters.hw_power_brake_slowdown,temperature.gpu.tlimit --format=csv
+exit: 3
+--- stdout
+--- stderr
+gpumon: error: no permission to open any of the 2 GPUs (NVML: Insufficient Permissions); check that /dev/nvidiactl and /dev/nvidia0.. exist and that your user may open them (ls -l /dev/nvidia*); run 'gpumon doctor' (check 'devnodes')
