@@ -17,12 +17,12 @@ CUDA Version                              : 12.4
 
 Attached GPUs                             : 2
 GPU 00000000:01:00.0
-    Accounting Mode                       : N/A
-    Accounting Mode Buffer Size           : N/A
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
     Accounted Processes                   : N/A
 
 GPU 00000000:02:00.0
-    Accounting Mode                       : N/A
-    Accounting Mode Buffer Size           : N/A
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
     Accounted Processes                   : N/A
 --- stderr

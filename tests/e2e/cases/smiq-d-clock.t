@@ -36,7 +36,7 @@ GPU 00000000:01:00.0
         Memory                            : 10501 MHz
         Video                             : 2415 MHz
     Max Customer Boost Clocks
-        Graphics                          : 3120 MHz
+        Graphics                          : N/A
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A
@@ -61,7 +61,7 @@ GPU 00000000:02:00.0
         Memory                            : 8001 MHz
         Video                             : 2415 MHz
     Max Customer Boost Clocks
-        Graphics                          : 3105 MHz
+        Graphics                          : N/A
     Clock Policy
         Auto Boost                        : N/A
         Auto Boost Default                : N/A

@@ -18,13 +18,13 @@ CUDA Version                              : 12.4
 Attached GPUs                             : 2
 GPU 00000000:01:00.0
     FBC Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
 
 GPU 00000000:02:00.0
     FBC Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
 --- stderr

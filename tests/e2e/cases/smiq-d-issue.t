@@ -22,15 +22,15 @@ GPU 00000000:18:00.0
         Pending                           : Enabled
     ECC Errors
         Volatile
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
         Aggregate
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
     Temperature
         GPU Current Temp                  : 63 C
         GPU T.Limit Temp                  : N/A
@@ -84,15 +84,15 @@ GPU 00000000:2A:00.0
         Pending                           : Enabled
     ECC Errors
         Volatile
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
         Aggregate
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
     Temperature
         GPU Current Temp                  : 63 C
         GPU T.Limit Temp                  : N/A

@@ -23,7 +23,7 @@ GPU 00000000:01:00.0
         Encoder                           : 0 %
         Decoder                           : 0 %
         JPEG                              : N/A
-        OFA                               : N/A
+        OFA                               : 0 %
 
 GPU 00000000:02:00.0
     Utilization
@@ -32,5 +32,5 @@ GPU 00000000:02:00.0
         Encoder                           : 0 %
         Decoder                           : 0 %
         JPEG                              : N/A
-        OFA                               : N/A
+        OFA                               : 0 %
 --- stderr

@@ -27,8 +27,8 @@ GPU 00000000:18:00.0
     MIG Mode
         Current                           : Disabled
         Pending                           : Disabled
-    Accounting Mode                       : N/A
-    Accounting Mode Buffer Size           : N/A
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
     Driver Model
         Current                           : N/A
         Pending                           : N/A
@@ -36,23 +36,23 @@ GPU 00000000:18:00.0
     GPU UUID                              : GPU-c61e2772-b7fe-30ea-c928-27b30f2a24f0
     Minor Number                          : 0
     VBIOS Version                         : 96.00.99.00.01
-    MultiGPU Board                        : N/A
-    Board ID                              : N/A
+    MultiGPU Board                        : No
+    Board ID                              : 0x1800
     Board Part Number                     : 692-2G520-0200-000
     GPU Part Number                       : N/A
     FRU Part Number                       : N/A
-    Module ID                             : N/A
+    Module ID                             : 1
     Inforom Version
-        Image Version                     : N/A
-        OEM Object                        : N/A
-        ECC Object                        : N/A
+        Image Version                     : G520.0200.00.05
+        OEM Object                        : 2.1
+        ECC Object                        : 7.0
         Power Management Object           : N/A
     GPU Operation Mode
         Current                           : N/A
         Pending                           : N/A
-    GSP Firmware Version                  : N/A
+    GSP Firmware Version                  : 550.54.15
     GPU Virtualization Mode
-        Virtualization Mode               : N/A
+        Virtualization Mode               : None
         Host VGPU Mode                    : N/A
     GPU Reset Status
         Reset Required                    : N/A
@@ -71,7 +71,7 @@ GPU 00000000:18:00.0
                 Max                       : 5
                 Current                   : 5
                 Device Current            : 5
-                Device Max                : N/A
+                Device Max                : 5
                 Host Max                  : N/A
             Link Width
                 Max                       : 16x
@@ -117,30 +117,30 @@ GPU 00000000:18:00.0
         Memory                            : 41 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
-        OFA                               : N/A
+        JPEG                              : 0 %
+        OFA                               : 0 %
     Encoder Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
     FBC Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
     ECC Mode
         Current                           : Enabled
         Pending                           : Enabled
     ECC Errors
         Volatile
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
         Aggregate
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
     Retired Pages
         Single Bit ECC                    : N/A
         Double Bit ECC                    : N/A
@@ -151,11 +151,11 @@ GPU 00000000:18:00.0
         Pending                           : No
         Remapping Failure Occurred        : No
         Bank Remap Availability Histogram
-            Max                           : N/A
-            High                          : N/A
-            Partial                       : N/A
-            Low                           : N/A
-            None                          : N/A
+            Max                           : 2560 bank(s)
+            High                          : 0 bank(s)
+            Partial                       : 0 bank(s)
+            Low                           : 0 bank(s)
+            None                          : 0 bank(s)
     Temperature
         GPU Current Temp                  : 63 C
         GPU T.Limit Temp                  : N/A
@@ -210,7 +210,118 @@ GPU 00000000:18:00.0
     Fabric
         State                             : N/A
         Status                            : N/A
-    Supported Clocks                      : N/A
+    Supported Clocks
+        Memory                            : 2619 MHz
+            Graphics                      : 1980 MHz
+            Graphics                      : 1965 MHz
+            Graphics                      : 1950 MHz
+            Graphics                      : 1935 MHz
+            Graphics                      : 1920 MHz
+            Graphics                      : 1905 MHz
+            Graphics                      : 1890 MHz
+            Graphics                      : 1875 MHz
+            Graphics                      : 1860 MHz
+            Graphics                      : 1845 MHz
+            Graphics                      : 1830 MHz
+            Graphics                      : 1815 MHz
+            Graphics                      : 1800 MHz
+            Graphics                      : 1785 MHz
+            Graphics                      : 1770 MHz
+            Graphics                      : 1755 MHz
+            Graphics                      : 1740 MHz
+            Graphics                      : 1725 MHz
+            Graphics                      : 1710 MHz
+            Graphics                      : 1695 MHz
+            Graphics                      : 1680 MHz
+            Graphics                      : 1665 MHz
+            Graphics                      : 1650 MHz
+            Graphics                      : 1635 MHz
+            Graphics                      : 1620 MHz
+            Graphics                      : 1605 MHz
+            Graphics                      : 1590 MHz
+            Graphics                      : 1575 MHz
+            Graphics                      : 1560 MHz
+            Graphics                      : 1545 MHz
+            Graphics                      : 1530 MHz
+            Graphics                      : 1515 MHz
+            Graphics                      : 1500 MHz
+            Graphics                      : 1485 MHz
+            Graphics                      : 1470 MHz
+            Graphics                      : 1455 MHz
+            Graphics                      : 1440 MHz
+            Graphics                      : 1425 MHz
+            Graphics                      : 1410 MHz
+            Graphics                      : 1395 MHz
+            Graphics                      : 1380 MHz
+            Graphics                      : 1365 MHz
+            Graphics                      : 1350 MHz
+            Graphics                      : 1335 MHz
+            Graphics                      : 1320 MHz
+            Graphics                      : 1305 MHz
+            Graphics                      : 1290 MHz
+            Graphics                      : 1275 MHz
+            Graphics                      : 1260 MHz
+            Graphics                      : 1245 MHz
+            Graphics                      : 1230 MHz
+            Graphics                      : 1215 MHz
+            Graphics                      : 1200 MHz
+            Graphics                      : 1185 MHz
+            Graphics                      : 1170 MHz
+            Graphics                      : 1155 MHz
+            Graphics                      : 1140 MHz
+            Graphics                      : 1125 MHz
+            Graphics                      : 1110 MHz
+            Graphics                      : 1095 MHz
+            Graphics                      : 1080 MHz
+            Graphics                      : 1065 MHz
+            Graphics                      : 1050 MHz
+            Graphics                      : 1035 MHz
+            Graphics                      : 1020 MHz
+            Graphics                      : 1005 MHz
+            Graphics                      : 990 MHz
+            Graphics                      : 975 MHz
+            Graphics                      : 960 MHz
+            Graphics                      : 945 MHz
+            Graphics                      : 930 MHz
+            Graphics                      : 915 MHz
+            Graphics                      : 900 MHz
+            Graphics                      : 885 MHz
+            Graphics                      : 870 MHz
+            Graphics                      : 855 MHz
+            Graphics                      : 840 MHz
+            Graphics                      : 825 MHz
+            Graphics                      : 810 MHz
+            Graphics                      : 795 MHz
+            Graphics                      : 780 MHz
+            Graphics                      : 765 MHz
+            Graphics                      : 750 MHz
+            Graphics                      : 735 MHz
+            Graphics                      : 720 MHz
+            Graphics                      : 705 MHz
+            Graphics                      : 690 MHz
+            Graphics                      : 675 MHz
+            Graphics                      : 660 MHz
+            Graphics                      : 645 MHz
+            Graphics                      : 630 MHz
+            Graphics                      : 615 MHz
+            Graphics                      : 600 MHz
+            Graphics                      : 585 MHz
+            Graphics                      : 570 MHz
+            Graphics                      : 555 MHz
+            Graphics                      : 540 MHz
+            Graphics                      : 525 MHz
+            Graphics                      : 510 MHz
+            Graphics                      : 495 MHz
+            Graphics                      : 480 MHz
+            Graphics                      : 465 MHz
+            Graphics                      : 450 MHz
+            Graphics                      : 435 MHz
+            Graphics                      : 420 MHz
+            Graphics                      : 405 MHz
+            Graphics                      : 390 MHz
+            Graphics                      : 375 MHz
+            Graphics                      : 360 MHz
+            Graphics                      : 345 MHz
     Processes
         GPU instance ID                   : N/A
         Compute instance ID               : N/A

@@ -50,9 +50,9 @@ GPU 00000000:18:00.0
                 Used                      : 31745 MiB
                 Free                      : 7576 MiB
             BAR1 Memory Usage
-                Total                     : N/A
-                Used                      : N/A
-                Free                      : N/A
+                Total                     : 65536 MiB
+                Used                      : 3 MiB
+                Free                      : 65533 MiB
         MIG Device
             Index                         : 1
             GPU Instance ID               : 3
@@ -74,9 +74,9 @@ GPU 00000000:18:00.0
                 Used                      : 6145 MiB
                 Free                      : 13515 MiB
             BAR1 Memory Usage
-                Total                     : N/A
-                Used                      : N/A
-                Free                      : N/A
+                Total                     : 32768 MiB
+                Used                      : 3 MiB
+                Free                      : 32765 MiB
         MIG Device
             Index                         : 2
             GPU Instance ID               : 7
@@ -98,9 +98,9 @@ GPU 00000000:18:00.0
                 Used                      : 1 MiB
                 Free                      : 9829 MiB
             BAR1 Memory Usage
-                Total                     : N/A
-                Used                      : N/A
-                Free                      : N/A
+                Total                     : 16384 MiB
+                Used                      : 2 MiB
+                Free                      : 16382 MiB
         MIG Device
             Index                         : 3
             GPU Instance ID               : 8
@@ -122,11 +122,11 @@ GPU 00000000:18:00.0
                 Used                      : 2561 MiB
                 Free                      : 7269 MiB
             BAR1 Memory Usage
-                Total                     : N/A
-                Used                      : N/A
-                Free                      : N/A
-    Accounting Mode                       : N/A
-    Accounting Mode Buffer Size           : N/A
+                Total                     : 16384 MiB
+                Used                      : 3 MiB
+                Free                      : 16381 MiB
+    Accounting Mode                       : Disabled
+    Accounting Mode Buffer Size           : 4000
     Driver Model
         Current                           : N/A
         Pending                           : N/A
@@ -134,23 +134,23 @@ GPU 00000000:18:00.0
     GPU UUID                              : GPU-f240bfb8-c529-a7e3-e1f6-815d509999cf
     Minor Number                          : 0
     VBIOS Version                         : 92.00.45.00.06
-    MultiGPU Board                        : N/A
-    Board ID                              : N/A
+    MultiGPU Board                        : No
+    Board ID                              : 0x1800
     Board Part Number                     : 692-2G506-0210-002
     GPU Part Number                       : N/A
     FRU Part Number                       : N/A
-    Module ID                             : N/A
+    Module ID                             : 1
     Inforom Version
-        Image Version                     : N/A
-        OEM Object                        : N/A
-        ECC Object                        : N/A
+        Image Version                     : G506.0212.00.02
+        OEM Object                        : 2.1
+        ECC Object                        : 6.16
         Power Management Object           : N/A
     GPU Operation Mode
         Current                           : N/A
         Pending                           : N/A
     GSP Firmware Version                  : N/A
     GPU Virtualization Mode
-        Virtualization Mode               : N/A
+        Virtualization Mode               : None
         Host VGPU Mode                    : N/A
     GPU Reset Status
         Reset Required                    : N/A
@@ -169,7 +169,7 @@ GPU 00000000:18:00.0
                 Max                       : 4
                 Current                   : 4
                 Device Current            : 4
-                Device Max                : N/A
+                Device Max                : 4
                 Host Max                  : N/A
             Link Width
                 Max                       : 16x
@@ -218,27 +218,27 @@ GPU 00000000:18:00.0
         JPEG                              : N/A
         OFA                               : N/A
     Encoder Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
     FBC Stats
-        Active Sessions                   : N/A
-        Average FPS                       : N/A
-        Average Latency                   : N/A
+        Active Sessions                   : 0
+        Average FPS                       : 0
+        Average Latency                   : 0
     ECC Mode
         Current                           : Enabled
         Pending                           : Enabled
     ECC Errors
         Volatile
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
         Aggregate
-            SRAM Correctable              : N/A
-            SRAM Uncorrectable            : N/A
-            DRAM Correctable              : N/A
-            DRAM Uncorrectable            : N/A
+            SRAM Correctable              : 0
+            SRAM Uncorrectable            : 0
+            DRAM Correctable              : 0
+            DRAM Uncorrectable            : 0
     Retired Pages
         Single Bit ECC                    : N/A
         Double Bit ECC                    : N/A
@@ -298,7 +298,89 @@ GPU 00000000:18:00.0
     Fabric
         State                             : N/A
         Status                            : N/A
-    Supported Clocks                      : N/A
+    Supported Clocks
+        Memory                            : 1593 MHz
+            Graphics                      : 1410 MHz
+            Graphics                      : 1395 MHz
+            Graphics                      : 1380 MHz
+            Graphics                      : 1365 MHz
+            Graphics                      : 1350 MHz
+            Graphics                      : 1335 MHz
+            Graphics                      : 1320 MHz
+            Graphics                      : 1305 MHz
+            Graphics                      : 1290 MHz
+            Graphics                      : 1275 MHz
+            Graphics                      : 1260 MHz
+            Graphics                      : 1245 MHz
+            Graphics                      : 1230 MHz
+            Graphics                      : 1215 MHz
+            Graphics                      : 1200 MHz
+            Graphics                      : 1185 MHz
+            Graphics                      : 1170 MHz
+            Graphics                      : 1155 MHz
+            Graphics                      : 1140 MHz
+            Graphics                      : 1125 MHz
+            Graphics                      : 1110 MHz
+            Graphics                      : 1095 MHz
+            Graphics                      : 1080 MHz
+            Graphics                      : 1065 MHz
+            Graphics                      : 1050 MHz
+            Graphics                      : 1035 MHz
+            Graphics                      : 1020 MHz
+            Graphics                      : 1005 MHz
+            Graphics                      : 990 MHz
+            Graphics                      : 975 MHz
+            Graphics                      : 960 MHz
+            Graphics                      : 945 MHz
+            Graphics                      : 930 MHz
+            Graphics                      : 915 MHz
+            Graphics                      : 900 MHz
+            Graphics                      : 885 MHz
+            Graphics                      : 870 MHz
+            Graphics                      : 855 MHz
+            Graphics                      : 840 MHz
+            Graphics                      : 825 MHz
+            Graphics                      : 810 MHz
+            Graphics                      : 795 MHz
+            Graphics                      : 780 MHz
+            Graphics                      : 765 MHz
+            Graphics                      : 750 MHz
+            Graphics                      : 735 MHz
+            Graphics                      : 720 MHz
+            Graphics                      : 705 MHz
+            Graphics                      : 690 MHz
+            Graphics                      : 675 MHz
+            Graphics                      : 660 MHz
+            Graphics                      : 645 MHz
+            Graphics                      : 630 MHz
+            Graphics                      : 615 MHz
+            Graphics                      : 600 MHz
+            Graphics                      : 585 MHz
+            Graphics                      : 570 MHz
+            Graphics                      : 555 MHz
+            Graphics                      : 540 MHz
+            Graphics                      : 525 MHz
+            Graphics                      : 510 MHz
+            Graphics                      : 495 MHz
+            Graphics                      : 480 MHz
+            Graphics                      : 465 MHz
+            Graphics                      : 450 MHz
+            Graphics                      : 435 MHz
+            Graphics                      : 420 MHz
+            Graphics                      : 405 MHz
+            Graphics                      : 390 MHz
+            Graphics                      : 375 MHz
+            Graphics                      : 360 MHz
+            Graphics                      : 345 MHz
+            Graphics                      : 330 MHz
+            Graphics                      : 315 MHz
+            Graphics                      : 300 MHz
+            Graphics                      : 285 MHz
+            Graphics                      : 270 MHz
+            Graphics                      : 255 MHz
+            Graphics                      : 240 MHz
+            Graphics                      : 225 MHz
+            Graphics                      : 210 MHz
     Processes
         GPU instance ID                   : 1
         Compute instance ID               : 0

@@ -55,9 +55,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<free>7576 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
-					<total>N/A</total>
-					<used>N/A</used>
-					<free>N/A</free>
+					<total>65536 MiB</total>
+					<used>3 MiB</used>
+					<free>65533 MiB</free>
 				</bar1_memory_usage>
 			</mig_device>
 			<mig_device>
@@ -86,9 +86,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<free>13515 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
-					<total>N/A</total>
-					<used>N/A</used>
-					<free>N/A</free>
+					<total>32768 MiB</total>
+					<used>3 MiB</used>
+					<free>32765 MiB</free>
 				</bar1_memory_usage>
 			</mig_device>
 			<mig_device>
@@ -117,9 +117,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<free>9829 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
-					<total>N/A</total>
-					<used>N/A</used>
-					<free>N/A</free>
+					<total>16384 MiB</total>
+					<used>2 MiB</used>
+					<free>16382 MiB</free>
 				</bar1_memory_usage>
 			</mig_device>
 			<mig_device>
@@ -148,14 +148,14 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<free>7269 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
-					<total>N/A</total>
-					<used>N/A</used>
-					<free>N/A</free>
+					<total>16384 MiB</total>
+					<used>3 MiB</used>
+					<free>16381 MiB</free>
 				</bar1_memory_usage>
 			</mig_device>
 		</mig_devices>
-		<accounting_mode>N/A</accounting_mode>
-		<accounting_mode_buffer_size>N/A</accounting_mode_buffer_size>
+		<accounting_mode>Disabled</accounting_mode>
+		<accounting_mode_buffer_size>4000</accounting_mode_buffer_size>
 		<driver_model>
 			<current_dm>N/A</current_dm>
 			<pending_dm>N/A</pending_dm>
@@ -164,16 +164,16 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<uuid>GPU-f240bfb8-c529-a7e3-e1f6-815d509999cf</uuid>
 		<minor_number>0</minor_number>
 		<vbios_version>92.00.45.00.06</vbios_version>
-		<multigpu_board>N/A</multigpu_board>
-		<board_id>N/A</board_id>
+		<multigpu_board>No</multigpu_board>
+		<board_id>0x1800</board_id>
 		<board_part_number>692-2G506-0210-002</board_part_number>
 		<gpu_part_number>N/A</gpu_part_number>
 		<gpu_fru_part_number>N/A</gpu_fru_part_number>
-		<gpu_module_id>N/A</gpu_module_id>
+		<gpu_module_id>1</gpu_module_id>
 		<inforom_version>
-			<img_version>N/A</img_version>
-			<oem_object>N/A</oem_object>
-			<ecc_object>N/A</ecc_object>
+			<img_version>G506.0212.00.02</img_version>
+			<oem_object>2.1</oem_object>
+			<ecc_object>6.16</ecc_object>
 			<pwr_object>N/A</pwr_object>
 		</inforom_version>
 		<gpu_operation_mode>
@@ -182,7 +182,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		</gpu_operation_mode>
 		<gsp_firmware_version>N/A</gsp_firmware_version>
 		<gpu_virtualization_mode>
-			<virtualization_mode>N/A</virtualization_mode>
+			<virtualization_mode>None</virtualization_mode>
 			<host_vgpu_mode>N/A</host_vgpu_mode>
 		</gpu_virtualization_mode>
 		<gpu_reset_status>
@@ -204,7 +204,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>4</current_link_gen>
 					<device_current_link_gen>4</device_current_link_gen>
-					<max_device_link_gen>N/A</max_device_link_gen>
+					<max_device_link_gen>4</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -263,14 +263,14 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<ofa_util>N/A</ofa_util>
 		</utilization>
 		<encoder_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</encoder_stats>
 		<fbc_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</fbc_stats>
 		<ecc_mode>
 			<current_ecc>Enabled</current_ecc>
@@ -278,16 +278,16 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		</ecc_mode>
 		<ecc_errors>
 			<volatile>
-				<sram_correctable>N/A</sram_correctable>
-				<sram_uncorrectable>N/A</sram_uncorrectable>
-				<dram_correctable>N/A</dram_correctable>
-				<dram_uncorrectable>N/A</dram_uncorrectable>
+				<sram_correctable>0</sram_correctable>
+				<sram_uncorrectable>0</sram_uncorrectable>
+				<dram_correctable>0</dram_correctable>
+				<dram_uncorrectable>0</dram_uncorrectable>
 			</volatile>
 			<aggregate>
-				<sram_correctable>N/A</sram_correctable>
-				<sram_uncorrectable>N/A</sram_uncorrectable>
-				<dram_correctable>N/A</dram_correctable>
-				<dram_uncorrectable>N/A</dram_uncorrectable>
+				<sram_correctable>0</sram_correctable>
+				<sram_uncorrectable>0</sram_uncorrectable>
+				<dram_correctable>0</dram_correctable>
+				<dram_uncorrectable>0</dram_uncorrectable>
 			</aggregate>
 		</ecc_errors>
 		<retired_pages>
@@ -372,7 +372,92 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<state>N/A</state>
 			<status>N/A</status>
 		</fabric>
-		<supported_clocks>N/A</supported_clocks>
+		<supported_clocks>
+			<supported_mem_clock>
+				<value>1593 MHz</value>
+				<supported_graphics_clock>1410 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1395 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1380 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1365 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1350 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1335 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1320 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1305 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1290 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1275 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1260 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1245 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1230 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1215 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1200 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1185 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1170 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1155 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1140 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1125 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1110 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1095 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1080 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1065 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1050 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1035 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1020 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1005 MHz</supported_graphics_clock>
+				<supported_graphics_clock>990 MHz</supported_graphics_clock>
+				<supported_graphics_clock>975 MHz</supported_graphics_clock>
+				<supported_graphics_clock>960 MHz</supported_graphics_clock>
+				<supported_graphics_clock>945 MHz</supported_graphics_clock>
+				<supported_graphics_clock>930 MHz</supported_graphics_clock>
+				<supported_graphics_clock>915 MHz</supported_graphics_clock>
+				<supported_graphics_clock>900 MHz</supported_graphics_clock>
+				<supported_graphics_clock>885 MHz</supported_graphics_clock>
+				<supported_graphics_clock>870 MHz</supported_graphics_clock>
+				<supported_graphics_clock>855 MHz</supported_graphics_clock>
+				<supported_graphics_clock>840 MHz</supported_graphics_clock>
+				<supported_graphics_clock>825 MHz</supported_graphics_clock>
+				<supported_graphics_clock>810 MHz</supported_graphics_clock>
+				<supported_graphics_clock>795 MHz</supported_graphics_clock>
+				<supported_graphics_clock>780 MHz</supported_graphics_clock>
+				<supported_graphics_clock>765 MHz</supported_graphics_clock>
+				<supported_graphics_clock>750 MHz</supported_graphics_clock>
+				<supported_graphics_clock>735 MHz</supported_graphics_clock>
+				<supported_graphics_clock>720 MHz</supported_graphics_clock>
+				<supported_graphics_clock>705 MHz</supported_graphics_clock>
+				<supported_graphics_clock>690 MHz</supported_graphics_clock>
+				<supported_graphics_clock>675 MHz</supported_graphics_clock>
+				<supported_graphics_clock>660 MHz</supported_graphics_clock>
+				<supported_graphics_clock>645 MHz</supported_graphics_clock>
+				<supported_graphics_clock>630 MHz</supported_graphics_clock>
+				<supported_graphics_clock>615 MHz</supported_graphics_clock>
+				<supported_graphics_clock>600 MHz</supported_graphics_clock>
+				<supported_graphics_clock>585 MHz</supported_graphics_clock>
+				<supported_graphics_clock>570 MHz</supported_graphics_clock>
+				<supported_graphics_clock>555 MHz</supported_graphics_clock>
+				<supported_graphics_clock>540 MHz</supported_graphics_clock>
+				<supported_graphics_clock>525 MHz</supported_graphics_clock>
+				<supported_graphics_clock>510 MHz</supported_graphics_clock>
+				<supported_graphics_clock>495 MHz</supported_graphics_clock>
+				<supported_graphics_clock>480 MHz</supported_graphics_clock>
+				<supported_graphics_clock>465 MHz</supported_graphics_clock>
+				<supported_graphics_clock>450 MHz</supported_graphics_clock>
+				<supported_graphics_clock>435 MHz</supported_graphics_clock>
+				<supported_graphics_clock>420 MHz</supported_graphics_clock>
+				<supported_graphics_clock>405 MHz</supported_graphics_clock>
+				<supported_graphics_clock>390 MHz</supported_graphics_clock>
+				<supported_graphics_clock>375 MHz</supported_graphics_clock>
+				<supported_graphics_clock>360 MHz</supported_graphics_clock>
+				<supported_graphics_clock>345 MHz</supported_graphics_clock>
+				<supported_graphics_clock>330 MHz</supported_graphics_clock>
+				<supported_graphics_clock>315 MHz</supported_graphics_clock>
+				<supported_graphics_clock>300 MHz</supported_graphics_clock>
+				<supported_graphics_clock>285 MHz</supported_graphics_clock>
+				<supported_graphics_clock>270 MHz</supported_graphics_clock>
+				<supported_graphics_clock>255 MHz</supported_graphics_clock>
+				<supported_graphics_clock>240 MHz</supported_graphics_clock>
+				<supported_graphics_clock>225 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+		</supported_clocks>
 		<processes>
 			<process_info>
 				<gpu_instance_id>1</gpu_instance_id>

@@ -28,8 +28,8 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<pending_mig>N/A</pending_mig>
 		</mig_mode>
 		<mig_devices>None</mig_devices>
-		<accounting_mode>N/A</accounting_mode>
-		<accounting_mode_buffer_size>N/A</accounting_mode_buffer_size>
+		<accounting_mode>Disabled</accounting_mode>
+		<accounting_mode_buffer_size>4000</accounting_mode_buffer_size>
 		<driver_model>
 			<current_dm>N/A</current_dm>
 			<pending_dm>N/A</pending_dm>
@@ -38,15 +38,15 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<uuid>GPU-03aaf17d-35f7-fed1-21d2-f8e5e0dd3750</uuid>
 		<minor_number>0</minor_number>
 		<vbios_version>95.02.18.80.87</vbios_version>
-		<multigpu_board>N/A</multigpu_board>
-		<board_id>N/A</board_id>
+		<multigpu_board>No</multigpu_board>
+		<board_id>0x100</board_id>
 		<board_part_number>N/A</board_part_number>
 		<gpu_part_number>N/A</gpu_part_number>
 		<gpu_fru_part_number>N/A</gpu_fru_part_number>
-		<gpu_module_id>N/A</gpu_module_id>
+		<gpu_module_id>1</gpu_module_id>
 		<inforom_version>
-			<img_version>N/A</img_version>
-			<oem_object>N/A</oem_object>
+			<img_version>G002.0000.00.03</img_version>
+			<oem_object>2.0</oem_object>
 			<ecc_object>N/A</ecc_object>
 			<pwr_object>N/A</pwr_object>
 		</inforom_version>
@@ -56,7 +56,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		</gpu_operation_mode>
 		<gsp_firmware_version>N/A</gsp_firmware_version>
 		<gpu_virtualization_mode>
-			<virtualization_mode>N/A</virtualization_mode>
+			<virtualization_mode>None</virtualization_mode>
 			<host_vgpu_mode>N/A</host_vgpu_mode>
 		</gpu_virtualization_mode>
 		<gpu_reset_status>
@@ -78,7 +78,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>4</current_link_gen>
 					<device_current_link_gen>4</device_current_link_gen>
-					<max_device_link_gen>N/A</max_device_link_gen>
+					<max_device_link_gen>4</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -134,17 +134,17 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
 			<jpeg_util>N/A</jpeg_util>
-			<ofa_util>N/A</ofa_util>
+			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</encoder_stats>
 		<fbc_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</fbc_stats>
 		<ecc_mode>
 			<current_ecc>N/A</current_ecc>
@@ -233,7 +233,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>2415 MHz</video_clock>
 		</max_clocks>
 		<max_customer_boost_clocks>
-			<graphics_clock>3120 MHz</graphics_clock>
+			<graphics_clock>N/A</graphics_clock>
 		</max_customer_boost_clocks>
 		<clock_policy>
 			<auto_boost>N/A</auto_boost>
@@ -246,7 +246,413 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<state>N/A</state>
 			<status>N/A</status>
 		</fabric>
-		<supported_clocks>N/A</supported_clocks>
+		<supported_clocks>
+			<supported_mem_clock>
+				<value>10501 MHz</value>
+				<supported_graphics_clock>3120 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3105 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3090 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3075 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3060 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3045 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3030 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3015 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3000 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2985 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2970 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2955 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2940 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2925 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2910 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2895 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2880 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2865 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2850 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2835 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2820 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2805 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2790 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2775 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2760 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2745 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2730 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2715 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2700 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2685 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2670 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2655 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2640 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2625 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2610 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2595 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2580 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2565 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2550 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2535 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2520 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2505 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2490 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2475 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2460 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2445 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2430 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2415 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2400 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2385 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2370 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2355 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2340 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2325 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2310 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2295 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2280 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2265 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2250 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2235 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2220 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2205 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2190 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2175 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2160 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2145 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2130 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2115 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2100 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2085 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2070 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2055 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2040 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2025 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2010 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1995 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1980 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1965 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1950 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1935 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1920 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1905 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1890 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1875 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1860 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1845 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1830 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1815 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1800 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1785 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1770 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1755 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1740 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1725 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1710 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1695 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1680 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1665 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1650 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1635 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1620 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1605 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1590 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1575 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1560 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1545 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1530 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1515 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1500 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1485 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1470 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1455 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1440 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1425 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1410 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1395 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1380 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1365 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1350 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1335 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1320 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1305 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1290 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1275 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1260 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1245 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1230 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1215 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1200 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1185 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1170 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1155 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1140 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1125 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1110 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1095 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1080 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1065 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1050 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1035 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1020 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1005 MHz</supported_graphics_clock>
+				<supported_graphics_clock>990 MHz</supported_graphics_clock>
+				<supported_graphics_clock>975 MHz</supported_graphics_clock>
+				<supported_graphics_clock>960 MHz</supported_graphics_clock>
+				<supported_graphics_clock>945 MHz</supported_graphics_clock>
+				<supported_graphics_clock>930 MHz</supported_graphics_clock>
+				<supported_graphics_clock>915 MHz</supported_graphics_clock>
+				<supported_graphics_clock>900 MHz</supported_graphics_clock>
+				<supported_graphics_clock>885 MHz</supported_graphics_clock>
+				<supported_graphics_clock>870 MHz</supported_graphics_clock>
+				<supported_graphics_clock>855 MHz</supported_graphics_clock>
+				<supported_graphics_clock>840 MHz</supported_graphics_clock>
+				<supported_graphics_clock>825 MHz</supported_graphics_clock>
+				<supported_graphics_clock>810 MHz</supported_graphics_clock>
+				<supported_graphics_clock>795 MHz</supported_graphics_clock>
+				<supported_graphics_clock>780 MHz</supported_graphics_clock>
+				<supported_graphics_clock>765 MHz</supported_graphics_clock>
+				<supported_graphics_clock>750 MHz</supported_graphics_clock>
+				<supported_graphics_clock>735 MHz</supported_graphics_clock>
+				<supported_graphics_clock>720 MHz</supported_graphics_clock>
+				<supported_graphics_clock>705 MHz</supported_graphics_clock>
+				<supported_graphics_clock>690 MHz</supported_graphics_clock>
+				<supported_graphics_clock>675 MHz</supported_graphics_clock>
+				<supported_graphics_clock>660 MHz</supported_graphics_clock>
+				<supported_graphics_clock>645 MHz</supported_graphics_clock>
+				<supported_graphics_clock>630 MHz</supported_graphics_clock>
+				<supported_graphics_clock>615 MHz</supported_graphics_clock>
+				<supported_graphics_clock>600 MHz</supported_graphics_clock>
+				<supported_graphics_clock>585 MHz</supported_graphics_clock>
+				<supported_graphics_clock>570 MHz</supported_graphics_clock>
+				<supported_graphics_clock>555 MHz</supported_graphics_clock>
+				<supported_graphics_clock>540 MHz</supported_graphics_clock>
+				<supported_graphics_clock>525 MHz</supported_graphics_clock>
+				<supported_graphics_clock>510 MHz</supported_graphics_clock>
+				<supported_graphics_clock>495 MHz</supported_graphics_clock>
+				<supported_graphics_clock>480 MHz</supported_graphics_clock>
+				<supported_graphics_clock>465 MHz</supported_graphics_clock>
+				<supported_graphics_clock>450 MHz</supported_graphics_clock>
+				<supported_graphics_clock>435 MHz</supported_graphics_clock>
+				<supported_graphics_clock>420 MHz</supported_graphics_clock>
+				<supported_graphics_clock>405 MHz</supported_graphics_clock>
+				<supported_graphics_clock>390 MHz</supported_graphics_clock>
+				<supported_graphics_clock>375 MHz</supported_graphics_clock>
+				<supported_graphics_clock>360 MHz</supported_graphics_clock>
+				<supported_graphics_clock>345 MHz</supported_graphics_clock>
+				<supported_graphics_clock>330 MHz</supported_graphics_clock>
+				<supported_graphics_clock>315 MHz</supported_graphics_clock>
+				<supported_graphics_clock>300 MHz</supported_graphics_clock>
+				<supported_graphics_clock>285 MHz</supported_graphics_clock>
+				<supported_graphics_clock>270 MHz</supported_graphics_clock>
+				<supported_graphics_clock>255 MHz</supported_graphics_clock>
+				<supported_graphics_clock>240 MHz</supported_graphics_clock>
+				<supported_graphics_clock>225 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>5250 MHz</value>
+				<supported_graphics_clock>1665 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1650 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1635 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1620 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1605 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1590 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1575 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1560 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1545 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1530 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1515 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1500 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1485 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1470 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1455 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1440 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1425 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1410 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1395 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1380 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1365 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1350 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1335 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1320 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1305 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1290 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1275 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1260 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1245 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1230 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1215 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1200 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1185 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1170 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1155 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1140 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1125 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1110 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1095 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1080 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1065 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1050 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1035 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1020 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1005 MHz</supported_graphics_clock>
+				<supported_graphics_clock>990 MHz</supported_graphics_clock>
+				<supported_graphics_clock>975 MHz</supported_graphics_clock>
+				<supported_graphics_clock>960 MHz</supported_graphics_clock>
+				<supported_graphics_clock>945 MHz</supported_graphics_clock>
+				<supported_graphics_clock>930 MHz</supported_graphics_clock>
+				<supported_graphics_clock>915 MHz</supported_graphics_clock>
+				<supported_graphics_clock>900 MHz</supported_graphics_clock>
+				<supported_graphics_clock>885 MHz</supported_graphics_clock>
+				<supported_graphics_clock>870 MHz</supported_graphics_clock>
+				<supported_graphics_clock>855 MHz</supported_graphics_clock>
+				<supported_graphics_clock>840 MHz</supported_graphics_clock>
+				<supported_graphics_clock>825 MHz</supported_graphics_clock>
+				<supported_graphics_clock>810 MHz</supported_graphics_clock>
+				<supported_graphics_clock>795 MHz</supported_graphics_clock>
+				<supported_graphics_clock>780 MHz</supported_graphics_clock>
+				<supported_graphics_clock>765 MHz</supported_graphics_clock>
+				<supported_graphics_clock>750 MHz</supported_graphics_clock>
+				<supported_graphics_clock>735 MHz</supported_graphics_clock>
+				<supported_graphics_clock>720 MHz</supported_graphics_clock>
+				<supported_graphics_clock>705 MHz</supported_graphics_clock>
+				<supported_graphics_clock>690 MHz</supported_graphics_clock>
+				<supported_graphics_clock>675 MHz</supported_graphics_clock>
+				<supported_graphics_clock>660 MHz</supported_graphics_clock>
+				<supported_graphics_clock>645 MHz</supported_graphics_clock>
+				<supported_graphics_clock>630 MHz</supported_graphics_clock>
+				<supported_graphics_clock>615 MHz</supported_graphics_clock>
+				<supported_graphics_clock>600 MHz</supported_graphics_clock>
+				<supported_graphics_clock>585 MHz</supported_graphics_clock>
+				<supported_graphics_clock>570 MHz</supported_graphics_clock>
+				<supported_graphics_clock>555 MHz</supported_graphics_clock>
+				<supported_graphics_clock>540 MHz</supported_graphics_clock>
+				<supported_graphics_clock>525 MHz</supported_graphics_clock>
+				<supported_graphics_clock>510 MHz</supported_graphics_clock>
+				<supported_graphics_clock>495 MHz</supported_graphics_clock>
+				<supported_graphics_clock>480 MHz</supported_graphics_clock>
+				<supported_graphics_clock>465 MHz</supported_graphics_clock>
+				<supported_graphics_clock>450 MHz</supported_graphics_clock>
+				<supported_graphics_clock>435 MHz</supported_graphics_clock>
+				<supported_graphics_clock>420 MHz</supported_graphics_clock>
+				<supported_graphics_clock>405 MHz</supported_graphics_clock>
+				<supported_graphics_clock>390 MHz</supported_graphics_clock>
+				<supported_graphics_clock>375 MHz</supported_graphics_clock>
+				<supported_graphics_clock>360 MHz</supported_graphics_clock>
+				<supported_graphics_clock>345 MHz</supported_graphics_clock>
+				<supported_graphics_clock>330 MHz</supported_graphics_clock>
+				<supported_graphics_clock>315 MHz</supported_graphics_clock>
+				<supported_graphics_clock>300 MHz</supported_graphics_clock>
+				<supported_graphics_clock>285 MHz</supported_graphics_clock>
+				<supported_graphics_clock>270 MHz</supported_graphics_clock>
+				<supported_graphics_clock>255 MHz</supported_graphics_clock>
+				<supported_graphics_clock>240 MHz</supported_graphics_clock>
+				<supported_graphics_clock>225 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>810 MHz</value>
+				<supported_graphics_clock>937 MHz</supported_graphics_clock>
+				<supported_graphics_clock>922 MHz</supported_graphics_clock>
+				<supported_graphics_clock>907 MHz</supported_graphics_clock>
+				<supported_graphics_clock>892 MHz</supported_graphics_clock>
+				<supported_graphics_clock>877 MHz</supported_graphics_clock>
+				<supported_graphics_clock>862 MHz</supported_graphics_clock>
+				<supported_graphics_clock>847 MHz</supported_graphics_clock>
+				<supported_graphics_clock>832 MHz</supported_graphics_clock>
+				<supported_graphics_clock>817 MHz</supported_graphics_clock>
+				<supported_graphics_clock>802 MHz</supported_graphics_clock>
+				<supported_graphics_clock>787 MHz</supported_graphics_clock>
+				<supported_graphics_clock>772 MHz</supported_graphics_clock>
+				<supported_graphics_clock>757 MHz</supported_graphics_clock>
+				<supported_graphics_clock>742 MHz</supported_graphics_clock>
+				<supported_graphics_clock>727 MHz</supported_graphics_clock>
+				<supported_graphics_clock>712 MHz</supported_graphics_clock>
+				<supported_graphics_clock>697 MHz</supported_graphics_clock>
+				<supported_graphics_clock>682 MHz</supported_graphics_clock>
+				<supported_graphics_clock>667 MHz</supported_graphics_clock>
+				<supported_graphics_clock>652 MHz</supported_graphics_clock>
+				<supported_graphics_clock>637 MHz</supported_graphics_clock>
+				<supported_graphics_clock>622 MHz</supported_graphics_clock>
+				<supported_graphics_clock>607 MHz</supported_graphics_clock>
+				<supported_graphics_clock>592 MHz</supported_graphics_clock>
+				<supported_graphics_clock>577 MHz</supported_graphics_clock>
+				<supported_graphics_clock>562 MHz</supported_graphics_clock>
+				<supported_graphics_clock>547 MHz</supported_graphics_clock>
+				<supported_graphics_clock>532 MHz</supported_graphics_clock>
+				<supported_graphics_clock>517 MHz</supported_graphics_clock>
+				<supported_graphics_clock>502 MHz</supported_graphics_clock>
+				<supported_graphics_clock>487 MHz</supported_graphics_clock>
+				<supported_graphics_clock>472 MHz</supported_graphics_clock>
+				<supported_graphics_clock>457 MHz</supported_graphics_clock>
+				<supported_graphics_clock>442 MHz</supported_graphics_clock>
+				<supported_graphics_clock>427 MHz</supported_graphics_clock>
+				<supported_graphics_clock>412 MHz</supported_graphics_clock>
+				<supported_graphics_clock>397 MHz</supported_graphics_clock>
+				<supported_graphics_clock>382 MHz</supported_graphics_clock>
+				<supported_graphics_clock>367 MHz</supported_graphics_clock>
+				<supported_graphics_clock>352 MHz</supported_graphics_clock>
+				<supported_graphics_clock>337 MHz</supported_graphics_clock>
+				<supported_graphics_clock>322 MHz</supported_graphics_clock>
+				<supported_graphics_clock>307 MHz</supported_graphics_clock>
+				<supported_graphics_clock>292 MHz</supported_graphics_clock>
+				<supported_graphics_clock>277 MHz</supported_graphics_clock>
+				<supported_graphics_clock>262 MHz</supported_graphics_clock>
+				<supported_graphics_clock>247 MHz</supported_graphics_clock>
+				<supported_graphics_clock>232 MHz</supported_graphics_clock>
+				<supported_graphics_clock>217 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>405 MHz</value>
+				<supported_graphics_clock>937 MHz</supported_graphics_clock>
+				<supported_graphics_clock>922 MHz</supported_graphics_clock>
+				<supported_graphics_clock>907 MHz</supported_graphics_clock>
+				<supported_graphics_clock>892 MHz</supported_graphics_clock>
+				<supported_graphics_clock>877 MHz</supported_graphics_clock>
+				<supported_graphics_clock>862 MHz</supported_graphics_clock>
+				<supported_graphics_clock>847 MHz</supported_graphics_clock>
+				<supported_graphics_clock>832 MHz</supported_graphics_clock>
+				<supported_graphics_clock>817 MHz</supported_graphics_clock>
+				<supported_graphics_clock>802 MHz</supported_graphics_clock>
+				<supported_graphics_clock>787 MHz</supported_graphics_clock>
+				<supported_graphics_clock>772 MHz</supported_graphics_clock>
+				<supported_graphics_clock>757 MHz</supported_graphics_clock>
+				<supported_graphics_clock>742 MHz</supported_graphics_clock>
+				<supported_graphics_clock>727 MHz</supported_graphics_clock>
+				<supported_graphics_clock>712 MHz</supported_graphics_clock>
+				<supported_graphics_clock>697 MHz</supported_graphics_clock>
+				<supported_graphics_clock>682 MHz</supported_graphics_clock>
+				<supported_graphics_clock>667 MHz</supported_graphics_clock>
+				<supported_graphics_clock>652 MHz</supported_graphics_clock>
+				<supported_graphics_clock>637 MHz</supported_graphics_clock>
+				<supported_graphics_clock>622 MHz</supported_graphics_clock>
+				<supported_graphics_clock>607 MHz</supported_graphics_clock>
+				<supported_graphics_clock>592 MHz</supported_graphics_clock>
+				<supported_graphics_clock>577 MHz</supported_graphics_clock>
+				<supported_graphics_clock>562 MHz</supported_graphics_clock>
+				<supported_graphics_clock>547 MHz</supported_graphics_clock>
+				<supported_graphics_clock>532 MHz</supported_graphics_clock>
+				<supported_graphics_clock>517 MHz</supported_graphics_clock>
+				<supported_graphics_clock>502 MHz</supported_graphics_clock>
+				<supported_graphics_clock>487 MHz</supported_graphics_clock>
+				<supported_graphics_clock>472 MHz</supported_graphics_clock>
+				<supported_graphics_clock>457 MHz</supported_graphics_clock>
+				<supported_graphics_clock>442 MHz</supported_graphics_clock>
+				<supported_graphics_clock>427 MHz</supported_graphics_clock>
+				<supported_graphics_clock>412 MHz</supported_graphics_clock>
+				<supported_graphics_clock>397 MHz</supported_graphics_clock>
+				<supported_graphics_clock>382 MHz</supported_graphics_clock>
+				<supported_graphics_clock>367 MHz</supported_graphics_clock>
+				<supported_graphics_clock>352 MHz</supported_graphics_clock>
+				<supported_graphics_clock>337 MHz</supported_graphics_clock>
+				<supported_graphics_clock>322 MHz</supported_graphics_clock>
+				<supported_graphics_clock>307 MHz</supported_graphics_clock>
+				<supported_graphics_clock>292 MHz</supported_graphics_clock>
+				<supported_graphics_clock>277 MHz</supported_graphics_clock>
+				<supported_graphics_clock>262 MHz</supported_graphics_clock>
+				<supported_graphics_clock>247 MHz</supported_graphics_clock>
+				<supported_graphics_clock>232 MHz</supported_graphics_clock>
+				<supported_graphics_clock>217 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+		</supported_clocks>
 		<processes>
 			<process_info>
 				<gpu_instance_id>N/A</gpu_instance_id>
@@ -296,8 +702,8 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<pending_mig>N/A</pending_mig>
 		</mig_mode>
 		<mig_devices>None</mig_devices>
-		<accounting_mode>N/A</accounting_mode>
-		<accounting_mode_buffer_size>N/A</accounting_mode_buffer_size>
+		<accounting_mode>Disabled</accounting_mode>
+		<accounting_mode_buffer_size>4000</accounting_mode_buffer_size>
 		<driver_model>
 			<current_dm>N/A</current_dm>
 			<pending_dm>N/A</pending_dm>
@@ -306,15 +712,15 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<uuid>GPU-5f44c131-85e1-2b98-afe1-e12e775bd726</uuid>
 		<minor_number>1</minor_number>
 		<vbios_version>95.07.21.00.4C</vbios_version>
-		<multigpu_board>N/A</multigpu_board>
-		<board_id>N/A</board_id>
+		<multigpu_board>No</multigpu_board>
+		<board_id>0x200</board_id>
 		<board_part_number>N/A</board_part_number>
 		<gpu_part_number>N/A</gpu_part_number>
 		<gpu_fru_part_number>N/A</gpu_fru_part_number>
-		<gpu_module_id>N/A</gpu_module_id>
+		<gpu_module_id>1</gpu_module_id>
 		<inforom_version>
-			<img_version>N/A</img_version>
-			<oem_object>N/A</oem_object>
+			<img_version>G002.0000.00.03</img_version>
+			<oem_object>2.0</oem_object>
 			<ecc_object>N/A</ecc_object>
 			<pwr_object>N/A</pwr_object>
 		</inforom_version>
@@ -324,7 +730,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		</gpu_operation_mode>
 		<gsp_firmware_version>N/A</gsp_firmware_version>
 		<gpu_virtualization_mode>
-			<virtualization_mode>N/A</virtualization_mode>
+			<virtualization_mode>None</virtualization_mode>
 			<host_vgpu_mode>N/A</host_vgpu_mode>
 		</gpu_virtualization_mode>
 		<gpu_reset_status>
@@ -346,7 +752,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					<max_link_gen>4</max_link_gen>
 					<current_link_gen>1</current_link_gen>
 					<device_current_link_gen>1</device_current_link_gen>
-					<max_device_link_gen>N/A</max_device_link_gen>
+					<max_device_link_gen>4</max_device_link_gen>
 					<max_host_link_gen>N/A</max_host_link_gen>
 				</pcie_gen>
 				<link_widths>
@@ -402,17 +808,17 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
 			<jpeg_util>N/A</jpeg_util>
-			<ofa_util>N/A</ofa_util>
+			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</encoder_stats>
 		<fbc_stats>
-			<session_count>N/A</session_count>
-			<average_fps>N/A</average_fps>
-			<average_latency>N/A</average_latency>
+			<session_count>0</session_count>
+			<average_fps>0</average_fps>
+			<average_latency>0</average_latency>
 		</fbc_stats>
 		<ecc_mode>
 			<current_ecc>N/A</current_ecc>
@@ -501,7 +907,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<video_clock>2415 MHz</video_clock>
 		</max_clocks>
 		<max_customer_boost_clocks>
-			<graphics_clock>3105 MHz</graphics_clock>
+			<graphics_clock>N/A</graphics_clock>
 		</max_customer_boost_clocks>
 		<clock_policy>
 			<auto_boost>N/A</auto_boost>
@@ -514,7 +920,412 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<state>N/A</state>
 			<status>N/A</status>
 		</fabric>
-		<supported_clocks>N/A</supported_clocks>
+		<supported_clocks>
+			<supported_mem_clock>
+				<value>8001 MHz</value>
+				<supported_graphics_clock>3105 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3090 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3075 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3060 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3045 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3030 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3015 MHz</supported_graphics_clock>
+				<supported_graphics_clock>3000 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2985 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2970 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2955 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2940 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2925 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2910 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2895 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2880 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2865 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2850 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2835 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2820 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2805 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2790 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2775 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2760 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2745 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2730 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2715 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2700 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2685 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2670 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2655 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2640 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2625 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2610 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2595 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2580 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2565 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2550 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2535 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2520 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2505 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2490 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2475 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2460 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2445 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2430 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2415 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2400 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2385 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2370 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2355 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2340 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2325 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2310 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2295 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2280 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2265 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2250 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2235 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2220 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2205 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2190 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2175 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2160 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2145 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2130 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2115 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2100 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2085 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2070 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2055 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2040 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2025 MHz</supported_graphics_clock>
+				<supported_graphics_clock>2010 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1995 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1980 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1965 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1950 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1935 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1920 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1905 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1890 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1875 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1860 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1845 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1830 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1815 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1800 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1785 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1770 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1755 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1740 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1725 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1710 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1695 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1680 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1665 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1650 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1635 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1620 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1605 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1590 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1575 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1560 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1545 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1530 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1515 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1500 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1485 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1470 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1455 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1440 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1425 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1410 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1395 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1380 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1365 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1350 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1335 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1320 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1305 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1290 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1275 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1260 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1245 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1230 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1215 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1200 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1185 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1170 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1155 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1140 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1125 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1110 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1095 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1080 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1065 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1050 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1035 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1020 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1005 MHz</supported_graphics_clock>
+				<supported_graphics_clock>990 MHz</supported_graphics_clock>
+				<supported_graphics_clock>975 MHz</supported_graphics_clock>
+				<supported_graphics_clock>960 MHz</supported_graphics_clock>
+				<supported_graphics_clock>945 MHz</supported_graphics_clock>
+				<supported_graphics_clock>930 MHz</supported_graphics_clock>
+				<supported_graphics_clock>915 MHz</supported_graphics_clock>
+				<supported_graphics_clock>900 MHz</supported_graphics_clock>
+				<supported_graphics_clock>885 MHz</supported_graphics_clock>
+				<supported_graphics_clock>870 MHz</supported_graphics_clock>
+				<supported_graphics_clock>855 MHz</supported_graphics_clock>
+				<supported_graphics_clock>840 MHz</supported_graphics_clock>
+				<supported_graphics_clock>825 MHz</supported_graphics_clock>
+				<supported_graphics_clock>810 MHz</supported_graphics_clock>
+				<supported_graphics_clock>795 MHz</supported_graphics_clock>
+				<supported_graphics_clock>780 MHz</supported_graphics_clock>
+				<supported_graphics_clock>765 MHz</supported_graphics_clock>
+				<supported_graphics_clock>750 MHz</supported_graphics_clock>
+				<supported_graphics_clock>735 MHz</supported_graphics_clock>
+				<supported_graphics_clock>720 MHz</supported_graphics_clock>
+				<supported_graphics_clock>705 MHz</supported_graphics_clock>
+				<supported_graphics_clock>690 MHz</supported_graphics_clock>
+				<supported_graphics_clock>675 MHz</supported_graphics_clock>
+				<supported_graphics_clock>660 MHz</supported_graphics_clock>
+				<supported_graphics_clock>645 MHz</supported_graphics_clock>
+				<supported_graphics_clock>630 MHz</supported_graphics_clock>
+				<supported_graphics_clock>615 MHz</supported_graphics_clock>
+				<supported_graphics_clock>600 MHz</supported_graphics_clock>
+				<supported_graphics_clock>585 MHz</supported_graphics_clock>
+				<supported_graphics_clock>570 MHz</supported_graphics_clock>
+				<supported_graphics_clock>555 MHz</supported_graphics_clock>
+				<supported_graphics_clock>540 MHz</supported_graphics_clock>
+				<supported_graphics_clock>525 MHz</supported_graphics_clock>
+				<supported_graphics_clock>510 MHz</supported_graphics_clock>
+				<supported_graphics_clock>495 MHz</supported_graphics_clock>
+				<supported_graphics_clock>480 MHz</supported_graphics_clock>
+				<supported_graphics_clock>465 MHz</supported_graphics_clock>
+				<supported_graphics_clock>450 MHz</supported_graphics_clock>
+				<supported_graphics_clock>435 MHz</supported_graphics_clock>
+				<supported_graphics_clock>420 MHz</supported_graphics_clock>
+				<supported_graphics_clock>405 MHz</supported_graphics_clock>
+				<supported_graphics_clock>390 MHz</supported_graphics_clock>
+				<supported_graphics_clock>375 MHz</supported_graphics_clock>
+				<supported_graphics_clock>360 MHz</supported_graphics_clock>
+				<supported_graphics_clock>345 MHz</supported_graphics_clock>
+				<supported_graphics_clock>330 MHz</supported_graphics_clock>
+				<supported_graphics_clock>315 MHz</supported_graphics_clock>
+				<supported_graphics_clock>300 MHz</supported_graphics_clock>
+				<supported_graphics_clock>285 MHz</supported_graphics_clock>
+				<supported_graphics_clock>270 MHz</supported_graphics_clock>
+				<supported_graphics_clock>255 MHz</supported_graphics_clock>
+				<supported_graphics_clock>240 MHz</supported_graphics_clock>
+				<supported_graphics_clock>225 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>4000 MHz</value>
+				<supported_graphics_clock>1657 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1642 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1627 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1612 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1597 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1582 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1567 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1552 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1537 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1522 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1507 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1492 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1477 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1462 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1447 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1432 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1417 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1402 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1387 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1372 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1357 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1342 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1327 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1312 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1297 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1282 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1267 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1252 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1237 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1222 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1207 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1192 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1177 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1162 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1147 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1132 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1117 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1102 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1087 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1072 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1057 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1042 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1027 MHz</supported_graphics_clock>
+				<supported_graphics_clock>1012 MHz</supported_graphics_clock>
+				<supported_graphics_clock>997 MHz</supported_graphics_clock>
+				<supported_graphics_clock>982 MHz</supported_graphics_clock>
+				<supported_graphics_clock>967 MHz</supported_graphics_clock>
+				<supported_graphics_clock>952 MHz</supported_graphics_clock>
+				<supported_graphics_clock>937 MHz</supported_graphics_clock>
+				<supported_graphics_clock>922 MHz</supported_graphics_clock>
+				<supported_graphics_clock>907 MHz</supported_graphics_clock>
+				<supported_graphics_clock>892 MHz</supported_graphics_clock>
+				<supported_graphics_clock>877 MHz</supported_graphics_clock>
+				<supported_graphics_clock>862 MHz</supported_graphics_clock>
+				<supported_graphics_clock>847 MHz</supported_graphics_clock>
+				<supported_graphics_clock>832 MHz</supported_graphics_clock>
+				<supported_graphics_clock>817 MHz</supported_graphics_clock>
+				<supported_graphics_clock>802 MHz</supported_graphics_clock>
+				<supported_graphics_clock>787 MHz</supported_graphics_clock>
+				<supported_graphics_clock>772 MHz</supported_graphics_clock>
+				<supported_graphics_clock>757 MHz</supported_graphics_clock>
+				<supported_graphics_clock>742 MHz</supported_graphics_clock>
+				<supported_graphics_clock>727 MHz</supported_graphics_clock>
+				<supported_graphics_clock>712 MHz</supported_graphics_clock>
+				<supported_graphics_clock>697 MHz</supported_graphics_clock>
+				<supported_graphics_clock>682 MHz</supported_graphics_clock>
+				<supported_graphics_clock>667 MHz</supported_graphics_clock>
+				<supported_graphics_clock>652 MHz</supported_graphics_clock>
+				<supported_graphics_clock>637 MHz</supported_graphics_clock>
+				<supported_graphics_clock>622 MHz</supported_graphics_clock>
+				<supported_graphics_clock>607 MHz</supported_graphics_clock>
+				<supported_graphics_clock>592 MHz</supported_graphics_clock>
+				<supported_graphics_clock>577 MHz</supported_graphics_clock>
+				<supported_graphics_clock>562 MHz</supported_graphics_clock>
+				<supported_graphics_clock>547 MHz</supported_graphics_clock>
+				<supported_graphics_clock>532 MHz</supported_graphics_clock>
+				<supported_graphics_clock>517 MHz</supported_graphics_clock>
+				<supported_graphics_clock>502 MHz</supported_graphics_clock>
+				<supported_graphics_clock>487 MHz</supported_graphics_clock>
+				<supported_graphics_clock>472 MHz</supported_graphics_clock>
+				<supported_graphics_clock>457 MHz</supported_graphics_clock>
+				<supported_graphics_clock>442 MHz</supported_graphics_clock>
+				<supported_graphics_clock>427 MHz</supported_graphics_clock>
+				<supported_graphics_clock>412 MHz</supported_graphics_clock>
+				<supported_graphics_clock>397 MHz</supported_graphics_clock>
+				<supported_graphics_clock>382 MHz</supported_graphics_clock>
+				<supported_graphics_clock>367 MHz</supported_graphics_clock>
+				<supported_graphics_clock>352 MHz</supported_graphics_clock>
+				<supported_graphics_clock>337 MHz</supported_graphics_clock>
+				<supported_graphics_clock>322 MHz</supported_graphics_clock>
+				<supported_graphics_clock>307 MHz</supported_graphics_clock>
+				<supported_graphics_clock>292 MHz</supported_graphics_clock>
+				<supported_graphics_clock>277 MHz</supported_graphics_clock>
+				<supported_graphics_clock>262 MHz</supported_graphics_clock>
+				<supported_graphics_clock>247 MHz</supported_graphics_clock>
+				<supported_graphics_clock>232 MHz</supported_graphics_clock>
+				<supported_graphics_clock>217 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>810 MHz</value>
+				<supported_graphics_clock>933 MHz</supported_graphics_clock>
+				<supported_graphics_clock>918 MHz</supported_graphics_clock>
+				<supported_graphics_clock>903 MHz</supported_graphics_clock>
+				<supported_graphics_clock>888 MHz</supported_graphics_clock>
+				<supported_graphics_clock>873 MHz</supported_graphics_clock>
+				<supported_graphics_clock>858 MHz</supported_graphics_clock>
+				<supported_graphics_clock>843 MHz</supported_graphics_clock>
+				<supported_graphics_clock>828 MHz</supported_graphics_clock>
+				<supported_graphics_clock>813 MHz</supported_graphics_clock>
+				<supported_graphics_clock>798 MHz</supported_graphics_clock>
+				<supported_graphics_clock>783 MHz</supported_graphics_clock>
+				<supported_graphics_clock>768 MHz</supported_graphics_clock>
+				<supported_graphics_clock>753 MHz</supported_graphics_clock>
+				<supported_graphics_clock>738 MHz</supported_graphics_clock>
+				<supported_graphics_clock>723 MHz</supported_graphics_clock>
+				<supported_graphics_clock>708 MHz</supported_graphics_clock>
+				<supported_graphics_clock>693 MHz</supported_graphics_clock>
+				<supported_graphics_clock>678 MHz</supported_graphics_clock>
+				<supported_graphics_clock>663 MHz</supported_graphics_clock>
+				<supported_graphics_clock>648 MHz</supported_graphics_clock>
+				<supported_graphics_clock>633 MHz</supported_graphics_clock>
+				<supported_graphics_clock>618 MHz</supported_graphics_clock>
+				<supported_graphics_clock>603 MHz</supported_graphics_clock>
+				<supported_graphics_clock>588 MHz</supported_graphics_clock>
+				<supported_graphics_clock>573 MHz</supported_graphics_clock>
+				<supported_graphics_clock>558 MHz</supported_graphics_clock>
+				<supported_graphics_clock>543 MHz</supported_graphics_clock>
+				<supported_graphics_clock>528 MHz</supported_graphics_clock>
+				<supported_graphics_clock>513 MHz</supported_graphics_clock>
+				<supported_graphics_clock>498 MHz</supported_graphics_clock>
+				<supported_graphics_clock>483 MHz</supported_graphics_clock>
+				<supported_graphics_clock>468 MHz</supported_graphics_clock>
+				<supported_graphics_clock>453 MHz</supported_graphics_clock>
+				<supported_graphics_clock>438 MHz</supported_graphics_clock>
+				<supported_graphics_clock>423 MHz</supported_graphics_clock>
+				<supported_graphics_clock>408 MHz</supported_graphics_clock>
+				<supported_graphics_clock>393 MHz</supported_graphics_clock>
+				<supported_graphics_clock>378 MHz</supported_graphics_clock>
+				<supported_graphics_clock>363 MHz</supported_graphics_clock>
+				<supported_graphics_clock>348 MHz</supported_graphics_clock>
+				<supported_graphics_clock>333 MHz</supported_graphics_clock>
+				<supported_graphics_clock>318 MHz</supported_graphics_clock>
+				<supported_graphics_clock>303 MHz</supported_graphics_clock>
+				<supported_graphics_clock>288 MHz</supported_graphics_clock>
+				<supported_graphics_clock>273 MHz</supported_graphics_clock>
+				<supported_graphics_clock>258 MHz</supported_graphics_clock>
+				<supported_graphics_clock>243 MHz</supported_graphics_clock>
+				<supported_graphics_clock>228 MHz</supported_graphics_clock>
+				<supported_graphics_clock>213 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+			<supported_mem_clock>
+				<value>405 MHz</value>
+				<supported_graphics_clock>933 MHz</supported_graphics_clock>
+				<supported_graphics_clock>918 MHz</supported_graphics_clock>
+				<supported_graphics_clock>903 MHz</supported_graphics_clock>
+				<supported_graphics_clock>888 MHz</supported_graphics_clock>
+				<supported_graphics_clock>873 MHz</supported_graphics_clock>
+				<supported_graphics_clock>858 MHz</supported_graphics_clock>
+				<supported_graphics_clock>843 MHz</supported_graphics_clock>
+				<supported_graphics_clock>828 MHz</supported_graphics_clock>
+				<supported_graphics_clock>813 MHz</supported_graphics_clock>
+				<supported_graphics_clock>798 MHz</supported_graphics_clock>
+				<supported_graphics_clock>783 MHz</supported_graphics_clock>
+				<supported_graphics_clock>768 MHz</supported_graphics_clock>
+				<supported_graphics_clock>753 MHz</supported_graphics_clock>
+				<supported_graphics_clock>738 MHz</supported_graphics_clock>
+				<supported_graphics_clock>723 MHz</supported_graphics_clock>
+				<supported_graphics_clock>708 MHz</supported_graphics_clock>
+				<supported_graphics_clock>693 MHz</supported_graphics_clock>
+				<supported_graphics_clock>678 MHz</supported_graphics_clock>
+				<supported_graphics_clock>663 MHz</supported_graphics_clock>
+				<supported_graphics_clock>648 MHz</supported_graphics_clock>
+				<supported_graphics_clock>633 MHz</supported_graphics_clock>
+				<supported_graphics_clock>618 MHz</supported_graphics_clock>
+				<supported_graphics_clock>603 MHz</supported_graphics_clock>
+				<supported_graphics_clock>588 MHz</supported_graphics_clock>
+				<supported_graphics_clock>573 MHz</supported_graphics_clock>
+				<supported_graphics_clock>558 MHz</supported_graphics_clock>
+				<supported_graphics_clock>543 MHz</supported_graphics_clock>
+				<supported_graphics_clock>528 MHz</supported_graphics_clock>
+				<supported_graphics_clock>513 MHz</supported_graphics_clock>
+				<supported_graphics_clock>498 MHz</supported_graphics_clock>
+				<supported_graphics_clock>483 MHz</supported_graphics_clock>
+				<supported_graphics_clock>468 MHz</supported_graphics_clock>
+				<supported_graphics_clock>453 MHz</supported_graphics_clock>
+				<supported_graphics_clock>438 MHz</supported_graphics_clock>
+				<supported_graphics_clock>423 MHz</supported_graphics_clock>
+				<supported_graphics_clock>408 MHz</supported_graphics_clock>
+				<supported_graphics_clock>393 MHz</supported_graphics_clock>
+				<supported_graphics_clock>378 MHz</supported_graphics_clock>
+				<supported_graphics_clock>363 MHz</supported_graphics_clock>
+				<supported_graphics_clock>348 MHz</supported_graphics_clock>
+				<supported_graphics_clock>333 MHz</supported_graphics_clock>
+				<supported_graphics_clock>318 MHz</supported_graphics_clock>
+				<supported_graphics_clock>303 MHz</supported_graphics_clock>
+				<supported_graphics_clock>288 MHz</supported_graphics_clock>
+				<supported_graphics_clock>273 MHz</supported_graphics_clock>
+				<supported_graphics_clock>258 MHz</supported_graphics_clock>
+				<supported_graphics_clock>243 MHz</supported_graphics_clock>
+				<supported_graphics_clock>228 MHz</supported_graphics_clock>
+				<supported_graphics_clock>213 MHz</supported_graphics_clock>
+				<supported_graphics_clock>210 MHz</supported_graphics_clock>
+			</supported_mem_clock>
+		</supported_clocks>
 		<processes>
 		</processes>
 		<accounted_processes>N/A</accounted_processes>
