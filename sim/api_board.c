@@ -38,10 +38,12 @@ static bool is_sxm(const struct gs_gpu *g)
     return g->preset && strstr(g->preset->key, "SXM");
 }
 
+#ifndef GPUSIM_LEGACY /* its callers are newer than R450 */
 static inline bool gsp_on(const struct gs_gpu *g)
 {
     return g->arch >= GS_ARCH_HOPPER || (g->arch == GS_ARCH_ADA && g->brand != GS_BRAND_GEFORCE);
 }
+#endif
 
 /* One scalar answer per physical GPU: the common shape of most calls here. */
 #define SCALAR_CALL(fn, out, expr)                                                                 \

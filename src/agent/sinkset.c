@@ -115,8 +115,7 @@ static int same_store(const struct gm_config *a, const struct gm_config *b)
            a->store_retention_raw_ns == b->store_retention_raw_ns &&
            a->store_retention_1m_ns == b->store_retention_1m_ns &&
            a->store_retention_1h_ns == b->store_retention_1h_ns &&
-           a->interval_ns == b->interval_ns && a->procs == b->procs &&
-           a->store_gpm == b->store_gpm;
+           a->interval_ns == b->interval_ns && a->procs == b->procs && a->store_gpm == b->store_gpm;
 }
 
 /* The two paths name one database file (the same string, or links to one

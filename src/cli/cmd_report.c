@@ -168,8 +168,12 @@ static int report_html(struct gm_report_opts *o, const char *path)
     struct gm_usage_row *usage = NULL;
     size_t nusage = 0;
     if (rc == 0) {
-        struct gm_usage_opts uo = {.path = o->path, .from_ns = o->from_ns, .to_ns = o->to_ns,
-                                   .task = o->task, .gpu = o->gpu, .by = GM_USAGE_GPU};
+        struct gm_usage_opts uo = {.path = o->path,
+                                   .from_ns = o->from_ns,
+                                   .to_ns = o->to_ns,
+                                   .task = o->task,
+                                   .gpu = o->gpu,
+                                   .by = GM_USAGE_GPU};
         rc = gm_store_usage_rows(&uo, &usage, &nusage, &err);
     }
     if (rc == 0) {
@@ -336,8 +340,12 @@ static int cmd_report_run(int argc, char **argv)
     if (html)
         return report_html(&o, html);
     if (usage_by >= 0) {
-        struct gm_usage_opts u = {.path = o.path, .from_ns = o.from_ns, .to_ns = o.to_ns,
-                                  .task = o.task, .gpu = o.gpu, .by = usage_by,
+        struct gm_usage_opts u = {.path = o.path,
+                                  .from_ns = o.from_ns,
+                                  .to_ns = o.to_ns,
+                                  .task = o.task,
+                                  .gpu = o.gpu,
+                                  .by = usage_by,
                                   .format = o.format};
         struct gm_buf uo = GM_BUF_INIT;
         if (gm_store_usage(&u, &uo, &err) != 0) {

@@ -91,7 +91,7 @@ static int runtime_scope(const char *s, size_t n, struct gm_attrib *a)
         const char *prefix;
         int rt;
     } scopes[] = {
-        {"docker-", GM_RT_DOCKER},     {"cri-containerd-", GM_RT_CONTAINERD},
+        {"docker-", GM_RT_DOCKER},      {"cri-containerd-", GM_RT_CONTAINERD},
         {"nerdctl-", GM_RT_CONTAINERD}, {"crio-", GM_RT_CRIO},
         {"libpod-", GM_RT_PODMAN},
     };
@@ -158,11 +158,11 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
         if (equals(p, n, "kubepods") || equals(p, n, "kubepods.slice")) {
             k8s = 1;
             a->qos = GM_QOS_GUARANTEED; /* a pod right under kubepods */
-        } else if (k8s && !pod && (equals(p, n, "burstable") ||
-                                   equals(p, n, "kubepods-burstable.slice"))) {
+        } else if (k8s && !pod &&
+                   (equals(p, n, "burstable") || equals(p, n, "kubepods-burstable.slice"))) {
             a->qos = GM_QOS_BURSTABLE;
-        } else if (k8s && !pod && (equals(p, n, "besteffort") ||
-                                   equals(p, n, "kubepods-besteffort.slice"))) {
+        } else if (k8s && !pod &&
+                   (equals(p, n, "besteffort") || equals(p, n, "kubepods-besteffort.slice"))) {
             a->qos = GM_QOS_BESTEFFORT;
         } else if (k8s && !pod && has_prefix(p, n, "pod")) {
             pod = pod_uid(p + 3, n - 3, '-', a);
@@ -215,8 +215,8 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
 
 const char *gm_runtime_name(int rt)
 {
-    static const char *const names[GM_RT__COUNT] = {"",      "docker", "containerd",
-                                                    "crio",  "podman", "cri"};
+    static const char *const names[GM_RT__COUNT] = {"",     "docker", "containerd",
+                                                    "crio", "podman", "cri"};
     return rt >= 0 && rt < GM_RT__COUNT ? names[rt] : "";
 }
 

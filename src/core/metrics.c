@@ -297,16 +297,14 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                         "Fraction of the last sample period in which memory was read or written.",
                         "DCGM_FI_DEV_MEM_COPY_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
                         GM_RG_UTIL, STORE("util_mem", 1, 2)),
-    [GM_M_UTIL_ENC] =
-        R("utilization.encoder", NULL, "Video encoder utilization, percent.", "utilization_encoder",
-          "utilization_encoder", "encoder_utilization", "Video encoder utilization.",
-          "DCGM_FI_DEV_ENC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_ENC,
-          STORE("util_enc", 1, 12)),
-    [GM_M_UTIL_DEC] =
-        R("utilization.decoder", NULL, "Video decoder utilization, percent.", "utilization_decoder",
-          "utilization_decoder", "decoder_utilization", "Video decoder utilization.",
-          "DCGM_FI_DEV_DEC_UTIL", GM_U_PERCENT, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_DEC,
-          STORE("util_dec", 1, 13)),
+    [GM_M_UTIL_ENC] = R("utilization.encoder", NULL, "Video encoder utilization, percent.",
+                        "utilization_encoder", "utilization_encoder", "encoder_utilization",
+                        "Video encoder utilization.", "DCGM_FI_DEV_ENC_UTIL", GM_U_PERCENT,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_ENC, STORE("util_enc", 1, 12)),
+    [GM_M_UTIL_DEC] = R("utilization.decoder", NULL, "Video decoder utilization, percent.",
+                        "utilization_decoder", "utilization_decoder", "decoder_utilization",
+                        "Video decoder utilization.", "DCGM_FI_DEV_DEC_UTIL", GM_U_PERCENT,
+                        GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_DEC, STORE("util_dec", 1, 13)),
 
     /* memory */
     [GM_M_MEM_TOTAL] =
@@ -433,10 +431,10 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
         R(NULL, NULL, "PCIe transmit throughput (GPU to host), over ~20 ms.", "pcie_tx", "pcie_tx",
           "pcie_transmit", "PCIe transmit throughput (GPU to host).", NULL, GM_U_BYTES_PER_S,
           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT),
-    [GM_M_PCIE_RX] = R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx",
-                       "pcie_rx", "pcie_receive", "PCIe receive throughput (host to GPU).", NULL,
-                       GM_U_BYTES_PER_S, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT,
-                       STORE("pcie_rx", 1, 14)),
+    [GM_M_PCIE_RX] =
+        R(NULL, NULL, "PCIe receive throughput (host to GPU), over ~20 ms.", "pcie_rx", "pcie_rx",
+          "pcie_receive", "PCIe receive throughput (host to GPU).", NULL, GM_U_BYTES_PER_S,
+          GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_PCIE_TPUT, STORE("pcie_rx", 1, 14)),
     [GM_M_PCIE_REPLAY] =
         R(NULL, NULL, "PCIe replay (retry) counter.", "pcie_replay", "pcie_replay_count",
           "pcie_replays", "PCIe link replays (retries).", "DCGM_FI_DEV_PCIE_REPLAY_COUNTER",

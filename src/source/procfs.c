@@ -74,10 +74,10 @@ struct pf_hist {
     uint8_t have_info; /* uid, cmdline, exe, cgroup were read at info_mono_ns */
     uint8_t have_uid;
     uint32_t uid;
-    uint32_t nspid;           /* 0 unknown */
-    struct gm_attrib attrib;  /* from cgroup */
-    uint32_t first; /* index in s->procs of the entry filled for this PID */
-    int statfd;     /* /proc/PID/stat kept open, or -1 */
+    uint32_t nspid;          /* 0 unknown */
+    struct gm_attrib attrib; /* from cgroup */
+    uint32_t first;          /* index in s->procs of the entry filled for this PID */
+    int statfd;              /* /proc/PID/stat kept open, or -1 */
     uint64_t starttime;
     uint64_t ticks;  /* utime + stime */
     int64_t mono_ns; /* snapshot's monotonic time of that stat */
@@ -375,6 +375,8 @@ static int pf_read_uid(int dirfd, const char *path, uint32_t *uid, uint32_t *nsp
              * first; the last is the process's own */
             p += 6;
             for (;;) {
+                /* read(2)-filled, see parse_ull:
+                 * NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
                 while (p < eol && (*p == '\t' || *p == ' '))
                     p++;
                 if (p >= eol)

@@ -71,10 +71,10 @@ static int has(sqlite3 *db, const char *table, const char *col)
 
 /* The columns after the fixed ones, in this order: the states, then (raw
  * rows) encoder, decoder, PCIe RX and three GPM values. */
-static const char *const state_cols[] = {
-    "compute_mode",          "pcie_link_gen_current",    "pcie_link_gen_max",
-    "pcie_link_width_current", "pcie_link_width_max",    "ecc_uncorrected_volatile",
-    "remapped_rows_pending", "retired_pages_pending"};
+static const char *const state_cols[] = {"compute_mode",          "pcie_link_gen_current",
+                                         "pcie_link_gen_max",     "pcie_link_width_current",
+                                         "pcie_link_width_max",   "ecc_uncorrected_volatile",
+                                         "remapped_rows_pending", "retired_pages_pending"};
 #define NSTATE_COLS 8
 static const char *const raw_cols[] = {"util_enc_pct", "util_dec_pct", "pcie_rx_mibps"};
 static const char *const gpm_cols[] = {"gpm_sm_active_cpct", "gpm_dram_active_cpct",
@@ -111,7 +111,8 @@ static char *raw_sql(sqlite3 *db)
     int gpm = has(db, "gpm", NULL);
     for (size_t i = 0; i < sizeof gpm_cols / sizeof gpm_cols[0]; i++)
         gm_buf_printf(&b, gpm && has(db, "gpm", gpm_cols[i]) ? ", m.%s" : ", NULL", gpm_cols[i]);
-    gm_buf_puts(&b, " FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task");
+    gm_buf_puts(&b,
+                " FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task");
     gm_buf_puts(&b, join.p ? join.p : "");
     if (gpm)
         gm_buf_puts(&b, " LEFT JOIN gpm m ON m.ts = s.ts AND m.gpu = s.gpu AND m.dup = s.dup");
@@ -146,8 +147,8 @@ static void read_states(sqlite3_stmt *st, int i, struct gm_hist_row *r)
     int *ints[] = {&r->compute_mode, &r->pcie_gen, &r->pcie_gen_max, &r->pcie_width,
                    &r->pcie_width_max};
     for (int k = 0; k < 5; k++)
-        *ints[k] = sqlite3_column_type(st, i + k) == SQLITE_NULL ? -1
-                                                                  : sqlite3_column_int(st, i + k);
+        *ints[k] =
+            sqlite3_column_type(st, i + k) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i + k);
     r->ecc_uncorrected = col_d(st, i + 5, 1);
     r->remap_pending = col_d(st, i + 6, 1);
     r->retired_pending = col_d(st, i + 7, 1);

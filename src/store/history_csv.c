@@ -276,8 +276,9 @@ static int state(const char *s, double *v)
     static const struct {
         const char *word;
         double v;
-    } words[] = {{"No", 0},         {"Yes", 1},          {"Default", 0},
-                 {"Exclusive_Thread", 1}, {"Prohibited", 2}, {"Exclusive_Process", 3}};
+    } words[] = {{"No", 0},         {"Yes", 1},
+                 {"Default", 0},    {"Exclusive_Thread", 1},
+                 {"Prohibited", 2}, {"Exclusive_Process", 3}};
     for (size_t k = 0; s && k < sizeof words / sizeof words[0]; k++)
         if (strcmp(s, words[k].word) == 0) {
             *v = words[k].v;
@@ -383,8 +384,9 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
             return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad pid '%.40s'", ppath, at,
                               PCELL(P_PID) ? PCELL(P_PID) : "");
         if (num(PCELL(P_MEM), &mem) != 0)
-            return gm_err_set(err, GM_E_INVAL, "%s:%zu: column used_memory_mib: not a number '%.40s'",
-                              ppath, at, PCELL(P_MEM));
+            return gm_err_set(err, GM_E_INVAL,
+                              "%s:%zu: column used_memory_mib: not a number '%.40s'", ppath, at,
+                              PCELL(P_MEM));
         const char *hs = PCELL(P_STATE) ? PCELL(P_STATE) : "";
         const char *type = PCELL(P_TYPE) ? PCELL(P_TYPE) : "";
         int dead = strcmp(hs, "gone") == 0 || strcmp(hs, "zombie") == 0;
@@ -397,8 +399,8 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
                     gm_oom();
             }
             ps = &p->v[p->n++];
-            *ps = (struct psample){.ts_ns = ts, .gpu = (uint32_t)g, .mem_mib = NAN, .job_pid = -1,
-                                   .job = ""};
+            *ps = (struct psample){
+                .ts_ns = ts, .gpu = (uint32_t)g, .mem_mib = NAN, .job_pid = -1, .job = ""};
         }
         ps->n++;
         ps->dead += dead;
@@ -491,17 +493,17 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         else if (stl && !(stl == 2 && strncmp(st, "ok", 2) == 0) &&
                  !(stl == 11 && strncmp(st, "value_error", 11) == 0))
             r.down = 2;
-        double cmode, gen, gen_max, width, width_max, gpm_rx;
-        static const enum col nc[] = {C_UTIL,   C_UMEM,   C_MEMU, C_MEMT,  C_PW,      C_PL,
-                                      C_TEMP,   C_SM,     C_MCLK, C_ENC,   C_DEC,     C_RX,
-                                      C_GEN,    C_GEN_MAX, C_WIDTH, C_WIDTH_MAX, C_CMODE, C_ECC,
-                                      C_REMAP,  C_RETIRED, C_SM_ACT, C_DRAM, C_GPM_RX};
-        double *dst[] = {&r.util,          &r.util_mem,      &r.mem_used_b,  &r.mem_total_b,
-                         &r.power_w,       &r.power_limit_w, &r.temp_c,      &r.clk_sm_mhz,
-                         &r.clk_mem_mhz,   &r.enc_util,      &r.dec_util,    &r.pcie_rx_Bps,
-                         &gen,             &gen_max,         &width,         &width_max,
-                         &cmode,           &r.ecc_uncorrected, &r.remap_pending,
-                         &r.retired_pending, &r.sm_active,   &r.dram_active, &gpm_rx};
+        double cmode = NAN, gen = NAN, gen_max = NAN, width = NAN, width_max = NAN, gpm_rx = NAN;
+        static const enum col nc[] = {C_UTIL,  C_UMEM,    C_MEMU,   C_MEMT,      C_PW,    C_PL,
+                                      C_TEMP,  C_SM,      C_MCLK,   C_ENC,       C_DEC,   C_RX,
+                                      C_GEN,   C_GEN_MAX, C_WIDTH,  C_WIDTH_MAX, C_CMODE, C_ECC,
+                                      C_REMAP, C_RETIRED, C_SM_ACT, C_DRAM,      C_GPM_RX};
+        double *dst[] = {&r.util,        &r.util_mem,        &r.mem_used_b,    &r.mem_total_b,
+                         &r.power_w,     &r.power_limit_w,   &r.temp_c,        &r.clk_sm_mhz,
+                         &r.clk_mem_mhz, &r.enc_util,        &r.dec_util,      &r.pcie_rx_Bps,
+                         &gen,           &gen_max,           &width,           &width_max,
+                         &cmode,         &r.ecc_uncorrected, &r.remap_pending, &r.retired_pending,
+                         &r.sm_active,   &r.dram_active,     &gpm_rx};
         for (size_t k = 0; k < sizeof nc / sizeof nc[0]; k++)
             if (state(CELL(nc[k]), dst[k]) != 0) {
                 rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: column %s: not a number '%.40s'", path,

@@ -1318,7 +1318,8 @@ int gm_store_usage_rows(const struct gm_usage_opts *o, struct gm_usage_row **row
         w->energy_j = sqlite3_column_int64(q, 7) > 0 ? sqlite3_column_double(q, 6) : -1;
         double ums = sqlite3_column_double(q, 9);
         w->util_avg = ums > 0 ? sqlite3_column_double(q, 8) / ums : -1;
-        w->mem_max_mib = sqlite3_column_type(q, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 10);
+        w->mem_max_mib =
+            sqlite3_column_type(q, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 10);
         w->thr_s = sqlite3_column_double(q, 11) / 1000.0;
         w->first_ms = sqlite3_column_int64(q, 12);
         w->last_ms = sqlite3_column_int64(q, 13);
@@ -1365,7 +1366,7 @@ int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_
             const struct gm_usage_row *w = &v[i];
             gm_json_obj_begin(&j);
             gm_json_key(&j, by_name[o->by]);
-            gm_json_str(&j, o->by == GM_USAGE_JOB && !w->job[0]    ? NULL
+            gm_json_str(&j, o->by == GM_USAGE_JOB && !w->job[0]     ? NULL
                             : o->by == GM_USAGE_USER && !w->user[0] ? NULL
                                                                     : usage_key(o, w));
             gm_json_key(&j, "gpus");
@@ -1398,14 +1399,16 @@ int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_
         gm_json_arr_end(&j);
         gm_buf_putc(out, '\n');
     } else if (o->format == GM_REPORT_CSV) {
-        gm_buf_printf(out, "%s,gpus,gpu_hours,energy_wh,util_avg_pct,mem_peak_mib,throttled_s,"
-                           "first_seen,last_seen\n",
+        gm_buf_printf(out,
+                      "%s,gpus,gpu_hours,energy_wh,util_avg_pct,mem_peak_mib,throttled_s,"
+                      "first_seen,last_seen\n",
                       by_name[o->by]);
         for (size_t i = 0; i < n; i++) {
             const struct gm_usage_row *w = &v[i];
-            csv_field(out, o->by == GM_USAGE_JOB && !w->job[0]    ? ""
-                           : o->by == GM_USAGE_USER && !w->user[0] ? ""
-                                                                   : usage_key(o, w),
+            csv_field(out,
+                      o->by == GM_USAGE_JOB && !w->job[0]     ? ""
+                      : o->by == GM_USAGE_USER && !w->user[0] ? ""
+                                                              : usage_key(o, w),
                       1);
             gm_buf_printf(out, ",%d,%.3f,", w->ngpu, w->gpu_s / 3600.0);
             if (w->energy_j >= 0)
@@ -1442,8 +1445,7 @@ int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_
             local_tm(w->last_ms, &tm);
             strftime(l, sizeof l, "%Y-%m-%d %H:%M:%S", &tm);
             gm_buf_printf(out, "%-40s %4d %9.2f %10s %8s %10s %8.0fs  %-19s  %-19s\n",
-                          key.p ? key.p : "", w->ngpu, w->gpu_s / 3600.0, e, u, m, w->thr_s, f,
-                          l);
+                          key.p ? key.p : "", w->ngpu, w->gpu_s / 3600.0, e, u, m, w->thr_s, f, l);
             gm_buf_free(&key);
         }
         if (n == 0)

@@ -1368,7 +1368,7 @@ static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64
 static int write_states(struct gm_store *st, struct gstate *g, int64_t ts, const struct gm_gpu *gpu)
 {
     int ok[NSTATE], changed = !g->state_have || ts - g->state_ts >= GM_STORE_STATES_REFRESH_MS ||
-                            ts < g->state_ts;
+                              ts < g->state_ts;
     int64_t v[NSTATE];
     for (int i = 0; i < NSTATE; i++) {
         v[i] = 0;
@@ -1545,8 +1545,9 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
         int64_t mem = 0;
         int mem_ok = mib(&p->used_memory, &mem);
         int i = 0;
-        while (i < g->nug && (strcmp(g->ug[i].job, u.job) || strcmp(g->ug[i].user, u.user) ||
-                              strcmp(g->ug[i].proc, u.proc)))
+        while (i < g->nug &&
+               (strcmp(g->ug[i].job, u.job) != 0 || strcmp(g->ug[i].user, u.user) != 0 ||
+                strcmp(g->ug[i].proc, u.proc) != 0))
             i++;
         if (i == g->nug) {
             if (g->nug == UG_MAX) { /* the rest, together */
@@ -1812,8 +1813,8 @@ struct tier_table {
     int tier; /* 0 raw, 1 one-minute, 2 one-hour */
 };
 static const struct tier_table retention_tables[] = {
-    {"samples", 0},   {"procs", 0},  {"gpm", 0},    {"states", 1},
-    {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2}, {"usage_1h", 2},
+    {"samples", 0},   {"procs", 0},  {"gpm", 0},    {"states", 1},   {"rollup_1m", 1},
+    {"rollup_1h", 2}, {"events", 2}, {"alerts", 2}, {"usage_1h", 2},
 };
 
 /* Deletes rows older than cutoff from one table, a chunk per transaction,
@@ -2001,11 +2002,10 @@ static struct gm_store *open_failed(struct gm_store *st, struct gm_err *err)
 static void finalize_all(struct gm_store *st)
 {
     sqlite3_stmt **all[] = {
-        &st->st_begin,     &st->st_commit,   &st->st_rollback,   &st->st_sample,
-        &st->st_proc,      &st->st_event,    &st->st_up[0],      &st->st_up[1],
-        &st->st_alert,     &st->st_gpu_find, &st->st_gpu_ins,    &st->st_gpu_upd,
-        &st->st_task_find, &st->st_task_ins, &st->st_sample_dup, &st->st_proc_dup,
-        &st->st_state,     &st->st_gpm,      &st->st_usage};
+        &st->st_begin,    &st->st_commit,  &st->st_rollback,  &st->st_sample,   &st->st_proc,
+        &st->st_event,    &st->st_up[0],   &st->st_up[1],     &st->st_alert,    &st->st_gpu_find,
+        &st->st_gpu_ins,  &st->st_gpu_upd, &st->st_task_find, &st->st_task_ins, &st->st_sample_dup,
+        &st->st_proc_dup, &st->st_state,   &st->st_gpm,       &st->st_usage};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

@@ -95,7 +95,8 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
 #define GM_USAGE_TABLE                                                                             \
     "CREATE TABLE IF NOT EXISTS usage_1h (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
     " task INTEGER NOT NULL, job TEXT NOT NULL, user TEXT NOT NULL, process TEXT NOT NULL,"        \
-    " gpu_ms INTEGER NOT NULL, energy_j REAL, util_sum INTEGER NOT NULL, util_ms INTEGER NOT NULL," \
+    " gpu_ms INTEGER NOT NULL, energy_j REAL, util_sum INTEGER NOT NULL, util_ms INTEGER NOT "     \
+    "NULL,"                                                                                        \
     " mem_max_mib INTEGER, thr_ms INTEGER NOT NULL, first_ts INTEGER NOT NULL,"                    \
     " last_ts INTEGER NOT NULL, PRIMARY KEY (ts, gpu, task, job, user, process)) WITHOUT ROWID;\n"
 
@@ -148,7 +149,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     " rule TEXT NOT NULL, severity TEXT NOT NULL, state TEXT NOT NULL, repeat INTEGER NOT NULL,"   \
     " gpu INTEGER, value TEXT, summary TEXT NOT NULL, fingerprint TEXT NOT NULL,"                  \
     " active_ts INTEGER, fired_ts INTEGER);\n"                                                     \
-    "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_USAGE_TABLE GM_ROLLUP_TABLE("rollup_1m") \
-        GM_ROLLUP_TABLE("rollup_1h")
+    "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_USAGE_TABLE GM_ROLLUP_TABLE(       \
+        "rollup_1m") GM_ROLLUP_TABLE("rollup_1h")
 
 #endif /* GM_STORE_SCHEMA_H */
