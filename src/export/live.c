@@ -480,32 +480,8 @@ void gm_live_alerts_json(struct gm_buf *out, const struct gm_alert_now *a, int n
  * with no control character (gm_text_line), then & < > " ' escaped. */
 static void html(struct gm_buf *b, const char *s)
 {
-    if (!s)
-        return;
-    struct gm_buf t = GM_BUF_INIT;
-    gm_text_line(&t, s, strlen(s));
-    for (size_t i = 0; i < t.len; i++) {
-        switch (t.p[i]) {
-        case '&':
-            gm_buf_puts(b, "&amp;");
-            break;
-        case '<':
-            gm_buf_puts(b, "&lt;");
-            break;
-        case '>':
-            gm_buf_puts(b, "&gt;");
-            break;
-        case '"':
-            gm_buf_puts(b, "&quot;");
-            break;
-        case '\'':
-            gm_buf_puts(b, "&#39;");
-            break;
-        default:
-            gm_buf_putc(b, t.p[i]);
-        }
-    }
-    gm_buf_free(&t);
+    if (s)
+        gm_text_html(b, s, strlen(s));
 }
 
 /* The JSON text of metric id (as `status --json` writes it) into buf:
