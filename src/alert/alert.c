@@ -73,6 +73,7 @@ void gm_alert_json(const struct gm_alert *a, struct gm_buf *out)
     STR_OR_NULL(&j, "uuid", a->uuid);
     STR_OR_NULL(&j, "gpu_name", a->gpu_name);
     STR_OR_NULL(&j, "pci_bus_id", a->pci_bus_id);
+    STR_OR_NULL(&j, "job_id", a->job);
     gm_json_key(&j, "summary");
     FIELD(&j, a->summary);
     gm_json_key(&j, "condition");

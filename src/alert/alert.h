@@ -35,6 +35,8 @@ struct gm_alert {
     char uuid[96];    /* GPU UUID, "" for host scope or when unknown */
     char gpu_name[96];
     char pci_bus_id[32];
+    char job[128]; /* the job on the GPU when the alert fired (core/attrib.h: "slurm:42",
+                      "pod:<uid>", ...; its first process that has one); "" none */
     char host[256];
     char summary[512];   /* the rule's summary template, expanded */
     char condition[256]; /* what the rule tests, as written ("temperature.gpu > 85") */

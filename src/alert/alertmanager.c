@@ -86,6 +86,7 @@ static void one(struct gm_json *j, const struct gm_alert *a, int64_t now_ns, int
         {"severity", sev, strlen(sev) + 1},     {"instance", a->host, sizeof(a->host)},
         {"hostname", a->host, sizeof(a->host)}, {"gpu", gpu, sizeof(gpu)},
         {"uuid", a->uuid, sizeof(a->uuid)},     {"name", a->gpu_name, sizeof(a->gpu_name)},
+        {"job_id", a->job, sizeof(a->job)},
     };
     if (a->gpu >= 0)
         snprintf(gpu, sizeof(gpu), "%d", (int)a->gpu);

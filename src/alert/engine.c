@@ -32,6 +32,8 @@ struct st {
     double value;
     char value_text[64];
     char uuid[GM_STR_MAX], name[GM_STR_MAX], bus[32];
+    char job[128]; /* the GPU's job when it fired: kept until resolved, so the
+                      alert's labels do not change while it fires */
 };
 
 struct erule {
@@ -334,6 +336,7 @@ static void notice(struct gm_engine *e, const struct erule *er, const struct st 
     gm_strlcpy(a.uuid, s->uuid, sizeof(a.uuid));
     gm_strlcpy(a.gpu_name, s->name, sizeof(a.gpu_name));
     gm_strlcpy(a.pci_bus_id, s->bus, sizeof(a.pci_bus_id));
+    gm_strlcpy(a.job, s->job, sizeof(a.job));
     gm_strlcpy(a.host, e->host, sizeof(a.host));
     gm_strlcpy(a.condition, er->r.when.text, sizeof(a.condition));
     gm_strlcpy(a.value_text, s->value_text, sizeof(a.value_text));
@@ -352,6 +355,20 @@ static void notice(struct gm_engine *e, const struct erule *er, const struct st 
 }
 
 /* ----------------------------------------------------------- transitions */
+
+/* The job on cx's GPU (docs/jobs.md): that of its first process that
+ * belongs to one; "" for a host rule or a GPU with none. */
+static void gpu_job(const struct gm_rule_ctx *cx, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const struct gm_snapshot *sn = cx->s;
+    if (!cx->g || !sn)
+        return;
+    for (uint32_t k = cx->g->proc_first; k < cx->g->proc_first + cx->g->nproc && k < sn->nproc;
+         k++)
+        if (gm_attrib_job(&sn->procs[k].attrib, buf, len)[0])
+            return;
+}
 
 static int ready(const struct erule *er, const struct st *s, int64_t t)
 {
@@ -447,6 +464,7 @@ static void step(struct gm_engine *e, struct erule *er, struct st *s, const stru
 fire:
     s->state = GM_AL_FIRING;
     s->fired_wall = wall;
+    gpu_job(cx, s->job, sizeof s->job);
     s->last_notice_t = t;
     notice(e, er, s, GM_AL_FIRING, 0, wall, fn, arg);
 }

@@ -104,6 +104,10 @@ static void f_pci_bus_id(const struct gm_alert *a, struct gm_buf *o)
 {
     PUT(o, a->pci_bus_id);
 }
+static void f_job_id(const struct gm_alert *a, struct gm_buf *o)
+{
+    PUT(o, a->job);
+}
 static void f_summary(const struct gm_alert *a, struct gm_buf *o)
 {
     PUT(o, a->summary);
@@ -182,6 +186,7 @@ static const struct field fields[] = {
     {"uuid", "UUID", f_uuid},
     {"gpu_name", "GPU_NAME", f_gpu_name},
     {"pci_bus_id", "PCI_BUS_ID", f_pci_bus_id},
+    {"job_id", "JOB_ID", f_job_id},
     {"summary", "SUMMARY", f_summary},
     {"condition", "CONDITION", f_condition},
     {"value", "VALUE", f_value},

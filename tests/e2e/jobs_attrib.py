@@ -11,8 +11,9 @@ real PIDs through GPUSIM_PID_*), and every output must name them:
   status         the [slurm:4242.0] and [pod:2f1e3c4d] suffixes
   serve --print  gpumon_gpu_job_info with job_id / pod_uid / container_id /
                  slurm_job labels, and the same labels on the per-process series
-  agent          the processes CSV's job_id and ns_pid, procs.job_id and
-                 usage_1h in the store, and `report --by job|user` from it
+  agent          an alert on each GPU names its job; the processes CSV's job_id
+                 and ns_pid, procs.job_id and usage_1h in the store, and
+                 `report --by job|user` from it
 
 SKIP (77) when not root or when no cgroup hierarchy here takes a new group.
 """
@@ -188,9 +189,21 @@ def check_all(slurm_pid, pod_pid):
         check_eq(p.returncode, 0, "promtool check metrics", p.stdout + p.stderr)
 
         data = os.path.join(d, "data")
-        ag = Agent(data, env, ["--interval", "250ms", "--procs"]).start(wait_samples=4)
+        conf = os.path.join(d, "gpumon.conf")
+        with open(conf, "w") as f:
+            f.write("[alert.hot]\nwhen = temperature.gpu > 0\nseverity = warning\n")
+        ag = Agent(data, env, ["--interval", "250ms", "--procs"], config=conf).start(
+            wait_samples=4)
         time.sleep(2.0)
         check_eq(ag.stop()[0], 0, "the agent's exit status", ag.log())
+        # an alert on a GPU names the job on it (the log notifier's JSON lines)
+        fired = {}
+        with open(os.path.join(data, "alerts.jsonl")) as f:
+            for line in f:
+                a = json.loads(line)
+                if a["rule"] == "hot" and a["state"] == "firing":
+                    fired[a["gpu"]] = a["job_id"]
+        check_eq(fired, {0: "slurm:4242", 1: f"pod:{POD}"}, "the alerts' job_id")
         rows = []
         for path in glob.glob(os.path.join(data, "csv", "*_procs_*.csv")):
             rows += agentlib.read_csv(path, agentlib.PROCS_HEADER)

@@ -61,6 +61,7 @@ static void base(struct gm_alert *a)
     gm_strlcpy(a->uuid, "GPU-5e1c2d3a-0000-1111-2222-333344445555", sizeof(a->uuid));
     gm_strlcpy(a->gpu_name, "NVIDIA H100 80GB HBM3", sizeof(a->gpu_name));
     gm_strlcpy(a->pci_bus_id, "00000000:8A:00.0", sizeof(a->pci_bus_id));
+    gm_strlcpy(a->job, "slurm:4242", sizeof(a->job));
     gm_strlcpy(a->host, "gpu-node-07", sizeof(a->host));
     gm_strlcpy(a->summary,
                "GPU 5 at 89 \xc2\xb0"
@@ -90,7 +91,7 @@ static void m_none(struct gm_alert *a)
 static void m_host_resolved(struct gm_alert *a)
 {
     a->gpu = -1;
-    a->uuid[0] = a->gpu_name[0] = a->pci_bus_id[0] = '\0';
+    a->uuid[0] = a->gpu_name[0] = a->pci_bus_id[0] = a->job[0] = '\0';
     gm_strlcpy(a->rule, "driver_lost", sizeof(a->rule));
     gm_strlcpy(a->summary, "the NVIDIA driver is back", sizeof(a->summary));
     gm_strlcpy(a->condition, "driver_lost", sizeof(a->condition));
@@ -133,7 +134,8 @@ static void m_unterminated(struct gm_alert *a)
 
 #define GPU_FIELDS                                                                                 \
     "\"host\":\"gpu-node-07\",\"gpu\":5,\"uuid\":\"GPU-5e1c2d3a-0000-1111-2222-333344445555\","    \
-    "\"gpu_name\":\"NVIDIA H100 80GB HBM3\",\"pci_bus_id\":\"00000000:8A:00.0\","
+    "\"gpu_name\":\"NVIDIA H100 80GB HBM3\",\"pci_bus_id\":\"00000000:8A:00.0\","              \
+    "\"job_id\":\"slurm:4242\","
 #define TIMES_CST                                                                                  \
     "\"active_at\":\"2026-12-02T10:00:00.000+08:00\",\"active_at_unix_ms\":1796176800000,"         \
     "\"fired_at\":\"2026-12-02T10:00:30.123+08:00\",\"fired_at_unix_ms\":1796176830123,"           \
@@ -158,7 +160,8 @@ static void test_json(void **state)
         {"host resolved", "CST-8", m_host_resolved,
          "{\"rule\":\"driver_lost\",\"state\":\"resolved\",\"severity\":\"critical\","
          "\"repeat\":false,\"host\":\"gpu-node-07\",\"gpu\":null,\"uuid\":null,"
-         "\"gpu_name\":null,\"pci_bus_id\":null,\"summary\":\"the NVIDIA driver is back\","
+         "\"gpu_name\":null,\"pci_bus_id\":null,\"job_id\":null,"
+         "\"summary\":\"the NVIDIA driver is back\","
          "\"condition\":\"driver_lost\",\"value\":null,\"value_text\":null,"
          "\"active_at\":\"2026-12-02T10:00:00.000+08:00\",\"active_at_unix_ms\":1796176800000,"
          "\"fired_at\":\"2026-12-02T10:00:30.123+08:00\",\"fired_at_unix_ms\":1796176830123,"

@@ -58,6 +58,7 @@ static void base_alert(struct gm_alert *a)
     gm_strlcpy(a->uuid, "GPU-5e1c", sizeof(a->uuid));
     gm_strlcpy(a->gpu_name, "NVIDIA H100 80GB HBM3", sizeof(a->gpu_name));
     gm_strlcpy(a->pci_bus_id, "00000000:8A:00.0", sizeof(a->pci_bus_id));
+    gm_strlcpy(a->job, "slurm:4242", sizeof(a->job));
     gm_strlcpy(a->host, "gpu-node-07", sizeof(a->host));
     gm_strlcpy(a->summary, "GPU 5 is hot", sizeof(a->summary));
     gm_strlcpy(a->condition, "temperature.gpu > 85", sizeof(a->condition));
@@ -634,7 +635,7 @@ static void test_template_names(void **state)
             fail_msg("%s: %s", tpl, why);
         count++;
     }
-    assert_int_equal(count, 25);
+    assert_int_equal(count, 26);
 }
 
 static void test_env(void **state)
@@ -660,6 +661,7 @@ static void test_env(void **state)
         "GPUMON_ALERT_UUID=GPU-5e1c",
         "GPUMON_ALERT_GPU_NAME=NVIDIA H100 80GB HBM3",
         "GPUMON_ALERT_PCI_BUS_ID=00000000:8A:00.0",
+        "GPUMON_ALERT_JOB_ID=slurm:4242",
         "GPUMON_ALERT_SUMMARY=GPU 5 is hot",
         "GPUMON_ALERT_CONDITION=temperature.gpu > 85",
         "GPUMON_ALERT_VALUE=89 C",
@@ -780,7 +782,7 @@ static void test_am_body(void **state)
     r.nlabels = 0;
     base_alert(&h);
     h.gpu = -1;
-    h.uuid[0] = h.gpu_name[0] = '\0';
+    h.uuid[0] = h.gpu_name[0] = h.job[0] = '\0';
     h.value_text[0] = '\0';
     h.value = 0.5;
     h.fired_ns = 0;
@@ -791,13 +793,14 @@ static void test_am_body(void **state)
     const char *want =
         "[{\"labels\":{\"alertname\":\"gpu_hot\",\"instance\":\"gpu-node-07\","
         "\"hostname\":\"gpu-node-07\",\"gpu\":\"5\",\"uuid\":\"GPU-5e1c\","
-        "\"name\":\"NVIDIA H100 80GB HBM3\",\"team\":\"ml\",\"severity\":\"page\"},"
+        "\"name\":\"NVIDIA H100 80GB HBM3\",\"job_id\":\"slurm:4242\",\"team\":\"ml\","
+        "\"severity\":\"page\"},"
         "\"annotations\":{\"summary\":\"GPU 5 is hot\",\"condition\":\"temperature.gpu > 85\","
         "\"value\":\"89 C\"},\"startsAt\":\"2026-12-02T02:00:30.000+00:00\","
         "\"endsAt\":\"2026-12-02T02:20:40.000+00:00\"},"
         "{\"labels\":{\"alertname\":\"gpu_hot\",\"severity\":\"critical\","
         "\"instance\":\"gpu-node-07\",\"hostname\":\"gpu-node-07\",\"gpu\":\"5\","
-        "\"uuid\":\"GPU-5e1c\",\"name\":\"NVIDIA H100 80GB HBM3\"},"
+        "\"uuid\":\"GPU-5e1c\",\"name\":\"NVIDIA H100 80GB HBM3\",\"job_id\":\"slurm:4242\"},"
         "\"annotations\":{\"summary\":\"GPU 5 is hot\",\"condition\":\"temperature.gpu > 85\","
         "\"value\":\"89 C\"},\"startsAt\":\"2026-12-02T02:00:30.000+00:00\","
         "\"endsAt\":\"2026-12-02T02:10:00.000+00:00\"},"
