@@ -364,8 +364,7 @@ static void gpu_job(const struct gm_rule_ctx *cx, char *buf, size_t len)
     const struct gm_snapshot *sn = cx->s;
     if (!cx->g || !sn)
         return;
-    for (uint32_t k = cx->g->proc_first; k < cx->g->proc_first + cx->g->nproc && k < sn->nproc;
-         k++)
+    for (uint32_t k = cx->g->proc_first; k < cx->g->proc_first + cx->g->nproc && k < sn->nproc; k++)
         if (gm_attrib_job(&sn->procs[k].attrib, buf, len)[0])
             return;
 }
