@@ -120,8 +120,8 @@ def test_sighup():
         csv_dir = os.path.join(data, "csv")
         try:
             a.start()
-            path = day_files(csv_dir)[0]
             a.wait_samples(4)
+            path = day_files(csv_dir)[0]  # the CSV sink writes after the sampler counts
             # a bad file: an error naming file:line, the running settings stay
             with open(conf, "w") as f:
                 f.write("[agent]\ninterval = 500ms\nretention = 10x\n")
