@@ -184,7 +184,23 @@ struct dev {
     int gpm_pending;      /* first sample taken this sample, finished by gpm_primed() */
     /* GPM of each MIG GPU instance, slot k for the snapshot's mig[k]. */
     struct mig_gpm mgpm[GM_MIG_MAX];
+    /* NVLink: the links up and their error counters, read link by link (5
+     * calls a link, 90 on an 18-link H100), at most every NVLINK_SLOW_NS
+     * when sampling again and again (the agent); 0: not read yet */
+    int64_t nvl_at;
+    nvmlReturn_t nvl_rc; /* link 0's state: anything but SUCCESS means no values */
+    nvmlReturn_t nvl_links_rc, nvl_erc[4];
+    unsigned int nvl_links;
+    unsigned long long nvl_errs[4];
+    /* the slow groups (slow_group()): when each was read, and its values */
+    int64_t slow_at[GM_RG__COUNT];
+    struct gm_value slow_v[GM_M__GPU_END];
 };
+
+/* How long the link states and error counters of a GPU are reused (they
+ * are cumulative counters and states that change on a fault; the
+ * throughput counters are read every sample). */
+#define NVLINK_SLOW_NS (10LL * 1000000000LL)
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
  * read in the same sample, and its dynamic values): a GPU none of whose
@@ -1317,15 +1333,13 @@ static void rd_cer_counters(struct rd *r)
  * (nvmlNvLinkErrorCounter_t 0 replay, 1 recovery, 2 CRC flit, 3 CRC data):
  * a counter no link reports is NOT_SUPPORTED, one a link failed to give
  * carries that error (the sum would be short). */
-static void rd_nvlink(struct rd *r)
+/* The link states and error counters of r's GPU into d (see rd_nvlink). */
+static void nvlink_slow(struct rd *r, struct dev *d)
 {
     unsigned int active = 0;
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetNvLinkState, 0, &active);
-    static const int err_ids[4] = {GM_M_NVLINK_ERR_REPLAY, GM_M_NVLINK_ERR_RECOVERY,
-                                   GM_M_NVLINK_ERR_CRC_FLIT, GM_M_NVLINK_ERR_CRC_DATA};
+    d->nvl_rc = rc;
     if (rc != NVML_SUCCESS) {
-        for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
-            setv(r->g, id, rc, gm_v_u64(0));
         note(r, rc);
         return;
     }
@@ -1362,9 +1376,38 @@ static void rd_nvlink(struct rd *r)
             }
         }
     }
-    setv(r->g, GM_M_NVLINK_LINKS, links_rc, gm_v_u64(links));
+    d->nvl_links_rc = links_rc;
+    d->nvl_links = links;
+    memcpy(d->nvl_errs, errs, sizeof errs);
+    memcpy(d->nvl_erc, erc, sizeof erc);
+}
+
+static void rd_nvlink(struct rd *r)
+{
+    static const int err_ids[4] = {GM_M_NVLINK_ERR_REPLAY, GM_M_NVLINK_ERR_RECOVERY,
+                                   GM_M_NVLINK_ERR_CRC_FLIT, GM_M_NVLINK_ERR_CRC_DATA};
+    struct dev *d = &r->n->dev[r->i];
+    int64_t now = gm_mono_ns();
+    /* a failure is read again at the next sample, not reused */
+    int fresh = d->nvl_at && now - d->nvl_at < NVLINK_SLOW_NS && now >= d->nvl_at &&
+                (d->nvl_rc == NVML_SUCCESS || d->nvl_rc == NVML_ERROR_NOT_SUPPORTED) &&
+                d->nvl_links_rc == NVML_SUCCESS;
+    for (int k = 0; fresh && k < 4; k++)
+        fresh = d->nvl_erc[k] == NVML_SUCCESS || d->nvl_erc[k] == NVML_ERROR_NOT_SUPPORTED;
+    if (!fresh) {
+        nvlink_slow(r, d);
+        d->nvl_at = now ? now : 1;
+    }
+    nvmlReturn_t rc = d->nvl_rc;
+    if (rc != NVML_SUCCESS) {
+        for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
+            setv(r->g, id, rc, gm_v_u64(0));
+        return;
+    }
+    setv(r->g, GM_M_NVLINK_LINKS, d->nvl_links_rc, gm_v_u64(d->nvl_links));
     for (int k = 0; k < 4; k++)
-        setv(r->g, err_ids[k], links_rc != NVML_SUCCESS ? links_rc : erc[k], gm_v_u64(errs[k]));
+        setv(r->g, err_ids[k], d->nvl_links_rc != NVML_SUCCESS ? d->nvl_links_rc : d->nvl_erc[k],
+             gm_v_u64(d->nvl_errs[k]));
     nvmlFieldValue_t fv[2];
     memset(fv, 0, sizeof(fv));
     fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
@@ -1508,15 +1551,53 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     d->have_tmpl = 1;
 }
 
+/* Groups of settings and slow counters (power management, GPU operation
+ * mode, accounting mode, the remapping histogram, per-location ECC
+ * counters): read at most every NVLINK_SLOW_NS when sampling again and
+ * again (the agent), their last values reused in between; no strings. */
+static int slow_group(int rg)
+{
+    return rg == GM_RG_POWER_MGMT || rg == GM_RG_GOM || rg == GM_RG_ACCOUNTING ||
+           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS;
+}
+
+/* Reads slow group k of r's GPU, or reuses its values (slow_group()). */
+static void read_slow(struct rd *r, size_t k, int64_t now)
+{
+    struct dev *d = &r->n->dev[r->i];
+    int rg = readers[k].rg;
+    if (d->slow_at[rg] && now >= d->slow_at[rg] && now - d->slow_at[rg] < NVLINK_SLOW_NS) {
+        for (int id = 0; id < GM_M__GPU_END; id++)
+            if (gm_metrics[id].rg == rg)
+                r->g->m[id] = d->slow_v[id];
+        return;
+    }
+    readers[k].fn(r);
+    int clean = 1; /* a failed read is not reused: the next sample asks again */
+    for (int id = 0; id < GM_M__GPU_END; id++)
+        if (gm_metrics[id].rg == rg) {
+            d->slow_v[id] = r->g->m[id];
+            clean &= r->g->m[id].status != GM_VS_ERROR && r->g->m[id].status != GM_VS_LOST;
+        }
+    d->slow_at[rg] = clean ? (now ? now : 1) : 0;
+}
+
 /* The wanted dynamic groups of GPU i.  Returns NVML_ERROR_GPU_IS_LOST if a
  * call reported the GPU lost, or the code of a call that says the whole
  * driver went away (the last such code noted); else SUCCESS. */
 static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
 {
     struct rd r = {n, i, h, g, NVML_SUCCESS};
-    for (size_t k = 0; k < NREADERS; k++)
-        if (!gm_read_groups[readers[k].rg].is_static && want(n, (enum gm_read_group)readers[k].rg))
+    int64_t now = gm_mono_ns();
+    for (size_t k = 0; k < NREADERS; k++) {
+        int rg = readers[k].rg;
+        if (gm_read_groups[rg].is_static || !want(n, (enum gm_read_group)rg))
+            continue;
+        if (slow_group(rg))
+            read_slow(&r, k, now);
+        else
             readers[k].fn(&r);
+    }
     return r.lost;
 }
 
