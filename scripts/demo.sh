@@ -121,9 +121,10 @@ TXT
 cat <<TXT
 The agent's data stays in $data: CSV files under csv/, the SQLite store
 gpumon.db (try: sqlite3 $data/gpumon.db .tables), the alert log alerts.jsonl.
-While it runs, Prometheus metrics are at http://$listen/metrics
-(docs/exporter.md), and 'gpumon alerts --data-dir $data' shows what fires
-(docs/alerts.md: the default rules, webhooks, Alertmanager).
+While it runs, the node is live in a browser at http://$listen/ (docs/api.md),
+Prometheus metrics are at http://$listen/metrics (docs/exporter.md), and
+'gpumon alerts --data-dir $data' shows what fires (docs/alerts.md: the
+default rules, webhooks, Alertmanager).
 
 Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
@@ -132,5 +133,8 @@ Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini alerts test --to 10m
   build/src/gpumon --sim scenarios/h100x8-training.ini free              (why no GPU is free here)
   build/src/gpumon --sim scenarios/h100x8-training.ini agent --no-config --data-dir $data
+  build/src/gpumon report --no-config --data-dir $data --since 1h --by user
+  build/src/gpumon report --no-config --data-dir $data --since 1h --html report.html
+  build/src/gpumon plot --no-config --data-dir $data --since 1h -o plot.png
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
 TXT

@@ -576,6 +576,18 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     return 1;
 }
 
+/* "SM clock 52 % of max", or that the maximum is not known (history: the
+ * store keeps the clock, not its maximum) -- never "nan %". */
+static const char *clock_text(const struct stats *st, char *buf, size_t len)
+{
+    double cf = acc_mean(&st->clock_frac);
+    if (isnan(cf))
+        snprintf(buf, len, "SM clock's maximum not known");
+    else
+        snprintf(buf, len, "SM clock %.0f %% of max", cf * 100);
+    return buf;
+}
+
 static void detect_thermal(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
     double fr = frac(st->n_thermal, st->n_reasons);
@@ -589,13 +601,13 @@ static void detect_thermal(struct ctx *c, uint32_t gpu, const struct stats *st)
         st->thermal_t1 ? st->thermal_t1 : st->t1, clamp01(0.7 + 0.3 * fr),
         "the GPU slows itself to stay cool: check cooling and airflow (fans, blocked intakes, "
         "room temperature, dust), the slot spacing, and nvidia-smi -q -d TEMPERATURE");
-    char sd[32] = "N/A";
+    char sd[32] = "N/A", ck[64];
     if (!isnan(st->temp_slowdown))
         snprintf(sd, sizeof sd, "%.0f °C", st->temp_slowdown);
     snprintf(f->evidence, sizeof f->evidence,
              "thermal slowdown in %.0f %% of samples; temperature up to %.0f °C (slowdown %s); "
-             "SM clock %.0f %% of max, utilisation %.0f %%",
-             fr * 100, st->temp.max, sd, acc_mean(&st->clock_frac) * 100, acc_mean(&st->util));
+             "%s, utilisation %.0f %%",
+             fr * 100, st->temp.max, sd, clock_text(st, ck, sizeof ck), acc_mean(&st->util));
     val(f, "thermal_frac", fr);
     val(f, "temp_max_c", st->temp.n ? st->temp.max : NAN);
     val(f, "temp_slowdown_c", st->temp_slowdown);
@@ -605,6 +617,7 @@ static void detect_thermal(struct ctx *c, uint32_t gpu, const struct stats *st)
 
 static void detect_power(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
+    char ck[64];
     double fr = frac(st->n_pcap, st->n_reasons);
     double pf = acc_mean(&st->power_frac);
     if (st->n_pcap < 2 || fr < 0.2 || frac(st->n_thermal, st->n_reasons) >= 0.2)
@@ -616,9 +629,9 @@ static void detect_power(struct ctx *c, uint32_t gpu, const struct stats *st)
                     "(nvidia-smi -q -d POWER; nvidia-smi -pl), the PSU and the board's default; "
                     "expected under a deliberately lowered cap");
     snprintf(f->evidence, sizeof f->evidence,
-             "software power cap in %.0f %% of samples; power %.0f %% of limit, SM clock %.0f %% "
-             "of max, utilisation %.0f %%",
-             fr * 100, pf * 100, acc_mean(&st->clock_frac) * 100, acc_mean(&st->util));
+             "software power cap in %.0f %% of samples; power %.0f %% of limit, %s, "
+             "utilisation %.0f %%",
+             fr * 100, pf * 100, clock_text(st, ck, sizeof ck), acc_mean(&st->util));
     val(f, "power_cap_frac", fr);
     val(f, "power_frac", pf);
     val(f, "clock_frac", acc_mean(&st->clock_frac));
@@ -627,6 +640,7 @@ static void detect_power(struct ctx *c, uint32_t gpu, const struct stats *st)
 
 static void detect_hw(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
+    char ck[64];
     double fr = frac(st->n_hw_nontherm, st->n_reasons);
     if (st->n_hw_nontherm < 2 || fr < 0.2)
         return;
@@ -635,9 +649,8 @@ static void detect_hw(struct ctx *c, uint32_t gpu, const struct stats *st)
         "hardware slowdown without heat: check the power supply and its cables (power brake "
         "is an external signal), dmesg for Xid errors, and the board with the vendor");
     snprintf(f->evidence, sizeof f->evidence,
-             "HW slowdown in %.0f %% of samples (power brake in %zu) with no thermal reason; "
-             "SM clock %.0f %% of max",
-             fr * 100, st->n_brake, acc_mean(&st->clock_frac) * 100);
+             "HW slowdown in %.0f %% of samples (power brake in %zu) with no thermal reason; %s",
+             fr * 100, st->n_brake, clock_text(st, ck, sizeof ck));
     val(f, "hw_slowdown_frac", fr);
     val(f, "power_brake_samples", (double)st->n_brake);
     val(f, "clock_frac", acc_mean(&st->clock_frac));
@@ -645,6 +658,7 @@ static void detect_hw(struct ctx *c, uint32_t gpu, const struct stats *st)
 
 static void detect_app_clocks(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
+    char ck[64];
     double fr = frac(st->n_app, st->n_reasons);
     double lowc = frac(st->n_busy_clock_low, st->n_busy_clock);
     double cf = acc_mean(&st->clock_frac); /* NAN in history: no max clock there */
@@ -658,9 +672,9 @@ static void detect_app_clocks(struct ctx *c, uint32_t gpu, const struct stats *s
         "clocks are held below max by settings: check application clocks and locked clocks "
         "(nvidia-smi -q -d CLOCK; nvidia-smi -rac / -rgc to reset)");
     snprintf(f->evidence, sizeof f->evidence,
-             "applications-clocks reason in %.0f %% of samples; SM clock %.0f %% of max while "
-             "busy (%.0f %% of busy samples below 90 %% with no other reason)",
-             fr * 100, acc_mean(&st->clock_frac) * 100, lowc * 100);
+             "applications-clocks reason in %.0f %% of samples; %s while busy (%.0f %% of "
+             "busy samples below 90 %% with no other reason)",
+             fr * 100, clock_text(st, ck, sizeof ck), lowc * 100);
     val(f, "app_clocks_frac", fr);
     val(f, "clock_frac", acc_mean(&st->clock_frac));
 }
