@@ -292,6 +292,36 @@ static void test_absent_values(void **state)
     gm_dg_free(d);
 }
 
+/* History has the SM clock but not its maximum: thermal throttling is still
+ * found, and its evidence says the maximum is unknown -- never "nan %". */
+static void test_clock_max_unknown(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int i = 0; i < 30; i++) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + i * S);
+        p.util_gpu = 98;
+        p.temp_c = 89;
+        p.sm_clock_mhz = 1020;
+        p.power_w = 360;
+        p.power_limit_w = 700;
+        p.reasons = (int64_t)(GM_DG_R_HW_THERMAL | GM_DG_R_SW_THERMAL);
+        gm_dg_add(d, 0, &p);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_true(has(&r, 0, "thermal-throttle"));
+    for (size_t i = 0; i < r.nfinding; i++) {
+        if (strstr(r.findings[i].evidence, "nan") || strstr(r.findings[i].evidence, "NaN"))
+            fail_msg("evidence with a NaN: %s", r.findings[i].evidence);
+        if (r.findings[i].cause == GM_DG_THERMAL_THROTTLE)
+            assert_non_null(strstr(r.findings[i].evidence, "SM clock's maximum not known"));
+    }
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 /* Incremental use: points older than max_age are dropped; a window over the
  * last minutes sees only the recent shape. */
 static void test_incremental(void **state)
@@ -510,7 +540,7 @@ int main(void)
         cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
         cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
-        cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_snapshots),   cmocka_unit_test(test_clock_max_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
