@@ -10,6 +10,7 @@
 
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
+#include "../source/jobmap.h"
 #include "../source/procfs.h"
 #include "../source/clocks.h"
 #include "../source/pages.h"
@@ -18,6 +19,7 @@
 struct gm_collector {
     struct gm_nvml *nvml;
     struct gm_procfs *procfs;
+    struct gm_jobmap *jobmap;
     uint64_t seq;
 
     /* watchdog worker */
@@ -44,6 +46,8 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     pthread_condattr_destroy(&ca);
     if (o->procs && o->procfs)
         c->procfs = gm_procfs_new(o->proc_root ? o->proc_root : "/proc");
+    if (o->job_map_dir && o->job_map_dir[0])
+        c->jobmap = gm_jobmap_new(o->job_map_dir, o->log, o->log_arg);
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
     gm_nvml_set_groups(c->nvml, o->groups ? o->groups : gm_nvml_groups_default(), o->procs);
     return rc;
@@ -55,6 +59,8 @@ static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
     gm_nvml_sample(c->nvml, s);
     if (c->procfs && s->nproc)
         gm_procfs_enrich(c->procfs, s);
+    if (c->jobmap)
+        gm_jobmap_apply(c->jobmap, s);
     s->seq = ++c->seq;
 }
 
@@ -136,6 +142,7 @@ void gm_collector_close(struct gm_collector *c)
     }
     gm_nvml_close(c->nvml);
     gm_procfs_free(c->procfs);
+    gm_jobmap_free(c->jobmap);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     free(c);

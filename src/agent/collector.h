@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 
 struct gm_collector;
@@ -22,6 +23,11 @@ struct gm_collector_opts {
     int procs;             /* list GPU processes */
     int procfs;            /* enrich them from /proc */
     const char *proc_root; /* NULL = "/proc" */
+    /* The job-mapping directory (source/jobmap.h), read on every sample;
+     * NULL or "": none.  Its warnings go to log (NULL: dropped). */
+    const char *job_map_dir;
+    gm_log_fn log;
+    void *log_arg;
 };
 
 /* Opens NVML.  Returns 0, or the gm_nvml_open error (GM_E_NOLIB,

@@ -61,6 +61,9 @@ static const struct opt opts[] = {
      "docs/config.md)"},
     {"agent", "procs", T_BOOL, OFF(procs), "false", 0, 0, NULL, NULL,
      "also log GPU processes (<task>_procs_<day>.csv and the store)"},
+    {"agent", "job-mapping-dir", T_STRING, OFF(job_map_dir), "", 0, 0, NULL, "DIR",
+     "dcgm-exporter's --hpc-job-mapping-dir: one file per GPU, named by its index, listing the "
+     "ids of the jobs that hold it, read every sample (docs/jobs.md; a change needs a restart)"},
     {"agent", "pcie", T_BOOL, OFF(pcie), "false", 0, 0, NULL, NULL,
      "also read PCIe throughput every sample (nvmlDeviceGetPcieThroughput waits ~20 ms per "
      "counter and GPU on real hardware; a change needs a restart)"},

@@ -65,7 +65,8 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
 static int open_collector(const struct gm_config *c, struct gm_collector **col, int once)
 {
     struct gm_collector_opts co = {
-        .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1};
+        .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1,
+        .job_map_dir = c->job_map_dir, .log = gm_log_cb};
     co.groups = gm_nvml_groups_default();
     if (c->pcie)
         co.groups |= UINT64_C(1) << GM_RG_PCIE_TPUT;

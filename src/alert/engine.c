@@ -357,16 +357,13 @@ static void notice(struct gm_engine *e, const struct erule *er, const struct st 
 /* ----------------------------------------------------------- transitions */
 
 /* The job on cx's GPU (docs/jobs.md): that of its first process that
- * belongs to one; "" for a host rule or a GPU with none. */
+ * belongs to one, else the first the job-mapping directory names for it
+ * (gm_gpu_job); "" for a host rule or a GPU with none. */
 static void gpu_job(const struct gm_rule_ctx *cx, char *buf, size_t len)
 {
     buf[0] = '\0';
-    const struct gm_snapshot *sn = cx->s;
-    if (!cx->g || !sn)
-        return;
-    for (uint32_t k = cx->g->proc_first; k < cx->g->proc_first + cx->g->nproc && k < sn->nproc; k++)
-        if (gm_attrib_job(&sn->procs[k].attrib, buf, len)[0])
-            return;
+    if (cx->g && cx->s)
+        gm_gpu_job(cx->s, cx->g, buf, len);
 }
 
 static int ready(const struct erule *er, const struct st *s, int64_t t)

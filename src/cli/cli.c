@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../agent/config.h"
+#include "../core/log.h"
 #include "../core/snapshot.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
@@ -43,6 +44,15 @@ void cli_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vmsg("warning", fmt, ap);
     va_end(ap);
+}
+
+void cli_log_cb(void *arg, int level, const char *msg)
+{
+    (void)arg;
+    if (level <= GM_LOG_ERR)
+        cli_error("%s", msg);
+    else if (level <= GM_LOG_WARNING)
+        cli_warn("%s", msg);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -54,6 +54,11 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "gpumon: warning: ..." on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A gm_log_fn for modules below the CLI (the collector's job-mapping
+ * directory): warnings and errors as cli_warn/cli_error lines, the rest
+ * dropped (arg unused). */
+void cli_log_cb(void *arg, int level, const char *msg);
+
 /* Usage error: prints the message and "Try 'gpumon CMD --help'."; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -222,7 +222,9 @@ static int print_metrics(const struct gm_config *c)
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
                                    .groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME,
                                    .procs = c->process_metrics,
-                                   .procfs = c->process_metrics};
+                                   .procfs = c->process_metrics,
+                                   .job_map_dir = c->job_map_dir,
+                                   .log = cli_log_cb};
     struct gm_collector *col;
     struct gm_err err = {0};
     gm_collector_open(&col, &co, &err); /* a failure shows in the sample's driver state */

@@ -28,6 +28,9 @@ static void usage(FILE *f)
         "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
         "  -c, --show-cmd       show full command lines instead of process names\n"
         "      --no-procs       do not list processes\n"
+        "      --job-mapping-dir DIR\n"
+        "                       dcgm-exporter's job-mapping directory: the jobs each GPU\n"
+        "                       index's file names are shown on its line (docs/jobs.md)\n"
         "      --color, --no-color\n"
         "                       force colours on or off (default: on a terminal, unless NO_COLOR)\n"
         "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
@@ -38,7 +41,8 @@ int cmd_status_run(int argc, char **argv);
 
 int cmd_status_run(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_COMPACT, O_ID, O_NOPROCS, O_COLOR, O_NOCOLOR, O_TIMEOUT, O_PCIE, O_GPM };
+    enum { O_JSON = 256, O_COMPACT, O_ID, O_NOPROCS, O_COLOR, O_NOCOLOR, O_TIMEOUT, O_PCIE, O_GPM,
+           O_JOBMAP };
     static const struct option opts[] = {
         {"interval", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, O_JSON},
@@ -51,12 +55,13 @@ int cmd_status_run(int argc, char **argv)
         {"timeout", required_argument, NULL, O_TIMEOUT},
         {"pcie", no_argument, NULL, O_PCIE},
         {"gpm", no_argument, NULL, O_GPM},
+        {"job-mapping-dir", required_argument, NULL, O_JOBMAP},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int64_t interval = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
     int json = 0, pretty = 1, color = -1, pcie = 0, gpm = 0;
-    const char *ids = NULL;
+    const char *ids = NULL, *jobmap = NULL;
     struct gm_status_opts so = {.show_procs = 1};
     int c;
     optind = 1;
@@ -94,6 +99,9 @@ int cmd_status_run(int argc, char **argv)
         case O_GPM:
             gpm = 1;
             break;
+        case O_JOBMAP:
+            jobmap = optarg;
+            break;
         case O_TIMEOUT:
             if (gm_parse_duration(optarg, &timeout) != 0)
                 return cli_usage_error("status", "invalid --timeout '%s'", optarg);
@@ -112,7 +120,8 @@ int cmd_status_run(int argc, char **argv)
 
     so.color = json ? 0 : cli_color(color);
     so.utf8 = cli_utf8();
-    struct gm_collector_opts co = {.procs = 1, .procfs = 1};
+    struct gm_collector_opts co = {
+        .procs = 1, .procfs = 1, .job_map_dir = jobmap, .log = cli_log_cb};
 #define BIT(g) (UINT64_C(1) << (g))
     if (!json) /* read only what the text shows */
         co.groups = BIT(GM_RG_TEMP) | BIT(GM_RG_UTIL) | BIT(GM_RG_MEMORY) | BIT(GM_RG_POWER) |

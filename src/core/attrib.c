@@ -251,6 +251,14 @@ const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len)
     return buf;
 }
 
+const char *gm_hpc_job_key(const char *id, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    snprintf(buf, len, "%s:%s", is_dec(id, strlen(id)) ? "slurm" : "hpc", id);
+    return buf;
+}
+
 int gm_attrib_known(const struct gm_attrib *a)
 {
     return a->container_id[0] || a->pod_uid[0] || a->slurm_job[0] || a->unit[0];

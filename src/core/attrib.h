@@ -75,6 +75,12 @@ const char *gm_qos_name(int qos);
  * (len >= 128 always fits). */
 const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len);
 
+/* The job key of an id from the job-mapping directory (source/jobmap.h):
+ * "slurm:<ID>" when the id is a decimal number (a Slurm job id, the key
+ * its processes' cgroup gives), else "hpc:<ID>".  Written to buf (len >=
+ * 128 always fits). */
+const char *gm_hpc_job_key(const char *id, char *buf, size_t len);
+
 /* Whether a has anything (a container, pod, job or unit). */
 int gm_attrib_known(const struct gm_attrib *a);
 

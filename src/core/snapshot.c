@@ -130,6 +130,19 @@ const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm
     return &g->m[id];
 }
 
+const char *gm_gpu_job(const struct gm_snapshot *s, const struct gm_gpu *g, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc && k < s->nproc; k++)
+        if (gm_attrib_job(&s->procs[k].attrib, buf, len)[0])
+            return buf;
+    if (g->hpc_known && g->nhpc_jobs)
+        gm_hpc_job_key(g->hpc_jobs[0], buf, len);
+    return buf;
+}
+
 const struct gm_gpu *gm_snapshot_gpu_by_index(const struct gm_snapshot *s, uint32_t idx)
 {
     for (uint32_t i = 0; i < s->ngpu; i++)

@@ -12,6 +12,7 @@
 #ifndef GM_SNAPSHOT_H
 #define GM_SNAPSHOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "attrib.h"
@@ -52,6 +53,10 @@ enum gm_host_state {
 
 #define GM_NO_INSTANCE 0xFFFFFFFFu
 #define GM_MIG_MAX 8
+/* Job ids a GPU keeps from the job-mapping directory (source/jobmap.h):
+ * at most this many, each shorter than GM_HPC_JOB_LEN. */
+#define GM_HPC_JOBS_MAX 8
+#define GM_HPC_JOB_LEN 64
 
 struct gm_mig {
     uint32_t index;               /* MIG device index under its GPU */
@@ -134,6 +139,16 @@ struct gm_gpu {
      * diagnosis runs, as in one-shot commands: unknown, not "none"). */
     uint32_t diag;
     uint8_t diag_known;
+    /* The job ids the job-mapping directory names for this GPU
+     * (dcgm-exporter's --hpc-job-mapping-dir: the lines of the file named
+     * by the GPU's index; source/jobmap.h, docs/jobs.md).  hpc_known 0:
+     * no directory is configured, or it or the file could not be read
+     * (unknown); 1 with nhpc_jobs 0: the GPU has no file or an empty one
+     * (none).  hpc_dropped counts ids beyond GM_HPC_JOBS_MAX. */
+    uint8_t hpc_known;
+    uint8_t nhpc_jobs;
+    uint16_t hpc_dropped;
+    char hpc_jobs[GM_HPC_JOBS_MAX][GM_HPC_JOB_LEN];
 };
 
 struct gm_snapshot {
@@ -187,6 +202,12 @@ void gm_snapshot_unref(struct gm_snapshot *s);
 
 /* Value of metric id on a GPU (GPU- or host-scope metric). */
 const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm_gpu *g, int id);
+
+/* The job on GPU g (docs/jobs.md): that of its first process that
+ * belongs to one (gm_attrib_job), else the first job the job-mapping
+ * directory names for it (gm_hpc_job_key), else "".  Written to buf (len
+ * >= 128 always fits). */
+const char *gm_gpu_job(const struct gm_snapshot *s, const struct gm_gpu *g, char *buf, size_t len);
 
 /* The GPU whose index is idx, or NULL. */
 const struct gm_gpu *gm_snapshot_gpu_by_index(const struct gm_snapshot *s, uint32_t idx);

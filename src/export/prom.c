@@ -441,7 +441,10 @@ static int any_value(const struct gm_snapshot *s, int id)
 
 /* The series of metric id for the MIG devices of GPU g that have a value,
  * each value scaled by mul (floored when floor_it). */
-static void mig_samples(struct writer *w, const struct gm_gpu *g, int id, double mul, int floor_it)
+/* hpc_job: NULL for none (dcgm-exporter's label of a job-mapping
+ * directory's job, after all the others, as its hpcMapper adds it). */
+static void mig_samples(struct writer *w, const struct gm_gpu *g, int id, double mul, int floor_it,
+                        const char *hpc_job)
 {
     if (id < GM_GPM_FIRST || id >= GM_GPM_FIRST + GM_GPM_COUNT)
         return;
@@ -452,6 +455,7 @@ static void mig_samples(struct writer *w, const struct gm_gpu *g, int id, double
         int first = 1;
         sample_begin(w);
         mig_labels(w, &first, g, &g->mig[k]);
+        label(w, &first, "hpc_job", hpc_job);
         double x = gm_v_as_double(v) * mul;
         sample_end(w, floor_it ? floor(x) : x);
     }
@@ -483,7 +487,7 @@ static void native_metric_families(struct writer *w)
                 gpu_labels(w, &first, g);
                 sample_end(w, gm_v_as_double(&g->m[id]) * gm_units[m->unit].prom_mul);
             }
-            mig_samples(w, g, id, gm_units[m->unit].prom_mul, 0);
+            mig_samples(w, g, id, gm_units[m->unit].prom_mul, 0, NULL);
         }
     }
 }
@@ -751,12 +755,18 @@ static void processes(struct writer *w, struct gm_prom_self *counts)
 
 /* gpumon_gpu_job_info: 1 for each job on each GPU (a Slurm job, a pod, a
  * container, a systemd unit: core/attrib.h), so that any GPU series can be
- * joined to who runs on it; at most the process series cap in all. */
+ * joined to who runs on it; source="cgroup" for the jobs of its processes,
+ * "job-mapping" for those the job-mapping directory names (a job both
+ * name is shown once, from its processes); at most the process series cap
+ * in all. */
 static void gpu_jobs(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
     unsigned cap = w->o->max_process_series ? w->o->max_process_series : 256, n = 0;
     int started = 0;
+    static const char help[] =
+        "1 for each job on a GPU: a Slurm job, a Kubernetes pod, a container or a systemd unit "
+        "(source: cgroup, from its processes; job-mapping, from the job-mapping directory).";
     for (uint32_t gi = 0; gi < s->ngpu; gi++) {
         const struct gm_gpu *g = &s->gpus[gi];
         if (!gpu_live(g))
@@ -772,9 +782,7 @@ static void gpu_jobs(struct writer *w)
             if (dup || n++ >= cap)
                 continue;
             if (!started) {
-                family(w, "gpumon_gpu_job_info", F_GAUGE,
-                       "1 for each job on a GPU: a Slurm job, a Kubernetes pod, a container or a "
-                       "systemd unit (from the processes' cgroups).");
+                family(w, "gpumon_gpu_job_info", F_GAUGE, help);
                 started = 1;
             }
             int first = 1;
@@ -782,6 +790,28 @@ static void gpu_jobs(struct writer *w)
             gpu_labels(w, &first, g);
             label(w, &first, "user", p->user);
             job_labels(w, &first, &p->attrib);
+            label(w, &first, "source", "cgroup");
+            sample_end(w, 1);
+        }
+        for (int j = 0; g->hpc_known && j < g->nhpc_jobs; j++) {
+            char job[128], seen[128];
+            gm_hpc_job_key(g->hpc_jobs[j], job, sizeof job);
+            int dup = 0;
+            for (uint32_t q = g->proc_first; q < g->proc_first + g->nproc && q < s->nproc && !dup;
+                 q++)
+                dup = strcmp(gm_attrib_job(&s->procs[q].attrib, seen, sizeof seen), job) == 0;
+            if (dup || n++ >= cap)
+                continue;
+            if (!started) {
+                family(w, "gpumon_gpu_job_info", F_GAUGE, help);
+                started = 1;
+            }
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "job_id", job);
+            label(w, &first, "slurm_job", strncmp(job, "slurm:", 6) == 0 ? job + 6 : NULL);
+            label(w, &first, "source", "job-mapping");
             sample_end(w, 1);
         }
     }
@@ -789,10 +819,31 @@ static void gpu_jobs(struct writer *w)
 
 /* -------------------------------------------------------------- dcgm set */
 
+/* dcgm-exporter with --hpc-job-mapping-dir repeats every series of a GPU
+ * that the directory names jobs for, once per job, with an hpc_job label
+ * (internal/pkg/transformation/hpc.go).  The same here, with the repeats
+ * (one per job beyond the first) under the process series cap: the GPUs
+ * past the cap keep one series without hpc_job.  Fills njobs[pos]. */
+static void dcgm_hpc_jobs(struct writer *w, uint8_t *njobs)
+{
+    const struct gm_snapshot *s = w->s;
+    unsigned cap = w->o->max_process_series ? w->o->max_process_series : 256, used = 0;
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        njobs[i] = 0;
+        if (!g->hpc_known || !g->nhpc_jobs || used + g->nhpc_jobs - 1u > cap)
+            continue;
+        njobs[i] = g->nhpc_jobs;
+        used += g->nhpc_jobs - 1u;
+    }
+}
+
 static void dcgm_families(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
     char help[300];
+    uint8_t *njobs = gm_xcalloc(s->ngpu ? s->ngpu : 1, 1);
+    dcgm_hpc_jobs(w, njobs);
     for (int id = 0; id < GM_M__GPU_END; id++) {
         const struct gm_metric *m = &gm_metrics[id];
         if (!m->dcgm || strncmp(m->dcgm, "DCGM_FI_", 8) != 0 || m->kind == GM_K_INFO)
@@ -813,16 +864,21 @@ static void dcgm_families(struct writer *w)
             const struct gm_gpu *g = &s->gpus[i];
             if (!gpu_live(g))
                 continue;
-            if (gm_v_ok(&g->m[id])) {
-                int first = 1;
-                sample_begin(w);
-                gpu_labels(w, &first, g);
-                double v = gm_v_as_double(&g->m[id]) * mul;
-                sample_end(w, floor_it ? floor(v) : v);
+            for (int k = 0; k < (njobs[i] ? njobs[i] : 1); k++) {
+                const char *job = njobs[i] ? g->hpc_jobs[k] : NULL;
+                if (gm_v_ok(&g->m[id])) {
+                    int first = 1;
+                    sample_begin(w);
+                    gpu_labels(w, &first, g);
+                    label(w, &first, "hpc_job", job);
+                    double v = gm_v_as_double(&g->m[id]) * mul;
+                    sample_end(w, floor_it ? floor(v) : v);
+                }
+                mig_samples(w, g, id, mul, floor_it, job);
             }
-            mig_samples(w, g, id, mul, floor_it);
         }
     }
+    free(njobs);
 }
 
 /* ------------------------------------------------------ common: health */

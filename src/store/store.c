@@ -1537,7 +1537,11 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
         const struct gm_proc *p = &s->procs[k];
         struct ugroup u;
         memset(&u, 0, sizeof u);
-        gm_attrib_job(&p->attrib, u.job, sizeof u.job);
+        /* a process without a job of its own counts to the job the
+         * job-mapping directory names first for its GPU (docs/jobs.md) */
+        if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known &&
+            gpu->nhpc_jobs)
+            gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
         gm_strlcpy(u.user, p->user, sizeof u.user);
         const char *name = p->comm[0] ? p->comm : p->name;
         const char *base = strrchr(name, '/');

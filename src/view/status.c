@@ -289,6 +289,15 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         }
         if (g->nmig)
             gm_buf_printf(b, " MIG x%u", g->nmig);
+        /* the jobs the job-mapping directory names for the GPU (docs/jobs.md) */
+        for (int k = 0; g->hpc_known && k < g->nhpc_jobs; k++) {
+            char key[128];
+            gm_buf_puts(b, " [");
+            term(b, o, gm_hpc_job_key(g->hpc_jobs[k], key, sizeof key));
+            gm_buf_putc(b, ']');
+        }
+        if (g->hpc_known && g->hpc_dropped)
+            gm_buf_printf(b, " [+%u jobs]", (unsigned)g->hpc_dropped);
         gm_buf_puts(b, " |");
 
         if (o->show_procs) {
@@ -519,6 +528,21 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
         gm_json_str(j, lim);
     }
     json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm);
+    /* the job-mapping directory's ids for this GPU: null when none is read */
+    gm_json_key(j, "hpc_jobs");
+    if (g->hpc_known) {
+        gm_json_arr_begin(j);
+        for (int k = 0; k < g->nhpc_jobs; k++)
+            gm_json_str(j, g->hpc_jobs[k]);
+        gm_json_arr_end(j);
+    } else {
+        gm_json_null(j);
+    }
+    gm_json_key(j, "hpc_jobs_dropped");
+    if (g->hpc_known)
+        gm_json_u64(j, g->hpc_dropped);
+    else
+        gm_json_null(j);
 
     gm_json_key(j, "mig_devices");
     gm_json_arr_begin(j);

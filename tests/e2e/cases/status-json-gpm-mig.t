@@ -142,6 +142,8 @@ json-schema: docs/json.md
         "remapped_rows_pending": "not_supported",
         "remapped_rows_failure": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [
         {
           "index": 0,
@@ -479,6 +481,8 @@ json-schema: docs/json.md
         "remapped_rows_pending": "not_supported",
         "remapped_rows_failure": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [
         {
           "index": 0,
@@ -741,6 +745,8 @@ json-schema: docs/json.md
         "gpm_nvlink_tx_bytes_per_second": "not_supported",
         "gpm_nvlink_rx_bytes_per_second": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [
         {
           "index": 0,

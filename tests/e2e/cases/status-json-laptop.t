@@ -142,6 +142,8 @@ json-schema: docs/json.md
         "remapped_rows_pending": "not_supported",
         "remapped_rows_failure": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": []
     }

@@ -125,6 +125,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {

@@ -119,6 +119,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -266,6 +268,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -413,6 +417,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -560,6 +566,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -707,6 +715,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -858,6 +868,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -1005,6 +1017,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -1152,6 +1166,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {

@@ -196,6 +196,8 @@ json-schema: docs/json.md
         "remapped_rows_pending": "gpu_lost",
         "remapped_rows_failure": "gpu_lost"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": []
     }

@@ -118,6 +118,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -258,6 +260,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -398,6 +402,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -538,6 +544,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -678,6 +686,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -822,6 +832,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -962,6 +974,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
@@ -1102,6 +1116,8 @@ json-schema: docs/json.md
         "retired_pages_dbe": "not_supported",
         "retired_pages_pending": "not_supported"
       },
+      "hpc_jobs": null,
+      "hpc_jobs_dropped": null,
       "mig_devices": [],
       "processes": [
         {
