@@ -31,7 +31,8 @@ expect() {
     fi
 }
 expect "status" gpumon st
-expect "--json" gpumon status --j
+expect "--json" gpumon status --js
+expect "--job-mapping-dir --json" gpumon status --j
 expect "--color --compact" gpumon status --co
 expect "utilization.decoder utilization.encoder utilization.gpu utilization.memory" \
     gpumon query --query-gpu = util
