@@ -21,6 +21,10 @@ static void usage(FILE *f)
             "  -d, --interval SEC   refresh every SEC seconds [default: 1]; 0.5 and 500ms work\n"
             "      --span SEC       the charts' initial span [default: 5m]; z cycles 1m/5m/15m/1h\n"
             "  -i, --id IDS         only these GPUs (indices, UUIDs or PCI bus ids)\n"
+            "      --job TEXT       only the processes of jobs that TEXT names: slurm:4242, a\n"
+            "                       pod UID, a container id, a unit (part of it; the j key)\n"
+            "      --container ID   only the processes in containers whose id starts with ID\n"
+            "                       (or RUNTIME:ID, e.g. docker:0123abcd)\n"
             "      --readonly       no signals: the k key is off\n"
             "      --ascii          draw with ASCII only (terminals without UTF-8)\n"
             "      --color, --no-color\n"
@@ -29,14 +33,51 @@ static void usage(FILE *f)
             "It samples in-process (no agent needed); a hung NVML call is shown, not waited on.\n");
 }
 
+/* A filter the user typed: 1..max printable ASCII characters (what the
+ * j key accepts too). */
+static int filter_ok(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 32 || s[i] > 126)
+            return 0;
+    return 1;
+}
+
+/* --container: [RUNTIME:]HEX, the runtime in letters, 1..64 hex digits. */
+static int container_ok(const char *s)
+{
+    const char *colon = strchr(s, ':');
+    if (colon) {
+        if (colon == s)
+            return 0;
+        for (const char *p = s; p < colon; p++)
+            if (!(*p >= 'a' && *p <= 'z'))
+                return 0;
+        s = colon + 1;
+    }
+    size_t n = strlen(s);
+    if (n == 0 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+              (s[i] >= 'A' && s[i] <= 'F')))
+            return 0;
+    return 1;
+}
+
 static int cmd_top_run(int argc, char **argv)
 {
-    enum { O_READONLY = 256, O_ASCII, O_COLOR, O_NOCOLOR, O_SPAN };
+    enum { O_READONLY = 256, O_ASCII, O_COLOR, O_NOCOLOR, O_SPAN, O_JOB, O_CONTAINER };
     static const struct option opts[] = {
         {"interval", required_argument, NULL, 'd'},
         {"delay", required_argument, NULL, 'd'},
         {"id", required_argument, NULL, 'i'},
         {"span", required_argument, NULL, O_SPAN},
+        {"job", required_argument, NULL, O_JOB},
+        {"container", required_argument, NULL, O_CONTAINER},
         {"readonly", no_argument, NULL, O_READONLY},
         {"read-only", no_argument, NULL, O_READONLY},
         {"ascii", no_argument, NULL, O_ASCII},
@@ -64,6 +105,20 @@ static int cmd_top_run(int argc, char **argv)
             break;
         case 'i':
             o.ids = optarg;
+            break;
+        case O_JOB:
+            if (!filter_ok(optarg, 63))
+                return cli_usage_error("top", "invalid --job '%s' (1-63 printable characters)",
+                                       optarg);
+            o.job = optarg;
+            break;
+        case O_CONTAINER:
+            if (!container_ok(optarg))
+                return cli_usage_error("top",
+                                       "invalid --container '%s' (hex digits of a container id, "
+                                       "optionally after RUNTIME:, e.g. docker:0123abcd)",
+                                       optarg);
+            o.container = optarg;
             break;
         case O_READONLY:
             o.readonly = 1;

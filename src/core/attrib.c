@@ -251,6 +251,25 @@ const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len)
     return buf;
 }
 
+const char *gm_attrib_label(const struct gm_attrib *a, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    if (a->slurm_job[0])
+        snprintf(buf, len, "slurm:%s%s%s", a->slurm_job, a->slurm_step[0] ? "." : "",
+                 a->slurm_step);
+    else if (a->pod_uid[0])
+        snprintf(buf, len, "pod:%.8s", a->pod_uid);
+    else if (a->container_id[0])
+        snprintf(buf, len, "%s:%.12s",
+                 a->runtime != GM_RT_NONE ? gm_runtime_name(a->runtime) : "container",
+                 a->container_id);
+    else if (gm_attrib_job(a, buf, len)[0] == '\0')
+        buf[0] = '\0'; /* the unit, as the key spells it, or nothing */
+    return buf;
+}
+
 const char *gm_hpc_job_key(const char *id, char *buf, size_t len)
 {
     if (!len)

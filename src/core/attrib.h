@@ -75,6 +75,13 @@ const char *gm_qos_name(int qos);
  * (len >= 128 always fits). */
 const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len);
 
+/* A short label of the job for narrow places (status's suffix, top's JOB
+ * column): "slurm:<JOB>[.<STEP>]", "pod:<first 8 of the UID>",
+ * "<runtime>:<first 12 of the id>", "unit:<UNIT>" (as gm_attrib_job:
+ * not a login session's scope), or "".  Written to buf (len >= 128
+ * always fits). */
+const char *gm_attrib_label(const struct gm_attrib *a, char *buf, size_t len);
+
 /* The job key of an id from the job-mapping directory (source/jobmap.h):
  * "slurm:<ID>" when the id is a decimal number (a Slurm job id, the key
  * its processes' cgroup gives), else "hpc:<ID>".  Written to buf (len >=

@@ -24,6 +24,8 @@ struct gm_top_opts {
     const char *ids;       /* -i: only these GPUs, or NULL */
     const char *lib_path;  /* NULL: the default NVML library */
     const char *proc_root; /* NULL: "/proc" */
+    const char *job;       /* --job: the process table's job filter, or NULL */
+    const char *container; /* --container: its container filter, or NULL */
 };
 
 /* What gm_top_run returns besides 0 and GM_E_* codes. */
@@ -38,7 +40,7 @@ enum {
 int gm_top_run(const struct gm_top_opts *o, struct gm_err *err);
 
 /* The module's one export. */
-#define GM_TOP_MODULE_ABI 1
+#define GM_TOP_MODULE_ABI 2
 struct gm_top_module {
     int abi; /* GM_TOP_MODULE_ABI */
     int (*run)(const struct gm_top_opts *o, struct gm_err *err);

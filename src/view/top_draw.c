@@ -640,21 +640,24 @@ static void draw_procs(struct top_ui *ui, const struct gm_top_layout *l)
     for (int x = 0; x < COLS; x++)
         addch(' ');
     attroff(A_REVERSE);
+    int cols[GM_TC__COUNT], widths[GM_TC__COUNT];
+    int ncol = gm_top_columns(t, COLS, cols, widths);
     int x = 0;
-    for (int c = 0; c < GM_TC__COUNT && x < COLS; c++) {
+    for (int i = 0; i < ncol && x < COLS; i++) {
+        int c = cols[i];
         const struct gm_top_coldesc *d = &gm_top_cols[c];
-        int w = d->width ? d->width : COLS - x;
+        int w = widths[i] ? widths[i] : COLS - x;
         int tw = (int)strlen(d->title);
         int sorted = c == t->sort_col;
         attr_t a = A_REVERSE | (sorted ? A_BOLD : 0);
         /* numbers: titles on the right, the sort mark just left of them
          * (in the separator when the title fills the column) */
-        int tx = d->numeric && d->width ? x + w - tw : x;
+        int tx = d->numeric && widths[i] ? x + w - tw : x;
         put(y, tx, w, a, d->title);
         if (sorted) {
             const char *mark = t->sort_desc ? (ui->utf8 ? "\xE2\x96\xBC" : "v")
                                             : (ui->utf8 ? "\xE2\x96\xB2" : "^");
-            int mx = d->numeric && d->width ? tx - 1 : x + tw;
+            int mx = d->numeric && widths[i] ? tx - 1 : x + tw;
             if (mx >= 0)
                 put(y, mx, 1, a, mark);
         }
@@ -693,12 +696,13 @@ static void draw_procs(struct top_ui *ui, const struct gm_top_layout *l)
             attroff(A_REVERSE);
         }
         x = 0;
-        for (int c = 0; c < GM_TC__COUNT; c++) {
+        for (int k = 0; k < ncol; k++) {
+            int c = cols[k];
             const struct gm_top_coldesc *d = &gm_top_cols[c];
-            int w = d->width ? d->width : COLS - x;
+            int w = widths[k] ? widths[k] : COLS - x;
             char cell[1100];
             gm_top_cell_text(row, c, cell, sizeof(cell));
-            if (d->numeric && d->width)
+            if (d->numeric && widths[k])
                 putf(yy, x, w, a, "%*s", w, cell);
             else
                 put(yy, x, w, a, cell);
@@ -717,10 +721,16 @@ static void draw_footer(struct top_ui *ui, const struct gm_top_layout *l)
     move(y, 0);
     clrtoeol();
     if (ui->mode == TM_FILTER) {
-        putf(y, 0, COLS, A_BOLD,
-             "Filter (text in user, command or PID; Enter applies, Esc "
-             "cancels): %s_",
-             ui->input);
+        if (ui->input_job)
+            putf(y, 0, COLS, A_BOLD,
+                 "Job filter (slurm:4242, pod UID, container id, unit; Enter applies, Esc "
+                 "cancels): %s_",
+                 ui->input);
+        else
+            putf(y, 0, COLS, A_BOLD,
+                 "Filter (text in user, command or PID; Enter applies, Esc "
+                 "cancels): %s_",
+                 ui->input);
         return;
     }
     int64_t now = gm_mono_ns();
@@ -730,13 +740,16 @@ static void draw_footer(struct top_ui *ui, const struct gm_top_layout *l)
     }
     int x = 0;
     const struct gm_top_table *t = &ui->table;
-    if (t->filter_user[0] || t->filter_text[0])
-        x += putf(y, x, COLS - x, A(P_WARN) | A_BOLD, "[%u of %u shown%s%s%s%s] ", t->n, t->total,
-                  t->filter_user[0] ? " user " : "", t->filter_user, t->filter_text[0] ? " /" : "",
-                  t->filter_text);
+    if (t->filter_user[0] || t->filter_text[0] || t->filter_job[0] || t->filter_container[0])
+        x += putf(y, x, COLS - x, A(P_WARN) | A_BOLD, "[%u of %u shown%s%s%s%s%s%s%s%s] ", t->n,
+                  t->total, t->filter_user[0] ? " user " : "", t->filter_user,
+                  t->filter_text[0] ? " /" : "", t->filter_text,
+                  t->filter_job[0] ? " job " : "", t->filter_job,
+                  t->filter_container[0] ? " container " : "", t->filter_container);
     const char *arrows = ui->utf8 ? "\xE2\x86\x90\xE2\x86\x92" : "<-->";
     const char *const keys_rw[] = {"q",      "quit",    "?",    "help", "k",    "signal", "/",
-                                   "filter", "u",       "user", "<>",   "sort", "r",      "reverse",
+                                   "filter", "u",       "user", "j",    "job",  "<>",     "sort",
+                                   "r",      "reverse",
                                    "Enter",  "details", arrows, "GPU",  "z",    "span",   NULL};
     for (int i = 0; keys_rw[i] && x < COLS; i += 2) {
         if (ui->o->readonly && strcmp(keys_rw[i], "k") == 0)
@@ -788,6 +801,7 @@ static void draw_help(struct top_ui *ui)
         "r             reverse the sort",
         "/             filter by text (user, command, PID)",
         "u             filter by user: every user in turn, then everyone",
+        "j             filter by job: slurm:4242, a pod UID, a container id, a unit",
         "Esc           clear the filters",
         "",
         "N/A: the GPU or driver does not report the value (never shown as 0).",

@@ -261,8 +261,39 @@ const struct gm_top_coldesc gm_top_cols[GM_TC__COUNT] = {
     [GM_TC_USER] = {"USER", 9, 0},      [GM_TC_TYPE] = {"TYPE", 4, 0},
     [GM_TC_GPUMEM] = {"GPU-MEM", 7, 1}, [GM_TC_SM] = {"SM%", 4, 1},
     [GM_TC_CPU] = {"CPU%", 5, 1},       [GM_TC_HOSTMEM] = {"HOST-MEM", 8, 1},
-    [GM_TC_TIME] = {"TIME", 8, 1},      [GM_TC_COMMAND] = {"COMMAND", 0, 0},
+    [GM_TC_TIME] = {"TIME", 8, 1},      [GM_TC_JOB] = {"JOB", 20, 0},
+    [GM_TC_COMMAND] = {"COMMAND", 0, 0},
 };
+
+int gm_top_columns(const struct gm_top_table *t, int cols, int *col, int *width)
+{
+    int job = t->any_job || t->filter_job[0] || t->filter_container[0];
+    int narrow = cols < GM_TOP_JOB_WIDE;
+    int n = 0;
+    for (int c = 0; c < GM_TC__COUNT; c++) {
+        if (c == GM_TC_JOB && !job)
+            continue;
+        if (job && narrow && (c == GM_TC_TYPE || c == GM_TC_HOSTMEM))
+            continue;
+        col[n] = c;
+        width[n] = c == GM_TC_JOB && narrow ? 12 : gm_top_cols[c].width;
+        n++;
+    }
+    return n;
+}
+
+int gm_top_column_next(const struct gm_top_table *t, int cols, int cur, int dir)
+{
+    int col[GM_TC__COUNT], width[GM_TC__COUNT];
+    int n = gm_top_columns(t, cols, col, width);
+    int at = -1;
+    for (int i = 0; i < n; i++)
+        if (col[i] == cur)
+            at = i;
+    if (at < 0) /* the sort column is not shown (any more): start from the first */
+        return col[dir > 0 ? 0 : n - 1];
+    return col[((at + dir) % n + n) % n];
+}
 
 void gm_top_table_init(struct gm_top_table *t)
 {
@@ -342,6 +373,9 @@ const char *gm_top_cell_text(const struct gm_top_row *r, int col, char *buf, siz
                  gm_v_ok(&p->elapsed)
                      ? gm_top_fmt_elapsed(gm_v_as_double(&p->elapsed), tmp, sizeof(tmp))
                      : "N/A");
+        break;
+    case GM_TC_JOB:
+        gm_attrib_label(&p->attrib, buf, len);
         break;
     case GM_TC_COMMAND: {
         const char *what = p->cmdline && *p->cmdline ? p->cmdline : proc_name(p);
@@ -431,9 +465,42 @@ static int contains_ci(const char *hay, const char *needle)
     return 0;
 }
 
+/* The job filter: a case-insensitive substring of what names the job (a
+ * login session is not one: gm_attrib_job). */
+static int job_matches(const char *f, const struct gm_proc *p)
+{
+    const struct gm_attrib *a = &p->attrib;
+    char label[128], key[128];
+    gm_attrib_label(a, label, sizeof label);
+    gm_attrib_job(a, key, sizeof key);
+    return contains_ci(label, f) || contains_ci(key, f) || contains_ci(a->container_id, f) ||
+           contains_ci(a->pod_uid, f) || contains_ci(a->slurm_job, f);
+}
+
+/* The container filter: "ID-START" or "RUNTIME:ID-START". */
+static int container_matches(const char *f, const struct gm_proc *p)
+{
+    const struct gm_attrib *a = &p->attrib;
+    if (!a->container_id[0])
+        return 0;
+    const char *colon = strchr(f, ':');
+    if (colon) {
+        size_t rn = (size_t)(colon - f);
+        const char *rt = gm_runtime_name(a->runtime);
+        if (strlen(rt) != rn || strncasecmp(rt, f, rn) != 0)
+            return 0;
+        f = colon + 1;
+    }
+    return strncasecmp(a->container_id, f, strlen(f)) == 0;
+}
+
 static int row_matches(const struct gm_top_table *t, const struct gm_proc *p)
 {
     if (t->filter_user[0] && strcmp(t->filter_user, p->user[0] ? p->user : "?") != 0)
+        return 0;
+    if (t->filter_job[0] && !job_matches(t->filter_job, p))
+        return 0;
+    if (t->filter_container[0] && !container_matches(t->filter_container, p))
         return 0;
     if (!t->filter_text[0])
         return 1;
@@ -453,8 +520,12 @@ void gm_top_table_build(struct gm_top_table *t, const struct gm_snapshot *s)
     int had_sel = t->selected >= 0;
     t->n = 0;
     t->total = s->nproc;
+    t->any_job = 0;
     for (uint32_t i = 0; i < s->nproc; i++) {
         const struct gm_proc *p = &s->procs[i];
+        char label[128];
+        if (!t->any_job && gm_attrib_label(&p->attrib, label, sizeof label)[0])
+            t->any_job = 1;
         if (!row_matches(t, p))
             continue;
         t->rows[t->n].p = p;

@@ -99,6 +99,7 @@ enum gm_top_col {
     GM_TC_CPU,
     GM_TC_HOSTMEM,
     GM_TC_TIME,
+    GM_TC_JOB, /* the job it belongs to (gm_attrib_label): slurm:4242.0, pod:2f1e3c4d, ... */
     GM_TC_COMMAND,
     GM_TC__COUNT
 };
@@ -123,6 +124,14 @@ struct gm_top_table {
     int sort_desc;
     char filter_user[33]; /* "" = everyone */
     char filter_text[64]; /* "" = no text filter; case-insensitive substring */
+    /* "" = none; case-insensitive substring of the job's label or key
+     * (gm_attrib_job: the unit is there), its container id, pod UID or
+     * Slurm job (--job, the j key) */
+    char filter_job[64];
+    /* "" = none; the container id starts with it, or "<runtime>:<id start>"
+     * (--container) */
+    char filter_container[80];
+    int any_job; /* some process of the last snapshot (filtered or not) has a job */
     /* the selection follows its process across refreshes */
     int selected; /* row index, -1 = none */
     uint32_t sel_pid, sel_gpu;
@@ -134,6 +143,19 @@ void gm_top_table_free(struct gm_top_table *t);
 /* Rebuilds the rows from s (filter, then sort), keeping the selected
  * process selected when it is still listed. */
 void gm_top_table_build(struct gm_top_table *t, const struct gm_snapshot *s);
+
+/* The columns shown on a terminal cols wide, in order: col[i] and its
+ * width[i] (0: the rest of the line).  JOB is shown only when some
+ * process has a job (any_job) or a job or container filter is on; below
+ * GM_TOP_JOB_WIDE columns it is 12 wide and TYPE and HOST-MEM are left
+ * out to make room for it, so that COMMAND keeps its place.  Returns how
+ * many columns (at most GM_TC__COUNT). */
+#define GM_TOP_JOB_WIDE 100
+int gm_top_columns(const struct gm_top_table *t, int cols, int *col, int *width);
+
+/* The column after (dir 1) or before (dir -1) cur among those shown, for
+ * the sort keys. */
+int gm_top_column_next(const struct gm_top_table *t, int cols, int cur, int dir);
 
 /* Moves the selection by delta rows (clamped), and remembers its process. */
 void gm_top_table_move(struct gm_top_table *t, int delta);

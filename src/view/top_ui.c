@@ -263,7 +263,10 @@ static int handle_key(struct top_ui *ui, int ch, int *rebuild)
         if (ch == 27) {
             ui->mode = TM_MAIN;
         } else if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
-            gm_strlcpy(t->filter_text, ui->input, sizeof(t->filter_text));
+            if (ui->input_job)
+                gm_strlcpy(t->filter_job, ui->input, sizeof(t->filter_job));
+            else
+                gm_strlcpy(t->filter_text, ui->input, sizeof(t->filter_text));
             ui->mode = TM_MAIN;
             *rebuild = 1;
         } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n) {
@@ -306,6 +309,12 @@ static int handle_key(struct top_ui *ui, int ch, int *rebuild)
         break;
     case '/':
         gm_strlcpy(ui->input, t->filter_text, sizeof(ui->input));
+        ui->input_job = 0;
+        ui->mode = TM_FILTER;
+        break;
+    case 'j':
+        gm_strlcpy(ui->input, t->filter_job, sizeof(ui->input));
+        ui->input_job = 1;
         ui->mode = TM_FILTER;
         break;
     case 'u':
@@ -313,18 +322,18 @@ static int handle_key(struct top_ui *ui, int ch, int *rebuild)
         *rebuild = 1;
         break;
     case 27: /* Esc */
-        t->filter_text[0] = t->filter_user[0] = '\0';
+        t->filter_text[0] = t->filter_user[0] = t->filter_job[0] = t->filter_container[0] = '\0';
         *rebuild = 1;
         break;
     case '<':
     case ',':
-        t->sort_col = (t->sort_col + GM_TC__COUNT - 1) % GM_TC__COUNT;
+        t->sort_col = gm_top_column_next(t, COLS, t->sort_col, -1);
         t->sort_desc = gm_top_cols[t->sort_col].numeric;
         *rebuild = 1;
         break;
     case '>':
     case '.':
-        t->sort_col = (t->sort_col + 1) % GM_TC__COUNT;
+        t->sort_col = gm_top_column_next(t, COLS, t->sort_col, 1);
         t->sort_desc = gm_top_cols[t->sort_col].numeric;
         *rebuild = 1;
         break;
@@ -523,6 +532,10 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     for (int g = 0; g < 64; g++)
         ui.find[g].cause = -1;
     gm_top_table_init(&ui.table);
+    if (o->job)
+        gm_strlcpy(ui.table.filter_job, o->job, sizeof(ui.table.filter_job));
+    if (o->container)
+        gm_strlcpy(ui.table.filter_container, o->container, sizeof(ui.table.filter_container));
 
     struct sampler sp;
     memset(&sp, 0, sizeof(sp));

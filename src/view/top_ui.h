@@ -50,6 +50,7 @@ struct top_ui {
     /* dialogs */
     int mode; /* enum top_mode */
     char input[64];
+    int input_job; /* TM_FILTER edits the job filter (j), not the text filter (/) */
     int sig_choice;
     struct gm_top_target target;
     char target_user[33];

@@ -3,8 +3,11 @@
 help, sort (< > r), text filter (/), user filter (u), Esc, select and
 details (Down, Enter), the signal dialog cancelled at both steps, a signal
 sent to a live process after confirmation, --readonly, and q restoring the
-terminal.
+terminal.  As root: the JOB column of two processes moved into a Slurm-like
+and a Docker-like cgroup, the job filter (j), --container at 80x24 (JOB in
+place of TYPE and HOST-MEM) and sorting by JOB.
 """
+import os
 import re
 import time
 
@@ -146,8 +149,89 @@ def test_readonly():
     print("ok readonly")
 
 
+CID = "0123456789abcdef" * 4
+
+
+def test_jobs():
+    """The JOB column and the job filters on real processes in made-up
+    cgroups (tests/e2e/jobs_attrib.py makes them the same way)."""
+    if os.geteuid() != 0:
+        print("skip jobs: needs root (cgroups)")
+        return
+    import jobs_attrib
+    try:
+        base = jobs_attrib.hierarchy()
+    except jobs_attrib.Skip as e:
+        print(f"skip jobs: {e}")
+        return
+    top = os.path.join(base, f"gpumon-top-{os.getpid()}")
+    ranks = spawn(2)
+    env = {"GPUSIM_PID_RANK0": str(ranks[0].pid), "GPUSIM_PID_RANK3": str(ranks[1].pid)}
+    t = None
+    try:
+        jobs_attrib.move(ranks[0].pid, top, "slurm/uid_1001/job_4242/step_0/task_0")
+        jobs_attrib.move(ranks[1].pid, top, f"docker/{CID}")
+        t = Top("h100x8-training.ini", 120, 40, env=env)
+        s = t.wait_for("slurm:4242.0", what="the Slurm job in the JOB column")
+        if not re.search(r"TIME JOB\s+COMMAND", header(t)):
+            fail("JOB between TIME and COMMAND at 120 columns", s)
+        row = [l for l in s.split("\n") if f" {ranks[0].pid} " in l]
+        if len(row) != 1 or not re.search(r"slurm:4242\.0\s+sleep 600", row[0]):
+            fail("rank 0's row names its job before its command", s)
+        row = [l for l in s.split("\n") if f" {ranks[1].pid} " in l]
+        if len(row) != 1 or "docker:0123456789ab" not in row[0]:
+            fail("rank 3's row names its container", s)
+        # the job filter
+        t.keys("j")
+        t.wait_for("Job filter (slurm:4242, pod UID", what="job filter prompt")
+        t.keys("4242", literal=True)
+        t.keys("Enter")
+        s = t.wait_for("[1 of 9 shown job 4242]", what="filtered by job")
+        rows = [l for l in s.split("\n") if re.match(r"^\s+\d+\s+\d+ ", l)]
+        if len(rows) != 1 or str(ranks[0].pid) not in rows[0]:
+            fail("the job filter leaves rank 0 only", s)
+        t.keys("Escape")
+        t.wait_for("shown", absent=True, what="job filter cleared")
+        # sort by JOB: > steps through the columns shown, JOB among them
+        for _ in range(12):  # at most once around the columns
+            t.keys(">")
+            time.sleep(0.3)
+            if "JOB▲" in header(t):
+                break
+        s = t.wait_for("JOB▲", what="sorted by JOB")
+        rows = [l for l in s.split("\n") if re.match(r"^\s+\d+\s+\d+ ", l)]
+        if f" {ranks[1].pid} " not in rows[-2] or f" {ranks[0].pid} " not in rows[-1]:
+            fail("by JOB: docker:... then slurm:... after the processes without a job", s)
+        t.keys("q")
+        code, stty = t.wait_exit()
+        t.check_restored(code, stty)
+        t.close()
+        # 80x24 with --container: JOB 12 wide in place of TYPE and HOST-MEM
+        t = Top("h100x8-training.ini", 80, 24, args=["--container", "docker:0123"], env=env)
+        s = t.wait_for("[1 of 9 shown container docker:0123]", what="--container")
+        h = header(t)
+        if "TYPE" in h or "HOST-MEM" in h or not re.search(r"TIME JOB\s+COMMAND", h):
+            fail("80 columns: JOB instead of TYPE and HOST-MEM", s)
+        row = [l for l in s.split("\n") if f" {ranks[1].pid} " in l]
+        if len(row) != 1 or "docker:01234" not in row[0] or "sleep" not in row[0]:
+            fail("80 columns: the container's row with its job and command", s)
+        t.keys("q")
+        code, stty = t.wait_exit()
+        t.check_restored(code, stty)
+    finally:
+        if t:
+            t.close()
+        for p in ranks:
+            p.kill()
+            p.wait()
+        time.sleep(0.2)
+        jobs_attrib.remove_tree(top)
+    print("ok jobs")
+
+
 if __name__ == "__main__":
     skip_without_tmux()
     test_keys()
     test_readonly()
+    test_jobs()
     print("top_keys: all passed")

@@ -406,6 +406,137 @@ static void test_table_filter_and_selection(void **state)
     gm_snapshot_free(s);
 }
 
+/* The JOB column and the job and container filters: four processes in a
+ * Slurm step, a pod, a docker container and a systemd service (their
+ * cgroup paths parsed as procfs does), and one in none. */
+#define CID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define POD "2f1e3c4d-5b6a-4789-8abc-def012345678"
+static struct gm_snapshot *jobs_snapshot(void)
+{
+    struct gm_snapshot *s = snap(1, SEC);
+    static const struct {
+        uint32_t pid;
+        const char *cgroup;
+    } ps[] = {
+        {10, "/slurm/uid_1001/job_4242/step_0/task_0"},
+        {20, "/kubepods/burstable/pod" POD "/fedcba9876543210fedcba9876543210fedcba9876543210fedcba98"
+             "76543210"},
+        {30, "/system.slice/docker-" CID ".scope"},
+        {40, "/system.slice/triton.service"},
+        {50, "/user.slice/user-1000.slice/session-3.scope"},
+    };
+    for (size_t i = 0; i < N_ELEM(ps); i++) {
+        struct gm_proc *p = add(s, 0, ps[i].pid, "alice", "python3 x.py",
+                                gm_v_u64((ps[i].pid) * MIB), gm_v_u64(1), gm_v_f64(1), GM_HS_ALIVE);
+        gm_attrib_parse(ps[i].cgroup, &p->attrib);
+    }
+    return s;
+}
+
+static void test_table_jobs(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = jobs_snapshot();
+    struct gm_top_table t;
+    gm_top_table_init(&t);
+    t.sort_col = GM_TC_PID;
+    t.sort_desc = 0;
+    gm_top_table_build(&t, s);
+    assert_true(t.any_job);
+    char b[256];
+    static const char *const want[] = {"slurm:4242.0", "pod:2f1e3c4d", "docker:0123456789ab",
+                                       "unit:triton.service", ""};
+    for (uint32_t i = 0; i < t.n; i++)
+        assert_string_equal(gm_top_cell_text(&t.rows[i], GM_TC_JOB, b, sizeof b), want[i]);
+
+    /* sortable: text order, the processes without a job first (as "" sorts) */
+    t.sort_col = GM_TC_JOB;
+    gm_top_table_build(&t, s);
+    uint32_t got[5];
+    pids(&t, got);
+    static const uint32_t by_job[] = {50, 30, 20, 10, 40};
+    assert_memory_equal(got, by_job, sizeof by_job);
+    t.sort_desc = 1;
+    gm_top_table_build(&t, s);
+    pids(&t, got);
+    assert_int_equal(got[0], 40);
+
+    /* the job filter: any part of what names the job; the container filter:
+     * the start of the id, optionally after its runtime */
+    static const struct {
+        const char *job, *container;
+        uint32_t n, first;
+    } f[] = {
+        {"4242", "", 1, 10},          {"slurm:4242", "", 1, 10},   {"SLURM", "", 1, 10},
+        {POD, "", 1, 20},             {"pod:2f1e", "", 1, 20},     {"triton", "", 1, 40},
+        {"unit:", "", 1, 40},         {"session-3", "", 0, 0},     {"", "0123", 1, 30},
+        {"", "docker:0123456789", 1, 30}, {"", "crio:0123", 0, 0}, {"", "fedcba98", 1, 20},
+        {"", "cri:fedcba98", 1, 20},  {"", "456789ab", 0, 0},     {"container:", "", 1, 30},
+        {"4242", "0123", 0, 0},       {"nothing", "", 0, 0},
+    };
+    t.sort_desc = 0;
+    t.sort_col = GM_TC_PID;
+    for (size_t i = 0; i < N_ELEM(f); i++) {
+        snprintf(t.filter_job, sizeof t.filter_job, "%s", f[i].job);
+        snprintf(t.filter_container, sizeof t.filter_container, "%s", f[i].container);
+        gm_top_table_build(&t, s);
+        if (t.n != f[i].n || (t.n && t.rows[0].p->pid != f[i].first))
+            fail_msg("job '%s' container '%s': %u rows (first %u), want %u (first %u)", f[i].job,
+                     f[i].container, t.n, t.n ? t.rows[0].p->pid : 0, f[i].n, f[i].first);
+        assert_int_equal(t.total, 5);
+        assert_true(t.any_job); /* from every process, not only those shown */
+    }
+    gm_top_table_free(&t);
+    gm_snapshot_free(s);
+}
+
+/* Which columns are shown: JOB only when some process has a job (or a job
+ * filter is on); on a narrow terminal it replaces TYPE and HOST-MEM. */
+static void test_table_columns(void **state)
+{
+    (void)state;
+    struct gm_top_table t;
+    gm_top_table_init(&t);
+    int col[GM_TC__COUNT], w[GM_TC__COUNT];
+    /* no job anywhere: the columns as before */
+    int n = gm_top_columns(&t, 80, col, w);
+    assert_int_equal(n, GM_TC__COUNT - 1);
+    for (int i = 0; i < n; i++)
+        assert_int_not_equal(col[i], GM_TC_JOB);
+    assert_int_equal(col[n - 1], GM_TC_COMMAND);
+    /* a job, wide: every column, JOB 20 wide before COMMAND */
+    t.any_job = 1;
+    n = gm_top_columns(&t, 200, col, w);
+    assert_int_equal(n, GM_TC__COUNT);
+    assert_int_equal(col[n - 2], GM_TC_JOB);
+    assert_int_equal(w[n - 2], 20);
+    /* a job, 80 columns: no TYPE or HOST-MEM, JOB 12 wide, COMMAND keeps
+     * at least 16 columns */
+    n = gm_top_columns(&t, 80, col, w);
+    assert_int_equal(n, GM_TC__COUNT - 2);
+    int x = 0;
+    for (int i = 0; i < n; i++) {
+        assert_int_not_equal(col[i], GM_TC_TYPE);
+        assert_int_not_equal(col[i], GM_TC_HOSTMEM);
+        x += w[i] ? w[i] + 1 : 0;
+    }
+    assert_int_equal(w[n - 2], 12);
+    assert_true(80 - x >= 16);
+    /* a job filter shows the column even when nothing matches */
+    t.any_job = 0;
+    snprintf(t.filter_job, sizeof t.filter_job, "4242");
+    n = gm_top_columns(&t, 200, col, w);
+    assert_int_equal(col[n - 2], GM_TC_JOB);
+    /* the sort keys step over the columns shown, around the ends */
+    t.any_job = 1;
+    assert_int_equal(gm_top_column_next(&t, 80, GM_TC_USER, 1), GM_TC_GPUMEM); /* no TYPE */
+    assert_int_equal(gm_top_column_next(&t, 80, GM_TC_COMMAND, 1), GM_TC_GPU);
+    assert_int_equal(gm_top_column_next(&t, 80, GM_TC_GPU, -1), GM_TC_COMMAND);
+    assert_int_equal(gm_top_column_next(&t, 80, GM_TC_HOSTMEM, 1), GM_TC_GPU); /* hidden */
+    assert_int_equal(gm_top_column_next(&t, 200, GM_TC_TIME, 1), GM_TC_JOB);
+    gm_top_table_free(&t);
+}
+
 /* ------------------------------------------------------------------------ */
 /* layout                                                                    */
 
@@ -579,6 +710,8 @@ int main(void)
         cmocka_unit_test(test_table_sort),
         cmocka_unit_test(test_table_cells),
         cmocka_unit_test(test_table_filter_and_selection),
+        cmocka_unit_test(test_table_jobs),
+        cmocka_unit_test(test_table_columns),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_signal_child),
         cmocka_unit_test(test_signal_zombie),
