@@ -1,4 +1,6 @@
 /* cmd_status.c -- `gpumon status`: the gpustat-style quick look and its JSON. */
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +119,16 @@ int cmd_status_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("status", "unexpected argument '%s'", argv[optind]);
+    if (jobmap) {
+        /* given on the command line, a directory that is not there is a
+         * mistake (the agent, whose prolog may create it later, warns) */
+        DIR *d = opendir(jobmap);
+        if (!d) {
+            cli_error("--job-mapping-dir %s: %s", jobmap, strerror(errno));
+            return GM_EXIT_USAGE;
+        }
+        closedir(d);
+    }
 
     so.color = json ? 0 : cli_color(color);
     so.utf8 = cli_utf8();
