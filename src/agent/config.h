@@ -37,7 +37,7 @@ struct gm_config {
     char columns[2048];
     int procs;
     char job_map_dir[PATH_MAX]; /* dcgm-exporter's job-mapping directory; "" none */
-    int pcie; /* read PCIe throughput (GM_RG_PCIE_TPUT) every sample */
+    int pcie;                   /* read PCIe throughput (GM_RG_PCIE_TPUT) every sample */
     int64_t retention_ns;
     int64_t compress_after_ns;
     int csv_sync;

@@ -64,9 +64,11 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
  * samples 100 ms apart, docs/gpm.md) instead of reporting it not yet available. */
 static int open_collector(const struct gm_config *c, struct gm_collector **col, int once)
 {
-    struct gm_collector_opts co = {
-        .lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL, .procs = 1, .procfs = 1,
-        .job_map_dir = c->job_map_dir, .log = gm_log_cb};
+    struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
+                                   .procs = 1,
+                                   .procfs = 1,
+                                   .job_map_dir = c->job_map_dir,
+                                   .log = gm_log_cb};
     co.groups = gm_nvml_groups_default();
     if (c->pcie)
         co.groups |= UINT64_C(1) << GM_RG_PCIE_TPUT;

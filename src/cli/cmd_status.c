@@ -43,8 +43,18 @@ int cmd_status_run(int argc, char **argv);
 
 int cmd_status_run(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_COMPACT, O_ID, O_NOPROCS, O_COLOR, O_NOCOLOR, O_TIMEOUT, O_PCIE, O_GPM,
-           O_JOBMAP };
+    enum {
+        O_JSON = 256,
+        O_COMPACT,
+        O_ID,
+        O_NOPROCS,
+        O_COLOR,
+        O_NOCOLOR,
+        O_TIMEOUT,
+        O_PCIE,
+        O_GPM,
+        O_JOBMAP
+    };
     static const struct option opts[] = {
         {"interval", required_argument, NULL, 'i'},
         {"json", no_argument, NULL, O_JSON},

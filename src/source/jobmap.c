@@ -20,8 +20,8 @@
 #define SLOTS 64 /* GPU indexes 0..63, as everywhere else (GPU masks) */
 
 struct slot {
-    int seen;       /* the file was looked at */
-    int known;      /* ids below are what the file says (or: no file) */
+    int seen;  /* the file was looked at */
+    int known; /* ids below are what the file says (or: no file) */
     dev_t dev;
     ino_t ino;
     off_t size;
@@ -56,8 +56,8 @@ void gm_jobmap_free(struct gm_jobmap *m)
 
 static int id_char(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '+' || c == ':' || c == '@' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '+' || c == ':' || c == '@' || c == '-';
 }
 
 static void add_line(const char *p, size_t n, struct gm_jobmap_ids *out)
@@ -152,8 +152,7 @@ static void read_slot(struct gm_jobmap *m, int dfd, uint32_t idx, struct slot *s
     char *buf = gm_xmalloc(GM_JOBMAP_MAX_BYTES);
     size_t len = 0;
     ssize_t r = 0;
-    while (len < GM_JOBMAP_MAX_BYTES &&
-           (r = read(fd, buf + len, GM_JOBMAP_MAX_BYTES - len)) > 0)
+    while (len < GM_JOBMAP_MAX_BYTES && (r = read(fd, buf + len, GM_JOBMAP_MAX_BYTES - len)) > 0)
         len += (size_t)r;
     int err = r < 0 ? errno : 0;
     char more = 0;

@@ -45,10 +45,10 @@ void gm_jobmap_apply(struct gm_jobmap *m, struct gm_snapshot *s);
 
 /* What one file says (exposed for the unit tests).  */
 struct gm_jobmap_ids {
-    uint8_t n;                                  /* ids kept */
-    uint16_t dropped;                           /* valid ids beyond GM_HPC_JOBS_MAX */
-    uint32_t bad;                               /* lines that are not ids (skipped) */
-    char id[GM_HPC_JOBS_MAX][GM_HPC_JOB_LEN];   /* in the file's order, without repeats */
+    uint8_t n;                                /* ids kept */
+    uint16_t dropped;                         /* valid ids beyond GM_HPC_JOBS_MAX */
+    uint32_t bad;                             /* lines that are not ids (skipped) */
+    char id[GM_HPC_JOBS_MAX][GM_HPC_JOB_LEN]; /* in the file's order, without repeats */
 };
 
 /* Parses len bytes of a mapping file into *out.  Never fails. */

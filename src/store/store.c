@@ -1539,8 +1539,7 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
         memset(&u, 0, sizeof u);
         /* a process without a job of its own counts to the job the
          * job-mapping directory names first for its GPU (docs/jobs.md) */
-        if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known &&
-            gpu->nhpc_jobs)
+        if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known && gpu->nhpc_jobs)
             gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
         gm_strlcpy(u.user, p->user, sizeof u.user);
         const char *name = p->comm[0] ? p->comm : p->name;

@@ -743,14 +743,12 @@ static void draw_footer(struct top_ui *ui, const struct gm_top_layout *l)
     if (t->filter_user[0] || t->filter_text[0] || t->filter_job[0] || t->filter_container[0])
         x += putf(y, x, COLS - x, A(P_WARN) | A_BOLD, "[%u of %u shown%s%s%s%s%s%s%s%s] ", t->n,
                   t->total, t->filter_user[0] ? " user " : "", t->filter_user,
-                  t->filter_text[0] ? " /" : "", t->filter_text,
-                  t->filter_job[0] ? " job " : "", t->filter_job,
-                  t->filter_container[0] ? " container " : "", t->filter_container);
+                  t->filter_text[0] ? " /" : "", t->filter_text, t->filter_job[0] ? " job " : "",
+                  t->filter_job, t->filter_container[0] ? " container " : "", t->filter_container);
     const char *arrows = ui->utf8 ? "\xE2\x86\x90\xE2\x86\x92" : "<-->";
-    const char *const keys_rw[] = {"q",      "quit",    "?",    "help", "k",    "signal", "/",
-                                   "filter", "u",       "user", "j",    "job",  "<>",     "sort",
-                                   "r",      "reverse",
-                                   "Enter",  "details", arrows, "GPU",  "z",    "span",   NULL};
+    const char *const keys_rw[] = {
+        "q",  "quit", "?", "help",    "k",     "signal",  "/",    "filter", "u", "user", "j", "job",
+        "<>", "sort", "r", "reverse", "Enter", "details", arrows, "GPU",    "z", "span", NULL};
     for (int i = 0; keys_rw[i] && x < COLS; i += 2) {
         if (ui->o->readonly && strcmp(keys_rw[i], "k") == 0)
             continue;

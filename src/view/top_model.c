@@ -257,11 +257,11 @@ void gm_top_diagnose(const struct gm_gpu *g, int utf8, struct gm_top_diag *d)
 /* ========================================================== process table */
 
 const struct gm_top_coldesc gm_top_cols[GM_TC__COUNT] = {
-    [GM_TC_GPU] = {"GPU", 3, 1},        [GM_TC_PID] = {"PID", 8, 1},
-    [GM_TC_USER] = {"USER", 9, 0},      [GM_TC_TYPE] = {"TYPE", 4, 0},
-    [GM_TC_GPUMEM] = {"GPU-MEM", 7, 1}, [GM_TC_SM] = {"SM%", 4, 1},
-    [GM_TC_CPU] = {"CPU%", 5, 1},       [GM_TC_HOSTMEM] = {"HOST-MEM", 8, 1},
-    [GM_TC_TIME] = {"TIME", 8, 1},      [GM_TC_JOB] = {"JOB", 20, 0},
+    [GM_TC_GPU] = {"GPU", 3, 1},         [GM_TC_PID] = {"PID", 8, 1},
+    [GM_TC_USER] = {"USER", 9, 0},       [GM_TC_TYPE] = {"TYPE", 4, 0},
+    [GM_TC_GPUMEM] = {"GPU-MEM", 7, 1},  [GM_TC_SM] = {"SM%", 4, 1},
+    [GM_TC_CPU] = {"CPU%", 5, 1},        [GM_TC_HOSTMEM] = {"HOST-MEM", 8, 1},
+    [GM_TC_TIME] = {"TIME", 8, 1},       [GM_TC_JOB] = {"JOB", 20, 0},
     [GM_TC_COMMAND] = {"COMMAND", 0, 0},
 };
 

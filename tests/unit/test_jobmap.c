@@ -39,14 +39,14 @@ static void test_parse(void **state)
         unsigned bad;
     } cases[] = {
         {"4242\n", 1, {"4242"}, 0},
-        {"4242", 1, {"4242"}, 0},                  /* no final newline */
+        {"4242", 1, {"4242"}, 0},                     /* no final newline */
         {"4242\r\n4243\r\n", 2, {"4242", "4243"}, 0}, /* CRLF */
-        {"\n\n  4242  \n\t\n", 1, {"4242"}, 0},     /* blanks around, blank lines */
-        {"4242\n4242\n", 1, {"4242"}, 0},           /* the same job twice is one */
+        {"\n\n  4242  \n\t\n", 1, {"4242"}, 0},       /* blanks around, blank lines */
+        {"4242\n4242\n", 1, {"4242"}, 0},             /* the same job twice is one */
         {"job1\njob_2.a+0:x@y-z\n", 2, {"job1", "job_2.a+0:x@y-z"}, 0},
-        {"bad id\n4242\n", 1, {"4242"}, 1},        /* a space inside */
-        {"a\x1b[31mb\n", 0, {NULL}, 1},             /* a terminal escape */
-        {"\xff\xfe\x00\x01\n7\n", 1, {"7"}, 1},     /* binary */
+        {"bad id\n4242\n", 1, {"4242"}, 1},     /* a space inside */
+        {"a\x1b[31mb\n", 0, {NULL}, 1},         /* a terminal escape */
+        {"\xff\xfe\x00\x01\n7\n", 1, {"7"}, 1}, /* binary */
         {"", 0, {NULL}, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -419,8 +419,9 @@ static struct gm_snapshot *jobs_snapshot(void)
         const char *cgroup;
     } ps[] = {
         {10, "/slurm/uid_1001/job_4242/step_0/task_0"},
-        {20, "/kubepods/burstable/pod" POD "/fedcba9876543210fedcba9876543210fedcba9876543210fedcba98"
-             "76543210"},
+        {20,
+         "/kubepods/burstable/pod" POD "/fedcba9876543210fedcba9876543210fedcba9876543210fedcba98"
+         "76543210"},
         {30, "/system.slice/docker-" CID ".scope"},
         {40, "/system.slice/triton.service"},
         {50, "/user.slice/user-1000.slice/session-3.scope"},
@@ -467,12 +468,15 @@ static void test_table_jobs(void **state)
         const char *job, *container;
         uint32_t n, first;
     } f[] = {
-        {"4242", "", 1, 10},          {"slurm:4242", "", 1, 10},   {"SLURM", "", 1, 10},
-        {POD, "", 1, 20},             {"pod:2f1e", "", 1, 20},     {"triton", "", 1, 40},
-        {"unit:", "", 1, 40},         {"session-3", "", 0, 0},     {"", "0123", 1, 30},
-        {"", "docker:0123456789", 1, 30}, {"", "crio:0123", 0, 0}, {"", "fedcba98", 1, 20},
-        {"", "cri:fedcba98", 1, 20},  {"", "456789ab", 0, 0},     {"container:", "", 1, 30},
-        {"4242", "0123", 0, 0},       {"nothing", "", 0, 0},
+        {"4242", "", 1, 10},         {"slurm:4242", "", 1, 10},
+        {"SLURM", "", 1, 10},        {POD, "", 1, 20},
+        {"pod:2f1e", "", 1, 20},     {"triton", "", 1, 40},
+        {"unit:", "", 1, 40},        {"session-3", "", 0, 0},
+        {"", "0123", 1, 30},         {"", "docker:0123456789", 1, 30},
+        {"", "crio:0123", 0, 0},     {"", "fedcba98", 1, 20},
+        {"", "cri:fedcba98", 1, 20}, {"", "456789ab", 0, 0},
+        {"container:", "", 1, 30},   {"4242", "0123", 0, 0},
+        {"nothing", "", 0, 0},
     };
     t.sort_desc = 0;
     t.sort_col = GM_TC_PID;
