@@ -25,7 +25,8 @@ struct slot {
     dev_t dev;
     ino_t ino;
     off_t size;
-    struct timespec mtime;
+    struct timespec mtime,
+        ctime; /* ctime also changes on a chmod of a file that could not be read */
     struct gm_jobmap_ids ids;
 };
 
@@ -127,7 +128,8 @@ static void read_slot(struct gm_jobmap *m, int dfd, uint32_t idx, struct slot *s
         return;
     }
     if (sl->seen && st.st_dev == sl->dev && st.st_ino == sl->ino && st.st_size == sl->size &&
-        st.st_mtim.tv_sec == sl->mtime.tv_sec && st.st_mtim.tv_nsec == sl->mtime.tv_nsec)
+        st.st_mtim.tv_sec == sl->mtime.tv_sec && st.st_mtim.tv_nsec == sl->mtime.tv_nsec &&
+        st.st_ctim.tv_sec == sl->ctime.tv_sec && st.st_ctim.tv_nsec == sl->ctime.tv_nsec)
         return; /* unchanged: what it said still holds */
     memset(sl, 0, sizeof(*sl));
     sl->seen = 1;
@@ -135,6 +137,7 @@ static void read_slot(struct gm_jobmap *m, int dfd, uint32_t idx, struct slot *s
     sl->ino = st.st_ino;
     sl->size = st.st_size;
     sl->mtime = st.st_mtim;
+    sl->ctime = st.st_ctim;
     if (!S_ISREG(st.st_mode)) {
         /* a symbolic link could point anywhere (a FIFO would block): the
          * GPU's jobs are then unknown, not none */
@@ -145,6 +148,13 @@ static void read_slot(struct gm_jobmap *m, int dfd, uint32_t idx, struct slot *s
         return;
     }
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat fst;
+    if (fd >= 0 && (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode))) {
+        /* replaced by something else between the fstatat and the open */
+        close(fd);
+        warn(m, name, "is not a regular file; ignored, the GPU's jobs are unknown", NULL);
+        return;
+    }
     if (fd < 0) {
         warn(m, name, "cannot be read: ", strerror(errno));
         return;
