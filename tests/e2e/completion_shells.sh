@@ -33,7 +33,8 @@ expect() {
     fi
 }
 expect "gpumon st" "status"
-expect "gpumon status --j" "--json"
+expect "gpumon status --js" "--json"
+expect "gpumon status --j" "--job-mapping-dir --json"
 expect "gpumon agent --log-level e" "error"
 expect "gpumon config " "check show"
 expect "gpumon completion " "bash fish zsh"
