@@ -569,6 +569,13 @@ typedef struct {
 #define NVML_INFOROM_POWER 2
 #define NVML_MEMORY_LOCATION_DRAM 2
 #define NVML_MEMORY_LOCATION_SRAM 7
+#define NVML_MEMORY_LOCATION_L1_CACHE 0
+#define NVML_MEMORY_LOCATION_L2_CACHE 1
+#define NVML_MEMORY_LOCATION_REGISTER_FILE 3
+#define NVML_MEMORY_LOCATION_TEXTURE_MEMORY 4
+#define NVML_MEMORY_LOCATION_CBU 6
+/* nvmlFieldValue_t.scopeId of the power fields 185-192 (nvmlPowerScopeType_t) */
+#define NVML_POWER_SCOPE_MODULE 1
 
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
                                             unsigned int *clockMHz);
