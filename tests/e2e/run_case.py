@@ -8,7 +8,8 @@ A case file is a small header of "key: value" lines, then sections:
     scenario: h100x8-training.ini   file under scenarios/ ("none": no GPUSIM_SCENARIO)
     time: 300                       GPUSIM_TIME (scenario seconds), default 0
     lib: sim                        sim (default), legacy, or missing (a path that does not exist)
-    env: NAME=VALUE                 extra environment (repeatable)
+    env: NAME=VALUE                 extra environment (repeatable); {root} in VALUE is
+                                    the source tree (fixtures: {root}/tests/fixtures/...)
     spawn: 3                        start N real processes; GPUSIM_PID_RANK0.. are their PIDs
     args: query --format=csv ...    gpumon's arguments (shell-style quoting)
     exit: 0                         expected exit status
@@ -145,7 +146,7 @@ def main():
         env["GPUSIM_TIME"] = head["time"]
     for e in extra_env:
         k, _, v = e.partition("=")
-        env[k] = v
+        env[k] = v.replace("{root}", root)
 
     subst = {"host": socket.gethostname(), "user": pwd.getpwuid(os.getuid()).pw_name}
     spawned = []
