@@ -12,6 +12,7 @@
 #include "../source/nvml.h"
 #include "../source/procfs.h"
 #include "../source/clocks.h"
+#include "../source/accounting.h"
 #include "../source/pages.h"
 #include "../source/topo.h"
 
@@ -179,4 +180,10 @@ int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
                                     struct gm_retired_page **out, size_t *count)
 {
     return gm_nvml_retired_pages(c->nvml, index, out, count);
+}
+
+int gm_collector_nvml_accounted(struct gm_collector *c, uint32_t index,
+                                struct gm_accounted **out, size_t *count)
+{
+    return gm_nvml_accounted(c->nvml, index, out, count);
 }
