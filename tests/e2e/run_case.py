@@ -135,6 +135,9 @@ def main():
     for k in ("GPUSIM_SCENARIO", "GPUSIM_TIME", "GPUSIM_SPEED", "GPUSIM_EPOCH", "NO_COLOR"):
         env.pop(k, None)
     env.update({"TZ": "UTC", "LC_ALL": "C", "NO_COLOR": "1", "TERM": "dumb"})
+    # pcie.link.gen.hostmax reads sysfs by the simulated bus ids, which may
+    # exist on the machine running the tests: no sysfs unless a case gives one
+    env["GPUMON_SYSFS_ROOT"] = "/nonexistent/sysfs"
     lib = head.get("lib", "sim")
     env["GPUMON_NVML_LIB"] = {"sim": os.environ.get("SIM_LIB", ""),
                               "legacy": os.environ.get("SIM_LIB_LEGACY", ""),
