@@ -6,9 +6,9 @@
  * one, so each is NOT_SUPPORTED on the other generation; remapped rows are
  * also NOT_SUPPORTED while MIG is on.  Counts come from the scenario's ecc
  * faults (faults.c); the locations other than DRAM and SRAM count 0 on
- * Volta and are NOT_SUPPORTED from Ampere on.  Field values carry a per-entry status, a timestamp in
- * microseconds since 1970 and a value type; unknown ids get NOT_SUPPORTED in
- * their entry while the call itself succeeds.
+ * Volta and are NOT_SUPPORTED from Ampere on.  Field values carry a per-entry status, a timestamp
+ * in microseconds since 1970 and a value type; unknown ids get NOT_SUPPORTED in their entry while
+ * the call itself succeeds.
  */
 #include <math.h>
 #include <stdlib.h>

@@ -182,8 +182,8 @@ int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
     return gm_nvml_retired_pages(c->nvml, index, out, count);
 }
 
-int gm_collector_nvml_accounted(struct gm_collector *c, uint32_t index,
-                                struct gm_accounted **out, size_t *count)
+int gm_collector_nvml_accounted(struct gm_collector *c, uint32_t index, struct gm_accounted **out,
+                                size_t *count)
 {
     return gm_nvml_accounted(c->nvml, index, out, count);
 }

@@ -294,10 +294,7 @@ int cmd_query_run(int argc, char **argv)
                                                 "--query-retired-pages, "
                                                 "--query-remapped-rows, "
                                                 "--query-accounted-apps and -L");
-            kind = c == O_QSCLK    ? SCLK
-                   : c == O_QPAGES ? SPAGES
-                   : c == O_QREMAP ? SREMAP
-                                   : SACCT;
+            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : c == O_QREMAP ? SREMAP : SACCT;
             fields = optarg;
             break;
         case O_HELPSCLK:

@@ -752,8 +752,8 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "down (negative: past it).",
           "temperature_gpu_tlimit", "temperature_gpu_tlimit", NULL, NULL, NULL, GM_U_CELSIUS,
           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MARGIN, .flags = GM_MF_NOT_IN_STATUS),
-    /* Grace Hopper module power: field values with scopeId
-     * NVML_POWER_SCOPE_MODULE; [N/A] on every board that is not a module. */
+/* Grace Hopper module power: field values with scopeId
+ * NVML_POWER_SCOPE_MODULE; [N/A] on every board that is not a module. */
 #define MODP(smi_, desc_, stem_)                                                                   \
     X14(smi_, NULL, desc_, stem_, GM_U_WATTS, GM_F_NUM, GM_RG_MODULE_POWER)
     [GM_M_MODULE_POWER_AVERAGE] =
@@ -789,32 +789,38 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                                   "Maximum PCIe link generation of the port the GPU plugs into "
                                   "(root port or switch), from sysfs max_link_speed.",
                                   "pcie_link_gen_hostmax", GM_U_NONE, GM_F_NUM, GM_RG_PCIE_HOSTMAX),
-#define ECCU(smi_, desc_, stem_)                                                                   \
-    X14(smi_, NULL, desc_, stem_, GM_U_NONE, GM_F_NUM, GM_RG_ECC_UNITS)
+#define ECCU(smi_, desc_, stem_) X14(smi_, NULL, desc_, stem_, GM_U_NONE, GM_F_NUM, GM_RG_ECC_UNITS)
     [GM_M_ECCU_DEVMEM_CV] = ECCU("ecc.errors.corrected.volatile.device_memory",
-                             "Corrected ECC errors in global device memory (the same counter as dram) since the driver loaded.",
-                             "ecc_errors_corrected_volatile_device_memory"),
+                                 "Corrected ECC errors in global device memory (the same counter "
+                                 "as dram) since the driver loaded.",
+                                 "ecc_errors_corrected_volatile_device_memory"),
     [GM_M_ECCU_DEVMEM_UV] = ECCU("ecc.errors.uncorrected.volatile.device_memory",
-                             "Uncorrected ECC errors in global device memory (the same counter as dram) since the driver loaded.",
-                             "ecc_errors_uncorrected_volatile_device_memory"),
+                                 "Uncorrected ECC errors in global device memory (the same counter "
+                                 "as dram) since the driver loaded.",
+                                 "ecc_errors_uncorrected_volatile_device_memory"),
     [GM_M_ECCU_DEVMEM_CA] = ECCU("ecc.errors.corrected.aggregate.device_memory",
-                             "Corrected ECC errors in global device memory (the same counter as dram) over the GPU's life.",
-                             "ecc_errors_corrected_aggregate_device_memory"),
+                                 "Corrected ECC errors in global device memory (the same counter "
+                                 "as dram) over the GPU's life.",
+                                 "ecc_errors_corrected_aggregate_device_memory"),
     [GM_M_ECCU_DEVMEM_UA] = ECCU("ecc.errors.uncorrected.aggregate.device_memory",
-                             "Uncorrected ECC errors in global device memory (the same counter as dram) over the GPU's life.",
-                             "ecc_errors_uncorrected_aggregate_device_memory"),
-    [GM_M_ECCU_REGFILE_CV] = ECCU("ecc.errors.corrected.volatile.register_file",
-                             "Corrected ECC errors in the register file since the driver loaded.",
-                             "ecc_errors_corrected_volatile_register_file"),
-    [GM_M_ECCU_REGFILE_UV] = ECCU("ecc.errors.uncorrected.volatile.register_file",
-                             "Uncorrected ECC errors in the register file since the driver loaded.",
-                             "ecc_errors_uncorrected_volatile_register_file"),
+                                 "Uncorrected ECC errors in global device memory (the same counter "
+                                 "as dram) over the GPU's life.",
+                                 "ecc_errors_uncorrected_aggregate_device_memory"),
+    [GM_M_ECCU_REGFILE_CV] =
+        ECCU("ecc.errors.corrected.volatile.register_file",
+             "Corrected ECC errors in the register file since the driver loaded.",
+             "ecc_errors_corrected_volatile_register_file"),
+    [GM_M_ECCU_REGFILE_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.register_file",
+             "Uncorrected ECC errors in the register file since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_register_file"),
     [GM_M_ECCU_REGFILE_CA] = ECCU("ecc.errors.corrected.aggregate.register_file",
-                             "Corrected ECC errors in the register file over the GPU's life.",
-                             "ecc_errors_corrected_aggregate_register_file"),
-    [GM_M_ECCU_REGFILE_UA] = ECCU("ecc.errors.uncorrected.aggregate.register_file",
-                             "Uncorrected ECC errors in the register file over the GPU's life.",
-                             "ecc_errors_uncorrected_aggregate_register_file"),
+                                  "Corrected ECC errors in the register file over the GPU's life.",
+                                  "ecc_errors_corrected_aggregate_register_file"),
+    [GM_M_ECCU_REGFILE_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.register_file",
+             "Uncorrected ECC errors in the register file over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_register_file"),
     [GM_M_ECCU_L1_CV] = ECCU("ecc.errors.corrected.volatile.l1_cache",
                              "Corrected ECC errors in the L1 cache since the driver loaded.",
                              "ecc_errors_corrected_volatile_l1_cache"),
@@ -839,30 +845,38 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_ECCU_L2_UA] = ECCU("ecc.errors.uncorrected.aggregate.l2_cache",
                              "Uncorrected ECC errors in the L2 cache over the GPU's life.",
                              "ecc_errors_uncorrected_aggregate_l2_cache"),
-    [GM_M_ECCU_TEX_CV] = ECCU("ecc.errors.corrected.volatile.texture_memory",
-                             "Corrected ECC errors in texture memory (parity errors) since the driver loaded.",
-                             "ecc_errors_corrected_volatile_texture_memory"),
-    [GM_M_ECCU_TEX_UV] = ECCU("ecc.errors.uncorrected.volatile.texture_memory",
-                             "Uncorrected ECC errors in texture memory (parity errors) since the driver loaded.",
-                             "ecc_errors_uncorrected_volatile_texture_memory"),
-    [GM_M_ECCU_TEX_CA] = ECCU("ecc.errors.corrected.aggregate.texture_memory",
-                             "Corrected ECC errors in texture memory (parity errors) over the GPU's life.",
-                             "ecc_errors_corrected_aggregate_texture_memory"),
-    [GM_M_ECCU_TEX_UA] = ECCU("ecc.errors.uncorrected.aggregate.texture_memory",
-                             "Uncorrected ECC errors in texture memory (parity errors) over the GPU's life.",
-                             "ecc_errors_uncorrected_aggregate_texture_memory"),
-    [GM_M_ECCU_CBU_CV] = ECCU("ecc.errors.corrected.volatile.cbu",
-                             "Corrected ECC errors in the CBU (parity errors) since the driver loaded.",
-                             "ecc_errors_corrected_volatile_cbu"),
-    [GM_M_ECCU_CBU_UV] = ECCU("ecc.errors.uncorrected.volatile.cbu",
-                             "Uncorrected ECC errors in the CBU (parity errors) since the driver loaded.",
-                             "ecc_errors_uncorrected_volatile_cbu"),
-    [GM_M_ECCU_CBU_CA] = ECCU("ecc.errors.corrected.aggregate.cbu",
-                             "Corrected ECC errors in the CBU (parity errors) over the GPU's life.",
-                             "ecc_errors_corrected_aggregate_cbu"),
-    [GM_M_ECCU_CBU_UA] = ECCU("ecc.errors.uncorrected.aggregate.cbu",
-                             "Uncorrected ECC errors in the CBU (parity errors) over the GPU's life.",
-                             "ecc_errors_uncorrected_aggregate_cbu"),
+    [GM_M_ECCU_TEX_CV] =
+        ECCU("ecc.errors.corrected.volatile.texture_memory",
+             "Corrected ECC errors in texture memory (parity errors) since the driver loaded.",
+             "ecc_errors_corrected_volatile_texture_memory"),
+    [GM_M_ECCU_TEX_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.texture_memory",
+             "Uncorrected ECC errors in texture memory (parity errors) since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_texture_memory"),
+    [GM_M_ECCU_TEX_CA] =
+        ECCU("ecc.errors.corrected.aggregate.texture_memory",
+             "Corrected ECC errors in texture memory (parity errors) over the GPU's life.",
+             "ecc_errors_corrected_aggregate_texture_memory"),
+    [GM_M_ECCU_TEX_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.texture_memory",
+             "Uncorrected ECC errors in texture memory (parity errors) over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_texture_memory"),
+    [GM_M_ECCU_CBU_CV] =
+        ECCU("ecc.errors.corrected.volatile.cbu",
+             "Corrected ECC errors in the CBU (parity errors) since the driver loaded.",
+             "ecc_errors_corrected_volatile_cbu"),
+    [GM_M_ECCU_CBU_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.cbu",
+             "Uncorrected ECC errors in the CBU (parity errors) since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_cbu"),
+    [GM_M_ECCU_CBU_CA] =
+        ECCU("ecc.errors.corrected.aggregate.cbu",
+             "Corrected ECC errors in the CBU (parity errors) over the GPU's life.",
+             "ecc_errors_corrected_aggregate_cbu"),
+    [GM_M_ECCU_CBU_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.cbu",
+             "Uncorrected ECC errors in the CBU (parity errors) over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_cbu"),
 #undef ECCU
 #undef ECCL
 #undef S14

@@ -13,8 +13,7 @@ typedef nvmlReturn_t (*fn_stats)(nvmlDevice_t, unsigned int, nvmlAccountingStats
 #define MAX_PIDS 65536 /* the driver's buffer holds 4000 by default */
 #define NOT_AVAILABLE 0xFFFFFFFFu
 
-int gm_nvml_accounted(struct gm_nvml *n, uint32_t index, struct gm_accounted **out,
-                      size_t *count)
+int gm_nvml_accounted(struct gm_nvml *n, uint32_t index, struct gm_accounted **out, size_t *count)
 {
     *out = NULL;
     *count = 0;

@@ -28,7 +28,6 @@ struct gm_accounted {
  * PID the driver dropped between the two calls is left out).  Returns 0,
  * or the NVML return code that stopped the read (NOT_SUPPORTED while
  * accounting is off); then *out is NULL and *count 0. */
-int gm_nvml_accounted(struct gm_nvml *n, uint32_t index, struct gm_accounted **out,
-                      size_t *count);
+int gm_nvml_accounted(struct gm_nvml *n, uint32_t index, struct gm_accounted **out, size_t *count);
 
 #endif /* GM_SOURCE_ACCOUNTING_H */

@@ -594,8 +594,8 @@ nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t 
  * statistics, 56 bytes; utilisation NVML_VALUE_NOT_AVAILABLE (0xFFFFFFFF)
  * and memory ~0ULL when unknown; time 0 while the process runs. */
 typedef struct nvmlAccountingStats_st {
-    unsigned int gpuUtilization;    /* % of the process's life a kernel ran */
-    unsigned int memoryUtilization; /* % of its life memory was read or written */
+    unsigned int gpuUtilization;       /* % of the process's life a kernel ran */
+    unsigned int memoryUtilization;    /* % of its life memory was read or written */
     unsigned long long maxMemoryUsage; /* bytes */
     unsigned long long time;           /* ms the context was active, once ended */
     unsigned long long startTime;      /* CPU time stamp, us */

@@ -49,7 +49,8 @@ static long hexpart(const char **p, int maxd, char sep)
     int n = 0;
     const char *s = *p;
     for (; isxdigit((unsigned char)*s) && n < maxd; s++, n++)
-        v = v * 16 + (isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
+        v = v * 16 +
+            (isdigit((unsigned char)*s) ? *s - '0' : tolower((unsigned char)*s) - 'a' + 10);
     if (n == 0 || *s != sep)
         return -1;
     *p = sep ? s + 1 : s;
@@ -66,8 +67,9 @@ unsigned gm_pcihost_max_gen(const char *root, const char *bus_id)
     if (fn < 0 || dev > 0x1f || fn > 7)
         return 0;
     char path[4096];
-    int w = snprintf(path, sizeof(path), "%s/bus/pci/devices/%04lx:%02lx:%02lx.%lx/../max_link_speed",
-                     root, dom, bus, dev, fn);
+    int w =
+        snprintf(path, sizeof(path), "%s/bus/pci/devices/%04lx:%02lx:%02lx.%lx/../max_link_speed",
+                 root, dom, bus, dev, fn);
     if (w < 0 || (size_t)w >= sizeof(path))
         return 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC);

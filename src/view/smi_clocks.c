@@ -194,7 +194,7 @@ void gm_sclk_header(const struct gm_sclk_query *q, struct gm_buf *out)
         if (i)
             gm_buf_puts(out, ", ");
         gm_buf_puts(out, fields[f].name);
-        const char *unit = fields[f].id == F_MEM || fields[f].id == F_GR ? "MHz"
+        const char *unit = fields[f].id == F_MEM || fields[f].id == F_GR      ? "MHz"
                            : fields[f].id == F_AGPU || fields[f].id == F_AMEM ? "%"
                            : fields[f].id == F_AMAX                           ? "MiB"
                            : fields[f].id == F_ATIME                          ? "ms"

@@ -23,8 +23,12 @@ static void test_speeds(void **state)
         const char *text;
         unsigned gen;
     } cases[] = {
-        {"2.5 GT/s PCIe\n", 1}, {"5.0 GT/s PCIe\n", 2}, {"8.0 GT/s PCIe\n", 3},
-        {"16.0 GT/s PCIe\n", 4}, {"32.0 GT/s PCIe\n", 5}, {"64.0 GT/s PCIe\n", 6},
+        {"2.5 GT/s PCIe\n", 1},
+        {"5.0 GT/s PCIe\n", 2},
+        {"8.0 GT/s PCIe\n", 3},
+        {"16.0 GT/s PCIe\n", 4},
+        {"32.0 GT/s PCIe\n", 5},
+        {"64.0 GT/s PCIe\n", 6},
         {"8 GT/s\n", 3}, /* older kernels: no decimals, no "PCIe" */
         {"16 GT/s", 4},
         {"Unknown\n", 0}, /* the kernel's text for a speed it does not know */
