@@ -230,7 +230,7 @@ static void acct_cell(const struct gm_sclk_query *q, const struct gm_accounted *
             return;
         }
         u = q->nounits ? "" : " MiB";
-        gm_buf_printf(out, "%" PRIu64 "%s", a->max_memory / (1024 * 1024), u);
+        gm_buf_printf(out, "%" PRIu64 "%s", a->max_memory / (UINT64_C(1) << 20), u);
         return;
     case F_ATIME:
         gm_buf_printf(out, "%" PRIu64 "%s", a->time_ms, q->nounits ? "" : " ms");
