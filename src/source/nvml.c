@@ -193,6 +193,9 @@ struct dev {
     nvmlReturn_t nvl_links_rc, nvl_erc[4];
     unsigned int nvl_links;
     unsigned long long nvl_errs[4];
+    /* module power answered NOT_SUPPORTED for every field: not a Grace
+     * Hopper module, so not asked again (a board does not become one) */
+    int module_none;
     /* the slow groups (slow_group()): when each was read, and its values */
     int64_t slow_at[GM_RG__COUNT];
     struct gm_value slow_v[GM_M__GPU_END];
@@ -1442,7 +1445,8 @@ static void rd_temp_margin(struct rd *r)
 /* Module power (Grace Hopper): the power fields with scopeId
  * NVML_POWER_SCOPE_MODULE in one call.  NVML has no getter for the module
  * scope besides the field values; a board that is not a module answers
- * NOT_SUPPORTED per entry ([N/A]). */
+ * NOT_SUPPORTED per entry ([N/A]), and is not asked again while the
+ * handle lives (the agent samples every second). */
 static void rd_module_power(struct rd *r)
 {
     static const struct {
@@ -1456,6 +1460,12 @@ static void rd_module_power(struct rd *r)
                  {GM_M_MODULE_POWER_MIN, 187},      /* NVML_FI_DEV_POWER_MIN_LIMIT */
                  {GM_M_MODULE_POWER_MAX, 188}};     /* NVML_FI_DEV_POWER_MAX_LIMIT */
     enum { N = sizeof(parts) / sizeof(parts[0]) };
+    struct dev *d = &r->n->dev[r->i];
+    if (d->module_none) {
+        for (size_t k = 0; k < N; k++)
+            setv(r->g, parts[k].id, NVML_ERROR_NOT_SUPPORTED, gm_v_f64(0));
+        return;
+    }
     nvmlFieldValue_t fv[N];
     memset(fv, 0, sizeof(fv));
     for (size_t k = 0; k < N; k++) {
@@ -1463,12 +1473,15 @@ static void rd_module_power(struct rd *r)
         fv[k].scopeId = NVML_POWER_SCOPE_MODULE;
     }
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, (int)N, fv);
+    int none = 1;
     for (size_t k = 0; k < N; k++) {
         nvmlReturn_t one = rc == NVML_SUCCESS ? fv[k].nvmlReturn : rc;
         uint64_t mw = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv[k].value.ullVal
                                                                             : fv[k].value.uiVal;
         setv(r->g, parts[k].id, one, gm_v_f64((double)mw / 1000.0));
+        none &= one == NVML_ERROR_NOT_SUPPORTED;
     }
+    d->module_none = none;
     note(r, rc);
 }
 
