@@ -5,9 +5,10 @@
  * Page retirement is the pre-Ampere mechanism and row remapping the Ampere+
  * one, so each is NOT_SUPPORTED on the other generation; remapped rows are
  * also NOT_SUPPORTED while MIG is on.  Counts come from the scenario's ecc
- * faults (faults.c).  Field values carry a per-entry status, a timestamp in
- * microseconds since 1970 and a value type; unknown ids get NOT_SUPPORTED in
- * their entry while the call itself succeeds.
+ * faults (faults.c); the locations other than DRAM and SRAM count 0 on
+ * Volta and are NOT_SUPPORTED from Ampere on.  Field values carry a per-entry status, a timestamp
+ * in microseconds since 1970 and a value type; unknown ids get NOT_SUPPORTED in their entry while
+ * the call itself succeeds.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -258,6 +259,13 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
 
     int idx = gs_field_index(v->fieldId);
     if (idx < 0 || (g->has_unsupported && g->unsupported[idx]))
+        return NVML_ERROR_NOT_SUPPORTED;
+    /* The power fields 185-192 take a scope in scopeId (0 GPU, 1 module,
+     * 2 memory).  Only a Grace Hopper module measures the module and the
+     * memory; no modelled board is one, so those scopes are NOT_SUPPORTED,
+     * as real drivers answer on other boards (nvidia-smi then prints
+     * module.power.* as [N/A]). */
+    if (v->fieldId >= NVML_FI_DEV_POWER_AVERAGE && v->fieldId <= 192 && v->scopeId != 0)
         return NVML_ERROR_NOT_SUPPORTED;
     switch (v->fieldId) {
     case 1: /* NVML_FI_DEV_ECC_CURRENT */

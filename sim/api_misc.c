@@ -6,8 +6,9 @@
  *
  * What the simulated host is: Linux, bare metal (no vGPU, no passthrough),
  * no S-class unit, no GPU excluded by the administrator, accounting off
- * (the driver's default: its per-process lists are then NOT_SUPPORTED, as
- * nvml.h says), no frame-buffer capture.  Encoder sessions are the
+ * unless the scenario's GPU says `accounting = on` (off is the driver's
+ * default: its per-process lists are then NOT_SUPPORTED, as nvml.h says),
+ * no frame-buffer capture.  Encoder sessions are the
  * processes running on a GPU whose workload is `encode`, one each.  The
  * driver model is a Windows notion: NOT_SUPPORTED, as real Linux NVML
  * answers (nvitop calls it on every start).  Inforom versions are
@@ -140,13 +141,15 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, unsign
 
 #define GS_ACCOUNTING_BUFFER 4000
 
+_Static_assert(sizeof(nvmlAccountingStats_t) == 56, "nvmlAccountingStats_t is 56 bytes");
+
 GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, mode != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    *mode = NVML_FEATURE_DISABLED;
+    *mode = c.g->accounting ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return gs_end(&c, NVML_SUCCESS);
 }
 
@@ -161,6 +164,28 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device,
     return gs_end(&c, NVML_SUCCESS);
 }
 
+/* The accounted processes of a GPU with accounting on: the compute
+ * processes of the scenario that have started on it by t, running or
+ * ended, in file order, the last GS_ACCOUNTING_BUFFER of them (the
+ * driver's buffer drops the oldest). */
+static bool accounted(const struct gs_call *c, const struct gs_process *p)
+{
+    return (p->types & (GS_PT_COMPUTE | GS_PT_MPS)) && (p->gpus & (UINT64_C(1) << c->gpu)) &&
+           p->start <= c->t;
+}
+
+static size_t accounted_first(const struct gs_call *c, unsigned *n)
+{
+    unsigned total = 0;
+    for (size_t i = 0; i < c->s->nprocs; i++)
+        total += accounted(c, &c->s->procs[i]);
+    size_t skip = total > GS_ACCOUNTING_BUFFER ? total - GS_ACCOUNTING_BUFFER : 0, i = 0;
+    for (; skip && i < c->s->nprocs; i++)
+        skip -= accounted(c, &c->s->procs[i]);
+    *n = total > GS_ACCOUNTING_BUFFER ? GS_ACCOUNTING_BUFFER : total;
+    return i;
+}
+
 GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count,
                                                    unsigned int *pids)
 {
@@ -168,9 +193,29 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, count != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    (void)pids;
-    return gs_end(&c, NVML_ERROR_NOT_SUPPORTED); /* accounting mode is off */
+    if (!c.g->accounting)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED); /* as nvml.h says with the mode off */
+    unsigned n;
+    size_t first = accounted_first(&c, &n);
+    if (*count < n) {
+        *count = n;
+        return gs_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (n && !pids)
+        return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    unsigned k = 0;
+    for (size_t i = first; i < c.s->nprocs && k < n; i++)
+        if (accounted(&c, &c.s->procs[i]))
+            pids[k++] = c.s->procs[i].pid;
+    *count = n;
+    return gs_end(&c, NVML_SUCCESS);
 }
+
+/* A process's lifetime statistics, from the model at GS_ACCT_SAMPLES
+ * times spread over [start, min(t, end)): utilisation their mean, memory
+ * their maximum.  time is the context's active time once the process
+ * ended (0 while it runs, as NVML documents). */
+#define GS_ACCT_SAMPLES 8
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid,
                                                     nvmlAccountingStats_t *stats)
@@ -179,8 +224,39 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigne
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, stats != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    (void)pid;
-    return gs_end(&c, NVML_ERROR_NOT_SUPPORTED); /* accounting mode is off */
+    if (!c.g->accounting)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    unsigned n;
+    size_t first = accounted_first(&c, &n);
+    const struct gs_process *p = NULL;
+    for (size_t i = first; i < c.s->nprocs && !p; i++)
+        if (accounted(&c, &c.s->procs[i]) && c.s->procs[i].pid == pid)
+            p = &c.s->procs[i];
+    if (!p)
+        return gs_end(&c, NVML_ERROR_NOT_FOUND);
+    bool running = c.t < p->end;
+    double until = running ? c.t : p->end, span = until - p->start;
+    double sm_sum = 0, mem_sum = 0;
+    unsigned long long max_mem = 0;
+    for (int k = 0; k < GS_ACCT_SAMPLES; k++) {
+        double at = p->start + span * (k + 0.5) / GS_ACCT_SAMPLES;
+        unsigned sm = 0, mem = 0;
+        if (span > 0) {
+            gs_proc_util(c.s, p, c.gpu, at, &sm, &mem);
+            unsigned long long m = gs_proc_memory(c.s, p, c.gpu, at);
+            max_mem = m > max_mem ? m : max_mem;
+        }
+        sm_sum += sm;
+        mem_sum += mem;
+    }
+    memset(stats, 0, sizeof(*stats));
+    stats->gpuUtilization = (unsigned)(sm_sum / GS_ACCT_SAMPLES + 0.5);
+    stats->memoryUtilization = (unsigned)(mem_sum / GS_ACCT_SAMPLES + 0.5);
+    stats->maxMemoryUsage = p->mem_mode == GS_MEM_NA ? NVML_VALUE_NOT_AVAILABLE_ULL : max_mem;
+    stats->time = running ? 0 : (unsigned long long)(span * 1000 + 0.5);
+    stats->startTime = gs_time_to_wall_us(c.tc, p->start);
+    stats->isRunning = running;
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* ------------------------------------------------------ encoder and capture */

@@ -67,12 +67,7 @@ typedef struct {
     char uuid[80];
 } nvmlExcludedDeviceInfo_t;
 
-typedef struct {
-    unsigned int gpuUtilization, memoryUtilization;
-    unsigned long long maxMemoryUsage, time, startTime;
-    unsigned int isRunning;
-    unsigned int reserved[5];
-} nvmlAccountingStats_t;
+/* nvmlAccountingStats_t: src/source/nvml_abi.h (gpumon reads it too) */
 
 typedef struct {
     unsigned int sessionId, pid, vgpuInstance, codecType, hResolution, vResolution, averageFps,

@@ -172,6 +172,7 @@ struct gs_gpu {
     double pcie_replays_per_hour;
     unsigned fans;
     bool ecc_capable, ecc, ecc_pending, persistence, display_active, display_mode, mig_capable;
+    bool accounting; /* per-process accounting mode (scenario key `accounting`, off by default) */
     unsigned compute_mode;
     bool has_unsupported;
     unsigned char unsupported[GS_NAMES_MAX];

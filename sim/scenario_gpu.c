@@ -432,6 +432,7 @@ static const struct gkey gpu_keys[] = {
     {"display_mode", GK_SPECIAL, 0, 0, sp_flag},
     {"ecc", GK_BOOL, OFF(ecc), 0, NULL},
     {"ecc_pending", GK_SPECIAL, 0, 0, sp_flag},
+    {"accounting", GK_BOOL, OFF(accounting), 0, NULL},
     {"compute_mode", GK_SPECIAL, 0, 0, sp_compute_mode},
     {"unsupported", GK_SPECIAL, 0, 0, sp_unsupported},
     {"mig", GK_SPECIAL, 0, 0, sp_mig},

@@ -13,6 +13,7 @@
 #include "../source/jobmap.h"
 #include "../source/procfs.h"
 #include "../source/clocks.h"
+#include "../source/accounting.h"
 #include "../source/pages.h"
 #include "../source/topo.h"
 
@@ -186,4 +187,10 @@ int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
                                     struct gm_retired_page **out, size_t *count)
 {
     return gm_nvml_retired_pages(c->nvml, index, out, count);
+}
+
+int gm_collector_nvml_accounted(struct gm_collector *c, uint32_t index, struct gm_accounted **out,
+                                size_t *count)
+{
+    return gm_nvml_accounted(c->nvml, index, out, count);
 }

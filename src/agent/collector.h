@@ -67,6 +67,11 @@ struct gm_retired_page;
 int gm_collector_nvml_retired_pages(struct gm_collector *c, uint32_t index,
                                     struct gm_retired_page **out, size_t *count);
 
+/* gm_nvml_accounted through the collector (query --query-accounted-apps). */
+struct gm_accounted;
+int gm_collector_nvml_accounted(struct gm_collector *c, uint32_t index, struct gm_accounted **out,
+                                size_t *count);
+
 /* The NVML call in progress (see gm_nvml_current_call); thread-safe. */
 const char *gm_collector_current_call(struct gm_collector *c, int *gpu);
 

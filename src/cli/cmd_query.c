@@ -50,6 +50,8 @@ static void usage(FILE *f)
         "      --help-query-retired-pages       list their fields\n"
         "      --query-remapped-rows=FIELDS     remapped memory rows (Ampere and later)\n"
         "      --help-query-remapped-rows       list their fields\n"
+        "      --query-accounted-apps=FIELDS    processes accounted while accounting mode is on\n"
+        "      --help-query-accounted-apps      list their fields\n"
         "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
         "  -h, --help                       this help\n");
 }
@@ -146,8 +148,23 @@ static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
         if (!((mask >> i) & 1))
             continue;
         size_t n = 0;
-        if (x->q.kind == GM_SCLK_REMAP) {
+        /* a GPU the sample could not open (refused, lost) has no handle: its
+         * list cells give the sample's reason, not "GPU is lost" */
+        int down = s->gpus[i].state != GM_GPU_OK && s->gpus[i].state_code != 0;
+        if (down && x->q.kind != GM_SCLK_REMAP) {
+            if (x->q.kind == GM_SCLK_ACCOUNTED)
+                gm_sacct_rows(&x->q, s, &s->gpus[i], NULL, 0, s->gpus[i].state_code, &x->out);
+            else if (x->q.kind == GM_SCLK_PAGES)
+                gm_spages_rows(&x->q, s, &s->gpus[i], NULL, 0, s->gpus[i].state_code, &x->out);
+            else
+                gm_sclk_rows(&x->q, s, &s->gpus[i], NULL, 0, s->gpus[i].state_code, &x->out);
+        } else if (x->q.kind == GM_SCLK_REMAP) {
             gm_sremap_row(&x->q, s, &s->gpus[i], &x->out);
+        } else if (x->q.kind == GM_SCLK_ACCOUNTED) {
+            struct gm_accounted *procs = NULL;
+            int rc = gm_collector_nvml_accounted(x->col, s->gpus[i].index, &procs, &n);
+            gm_sacct_rows(&x->q, s, &s->gpus[i], procs, n, rc, &x->out);
+            free(procs);
         } else if (x->q.kind == GM_SCLK_PAGES) {
             struct gm_retired_page *pages = NULL;
             int rc = gm_collector_nvml_retired_pages(x->col, s->gpus[i].index, &pages, &n);
@@ -168,8 +185,9 @@ static int sclk_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
     return cli_write(x->fd, &x->out);
 }
 
-/* --query-supported-clocks / --query-retired-pages: the GPU's fields from a
- * sample, the clock pairs or pages read for each selected GPU right after. */
+/* --query-supported-clocks / --query-retired-pages / --query-accounted-apps:
+ * the GPU's fields from a sample, the clock pairs, pages or accounted
+ * processes read for each selected GPU right after. */
 static int row_lists(int kind, const char *fields, const char *format, const char *ids,
                      const char *file, int64_t loop, int64_t timeout)
 {
@@ -221,8 +239,9 @@ int cmd_query_run(int argc, char **argv)
         if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
             return cmd_smiq_run(argc, argv);
     enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
-    enum { LIST = 3, SCLK, SPAGES, SREMAP }; /* -L and the multi-row list queries */
+    enum { LIST = 3, SCLK, SPAGES, SREMAP, SACCT }; /* -L and the multi-row list queries */
     enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES, O_QREMAP, O_HELPREMAP };
+    enum { O_QACCT = 320, O_HELPACCT };
     static const struct option opts[] = {
         {"query-gpu", required_argument, NULL, O_QGPU},
         {"query-compute-apps", required_argument, NULL, O_QAPPS},
@@ -241,6 +260,8 @@ int cmd_query_run(int argc, char **argv)
         {"help-query-retired-pages", no_argument, NULL, O_HELPPAGES},
         {"query-remapped-rows", required_argument, NULL, O_QREMAP},
         {"help-query-remapped-rows", no_argument, NULL, O_HELPREMAP},
+        {"query-accounted-apps", required_argument, NULL, O_QACCT},
+        {"help-query-accounted-apps", no_argument, NULL, O_HELPACCT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -265,13 +286,15 @@ int cmd_query_run(int argc, char **argv)
         case O_QSCLK:
         case O_QPAGES:
         case O_QREMAP:
+        case O_QACCT:
             if (kind >= 0)
                 return cli_usage_error("query", "give only one of --query-gpu, "
                                                 "--query-compute-apps, "
                                                 "--query-supported-clocks, "
                                                 "--query-retired-pages, "
-                                                "--query-remapped-rows and -L");
-            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : SREMAP;
+                                                "--query-remapped-rows, "
+                                                "--query-accounted-apps and -L");
+            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : c == O_QREMAP ? SREMAP : SACCT;
             fields = optarg;
             break;
         case O_HELPSCLK:
@@ -282,6 +305,9 @@ int cmd_query_run(int argc, char **argv)
             break;
         case O_HELPREMAP:
             help = SREMAP;
+            break;
+        case O_HELPACCT:
+            help = SACCT;
             break;
         case 'L':
             if (kind >= 0 && kind != LIST)
@@ -347,9 +373,10 @@ int cmd_query_run(int argc, char **argv)
         return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
 
     struct gm_buf out = GM_BUF_INIT;
-    if (help == SCLK || help == SPAGES || help == SREMAP) {
+    if (help == SCLK || help == SPAGES || help == SREMAP || help == SACCT) {
         gm_sclk_help(help == SCLK     ? GM_SCLK_CLOCKS
                      : help == SPAGES ? GM_SCLK_PAGES
+                     : help == SACCT  ? GM_SCLK_ACCOUNTED
                                       : GM_SCLK_REMAP,
                      &out);
         int rc = cli_write(STDOUT_FILENO, &out);
@@ -364,10 +391,11 @@ int cmd_query_run(int argc, char **argv)
     }
     if (kind == LIST)
         return list_gpus(ids, file, loop, timeout);
-    if (kind == SCLK || kind == SPAGES || kind == SREMAP) {
+    if (kind == SCLK || kind == SPAGES || kind == SREMAP || kind == SACCT) {
         gm_buf_free(&out);
         return row_lists(kind == SCLK     ? GM_SCLK_CLOCKS
                          : kind == SPAGES ? GM_SCLK_PAGES
+                         : kind == SACCT  ? GM_SCLK_ACCOUNTED
                                           : GM_SCLK_REMAP,
                          fields, format, ids, file, loop, timeout);
     }

@@ -87,6 +87,9 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_CER_COUNTERS] = {"clock_event_counters", "nvmlDeviceGetFieldValues", 0},
     [GM_RG_NVLINK] = {"nvlink", "nvmlDeviceGetNvLinkState", 0},
     [GM_RG_TEMP_MARGIN] = {"temperature_margin", "nvmlDeviceGetMarginTemperature", 0},
+    [GM_RG_MODULE_POWER] = {"module_power", "nvmlDeviceGetFieldValues", 0},
+    [GM_RG_PCIE_HOSTMAX] = {"pcie_hostmax", "/sys/bus/pci/devices/BDF/../max_link_speed", 1},
+    [GM_RG_ECC_UNITS] = {"ecc_units", "nvmlDeviceGetMemoryErrorCounter", 0},
 };
 
 /* --------------------------------------------------------------- registry */
@@ -749,6 +752,132 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "down (negative: past it).",
           "temperature_gpu_tlimit", "temperature_gpu_tlimit", NULL, NULL, NULL, GM_U_CELSIUS,
           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_TEMP_MARGIN, .flags = GM_MF_NOT_IN_STATUS),
+/* Grace Hopper module power: field values with scopeId
+ * NVML_POWER_SCOPE_MODULE; [N/A] on every board that is not a module. */
+#define MODP(smi_, desc_, stem_)                                                                   \
+    X14(smi_, NULL, desc_, stem_, GM_U_WATTS, GM_F_NUM, GM_RG_MODULE_POWER)
+    [GM_M_MODULE_POWER_AVERAGE] =
+        MODP("module.power.draw.average",
+             "Power drawn by the whole module (GPU, CPU and memory of a Grace Hopper), averaged "
+             "over one second, W (field 185, module scope).",
+             "module_power_draw_average"),
+    [GM_M_MODULE_POWER_INSTANT] = MODP("module.power.draw.instant",
+                                       "Last power reading of the whole module, W (field 186, "
+                                       "module scope).",
+                                       "module_power_draw_instant"),
+    [GM_M_MODULE_POWER_LIMIT] = MODP("module.power.limit",
+                                     "Module power limit requested by software, W (field 192, "
+                                     "module scope).",
+                                     "module_power_limit"),
+    [GM_M_MODULE_POWER_ENFORCED] = MODP("module.enforced.power.limit",
+                                        "Module power limit in force, the lowest of every limiter, "
+                                        "W (field 190, module scope).",
+                                        "module_enforced_power_limit"),
+    [GM_M_MODULE_POWER_DEFAULT] = MODP("module.power.default_limit",
+                                       "Default module power limit, W (field 189, module scope).",
+                                       "module_power_default_limit"),
+    [GM_M_MODULE_POWER_MIN] = MODP("module.power.min_limit",
+                                   "Lowest module power limit that can be set, W (field 187, "
+                                   "module scope).",
+                                   "module_power_min_limit"),
+    [GM_M_MODULE_POWER_MAX] = MODP("module.power.max_limit",
+                                   "Highest module power limit that can be set, W (field 188, "
+                                   "module scope).",
+                                   "module_power_max_limit"),
+#undef MODP
+    [GM_M_PCIE_GEN_HOSTMAX] = X14("pcie.link.gen.hostmax", NULL,
+                                  "Maximum PCIe link generation of the port the GPU plugs into "
+                                  "(root port or switch), from sysfs max_link_speed.",
+                                  "pcie_link_gen_hostmax", GM_U_NONE, GM_F_NUM, GM_RG_PCIE_HOSTMAX),
+#define ECCU(smi_, desc_, stem_) X14(smi_, NULL, desc_, stem_, GM_U_NONE, GM_F_NUM, GM_RG_ECC_UNITS)
+    [GM_M_ECCU_DEVMEM_CV] = ECCU("ecc.errors.corrected.volatile.device_memory",
+                                 "Corrected ECC errors in global device memory (the same counter "
+                                 "as dram) since the driver loaded.",
+                                 "ecc_errors_corrected_volatile_device_memory"),
+    [GM_M_ECCU_DEVMEM_UV] = ECCU("ecc.errors.uncorrected.volatile.device_memory",
+                                 "Uncorrected ECC errors in global device memory (the same counter "
+                                 "as dram) since the driver loaded.",
+                                 "ecc_errors_uncorrected_volatile_device_memory"),
+    [GM_M_ECCU_DEVMEM_CA] = ECCU("ecc.errors.corrected.aggregate.device_memory",
+                                 "Corrected ECC errors in global device memory (the same counter "
+                                 "as dram) over the GPU's life.",
+                                 "ecc_errors_corrected_aggregate_device_memory"),
+    [GM_M_ECCU_DEVMEM_UA] = ECCU("ecc.errors.uncorrected.aggregate.device_memory",
+                                 "Uncorrected ECC errors in global device memory (the same counter "
+                                 "as dram) over the GPU's life.",
+                                 "ecc_errors_uncorrected_aggregate_device_memory"),
+    [GM_M_ECCU_REGFILE_CV] =
+        ECCU("ecc.errors.corrected.volatile.register_file",
+             "Corrected ECC errors in the register file since the driver loaded.",
+             "ecc_errors_corrected_volatile_register_file"),
+    [GM_M_ECCU_REGFILE_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.register_file",
+             "Uncorrected ECC errors in the register file since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_register_file"),
+    [GM_M_ECCU_REGFILE_CA] = ECCU("ecc.errors.corrected.aggregate.register_file",
+                                  "Corrected ECC errors in the register file over the GPU's life.",
+                                  "ecc_errors_corrected_aggregate_register_file"),
+    [GM_M_ECCU_REGFILE_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.register_file",
+             "Uncorrected ECC errors in the register file over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_register_file"),
+    [GM_M_ECCU_L1_CV] = ECCU("ecc.errors.corrected.volatile.l1_cache",
+                             "Corrected ECC errors in the L1 cache since the driver loaded.",
+                             "ecc_errors_corrected_volatile_l1_cache"),
+    [GM_M_ECCU_L1_UV] = ECCU("ecc.errors.uncorrected.volatile.l1_cache",
+                             "Uncorrected ECC errors in the L1 cache since the driver loaded.",
+                             "ecc_errors_uncorrected_volatile_l1_cache"),
+    [GM_M_ECCU_L1_CA] = ECCU("ecc.errors.corrected.aggregate.l1_cache",
+                             "Corrected ECC errors in the L1 cache over the GPU's life.",
+                             "ecc_errors_corrected_aggregate_l1_cache"),
+    [GM_M_ECCU_L1_UA] = ECCU("ecc.errors.uncorrected.aggregate.l1_cache",
+                             "Uncorrected ECC errors in the L1 cache over the GPU's life.",
+                             "ecc_errors_uncorrected_aggregate_l1_cache"),
+    [GM_M_ECCU_L2_CV] = ECCU("ecc.errors.corrected.volatile.l2_cache",
+                             "Corrected ECC errors in the L2 cache since the driver loaded.",
+                             "ecc_errors_corrected_volatile_l2_cache"),
+    [GM_M_ECCU_L2_UV] = ECCU("ecc.errors.uncorrected.volatile.l2_cache",
+                             "Uncorrected ECC errors in the L2 cache since the driver loaded.",
+                             "ecc_errors_uncorrected_volatile_l2_cache"),
+    [GM_M_ECCU_L2_CA] = ECCU("ecc.errors.corrected.aggregate.l2_cache",
+                             "Corrected ECC errors in the L2 cache over the GPU's life.",
+                             "ecc_errors_corrected_aggregate_l2_cache"),
+    [GM_M_ECCU_L2_UA] = ECCU("ecc.errors.uncorrected.aggregate.l2_cache",
+                             "Uncorrected ECC errors in the L2 cache over the GPU's life.",
+                             "ecc_errors_uncorrected_aggregate_l2_cache"),
+    [GM_M_ECCU_TEX_CV] =
+        ECCU("ecc.errors.corrected.volatile.texture_memory",
+             "Corrected ECC errors in texture memory (parity errors) since the driver loaded.",
+             "ecc_errors_corrected_volatile_texture_memory"),
+    [GM_M_ECCU_TEX_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.texture_memory",
+             "Uncorrected ECC errors in texture memory (parity errors) since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_texture_memory"),
+    [GM_M_ECCU_TEX_CA] =
+        ECCU("ecc.errors.corrected.aggregate.texture_memory",
+             "Corrected ECC errors in texture memory (parity errors) over the GPU's life.",
+             "ecc_errors_corrected_aggregate_texture_memory"),
+    [GM_M_ECCU_TEX_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.texture_memory",
+             "Uncorrected ECC errors in texture memory (parity errors) over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_texture_memory"),
+    [GM_M_ECCU_CBU_CV] =
+        ECCU("ecc.errors.corrected.volatile.cbu",
+             "Corrected ECC errors in the CBU (parity errors) since the driver loaded.",
+             "ecc_errors_corrected_volatile_cbu"),
+    [GM_M_ECCU_CBU_UV] =
+        ECCU("ecc.errors.uncorrected.volatile.cbu",
+             "Uncorrected ECC errors in the CBU (parity errors) since the driver loaded.",
+             "ecc_errors_uncorrected_volatile_cbu"),
+    [GM_M_ECCU_CBU_CA] =
+        ECCU("ecc.errors.corrected.aggregate.cbu",
+             "Corrected ECC errors in the CBU (parity errors) over the GPU's life.",
+             "ecc_errors_corrected_aggregate_cbu"),
+    [GM_M_ECCU_CBU_UA] =
+        ECCU("ecc.errors.uncorrected.aggregate.cbu",
+             "Uncorrected ECC errors in the CBU (parity errors) over the GPU's life.",
+             "ecc_errors_uncorrected_aggregate_cbu"),
+#undef ECCU
 #undef ECCL
 #undef S14
 #undef X14

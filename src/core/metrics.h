@@ -171,6 +171,9 @@ enum gm_read_group {
     GM_RG_CER_COUNTERS,
     GM_RG_NVLINK, /* link states, error counters summed over the links, throughput counters */
     GM_RG_TEMP_MARGIN,
+    GM_RG_MODULE_POWER, /* field values 185-192 with scopeId NVML_POWER_SCOPE_MODULE */
+    GM_RG_PCIE_HOSTMAX, /* static: sysfs, the upstream port's max_link_speed (not NVML) */
+    GM_RG_ECC_UNITS,    /* nvmlDeviceGetMemoryErrorCounter for the locations besides DRAM/SRAM */
     GM_RG__COUNT
 };
 
@@ -347,6 +350,42 @@ enum gm_metric_id {
     GM_M_NVLINK_ERR_CRC_FLIT,
     GM_M_NVLINK_ERR_CRC_DATA,
     GM_M_TEMP_TLIMIT,
+    /* Grace Hopper module power (the GPU, the CPU and the memory of a module together) */
+    GM_M_MODULE_POWER_AVERAGE,
+    GM_M_MODULE_POWER_INSTANT,
+    GM_M_MODULE_POWER_LIMIT,
+    GM_M_MODULE_POWER_ENFORCED,
+    GM_M_MODULE_POWER_DEFAULT,
+    GM_M_MODULE_POWER_MIN,
+    GM_M_MODULE_POWER_MAX,
+    GM_M_PCIE_GEN_HOSTMAX,
+    /* ECC counts by location beyond DRAM and SRAM: per location, corrected
+     * volatile (CV), uncorrected volatile (UV), corrected aggregate (CA),
+     * uncorrected aggregate (UA), in that order (src/source/nvml.c relies on it) */
+    GM_M_ECCU_DEVMEM_CV,
+    GM_M_ECCU_DEVMEM_UV,
+    GM_M_ECCU_DEVMEM_CA,
+    GM_M_ECCU_DEVMEM_UA,
+    GM_M_ECCU_REGFILE_CV,
+    GM_M_ECCU_REGFILE_UV,
+    GM_M_ECCU_REGFILE_CA,
+    GM_M_ECCU_REGFILE_UA,
+    GM_M_ECCU_L1_CV,
+    GM_M_ECCU_L1_UV,
+    GM_M_ECCU_L1_CA,
+    GM_M_ECCU_L1_UA,
+    GM_M_ECCU_L2_CV,
+    GM_M_ECCU_L2_UV,
+    GM_M_ECCU_L2_CA,
+    GM_M_ECCU_L2_UA,
+    GM_M_ECCU_TEX_CV,
+    GM_M_ECCU_TEX_UV,
+    GM_M_ECCU_TEX_CA,
+    GM_M_ECCU_TEX_UA,
+    GM_M_ECCU_CBU_CV,
+    GM_M_ECCU_CBU_UV,
+    GM_M_ECCU_CBU_CA,
+    GM_M_ECCU_CBU_UA,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -27,6 +27,7 @@
 
 #include "../core/timeutil.h"
 #include "nvml_abi.h"
+#include "pcihost.h"
 
 /* ------------------------------------------------------------ symbol table */
 
@@ -192,6 +193,9 @@ struct dev {
     nvmlReturn_t nvl_links_rc, nvl_erc[4];
     unsigned int nvl_links;
     unsigned long long nvl_errs[4];
+    /* module power answered NOT_SUPPORTED for every field: not a Grace
+     * Hopper module, so not asked again (a board does not become one) */
+    int module_none;
     /* the slow groups (slow_group()): when each was read, and its values */
     int64_t slow_at[GM_RG__COUNT];
     struct gm_value slow_v[GM_M__GPU_END];
@@ -1438,6 +1442,90 @@ static void rd_temp_margin(struct rd *r)
     note(r, rc);
 }
 
+/* Module power (Grace Hopper): the power fields with scopeId
+ * NVML_POWER_SCOPE_MODULE in one call.  NVML has no getter for the module
+ * scope besides the field values; a board that is not a module answers
+ * NOT_SUPPORTED per entry ([N/A]), and is not asked again while the
+ * handle lives (the agent samples every second). */
+static void rd_module_power(struct rd *r)
+{
+    static const struct {
+        int id;
+        unsigned int field;
+    } parts[] = {{GM_M_MODULE_POWER_AVERAGE, NVML_FI_DEV_POWER_AVERAGE},
+                 {GM_M_MODULE_POWER_INSTANT, NVML_FI_DEV_POWER_INSTANT},
+                 {GM_M_MODULE_POWER_LIMIT, 192},    /* NVML_FI_DEV_POWER_REQUESTED_LIMIT */
+                 {GM_M_MODULE_POWER_ENFORCED, 190}, /* NVML_FI_DEV_POWER_CURRENT_LIMIT */
+                 {GM_M_MODULE_POWER_DEFAULT, 189},  /* NVML_FI_DEV_POWER_DEFAULT_LIMIT */
+                 {GM_M_MODULE_POWER_MIN, 187},      /* NVML_FI_DEV_POWER_MIN_LIMIT */
+                 {GM_M_MODULE_POWER_MAX, 188}};     /* NVML_FI_DEV_POWER_MAX_LIMIT */
+    enum { N = sizeof(parts) / sizeof(parts[0]) };
+    struct dev *d = &r->n->dev[r->i];
+    if (d->module_none) {
+        for (size_t k = 0; k < N; k++)
+            setv(r->g, parts[k].id, NVML_ERROR_NOT_SUPPORTED, gm_v_f64(0));
+        return;
+    }
+    nvmlFieldValue_t fv[N];
+    memset(fv, 0, sizeof(fv));
+    for (size_t k = 0; k < N; k++) {
+        fv[k].fieldId = parts[k].field;
+        fv[k].scopeId = NVML_POWER_SCOPE_MODULE;
+    }
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, (int)N, fv);
+    int none = 1;
+    for (size_t k = 0; k < N; k++) {
+        nvmlReturn_t one = rc == NVML_SUCCESS ? fv[k].nvmlReturn : rc;
+        uint64_t mw = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv[k].value.ullVal
+                                                                            : fv[k].value.uiVal;
+        setv(r->g, parts[k].id, one, gm_v_f64((double)mw / 1000.0));
+        none &= one == NVML_ERROR_NOT_SUPPORTED;
+    }
+    d->module_none = none;
+    note(r, rc);
+}
+
+/* pcie.link.gen.hostmax: not NVML but sysfs (source/pcihost.h), from the
+ * bus id rd_pci read; [N/A] when the bus id or the file is not there. */
+static void rd_pcie_hostmax(struct rd *r)
+{
+    const struct gm_gpu *g = r->g;
+    unsigned gen = 0;
+    if (gm_v_ok(&g->m[GM_M_PCI_BUS_ID]))
+        gen = gm_pcihost_max_gen(gm_pcihost_sysfs_root(), g->str[GM_S_PCI_BUS_ID]);
+    r->g->m[GM_M_PCIE_GEN_HOSTMAX] = gen ? gm_v_u64(gen) : gm_v_status(GM_VS_NA, 0);
+}
+
+/* ECC counts in the locations besides DRAM and SRAM (and device_memory,
+ * nvidia-smi's other name for DRAM).  A board counts a location or it does
+ * not (Ampere and later split SRAM and DRAM only): when the first counter
+ * of a location is NOT_SUPPORTED the other three are too, without asking. */
+static void rd_ecc_units(struct rd *r)
+{
+    static const struct {
+        int first; /* CV; UV, CA, UA follow (metrics.h) */
+        unsigned int location;
+    } locs[] = {{GM_M_ECCU_DEVMEM_CV, NVML_MEMORY_LOCATION_DRAM},
+                {GM_M_ECCU_REGFILE_CV, NVML_MEMORY_LOCATION_REGISTER_FILE},
+                {GM_M_ECCU_L1_CV, NVML_MEMORY_LOCATION_L1_CACHE},
+                {GM_M_ECCU_L2_CV, NVML_MEMORY_LOCATION_L2_CACHE},
+                {GM_M_ECCU_TEX_CV, NVML_MEMORY_LOCATION_TEXTURE_MEMORY},
+                {GM_M_ECCU_CBU_CV, NVML_MEMORY_LOCATION_CBU}};
+    nvmlReturn_t rc = NVML_SUCCESS;
+    for (size_t l = 0; l < sizeof(locs) / sizeof(locs[0]); l++) {
+        for (int k = 0; k < 4; k++) {
+            unsigned long long n = 0;
+            if (k == 0 || rc != NVML_ERROR_NOT_SUPPORTED)
+                rc = RCALL(r, nvmlDeviceGetMemoryErrorCounter,
+                           k & 1 ? NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+                                 : NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                           k & 2 ? NVML_AGGREGATE_ECC : NVML_VOLATILE_ECC, locs[l].location, &n);
+            setv(r->g, locs[l].first + k, rc, gm_v_u64(n));
+        }
+    }
+    note(r, rc);
+}
+
 static void rd_gpm(struct rd *r)
 {
     struct dev *d = &r->n->dev[r->i];
@@ -1529,6 +1617,9 @@ static const struct reader {
     {GM_RG_CER_COUNTERS, rd_cer_counters},
     {GM_RG_NVLINK, rd_nvlink},
     {GM_RG_TEMP_MARGIN, rd_temp_margin},
+    {GM_RG_MODULE_POWER, rd_module_power},
+    {GM_RG_PCIE_HOSTMAX, rd_pcie_hostmax},
+    {GM_RG_ECC_UNITS, rd_ecc_units},
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
@@ -1553,12 +1644,12 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
 
 /* Groups of settings and slow counters (power management, GPU operation
  * mode, accounting mode, the remapping histogram, per-location ECC
- * counters): read at most every NVLINK_SLOW_NS when sampling again and
+ * counters, also by unit): read at most every NVLINK_SLOW_NS when sampling again and
  * again (the agent), their last values reused in between; no strings. */
 static int slow_group(int rg)
 {
     return rg == GM_RG_POWER_MGMT || rg == GM_RG_GOM || rg == GM_RG_ACCOUNTING ||
-           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS;
+           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS || rg == GM_RG_ECC_UNITS;
 }
 
 /* Reads slow group k of r's GPU, or reuses its values (slow_group()). */

@@ -569,6 +569,13 @@ typedef struct {
 #define NVML_INFOROM_POWER 2
 #define NVML_MEMORY_LOCATION_DRAM 2
 #define NVML_MEMORY_LOCATION_SRAM 7
+#define NVML_MEMORY_LOCATION_L1_CACHE 0
+#define NVML_MEMORY_LOCATION_L2_CACHE 1
+#define NVML_MEMORY_LOCATION_REGISTER_FILE 3
+#define NVML_MEMORY_LOCATION_TEXTURE_MEMORY 4
+#define NVML_MEMORY_LOCATION_CBU 6
+/* nvmlFieldValue_t.scopeId of the power fields 185-192 (nvmlPowerScopeType_t) */
+#define NVML_POWER_SCOPE_MODULE 1
 
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType,
                                             unsigned int *clockMHz);
@@ -583,6 +590,22 @@ nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, unsigned int *current
 nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, unsigned int *current,
                                            unsigned int *pending);
 nvmlReturn_t nvmlDeviceGetAccountingMode(nvmlDevice_t device, nvmlEnableState_t *mode);
+/* Per-process accounting (src/source/accounting.c): a process's lifetime
+ * statistics, 56 bytes; utilisation NVML_VALUE_NOT_AVAILABLE (0xFFFFFFFF)
+ * and memory ~0ULL when unknown; time 0 while the process runs. */
+typedef struct nvmlAccountingStats_st {
+    unsigned int gpuUtilization;       /* % of the process's life a kernel ran */
+    unsigned int memoryUtilization;    /* % of its life memory was read or written */
+    unsigned long long maxMemoryUsage; /* bytes */
+    unsigned long long time;           /* ms the context was active, once ended */
+    unsigned long long startTime;      /* CPU time stamp, us */
+    unsigned int isRunning;
+    unsigned int reserved[5];
+} nvmlAccountingStats_t;
+nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t device, unsigned int *count,
+                                         unsigned int *pids);
+nvmlReturn_t nvmlDeviceGetAccountingStats(nvmlDevice_t device, unsigned int pid,
+                                          nvmlAccountingStats_t *stats);
 nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int *bufferSize);
 nvmlReturn_t nvmlDeviceGetEncoderStats(nvmlDevice_t device, unsigned int *sessionCount,
                                        unsigned int *averageFps, unsigned int *averageLatency);

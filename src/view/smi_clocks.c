@@ -7,6 +7,14 @@
  * single-bit errors) or "Double Bit ECC" -- spellings not checked against
  * a pasted output.
  *
+ * --query-accounted-apps: fields timestamp, gpu_name, gpu_bus_id,
+ * gpu_serial, gpu_uuid, vgpu_instance, pid, gpu_utilization (gpu_util),
+ * mem_utilization (mem_util), max_memory_usage and time, one row per
+ * process the driver accounted; a GPU with accounting off prints no row
+ * (NVML has nothing to give; not checked against nvidia-smi).  Header
+ * units as scripts quote nvidia-smi's: "gpu_utilization [%]",
+ * "max_memory_usage [MiB]", "time [ms]".
+ *
  * --query-supported-clocks CSV: fields
  * timestamp, gpu_name, gpu_bus_id, gpu_serial, gpu_uuid, memory (mem) and
  * graphics (gr), as nvidia-smi's --help-query-supported-clocks names them;
@@ -26,7 +34,18 @@
 #include "smi_clocks.h"
 #include "query.h"
 
-enum { F_MEM = -1, F_GR = -2, F_ADDR = -3, F_CAUSE = -4 };
+enum {
+    F_MEM = -1,
+    F_GR = -2,
+    F_ADDR = -3,
+    F_CAUSE = -4,
+    F_VGPU = -5,
+    F_PID = -6,
+    F_AGPU = -7,
+    F_AMEM = -8,
+    F_AMAX = -9,
+    F_ATIME = -10
+};
 
 struct field {
     const char *name, *alias, *desc;
@@ -72,6 +91,25 @@ static const struct field clock_fields[] = {
     {"memory", "mem", "A supported memory clock, MHz.", F_MEM},
     {"graphics", "gr", "A supported graphics clock with that memory clock, MHz.", F_GR},
 };
+/* --query-accounted-apps: nvidia-smi's --help-query-accounted-apps names,
+ * the header units as nvidia-smi prints them ("gpu_utilization [%]",
+ * "max_memory_usage [MiB]", "time [ms]"). */
+static const struct field acct_fields[] = {
+    {"timestamp", NULL, "The time of the query, YYYY/MM/DD HH:MM:SS.msec.", GM_M_TIMESTAMP},
+    {"gpu_name", "name", "The product name of the GPU.", GM_M_NAME},
+    {"gpu_bus_id", "pci.bus_id", "The PCI bus id of the GPU.", GM_M_PCI_BUS_ID},
+    {"gpu_serial", "serial", "The serial number of the board.", GM_M_SERIAL},
+    {"gpu_uuid", "uuid", "The globally unique id of the GPU.", GM_M_UUID},
+    {"vgpu_instance", NULL, "The vGPU instance the process ran in ([N/A] on bare metal).", F_VGPU},
+    {"pid", NULL, "Process id of the accounted compute application.", F_PID},
+    {"gpu_utilization", "gpu_util",
+     "Share of the process's life during which a kernel of it ran on the GPU, %.", F_AGPU},
+    {"mem_utilization", "mem_util",
+     "Share of the process's life during which device memory was read or written, %.", F_AMEM},
+    {"max_memory_usage", NULL, "Most device memory the process held at once, MiB.", F_AMAX},
+    {"time", NULL, "How long the process's context was active, ms (0 while it runs).", F_ATIME},
+};
+#define NACCT (sizeof(acct_fields) / sizeof(acct_fields[0]))
 #define NCLOCK (sizeof(clock_fields) / sizeof(clock_fields[0]))
 #define NPAGE (sizeof(page_fields) / sizeof(page_fields[0]))
 #define NREMAP (sizeof(remap_fields) / sizeof(remap_fields[0]))
@@ -85,6 +123,9 @@ static const struct field *table(int kind, size_t *n)
     case GM_SCLK_REMAP:
         *n = NREMAP;
         return remap_fields;
+    case GM_SCLK_ACCOUNTED:
+        *n = NACCT;
+        return acct_fields;
     default:
         *n = NCLOCK;
         return clock_fields;
@@ -93,9 +134,10 @@ static const struct field *table(int kind, size_t *n)
 
 static const char *switch_name(int kind)
 {
-    return kind == GM_SCLK_PAGES   ? "--query-retired-pages"
-           : kind == GM_SCLK_REMAP ? "--query-remapped-rows"
-                                   : "--query-supported-clocks";
+    return kind == GM_SCLK_PAGES       ? "--query-retired-pages"
+           : kind == GM_SCLK_REMAP     ? "--query-remapped-rows"
+           : kind == GM_SCLK_ACCOUNTED ? "--query-accounted-apps"
+                                       : "--query-supported-clocks";
 }
 
 int gm_sclk_parse(struct gm_sclk_query *q, int kind, const char *list, const char *format,
@@ -152,16 +194,59 @@ void gm_sclk_header(const struct gm_sclk_query *q, struct gm_buf *out)
         if (i)
             gm_buf_puts(out, ", ");
         gm_buf_puts(out, fields[f].name);
-        if (fields[f].id == F_MEM || fields[f].id == F_GR)
-            gm_buf_puts(out, " [MHz]");
+        const char *unit = fields[f].id == F_MEM || fields[f].id == F_GR      ? "MHz"
+                           : fields[f].id == F_AGPU || fields[f].id == F_AMEM ? "%"
+                           : fields[f].id == F_AMAX                           ? "MiB"
+                           : fields[f].id == F_ATIME                          ? "ms"
+                                                                              : NULL;
+        if (unit)
+            gm_buf_printf(out, " [%s]", unit);
     }
     gm_buf_putc(out, '\n');
 }
 
-/* One row: pair for clocks, page for pages; neither: the reason rc. */
+/* A process cell of --query-accounted-apps ([N/A] where NVML did not know
+ * the value). */
+static void acct_cell(const struct gm_sclk_query *q, const struct gm_accounted *a, int id,
+                      struct gm_buf *out)
+{
+    const char *u = "";
+    switch (id) {
+    case F_PID:
+        gm_buf_printf(out, "%" PRIu32, a->pid);
+        return;
+    case F_AGPU:
+    case F_AMEM:
+        if (!(id == F_AGPU ? a->have_gpu_util : a->have_mem_util)) {
+            gm_buf_puts(out, "[N/A]");
+            return;
+        }
+        gm_buf_printf(out, "%" PRIu32 "%s", id == F_AGPU ? a->gpu_util : a->mem_util,
+                      q->nounits ? "" : " %");
+        return;
+    case F_AMAX:
+        if (!a->have_max_memory) {
+            gm_buf_puts(out, "[N/A]");
+            return;
+        }
+        u = q->nounits ? "" : " MiB";
+        gm_buf_printf(out, "%" PRIu64 "%s", a->max_memory / (UINT64_C(1) << 20), u);
+        return;
+    case F_ATIME:
+        gm_buf_printf(out, "%" PRIu64 "%s", a->time_ms, q->nounits ? "" : " ms");
+        return;
+    default: /* F_VGPU: gpumon reads bare-metal and passthrough GPUs, no vGPU instances */
+        gm_buf_puts(out, "[N/A]");
+        return;
+    }
+}
+
+/* One row: pair for clocks, page for pages, acct for accounted processes;
+ * none: the reason rc. */
 static void one_row(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                     const struct gm_gpu *g, const struct gm_clock_pair *pair,
-                    const struct gm_retired_page *page, int rc, struct gm_buf *out)
+                    const struct gm_retired_page *page, const struct gm_accounted *acct, int rc,
+                    struct gm_buf *out)
 {
     char buf[512];
     size_t nf;
@@ -171,13 +256,15 @@ static void one_row(const struct gm_sclk_query *q, const struct gm_snapshot *s,
         if (i)
             gm_buf_puts(out, ", ");
         if (id < 0) {
-            if (!pair && !page) {
+            if (!pair && !page && !acct) {
                 struct gm_value v = gm_v_status(gm_v_status_from_nvml(rc), rc);
                 gm_buf_puts(out, gm_fmt_smi_absent(GM_M_CLK_MAX_MEM, &v));
             } else if (page && id == F_ADDR) {
                 gm_buf_printf(out, "0x%016" PRIx64, page->address);
             } else if (page && id == F_CAUSE) {
                 gm_buf_puts(out, page->cause ? "Double Bit ECC" : "Single Bit ECC");
+            } else if (acct) {
+                acct_cell(q, acct, id, out);
             } else if (pair && (id == F_MEM || id == F_GR)) {
                 gm_buf_printf(out, "%u%s", id == F_MEM ? pair->mem_mhz : pair->gr_mhz,
                               q->nounits ? "" : " MHz");
@@ -200,17 +287,17 @@ void gm_sclk_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                   struct gm_buf *out)
 {
     if (rc != 0) {
-        one_row(q, s, g, NULL, NULL, rc, out);
+        one_row(q, s, g, NULL, NULL, NULL, rc, out);
         return;
     }
     for (size_t k = 0; k < n; k++)
-        one_row(q, s, g, &pairs[k], NULL, 0, out);
+        one_row(q, s, g, &pairs[k], NULL, NULL, 0, out);
 }
 
 void gm_sremap_row(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                    const struct gm_gpu *g, struct gm_buf *out)
 {
-    one_row(q, s, g, NULL, NULL, 0, out);
+    one_row(q, s, g, NULL, NULL, NULL, 0, out);
 }
 
 void gm_spages_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
@@ -218,11 +305,25 @@ void gm_spages_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                     struct gm_buf *out)
 {
     if (rc != 0) {
-        one_row(q, s, g, NULL, NULL, rc, out);
+        one_row(q, s, g, NULL, NULL, NULL, rc, out);
         return;
     }
     for (size_t k = 0; k < n; k++)
-        one_row(q, s, g, NULL, &pages[k], 0, out);
+        one_row(q, s, g, NULL, &pages[k], NULL, 0, out);
+}
+
+void gm_sacct_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
+                   const struct gm_gpu *g, const struct gm_accounted *procs, size_t n, int rc,
+                   struct gm_buf *out)
+{
+    if (rc != 0 && gm_v_status_from_nvml(rc) == GM_VS_UNSUPPORTED)
+        return; /* accounting is off (NOT_SUPPORTED): nothing was accounted */
+    if (rc != 0) {
+        one_row(q, s, g, NULL, NULL, NULL, rc, out);
+        return;
+    }
+    for (size_t k = 0; k < n; k++)
+        one_row(q, s, g, NULL, NULL, &procs[k], 0, out);
 }
 
 void gm_sclk_help(int kind, struct gm_buf *out)

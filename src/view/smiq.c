@@ -557,7 +557,7 @@ static void pci(struct ctx *x)
     kvm(x, "Current", "current_link_gen", GM_M_PCIE_GEN_CUR, NULL);
     kvm(x, "Device Current", "device_current_link_gen", GM_M_PCIE_GEN_CUR, NULL);
     kvq(x, "Device Max", "max_device_link_gen", GM_Q_PCIE_GEN_DEV_MAX, Q_NUM);
-    kv(w, "Host Max", "max_host_link_gen", NA);
+    kvm(x, "Host Max", "max_host_link_gen", GM_M_PCIE_GEN_HOSTMAX, NULL); /* sysfs */
     close_blk(w, "pcie_gen");
     open_blk(w, "Link Width", "link_widths");
     kvm(x, "Max", "max_link_width", GM_M_PCIE_WIDTH_MAX, "x");
@@ -770,16 +770,13 @@ static void power(struct ctx *x)
     open_blk(w, "Module Power Readings", "module_power_readings");
     if (w->xml)
         kvm(x, NULL, "power_state", GM_M_PSTATE, NULL);
-    static const char *const mod[][2] = {
-        {"Power Draw", "power_draw"},
-        {"Current Power Limit", "current_power_limit"},
-        {"Requested Power Limit", "requested_power_limit"},
-        {"Default Power Limit", "default_power_limit"},
-        {"Min Power Limit", "min_power_limit"},
-        {"Max Power Limit", "max_power_limit"},
-    };
-    for (size_t i = 0; i < sizeof(mod) / sizeof(mod[0]); i++)
-        kv(w, mod[i][0], mod[i][1], NA);
+    /* the module scope of the power fields (Grace Hopper; N/A elsewhere) */
+    kvm(x, "Power Draw", "power_draw", GM_M_MODULE_POWER_AVERAGE, " W");
+    kvm(x, "Current Power Limit", "current_power_limit", GM_M_MODULE_POWER_ENFORCED, " W");
+    kvm(x, "Requested Power Limit", "requested_power_limit", GM_M_MODULE_POWER_LIMIT, " W");
+    kvm(x, "Default Power Limit", "default_power_limit", GM_M_MODULE_POWER_DEFAULT, " W");
+    kvm(x, "Min Power Limit", "min_power_limit", GM_M_MODULE_POWER_MIN, " W");
+    kvm(x, "Max Power Limit", "max_power_limit", GM_M_MODULE_POWER_MAX, " W");
     close_blk(w, "module_power_readings");
 }
 

@@ -8,7 +8,8 @@ A case file is a small header of "key: value" lines, then sections:
     scenario: h100x8-training.ini   file under scenarios/ ("none": no GPUSIM_SCENARIO)
     time: 300                       GPUSIM_TIME (scenario seconds), default 0
     lib: sim                        sim (default), legacy, or missing (a path that does not exist)
-    env: NAME=VALUE                 extra environment (repeatable)
+    env: NAME=VALUE                 extra environment (repeatable); {root} in VALUE is
+                                    the source tree (fixtures: {root}/tests/fixtures/...)
     spawn: 3                        start N real processes; GPUSIM_PID_RANK0.. are their PIDs
     args: query --format=csv ...    gpumon's arguments (shell-style quoting)
     exit: 0                         expected exit status
@@ -134,6 +135,9 @@ def main():
     for k in ("GPUSIM_SCENARIO", "GPUSIM_TIME", "GPUSIM_SPEED", "GPUSIM_EPOCH", "NO_COLOR"):
         env.pop(k, None)
     env.update({"TZ": "UTC", "LC_ALL": "C", "NO_COLOR": "1", "TERM": "dumb"})
+    # pcie.link.gen.hostmax reads sysfs by the simulated bus ids, which may
+    # exist on the machine running the tests: no sysfs unless a case gives one
+    env["GPUMON_SYSFS_ROOT"] = "/nonexistent/sysfs"
     lib = head.get("lib", "sim")
     env["GPUMON_NVML_LIB"] = {"sim": os.environ.get("SIM_LIB", ""),
                               "legacy": os.environ.get("SIM_LIB_LEGACY", ""),
@@ -145,7 +149,7 @@ def main():
         env["GPUSIM_TIME"] = head["time"]
     for e in extra_env:
         k, _, v = e.partition("=")
-        env[k] = v
+        env[k] = v.replace("{root}", root)
 
     subst = {"host": socket.gethostname(), "user": pwd.getpwuid(os.getuid()).pw_name}
     spawned = []

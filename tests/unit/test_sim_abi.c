@@ -106,7 +106,11 @@
     X(nvmlGpmSetStreamingEnabled)                                                                  \
     X(nvmlDeviceGetClock)                                                                          \
     X(nvmlDeviceGetApplicationsClock)                                                              \
-    X(nvmlDeviceGetDefaultApplicationsClock)
+    X(nvmlDeviceGetDefaultApplicationsClock)                                                       \
+    X(nvmlDeviceGetAccountingMode)                                                                 \
+    X(nvmlDeviceGetAccountingPids)                                                                 \
+    X(nvmlDeviceGetAccountingStats)                                                                \
+    X(nvmlDeviceGetMemoryErrorCounter)
 
 #define GS_DECLARE(name) static __typeof__(name) *p_##name;
 GS_FUNCS(GS_DECLARE)
@@ -792,6 +796,118 @@ static void test_field_power_instant(void **state)
     assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), 2, f), NVML_SUCCESS);
     assert_int_equal(f[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(f[1].nvmlReturn, NVML_SUCCESS);
+    stop();
+}
+
+/* Power fields in the module (1) and memory (2) scopes: NOT_SUPPORTED on
+ * every preset (none is a Grace Hopper module) while the call succeeds and
+ * the GPU scope (0) still answers. */
+static void test_field_power_scopes(void **state)
+{
+    (void)state;
+    start(g_base, 60);
+    for (unsigned i = 0; i < 3; i++) {
+        nvmlFieldValue_t f[4];
+        memset(f, 0, sizeof(f));
+        f[0].fieldId = NVML_FI_DEV_POWER_AVERAGE;
+        f[1].fieldId = NVML_FI_DEV_POWER_AVERAGE;
+        f[1].scopeId = 1;
+        f[2].fieldId = NVML_FI_DEV_POWER_INSTANT;
+        f[2].scopeId = 2;
+        f[3].fieldId = 190; /* NVML_FI_DEV_POWER_CURRENT_LIMIT */
+        f[3].scopeId = 1;
+        assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(i), 4, f), NVML_SUCCESS);
+        assert_int_equal(f[0].nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(f[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(f[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(f[3].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    }
+    stop();
+}
+
+/* ECC by location: H100 (Hopper) counts DRAM (2) and SRAM (7) only, the
+ * V100 (GPU 2 of the base scenario) each unit 0-6 and not SRAM; ECC off
+ * (the RTX 4090) NOT_SUPPORTED everywhere. */
+static void test_ecc_locations(void **state)
+{
+    (void)state;
+    start(g_base, 60);
+    for (unsigned loc = 0; loc <= 7; loc++) {
+        unsigned long long n = 99;
+        nvmlReturn_t h = CALL(nvmlDeviceGetMemoryErrorCounter, dev(0),
+                              NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, loc, &n);
+        assert_int_equal(h, loc == 2 || loc == 7 ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED);
+        nvmlReturn_t v = CALL(nvmlDeviceGetMemoryErrorCounter, dev(2),
+                              NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, loc, &n);
+        assert_int_equal(v, loc == 7 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS);
+        assert_int_equal(CALL(nvmlDeviceGetMemoryErrorCounter, dev(1),
+                              NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, loc, &n),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    stop();
+}
+
+/* Accounting: off by default (mode disabled, lists NOT_SUPPORTED); with
+ * `accounting = on` the compute processes started by t, running or ended,
+ * through the sizing protocol, their stats, NOT_FOUND for another PID. */
+static void test_accounting(void **state)
+{
+    (void)state;
+    start(g_base, 60);
+    nvmlEnableState_t mode = NVML_FEATURE_ENABLED;
+    unsigned cnt = 0, pids[8];
+    nvmlAccountingStats_t st;
+    assert_int_equal(CALL(nvmlDeviceGetAccountingMode, dev(0), &mode), NVML_SUCCESS);
+    assert_int_equal(mode, NVML_FEATURE_DISABLED);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingPids, dev(0), &cnt, NULL),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 1, &st), NVML_ERROR_NOT_SUPPORTED);
+    stop();
+
+    char path[256];
+    write_scenario("acct.ini",
+                   "[machine]\ngpus = 2\n[gpu]\nmodel = A100-SXM4-80GB\n[gpu.0]\naccounting = on\n"
+                   "[process.a]\ngpu = 0\npid = 501\ntype = compute\nused_memory = 2GiB\n"
+                   "sm_util = 40%\nstart = 10s\nend = 20s\n"
+                   "[process.b]\ngpu = 0\npid = 502\ntype = compute\nused_memory = 4GiB\n"
+                   "start = 15s\n"
+                   "[process.c]\ngpu = 0\npid = 503\ntype = graphics\nused_memory = 1GiB\n"
+                   "[process.d]\ngpu = 0\npid = 504\ntype = compute\nused_memory = 1GiB\n"
+                   "start = 100s\n"
+                   "[process.e]\ngpu = 1\npid = 505\ntype = compute\nused_memory = 1GiB\n",
+                   path, sizeof(path));
+    start(path, 30);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingMode, dev(0), &mode), NVML_SUCCESS);
+    assert_int_equal(mode, NVML_FEATURE_ENABLED);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingMode, dev(1), &mode), NVML_SUCCESS);
+    assert_int_equal(mode, NVML_FEATURE_DISABLED);
+    cnt = 0;
+    assert_int_equal(CALL(nvmlDeviceGetAccountingPids, dev(0), &cnt, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(cnt, 2); /* a (ended) and b; not the graphics c, not d (later) */
+    cnt = 1;
+    assert_int_equal(CALL(nvmlDeviceGetAccountingPids, dev(0), &cnt, pids),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    cnt = 8;
+    assert_int_equal(CALL(nvmlDeviceGetAccountingPids, dev(0), &cnt, pids), NVML_SUCCESS);
+    assert_int_equal(cnt, 2);
+    assert_int_equal(pids[0], 501);
+    assert_int_equal(pids[1], 502);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 501, &st), NVML_SUCCESS);
+    assert_int_equal(st.isRunning, 0);
+    assert_int_equal(st.time, 10000); /* 10 s from start to end */
+    assert_int_equal(st.maxMemoryUsage, 2ULL << 30);
+    assert_in_range(st.gpuUtilization, 38, 42);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 502, &st), NVML_SUCCESS);
+    assert_int_equal(st.isRunning, 1);
+    assert_int_equal(st.time, 0);
+    assert_int_equal(st.maxMemoryUsage, 4ULL << 30);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 503, &st), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 504, &st), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingStats, dev(0), 501, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetAccountingPids, dev(1), &cnt, pids),
+                     NVML_ERROR_NOT_SUPPORTED);
     stop();
 }
 
@@ -1963,6 +2079,9 @@ int main(void)
         cmocka_unit_test(test_fail_counting),
         cmocka_unit_test(test_fail_errors_and_trace),
         cmocka_unit_test(test_field_power_instant),
+        cmocka_unit_test(test_field_power_scopes),
+        cmocka_unit_test(test_ecc_locations),
+        cmocka_unit_test(test_accounting),
         cmocka_unit_test(test_gpm_layout),
         cmocka_unit_test(test_gpm_support),
         cmocka_unit_test(test_gpm_two_samples),
