@@ -856,6 +856,9 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
     if (g->nmig && !g->mig_capable)
         return gs_fail(c, key_line(c, i, "mig"), "gpu %u: model %s does not support MIG", i,
                        g->preset->key);
+    char mig_err[256];
+    if (gs_mig_layout(g, mig_err, sizeof(mig_err)) != 0)
+        return gs_fail(c, key_line(c, i, "mig"), "gpu %u: mig: %s", i, mig_err);
     unsigned long long mig_mem = 0;
     for (unsigned m = 0; m < g->nmig; m++)
         mig_mem += g->mig[m].mem_total;
