@@ -35,12 +35,12 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 42
+                    Copy Engine count     : 3
+                    Encoder count         : 0
+                    Decoder count         : 2
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
@@ -59,12 +59,12 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 28
+                    Copy Engine count     : 2
+                    Encoder count         : 0
+                    Decoder count         : 1
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
@@ -83,12 +83,12 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 14
+                    Copy Engine count     : 1
+                    Encoder count         : 0
+                    Decoder count         : 0
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
@@ -107,12 +107,12 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 14
+                    Copy Engine count     : 1
+                    Encoder count         : 0
+                    Decoder count         : 0
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A

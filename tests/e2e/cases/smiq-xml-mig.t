@@ -35,12 +35,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>42</multiprocessor_count>
+						<copy_engine_count>3</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>2</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -66,12 +66,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>28</multiprocessor_count>
+						<copy_engine_count>2</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>1</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -97,12 +97,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>14</multiprocessor_count>
+						<copy_engine_count>1</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>0</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -128,12 +128,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>14</multiprocessor_count>
+						<copy_engine_count>1</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>0</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
