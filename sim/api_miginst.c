@@ -66,7 +66,8 @@ static nvmlReturn_t inst_begin(struct gs_call *c, const char *fn, const void *h,
                                int args_ok, unsigned *k)
 {
     unsigned gpu = 0;
-    bool ours = ci ? decode(h, g_ci, sizeof(g_ci), &gpu, k) : decode(h, g_gi, sizeof(g_gi), &gpu, k);
+    bool ours =
+        ci ? decode(h, g_ci, sizeof(g_ci), &gpu, k) : decode(h, g_gi, sizeof(g_gi), &gpu, k);
     nvmlReturn_t r = gs_begin(c, fn, GS_H_PHYS, ours ? gs_handle(gpu, -1) : NULL, 0, args_ok);
     if (r != NVML_SUCCESS)
         return r;
@@ -77,9 +78,9 @@ static nvmlReturn_t inst_begin(struct gs_call *c, const char *fn, const void *h,
 
 /* ------------------------------------------------------- GPU instances */
 
-static void gi_fill(const struct gs_gi_profile *p, unsigned *id, unsigned *slices,
-                    unsigned *count, unsigned *sm, unsigned *ce, unsigned *dec, unsigned *enc,
-                    unsigned *jpeg, unsigned *ofa, unsigned long long *mib)
+static void gi_fill(const struct gs_gi_profile *p, unsigned *id, unsigned *slices, unsigned *count,
+                    unsigned *sm, unsigned *ce, unsigned *dec, unsigned *enc, unsigned *jpeg,
+                    unsigned *ofa, unsigned long long *mib)
 {
     *id = p->id;
     *slices = p->slices;
@@ -147,8 +148,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device,
         memset(info, 0, sizeof(*info));
         info->version = version;
         gi_fill(p, &info->id, &info->sliceCount, &info->instanceCount, &info->multiprocessorCount,
-                &info->copyEngineCount, &info->decoderCount, &info->encoderCount,
-                &info->jpegCount, &info->ofaCount, &info->memorySizeMB);
+                &info->copyEngineCount, &info->decoderCount, &info->encoderCount, &info->jpegCount,
+                &info->ofaCount, &info->memorySizeMB);
         snprintf(info->name, sizeof(info->name), "MIG %s", p->name);
     } else {
         nvmlGpuInstanceProfileInfo_v3_t *v3 = (nvmlGpuInstanceProfileInfo_v3_t *)info;
@@ -466,8 +467,8 @@ GS_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuI
     struct gs_call c;
     struct ci_prof p;
     unsigned k = 0;
-    nvmlReturn_t r = inst_begin(&c, __func__, gpuInstance, false,
-                                computeInstances != NULL && count != NULL, &k);
+    nvmlReturn_t r =
+        inst_begin(&c, __func__, gpuInstance, false, computeInstances != NULL && count != NULL, &k);
     if (r != NVML_SUCCESS)
         return r;
     const struct gs_mig_dev *d = &c.g->mig[k];
@@ -481,8 +482,9 @@ GS_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuI
     return gs_end(&c, NVML_SUCCESS);
 }
 
-GS_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(
-    nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)
+GS_EXPORT nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance,
+                                                             unsigned int id,
+                                                             nvmlComputeInstance_t *computeInstance)
 {
     struct gs_call c;
     unsigned k = 0;

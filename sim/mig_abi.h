@@ -201,9 +201,10 @@ nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfo(nvmlGpuInstance_t gpuI
                                                           unsigned int profile,
                                                           unsigned int engProfile,
                                                           nvmlComputeInstanceProfileInfo_t *info);
-nvmlReturn_t nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-    nvmlGpuInstance_t gpuInstance, unsigned int profile, unsigned int engProfile,
-    nvmlComputeInstanceProfileInfo_v2_t *info);
+nvmlReturn_t
+nvmlGpuInstanceGetComputeInstanceProfileInfoV(nvmlGpuInstance_t gpuInstance, unsigned int profile,
+                                              unsigned int engProfile,
+                                              nvmlComputeInstanceProfileInfo_v2_t *info);
 nvmlReturn_t nvmlGpuInstanceGetComputeInstanceRemainingCapacity(nvmlGpuInstance_t gpuInstance,
                                                                 unsigned int profileId,
                                                                 unsigned int *count);

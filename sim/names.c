@@ -4,7 +4,8 @@
  * Scenario keys refer to these names (`unsupported = nvmlDeviceGetFanSpeed`,
  * `call = nvmlDeviceGetPowerUsage`), so the list is the single place where a
  * new entry point or field becomes addressable.  The function part mirrors
- * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h, sim/ext_abi.h and sim/mig_abi.h;
+ * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h, sim/ext_abi.h, sim/mig_abi.h and
+ * sim/rare_abi.h;
  * tests/unit/test_sim_abi.c checks that each function listed here is
  * exported by the built library.
  */
@@ -113,6 +114,8 @@ const struct gs_name gs_names[] = {
     {"nvmlGpuInstanceGetComputeInstanceById", GS_NAME_FUNCTION, 0},
     {"nvmlComputeInstanceGetInfo_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetAttributes_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetHicVersion", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetFanControlPolicy_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses_v3", GS_NAME_FUNCTION, 0},

@@ -237,6 +237,20 @@ def check_semantics(dll, scenario, gpus, migs, errors):
         expect(errors, "MIG device of GPU %d BAR1" % i, rc, SUCCESS)
         if rc == SUCCESS and not (0 < b.used <= b.total and b.free == b.total - b.used):
             errors.append("MIG BAR1 inconsistent: %d %d %d" % (b.total, b.used, b.free))
+    # The fan control policy exists where fans do (the driver's curve, 0);
+    # no S-class unit, so no host interface card.
+    for i, h in enumerate(gpus):
+        fans = fn(dll, "nvmlDeviceGetNumFans")(h, C.byref(u))
+        policy = fn(dll, "nvmlDeviceGetFanControlPolicy_v2")(h, 0, C.byref(v))
+        expect(errors, "GPU %d fan control policy" % i, (policy, v.value if policy == SUCCESS
+               else None), (SUCCESS, 0) if fans == SUCCESS else (NOT_SUPPORTED, None))
+        if fans == SUCCESS:
+            expect(errors, "GPU %d fan %d policy" % (i, u.value),
+                   fn(dll, "nvmlDeviceGetFanControlPolicy_v2")(h, u.value, C.byref(v)),
+                   INVALID_ARGUMENT)
+    u.value = 7
+    expect(errors, "HIC count", (fn(dll, "nvmlSystemGetHicVersion")(C.byref(u), None), u.value),
+           (SUCCESS, 0))
     # Every MIG device is a GPU instance with one compute instance (both
     # found by id), and the instances agree with the device.
     gis, cis = instances(dll, gpus, migs)

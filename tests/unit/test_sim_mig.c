@@ -380,13 +380,13 @@ static void test_capacity(void **state)
         assert_int_equal(cp.sliceCount, p + 1);
         assert_int_equal(cp.instanceCount, count[p]);
         assert_int_equal(cp.sharedCopyEngineCount, 3);
-        assert_string_equal(cp.name, p == 2 ? "MIG 3g.40gb" : p == 0 ? "MIG 1c.3g.40gb"
-                                                                     : "MIG 2c.3g.40gb");
+        assert_string_equal(cp.name, p == 2   ? "MIG 3g.40gb"
+                                     : p == 0 ? "MIG 1c.3g.40gb"
+                                              : "MIG 2c.3g.40gb");
         nvmlComputeInstancePlacement_t pl[4];
         unsigned n = 4;
-        assert_int_equal(
-            CALL(nvmlGpuInstanceGetComputeInstancePossiblePlacements, gi, p, pl, &n),
-            NVML_SUCCESS);
+        assert_int_equal(CALL(nvmlGpuInstanceGetComputeInstancePossiblePlacements, gi, p, pl, &n),
+                         NVML_SUCCESS);
         assert_int_equal(n, count[p]);
         assert_int_equal(pl[n - 1].start, (n - 1) * (p + 1));
         assert_int_equal(pl[0].size, p + 1);
@@ -395,9 +395,9 @@ static void test_capacity(void **state)
     assert_int_equal(CALL(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, GS_CI_PROFILE_4_SLICE,
                           GS_CI_ENGINE_PROFILE_SHARED, &cp),
                      NVML_ERROR_NOT_SUPPORTED);
-    assert_int_equal(CALL(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, GS_CI_PROFILE_1_SLICE,
-                          1, &cp),
-                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(
+        CALL(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, GS_CI_PROFILE_1_SLICE, 1, &cp),
+        NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(CALL(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, GS_CI_PROFILE_COUNT,
                           GS_CI_ENGINE_PROFILE_SHARED, &cp),
                      NVML_ERROR_INVALID_ARGUMENT);
@@ -482,6 +482,24 @@ static void test_errors(void **state)
     CALL(nvmlShutdown);
 }
 
+/* A call on an instance is a call on its parent GPU: a GPUSIM_FAIL rule
+ * with @GPU counts it, a rule for another GPU does not. */
+static void test_fail_rules(void **state)
+{
+    (void)state;
+    nvmlGpuInstance_t gi;
+    nvmlGpuInstanceInfo_t info;
+    setenv("GPUSIM_FAIL",
+           "nvmlGpuInstanceGetInfo@0:2:GPU_IS_LOST,nvmlGpuInstanceGetInfo@1:1+:UNKNOWN", 1);
+    start(SCENARIO_DIR "/a100-mig.ini");
+    unsetenv("GPUSIM_FAIL");
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceById, dev(0), 1, &gi), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpuInstanceGetInfo, gi, &info), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpuInstanceGetInfo, gi, &info), NVML_ERROR_GPU_IS_LOST);
+    assert_int_equal(CALL(nvmlGpuInstanceGetInfo, gi, &info), NVML_SUCCESS);
+    CALL(nvmlShutdown);
+}
+
 /* Every MIG-capable preset has a profile table whose placements fit. */
 static void test_tables(void **state)
 {
@@ -510,9 +528,10 @@ static void test_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layouts), cmocka_unit_test(test_walk),
+        cmocka_unit_test(test_layouts),  cmocka_unit_test(test_walk),
         cmocka_unit_test(test_profiles), cmocka_unit_test(test_capacity),
-        cmocka_unit_test(test_errors), cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_errors),   cmocka_unit_test(test_fail_rules),
+        cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
