@@ -14,10 +14,11 @@
  * NOT_SUPPORTED; a profile index past NVML's enum, NULL pointers and
  * handles that are not (or no longer) ours answer INVALID_ARGUMENT; an id
  * with no instance answers NOT_FOUND.  Possible placements are answered
- * with MIG mode off ("regardless of whether MIG is enabled").  Listing
- * instances needs no root: the driver's mig/monitor capability is
- * world-readable by default (a `fault = no_permission` still applies, as
- * to every call).  Create/destroy and nvmlDeviceSetMigMode are not exported.
+ * with MIG mode off ("regardless of whether MIG is enabled").  nvml.h says
+ * these queries need a privileged user; the privilege is the mig/monitor
+ * capability, world-readable by default, so non-root callers are answered
+ * (GPUSIM_FAIL can inject NO_PERMISSION).  Create/destroy and
+ * nvmlDeviceSetMigMode are not exported.
  */
 #include <stdint.h>
 #include <stdio.h>
