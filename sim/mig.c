@@ -153,6 +153,8 @@ int gs_mig_layout(struct gs_gpu *g, char *err, size_t len)
                      g->preset->key, list);
             return -1;
         }
+        /* The MIG device has the profile's memory, as nvidia-smi shows it. */
+        d->mem_total = d->gip->mem_mib << 20;
         if (++count[d->gip->index % 32] > d->gip->count) {
             snprintf(err, len, "%s has at most %u GPU instance(s) of profile %s", g->preset->key,
                      d->gip->count, d->profile);

@@ -362,7 +362,7 @@ static int sp_mig(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
         memset(m, 0, sizeof(*m));
         snprintf(m->profile, sizeof(m->profile), "%ug.%ugb", s, gb);
         m->slices = s;
-        m->mem_total = (unsigned long long)(gb * 1024 * 0.96) << 20;
+        m->mem_total = 0; /* the board profile's, set by gs_mig_layout() */
         m->gi_id = gi;
         m->ci_id = 0;
         slices += s;
@@ -862,7 +862,7 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
     unsigned long long mig_mem = 0;
     for (unsigned m = 0; m < g->nmig; m++)
         mig_mem += g->mig[m].mem_total;
-    if (mig_mem > g->mem_total - g->mem_reserved)
+    if (mig_mem > g->mem_total)
         return gs_fail(c, key_line(c, i, "mig"),
                        "gpu %u: MIG profiles need more memory than the GPU has", i);
     if (w->kind == GS_WL_HEARTBEAT && (w->hb_period < 0.05 || w->hb_duty <= 0))

@@ -216,6 +216,7 @@ static void test_walk(void **state)
             nvmlMemory_t mem;
             assert_int_equal(CALL(nvmlDeviceGetMemoryInfo, m, &mem), NVML_SUCCESS);
             assert_int_equal(at.memorySizeMB, mem.total >> 20);
+            assert_int_equal(mem.total, pi.memorySizeMB << 20); /* the profile's memory */
 
             /* Its one compute instance spans it. */
             unsigned ci_id;
@@ -368,6 +369,12 @@ static void test_capacity(void **state)
                      NVML_SUCCESS);
     assert_int_equal(pi.multiprocessorCount, 132);
     assert_int_equal(pi.memorySizeMB, 81152);
+    /* The 3g.40gb MIG device has the profile's 40448 MiB. */
+    nvmlDevice_t m;
+    nvmlMemory_t mem;
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, 0, &m), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo, m, &mem), NVML_SUCCESS);
+    assert_int_equal(mem.total, 40448ULL << 20);
     /* Compute instance profiles of the 3g GPU instance: 1c x3, 2c x1, 3c. */
     nvmlGpuInstance_t gi;
     assert_int_equal(CALL(nvmlDeviceGetGpuInstanceById, g0, 1, &gi), NVML_SUCCESS);
@@ -482,6 +489,35 @@ static void test_errors(void **state)
     CALL(nvmlShutdown);
 }
 
+/* One 7g.80gb instance takes the whole GPU: 8 memory slices, 7 compute. */
+static void test_whole_gpu(void **state)
+{
+    (void)state;
+    start_text("[gpu.0]\nmodel = H100-SXM5-80GB\nmig = 7g.80gb\n");
+    nvmlDevice_t g0 = dev(0), m;
+    nvmlGpuInstance_t gi;
+    nvmlGpuInstanceInfo_t info;
+    nvmlMemory_t mem;
+    unsigned cap = 99;
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceById, g0, 0, &gi), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlGpuInstanceGetInfo, gi, &info), NVML_SUCCESS);
+    assert_int_equal(info.profileId, 0);
+    assert_int_equal(info.placement.start, 0);
+    assert_int_equal(info.placement.size, 8);
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstanceRemainingCapacity, g0, 19, &cap), NVML_SUCCESS);
+    assert_int_equal(cap, 0);
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, 0, &m), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetMemoryInfo, m, &mem), NVML_SUCCESS);
+    assert_int_equal(mem.total, 81152ULL << 20);
+    nvmlComputeInstanceProfileInfo_t cp;
+    assert_int_equal(CALL(nvmlGpuInstanceGetComputeInstanceProfileInfo, gi, GS_CI_PROFILE_7_SLICE,
+                          GS_CI_ENGINE_PROFILE_SHARED, &cp),
+                     NVML_SUCCESS);
+    assert_int_equal(cp.multiprocessorCount, 132);
+    assert_int_equal(cp.sharedOfaCount, 1);
+    CALL(nvmlShutdown);
+}
+
 /* A call on an instance is a call on its parent GPU: a GPUSIM_FAIL rule
  * with @GPU counts it, a rule for another GPU does not. */
 static void test_fail_rules(void **state)
@@ -528,10 +564,10 @@ static void test_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layouts),  cmocka_unit_test(test_walk),
-        cmocka_unit_test(test_profiles), cmocka_unit_test(test_capacity),
-        cmocka_unit_test(test_errors),   cmocka_unit_test(test_fail_rules),
-        cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_layouts),    cmocka_unit_test(test_walk),
+        cmocka_unit_test(test_profiles),   cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_errors),     cmocka_unit_test(test_whole_gpu),
+        cmocka_unit_test(test_fail_rules), cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -45,10 +45,10 @@ GPU 00000000:18:00.0
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 39321 MiB
+                Total                     : 40192 MiB
                 Reserved                  : N/A
                 Used                      : 31745 MiB
-                Free                      : 7576 MiB
+                Free                      : 8447 MiB
             BAR1 Memory Usage
                 Total                     : 65536 MiB
                 Used                      : 3 MiB
@@ -69,10 +69,10 @@ GPU 00000000:18:00.0
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 19660 MiB
+                Total                     : 19968 MiB
                 Reserved                  : N/A
                 Used                      : 6145 MiB
-                Free                      : 13515 MiB
+                Free                      : 13823 MiB
             BAR1 Memory Usage
                 Total                     : 32768 MiB
                 Used                      : 3 MiB
@@ -93,10 +93,10 @@ GPU 00000000:18:00.0
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 9830 MiB
+                Total                     : 9728 MiB
                 Reserved                  : N/A
                 Used                      : 1 MiB
-                Free                      : 9829 MiB
+                Free                      : 9727 MiB
             BAR1 Memory Usage
                 Total                     : 16384 MiB
                 Used                      : 2 MiB
@@ -117,10 +117,10 @@ GPU 00000000:18:00.0
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 9830 MiB
+                Total                     : 9728 MiB
                 Reserved                  : N/A
                 Used                      : 2561 MiB
-                Free                      : 7269 MiB
+                Free                      : 7167 MiB
             BAR1 Memory Usage
                 Total                     : 16384 MiB
                 Used                      : 3 MiB

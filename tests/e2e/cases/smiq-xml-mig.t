@@ -49,10 +49,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>39321 MiB</total>
+					<total>40192 MiB</total>
 					<reserved>N/A</reserved>
 					<used>31745 MiB</used>
-					<free>7576 MiB</free>
+					<free>8447 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>65536 MiB</total>
@@ -80,10 +80,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>19660 MiB</total>
+					<total>19968 MiB</total>
 					<reserved>N/A</reserved>
 					<used>6145 MiB</used>
-					<free>13515 MiB</free>
+					<free>13823 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>32768 MiB</total>
@@ -111,10 +111,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>9830 MiB</total>
+					<total>9728 MiB</total>
 					<reserved>N/A</reserved>
 					<used>1 MiB</used>
-					<free>9829 MiB</free>
+					<free>9727 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>16384 MiB</total>
@@ -142,10 +142,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>9830 MiB</total>
+					<total>9728 MiB</total>
 					<reserved>N/A</reserved>
 					<used>2561 MiB</used>
-					<free>7269 MiB</free>
+					<free>7167 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>16384 MiB</total>
