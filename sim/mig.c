@@ -19,8 +19,7 @@
  * prints on A100 and H100: 1g {0..6}:1, 1g.20gb {0,2,4,6}:2, 2g {0,2,4}:2,
  * 3g {0,4}:4, 4g {0}:4, 7g {0}:8.
  *
- * Left out: boards without MIG (no table), the A30 and Blackwell layouts,
- * and the +me profile in scenarios (`mig =` cannot spell it; it is listed).
+ * Left out: boards without MIG (no table), the A30 and Blackwell layouts.
  */
 #include <stdio.h>
 #include <string.h>

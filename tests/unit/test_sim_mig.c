@@ -518,6 +518,37 @@ static void test_whole_gpu(void **state)
     CALL(nvmlShutdown);
 }
 
+/* The +me profile: the one set of media engines (OFA, JPEG) of an A100. */
+static void test_media_extension(void **state)
+{
+    (void)state;
+    start_text("[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 1g.10gb+me, 3g.40gb\n");
+    nvmlDevice_t g0 = dev(0), m;
+    char name[96];
+    nvmlDeviceAttributes_t at;
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, g0, 0, &m), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetName, m, name, sizeof(name)), NVML_SUCCESS);
+    assert_string_equal(name, "NVIDIA A100-SXM4-80GB MIG 1g.10gb+me");
+    assert_int_equal(CALL(nvmlDeviceGetAttributes_v2, m, &at), NVML_SUCCESS);
+    assert_int_equal(at.sharedOfaCount, 1);
+    assert_int_equal(at.sharedJpegCount, 1);
+    assert_int_equal(at.sharedDecoderCount, 1);
+    static const struct {
+        unsigned id, cap;
+    } want[] = {{20, 0}, {19, 3}, {15, 1}, {14, 1}, {9, 0}, {5, 0}, {0, 0}};
+    for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        unsigned cap = 99;
+        assert_int_equal(CALL(nvmlDeviceGetGpuInstanceRemainingCapacity, g0, want[i].id, &cap),
+                         NVML_SUCCESS);
+        assert_int_equal(cap, want[i].cap);
+    }
+    nvmlGpuInstance_t gis[8];
+    unsigned n = 0;
+    assert_int_equal(CALL(nvmlDeviceGetGpuInstances, g0, 20, gis, &n), NVML_SUCCESS);
+    assert_int_equal(n, 1);
+    CALL(nvmlShutdown);
+}
+
 /* A call on an instance is a call on its parent GPU: a GPUSIM_FAIL rule
  * with @GPU counts it, a rule for another GPU does not. */
 static void test_fail_rules(void **state)
@@ -564,10 +595,11 @@ static void test_tables(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_layouts),    cmocka_unit_test(test_walk),
-        cmocka_unit_test(test_profiles),   cmocka_unit_test(test_capacity),
-        cmocka_unit_test(test_errors),     cmocka_unit_test(test_whole_gpu),
-        cmocka_unit_test(test_fail_rules), cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_layouts),         cmocka_unit_test(test_walk),
+        cmocka_unit_test(test_profiles),        cmocka_unit_test(test_capacity),
+        cmocka_unit_test(test_errors),          cmocka_unit_test(test_whole_gpu),
+        cmocka_unit_test(test_media_extension), cmocka_unit_test(test_fail_rules),
+        cmocka_unit_test(test_tables),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
