@@ -101,8 +101,11 @@ const struct gs_gi_profile *gs_mig_profile_by_name(const struct gs_preset *p, co
     return NULL;
 }
 
+/* The memory slices [start, start + size) as a bit mask (0 when out of range). */
 static unsigned span(unsigned start, unsigned size)
 {
+    if (size > GS_MIG_MEMORY_SLICES || start >= GS_MIG_MEMORY_SLICES)
+        return 0;
     return ((1U << size) - 1) << start;
 }
 
