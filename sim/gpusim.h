@@ -143,12 +143,16 @@ struct gs_workload {
     double util_noise; /* +- % noise of busy utilisation */
 };
 
+struct gs_gi_profile;
+
 struct gs_mig_dev {
     char profile[16]; /* "3g.40gb" */
     unsigned slices;
     unsigned long long mem_total;
     unsigned gi_id, ci_id;
     char name[96], uuid[96];
+    const struct gs_gi_profile *gip; /* the board's GPU instance profile (sim/mig.c) */
+    unsigned start;                  /* GPU instance placement: first memory slice */
 };
 
 struct gs_gpu {
@@ -282,6 +286,42 @@ int gs_parse_bus_id(const char *text, unsigned *domain, unsigned *bus, unsigned 
 int gs_parse_major_minor(const char *text, bool allow_patch, unsigned *major, unsigned *minor);
 /* A MIG profile "Ng.Mgb" with N in 1, 2, 3, 4, 7. */
 int gs_parse_mig_profile(const char *text, unsigned *slices, unsigned *gb);
+
+/* ------------------------------------------------------------------ MIG */
+
+/* One GPU instance profile of a board, as `nvidia-smi mig -lgip` lists it
+ * (sim/mig.c holds the tables and their sources). */
+struct gs_gi_profile {
+    unsigned index;      /* NVML_GPU_INSTANCE_PROFILE_* */
+    unsigned id;         /* the profile id NVML and nvidia-smi report (19, 14, 9, ...) */
+    const char *name;    /* "1g.10gb" */
+    unsigned slices;     /* compute slices */
+    unsigned mem_slices; /* memory slices (placement size), of 8 */
+    unsigned starts;     /* bit i: a placement may start at memory slice i */
+    unsigned count;      /* most instances at once */
+    unsigned sm, ce, dec, enc, jpeg, ofa;
+    unsigned long long mem_mib;
+};
+
+#define GS_MIG_COMPUTE_SLICES 7
+#define GS_MIG_MEMORY_SLICES 8
+
+/* The GPU instance profiles of preset p (NULL and *n = 0 when it has none). */
+const struct gs_gi_profile *gs_mig_profiles(const struct gs_preset *p, size_t *n);
+/* Lookups in p's table by NVML profile index, by profile id, by name; NULL when absent. */
+const struct gs_gi_profile *gs_mig_profile_by_index(const struct gs_preset *p, unsigned index);
+const struct gs_gi_profile *gs_mig_profile_by_id(const struct gs_preset *p, unsigned id);
+const struct gs_gi_profile *gs_mig_profile_by_name(const struct gs_preset *p, const char *name);
+
+/* Gives each MIG device of g its profile and a placement that does not
+ * overlap the others' (in scenario order, the first that fits, backtracking
+ * when a later device has none).  Returns 0, or -1 with a message in
+ * err[len] naming the profile that does not exist or does not fit. */
+int gs_mig_layout(struct gs_gpu *g, char *err, size_t len);
+
+/* How many more GPU instances of profile p fit beside g's (memory slices,
+ * compute slices and p's instance limit). */
+unsigned gs_mig_gi_capacity(const struct gs_gpu *g, const struct gs_gi_profile *p);
 
 /* Comma-separated lists: copies the next item (blanks trimmed) into out and
  * advances *cursor.  Returns 1 for an item (possibly empty), 0 at the end. */

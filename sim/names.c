@@ -4,7 +4,8 @@
  * Scenario keys refer to these names (`unsupported = nvmlDeviceGetFanSpeed`,
  * `call = nvmlDeviceGetPowerUsage`), so the list is the single place where a
  * new entry point or field becomes addressable.  The function part mirrors
- * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h and sim/ext_abi.h;
+ * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h, sim/ext_abi.h, sim/mig_abi.h and
+ * sim/rare_abi.h;
  * tests/unit/test_sim_abi.c checks that each function listed here is
  * exported by the built library.
  */
@@ -98,6 +99,23 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceGetGpuInstanceId", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeInstanceId", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceIsMigDeviceHandle", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstanceProfileInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstanceProfileInfoV", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstancePossiblePlacements_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstanceRemainingCapacity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstances", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetGpuInstanceById", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstanceProfileInfoV", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstanceRemainingCapacity", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstancePossiblePlacements", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstances", GS_NAME_FUNCTION, 0},
+    {"nvmlGpuInstanceGetComputeInstanceById", GS_NAME_FUNCTION, 0},
+    {"nvmlComputeInstanceGetInfo_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetAttributes_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetHicVersion", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetFanControlPolicy_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses_v2", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetComputeRunningProcesses_v3", GS_NAME_FUNCTION, 0},

@@ -337,10 +337,16 @@ static int sp_mig(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
         return 0;
     while (gs_next_item(&cur, item, sizeof(item))) {
         unsigned s, gb;
-        if (gs_parse_mig_profile(item, &s, &gb) != 0)
+        /* "+me": the 1g profile with the media engines (1g.10gb+me). */
+        size_t len = strlen(item);
+        bool me = len > 3 && strcasecmp(item + len - 3, "+me") == 0;
+        if (me)
+            item[len - 3] = '\0';
+        if (gs_parse_mig_profile(item, &s, &gb) != 0 || (me && s != 1))
             return gs_fail(c, e->line,
-                           "mig: bad profile '%s' (expected profiles such as 3g.40gb,1g.10gb)",
-                           item);
+                           "mig: bad profile '%s%s' (expected profiles such as "
+                           "3g.40gb,1g.10gb,1g.10gb+me)",
+                           item, me ? "+me" : "");
         if (g->nmig == GS_MAX_MIG || slices + s > 7)
             return gs_fail(c, e->line, "mig: profiles use more than the GPU's 7 slices");
         /* GPU instance ids as the driver places them on A100/H100. */
@@ -360,9 +366,9 @@ static int sp_mig(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
         used_gi[gi] = true;
         struct gs_mig_dev *m = &g->mig[g->nmig++];
         memset(m, 0, sizeof(*m));
-        snprintf(m->profile, sizeof(m->profile), "%ug.%ugb", s, gb);
+        snprintf(m->profile, sizeof(m->profile), "%ug.%ugb%s", s, gb, me ? "+me" : "");
         m->slices = s;
-        m->mem_total = (unsigned long long)(gb * 1024 * 0.96) << 20;
+        m->mem_total = 0; /* the board profile's, set by gs_mig_layout() */
         m->gi_id = gi;
         m->ci_id = 0;
         slices += s;
@@ -857,10 +863,13 @@ static int validate_gpu(struct gs_pctx *c, unsigned i, struct gs_gpu *g)
     if (g->nmig && !g->mig_capable)
         return gs_fail(c, key_line(c, i, "mig"), "gpu %u: model %s does not support MIG", i,
                        g->preset->key);
+    char mig_err[256];
+    if (gs_mig_layout(g, mig_err, sizeof(mig_err)) != 0)
+        return gs_fail(c, key_line(c, i, "mig"), "gpu %u: mig: %s", i, mig_err);
     unsigned long long mig_mem = 0;
     for (unsigned m = 0; m < g->nmig; m++)
         mig_mem += g->mig[m].mem_total;
-    if (mig_mem > g->mem_total - g->mem_reserved)
+    if (mig_mem > g->mem_total)
         return gs_fail(c, key_line(c, i, "mig"),
                        "gpu %u: MIG profiles need more memory than the GPU has", i);
     if (w->kind == GS_WL_HEARTBEAT && (w->hb_period < 0.05 || w->hb_duty <= 0))

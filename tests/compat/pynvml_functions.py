@@ -72,7 +72,7 @@ class Call:
         return [C.byref(v)]
 
     def arg(self, a, dev, peer):
-        if a == "D":
+        if a in ("D", "G", "C"):
             return [dev]
         if a == "P":
             return [peer]
@@ -167,6 +167,25 @@ def handles(dll):
     return gpus, migs
 
 
+def instances(dll, gpus, migs):
+    """The GPU and compute instance handles behind the MIG devices, found by
+    their ids the way nvidia-smi pairs them."""
+    gis, cis = [], []
+    for i, m in migs:
+        gid, cid = C.c_uint(), C.c_uint()
+        gi, ci = C.c_void_p(), C.c_void_p()
+        if fn(dll, "nvmlDeviceGetGpuInstanceId")(m, C.byref(gid)) != SUCCESS:
+            continue
+        if fn(dll, "nvmlDeviceGetGpuInstanceById")(gpus[i], gid, C.byref(gi)) != SUCCESS:
+            continue
+        gis.append(gi)
+        if fn(dll, "nvmlDeviceGetComputeInstanceId")(m, C.byref(cid)) != SUCCESS:
+            continue
+        if fn(dll, "nvmlGpuInstanceGetComputeInstanceById")(gi, cid, C.byref(ci)) == SUCCESS:
+            cis.append(ci)
+    return gis, cis
+
+
 def check_symbols(dll, entries, errors):
     for name, args in entries:
         absent = args[:1] == ["absent"]
@@ -185,12 +204,14 @@ def check_symbols(dll, entries, errors):
 def call_all(dll, entries, gpus, migs, errors):
     calls = 0
     devices = gpus + [m for _, m in migs]
+    gis, cis = instances(dll, gpus, migs)
     for name, args in entries:
         if args[:1] in (["absent"], ["replayed"]):
             continue
         if not hasattr(dll, name):
             continue  # reported by check_symbols
-        targets = devices if "D" in args else [None]
+        targets = (devices if "D" in args else gis if "G" in args else cis if "C" in args
+                   else [None])
         for d in targets:
             c = Call(args, d, gpus[0] if gpus else None)
             rc = fn(dll, name)(*c.argv)
@@ -216,6 +237,30 @@ def check_semantics(dll, scenario, gpus, migs, errors):
         expect(errors, "MIG device of GPU %d BAR1" % i, rc, SUCCESS)
         if rc == SUCCESS and not (0 < b.used <= b.total and b.free == b.total - b.used):
             errors.append("MIG BAR1 inconsistent: %d %d %d" % (b.total, b.used, b.free))
+    # The fan control policy exists where fans do (the driver's curve, 0);
+    # no S-class unit, so no host interface card.
+    for i, h in enumerate(gpus):
+        fans = fn(dll, "nvmlDeviceGetNumFans")(h, C.byref(u))
+        policy = fn(dll, "nvmlDeviceGetFanControlPolicy_v2")(h, 0, C.byref(v))
+        expect(errors, "GPU %d fan control policy" % i, (policy, v.value if policy == SUCCESS
+               else None), (SUCCESS, 0) if fans == SUCCESS else (NOT_SUPPORTED, None))
+        if fans == SUCCESS:
+            expect(errors, "GPU %d fan %d policy" % (i, u.value),
+                   fn(dll, "nvmlDeviceGetFanControlPolicy_v2")(h, u.value, C.byref(v)),
+                   INVALID_ARGUMENT)
+    u.value = 7
+    expect(errors, "HIC count", (fn(dll, "nvmlSystemGetHicVersion")(C.byref(u), None), u.value),
+           (SUCCESS, 0))
+    # Every MIG device is a GPU instance with one compute instance (both
+    # found by id), and the instances agree with the device.
+    gis, cis = instances(dll, gpus, migs)
+    expect(errors, "GPU instances found for the MIG devices", len(gis), len(migs))
+    expect(errors, "compute instances found for the MIG devices", len(cis), len(migs))
+    for (i, m), gi in zip(migs, gis):
+        info = (C.c_ubyte * 24)()
+        expect(errors, "GPU instance info", fn(dll, "nvmlGpuInstanceGetInfo")(gi, info), SUCCESS)
+        parent = C.c_void_p.from_buffer(info).value
+        expect(errors, "GPU instance's device is its MIG device's parent", parent, gpus[i].value)
     name = os.path.basename(scenario)
     vt, cnt = C.c_int(), C.c_uint()
     samples = fn(dll, "nvmlDeviceGetSamples")

@@ -109,6 +109,18 @@ static const struct err_case err_cases[] = {
     {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 5g.50gb\n", "t.ini:3: mig: bad profile '5g.50gb'"},
     {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 4g.40gb,4g.40gb\n",
      "t.ini:3: mig: profiles use more than the GPU's 7 slices"},
+    /* Profiles are the board's (sim/mig.c) and must fit its placements. */
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 1g.12gb\n",
+     "t.ini:3: gpu 0: mig: '1g.12gb' is not a GPU instance profile of A100-SXM4-80GB (1g.10gb, "
+     "1g.10gb+me, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nmig = 3g.40gb,3g.40gb,1g.10gb\n",
+     "t.ini:3: gpu 0: mig: the profiles do not fit the GPU's 8 memory slices"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 1g.20gb,1g.20gb,1g.20gb,1g.20gb,1g.20gb\n",
+     "t.ini:3: gpu 0: mig: A100-SXM4-80GB has at most 4 GPU instance(s) of profile 1g.20gb"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 1g.10gb+me,1g.10gb+me\n",
+     "t.ini:3: gpu 0: mig: A100-SXM4-80GB has at most 1 GPU instance(s) of profile 1g.10gb+me"},
+    {"[gpu.0]\nmodel = A100-SXM4-80GB\nmig = 2g.20gb+me\n",
+     "t.ini:3: mig: bad profile '2g.20gb+me' (expected profiles such as"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\npower_limit = 900W\n",
      "t.ini:3: gpu 0: power_limit 900 W is outside the board's range 200-700 W"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = thermal\ncooling = 5\n",

@@ -35,20 +35,20 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 42
+                    Copy Engine count     : 3
+                    Encoder count         : 0
+                    Decoder count         : 2
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 39321 MiB
+                Total                     : 40192 MiB
                 Reserved                  : N/A
                 Used                      : 31745 MiB
-                Free                      : 7576 MiB
+                Free                      : 8447 MiB
             BAR1 Memory Usage
                 Total                     : 65536 MiB
                 Used                      : 3 MiB
@@ -59,20 +59,20 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 28
+                    Copy Engine count     : 2
+                    Encoder count         : 0
+                    Decoder count         : 1
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 19660 MiB
+                Total                     : 19968 MiB
                 Reserved                  : N/A
                 Used                      : 6145 MiB
-                Free                      : 13515 MiB
+                Free                      : 13823 MiB
             BAR1 Memory Usage
                 Total                     : 32768 MiB
                 Used                      : 3 MiB
@@ -83,20 +83,20 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 14
+                    Copy Engine count     : 1
+                    Encoder count         : 0
+                    Decoder count         : 0
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 9830 MiB
+                Total                     : 9728 MiB
                 Reserved                  : N/A
                 Used                      : 1 MiB
-                Free                      : 9829 MiB
+                Free                      : 9727 MiB
             BAR1 Memory Usage
                 Total                     : 16384 MiB
                 Used                      : 2 MiB
@@ -107,20 +107,20 @@ GPU 00000000:18:00.0
             Compute Instance ID           : 0
             Device Attributes
                 Shared
-                    Multiprocessor count  : N/A
-                    Copy Engine count     : N/A
-                    Encoder count         : N/A
-                    Decoder count         : N/A
-                    OFA count             : N/A
-                    JPG count             : N/A
+                    Multiprocessor count  : 14
+                    Copy Engine count     : 1
+                    Encoder count         : 0
+                    Decoder count         : 0
+                    OFA count             : 0
+                    JPG count             : 0
             ECC Errors
                 Volatile
                     SRAM Uncorrectable    : N/A
             FB Memory Usage
-                Total                     : 9830 MiB
+                Total                     : 9728 MiB
                 Reserved                  : N/A
                 Used                      : 2561 MiB
-                Free                      : 7269 MiB
+                Free                      : 7167 MiB
             BAR1 Memory Usage
                 Total                     : 16384 MiB
                 Used                      : 3 MiB

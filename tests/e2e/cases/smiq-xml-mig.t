@@ -35,12 +35,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>42</multiprocessor_count>
+						<copy_engine_count>3</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>2</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -49,10 +49,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>39321 MiB</total>
+					<total>40192 MiB</total>
 					<reserved>N/A</reserved>
 					<used>31745 MiB</used>
-					<free>7576 MiB</free>
+					<free>8447 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>65536 MiB</total>
@@ -66,12 +66,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>28</multiprocessor_count>
+						<copy_engine_count>2</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>1</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -80,10 +80,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>19660 MiB</total>
+					<total>19968 MiB</total>
 					<reserved>N/A</reserved>
 					<used>6145 MiB</used>
-					<free>13515 MiB</free>
+					<free>13823 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>32768 MiB</total>
@@ -97,12 +97,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>14</multiprocessor_count>
+						<copy_engine_count>1</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>0</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -111,10 +111,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>9830 MiB</total>
+					<total>9728 MiB</total>
 					<reserved>N/A</reserved>
 					<used>1 MiB</used>
-					<free>9829 MiB</free>
+					<free>9727 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>16384 MiB</total>
@@ -128,12 +128,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				<compute_instance_id>0</compute_instance_id>
 				<device_attributes>
 					<shared>
-						<multiprocessor_count>N/A</multiprocessor_count>
-						<copy_engine_count>N/A</copy_engine_count>
-						<encoder_count>N/A</encoder_count>
-						<decoder_count>N/A</decoder_count>
-						<ofa_count>N/A</ofa_count>
-						<jpg_count>N/A</jpg_count>
+						<multiprocessor_count>14</multiprocessor_count>
+						<copy_engine_count>1</copy_engine_count>
+						<encoder_count>0</encoder_count>
+						<decoder_count>0</decoder_count>
+						<ofa_count>0</ofa_count>
+						<jpg_count>0</jpg_count>
 					</shared>
 				</device_attributes>
 				<ecc_error_count>
@@ -142,10 +142,10 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
-					<total>9830 MiB</total>
+					<total>9728 MiB</total>
 					<reserved>N/A</reserved>
 					<used>2561 MiB</used>
-					<free>7269 MiB</free>
+					<free>7167 MiB</free>
 				</fb_memory_usage>
 				<bar1_memory_usage>
 					<total>16384 MiB</total>

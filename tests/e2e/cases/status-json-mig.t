@@ -135,9 +135,9 @@ json-schema: docs/json.md
           "uuid": "MIG-47aa5df8-e2d7-9de7-745b-556c47ca0190",
           "name": "NVIDIA A100-SXM4-80GB MIG 3g.40gb",
           "profile": "3g.40gb",
-          "memory_total_bytes": 41231056896,
+          "memory_total_bytes": 42144366592,
           "memory_used_bytes": 33287045120,
-          "memory_free_bytes": 7944011776
+          "memory_free_bytes": 8857321472
         },
         {
           "index": 1,
@@ -146,9 +146,9 @@ json-schema: docs/json.md
           "uuid": "MIG-392fdc0e-53b5-84a0-2ce7-61fe8e2a1cd2",
           "name": "NVIDIA A100-SXM4-80GB MIG 2g.20gb",
           "profile": "2g.20gb",
-          "memory_total_bytes": 20615004160,
+          "memory_total_bytes": 20937965568,
           "memory_used_bytes": 6443499520,
-          "memory_free_bytes": 14171504640
+          "memory_free_bytes": 14494466048
         },
         {
           "index": 2,
@@ -157,9 +157,9 @@ json-schema: docs/json.md
           "uuid": "MIG-e3494d99-577f-4ec8-7028-04b54f6665cb",
           "name": "NVIDIA A100-SXM4-80GB MIG 1g.10gb",
           "profile": "1g.10gb",
-          "memory_total_bytes": 10307502080,
+          "memory_total_bytes": 10200547328,
           "memory_used_bytes": 1048576,
-          "memory_free_bytes": 10306453504
+          "memory_free_bytes": 10199498752
         },
         {
           "index": 3,
@@ -168,9 +168,9 @@ json-schema: docs/json.md
           "uuid": "MIG-4c7f4a4c-c997-dd21-6de1-fced70b19750",
           "name": "NVIDIA A100-SXM4-80GB MIG 1g.10gb",
           "profile": "1g.10gb",
-          "memory_total_bytes": 10307502080,
+          "memory_total_bytes": 10200547328,
           "memory_used_bytes": 2685403136,
-          "memory_free_bytes": 7622098944
+          "memory_free_bytes": 7515144192
         }
       ],
       "processes": [
