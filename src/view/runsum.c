@@ -153,7 +153,8 @@ void gm_runsum_add(struct gm_runsum *r, const struct gm_snapshot *s, const struc
         if (rv && gm_v_ok(rv))
             g->prev_reasons = (int64_t)(rv->v.u & ~(uint64_t)GM_DG_R_GPU_IDLE & INT64_MAX);
     }
-    if (r->dg_points == 0 || s->wall_ns - r->dg_last_wall >= DG_EVERY_NS) {
+    /* 10 % slack: samples on a 100 ms grid arrive a little early or late */
+    if (r->dg_points == 0 || s->wall_ns - r->dg_last_wall >= DG_EVERY_NS / 10 * 9) {
         gm_dg_add_snapshot(r->dg, s, 0);
         r->dg_last_wall = s->wall_ns;
         r->dg_points++;
