@@ -454,8 +454,7 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
         return gs_fail(c, pid_file_entry->line,
                        "[%s]: 'pid_file' stands for one process ('count' must be 1)", hdr->name);
     if (!have_pid && !pid_file_entry)
-        return gs_fail(c, hdr->line, "[%s]: missing required key 'pid' (or 'pid_file')",
-                       hdr->name);
+        return gs_fail(c, hdr->line, "[%s]: missing required key 'pid' (or 'pid_file')", hdr->name);
     if (p->pid + (*count - 1) > UINT32_MAX)
         return gs_fail(c, hdr->line, "[%s]: pids %u to %llu go past 4294967295", hdr->name, p->pid,
                        p->pid + (*count - 1));
@@ -564,8 +563,7 @@ const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pi
         else
             hi = mid;
     }
-    return lo < s->nby_pid && s->procs[s->by_pid[lo]].pid == pid ? &s->procs[s->by_pid[lo]]
-                                                                  : NULL;
+    return lo < s->nby_pid && s->procs[s->by_pid[lo]].pid == pid ? &s->procs[s->by_pid[lo]] : NULL;
 }
 
 static int check_processes(struct gs_pctx *c)

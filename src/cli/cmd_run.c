@@ -50,8 +50,7 @@ enum { RUN_EXIT_SELF = 125, RUN_EXIT_NOEXEC = 126, RUN_EXIT_NOTFOUND = 127 };
 #define RUN_MIN_INTERVAL_NS (10LL * 1000000LL)
 
 /* The signals passed on to CMD. */
-static const int forwarded[] = {SIGINT,  SIGTERM,  SIGHUP,  SIGQUIT,
-                                SIGUSR1, SIGUSR2, SIGWINCH};
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 #define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
 static void usage(FILE *f)
@@ -165,7 +164,8 @@ static int parse(int argc, char **argv, struct run_args *a)
             return cli_usage_error("run", "%s needs a value", s);
     }
     if (i >= argc)
-        return cli_usage_error("run", "give the command to run: gpumon run [OPTIONS] -- CMD [ARGS]");
+        return cli_usage_error("run",
+                               "give the command to run: gpumon run [OPTIONS] -- CMD [ARGS]");
     a->cmd_at = i;
     return 0;
 }
@@ -190,8 +190,7 @@ static int csv_open(const char *path, struct gm_err *err)
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
         close(fd);
-        return gm_err_set(err, GM_E_IO, "cannot write %s: not a regular file with one link",
-                          path);
+        return gm_err_set(err, GM_E_IO, "cannot write %s: not a regular file with one link", path);
     }
     if (ftruncate(fd, 0) != 0 || fcntl(fd, F_SETFL, 0) != 0) {
         e = errno;
@@ -205,8 +204,8 @@ static const char CSV_HEADER[] =
     "time,elapsed_s,gpu,uuid,in_use,run_pids,utilization_gpu_percent,memory_used_mib,"
     "memory_total_mib,power_draw_w,energy_j,clocks_event_reasons,status\n";
 
-static const int csv_metrics[] = {GM_M_UTIL_GPU, GM_M_MEM_USED, GM_M_MEM_TOTAL,
-                                  GM_M_POWER_DRAW, GM_M_ENERGY, GM_M_CER_ACTIVE};
+static const int csv_metrics[] = {GM_M_UTIL_GPU,   GM_M_MEM_USED, GM_M_MEM_TOTAL,
+                                  GM_M_POWER_DRAW, GM_M_ENERGY,   GM_M_CER_ACTIVE};
 
 /* One row per GPU of s.  Outside text (the UUID) through gm_text_csv. */
 static void csv_rows(struct gm_buf *b, const struct gm_snapshot *s, int64_t start_mono,
@@ -226,7 +225,10 @@ static void csv_rows(struct gm_buf *b, const struct gm_snapshot *s, int64_t star
             if (gm_pidset_has(tree, pid))
                 gm_buf_printf(&pids, "%s%u", pids.len ? " " : "", pid);
         }
-        gm_buf_printf(b, ",%s,%s", !g->procs_listed ? "" : pids.len ? "1" : "0",
+        gm_buf_printf(b, ",%s,%s",
+                      !g->procs_listed ? ""
+                      : pids.len       ? "1"
+                                       : "0",
                       pids.p ? pids.p : "");
         gm_buf_free(&pids);
         struct gm_buf status = GM_BUF_INIT;
@@ -375,11 +377,11 @@ static void sample(struct sampler *sp)
 static uint64_t run_groups(void)
 {
     static const int g[] = {
-        GM_RG_INDEX,      GM_RG_NAME,         GM_RG_UUID,        GM_RG_TEMP_THRESH,
+        GM_RG_INDEX,        GM_RG_NAME,       GM_RG_UUID,        GM_RG_TEMP_THRESH,
         GM_RG_POWER_LIMITS, GM_RG_MAX_CLOCKS, GM_RG_MAX_PCIE,    GM_RG_COMPUTE_MODE,
-        GM_RG_TEMP,       GM_RG_POWER,        GM_RG_POWER_LIMIT, GM_RG_ENERGY,
-        GM_RG_UTIL,       GM_RG_MEMORY,       GM_RG_CLOCKS,      GM_RG_CLOCK_REASONS,
-        GM_RG_PCIE_LINK,  GM_RG_ECC_COUNTS,   GM_RG_RETIRED,     GM_RG_REMAPPED,
+        GM_RG_TEMP,         GM_RG_POWER,      GM_RG_POWER_LIMIT, GM_RG_ENERGY,
+        GM_RG_UTIL,         GM_RG_MEMORY,     GM_RG_CLOCKS,      GM_RG_CLOCK_REASONS,
+        GM_RG_PCIE_LINK,    GM_RG_ECC_COUNTS, GM_RG_RETIRED,     GM_RG_REMAPPED,
     };
     uint64_t m = 0;
     for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
@@ -614,8 +616,8 @@ static int cmd_run_run(int argc, char **argv)
         gm_runsum_json(sp.sum, &info, 1, &b);
         if (a.json && cli_write(STDOUT_FILENO, &b) != 0 && code == 0)
             code = GM_EXIT_FAIL;
-        if (a.json_file && gm_safefile_write(json_dfd, json_base, b.p, b.len, 0644, a.json_file,
-                                             &err) != 0) {
+        if (a.json_file &&
+            gm_safefile_write(json_dfd, json_base, b.p, b.len, 0644, a.json_file, &err) != 0) {
             cli_error("%s", err.msg);
             code = code ? code : GM_EXIT_FAIL;
         }

@@ -136,8 +136,7 @@ int gm_proctree_parse_ppid(const char *buf, size_t len, uint32_t *ppid)
     return 0;
 }
 
-int gm_proctree_scan(const char *root_dir, uint32_t root, struct gm_pidset *out,
-                     struct gm_err *err)
+int gm_proctree_scan(const char *root_dir, uint32_t root, struct gm_pidset *out, struct gm_err *err)
 {
     if (!root_dir)
         root_dir = "/proc";

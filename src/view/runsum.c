@@ -16,7 +16,7 @@
 #include "../insight/diagnose.h"
 #include "runsum.h"
 
-#define DG_EVERY_NS 100000000LL        /* at most one diagnosis point every 100 ms */
+#define DG_EVERY_NS 100000000LL           /* at most one diagnosis point every 100 ms */
 #define DG_KEEP_NS (600LL * 1000000000LL) /* the last 10 minutes of them */
 
 struct gm_runsum *gm_runsum_new(void)

@@ -38,8 +38,8 @@
 #include "../core/snapshot.h"
 #include "../source/proctree.h"
 
-#define GM_RUNSUM_PIDS 8     /* pids of the tree remembered per GPU (the first seen) */
-#define GM_RUNSUM_DG_MIN 10  /* diagnosis points needed for findings */
+#define GM_RUNSUM_PIDS 8    /* pids of the tree remembered per GPU (the first seen) */
+#define GM_RUNSUM_DG_MIN 10 /* diagnosis points needed for findings */
 
 enum gm_runsum_energy { GM_RE_NONE = 0, GM_RE_COUNTER, GM_RE_POWER };
 
@@ -47,16 +47,16 @@ struct gm_runsum_gpu {
     uint32_t index;
     char uuid[GM_STR_MAX];
     char name[GM_STR_MAX];
-    int used;                   /* a tree pid was seen on it */
-    double in_use_s;            /* seconds of intervals that began with a tree pid on it */
+    int used;        /* a tree pid was seen on it */
+    double in_use_s; /* seconds of intervals that began with a tree pid on it */
     uint32_t pids[GM_RUNSUM_PIDS];
     uint32_t npids;
-    uint64_t list_unknown;      /* samples whose process list NVML did not give */
-    uint64_t util_n;            /* samples with utilization.gpu */
-    double util_sum, util_max;  /* percent */
-    uint64_t mem_n;             /* samples with memory.used */
-    double mem_sum, mem_max;    /* bytes */
-    double mem_total;           /* bytes, NAN when unknown */
+    uint64_t list_unknown;     /* samples whose process list NVML did not give */
+    uint64_t util_n;           /* samples with utilization.gpu */
+    double util_sum, util_max; /* percent */
+    uint64_t mem_n;            /* samples with memory.used */
+    double mem_sum, mem_max;   /* bytes */
+    double mem_total;          /* bytes, NAN when unknown */
     /* energy counter (J) */
     int e_first_ok, e_last_ok, e_down;
     double e_first, e_last;
@@ -103,15 +103,15 @@ uint32_t gm_runsum_nused(const struct gm_runsum *r);
 /* What the summary says about the run itself (the command's side). */
 struct gm_run_info {
     int argc;
-    char *const *argv;    /* the command and its arguments (hostile text) */
-    const char *task;     /* NULL: none given */
+    char *const *argv; /* the command and its arguments (hostile text) */
+    const char *task;  /* NULL: none given */
     int64_t start_wall_ns, end_wall_ns;
-    int64_t duration_ns;  /* monotonic, from the start of the command to its end */
+    int64_t duration_ns; /* monotonic, from the start of the command to its end */
     int64_t interval_ns;
-    int exit_code;        /* gpumon's exit status: the command's, 128+N when killed by N */
-    int signal;           /* the signal that killed it, 0 when it exited */
-    const char *agent;    /* "marked", "none" or "failed": the start/end marks */
-    const char *data_dir; /* the agent's data directory asked */
+    int exit_code;          /* gpumon's exit status: the command's, 128+N when killed by N */
+    int signal;             /* the signal that killed it, 0 when it exited */
+    const char *agent;      /* "marked", "none" or "failed": the start/end marks */
+    const char *data_dir;   /* the agent's data directory asked */
     const char *nvml_error; /* why there are no samples (NVML unavailable), or NULL */
 };
 

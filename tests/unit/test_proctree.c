@@ -66,15 +66,15 @@ static void test_parse_ppid(void **state)
         uint32_t ppid;
     } cases[] = {
         {"42 (bash) S 17 42 42 0 -1", 0, 17},
-        {"42 (a) b) c) R 9 1 1", 0, 9},      /* ')' in the name: the last one counts */
-        {"42 (x\n) y) S 3 4\n", 0, 3},         /* a line break in the name */
-        {"42 (sp ace) Z 0 0", 0, 0},           /* a zombie, parent 0 */
+        {"42 (a) b) c) R 9 1 1", 0, 9}, /* ')' in the name: the last one counts */
+        {"42 (x\n) y) S 3 4\n", 0, 3},  /* a line break in the name */
+        {"42 (sp ace) Z 0 0", 0, 0},    /* a zombie, parent 0 */
         {"42 (q) S 4294967295 1", 0, 4294967295u},
-        {"42 (q) S 4294967296 1", -1, 0},     /* past 32 bits */
-        {"42 (q) S", -1, 0},                  /* cut short */
-        {"42 (q) S x1 1", -1, 0},             /* not a number */
+        {"42 (q) S 4294967296 1", -1, 0}, /* past 32 bits */
+        {"42 (q) S", -1, 0},              /* cut short */
+        {"42 (q) S x1 1", -1, 0},         /* not a number */
         {"42 (q) S 12a 1", -1, 0},
-        {"42 q S 1 2", -1, 0},                /* no ')' */
+        {"42 q S 1 2", -1, 0}, /* no ')' */
         {"", -1, 0},
     };
     for (size_t i = 0; i < N(cases); i++) {
@@ -106,9 +106,9 @@ static void test_scan(void **state)
     put(dir, "10", "10 (run) S 1 10 10");
     put(dir, "11", "11 (python3) S 10 10 10");
     put(dir, "12", "12 (worker) x) S 11 10 10"); /* hostile name */
-    put(dir, "13", "13 (garbage");                /* malformed: skipped */
+    put(dir, "13", "13 (garbage");               /* malformed: skipped */
     put(dir, "14", "14 (other) S 1 14 14");
-    put(dir, "self", "99 (self) S 10 1 1");       /* not a pid directory */
+    put(dir, "self", "99 (self) S 10 1 1"); /* not a pid directory */
     char p[512];
     snprintf(p, sizeof(p), "%s/15", dir);
     mkdir(p, 0755); /* no stat: gone meanwhile */

@@ -21,8 +21,8 @@
 #define MIB (1024.0 * 1024.0)
 
 struct pt {
-    double t;       /* seconds */
-    double util;    /* NAN: not read */
+    double t;    /* seconds */
+    double util; /* NAN: not read */
     double mem_mib;
     double power_w;
     double energy_j; /* NAN: no counter */
@@ -90,7 +90,7 @@ static void test_counter(void **state)
     /* reasons 0x1 (idle, not throttling) then 0x4 (power cap) from t=1 to
      * t=3, a sample without utilisation, the run's pid from t=1 */
     const struct pt pts[] = {
-        {0.0, 10, 100, 100, 5000, 0x1, 0},   {1.0, 90, 1000, 300, 5200, 0x4, 501},
+        {0.0, 10, 100, 100, 5000, 0x1, 0},     {1.0, 90, 1000, 300, 5200, 0x4, 501},
         {2.0, NAN, 3000, 310, 5505, 0x4, 501}, {3.0, 80, 2000, 290, 5805, 0x0, 501},
         {4.0, 20, 500, 120, 6010, -1, 0},
     };
@@ -122,8 +122,12 @@ static void test_counter(void **state)
     }
     struct gm_buf b = GM_BUF_INIT;
     char *argv[] = {"train\n\x1b[31m", "--lr", NULL};
-    struct gm_run_info in = {.argc = 2, .argv = argv, .duration_ns = 4 * S_NS,
-                             .interval_ns = S_NS, .exit_code = 0, .agent = "none",
+    struct gm_run_info in = {.argc = 2,
+                             .argv = argv,
+                             .duration_ns = 4 * S_NS,
+                             .interval_ns = S_NS,
+                             .exit_code = 0,
+                             .agent = "none",
                              .data_dir = "/d"};
     gm_runsum_json(r, &in, 0, &b);
     assert_non_null(strstr(b.p, "\"gpus_used\":[0],"));
@@ -165,8 +169,13 @@ static void test_power_and_absent(void **state)
     assert_true(fabs(e - 550) < 1e-9);
     struct gm_buf b = GM_BUF_INIT;
     char *argv[] = {"x", NULL};
-    struct gm_run_info in = {.argc = 1, .argv = argv, .signal = 15, .exit_code = 143,
-                             .agent = "marked", .data_dir = "/d", .task = "t1"};
+    struct gm_run_info in = {.argc = 1,
+                             .argv = argv,
+                             .signal = 15,
+                             .exit_code = 143,
+                             .agent = "marked",
+                             .data_dir = "/d",
+                             .task = "t1"};
     gm_runsum_json(r, &in, 0, &b);
     assert_non_null(strstr(b.p, "\"energy_source\":\"power\""));
     assert_non_null(strstr(b.p, "\"utilization_gpu_avg_percent\":null"));
