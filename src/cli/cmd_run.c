@@ -99,7 +99,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 {
     const char *a = argv[*i];
     size_t n = strlen(name);
-    if (strncmp(a, name, n) != 0)
+    if (!a || strncmp(a, name, n) != 0)
         return NULL;
     if (a[n] == '=')
         return a + n + 1;
@@ -356,7 +356,6 @@ static void sample(struct sampler *sp)
         gm_snapshot_free(s);
         return;
     }
-    sp->nvml_error[0] = '\0'; /* the driver answers (again) */
     gm_runsum_add(sp->sum, s, &sp->tree);
     if (sp->csv_fd >= 0 && !sp->csv_failed) {
         struct gm_buf b = GM_BUF_INIT;

@@ -261,10 +261,11 @@ void gm_runsum_text(const struct gm_runsum *r, const struct gm_run_info *in, int
     }
     gm_buf_putc(b, '\n');
     if (in->nvml_error) {
-        gm_buf_puts(b, "  no GPU samples: ");
+        gm_buf_puts(b, r->nsamples ? "  some GPU samples missing: " : "  no GPU samples: ");
         gm_text_term(b, in->nvml_error, strlen(in->nvml_error), utf8);
         gm_buf_putc(b, '\n');
-        return;
+        if (!r->nsamples)
+            return;
     }
     uint32_t nused = gm_runsum_nused(r);
     gm_buf_puts(b, "  GPUs used: ");
@@ -423,7 +424,7 @@ void gm_runsum_json(const struct gm_runsum *r, const struct gm_run_info *in, int
             gm_json_u64(&j, r->gpus[k].index);
     gm_json_arr_end(&j);
     struct gm_dg_result res;
-    int have_dg = gm_runsum_nused(r) && !in->nvml_error ? diagnose(r, &res) : -1;
+    int have_dg = gm_runsum_nused(r) ? diagnose(r, &res) : -1;
     gm_json_key(&j, "diagnosis_points");
     gm_json_u64(&j, r->dg_points);
     gm_json_key(&j, "gpus");

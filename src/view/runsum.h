@@ -112,7 +112,8 @@ struct gm_run_info {
     int signal;             /* the signal that killed it, 0 when it exited */
     const char *agent;      /* "marked", "none" or "failed": the start/end marks */
     const char *data_dir;   /* the agent's data directory asked */
-    const char *nvml_error; /* why there are no samples (NVML unavailable), or NULL */
+    const char *nvml_error; /* the first NVML failure of the run (no samples, or some
+                               missing), or NULL */
 };
 
 /* The summary as text for a terminal (stderr): one block per GPU used;

@@ -14,7 +14,9 @@ real process has), which is never the run's.
                 children's pids; exit status 5; CMD's stdout passes through
                 unchanged with the JSON after it.
   test_status:  exit statuses 0 and 3, and a command killed by SIGTERM:
-                143 with "signal": 15.
+                143 with "signal": 15; without NVML the command still runs,
+                its status comes back and the summary says why it has no
+                samples.
   test_signals: SIGINT and SIGTERM sent to gpumon reach the child (it traps
                 them and writes a file) and its exit status comes back.
   test_exec:    127 for a command that does not exist, 126 for one that is
@@ -111,6 +113,18 @@ def test_status():
             s = json.loads(p.stdout)
             check_eq((s["exit_status"], s["signal"]), (want, sig), "in the summary", p.stdout)
             check_eq(s["gpus_used"], [], "no GPU used", p.stdout)
+        # without NVML the command still runs and its status comes back
+        env = env_for(d)
+        env["GPUMON_NVML_LIB"] = os.path.join(d, "no-such-libnvidia-ml.so.1")
+        p = subprocess.run([GPUMON, "run", "--json", "--data-dir", os.path.join(d, "none"),
+                            "--", "sh", "-c", "exit 4"], env=env, capture_output=True, text=True,
+                           timeout=30)
+        check_eq(p.returncode, 4, "exit status without NVML", p.stderr)
+        s = json.loads(p.stdout)
+        check_eq((s["samples"], s["gpus"]), (0, []), "no samples, no GPUs", p.stdout)
+        check("no-such-libnvidia-ml" in s["nvml_error"], "nvml_error says why", p.stdout)
+        check("gpumon: warning: no GPU samples: cannot load" in p.stderr, "said on stderr",
+              p.stderr)
 
 
 def test_signals():
