@@ -20,7 +20,8 @@ real process has), which is never the run's.
   test_signals: SIGINT and SIGTERM sent to gpumon reach the child (it traps
                 them and writes a file) and its exit status comes back.
   test_exec:    127 for a command that does not exist, 126 for one that is
-                not executable, with one message and nothing on stdout.
+                not executable, with one message and nothing on stdout;
+                125 for gpumon's own bad options, the command not run.
   test_agent:   with an agent running, the run's start and end marks (task
                 and a hostile argument made safe) are in its store, and the
                 summary's average utilisation and energy of GPU 0 equal
@@ -172,6 +173,15 @@ def test_exec():
             check_eq(rc, want, f"exit status for {cmd}", err)
             check_eq(out, "", "nothing on stdout")
             check_eq(err, f"gpumon: error: cannot run '{cmd}': {why}\n", "one message")
+        # gpumon's own bad options: 125, the command not run
+        ran = os.path.join(d, "ran")
+        for args, msg in ((["--task", ".bad/x"], "--task: invalid task"),
+                          (["--interval", "5ms"], "--interval 5ms is below the minimum of 10ms"),
+                          (["--bogus"], "unknown option --bogus")):
+            rc, out, err = run(["run"] + args + ["--", "touch", ran], env_for(d))
+            check_eq(rc, 125, f"exit status for {args}", err)
+            check(err.startswith("gpumon: error: " + msg), "the message", err)
+            check(not os.path.exists(ran), "the command not run")
 
 
 def test_agent():
