@@ -502,6 +502,9 @@ static int cmd_run_run(int argc, char **argv)
         _exit(e == ENOENT || e == ENOTDIR ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC);
     }
     close(pfd[1]);
+    /* only now (CMD must not inherit it): a summary written to a closed
+     * pipe is EPIPE, not death by SIGPIPE that would lose CMD's status */
+    signal(SIGPIPE, SIG_IGN);
     int exec_errno = 0;
     ssize_t got;
     do

@@ -114,6 +114,13 @@ def test_status():
             s = json.loads(p.stdout)
             check_eq((s["exit_status"], s["signal"]), (want, sig), "in the summary", p.stdout)
             check_eq(s["gpus_used"], [], "no GPU used", p.stdout)
+        # stderr a pipe nobody reads: the summary is lost, the status is not
+        r, w = os.pipe()
+        os.close(r)
+        p = subprocess.run([GPUMON, "run", "--data-dir", os.path.join(d, "none"), "--", "sh",
+                            "-c", "exit 6"], env=env_for(d), stderr=w, timeout=30)
+        os.close(w)
+        check_eq(p.returncode, 6, "the status with a closed stderr (no death by SIGPIPE)")
         # without NVML the command still runs and its status comes back
         env = env_for(d)
         env["GPUMON_NVML_LIB"] = os.path.join(d, "no-such-libnvidia-ml.so.1")
