@@ -83,7 +83,7 @@ sleep 0.6
 echo "job: done"
 exit 5
 """)
-        p = subprocess.run([GPUMON, "run", "--json", "--interval", "50ms", "--data-dir",
+        p = subprocess.run([GPUMON, "run", "--no-config", "--json", "--interval", "50ms", "--data-dir",
                             os.path.join(d, "none"), "--", script], env=env_for(d),
                            capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 5, "exit status passed through", p.stderr)
@@ -107,7 +107,7 @@ def test_status():
         for body, want, sig in (("exit 0\n", 0, None), ("exit 3\n", 3, None),
                                 ("kill -TERM $$\nsleep 5\n", 143, 15)):
             script = write_script(os.path.join(d, "s.sh"), body)
-            p = subprocess.run([GPUMON, "run", "--json", "--data-dir", os.path.join(d, "none"),
+            p = subprocess.run([GPUMON, "run", "--no-config", "--json", "--data-dir", os.path.join(d, "none"),
                                 "--", script], env=env_for(d), capture_output=True, text=True,
                                timeout=30)
             check_eq(p.returncode, want, f"exit status of {body!r}", p.stderr)
@@ -117,14 +117,14 @@ def test_status():
         # stderr a pipe nobody reads: the summary is lost, the status is not
         r, w = os.pipe()
         os.close(r)
-        p = subprocess.run([GPUMON, "run", "--data-dir", os.path.join(d, "none"), "--", "sh",
+        p = subprocess.run([GPUMON, "run", "--no-config", "--data-dir", os.path.join(d, "none"), "--", "sh",
                             "-c", "exit 6"], env=env_for(d), stderr=w, timeout=30)
         os.close(w)
         check_eq(p.returncode, 6, "the status with a closed stderr (no death by SIGPIPE)")
         # without NVML the command still runs and its status comes back
         env = env_for(d)
         env["GPUMON_NVML_LIB"] = os.path.join(d, "no-such-libnvidia-ml.so.1")
-        p = subprocess.run([GPUMON, "run", "--json", "--data-dir", os.path.join(d, "none"),
+        p = subprocess.run([GPUMON, "run", "--no-config", "--json", "--data-dir", os.path.join(d, "none"),
                             "--", "sh", "-c", "exit 4"], env=env, capture_output=True, text=True,
                            timeout=30)
         check_eq(p.returncode, 4, "exit status without NVML", p.stderr)
@@ -149,7 +149,7 @@ wait
             # as from a terminal: SIGINT not ignored (a shell ignores it in
             # the background jobs of a script, and a signal ignored on entry
             # cannot be trapped by sh: gpumon keeps dispositions, as env(1))
-            p = subprocess.Popen([GPUMON, "run", "--data-dir", os.path.join(d, "none"), "--",
+            p = subprocess.Popen([GPUMON, "run", "--no-config", "--data-dir", os.path.join(d, "none"), "--",
                                   script], env=env_for(d), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True,
                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -176,7 +176,7 @@ def test_exec():
         for cmd, want, why in ((os.path.join(d, "missing"), 127, "No such file or directory"),
                                ("gpumon-no-such-command-xyz", 127, "No such file or directory"),
                                (noexec, 126, "Permission denied")):
-            rc, out, err = run(["run", "--", cmd, "a"], env_for(d))
+            rc, out, err = run(["run", "--no-config", "--", cmd, "a"], env_for(d))
             check_eq(rc, want, f"exit status for {cmd}", err)
             check_eq(out, "", "nothing on stdout")
             check_eq(err, f"gpumon: error: cannot run '{cmd}': {why}\n", "one message")
@@ -205,7 +205,7 @@ wait
 """)
             hostile = "evil\n\x1b[2J\udcff,\"quoted\""
             summary = os.path.join(d, "summary.json")
-            p = subprocess.run([GPUMON.encode(), b"run", b"--task", b"runtest", b"--data-dir",
+            p = subprocess.run([GPUMON.encode(), b"run", b"--no-config", b"--task", b"runtest", b"--data-dir",
                                 data.encode(), b"--json-file", summary.encode(), b"--",
                                 script.encode(), os.fsencode(hostile)],
                                env=env, capture_output=True, timeout=60)
@@ -279,7 +279,7 @@ def test_json():
         script = write_script(os.path.join(d, "job.sh"), f"{opener(2, 2)} &\n"
                               f"{opener(3, 2)} &\nwait\n")
         jf = os.path.join(d, "s.json")
-        p = subprocess.run([GPUMON, "run", "--json", "--json-file", jf, "--data-dir",
+        p = subprocess.run([GPUMON, "run", "--no-config", "--json", "--json-file", jf, "--data-dir",
                             os.path.join(d, "none"), "--", script], env=env_for(d),
                            capture_output=True, text=True, timeout=60)
         check_eq(p.returncode, 0, "exit status", p.stderr)
@@ -307,7 +307,7 @@ def test_csv():
     with Scratch("rcsv") as d:
         script = write_script(os.path.join(d, "job.sh"), f"{opener(1, 1.0)}\n")
         out = os.path.join(d, "samples.csv")
-        p = subprocess.run([GPUMON, "run", "--csv", out, "--data-dir", os.path.join(d, "none"),
+        p = subprocess.run([GPUMON, "run", "--no-config", "--csv", out, "--data-dir", os.path.join(d, "none"),
                             "--", script], env=env_for(d), capture_output=True, text=True,
                            timeout=60)
         check_eq(p.returncode, 0, "exit status", p.stderr)
@@ -330,7 +330,7 @@ def test_csv():
         link = os.path.join(d, "link.csv")
         os.symlink(target, link)
         ran = os.path.join(d, "ran")
-        rc, o, e = run(["run", "--csv", link, "--", "touch", ran], env_for(d))
+        rc, o, e = run(["run", "--no-config", "--csv", link, "--", "touch", ran], env_for(d))
         check_eq(rc, 125, "refused: gpumon's own failure", e)
         check_eq(e, f"gpumon: error: cannot create {link}: it is a symbolic link (refused)\n",
                  "the message")
