@@ -260,6 +260,9 @@ wait
               f"energy: store {e_store:.5f} Wh, summary {g0['energy_wh']:.5f} Wh, "
               f"tolerance {tol:.5f} Wh", rows)
         check_eq(s["gpus_used"], [0, 1], "GPUs used", s)
+        print(f"  GPU 0 over {len(rows)} store rows: utilisation store {store_avg:.2f} %, summary "
+              f"{g0['utilization_gpu_avg_percent']} %; energy store {e_store:.5f} Wh, summary "
+              f"{g0['energy_wh']:.5f} Wh (tolerance {tol:.5f} Wh)")
 
 
 JSON_KEYS = {"schema", "command", "task", "start", "end", "duration_s", "exit_status", "signal",
