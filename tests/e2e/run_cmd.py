@@ -25,7 +25,7 @@ real process has), which is never the run's.
   test_agent:   with an agent running, the run's start and end marks (task
                 and a hostile argument made safe) are in its store, and the
                 summary's average utilisation and energy of GPU 0 equal
-                what the store recorded between the marks, within
+                what the store recorded over the summary's period, within
                 tolerances derived from the sampling (see the test).
   test_json:    --json-file and --json have the documented keys; values
                 that are not real are null (GPU 3: no energy counter, so
