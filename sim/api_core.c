@@ -155,6 +155,8 @@ nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvm
     nvmlReturn_t r = check_session(c, kind, device, index);
     if (r != NVML_SUCCESS)
         goto fail;
+    if (c->s->ndyn)
+        gs_proc_refresh(c->s); /* pid_file processes: who they are now */
     if (!args_ok) {
         r = NVML_ERROR_INVALID_ARGUMENT;
         goto fail;

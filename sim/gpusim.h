@@ -199,6 +199,11 @@ struct gs_process {
     double sm_util, mem_util;       /* NAN: a share of the GPU's */
     double start, end;              /* active in [start, end) */
     int mig;                        /* MIG device index, -1 when none */
+    /* `pid_file = PATH` (owned): the pid is read from this file at every
+     * call (gs_proc_refresh) and the process exists only while the file
+     * names a live, non-zombie process; NULL for a fixed pid. */
+    char *pid_file;
+    bool dyn_live; /* pid_file's process is alive (pid is then its pid; 0 when not) */
 };
 
 enum gs_fault_kind {
@@ -245,7 +250,10 @@ struct gs_scenario {
     struct gs_gpu *gpus;
     size_t nprocs;
     struct gs_process *procs;
-    size_t *by_pid; /* indices of procs sorted by (pid, index): gs_proc_by_pid */
+    size_t *by_pid; /* indices of fixed-pid procs sorted by (pid, index): gs_proc_by_pid */
+    size_t nby_pid; /* entries of by_pid (the processes without pid_file) */
+    size_t ndyn;    /* processes with pid_file */
+    size_t *dyn;    /* their indices, in file order */
     size_t nfaults;
     struct gs_fault *faults;
     size_t nevents;
@@ -433,8 +441,25 @@ unsigned long long gs_proc_memory_at(const struct gs_scenario *s, const struct g
 void gs_proc_util_at(const struct gs_scenario *s, const struct gs_procs_at *a,
                      const struct gs_process *p, unsigned *sm, unsigned *mem);
 
-/* The first process (in file order) with this pid, or NULL; O(log n). */
+/* The first process (in file order) with this pid, or NULL; O(log n) (a
+ * pid_file process whose file names pid now comes first). */
 const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pid);
+
+/* Re-reads the pid file of every `pid_file` process (sim/pidfile.c): its
+ * pid and whether it lives now.  The library calls it at the start of
+ * every NVML call, with its lock held; nothing when s->ndyn is 0. */
+void gs_proc_refresh(struct gs_scenario *s);
+
+/* The pid a pid file names: the file (opened O_NOFOLLOW|O_NONBLOCK, a
+ * regular file, at most 63 bytes read) holds a decimal pid 1..4294967295
+ * with optional white space around it.  0 when there is no such file or it
+ * holds anything else. */
+unsigned gs_pid_file_read(const char *path);
+
+/* Whether pid is a process that runs now: /proc/PID/stat exists and its
+ * state is not Z (zombie) or X (dead).  A zombie's GPU contexts are gone,
+ * so real NVML no longer lists it. */
+bool gs_pid_alive(unsigned pid);
 /* Memory used on MIG device mig of gpu (bytes). */
 unsigned long long gs_mig_mem_used(const struct gs_scenario *s, unsigned gpu, unsigned mig,
                                    double t);

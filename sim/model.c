@@ -374,7 +374,8 @@ static double reported_power(const struct gs_gpu *g, const struct pw_state *ps, 
 
 bool gs_proc_on(const struct gs_process *p, unsigned gpu, double t)
 {
-    return (p->gpus & (UINT64_C(1) << gpu)) && t >= p->start && t < p->end;
+    return (p->gpus & (UINT64_C(1) << gpu)) && t >= p->start && t < p->end &&
+           (!p->pid_file || p->dyn_live);
 }
 
 /* Memory the workload itself holds at t (leaks grow until 64 MiB short of full). */

@@ -360,7 +360,7 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
     char buf[1100];
     const struct gs_ini_section *hdr = &c->ini.sections[sec];
     bool have_gpu = false, have_pid = false;
-    const struct gs_ini_entry *mig_entry = NULL;
+    const struct gs_ini_entry *mig_entry = NULL, *pid_file_entry = NULL;
     unsigned long long mig_idx = 0;
 
     memset(p, 0, sizeof(*p));
@@ -393,6 +393,14 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
                 return gs_bad_value(c, e, v, "a process id from 1 to 4294967295, or ${VAR}");
             p->pid = (unsigned)pid;
             have_pid = true;
+        } else if (strcmp(k, "pid_file") == 0) {
+            if (!*v || strlen(v) >= 4096)
+                return gs_bad_value(c, e, v, "the path of a file holding a pid");
+            free(p->pid_file);
+            p->pid_file = strdup(v);
+            if (!p->pid_file)
+                return gs_fail(c, e->line, "out of memory");
+            pid_file_entry = e;
         } else if (strcmp(k, "count") == 0) {
             if (gs_parse_uint(v, GS_MAX_PROC_COUNT, count) != 0 || *count == 0)
                 return gs_bad_value(c, e, v, "a number of processes from 1 to 100000");
@@ -432,15 +440,21 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
             mig_entry = e;
         } else {
             return gs_fail(c, e->line,
-                           "unknown key '%s' in [%s] (expected gpu, pid, count, type, name, "
-                           "used_memory, sm_util, mem_util, start, end or mig)",
+                           "unknown key '%s' in [%s] (expected gpu, pid, pid_file, count, type, "
+                           "name, used_memory, sm_util, mem_util, start, end or mig)",
                            k, hdr->name);
         }
     }
     if (!have_gpu)
         return gs_fail(c, hdr->line, "[%s]: missing required key 'gpu'", hdr->name);
-    if (!have_pid)
-        return gs_fail(c, hdr->line, "[%s]: missing required key 'pid'", hdr->name);
+    if (have_pid && pid_file_entry)
+        return gs_fail(c, pid_file_entry->line, "[%s]: give either 'pid' or 'pid_file', not both",
+                       hdr->name);
+    if (pid_file_entry && *count != 1)
+        return gs_fail(c, pid_file_entry->line,
+                       "[%s]: 'pid_file' stands for one process ('count' must be 1)", hdr->name);
+    if (!have_pid && !pid_file_entry)
+        return gs_fail(c, hdr->line, "[%s]: missing required key 'pid' (or 'pid_file')", hdr->name);
     if (p->pid + (*count - 1) > UINT32_MAX)
         return gs_fail(c, hdr->line, "[%s]: pids %u to %llu go past 4294967295", hdr->name, p->pid,
                        p->pid + (*count - 1));
@@ -490,15 +504,24 @@ static int cmp_pid_ix(const void *a, const void *b)
 static int index_processes(struct gs_pctx *c)
 {
     struct gs_scenario *s = c->s;
-    size_t n = s->nprocs;
-    struct pid_ix *ix = malloc((n ? n : 1) * sizeof(*ix));
-    s->by_pid = malloc((n ? n : 1) * sizeof(*s->by_pid));
-    if (!ix || !s->by_pid) {
+    size_t all = s->nprocs;
+    struct pid_ix *ix = malloc((all ? all : 1) * sizeof(*ix));
+    s->by_pid = malloc((all ? all : 1) * sizeof(*s->by_pid));
+    s->dyn = malloc((all ? all : 1) * sizeof(*s->dyn));
+    if (!ix || !s->by_pid || !s->dyn) {
         free(ix);
         return gs_fail(c, 0, "out of memory");
     }
-    for (size_t i = 0; i < n; i++)
-        ix[i] = (struct pid_ix){s->procs[i].pid, i};
+    /* pid_file processes have no pid until run time: not in the index */
+    size_t n = 0;
+    s->ndyn = 0;
+    for (size_t i = 0; i < all; i++) {
+        if (s->procs[i].pid_file)
+            s->dyn[s->ndyn++] = i;
+        else
+            ix[n++] = (struct pid_ix){s->procs[i].pid, i};
+    }
+    s->nby_pid = n;
     qsort(ix, n, sizeof(*ix), cmp_pid_ix);
     size_t bi = SIZE_MAX, bj = 0; /* the clash the file reaches first: smallest later entry */
     for (size_t r0 = 0, r1; r0 < n; r0 = r1) {
@@ -527,7 +550,12 @@ static int index_processes(struct gs_pctx *c)
 
 const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pid)
 {
-    size_t lo = 0, hi = s->nprocs;
+    for (size_t i = 0; i < s->ndyn; i++) {
+        const struct gs_process *p = &s->procs[s->dyn[i]];
+        if (p->dyn_live && p->pid == pid)
+            return p;
+    }
+    size_t lo = 0, hi = s->nby_pid;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (s->procs[s->by_pid[mid]].pid < pid)
@@ -535,7 +563,7 @@ const struct gs_process *gs_proc_by_pid(const struct gs_scenario *s, unsigned pi
         else
             hi = mid;
     }
-    return lo < s->nprocs && s->procs[s->by_pid[lo]].pid == pid ? &s->procs[s->by_pid[lo]] : NULL;
+    return lo < s->nby_pid && s->procs[s->by_pid[lo]].pid == pid ? &s->procs[s->by_pid[lo]] : NULL;
 }
 
 static int check_processes(struct gs_pctx *c)
@@ -769,14 +797,18 @@ static int interpret(struct gs_pctx *c)
         if (c->info[i].kind == GS_SEC_PROCESS) {
             struct gs_process p;
             unsigned long long count;
-            if (apply_process(c, (long)i, &p, &count) != 0)
+            if (apply_process(c, (long)i, &p, &count) != 0) {
+                free(p.pid_file);
                 return -1;
+            }
             if (s->nprocs + count > cap) {
                 while (s->nprocs + count > cap)
                     cap *= 2;
                 struct gs_process *np = realloc(s->procs, cap * sizeof(*s->procs));
-                if (!np)
+                if (!np) {
+                    free(p.pid_file);
                     return gs_fail(c, 0, "out of memory");
+                }
                 s->procs = np;
             }
             for (unsigned long long k = 0; k < count; k++) {
@@ -852,8 +884,11 @@ void gs_scenario_free(struct gs_scenario *s)
         return;
     gs_integ_free(s);
     free(s->gpus);
+    for (size_t i = 0; s->procs && i < s->nprocs; i++)
+        free(s->procs[i].pid_file);
     free(s->procs);
     free(s->by_pid);
+    free(s->dyn);
     free(s->faults);
     free(s->events);
     free(s);

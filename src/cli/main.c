@@ -26,6 +26,7 @@ static const struct gm_cmd *const commands[] = {
     &gm_cmd_mark,     &gm_cmd_report, &gm_cmd_alerts,     &gm_cmd_config,  &gm_cmd_metrics,
     &gm_cmd_dmon,     &gm_cmd_pmon,   &gm_cmd_top,        &gm_cmd_free,    &gm_cmd_doctor,
     &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage, &gm_cmd_topo,
+    &gm_cmd_run,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -57,6 +58,18 @@ static const char *find_sim_lib(char *buf, size_t len)
                           len);
 }
 
+int cli_use_sim(const char *scenario)
+{
+    char simlib[PATH_MAX + 32];
+    if (access(scenario, R_OK) != 0) {
+        cli_error("cannot read scenario file %s", scenario);
+        return -1;
+    }
+    setenv("GPUSIM_SCENARIO", scenario, 1);
+    setenv("GPUMON_NVML_LIB", find_sim_lib(simlib, sizeof(simlib)), 1);
+    return 0;
+}
+
 /* Whether argv[from..] asks for nvidia-smi's full report (-q / --query),
  * whatever the order of its flags (gpumon -x -q, gpumon -i 0 -q). */
 static int has_smiq(int argc, char **argv, int from)
@@ -70,7 +83,6 @@ static int has_smiq(int argc, char **argv, int from)
 int main(int argc, char **argv)
 {
     int i = 1;
-    char simlib[PATH_MAX + 32];
     while (i < argc && argv[i][0] == '-') {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -92,12 +104,8 @@ int main(int argc, char **argv)
             else
                 return cli_usage_error(NULL, "%s needs a value", a);
             if (is_sim) {
-                if (access(val, R_OK) != 0) {
-                    cli_error("cannot read scenario file %s", val);
+                if (cli_use_sim(val) != 0)
                     return GM_EXIT_USAGE;
-                }
-                setenv("GPUSIM_SCENARIO", val, 1);
-                setenv("GPUMON_NVML_LIB", find_sim_lib(simlib, sizeof(simlib)), 1);
             } else {
                 setenv("GPUMON_NVML_LIB", val, 1);
             }
