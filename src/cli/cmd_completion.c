@@ -158,7 +158,8 @@ static void bash_spec(struct gm_buf *b, const struct cli_spec *s, const char *la
         gm_buf_free(&w);
         first = 0;
     }
-    gm_buf_printf(b, ")\n        _gpumon_pos=%s\n        ;;\n", s->pos_file ? "file" : "");
+    gm_buf_printf(b, ")\n        _gpumon_pos=%s\n        ;;\n",
+                  s->pos_cmd ? "cmd" : s->pos_file ? "file" : "");
 }
 
 static const char bash_body[] =
@@ -179,7 +180,7 @@ static const char bash_body[] =
     "_gpumon() {\n"
     "    # bash splits --flag=value into --flag, = and value when '=' is in\n"
     "    # COMP_WORDBREAKS: join them again\n"
-    "    local -a w=()\n"
+    "    local -a w=() wk=()\n"
     "    local k t join=0\n"
     "    for ((k = 0; k <= COMP_CWORD; k++)); do\n"
     "        t=${COMP_WORDS[k]}\n"
@@ -192,10 +193,11 @@ static const char bash_body[] =
     "            ((k < COMP_CWORD)) && join=1\n"
     "        else\n"
     "            w+=(\"$t\")\n"
+    "            wk+=(\"$k\")\n"
     "        fi\n"
     "    done\n"
     "    local n=$((${#w[@]} - 1))\n"
-    "    local cur=${w[n]} cmd= sub= expect= kind= i\n"
+    "    local cur=${w[n]} cmd= sub= expect= kind= i dd=\n"
     "    local -a _gpumon_subs _gpumon_flags _gpumon_args\n"
     "    local _gpumon_pos=\n"
     "    _gpumon_spec ''\n"
@@ -203,6 +205,11 @@ static const char bash_body[] =
     "        t=${w[i]}\n"
     "        if [[ -n $expect ]]; then\n"
     "            expect=\n"
+    "        elif [[ $_gpumon_pos == cmd && ( $t == -- || $t != -* ) ]]; then\n"
+    "            # \"run ... -- CMD ARGS\": the rest is another command's line\n"
+    "            dd=$i\n"
+    "            [[ $t == -- ]] && dd=$((i + 1))\n"
+    "            break\n"
     "        elif [[ $t == -*=* ]]; then\n"
     "            :\n"
     "        elif [[ $t == -* ]]; then\n"
@@ -214,6 +221,18 @@ static const char bash_body[] =
     "            sub=$t\n"
     "        fi\n"
     "    done\n"
+    "    [[ -z $dd && -z $expect && $_gpumon_pos == cmd && -n $cur && $cur != -* ]] && dd=$n\n"
+    "    if [[ -n $dd ]]; then\n"
+    "        if declare -F _command_offset >/dev/null; then\n"
+    "            _command_offset \"${wk[dd]}\"\n"
+    "        elif ((dd == n)); then\n"
+    "            COMPREPLY=($(compgen -c -- \"$cur\"))\n"
+    "        else\n"
+    "            compopt -o filenames 2>/dev/null\n"
+    "            COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+    "        fi\n"
+    "        return 0\n"
+    "    fi\n"
     "    local val=$cur pre=\n"
     "    if [[ -n $expect ]]; then\n"
     "        _gpumon_kind \"${w[n-1]}\"\n"
@@ -384,7 +403,7 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
                    "        case $words[1] in\n");
     for (size_t i = 0; i < all->n; i++) {
         const struct cli_spec *s = &all->s[i];
-        gm_buf_printf(b, "        %s)\n            _arguments", s->name);
+        gm_buf_printf(b, "        %s)\n            _arguments%s", s->name, s->pos_cmd ? " -S" : "");
         for (size_t k = 0; k < s->nflags; k++)
             zsh_flag(b, &s->flags[k]);
         if (s->nsubs) {
@@ -395,7 +414,10 @@ static void gen_zsh(const struct specs *all, struct gm_buf *b)
                 gm_buf_printf(b, "%s%s", k ? " " : "", s->subs[k]);
             gm_buf_puts(b, ")'");
         }
-        if (s->pos_file)
+        if (s->pos_cmd) /* "-- CMD ARGS": the command's own completion */
+            gm_buf_puts(b, " \\\n        '(-)1:command: _command_names -e'"
+                           " \\\n        '*::arguments: _normal'");
+        else if (s->pos_file)
             gm_buf_puts(b, " \\\n        '*:file:_files'");
         gm_buf_puts(b, " && ret=0\n            ;;\n");
     }
@@ -470,6 +492,13 @@ static void gen_fish(const struct specs *all, struct gm_buf *b)
                    "    set -l tok (string replace -r -- '^-[^=]*=' '' (commandline -ct))\n"
                    "    set -l head (string replace -r -- '[^,]*$' '' $tok)\n"
                    "    for f in $argv\n        echo $head$f\n    end\nend\n\n"
+                   "# the line after \"--\" (gpumon run -- CMD ARGS), completed as CMD's own\n"
+                   "function __gpumon_after_dashdash\n"
+                   "    set -l t (commandline -opc)\n"
+                   "    set -l i (contains -i -- -- $t); or return\n"
+                   "    set -l prev $t[(math $i + 1)..-1]\n"
+                   "    complete -C (string join -- ' ' (string escape -- $prev) "
+                   "(commandline -ct))\nend\n\n"
                    "function __gpumon_gpu_fields\n    __gpumon_list ");
     struct gm_buf f = GM_BUF_INIT;
     fields(&f, 0, " ");
@@ -495,7 +524,18 @@ static void gen_fish(const struct specs *all, struct gm_buf *b)
     for (size_t i = 0; i < all->n; i++) {
         const struct cli_spec *s = &all->s[i];
         gm_buf_reset(&cond);
-        gm_buf_printf(&cond, "'__fish_seen_subcommand_from %s'", s->name);
+        if (s->pos_cmd) { /* after "--" the words are CMD's, completed as its own */
+            gm_buf_printf(b,
+                          "\ncomplete -c gpumon -n '__fish_seen_subcommand_from %s; and contains "
+                          "-- -- (commandline -opc)' -a '(__gpumon_after_dashdash)'",
+                          s->name);
+            gm_buf_printf(&cond,
+                          "'__fish_seen_subcommand_from %s; and not contains -- -- "
+                          "(commandline -opc)'",
+                          s->name);
+        } else {
+            gm_buf_printf(&cond, "'__fish_seen_subcommand_from %s'", s->name);
+        }
         gm_buf_putc(b, '\n');
         if (s->nsubs) {
             gm_buf_printf(b, "complete -c gpumon -n %s -a '", cond.p);

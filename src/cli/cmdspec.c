@@ -249,6 +249,8 @@ static void synopsis_line(struct cli_spec *sp, const char *line, int *group)
         if (start && !fl && (strncmp(p, "FILE", 4) == 0 || strncmp(p, "PATH", 4) == 0) &&
             strchr(" ].\n", p[4] ? p[4] : '\n'))
             sp->pos_file = 1; /* "config check [FILE]": a file operand */
+        if (start && strncmp(p, "-- CMD", 6) == 0 && strchr(" \n", p[6] ? p[6] : '\n'))
+            sp->pos_cmd = 1; /* "run ... -- CMD [ARGS]...": a command line follows */
         if (!fl)
             continue;
         const char *m = NULL;

@@ -54,6 +54,7 @@ struct cli_spec {
     char *subs[16]; /* subcommands the usage lines name ("check", "show") */
     size_t nsubs;
     int pos_file; /* operands are files: [FILE] in the synopsis, or a FILE... flag */
+    int pos_cmd;  /* "-- CMD [ARGS]..." in the synopsis: the words after -- are a command */
 };
 
 /* Reads cmd's interface from `gpumon CMD --help`, run in a child process with

@@ -60,6 +60,17 @@ expect "$tmpd/file1.ini" gpumon query -f "$tmpd/f"
 expect "$tmpd/file1.ini" gpumon config check "$tmpd/f"
 expect "$tmpd/file1.ini" gpumon diagnose --csv a.csv "$tmpd/f"
 expect "" gpumon status "$tmpd/f"
+# run: gpumon's flags before "--", then another command's line
+mkdir "$tmpd/bin"
+printf '#!/bin/sh\n' >"$tmpd/bin/gpumontestcmd" && chmod +x "$tmpd/bin/gpumontestcmd"
+PATH=$tmpd/bin:$PATH
+expect "--task" gpumon run --ta
+expect "gpumontestcmd" gpumon run -- gpumontestc
+expect "gpumontestcmd" gpumon run --task x -- gpumontestc
+expect "gpumontestcmd" gpumon run --interval 1s gpumontestc
+if ! declare -F _command_offset >/dev/null; then # without bash-completion: files
+    expect "$tmpd/file1.ini" gpumon run -- gpumontestcmd "$tmpd/f"
+fi
 # a value nothing can complete offers nothing (not the flags)
 expect "" gpumon status --interval ""
 # without '=' in COMP_WORDBREAKS the word is whole, and so are the replies

@@ -38,6 +38,14 @@ expect "gpumon status --j" "--job-mapping-dir --json"
 expect "gpumon agent --log-level e" "error"
 expect "gpumon config " "check show"
 expect "gpumon completion " "bash fish zsh"
+# run: gpumon's flags before "--", the command's own completion after it
+mkdir "$tmpd/bin"
+printf '#!/bin/sh\n' >"$tmpd/bin/gpumontestcmd" && chmod +x "$tmpd/bin/gpumontestcmd"
+PATH=$tmpd/bin:$PATH
+export PATH
+expect "gpumon run --ta" "--task"
+expect "gpumon run -- gpumontestc" "gpumontestcmd"
+expect "gpumon run --task x -- gpumontestc" "gpumontestcmd"
 if [ "$sh" = fish ]; then
     expect "gpumon query --query-gpu=utilization.g" "--query-gpu=utilization.gpu"
     expect "gpumon query --query-gpu=index,memory.u" "--query-gpu=index,memory.used"
