@@ -159,7 +159,9 @@ static void bash_spec(struct gm_buf *b, const struct cli_spec *s, const char *la
         first = 0;
     }
     gm_buf_printf(b, ")\n        _gpumon_pos=%s\n        ;;\n",
-                  s->pos_cmd ? "cmd" : s->pos_file ? "file" : "");
+                  s->pos_cmd    ? "cmd"
+                  : s->pos_file ? "file"
+                                : "");
 }
 
 static const char bash_body[] =
