@@ -122,6 +122,8 @@ static const char *kind_word(const struct cli_flag *f)
         return "appfields";
     case CLI_ARG_ENUM:
         return "enum";
+    case CLI_ARG_LIST:
+        return "list";
     default:
         return "value";
     }
@@ -275,6 +277,14 @@ static const char bash_body[] =
     "    enum:*)\n"
     "        c=($(IFS='|' compgen -W \"${kind#enum:}\" -- \"$val\"))\n"
     "        ;;\n"
+    "    list:*)\n"
+    "        local head= last=$val\n"
+    "        if [[ $val == *,* ]]; then\n"
+    "            head=${val%,*},\n"
+    "            last=${val##*,}\n"
+    "        fi\n"
+    "        c=($(IFS='|' compgen -P \"$head\" -W \"${kind#list:}\" -- \"$last\"))\n"
+    "        ;;\n"
     "    esac\n"
     "    # readline completes the text after the last '=' when '=' breaks words\n"
     "    if [[ -n $pre && $COMP_WORDBREAKS != *=* ]]; then\n"
@@ -353,6 +363,11 @@ static void zsh_flag(struct gm_buf *b, const struct cli_flag *f)
             break;
         case CLI_ARG_APP_FIELDS:
             gm_buf_puts(b, "_gpumon_app_fields");
+            break;
+        case CLI_ARG_LIST: /* field names: [a-z0-9_.], nothing to quote */
+            gm_buf_puts(b, "_sequence compadd -");
+            for (char **v = f->vals; v && *v; v++)
+                gm_buf_printf(b, " %s", *v);
             break;
         case CLI_ARG_ENUM:
             gm_buf_putc(b, '(');
@@ -463,6 +478,12 @@ static void fish_flag(struct gm_buf *b, const char *cond, const struct cli_flag 
         break;
     case CLI_ARG_APP_FIELDS:
         gm_buf_puts(b, " -x -a '(__gpumon_app_fields)'");
+        break;
+    case CLI_ARG_LIST: /* field names: [a-z0-9_.], nothing to quote */
+        gm_buf_puts(b, " -x -a '(__gpumon_list");
+        for (char **p = f->vals; p && *p; p++)
+            gm_buf_printf(b, " %s", *p);
+        gm_buf_puts(b, ")'");
         break;
     case CLI_ARG_ENUM: {
         struct gm_buf v = GM_BUF_INIT;

@@ -23,6 +23,7 @@
 
 #include "../core/buf.h"
 #include "../core/err.h"
+#include "../view/smi_clocks.h"
 
 static char *xstrndup(const char *s, size_t n)
 {
@@ -52,6 +53,23 @@ static void add_val(struct cli_flag *f, size_t *n, const char *s, size_t len)
     f->vals = gm_xrealloc(f->vals, (*n + 2) * sizeof(*f->vals));
     f->vals[(*n)++] = xstrndup(s, len);
     f->vals[*n] = NULL;
+}
+
+/* The field table of a --query-* flag whose fields are not GPU or
+ * compute-app fields (smi_clocks.h), or -1. */
+static int list_kind(const char *flag)
+{
+    static const struct {
+        const char *flag;
+        int kind;
+    } k[] = {{"--query-supported-clocks", GM_SCLK_CLOCKS},
+             {"--query-retired-pages", GM_SCLK_PAGES},
+             {"--query-remapped-rows", GM_SCLK_REMAP},
+             {"--query-accounted-apps", GM_SCLK_ACCOUNTED}};
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+        if (strcmp(flag, k[i].flag) == 0)
+            return k[i].kind;
+    return -1;
 }
 
 /* "csv[,noheader][,nounits]": the base, then the base with every choice of
@@ -119,7 +137,13 @@ static void classify(struct cli_flag *f)
         f->arg = CLI_ARG_FILE;
     else if (IS("DIR"))
         f->arg = CLI_ARG_DIR;
-    else if (IS("FIELDS"))
+    else if (IS("FIELDS") && list_kind(f->name) >= 0) {
+        size_t k = 0;
+        const char *v;
+        for (size_t i = 0; (v = gm_sclk_field_name(list_kind(f->name), i)); i++)
+            add_val(f, &k, v, strlen(v));
+        f->arg = CLI_ARG_LIST;
+    } else if (IS("FIELDS"))
         f->arg = strstr(f->name, "compute-apps") ? CLI_ARG_APP_FIELDS : CLI_ARG_GPU_FIELDS;
     else if (IS("SEC") || IS("MS") || IS("DUR") || IS("DURATION") || is_duration_example(m, n))
         f->arg = CLI_ARG_DURATION;

@@ -32,13 +32,14 @@ enum cli_arg {
     CLI_ARG_DURATION,   /* SEC, MS, DUR, DURATION */
     CLI_ARG_GPU_IDS,    /* IDS, or LIST of --id: GPU indices, UUIDs or PCI bus ids */
     CLI_ARG_ENUM,       /* a|b|c, or csv[,noheader][,nounits]: the values are listed */
+    CLI_ARG_LIST,       /* FIELDS of another --query-* family: a comma list of vals */
 };
 
 struct cli_flag {
     char *name;  /* "--json", "-i", "-lms" */
     char *meta;  /* the argument's name as the help writes it, NULL for none */
     int arg;     /* enum cli_arg */
-    char **vals; /* CLI_ARG_ENUM: the values, NULL-terminated; else NULL */
+    char **vals; /* CLI_ARG_ENUM, CLI_ARG_LIST: the values, NULL-terminated; else NULL */
     char *help;  /* what it does, the lines joined; NULL when only the synopsis names it */
     int group;   /* flags written on one line of the help share a group number */
     int listed;  /* 1 when an option line of the help lists it, 0 for the synopsis only */

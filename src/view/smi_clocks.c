@@ -132,6 +132,20 @@ static const struct field *table(int kind, size_t *n)
     }
 }
 
+const char *gm_sclk_field_name(int kind, size_t i)
+{
+    size_t n;
+    const struct field *t = table(kind, &n);
+    for (size_t k = 0; k < n; k++) {
+        if (i == 0)
+            return t[k].name;
+        if (t[k].alias && --i == 0)
+            return t[k].alias;
+        i--;
+    }
+    return NULL;
+}
+
 static const char *switch_name(int kind)
 {
     return kind == GM_SCLK_PAGES       ? "--query-retired-pages"

@@ -56,6 +56,10 @@ void gm_sacct_rows(const struct gm_sclk_query *q, const struct gm_snapshot *s,
 void gm_sremap_row(const struct gm_sclk_query *q, const struct gm_snapshot *s,
                    const struct gm_gpu *g, struct gm_buf *out);
 
+/* The field names of a kind, for completions: the i-th name, then its
+ * alias when it has one (i counts both); NULL past the end. */
+const char *gm_sclk_field_name(int kind, size_t i);
+
 /* --help-query-supported-clocks / -retired-pages / -remapped-rows / -accounted-apps. */
 void gm_sclk_help(int kind, struct gm_buf *out);
 

@@ -38,6 +38,11 @@ expect "utilization.decoder utilization.encoder utilization.gpu utilization.memo
     gpumon query --query-gpu = util
 expect "index,memory.used" gpumon query --query-gpu = index,memory.u
 expect "pid" gpumon query --query-compute-apps = pi
+# the other query families complete their own fields, not the GPU's
+expect "max_memory_usage mem_util mem_utilization" gpumon query --query-accounted-apps = m
+expect "pid,gpu_util pid,gpu_utilization pid,gpu_uuid" gpumon query --query-accounted-apps = pid,gpu_u
+expect "gr graphics" gpumon query --query-supported-clocks = gr
+expect "retired_pages.addr retired_pages.address retired_pages.cause" gpumon query --query-retired-pages = retired
 expect "csv csv,noheader csv,noheader,nounits csv,nounits" gpumon query --format = csv
 expect "error" gpumon agent --log-level e
 expect "dcgm native" gpumon serve --names ""

@@ -49,12 +49,14 @@ expect "gpumon run --task x -- gpumontestc" "gpumontestcmd"
 if [ "$sh" = fish ]; then
     expect "gpumon query --query-gpu=utilization.g" "--query-gpu=utilization.gpu"
     expect "gpumon query --query-gpu=index,memory.u" "--query-gpu=index,memory.used"
+    expect "gpumon query --query-accounted-apps=pid,max_m" "--query-accounted-apps=pid,max_memory_usage"
     mkdir "$tmpd/dir1"
     expect "gpumon agent --data-dir $tmpd/d" "$tmpd/dir1/"
     expect "gpumon config check $tmpd/gpumon.f" "$tmpd/gpumon.fish"
 else # zsh offers the item after the comma, and completes the flag's '=' itself
     expect "gpumon query --query-gpu=utilization.g" "utilization.gpu"
     expect "gpumon query --query-gpu=index,memory.u" "memory.used"
+    expect "gpumon query --query-accounted-apps=pid,max_m" "max_memory_usage"
     expect "gpumon --sim _gp" "_gpumon" # a path in the current directory
     expect "gpumon config check _gp" "_gpumon"
 fi
