@@ -121,9 +121,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device,
  * NOT_SUPPORTED without links, INVALID_ARGUMENT past the last link or for a
  * counter other than 0 and 1, then NOT_SUPPORTED (the counters were retired
  * with Ampere and Volta's control state is not modelled). */
-GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link,
-                                                             unsigned int counter,
-                                                             nvmlNvLinkUtilizationControl_t *control)
+GS_EXPORT nvmlReturn_t
+nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter,
+                                      nvmlNvLinkUtilizationControl_t *control)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, control != NULL && counter <= 1);
@@ -235,8 +235,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockO
 /* The utilisation percentages exist in the model, but the driver's
  * increase/decrease thresholds that fill the same entries do not appear in
  * any public source: not modelled rather than half made up. */
-GS_EXPORT nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(nvmlDevice_t device,
-                                                       nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)
+GS_EXPORT nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(
+    nvmlDevice_t device, nvmlGpuDynamicPstatesInfo_t *pDynamicPstatesInfo)
 {
     return not_modelled(__func__, device, pDynamicPstatesInfo != NULL);
 }

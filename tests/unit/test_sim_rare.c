@@ -185,8 +185,7 @@ static void test_bridge_and_drain(void **state)
         assert_int_equal(e, NVML_FEATURE_DISABLED);
         pci.bus = 0xff;
         assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_ERROR_NOT_FOUND);
-        assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, NULL),
-                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, NULL), NVML_ERROR_INVALID_ARGUMENT);
     }
     nvmlEnableState_t e;
     assert_int_equal(CALL(nvmlDeviceQueryDrainState, NULL, &e), NVML_ERROR_INVALID_ARGUMENT);
@@ -200,15 +199,15 @@ static void test_detailed_ecc(void **state)
     start_text(k_machine);
     for (unsigned type = 0; type <= 1; type++) {
         unsigned long long total = 0;
-        assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, dev(H100), type, NVML_AGGREGATE_ECC,
-                              &total),
-                         NVML_SUCCESS);
+        assert_int_equal(
+            CALL(nvmlDeviceGetTotalEccErrors, dev(H100), type, NVML_AGGREGATE_ECC, &total),
+            NVML_SUCCESS);
         assert_int_equal(total, type == 0 ? 12 : 2);
         nvmlEccErrorCounts_t n;
         memset(&n, 0xff, sizeof(n));
-        assert_int_equal(CALL(nvmlDeviceGetDetailedEccErrors, dev(H100), type,
-                              NVML_VOLATILE_ECC, &n),
-                         NVML_SUCCESS);
+        assert_int_equal(
+            CALL(nvmlDeviceGetDetailedEccErrors, dev(H100), type, NVML_VOLATILE_ECC, &n),
+            NVML_SUCCESS);
         assert_int_equal(n.deviceMemory, total);
         assert_int_equal(n.l1Cache, 0);
         assert_int_equal(n.l2Cache, 0);
@@ -263,10 +262,8 @@ static void test_clocks(void **state)
     assert_int_equal(st.clkMonListSize, 0);
     assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(L40S), &st), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(V100), &st), NVML_ERROR_NOT_SUPPORTED);
-    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(GEFORCE), &st),
-                     NVML_ERROR_NOT_SUPPORTED);
-    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(H100), NULL),
-                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(GEFORCE), &st), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
 
     int off = 123, lo, hi;
     assert_int_equal(CALL(nvmlDeviceGetGpcClkVfOffset, dev(GEFORCE), &off), NVML_SUCCESS);
@@ -320,8 +317,7 @@ static void test_capabilities_and_sram(void **state)
         assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(i), &caps),
                          NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
     }
-    assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(H100), NULL),
-                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
 
     nvmlEccSramErrorStatus_t s;
     memset(&s, 0xff, sizeof(s));
@@ -440,18 +436,25 @@ static void test_legacy_exports(void **state)
 {
     (void)state;
     static const char *const r450[] = {
-        "nvmlDeviceGetAPIRestriction", "nvmlDeviceGetBridgeChipInfo",
+        "nvmlDeviceGetAPIRestriction",    "nvmlDeviceGetBridgeChipInfo",
         "nvmlDeviceGetDetailedEccErrors", "nvmlDeviceGetNvLinkUtilizationControl",
         "nvmlDeviceQueryDrainState",
     };
     static const char *const newer[] = {
-        "nvmlDeviceGetAdaptiveClockInfoStatus", "nvmlDeviceGetC2cModeInfoV",
-        "nvmlDeviceGetCapabilities",           "nvmlDeviceGetClkMonStatus",
-        "nvmlDeviceGetClockOffsets",           "nvmlDeviceGetDynamicPstatesInfo",
-        "nvmlDeviceGetGpcClkVfOffset",         "nvmlDeviceGetMemClkVfOffset",
-        "nvmlDeviceGetGpcClkMinMaxVfOffset",   "nvmlDeviceGetMemClkMinMaxVfOffset",
-        "nvmlDeviceGetLastBBXFlushTime",       "nvmlDeviceGetPowerSource",
-        "nvmlDeviceGetSramEccErrorStatus",     "nvmlSystemGetNvlinkBwMode",
+        "nvmlDeviceGetAdaptiveClockInfoStatus",
+        "nvmlDeviceGetC2cModeInfoV",
+        "nvmlDeviceGetCapabilities",
+        "nvmlDeviceGetClkMonStatus",
+        "nvmlDeviceGetClockOffsets",
+        "nvmlDeviceGetDynamicPstatesInfo",
+        "nvmlDeviceGetGpcClkVfOffset",
+        "nvmlDeviceGetMemClkVfOffset",
+        "nvmlDeviceGetGpcClkMinMaxVfOffset",
+        "nvmlDeviceGetMemClkMinMaxVfOffset",
+        "nvmlDeviceGetLastBBXFlushTime",
+        "nvmlDeviceGetPowerSource",
+        "nvmlDeviceGetSramEccErrorStatus",
+        "nvmlSystemGetNvlinkBwMode",
     };
     void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
     assert_non_null(h);
