@@ -18,7 +18,9 @@ in scenarios/*.ini this script:
   * checks what the issue named: DriverModel answers NOT_SUPPORTED, BAR1
     memory is answered for MIG handles, power samples are NOT_SUPPORTED
     where the power reading is, NVLink and the topology as
-    docs/simulator.md describes them.
+    docs/simulator.md describes them, and the rare queries' modelled
+    answers (application-clock restriction, bridge chips, drain state,
+    NVLink bandwidth mode).
 
 nvitop (XuehaiPan/nvitop, nvitop/api/device.py and libnvml.py) queries a
 snapshot of every device and every MIG device at start-up; a
