@@ -18,7 +18,9 @@ in scenarios/*.ini this script:
   * checks what the issue named: DriverModel answers NOT_SUPPORTED, BAR1
     memory is answered for MIG handles, power samples are NOT_SUPPORTED
     where the power reading is, NVLink and the topology as
-    docs/simulator.md describes them.
+    docs/simulator.md describes them, and the rare queries' modelled
+    answers (application-clock restriction, bridge chips, drain state,
+    NVLink bandwidth mode).
 
 nvitop (XuehaiPan/nvitop, nvitop/api/device.py and libnvml.py) queries a
 snapshot of every device and every MIG device at start-up; a
@@ -60,9 +62,10 @@ def load_list():
 class Call:
     """Builds the ctypes arguments of one call from the list's mini-language."""
 
-    def __init__(self, args, dev, peer):
+    def __init__(self, args, dev, peer, dll=None):
         self.argv = []
         self.keep = []
+        self.dll = dll
         for a in args:
             self.argv.extend(self.arg(a, dev, peer))
 
@@ -76,6 +79,8 @@ class Call:
             return [dev]
         if a == "P":
             return [peer]
+        if a == "Q":
+            return [pci_info(self.dll, peer, self.keep)]
         if a == "u":
             return self.out(C.c_uint)
         if a == "U":
@@ -130,6 +135,15 @@ class FieldValue(C.Structure):  # nvmlFieldValue_t, 40 bytes
 
 class Bar1(C.Structure):
     _fields_ = [("total", C.c_ulonglong), ("free", C.c_ulonglong), ("used", C.c_ulonglong)]
+
+
+def pci_info(dll, h, keep):
+    """GPU h's nvmlPciInfo_t (68 bytes; all zero without a GPU)."""
+    b = C.create_string_buffer(68)
+    keep.append(b)
+    if h is not None:
+        fn(dll, "nvmlDeviceGetPciInfo_v3")(h, b)
+    return b
 
 
 def fn(dll, name):
@@ -213,7 +227,7 @@ def call_all(dll, entries, gpus, migs, errors):
         targets = (devices if "D" in args else gis if "G" in args else cis if "C" in args
                    else [None])
         for d in targets:
-            c = Call(args, d, gpus[0] if gpus else None)
+            c = Call(args, d, gpus[0] if gpus else None, dll)
             rc = fn(dll, name)(*c.argv)
             calls += 1
             if rc in BAD or not (0 <= rc <= 30):
@@ -251,6 +265,34 @@ def check_semantics(dll, scenario, gpus, migs, errors):
     u.value = 7
     expect(errors, "HIC count", (fn(dll, "nvmlSystemGetHicVersion")(C.byref(u), None), u.value),
            (SUCCESS, 0))
+    # The rare queries (docs/simulator.md): application clocks root-only on
+    # datacenter boards, no bridge chips, no GPU drained, NVLink bandwidth
+    # FULL only where Hopper links are up.
+    for i, h in enumerate(gpus):
+        name_buf = C.create_string_buffer(96)
+        fn(dll, "nvmlDeviceGetName")(h, name_buf, 96)
+        geforce = b"GeForce" in name_buf.value
+        u.value = 7
+        expect(errors, "GPU %d application clocks restriction" % i,
+               (fn(dll, "nvmlDeviceGetAPIRestriction")(h, 0, C.byref(u)), u.value),
+               (NOT_SUPPORTED, 7) if geforce else (SUCCESS, 1))
+        bridges = C.create_string_buffer(b"\xff" * 1028, 1028)
+        expect(errors, "GPU %d bridge chips" % i,
+               (fn(dll, "nvmlDeviceGetBridgeChipInfo")(h, bridges), bridges.raw[0]), (SUCCESS, 0))
+        keep = []
+        u.value = 7
+        expect(errors, "GPU %d drain state" % i,
+               (fn(dll, "nvmlDeviceQueryDrainState")(pci_info(dll, h, keep), C.byref(u)),
+                u.value), (SUCCESS, 0))
+    keep = []
+    nowhere = pci_info(dll, None, keep)
+    C.c_uint.from_buffer(nowhere, 20).value = 0xFF  # bus 0xFF: no GPU there
+    expect(errors, "drain state of an empty PCI address",
+           fn(dll, "nvmlDeviceQueryDrainState")(nowhere, C.byref(u)), NOT_FOUND)
+    bw = fn(dll, "nvmlSystemGetNvlinkBwMode")(C.byref(u))
+    expect(errors, "NVLink bandwidth mode", (bw, u.value if bw == SUCCESS else None),
+           (SUCCESS, 0) if os.path.basename(scenario) == "h100x8-training.ini"
+           else (NOT_SUPPORTED, None))
     # Every MIG device is a GPU instance with one compute instance (both
     # found by id), and the instances agree with the device.
     gis, cis = instances(dll, gpus, migs)

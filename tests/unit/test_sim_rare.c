@@ -1,0 +1,487 @@
+/* test_sim_rare.c -- the simulator's seldom-used queries (sim/api_rare.c) as
+ * a client sees them (dlopen of the built libnvidia-ml.so.1): version words
+ * and layouts against nvml.h, the modelled answer of each function per
+ * board (H100 SXM5 and V100 SXM2 on NVSwitches, a GeForce RTX 4090, an
+ * L40S with ECC off), the NOT_SUPPORTED of the functions that are not
+ * modelled, argument validation (NULL, out-of-range enums, wrong struct
+ * versions, MIG handles), GPUSIM_FAIL, and which of them the R450-era
+ * legacy build exports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpusim.h"
+#include "rare_abi.h"
+
+#if !defined(SIM_LIB_PATH) || !defined(SIM_LEGACY_LIB_PATH) || !defined(SCENARIO_DIR)
+#error "meson passes SIM_LIB_PATH, SIM_LEGACY_LIB_PATH and SCENARIO_DIR"
+#endif
+
+#define GS_FUNCS(X)                                                                                \
+    X(nvmlInit_v2)                                                                                 \
+    X(nvmlShutdown)                                                                                \
+    X(nvmlDeviceGetHandleByIndex_v2)                                                               \
+    X(nvmlDeviceGetPciInfo_v3)                                                                     \
+    X(nvmlDeviceGetTotalEccErrors)                                                                 \
+    X(nvmlDeviceGetMigDeviceHandleByIndex)                                                         \
+    X(nvmlDeviceGetAPIRestriction)                                                                 \
+    X(nvmlDeviceGetBridgeChipInfo)                                                                 \
+    X(nvmlDeviceGetDetailedEccErrors)                                                              \
+    X(nvmlDeviceGetNvLinkUtilizationControl)                                                       \
+    X(nvmlDeviceQueryDrainState)                                                                   \
+    X(nvmlDeviceGetAdaptiveClockInfoStatus)                                                        \
+    X(nvmlDeviceGetC2cModeInfoV)                                                                   \
+    X(nvmlDeviceGetCapabilities)                                                                   \
+    X(nvmlDeviceGetClkMonStatus)                                                                   \
+    X(nvmlDeviceGetClockOffsets)                                                                   \
+    X(nvmlDeviceGetDynamicPstatesInfo)                                                             \
+    X(nvmlDeviceGetGpcClkVfOffset)                                                                 \
+    X(nvmlDeviceGetMemClkVfOffset)                                                                 \
+    X(nvmlDeviceGetGpcClkMinMaxVfOffset)                                                           \
+    X(nvmlDeviceGetMemClkMinMaxVfOffset)                                                           \
+    X(nvmlDeviceGetLastBBXFlushTime)                                                               \
+    X(nvmlDeviceGetPowerSource)                                                                    \
+    X(nvmlDeviceGetSramEccErrorStatus)                                                             \
+    X(nvmlSystemGetNvlinkBwMode)
+
+#define GS_DECLARE(name) static __typeof__(name) *p_##name;
+GS_FUNCS(GS_DECLARE)
+#define CALL(name, ...) p_##name(__VA_ARGS__)
+
+/* GPUs of the scenario below. */
+enum { H100, GEFORCE, V100, L40S };
+
+static const char k_machine[] = "[machine]\nseed = 7\nnvlink = nvswitch\n"
+                                "[gpu.0]\nmodel = H100-SXM5-80GB\n"
+                                "[gpu.1]\nmodel = RTX-4090\n"
+                                "[gpu.2]\nmodel = V100-SXM2-32GB\n"
+                                "[gpu.3]\nmodel = L40S\necc = off\n"
+                                "[fault.ecc]\ntype = ecc\ngpu = 0\nat = 10\n"
+                                "corrected = 12\nuncorrected = 2\n";
+
+static void *g_lib;
+static char g_dir[64];
+
+static int group_setup(void **state)
+{
+    (void)state;
+    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+    if (!g_lib) {
+        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
+        return -1;
+    }
+#define GS_RESOLVE(name)                                                                           \
+    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
+    if (!p_##name) {                                                                               \
+        fprintf(stderr, "missing symbol %s\n", #name);                                             \
+        return -1;                                                                                 \
+    }
+    GS_FUNCS(GS_RESOLVE)
+    snprintf(g_dir, sizeof(g_dir), "/tmp/gs-rare-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void start(const char *path)
+{
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    setenv("GPUSIM_SCENARIO", path, 1);
+    setenv("GPUSIM_TIME", "60", 1);
+    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+}
+
+static void start_text(const char *text)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/t.ini", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+    start(path);
+}
+
+static nvmlDevice_t dev(unsigned i)
+{
+    nvmlDevice_t d = NULL;
+    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
+    return d;
+}
+
+/* ------------------------------------------------------------------ ABI */
+
+static void test_layouts(void **state)
+{
+    (void)state;
+    assert_int_equal(GS_DEVICE_CAPABILITIES_V1, 0x01000008);
+    assert_int_equal(GS_CLOCK_OFFSET_V1, 0x01000018);
+    assert_int_equal(GS_ECC_SRAM_ERROR_STATUS_V1, 0x01000068);
+    assert_int_equal(offsetof(nvmlEccSramErrorStatus_t, aggregateUncParity), 8);
+    assert_int_equal(offsetof(nvmlEccSramErrorStatus_t, bThresholdExceeded), 96);
+    assert_int_equal(offsetof(nvmlBridgeChipHierarchy_t, bridgeChipInfo), 4);
+    assert_int_equal(offsetof(nvmlClkMonStatus_t, clkMonList), 8);
+    assert_int_equal(offsetof(nvmlClockOffset_t, maxClockOffsetMHz), 20);
+    assert_int_equal(offsetof(nvmlEccErrorCounts_t, registerFile), 24);
+}
+
+/* ------------------------------------------------- modelled answers */
+
+static void test_api_restriction(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    nvmlEnableState_t e = (nvmlEnableState_t)7;
+    static const unsigned restricted[] = {H100, V100, L40S};
+    for (size_t i = 0; i < sizeof(restricted) / sizeof(restricted[0]); i++) {
+        e = (nvmlEnableState_t)7;
+        assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, dev(restricted[i]), 0, &e),
+                         NVML_SUCCESS);
+        assert_int_equal(e, NVML_FEATURE_ENABLED);
+        assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, dev(restricted[i]), 1, &e),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, dev(GEFORCE), 0, &e),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, dev(H100), 2, &e),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, dev(H100), 0, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_bridge_and_drain(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    for (unsigned i = 0; i < 4; i++) {
+        nvmlBridgeChipHierarchy_t b;
+        memset(&b, 0xff, sizeof(b));
+        assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, dev(i), &b), NVML_SUCCESS);
+        assert_int_equal(b.bridgeCount, 0);
+
+        nvmlPciInfo_t pci;
+        assert_int_equal(CALL(nvmlDeviceGetPciInfo_v3, dev(i), &pci), NVML_SUCCESS);
+        nvmlEnableState_t e = (nvmlEnableState_t)7;
+        assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_SUCCESS);
+        assert_int_equal(e, NVML_FEATURE_DISABLED);
+        pci.bus = 0xff;
+        assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_ERROR_NOT_FOUND);
+        assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    }
+    nvmlEnableState_t e;
+    assert_int_equal(CALL(nvmlDeviceQueryDrainState, NULL, &e), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, dev(H100), NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_detailed_ecc(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    for (unsigned type = 0; type <= 1; type++) {
+        unsigned long long total = 0;
+        assert_int_equal(
+            CALL(nvmlDeviceGetTotalEccErrors, dev(H100), type, NVML_AGGREGATE_ECC, &total),
+            NVML_SUCCESS);
+        assert_int_equal(total, type == 0 ? 12 : 2);
+        nvmlEccErrorCounts_t n;
+        memset(&n, 0xff, sizeof(n));
+        assert_int_equal(
+            CALL(nvmlDeviceGetDetailedEccErrors, dev(H100), type, NVML_VOLATILE_ECC, &n),
+            NVML_SUCCESS);
+        assert_int_equal(n.deviceMemory, total);
+        assert_int_equal(n.l1Cache, 0);
+        assert_int_equal(n.l2Cache, 0);
+        assert_int_equal(n.registerFile, 0);
+    }
+    nvmlEccErrorCounts_t n;
+    assert_int_equal(CALL(nvmlDeviceGetDetailedEccErrors, dev(GEFORCE), 0, 0, &n),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetDetailedEccErrors, dev(L40S), 0, 0, &n),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetDetailedEccErrors, dev(H100), 2, 0, &n),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetDetailedEccErrors, dev(H100), 0, 2, &n),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_nvlink(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    nvmlNvLinkUtilizationControl_t ctl;
+    assert_int_equal(CALL(nvmlDeviceGetNvLinkUtilizationControl, dev(H100), 17, 0, &ctl),
+                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetNvLinkUtilizationControl, dev(H100), 18, 0, &ctl),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetNvLinkUtilizationControl, dev(V100), 6, 1, &ctl),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetNvLinkUtilizationControl, dev(H100), 0, 2, &ctl),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetNvLinkUtilizationControl, dev(GEFORCE), 0, 0, &ctl),
+                     NVML_ERROR_NOT_SUPPORTED);
+
+    unsigned mode = 7;
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_SUCCESS);
+    assert_int_equal(mode, GS_NVLINK_BW_MODE_FULL);
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    /* Volta links only, or Hopper without links: not supported. */
+    start_text("[machine]\nnvlink = nvswitch\n[gpu.0]\nmodel = V100-SXM2-32GB\n");
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_ERROR_NOT_SUPPORTED);
+    start_text("[gpu.0]\nmodel = H100-SXM5-80GB\n");
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_ERROR_NOT_SUPPORTED);
+}
+
+static void test_clocks(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    nvmlClkMonStatus_t st;
+    memset(&st, 0xff, sizeof(st));
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(H100), &st), NVML_SUCCESS);
+    assert_int_equal(st.bGlobalStatus, 0);
+    assert_int_equal(st.clkMonListSize, 0);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(L40S), &st), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(V100), &st), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(GEFORCE), &st), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    int off = 123, lo, hi;
+    assert_int_equal(CALL(nvmlDeviceGetGpcClkVfOffset, dev(GEFORCE), &off), NVML_SUCCESS);
+    assert_int_equal(off, 0);
+    off = 123;
+    assert_int_equal(CALL(nvmlDeviceGetMemClkVfOffset, dev(GEFORCE), &off), NVML_SUCCESS);
+    assert_int_equal(off, 0);
+    for (unsigned i = 0; i < 4; i++) {
+        if (i != GEFORCE) {
+            assert_int_equal(CALL(nvmlDeviceGetGpcClkVfOffset, dev(i), &off),
+                             NVML_ERROR_NOT_SUPPORTED);
+            assert_int_equal(CALL(nvmlDeviceGetMemClkVfOffset, dev(i), &off),
+                             NVML_ERROR_NOT_SUPPORTED);
+        }
+        assert_int_equal(CALL(nvmlDeviceGetGpcClkMinMaxVfOffset, dev(i), &lo, &hi),
+                         NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(CALL(nvmlDeviceGetMemClkMinMaxVfOffset, dev(i), &lo, &hi),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetGpcClkVfOffset, dev(GEFORCE), NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetGpcClkMinMaxVfOffset, dev(GEFORCE), &lo, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlClockOffset_t co = {.version = GS_CLOCK_OFFSET_V1, .type = NVML_CLOCK_GRAPHICS};
+    assert_int_equal(CALL(nvmlDeviceGetClockOffsets, dev(GEFORCE), &co), NVML_ERROR_NOT_SUPPORTED);
+    co.pstate = 16;
+    assert_int_equal(CALL(nvmlDeviceGetClockOffsets, dev(GEFORCE), &co),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    co.pstate = 0;
+    co.type = NVML_CLOCK_COUNT;
+    assert_int_equal(CALL(nvmlDeviceGetClockOffsets, dev(GEFORCE), &co),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    co.type = NVML_CLOCK_MEM;
+    co.version = NVML_STRUCT_VERSION_OF(nvmlClockOffset_t, 2);
+    assert_int_equal(CALL(nvmlDeviceGetClockOffsets, dev(GEFORCE), &co),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetClockOffsets, dev(GEFORCE), NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_capabilities_and_sram(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    for (unsigned i = 0; i < 4; i++) {
+        nvmlDeviceCapabilities_t caps = {.version = GS_DEVICE_CAPABILITIES_V1, .capMask = ~0u};
+        assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(i), &caps), NVML_SUCCESS);
+        assert_int_equal(caps.capMask, 0);
+        caps.version = 8;
+        assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(i), &caps),
+                         NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetCapabilities, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
+
+    nvmlEccSramErrorStatus_t s;
+    memset(&s, 0xff, sizeof(s));
+    s.version = GS_ECC_SRAM_ERROR_STATUS_V1;
+    assert_int_equal(CALL(nvmlDeviceGetSramEccErrorStatus, dev(H100), &s), NVML_SUCCESS);
+    assert_int_equal(s.version, GS_ECC_SRAM_ERROR_STATUS_V1);
+    assert_int_equal(s.aggregateUncParity, 0);
+    assert_int_equal(s.volatileCor, 0);
+    assert_int_equal(s.aggregateUncBucketOther, 0);
+    assert_int_equal(s.bThresholdExceeded, 0);
+    static const unsigned lacking[] = {GEFORCE, V100, L40S};
+    for (size_t i = 0; i < sizeof(lacking) / sizeof(lacking[0]); i++)
+        assert_int_equal(CALL(nvmlDeviceGetSramEccErrorStatus, dev(lacking[i]), &s),
+                         NVML_ERROR_NOT_SUPPORTED);
+    s.version = NVML_STRUCT_VERSION_OF(nvmlEccSramErrorStatus_t, 2);
+    assert_int_equal(CALL(nvmlDeviceGetSramEccErrorStatus, dev(H100), &s),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetSramEccErrorStatus, dev(H100), NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* --------------------------------------------- not modelled: NOT_SUPPORTED */
+
+static void test_not_modelled(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    for (unsigned i = 0; i < 4; i++) {
+        nvmlDevice_t d = dev(i);
+        unsigned u;
+        unsigned long long ts;
+        unsigned long dur;
+        nvmlC2cModeInfo_v1_t c2c;
+        nvmlGpuDynamicPstatesInfo_t dp;
+        assert_int_equal(CALL(nvmlDeviceGetAdaptiveClockInfoStatus, d, &u),
+                         NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(CALL(nvmlDeviceGetC2cModeInfoV, d, &c2c), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(CALL(nvmlDeviceGetDynamicPstatesInfo, d, &dp), NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(CALL(nvmlDeviceGetLastBBXFlushTime, d, &ts, &dur),
+                         NVML_ERROR_NOT_SUPPORTED);
+        assert_int_equal(CALL(nvmlDeviceGetPowerSource, d, &u), NVML_ERROR_NOT_SUPPORTED);
+        /* NULL outputs are an argument error before anything else. */
+        assert_int_equal(CALL(nvmlDeviceGetAdaptiveClockInfoStatus, d, NULL),
+                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceGetC2cModeInfoV, d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceGetDynamicPstatesInfo, d, NULL),
+                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceGetLastBBXFlushTime, d, &ts, NULL),
+                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlDeviceGetPowerSource, d, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/* ------------------------------------------ MIG handles, faults, legacy */
+
+static void test_mig_handles(void **state)
+{
+    (void)state;
+    start(SCENARIO_DIR "/a100-mig.ini");
+    nvmlDevice_t mig = NULL;
+    assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, dev(0), 0, &mig), NVML_SUCCESS);
+    nvmlEnableState_t e;
+    nvmlBridgeChipHierarchy_t b;
+    nvmlClkMonStatus_t st;
+    nvmlEccSramErrorStatus_t s = {.version = GS_ECC_SRAM_ERROR_STATUS_V1};
+    int off;
+    assert_int_equal(CALL(nvmlDeviceGetAPIRestriction, mig, 0, &e), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, mig, &b), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, mig, &st), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetSramEccErrorStatus, mig, &s), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetGpcClkVfOffset, mig, &off), NVML_ERROR_NOT_SUPPORTED);
+    /* The parent answers. */
+    assert_int_equal(CALL(nvmlDeviceGetClkMonStatus, dev(0), &st), NVML_SUCCESS);
+    /* A forged handle is an argument error. */
+    int junk;
+    assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, (nvmlDevice_t)&junk, &b),
+                     NVML_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_fail_rules(void **state)
+{
+    (void)state;
+    setenv("GPUSIM_FAIL",
+           "nvmlDeviceGetBridgeChipInfo:1:UNKNOWN,nvmlSystemGetNvlinkBwMode:*:NO_PERMISSION,"
+           "nvmlDeviceQueryDrainState:2:GPU_IS_LOST",
+           1);
+    start_text(k_machine);
+    unsetenv("GPUSIM_FAIL");
+    nvmlBridgeChipHierarchy_t b;
+    assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, dev(H100), &b), NVML_ERROR_UNKNOWN);
+    assert_int_equal(CALL(nvmlDeviceGetBridgeChipInfo, dev(H100), &b), NVML_SUCCESS);
+    unsigned mode;
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_ERROR_NO_PERMISSION);
+    nvmlPciInfo_t pci;
+    assert_int_equal(CALL(nvmlDeviceGetPciInfo_v3, dev(H100), &pci), NVML_SUCCESS);
+    nvmlEnableState_t e;
+    assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_ERROR_GPU_IS_LOST);
+    assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_SUCCESS);
+}
+
+static void test_uninitialized(void **state)
+{
+    (void)state;
+    while (CALL(nvmlShutdown) == NVML_SUCCESS)
+        ;
+    unsigned mode;
+    nvmlPciInfo_t pci = {0};
+    nvmlEnableState_t e;
+    assert_int_equal(CALL(nvmlSystemGetNvlinkBwMode, &mode), NVML_ERROR_UNINITIALIZED);
+    assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_ERROR_UNINITIALIZED);
+}
+
+static void test_legacy_exports(void **state)
+{
+    (void)state;
+    static const char *const r450[] = {
+        "nvmlDeviceGetAPIRestriction",    "nvmlDeviceGetBridgeChipInfo",
+        "nvmlDeviceGetDetailedEccErrors", "nvmlDeviceGetNvLinkUtilizationControl",
+        "nvmlDeviceQueryDrainState",
+    };
+    static const char *const newer[] = {
+        "nvmlDeviceGetAdaptiveClockInfoStatus",
+        "nvmlDeviceGetC2cModeInfoV",
+        "nvmlDeviceGetCapabilities",
+        "nvmlDeviceGetClkMonStatus",
+        "nvmlDeviceGetClockOffsets",
+        "nvmlDeviceGetDynamicPstatesInfo",
+        "nvmlDeviceGetGpcClkVfOffset",
+        "nvmlDeviceGetMemClkVfOffset",
+        "nvmlDeviceGetGpcClkMinMaxVfOffset",
+        "nvmlDeviceGetMemClkMinMaxVfOffset",
+        "nvmlDeviceGetLastBBXFlushTime",
+        "nvmlDeviceGetPowerSource",
+        "nvmlDeviceGetSramEccErrorStatus",
+        "nvmlSystemGetNvlinkBwMode",
+    };
+    void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    for (size_t i = 0; i < sizeof(r450) / sizeof(r450[0]); i++)
+        if (!dlsym(h, r450[i]))
+            fail_msg("legacy variant lacks %s", r450[i]);
+    for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
+        if (dlsym(h, newer[i]))
+            fail_msg("legacy variant exports %s (newer than R450)", newer[i]);
+    dlclose(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layouts),
+        cmocka_unit_test(test_api_restriction),
+        cmocka_unit_test(test_bridge_and_drain),
+        cmocka_unit_test(test_detailed_ecc),
+        cmocka_unit_test(test_nvlink),
+        cmocka_unit_test(test_clocks),
+        cmocka_unit_test(test_capabilities_and_sram),
+        cmocka_unit_test(test_not_modelled),
+        cmocka_unit_test(test_mig_handles),
+        cmocka_unit_test(test_fail_rules),
+        cmocka_unit_test(test_uninitialized),
+        cmocka_unit_test(test_legacy_exports),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
