@@ -6,7 +6,7 @@ pynvml (nvidia-ml-py) is not installable here, so pynvml_functions.txt
 beside this file lists the 332 NVML functions nvidia-ml-py 12.560.30 binds
 (its _nvmlGetFunctionPointer names) with, for each, either the arguments to
 call it with or the reason it is intentionally absent.  For each scenario
-in scenarios/*.ini this script:
+in scenarios/*.ini and scenarios/compat/*.ini this script:
 
   * resolves every listed function that is not marked absent -- pynvml's
     NVMLError_FunctionNotFound is exactly a failed dlsym -- and fails on a
@@ -456,7 +456,7 @@ def main():
         return 2
     dll = C.CDLL(os.path.abspath(sys.argv[1]))
     entries = load_list()
-    scenarios = sorted(glob.glob(os.path.join(SCENARIOS, "*.ini")))
+    scenarios = sorted(glob.glob(os.path.join(SCENARIOS, "*.ini")) + glob.glob(os.path.join(SCENARIOS, "compat", "*.ini")))
     failed = 0
     print("1..%d" % (2 * len(scenarios)))
     k = 0
