@@ -19,6 +19,23 @@ gets the document with the failure in it, never an empty stdout.
                      against the schema; GPU 0 has numbers, the GPUs without
                      GPM null with "not_supported" in unavailable; without
                      --gpm no gpm_* key appears.
+  nvlink:            the NVLink keys on the HGX H100 scenario (a single
+                     sample: the link states and error counters are real on
+                     it, not the 10 s reuse's empty first read): 18 links up
+                     on every GPU, tx + rx = total, bytes equal to the
+                     query's, the four error counters 0; on every PCIe-only
+                     board of the other shipped scenarios each NVLink key is
+                     null with not_supported, never 0; a scenario that makes
+                     the error counters NOT_SUPPORTED on one GPU and the TX
+                     counter on another nulls only those keys (and the total,
+                     which needs TX).
+  power_clocks:      power_draw_average_watts and power_draw_instant_watts
+                     are the query's power.draw.average / .instant, and
+                     power_draw_watts is the average (nvmlDeviceGetPowerUsage
+                     on Hopper); the application clocks are the query's
+                     clocks.applications.* / clocks.default_applications.*;
+                     a board without power readings has both power keys null
+                     with not_supported.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -27,7 +44,7 @@ import os
 import re
 import time
 
-from agentlib import ROOT, check, check_eq, main, run, sim_env
+from agentlib import ROOT, Scratch, check, check_eq, main, run, scenario, sim_env
 
 try:
     import jsonschema
@@ -174,5 +191,109 @@ def test_gpm():
               "no GPM: not_supported", g["unavailable"])
 
 
+NVLINK_KEYS = ["nvlink_links", "nvlink_tx_bytes", "nvlink_rx_bytes", "nvlink_total_bytes",
+               "nvlink_replay_errors", "nvlink_recovery_errors", "nvlink_crc_flit_errors",
+               "nvlink_crc_data_errors"]
+NVLINK_ERRORS = NVLINK_KEYS[4:]
+
+
+def status_doc(env, what):
+    rc, out, err = run(["status", "--json", "--no-procs"], env, timeout=10)
+    check_eq(rc, 0, f"{what}: status --json", err)
+    docs = documents(out, what)
+    check_eq(len(docs), 1, f"{what}: documents", out)
+    return docs[0]
+
+
+def query_row(env, gpu, keys):
+    """The query's CSV values of GPU gpu for keys (nounits), as text."""
+    rc, out, err = run(["query", "--query-gpu=" + ",".join(keys), "-i", str(gpu),
+                        "--format=csv,noheader,nounits"], env, timeout=10)
+    check_eq(rc, 0, "query", err)
+    return [c.strip() for c in out.strip().split(",")]
+
+
+def test_nvlink():
+    env = sim_env(scn="h100x8-training.ini", pinned=300)
+    d = status_doc(env, "H100 NVSwitch")
+    check_eq(len(d["gpus"]), 8, "GPUs")
+    for g in d["gpus"]:
+        what = f"H100 GPU {g['index']}"
+        missing = [k for k in NVLINK_KEYS if k not in g]
+        check(not missing, f"{what}: NVLink keys missing from status --json: {missing}", g)
+        check_eq(g["nvlink_links"], 18, f"{what}: links up (NV18)", g)
+        check(not any(k in g["unavailable"] for k in NVLINK_KEYS),
+              f"{what}: no NVLink key unavailable", g["unavailable"])
+        tx, rx, tot = g["nvlink_tx_bytes"], g["nvlink_rx_bytes"], g["nvlink_total_bytes"]
+        check(all(isinstance(v, int) and v > 0 for v in (tx, rx, tot)),
+              f"{what}: NVLink byte counters are whole numbers > 0 (training traffic)", g)
+        check_eq(tot, tx + rx, f"{what}: total = tx + rx")
+        check(all(g[k] == 0 for k in NVLINK_ERRORS), f"{what}: error counters 0", g)
+    # the same counters as the query (which the exporter's tests pin)
+    qtx, qrx = query_row(env, 0, ["nvlink_tx_bytes", "nvlink_rx_bytes"])
+    g0 = d["gpus"][0]
+    check_eq((g0["nvlink_tx_bytes"] // 1048576, g0["nvlink_rx_bytes"] // 1048576),
+             (int(float(qtx)), int(float(qrx))), "GPU 0: status --json bytes = the query's MiB")
+
+    # PCIe-only boards: no NVLink, said so, never 0
+    for scn in ("a100x16-mixed.ini", "a100-mig.ini", "workstation.ini", "inference-leak.ini",
+                "flags.ini", "many-processes.ini"):
+        d = status_doc(sim_env(scn=scn, pinned=120), scn)
+        for g in d["gpus"]:
+            what = f"{scn} GPU {g['index']}"
+            check(all(k in g and g[k] is None for k in NVLINK_KEYS),
+                  f"{what}: a PCIe-only board shows NVLink values",
+                  {k: g.get(k) for k in NVLINK_KEYS})
+            check(all(g["unavailable"].get(k) == "not_supported" for k in NVLINK_KEYS),
+                  f"{what}: NVLink keys not_supported", g["unavailable"])
+
+    # one call of the group NOT_SUPPORTED: only its keys go null
+    text = open(scenario("h100x8-training.ini"), encoding="utf-8").read()
+    text += ("\n[gpu.1]\nunsupported = nvmlDeviceGetNvLinkErrorCounter\n"
+             "\n[gpu.2]\nunsupported = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX\n")
+    with Scratch("nvl") as tmp:
+        path = os.path.join(tmp, "nvlink-partial.ini")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        d = status_doc(sim_env(scn=path, pinned=300), "partial NVLink")
+    g1, g2 = d["gpus"][1], d["gpus"][2]
+    check_eq(g1["nvlink_links"], 18, "GPU 1: links still up", g1)
+    check(all(g1[k] is None and g1["unavailable"].get(k) == "not_supported"
+              for k in NVLINK_ERRORS), "GPU 1: error counters null, not_supported", g1)
+    check(g1["nvlink_tx_bytes"] > 0, "GPU 1: throughput still there", g1)
+    check_eq((g2["nvlink_tx_bytes"], g2["nvlink_total_bytes"]), (None, None),
+             "GPU 2: tx and total null", g2)
+    check_eq(g2["unavailable"].get("nvlink_tx_bytes"), "not_supported", "GPU 2: tx reason")
+    check(g2["nvlink_rx_bytes"] > 0 and g2["nvlink_links"] == 18, "GPU 2: rx and links", g2)
+
+
+def test_power_clocks():
+    env = sim_env(scn="h100x8-training.ini", pinned=300)
+    d = status_doc(env, "H100")
+    keys = ["power.draw", "power.draw.average", "power.draw.instant",
+            "clocks.applications.graphics", "clocks.applications.memory",
+            "clocks.default_applications.graphics", "clocks.default_applications.memory"]
+    jkeys = ["power_draw_watts", "power_draw_average_watts", "power_draw_instant_watts",
+             "clocks_applications_graphics_mhz", "clocks_applications_memory_mhz",
+             "clocks_default_applications_graphics_mhz", "clocks_default_applications_memory_mhz"]
+    for g in d["gpus"]:
+        what = f"H100 GPU {g['index']}"
+        q = query_row(env, g["index"], keys)
+        for k, qk, qv in zip(jkeys, keys, q):
+            v = g.get(k)
+            check(isinstance(v, (int, float)), f"{what}: {k} is a number", g)
+            check(abs(v - float(qv)) < 0.006, f"{what}: {k} {v} is the query's {qk} {qv}")
+        check_eq(g["power_draw_watts"], g["power_draw_average_watts"],
+                 f"{what}: power.draw is the 1 s average on Hopper")
+    # the laptop GPU of the workstation reads no power at all
+    d = status_doc(sim_env(scn="workstation.ini", pinned=120), "workstation")
+    g = d["gpus"][1]
+    for k in ("power_draw_watts", "power_draw_average_watts", "power_draw_instant_watts"):
+        check(g[k] is None and g["unavailable"].get(k) == "not_supported",
+              f"laptop GPU: {k} null, not_supported", g)
+    check(isinstance(g["clocks_applications_graphics_mhz"], int), "laptop GPU: app clock", g)
+
+
 if __name__ == "__main__":
-    main([test_failure_documents, test_no_permission, test_interval_into_failure, test_gpm])
+    main([test_failure_documents, test_no_permission, test_interval_into_failure, test_gpm,
+          test_nvlink, test_power_clocks])
