@@ -711,6 +711,12 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
         R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
           "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
           GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_DOWN] = R(NULL, NULL,
+                           "NVLink links the GPU has that are not up (nvmlDeviceGetNvLinkState "
+                           "answers inactive): 0 on a healthy board.",
+                           "nvlink_links_down", "nvlink_links_down", "nvlink_links_down",
+                           "NVLink links the GPU has that are not up.", NULL, GM_U_NONE,
+                           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
     [GM_M_NVLINK_TX] = R(NULL, NULL,
                          "Data sent over NVLink since the driver loaded, all links (payload, "
                          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",

@@ -190,7 +190,7 @@ struct dev {
     int64_t nvl_at;
     nvmlReturn_t nvl_rc; /* link 0's state: anything but SUCCESS means no values */
     nvmlReturn_t nvl_links_rc, nvl_erc[4];
-    unsigned int nvl_links;
+    unsigned int nvl_links, nvl_down; /* links up; links there but not up */
     unsigned long long nvl_errs[4];
     /* the slow groups (slow_group()): when each was read, and its values */
     int64_t slow_at[GM_RG__COUNT];
@@ -1328,7 +1328,8 @@ static void rd_cer_counters(struct rd *r)
 
 /* Links are numbered densely from 0: INVALID_ARGUMENT (or NOT_SUPPORTED)
  * past the last one ends them; NOT_SUPPORTED on link 0 means no NVLink
- * (every value absent).  Any other error on a link makes the link count
+ * (every value absent).  A link that answers inactive is down (counted in
+ * GM_M_NVLINK_DOWN).  Any other error on a link makes both link counts
  * that error.  Error counters are summed over the active links
  * (nvmlNvLinkErrorCounter_t 0 replay, 1 recovery, 2 CRC flit, 3 CRC data):
  * a counter no link reports is NOT_SUPPORTED, one a link failed to give
@@ -1343,7 +1344,7 @@ static void nvlink_slow(struct rd *r, struct dev *d)
         note(r, rc);
         return;
     }
-    unsigned int links = 0;
+    unsigned int links = 0, down = 0;
     nvmlReturn_t links_rc = NVML_SUCCESS;
     unsigned long long errs[4] = {0, 0, 0, 0};
     nvmlReturn_t erc[4] = {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED,
@@ -1360,8 +1361,10 @@ static void nvlink_slow(struct rd *r, struct dev *d)
                 continue;
             }
         }
-        if (!active)
+        if (!active) {
+            down++;
             continue;
+        }
         links++;
         for (unsigned int k = 0; k < 4; k++) {
             unsigned long long v = 0;
@@ -1378,6 +1381,7 @@ static void nvlink_slow(struct rd *r, struct dev *d)
     }
     d->nvl_links_rc = links_rc;
     d->nvl_links = links;
+    d->nvl_down = down;
     memcpy(d->nvl_errs, errs, sizeof errs);
     memcpy(d->nvl_erc, erc, sizeof erc);
 }
@@ -1405,6 +1409,7 @@ static void rd_nvlink(struct rd *r)
         return;
     }
     setv(r->g, GM_M_NVLINK_LINKS, d->nvl_links_rc, gm_v_u64(d->nvl_links));
+    setv(r->g, GM_M_NVLINK_DOWN, d->nvl_links_rc, gm_v_u64(d->nvl_down));
     for (int k = 0; k < 4; k++)
         setv(r->g, err_ids[k], d->nvl_links_rc != NVML_SUCCESS ? d->nvl_links_rc : d->nvl_erc[k],
              gm_v_u64(d->nvl_errs[k]));

@@ -22,13 +22,14 @@ gets the document with the failure in it, never an empty stdout.
   nvlink:            the NVLink keys on the HGX H100 scenario (a single
                      sample: the link states and error counters are real on
                      it, not the 10 s reuse's empty first read): 18 links up
-                     on every GPU, tx + rx = total, bytes equal to the
+                     on every GPU and none down, tx + rx = total, bytes equal to the
                      query's, the four error counters 0; on every PCIe-only
                      board of the other shipped scenarios each NVLink key is
                      null with not_supported, never 0; a scenario that makes
                      the error counters NOT_SUPPORTED on one GPU and the TX
                      counter on another nulls only those keys (and the total,
-                     which needs TX).
+                     which needs TX); two links down (nvlink_down = 3,17)
+                     show as 16 up and 2 down.
   power_clocks:      power_draw_average_watts and power_draw_instant_watts
                      are the query's power.draw.average / .instant, and
                      power_draw_watts is the average (nvmlDeviceGetPowerUsage
@@ -191,10 +192,10 @@ def test_gpm():
               "no GPM: not_supported", g["unavailable"])
 
 
-NVLINK_KEYS = ["nvlink_links", "nvlink_tx_bytes", "nvlink_rx_bytes", "nvlink_total_bytes",
-               "nvlink_replay_errors", "nvlink_recovery_errors", "nvlink_crc_flit_errors",
-               "nvlink_crc_data_errors"]
-NVLINK_ERRORS = NVLINK_KEYS[4:]
+NVLINK_KEYS = ["nvlink_links", "nvlink_links_down", "nvlink_tx_bytes", "nvlink_rx_bytes",
+               "nvlink_total_bytes", "nvlink_replay_errors", "nvlink_recovery_errors",
+               "nvlink_crc_flit_errors", "nvlink_crc_data_errors"]
+NVLINK_ERRORS = NVLINK_KEYS[5:]
 
 
 def status_doc(env, what):
@@ -221,7 +222,8 @@ def test_nvlink():
         what = f"H100 GPU {g['index']}"
         missing = [k for k in NVLINK_KEYS if k not in g]
         check(not missing, f"{what}: NVLink keys missing from status --json: {missing}", g)
-        check_eq(g["nvlink_links"], 18, f"{what}: links up (NV18)", g)
+        check_eq((g["nvlink_links"], g["nvlink_links_down"]), (18, 0),
+                 f"{what}: links up (NV18), none down", g)
         check(not any(k in g["unavailable"] for k in NVLINK_KEYS),
               f"{what}: no NVLink key unavailable", g["unavailable"])
         tx, rx, tot = g["nvlink_tx_bytes"], g["nvlink_rx_bytes"], g["nvlink_total_bytes"]
@@ -250,7 +252,8 @@ def test_nvlink():
     # one call of the group NOT_SUPPORTED: only its keys go null
     text = open(scenario("h100x8-training.ini"), encoding="utf-8").read()
     text += ("\n[gpu.1]\nunsupported = nvmlDeviceGetNvLinkErrorCounter\n"
-             "\n[gpu.2]\nunsupported = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX\n")
+             "\n[gpu.2]\nunsupported = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX\n"
+             "\n[gpu.4]\nnvlink_down = 3,17\n")
     with Scratch("nvl") as tmp:
         path = os.path.join(tmp, "nvlink-partial.ini")
         with open(path, "w", encoding="utf-8") as f:
@@ -265,6 +268,11 @@ def test_nvlink():
              "GPU 2: tx and total null", g2)
     check_eq(g2["unavailable"].get("nvlink_tx_bytes"), "not_supported", "GPU 2: tx reason")
     check(g2["nvlink_rx_bytes"] > 0 and g2["nvlink_links"] == 18, "GPU 2: rx and links", g2)
+    # two links down: counted, and the traffic still flows over the others
+    g4 = d["gpus"][4]
+    check_eq((g4["nvlink_links"], g4["nvlink_links_down"]), (16, 2), "GPU 4: links up, down", g4)
+    check(g4["nvlink_tx_bytes"] > 0 and g4["nvlink_replay_errors"] == 0, "GPU 4: counters", g4)
+    check_eq(d["gpus"][5]["nvlink_links_down"], 0, "GPU 5: none down")
 
 
 def test_power_clocks():

@@ -118,6 +118,7 @@ json-schema: docs/json.md
       "clocks_default_applications_graphics_mhz": 1980,
       "clocks_default_applications_memory_mhz": 2619,
       "nvlink_links": 18,
+      "nvlink_links_down": 0,
       "nvlink_tx_bytes": 3.92e+18,
       "nvlink_rx_bytes": 3.92e+18,
       "nvlink_total_bytes": 7.84e+18,
