@@ -13,8 +13,9 @@
  * Throughput counters (KiB, field ids 138-141) grow at the workload's mean
  * NVLink rate (its full-load rate times its mean utilisation) from scenario
  * time 0, split evenly over the links that are up (a down link's stay 0);
- * raw counters add 8 % of protocol overhead.  The legacy utilisation counters (nvmlDeviceGetNvLinkUtilization
- * Counter) are not supported from Ampere on, as in nvml.h, and so not here.
+ * raw counters add 8 % of protocol overhead.  The legacy utilisation
+ * counters (nvmlDeviceGetNvLinkUtilizationCounter) are not supported from
+ * Ampere on, as in nvml.h, and so not here.
  */
 #include <math.h>
 #include <stdio.h>

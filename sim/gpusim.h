@@ -176,7 +176,7 @@ struct gs_gpu {
     bool has_unsupported;
     unsigned char unsupported[GS_NAMES_MAX];
     uint32_t nvlink_down; /* bit l: NVLink link l is down (scenario key nvlink_down) */
-    unsigned nmig; /* > 0: MIG mode on */
+    unsigned nmig;        /* > 0: MIG mode on */
     struct gs_mig_dev mig[GS_MAX_MIG];
     struct gs_workload wl;
 };

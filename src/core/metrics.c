@@ -558,23 +558,24 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
 #define S14(smi_, desc_, stem_, slot_, rg_)                                                        \
     R(smi_, NULL, desc_, stem_, stem_, NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_STR,           \
       GM_SC_GPU, rg_, .sslot = (slot_), .flags = GM_MF_NOT_IN_STATUS)
-    [GM_M_POWER_AVERAGE] = R("power.draw.average", NULL,
-                             "Power drawn by the whole board averaged over the last second, W "
-                             "(NVML_FI_DEV_POWER_AVERAGE).",
-                             "power_draw_average", "power_draw_average", "power_draw_average",
-                             "Board power averaged over one second (power_draw_instant is the "
-                             "last reading).",
-                             NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_INSTANT),
+    [GM_M_POWER_AVERAGE] =
+        R("power.draw.average", NULL,
+          "Power drawn by the whole board averaged over the last second, W "
+          "(NVML_FI_DEV_POWER_AVERAGE).",
+          "power_draw_average", "power_draw_average", "power_draw_average",
+          "Board power averaged over one second (power_draw_instant is the "
+          "last reading).",
+          NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_INSTANT),
     [GM_M_POWER_MGMT] = X14("power.management", NULL,
                             "Whether power management (a power limit and its reading) is on.",
                             "power_management", GM_U_NONE, GM_F_ENABLED, GM_RG_POWER_MGMT),
-    [GM_M_CLK_APP_GR] = R(
-        "clocks.applications.graphics", "clocks.applications.gr",
-        "Graphics clock applications run at (the application clock target), "
-        "MHz.",
-        "clocks_applications_graphics", "clocks_applications_graphics",
-        "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
-        GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS),
+    [GM_M_CLK_APP_GR] =
+        R("clocks.applications.graphics", "clocks.applications.gr",
+          "Graphics clock applications run at (the application clock target), "
+          "MHz.",
+          "clocks_applications_graphics", "clocks_applications_graphics",
+          "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
+          GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_CLK_APP_MEM] =
         R("clocks.applications.memory", "clocks.applications.mem",
           "Memory clock applications run at (the application clock target), MHz.",
@@ -584,13 +585,13 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_CLK_DEFAPP_GR] =
         R("clocks.default_applications.graphics", "clocks.default_applications.gr",
           "Default graphics application clock, MHz.", "clocks_default_applications_graphics",
-          "clocks_default_applications_graphics", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE,
-          GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS),
+          "clocks_default_applications_graphics", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_CLK_DEFAPP_MEM] =
         R("clocks.default_applications.memory", "clocks.default_applications.mem",
           "Default memory application clock, MHz.", "clocks_default_applications_memory",
-          "clocks_default_applications_memory", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE,
-          GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS),
+          "clocks_default_applications_memory", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_PCIE_GEN_GPUMAX] = X14("pcie.link.gen.gpumax", NULL,
                                  "Maximum PCIe link generation the GPU supports (pcie.link.gen.max "
                                  "is that of the GPU and the system together).",
@@ -707,34 +708,33 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     /* NVLink: every link of the GPU together (nvidia-smi has no --query-gpu
      * key for these; `nvidia-smi nvlink` prints them per link).  Absent
      * (NOT_SUPPORTED) on a GPU without NVLink. */
-    [GM_M_NVLINK_LINKS] =
-        R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
-          "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
-          GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_LINKS] = R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
+                            "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE,
+                            GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
     [GM_M_NVLINK_DOWN] = R(NULL, NULL,
                            "NVLink links the GPU has that are not up (nvmlDeviceGetNvLinkState "
                            "answers inactive): 0 on a healthy board.",
                            "nvlink_links_down", "nvlink_links_down", "nvlink_links_down",
-                           "NVLink links the GPU has that are not up.", NULL, GM_U_NONE,
-                           GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
-    [GM_M_NVLINK_TX] = R(NULL, NULL,
-                         "Data sent over NVLink since the driver loaded, all links (payload, "
-                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
-                         "nvlink_tx", "nvlink_tx", "nvlink_transmitted",
-                         "Data sent over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
-                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
-    [GM_M_NVLINK_RX] = R(NULL, NULL,
-                         "Data received over NVLink since the driver loaded, all links (payload, "
-                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
-                         "nvlink_rx", "nvlink_rx", "nvlink_received",
-                         "Data received over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
-                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
-    [GM_M_NVLINK_TOTAL] = R(NULL, NULL,
-                            "Data sent and received over NVLink since the driver loaded, all "
-                            "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
-                            "nvlink_total", "nvlink_total", NULL, NULL,
-                            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", GM_U_BYTES, GM_K_COUNTER,
-                            GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+                           "NVLink links the GPU has that are not up.", NULL, GM_U_NONE, GM_K_GAUGE,
+                           GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_TX] =
+        R(NULL, NULL,
+          "Data sent over NVLink since the driver loaded, all links (payload, "
+          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
+          "nvlink_tx", "nvlink_tx", "nvlink_transmitted", "Data sent over NVLink, all links.", NULL,
+          GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_RX] =
+        R(NULL, NULL,
+          "Data received over NVLink since the driver loaded, all links (payload, "
+          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
+          "nvlink_rx", "nvlink_rx", "nvlink_received", "Data received over NVLink, all links.",
+          NULL, GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_TOTAL] =
+        R(NULL, NULL,
+          "Data sent and received over NVLink since the driver loaded, all "
+          "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
+          "nvlink_total", "nvlink_total", NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+          GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
 #define NVERR(stem_, prom_, dcgm_, desc_)                                                          \
     R(NULL, NULL, desc_, stem_, stem_, prom_, desc_, dcgm_, GM_U_NONE, GM_K_COUNTER, GM_F_NUM,     \
       GM_SC_GPU, GM_RG_NVLINK)

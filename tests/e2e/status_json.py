@@ -30,6 +30,15 @@ gets the document with the failure in it, never an empty stdout.
                      counter on another nulls only those keys (and the total,
                      which needs TX); two links down (nvlink_down = 3,17)
                      show as 16 up and 2 down.
+  nvlink_each:       --nvlink adds exactly "nvlinks" to each GPU object: on the
+                     H100 scenario 18 links 0-17, up, version 4, each ending
+                     at one of the four NVSwitches (E0-E3), error counters 0,
+                     per-link bytes adding up to the GPU's nvlink_tx/rx_bytes;
+                     two links down: "down", no traffic, error counters null
+                     (not read for a link that is down); version and far end
+                     NOT_SUPPORTED on one GPU: null with the reason, the
+                     rest real; a PCIe-only board: []
+                     with "nvlinks": "not_supported"; without --nvlink no key.
   power_clocks:      power_draw_average_watts and power_draw_instant_watts
                      are the query's power.draw.average / .instant, and
                      power_draw_watts is the average (nvmlDeviceGetPowerUsage
@@ -275,6 +284,64 @@ def test_nvlink():
     check_eq(d["gpus"][5]["nvlink_links_down"], 0, "GPU 5: none down")
 
 
+def test_nvlink_each():
+    text = open(scenario("h100x8-training.ini"), encoding="utf-8").read()
+    text += ("\n[gpu.4]\nnvlink_down = 3,17\n"
+             "\n[gpu.6]\nunsupported = nvmlDeviceGetNvLinkVersion,"
+             "nvmlDeviceGetNvLinkRemotePciInfo_v2\n")
+    with Scratch("nve") as tmp:
+        path = os.path.join(tmp, "nvlink-down.ini")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        env = sim_env(scn=path, pinned=300)
+        plain = status_doc(env, "without --nvlink")
+        rc, out, err = run(["status", "--json", "--no-procs", "--nvlink"], env, timeout=10)
+        check_eq(rc, 0, "status --json --nvlink", err)
+        d = documents(out, "status --json --nvlink")[0]
+    for a, b in zip(plain["gpus"], d["gpus"]):
+        check("nvlinks" not in a, "no nvlinks without --nvlink", a)
+        check_eq(set(b) - set(a), {"nvlinks"}, f"GPU {b['index']}: keys --nvlink adds")
+    for g in d["gpus"]:
+        what = f"H100 GPU {g['index']}"
+        links = g["nvlinks"]
+        check_eq([x["link"] for x in links], list(range(18)), f"{what}: links 0-17")
+        down = {3, 17} if g["index"] == 4 else set()
+        check_eq({x["link"] for x in links if x["state"] == "down"}, down, f"{what}: links down")
+        for x in links:
+            lw = f"{what} link {x['link']}"
+            if g["index"] == 6:  # the driver gives neither: null, said why, the rest real
+                check_eq((x["version"], x["remote_pci_bus_id"], x["state"]), (None, None, "up"),
+                         f"{lw}: version and far end unsupported", x)
+                check_eq(x["unavailable"], {"version": "not_supported",
+                                            "remote_pci_bus_id": "not_supported"},
+                         f"{lw}: reasons")
+                continue
+            check_eq(x["version"], 4, f"{lw}: NVLink 4")
+            check_eq(x["remote_pci_bus_id"], "00000000:E%d:00.0" % (x["link"] % 4),
+                     f"{lw}: far end (NVSwitch)")
+            if x["link"] in down:
+                check_eq((x["tx_bytes"], x["rx_bytes"]), (0, 0), f"{lw}: no traffic", x)
+                check(all(x[k] is None and x["unavailable"][k] == "not_available"
+                          for k in ("replay_errors", "recovery_errors", "crc_flit_errors",
+                                    "crc_data_errors")), f"{lw}: counters not read", x)
+            else:
+                check(x["tx_bytes"] > 0 and x["rx_bytes"] > 0, f"{lw}: traffic", x)
+                check_eq((x["replay_errors"], x["crc_data_errors"], x["unavailable"]), (0, 0, {}),
+                         f"{lw}: counters", x)
+        # each link's counter is whole KiB of the sum: they add up to it less rounding
+        for k in ("tx", "rx"):
+            s = sum(x[f"{k}_bytes"] for x in links)
+            check(0 <= g[f"nvlink_{k}_bytes"] - s <= 1024 * len(links),
+                  f"{what}: per-link {k} bytes add up to nvlink_{k}_bytes", (s, g))
+    # a PCIe-only board: an empty list that says why
+    rc, out, err = run(["status", "--json", "--no-procs", "--nvlink"],
+                       sim_env(scn="workstation.ini", pinned=120), timeout=10)
+    check_eq(rc, 0, "workstation --nvlink", err)
+    for g in documents(out, "workstation --nvlink")[0]["gpus"]:
+        check_eq((g["nvlinks"], g["unavailable"].get("nvlinks")), ([], "not_supported"),
+                 f"PCIe GPU {g['index']}: no links, not_supported")
+
+
 def test_power_clocks():
     env = sim_env(scn="h100x8-training.ini", pinned=300)
     d = status_doc(env, "H100")
@@ -304,4 +371,4 @@ def test_power_clocks():
 
 if __name__ == "__main__":
     main([test_failure_documents, test_no_permission, test_interval_into_failure, test_gpm,
-          test_nvlink, test_power_clocks])
+          test_nvlink, test_nvlink_each, test_power_clocks])
