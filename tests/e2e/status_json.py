@@ -39,6 +39,15 @@ gets the document with the failure in it, never an empty stdout.
                      NOT_SUPPORTED on one GPU: null with the reason, the
                      rest real; a PCIe-only board: []
                      with "nvlinks": "not_supported"; without --nvlink no key.
+  nvlink_faults:     the calls only --nvlink makes, failed on purpose
+                     (GPUSIM_FAIL; tests/e2e/fault_sweep.py sweeps the
+                     document without --nvlink): version refused -> null,
+                     not_permitted on every link of that GPU; far end
+                     failing -> null, error; a link's state failing (2nd
+                     call: link 1) -> that link's state and error counters
+                     null with error, the list names the error, the other
+                     links whole; GPU_IS_LOST -> the GPU is lost; the other
+                     GPUs exactly as without the faults.
   power_clocks:      power_draw_average_watts and power_draw_instant_watts
                      are the query's power.draw.average / .instant, and
                      power_draw_watts is the average (nvmlDeviceGetPowerUsage
@@ -342,6 +351,42 @@ def test_nvlink_each():
                  f"PCIe GPU {g['index']}: no links, not_supported")
 
 
+def test_nvlink_faults():
+    base_env = sim_env(scn="h100x8-training.ini", pinned=300)
+    rc, out, err = run(["status", "--json", "--no-procs", "--nvlink"], base_env, timeout=10)
+    check_eq(rc, 0, "status --json --nvlink", err)
+    base = documents(out, "without faults")[0]
+    env = dict(base_env, GPUSIM_FAIL=",".join([
+        "nvmlDeviceGetNvLinkVersion@1:*:NVML_ERROR_NO_PERMISSION",
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2@2:*:NVML_ERROR_UNKNOWN",
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2@3:*:NVML_ERROR_GPU_IS_LOST",
+        "nvmlDeviceGetNvLinkState@4:2:NVML_ERROR_UNKNOWN"]))
+    rc, out, err = run(["status", "--json", "--no-procs", "--nvlink"], env, timeout=10)
+    check_eq(rc, 0, "status --json --nvlink with faults", err)
+    got = documents(out, "with faults")[0]
+    g1, g2, g3, g4 = (got["gpus"][i] for i in (1, 2, 3, 4))
+    for x in g1["nvlinks"]:
+        check_eq((x["version"], x["unavailable"]), (None, {"version": "not_permitted"}),
+                 f"GPU 1 link {x['link']}: version refused", x)
+    check(all(x["state"] == "up" and x["tx_bytes"] > 0 for x in g1["nvlinks"]),
+          "GPU 1: the rest real", g1["nvlinks"])
+    for x in g2["nvlinks"]:
+        check_eq((x["remote_pci_bus_id"], x["unavailable"]),
+                 (None, {"remote_pci_bus_id": "error"}), f"GPU 2 link {x['link']}: far end", x)
+    check_eq(g3["status"], "lost", "GPU 3: lost", g3)
+    l1 = g4["nvlinks"][1]
+    check_eq((l1["state"], l1["replay_errors"], l1["unavailable"].get("state")),
+             (None, None, "error"), "GPU 4 link 1: state failed", l1)
+    check_eq(g4["unavailable"].get("nvlinks"), "error", "GPU 4: the list names the error")
+    check_eq(len(g4["nvlinks"]), 18, "GPU 4: every link listed")
+    check(all(x["state"] == "up" and x["unavailable"] == {}
+              for x in g4["nvlinks"] if x["link"] != 1), "GPU 4: the other links whole", g4)
+    check_eq(g4["nvlink_links"], None, "GPU 4: the count is not known", g4)
+    for i in (0, 5, 6, 7):
+        a, b = dict(base["gpus"][i]), dict(got["gpus"][i])
+        check_eq(b, a, f"GPU {i}: as without the faults")
+
+
 def test_power_clocks():
     env = sim_env(scn="h100x8-training.ini", pinned=300)
     d = status_doc(env, "H100")
@@ -371,4 +416,4 @@ def test_power_clocks():
 
 if __name__ == "__main__":
     main([test_failure_documents, test_no_permission, test_interval_into_failure, test_gpm,
-          test_nvlink, test_nvlink_each, test_power_clocks])
+          test_nvlink, test_nvlink_each, test_nvlink_faults, test_power_clocks])
