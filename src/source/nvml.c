@@ -2207,6 +2207,9 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     }
     g->m[GM_M_INDEX] = gm_v_u64(g->index); /* the index is ours, not NVML's answer */
     g->nmig = 0;
+    /* no link of a GPU that is down (the array, if any, goes with the snapshot) */
+    g->nnvlink = 0;
+    g->nvlink_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 }
 
 /* The second GPM sample of the GPUs and GPU instances left pending by rd_gpm

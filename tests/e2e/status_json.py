@@ -373,7 +373,8 @@ def test_nvlink_faults():
     for x in g2["nvlinks"]:
         check_eq((x["remote_pci_bus_id"], x["unavailable"]),
                  (None, {"remote_pci_bus_id": "error"}), f"GPU 2 link {x['link']}: far end", x)
-    check_eq(g3["status"], "lost", "GPU 3: lost", g3)
+    check_eq((g3["status"], g3["nvlinks"], g3["unavailable"].get("nvlinks")), ("lost", [], None),
+             "GPU 3: lost, no links (like its MIG devices and processes)", g3)
     l1 = g4["nvlinks"][1]
     check_eq((l1["state"], l1["replay_errors"], l1["unavailable"].get("state")),
              (None, None, "error"), "GPU 4 link 1: state failed", l1)
