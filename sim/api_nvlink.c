@@ -8,12 +8,14 @@
  * four NVSwitches (link l at switch l % 4), which answer with PCI bus ids
  * 0000:E0..E3:00.0 and device type NVSwitch.  A GPU without links answers
  * NOT_SUPPORTED, a link number past its links INVALID_ARGUMENT, as real
- * NVML does.  Error counters are 0 (no scenario fault breaks a link).
+ * NVML does.  A link the scenario lists in `nvlink_down` is there but not
+ * active (state 0); the others are up.  Error counters are 0.
  * Throughput counters (KiB, field ids 138-141) grow at the workload's mean
  * NVLink rate (its full-load rate times its mean utilisation) from scenario
- * time 0, split evenly over the links; raw counters add 8 % of protocol
- * overhead.  The legacy utilisation counters (nvmlDeviceGetNvLinkUtilization
- * Counter) are not supported from Ampere on, as in nvml.h, and so not here.
+ * time 0, split evenly over the links that are up (a down link's stay 0);
+ * raw counters add 8 % of protocol overhead.  The legacy utilisation
+ * counters (nvmlDeviceGetNvLinkUtilizationCounter) are not supported from
+ * Ampere on, as in nvml.h, and so not here.
  */
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +49,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned in
     nvmlReturn_t r = link_begin(&c, __func__, device, link, isActive != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    *isActive = 1;
+    *isActive = !((c.g->nvlink_down >> link) & 1);
     return gs_end(&c, NVML_SUCCESS);
 }
 
@@ -268,7 +270,10 @@ int gs_nvlink_field(const struct gs_call *c, nvmlFieldValue_t *v, nvmlReturn_t *
             *rc = NVML_ERROR_INVALID_ARGUMENT;
             return 1;
         }
-        kib /= n;
+        unsigned up = 0;
+        for (unsigned l = 0; l < n; l++)
+            up += !((c->g->nvlink_down >> l) & 1);
+        kib = up && !((c->g->nvlink_down >> v->scopeId) & 1) ? kib / up : 0;
     }
     v->value.ullVal = (unsigned long long)kib;
     return 1;

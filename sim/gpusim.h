@@ -180,7 +180,8 @@ struct gs_gpu {
     unsigned compute_mode;
     bool has_unsupported;
     unsigned char unsupported[GS_NAMES_MAX];
-    unsigned nmig; /* > 0: MIG mode on */
+    uint32_t nvlink_down; /* bit l: NVLink link l is down (scenario key nvlink_down) */
+    unsigned nmig;        /* > 0: MIG mode on */
     struct gs_mig_dev mig[GS_MAX_MIG];
     struct gs_workload wl;
 };

@@ -8,6 +8,7 @@
  * they are resolved last.  Validation errors point at the line of the key
  * that caused them, or at the section header when a required key is missing.
  */
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -323,6 +324,34 @@ static int sp_unsupported(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *a
     return 0;
 }
 
+/* nvlink_down = 3,7: links that are down (of a GPU that has links at all:
+ * sim/topo.c); "none" or empty: every link up. */
+static int sp_nvlink_down(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
+                          const struct gs_ini_entry *e, const char *v)
+{
+    char item[32];
+    const char *cur = v;
+    (void)aux;
+
+    g->nvlink_down = 0; /* [gpu.N] replaces the list from [gpu] */
+    if (strcasecmp(v, "none") == 0)
+        return 0;
+    while (gs_next_item(&cur, item, sizeof(item))) {
+        if (!*item)
+            continue;
+        char *end = NULL;
+        errno = 0;
+        unsigned long l = strtoul(item, &end, 10);
+        if (errno || end == item || *end || item[0] == '-' || l >= NVML_NVLINK_MAX_LINKS)
+            return gs_fail(c, e->line,
+                           "nvlink_down: bad link '%s' (expected link numbers 0-%d such as 3,7, "
+                           "or none)",
+                           item, NVML_NVLINK_MAX_LINKS - 1);
+        g->nvlink_down |= UINT32_C(1) << l;
+    }
+    return 0;
+}
+
 static int sp_mig(struct gs_pctx *c, struct gs_gpu *g, struct gpu_aux *aux,
                   const struct gs_ini_entry *e, const char *v)
 {
@@ -441,6 +470,7 @@ static const struct gkey gpu_keys[] = {
     {"accounting", GK_BOOL, OFF(accounting), 0, NULL},
     {"compute_mode", GK_SPECIAL, 0, 0, sp_compute_mode},
     {"unsupported", GK_SPECIAL, 0, 0, sp_unsupported},
+    {"nvlink_down", GK_SPECIAL, 0, 0, sp_nvlink_down},
     {"mig", GK_SPECIAL, 0, 0, sp_mig},
     {"util", GK_PCT, OFF(wl.util), 0, NULL},
     {"mem_util", GK_PCT, OFF(wl.mem_util), 0, NULL},

@@ -27,6 +27,8 @@ static void usage(FILE *f)
         "                       on real hardware, so it is off by default)\n"
         "      --gpm            also the GPM metrics (gpm_*, Hopper and later) for --json:\n"
         "                       two GPM samples 100 ms apart (docs/json.md)\n"
+        "      --nvlink         also each NVLink link (state, version, far end, counters)\n"
+        "                       for --json, under \"nvlinks\" (docs/json.md)\n"
         "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
         "  -c, --show-cmd       show full command lines instead of process names\n"
         "      --no-procs       do not list processes\n"
@@ -53,7 +55,8 @@ int cmd_status_run(int argc, char **argv)
         O_TIMEOUT,
         O_PCIE,
         O_GPM,
-        O_JOBMAP
+        O_JOBMAP,
+        O_NVLINK
     };
     static const struct option opts[] = {
         {"interval", required_argument, NULL, 'i'},
@@ -68,11 +71,12 @@ int cmd_status_run(int argc, char **argv)
         {"pcie", no_argument, NULL, O_PCIE},
         {"gpm", no_argument, NULL, O_GPM},
         {"job-mapping-dir", required_argument, NULL, O_JOBMAP},
+        {"nvlink", no_argument, NULL, O_NVLINK},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int64_t interval = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
-    int json = 0, pretty = 1, color = -1, pcie = 0, gpm = 0;
+    int json = 0, pretty = 1, color = -1, pcie = 0, gpm = 0, nvlink = 0;
     const char *ids = NULL, *jobmap = NULL;
     struct gm_status_opts so = {.show_procs = 1};
     int c;
@@ -107,6 +111,9 @@ int cmd_status_run(int argc, char **argv)
             break;
         case O_PCIE:
             pcie = 1;
+            break;
+        case O_NVLINK:
+            nvlink = 1;
             break;
         case O_GPM:
             gpm = 1;
@@ -152,9 +159,9 @@ int cmd_status_run(int argc, char **argv)
                     BIT(GM_RG_PERSISTENCE) | BIT(GM_RG_DISPLAY) | BIT(GM_RG_REMAPPED) |
                     BIT(GM_RG_RETIRED); /* the flags */
     else                                /* GPM only with --gpm: it takes two samples 100 ms apart */
-        co.groups = (gm_nvml_groups_default() & ~BIT(GM_RG_GPM)) |
-                    (pcie ? BIT(GM_RG_PCIE_TPUT) : 0) |
-                    (gpm ? BIT(GM_RG_GPM) | GM_NVML_GPM_PRIME : 0);
+        co.groups =
+            (gm_nvml_groups_default() & ~BIT(GM_RG_GPM)) | (pcie ? BIT(GM_RG_PCIE_TPUT) : 0) |
+            (gpm ? BIT(GM_RG_GPM) | GM_NVML_GPM_PRIME : 0) | (nvlink ? GM_NVML_NVLINK_LINKS : 0);
 #undef BIT
     struct gm_collector *col;
     int rc;
@@ -191,7 +198,9 @@ int cmd_status_run(int argc, char **argv)
         if (interval && tty && !json)
             gm_buf_puts(&out, first ? "\033[H\033[2J" : "\033[H\033[J");
         if (json)
-            gm_status_json_gpm(s, mask, pretty, gpm, &out);
+            gm_status_json_opt(
+                s, mask, pretty,
+                (gpm ? GM_STATUS_JSON_GPM : 0) | (nvlink ? GM_STATUS_JSON_NVLINK : 0), &out);
         else
             gm_status_text(s, &so, &out);
         int wrc = cli_write(STDOUT_FILENO, &out);

@@ -255,7 +255,7 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
           "power_draw_instant", "power_draw_instant", "power_draw_instant",
           "Power drawn by the whole board at the last measurement (not averaged).",
           "DCGM_FI_DEV_POWER_USAGE_INSTANT", GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU,
-          GM_RG_POWER_INSTANT, .flags = GM_MF_NOT_IN_STATUS),
+          GM_RG_POWER_INSTANT),
     [GM_M_POWER_LIMIT] = R("power.limit", "gpu.power.requested_limit",
                            "Software power limit (power management limit), W.", "power_limit",
                            "power_limit", "power_limit", "Software power management limit.",
@@ -552,46 +552,49 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     [GM_M_GPM_NVLINK_RX] = GPM("nvlink_rx", 60, GM_U_BYTES_PER_S, "DCGM_FI_PROF_NVLINK_RX_BYTES",
                                "NVLink receive, all links, over the GPM interval."),
 
-/* nvidia-smi's remaining --query-gpu fields (issue 14); none is in
- * `status --json`, whose keys are fixed. */
+/* nvidia-smi's remaining --query-gpu fields (issue 14); X14 and S14 rows
+ * are not in `status --json`.  The power average and the application clocks
+ * are (rows written out with R), as are the NVLink rows below (docs/json.md). */
 #define X14(smi_, alias_, desc_, stem_, unit_, fmt_, rg_)                                          \
     R(smi_, alias_, desc_, stem_, stem_, NULL, NULL, NULL, unit_, GM_K_GAUGE, fmt_, GM_SC_GPU,     \
       rg_, .flags = GM_MF_NOT_IN_STATUS)
 #define S14(smi_, desc_, stem_, slot_, rg_)                                                        \
     R(smi_, NULL, desc_, stem_, stem_, NULL, NULL, NULL, GM_U_NONE, GM_K_INFO, GM_F_STR,           \
       GM_SC_GPU, rg_, .sslot = (slot_), .flags = GM_MF_NOT_IN_STATUS)
-    [GM_M_POWER_AVERAGE] = R("power.draw.average", NULL,
-                             "Power drawn by the whole board averaged over the last second, W "
-                             "(NVML_FI_DEV_POWER_AVERAGE).",
-                             "power_draw_average", "power_draw_average", "power_draw_average",
-                             "Board power averaged over one second (power_draw_instant is the "
-                             "last reading).",
-                             NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_INSTANT,
-                             .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_POWER_AVERAGE] =
+        R("power.draw.average", NULL,
+          "Power drawn by the whole board averaged over the last second, W "
+          "(NVML_FI_DEV_POWER_AVERAGE).",
+          "power_draw_average", "power_draw_average", "power_draw_average",
+          "Board power averaged over one second (power_draw_instant is the "
+          "last reading).",
+          NULL, GM_U_WATTS, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_POWER_INSTANT),
     [GM_M_POWER_MGMT] = X14("power.management", NULL,
                             "Whether power management (a power limit and its reading) is on.",
                             "power_management", GM_U_NONE, GM_F_ENABLED, GM_RG_POWER_MGMT),
-    [GM_M_CLK_APP_GR] = R(
-        "clocks.applications.graphics", "clocks.applications.gr",
-        "Graphics clock applications run at (the application clock target), "
-        "MHz.",
-        "clocks_applications_graphics", "clocks_applications_graphics",
-        "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
-        GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_CLK_APP_GR] =
+        R("clocks.applications.graphics", "clocks.applications.gr",
+          "Graphics clock applications run at (the application clock target), "
+          "MHz.",
+          "clocks_applications_graphics", "clocks_applications_graphics",
+          "clock_applications_graphics", "Application clock target of the graphics domain.", NULL,
+          GM_U_MHZ, GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_CLK_APP_MEM] =
         R("clocks.applications.memory", "clocks.applications.mem",
           "Memory clock applications run at (the application clock target), MHz.",
           "clocks_applications_memory", "clocks_applications_memory", "clock_applications_memory",
           "Application clock target of the memory domain.", NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
-          GM_SC_GPU, GM_RG_APP_CLOCKS, .flags = GM_MF_NOT_IN_STATUS),
+          GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_CLK_DEFAPP_GR] =
-        X14("clocks.default_applications.graphics", "clocks.default_applications.gr",
-            "Default graphics application clock, MHz.", "clocks_default_applications_graphics",
-            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
+        R("clocks.default_applications.graphics", "clocks.default_applications.gr",
+          "Default graphics application clock, MHz.", "clocks_default_applications_graphics",
+          "clocks_default_applications_graphics", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_CLK_DEFAPP_MEM] =
-        X14("clocks.default_applications.memory", "clocks.default_applications.mem",
-            "Default memory application clock, MHz.", "clocks_default_applications_memory",
-            GM_U_MHZ, GM_F_NUM, GM_RG_APP_CLOCKS),
+        R("clocks.default_applications.memory", "clocks.default_applications.mem",
+          "Default memory application clock, MHz.", "clocks_default_applications_memory",
+          "clocks_default_applications_memory", NULL, NULL, NULL, GM_U_MHZ, GM_K_GAUGE, GM_F_NUM,
+          GM_SC_GPU, GM_RG_APP_CLOCKS),
     [GM_M_PCIE_GEN_GPUMAX] = X14("pcie.link.gen.gpumax", NULL,
                                  "Maximum PCIe link generation the GPU supports (pcie.link.gen.max "
                                  "is that of the GPU and the system together).",
@@ -708,31 +711,36 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
     /* NVLink: every link of the GPU together (nvidia-smi has no --query-gpu
      * key for these; `nvidia-smi nvlink` prints them per link).  Absent
      * (NOT_SUPPORTED) on a GPU without NVLink. */
-    [GM_M_NVLINK_LINKS] =
-        R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
-          "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE, GM_K_GAUGE, GM_F_NUM,
-          GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
-    [GM_M_NVLINK_TX] = R(NULL, NULL,
-                         "Data sent over NVLink since the driver loaded, all links (payload, "
-                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
-                         "nvlink_tx", "nvlink_tx", "nvlink_transmitted",
-                         "Data sent over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
-                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
-    [GM_M_NVLINK_RX] = R(NULL, NULL,
-                         "Data received over NVLink since the driver loaded, all links (payload, "
-                         "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
-                         "nvlink_rx", "nvlink_rx", "nvlink_received",
-                         "Data received over NVLink, all links.", NULL, GM_U_BYTES, GM_K_COUNTER,
-                         GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
-    [GM_M_NVLINK_TOTAL] = R(NULL, NULL,
-                            "Data sent and received over NVLink since the driver loaded, all "
-                            "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
-                            "nvlink_total", "nvlink_total", NULL, NULL,
-                            "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", GM_U_BYTES, GM_K_COUNTER,
-                            GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS),
+    [GM_M_NVLINK_LINKS] = R(NULL, NULL, "NVLink links that are up.", "nvlink_links", "nvlink_links",
+                            "nvlink_links_active", "NVLink links that are up.", NULL, GM_U_NONE,
+                            GM_K_GAUGE, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_DOWN] = R(NULL, NULL,
+                           "NVLink links the GPU has that are not up (nvmlDeviceGetNvLinkState "
+                           "answers inactive): 0 on a healthy board.",
+                           "nvlink_links_down", "nvlink_links_down", "nvlink_links_down",
+                           "NVLink links the GPU has that are not up.", NULL, GM_U_NONE, GM_K_GAUGE,
+                           GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_TX] =
+        R(NULL, NULL,
+          "Data sent over NVLink since the driver loaded, all links (payload, "
+          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX).",
+          "nvlink_tx", "nvlink_tx", "nvlink_transmitted", "Data sent over NVLink, all links.", NULL,
+          GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_RX] =
+        R(NULL, NULL,
+          "Data received over NVLink since the driver loaded, all links (payload, "
+          "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX).",
+          "nvlink_rx", "nvlink_rx", "nvlink_received", "Data received over NVLink, all links.",
+          NULL, GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
+    [GM_M_NVLINK_TOTAL] =
+        R(NULL, NULL,
+          "Data sent and received over NVLink since the driver loaded, all "
+          "links (dcgm-exporter's DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL, in MiB).",
+          "nvlink_total", "nvlink_total", NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL",
+          GM_U_BYTES, GM_K_COUNTER, GM_F_NUM, GM_SC_GPU, GM_RG_NVLINK),
 #define NVERR(stem_, prom_, dcgm_, desc_)                                                          \
     R(NULL, NULL, desc_, stem_, stem_, prom_, desc_, dcgm_, GM_U_NONE, GM_K_COUNTER, GM_F_NUM,     \
-      GM_SC_GPU, GM_RG_NVLINK, .flags = GM_MF_NOT_IN_STATUS)
+      GM_SC_GPU, GM_RG_NVLINK)
     [GM_M_NVLINK_ERR_REPLAY] = NVERR("nvlink_replay_errors", "nvlink_replay_errors",
                                      "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL",
                                      "NVLink data-link replays, all links."),

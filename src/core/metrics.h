@@ -342,6 +342,7 @@ enum gm_metric_id {
     GM_M_CERC_HW_POWER_BRAKE,
     /* NVLink, all links of a GPU together */
     GM_M_NVLINK_LINKS,
+    GM_M_NVLINK_DOWN,
     GM_M_NVLINK_TX,
     GM_M_NVLINK_RX,
     GM_M_NVLINK_TOTAL,

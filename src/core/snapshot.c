@@ -34,6 +34,7 @@ static void gpu_init(struct gm_gpu *g, uint32_t index)
         g->m[i] = gm_v_status(GM_VS_NA, 0);
     g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->nvlink_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     for (int k = 0; k < GM_MIG_MAX; k++)
         for (int q = 0; q < GM_GPM_COUNT; q++)
             g->mig[k].gpm[q] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
@@ -41,6 +42,8 @@ static void gpu_init(struct gm_gpu *g, uint32_t index)
 
 void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n)
 {
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        free(s->gpus[i].nvlink);
     s->gpus = gm_xrealloc(s->gpus, (n ? n : 1) * sizeof(struct gm_gpu));
     for (uint32_t i = 0; i < n; i++)
         gpu_init(&s->gpus[i], i);
@@ -73,6 +76,8 @@ void gm_snapshot_clear(struct gm_snapshot *s)
     for (uint32_t i = 0; i < s->nproc; i++)
         proc_free_strings(&s->procs[i]);
     free(s->procs);
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        free(s->gpus[i].nvlink);
     free(s->gpus);
     memset(s, 0, sizeof(*s));
     s->refs = refs;
@@ -89,6 +94,14 @@ struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
     if (s->ngpu) {
         c->gpus = gm_xmalloc(s->ngpu * sizeof(struct gm_gpu));
         memcpy(c->gpus, s->gpus, s->ngpu * sizeof(struct gm_gpu));
+        for (uint32_t i = 0; i < s->ngpu; i++) {
+            const struct gm_gpu *g = &s->gpus[i];
+            c->gpus[i].nvlink = NULL;
+            if (g->nvlink && g->nnvlink) {
+                c->gpus[i].nvlink = gm_xmalloc(g->nnvlink * sizeof(*g->nvlink));
+                memcpy(c->gpus[i].nvlink, g->nvlink, g->nnvlink * sizeof(*g->nvlink));
+            }
+        }
     }
     if (s->nproc) {
         c->proc_cap = s->nproc;

@@ -58,6 +58,19 @@ enum gm_host_state {
 #define GM_HPC_JOBS_MAX 8
 #define GM_HPC_JOB_LEN 64
 
+/* One NVLink link of a GPU (`status --json --nvlink`; docs/json.md).  Each
+ * value is ok or says why not, as the registry's values do. */
+#define GM_NVLINK_MAX 18 /* NVML_NVLINK_MAX_LINKS */
+struct gm_nvlink {
+    uint32_t link;           /* NVML's link number */
+    struct gm_value up;      /* 1 up, 0 down (nvmlDeviceGetNvLinkState) */
+    struct gm_value version; /* nvmlDeviceGetNvLinkVersion */
+    struct gm_value remote;  /* status of remote_pci */
+    char remote_pci[32];     /* the far end's PCI bus id (an NVSwitch or a GPU) */
+    struct gm_value tx, rx;  /* payload bytes since the driver loaded (u64) */
+    struct gm_value err[4];  /* replay, recovery, CRC flit, CRC data (u64); only of links up */
+};
+
 struct gm_mig {
     uint32_t index;               /* MIG device index under its GPU */
     uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when NVML did not say */
@@ -149,6 +162,18 @@ struct gm_gpu {
     uint8_t nhpc_jobs;
     uint16_t hpc_dropped;
     char hpc_jobs[GM_HPC_JOBS_MAX][GM_HPC_JOB_LEN];
+    /* The NVLink links, one by one: read only when asked for
+     * (GM_NVML_NVLINK_LINKS); nvlink_list is OK when they were read whole,
+     * NOT_SUPPORTED on a GPU without NVLink (nnvlink 0), an error, or NA
+     * with GM_CODE_NOT_COLLECTED when not asked for.  nvlink holds nnvlink
+     * entries (at most GM_NVLINK_MAX), NULL when there are none; the
+     * snapshot owns it (freed and deep-copied with the snapshot; a GPU
+     * array resized by gm_snapshot_set_gpus frees it first).  On the heap
+     * so that the GPU object stays small when nobody asks (18 links are
+     * 3 KB a GPU, touched by every sample otherwise). */
+    uint32_t nnvlink;
+    struct gm_nvlink *nvlink;
+    struct gm_value nvlink_list;
 };
 
 struct gm_snapshot {

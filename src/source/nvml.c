@@ -131,6 +131,8 @@
     X(nvmlDeviceGetMemoryErrorCounter)                                                             \
     X(nvmlDeviceGetNvLinkState)                                                                    \
     X(nvmlDeviceGetNvLinkErrorCounter)                                                             \
+    X(nvmlDeviceGetNvLinkVersion)                                                                  \
+    X(nvmlDeviceGetNvLinkRemotePciInfo_v2)                                                         \
     X(nvmlDeviceGetMarginTemperature)
 
 struct nvml_fns {
@@ -191,11 +193,22 @@ struct dev {
     int64_t nvl_at;
     nvmlReturn_t nvl_rc; /* link 0's state: anything but SUCCESS means no values */
     nvmlReturn_t nvl_links_rc, nvl_erc[4];
-    unsigned int nvl_links;
+    unsigned int nvl_links, nvl_down; /* links up; links there but not up */
     unsigned long long nvl_errs[4];
     /* module power answered NOT_SUPPORTED for every field: not a Grace
      * Hopper module, so not asked again (a board does not become one) */
     int module_none;
+    /* each link as the same walk found it (GM_NVML_NVLINK_LINKS): links
+     * 0 .. nvl_n - 1, their state (nvl_src: its code), error counters of
+     * the links up; version and remote end read once (nvl_ident) */
+    unsigned int nvl_n;
+    nvmlReturn_t nvl_src[GM_NVLINK_MAX], nvl_lerc[GM_NVLINK_MAX][4];
+    unsigned char nvl_up[GM_NVLINK_MAX];
+    unsigned long long nvl_lerr[GM_NVLINK_MAX][4];
+    int nvl_ident;
+    nvmlReturn_t nvl_ver_rc[GM_NVLINK_MAX], nvl_pci_rc[GM_NVLINK_MAX];
+    unsigned int nvl_ver[GM_NVLINK_MAX];
+    char nvl_pci[GM_NVLINK_MAX][32];
     /* the slow groups (slow_group()): when each was read, and its values */
     int64_t slow_at[GM_RG__COUNT];
     struct gm_value slow_v[GM_M__GPU_END];
@@ -473,7 +486,7 @@ void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns)
     n->backoff_max_ns = max_ns < min_ns ? min_ns : max_ns;
 }
 
-_Static_assert(GM_RG__COUNT < 63, "read groups fit below GM_NVML_GPM_PRIME");
+_Static_assert(GM_RG__COUNT < 62, "read groups fit below GM_NVML_NVLINK_LINKS");
 
 void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs)
 {
@@ -1332,7 +1345,8 @@ static void rd_cer_counters(struct rd *r)
 
 /* Links are numbered densely from 0: INVALID_ARGUMENT (or NOT_SUPPORTED)
  * past the last one ends them; NOT_SUPPORTED on link 0 means no NVLink
- * (every value absent).  Any other error on a link makes the link count
+ * (every value absent).  A link that answers inactive is down (counted in
+ * GM_M_NVLINK_DOWN).  Any other error on a link makes both link counts
  * that error.  Error counters are summed over the active links
  * (nvmlNvLinkErrorCounter_t 0 replay, 1 recovery, 2 CRC flit, 3 CRC data):
  * a counter no link reports is NOT_SUPPORTED, one a link failed to give
@@ -1344,32 +1358,45 @@ static void nvlink_slow(struct rd *r, struct dev *d)
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetNvLinkState, 0, &active);
     d->nvl_rc = rc;
     if (rc != NVML_SUCCESS) {
+        d->nvl_n = 0;
         note(r, rc);
         return;
     }
-    unsigned int links = 0;
+    unsigned int links = 0, down = 0;
     nvmlReturn_t links_rc = NVML_SUCCESS;
     unsigned long long errs[4] = {0, 0, 0, 0};
     nvmlReturn_t erc[4] = {NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED,
                            NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NOT_SUPPORTED};
     int failed[4] = {0, 0, 0, 0};
-    for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+    unsigned int l = 0;
+    for (; l < NVML_NVLINK_MAX_LINKS && l < GM_NVLINK_MAX; l++) {
+        d->nvl_up[l] = 0;
+        for (unsigned int k = 0; k < 4; k++)
+            d->nvl_lerc[l][k] = NVML_ERROR_NOT_SUPPORTED;
         if (l > 0) {
             nvmlReturn_t s = RCALL(r, nvmlDeviceGetNvLinkState, l, &active);
             if (s == NVML_ERROR_INVALID_ARGUMENT || s == NVML_ERROR_NOT_SUPPORTED)
                 break;
+            d->nvl_src[l] = s;
             if (s != NVML_SUCCESS) {
                 links_rc = s;
                 note(r, s);
                 continue;
             }
+        } else {
+            d->nvl_src[0] = NVML_SUCCESS;
         }
-        if (!active)
+        if (!active) {
+            down++;
             continue;
+        }
         links++;
+        d->nvl_up[l] = 1;
         for (unsigned int k = 0; k < 4; k++) {
             unsigned long long v = 0;
             nvmlReturn_t e = RCALL(r, nvmlDeviceGetNvLinkErrorCounter, l, k, &v);
+            d->nvl_lerc[l][k] = e;
+            d->nvl_lerr[l][k] = v;
             if (e == NVML_SUCCESS && !failed[k]) {
                 errs[k] += v;
                 erc[k] = NVML_SUCCESS;
@@ -1382,8 +1409,87 @@ static void nvlink_slow(struct rd *r, struct dev *d)
     }
     d->nvl_links_rc = links_rc;
     d->nvl_links = links;
+    d->nvl_down = down;
+    d->nvl_n = l;
     memcpy(d->nvl_errs, errs, sizeof errs);
     memcpy(d->nvl_erc, erc, sizeof erc);
+}
+
+/* The NVLink version and the far end's PCI bus id of each link of r's GPU
+ * (GM_NVML_NVLINK_LINKS): read once for the links the last walk found;
+ * a failure other than NOT_SUPPORTED is asked again next time. */
+static void nvlink_ident(struct rd *r, struct dev *d)
+{
+    int again = 0;
+    for (unsigned int l = 0; l < d->nvl_n; l++) {
+        unsigned int v = 0;
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetNvLinkVersion, l, &v);
+        d->nvl_ver_rc[l] = rc;
+        d->nvl_ver[l] = v;
+        again |= rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED;
+        note(r, rc);
+        nvmlPciInfo_t pci;
+        memset(&pci, 0, sizeof(pci));
+        rc = RCALL(r, nvmlDeviceGetNvLinkRemotePciInfo_v2, l, &pci);
+        d->nvl_pci_rc[l] = rc;
+        /* the driver's text, bounded: busId need not end in a NUL */
+        snprintf(d->nvl_pci[l], sizeof(d->nvl_pci[l]), "%.*s", (int)sizeof(pci.busId), pci.busId);
+        if (rc == NVML_SUCCESS && !d->nvl_pci[l][0])
+            d->nvl_pci_rc[l] = NVML_ERROR_NOT_SUPPORTED; /* an empty answer is no answer */
+        again |= rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED;
+        note(r, rc);
+    }
+    d->nvl_ident = again ? 0 : (int)d->nvl_n + 1; /* 0: not read; else links read + 1 */
+}
+
+static struct gm_value nvl_value(nvmlReturn_t rc, uint64_t v)
+{
+    return rc == NVML_SUCCESS ? gm_v_u64(v) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+}
+
+/* Each link of r's GPU into g->nvlink[] (GM_NVML_NVLINK_LINKS) from the
+ * walk kept in d and the per-link throughput counters in fv (2 a link, from
+ * fv[0]; frc: the field-value call's own code). */
+static void nvlink_each(struct rd *r, struct dev *d, const nvmlFieldValue_t *fv, nvmlReturn_t frc)
+{
+    struct gm_gpu *g = r->g;
+    if (d->nvl_ident != (int)d->nvl_n + 1)
+        nvlink_ident(r, d);
+    free(g->nvlink); /* NULL: the GPU object is new each sample */
+    g->nvlink = d->nvl_n ? gm_xcalloc(d->nvl_n, sizeof(*g->nvlink)) : NULL;
+    g->nnvlink = d->nvl_n;
+    for (unsigned int l = 0; l < d->nvl_n; l++) {
+        struct gm_nvlink *k = &g->nvlink[l];
+        memset(k, 0, sizeof(*k));
+        k->link = l;
+        nvmlReturn_t src = d->nvl_src[l];
+        k->up = nvl_value(src, d->nvl_up[l]);
+        k->version = nvl_value(d->nvl_ver_rc[l], d->nvl_ver[l]);
+        k->remote = nvl_value(d->nvl_pci_rc[l], 0);
+        if (d->nvl_pci_rc[l] == NVML_SUCCESS)
+            gm_strlcpy(k->remote_pci, d->nvl_pci[l], sizeof(k->remote_pci));
+        for (int q = 0; q < 2; q++) {
+            const nvmlFieldValue_t *f = &fv[2 * l + (unsigned)q];
+            nvmlReturn_t rc = frc != NVML_SUCCESS ? frc : f->nvmlReturn;
+            uint64_t kib = f->valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? f->value.ullVal
+                                                                              : f->value.uiVal;
+            (q ? &k->rx : &k->tx)[0] = nvl_value(rc, kib * 1024);
+        }
+        for (int e = 0; e < 4; e++) {
+            if (src != NVML_SUCCESS) /* the state is not known: neither are its counters */
+                k->err[e] = gm_v_status(gm_v_status_from_nvml(src), src);
+            else if (!d->nvl_up[l]) /* not read for a link that is down */
+                k->err[e] = gm_v_status(GM_VS_NA, 0);
+            else
+                k->err[e] = nvl_value(d->nvl_lerc[l][e], d->nvl_lerr[l][e]);
+        }
+    }
+    g->nvlink_list = d->nvl_links_rc == NVML_SUCCESS
+                         ? gm_v_u64(d->nvl_n)
+                         : gm_v_status(gm_v_status_from_nvml(d->nvl_links_rc) == GM_VS_NA
+                                           ? GM_VS_ERROR
+                                           : gm_v_status_from_nvml(d->nvl_links_rc),
+                                       d->nvl_links_rc);
 }
 
 static void rd_nvlink(struct rd *r)
@@ -1402,22 +1508,33 @@ static void rd_nvlink(struct rd *r)
         nvlink_slow(r, d);
         d->nvl_at = now ? now : 1;
     }
+    int each = (r->n->groups & GM_NVML_NVLINK_LINKS) != 0;
     nvmlReturn_t rc = d->nvl_rc;
     if (rc != NVML_SUCCESS) {
         for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
             setv(r->g, id, rc, gm_v_u64(0));
+        if (each) {
+            r->g->nnvlink = 0;
+            r->g->nvlink_list = gm_v_status(gm_v_status_from_nvml(rc), rc);
+        }
         return;
     }
     setv(r->g, GM_M_NVLINK_LINKS, d->nvl_links_rc, gm_v_u64(d->nvl_links));
+    setv(r->g, GM_M_NVLINK_DOWN, d->nvl_links_rc, gm_v_u64(d->nvl_down));
     for (int k = 0; k < 4; k++)
         setv(r->g, err_ids[k], d->nvl_links_rc != NVML_SUCCESS ? d->nvl_links_rc : d->nvl_erc[k],
              gm_v_u64(d->nvl_errs[k]));
-    nvmlFieldValue_t fv[2];
+    /* the sums over all links (scopeId UINT_MAX), and with `each` every
+     * link's own two counters in the same call */
+    nvmlFieldValue_t fv[2 + 2 * GM_NVLINK_MAX];
+    unsigned int nl = each ? d->nvl_n : 0, nf = 2 + 2 * nl;
     memset(fv, 0, sizeof(fv));
-    fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
-    fv[1].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX;
-    fv[0].scopeId = fv[1].scopeId = 0xFFFFFFFFu; /* the sum over all links */
-    rc = RCALL(r, nvmlDeviceGetFieldValues, 2, fv);
+    for (unsigned int k = 0; k < nf; k++) {
+        fv[k].fieldId =
+            k % 2 ? NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX : NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
+        fv[k].scopeId = k < 2 ? 0xFFFFFFFFu : (k - 2) / 2;
+    }
+    rc = RCALL(r, nvmlDeviceGetFieldValues, (int)nf, fv);
     double kib[2] = {0, 0};
     nvmlReturn_t frc[2];
     for (int k = 0; k < 2; k++) {
@@ -1430,6 +1547,8 @@ static void rd_nvlink(struct rd *r)
     setv(r->g, GM_M_NVLINK_TOTAL, frc[0] != NVML_SUCCESS ? frc[0] : frc[1],
          gm_v_f64((kib[0] + kib[1]) * 1024.0));
     note(r, rc);
+    if (each)
+        nvlink_each(r, d, fv + 2, rc);
 }
 
 static void rd_temp_margin(struct rd *r)
@@ -1633,6 +1752,7 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
         g->m[id] = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->proc_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->mig_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+    g->nvlink_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
     g->index = (uint32_t)i;
     struct rd r = {n, i, d->h, g, NVML_SUCCESS};
     for (size_t k = 0; k < NREADERS; k++)
@@ -2178,6 +2298,9 @@ static void mark_gpu_down(struct gm_gpu *g, int rc)
     }
     g->m[GM_M_INDEX] = gm_v_u64(g->index); /* the index is ours, not NVML's answer */
     g->nmig = 0;
+    /* no link of a GPU that is down (the array, if any, goes with the snapshot) */
+    g->nnvlink = 0;
+    g->nvlink_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 }
 
 /* The second GPM sample of the GPUs and GPU instances left pending by rd_gpm
@@ -2202,6 +2325,7 @@ static void gpm_primed(struct gm_nvml *n, struct gm_snapshot *s)
                 mark_gpu_down(g, r.lost);
                 d->have_handle = 0;
                 d->static_done = 0;
+                d->nvl_ident = 0; /* and the links' version and far end */
                 gpm_restart(d);
             }
         }
@@ -2340,6 +2464,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
                 g->index = i;
                 mark_gpu_down(g, rc);
                 d->static_done = 0; /* re-read identity when it comes back */
+                d->nvl_ident = 0;   /* and the links' version and far end */
                 continue;
             }
             d->have_handle = 1;
@@ -2362,6 +2487,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             gpm_restart(d); /* a GPU that comes back starts new intervals */
             d->have_handle = 0;
             d->static_done = 0;
+            d->nvl_ident = 0; /* and the links' version and far end */
             continue;
         }
         if (t.ok == 0 && t.perm + t.err > 0) {
@@ -2392,7 +2518,7 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s)
             free(s->procs[q].cgroup);
         }
         s->nproc = 0;
-        s->ngpu = 0;
+        gm_snapshot_set_gpus(s, 0); /* frees what the GPUs held */
         lose_driver(n, (nvmlReturn_t)driver_lost);
     }
     fill_driver(n, s);

@@ -66,6 +66,12 @@ void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs);
  * that shows GPM metrics). */
 #define GM_NVML_GPM_PRIME (UINT64_C(1) << 63)
 #define GM_NVML_GPM_PRIME_MS 100
+/* Another bit beside the read groups: with GM_RG_NVLINK, also each link one
+ * by one (struct gm_gpu's nvlink[]): its state and error counters from the
+ * same walk as the sums, its throughput counters in the same field-value
+ * call as the sums, and its NVLink version and remote PCI bus id (two calls
+ * a link, made once per GPU and kept until the GPU is opened again). */
+#define GM_NVML_NVLINK_LINKS (UINT64_C(1) << 62)
 uint64_t gm_nvml_groups_default(void);
 uint64_t gm_nvml_groups_static(void);
 

@@ -330,7 +330,7 @@ static int in_status(int id, int gpm)
 }
 
 static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                             const struct gm_proc *p, int from, int to, int gpm)
+                             const struct gm_proc *p, int from, int to, int gpm, int nvlink)
 {
     char key[128];
     int any = 0;
@@ -349,7 +349,9 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
     const struct {
         const char *key;
         const struct gm_value *v;
-    } lists[] = {{"mig_devices", p ? NULL : &g->mig_list}, {"processes", p ? NULL : &g->proc_list}};
+    } lists[] = {{"mig_devices", p ? NULL : &g->mig_list},
+                 {"nvlinks", p || !nvlink ? NULL : &g->nvlink_list},
+                 {"processes", p ? NULL : &g->proc_list}};
     for (size_t k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
         const struct gm_value *v = lists[k].v;
         if (!v || gm_v_ok(v) || (v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED))
@@ -418,7 +420,7 @@ static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const stru
     gm_json_key(j, "cgroup");
     gm_json_str(j, p->cgroup);
     json_attrib(j, p);
-    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0);
+    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0, 0);
     gm_json_obj_end(j);
 }
 
@@ -485,9 +487,62 @@ static void json_mig_gpm(struct gm_json *j, const struct gm_mig *mg)
     gm_json_obj_end(j);
 }
 
-static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                     int gpm)
+/* --nvlink: one object per link of the GPU, each value null with its
+ * reason in the link's "unavailable" when it is not real. */
+static void json_nvlinks(struct gm_json *j, const struct gm_gpu *g)
 {
+    static const char *const ek[4] = {"replay_errors", "recovery_errors", "crc_flit_errors",
+                                      "crc_data_errors"};
+    gm_json_key(j, "nvlinks");
+    gm_json_arr_begin(j);
+    for (uint32_t l = 0; l < g->nnvlink && l < GM_NVLINK_MAX; l++) {
+        const struct gm_nvlink *k = &g->nvlink[l];
+        const struct {
+            const char *key;
+            const struct gm_value *v;
+        } nums[] = {{"version", &k->version}, {"tx_bytes", &k->tx}, {"rx_bytes", &k->rx},
+                    {ek[0], &k->err[0]},      {ek[1], &k->err[1]},  {ek[2], &k->err[2]},
+                    {ek[3], &k->err[3]}};
+        gm_json_obj_begin(j);
+        gm_json_key(j, "link");
+        gm_json_u64(j, k->link);
+        gm_json_key(j, "state");
+        gm_json_str(j, gm_v_ok(&k->up) ? (k->up.v.u ? "up" : "down") : NULL);
+        gm_json_key(j, "remote_pci_bus_id");
+        gm_json_str(j, gm_v_ok(&k->remote) && k->remote_pci[0] ? k->remote_pci : NULL);
+        for (size_t q = 0; q < sizeof(nums) / sizeof(nums[0]); q++) {
+            gm_json_key(j, nums[q].key);
+            if (gm_v_ok(nums[q].v))
+                gm_json_u64(j, nums[q].v->v.u);
+            else
+                gm_json_null(j);
+        }
+        gm_json_key(j, "unavailable");
+        gm_json_obj_begin(j);
+        if (!gm_v_ok(&k->up)) {
+            gm_json_key(j, "state");
+            gm_json_str(j, reason(&k->up));
+        }
+        if (!gm_v_ok(&k->remote)) {
+            gm_json_key(j, "remote_pci_bus_id");
+            gm_json_str(j, reason(&k->remote));
+        }
+        for (size_t q = 0; q < sizeof(nums) / sizeof(nums[0]); q++) {
+            if (gm_v_ok(nums[q].v))
+                continue;
+            gm_json_key(j, nums[q].key);
+            gm_json_str(j, reason(nums[q].v));
+        }
+        gm_json_obj_end(j);
+        gm_json_obj_end(j);
+    }
+    gm_json_arr_end(j);
+}
+
+static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                     int flags)
+{
+    int gpm = (flags & GM_STATUS_JSON_GPM) != 0, nvlink = (flags & GM_STATUS_JSON_NVLINK) != 0;
     char key[128];
     gm_json_obj_begin(j);
     gm_json_key(j, "index");
@@ -527,7 +582,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
                               : NULL;
         gm_json_str(j, lim);
     }
-    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm);
+    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm, nvlink);
     /* the job-mapping directory's ids for this GPU: null when none is read */
     gm_json_key(j, "hpc_jobs");
     if (g->hpc_known) {
@@ -582,6 +637,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
         gm_json_obj_end(j);
     }
     gm_json_arr_end(j);
+    if (nvlink)
+        json_nvlinks(j, g);
 
     gm_json_key(j, "processes");
     gm_json_arr_begin(j);
@@ -597,6 +654,12 @@ void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, stru
 }
 
 void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, int gpm,
+                        struct gm_buf *out)
+{
+    gm_status_json_opt(s, mask, pretty, gpm ? GM_STATUS_JSON_GPM : 0, out);
+}
+
+void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
                         struct gm_buf *out)
 {
     struct gm_json j;
@@ -634,7 +697,7 @@ void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, 
     gm_json_arr_begin(&j);
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
         if ((mask >> i) & 1)
-            json_gpu(&j, s, &s->gpus[i], gpm);
+            json_gpu(&j, s, &s->gpus[i], flags);
     gm_json_arr_end(&j);
     gm_json_obj_end(&j);
     gm_buf_putc(out, '\n');

@@ -37,6 +37,14 @@ void gm_status_json(const struct gm_snapshot *s, uint64_t mask, int pretty, stru
  * GPM metrics (gpm_*), and their reasons in "unavailable". */
 void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, int gpm,
                         struct gm_buf *out);
+/* What gm_status_json_opt adds to the document (flags, or-ed). */
+enum {
+    GM_STATUS_JSON_GPM = 1 << 0,    /* the GPM metrics, as gm_status_json_gpm */
+    GM_STATUS_JSON_NVLINK = 1 << 1, /* "nvlinks": each NVLink link of each GPU (struct gm_gpu's
+                                       nvlink[], read with GM_NVML_NVLINK_LINKS) */
+};
+void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
+                        struct gm_buf *out);
 
 /* Short label of the limit that holds the clocks down, from the active clock
  * event reasons ("thermal", "power cap", "power brake", "hw slowdown",

@@ -3,7 +3,8 @@
 exporter, under both name sets (issue 14).
 
   native_names: on the HGX H100 scenario (NVSwitch, 18 links a GPU) at a
-      pinned time, `serve --print` has gpumon_nvlink_links_active (18), the
+      pinned time, `serve --print` has gpumon_nvlink_links_active (18) and
+      gpumon_nvlink_links_down (0) on every GPU, the
       counters gpumon_nvlink_transmitted/received_bytes_total (the query's
       nvlink_tx_bytes/nvlink_rx_bytes, growing with scenario time), the four
       gpumon_nvlink_*_errors_total counters (0), the application clocks in
@@ -49,6 +50,7 @@ def native_names():
     fams = families(out)
     check_eq(s["gpumon_nvlink_links_active"]["0"], 18.0, "links up on GPU 0")
     check_eq(len(s["gpumon_nvlink_links_active"]), 8, "every GPU has NVLink")
+    check_eq(s["gpumon_nvlink_links_down"], {str(i): 0.0 for i in range(8)}, "no link down")
     tx, rx, avg, inst, gr, mem = query(env, ["nvlink_tx_bytes", "nvlink_rx_bytes",
                                              "power.draw.average", "power.draw.instant",
                                              "clocks.applications.graphics",

@@ -55,6 +55,10 @@ static const struct err_case err_cases[] = {
     {"[machine]\nnvlink = mesh\n[gpu.0]\nmodel = L40S\n",
      "t.ini:2: bad value 'mesh' for 'nvlink' (expected nvswitch or none)"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nfrobnicate = 3\n", "t.ini:3: unknown key 'frobnicate'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nnvlink_down = 3,18\n",
+     "t.ini:3: nvlink_down: bad link '18' (expected link numbers 0-17 such as 3,7, or none)"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nnvlink_down = -1\n", "t.ini:3: nvlink_down: bad link '-1'"},
+    {"[gpu.0]\nmodel = H100-SXM5-80GB\nnvlink_down = 2x\n", "t.ini:3: nvlink_down: bad link '2x'"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nutil = 150\n",
      "t.ini:3: bad value '150' for 'util' (expected a percentage from 0 to 100)"},
     {"[gpu.0]\nmodel = H100-SXM5-80GB\nmemory_total = lots\n",
@@ -243,6 +247,15 @@ static void test_topology(void **state)
     assert_int_equal(gs_nvlinks(s, 7), 0); /* a PCIe card has no NVLink */
     assert_int_equal(gs_nvlinks(s, 8), 0); /* no such GPU */
     assert_int_equal(gs_nvlink_version(&s->gpus[0]), 4);
+    assert_int_equal(s->gpus[0].nvlink_down, 0); /* every link up */
+    gs_scenario_free(s);
+
+    /* links down: [gpu] for all, [gpu.N] replaces the list */
+    s = load_ok("[machine]\ngpus = 3\nnvlink = nvswitch\n[gpu]\nmodel = H100-SXM5-80GB\n"
+                "nvlink_down = 0,17\n[gpu.1]\nnvlink_down = 5\n[gpu.2]\nnvlink_down = none\n");
+    assert_int_equal(s->gpus[0].nvlink_down, (1u << 0) | (1u << 17));
+    assert_int_equal(s->gpus[1].nvlink_down, 1u << 5);
+    assert_int_equal(s->gpus[2].nvlink_down, 0);
     gs_scenario_free(s);
 
     s = load_ok("[gpu.0]\nmodel = A100-SXM4-80GB\n[gpu.1]\nmodel = V100-SXM2-32GB\n");

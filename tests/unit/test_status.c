@@ -575,6 +575,62 @@ static void test_json_compact(void **state)
     gm_buf_free(&b);
 }
 
+/* --nvlink: each link with its values or the reason of each missing one;
+ * an empty list that says why; nothing of it without the flag. */
+static void test_json_nvlinks(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_gpu *g = &s->gpus[0];
+    g->nnvlink = 2;
+    g->nvlink = calloc(2, sizeof(g->nvlink[0])); /* the snapshot frees it */
+    assert_non_null(g->nvlink);
+    g->nvlink[0].link = 0;
+    g->nvlink[0].up = gm_v_u64(1);
+    g->nvlink[0].version = gm_v_u64(4);
+    g->nvlink[0].remote = gm_v_u64(0);
+    snprintf(g->nvlink[0].remote_pci, sizeof(g->nvlink[0].remote_pci), "00000000:E0:00.0");
+    g->nvlink[0].tx = gm_v_u64(2048);
+    g->nvlink[0].rx = gm_v_u64(1024);
+    for (int e = 0; e < 4; e++)
+        g->nvlink[0].err[e] = gm_v_u64((uint64_t)e);
+    /* link 1: its state failed, so nothing of it is known */
+    g->nvlink[1].link = 1;
+    struct gm_value fail = gm_v_status(GM_VS_ERROR, 999);
+    g->nvlink[1].up = g->nvlink[1].version = g->nvlink[1].remote = fail;
+    g->nvlink[1].tx = g->nvlink[1].rx = fail;
+    for (int e = 0; e < 4; e++)
+        g->nvlink[1].err[e] = fail;
+    g->nvlink_list = gm_v_status(GM_VS_ERROR, 999);
+    s->gpus[3].nvlink_list = gm_v_status(GM_VS_UNSUPPORTED, 3);
+
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_json_opt(s, 0x9, 0, GM_STATUS_JSON_NVLINK, &b);
+    assert_non_null(strstr(b.p,
+                           "\"nvlinks\":[{\"link\":0,\"state\":\"up\",\"remote_pci_bus_id\":"
+                           "\"00000000:E0:00.0\",\"version\":4,\"tx_bytes\":2048,\"rx_bytes\":"
+                           "1024,\"replay_errors\":0,\"recovery_errors\":1,\"crc_flit_errors\":"
+                           "2,\"crc_data_errors\":3,\"unavailable\":{}},{\"link\":1,\"state\":"
+                           "null,\"remote_pci_bus_id\":null,\"version\":null,"));
+    assert_non_null(strstr(b.p, "\"unavailable\":{\"state\":\"error\",\"remote_pci_bus_id\":"
+                                "\"error\",\"version\":\"error\",\"tx_bytes\":\"error\","));
+    assert_non_null(strstr(b.p, "\"nvlinks\":\"error\""));         /* GPU 0's list */
+    assert_non_null(strstr(b.p, "\"nvlinks\":[],\"processes\""));  /* GPU 3: none */
+    assert_non_null(strstr(b.p, "\"nvlinks\":\"not_supported\"")); /* ... and why */
+    gm_buf_reset(&b);
+    gm_status_json(s, 0x9, 0, &b);
+    assert_null(strstr(b.p, "nvlinks"));
+    gm_buf_free(&b);
+    /* a copy has its own links */
+    struct gm_snapshot *c = gm_snapshot_copy(s);
+    assert_ptr_not_equal(c->gpus[0].nvlink, g->nvlink);
+    assert_string_equal(c->gpus[0].nvlink[0].remote_pci, "00000000:E0:00.0");
+    gm_snapshot_free(c);
+    free(g->nvlink);
+    g->nvlink = NULL;
+    g->nnvlink = 0;
+    g->nvlink_list = s->gpus[3].nvlink_list = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Throttle label                                                            */
 
@@ -734,6 +790,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),
+        cmocka_unit_test(test_json_nvlinks),
         cmocka_unit_test(test_throttle_label),
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_flags_orphan_memory),
