@@ -157,8 +157,11 @@ struct gm_gpu {
      * by the GPU's index; source/jobmap.h, docs/jobs.md).  hpc_known 0:
      * no directory is configured, or it or the file could not be read
      * (unknown); 1 with nhpc_jobs 0: the GPU has no file or an empty one
-     * (none).  hpc_dropped counts ids beyond GM_HPC_JOBS_MAX. */
+     * (none).  hpc_dropped counts ids beyond GM_HPC_JOBS_MAX.  hpc_read 1:
+     * a directory is configured and was looked at (hpc_known 0 then means
+     * it or the file could not be read; 0: nobody asked). */
     uint8_t hpc_known;
+    uint8_t hpc_read;
     uint8_t nhpc_jobs;
     uint16_t hpc_dropped;
     char hpc_jobs[GM_HPC_JOBS_MAX][GM_HPC_JOB_LEN];

@@ -199,6 +199,8 @@ static void read_slot(struct gm_jobmap *m, int dfd, uint32_t idx, struct slot *s
 
 void gm_jobmap_apply(struct gm_jobmap *m, struct gm_snapshot *s)
 {
+    for (uint32_t i = 0; i < s->ngpu; i++)
+        s->gpus[i].hpc_read = 1; /* unknown from here on means unreadable */
     int dfd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         if (!m->dir_failed)

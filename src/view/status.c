@@ -364,6 +364,17 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
         gm_json_key(j, lists[k].key);
         gm_json_str(j, reason(v));
     }
+    /* the job-mapping directory's keys (GPU objects only): not read
+     * because none is configured, or configured but unreadable */
+    for (int k = 0; !p && !g->hpc_known && k < 2; k++) {
+        if (!any) {
+            gm_json_key(j, "unavailable");
+            gm_json_obj_begin(j);
+            any = 1;
+        }
+        gm_json_key(j, k ? "hpc_jobs_dropped" : "hpc_jobs");
+        gm_json_str(j, g->hpc_read ? "not_available" : "not_collected");
+    }
     if (any)
         gm_json_obj_end(j);
     else {

@@ -96,6 +96,16 @@ def main():
         doc = json.loads(out)
         check_eq([(g["hpc_jobs"], g["hpc_jobs_dropped"]) for g in doc["gpus"]],
                  [(["4242"], 0), (["job-a", "job-b"], 0), (None, None)], "hpc_jobs")
+        # null says why: the link's file cannot be read; the others are known
+        check_eq([(g["unavailable"].get("hpc_jobs"), g["unavailable"].get("hpc_jobs_dropped"))
+                  for g in doc["gpus"]],
+                 [(None, None), (None, None), ("not_available", "not_available")],
+                 "the reason of a null hpc_jobs")
+        rc, out, err = run(["status", "--json"], env)
+        check_eq(rc, 0, "status --json without a directory", err)
+        check_eq({(g["hpc_jobs"], g["unavailable"].get("hpc_jobs"))
+                  for g in json.loads(out)["gpus"]}, {(None, "not_collected")},
+                 "hpc_jobs without a directory: null, not collected")
         try:
             import jsonschema
             sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -138,7 +138,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,

@@ -132,7 +132,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -296,7 +298,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -460,7 +464,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -624,7 +630,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -788,7 +796,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -956,7 +966,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -1120,7 +1132,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -1284,7 +1298,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,

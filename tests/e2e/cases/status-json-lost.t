@@ -224,7 +224,9 @@ json-schema: docs/json.md
         "nvlink_replay_errors": "gpu_lost",
         "nvlink_recovery_errors": "gpu_lost",
         "nvlink_crc_flit_errors": "gpu_lost",
-        "nvlink_crc_data_errors": "gpu_lost"
+        "nvlink_crc_data_errors": "gpu_lost",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,

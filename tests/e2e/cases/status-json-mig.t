@@ -147,7 +147,9 @@ json-schema: docs/json.md
         "nvlink_replay_errors": "not_supported",
         "nvlink_recovery_errors": "not_supported",
         "nvlink_crc_flit_errors": "not_supported",
-        "nvlink_crc_data_errors": "not_supported"
+        "nvlink_crc_data_errors": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -459,7 +461,9 @@ json-schema: docs/json.md
         "nvlink_replay_errors": "not_supported",
         "nvlink_recovery_errors": "not_supported",
         "nvlink_crc_flit_errors": "not_supported",
-        "nvlink_crc_data_errors": "not_supported"
+        "nvlink_crc_data_errors": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,

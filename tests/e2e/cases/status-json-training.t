@@ -131,7 +131,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -288,7 +290,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -445,7 +449,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -602,7 +608,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -759,7 +767,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -920,7 +930,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -1077,7 +1089,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
@@ -1234,7 +1248,9 @@ json-schema: docs/json.md
         "pcie_rx_bytes_per_second": "not_collected",
         "retired_pages_sbe": "not_supported",
         "retired_pages_dbe": "not_supported",
-        "retired_pages_pending": "not_supported"
+        "retired_pages_pending": "not_supported",
+        "hpc_jobs": "not_collected",
+        "hpc_jobs_dropped": "not_collected"
       },
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
