@@ -43,7 +43,7 @@ struct gs_name {
 
 extern const struct gs_name gs_names[];
 extern const size_t gs_name_count;
-#define GS_NAMES_MAX 320
+#define GS_NAMES_MAX 512
 
 /* Index of name in gs_names, or -1 when unknown. */
 int gs_name_index(const char *name);

@@ -20,7 +20,8 @@ in scenarios/*.ini and scenarios/compat/*.ini this script:
     where the power reading is, NVLink and the topology as
     docs/simulator.md describes them, and the rare queries' modelled
     answers (application-clock restriction, bridge chips, drain state,
-    NVLink bandwidth mode).
+    NVLink bandwidth mode), and the bare-metal vGPU and unit answers (no
+    vGPU instance, type or manager; no S-class unit).
 
 nvitop (XuehaiPan/nvitop, nvitop/api/device.py and libnvml.py) queries a
 snapshot of every device and every MIG device at start-up; a
@@ -81,6 +82,8 @@ class Call:
             return [peer]
         if a == "Q":
             return [pci_info(self.dll, peer, self.keep)]
+        if a == "k":
+            return [FORGED_UNIT]
         if a == "u":
             return self.out(C.c_uint)
         if a == "U":
@@ -125,6 +128,12 @@ class Call:
             self.keep.append(fv)
             return [C.c_int(1), C.byref(fv)]
         raise ValueError("unknown argument token %r" % a)
+
+
+# An nvmlUnit_t that no call returned: the address of a private buffer, so a
+# library that dereferenced it would read our bytes, not crash.
+_UNIT_BYTES = C.create_string_buffer(64)
+FORGED_UNIT = C.c_void_p(C.addressof(_UNIT_BYTES))
 
 
 class FieldValue(C.Structure):  # nvmlFieldValue_t, 40 bytes
@@ -293,6 +302,7 @@ def check_semantics(dll, scenario, gpus, migs, errors):
     expect(errors, "NVLink bandwidth mode", (bw, u.value if bw == SUCCESS else None),
            (SUCCESS, 0) if os.path.basename(scenario) == "h100x8-training.ini"
            else (NOT_SUPPORTED, None))
+    check_vgpu_and_units(dll, gpus, migs, errors)
     # Every MIG device is a GPU instance with one compute instance (both
     # found by id), and the instances agree with the device.
     gis, cis = instances(dll, gpus, migs)
@@ -340,6 +350,53 @@ def check_semantics(dll, scenario, gpus, migs, errors):
             rc = anc(gpus[0], gpus[1], C.byref(u))
             if rc != SUCCESS or u.value not in (20, 30, 40, 50):
                 errors.append("%s: GPU 0-1 common ancestor %d %d" % (name, rc, u.value))
+
+
+def check_vgpu_and_units(dll, gpus, migs, errors):
+    """Bare metal without a vGPU manager and without an S-class unit
+    (docs/simulator.md, "vGPU and S-class units")."""
+    u, v = C.c_uint(), C.c_uint()
+    for i, h in enumerate(gpus):
+        for name in ("nvmlDeviceGetActiveVgpus", "nvmlDeviceGetSupportedVgpus",
+                     "nvmlDeviceGetCreatableVgpus"):
+            u.value = 7
+            expect(errors, "GPU %d %s" % (i, name), (fn(dll, name)(h, C.byref(u), None), u.value),
+                   (SUCCESS, 0))
+        expect(errors, "GPU %d host vGPU mode" % i,
+               fn(dll, "nvmlDeviceGetHostVgpuMode")(h, C.byref(u)), NOT_SUPPORTED)
+        vt = C.c_int(-1)
+        u.value = 7
+        expect(errors, "GPU %d vGPU utilisation" % i,
+               (fn(dll, "nvmlDeviceGetVgpuUtilization")(h, C.c_ulonglong(0), C.byref(vt),
+                                                        C.byref(u), None), vt.value, u.value),
+               (SUCCESS, 1, 0))
+        lic = C.create_string_buffer(b"\xff" * 860, 860)
+        expect(errors, "GPU %d vGPU licensing" % i,
+               (fn(dll, "nvmlDeviceGetGridLicensableFeatures_v4")(h, lic), lic.raw[:8]),
+               (SUCCESS, bytes(8)))
+        expect(errors, "GPU %d max instances of vGPU type 1" % i,
+               fn(dll, "nvmlVgpuTypeGetMaxInstances")(h, 1, C.byref(u)), INVALID_ARGUMENT)
+    for i, m in migs:
+        expect(errors, "MIG device of GPU %d active vGPUs" % i,
+               fn(dll, "nvmlDeviceGetActiveVgpus")(m, C.byref(u), None), NOT_SUPPORTED)
+    supported, current = C.create_string_buffer(8), C.create_string_buffer(8)
+    expect(errors, "vGPU version range", fn(dll, "nvmlGetVgpuVersion")(supported, current),
+           NOT_SUPPORTED)
+    for inst, want in ((0, INVALID_ARGUMENT), (1, NOT_FOUND), (0xFFFFFFFF, NOT_FOUND)):
+        expect(errors, "type of vGPU instance %d" % inst,
+               fn(dll, "nvmlVgpuInstanceGetType")(inst, C.byref(u)), want)
+    expect(errors, "name of vGPU type 1",
+           fn(dll, "nvmlVgpuTypeGetName")(1, C.create_string_buffer(96), C.byref(C.c_uint(96))),
+           INVALID_ARGUMENT)
+    u.value = 7
+    expect(errors, "unit count", (fn(dll, "nvmlUnitGetCount")(C.byref(u)), u.value), (SUCCESS, 0))
+    unit = C.c_void_p()
+    expect(errors, "unit 0 handle", fn(dll, "nvmlUnitGetHandleByIndex")(0, C.byref(unit)),
+           INVALID_ARGUMENT)
+    for handle in (None, FORGED_UNIT):
+        expect(errors, "unit info of %s" % ("NULL" if handle is None else "a forged unit"),
+               fn(dll, "nvmlUnitGetUnitInfo")(handle, C.create_string_buffer(384)),
+               INVALID_ARGUMENT)
 
 
 # ------------------------------------------------------------------ nvitop
