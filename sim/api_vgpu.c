@@ -179,8 +179,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetVgpuUtilization(
 }
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(
-    nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount,
-    nvmlVgpuProcessUtilizationSample_t *utilizationSamples)
+    nvmlDevice_t device, unsigned long long lastSeenTimeStamp,
+    unsigned int *vgpuProcessSamplesCount, nvmlVgpuProcessUtilizationSample_t *utilizationSamples)
 {
     (void)lastSeenTimeStamp;
     (void)utilizationSamples;
@@ -418,8 +418,7 @@ GS_EXPORT nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId,
 
 /* The device is checked (a MIG handle or a lost GPU answers as elsewhere)
  * before the type. */
-GS_EXPORT nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device,
-                                                   nvmlVgpuTypeId_t vgpuTypeId,
+GS_EXPORT nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId,
                                                    unsigned int *vgpuInstanceCount)
 {
     struct gs_call c;
@@ -607,8 +606,8 @@ GS_EXPORT nvmlReturn_t nvmlVgpuInstanceGetGpuInstanceId(nvmlVgpuInstance_t vgpuI
     return no_instance(__func__, vgpuInstance, gpuInstanceId != NULL);
 }
 
-GS_EXPORT nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance,
-                                                   char *vgpuPciId, unsigned int *length)
+GS_EXPORT nvmlReturn_t nvmlVgpuInstanceGetGpuPciId(nvmlVgpuInstance_t vgpuInstance, char *vgpuPciId,
+                                                   unsigned int *length)
 {
     return no_instance(__func__, vgpuInstance, metadata_args_ok(vgpuPciId, length));
 }

@@ -80,8 +80,7 @@ typedef struct {
     unsigned long long lastSeenTimeStamp;
     nvmlVgpuInstanceUtilizationInfo_v1_t *vgpuUtilArray;
 } nvmlVgpuInstancesUtilizationInfo_t;
-#define GS_VGPU_INSTANCES_UTIL_INFO_V1                                                             \
-    NVML_STRUCT_VERSION_OF(nvmlVgpuInstancesUtilizationInfo_t, 1)
+#define GS_VGPU_INSTANCES_UTIL_INFO_V1 NVML_STRUCT_VERSION_OF(nvmlVgpuInstancesUtilizationInfo_t, 1)
 
 typedef struct nvmlVgpuProcessUtilizationInfo_v1_st nvmlVgpuProcessUtilizationInfo_v1_t;
 typedef struct {
@@ -90,8 +89,7 @@ typedef struct {
     unsigned long long lastSeenTimeStamp;
     nvmlVgpuProcessUtilizationInfo_v1_t *vgpuProcUtilArray;
 } nvmlVgpuProcessesUtilizationInfo_t;
-#define GS_VGPU_PROCESSES_UTIL_INFO_V1                                                             \
-    NVML_STRUCT_VERSION_OF(nvmlVgpuProcessesUtilizationInfo_t, 1)
+#define GS_VGPU_PROCESSES_UTIL_INFO_V1 NVML_STRUCT_VERSION_OF(nvmlVgpuProcessesUtilizationInfo_t, 1)
 
 /* Never written by the simulator: incomplete on purpose. */
 typedef struct nvmlVgpuInstanceUtilizationSample_st nvmlVgpuInstanceUtilizationSample_t;
@@ -126,9 +124,10 @@ nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t device, unsigned long lon
                                           nvmlValueType_t *sampleValType,
                                           unsigned int *vgpuInstanceSamplesCount,
                                           nvmlVgpuInstanceUtilizationSample_t *utilizationSamples);
-nvmlReturn_t nvmlDeviceGetVgpuProcessUtilization(
-    nvmlDevice_t device, unsigned long long lastSeenTimeStamp, unsigned int *vgpuProcessSamplesCount,
-    nvmlVgpuProcessUtilizationSample_t *utilizationSamples);
+nvmlReturn_t
+nvmlDeviceGetVgpuProcessUtilization(nvmlDevice_t device, unsigned long long lastSeenTimeStamp,
+                                    unsigned int *vgpuProcessSamplesCount,
+                                    nvmlVgpuProcessUtilizationSample_t *utilizationSamples);
 nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *vgpuMetadata,
                                       nvmlVgpuPgpuMetadata_t *pgpuMetadata,
                                       nvmlVgpuPgpuCompatibility_t *compatibilityInfo);
@@ -149,7 +148,8 @@ nvmlReturn_t nvmlVgpuInstanceGetAccountingPids(nvmlVgpuInstance_t vgpuInstance, 
                                                unsigned int *pids);
 nvmlReturn_t nvmlVgpuInstanceGetAccountingStats(nvmlVgpuInstance_t vgpuInstance, unsigned int pid,
                                                 nvmlAccountingStats_t *stats);
-nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance, nvmlEnableState_t *eccMode);
+nvmlReturn_t nvmlVgpuInstanceGetEccMode(nvmlVgpuInstance_t vgpuInstance,
+                                        nvmlEnableState_t *eccMode);
 nvmlReturn_t nvmlVgpuInstanceGetEncoderCapacity(nvmlVgpuInstance_t vgpuInstance,
                                                 unsigned int *encoderCapacity);
 nvmlReturn_t nvmlVgpuInstanceGetEncoderSessions(nvmlVgpuInstance_t vgpuInstance,
@@ -171,9 +171,11 @@ nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance,
 nvmlReturn_t nvmlVgpuInstanceGetMdevUUID(nvmlVgpuInstance_t vgpuInstance, char *mdevUuid,
                                          unsigned int size);
 nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t vgpuInstance,
-                                         nvmlVgpuMetadata_t *vgpuMetadata, unsigned int *bufferSize);
+                                         nvmlVgpuMetadata_t *vgpuMetadata,
+                                         unsigned int *bufferSize);
 nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId);
-nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid, unsigned int size);
+nvmlReturn_t nvmlVgpuInstanceGetUUID(nvmlVgpuInstance_t vgpuInstance, char *uuid,
+                                     unsigned int size);
 nvmlReturn_t nvmlVgpuInstanceGetVmDriverVersion(nvmlVgpuInstance_t vgpuInstance, char *version,
                                                 unsigned int length);
 nvmlReturn_t nvmlVgpuInstanceGetVmID(nvmlVgpuInstance_t vgpuInstance, char *vmId, unsigned int size,
@@ -187,7 +189,8 @@ nvmlReturn_t nvmlVgpuTypeGetDeviceID(nvmlVgpuTypeId_t vgpuTypeId, unsigned long 
                                      unsigned long long *subsystemID);
 nvmlReturn_t nvmlVgpuTypeGetFrameRateLimit(nvmlVgpuTypeId_t vgpuTypeId,
                                            unsigned int *frameRateLimit);
-nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId, unsigned long long *fbSize);
+nvmlReturn_t nvmlVgpuTypeGetFramebufferSize(nvmlVgpuTypeId_t vgpuTypeId,
+                                            unsigned long long *fbSize);
 nvmlReturn_t nvmlVgpuTypeGetLicense(nvmlVgpuTypeId_t vgpuTypeId, char *vgpuTypeLicenseString,
                                     unsigned int size);
 nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId,
@@ -202,8 +205,9 @@ nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int
                                        unsigned int *xdim, unsigned int *ydim);
 
 /* ------------------------------------------------------ newer than R450 */
-nvmlReturn_t nvmlDeviceGetGridLicensableFeatures_v4(
-    nvmlDevice_t device, nvmlGridLicensableFeatures_t *pGridLicensableFeatures);
+nvmlReturn_t
+nvmlDeviceGetGridLicensableFeatures_v4(nvmlDevice_t device,
+                                       nvmlGridLicensableFeatures_t *pGridLicensableFeatures);
 nvmlReturn_t nvmlDeviceGetVgpuCapabilities(nvmlDevice_t device,
                                            nvmlDeviceVgpuCapability_t capability,
                                            unsigned int *capResult);
@@ -212,12 +216,15 @@ nvmlReturn_t nvmlDeviceSetVgpuCapabilities(nvmlDevice_t device,
                                            nvmlEnableState_t state);
 nvmlReturn_t nvmlDeviceGetVgpuHeterogeneousMode(nvmlDevice_t device,
                                                 nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
-nvmlReturn_t nvmlDeviceSetVgpuHeterogeneousMode(
-    nvmlDevice_t device, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
-nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(
-    nvmlDevice_t device, nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo);
-nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(
-    nvmlDevice_t device, nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo);
+nvmlReturn_t
+nvmlDeviceSetVgpuHeterogeneousMode(nvmlDevice_t device,
+                                   const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode);
+nvmlReturn_t
+nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t device,
+                                          nvmlVgpuInstancesUtilizationInfo_t *vgpuUtilInfo);
+nvmlReturn_t
+nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t device,
+                                          nvmlVgpuProcessesUtilizationInfo_t *vgpuProcUtilInfo);
 nvmlReturn_t nvmlDeviceGetVgpuSchedulerCapabilities(nvmlDevice_t device,
                                                     nvmlVgpuSchedulerCapabilities_t *pCapabilities);
 nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device,

@@ -247,9 +247,9 @@ static void test_no_vgpu_manager(void **state)
     assert_int_equal(CALL(nvmlDeviceGetVgpuMetadata, d, NULL, &size), NVML_ERROR_NOT_SUPPORTED);
 
     unsigned char sched[16];
-    assert_int_equal(CALL(nvmlDeviceGetVgpuSchedulerState, d,
-                          (nvmlVgpuSchedulerGetState_t *)(void *)sched),
-                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(
+        CALL(nvmlDeviceGetVgpuSchedulerState, d, (nvmlVgpuSchedulerGetState_t *)(void *)sched),
+        NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvmlDeviceGetVgpuSchedulerState, d, NULL), NVML_ERROR_INVALID_ARGUMENT);
 
     /* Licensing: SUCCESS, not supported, no feature; the whole struct cleared. */
@@ -262,9 +262,9 @@ static void test_no_vgpu_manager(void **state)
 
     /* System-wide. */
     unsigned char v1[8], v2[8], meta[256], pmeta[128], compat[8];
-    assert_int_equal(CALL(nvmlGetVgpuVersion, (nvmlVgpuVersion_t *)(void *)v1,
-                          (nvmlVgpuVersion_t *)(void *)v2),
-                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(
+        CALL(nvmlGetVgpuVersion, (nvmlVgpuVersion_t *)(void *)v1, (nvmlVgpuVersion_t *)(void *)v2),
+        NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvmlGetVgpuVersion, NULL, (nvmlVgpuVersion_t *)(void *)v2),
                      NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(CALL(nvmlSetVgpuVersion, (nvmlVgpuVersion_t *)(void *)v1),
@@ -332,8 +332,7 @@ static void test_types(void **state)
     unsigned long long fb;
     for (nvmlVgpuTypeId_t t = 0; t < 3; t++) {
         assert_int_equal(CALL(nvmlVgpuTypeGetName, t, name, &size), NVML_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(CALL(nvmlVgpuTypeGetFramebufferSize, t, &fb),
-                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlVgpuTypeGetFramebufferSize, t, &fb), NVML_ERROR_INVALID_ARGUMENT);
         assert_int_equal(CALL(nvmlVgpuTypeGetResolution, t, 0, &x, &y),
                          NVML_ERROR_INVALID_ARGUMENT);
     }
@@ -342,8 +341,7 @@ static void test_types(void **state)
     assert_int_equal(CALL(nvmlVgpuTypeGetCapabilities, 1, 0, &x), NVML_ERROR_INVALID_ARGUMENT);
 
     /* With a device: the device is checked first. */
-    assert_int_equal(CALL(nvmlVgpuTypeGetMaxInstances, dev(1), 1, &x),
-                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlVgpuTypeGetMaxInstances, dev(1), 1, &x), NVML_ERROR_INVALID_ARGUMENT);
     nvmlDevice_t mig = NULL;
     assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, dev(0), 0, &mig), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlVgpuTypeGetMaxInstances, mig, 1, &x), NVML_ERROR_NOT_SUPPORTED);
