@@ -112,14 +112,9 @@
     X(nvmlDeviceGetAccountingStats)                                                                \
     X(nvmlDeviceGetMemoryErrorCounter)
 
-#define GS_DECLARE(name) static __typeof__(name) *p_##name;
-GS_FUNCS(GS_DECLARE)
+#include "simlib.h"
 
-static void *g_lib;
-static char g_dir[64];
 static char g_base[128]; /* the common scenario */
-
-#define CALL(name, ...) p_##name(__VA_ARGS__)
 
 /* The common scenario: three GPUs of different generations, processes on
  * GPU 0 and 1, an ECC burst on the V100 at t = 10. */
@@ -137,20 +132,7 @@ static const char base_scenario[] =
 static int group_setup(void **state)
 {
     (void)state;
-    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!g_lib) {
-        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
-        return -1;
-    }
-#define GS_RESOLVE(name)                                                                           \
-    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
-    if (!p_##name) {                                                                               \
-        fprintf(stderr, "missing symbol %s\n", #name);                                             \
-        return -1;                                                                                 \
-    }
-    GS_FUNCS(GS_RESOLVE)
-    snprintf(g_dir, sizeof(g_dir), "/tmp/gs-abi-XXXXXX");
-    if (!mkdtemp(g_dir))
+    if (simlib_open("/tmp/gs-abi-XXXXXX") != 0)
         return -1;
     snprintf(g_base, sizeof(g_base), "%s/base.ini", g_dir);
     FILE *f = fopen(g_base, "w");
@@ -162,53 +144,26 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        return -1;
-    return 0;
+    return simlib_close();
 }
 
 /* Writes a scenario into the temp dir; returns its path in out. */
 static void write_scenario(const char *name, const char *text, char *out, size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s", g_dir, name);
-    FILE *f = fopen(out, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
+    simlib_write(name, text, out, outlen);
 }
 
 /* Starts a session on path with scenario time pinned to t (t < 0: live). */
 static void start(const char *path, double t)
 {
     char buf[32];
-    /* A failed earlier test may have left a session open: close it, so this
-     * one really loads path with its own time settings. */
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    setenv("GPUSIM_SCENARIO", path, 1);
-    unsetenv("GPUSIM_SPEED");
-    unsetenv("GPUSIM_EPOCH");
-    if (t >= 0) {
-        snprintf(buf, sizeof(buf), "%.3f", t);
-        setenv("GPUSIM_TIME", buf, 1);
-    } else {
-        unsetenv("GPUSIM_TIME");
-    }
-    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    snprintf(buf, sizeof(buf), "%.3f", t);
+    simlib_start(path, t >= 0 ? buf : NULL);
 }
 
 static void stop(void)
 {
     assert_int_equal(CALL(nvmlShutdown), NVML_SUCCESS);
-}
-
-static nvmlDevice_t dev(unsigned i)
-{
-    nvmlDevice_t d = NULL;
-    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
-    return d;
 }
 
 static double mono(void)

@@ -52,65 +52,28 @@
     X(nvmlComputeInstanceGetInfo_v2)                                                               \
     X(nvmlDeviceGetAttributes_v2)
 
-#define GS_DECLARE(name) static __typeof__(name) *p_##name;
-GS_FUNCS(GS_DECLARE)
-#define CALL(name, ...) p_##name(__VA_ARGS__)
-
-static void *g_lib;
-static char g_dir[64];
+#include "simlib.h"
 
 static int group_setup(void **state)
 {
     (void)state;
-    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!g_lib) {
-        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
-        return -1;
-    }
-#define GS_RESOLVE(name)                                                                           \
-    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
-    if (!p_##name) {                                                                               \
-        fprintf(stderr, "missing symbol %s\n", #name);                                             \
-        return -1;                                                                                 \
-    }
-    GS_FUNCS(GS_RESOLVE)
-    snprintf(g_dir, sizeof(g_dir), "/tmp/gs-mig-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return simlib_open("/tmp/gs-mig-XXXXXX");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return simlib_close();
 }
 
 static void start(const char *path)
 {
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    setenv("GPUSIM_SCENARIO", path, 1);
-    setenv("GPUSIM_TIME", "60", 1);
-    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    simlib_start(path, "60");
 }
 
 static void start_text(const char *text)
 {
-    char path[128];
-    snprintf(path, sizeof(path), "%s/t.ini", g_dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-    start(path);
-}
-
-static nvmlDevice_t dev(unsigned i)
-{
-    nvmlDevice_t d = NULL;
-    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
-    return d;
+    simlib_start_text(text);
 }
 
 /* ------------------------------------------------------------------ ABI */

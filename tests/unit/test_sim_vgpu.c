@@ -81,54 +81,25 @@ nvmlReturn_t nvmlUnitGetCount(unsigned int *unitCount);
     X(nvmlVgpuTypeGetBAR1Info)                                                                     \
     X(nvmlVgpuTypeGetCapabilities)
 
-#define GS_DECLARE(name) static __typeof__(name) *p_##name;
-GS_FUNCS(GS_DECLARE)
-#define CALL(name, ...) p_##name(__VA_ARGS__)
-
-static void *g_lib;
+#include "simlib.h"
 
 static int group_setup(void **state)
 {
     (void)state;
-    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!g_lib) {
-        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
-        return -1;
-    }
-#define GS_RESOLVE(name)                                                                           \
-    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
-    if (!p_##name) {                                                                               \
-        fprintf(stderr, "missing symbol %s\n", #name);                                             \
-        return -1;                                                                                 \
-    }
-    GS_FUNCS(GS_RESOLVE)
-    return 0;
+    return simlib_open(NULL);
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    return 0;
+    return simlib_close();
 }
 
 /* The shipped A100 MIG scenario: GPU 0 in MIG mode with MIG devices, GPU 1
  * a plain A100. */
 static void start(void)
 {
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    setenv("GPUSIM_SCENARIO", SCENARIO_DIR "/a100-mig.ini", 1);
-    setenv("GPUSIM_TIME", "60", 1);
-    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
-}
-
-static nvmlDevice_t dev(unsigned i)
-{
-    nvmlDevice_t d = NULL;
-    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
-    return d;
+    simlib_start(SCENARIO_DIR "/a100-mig.ini", "60");
 }
 
 /* ------------------------------------------------------------------ ABI */
