@@ -759,56 +759,62 @@ static void processes(struct writer *w, struct gm_prom_self *counts)
  * "job-mapping" for those the job-mapping directory names (a job both
  * name is shown once, from its processes); at most the process series cap
  * in all. */
+/* Whether a process of GPU g before position upto of the process table
+ * has job as its job. */
+static int gpu_has_job(const struct gm_snapshot *s, const struct gm_gpu *g, uint32_t upto,
+                       const char *job)
+{
+    char seen[128];
+    for (uint32_t q = g->proc_first; q < upto && q < s->nproc; q++)
+        if (strcmp(gm_attrib_job(&s->procs[q].attrib, seen, sizeof seen), job) == 0)
+            return 1;
+    return 0;
+}
+
+/* Starts a gpumon_gpu_job_info sample of GPU g (the family first, once). */
+static void job_info_begin(struct writer *w, int *started, const struct gm_gpu *g, int *first)
+{
+    static const char help[] =
+        "1 for each job on a GPU: a Slurm job, a Kubernetes pod, a container or a systemd unit "
+        "(source: cgroup, from its processes; job-mapping, from the job-mapping directory).";
+    if (!*started) {
+        family(w, "gpumon_gpu_job_info", F_GAUGE, help);
+        *started = 1;
+    }
+    *first = 1;
+    sample_begin(w);
+    gpu_labels(w, first, g);
+}
+
 static void gpu_jobs(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
     unsigned cap = w->o->max_process_series ? w->o->max_process_series : 256, n = 0;
-    int started = 0;
-    static const char help[] =
-        "1 for each job on a GPU: a Slurm job, a Kubernetes pod, a container or a systemd unit "
-        "(source: cgroup, from its processes; job-mapping, from the job-mapping directory).";
+    int started = 0, first;
     for (uint32_t gi = 0; gi < s->ngpu; gi++) {
         const struct gm_gpu *g = &s->gpus[gi];
         if (!gpu_live(g))
             continue;
         for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc && k < s->nproc; k++) {
             const struct gm_proc *p = &s->procs[k];
-            char job[128], seen[128];
+            char job[128];
             if (!gm_attrib_job(&p->attrib, job, sizeof job)[0])
                 continue;
-            int dup = 0; /* the first process of each job on this GPU speaks for it */
-            for (uint32_t q = g->proc_first; q < k && !dup; q++)
-                dup = strcmp(gm_attrib_job(&s->procs[q].attrib, seen, sizeof seen), job) == 0;
-            if (dup || n++ >= cap)
+            /* the first process of each job on this GPU speaks for it */
+            if (gpu_has_job(s, g, k, job) || n++ >= cap)
                 continue;
-            if (!started) {
-                family(w, "gpumon_gpu_job_info", F_GAUGE, help);
-                started = 1;
-            }
-            int first = 1;
-            sample_begin(w);
-            gpu_labels(w, &first, g);
+            job_info_begin(w, &started, g, &first);
             label(w, &first, "user", p->user);
             job_labels(w, &first, &p->attrib);
             label(w, &first, "source", "cgroup");
             sample_end(w, 1);
         }
         for (int j = 0; g->hpc_known && j < g->nhpc_jobs; j++) {
-            char job[128], seen[128];
+            char job[128];
             gm_hpc_job_key(g->hpc_jobs[j], job, sizeof job);
-            int dup = 0;
-            for (uint32_t q = g->proc_first; q < g->proc_first + g->nproc && q < s->nproc && !dup;
-                 q++)
-                dup = strcmp(gm_attrib_job(&s->procs[q].attrib, seen, sizeof seen), job) == 0;
-            if (dup || n++ >= cap)
+            if (gpu_has_job(s, g, g->proc_first + g->nproc, job) || n++ >= cap)
                 continue;
-            if (!started) {
-                family(w, "gpumon_gpu_job_info", F_GAUGE, help);
-                started = 1;
-            }
-            int first = 1;
-            sample_begin(w);
-            gpu_labels(w, &first, g);
+            job_info_begin(w, &started, g, &first);
             label(w, &first, "job_id", job);
             label(w, &first, "slurm_job", strncmp(job, "slurm:", 6) == 0 ? job + 6 : NULL);
             label(w, &first, "source", "job-mapping");
