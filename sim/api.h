@@ -119,6 +119,14 @@ static inline void gs_ecc_read(const struct gs_call *c, unsigned counter,
     *unc = *unc > base[1] ? *unc - base[1] : 0;
 }
 
+/* Fan fan's speed (%): the one nvmlDeviceSetFanSpeed_v2 set in this
+ * process (manual policy), else curve, the model's temperature-driven speed. */
+static inline unsigned gs_fan_speed(const struct gs_gpu *g, unsigned fan, unsigned curve)
+{
+    return fan < sizeof(g->set.fan_manual) && g->set.fan_manual[fan] ? g->set.fan_manual[fan]
+                                                                     : curve;
+}
+
 /* Event sets are released by the last nvmlShutdown (api_events.c). */
 void gs_events_reset(void);
 

@@ -1,8 +1,8 @@
 /* api_rare.c -- seldom-used read-only NVML queries with the modelled
  * machine's answers: the host interface cards of S-class units (there are
  * none: nvmlUnitGetCount is 0), the fan control policy (the driver's
- * temperature-driven curve on every board with fans; nothing sets a manual
- * policy, the simulator being read-only), API restrictions, bridge chips,
+ * temperature-driven curve on every board with fans, unless a setter of
+ * sim/api_set.c made it manual in this process), API restrictions, bridge chips,
  * drain state, clock monitors, clock offsets, SRAM ECC status, capabilities
  * and the NVLink bandwidth mode.
  *
@@ -55,7 +55,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, uns
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (fan >= c.g->fans)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *policy = GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
+    *policy = gs_fan_speed(c.g, fan, 0) ? GS_FAN_POLICY_MANUAL
+                                        : GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
     return gs_end(&c, NVML_SUCCESS);
 }
 #endif

@@ -1,6 +1,6 @@
 /* api_set.c -- the NVML calls that change driver state: persistence, compute
  * and ECC modes, accounting, application and locked clocks, the power
- * limit, API restrictions, pending MIG mode, drain state, V/F offsets and
+ * limit, API restrictions, pending MIG mode, drain state, V/F offsets, fans and
  * the clears and resets of counters, plus the related calls that a board
  * or this simulated host cannot honour (driver model, operation mode,
  * virtualisation mode, CPU affinity, NVLink utilisation counters...).
@@ -18,8 +18,8 @@
  * next nvmlInit reloads the scenario file).  Nothing here runs unless a
  * client calls a setter, so scenarios nobody changes answer as before.
  *
- * Left out (docs/simulator.md says why): manual fan control, removing a GPU,
- * and MIG GPU/compute instance creation and destruction.
+ * Left out (docs/simulator.md says why): removing a GPU, and MIG GPU/compute
+ * instance creation and destruction.
  */
 #include <string.h>
 
@@ -674,6 +674,71 @@ GS_EXPORT nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
     if ((r = gate(&c, hopper_links, true)) != NVML_SUCCESS)
         return r;
     c.s->nvlink_bw_mode = nvlinkBwMode;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ fans */
+
+/* A fan of a board with fans, as the fan getters check it: NOT_SUPPORTED on
+ * fanless (passively cooled) boards, INVALID_ARGUMENT past NumFans; root. */
+static nvmlReturn_t fan_begin(struct gs_call *c, const char *fn, nvmlDevice_t device,
+                              unsigned fan, int args_ok)
+{
+    nvmlReturn_t r = gs_begin(c, fn, GS_H_PHYS, device, 0, args_ok);
+    if (r != NVML_SUCCESS)
+        return r;
+    bool fans = c->g->fans && !gs_fn_unsupported(c->g, "nvmlDeviceGetFanSpeed");
+    if ((r = gate(c, fans, true)) != NVML_SUCCESS)
+        return r;
+    if (fan >= c->g->fans || fan >= sizeof(c->g->set.fan_manual))
+        return gs_end(c, NVML_ERROR_INVALID_ARGUMENT);
+    return NVML_SUCCESS;
+}
+
+/* Manual control: the fan runs at speed (within nvmlDeviceGetMinMaxFanSpeed,
+ * 30-100 %) and its policy reads MANUAL.  The fan getters report it; the
+ * thermal model does not depend on the fan, so temperatures do not move. */
+GS_EXPORT nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan,
+                                                unsigned int speed)
+{
+    struct gs_call c;
+    nvmlReturn_t r = fan_begin(&c, __func__, device, fan, 1);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (speed < 30 || speed > 100)
+        return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    gpu_rw(&c)->set.fan_manual[fan] = (unsigned char)speed;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* Back to the driver's temperature-driven curve. */
+GS_EXPORT nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)
+{
+    struct gs_call c;
+    nvmlReturn_t r = fan_begin(&c, __func__, device, fan, 1);
+    if (r != NVML_SUCCESS)
+        return r;
+    gpu_rw(&c)->set.fan_manual[fan] = 0;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* TEMPERATURE_CONTINOUS_SW returns the fan to the curve; MANUAL holds it at
+ * the speed it runs at now (until nvmlDeviceSetFanSpeed_v2 sets another). */
+GS_EXPORT nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan,
+                                                     unsigned int policy)
+{
+    struct gs_call c;
+    nvmlReturn_t r = fan_begin(&c, __func__, device, fan, policy <= GS_FAN_POLICY_MANUAL);
+    if (r != NVML_SUCCESS)
+        return r;
+    struct gs_gpu *g = gpu_rw(&c);
+    if (policy == GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW) {
+        g->set.fan_manual[fan] = 0;
+    } else if (!g->set.fan_manual[fan]) {
+        struct gs_state st;
+        gs_model_eval(c.s, c.gpu, c.t, &st);
+        g->set.fan_manual[fan] = (unsigned char)(st.fan < 30 ? 30 : st.fan > 100 ? 100 : st.fan);
+    }
     return gs_end(&c, NVML_SUCCESS);
 }
 

@@ -198,6 +198,8 @@ struct gs_gpu {
         bool drained;
         int vf_offset[2]; /* GPC and memory clock V/F offsets, MHz (GeForce) */
         bool autoboost_off, autoboost_default_off; /* pre-Volta boards only */
+        unsigned char fan_manual[8]; /* per fan (scenario `fans` <= 8): the speed (%) set
+                                      * by nvmlDeviceSetFanSpeed_v2; 0: the driver's curve */
     } set;
 };
 

@@ -258,6 +258,9 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceGetTargetFanSpeed", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetMarginTemperature", GS_NAME_FUNCTION, 0},
     /* sim/api_set.c: the calls that change driver state */
+    {"nvmlDeviceSetFanControlPolicy", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetDefaultFanSpeed_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetFanSpeed_v2", GS_NAME_FUNCTION, 0},
     {"nvmlSystemSetNvlinkBwMode", GS_NAME_FUNCTION, 0},
     {"nvmlUnitSetLedState", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceSetPersistenceMode", GS_NAME_FUNCTION, 0},

@@ -111,5 +111,9 @@ nvmlReturn_t nvmlDeviceSetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *i
 nvmlReturn_t nvmlDeviceSetNvLinkDeviceLowPowerThreshold(nvmlDevice_t device,
                                                         nvmlNvLinkPowerThres_t *info);
 nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode);
+nvmlReturn_t nvmlDeviceSetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int speed);
+nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan);
+nvmlReturn_t nvmlDeviceSetFanControlPolicy(nvmlDevice_t device, unsigned int fan,
+                                           unsigned int policy);
 
 #endif /* GS_SET_ABI_H */

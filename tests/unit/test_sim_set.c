@@ -82,7 +82,14 @@
     X(nvmlDeviceGetThermalSettings)                                                                \
     X(nvmlDeviceSetGpcClkVfOffset)                                                                 \
     X(nvmlDeviceSetClockOffsets)                                                                   \
-    X(nvmlSystemSetNvlinkBwMode)
+    X(nvmlSystemSetNvlinkBwMode)                                                                   \
+    X(nvmlDeviceGetFanSpeed)                                                                       \
+    X(nvmlDeviceGetFanSpeed_v2)                                                                    \
+    X(nvmlDeviceGetTargetFanSpeed)                                                                 \
+    X(nvmlDeviceGetFanControlPolicy_v2)                                                            \
+    X(nvmlDeviceSetFanSpeed_v2)                                                                    \
+    X(nvmlDeviceSetDefaultFanSpeed_v2)                                                             \
+    X(nvmlDeviceSetFanControlPolicy)
 
 #define GS_DECLARE(name) static __typeof__(name) *p_##name;
 GS_FUNCS(GS_DECLARE)
@@ -506,6 +513,57 @@ static void test_drain_nvlink_offsets(void **state)
     assert_int_equal(CALL(nvmlDeviceSetGpcClkVfOffset, dev(H100), 150), NVML_ERROR_NOT_SUPPORTED);
 }
 
+static void test_fans(void **state)
+{
+    (void)state;
+    start_machine("1");
+    unsigned curve, v, policy;
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed_v2, dev(GEFORCE), 1, &curve), NVML_SUCCESS);
+    assert_true(curve >= 30 && curve < 77); /* idle: the curve, not 77 */
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(GEFORCE), 1, 77), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed_v2, dev(GEFORCE), 1, &v), NVML_SUCCESS);
+    assert_int_equal(v, 77);
+    assert_int_equal(CALL(nvmlDeviceGetTargetFanSpeed, dev(GEFORCE), 1, &v), NVML_SUCCESS);
+    assert_int_equal(v, 77);
+    assert_int_equal(CALL(nvmlDeviceGetFanControlPolicy_v2, dev(GEFORCE), 1, &policy),
+                     NVML_SUCCESS);
+    assert_int_equal(policy, 1); /* MANUAL */
+    /* Fan 0 still follows the curve. */
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed, dev(GEFORCE), &v), NVML_SUCCESS);
+    assert_int_equal(v, curve);
+    assert_int_equal(CALL(nvmlDeviceGetFanControlPolicy_v2, dev(GEFORCE), 0, &policy),
+                     NVML_SUCCESS);
+    assert_int_equal(policy, 0);
+    /* Outside 30..100 %, past the last fan, fanless boards. */
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(GEFORCE), 1, 29),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(GEFORCE), 1, 101),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(GEFORCE), 2, 50),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(H100), 0, 50), NVML_ERROR_NOT_SUPPORTED);
+    /* Back to the curve. */
+    assert_int_equal(CALL(nvmlDeviceSetDefaultFanSpeed_v2, dev(GEFORCE), 1), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed_v2, dev(GEFORCE), 1, &v), NVML_SUCCESS);
+    assert_int_equal(v, curve);
+    /* MANUAL holds the current speed; the curve policy releases it. */
+    assert_int_equal(CALL(nvmlDeviceSetFanControlPolicy, dev(GEFORCE), 0, 1), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetFanControlPolicy_v2, dev(GEFORCE), 0, &policy),
+                     NVML_SUCCESS);
+    assert_int_equal(policy, 1);
+    assert_int_equal(CALL(nvmlDeviceGetFanSpeed, dev(GEFORCE), &v), NVML_SUCCESS);
+    assert_int_equal(v, curve);
+    assert_int_equal(CALL(nvmlDeviceSetFanControlPolicy, dev(GEFORCE), 0, 0), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetFanControlPolicy_v2, dev(GEFORCE), 0, &policy),
+                     NVML_SUCCESS);
+    assert_int_equal(policy, 0);
+    assert_int_equal(CALL(nvmlDeviceSetFanControlPolicy, dev(GEFORCE), 0, 2),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    /* Not as non-root. */
+    start_machine("0");
+    assert_int_equal(CALL(nvmlDeviceSetFanSpeed_v2, dev(GEFORCE), 1, 77), NVML_ERROR_NO_PERMISSION);
+}
+
 static void test_nvlink_bw_without_hopper_links(void **state)
 {
     (void)state;
@@ -563,7 +621,8 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceClearFieldValues",           "nvmlDeviceGetThermalSettings",
         "nvmlDeviceSetGpcClkVfOffset",          "nvmlDeviceSetMemClkVfOffset",
         "nvmlDeviceSetClockOffsets",            "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
-        "nvmlSystemSetNvlinkBwMode",
+        "nvmlSystemSetNvlinkBwMode",            "nvmlDeviceSetFanSpeed_v2",
+        "nvmlDeviceSetDefaultFanSpeed_v2",      "nvmlDeviceSetFanControlPolicy",
     };
     void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
     assert_non_null(h);
@@ -588,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_locked_clocks),
         cmocka_unit_test(test_power_limit),
         cmocka_unit_test(test_drain_nvlink_offsets),
+        cmocka_unit_test(test_fans),
         cmocka_unit_test(test_nvlink_bw_without_hopper_links),
         cmocka_unit_test(test_uninitialized),
         cmocka_unit_test(test_fail_rules),
