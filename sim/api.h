@@ -110,8 +110,8 @@ static inline bool gs_fn_unsupported(const struct gs_gpu *g, const char *fn)
 /* The ECC counts of counter type counter (0 volatile, 1 aggregate) as the
  * getters report them: the injected counts less what
  * nvmlDeviceClearEccErrorCounts cleared (sim/api_set.c). */
-static inline void gs_ecc_read(const struct gs_call *c, unsigned counter,
-                               unsigned long long *corr, unsigned long long *unc)
+static inline void gs_ecc_read(const struct gs_call *c, unsigned counter, unsigned long long *corr,
+                               unsigned long long *unc)
 {
     gs_ecc_counts(c->s, c->gpu, c->t, corr, unc);
     const unsigned long long *base = c->g->set.ecc_base[counter & 1];

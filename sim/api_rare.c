@@ -55,8 +55,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, uns
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (fan >= c.g->fans)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *policy = gs_fan_speed(c.g, fan, 0) ? GS_FAN_POLICY_MANUAL
-                                        : GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
+    *policy =
+        gs_fan_speed(c.g, fan, 0) ? GS_FAN_POLICY_MANUAL : GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
     return gs_end(&c, NVML_SUCCESS);
 }
 #endif

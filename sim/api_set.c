@@ -203,7 +203,8 @@ static bool supported_pair(const struct gs_gpu *g, unsigned mem, unsigned gfx)
     if (mem != max && (hbm || (mem != max / 2 && mem != 810 && mem != 405)))
         return false;
     unsigned lo = g->clock_idle[NVML_CLOCK_GRAPHICS];
-    unsigned span = g->clock_max[NVML_CLOCK_GRAPHICS] > lo ? g->clock_max[NVML_CLOCK_GRAPHICS] - lo : 0;
+    unsigned span =
+        g->clock_max[NVML_CLOCK_GRAPHICS] > lo ? g->clock_max[NVML_CLOCK_GRAPHICS] - lo : 0;
     if (mem < max)
         span = mem <= 810 ? span / 4 : span / 2;
     unsigned hi = lo + span;
@@ -224,7 +225,8 @@ static nvmlReturn_t app_begin(struct gs_call *c, const char *fn, nvmlDevice_t de
 /* A pair from the supported-clock tables, else INVALID_ARGUMENT.  A loaded
  * GPU then runs at them (nvmlDeviceGetClockInfo, the ApplicationsClocksSetting
  * event reason, less power). */
-GS_EXPORT nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz,
+GS_EXPORT nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device,
+                                                       unsigned int memClockMHz,
                                                        unsigned int graphicsClockMHz)
 {
     struct gs_call c;
@@ -433,7 +435,8 @@ static int gpu_at(const struct gs_scenario *s, const nvmlPciInfo_t *pci)
 
 /* Drains (or undrains) the GPU at pciInfo: nvmlDeviceQueryDrainState reads
  * it back.  NOT_FOUND for an address with no GPU. */
-GS_EXPORT nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState)
+GS_EXPORT nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo,
+                                                  nvmlEnableState_t newState)
 {
     struct gs_call c;
     nvmlReturn_t r =
@@ -490,10 +493,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, u
 
 /* The utilisation counters these control are NOT_SUPPORTED on every board
  * (retired with Ampere; Volta's are not modelled): so are these. */
-GS_EXPORT nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link,
-                                                             unsigned int counter,
-                                                             nvmlNvLinkUtilizationControl_t *control,
-                                                             unsigned int reset)
+GS_EXPORT nvmlReturn_t
+nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter,
+                                      nvmlNvLinkUtilizationControl_t *control, unsigned int reset)
 {
     struct gs_call c;
     nvmlReturn_t r =
@@ -563,8 +565,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device,
                                                             nvmlPowerValue_v2_t *powerValue)
 {
     struct gs_call c;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
-                              powerValue != NULL && powerValue->powerScope <= GS_POWER_SCOPE_MEMORY);
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+                 powerValue != NULL && powerValue->powerScope <= GS_POWER_SCOPE_MEMORY);
     if (r != NVML_SUCCESS)
         return r;
     if (powerValue->version != GS_POWER_VALUE_V2)
@@ -681,8 +684,8 @@ GS_EXPORT nvmlReturn_t nvmlSystemSetNvlinkBwMode(unsigned int nvlinkBwMode)
 
 /* A fan of a board with fans, as the fan getters check it: NOT_SUPPORTED on
  * fanless (passively cooled) boards, INVALID_ARGUMENT past NumFans; root. */
-static nvmlReturn_t fan_begin(struct gs_call *c, const char *fn, nvmlDevice_t device,
-                              unsigned fan, int args_ok)
+static nvmlReturn_t fan_begin(struct gs_call *c, const char *fn, nvmlDevice_t device, unsigned fan,
+                              int args_ok)
 {
     nvmlReturn_t r = gs_begin(c, fn, GS_H_PHYS, device, 0, args_ok);
     if (r != NVML_SUCCESS)

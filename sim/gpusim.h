@@ -188,9 +188,9 @@ struct gs_gpu {
      * only and until its last nvmlShutdown (the next init reloads the
      * scenario).  The loader leaves it zero: nothing set. */
     struct {
-        double acct_since;     /* accounting lists processes started at or after t */
-        bool acct_cleared;     /* nvmlDeviceClearAccountingPids was called at... */
-        double acct_cleared_t; /* ...this t: processes ended by then are not listed */
+        double acct_since;                 /* accounting lists processes started at or after t */
+        bool acct_cleared;                 /* nvmlDeviceClearAccountingPids was called at... */
+        double acct_cleared_t;             /* ...this t: processes ended by then are not listed */
         unsigned long long ecc_base[2][2]; /* [volatile, aggregate][corrected, uncorrected] */
         unsigned locked_gpu[2], locked_mem[2]; /* locked [min, max] MHz; max 0: not locked */
         bool api_unrestricted[2];              /* nvmlRestrictedAPI_t: root no longer needed */
@@ -263,7 +263,7 @@ struct gs_scenario {
     int cuda_version;
     bool driver_version_set, nvml_version_set, cuda_version_set;
     uint64_t seed;
-    bool nvswitch; /* [machine] nvlink = nvswitch: SXM GPUs joined by NVSwitches */
+    bool nvswitch;           /* [machine] nvlink = nvswitch: SXM GPUs joined by NVSwitches */
     unsigned nvlink_bw_mode; /* set by nvmlSystemSetNvlinkBwMode in this process; 0 FULL */
     unsigned ngpus;
     struct gs_gpu *gpus;

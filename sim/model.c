@@ -204,7 +204,7 @@ static double slow_load(const struct gs_workload *w, double t)
  * graphics and SM, SetMemoryLockedClocks for memory), or NULL. */
 static const unsigned *locked(const struct gs_gpu *g, int k)
 {
-    const unsigned *l = k == NVML_CLOCK_MEM ? g->set.locked_mem
+    const unsigned *l = k == NVML_CLOCK_MEM                              ? g->set.locked_mem
                         : k == NVML_CLOCK_GRAPHICS || k == NVML_CLOCK_SM ? g->set.locked_gpu
                                                                          : NULL;
     return l && l[1] ? l : NULL;

@@ -199,7 +199,8 @@ static void test_privilege(void **state)
                      NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(CALL(nvmlDeviceSetEccMode, dev(GEFORCE), NVML_FEATURE_ENABLED),
                      NVML_ERROR_NOT_SUPPORTED);
-    assert_int_equal(CALL(nvmlDeviceSetPowerManagementLimit, dev(H100), 1), NVML_ERROR_NO_PERMISSION);
+    assert_int_equal(CALL(nvmlDeviceSetPowerManagementLimit, dev(H100), 1),
+                     NVML_ERROR_NO_PERMISSION);
     /* Root changes it. */
     start_machine("1");
     assert_int_equal(CALL(nvmlDeviceSetPersistenceMode, dev(H100), !before), NVML_SUCCESS);
@@ -316,8 +317,9 @@ static void test_accounting(void **state)
 static unsigned long long ecc(nvmlDevice_t d, nvmlEccCounterType_t type)
 {
     unsigned long long n = 99;
-    assert_int_equal(CALL(nvmlDeviceGetTotalEccErrors, d, NVML_MEMORY_ERROR_TYPE_CORRECTED, type, &n),
-                     NVML_SUCCESS);
+    assert_int_equal(
+        CALL(nvmlDeviceGetTotalEccErrors, d, NVML_MEMORY_ERROR_TYPE_CORRECTED, type, &n),
+        NVML_SUCCESS);
     return n;
 }
 
@@ -409,12 +411,12 @@ static void test_locked_clocks(void **state)
                      NVML_ERROR_INVALID_ARGUMENT);
     assert_int_equal(CALL(nvmlDeviceSetGpuLockedClocks, dev(H100), 1000, 1981),
                      NVML_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(CALL(nvmlDeviceSetGpuLockedClocks, dev(H100), GS_CLOCK_LIMIT_ID_TDP,
-                          GS_CLOCK_LIMIT_ID_TDP),
-                     NVML_ERROR_NOT_SUPPORTED);
-    assert_int_equal(CALL(nvmlDeviceSetGpuLockedClocks, dev(H100), 1000,
-                          GS_CLOCK_LIMIT_ID_UNLIMITED),
-                     NVML_SUCCESS);
+    assert_int_equal(
+        CALL(nvmlDeviceSetGpuLockedClocks, dev(H100), GS_CLOCK_LIMIT_ID_TDP, GS_CLOCK_LIMIT_ID_TDP),
+        NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(
+        CALL(nvmlDeviceSetGpuLockedClocks, dev(H100), 1000, GS_CLOCK_LIMIT_ID_UNLIMITED),
+        NVML_SUCCESS);
     assert_int_equal(CALL(nvmlDeviceResetGpuLockedClocks, dev(H100)), NVML_SUCCESS);
     /* Memory clocks lock from Ampere on. */
     assert_int_equal(CALL(nvmlDeviceSetMemoryLockedClocks, dev(V100), 877, 877),
@@ -608,21 +610,34 @@ static void test_legacy_exports(void **state)
 {
     (void)state;
     static const char *const r450[] = {
-        "nvmlDeviceSetPersistenceMode",  "nvmlDeviceSetComputeMode",
-        "nvmlDeviceSetEccMode",          "nvmlDeviceClearEccErrorCounts",
-        "nvmlDeviceSetGpuLockedClocks",  "nvmlDeviceSetApplicationsClocks",
-        "nvmlDeviceSetPowerManagementLimit", "nvmlDeviceSetAccountingMode",
-        "nvmlDeviceClearAccountingPids", "nvmlDeviceModifyDrainState",
-        "nvmlDeviceSetMigMode",          "nvmlDeviceSetAPIRestriction",
+        "nvmlDeviceSetPersistenceMode",
+        "nvmlDeviceSetComputeMode",
+        "nvmlDeviceSetEccMode",
+        "nvmlDeviceClearEccErrorCounts",
+        "nvmlDeviceSetGpuLockedClocks",
+        "nvmlDeviceSetApplicationsClocks",
+        "nvmlDeviceSetPowerManagementLimit",
+        "nvmlDeviceSetAccountingMode",
+        "nvmlDeviceClearAccountingPids",
+        "nvmlDeviceModifyDrainState",
+        "nvmlDeviceSetMigMode",
+        "nvmlDeviceSetAPIRestriction",
     };
     static const char *const newer[] = {
-        "nvmlDeviceSetMemoryLockedClocks",      "nvmlDeviceResetMemoryLockedClocks",
-        "nvmlDeviceSetPowerManagementLimit_v2", "nvmlDeviceSetTemperatureThreshold",
-        "nvmlDeviceClearFieldValues",           "nvmlDeviceGetThermalSettings",
-        "nvmlDeviceSetGpcClkVfOffset",          "nvmlDeviceSetMemClkVfOffset",
-        "nvmlDeviceSetClockOffsets",            "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
-        "nvmlSystemSetNvlinkBwMode",            "nvmlDeviceSetFanSpeed_v2",
-        "nvmlDeviceSetDefaultFanSpeed_v2",      "nvmlDeviceSetFanControlPolicy",
+        "nvmlDeviceSetMemoryLockedClocks",
+        "nvmlDeviceResetMemoryLockedClocks",
+        "nvmlDeviceSetPowerManagementLimit_v2",
+        "nvmlDeviceSetTemperatureThreshold",
+        "nvmlDeviceClearFieldValues",
+        "nvmlDeviceGetThermalSettings",
+        "nvmlDeviceSetGpcClkVfOffset",
+        "nvmlDeviceSetMemClkVfOffset",
+        "nvmlDeviceSetClockOffsets",
+        "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
+        "nvmlSystemSetNvlinkBwMode",
+        "nvmlDeviceSetFanSpeed_v2",
+        "nvmlDeviceSetDefaultFanSpeed_v2",
+        "nvmlDeviceSetFanControlPolicy",
     };
     void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
     assert_non_null(h);
