@@ -361,11 +361,15 @@ GS_EXPORT nvmlReturn_t nvmlDeviceSetAPIRestriction(nvmlDevice_t device, unsigned
 
 /* A limit in milliwatts within nvmlDeviceGetPowerManagementLimitConstraints,
  * else INVALID_ARGUMENT.  The model caps power (and so clocks) at it from
- * now on; the energy counter's past is not recomputed. */
+ * now on; the energy counter's past is not recomputed.  Power management
+ * exists where the board reports its draw (nvmlDeviceGetPowerManagementMode)
+ * and its limits. */
 static nvmlReturn_t set_power_limit(struct gs_call *c, unsigned mw)
 {
-    nvmlReturn_t r =
-        gate(c, !gs_fn_unsupported(c->g, "nvmlDeviceGetPowerManagementLimitConstraints"), true);
+    bool managed = !gs_fn_unsupported(c->g, "nvmlDeviceGetPowerUsage") &&
+                   !gs_fn_unsupported(c->g, "nvmlDeviceGetPowerManagementLimit") &&
+                   !gs_fn_unsupported(c->g, "nvmlDeviceGetPowerManagementLimitConstraints");
+    nvmlReturn_t r = gate(c, managed, true);
     if (r != NVML_SUCCESS)
         return r;
     unsigned lo = (unsigned)(c->g->power_min * 1000 + 0.5);

@@ -571,6 +571,11 @@ static void test_nvlink_bw_without_hopper_links(void **state)
     (void)state;
     start_as("1", SCENARIO_DIR "/a100-mig.ini");
     assert_int_equal(CALL(nvmlSystemSetNvlinkBwMode, 0), NVML_ERROR_NOT_SUPPORTED);
+    /* The workstation's laptop GPU reports no power draw: no power management. */
+    start_as("1", SCENARIO_DIR "/workstation.ini");
+    assert_int_equal(CALL(nvmlDeviceSetPowerManagementLimit, dev(1), 60000),
+                     NVML_ERROR_NOT_SUPPORTED);
+    start_as("1", SCENARIO_DIR "/a100-mig.ini");
     /* MIG handles: physical-GPU state only. */
     nvmlDevice_t mig = NULL;
     assert_int_equal(CALL(nvmlDeviceGetMigDeviceHandleByIndex, dev(0), 0, &mig), NVML_SUCCESS);
