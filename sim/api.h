@@ -63,6 +63,10 @@ nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvm
  * c->s and c->t.  On failure the mutex is released. */
 nvmlReturn_t gs_relock(struct gs_call *c);
 
+/* Whether this session may change driver state (root): GPUSIM_ROOT=0/1 read
+ * at init, else geteuid() == 0.  Call with the lock held. */
+bool gs_privileged(void);
+
 /* Releases the mutex taken by gs_begin() and returns r. */
 nvmlReturn_t gs_end(struct gs_call *c, nvmlReturn_t r);
 
@@ -101,6 +105,26 @@ static inline bool gs_fn_unsupported(const struct gs_gpu *g, const char *fn)
 {
     int i = gs_name_index(fn);
     return g->has_unsupported && i >= 0 && g->unsupported[i];
+}
+
+/* The ECC counts of counter type counter (0 volatile, 1 aggregate) as the
+ * getters report them: the injected counts less what
+ * nvmlDeviceClearEccErrorCounts cleared (sim/api_set.c). */
+static inline void gs_ecc_read(const struct gs_call *c, unsigned counter, unsigned long long *corr,
+                               unsigned long long *unc)
+{
+    gs_ecc_counts(c->s, c->gpu, c->t, corr, unc);
+    const unsigned long long *base = c->g->set.ecc_base[counter & 1];
+    *corr = *corr > base[0] ? *corr - base[0] : 0;
+    *unc = *unc > base[1] ? *unc - base[1] : 0;
+}
+
+/* Fan fan's speed (%): the one nvmlDeviceSetFanSpeed_v2 set in this
+ * process (manual policy), else curve, the model's temperature-driven speed. */
+static inline unsigned gs_fan_speed(const struct gs_gpu *g, unsigned fan, unsigned curve)
+{
+    return fan < sizeof(g->set.fan_manual) && g->set.fan_manual[fan] ? g->set.fan_manual[fan]
+                                                                     : curve;
 }
 
 /* Event sets are released by the last nvmlShutdown (api_events.c). */

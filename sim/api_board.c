@@ -147,7 +147,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMinMaxFanSpeed(nvmlDevice_t device, unsigned
     return gs_end(&c, NVML_SUCCESS);
 }
 
-/* The fan controller's target: what the fan runs at in the model. */
+/* The fan controller's target: what the fan runs at in the model (or the
+ * speed nvmlDeviceSetFanSpeed_v2 set). */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned int fan,
                                                    unsigned int *targetSpeed)
 {
@@ -161,7 +162,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTargetFanSpeed(nvmlDevice_t device, unsigned
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     struct gs_state st;
     gs_model_eval(c.s, c.gpu, c.t, &st);
-    *targetSpeed = st.fan;
+    *targetSpeed = gs_fan_speed(c.g, fan, st.fan);
     return gs_end(&c, NVML_SUCCESS);
 }
 

@@ -114,8 +114,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAutoBoostedClocksEnabled(nvmlDevice_t device
         return r;
     if (c.g->arch >= GS_ARCH_VOLTA)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    *isEnabled = 1;
-    *defaultIsEnabled = 1;
+    *isEnabled = !c.g->set.autoboost_off;
+    *defaultIsEnabled = !c.g->set.autoboost_default_off;
     return gs_end(&c, NVML_SUCCESS);
 }
 

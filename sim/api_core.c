@@ -16,7 +16,9 @@
  * The same start of a session reads GPUSIM_FAIL (failures injected on
  * purpose: sim/failrules.c) and GPUSIM_TRACE (a file that receives one line
  * per call those rules count); the prologue applies both.  A bad value fails
- * init like a bad scenario file.
+ * init like a bad scenario file.  It also settles the session's privilege
+ * (GPUSIM_ROOT, else the effective uid: gs_privileged), which the setters of
+ * sim/api_set.c check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +39,7 @@ static double g_first_init; /* wall time of the process's first nvmlInit*, 0 bef
 static char g_last_msg[640];
 static struct gs_fail g_fail; /* GPUSIM_FAIL of this session, with its counters */
 static int g_trace_fd = -1;   /* GPUSIM_TRACE of this session, -1 when unset */
+static bool g_root;           /* the session runs as root (GPUSIM_ROOT or geteuid) */
 
 static struct nvmlDevice_st g_phys[GS_MAX_GPUS];
 static struct nvmlDevice_st g_migs[GS_MAX_GPUS][GS_MAX_MIG];
@@ -207,6 +210,11 @@ fail:
     return r;
 }
 
+bool gs_privileged(void)
+{
+    return g_root;
+}
+
 nvmlReturn_t gs_relock(struct gs_call *c)
 {
     pthread_mutex_lock(&g_lock);
@@ -284,6 +292,22 @@ static nvmlReturn_t do_init(unsigned flags)
             goto unknown;
         }
     }
+    /* Root or not: real NVML asks the kernel driver, which checks the
+     * caller's privilege; GPUSIM_ROOT=0/1 overrides the effective uid so
+     * tests can see both answers whoever runs them. */
+    bool root = geteuid() == 0;
+    const char *root_env = getenv("GPUSIM_ROOT");
+    if (root_env && *root_env) {
+        if (strcmp(root_env, "0") != 0 && strcmp(root_env, "1") != 0) {
+            snprintf(err, sizeof(err), "GPUSIM_ROOT: '%.40s' is not 0 or 1", root_env);
+            report(err);
+            if (trace_fd >= 0)
+                close(trace_fd);
+            gs_scenario_free(s);
+            goto unknown;
+        }
+        root = root_env[0] == '1';
+    }
 #ifdef GPUSIM_LEGACY
     if (!s->driver_version_set)
         snprintf(s->driver_version, sizeof(s->driver_version), "%s", GS_DEFAULT_DRIVER);
@@ -310,6 +334,7 @@ static nvmlReturn_t do_init(unsigned flags)
     g_tc = tc;
     g_fail = fails;
     g_trace_fd = trace_fd;
+    g_root = root;
     g_refcount = 1;
     g_last_msg[0] = '\0';
     pthread_mutex_unlock(&g_lock);

@@ -56,8 +56,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device,
         return r;
     if (!c.g->ecc)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    /* The simulated driver never reloads: volatile == aggregate. */
-    gs_ecc_counts(c.s, c.gpu, c.t, &corr, &unc);
+    /* The simulated driver never reloads: volatile == aggregate until one
+     * of them is cleared (nvmlDeviceClearEccErrorCounts). */
+    gs_ecc_read(&c, counterType, &corr, &unc);
     *eccCounts = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? corr : unc;
     return gs_end(&c, NVML_SUCCESS);
 }
@@ -153,7 +154,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device,
     bool split = c.g->arch >= GS_ARCH_AMPERE;
     if (split ? (locationType != 2 && locationType != 7) : locationType == 7)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    gs_ecc_counts(c.s, c.gpu, c.t, &corr, &unc);
+    gs_ecc_read(&c, counterType, &corr, &unc);
     *count = locationType != 2 ? 0 : errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? corr : unc;
     return gs_end(&c, NVML_SUCCESS);
 }
@@ -279,7 +280,7 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
     case 6: /* DBE aggregate */
         if (!g->ecc)
             return NVML_ERROR_NOT_SUPPORTED;
-        gs_ecc_counts(c->s, c->gpu, c->t, &corr, &unc);
+        gs_ecc_read(c, v->fieldId >= 5, &corr, &unc);
         return set_ull(v, (v->fieldId == 3 || v->fieldId == 5) ? corr : unc);
     case 29: /* NVML_FI_DEV_RETIRED_SBE */
     case 30: /* NVML_FI_DEV_RETIRED_DBE */

@@ -19,7 +19,10 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *c
     if (!c.g->mig_capable)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     *currentMode = c.g->nmig ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
-    *pendingMode = *currentMode;
+    /* nvmlDeviceSetMigMode changes the mode after the next GPU reset. */
+    *pendingMode = c.g->set.mig_pending_set
+                       ? (c.g->set.mig_pending ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE)
+                       : *currentMode;
     return gs_end(&c, NVML_SUCCESS);
 }
 

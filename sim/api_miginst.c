@@ -17,8 +17,9 @@
  * with MIG mode off ("regardless of whether MIG is enabled").  nvml.h says
  * these queries need a privileged user; the privilege is the mig/monitor
  * capability, world-readable by default, so non-root callers are answered
- * (GPUSIM_FAIL can inject NO_PERMISSION).  Create/destroy and
- * nvmlDeviceSetMigMode are not exported.
+ * (GPUSIM_FAIL can inject NO_PERMISSION).  Create/destroy are not
+ * exported; nvmlDeviceSetMigMode (sim/api_set.c) changes only the pending
+ * mode, so the layout here never changes within a session.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -167,11 +167,14 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device,
 /* The accounted processes of a GPU with accounting on: the compute
  * processes of the scenario that have started on it by t, running or
  * ended, in file order, the last GS_ACCOUNTING_BUFFER of them (the
- * driver's buffer drops the oldest). */
+ * driver's buffer drops the oldest).  Accounting switched on in this
+ * process (nvmlDeviceSetAccountingMode) counts the processes started from
+ * then on; nvmlDeviceClearAccountingPids drops those that had ended. */
 static bool accounted(const struct gs_call *c, const struct gs_process *p)
 {
     return (p->types & (GS_PT_COMPUTE | GS_PT_MPS)) && (p->gpus & (UINT64_C(1) << c->gpu)) &&
-           p->start <= c->t;
+           p->start <= c->t && p->start >= c->g->set.acct_since &&
+           !(c->g->set.acct_cleared && p->end <= c->g->set.acct_cleared_t);
 }
 
 static size_t accounted_first(const struct gs_call *c, unsigned *n)

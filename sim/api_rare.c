@@ -1,8 +1,8 @@
 /* api_rare.c -- seldom-used read-only NVML queries with the modelled
  * machine's answers: the host interface cards of S-class units (there are
  * none: nvmlUnitGetCount is 0), the fan control policy (the driver's
- * temperature-driven curve on every board with fans; nothing sets a manual
- * policy, the simulator being read-only), API restrictions, bridge chips,
+ * temperature-driven curve on every board with fans, unless a setter of
+ * sim/api_set.c made it manual in this process), API restrictions, bridge chips,
  * drain state, clock monitors, clock offsets, SRAM ECC status, capabilities
  * and the NVLink bandwidth mode.
  *
@@ -55,7 +55,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, uns
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (fan >= c.g->fans)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *policy = GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
+    *policy =
+        gs_fan_speed(c.g, fan, 0) ? GS_FAN_POLICY_MANUAL : GS_FAN_POLICY_TEMPERATURE_CONTINOUS_SW;
     return gs_end(&c, NVML_SUCCESS);
 }
 #endif
@@ -76,7 +77,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAPIRestriction(nvmlDevice_t device, unsigned
         return r;
     if (apiType == GS_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS || c.g->brand == GS_BRAND_GEFORCE)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    *isRestricted = NVML_FEATURE_ENABLED;
+    *isRestricted =
+        c.g->set.api_unrestricted[apiType] ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
     return gs_end(&c, NVML_SUCCESS);
 }
 
@@ -111,7 +113,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device,
         return r;
     if (!c.g->ecc)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    gs_ecc_counts(c.s, c.gpu, c.t, &corr, &unc);
+    gs_ecc_read(&c, counterType, &corr, &unc);
     memset(eccCounts, 0, sizeof(*eccCounts));
     eccCounts->deviceMemory = errorType == NVML_MEMORY_ERROR_TYPE_CORRECTED ? corr : unc;
     return gs_end(&c, NVML_SUCCESS);
@@ -138,8 +140,8 @@ nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, un
 }
 
 /* Found by the domain, bus and device numbers of pciInfo (as nvidia-smi
- * drain -p fills them): no GPU is ever drained (the simulator is
- * read-only), so DISABLED; NOT_FOUND for an address with no GPU. */
+ * drain -p fills them): DISABLED unless nvmlDeviceModifyDrainState drained
+ * it in this process; NOT_FOUND for an address with no GPU. */
 GS_EXPORT nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo,
                                                  nvmlEnableState_t *currentState)
 {
@@ -152,7 +154,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo,
         const struct gs_gpu *g = &c.s->gpus[i];
         if (g->pci_domain == pciInfo->domain && g->pci_bus == pciInfo->bus &&
             g->pci_device == pciInfo->device) {
-            *currentState = NVML_FEATURE_DISABLED;
+            *currentState = g->set.drained ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
             return gs_end(&c, NVML_SUCCESS);
         }
     }
@@ -242,8 +244,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDynamicPstatesInfo(
 }
 
 /* The current V/F offset: overclocking offsets are a GeForce feature (the
- * datacenter boards answer NOT_SUPPORTED), and nothing sets one here, so 0. */
-static nvmlReturn_t vf_offset(const char *fn, nvmlDevice_t device, int *offset)
+ * datacenter boards answer NOT_SUPPORTED): 0 unless nvmlDeviceSet*VfOffset
+ * set one in this process. */
+static nvmlReturn_t vf_offset(const char *fn, nvmlDevice_t device, int *offset, int which)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, fn, GS_H_PHYS, device, 0, offset != NULL);
@@ -251,18 +254,18 @@ static nvmlReturn_t vf_offset(const char *fn, nvmlDevice_t device, int *offset)
         return r;
     if (c.g->brand != GS_BRAND_GEFORCE)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    *offset = 0;
+    *offset = c.g->set.vf_offset[which];
     return gs_end(&c, NVML_SUCCESS);
 }
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetGpcClkVfOffset(nvmlDevice_t device, int *offset)
 {
-    return vf_offset(__func__, device, offset);
+    return vf_offset(__func__, device, offset, 0);
 }
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetMemClkVfOffset(nvmlDevice_t device, int *offset)
 {
-    return vf_offset(__func__, device, offset);
+    return vf_offset(__func__, device, offset, 1);
 }
 
 /* The ranges: not public for the modelled boards, not modelled. */
@@ -315,8 +318,9 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device,
 }
 
 /* The system-wide reduced-bandwidth mode is a Hopper NVLink feature: FULL
- * (nothing lowers it) when a Hopper or later GPU has links up, otherwise
- * NOT_SUPPORTED ("GPU is not Hopper or newer"). */
+ * (or what nvmlSystemSetNvlinkBwMode set in this process) when a Hopper or
+ * later GPU has links up, otherwise NOT_SUPPORTED ("GPU is not Hopper or
+ * newer"). */
 GS_EXPORT nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
 {
     struct gs_call c;
@@ -325,7 +329,7 @@ GS_EXPORT nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode)
         return r;
     for (unsigned i = 0; i < c.s->ngpus; i++)
         if (c.s->gpus[i].arch >= GS_ARCH_HOPPER && gs_nvlinks(c.s, i) > 0) {
-            *nvlinkBwMode = GS_NVLINK_BW_MODE_FULL;
+            *nvlinkBwMode = c.s->nvlink_bw_mode;
             return gs_end(&c, NVML_SUCCESS);
         }
     return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);

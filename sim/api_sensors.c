@@ -300,7 +300,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *
         return r;
     if (!c.g->fans)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    *speed = st.fan;
+    *speed = gs_fan_speed(c.g, 0, st.fan);
     return gs_end(&c, NVML_SUCCESS);
 }
 
@@ -316,7 +316,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned in
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (fan >= c.g->fans)
         return gs_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *speed = st.fan;
+    *speed = gs_fan_speed(c.g, fan, st.fan);
     return gs_end(&c, NVML_SUCCESS);
 }
 

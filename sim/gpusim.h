@@ -184,6 +184,23 @@ struct gs_gpu {
     unsigned nmig;        /* > 0: MIG mode on */
     struct gs_mig_dev mig[GS_MAX_MIG];
     struct gs_workload wl;
+    /* Driver state the setters of sim/api_set.c change, in this process
+     * only and until its last nvmlShutdown (the next init reloads the
+     * scenario).  The loader leaves it zero: nothing set. */
+    struct {
+        double acct_since;                 /* accounting lists processes started at or after t */
+        bool acct_cleared;                 /* nvmlDeviceClearAccountingPids was called at... */
+        double acct_cleared_t;             /* ...this t: processes ended by then are not listed */
+        unsigned long long ecc_base[2][2]; /* [volatile, aggregate][corrected, uncorrected] */
+        unsigned locked_gpu[2], locked_mem[2]; /* locked [min, max] MHz; max 0: not locked */
+        bool api_unrestricted[2];              /* nvmlRestrictedAPI_t: root no longer needed */
+        bool mig_pending_set, mig_pending;     /* MIG mode after the next GPU reset */
+        bool drained;
+        int vf_offset[2]; /* GPC and memory clock V/F offsets, MHz (GeForce) */
+        bool autoboost_off, autoboost_default_off; /* pre-Volta boards only */
+        unsigned char fan_manual[8]; /* per fan (scenario `fans` <= 8): the speed (%) set
+                                      * by nvmlDeviceSetFanSpeed_v2; 0: the driver's curve */
+    } set;
 };
 
 enum { GS_PT_COMPUTE = 1, GS_PT_GRAPHICS = 2, GS_PT_MPS = 4 };
@@ -246,7 +263,8 @@ struct gs_scenario {
     int cuda_version;
     bool driver_version_set, nvml_version_set, cuda_version_set;
     uint64_t seed;
-    bool nvswitch; /* [machine] nvlink = nvswitch: SXM GPUs joined by NVSwitches */
+    bool nvswitch;           /* [machine] nvlink = nvswitch: SXM GPUs joined by NVSwitches */
+    unsigned nvlink_bw_mode; /* set by nvmlSystemSetNvlinkBwMode in this process; 0 FULL */
     unsigned ngpus;
     struct gs_gpu *gpus;
     size_t nprocs;

@@ -6,7 +6,8 @@
  * mirrored field for field by cuda-python's cuda.bindings.nvml and
  * rust-nvml's nvml-wrapper-sys).  Versioned structs carry
  * `sizeof(struct) | (version << 24)` in their first word (NVML_STRUCT_VERSION).
- * The create/destroy calls are not declared: the simulator is read-only.
+ * The create/destroy calls are not declared: the MIG layout is the
+ * scenario's (docs/simulator.md, "Changing driver state").
  */
 #ifndef GS_MIG_ABI_H
 #define GS_MIG_ABI_H

@@ -200,13 +200,37 @@ static double slow_load(const struct gs_workload *w, double t)
     }
 }
 
-/* Application clocks below max lower the power in proportion. */
+/* The [min, max] MHz clock k is locked to (nvmlDeviceSetGpuLockedClocks for
+ * graphics and SM, SetMemoryLockedClocks for memory), or NULL. */
+static const unsigned *locked(const struct gs_gpu *g, int k)
+{
+    const unsigned *l = k == NVML_CLOCK_MEM                              ? g->set.locked_mem
+                        : k == NVML_CLOCK_GRAPHICS || k == NVML_CLOCK_SM ? g->set.locked_gpu
+                                                                         : NULL;
+    return l && l[1] ? l : NULL;
+}
+
+/* The clock a loaded GPU runs at before any slowdown: its application clock,
+ * lowered to a locked maximum. */
+static unsigned target_clock(const struct gs_gpu *g, int k)
+{
+    const unsigned *l = locked(g, k);
+    return l && l[1] < g->app_clock[k] ? l[1] : g->app_clock[k];
+}
+
+/* An idle GPU's clock: the idle clock, raised to a locked minimum. */
+static unsigned idle_clock(const struct gs_gpu *g, int k)
+{
+    const unsigned *l = locked(g, k);
+    return l && l[0] > g->clock_idle[k] ? l[0] : g->clock_idle[k];
+}
+
+/* Application (or locked) clocks below max lower the power in proportion. */
 static double app_ratio(const struct gs_gpu *g)
 {
     unsigned mx = g->clock_max[NVML_CLOCK_GRAPHICS];
-    return mx > 0 && g->app_clock[NVML_CLOCK_GRAPHICS] < mx
-               ? (double)g->app_clock[NVML_CLOCK_GRAPHICS] / mx
-               : 1.0;
+    unsigned tc = target_clock(g, NVML_CLOCK_GRAPHICS);
+    return mx > 0 && tc < mx ? (double)tc / mx : 1.0;
 }
 
 static double demanded_power(const struct gs_gpu *g, double load)
@@ -598,11 +622,11 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
      * down by a power cap, thermal or HW slowdown. */
     for (int k = 0; k < NVML_CLOCK_COUNT; k++) {
         if (idle)
-            st->clock[k] = g->clock_idle[k];
+            st->clock[k] = idle_clock(g, k);
         else if (k == NVML_CLOCK_MEM || f >= 1)
-            st->clock[k] = g->app_clock[k];
+            st->clock[k] = target_clock(g, k);
         else
-            st->clock[k] = quantize_clock(g->app_clock[k] * f, g->clock_max[k]);
+            st->clock[k] = quantize_clock(target_clock(g, k) * f, g->clock_max[k]);
     }
 
     unsigned long long reasons = 0;
@@ -613,8 +637,8 @@ void gs_model_eval(const struct gs_scenario *s, unsigned gpu, double t, struct g
     if (by_thermal)
         reasons |= nvmlClocksThrottleReasonHwSlowdown | nvmlClocksEventReasonSwThermalSlowdown |
                    nvmlClocksThrottleReasonHwThermalSlowdown;
-    if (!idle && (g->app_clock[NVML_CLOCK_GRAPHICS] < g->clock_max[NVML_CLOCK_GRAPHICS] ||
-                  g->app_clock[NVML_CLOCK_MEM] < g->clock_max[NVML_CLOCK_MEM]))
+    if (!idle && (target_clock(g, NVML_CLOCK_GRAPHICS) < g->clock_max[NVML_CLOCK_GRAPHICS] ||
+                  target_clock(g, NVML_CLOCK_MEM) < g->clock_max[NVML_CLOCK_MEM]))
         reasons |= nvmlClocksEventReasonApplicationsClocksSetting;
     if (hw_slow)
         reasons |= nvmlClocksThrottleReasonHwSlowdown;

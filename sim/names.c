@@ -5,7 +5,7 @@
  * `call = nvmlDeviceGetPowerUsage`), so the list is the single place where a
  * new entry point or field becomes addressable.  The function part mirrors
  * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h, sim/ext_abi.h, sim/mig_abi.h and
- * sim/rare_abi.h and sim/vgpu_abi.h;
+ * sim/rare_abi.h, sim/vgpu_abi.h and sim/set_abi.h;
  * tests/unit/test_sim_abi.c checks that each function listed here is
  * exported by the built library.
  */
@@ -328,6 +328,49 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceGetMinMaxFanSpeed", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetTargetFanSpeed", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceGetMarginTemperature", GS_NAME_FUNCTION, 0},
+    /* sim/api_set.c: the calls that change driver state */
+    {"nvmlDeviceSetFanControlPolicy", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetDefaultFanSpeed_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetFanSpeed_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemSetNvlinkBwMode", GS_NAME_FUNCTION, 0},
+    {"nvmlUnitSetLedState", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetPersistenceMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetComputeMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetEccMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetDriverModel", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetGpuOperationMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetVirtualizationMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetMigMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetAccountingMode", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceClearAccountingPids", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceClearEccErrorCounts", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetApplicationsClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceResetApplicationsClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetGpuLockedClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceResetGpuLockedClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetAutoBoostedClocksEnabled", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetDefaultAutoBoostedClocksEnabled", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetAPIRestriction", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetPowerManagementLimit", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetCpuAffinity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceClearCpuAffinity", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceValidateInforom", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceModifyDrainState", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceDiscoverGpus", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceResetNvLinkErrorCounters", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetNvLinkUtilizationControl", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceFreezeNvLinkUtilizationCounter", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceResetNvLinkUtilizationCounter", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetMemoryLockedClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceResetMemoryLockedClocks", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetPowerManagementLimit_v2", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetTemperatureThreshold", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceClearFieldValues", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetThermalSettings", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetGpcClkVfOffset", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetMemClkVfOffset", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetClockOffsets", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetNvLinkDeviceLowPowerThreshold", GS_NAME_FUNCTION, 0},
     {"NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON", GS_NAME_FIELD, 90},
     {"NVML_FI_DEV_NVLINK_LINK_COUNT", GS_NAME_FIELD, 91},
     {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", GS_NAME_FIELD, 138},

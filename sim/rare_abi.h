@@ -119,7 +119,7 @@ typedef struct {
 
 /* nvmlSystemGetNvlinkBwMode: NVML_GPU_NVLINK_BW_MODE_FULL (the others:
  * OFF 1, MIN 2, HALF 3, 3QUARTER 4). */
-enum { GS_NVLINK_BW_MODE_FULL = 0 };
+enum { GS_NVLINK_BW_MODE_FULL = 0, GS_NVLINK_BW_MODE_COUNT = 5 };
 
 nvmlReturn_t nvmlSystemGetHicVersion(unsigned int *hwbcCount, nvmlHwbcEntry_t *hwbcEntries);
 nvmlReturn_t nvmlDeviceGetFanControlPolicy_v2(nvmlDevice_t device, unsigned int fan,

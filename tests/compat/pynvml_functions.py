@@ -15,6 +15,10 @@ in scenarios/*.ini and scenarios/compat/*.ini this script:
   * calls each one (on every GPU and every MIG device for device calls)
     and fails on FUNCTION_NOT_FOUND, UNINITIALIZED, UNKNOWN or a code that
     is no nvmlReturn_t (a crash fails the whole run);
+  * runs as non-root whoever runs it (GPUSIM_ROOT=0): a call marked ! (one
+    that changes driver state) must answer NO_PERMISSION or NOT_SUPPORTED,
+    and NO_PERMISSION on at least one scenario, so no scenario's state
+    changes under the checks below;
   * checks what the issue named: DriverModel answers NOT_SUPPORTED, BAR1
     memory is answered for MIG handles, power samples are NOT_SUPPORTED
     where the power reading is, NVLink and the topology as
@@ -42,7 +46,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.environ.get("GPUSIM_SCENARIO_DIR", os.path.join(HERE, "..", "..", "scenarios"))
 
-SUCCESS, NOT_SUPPORTED, INVALID_ARGUMENT, NOT_FOUND = 0, 3, 2, 6
+SUCCESS, NOT_SUPPORTED, INVALID_ARGUMENT, NO_PERMISSION, NOT_FOUND = 0, 3, 2, 4, 6
 UNINITIALIZED, FUNCTION_NOT_FOUND, UNKNOWN = 1, 13, 999
 BAD = {UNINITIALIZED: "UNINITIALIZED", FUNCTION_NOT_FOUND: "FUNCTION_NOT_FOUND",
        UNKNOWN: "UNKNOWN"}
@@ -76,6 +80,8 @@ class Call:
         return [C.byref(v)]
 
     def arg(self, a, dev, peer):
+        if a == "!":
+            return []  # a marker, not an argument
         if a in ("D", "G", "C"):
             return [dev]
         if a == "P":
@@ -166,6 +172,7 @@ def set_scenario(path):
     for k in ("GPUSIM_EPOCH", "GPUSIM_SPEED", "GPUSIM_FAIL"):
         os.environ.pop(k, None)
     os.environ["GPUSIM_TIME"] = "120"
+    os.environ["GPUSIM_ROOT"] = "0"  # setters must not change what the checks read
 
 
 def handles(dll):
@@ -224,7 +231,7 @@ def check_symbols(dll, entries, errors):
                           % (name, args[1] if len(args) > 1 else "?"))
 
 
-def call_all(dll, entries, gpus, migs, errors):
+def call_all(dll, entries, gpus, migs, errors, denied):
     calls = 0
     devices = gpus + [m for _, m in migs]
     gis, cis = instances(dll, gpus, migs)
@@ -241,6 +248,12 @@ def call_all(dll, entries, gpus, migs, errors):
             calls += 1
             if rc in BAD or not (0 <= rc <= 30):
                 errors.append("%s(%s): returned %s" % (name, " ".join(args), BAD.get(rc, rc)))
+            if "!" in args:
+                if rc not in (NO_PERMISSION, NOT_SUPPORTED):
+                    errors.append("%s(%s) as non-root: returned %d, expected NO_PERMISSION (4) "
+                                  "or NOT_SUPPORTED (3)" % (name, " ".join(args), rc))
+                if rc == NO_PERMISSION:
+                    denied.add(name)
     return calls
 
 
@@ -515,7 +528,8 @@ def main():
     entries = load_list()
     scenarios = sorted(glob.glob(os.path.join(SCENARIOS, "*.ini")) + glob.glob(os.path.join(SCENARIOS, "compat", "*.ini")))
     failed = 0
-    print("1..%d" % (2 * len(scenarios)))
+    denied = set()
+    print("1..%d" % (2 * len(scenarios) + 1))
     k = 0
     for path in scenarios:
         name = os.path.basename(path)
@@ -527,7 +541,7 @@ def main():
         if rc == SUCCESS:
             try:
                 gpus, migs = handles(dll)
-                calls = call_all(dll, entries, gpus, migs, errors)
+                calls = call_all(dll, entries, gpus, migs, errors, denied)
                 check_semantics(dll, path, gpus, migs, errors)
                 note = " (%d calls on %d GPUs, %d MIG devices)" % (calls, len(gpus), len(migs))
             finally:
@@ -553,6 +567,15 @@ def main():
             failed += 1
             print("not ok %d - nvitop start-up on %s" % (k, name))
             traceback.print_exc(file=sys.stdout)
+    k += 1
+    never = sorted(n for n, a in entries if "!" in a and n not in denied)
+    if never:
+        failed += 1
+        print("not ok %d - every state-changing call answers NO_PERMISSION somewhere" % k)
+        for n in never:
+            print("#   %s: never NO_PERMISSION as non-root" % n)
+    else:
+        print("ok %d - every state-changing call answers NO_PERMISSION somewhere" % k)
     return 1 if failed else 0
 
 

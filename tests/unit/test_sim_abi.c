@@ -1909,7 +1909,8 @@ static void test_exported_symbols(void **state)
     assert_non_null(dlsym(g_lib, "nvmlDeviceGetRunningProcessDetailList"));
     assert_null(dlsym(g_lib, "nvmlDeviceGetConfComputeMemSizeInfo"));
     assert_null(dlsym(g_lib, "nvmlGpmSampleGetTimestamp"));
-    assert_null(dlsym(g_lib, "nvmlDeviceSetPowerManagementLimit"));
+    assert_null(dlsym(g_lib, "nvmlDeviceCreateGpuInstance")); /* MIG layout: the scenario's */
+    assert_non_null(dlsym(g_lib, "nvmlDeviceSetPowerManagementLimit")); /* sim/api_set.c */
 }
 
 static void test_legacy_variant(void **state)
