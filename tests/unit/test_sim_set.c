@@ -91,9 +91,7 @@
     X(nvmlDeviceSetDefaultFanSpeed_v2)                                                             \
     X(nvmlDeviceSetFanControlPolicy)
 
-#define GS_DECLARE(name) static __typeof__(name) *p_##name;
-GS_FUNCS(GS_DECLARE)
-#define CALL(name, ...) p_##name(__VA_ARGS__)
+#include "simlib.h"
 
 /* GPUs of the scenario below. */
 enum { H100, GEFORCE, V100, L40S };
@@ -111,66 +109,31 @@ static const char k_machine[] = "[machine]\nseed = 7\nnvlink = nvswitch\n"
                                 "[process.done]\ngpu = 0\npid = 1001\nname = done\nend = 30\n"
                                 "[process.runs]\ngpu = 0\npid = 1002\nname = runs\n";
 
-static void *g_lib;
-static char g_dir[64];
-
 static int group_setup(void **state)
 {
     (void)state;
-    g_lib = dlopen(SIM_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
-    if (!g_lib) {
-        fprintf(stderr, "dlopen %s: %s\n", SIM_LIB_PATH, dlerror());
-        return -1;
-    }
-#define GS_RESOLVE(name)                                                                           \
-    p_##name = (__typeof__(name) *)dlsym(g_lib, #name);                                            \
-    if (!p_##name) {                                                                               \
-        fprintf(stderr, "missing symbol %s\n", #name);                                             \
-        return -1;                                                                                 \
-    }
-    GS_FUNCS(GS_RESOLVE)
-    snprintf(g_dir, sizeof(g_dir), "/tmp/gs-set-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
+    return simlib_open("/tmp/gs-set-XXXXXX");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
     unsetenv("GPUSIM_ROOT");
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return simlib_close();
 }
 
 /* A fresh session on the machine above, as root (root "1") or not ("0"). */
 static void start_as(const char *root, const char *path)
 {
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    setenv("GPUSIM_SCENARIO", path, 1);
-    setenv("GPUSIM_TIME", "60", 1);
     setenv("GPUSIM_ROOT", root, 1);
-    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    simlib_start(path, "60");
 }
 
 static void start_machine(const char *root)
 {
     char path[128];
-    snprintf(path, sizeof(path), "%s/t.ini", g_dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(k_machine, f);
-    assert_int_equal(fclose(f), 0);
+    simlib_write("t.ini", k_machine, path, sizeof(path));
     start_as(root, path);
-}
-
-static nvmlDevice_t dev(unsigned i)
-{
-    nvmlDevice_t d = NULL;
-    assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
-    return d;
 }
 
 /* ------------------------------------------------------------- privilege */
