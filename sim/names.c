@@ -5,7 +5,7 @@
  * `call = nvmlDeviceGetPowerUsage`), so the list is the single place where a
  * new entry point or field becomes addressable.  The function part mirrors
  * the prototypes in src/source/nvml_abi.h, sim/clock_abi.h, sim/ext_abi.h, sim/mig_abi.h and
- * sim/rare_abi.h, sim/vgpu_abi.h and sim/set_abi.h;
+ * sim/rare_abi.h, sim/vgpu_abi.h, sim/set_abi.h and sim/cc_abi.h;
  * tests/unit/test_sim_abi.c checks that each function listed here is
  * exported by the built library.
  */
@@ -371,6 +371,19 @@ const struct gs_name gs_names[] = {
     {"nvmlDeviceSetMemClkVfOffset", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceSetClockOffsets", GS_NAME_FUNCTION, 0},
     {"nvmlDeviceSetNvLinkDeviceLowPowerThreshold", GS_NAME_FUNCTION, 0},
+    /* sim/api_cc.c: confidential computing, CC off */
+    {"nvmlSystemGetConfComputeCapabilities", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetConfComputeState", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetConfComputeSettings", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetConfComputeGpusReadyState", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemGetConfComputeKeyRotationThresholdInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetConfComputeMemSizeInfo", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetConfComputeProtectedMemoryUsage", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetConfComputeGpuCertificate", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceGetConfComputeGpuAttestationReport", GS_NAME_FUNCTION, 0},
+    {"nvmlDeviceSetConfComputeUnprotectedMemSize", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemSetConfComputeGpusReadyState", GS_NAME_FUNCTION, 0},
+    {"nvmlSystemSetConfComputeKeyRotationThresholdInfo", GS_NAME_FUNCTION, 0},
     {"NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON", GS_NAME_FIELD, 90},
     {"NVML_FI_DEV_NVLINK_LINK_COUNT", GS_NAME_FIELD, 91},
     {"NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX", GS_NAME_FIELD, 138},

@@ -432,6 +432,32 @@ def nvitop_query(dll, name, *args):
     return rc
 
 
+def nvitop_process_stride(has):
+    """The process-entry size nvitop's libnvml.py settles on from the symbols
+    the library has: with _v3, 32 bytes when nvmlDeviceGetConfComputeMemSizeInfo
+    exists and nvmlDeviceGetRunningProcessDetailList does not (the 535.43-86
+    drivers), else 24; 24 with only _v2; 16 with only v1."""
+    if has("nvmlDeviceGetComputeRunningProcesses_v3"):
+        if (has("nvmlDeviceGetConfComputeMemSizeInfo")
+                and not has("nvmlDeviceGetRunningProcessDetailList")):
+            return 32
+        return 24
+    if has("nvmlDeviceGetComputeRunningProcesses_v2"):
+        return 24
+    return 16
+
+
+def check_nvitop_stride_rule():
+    """The rule itself tells the symbol sets apart, so the replay's check
+    can fail: MemSizeInfo without the detail list means 32 bytes."""
+    v3, cc = "nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetConfComputeMemSizeInfo"
+    detail = "nvmlDeviceGetRunningProcessDetailList"
+    cases = [({v3, cc}, 32), ({v3, cc, detail}, 24), ({v3}, 24), ({v3, detail}, 24),
+             ({"nvmlDeviceGetComputeRunningProcesses_v2"}, 24), (set(), 16)]
+    return [("%s -> %d, expected %d" % (sorted(syms), nvitop_process_stride(syms.__contains__), want))
+            for syms, want in cases if nvitop_process_stride(syms.__contains__) != want]
+
+
 def nvitop_device(dll, h, mig):
     """The attributes of nvitop's Device.as_snapshot(), in its order."""
     u, v, U = C.c_uint(), C.c_uint(), C.c_ulonglong()
@@ -487,14 +513,18 @@ def nvitop_device(dll, h, mig):
                 q("nvmlDeviceGetFieldValues", 2, fvs)
                 if any(f.nvmlReturn != SUCCESS for f in fvs):
                     raise RuntimeError("NVLink throughput of link %d unanswered" % link)
-    # Processes: the 24-byte stride (RunningProcessDetailList is exported and
-    # ConfComputeMemSizeInfo is not), the pynvml sizing call.
+    # Processes: the stride nvitop picks from the exported symbols (it must
+    # be the 24 bytes the _v3 symbols write), the pynvml sizing call.
+    stride = nvitop_process_stride(lambda name: hasattr(dll, name))
+    if stride != 24:
+        raise RuntimeError("nvitop would read %d-byte process entries from _v3 (24 written)"
+                           % stride)
     for sym in ("nvmlDeviceGetComputeRunningProcesses_v3",
                 "nvmlDeviceGetGraphicsRunningProcesses_v3"):
         cnt = C.c_uint(0)
         rc = q(sym, C.byref(cnt), None)
         if rc == 7:
-            arr = C.create_string_buffer(24 * (cnt.value * 2 + 5))
+            arr = C.create_string_buffer(stride * (cnt.value * 2 + 5))
             cnt.value = cnt.value * 2 + 5
             if q(sym, C.byref(cnt), arr) != SUCCESS:
                 raise RuntimeError("%s failed after sizing" % sym)
@@ -529,8 +559,18 @@ def main():
     scenarios = sorted(glob.glob(os.path.join(SCENARIOS, "*.ini")) + glob.glob(os.path.join(SCENARIOS, "compat", "*.ini")))
     failed = 0
     denied = set()
-    print("1..%d" % (2 * len(scenarios) + 1))
-    k = 0
+    print("1..%d" % (2 * len(scenarios) + 2))
+    k = 1
+    bad = check_nvitop_stride_rule()
+    stride = nvitop_process_stride(lambda n: hasattr(dll, n))
+    if bad or stride != 24:
+        failed += 1
+        print("not ok 1 - nvitop's process stride from this library's symbols is 24 (got %d)"
+              % stride)
+        for b in bad:
+            print("#   stride rule: " + b)
+    else:
+        print("ok 1 - nvitop's process stride from this library's symbols is 24")
     for path in scenarios:
         name = os.path.basename(path)
         set_scenario(path)
