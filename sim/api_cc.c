@@ -164,9 +164,8 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t devic
     return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
 }
 
-GS_EXPORT nvmlReturn_t
-nvmlDeviceGetConfComputeGpuAttestationReport(nvmlDevice_t device,
-                                             nvmlConfComputeGpuAttestationReport_t *report)
+GS_EXPORT nvmlReturn_t nvmlDeviceGetConfComputeGpuAttestationReport(
+    nvmlDevice_t device, nvmlConfComputeGpuAttestationReport_t *report)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, report != NULL);

@@ -31,7 +31,11 @@ nvitop (XuehaiPan/nvitop, nvitop/api/device.py and libnvml.py) queries a
 snapshot of every device and every MIG device at start-up; a
 FUNCTION_NOT_FOUND there is logged as a traceback and an unexpected error
 on a MIG device ends `nvitop --once`.  The replay makes the same calls in
-the same order and fails on either.
+the same order and fails on either.  It also applies nvitop's choice of
+process-entry size to the library's symbols (32 bytes when
+nvmlDeviceGetConfComputeMemSizeInfo is exported without
+nvmlDeviceGetRunningProcessDetailList) and fails unless that gives the 24
+bytes the _v3 calls write (test 1, before the scenarios).
 
 Usage: pynvml_functions.py LIB
 Exit status 0 when every check passes.

@@ -104,8 +104,7 @@ static void test_capabilities(void **state)
     assert_int_equal(CALL(nvmlSystemGetConfComputeCapabilities, &caps), NVML_SUCCESS);
     assert_int_equal(caps.cpuCaps, GS_CC_CPU_CAPS_NONE);
     assert_int_equal(caps.gpusCaps, GS_CC_GPUS_CAPABLE);
-    assert_int_equal(CALL(nvmlSystemGetConfComputeCapabilities, NULL),
-                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlSystemGetConfComputeCapabilities, NULL), NVML_ERROR_INVALID_ARGUMENT);
     start_as("0", k_mixed);
     memset(&caps, 0xff, sizeof(caps));
     assert_int_equal(CALL(nvmlSystemGetConfComputeCapabilities, &caps), NVML_SUCCESS);
@@ -145,8 +144,7 @@ static void test_state_and_settings(void **state)
         set.version = 0;
         assert_int_equal(CALL(nvmlSystemGetConfComputeSettings, &set),
                          NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        assert_int_equal(CALL(nvmlSystemGetConfComputeSettings, NULL),
-                         NVML_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(CALL(nvmlSystemGetConfComputeSettings, NULL), NVML_ERROR_INVALID_ARGUMENT);
     }
 }
 
@@ -289,8 +287,7 @@ static void test_mig_handles(void **state)
     nvmlMemory_t mem;
     static nvmlConfComputeGpuCertificate_t cert;
     static nvmlConfComputeGpuAttestationReport_t rep;
-    assert_int_equal(CALL(nvmlDeviceGetConfComputeMemSizeInfo, mig, &ms),
-                     NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(CALL(nvmlDeviceGetConfComputeMemSizeInfo, mig, &ms), NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvmlDeviceGetConfComputeProtectedMemoryUsage, mig, &mem),
                      NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(CALL(nvmlDeviceGetConfComputeGpuCertificate, mig, &cert),
