@@ -105,7 +105,8 @@ void gm_proctree_descendants(const uint32_t *pid, const uint32_t *ppid, size_t n
         parent = out->pid[head++];
     }
     free(e);
-    qsort(out->pid, out->n, sizeof(*out->pid), cmp_u32);
+    if (out->n > 1) /* out->pid is NULL while the set is empty */
+        qsort(out->pid, out->n, sizeof(*out->pid), cmp_u32);
 }
 
 int gm_proctree_parse_ppid(const char *buf, size_t len, uint32_t *ppid)

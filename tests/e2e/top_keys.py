@@ -69,7 +69,7 @@ def test_keys():
         t.keys("Enter")
         t.wait_for("[1 of 9 shown", what="filtered to rank 0")
         t.keys("Down", "Enter")
-        s = t.wait_for("process (Esc or Enter closes)", what="details")
+        s = t.wait_for(("process (Esc or Enter closes)", "started:"), what="details")
         for want in (f"PID {ranks[0].pid} on GPU 0, user {me()}, alive", "sleep 600",
                      "executable: /usr/bin/sleep", "cgroup:", "started:"):
             if want not in s:
@@ -79,7 +79,7 @@ def test_keys():
 
         # the signal dialog, cancelled at the menu and at the confirmation
         t.keys("k")
-        s = t.wait_for(f"signal for PID {ranks[0].pid}", what="signal menu")
+        s = t.wait_for((f"signal for PID {ranks[0].pid}", "SIGKILL"), what="signal menu")
         if "SIGTERM" not in s or "SIGKILL" not in s:
             fail("signal menu", s)
         t.keys("Escape")
@@ -87,7 +87,8 @@ def test_keys():
         t.keys("k")
         t.wait_for("signal for PID")
         t.keys("Enter")
-        s = t.wait_for(f"Send SIGTERM (15) to PID {ranks[0].pid}, user {me()}?", what="confirm")
+        s = t.wait_for((f"Send SIGTERM (15) to PID {ranks[0].pid}, user {me()}?", "command:"),
+                       what="confirm")
         if "command: sleep 600" not in s:
             fail("the confirmation names the command", s)
         t.keys("n")

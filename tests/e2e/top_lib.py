@@ -87,11 +87,15 @@ class Top:
         return self.tmux("display", "-p", "-t", "t", f).strip()
 
     def wait_for(self, text, timeout=10, what=None, absent=False):
+        """Waits until text is on the screen (absent: is not); text may be
+        a tuple of strings that must all be there at once, so that a box is
+        not read while it is half drawn."""
         deadline = time.monotonic() + timeout
         s = ""
+        texts = text if isinstance(text, tuple) else (text,)
         while time.monotonic() < deadline:
             s = self.screen()
-            if (text in s) != absent:
+            if all(x in s for x in texts) != absent:
                 return s
             time.sleep(0.1)
         fail(f"{'still' if absent else 'never'} saw {text!r} ({what or 'screen'})", s)

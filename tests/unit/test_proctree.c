@@ -55,6 +55,12 @@ static void test_descendants(void **state)
     gm_proctree_descendants(NULL, NULL, 0, 1, &s);
     assert_int_equal(s.n, 0);
     gm_pidset_free(&s);
+    /* a set that never held a pid (its array NULL), for a root without
+     * children: nothing is sorted (UBSan caught qsort(NULL, 0) here) */
+    struct gm_pidset empty = {0};
+    gm_proctree_descendants(pid, ppid, N(pid), 102, &empty);
+    assert_int_equal(empty.n, 0);
+    gm_pidset_free(&empty);
 }
 
 static void test_parse_ppid(void **state)
