@@ -41,6 +41,10 @@ PY
 status=0
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 run_suite plain build || status=1
+# undefined behaviour stops the program (UBSan's default is a line on stderr
+# and carrying on, which a test that does not compare stderr never sees)
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export UBSAN_OPTIONS
 run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
 
 # the fuzz harnesses, each a test: its last line is "fuzz: N passed, N failed"

@@ -327,8 +327,9 @@ void gm_sampler_switch_sinks(struct gm_sampler *sp, struct gm_sink *const *sinks
     if (at_switch)
         at_switch(arg);
     sp->nsinks = nsinks < MAX_SINKS ? nsinks : MAX_SINKS;
-    // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
-    memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
+    if (sp->nsinks > 0) /* sinks may be NULL when there are none */
+        // NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers
+        memcpy(sp->sinks, sinks, (size_t)sp->nsinks * sizeof(sinks[0]));
     pthread_mutex_unlock(&sp->mu);
     pthread_mutex_unlock(&sp->pub_mu);
 }

@@ -183,8 +183,11 @@ static int cmp_event(const void *a, const void *b)
 
 void gm_plot_data_finish(struct gm_plot_data *d)
 {
-    qsort(d->gpu, d->ngpu, sizeof *d->gpu, cmp_gpu);
-    qsort(d->ev, d->nev, sizeof *d->ev, cmp_event);
+    /* the arrays are NULL while empty */
+    if (d->ngpu > 1)
+        qsort(d->gpu, d->ngpu, sizeof *d->gpu, cmp_gpu);
+    if (d->nev > 1)
+        qsort(d->ev, d->nev, sizeof *d->ev, cmp_event);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < d->ngpu; i++) {
         struct gm_plot_gpu *g = &d->gpu[i];
