@@ -366,7 +366,7 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
     }
     /* the job-mapping directory's keys (GPU objects only): not read
      * because none is configured, or configured but unreadable */
-    for (int k = 0; !p && !g->hpc_known && k < 2; k++) {
+    for (int k = 0; !p && g && !g->hpc_known && k < 2; k++) {
         if (!any) {
             gm_json_key(j, "unavailable");
             gm_json_obj_begin(j);
