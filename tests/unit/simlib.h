@@ -15,6 +15,10 @@
  *                           its time pinned at t seconds ("60"; NULL: live)
  *   simlib_start_text(t)    the same on scenario text t, at 60 s
  *   dev(i)                  GPU i's handle (asserted)
+ *   simlib_legacy(old, n, newer, m)  the legacy R450 variant
+ *                           (SIM_LEGACY_LIB_PATH) exports the n functions
+ *                           of old and none of the m of newer; the
+ *                           simulator exports all of them
  */
 #ifndef GM_TEST_SIMLIB_H
 #define GM_TEST_SIMLIB_H
@@ -104,5 +108,24 @@ static inline nvmlDevice_t dev(unsigned i)
     assert_int_equal(CALL(nvmlDeviceGetHandleByIndex_v2, i, &d), NVML_SUCCESS);
     return d;
 }
+
+#ifdef SIM_LEGACY_LIB_PATH
+static inline void simlib_legacy(const char *const *old, size_t n, const char *const *newer,
+                                 size_t m)
+{
+    void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(h);
+    for (size_t i = 0; i < n + m; i++) {
+        const char *f = i < n ? old[i] : newer[i - n];
+        if (i < n && !dlsym(h, f))
+            fail_msg("legacy variant lacks %s", f);
+        if (i >= n && dlsym(h, f))
+            fail_msg("legacy variant exports %s (newer than R450)", f);
+        if (!dlsym(g_lib, f))
+            fail_msg("simulator lacks %s", f);
+    }
+    dlclose(h);
+}
+#endif
 
 #endif

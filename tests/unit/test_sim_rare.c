@@ -417,15 +417,7 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetSramEccErrorStatus",
         "nvmlSystemGetNvlinkBwMode",
     };
-    void *h = dlopen(SIM_LEGACY_LIB_PATH, RTLD_NOW | RTLD_LOCAL);
-    assert_non_null(h);
-    for (size_t i = 0; i < sizeof(r450) / sizeof(r450[0]); i++)
-        if (!dlsym(h, r450[i]))
-            fail_msg("legacy variant lacks %s", r450[i]);
-    for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
-        if (dlsym(h, newer[i]))
-            fail_msg("legacy variant exports %s (newer than R450)", newer[i]);
-    dlclose(h);
+    simlib_legacy(r450, sizeof(r450) / sizeof(r450[0]), newer, sizeof(newer) / sizeof(newer[0]));
 }
 
 int main(void)
