@@ -63,8 +63,11 @@ void gm_control_stop(struct gm_control *c);
  * the whole reply into reply[len] (NUL-terminated).  Never raises SIGPIPE.
  * Errors: GM_E_NOTFOUND when no agent is running there; GM_E_IO when the
  * agent closed the connection without answering, did not answer within
- * 5 s, or answered more than len - 1 bytes; GM_E_INVAL for a request longer
- * than GM_CONTROL_REQUEST_MAX.  err says which. */
+ * 5 s (the whole exchange, from connecting to the reply's end, however
+ * slowly its bytes come: whoever listens may not be our agent), or
+ * answered more than len - 1 bytes (read no further); GM_E_INVAL for a
+ * request longer than GM_CONTROL_REQUEST_MAX.  err says which.  The reply
+ * is the peer's bytes as they came: print it only through core/text.h. */
 int gm_control_request(const char *data_dir, const char *request, char *reply, size_t len,
                        struct gm_err *err);
 
