@@ -37,6 +37,11 @@
 #define GM_CONTROL_VERSION 2
 #define GM_STEP_NAME_MAX 64   /* bytes of a STEP value's name */
 #define GM_STEP_VALUES_MAX 32 /* values one STEP carries */
+/* A MARK's or STEP's time is at most this far from the agent's wall clock,
+ * either way: a client stamps it with the same host's clock just before it
+ * sends, and every distinct day a stranger could name would be an events
+ * file that retention never removes (one in the future, 2262 at most). */
+#define GM_MARK_WINDOW_S 3600
 
 #define GM_CONTROL_REQUEST_MAX 8192 /* bytes of a request, newline included */
 #define GM_CONTROL_CONNS 16         /* connections served at once */

@@ -20,6 +20,12 @@
                     within 2 s, a `gpumon mark` made meanwhile succeeds at
                     once, and the sampler keeps its 100 ms cadence
                     throughout.
+  mark_window:      (hardening round two, point 5) MARK and STEP times more
+                    than an hour from the agent's clock (-1, 0, 1970, an
+                    hour and a second either way, 2262, 300 future days)
+                    are refused, counted in the status's
+                    marks_out_of_window, and make no events file; times
+                    within the hour are taken.
 """
 import os
 import socket
@@ -272,5 +278,57 @@ def test_hostile_clients():
         check_eq(marks, ["z" * MAX, "meanwhile", "crowded"], "the marks taken (and only those)")
 
 
+WINDOW_S = 3600
+
+
+def window_err(what, t):
+    return (f"ERR {what} time {t} is more than {WINDOW_S} s from the agent's clock ").encode()
+
+
+def test_mark_window():
+    env = sim_env(pinned=PINNED)
+    with Scratch("mkw") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "1s", "--no-alerts"])
+        try:
+            a.start()
+            st0 = a.status()
+            now = time.time_ns()
+            day = 86400 * 10**9
+            hour = WINDOW_S * 10**9
+            bad = [-1, 0, 1, now - hour - 10**9, now + hour + 10**9, 2**63 - 1]
+            bad += [now + k * day for k in range(1, 301)]
+            refused = 0
+            for t in bad:
+                for what, req in (("MARK", f"MARK {t} - far\n"),
+                                  ("STEP", f"STEP {t} - 7 loss=0.5\n")):
+                    reply, e = raw(data, req.encode())
+                    check(e is None and reply.startswith(window_err(what, t))
+                          and reply.endswith(b")\n") and reply.count(b"\n") == 1,
+                          f"{what} at {t} is refused", reply, e)
+                    refused += 1
+            # within the window, either way: taken (the edges less the time
+            # this test takes on a loaded machine)
+            ok_times = [now - hour + 60 * 10**9, time.time_ns(), now + hour - 60 * 10**9]
+            for i, t in enumerate(ok_times):
+                check_eq(raw(data, f"MARK {t} - near {i}\n".encode()), (b"OK\n", None),
+                         f"a mark {(t - now) / 1e9:.0f} s from now")
+            st = a.wait_for(lambda s: s["sinks"]["store"]["events"] >=
+                            st0["sinks"]["store"]["events"] + len(ok_times), 20,
+                            "the marks within the window to arrive")
+            check_eq((st0.get("marks_out_of_window"), st.get("marks_out_of_window")),
+                     (0, refused), "marks_out_of_window before and after", st)
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "agent exit status", a.log())
+        csv_dir = os.path.join(data, "csv")
+        marks = sorted(e[7] for e in event_rows(csv_dir) if e[3] == "mark")
+        check_eq(marks, [f"near {i}" for i in range(len(ok_times))], "the marks taken")
+        days = [n for n in os.listdir(csv_dir) if "_events_" in n]
+        check(len(days) <= 3, f"{len(days)} events files for marks within an hour of now",
+              sorted(days))
+
+
 if __name__ == "__main__":
-    main([test_mark_lengths, test_closed_connection, test_hostile_clients])
+    main([test_mark_lengths, test_closed_connection, test_hostile_clients, test_mark_window])
