@@ -231,8 +231,8 @@ struct gm_control *gm_control_start(const char *dir, gm_control_handler handler,
     int found = fstatat(dfd, "agent.sock", &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (found && S_ISSOCK(st.st_mode))
         unlinkat(dfd, "agent.sock", 0);
-    close(dfd);
     if (found && !S_ISSOCK(st.st_mode)) {
+        close(dfd);
         gm_err_set(err, GM_E_IO,
                    "%s exists and is not a socket (a symbolic link or a file someone put "
                    "there?); it is left alone",
@@ -240,13 +240,28 @@ struct gm_control *gm_control_start(const char *dir, gm_control_handler handler,
         return NULL;
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
+        close(dfd);
         gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", sa.sun_path, strerror(e));
         return NULL;
     }
+    /* connecting takes write permission: the socket is GM_CONTROL_MODE
+     * whatever the umask (the shipped unit's 0027 would leave the group
+     * r-x, unable to mark); by name, never through a link put in its place */
+    if (fchmodat(dfd, "agent.sock", GM_CONTROL_MODE, AT_SYMLINK_NOFOLLOW) != 0 ||
+        listen(fd, 16) != 0) {
+        int e = errno;
+        close(fd);
+        unlinkat(dfd, "agent.sock", 0);
+        close(dfd);
+        gm_err_set(err, GM_E_IO, "cannot set up %s (mode %04o, listen): %s", sa.sun_path,
+                   GM_CONTROL_MODE, strerror(e));
+        return NULL;
+    }
+    close(dfd);
     struct gm_control *c = gm_xcalloc(1, sizeof(*c));
     c->fd = fd;
     gm_strlcpy(c->path, sa.sun_path, sizeof(c->path));

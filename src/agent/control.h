@@ -46,6 +46,7 @@
 #define GM_CONTROL_REQUEST_MAX 8192 /* bytes of a request, newline included */
 #define GM_CONTROL_CONNS 16         /* connections served at once */
 #define GM_CONTROL_TIMEOUT_MS 2000  /* from accept to close, per connection */
+#define GM_CONTROL_MODE 0660        /* agent.sock: its owner and group may connect */
 
 /* Answers one request: req[0..len) is the line without its newline (it may
  * hold any byte, NUL included); the reply, ending in a newline, is appended
@@ -55,8 +56,9 @@ typedef void (*gm_control_handler)(void *arg, const char *req, size_t len, struc
 struct gm_control;
 
 /* Listens on <dir>/agent.sock (a stale socket there is removed; anything
- * else at that name is refused and left alone) and starts the thread that
- * serves it with handler.  NULL and err on failure. */
+ * else at that name is refused and left alone), mode GM_CONTROL_MODE
+ * whatever the umask, and starts the thread that serves it with handler.
+ * NULL and err on failure. */
 struct gm_control *gm_control_start(const char *dir, gm_control_handler handler, void *arg,
                                     struct gm_err *err);
 
