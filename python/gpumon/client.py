@@ -18,6 +18,7 @@ import time
 PROTOCOL_VERSION = 2
 MARK_MAX = 4096          # bytes of a mark's text (UTF-8)
 REQUEST_MAX = 8192       # bytes of a request, its newline included
+REPLY_MAX = 1 << 20      # bytes of a reply this client reads at most
 STEP_NAME_MAX = 64       # bytes of a step value's name
 STEP_VALUES_MAX = 32     # values per step
 TASK_MAX = 63
@@ -166,12 +167,21 @@ def format_step(n, metrics):
     return " ".join(parts)
 
 
+def _printable(text):
+    """text with every character that is not printable as U+FFFD: what a
+    listener on the socket said, shown to a person (it may not be our
+    agent)."""
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
+
+
 # ------------------------------------------------------------------ client
 
 class Client:
     """Requests to the agent of data_dir (None: default_data_dir()) under
     task (None: the agent's own task).  Each request is one connection;
-    timeout bounds each, in seconds."""
+    timeout bounds each whole, in seconds (connect, send and every read
+    together), and a reply is read up to REPLY_MAX bytes: whatever listens
+    on the socket cannot hold the caller longer or fill its memory."""
 
     def __init__(self, data_dir=None, task=None, timeout=5.0):
         self.data_dir = data_dir if data_dir is not None else default_data_dir()
@@ -187,14 +197,25 @@ class Client:
     def request(self, line):
         """Sends one request line (bytes or str, without its newline) and
         returns the reply line without its newline (str; undecodable bytes
-        replaced).  NoAgentError when no agent listens; GpumonError when the
-        agent does not answer in time or closes without answering."""
+        replaced; not made printable).  NoAgentError when no agent listens;
+        GpumonError when the agent does not answer within the timeout
+        (the whole exchange), answers more than REPLY_MAX bytes, or closes
+        without answering."""
         if isinstance(line, str):
             line = line.encode("utf-8")
         if len(line) + 1 > REQUEST_MAX:
             raise ValueError(f"the request is {len(line) + 1} bytes long; it takes at most "
                              f"{REQUEST_MAX}")
         path = self.socket_path
+        deadline = time.monotonic() + self.timeout
+
+        def left():
+            """What remains of the timeout (socket.timeout when nothing)."""
+            t = deadline - time.monotonic()
+            if t <= 0:
+                raise socket.timeout()
+            return t
+
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(self.timeout)
         try:
@@ -207,14 +228,21 @@ class Client:
             except OSError as e:
                 raise GpumonError(f"cannot connect to {path}: {e.strerror or e}") from None
             try:
+                s.settimeout(left())
                 s.sendall(line + b"\n")
                 s.shutdown(socket.SHUT_WR)
                 chunks = []
+                got = 0
                 while True:
-                    b = s.recv(65536)
+                    s.settimeout(left())
+                    b = s.recv(min(65536, REPLY_MAX + 1 - got))
                     if not b:
                         break
                     chunks.append(b)
+                    got += len(b)
+                    if got > REPLY_MAX:
+                        raise GpumonError(f"the agent's answer at {path} is longer than "
+                                          f"{REPLY_MAX} bytes")
             except socket.timeout:
                 raise GpumonError(f"the agent at {path} did not answer within "
                                   f"{self.timeout:g} s") from None
@@ -231,8 +259,7 @@ class Client:
     def _ok(self, line, what):
         reply = self.request(line)
         if reply != "OK":
-            why = reply[4:] if reply.startswith("ERR ") else reply
-            why = "".join(c if c.isprintable() else "\ufffd" for c in why)
+            why = _printable(reply[4:] if reply.startswith("ERR ") else reply)
             raise RefusedError(f"the agent refused the {what}: {why}")
 
     def hello(self):
@@ -241,7 +268,9 @@ class Client:
         reply = self.request("HELLO")
         if reply == "ERR unknown request":
             return {"version": 1, "requests": ["PING", "STATUS", "ALERTS", "MARK"]}
-        m = re.match(r"OK version=(\d+) requests=(\S+)\Z", reply)
+        # the names are letters, digits, '_' (later versions may add fields
+        # after them); anything else is no agent's answer
+        m = re.match(r"OK version=(\d+) requests=(\w+(?:,\w+)*)(?: |\Z)", reply, re.ASCII)
         if not m:
             raise GpumonError(f"unexpected answer to HELLO: {reply[:80]!r}")
         return {"version": int(m.group(1)), "requests": m.group(2).split(",")}
@@ -250,8 +279,12 @@ class Client:
         """The agent's counters (the JSON of `gpumon agent --status`)."""
         reply = self.request("STATUS")
         if reply.startswith("ERR"):
-            raise RefusedError(f"the agent refused STATUS: {reply[4:]}")
-        return json.loads(reply)
+            raise RefusedError(f"the agent refused STATUS: {_printable(reply[4:])}")
+        try:
+            return json.loads(reply)
+        except ValueError:
+            raise GpumonError(f"the answer to STATUS is not JSON: "
+                              f"{_printable(reply[:80])!r}") from None
 
     def mark(self, text):
         """Puts the mark text (one line, at most 4096 bytes of UTF-8) on the

@@ -105,7 +105,7 @@ class TestProtocol(AgentCase):
                           ("1 loss=1 ", "name=value"), ("1  loss=1", "name=value"),
                           ("1 " + "a" * 65 + "=1", "name=value"), ("1 l\u00f6ss=1", "name=value"),
                           ("1 " + many, "at most 32 values"), ("1 loss=1;rm", "not a finite")):
-            reply = c.request(f"STEP 1 - {body}")
+            reply = c.request(f"STEP {time.time_ns()} - {body}")
             self.assertTrue(reply.startswith("ERR ") and why in reply, (body, reply))
         for req, why in (("STEP 1 .bad 1", "invalid task"), ("STEP x - 1", "malformed STEP"),
                          ("STEP 1", "malformed STEP")):

@@ -231,8 +231,8 @@ struct gm_control *gm_control_start(const char *dir, gm_control_handler handler,
     int found = fstatat(dfd, "agent.sock", &st, AT_SYMLINK_NOFOLLOW) == 0;
     if (found && S_ISSOCK(st.st_mode))
         unlinkat(dfd, "agent.sock", 0);
-    close(dfd);
     if (found && !S_ISSOCK(st.st_mode)) {
+        close(dfd);
         gm_err_set(err, GM_E_IO,
                    "%s exists and is not a socket (a symbolic link or a file someone put "
                    "there?); it is left alone",
@@ -240,13 +240,28 @@ struct gm_control *gm_control_start(const char *dir, gm_control_handler handler,
         return NULL;
     }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0) {
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
+        close(dfd);
         gm_err_set(err, GM_E_IO, "cannot listen on %s: %s", sa.sun_path, strerror(e));
         return NULL;
     }
+    /* connecting takes write permission: the socket is GM_CONTROL_MODE
+     * whatever the umask (the shipped unit's 0027 would leave the group
+     * r-x, unable to mark); by name, never through a link put in its place */
+    if (fchmodat(dfd, "agent.sock", GM_CONTROL_MODE, AT_SYMLINK_NOFOLLOW) != 0 ||
+        listen(fd, 16) != 0) {
+        int e = errno;
+        close(fd);
+        unlinkat(dfd, "agent.sock", 0);
+        close(dfd);
+        gm_err_set(err, GM_E_IO, "cannot set up %s (mode %04o, listen): %s", sa.sun_path,
+                   GM_CONTROL_MODE, strerror(e));
+        return NULL;
+    }
+    close(dfd);
     struct gm_control *c = gm_xcalloc(1, sizeof(*c));
     c->fd = fd;
     gm_strlcpy(c->path, sa.sun_path, sizeof(c->path));
@@ -287,6 +302,23 @@ static int closed_err(struct gm_err *err, const char *path)
                       path);
 }
 
+/* Waits until fd is ready for events or the monotonic deadline passes:
+ * 1 ready, 0 the deadline passed, -1 poll failed (errno). */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - gm_mono_ns();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = fd, .events = events};
+        int r = poll(&p, 1, (int)((left + 999999) / 1000000));
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
 int gm_control_request(const char *data_dir, const char *request, char *reply, size_t len,
                        struct gm_err *err)
 {
@@ -305,11 +337,18 @@ int gm_control_request(const char *data_dir, const char *request, char *reply, s
                           "the request to the agent is %zu bytes long; it takes at most %d", n,
                           GM_CONTROL_REQUEST_MAX);
     }
+    /* one deadline for the whole exchange: a listener that answers a byte
+     * at a time (anyone could be listening in the agent's place) must not
+     * hold the client longer than CLIENT_TIMEOUT_S, however slowly it sends */
+    int64_t deadline = gm_mono_ns() + CLIENT_TIMEOUT_S * 1000000000LL;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         gm_buf_free(&req);
         return gm_err_set(err, GM_E_IO, "socket: %s", strerror(errno));
     }
+    /* connect blocks while the listener's backlog is full: bounded too */
+    struct timeval tv = {.tv_sec = CLIENT_TIMEOUT_S};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
         int e = errno;
         close(fd);
@@ -319,25 +358,32 @@ int gm_control_request(const char *data_dir, const char *request, char *reply, s
                               "no gpumon agent is running for data directory %s (start one with "
                               "'gpumon agent', or give --data-dir)",
                               data_dir);
+        if (e == EAGAIN || e == EWOULDBLOCK || e == EINPROGRESS)
+            return gm_err_set(err, GM_E_IO, "the agent at %s did not accept within %d s",
+                              sa.sun_path, CLIENT_TIMEOUT_S);
         return gm_err_set(err, GM_E_IO, "cannot connect to %s: %s", sa.sun_path, strerror(e));
     }
-    struct timeval tv = {.tv_sec = CLIENT_TIMEOUT_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     int rc = 0;
     /* MSG_NOSIGNAL: an agent that closes early is an error to report, not a
      * SIGPIPE that kills the command after the mark was taken */
     for (size_t off = 0; off < req.len && rc == 0;) {
         ssize_t w = send(fd, req.p + off, req.len - off, MSG_NOSIGNAL);
+        int ready = 1;
         if (w >= 0)
             off += (size_t)w;
         else if (errno == EPIPE || errno == ECONNRESET)
             rc = closed_err(err, sa.sun_path);
         else if (errno == EAGAIN || errno == EWOULDBLOCK)
-            rc = gm_err_set(err, GM_E_IO, "the agent at %s did not read the request within %d s",
-                            sa.sun_path, CLIENT_TIMEOUT_S);
+            ready = wait_fd(fd, POLLOUT, deadline);
         else if (errno != EINTR)
             rc = gm_err_set(err, GM_E_IO, "cannot send to the agent at %s: %s", sa.sun_path,
+                            strerror(errno));
+        if (rc == 0 && ready == 0)
+            rc = gm_err_set(err, GM_E_IO, "the agent at %s did not read the request within %d s",
+                            sa.sun_path, CLIENT_TIMEOUT_S);
+        else if (rc == 0 && ready < 0)
+            rc = gm_err_set(err, GM_E_IO, "cannot wait for the agent at %s: %s", sa.sun_path,
                             strerror(errno));
     }
     gm_buf_free(&req);
@@ -349,6 +395,7 @@ int gm_control_request(const char *data_dir, const char *request, char *reply, s
     while (rc == 0) {
         char *dst = got < len - 1 ? reply + got : &extra;
         ssize_t r = read(fd, dst, got < len - 1 ? len - 1 - got : 1);
+        int ready = 1;
         if (r > 0 && dst == &extra) {
             more = 1;
             break;
@@ -362,12 +409,17 @@ int gm_control_request(const char *data_dir, const char *request, char *reply, s
                 rc = closed_err(err, sa.sun_path);
             break;
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            rc = gm_err_set(err, GM_E_IO, "the agent at %s did not answer within %d s", sa.sun_path,
-                            CLIENT_TIMEOUT_S);
+            ready = wait_fd(fd, POLLIN, deadline);
         } else if (errno != EINTR) {
             rc = gm_err_set(err, GM_E_IO, "cannot read the agent's answer from %s: %s", sa.sun_path,
                             strerror(errno));
         }
+        if (rc == 0 && ready == 0)
+            rc = gm_err_set(err, GM_E_IO, "the agent at %s did not answer within %d s", sa.sun_path,
+                            CLIENT_TIMEOUT_S);
+        else if (rc == 0 && ready < 0)
+            rc = gm_err_set(err, GM_E_IO, "cannot wait for the agent at %s: %s", sa.sun_path,
+                            strerror(errno));
     }
     close(fd);
     reply[got] = '\0';

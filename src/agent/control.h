@@ -37,10 +37,16 @@
 #define GM_CONTROL_VERSION 2
 #define GM_STEP_NAME_MAX 64   /* bytes of a STEP value's name */
 #define GM_STEP_VALUES_MAX 32 /* values one STEP carries */
+/* A MARK's or STEP's time is at most this far from the agent's wall clock,
+ * either way: a client stamps it with the same host's clock just before it
+ * sends, and every distinct day a stranger could name would be an events
+ * file that retention never removes (one in the future, 2262 at most). */
+#define GM_MARK_WINDOW_S 3600
 
 #define GM_CONTROL_REQUEST_MAX 8192 /* bytes of a request, newline included */
 #define GM_CONTROL_CONNS 16         /* connections served at once */
 #define GM_CONTROL_TIMEOUT_MS 2000  /* from accept to close, per connection */
+#define GM_CONTROL_MODE 0660        /* agent.sock: its owner and group may connect */
 
 /* Answers one request: req[0..len) is the line without its newline (it may
  * hold any byte, NUL included); the reply, ending in a newline, is appended
@@ -50,8 +56,9 @@ typedef void (*gm_control_handler)(void *arg, const char *req, size_t len, struc
 struct gm_control;
 
 /* Listens on <dir>/agent.sock (a stale socket there is removed; anything
- * else at that name is refused and left alone) and starts the thread that
- * serves it with handler.  NULL and err on failure. */
+ * else at that name is refused and left alone), mode GM_CONTROL_MODE
+ * whatever the umask, and starts the thread that serves it with handler.
+ * NULL and err on failure. */
 struct gm_control *gm_control_start(const char *dir, gm_control_handler handler, void *arg,
                                     struct gm_err *err);
 
@@ -63,8 +70,11 @@ void gm_control_stop(struct gm_control *c);
  * the whole reply into reply[len] (NUL-terminated).  Never raises SIGPIPE.
  * Errors: GM_E_NOTFOUND when no agent is running there; GM_E_IO when the
  * agent closed the connection without answering, did not answer within
- * 5 s, or answered more than len - 1 bytes; GM_E_INVAL for a request longer
- * than GM_CONTROL_REQUEST_MAX.  err says which. */
+ * 5 s (the whole exchange, from connecting to the reply's end, however
+ * slowly its bytes come: whoever listens may not be our agent), or
+ * answered more than len - 1 bytes (read no further); GM_E_INVAL for a
+ * request longer than GM_CONTROL_REQUEST_MAX.  err says which.  The reply
+ * is the peer's bytes as they came: print it only through core/text.h. */
 int gm_control_request(const char *data_dir, const char *request, char *reply, size_t len,
                        struct gm_err *err);
 

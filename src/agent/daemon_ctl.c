@@ -11,6 +11,7 @@
 
 #include "../core/json.h"
 #include "../core/log.h"
+#include "../core/timeutil.h"
 #include "control.h"
 #include "daemon_int.h"
 
@@ -43,6 +44,8 @@ static void control_status(struct gm_daemon *ct, struct gm_buf *out)
     gm_json_u64(&j, __atomic_load_n(&ct->reloads_ok, __ATOMIC_RELAXED));
     gm_json_key(&j, "reloads_failed");
     gm_json_u64(&j, __atomic_load_n(&ct->reloads_failed, __ATOMIC_RELAXED));
+    gm_json_key(&j, "marks_out_of_window");
+    gm_json_u64(&j, __atomic_load_n(&ct->marks_out_of_window, __ATOMIC_RELAXED));
     gm_json_key(&j, "replaced_sinks");
     gm_json_obj_begin(&j);
     gm_json_key(&j, "dropped");
@@ -78,7 +81,8 @@ static void control_status(struct gm_daemon *ct, struct gm_buf *out)
 
 /* The head of MARK and STEP: "<wall_ns> <task|-> " at p.  Fills *wall and
  * the event's task (the agent's own for "-"), and returns where the rest
- * starts, or NULL with the reason appended to out. */
+ * starts, or NULL with the reason appended to out.  A time more than
+ * GM_MARK_WINDOW_S from the agent's clock is refused and counted. */
 static const char *parse_head(struct gm_daemon *ct, const char *p, const char *end,
                               const char *what, long long *wall, struct gm_event *e,
                               struct gm_buf *out)
@@ -107,6 +111,15 @@ static const char *parse_head(struct gm_daemon *ct, const char *p, const char *e
                       "ERR invalid task (1-%d letters, digits, '.', '_', '-'; not starting with "
                       "'.')\n",
                       GM_TASK_MAX);
+        return NULL;
+    }
+    long long now = (long long)gm_wall_ns(), window = GM_MARK_WINDOW_S * 1000000000LL;
+    if (*wall < now - window || *wall > now + window) {
+        __atomic_add_fetch(&ct->marks_out_of_window, 1, __ATOMIC_RELAXED);
+        gm_buf_printf(out,
+                      "ERR %s time %lld is more than %d s from the agent's clock (%lld ns since "
+                      "the Unix epoch)\n",
+                      what, *wall, GM_MARK_WINDOW_S, now);
         return NULL;
     }
     if (own_task) {

@@ -90,6 +90,9 @@ struct gm_daemon {
      * effect or failed (the running configuration kept) */
     uint64_t replaced_dropped, replaced_errors;
     uint64_t reloads_ok, reloads_failed;
+    /* atomic: marks and steps refused for a time more than GM_MARK_WINDOW_S
+     * from the agent's clock */
+    uint64_t marks_out_of_window;
 };
 
 /* ---------------------------------------------------------- sinkset.c */

@@ -17,6 +17,7 @@
 #include "../agent/config.h"
 #include "../core/log.h"
 #include "../core/snapshot.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
 
@@ -99,6 +100,27 @@ int cli_write(int fd, const struct gm_buf *b)
         return GM_EXIT_FAIL;
     }
     return 0;
+}
+
+void cli_agent_reply(struct gm_buf *out, const char *reply)
+{
+    const char *p = reply;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        gm_text_line(out, p, n);
+        gm_buf_putc(out, '\n');
+        p += n + (p[n] == '\n');
+    }
+}
+
+void cli_agent_refused(const char *what, const char *reply)
+{
+    size_t n = strcspn(reply, "\n");
+    size_t skip = strncmp(reply, "ERR ", 4) == 0 ? 4 : 0;
+    struct gm_buf why = GM_BUF_INIT;
+    gm_text_line(&why, reply + skip, n - (skip < n ? skip : n));
+    cli_error("the agent refused %s: %s", what, why.p ? why.p : "");
+    gm_buf_free(&why);
 }
 
 int cli_loop(struct gm_collector *col, int64_t interval_ns, int64_t timeout_ns, const char *ids,

@@ -78,6 +78,17 @@ int cli_utf8(void);
  * returns GM_EXIT_FAIL, else 0. */
 int cli_write(int fd, const struct gm_buf *b);
 
+/* Appends reply, an answer read from agent.sock, as plain text: each line
+ * through gm_text_line (valid UTF-8, no control character: whoever listens
+ * on the socket may not be our agent), its newlines kept and one at the
+ * end. */
+void cli_agent_reply(struct gm_buf *out, const char *reply);
+
+/* Prints "gpumon: error: the agent refused WHAT: REASON" for reply, an
+ * answer "ERR REASON" (or anything else that is no answer to WHAT), its
+ * first line made plain text as cli_agent_reply does. */
+void cli_agent_refused(const char *what, const char *reply);
+
 /* Parses seconds with an optional unit ("2", "0.5", "500ms", "1m") > 0. */
 int cli_parse_seconds(const char *s, int64_t *ns);
 

@@ -290,8 +290,15 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
             cli_error("%s", err.msg);
             return GM_EXIT_FAIL;
         }
-        fputs(reply, stdout);
-        return GM_EXIT_OK;
+        if (strncmp(reply, "ERR ", 4) == 0 || reply[0] != '{') {
+            cli_agent_refused("STATUS", reply);
+            return GM_EXIT_FAIL;
+        }
+        struct gm_buf out = GM_BUF_INIT;
+        cli_agent_reply(&out, reply);
+        rc = cli_write(STDOUT_FILENO, &out);
+        gm_buf_free(&out);
+        return rc;
     }
     struct gm_daemon_opts o = {
         .build = build_config, .build_arg = &fs, .once = a.once, .status_json = api_status_json};
@@ -464,14 +471,7 @@ static int cmd_mark_run(int argc, char **argv)
         return GM_EXIT_FAIL;
     }
     if (strcmp(reply, "OK\n") != 0) {
-        /* the agent's words, one line of plain text (a stranger could be
-         * listening on the socket) */
-        struct gm_buf why = GM_BUF_INIT;
-        size_t n = strcspn(reply, "\n");
-        size_t skip = strncmp(reply, "ERR ", 4) == 0 ? 4 : 0;
-        gm_text_line(&why, reply + skip, n - (skip < n ? skip : n));
-        cli_error("the agent refused the mark: %s", why.p ? why.p : "");
-        gm_buf_free(&why);
+        cli_agent_refused("the mark", reply);
         return GM_EXIT_FAIL;
     }
     return GM_EXIT_OK;

@@ -236,11 +236,14 @@ static int cmd_alerts_run(int argc, char **argv)
             return GM_EXIT_FAIL;
         }
         if (!strncmp(reply, "ERR ", 4)) {
-            cli_error("the agent says: %s", reply + 4);
+            struct gm_buf why = GM_BUF_INIT;
+            gm_text_line(&why, reply + 4, strcspn(reply + 4, "\n"));
+            cli_error("the agent says: %s", why.p ? why.p : "");
+            gm_buf_free(&why);
             free(c);
             return GM_EXIT_FAIL;
         }
-        gm_buf_puts(&out, reply);
+        cli_agent_reply(&out, reply);
     }
     free(c);
     rc = cli_write(STDOUT_FILENO, &out);

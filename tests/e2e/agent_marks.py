@@ -20,13 +20,32 @@
                     within 2 s, a `gpumon mark` made meanwhile succeeds at
                     once, and the sampler keeps its 100 ms cadence
                     throughout.
+  mark_window:      (hardening round two, point 5) MARK and STEP times more
+                    than an hour from the agent's clock (-1, 0, 1970, an
+                    hour and 2 minutes either way, 2262, 300 future days)
+                    are refused, counted in the status's
+                    marks_out_of_window, and make no events file; times
+                    within the hour are taken.
+  socket_group:     (hardening round two, point 4; needs root and setpriv)
+                    the agent under the shipped unit's UMask and
+                    StateDirectoryMode (read from contrib/gpumon.service),
+                    as root with a group of its own: agent.sock is 0660, and
+                    a user whose only group is the agent's marks with
+                    `gpumon mark`, reads `agent --status` and marks with the
+                    Python client; a user outside the group is refused.
 """
 import os
+import re
+import shutil
 import socket
+import stat
+import subprocess
+import sys
 import threading
 import time
 
-from agentlib import (Agent, Fail, Scratch, check, check_eq, db_query, event_rows, main, run,
+from agentlib import (GPUMON, ROOT, Agent, Fail, Scratch, Skip, check, check_eq, db_query,
+                      event_rows, main, run,
                       sim_env)
 
 PINNED = 300
@@ -272,5 +291,128 @@ def test_hostile_clients():
         check_eq(marks, ["z" * MAX, "meanwhile", "crowded"], "the marks taken (and only those)")
 
 
+WINDOW_S = 3600
+
+
+def window_err(what, t):
+    return (f"ERR {what} time {t} is more than {WINDOW_S} s from the agent's clock ").encode()
+
+
+def test_mark_window():
+    env = sim_env(pinned=PINNED)
+    with Scratch("mkw") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "1s", "--no-alerts"])
+        try:
+            a.start()
+            st0 = a.status()
+            now = time.time_ns()
+            day = 86400 * 10**9
+            hour = WINDOW_S * 10**9
+            # just outside by 2 minutes: room for a slow run of this test
+            bad = [-1, 0, 1, now - hour - 120 * 10**9, now + hour + 120 * 10**9, 2**63 - 1]
+            bad += [now + k * day for k in range(1, 301)]
+            refused = 0
+            for t in bad:
+                for what, req in (("MARK", f"MARK {t} - far\n"),
+                                  ("STEP", f"STEP {t} - 7 loss=0.5\n")):
+                    reply, e = raw(data, req.encode())
+                    check(e is None and reply.startswith(window_err(what, t))
+                          and reply.endswith(b")\n") and reply.count(b"\n") == 1,
+                          f"{what} at {t} is refused", reply, e)
+                    refused += 1
+            # within the window, either way: taken (2 minutes inside its
+            # edges, from the time now)
+            now = time.time_ns()
+            ok_times = [now - hour + 120 * 10**9, now, now + hour - 120 * 10**9]
+            for i, t in enumerate(ok_times):
+                check_eq(raw(data, f"MARK {t} - near {i}\n".encode()), (b"OK\n", None),
+                         f"a mark {(t - now) / 1e9:.0f} s from now")
+            st = a.wait_for(lambda s: s["sinks"]["store"]["events"] >=
+                            st0["sinks"]["store"]["events"] + len(ok_times), 20,
+                            "the marks within the window to arrive")
+            check_eq((st0.get("marks_out_of_window"), st.get("marks_out_of_window")),
+                     (0, refused), "marks_out_of_window before and after", st)
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "agent exit status", a.log())
+        csv_dir = os.path.join(data, "csv")
+        marks = sorted(e[7] for e in event_rows(csv_dir) if e[3] == "mark")
+        check_eq(marks, [f"near {i}" for i in range(len(ok_times))], "the marks taken")
+        days = [n for n in os.listdir(csv_dir) if "_events_" in n]
+        check(len(days) <= 3, f"{len(days)} events files for marks within an hour of now",
+              sorted(days))
+
+
+AGENT_GID = 4243  # the agent's group (the unit's Group=gpumon, DynamicUser's group)
+MEMBER_UID = 4242  # a user whose only group is the agent's
+OTHER_GID = 4244  # a group that is not the agent's
+
+
+def unit_setting(key):
+    """KEY= in contrib/gpumon.service, the shipped unit (the last one)."""
+    with open(os.path.join(ROOT, "contrib", "gpumon.service")) as f:
+        found = re.findall(rf"^{key}=(\S+)\s*$", f.read(), re.M)
+    check(found, f"contrib/gpumon.service has no {key}=")
+    return found[-1]
+
+
+def as_user(uid, gid, argv, env):
+    """argv run as uid with gid as its only group -> (rc, stdout, stderr)."""
+    p = subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups"] + argv,
+                       env=env, capture_output=True, timeout=30)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+def test_socket_group():
+    if os.geteuid() != 0:
+        raise Skip("needs root (the agent as root in a group of its own, clients as others)")
+    if not shutil.which("setpriv"):
+        raise Skip("needs setpriv (util-linux)")
+    umask = int(unit_setting("UMask"), 8)
+    dir_mode = int(unit_setting("StateDirectoryMode"), 8)
+    env = sim_env(pinned=PINNED)
+    py = dict(env, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONDONTWRITEBYTECODE="1")
+    with Scratch("mkg") as d:
+        os.chmod(d, 0o755)
+        data = os.path.join(d, "data")
+        os.mkdir(data)
+        os.chown(data, 0, AGENT_GID)
+        os.chmod(data, dir_mode)  # as systemd makes the StateDirectory
+        a = Agent(data, env, ["--interval", "1s", "--no-alerts"])
+        # root, with the agent's group and the unit's umask
+        a.argv = ["sh", "-c", f"umask {umask:04o} && exec \"$@\"", "sh", "setpriv",
+                  f"--regid={AGENT_GID}", "--clear-groups"] + a.argv
+        try:
+            a.start()
+            st = os.stat(os.path.join(data, "agent.sock"))
+            check_eq((oct(stat.S_IMODE(st.st_mode)), st.st_uid, st.st_gid),
+                     (oct(0o660), 0, AGENT_GID), "agent.sock's mode, owner and group")
+            ev0 = a.status()["sinks"]["store"]["events"]
+            mark = [GPUMON, "mark", "--no-config", "--data-dir", data]
+            got = as_user(MEMBER_UID, AGENT_GID, mark + ["from the group"], env)
+            check_eq(got, (0, "", ""), "gpumon mark by a member of the agent's group")
+            rc, out, err = as_user(MEMBER_UID, AGENT_GID, [GPUMON, "agent", "--status",
+                                                           "--no-config", "--data-dir", data], env)
+            check_eq((rc, err), (0, ""), "agent --status by a member of the agent's group", out)
+            check('"samples"' in out, "agent --status prints the counters", out)
+            got = as_user(MEMBER_UID, AGENT_GID, [sys.executable, "-m", "gpumon", "mark",
+                                                  "--data-dir", data, "from python"], py)
+            check_eq(got, (0, "", ""), "the Python client's mark by a member of the group")
+            rc, out, err = as_user(MEMBER_UID, OTHER_GID, mark + ["from outside"], env)
+            check_eq((rc, out), (1, ""), "gpumon mark by a user outside the group", err)
+            check("Permission denied" in err, "the outsider is told why", err)
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 2, 20,
+                       "the group's two marks to arrive")
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "agent exit status", a.log())
+        marks = sorted(e[7] for e in event_rows(os.path.join(data, "csv")) if e[3] == "mark")
+        check_eq(marks, ["from python", "from the group"], "the marks taken (and only those)")
+
+
 if __name__ == "__main__":
-    main([test_mark_lengths, test_closed_connection, test_hostile_clients])
+    main([test_mark_lengths, test_closed_connection, test_hostile_clients, test_mark_window,
+          test_socket_group])
