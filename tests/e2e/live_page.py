@@ -187,6 +187,7 @@ def test_api():
             # bad parameters: 400 naming them
             for q, param in (("metric=nope", "metric"), ("metric=pcie_link_gen_current", "metric"),
                              ("since=2h", "since"), ("since=5", "since"), ("since=@x", "since"),
+                             ("after=-1", "after"), ("after=1&after=2", "after"),
                              ("id=9", "id"), ("id=x", "id"), ("id=1&id=2", "id"),
                              ("metrics=utilization.gpu", "metrics"), ("metric", "metric")):
                 e, r = get_json(g, "/api/v1/history?" + q, 400)

@@ -2,7 +2,9 @@
 //
 // Every 5 s: /api/v1/status updates the cards' numbers, /api/v1/alerts the
 // alert list, and /api/v1/history (the whole hour once, then only the
-// samples after the last one seen) the charts, drawn as hand-written SVG.
+// samples after the last one seen, by sequence number) the charts, drawn as
+// hand-written SVG.  A step of the agent's wall clock moves the times it has
+// by the change of clock_shift_ns.
 // Text goes in with textContent only (names come from outside), and nothing
 // is inline: the page's Content-Security-Policy allows only this file.
 "use strict";
@@ -14,7 +16,7 @@
   const charts = Array.from(document.querySelectorAll("figure.chart"));
   const metrics = charts.map(function (f) { return f.dataset.metric; });
   const series = new Map(); // GPU index -> {t: [], v: {metric: []}}
-  let lastNs = null;
+  let lastNs = null, lastSeq = null, shift = 0;
 
   // The page's number format (the same rule as the server's, docs/api.md).
   function fmt(key, v) {
@@ -131,7 +133,22 @@
 
   // --------------------------------------------------------- charts
 
+  // Whether doc no longer continues what the page has: the agent restarted
+  // (its sequence numbers went back) or the samples after the page's last
+  // one left its ring (the GPU count changed, or the page slept an hour).
+  function stale(doc) {
+    return lastSeq !== null && doc.latest_seq !== null &&
+      (doc.latest_seq < lastSeq || doc.oldest_seq > lastSeq);
+  }
+
   function merge(doc) {
+    // the agent's clock stepped: the times already here move as its did
+    const d = doc.clock_shift_ns - shift;
+    if (d) {
+      for (const s of series.values()) for (let i = 0; i < s.t.length; i++) s.t[i] += d;
+      if (lastNs !== null) lastNs += d;
+    }
+    shift = doc.clock_shift_ns;
     for (const g of doc.gpus) {
       let s = series.get(g.index);
       if (!s) {
@@ -145,6 +162,7 @@
       }
     }
     if (doc.latest_unix_ns !== null) lastNs = doc.latest_unix_ns;
+    if (doc.latest_seq !== null) lastSeq = doc.latest_seq;
     if (lastNs === null) return;
     for (const s of series.values()) {
       let cut = 0;
@@ -251,18 +269,30 @@
 
   // ----------------------------------------------------------- loop
 
+  // The hour, or what came after the page's last sample; from the start
+  // again when the agent's answer does not continue it.
+  function history(again) {
+    const q = "/api/v1/history?metric=" + metrics.join(",") +
+      (lastSeq === null ? "&since=1h" : "&after=" + lastSeq);
+    return getJSON(q).then(function (doc) {
+      if (stale(doc) && !again) {
+        series.clear();
+        lastNs = lastSeq = null;
+        shift = 0;
+        return history(true);
+      }
+      merge(doc);
+      charts.forEach(draw);
+      legend();
+    });
+  }
+
   function tick() {
     const state = document.getElementById("live-state");
-    const since = lastNs === null ? "1h" : "@" + lastNs;
-    const q = "/api/v1/history?metric=" + metrics.join(",") + "&since=" + since;
     Promise.all([
       getJSON("/api/v1/status").then(updateCards),
       getJSON("/api/v1/alerts").then(updateAlerts),
-      getJSON(q).then(function (doc) {
-        merge(doc);
-        charts.forEach(draw);
-        legend();
-      }),
+      history(false),
     ]).then(function () {
       if (state) state.textContent = "(live: every " + PERIOD_MS / 1000 + " s)";
     }, function (e) {
