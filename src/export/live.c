@@ -17,7 +17,9 @@
  * wall clock (an NTP step, a VM resume) neither reorders nor empties it.
  * The times it answers with are the wall times moved by the steps seen
  * after each sample (clock_shift_ns), so that they increase; the CSV log
- * and the store keep the wall times as read.
+ * and the store keep the wall times as read.  A sample without GPUs because
+ * the driver went away is kept as a gap (values absent, state no_driver)
+ * on the GPUs the ring has, so that an outage does not empty the hour.
  *
  * The page is written from the snapshot with the same numbers as
  * data-v attributes (the JSON text of each value) and readable text; the
@@ -66,6 +68,10 @@ int gm_live_history_metrics(int *ids, int max)
     return n;
 }
 
+/* A GPU's state in a sample where the driver was not there (no GPU read):
+ * past the gm_gpu_state values. */
+#define ST_NO_DRIVER 0xFF
+
 /* A change of wall_ns - mono_ns between two samples by more than this (plus
  * 1/1000 of the time between them, for slewing) is a step of the wall clock:
  * the sampler's rule (src/agent/sampler.c, observe_clock). */
@@ -84,6 +90,7 @@ struct gm_live_ring {
     int64_t *mono;           /* [cap] monotonic ns */
     int64_t *shift;          /* [cap] the sum of the clock's steps up to this sample */
     uint64_t *seq;           /* [cap] sequence numbers, increasing */
+    uint8_t *st;             /* [cap][ngpu] the GPU's state, or ST_NO_DRIVER */
     double *v;               /* [cap][ngpu][nm] */
     int cap, len, head;      /* head: the next slot to write */
     uint64_t last_seq;       /* of the newest sample ever added (0: none) */
@@ -113,6 +120,7 @@ void gm_live_ring_free(struct gm_live_ring *r)
     free(r->mono);
     free(r->shift);
     free(r->seq);
+    free(r->st);
     free(r->v);
     pthread_mutex_destroy(&r->mu);
     free(r);
@@ -130,11 +138,12 @@ static void grow(struct gm_live_ring *r)
     int ncap = r->cap ? r->cap * 2 : 64;
     if (ncap > GM_LIVE_RING_MAX)
         ncap = GM_LIVE_RING_MAX;
-    size_t row = (size_t)r->ngpu * (size_t)r->nm;
+    size_t row = (size_t)r->ngpu * (size_t)r->nm, ng = r->ngpu;
     int64_t *t = gm_xcalloc((size_t)ncap, sizeof(*t));
     int64_t *mono = gm_xcalloc((size_t)ncap, sizeof(*mono));
     int64_t *shift = gm_xcalloc((size_t)ncap, sizeof(*shift));
     uint64_t *seq = gm_xcalloc((size_t)ncap, sizeof(*seq));
+    uint8_t *st = gm_xcalloc((size_t)ncap * (ng ? ng : 1), sizeof(*st));
     double *v = gm_xcalloc((size_t)ncap * (row ? row : 1), sizeof(*v));
     for (int i = 0; i < r->len; i++) {
         int s = slot(r, i);
@@ -142,17 +151,20 @@ static void grow(struct gm_live_ring *r)
         mono[i] = r->mono[s];
         shift[i] = r->shift[s];
         seq[i] = r->seq[s];
+        memcpy(st + (size_t)i * ng, r->st + (size_t)s * ng, ng * sizeof(*st));
         memcpy(v + (size_t)i * row, r->v + (size_t)s * row, row * sizeof(*v));
     }
     free(r->t);
     free(r->mono);
     free(r->shift);
     free(r->seq);
+    free(r->st);
     free(r->v);
     r->t = t;
     r->mono = mono;
     r->shift = shift;
     r->seq = seq;
+    r->st = st;
     r->v = v;
     r->cap = ncap;
     r->head = r->len % ncap;
@@ -165,9 +177,11 @@ static void reset(struct gm_live_ring *r, uint32_t ngpu)
     free(r->mono);
     free(r->shift);
     free(r->seq);
+    free(r->st);
     free(r->v);
     r->t = r->mono = r->shift = NULL;
     r->seq = NULL;
+    r->st = NULL;
     r->v = NULL;
     r->cap = r->len = r->head = 0;
     r->ngpu = ngpu;
@@ -192,7 +206,11 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
 {
     uint32_t ngpu = s->ngpu < 64 ? s->ngpu : 64;
     pthread_mutex_lock(&r->mu);
-    if (ngpu != r->ngpu)
+    /* no GPU because the driver is not there: a gap on the GPUs the ring has */
+    int outage = ngpu == 0 && s->driver != GM_DRV_OK && r->ngpu > 0;
+    if (outage)
+        ngpu = r->ngpu;
+    else if (ngpu != r->ngpu)
         reset(r, ngpu);
     observe_clock(r, s);
     /* the window: samples more than an hour (monotonic) before this one go */
@@ -212,14 +230,17 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
     r->last_seq = s->seq > r->last_seq ? s->seq : r->last_seq + 1;
     r->seq[at] = r->last_seq;
     for (uint32_t g = 0; g < ngpu; g++) {
-        const struct gm_gpu *gp = &s->gpus[g];
-        r->index[g] = gp->index;
-        const char *u = gm_fmt_string(s, gp, NULL, GM_M_UUID);
-        gm_strlcpy(r->uuid[g], u ? u : "", sizeof(r->uuid[g]));
+        const struct gm_gpu *gp = outage ? NULL : &s->gpus[g];
+        r->st[(size_t)at * ngpu + g] = gp ? (uint8_t)gp->state : ST_NO_DRIVER;
+        if (gp) {
+            r->index[g] = gp->index;
+            const char *u = gm_fmt_string(s, gp, NULL, GM_M_UUID);
+            gm_strlcpy(r->uuid[g], u ? u : "", sizeof(r->uuid[g]));
+        }
         for (int k = 0; k < r->nm; k++) {
-            const struct gm_value *v = &gp->m[r->metric[k]];
+            const struct gm_value *v = gp ? &gp->m[r->metric[k]] : NULL;
             double d = NAN;
-            if (gm_v_ok(v)) {
+            if (v && gm_v_ok(v)) {
                 d = gm_v_as_double(v);
                 r->vtype[g][k] = v->type;
             }
@@ -496,6 +517,14 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
         gm_json_arr_begin(&j);
         for (int i = first; i < r->len; i++)
             gm_json_u64(&j, r->seq[slot(r, i)]);
+        gm_json_arr_end(&j);
+        gm_json_key(&j, "state");
+        gm_json_arr_begin(&j);
+        for (int i = first; i < r->len; i++) {
+            uint8_t st = r->st[(size_t)slot(r, i) * r->ngpu + g];
+            gm_json_str(&j, st == ST_NO_DRIVER ? "no_driver"
+                                               : gm_gpu_state_name((enum gm_gpu_state)st));
+        }
         gm_json_arr_end(&j);
         gm_json_key(&j, "values");
         gm_json_obj_begin(&j);

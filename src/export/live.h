@@ -67,9 +67,11 @@ struct gm_live_ring *gm_live_ring_new(void);
 void gm_live_ring_free(struct gm_live_ring *r);
 
 /* Appends snapshot s (its wall and monotonic times, its sequence number,
- * each GPU's kept metrics; a value that is not ok is kept as absent).
- * Samples more than the window before it on the monotonic clock fall out.
- * A snapshot with another GPU count starts the ring afresh.  s->seq numbers
+ * each GPU's state and kept metrics; a value that is not ok is kept as
+ * absent).  Samples more than the window before it on the monotonic clock
+ * fall out.  A snapshot without GPUs because the driver is not there is kept
+ * as a gap on the GPUs the ring has (no value, state no_driver); a snapshot
+ * with another GPU count otherwise starts the ring afresh.  s->seq numbers
  * the sample (one that does not increase is taken as the previous plus 1). */
 void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s);
 

@@ -318,6 +318,43 @@ static void test_ring_clock_forward(void **state)
     gm_live_ring_free(r);
 }
 
+/* The driver goes away for two samples (no GPU in them): the ring keeps its
+ * GPUs and history, and the outage is in it as samples whose values are
+ * null and whose state is no_driver. */
+static void test_ring_outage(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    for (int k = 0; k < 7; k++) {
+        struct gm_snapshot *s = snap(2, T0 + k * SEC, 2 * k);
+        s->seq = (uint64_t)k + 1;
+        if (k == 3 || k == 4) {
+            gm_snapshot_set_gpus(s, 0);
+            s->driver = GM_DRV_NOT_LOADED;
+        }
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "utilization_gpu_percent,power_draw_watts", NULL, "1", &out);
+    assert_non_null(strstr(out.p, "\"index\":1"));
+    assert_non_null(strstr(out.p, "\"seq\":[1,2,3,4,5,6,7]"));
+    assert_non_null(strstr(out.p, "\"state\":[\"ok\",\"ok\",\"ok\",\"no_driver\",\"no_driver\","
+                                  "\"ok\",\"ok\"]"));
+    assert_non_null(strstr(out.p, "\"utilization_gpu_percent\":[10,12,14,null,null,20,22]"));
+    assert_non_null(
+        strstr(out.p, "\"power_draw_watts\":[100.125,102.125,104.125,null,null,110.125,112.125]"));
+    /* a GPU that is lost while the driver works says so */
+    struct gm_snapshot *s = snap(2, T0 + 7 * SEC, 14);
+    s->gpus[1].state = GM_GPU_LOST;
+    gm_live_ring_add(r, s);
+    gm_snapshot_free(s);
+    history(r, "utilization_gpu_percent", "1s", "1", &out);
+    assert_non_null(strstr(out.p, "\"state\":[\"ok\",\"lost\"]"));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
 /* -------------------------------------------------------------- page, alerts */
 
 static const char HOSTILE[] = "<script>alert(1)</script>\"'&\x1b[2J\xff";
@@ -411,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_ring_wraps),
         cmocka_unit_test(test_ring_clock_step),
         cmocka_unit_test(test_ring_clock_forward),
+        cmocka_unit_test(test_ring_outage),
         cmocka_unit_test(test_page_escapes),
         cmocka_unit_test(test_assets),
     };

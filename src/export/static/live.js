@@ -4,7 +4,8 @@
 // alert list, and /api/v1/history (the whole hour once, then only the
 // samples after the last one seen, by sequence number) the charts, drawn as
 // hand-written SVG.  A step of the agent's wall clock moves the times it has
-// by the change of clock_shift_ns.
+// by the change of clock_shift_ns; a driver outage (state no_driver) is
+// drawn as a shaded gap.
 // Text goes in with textContent only (names come from outside), and nothing
 // is inline: the page's Content-Security-Policy allows only this file.
 "use strict";
@@ -15,7 +16,7 @@
   const W = 600, H = 170, L = 44, R = 8, T = 8, B = 20;
   const charts = Array.from(document.querySelectorAll("figure.chart"));
   const metrics = charts.map(function (f) { return f.dataset.metric; });
-  const series = new Map(); // GPU index -> {t: [], v: {metric: []}}
+  const series = new Map(); // GPU index -> {t: [], st: [], v: {metric: []}}
   let lastNs = null, lastSeq = null, shift = 0;
 
   // The page's number format (the same rule as the server's, docs/api.md).
@@ -152,12 +153,13 @@
     for (const g of doc.gpus) {
       let s = series.get(g.index);
       if (!s) {
-        s = { t: [], v: {} };
+        s = { t: [], st: [], v: {} };
         for (const m of metrics) s.v[m] = [];
         series.set(g.index, s);
       }
       for (let i = 0; i < g.time_unix_ns.length; i++) {
         s.t.push(g.time_unix_ns[i]);
+        s.st.push(g.state[i]);
         for (const m of metrics) s.v[m].push(g.values[m] ? g.values[m][i] : null);
       }
     }
@@ -169,6 +171,7 @@
       while (cut < s.t.length && s.t[cut] < lastNs - WINDOW_NS) cut++;
       if (cut) {
         s.t.splice(0, cut);
+        s.st.splice(0, cut);
         for (const m of metrics) s.v[m].splice(0, cut);
       }
     }
@@ -224,6 +227,26 @@
         : "-" + Math.round(ago) + " s";
       root.append(lab);
     }
+    // driver outages: a shaded band from the first sample without the
+    // driver to the next one with it (one GPU's states say it for all)
+    let gaps = 0;
+    const s0 = series.values().next().value;
+    for (let i = 0; s0 && i < s0.t.length; i++) {
+      if (s0.st[i] !== "no_driver") continue;
+      let k = i;
+      while (k + 1 < s0.t.length && s0.st[k + 1] === "no_driver") k++;
+      const a = Math.max(X(s0.t[i > 0 ? i - 1 : i]), L);
+      const b = X(s0.t[k + 1 < s0.t.length ? k + 1 : k]);
+      const r = svg("rect", { class: "gap", x: a.toFixed(1), y: T, width: Math.max(b - a, 1).toFixed(1),
+        height: H - T - B });
+      const tip = svg("title", {});
+      tip.textContent = "no driver: no GPU could be read";
+      r.append(tip);
+      root.append(r);
+      gaps++;
+      i = k;
+    }
+    fig.dataset.gaps = String(gaps);
     let lines = 0;
     for (const [idx, s] of series) {
       // a gap (the agent down, a value not real) breaks the line
