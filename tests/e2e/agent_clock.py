@@ -18,7 +18,9 @@ only the agent's, without root.
       clock_shift_ns (-5 s), since=2s is the last two seconds and not the
       whole ring, and after=SEQ (the page's incremental fetch) gives exactly
       the samples after that sequence number, at the times a reader gets by
-      moving those it has by the change of clock_shift_ns.
+      moving those it has by the change of clock_shift_ns.  In headless
+      chromium (skipped without it) the page, loaded after the step, draws
+      every line left to right and fetches again with after=SEQ.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, CLOCKSTEP_LIB (the
 shim), CLOCKSTEP_ASAN_RT (the ASan runtime, when gpumon is sanitized).
@@ -26,6 +28,8 @@ shim), CLOCKSTEP_ASAN_RT (the ASan runtime, when gpumon is sanitized).
 import collections
 import json
 import os
+import re
+import shutil
 import time
 
 from agentlib import (Agent, Scratch, Skip, check, check_eq, db_integrity, db_query,
@@ -149,6 +153,11 @@ def test_history_step_back():
             a.wait_samples(st["samples"] + 8, timeout=20)
             answers = [history(port, ""), history(port, "&since=2s"),
                        history(port, f"&after={before.get('latest_seq')}")]
+            page = None
+            if shutil.which("chromium"):
+                from live_page import Dom, chromium
+                text, _, urls = chromium(f"http://127.0.0.1:{port}/", d)
+                page = (Dom(text), urls)
             rc, _ = a.stop()
         finally:
             a.cleanup()
@@ -183,6 +192,18 @@ def test_history_step_back():
               ga["seq"])
         print(f"  {len(seq)} samples in the ring, clock_shift_ns {shift}, "
               f"since=2s {len(gr['seq'])}, after={before['latest_seq']} {len(ga['seq'])}")
+        if page is None:
+            raise Skip("chromium is not installed (the API part passed)")
+        from live_page import walk
+        dom, urls = page
+        lines = [n for n in walk(dom.root) if n["tag"] == "polyline" and "data-gpu" in n["attrs"]]
+        check_eq(len(lines), 5 * NGPU, "a line per GPU and chart")
+        for ln in lines:
+            xs = [float(p.split(",")[0]) for p in ln["attrs"]["points"].split()]
+            check(len(xs) >= 2 and all(x < y for x, y in zip(xs, xs[1:])),
+                  "a line drawn left to right across the step", ln["attrs"])
+        check(any(re.search(r"/api/v1/history\?metric=[^&]*&after=\d+$", u) for u, _ in urls),
+              "the page fetched again with after=SEQ", [u for u, _ in urls])
 
 
 if __name__ == "__main__":
