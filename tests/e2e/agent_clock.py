@@ -19,8 +19,10 @@ only the agent's, without root.
       whole ring, and after=SEQ (the page's incremental fetch) gives exactly
       the samples after that sequence number, at the times a reader gets by
       moving those it has by the change of clock_shift_ns.  In headless
-      chromium (skipped without it) the page, loaded after the step, draws
-      every line left to right and fetches again with after=SEQ.
+      chromium (skipped without it) the page, open across the step, moves
+      what it has by the step: after two of its fetches past the step every
+      chart has one unbroken line per GPU drawn left to right (no samples
+      missed, none out of order), and it fetched with after=SEQ.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, CLOCKSTEP_LIB (the
 shim), CLOCKSTEP_ASAN_RT (the ASan runtime, when gpumon is sanitized).
@@ -134,6 +136,23 @@ def parse(answer):
     return doc, doc["gpus"][0]
 
 
+# the page, read through DevTools: its charts' lines, when it last ticked
+# (the sample time the cards show), the URLs it fetched
+LINES_JS = "document.querySelector('figure.chart').dataset.lines"
+TICK_JS = "document.getElementById('sample-time').dataset.v"
+POINTS_JS = ("JSON.stringify(Array.from(document.querySelectorAll('polyline[data-gpu]'))"
+             ".map(p => [p.closest('figure').dataset.metric, p.dataset.gpu, "
+             "p.getAttribute('points')]))")
+URLS_JS = "performance.getEntriesByType('resource').map(e => e.name)"
+
+
+def page_wait(browser, what, pred, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not pred():
+        check(time.monotonic() < deadline, f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
 def test_history_step_back():
     with Scratch("clkh") as d:
         data = os.path.join(d, "data")
@@ -142,9 +161,16 @@ def test_history_step_back():
         port = free_port()
         a = Agent(data, shim_env(off), ["--interval", "500ms", "--exporter", "--listen",
                                         f"127.0.0.1:{port}"])
+        browser = None
         try:
             a.start()
             a.wait_samples(6)
+            if shutil.which("chromium"):
+                from live_page import DevTools
+                browser = DevTools(d, "chromium-step")
+                browser.open(f"http://127.0.0.1:{port}/")
+                page_wait(browser, "the page's first charts",
+                          lambda: browser.eval(LINES_JS) not in (None, "0"))
             before, gb = parse(history(port, ""))
             check(len(gb["time_unix_ns"]) >= 4, "samples before the step", before)
             write_offset(off, STEP_NS)
@@ -154,12 +180,17 @@ def test_history_step_back():
             answers = [history(port, ""), history(port, "&since=2s"),
                        history(port, f"&after={before.get('latest_seq')}")]
             page = None
-            if shutil.which("chromium"):
-                from live_page import Dom, chromium
-                text, _, urls = chromium(f"http://127.0.0.1:{port}/", d)
-                page = (Dom(text), urls)
+            if browser:
+                # three of the page's ticks after the step: two whole fetches
+                for k in range(3):
+                    v = browser.eval(TICK_JS)
+                    page_wait(browser, f"the page's tick {k + 1} after the step",
+                              lambda: browser.eval(TICK_JS) != v)
+                page = json.loads(browser.eval(POINTS_JS)), browser.eval(URLS_JS)
             rc, _ = a.stop()
         finally:
+            if browser:
+                browser.close()
             a.cleanup()
         check_eq(rc, 0, "exit status", a.log())
         doc, g = parse(answers[0])
@@ -194,16 +225,18 @@ def test_history_step_back():
               f"since=2s {len(gr['seq'])}, after={before['latest_seq']} {len(ga['seq'])}")
         if page is None:
             raise Skip("chromium is not installed (the API part passed)")
-        from live_page import walk
-        dom, urls = page
-        lines = [n for n in walk(dom.root) if n["tag"] == "polyline" and "data-gpu" in n["attrs"]]
-        check_eq(len(lines), 5 * NGPU, "a line per GPU and chart")
-        for ln in lines:
-            xs = [float(p.split(",")[0]) for p in ln["attrs"]["points"].split()]
-            check(len(xs) >= 2 and all(x < y for x, y in zip(xs, xs[1:])),
-                  "a line drawn left to right across the step", ln["attrs"])
-        check(any(re.search(r"/api/v1/history\?metric=[^&]*&after=\d+$", u) for u, _ in urls),
-              "the page fetched again with after=SEQ", [u for u, _ in urls])
+        lines, urls = page
+        for m in ("utilization_gpu_percent", "memory_used_bytes", "power_draw_watts",
+                  "temperature_gpu_celsius", "clocks_sm_mhz"):
+            ln = [x for x in lines if x[0] == m]
+            check_eq(sorted(x[1] for x in ln), [str(i) for i in range(NGPU)],
+                     f"chart {m}: one unbroken line per GPU across the step")
+            for _, gpu, pts in ln:
+                xs = [float(p.split(",")[0]) for p in pts.split()]
+                check(len(xs) >= 2 and all(x < y for x, y in zip(xs, xs[1:])),
+                      f"chart {m}: GPU {gpu}'s line drawn left to right across the step", pts)
+        check(any(re.search(r"/api/v1/history\?metric=[^&]*&after=\d+$", u) for u in urls),
+              "the page fetched with after=SEQ", urls)
 
 
 if __name__ == "__main__":
