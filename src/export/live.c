@@ -11,6 +11,16 @@
  * three decimals, integers as integers), so that the history's last value
  * and /api/v1/status agree to the digit.
  *
+ * Two clocks (DESIGN principle 4): the ring is kept in the order the
+ * samples were taken, each with its sequence number, and the window and
+ * `since=30s` are measured on the monotonic clock, so that a step of the
+ * wall clock (an NTP step, a VM resume) neither reorders nor empties it.
+ * The times it answers with are the wall times moved by the steps seen
+ * after each sample (clock_shift_ns), so that they increase; the CSV log
+ * and the store keep the wall times as read.  A sample without GPUs because
+ * the driver went away is kept as a gap (values absent, state no_driver)
+ * on the GPUs the ring has, so that an outage does not empty the hour.
+ *
  * The page is written from the snapshot with the same numbers as
  * data-v attributes (the JSON text of each value) and readable text; the
  * script (static/live.js) updates both from /api/v1/status.
@@ -58,6 +68,15 @@ int gm_live_history_metrics(int *ids, int max)
     return n;
 }
 
+/* A GPU's state in a sample where the driver was not there (no GPU read):
+ * past the gm_gpu_state values. */
+#define ST_NO_DRIVER 0xFF
+
+/* A change of wall_ns - mono_ns between two samples by more than this (plus
+ * 1/1000 of the time between them, for slewing) is a step of the wall clock:
+ * the sampler's rule (src/agent/sampler.c, observe_clock). */
+#define STEP_MIN_NS 100000000LL
+
 struct gm_live_ring {
     pthread_mutex_t mu;
     int metric[MAXM];       /* the kept metrics' ids */
@@ -67,9 +86,18 @@ struct gm_live_ring {
     uint32_t index[64];      /* each GPU's NVML index */
     char uuid[64][96];       /* as of the latest sample */
     uint8_t vtype[64][MAXM]; /* the value type last seen (how to write it) */
-    int64_t *t;              /* [cap] wall ns */
+    int64_t *t;              /* [cap] wall ns, as read */
+    int64_t *mono;           /* [cap] monotonic ns */
+    int64_t *shift;          /* [cap] the sum of the clock's steps up to this sample */
+    uint64_t *seq;           /* [cap] sequence numbers, increasing */
+    uint8_t *st;             /* [cap][ngpu] the GPU's state, or ST_NO_DRIVER */
     double *v;               /* [cap][ngpu][nm] */
     int cap, len, head;      /* head: the next slot to write */
+    uint64_t last_seq;       /* of the newest sample ever added (0: none) */
+    int have_clock;          /* last_off and last_mono are set */
+    int64_t last_off;        /* wall - mono of the newest sample */
+    int64_t last_mono;
+    int64_t shift_now; /* the sum of the steps seen */
 };
 
 struct gm_live_ring *gm_live_ring_new(void)
@@ -89,6 +117,10 @@ void gm_live_ring_free(struct gm_live_ring *r)
     if (!r)
         return;
     free(r->t);
+    free(r->mono);
+    free(r->shift);
+    free(r->seq);
+    free(r->st);
     free(r->v);
     pthread_mutex_destroy(&r->mu);
     free(r);
@@ -106,36 +138,83 @@ static void grow(struct gm_live_ring *r)
     int ncap = r->cap ? r->cap * 2 : 64;
     if (ncap > GM_LIVE_RING_MAX)
         ncap = GM_LIVE_RING_MAX;
-    size_t row = (size_t)r->ngpu * (size_t)r->nm;
+    size_t row = (size_t)r->ngpu * (size_t)r->nm, ng = r->ngpu;
     int64_t *t = gm_xcalloc((size_t)ncap, sizeof(*t));
+    int64_t *mono = gm_xcalloc((size_t)ncap, sizeof(*mono));
+    int64_t *shift = gm_xcalloc((size_t)ncap, sizeof(*shift));
+    uint64_t *seq = gm_xcalloc((size_t)ncap, sizeof(*seq));
+    uint8_t *st = gm_xcalloc((size_t)ncap * (ng ? ng : 1), sizeof(*st));
     double *v = gm_xcalloc((size_t)ncap * (row ? row : 1), sizeof(*v));
     for (int i = 0; i < r->len; i++) {
         int s = slot(r, i);
         t[i] = r->t[s];
+        mono[i] = r->mono[s];
+        shift[i] = r->shift[s];
+        seq[i] = r->seq[s];
+        memcpy(st + (size_t)i * ng, r->st + (size_t)s * ng, ng * sizeof(*st));
         memcpy(v + (size_t)i * row, r->v + (size_t)s * row, row * sizeof(*v));
     }
     free(r->t);
+    free(r->mono);
+    free(r->shift);
+    free(r->seq);
+    free(r->st);
     free(r->v);
     r->t = t;
+    r->mono = mono;
+    r->shift = shift;
+    r->seq = seq;
+    r->st = st;
     r->v = v;
     r->cap = ncap;
     r->head = r->len % ncap;
+}
+
+/* Empties the ring for ngpu GPUs (the sequence numbers and the clock go on). */
+static void reset(struct gm_live_ring *r, uint32_t ngpu)
+{
+    free(r->t);
+    free(r->mono);
+    free(r->shift);
+    free(r->seq);
+    free(r->st);
+    free(r->v);
+    r->t = r->mono = r->shift = NULL;
+    r->seq = NULL;
+    r->st = NULL;
+    r->v = NULL;
+    r->cap = r->len = r->head = 0;
+    r->ngpu = ngpu;
+}
+
+/* Notes a step of the wall clock between the newest sample and s. */
+static void observe_clock(struct gm_live_ring *r, const struct gm_snapshot *s)
+{
+    int64_t off = s->wall_ns - s->mono_ns;
+    if (r->have_clock) {
+        int64_t d = off - r->last_off;
+        int64_t tol = STEP_MIN_NS + (s->mono_ns - r->last_mono) / 1000;
+        if (d < -tol || d > tol)
+            r->shift_now += d;
+    }
+    r->have_clock = 1;
+    r->last_off = off;
+    r->last_mono = s->mono_ns;
 }
 
 void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
 {
     uint32_t ngpu = s->ngpu < 64 ? s->ngpu : 64;
     pthread_mutex_lock(&r->mu);
-    if (ngpu != r->ngpu) {
-        free(r->t);
-        free(r->v);
-        r->t = NULL;
-        r->v = NULL;
-        r->cap = r->len = r->head = 0;
-        r->ngpu = ngpu;
-    }
-    /* the window: samples older than an hour before this one go */
-    while (r->len > 0 && r->t[slot(r, 0)] < s->wall_ns - GM_LIVE_WINDOW_NS)
+    /* no GPU because the driver is not there: a gap on the GPUs the ring has */
+    int outage = ngpu == 0 && s->driver != GM_DRV_OK && r->ngpu > 0;
+    if (outage)
+        ngpu = r->ngpu;
+    else if (ngpu != r->ngpu)
+        reset(r, ngpu);
+    observe_clock(r, s);
+    /* the window: samples more than an hour (monotonic) before this one go */
+    while (r->len > 0 && r->mono[slot(r, 0)] < s->mono_ns - GM_LIVE_WINDOW_NS)
         r->len--;
     if (r->len == r->cap && r->cap < GM_LIVE_RING_MAX)
         grow(r);
@@ -146,15 +225,22 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
     size_t row = (size_t)ngpu * (size_t)r->nm;
     int at = r->head;
     r->t[at] = s->wall_ns;
+    r->mono[at] = s->mono_ns;
+    r->shift[at] = r->shift_now;
+    r->last_seq = s->seq > r->last_seq ? s->seq : r->last_seq + 1;
+    r->seq[at] = r->last_seq;
     for (uint32_t g = 0; g < ngpu; g++) {
-        const struct gm_gpu *gp = &s->gpus[g];
-        r->index[g] = gp->index;
-        const char *u = gm_fmt_string(s, gp, NULL, GM_M_UUID);
-        gm_strlcpy(r->uuid[g], u ? u : "", sizeof(r->uuid[g]));
+        const struct gm_gpu *gp = outage ? NULL : &s->gpus[g];
+        r->st[(size_t)at * ngpu + g] = gp ? (uint8_t)gp->state : ST_NO_DRIVER;
+        if (gp) {
+            r->index[g] = gp->index;
+            const char *u = gm_fmt_string(s, gp, NULL, GM_M_UUID);
+            gm_strlcpy(r->uuid[g], u ? u : "", sizeof(r->uuid[g]));
+        }
         for (int k = 0; k < r->nm; k++) {
-            const struct gm_value *v = &gp->m[r->metric[k]];
+            const struct gm_value *v = gp ? &gp->m[r->metric[k]] : NULL;
             double d = NAN;
-            if (gm_v_ok(v)) {
+            if (v && gm_v_ok(v)) {
                 d = gm_v_as_double(v);
                 r->vtype[g][k] = v->type;
             }
@@ -169,7 +255,7 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
 
 /* ---------------------------------------------------------------- query */
 
-enum { P_METRIC = 1, P_SINCE = 2, P_ID = 4 };
+enum { P_METRIC = 1, P_SINCE = 2, P_ID = 4, P_AFTER = 8 };
 
 void gm_live_error_json(struct gm_buf *out, int status, const char *param, const char *msg)
 {
@@ -231,9 +317,10 @@ int gm_live_query_param(struct gm_live_query *q, unsigned *seen, const char *nam
     unsigned bit = !strcmp(name, "metric")  ? P_METRIC
                    : !strcmp(name, "since") ? P_SINCE
                    : !strcmp(name, "id")    ? P_ID
+                   : !strcmp(name, "after") ? P_AFTER
                                             : 0;
     if (!bit)
-        return bad(err, name, "unknown parameter \"%.64s\" (metric, since, id)", name);
+        return bad(err, name, "unknown parameter \"%.64s\" (metric, since, id, after)", name);
     if (*seen & bit)
         return bad(err, name, "parameter %s given twice", name);
     *seen |= bit;
@@ -291,6 +378,16 @@ int gm_live_query_param(struct gm_live_query *q, unsigned *seen, const char *nam
                        "@UNIX_NANOSECONDS",
                        value);
         }
+    } else if (bit == P_AFTER) {
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(value, &end, 10);
+        if (value[0] < '0' || value[0] > '9' || *end || errno)
+            return bad(err, "after",
+                       "after \"%.64s\": expected a sample's sequence number (an integer, 0 "
+                       "or more: the last seq the reader has)",
+                       value);
+        q->after_seq = n;
     } else {
         const char *p = value;
         while (1) {
@@ -350,11 +447,19 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
             return bad(out, "id", "id: the agent has no GPU %s", v);
         }
     }
-    int64_t latest = r->len ? r->t[slot(r, r->len - 1)] : 0;
-    int64_t from = q->after_wall ? q->after_wall + 1 : latest - q->since_ns;
+    /* the times on the latest sample's clock (increasing), the window on
+     * the monotonic one */
+    int last = r->len ? slot(r, r->len - 1) : 0;
+    int64_t latest = r->len ? r->t[last] : 0, shift = r->len ? r->shift[last] : 0;
+    int64_t mono_from = r->len ? r->mono[last] - q->since_ns : 0;
     int first = 0;
-    while (first < r->len && r->t[slot(r, first)] < from)
+    while (first < r->len) {
+        int s = slot(r, first);
+        if (r->seq[s] > q->after_seq && (!q->since_ns || r->mono[s] >= mono_from) &&
+            (!q->after_wall || r->t[s] + (shift - r->shift[s]) > q->after_wall))
+            break;
         first++;
+    }
     size_t row = (size_t)r->ngpu * (size_t)r->nm;
 
     struct gm_json j;
@@ -373,9 +478,21 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
         gm_json_null(&j);
     gm_json_key(&j, "oldest_unix_ns");
     if (r->len)
-        gm_json_i64(&j, r->t[slot(r, 0)]);
+        gm_json_i64(&j, r->t[slot(r, 0)] + (shift - r->shift[slot(r, 0)]));
     else
         gm_json_null(&j);
+    gm_json_key(&j, "latest_seq");
+    if (r->len)
+        gm_json_u64(&j, r->seq[last]);
+    else
+        gm_json_null(&j);
+    gm_json_key(&j, "oldest_seq");
+    if (r->len)
+        gm_json_u64(&j, r->seq[slot(r, 0)]);
+    else
+        gm_json_null(&j);
+    gm_json_key(&j, "clock_shift_ns");
+    gm_json_i64(&j, shift);
     gm_json_key(&j, "metrics");
     gm_json_arr_begin(&j);
     for (int k = 0; k < q->nmetrics; k++)
@@ -394,7 +511,20 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
         gm_json_key(&j, "time_unix_ns");
         gm_json_arr_begin(&j);
         for (int i = first; i < r->len; i++)
-            gm_json_i64(&j, r->t[slot(r, i)]);
+            gm_json_i64(&j, r->t[slot(r, i)] + (shift - r->shift[slot(r, i)]));
+        gm_json_arr_end(&j);
+        gm_json_key(&j, "seq");
+        gm_json_arr_begin(&j);
+        for (int i = first; i < r->len; i++)
+            gm_json_u64(&j, r->seq[slot(r, i)]);
+        gm_json_arr_end(&j);
+        gm_json_key(&j, "state");
+        gm_json_arr_begin(&j);
+        for (int i = first; i < r->len; i++) {
+            uint8_t st = r->st[(size_t)slot(r, i) * r->ngpu + g];
+            gm_json_str(&j, st == ST_NO_DRIVER ? "no_driver"
+                                               : gm_gpu_state_name((enum gm_gpu_state)st));
+        }
         gm_json_arr_end(&j);
         gm_json_key(&j, "values");
         gm_json_obj_begin(&j);

@@ -66,9 +66,13 @@ struct gm_live_ring;
 struct gm_live_ring *gm_live_ring_new(void);
 void gm_live_ring_free(struct gm_live_ring *r);
 
-/* Appends snapshot s (its wall time, each GPU's kept metrics; a value that
- * is not ok is kept as absent).  Samples older than the window fall out.  A
- * snapshot with another GPU count starts the ring afresh. */
+/* Appends snapshot s (its wall and monotonic times, its sequence number,
+ * each GPU's state and kept metrics; a value that is not ok is kept as
+ * absent).  Samples more than the window before it on the monotonic clock
+ * fall out.  A snapshot without GPUs because the driver is not there is kept
+ * as a gap on the GPUs the ring has (no value, state no_driver); a snapshot
+ * with another GPU count otherwise starts the ring afresh.  s->seq numbers
+ * the sample (one that does not increase is taken as the previous plus 1). */
 void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s);
 
 /* A checked /api/v1/history query. */
@@ -76,7 +80,8 @@ struct gm_live_query {
     int metrics[16]; /* registry ids, in the order asked */
     int nmetrics;
     int64_t since_ns;   /* a duration back from the latest sample, or ... */
-    int64_t after_wall; /* ... (since=@NS) samples strictly after this wall time; 0: unused */
+    int64_t after_wall; /* ... (since=@NS) samples strictly after this time (as answered) */
+    uint64_t after_seq; /* after=SEQ: samples whose sequence number is greater */
     uint64_t ids;       /* GPU indices asked for (bit i); 0: all */
 };
 

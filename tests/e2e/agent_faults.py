@@ -22,14 +22,24 @@ set so the run starts just before the fault) through one agent process.
       while 0), its CSV rows say no_permission with no values, its store rows
       gpu_no_permission, the others stay ok; one log line and one gpu event
       when it goes, one of each when it is back.
+  history_across_outage: the 240-360 s outage under an agent with its
+      exporter: the live page's /api/v1/history keeps the GPUs and the
+      samples from before the outage (not restarted by the GPU count falling
+      to 0), the outage is in it as samples with state no_driver and null
+      values at the CSV's outage rows' times, ok samples with values at the
+      normal rows' times; in headless chromium the page's charts shade the
+      gap once and break GPU 0's line into two (the browser part is skipped
+      without chromium).
   driver_down_at_start: fault-driver-not-loaded.ini from the first sample:
       explicit status rows every interval, one driver event, no store rows
       (no GPU was ever seen), and the cause logged once.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import json
 import os
 import re
+import shutil
 import time
 
 from agentlib import (Agent, Scratch, Skip, check, check_eq, check_grid, check_no_duplicates,
@@ -332,6 +342,75 @@ def test_driver_down_at_start():
         check("not loaded" in errors[0], "the error names the cause", errors[0])
 
 
+def test_history_across_outage():
+    speed = 20
+    # 3 s before the driver goes (240 s), 6 s of outage, then healthy
+    env = sim_env("faults.ini", speed=speed, epoch=epoch_for(180, speed))
+    port = free_port()
+    with Scratch("hist") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "200ms", "--exporter", "--listen",
+                              f"127.0.0.1:{port}"])
+        try:
+            a.start()
+            a.wait_for(lambda s: s["driver"] != "ok", 20, "the driver to go away")
+            st = a.wait_for(lambda s: s["driver"] == "ok", 30, "the driver to come back")
+            a.wait_samples(st["samples"] + 5)
+            r = get("127.0.0.1", port, "/api/v1/history?metric=power_draw_watts", timeout=10)
+            check_eq(r.status, 200, "/api/v1/history status", r.text)
+            doc = json.loads(r.body)
+            dom = None
+            if shutil.which("chromium"):
+                from live_page import Dom, chromium
+                dom = Dom(chromium(f"http://127.0.0.1:{port}/", d)[0])
+            rc, _ = a.stop()
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "exit status", a.log())
+        rows = gpu_rows(os.path.join(data, "csv"))
+        normal = {t for t, rs in samples_of(rows) if len(rs) == 4}
+        outage = {t for t, rs in samples_of(rows) if len(rs) == 1}
+        check(outage, "the CSV has the outage rows")
+        check_eq([g["index"] for g in doc["gpus"]], [0, 1, 2, 3], "the history's GPUs", doc)
+        check(doc["oldest_unix_ns"] is not None and
+              doc["oldest_unix_ns"] // 1_000_000 < min(outage),
+              "the history reaches back before the outage", doc["oldest_unix_ns"], min(outage))
+        for g in doc["gpus"]:
+            states = g.get("state")
+            check(states is not None and len(states) == len(g["time_unix_ns"]),
+                  f"GPU {g['index']}: a state per sample", g)
+            kinds = "".join("d" if x == "no_driver" else "o" for x in states)
+            check(re.fullmatch(r"o{2,}d+o+", kinds),
+                  f"GPU {g['index']}: samples before, during and after the outage: {kinds}")
+            seq = g["seq"]
+            check(all(x < y for x, y in zip(seq, seq[1:])), "seq increases", seq)
+            for t, st_, v in zip(g["time_unix_ns"], states, g["values"]["power_draw_watts"]):
+                ms = t // 1_000_000
+                if st_ == "no_driver":
+                    check(ms in outage and v is None,
+                          f"GPU {g['index']} at {t}: an outage sample (null, at a CSV outage "
+                          "row)", v)
+                else:  # ok, or (GPU 2 before 230 s) no_permission: no value
+                    check(ms in normal and (v is not None) == (st_ == "ok"),
+                          f"GPU {g['index']} at {t}: a normal sample (at a CSV normal row, a "
+                          "value when ok)", st_, v)
+        if dom is None:
+            raise Skip("chromium is not installed (the API part passed)")
+        from live_page import has_class, walk
+        figs = [n for n in walk(dom.root) if n["tag"] == "figure" and has_class(n, "chart")]
+        check_eq(len(figs), 5, "charts")
+        for f in figs:
+            m = f["attrs"].get("data-metric")
+            gaps = [n for n in walk(f) if n["tag"] == "rect" and has_class(n, "gap")]
+            check_eq(len(gaps), 1, f"chart {m}: shaded gaps")
+            check_eq(f["attrs"].get("data-gaps"), "1", f"chart {m}: data-gaps")
+            lines = [n for n in walk(f) if n["tag"] == "polyline" and
+                     n["attrs"].get("data-gpu") == "0"]
+            check_eq(len(lines), 2, f"chart {m}: GPU 0's line, broken by the outage")
+        print(f"  {len(doc['gpus'][0]['seq'])} samples in the history, "
+              f"{doc['gpus'][0]['state'].count('no_driver')} of them the outage")
+
+
 if __name__ == "__main__":
     main([test_driver_lost_and_back, test_gpu_lost_and_back, test_gpu_no_permission,
-          test_driver_down_at_start])
+          test_history_across_outage, test_driver_down_at_start])

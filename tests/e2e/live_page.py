@@ -187,6 +187,7 @@ def test_api():
             # bad parameters: 400 naming them
             for q, param in (("metric=nope", "metric"), ("metric=pcie_link_gen_current", "metric"),
                              ("since=2h", "since"), ("since=5", "since"), ("since=@x", "since"),
+                             ("after=-1", "after"), ("after=1&after=2", "after"),
                              ("id=9", "id"), ("id=x", "id"), ("id=1&id=2", "id"),
                              ("metrics=utilization.gpu", "metrics"), ("metric", "metric")):
                 e, r = get_json(g, "/api/v1/history?" + q, 400)
@@ -448,83 +449,115 @@ def chromium(url, d, js=True, budget=12000):
     return p.stdout.decode(), err, net_requests(netlog)
 
 
-def chromium_nojs_dom(url, d, timeout=60):
-    """The page's DOM with JavaScript off.  Headless chromium's --dump-dom
-    reads the DOM with a script, which --blink-settings=scriptEnabled=false
-    stops (it prints nothing), so this drives it over the DevTools protocol
-    (--remote-debugging-pipe: JSON messages ending in NUL on fds 3 and 4):
-    Emulation.setScriptExecutionDisabled, Page.navigate, then
-    DOM.getOuterHTML once the load event has fired (the DOM domain needs no
-    script)."""
-    exe = shutil.which("chromium")
-    to_chr = os.pipe()    # chromium reads fd 3
-    from_chr = os.pipe()  # chromium writes fd 4
+class DevTools:
+    """Headless chromium driven over the DevTools protocol
+    (--remote-debugging-pipe: JSON messages ending in NUL on fds 3 and 4),
+    one page: open(url) navigates and waits for the load event (script
+    execution disabled when js is false), eval(expr) is Runtime.evaluate's
+    value, dom() the page's outerHTML (the DOM domain needs no script)."""
 
-    def fds():
-        a, b = os.dup(to_chr[0]), os.dup(from_chr[1])
-        os.dup2(a, 3)
-        os.dup2(b, 4)
+    def __init__(self, d, tag, timeout=60):
+        exe = shutil.which("chromium")
+        to_chr = os.pipe()    # chromium reads fd 3
+        from_chr = os.pipe()  # chromium writes fd 4
 
-    p = subprocess.Popen([exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          f"--user-data-dir={os.path.join(d, 'chromium-nojs')}",
-                          "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                          "--remote-debugging-pipe", "about:blank"],
-                         preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, env=dict(os.environ, HOME=d))
-    os.close(to_chr[0])
-    os.close(from_chr[1])
-    wr, rd = to_chr[1], from_chr[0]
-    buf = b""
-    n = [0]
-    deadline = time.monotonic() + timeout
+        def fds():
+            a, b = os.dup(to_chr[0]), os.dup(from_chr[1])
+            os.dup2(a, 3)
+            os.dup2(b, 4)
 
-    def send(method, params=None, session=None):
-        n[0] += 1
-        m = {"id": n[0], "method": method, "params": params or {}}
-        if session:
-            m["sessionId"] = session
-        os.write(wr, json.dumps(m).encode() + b"\0")
-        return n[0]
+        self.p = subprocess.Popen([exe, "--headless", "--no-sandbox", "--disable-gpu",
+                                   "--no-first-run", f"--user-data-dir={os.path.join(d, tag)}",
+                                   "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                                   "--remote-debugging-pipe", "about:blank"],
+                                  preexec_fn=fds, pass_fds=(3, 4), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, env=dict(os.environ, HOME=d))
+        os.close(to_chr[0])
+        os.close(from_chr[1])
+        self.wr, self.rd = to_chr[1], from_chr[0]
+        self.buf = b""
+        self.n = 0
+        self.sess = None
+        self.timeout = timeout
 
-    def wait(pred):
-        nonlocal buf
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def send(self, method, params=None):
+        self.n += 1
+        m = {"id": self.n, "method": method, "params": params or {}}
+        if self.sess:
+            m["sessionId"] = self.sess
+        os.write(self.wr, json.dumps(m).encode() + b"\0")
+        return self.n
+
+    def wait(self, pred):
+        deadline = time.monotonic() + self.timeout
         while True:
-            while b"\0" in buf:
-                raw, buf = buf.split(b"\0", 1)
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
                 m = json.loads(raw)
                 check("error" not in m, "DevTools error", m)
                 if pred(m):
                     return m
             check(time.monotonic() < deadline, "chromium (DevTools) did not answer in time")
-            chunk = os.read(rd, 1 << 16)
+            chunk = os.read(self.rd, 1 << 16)
             check(chunk, "chromium closed the DevTools pipe")
-            buf += chunk
+            self.buf += chunk
 
-    try:
-        i = send("Target.createTarget", {"url": "about:blank"})
-        target = wait(lambda m: m.get("id") == i)["result"]["targetId"]
-        i = send("Target.attachToTarget", {"targetId": target, "flatten": True})
-        sess = wait(lambda m: m.get("id") == i)["result"]["sessionId"]
-        for method, params in (("Emulation.setScriptExecutionDisabled", {"value": True}),
-                               ("Page.enable", {})):
-            i = send(method, params, sess)
-            wait(lambda m: m.get("id") == i)
-        send("Page.navigate", {"url": url}, sess)
-        wait(lambda m: m.get("method") == "Page.loadEventFired")
-        i = send("DOM.getDocument", {}, sess)
-        root = wait(lambda m: m.get("id") == i)["result"]["root"]["nodeId"]
-        i = send("DOM.getOuterHTML", {"nodeId": root}, sess)
-        out = wait(lambda m: m.get("id") == i)["result"]["outerHTML"]
-        send("Browser.close")
-        return out
-    finally:
-        os.close(wr)
-        os.close(rd)
+    def call(self, method, params=None):
+        i = self.send(method, params)
+        return self.wait(lambda m: m.get("id") == i)["result"]
+
+    def open(self, url, js=True):
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.sess = self.call("Target.attachToTarget",
+                              {"targetId": target, "flatten": True})["sessionId"]
+        if not js:
+            self.call("Emulation.setScriptExecutionDisabled", {"value": True})
+        self.call("Page.enable")
+        self.send("Page.navigate", {"url": url})
+        self.wait(lambda m: m.get("method") == "Page.loadEventFired")
+
+    def eval(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True})
+        check("exceptionDetails" not in r, f"{expr}: an exception", r)
+        return r["result"].get("value")
+
+    def dom(self):
+        root = self.call("DOM.getDocument")["root"]["nodeId"]
+        return self.call("DOM.getOuterHTML", {"nodeId": root})["outerHTML"]
+
+    def close(self):
+        if self.wr is None:
+            return
         try:
-            p.wait(timeout=10)
+            self.sess = None
+            self.send("Browser.close")
+        except OSError:
+            pass
+        os.close(self.wr)
+        os.close(self.rd)
+        self.wr = self.rd = None
+        try:
+            self.p.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            self.p.kill()
+            self.p.wait()
+
+
+def chromium_nojs_dom(url, d, timeout=60):
+    """The page's DOM with JavaScript off.  Headless chromium's --dump-dom
+    reads the DOM with a script, which --blink-settings=scriptEnabled=false
+    stops (it prints nothing), so this drives it over the DevTools protocol:
+    Emulation.setScriptExecutionDisabled, Page.navigate, then
+    DOM.getOuterHTML once the load event has fired."""
+    with DevTools(d, "chromium-nojs", timeout) as b:
+        b.open(url, js=False)
+        return b.dom()
 
 
 def net_requests(netlog):

@@ -22,6 +22,7 @@
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define SEC INT64_C(1000000000)
 #define T0 INT64_C(1796300000000000000)
+#define M0 INT64_C(5000000000000) /* the monotonic clock at T0 */
 
 static const char *cstr(struct gm_buf *b)
 {
@@ -65,6 +66,14 @@ static void test_params(void **state)
         {"since", "@-1", 0, "since"},
         {"since", "@12x", 0, "since"},
         {"since", "@99999999999999999999999", 0, "since"},
+        {"after", "0", 1, NULL},
+        {"after", "18446744073709551615", 1, NULL},
+        {"after", "18446744073709551616", 0, "after"}, /* past uint64 */
+        {"after", "-1", 0, "after"},
+        {"after", "+1", 0, "after"},
+        {"after", " 1", 0, "after"},
+        {"after", "1x", 0, "after"},
+        {"after", "", 0, "after"},
         {"id", "0", 1, NULL},
         {"id", "0,3,63", 1, NULL},
         {"id", "64", 0, "id"},
@@ -117,6 +126,7 @@ static struct gm_snapshot *snap(uint32_t ngpu, int64_t wall, int k)
 {
     struct gm_snapshot *s = gm_snapshot_new();
     s->wall_ns = wall;
+    s->mono_ns = M0 + (wall - T0);
     gm_snapshot_set_gpus(s, ngpu);
     for (uint32_t i = 0; i < ngpu; i++) {
         struct gm_gpu *g = &s->gpus[i];
@@ -228,6 +238,123 @@ static void test_ring_wraps(void **state)
     gm_live_ring_free(r);
 }
 
+/* The wall clock steps back 5 s after six samples (an NTP step): the
+ * history stays in the order taken, its times increase (those before the
+ * step moved by it: clock_shift_ns), since=2s is the last two seconds of the
+ * monotonic clock, and after=SEQ gives the samples after a sequence number. */
+static void test_ring_clock_step(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    for (int k = 0; k < 10; k++) {
+        struct gm_snapshot *s = snap(1, T0 + k * SEC, k);
+        s->seq = (uint64_t)k + 1;
+        if (k >= 6)
+            s->wall_ns -= 5 * SEC; /* mono goes on */
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "power_draw_watts", NULL, NULL, &out);
+    /* latest (T0 + 4 s) is the newest, oldest (T0 - 5 s) the oldest */
+    assert_non_null(strstr(out.p, "\"latest_unix_ns\":1796300004000000000,"
+                                  "\"oldest_unix_ns\":1796299995000000000,"
+                                  "\"latest_seq\":10,\"oldest_seq\":1,"
+                                  "\"clock_shift_ns\":-5000000000"));
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796299995000000000,1796299996000000000,"
+                                  "1796299997000000000,1796299998000000000,1796299999000000000,"
+                                  "1796300000000000000,1796300001000000000,1796300002000000000,"
+                                  "1796300003000000000,1796300004000000000]"));
+    assert_non_null(strstr(out.p, "\"seq\":[1,2,3,4,5,6,7,8,9,10]"));
+    assert_non_null(strstr(out.p, "\"power_draw_watts\":[100.125,101.125,102.125,103.125,104.125,"
+                                  "105.125,106.125,107.125,108.125,109.125]"));
+
+    /* since=2s: the samples of the latest two seconds, not the whole ring */
+    history(r, "power_draw_watts", "2s", NULL, &out);
+    assert_non_null(strstr(out.p, "\"seq\":[8,9,10]"));
+    assert_non_null(strstr(out.p, "\"power_draw_watts\":[107.125,108.125,109.125]"));
+
+    /* after=SEQ: what an incremental reader asks for, step or not */
+    history(r, "power_draw_watts", NULL, NULL, &out);
+    struct gm_live_query q;
+    memset(&q, 0, sizeof(q));
+    unsigned seen = 0;
+    struct gm_buf err = GM_BUF_INIT;
+    assert_int_equal(gm_live_query_param(&q, &seen, "after", "5", &err), 0);
+    gm_live_query_finish(&q);
+    gm_buf_reset(&out);
+    assert_int_equal(gm_live_history_json(r, &q, &out), 0);
+    cstr(&out);
+    assert_non_null(strstr(out.p, "\"seq\":[6,7,8,9,10]"));
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796300000000000000,1796300001000000000,"
+                                  "1796300002000000000,1796300003000000000,1796300004000000000]"));
+    /* since=@NS: after that time as this answer writes the times */
+    history(r, "power_draw_watts", "@1796300002000000000", NULL, &out);
+    assert_non_null(strstr(out.p, "\"seq\":[9,10]"));
+    gm_buf_free(&err);
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* A forward step of more than the hour keeps the ring: the window is an
+ * hour of the monotonic clock. */
+static void test_ring_clock_forward(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    for (int k = 0; k < 4; k++) {
+        struct gm_snapshot *s = snap(1, T0 + k * SEC, k);
+        if (k >= 2)
+            s->wall_ns += 7200 * SEC;
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "power_draw_watts", NULL, NULL, &out);
+    assert_non_null(strstr(out.p, "\"power_draw_watts\":[100.125,101.125,102.125,103.125]"));
+    assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796307200000000000,1796307201000000000,"
+                                  "1796307202000000000,1796307203000000000]"));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* The driver goes away for two samples (no GPU in them): the ring keeps its
+ * GPUs and history, and the outage is in it as samples whose values are
+ * null and whose state is no_driver. */
+static void test_ring_outage(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    for (int k = 0; k < 7; k++) {
+        struct gm_snapshot *s = snap(2, T0 + k * SEC, 2 * k);
+        s->seq = (uint64_t)k + 1;
+        if (k == 3 || k == 4) {
+            gm_snapshot_set_gpus(s, 0);
+            s->driver = GM_DRV_NOT_LOADED;
+        }
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "utilization_gpu_percent,power_draw_watts", NULL, "1", &out);
+    assert_non_null(strstr(out.p, "\"index\":1"));
+    assert_non_null(strstr(out.p, "\"seq\":[1,2,3,4,5,6,7]"));
+    assert_non_null(strstr(out.p, "\"state\":[\"ok\",\"ok\",\"ok\",\"no_driver\",\"no_driver\","
+                                  "\"ok\",\"ok\"]"));
+    assert_non_null(strstr(out.p, "\"utilization_gpu_percent\":[10,12,14,null,null,20,22]"));
+    assert_non_null(
+        strstr(out.p, "\"power_draw_watts\":[100.125,102.125,104.125,null,null,110.125,112.125]"));
+    /* a GPU that is lost while the driver works says so */
+    struct gm_snapshot *s = snap(2, T0 + 7 * SEC, 14);
+    s->gpus[1].state = GM_GPU_LOST;
+    gm_live_ring_add(r, s);
+    gm_snapshot_free(s);
+    history(r, "utilization_gpu_percent", "1s", "1", &out);
+    assert_non_null(strstr(out.p, "\"state\":[\"ok\",\"lost\"]"));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
 /* -------------------------------------------------------------- page, alerts */
 
 static const char HOSTILE[] = "<script>alert(1)</script>\"'&\x1b[2J\xff";
@@ -315,9 +442,15 @@ static void test_assets(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_params),       cmocka_unit_test(test_param_repeated),
-        cmocka_unit_test(test_ring),         cmocka_unit_test(test_ring_wraps),
-        cmocka_unit_test(test_page_escapes), cmocka_unit_test(test_assets),
+        cmocka_unit_test(test_params),
+        cmocka_unit_test(test_param_repeated),
+        cmocka_unit_test(test_ring),
+        cmocka_unit_test(test_ring_wraps),
+        cmocka_unit_test(test_ring_clock_step),
+        cmocka_unit_test(test_ring_clock_forward),
+        cmocka_unit_test(test_ring_outage),
+        cmocka_unit_test(test_page_escapes),
+        cmocka_unit_test(test_assets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,10 @@
 //
 // Every 5 s: /api/v1/status updates the cards' numbers, /api/v1/alerts the
 // alert list, and /api/v1/history (the whole hour once, then only the
-// samples after the last one seen) the charts, drawn as hand-written SVG.
+// samples after the last one seen, by sequence number) the charts, drawn as
+// hand-written SVG.  A step of the agent's wall clock moves the times it has
+// by the change of clock_shift_ns; a driver outage (state no_driver) is
+// drawn as a shaded gap.
 // Text goes in with textContent only (names come from outside), and nothing
 // is inline: the page's Content-Security-Policy allows only this file.
 "use strict";
@@ -13,8 +16,8 @@
   const W = 600, H = 170, L = 44, R = 8, T = 8, B = 20;
   const charts = Array.from(document.querySelectorAll("figure.chart"));
   const metrics = charts.map(function (f) { return f.dataset.metric; });
-  const series = new Map(); // GPU index -> {t: [], v: {metric: []}}
-  let lastNs = null;
+  const series = new Map(); // GPU index -> {t: [], st: [], v: {metric: []}}
+  let lastNs = null, lastSeq = null, shift = 0;
 
   // The page's number format (the same rule as the server's, docs/api.md).
   function fmt(key, v) {
@@ -131,26 +134,44 @@
 
   // --------------------------------------------------------- charts
 
+  // Whether doc no longer continues what the page has: the agent restarted
+  // (its sequence numbers went back) or the samples after the page's last
+  // one left its ring (the GPU count changed, or the page slept an hour).
+  function stale(doc) {
+    return lastSeq !== null && doc.latest_seq !== null &&
+      (doc.latest_seq < lastSeq || doc.oldest_seq > lastSeq);
+  }
+
   function merge(doc) {
+    // the agent's clock stepped: the times already here move as its did
+    const d = doc.clock_shift_ns - shift;
+    if (d) {
+      for (const s of series.values()) for (let i = 0; i < s.t.length; i++) s.t[i] += d;
+      if (lastNs !== null) lastNs += d;
+    }
+    shift = doc.clock_shift_ns;
     for (const g of doc.gpus) {
       let s = series.get(g.index);
       if (!s) {
-        s = { t: [], v: {} };
+        s = { t: [], st: [], v: {} };
         for (const m of metrics) s.v[m] = [];
         series.set(g.index, s);
       }
       for (let i = 0; i < g.time_unix_ns.length; i++) {
         s.t.push(g.time_unix_ns[i]);
+        s.st.push(g.state[i]);
         for (const m of metrics) s.v[m].push(g.values[m] ? g.values[m][i] : null);
       }
     }
     if (doc.latest_unix_ns !== null) lastNs = doc.latest_unix_ns;
+    if (doc.latest_seq !== null) lastSeq = doc.latest_seq;
     if (lastNs === null) return;
     for (const s of series.values()) {
       let cut = 0;
       while (cut < s.t.length && s.t[cut] < lastNs - WINDOW_NS) cut++;
       if (cut) {
         s.t.splice(0, cut);
+        s.st.splice(0, cut);
         for (const m of metrics) s.v[m].splice(0, cut);
       }
     }
@@ -206,6 +227,26 @@
         : "-" + Math.round(ago) + " s";
       root.append(lab);
     }
+    // driver outages: a shaded band from the first sample without the
+    // driver to the next one with it (one GPU's states say it for all)
+    let gaps = 0;
+    const s0 = series.values().next().value;
+    for (let i = 0; s0 && i < s0.t.length; i++) {
+      if (s0.st[i] !== "no_driver") continue;
+      let k = i;
+      while (k + 1 < s0.t.length && s0.st[k + 1] === "no_driver") k++;
+      const a = Math.max(X(s0.t[i > 0 ? i - 1 : i]), L);
+      const b = X(s0.t[k + 1 < s0.t.length ? k + 1 : k]);
+      const r = svg("rect", { class: "gap", x: a.toFixed(1), y: T, width: Math.max(b - a, 1).toFixed(1),
+        height: H - T - B });
+      const tip = svg("title", {});
+      tip.textContent = "no driver: no GPU could be read";
+      r.append(tip);
+      root.append(r);
+      gaps++;
+      i = k;
+    }
+    fig.dataset.gaps = String(gaps);
     let lines = 0;
     for (const [idx, s] of series) {
       // a gap (the agent down, a value not real) breaks the line
@@ -251,18 +292,30 @@
 
   // ----------------------------------------------------------- loop
 
+  // The hour, or what came after the page's last sample; from the start
+  // again when the agent's answer does not continue it.
+  function history(again) {
+    const q = "/api/v1/history?metric=" + metrics.join(",") +
+      (lastSeq === null ? "&since=1h" : "&after=" + lastSeq);
+    return getJSON(q).then(function (doc) {
+      if (stale(doc) && !again) {
+        series.clear();
+        lastNs = lastSeq = null;
+        shift = 0;
+        return history(true);
+      }
+      merge(doc);
+      charts.forEach(draw);
+      legend();
+    });
+  }
+
   function tick() {
     const state = document.getElementById("live-state");
-    const since = lastNs === null ? "1h" : "@" + lastNs;
-    const q = "/api/v1/history?metric=" + metrics.join(",") + "&since=" + since;
     Promise.all([
       getJSON("/api/v1/status").then(updateCards),
       getJSON("/api/v1/alerts").then(updateAlerts),
-      getJSON(q).then(function (doc) {
-        merge(doc);
-        charts.forEach(draw);
-        legend();
-      }),
+      history(false),
     ]).then(function () {
       if (state) state.textContent = "(live: every " + PERIOD_MS / 1000 + " s)";
     }, function (e) {
