@@ -622,8 +622,11 @@ static int read_config(const char *path, unsigned flags, char **out, size_t *len
     int regular = (flags & GM_CONFIG_REGULAR) != 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular ? O_NONBLOCK : 0));
     if (fd < 0)
-        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
-                          strerror(errno));
+        return gm_err_set(err,
+                          errno == ENOENT                     ? GM_E_NOTFOUND
+                          : errno == EACCES || errno == EPERM ? GM_E_NOPERM
+                                                              : GM_E_IO,
+                          "%s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
         int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
@@ -956,7 +959,10 @@ void gm_config_markdown(struct gm_buf *out)
                 "`ConfigurationDirectory=` (the shipped unit: `/etc/gpumon/gpumon.conf`), else "
                 "`/etc/gpumon/gpumon.conf` when running as root, else "
                 "`$XDG_CONFIG_HOME/gpumon/gpumon.conf` (`~/.config/gpumon/gpumon.conf`); a "
-                "missing default file is not an error, a missing `--config` file is.\n\n"
+                "missing default file is not an error, a missing `--config` file is. A default "
+                "file that cannot be read (`HOME` not the caller's, under `sudo -u` or "
+                "`setpriv`) is a warning and the defaults stay; an unreadable `--config` file is "
+                "an error.\n\n"
                 "Unknown sections, unknown keys, duplicate keys and bad values are errors that "
                 "name the place (`gpumon.conf:12: invalid duration \"10x\"`); `gpumon config "
                 "check [FILE]` reports the first one and exits 2, or prints nothing and exits 0. "

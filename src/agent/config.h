@@ -92,10 +92,11 @@ int gm_config_has_key(const char *key, int *takes_value);
 /* Reads an INI file on top of c, all or nothing (c is changed only when the
  * whole file is valid).  The file is read once, whole, so a pipe or FIFO
  * (/dev/stdin) reads like a file (opening a FIFO waits for its writer; a
- * reload uses gm_config_load with GM_CONFIG_REGULAR instead); lines may be of any length.  Errors:
- * "FILE:LINE: reason" (GM_E_INVAL; also a NUL byte); a missing file is
- * GM_E_NOTFOUND ("FILE: No such file or directory"); a directory or a read
- * error is GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
+ * reload uses gm_config_load with GM_CONFIG_REGULAR instead); lines may be
+ * of any length.  Errors: "FILE:LINE: reason" (GM_E_INVAL; also a NUL byte); a missing file is
+ * GM_E_NOTFOUND ("FILE: No such file or directory"); one we may not open
+ * GM_E_NOPERM ("FILE: Permission denied"); a directory or a read error is
+ * GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err);
 
 /* gm_config_load's flags. */

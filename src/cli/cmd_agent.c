@@ -123,6 +123,11 @@ static int build_config(void *arg, int reload, struct gm_config *c, struct gm_er
         int rc = gm_config_load(c, path, reload ? GM_CONFIG_REGULAR : 0, err);
         if (rc == GM_E_NOTFOUND && !fs->config_path)
             rc = 0; /* the default file is optional */
+        if (rc == GM_E_NOPERM && !fs->config_path) {
+            /* HOME not the caller's (sudo -u, setpriv): not theirs to read */
+            cli_default_config_unreadable(err->msg);
+            rc = 0;
+        }
         if (rc != 0)
             return rc;
     }
