@@ -567,7 +567,8 @@ static int handler(void *user, const char *section, const char *name, const char
 /* ------------------------------------------------------------ the reader */
 
 /* The file is read once, whole (a pipe, a FIFO or /dev/stdin reads the same
- * as a file; there is no second pass to rewind for), and parsed from memory
+ * as a file; there is no second pass to rewind for; a reload takes regular
+ * files only, GM_CONFIG_REGULAR), and parsed from memory
  * line by line, every line whole however long.  The syntax is inih's, which
  * gpumon used before: "[section]", "key = value" or "key: value", whitespace
  * around names and values ignored, comments on their own line starting with
@@ -612,18 +613,40 @@ static char *find_or_comment(char *s, const char *chars)
 }
 
 /* Reads the whole file at path into a NUL-terminated buffer.  Directories
- * and read errors are errors; so is a file over MAX_CONFIG_BYTES. */
-static int read_config(const char *path, char **out, size_t *len, struct gm_err *err)
+ * and read errors are errors; so is a file over MAX_CONFIG_BYTES.  With
+ * GM_CONFIG_REGULAR the open cannot block (O_NONBLOCK, cleared after) and
+ * anything but a regular file is refused. */
+static int read_config(const char *path, unsigned flags, char **out, size_t *len,
+                       struct gm_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    int regular = (flags & GM_CONFIG_REGULAR) != 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (regular ? O_NONBLOCK : 0));
     if (fd < 0)
-        return gm_err_set(err, errno == ENOENT ? GM_E_NOTFOUND : GM_E_IO, "%s: %s", path,
-                          strerror(errno));
+        return gm_err_set(err,
+                          errno == ENOENT                     ? GM_E_NOTFOUND
+                          : errno == EACCES || errno == EPERM ? GM_E_NOPERM
+                                                              : GM_E_IO,
+                          "%s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
         int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
         close(fd);
         return gm_err_set(err, GM_E_IO, "%s: %s", path, strerror(e));
+    }
+    if (regular && !S_ISREG(st.st_mode)) {
+        close(fd);
+        return gm_err_set(err, GM_E_IO,
+                          "%s: not a regular file (%s); a reload reads only a regular file, it "
+                          "does not wait for a writer",
+                          path,
+                          S_ISFIFO(st.st_mode)   ? "a FIFO"
+                          : S_ISSOCK(st.st_mode) ? "a socket"
+                                                 : "a device");
+    }
+    if (regular) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0)
+            fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     }
     size_t cap = 8192, n = 0;
     char *buf = gm_xmalloc(cap + 1);
@@ -760,9 +783,14 @@ static int header_line(const struct header *hdrs, size_t n, const char *name)
 
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err)
 {
+    return gm_config_load(c, path, 0, err);
+}
+
+int gm_config_load(struct gm_config *c, const char *path, unsigned flags, struct gm_err *err)
+{
     char *text = NULL;
     size_t len = 0;
-    int rc = read_config(path, &text, &len, err);
+    int rc = read_config(path, flags, &text, &len, err);
     if (rc != 0)
         return rc;
     struct gm_config tmp = *c; /* apply only when the whole file is valid */
@@ -931,7 +959,10 @@ void gm_config_markdown(struct gm_buf *out)
                 "`ConfigurationDirectory=` (the shipped unit: `/etc/gpumon/gpumon.conf`), else "
                 "`/etc/gpumon/gpumon.conf` when running as root, else "
                 "`$XDG_CONFIG_HOME/gpumon/gpumon.conf` (`~/.config/gpumon/gpumon.conf`); a "
-                "missing default file is not an error, a missing `--config` file is.\n\n"
+                "missing default file is not an error, a missing `--config` file is. A default "
+                "file that cannot be read (`HOME` not the caller's, under `sudo -u` or "
+                "`setpriv`) is a warning and the defaults stay; an unreadable `--config` file is "
+                "an error.\n\n"
                 "Unknown sections, unknown keys, duplicate keys and bad values are errors that "
                 "name the place (`gpumon.conf:12: invalid duration \"10x\"`); `gpumon config "
                 "check [FILE]` reports the first one and exits 2, or prints nothing and exits 0. "
@@ -948,7 +979,9 @@ void gm_config_markdown(struct gm_buf *out)
                 "`;` that follows a space starts a comment. Lines may be of any length. The file "
                 "is read once, whole, at most 1 MiB, so `--config /dev/stdin`, a pipe or a FIFO "
                 "work (`... | gpumon config check /dev/stdin`); a directory, an unreadable file "
-                "or a NUL byte is an error.\n\n"
+                "or a NUL byte is an error. A reload (SIGHUP) reads only a regular file: a FIFO, "
+                "a socket or a device there fails the reload at once (it does not wait for a "
+                "writer) and the running configuration stays.\n\n"
                 "Durations take a unit: `ms`, `s`, `m`, `h`, `d`, `w`, `y` (a bare number is "
                 "seconds). Booleans are `true`/`false` (also `yes`/`no`, `on`/`off`, `1`/`0`); a "
                 "boolean flag `--procs` sets it true and `--no-procs` false.\n\n");

@@ -91,11 +91,22 @@ int gm_config_has_key(const char *key, int *takes_value);
 
 /* Reads an INI file on top of c, all or nothing (c is changed only when the
  * whole file is valid).  The file is read once, whole, so a pipe or FIFO
- * (/dev/stdin) reads like a file; lines may be of any length.  Errors:
- * "FILE:LINE: reason" (GM_E_INVAL; also a NUL byte); a missing file is
- * GM_E_NOTFOUND ("FILE: No such file or directory"); a directory or a read
- * error is GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
+ * (/dev/stdin) reads like a file (opening a FIFO waits for its writer; a
+ * reload uses gm_config_load with GM_CONFIG_REGULAR instead); lines may be
+ * of any length.  Errors: "FILE:LINE: reason" (GM_E_INVAL; also a NUL byte); a missing file is
+ * GM_E_NOTFOUND ("FILE: No such file or directory"); one we may not open
+ * GM_E_NOPERM ("FILE: Permission denied"); a directory or a read error is
+ * GM_E_IO ("FILE: Is a directory"); a file over 1 MiB GM_E_INVAL. */
 int gm_config_load_file(struct gm_config *c, const char *path, struct gm_err *err);
+
+/* gm_config_load's flags. */
+#define GM_CONFIG_REGULAR 1u /* a regular file only, and never wait in open (a reload) */
+
+/* gm_config_load_file with flags: with GM_CONFIG_REGULAR a FIFO, socket or
+ * device is GM_E_IO ("FILE: not a regular file (a FIFO); a reload reads
+ * only a regular file, ..."), found without blocking (O_NONBLOCK): the
+ * agent's SIGHUP reload must not wait for a writer while SIGTERM waits. */
+int gm_config_load(struct gm_config *c, const char *path, unsigned flags, struct gm_err *err);
 
 /* The default config file: $CONFIGURATION_DIRECTORY/gpumon.conf under a
  * systemd unit with ConfigurationDirectory= (the first of several), else

@@ -231,7 +231,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     pthread_mutex_init(&d.sinks_mu, NULL);
     pthread_mutex_init(&d.xid_mu, NULL);
     pthread_mutex_init(&d.task_mu, NULL);
-    if (o->build(o->build_arg, &d.cfg, err) != 0)
+    if (o->build(o->build_arg, 0, &d.cfg, err) != 0)
         return 2;
     gm_log_init(d.cfg.log_level);
     d.once = o->once;

@@ -20,9 +20,11 @@
 #include "../core/err.h"
 #include "../core/snapshot.h"
 
-/* Builds the configuration (defaults, file, flags) -- called at start and
- * again on SIGHUP.  Returns 0 or an error with a message. */
-typedef int (*gm_config_builder)(void *arg, struct gm_config *out, struct gm_err *err);
+/* Builds the configuration (defaults, file, flags) -- called at start
+ * (reload 0) and again on SIGHUP (reload 1: read the file with
+ * GM_CONFIG_REGULAR, so that the main loop never waits for a FIFO's
+ * writer).  Returns 0 or an error with a message. */
+typedef int (*gm_config_builder)(void *arg, int reload, struct gm_config *out, struct gm_err *err);
 
 struct gm_daemon_opts {
     gm_config_builder build;

@@ -307,7 +307,7 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
 {
     struct gm_config next;
     struct gm_err e = {0};
-    if (o->build(o->build_arg, &next, &e) != 0) {
+    if (o->build(o->build_arg, 1, &next, &e) != 0) {
         __atomic_add_fetch(&d->reloads_failed, 1, __ATOMIC_RELAXED);
         gm_log(GM_LOG_ERR, "reload failed, keeping the running configuration: %s", e.msg);
         return -1;

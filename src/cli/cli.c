@@ -237,6 +237,13 @@ void cli_catch_stop_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+void cli_default_config_unreadable(const char *msg)
+{
+    cli_warn("cannot read the default configuration (%s); going on without it (--config FILE "
+             "names one, --no-config reads none)",
+             msg);
+}
+
 int cli_config(struct gm_config *c, const char *config, int no_config, const char *data_dir,
                const char *store_path)
 {
@@ -246,7 +253,9 @@ int cli_config(struct gm_config *c, const char *config, int no_config, const cha
         char def[4096];
         const char *path = config ? config : gm_config_default_path(def, sizeof(def));
         int rc = gm_config_load_file(c, path, &err);
-        if (rc != 0 && !(rc == GM_E_NOTFOUND && !config)) {
+        if (rc == GM_E_NOPERM && !config) {
+            cli_default_config_unreadable(err.msg);
+        } else if (rc != 0 && !(rc == GM_E_NOTFOUND && !config)) {
             cli_error("%s", err.msg);
             return GM_EXIT_USAGE;
         }

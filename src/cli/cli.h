@@ -122,8 +122,12 @@ int cli_loop(struct gm_collector *col, int64_t interval_ns, int64_t timeout_ns, 
 /* The agent's configuration for a command that reads what the agent wrote
  * (report, alerts): defaults, then the file (--config FILE, else the default
  * file when it exists; none with no_config), then --data-dir/--store-path
- * when given.  Prints the error and returns GM_EXIT_USAGE, else 0. */
+ * when given.  Prints the error and returns GM_EXIT_USAGE, else 0.  A
+ * default file we may not read (HOME not the caller's: sudo -u, setpriv)
+ * is a warning (cli_default_config_unreadable) and the defaults stay; an
+ * unreadable --config FILE is an error. */
 struct gm_config;
+void cli_default_config_unreadable(const char *msg);
 int cli_config(struct gm_config *c, const char *config, int no_config, const char *data_dir,
                const char *store_path);
 

@@ -112,7 +112,7 @@ static void flag_key(const char *stored, char *key, size_t len)
     key[n] = '\0';
 }
 
-static int build_config(void *arg, struct gm_config *c, struct gm_err *err)
+static int build_config(void *arg, int reload, struct gm_config *c, struct gm_err *err)
 {
     const struct flagset *fs = arg;
     gm_config_defaults(c);
@@ -120,9 +120,14 @@ static int build_config(void *arg, struct gm_config *c, struct gm_err *err)
         char def[4096];
         const char *path =
             fs->config_path ? fs->config_path : gm_config_default_path(def, sizeof(def));
-        int rc = gm_config_load_file(c, path, err);
+        int rc = gm_config_load(c, path, reload ? GM_CONFIG_REGULAR : 0, err);
         if (rc == GM_E_NOTFOUND && !fs->config_path)
             rc = 0; /* the default file is optional */
+        if (rc == GM_E_NOPERM && !fs->config_path) {
+            /* HOME not the caller's (sudo -u, setpriv): not theirs to read */
+            cli_default_config_unreadable(err->msg);
+            rc = 0;
+        }
         if (rc != 0)
             return rc;
     }
@@ -272,7 +277,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
     if (a.print) {
         struct gm_config c;
         struct gm_err perr = {0};
-        if (build_config(&fs, &c, &perr) != 0) {
+        if (build_config(&fs, 0, &c, &perr) != 0) {
             cli_error("%s", perr.msg);
             return GM_EXIT_USAGE;
         }
@@ -281,7 +286,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
     struct gm_err err = {0};
     if (a.status) {
         struct gm_config c;
-        if (build_config(&fs, &c, &err) != 0) {
+        if (build_config(&fs, 0, &c, &err) != 0) {
             cli_error("%s", err.msg);
             return GM_EXIT_USAGE;
         }
@@ -379,7 +384,7 @@ static int cmd_config_run(int argc, char **argv)
         if (rc == 0) {
             struct gm_config c;
             struct gm_err err = {0};
-            if (build_config(&fs, &c, &err) != 0) {
+            if (build_config(&fs, 0, &c, &err) != 0) {
                 cli_error("%s", err.msg);
                 rc = GM_EXIT_USAGE;
             } else {
@@ -437,7 +442,7 @@ static int cmd_mark_run(int argc, char **argv)
         return rc;
     struct gm_config c;
     struct gm_err err = {0};
-    if (build_config(&fs, &c, &err) != 0) {
+    if (build_config(&fs, 0, &c, &err) != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_USAGE;
     }

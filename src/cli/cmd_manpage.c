@@ -22,6 +22,7 @@
 
 #include "../agent/config.h"
 #include "../core/buf.h"
+#include "../core/safefile.h"
 #include "cli.h"
 #include "cmdspec.h"
 
@@ -404,9 +405,18 @@ static int write_file(const char *dir, const char *sub, const char *file, const 
         cli_error("path too long: %s/%s/%s", dir, sub, file);
         return GM_EXIT_FAIL;
     }
-    FILE *f = fopen(path, "w");
-    if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) {
-        cli_error("cannot write %s: %s", path, strerror(errno));
+    /* as report --html writes: a planted link is replaced, another user's
+     * FIFO refused, never waited for */
+    struct gm_err err = {0};
+    int dfd = -1;
+    char base[256];
+    int rc = gm_safefile_parent_open(path, &dfd, base, sizeof(base), &err);
+    if (rc == 0) {
+        rc = gm_safefile_output_write(dfd, base, path, b->p, b->len, &err);
+        close(dfd);
+    }
+    if (rc != 0) {
+        cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }
     return 0;

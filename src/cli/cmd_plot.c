@@ -9,6 +9,7 @@
  * in the window, or the file could not be written, 2 bad usage.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,25 @@ static int write_plot(const char *path, const struct gm_plot_data *d, const stru
     if (gm_safefile_parent_open(path, &dfd, base, sizeof base, &err) != 0) {
         cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
+    }
+    if (gm_safefile_output_in_place(dfd, base, path)) {
+        /* a FIFO or a device of the user's: written into, not replaced */
+        close(dfd);
+        int fd = gm_safefile_open_output(path, &err);
+        if (fd < 0 || gm_safefile_output_truncate(fd, path, &err) != 0) {
+            cli_error("%s", err.msg); /* names the path */
+            if (fd >= 0)
+                close(fd);
+            return GM_EXIT_FAIL;
+        }
+        int rc = gm_plot_render(d, o, fd, &err);
+        if (close(fd) != 0 && rc == 0)
+            rc = gm_err_set(&err, GM_E_IO, "%s", strerror(errno));
+        if (rc != 0) {
+            cli_error("%s: %s", path, err.msg);
+            return GM_EXIT_FAIL;
+        }
+        return 0;
     }
     struct gm_safefile_tmp t;
     int rc = gm_safefile_tmp_open(&t, dfd, base, 0644, 0, &err);

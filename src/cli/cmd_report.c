@@ -77,7 +77,8 @@ static void host_name(char *out, size_t len)
 }
 
 /* Writes b to path: a new file beside it renamed over it, so a symbolic
- * link planted at path is replaced, never followed. */
+ * link planted at path is replaced, never followed; or into path itself
+ * when it is a FIFO or a device of the user's (gm_safefile_output_write). */
 static int write_file(const char *path, const struct gm_buf *b)
 {
     struct gm_err err = {0};
@@ -87,19 +88,10 @@ static int write_file(const char *path, const struct gm_buf *b)
         cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }
-    struct gm_safefile_tmp t;
-    int rc = gm_safefile_tmp_open(&t, dfd, base, 0644, 0, &err);
-    if (rc == 0) {
-        if (gm_buf_write_fd(b, t.fd) != 0) {
-            rc = gm_err_set(&err, GM_E_IO, "writing: %s", strerror(errno));
-            gm_safefile_tmp_discard(&t);
-        } else {
-            rc = gm_safefile_tmp_replace(&t, base, &err);
-        }
-    }
+    int rc = gm_safefile_output_write(dfd, base, path, b->p, b->len, &err);
     close(dfd);
     if (rc != 0) {
-        cli_error("%s: %s", path, err.msg);
+        cli_error("%s", err.msg);
         return GM_EXIT_FAIL;
     }
     return 0;

@@ -173,7 +173,11 @@ static int parse(int argc, char **argv, struct run_args *a)
 /* ------------------------------------------------------------- files */
 
 /* Creates or empties path for the samples: the last component is never
- * followed (O_NOFOLLOW), and it must be a regular file with one link. */
+ * followed (O_NOFOLLOW), and it must be a regular file with one link;
+ * except a FIFO or device of the user's, or a link to one the user may
+ * follow (/dev/stdout), written into under gm_safefile_open_output's
+ * rules (another user's FIFO is refused, an open never waits for a
+ * reader). */
 static int csv_open(const char *path, struct gm_err *err)
 {
     int dfd;
@@ -181,12 +185,18 @@ static int csv_open(const char *path, struct gm_err *err)
     int rc = gm_safefile_parent_open(path, &dfd, base, sizeof(base), err);
     if (rc != 0)
         return rc;
+    if (gm_safefile_output_in_place(dfd, base, path)) {
+        close(dfd);
+        return gm_safefile_open_output(path, err); /* not a regular file: nothing to empty */
+    }
     int fd = openat(dfd, base, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     int e = errno;
     close(dfd);
     if (fd < 0)
         return gm_err_set(err, GM_E_IO, "cannot create %s: %s", path,
-                          e == ELOOP ? "it is a symbolic link (refused)" : strerror(e));
+                          e == ELOOP   ? "it is a symbolic link (refused)"
+                          : e == ENXIO ? "it is a FIFO or socket that appeared since (refused)"
+                                       : strerror(e));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
         close(fd);
@@ -454,6 +464,17 @@ static int cmd_run_run(int argc, char **argv)
             close(csv_fd);
         return RUN_EXIT_SELF;
     }
+    /* a FIFO or device of the user's: opened now (refused before CMD runs
+     * when it is another user's), written into at the end */
+    int json_fd = -1;
+    if (a.json_file && gm_safefile_output_in_place(json_dfd, json_base, a.json_file) &&
+        (json_fd = gm_safefile_open_output(a.json_file, &err)) < 0) {
+        cli_error("%s", err.msg);
+        close(json_dfd);
+        if (csv_fd >= 0)
+            close(csv_fd);
+        return RUN_EXIT_SELF;
+    }
 
     /* the signals: blocked from here on (the collector's threads inherit
      * the mask), taken by sigtimedwait below; CMD gets the old mask */
@@ -527,6 +548,8 @@ static int cmd_run_run(int argc, char **argv)
             close(csv_fd);
         if (json_dfd >= 0)
             close(json_dfd);
+        if (json_fd >= 0)
+            close(json_fd);
         return nf ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC;
     }
 
@@ -618,8 +641,20 @@ static int cmd_run_run(int argc, char **argv)
         gm_runsum_json(sp.sum, &info, 1, &b);
         if (a.json && cli_write(STDOUT_FILENO, &b) != 0 && code == 0)
             code = GM_EXIT_FAIL;
-        if (a.json_file &&
-            gm_safefile_write(json_dfd, json_base, b.p, b.len, 0644, a.json_file, &err) != 0) {
+        if (json_fd >= 0) {
+            int bad = gm_buf_write_fd(&b, json_fd) != 0;
+            int e = errno;
+            if (close(json_fd) != 0 && !bad) {
+                bad = 1;
+                e = errno;
+            }
+            json_fd = -1;
+            if (bad) {
+                cli_error("cannot write %s: %s", a.json_file, strerror(e));
+                code = code ? code : GM_EXIT_FAIL;
+            }
+        } else if (a.json_file && gm_safefile_write(json_dfd, json_base, b.p, b.len, 0644,
+                                                    a.json_file, &err) != 0) {
             cli_error("%s", err.msg);
             code = code ? code : GM_EXIT_FAIL;
         }
@@ -631,6 +666,8 @@ static int cmd_run_run(int argc, char **argv)
     }
     if (json_dfd >= 0)
         close(json_dfd);
+    if (json_fd >= 0)
+        close(json_fd);
     gm_pidset_free(&sp.tree);
     gm_runsum_free(sp.sum);
     if (sp.col)

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -534,12 +536,56 @@ static int shared_dir(const char *path, struct stat *st)
     return stat(dir, st) == 0 && (st->st_mode & S_ISVTX) && (st->st_mode & S_IWOTH);
 }
 
+/* "a FIFO", "a socket", ...: what st is, for messages. */
+static const char *kind_of(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
+/* Whether the file fd (st), not a regular one, may be written to: it is
+ * ours or root's (a device such as /dev/null), or an anonymous pipe or
+ * socket (our own stdout reached through /dev/stdout: nobody can plant one
+ * of those at a name). */
+static int special_ok(int fd, const struct stat *st)
+{
+    if (st->st_uid == geteuid() || st->st_uid == 0)
+        return 1;
+    struct statfs sf;
+    return fstatfs(fd, &sf) == 0 && (sf.f_type == PIPEFS_MAGIC || sf.f_type == SOCKFS_MAGIC);
+}
+
+/* The message for an open that failed with ENXIO: a FIFO without a reader
+ * or a socket at path (which stat tells, when it still can). */
+static int no_reader(const char *path, struct gm_err *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0)
+        return gm_err_set(err, GM_E_NOPERM,
+                          "not writing to %s: it is a FIFO that belongs to another user (uid %u), "
+                          "not a regular file; remove it or name another file",
+                          path, (unsigned)st.st_uid);
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+        return gm_err_set(err, GM_E_NOPERM,
+                          "not writing to %s: it is a socket, not a file; name another file", path);
+    return gm_err_set(err, GM_E_IO,
+                      "not writing to %s: it is a FIFO with no reader, and gpumon does not wait "
+                      "for one (start the reader first, or name a regular file)",
+                      path);
+}
+
 int gm_safefile_open_output(const char *path, struct gm_err *err)
 {
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of blocking */
+    const int flags = O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     struct stat dst, lst;
     int fd = -1, e = 0;
     for (int tries = 0; tries < 3 && fd < 0; tries++) {
-        fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644);
+        fd = open(path, flags | O_NOFOLLOW, 0644);
         e = errno;
         /* a link: ELOOP, or EACCES where the kernel refuses O_CREAT over it */
         if (fd >= 0 || (e != ELOOP && e != EACCES))
@@ -556,15 +602,29 @@ int gm_safefile_open_output(const char *path, struct gm_err *err)
                               "remove it or name another file",
                               path, (unsigned)lst.st_uid);
         /* ours, or the directory owner's: nobody else can swap it (sticky) */
-        fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+        fd = open(path, flags, 0644);
         e = errno;
         break;
     }
+    if (fd < 0 && e == ENXIO)
+        return no_reader(path, err);
     if (fd < 0)
         return gm_err_set(err, e == EACCES ? GM_E_NOPERM : GM_E_IO, "cannot open %s: %s", path,
                           strerror(e));
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && shared_dir(path, &dst)) {
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        return gm_err_set(err, GM_E_IO, "cannot stat %s: %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode) && !special_ok(fd, &st)) {
+        close(fd);
+        return gm_err_set(err, GM_E_NOPERM,
+                          "not writing to %s: it is %s that belongs to another user (uid %u), "
+                          "not a regular file; remove it or name another file",
+                          path, kind_of(st.st_mode), (unsigned)st.st_uid);
+    }
+    if (S_ISREG(st.st_mode) && shared_dir(path, &dst)) {
         /* fs.protected_regular and fs.protected_hardlinks, whatever their setting */
         const char *why = st.st_uid != geteuid() && st.st_uid != dst.st_uid
                               ? "it belongs to another user"
@@ -578,7 +638,47 @@ int gm_safefile_open_output(const char *path, struct gm_err *err)
                               path, why);
         }
     }
+    blocking(fd);
     return fd;
+}
+
+int gm_safefile_output_in_place(int dfd, const char *base, const char *path)
+{
+    struct stat st, dst, t;
+    if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISREG(st.st_mode) ||
+        S_ISDIR(st.st_mode))
+        return 0;
+    if (!S_ISLNK(st.st_mode))
+        return 1;
+    /* a link that gm_safefile_open_output would follow, to a FIFO or a
+     * device (/dev/stdout): written through; any other link is replaced */
+    if (shared_dir(path, &dst) && st.st_uid != geteuid() && st.st_uid != dst.st_uid)
+        return 0;
+    return fstatat(dfd, base, &t, 0) == 0 && !S_ISREG(t.st_mode) && !S_ISDIR(t.st_mode);
+}
+
+int gm_safefile_output_write(int dfd, const char *base, const char *path, const void *p, size_t len,
+                             struct gm_err *err)
+{
+    if (!gm_safefile_output_in_place(dfd, base, path))
+        return gm_safefile_write(dfd, base, p, len, 0644, path, err);
+    int fd = gm_safefile_open_output(path, err);
+    if (fd < 0)
+        return fd;
+    int rc = gm_safefile_output_truncate(fd, path, err);
+    for (size_t off = 0; rc == 0 && off < len;) {
+        ssize_t w = write(fd, (const char *)p + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            rc = gm_err_set(err, errno == ENOSPC ? GM_E_NOSPC : GM_E_IO, "cannot write %s: %s",
+                            path, strerror(errno));
+        else
+            off += (size_t)w;
+    }
+    if (close(fd) != 0 && rc == 0)
+        rc = gm_err_set(err, GM_E_IO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
 }
 
 int gm_safefile_output_truncate(int fd, const char *shown, struct gm_err *err)

@@ -125,8 +125,31 @@ void gm_safefile_unlock(struct gm_safefile_lock *l);
  * shell's `>`, except one in a sticky directory writable by every user
  * that belongs to neither us nor the directory's owner (the kernel's
  * fs.protected_symlinks rule, applied whatever that setting is): planted
- * there by someone else, it is refused. */
+ * there by someone else, it is refused.  The open never blocks
+ * (O_NONBLOCK, cleared on success): a FIFO without a reader is refused.
+ * What is opened is then checked (fstat): a file that is not a regular one
+ * (a FIFO, a socket, a device) is written to only when it is ours or
+ * root's (/dev/null) or an anonymous pipe or socket (/dev/stdout); another
+ * user's is refused wherever it is.  A regular file in a sticky shared
+ * directory must be ours or the directory owner's and have one link. */
 int gm_safefile_open_output(const char *path, struct gm_err *err);
+
+/* For a file the user named that is written whole (a report, a plot):
+ * 1 when dfd/base (path) exists and is not a regular file, a directory or
+ * a symbolic link -- a FIFO, a device -- or is a link that
+ * gm_safefile_open_output would follow to such a file (/dev/stdout): it is
+ * to be written through gm_safefile_open_output, which applies its rules;
+ * 0 when a new file is to be renamed over it (gm_safefile_write): none
+ * there, a regular file, or any other link (replaced, never followed).
+ * Without this, a rename would replace /dev/null or the user's FIFO. */
+int gm_safefile_output_in_place(int dfd, const char *base, const char *path);
+
+/* Writes len bytes of p to dfd/base (path, a file the user named; dfd from
+ * gm_safefile_parent_open) whole: through gm_safefile_write (mode 0644),
+ * or in place (gm_safefile_open_output, emptied first) when
+ * gm_safefile_output_in_place says so. */
+int gm_safefile_output_write(int dfd, const char *base, const char *path, const void *p, size_t len,
+                             struct gm_err *err);
 
 /* Empties the file fd (opened by gm_safefile_open_output) when it is a
  * regular file: call it once there is something to write, so a run that

@@ -81,6 +81,32 @@ ssize_t gm_doc_read(const struct gm_doc_opts *o, const char *rel, char *buf, siz
     return (ssize_t)n;
 }
 
+/* Opens the file p to read it only when it is a regular file: the open
+ * cannot block (O_NONBLOCK, cleared after), and a FIFO, a device (a link to
+ * /dev/zero) or a directory is refused, errno ENODEV.  A tree from --root is
+ * someone else's: a file read line by line or whole must end. */
+static int open_regular(const char *p, struct stat *st)
+{
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        close(fd);
+        errno = ENODEV;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+/* At most this much of pci.ids (1.4 MB today) is read. */
+#define PCI_IDS_MAX (64L << 20)
+/* At most this much of a module is searched for its vermagic (nvidia.ko is
+ * under 100 MB uncompressed); its signature marker is read at its end. */
+#define KMOD_SCAN_MAX (512L << 20)
+
 static int exists(const struct gm_doc_opts *o, const char *rel)
 {
     char p[4096];
@@ -209,13 +235,18 @@ void gm_doc_pci_name(const struct gm_doc_opts *o, unsigned device, char *out, si
     for (int i = 0; pci_ids[i]; i++) {
         char p[4096];
         path_of(o, pci_ids[i], p, sizeof(p));
-        FILE *f = fopen(p, "re");
-        if (!f)
+        struct stat st;
+        int fd = open_regular(p, &st);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (!f) {
+            if (fd >= 0)
+                close(fd);
             continue;
+        }
         char line[512], want[16];
         int in = 0;
         SNP(want, sizeof(want), "\t%04x  ", device);
-        while (fgets(line, sizeof(line), f)) {
+        while (ftell(f) < PCI_IDS_MAX && fgets(line, sizeof(line), f)) {
             if (line[0] != '\t' && line[0] != '#')
                 in = strncmp(line, "10de  ", 6) == 0;
             else if (in && strncmp(line, want, 7) == 0) {
@@ -416,7 +447,9 @@ static int find_kmod(const struct gm_doc_opts *o, const char *rel, int depth, ch
 }
 
 /* Reads the vermagic and whether a signature is appended from a module
- * file (an uncompressed .ko: its .modinfo strings are plain text). */
+ * file (an uncompressed .ko: its .modinfo strings are plain text).  0, or
+ * -1 when it is compressed or cannot be opened, -2 when it is not a
+ * regular file (open_regular). */
 static int kmod_info(const struct gm_doc_opts *o, const char *rel, char *vermagic, size_t vlen,
                      int *is_signed)
 {
@@ -428,27 +461,34 @@ static int kmod_info(const struct gm_doc_opts *o, const char *rel, char *vermagi
     if (l > 3 && (strcmp(rel + l - 3, ".xz") == 0 || strcmp(rel + l - 4, ".zst") == 0 ||
                   strcmp(rel + l - 3, ".gz") == 0))
         return -1; /* compressed: not read (doctor.h) */
-    FILE *f = fopen(p, "rbe");
-    if (!f)
-        return -1;
+    struct stat st;
+    int fd = open_regular(p, &st);
+    if (fd < 0)
+        return errno == ENODEV ? -2 : -1;
     static const char tag[] = "vermagic=";
     static const char sig[] = "~Module signature appended~\n";
     char buf[65536 + 64];
-    size_t keep = 0, got;
-    while ((got = fread(buf + keep, 1, sizeof(buf) - keep - 1, f)) > 0) {
-        size_t n = keep + got;
+    size_t keep = 0;
+    off_t off = 0;
+    ssize_t got;
+    while (!vermagic[0] && off < KMOD_SCAN_MAX &&
+           (got = pread(fd, buf + keep, sizeof(buf) - keep - 1, off)) > 0) {
+        off += got;
+        size_t n = keep + (size_t)got;
         buf[n] = 0;
-        if (!vermagic[0]) {
-            char *m = memmem(buf, n, tag, sizeof(tag) - 1);
-            if (m && memchr(m, 0, (size_t)(buf + n - m)) != NULL)
-                SNP(vermagic, vlen, "%s", m + sizeof(tag) - 1);
-        }
+        char *m = memmem(buf, n, tag, sizeof(tag) - 1);
+        if (m && memchr(m, 0, (size_t)(buf + n - m)) != NULL)
+            SNP(vermagic, vlen, "%s", m + sizeof(tag) - 1);
         keep = n < 64 ? n : 64;
         memmove(buf, buf + n - keep, keep);
     }
-    fclose(f);
-    *is_signed = keep >= sizeof(sig) - 1 &&
-                 memcmp(buf + keep - (sizeof(sig) - 1), sig, sizeof(sig) - 1) == 0;
+    /* the marker is the file's last bytes */
+    char tail[sizeof(sig) - 1];
+    *is_signed =
+        st.st_size >= (off_t)sizeof(tail) &&
+        pread(fd, tail, sizeof(tail), st.st_size - (off_t)sizeof(tail)) == (ssize_t)sizeof(tail) &&
+        memcmp(tail, sig, sizeof(tail)) == 0;
+    close(fd);
     return 0;
 }
 
@@ -484,7 +524,8 @@ static void check_build(struct st *s)
     if (have) {
         char vm[256];
         int sg;
-        if (kmod_info(s->o, s->kmod_path, vm, sizeof(vm), &sg) == 0) {
+        int krc = kmod_info(s->o, s->kmod_path, vm, sizeof(vm), &sg);
+        if (krc == 0) {
             s->kmod_signed = sg;
             char first[128];
             SNP(first, sizeof(first), "%s", vm);
@@ -503,6 +544,9 @@ static void check_build(struct st *s)
                     "the driver for this kernel), then sudo modprobe nvidia");
             else
                 set(c, first[0] ? GM_DOC_PASS : GM_DOC_UNKNOWN, "");
+        } else if (krc == -2) {
+            ev(c, "/%s: not a regular file (a FIFO or a device): not read", s->kmod_path);
+            set(c, s->nnv ? GM_DOC_PASS : GM_DOC_UNKNOWN, "");
         } else {
             ev(c, "/%s: present (vermagic not read: compressed or unreadable)", s->kmod_path);
             set(c, s->nnv ? GM_DOC_PASS : GM_DOC_UNKNOWN, "");

@@ -38,13 +38,26 @@
                     scope changed, durations finer than 1 ms and values that
                     start with ';' (each once printed so that it read back
                     differently or not at all; found by tests/fuzz/fuzz_config).
+  default_unreadable: with HOME not the caller's (uid 65534 through setpriv,
+                    HOME a directory of root's, mode 0700), the default
+                    config cannot be read: `run -- CMD` runs CMD (exit 0)
+                    and `mark --data-dir D` reaches the agent (exit 0), each
+                    with a warning naming the file; `--config` naming that
+                    file stays an error (run 125, mark 2).  As root, else
+                    skipped.  Before, run exited 125 without running CMD
+                    and mark exited 2.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import os
+import shutil
+import signal
+import subprocess
 import threading
+import time
 
-from agentlib import ROOT, Scratch, check, check_eq, main, run, sim_env
+from agentlib import (GPUMON, ROOT, Scratch, Skip, check, check_eq, main, quiet_args, run,
+                      sim_env)
 
 BAD = [
     # name, file text, line, reason
@@ -348,6 +361,65 @@ def test_show_reads_back():
         check(err.startswith(f"{path}:4: scope = host does not fit clear"), "its message", err)
 
 
+def test_default_unreadable():
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        raise Skip("needs root and setpriv (the commands as uid 65534)")
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    with Scratch("defu") as d:
+        os.chmod(d, 0o755)
+        home = os.path.join(d, "home")  # root's, like /root under `sudo -u`
+        os.makedirs(os.path.join(home, ".config", "gpumon"))
+        conf = os.path.join(home, ".config", "gpumon", "gpumon.conf")
+        with open(conf, "w") as f:
+            f.write("[agent]\ninterval = 5s\n")
+        os.chmod(home, 0o700)
+        data = os.path.join(d, "data")
+        os.makedirs(data)
+        os.chown(data, 65534, 65534)
+        env = sim_env(pinned=100, HOME=home)
+        env.pop("CONFIGURATION_DIRECTORY", None)
+
+        def as_nobody(args, timeout=60):
+            p = subprocess.run(nobody + [GPUMON] + args, env=env, capture_output=True, text=True,
+                               timeout=timeout)
+            return p.returncode, p.stderr
+
+        warning = f"warning: cannot read the default configuration ({conf}: Permission denied)"
+        ran = os.path.join(data, "ran")
+        rc, err = as_nobody(["run", "--data-dir", data, "--", "sh", "-c", f"echo ran > {ran}"])
+        check_eq(rc, 0, "run -- CMD with an unreadable default config", err)
+        check(os.path.exists(ran), "CMD ran", err)
+        check(warning in err, "run warns, naming the file", err)
+        rc, err = as_nobody(["run", "--config", conf, "--data-dir", data, "--", "true"])
+        check_eq(rc, 125, "run --config with that file: still an error", err)
+        check(f"error: {conf}: Permission denied" in err, "the error names the file", err)
+
+        agent = subprocess.Popen(nobody + [GPUMON, "agent", "--no-config", "--data-dir", data]
+                                 + quiet_args(), env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 30
+            while not os.path.exists(os.path.join(data, "agent.sock")):
+                check(agent.poll() is None, "the agent (as uid 65534) died",
+                      agent.stderr.read().decode(errors="replace") if agent.poll() else "")
+                check(time.monotonic() < deadline, "no agent.sock within 30 s")
+                time.sleep(0.05)
+            rc, err = as_nobody(["mark", "--data-dir", data, "hello"])
+            check_eq(rc, 0, "mark --data-dir with an unreadable default config", err)
+            check(warning in err, "mark warns, naming the file", err)
+            rc, err = as_nobody(["mark", "--config", conf, "--data-dir", data, "hello"])
+            check_eq(rc, 2, "mark --config with that file: still an error", err)
+            check(f"{conf}: Permission denied" in err, "the error names the file", err)
+        finally:
+            agent.send_signal(signal.SIGTERM)
+            try:
+                agent.wait(30)
+            except subprocess.TimeoutExpired:
+                agent.kill()
+                agent.wait()
+
+
 if __name__ == "__main__":
     main([test_check_bad_files, test_check_good_files, test_bad_flags, test_columns_agree,
-          test_long_lines, test_syntax_kept, test_not_regular_files, test_show_reads_back])
+          test_long_lines, test_syntax_kept, test_not_regular_files, test_show_reads_back,
+          test_default_unreadable])

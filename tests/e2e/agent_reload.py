@@ -12,6 +12,13 @@
       log, whose file names and rows carry it, and the store): every sample
       is in exactly one task's CSV file and in the store under that task.
 
+  reload_fifo: the config path is replaced by a FIFO that nobody writes,
+      then SIGHUP: the reload fails at once with a message naming the path
+      ("not a regular file"), the agent keeps its configuration and keeps
+      sampling, and SIGTERM then stops it (exit 0, "stopping" logged).
+      Before, the main loop waited in open(2) for a writer, SIGTERM was never
+      taken, and systemd's kill lost the final flush.
+
 Before, a reload that changed a store setting opened a second connection
 beside the one still writing and could fail on its lock ("database is
 locked"), and a snapshot taken during the switch could miss the CSV log.
@@ -136,5 +143,36 @@ def test_reload_task():
     print(f"  {RELOADS} reloads, {n} samples in both files")
 
 
+def test_reload_fifo():
+    env = sim_env(pinned=100)
+    with Scratch("rlfifo") as d:
+        data = os.path.join(d, "data")
+        conf = os.path.join(d, "gpumon.conf")
+        write_conf(conf, f"[agent]\ninterval = {INTERVAL_MS}ms\n")
+        a = Agent(data, env, config=conf)
+        try:
+            a.start(wait_samples=2)
+            os.unlink(conf)
+            os.mkfifo(conf)
+            a.send(signal.SIGHUP)
+            deadline = time.monotonic() + 30
+            while count_reload_lines(a)[1] == 0:
+                check(a.alive(), "the agent died on the reload", a.log())
+                check(time.monotonic() < deadline,
+                      "no 'reload failed' within 30 s of SIGHUP (blocked on the FIFO?)", a.log())
+                time.sleep(0.05)
+            failed = [x for x in a.log_lines() if "reload failed" in x]
+            check(conf in failed[0] and "not a regular file" in failed[0],
+                  "the reload error names the config and why", failed[0])
+            n = a.status()["samples"]
+            a.wait_samples(n + 2, timeout=30)  # the main loop and the sampler go on
+            rc, _ = a.stop(timeout=30)
+        finally:
+            a.cleanup()
+        check_eq(rc, 0, "exit status after SIGTERM", a.log())
+        check(any("SIGTERM: stopping" in x for x in a.log_lines()), "SIGTERM taken", a.log())
+        check_eq(count_reload_lines(a), (0, 1), "reloads that succeeded, failed", a.log())
+
+
 if __name__ == "__main__":
-    main([test_reload_store_retention, test_reload_task])
+    main([test_reload_store_retention, test_reload_task, test_reload_fifo])

@@ -10,6 +10,8 @@
  * owner/group/other bits for uid 1000 in group 44), the version file
  * against the library link, and the container and hybrid markers.  NVML is
  * pointed at a library that does not exist, so nothing here loads one.
+ * Hostile trees: pci.ids and nvidia.ko as a FIFO without a writer or a link
+ * to /dev/zero; doctor must finish (a child given a generous deadline).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +21,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "source/doctor.h"
@@ -232,12 +238,69 @@ static void test_no_gpu(void **state)
     cleanup();
 }
 
+/* A tree where one file doctor reads whole is not a regular file: each
+ * row runs gm_doctor_run in a child, which must finish within a deadline
+ * (tens of seconds: it used to block in open or read for ever). */
+static void test_not_regular(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        int fifo; /* 1: a FIFO without a writer; 0: a link to /dev/zero */
+        enum gm_doc_id check;
+        const char *evidence; /* a phrase of that check's evidence, or NULL */
+    } hostile[] = {
+        {"usr/share/misc/pci.ids", 1, GM_DOC_PCI, NULL},
+        {"usr/share/misc/pci.ids", 0, GM_DOC_PCI, NULL},
+        {"lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko", 1, GM_DOC_BUILD, "not a regular"},
+        {"lib/modules/6.1.0-18-amd64/updates/dkms/nvidia.ko", 0, GM_DOC_BUILD, "not a regular"},
+    };
+    for (size_t i = 0; i < N_ELEM(hostile); i++) {
+        base();
+        PUT("usr/share/misc/.keep", "");
+        char p[1024];
+        snprintf(p, sizeof(p), "%s/%s", root, hostile[i].file);
+        unlink(p);
+        if (hostile[i].fifo)
+            assert_int_equal(mkfifo(p, 0644), 0);
+        else
+            assert_int_equal(symlink("/dev/zero", p), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            struct gm_doc_report *r = calloc(1, sizeof(*r));
+            run(r);
+            const struct gm_doc_check *c = &r->c[hostile[i].check];
+            _exit(!hostile[i].evidence || strstr(c->evidence, hostile[i].evidence) ? 0 : 3);
+        }
+        int st = 0;
+        pid_t got = 0;
+        for (int waited = 0; waited < 400 && (got = waitpid(pid, &st, WNOHANG)) == 0; waited++) {
+            struct timespec ts = {0, 50 * 1000 * 1000};
+            nanosleep(&ts, NULL); /* up to 20 s in all */
+        }
+        if (got == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            cleanup();
+            fail_msg("%s as %s: doctor still running after 20 s", hostile[i].file,
+                     hostile[i].fifo ? "a FIFO" : "a link to /dev/zero");
+        }
+        cleanup();
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            fail_msg("%s as %s: doctor ended with status %#x (3: the evidence lacks \"%s\")",
+                     hostile[i].file, hostile[i].fifo ? "a FIFO" : "a link to /dev/zero", st,
+                     hostile[i].evidence ? hostile[i].evidence : "");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_unknown_above),
         cmocka_unit_test(test_no_gpu),
+        cmocka_unit_test(test_not_regular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

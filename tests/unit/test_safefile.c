@@ -12,8 +12,10 @@
  * taken twice in one process is counted, and a second process (a fork) is
  * told the holder's PID, for a lock file and for a directory lock; and a
  * file a user named is not followed through another user's link in a
- * shared sticky directory (the parts that need a second user run as root
- * only).
+ * shared sticky directory, and one that is not a regular file is written
+ * in place when it is ours (a FIFO with a reader, /dev/null), refused at
+ * once when our FIFO has no reader, and refused when it is another user's
+ * FIFO (the parts that need a second user run as root only).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -517,6 +519,73 @@ static void test_output(void **state)
     }
 }
 
+/* Files a user named that are not regular: which are written in place,
+ * and which gm_safefile_open_output refuses without blocking. */
+static void test_output_special(void **state)
+{
+    (void)state;
+    struct gm_err err = {0};
+    char p[512], fifo[512];
+    put_file("reg", "x");
+    path_of(fifo, sizeof(fifo), "fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    path_of(p, sizeof(p), "dir");
+    assert_int_equal(mkdir(p, 0700), 0);
+    assert_int_equal(symlinkat("reg", g_dfd, "to-reg"), 0);
+    assert_int_equal(symlinkat("fifo", g_dfd, "to-fifo"), 0);
+    assert_int_equal(symlinkat("/dev/null", g_dfd, "to-null"), 0);
+    static const struct {
+        const char *name;
+        int in_place;
+    } rows[] = {{"none", 0}, {"reg", 0},     {"dir", 0},    {"to-reg", 0},
+                {"fifo", 1}, {"to-fifo", 1}, {"to-null", 1}};
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        path_of(p, sizeof(p), rows[i].name);
+        if (gm_safefile_output_in_place(g_dfd, rows[i].name, p) != rows[i].in_place)
+            fail_msg("%s: in place should be %d", rows[i].name, rows[i].in_place);
+    }
+
+    /* our FIFO without a reader: refused at once, never waited for */
+    int fd = gm_safefile_open_output(fifo, &err);
+    assert_true(fd < 0);
+    if (!strstr(err.msg, fifo) || !strstr(err.msg, "no reader"))
+        fail_msg("our FIFO without a reader: \"%s\"", err.msg);
+    /* with a reader: written into, blocking again */
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    fd = gm_safefile_open_output(fifo, &err);
+    assert_true(fd >= 0);
+    assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+    assert_int_equal(write(fd, "row\n", 4), 4);
+    char got[8] = "";
+    assert_int_equal(read(rd, got, sizeof(got) - 1), 4);
+    assert_string_equal(got, "row\n");
+    close(fd);
+    /* a device of root's */
+    fd = gm_safefile_open_output("/dev/null", &err);
+    assert_true(fd >= 0);
+    close(fd);
+
+    if (geteuid() != 0) {
+        close(rd);
+        print_message("(skipping another user's FIFO: it needs root)\n");
+        return;
+    }
+    /* another user's FIFO, with a reader: refused, nothing written */
+    assert_int_equal(chown(fifo, 65534, 65534), 0);
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(gm_safefile_open_output(fifo, &err), GM_E_NOPERM);
+    if (!strstr(err.msg, fifo) || !strstr(err.msg, "another user (uid 65534)"))
+        fail_msg("another user's FIFO: \"%s\"", err.msg);
+    assert_int_equal(read(rd, got, sizeof(got) - 1), 0); /* empty, and no writer has it open */
+    close(rd);
+    /* and without one */
+    memset(&err, 0, sizeof(err));
+    assert_int_equal(gm_safefile_open_output(fifo, &err), GM_E_NOPERM);
+    if (!strstr(err.msg, fifo) || !strstr(err.msg, "another user (uid 65534)"))
+        fail_msg("another user's FIFO without a reader: \"%s\"", err.msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +598,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tmp_link, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_output, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_output_special, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
