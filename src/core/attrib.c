@@ -127,7 +127,7 @@ static int unit_name(const char *s, size_t n)
 }
 
 /* A uid: up to 10 digits and at most 2^32 - 2 (2^32 - 1 is "no uid"). */
-static int uid(const char *s, size_t n, uint32_t *out)
+static int parse_uid(const char *s, size_t n, uint32_t *out)
 {
     if (!is_dec(s, n) || n > 10)
         return 0;
@@ -140,8 +140,9 @@ static int uid(const char *s, size_t n, uint32_t *out)
     return 1;
 }
 
-void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
+void gm_attrib_parse(const char *cgroup, uint32_t uid, struct gm_attrib *a)
 {
+    (void)uid;
     memset(a, 0, sizeof *a);
     if (!cgroup)
         return;
@@ -187,7 +188,7 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
         } else if (equals(p, n, "slurm") || has_prefix(p, n, "slurm_") ||
                    equals(p, n, "slurmstepd.scope")) {
             slurm = 1;
-        } else if (slurm && has_prefix(p, n, "uid_") && uid(p + 4, n - 4, &a->slurm_uid)) {
+        } else if (slurm && has_prefix(p, n, "uid_") && parse_uid(p + 4, n - 4, &a->slurm_uid)) {
             a->has_slurm_uid = 1;
         } else if (slurm && has_prefix(p, n, "job_") && is_dec(p + 4, n - 4)) {
             copy(a->slurm_job, sizeof a->slurm_job, p + 4, n - 4);
@@ -196,7 +197,7 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
                     equals(p + 5, n - 5, "extern") || equals(p + 5, n - 5, "interactive"))) {
             copy(a->slurm_step, sizeof a->slurm_step, p + 5, n - 5);
         } else if (has_prefix(p, n, "user-") && has_suffix(p, n, ".slice") && n > 11 &&
-                   uid(p + 5, n - 11, &a->slice_uid)) {
+                   parse_uid(p + 5, n - 11, &a->slice_uid)) {
             a->has_slice_uid = 1;
         } else if ((has_suffix(p, n, ".service") || has_suffix(p, n, ".scope")) &&
                    unit_name(p, n)) {

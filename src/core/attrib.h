@@ -58,10 +58,14 @@ struct gm_attrib {
 };
 /* All zero is "nothing known" (a gm_proc made with memset is empty). */
 
-/* Fills *a from a cgroup path ("/kubepods/burstable/pod.../..."); a NULL
- * or unrecognised path gives an empty attribution (all zero).  Never
+/* The uid to pass when the process's uid is not known. */
+#define GM_ATTRIB_NO_UID UINT32_MAX
+
+/* Fills *a from a cgroup path ("/kubepods/burstable/pod.../...") of a
+ * process whose real uid is uid (GM_ATTRIB_NO_UID: not known); a NULL or
+ * unrecognised path gives an empty attribution (all zero).  Never
  * fails. */
-void gm_attrib_parse(const char *cgroup, struct gm_attrib *a);
+void gm_attrib_parse(const char *cgroup, uint32_t uid, struct gm_attrib *a);
 
 /* "docker", "containerd", "crio", "podman", "cri"; "" for GM_RT_NONE. */
 const char *gm_runtime_name(int rt);

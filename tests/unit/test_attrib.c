@@ -121,7 +121,7 @@ static void test_layouts(void **state)
     int bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct gm_attrib a;
-        gm_attrib_parse(cases[i].path, &a);
+        gm_attrib_parse(cases[i].path, GM_ATTRIB_NO_UID, &a);
         char key[128];
         gm_attrib_job(&a, key, sizeof key);
         if (strcmp(gm_runtime_name(a.runtime), cases[i].runtime) ||
@@ -145,11 +145,11 @@ static void test_layouts(void **state)
     }
     assert_int_equal(bad, 0);
     struct gm_attrib a;
-    gm_attrib_parse(NULL, &a);
+    gm_attrib_parse(NULL, GM_ATTRIB_NO_UID, &a);
     assert_false(gm_attrib_known(&a));
     assert_false(a.has_slurm_uid || a.has_slice_uid);
     char small[8];
-    gm_attrib_parse("/docker/" CID, &a);
+    gm_attrib_parse("/docker/" CID, GM_ATTRIB_NO_UID, &a);
     assert_string_equal(gm_attrib_job(&a, small, sizeof small), "contain");
 }
 
