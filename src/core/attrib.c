@@ -1,8 +1,12 @@
 /* attrib.c -- a process's container, pod, Slurm job or unit from its
- * cgroup path (attrib.h).  The path is split at '/'; each component is
- * matched on its own, in order, so that the Kubernetes, runtime and Slurm
- * parts may sit under any parent (a nested cgroup namespace, a delegated
- * subtree). */
+ * cgroup path (attrib.h).  The path is split at '/'.  A Slurm job or a pod
+ * is taken only from the place its manager makes it (the top of the path,
+ * or of a node container; never a user's delegated subtree) and, for Slurm
+ * on cgroup v1, only when the path's uid is the process's: anyone can name
+ * a cgroup "job_4242" under their own user@UID.service, and such a path is
+ * the user's own (docs/security.md, "Job attribution").  Containers and
+ * units are matched wherever they are, innermost first, since a rootless
+ * container lives in its user's subtree and names no one else's job. */
 #include "attrib.h"
 
 #include <stdio.h>
@@ -127,7 +131,7 @@ static int unit_name(const char *s, size_t n)
 }
 
 /* A uid: up to 10 digits and at most 2^32 - 2 (2^32 - 1 is "no uid"). */
-static int uid(const char *s, size_t n, uint32_t *out)
+static int parse_uid(const char *s, size_t n, uint32_t *out)
 {
     if (!is_dec(s, n) || n > 10)
         return 0;
@@ -140,43 +144,216 @@ static int uid(const char *s, size_t n, uint32_t *out)
     return 1;
 }
 
-void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
+/* ------------------------------------------------------------------------ */
+/* Who owns the path                                                         */
+
+#define MAX_DEPTH 64 /* components looked at; deeper ones are a container's own */
+
+struct comp {
+    const char *s;
+    size_t n;
+};
+
+/* Splits path at '/' into at most MAX_DEPTH non-empty components. */
+static size_t split(const char *path, struct comp *c)
 {
-    memset(a, 0, sizeof *a);
-    if (!cgroup)
-        return;
-    int k8s = 0, docker_dir = 0, slurm = 0, pod = 0;
-    const char *unit = NULL;
-    size_t unit_len = 0;
-    for (const char *p = cgroup; *p;) {
+    size_t nc = 0;
+    for (const char *p = path; *p && nc < MAX_DEPTH;) {
         while (*p == '/')
             p++;
         const char *e = strchr(p, '/');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n == 0)
             break;
-        if (equals(p, n, "kubepods") || equals(p, n, "kubepods.slice")) {
-            k8s = 1;
-            a->qos = GM_QOS_GUARANTEED; /* a pod right under kubepods */
-        } else if (k8s && !pod &&
-                   (equals(p, n, "burstable") || equals(p, n, "kubepods-burstable.slice"))) {
-            a->qos = GM_QOS_BURSTABLE;
-        } else if (k8s && !pod &&
-                   (equals(p, n, "besteffort") || equals(p, n, "kubepods-besteffort.slice"))) {
-            a->qos = GM_QOS_BESTEFFORT;
-        } else if (k8s && !pod && has_prefix(p, n, "pod")) {
-            pod = pod_uid(p + 3, n - 3, '-', a);
-        } else if (k8s && !pod && has_prefix(p, n, "kubepods-") && has_suffix(p, n, ".slice")) {
-            /* kubepods-pod<UID_>.slice, kubepods-<qos>-pod<UID_>.slice */
-            const char *q = p + 9;
-            size_t m = n - 9 - 6;
-            if (has_prefix(q, m, "burstable-"))
-                q += 10, m -= 10;
-            else if (has_prefix(q, m, "besteffort-"))
-                q += 11, m -= 11;
-            if (has_prefix(q, m, "pod"))
-                pod = pod_uid(q + 3, m - 3, '_', a);
-        } else if (k8s && pod && container_id(p, n, a)) { /* the innermost container wins */
+        c[nc++] = (struct comp){p, n};
+        p += n;
+    }
+    return nc;
+}
+
+#define IS(c, lit) equals((c).s, (c).n, lit)
+
+/* A Slurm node name (slurm_<NODE>, multiple-slurmd): a host name's characters. */
+static int node_name(const char *s, size_t n)
+{
+    if (n == 0 || n > 64)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '-' || ch == '_' || ch == '.'))
+            return 0;
+    }
+    return 1;
+}
+
+static int slurm_v1_root(struct comp c)
+{
+    return IS(c, "slurm") || (has_prefix(c.s, c.n, "slurm_") && node_name(c.s + 6, c.n - 6));
+}
+
+static int slurm_v2_root(struct comp c)
+{
+    return IS(c, "slurmstepd.scope") ||
+           (has_suffix(c.s, c.n, "_slurmstepd.scope") && node_name(c.s, c.n - 17));
+}
+
+static int kube_root(struct comp c)
+{
+    return IS(c, "kubepods") || IS(c, "kubepods.slice");
+}
+
+/* user@UID.service: the user's systemd manager, whose subtree is delegated to
+ * the user (they create any cgroup below it). */
+static int user_manager(struct comp c)
+{
+    uint32_t u;
+    return has_prefix(c.s, c.n, "user@") && has_suffix(c.s, c.n, ".service") && c.n > 13 &&
+           parse_uid(c.s + 5, c.n - 13, &u);
+}
+
+/* A container at the top of the host's tree whose own tree is a node's (kind,
+ * k3d: a kubelet or slurmd inside): system.slice/docker-<ID>.scope and the
+ * other runtimes' scopes, docker/<ID>, libpod_parent/libpod-<ID>. */
+static int node_container(struct comp parent, struct comp c)
+{
+    struct gm_attrib scratch;
+    memset(&scratch, 0, sizeof scratch);
+    if (IS(parent, "system.slice") || IS(parent, "machine.slice") || IS(parent, "libpod_parent"))
+        return runtime_scope(c.s, c.n, &scratch);
+    return IS(parent, "docker") && container_id(c.s, c.n, &scratch);
+}
+
+/* The Slurm step after job_<JOB> at c[j]: "batch", "extern", "interactive" or a number. */
+static void slurm_job_step(const struct comp *c, size_t j, size_t nc, struct gm_attrib *a)
+{
+    if (j >= nc || !has_prefix(c[j].s, c[j].n, "job_") || !is_dec(c[j].s + 4, c[j].n - 4))
+        return;
+    copy(a->slurm_job, sizeof a->slurm_job, c[j].s + 4, c[j].n - 4);
+    j++;
+    if (j < nc && has_prefix(c[j].s, c[j].n, "step_")) {
+        const char *t = c[j].s + 5;
+        size_t tn = c[j].n - 5;
+        if (is_dec(t, tn) || equals(t, tn, "batch") || equals(t, tn, "extern") ||
+            equals(t, tn, "interactive"))
+            copy(a->slurm_step, sizeof a->slurm_step, t, tn);
+    }
+}
+
+/* slurm[_NODE]/uid_<UID>/job_<JOB>/step_<STEP> at c[i]: the job when UID is the
+ * process's; -1 when it is another's (or the process's is not known). */
+static int slurm_v1(const struct comp *c, size_t i, size_t nc, uint32_t uid, struct gm_attrib *a)
+{
+    uint32_t u;
+    if (i + 1 >= nc || !has_prefix(c[i + 1].s, c[i + 1].n, "uid_") ||
+        !parse_uid(c[i + 1].s + 4, c[i + 1].n - 4, &u))
+        return 0; /* slurmd's own groups: no job */
+    if (uid == GM_ATTRIB_NO_UID || u != uid)
+        return -1;
+    slurm_job_step(c, i + 2, nc, a);
+    if (a->slurm_job[0]) {
+        a->slurm_uid = u;
+        a->has_slurm_uid = 1;
+    }
+    return 0;
+}
+
+/* kubepods[/burstable|/besteffort]/pod<UID> (cgroupfs driver) or
+ * kubepods.slice[/kubepods-QOS.slice]/kubepods[-QOS]-pod<UID_>.slice (systemd
+ * driver) at c[i]; the pod's QoS class must be the one of the slice above it. */
+static int kube_pod(const struct comp *c, size_t i, size_t nc, struct gm_attrib *a)
+{
+    static const struct {
+        const char *dir, *slice, *infix;
+        uint8_t qos;
+    } classes[] = {
+        {"burstable", "kubepods-burstable.slice", "burstable-", GM_QOS_BURSTABLE},
+        {"besteffort", "kubepods-besteffort.slice", "besteffort-", GM_QOS_BESTEFFORT},
+    };
+    int sd = IS(c[i], "kubepods.slice");
+    const char *infix = "";
+    size_t j = i + 1;
+    a->qos = GM_QOS_GUARANTEED; /* a pod right under kubepods */
+    for (size_t k = 0; j < nc && k < sizeof classes / sizeof classes[0]; k++) {
+        if (equals(c[j].s, c[j].n, sd ? classes[k].slice : classes[k].dir)) {
+            a->qos = classes[k].qos;
+            infix = classes[k].infix;
+            j++;
+            break;
+        }
+    }
+    if (j >= nc)
+        return 0;
+    const char *p = c[j].s;
+    size_t n = c[j].n;
+    if (!sd)
+        return has_prefix(p, n, "pod") && pod_uid(p + 3, n - 3, '-', a);
+    size_t il = strlen(infix);
+    if (!has_prefix(p, n, "kubepods-") || !has_suffix(p, n, ".slice") || n < 9 + 6 + il + 3)
+        return 0;
+    p += 9, n -= 9 + 6;
+    if (!has_prefix(p, n, infix) || !has_prefix(p + il, n - il, "pod"))
+        return 0;
+    return pod_uid(p + il + 3, n - il - 3, '_', a);
+}
+
+/* Whether c[i], the top of a manager's tree, is where that manager makes it:
+ * at base (the top of the path) or node (the top of a node container); Slurm's
+ * cgroup v2 scope in the system.slice there, or right after the ".."s of a
+ * relative path (whose ancestor may be system.slice). */
+static int manager_place(const struct comp *c, size_t i, size_t base, size_t node, int rel, int v2)
+{
+    if (!v2)
+        return i == base || i == node;
+    if (rel && i == base)
+        return 1;
+    return i > base && (i - 1 == base || i - 1 == node) && IS(c[i - 1], "system.slice");
+}
+
+void gm_attrib_parse(const char *cgroup, uint32_t uid, struct gm_attrib *a)
+{
+    memset(a, 0, sizeof *a);
+    if (uid != GM_ATTRIB_NO_UID) {
+        a->uid = uid;
+        a->has_uid = 1;
+    }
+    if (!cgroup)
+        return;
+    struct comp c[MAX_DEPTH];
+    size_t nc = split(cgroup, c), base = 0;
+    /* relative to an ancestor of gpumon's own cgroup namespace: what follows
+     * the ".."s starts below that ancestor, maybe system.slice itself */
+    while (base < nc && IS(c[base], ".."))
+        base++;
+    int rel = base > 0;
+    /* where a manager's tree may start: the top, or the top of a node container */
+    size_t node = base + 1 < nc && node_container(c[base], c[base + 1]) ? base + 2 : base;
+    int user_tree = 0, owned = 0, docker_dir = 0, pod = 0;
+    const char *unit = NULL;
+    size_t unit_len = 0;
+    for (size_t i = base; i < nc; i++) {
+        const char *p = c[i].s;
+        size_t n = c[i].n;
+        int v1 = slurm_v1_root(c[i]), v2 = slurm_v2_root(c[i]), k8s = kube_root(c[i]);
+        if ((v1 || v2 || k8s) && !owned) {
+            /* a manager's tree only where the manager makes it, never in a
+             * user's own; the first one found is the process's */
+            int here = !user_tree && manager_place(c, i, base, node, rel, v2);
+            if (!here || (v1 && slurm_v1(c, i, nc, uid, a) < 0)) {
+                a->foreign = 1;
+                break; /* the user's own: charged to the unit above, or the user */
+            }
+            owned = 1;
+            if (v2)
+                slurm_job_step(c, i + 1, nc, a);
+            else if (k8s)
+                pod = kube_pod(c, i, nc, a);
+            if (!v2)
+                continue;
+        }
+        if (user_manager(c[i]))
+            user_tree = 1;
+        if (pod && container_id(p, n, a)) { /* the innermost container wins */
             a->runtime = GM_RT_CRI;
         } else if (runtime_scope(p, n, a)) {
             unit = NULL; /* a container, not a unit */
@@ -184,31 +361,19 @@ void gm_attrib_parse(const char *cgroup, struct gm_attrib *a)
             docker_dir = 1; /* cgroupfs: docker/<ID> */
         } else if (docker_dir && container_id(p, n, a)) {
             a->runtime = GM_RT_DOCKER;
-        } else if (equals(p, n, "slurm") || has_prefix(p, n, "slurm_") ||
-                   equals(p, n, "slurmstepd.scope")) {
-            slurm = 1;
-        } else if (slurm && has_prefix(p, n, "uid_") && uid(p + 4, n - 4, &a->slurm_uid)) {
-            a->has_slurm_uid = 1;
-        } else if (slurm && has_prefix(p, n, "job_") && is_dec(p + 4, n - 4)) {
-            copy(a->slurm_job, sizeof a->slurm_job, p + 4, n - 4);
-        } else if (slurm && a->slurm_job[0] && has_prefix(p, n, "step_") &&
-                   (is_dec(p + 5, n - 5) || equals(p + 5, n - 5, "batch") ||
-                    equals(p + 5, n - 5, "extern") || equals(p + 5, n - 5, "interactive"))) {
-            copy(a->slurm_step, sizeof a->slurm_step, p + 5, n - 5);
         } else if (has_prefix(p, n, "user-") && has_suffix(p, n, ".slice") && n > 11 &&
-                   uid(p + 5, n - 11, &a->slice_uid)) {
+                   parse_uid(p + 5, n - 11, &a->slice_uid)) {
             a->has_slice_uid = 1;
         } else if ((has_suffix(p, n, ".service") || has_suffix(p, n, ".scope")) &&
                    unit_name(p, n)) {
             unit = p;
             unit_len = n;
         }
-        if (!e)
-            break;
-        p = e;
     }
-    if (!pod)
+    if (!pod) {
         a->qos = GM_QOS_NONE;
+        a->pod_uid[0] = '\0';
+    }
     if (unit && !a->container_id[0] && !pod && !a->slurm_job[0])
         copy(a->unit, sizeof a->unit, unit, unit_len);
 }
@@ -245,9 +410,13 @@ const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len)
         snprintf(buf, len, "pod:%s", a->pod_uid);
     else if (a->container_id[0])
         snprintf(buf, len, "container:%.12s", a->container_id);
+    else if (user_manager((struct comp){a->unit, strlen(a->unit)}))
+        snprintf(buf, len, "user:%.*s", (int)(strlen(a->unit) - 13), a->unit + 5);
     else if (a->unit[0] && !(has_prefix(a->unit, strlen(a->unit), "session-") &&
                              has_suffix(a->unit, strlen(a->unit), ".scope")))
         snprintf(buf, len, "unit:%s", a->unit);
+    if (!buf[0] && a->foreign && a->has_uid)
+        snprintf(buf, len, "user:%u", (unsigned)a->uid);
     return buf;
 }
 
@@ -280,5 +449,5 @@ const char *gm_hpc_job_key(const char *id, char *buf, size_t len)
 
 int gm_attrib_known(const struct gm_attrib *a)
 {
-    return a->container_id[0] || a->pod_uid[0] || a->slurm_job[0] || a->unit[0];
+    return a->container_id[0] || a->pod_uid[0] || a->slurm_job[0] || a->unit[0] || a->foreign;
 }

@@ -22,7 +22,12 @@
  * under a delegated subtree): every field is bounded, ids are accepted
  * only in their own alphabet (hex container ids, pod UIDs of hex and
  * dashes, decimal job ids), and anything else is left empty, never
- * guessed.
+ * guessed.  A Slurm job or pod is taken only from a path its manager owns:
+ * the layout starts at the top of the path (after any leading "..", or
+ * under a container at the top: a kind node), not inside a user's
+ * delegated subtree (user@UID.service), and a v1 Slurm path's uid_<UID>
+ * is the process's.  Elsewhere the layout is the user's own ("foreign"):
+ * its job is the unit that holds it, else user:<UID>.
  */
 #ifndef GM_CORE_ATTRIB_H
 #define GM_CORE_ATTRIB_H
@@ -55,13 +60,22 @@ struct gm_attrib {
     uint32_t slurm_uid;    /* the job's user */
     char unit[96];         /* innermost systemd .service/.scope outside containers/jobs; "" */
     uint32_t slice_uid;    /* user-UID.slice: the login session's user */
+    uint8_t foreign;       /* a Slurm or kubelet layout where its manager does not own the path
+                              (a user's delegated subtree, another slice, another's uid): the
+                              user's own, no job taken from it */
+    uint8_t has_uid;       /* uid is known */
+    uint32_t uid;          /* the process's real uid, as given to gm_attrib_parse */
 };
 /* All zero is "nothing known" (a gm_proc made with memset is empty). */
 
-/* Fills *a from a cgroup path ("/kubepods/burstable/pod.../..."); a NULL
- * or unrecognised path gives an empty attribution (all zero).  Never
+/* The uid to pass when the process's uid is not known. */
+#define GM_ATTRIB_NO_UID UINT32_MAX
+
+/* Fills *a from a cgroup path ("/kubepods/burstable/pod.../...") of a
+ * process whose real uid is uid (GM_ATTRIB_NO_UID: not known); a NULL or
+ * unrecognised path gives an empty attribution (all zero).  Never
  * fails. */
-void gm_attrib_parse(const char *cgroup, struct gm_attrib *a);
+void gm_attrib_parse(const char *cgroup, uint32_t uid, struct gm_attrib *a);
 
 /* "docker", "containerd", "crio", "podman", "cri"; "" for GM_RT_NONE. */
 const char *gm_runtime_name(int rt);
@@ -71,14 +85,16 @@ const char *gm_qos_name(int qos);
 /* The job a process belongs to, as one stable key for grouping and for
  * the exporter's `job_id` label: "slurm:<JOB>", "pod:<UID>",
  * "container:<first 12 of the id>", "unit:<UNIT>" (a systemd service or
- * scope that is not a login session's), or "" when none.  Written to buf
- * (len >= 128 always fits). */
+ * scope that is not a login session's), "user:<UID>" (the innermost unit
+ * is the user's manager user@UID.service, or a foreign layout has no unit
+ * of its own above it: the process's uid), or "" when none.  Written to
+ * buf (len >= 128 always fits). */
 const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len);
 
 /* A short label of the job for narrow places (status's suffix, top's JOB
  * column): "slurm:<JOB>[.<STEP>]", "pod:<first 8 of the UID>",
- * "<runtime>:<first 12 of the id>", "unit:<UNIT>" (as gm_attrib_job:
- * not a login session's scope), or "".  Written to buf (len >= 128
+ * "<runtime>:<first 12 of the id>", "unit:<UNIT>" or "user:<UID>" (as
+ * gm_attrib_job), or "".  Written to buf (len >= 128
  * always fits). */
 const char *gm_attrib_label(const struct gm_attrib *a, char *buf, size_t len);
 
@@ -88,7 +104,7 @@ const char *gm_attrib_label(const struct gm_attrib *a, char *buf, size_t len);
  * 128 always fits). */
 const char *gm_hpc_job_key(const char *id, char *buf, size_t len);
 
-/* Whether a has anything (a container, pod, job or unit). */
+/* Whether a has anything (a container, pod, job, unit or a foreign layout). */
 int gm_attrib_known(const struct gm_attrib *a);
 
 #endif /* GM_CORE_ATTRIB_H */

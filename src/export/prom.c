@@ -690,7 +690,7 @@ static void native_mig(struct writer *w)
 }
 
 /* Who a process belongs to (docs/jobs.md): job_id ("slurm:4242",
- * "pod:<uid>", "container:<id12>", "unit:<unit>"), and the parts that are
+ * "pod:<uid>", "container:<id12>", "unit:<unit>", "user:<uid>"), and the parts that are
  * known.  Never `job` (Prometheus's own target label) nor dcgm-exporter's
  * `pod`/`container`, which are names, where these are ids. */
 static void job_labels(struct writer *w, int *first, const struct gm_attrib *a)

@@ -2173,7 +2173,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
         const nvmlProcessInfo_v2_t *e = &ent[k].info;
         struct gm_proc p;
         memset(&p, 0, sizeof(p));
-        gm_attrib_parse(NULL, &p.attrib); /* unknown until /proc says (uids -1) */
+        gm_attrib_parse(NULL, GM_ATTRIB_NO_UID, &p.attrib); /* unknown until /proc says (uids -1) */
         p.gpu = gpu_slot;
         p.pid = e->pid;
         p.type = ent[k].type;

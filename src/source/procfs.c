@@ -658,7 +658,7 @@ static void pf_set_unreadable(struct gm_proc *p, enum gm_host_state hs, enum gm_
     p->host_state = (uint8_t)hs;
     p->state_char = 0;
     p->nspid = 0;
-    gm_attrib_parse(NULL, &p->attrib);
+    gm_attrib_parse(NULL, GM_ATTRIB_NO_UID, &p->attrib);
     p->start_time = gm_v_status(st, 0);
     p->elapsed = gm_v_status(st, 0);
     p->cpu = gm_v_status(st, 0);
@@ -708,7 +708,8 @@ static void pf_read_info(struct gm_procfs *pf, const char *pidstr, struct pf_his
     h->exe = pf_read_exe(pf->rootfd, path);
     snprintf(path, sizeof path, "%s/cgroup", pidstr);
     h->cgroup = pf_read_cgroup(pf->rootfd, path);
-    gm_attrib_parse(h->cgroup, &h->attrib);
+    /* the uid first: a Slurm path names its user (attrib.h) */
+    gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
     h->have_info = 1;
     h->info_mono_ns = now;
 }

@@ -91,7 +91,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
  * utilisation and throttled time of the intervals that group held the GPU
  * (a GPU shared by N groups gives each 1/N), its peak memory, and the first
  * and last moment seen.  job is core/attrib.h's key ("slurm:42", "pod:...",
- * "container:...", "unit:..."), "" when the process is in none. */
+ * "container:...", "unit:...", "user:..."), "" when the process is in none. */
 #define GM_USAGE_TABLE                                                                             \
     "CREATE TABLE IF NOT EXISTS usage_1h (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"              \
     " task INTEGER NOT NULL, job TEXT NOT NULL, user TEXT NOT NULL, process TEXT NOT NULL,"        \

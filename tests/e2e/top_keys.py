@@ -9,8 +9,11 @@ place of TYPE and HOST-MEM) and sorting by JOB.
 """
 import os
 import re
+import shutil
+import tempfile
 import time
 
+import top_lib
 from top_lib import Top, fail, me, skip_without_tmux, spawn
 
 
@@ -155,7 +158,9 @@ CID = "0123456789abcdef" * 4
 
 def test_jobs():
     """The JOB column and the job filters on real processes in made-up
-    cgroups (tests/e2e/jobs_attrib.py makes them the same way)."""
+    cgroups (tests/e2e/jobs_attrib.py makes them the same way, and runs
+    gpumon in a cgroup namespace rooted above them, so that the Slurm
+    layout is at the top of the path, where Slurm makes it)."""
     if os.geteuid() != 0:
         print("skip jobs: needs root (cgroups)")
         return
@@ -169,8 +174,13 @@ def test_jobs():
     ranks = spawn(2)
     env = {"GPUSIM_PID_RANK0": str(ranks[0].pid), "GPUSIM_PID_RANK3": str(ranks[1].pid)}
     t = None
+    real_gpumon = top_lib.GPUMON
+    scratch = tempfile.mkdtemp(prefix="gmtopjobs.", dir="/tmp")
     try:
-        jobs_attrib.move(ranks[0].pid, top, "slurm/uid_1001/job_4242/step_0/task_0")
+        os.makedirs(top, exist_ok=True)
+        top_lib.GPUMON = jobs_attrib.in_namespace(top, scratch, real_gpumon)
+        # the path's uid is the process's (the ranks run as this test's user)
+        jobs_attrib.move(ranks[0].pid, top, f"slurm/uid_{os.getuid()}/job_4242/step_0/task_0")
         jobs_attrib.move(ranks[1].pid, top, f"docker/{CID}")
         t = Top("h100x8-training.ini", 120, 40, env=env)
         s = t.wait_for("slurm:4242.0", what="the Slurm job in the JOB column")
@@ -220,6 +230,7 @@ def test_jobs():
         code, stty = t.wait_exit()
         t.check_restored(code, stty)
     finally:
+        top_lib.GPUMON = real_gpumon
         if t:
             t.close()
         for p in ranks:
@@ -227,6 +238,7 @@ def test_jobs():
             p.wait()
         time.sleep(0.2)
         jobs_attrib.remove_tree(top)
+        shutil.rmtree(scratch, ignore_errors=True)
     print("ok jobs")
 
 

@@ -531,7 +531,8 @@ static void test_procs_file(void **state)
         struct gm_proc p =
             mkproc(0, 4242, GM_PT_COMPUTE, "python", "alice", "python train.py --tag \"a,b\"",
                    gm_v_u64(2048 * MIB), GM_HS_ALIVE);
-        gm_attrib_parse("/slurm/uid_1000/job_77/step_0/task_0", &p.attrib); /* docs/jobs.md */
+        /* docs/jobs.md */
+        gm_attrib_parse("/slurm/uid_1000/job_77/step_0/task_0", 1000, &p.attrib);
         p.nspid = 3;
         gm_snapshot_add_proc_take(s, &p);
         p = mkproc(1, 77, GM_PT_COMPUTE | GM_PT_GRAPHICS, "Xorg", "", NULL,

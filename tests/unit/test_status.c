@@ -135,7 +135,7 @@ static struct gm_snapshot *build(void)
     p->cgroup = strdup("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
                        "2f1e3c4d_5b6a_4789_8abc_def012345678.slice/cri-containerd-"
                        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
-    gm_attrib_parse(p->cgroup, &p->attrib);
+    gm_attrib_parse(p->cgroup, p->uid, &p->attrib);
     p->nspid = 7;
     p = add_proc(s, 0, 2345, GM_PT_GRAPHICS, "/usr/lib/xorg/Xorg", gm_v_u64(25 * MIB),
                  GM_HS_ZOMBIE);

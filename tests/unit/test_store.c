@@ -1598,7 +1598,7 @@ static void test_usage(void **state)
             gm_attrib_parse(k == 2 ? "/kubepods/pod2f1e3c4d-5b6a-4789-8abc-def012345678/"
                                      "0123456789abcdef"
                                    : "/slurm/uid_1000/job_7/step_0",
-                            &p.attrib);
+                            1000, &p.attrib);
             gm_snapshot_add_proc_take(s, &p);
         }
         g->proc_first = 0;

@@ -417,19 +417,21 @@ static struct gm_snapshot *jobs_snapshot(void)
     static const struct {
         uint32_t pid;
         const char *cgroup;
+        uint32_t uid; /* a Slurm step's is its path's */
     } ps[] = {
-        {10, "/slurm/uid_1001/job_4242/step_0/task_0"},
+        {10, "/slurm/uid_1001/job_4242/step_0/task_0", 1001},
         {20,
          "/kubepods/burstable/pod" POD "/fedcba9876543210fedcba9876543210fedcba9876543210fedcba98"
-         "76543210"},
-        {30, "/system.slice/docker-" CID ".scope"},
-        {40, "/system.slice/triton.service"},
-        {50, "/user.slice/user-1000.slice/session-3.scope"},
+         "76543210",
+         0},
+        {30, "/system.slice/docker-" CID ".scope", 0},
+        {40, "/system.slice/triton.service", 0},
+        {50, "/user.slice/user-1000.slice/session-3.scope", 1000},
     };
     for (size_t i = 0; i < N_ELEM(ps); i++) {
         struct gm_proc *p = add(s, 0, ps[i].pid, "alice", "python3 x.py",
                                 gm_v_u64((ps[i].pid) * MIB), gm_v_u64(1), gm_v_f64(1), GM_HS_ALIVE);
-        gm_attrib_parse(ps[i].cgroup, &p->attrib);
+        gm_attrib_parse(ps[i].cgroup, ps[i].uid, &p->attrib);
     }
     return s;
 }
