@@ -77,9 +77,12 @@ static const char *exe_text(const struct gm_proc *p)
     return p->exe;
 }
 
-#define MEMBER(id_, m) [id_ - GM_P__FIRST] = {.id = id_, .member = offsetof(struct gm_proc, m)}
-#define COMPUTED(id_, fn) [id_ - GM_P__FIRST] = {.id = id_, .member = -1, .value = fn}
-#define TEXT(id_, fn, txt) [id_ - GM_P__FIRST] = {.id = id_, .member = -1, .value = fn, .text = txt}
+/* m names a member: offsetof cannot take it parenthesised */
+/* NOLINTNEXTLINE(bugprone-macro-parentheses) */
+#define MEMBER(id_, m) [(id_)-GM_P__FIRST] = {.id = (id_), .member = offsetof(struct gm_proc, m)}
+#define COMPUTED(id_, fn) [(id_)-GM_P__FIRST] = {.id = (id_), .member = -1, .value = (fn)}
+#define TEXT(id_, fn, txt)                                                                         \
+    [(id_)-GM_P__FIRST] = {.id = (id_), .member = -1, .value = (fn), .text = (txt)}
 
 const struct gm_proc_field gm_proc_fields[GM_P__N] = {
     COMPUTED(GM_P_PID, pid_value),
