@@ -64,7 +64,7 @@ def runs(text, root):
             if cur is not None and buf:
                 yield cur, '\n'.join(buf)
             buf = []
-            path = os.path.realpath(m.group(2).encode().decode('unicode_escape'))
+            path = os.path.realpath(re.sub(r'\\(.)', r'\1', m.group(2)))  # \\ and \" as cpp writes them
             cur = os.path.relpath(path, root) if path.startswith(root + os.sep) else None
             continue
         if cur is not None:
