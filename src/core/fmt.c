@@ -1,5 +1,6 @@
 /* fmt.c -- spelling registry values for nvidia-smi CSV, our CSV log and JSON
- * (see fmt.h).  Unit conversions come from gm_units[] in metrics.c. */
+ * (see fmt.h).  Unit conversions come from gm_units[] in metrics.c, process
+ * values from the per-process field table (procfield.c). */
 #include "fmt.h"
 
 #include <inttypes.h>
@@ -8,65 +9,10 @@
 #include <string.h>
 
 #include "err.h"
+#include "procfield.h"
 #include "timeutil.h"
 
 static const struct gm_value v_na = {.status = GM_VS_NA};
-
-/* Process fields as values, built on the fly into a per-call slot. */
-static const struct gm_value *proc_value(const struct gm_proc *p, int id, struct gm_value *tmp)
-{
-    switch (id) {
-    case GM_P_PID:
-        *tmp = gm_v_u64(p->pid);
-        return tmp;
-    case GM_P_TYPE:
-        *tmp = gm_v_u64(p->type);
-        return tmp;
-    case GM_P_USED_MEMORY:
-        return &p->used_memory;
-    case GM_P_GPU_INSTANCE:
-        *tmp = p->gpu_instance_id == GM_NO_INSTANCE ? v_na : gm_v_u64(p->gpu_instance_id);
-        return tmp;
-    case GM_P_COMPUTE_INSTANCE:
-        *tmp = p->compute_instance_id == GM_NO_INSTANCE ? v_na : gm_v_u64(p->compute_instance_id);
-        return tmp;
-    case GM_P_SM_UTIL:
-        return &p->sm_util;
-    case GM_P_MEM_UTIL:
-        return &p->mem_util;
-    case GM_P_ENC_UTIL:
-        return &p->enc_util;
-    case GM_P_DEC_UTIL:
-        return &p->dec_util;
-    case GM_P_STATE:
-        *tmp = p->host_state == GM_HS_UNKNOWN ? v_na : gm_v_u64(p->host_state);
-        return tmp;
-    case GM_P_START_TIME:
-        return &p->start_time;
-    case GM_P_ELAPSED:
-        return &p->elapsed;
-    case GM_P_CPU:
-        return &p->cpu;
-    case GM_P_RSS:
-        return &p->rss;
-    case GM_P_NAME:
-        *tmp = p->name[0]     ? gm_v_u64(0)
-               : p->name_code ? gm_v_status(gm_v_status_from_nvml(p->name_code), p->name_code)
-                              : v_na;
-        return tmp;
-    case GM_P_USER:
-        *tmp = p->user[0] ? gm_v_u64(0) : v_na;
-        return tmp;
-    case GM_P_CMDLINE:
-        *tmp = p->cmdline ? gm_v_u64(0) : v_na;
-        return tmp;
-    case GM_P_EXE:
-        *tmp = p->exe ? gm_v_u64(0) : v_na;
-        return tmp;
-    default:
-        return &v_na;
-    }
-}
 
 static _Thread_local struct gm_value tls_tmp;
 
@@ -76,7 +22,7 @@ const struct gm_value *gm_fmt_value(const struct gm_snapshot *s, const struct gm
     if (id < 0 || id >= GM_M__COUNT)
         return &v_na;
     if (gm_metrics[id].scope == GM_SC_PROC)
-        return p ? proc_value(p, id, &tls_tmp) : &v_na;
+        return gm_proc_value(p, id, &tls_tmp); /* NA without p */
     if (id == GM_M_TIMESTAMP) {
         tls_tmp = gm_v_i64(s->wall_ns);
         return &tls_tmp;
@@ -100,17 +46,11 @@ const char *gm_fmt_string(const struct gm_snapshot *s, const struct gm_gpu *g,
         return s->driver_version_s;
     case GM_M_NVML_VERSION:
         return s->nvml_version_s;
-    case GM_P_NAME:
-        return p->name;
-    case GM_P_USER:
-        return p->user;
-    case GM_P_CMDLINE:
-        return p->cmdline;
-    case GM_P_EXE:
-        return p->exe;
     default:
         break;
     }
+    if (gm_metrics[id].scope == GM_SC_PROC)
+        return gm_proc_text(p, id);
     if (gm_metrics[id].fmt == GM_F_STR && g)
         return g->str[gm_metrics[id].sslot];
     return NULL;

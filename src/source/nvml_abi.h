@@ -9,7 +9,10 @@
  * bug other clients shipped).
  *
  * The function prototypes are declared so that
- *   - sim/ defines them and the compiler checks each definition against them;
+ *   - sim/ defines them and the compiler checks each definition against them,
+ *     and sim/gen_names.py derives the simulator's name list from them (a
+ *     declaration here or in a sim/ ABI header is what the simulator must export:
+ *     the sim-exports test checks it);
  *   - src/source/nvml.c never calls them directly (it dlopens the library) but
  *     takes `__typeof__(nvmlFoo) *` pointers, so a pointer and the real
  *     signature cannot drift apart.

@@ -7,19 +7,25 @@
 #include <string.h>
 
 #include "../core/metrics.h"
+#include "../core/procfield.h"
 
+/* nvidia-smi pmon's columns, spelled as it prints them; the values come
+ * from the per-process field table (core/procfield.h). */
 struct pmon_col {
     const char *name, *unit;
-    int field; /* which process value; -1: gpumon cannot read it ("-") */
+    int field; /* the GM_P_* it shows; -1: gpumon cannot read it ("-") */
     char group;
 };
 
-enum { F_SM = 0, F_MEM, F_ENC, F_DEC, F_FB };
-
 static const struct pmon_col cols[] = {
-    {"sm", "%", F_SM, 'u'},   {"mem", "%", F_MEM, 'u'}, {"enc", "%", F_ENC, 'u'},
-    {"dec", "%", F_DEC, 'u'}, {"jpg", "%", -1, 'u'},    {"ofa", "%", -1, 'u'},
-    {"fb", "MB", F_FB, 'm'},  {"ccpm", "MB", -1, 'm'},
+    {"sm", "%", GM_P_SM_UTIL, 'u'},
+    {"mem", "%", GM_P_MEM_UTIL, 'u'},
+    {"enc", "%", GM_P_ENC_UTIL, 'u'},
+    {"dec", "%", GM_P_DEC_UTIL, 'u'},
+    {"jpg", "%", -1, 'u'},
+    {"ofa", "%", -1, 'u'},
+    {"fb", "MB", GM_P_USED_MEMORY, 'm'},
+    {"ccpm", "MB", -1, 'm'},
 };
 #define NCOLS (int)(sizeof(cols) / sizeof(cols[0]))
 
@@ -85,35 +91,16 @@ static const char *ptype(uint8_t t)
     return (t & GM_PT_GRAPHICS) ? "G" : "C";
 }
 
+/* The field's number in nvidia-smi's unit (MiB for its "MB"), or "-". */
 static void value_text(const struct gm_proc *pr, int field, char *b, size_t len)
 {
-    const struct gm_value *v = NULL;
-    switch (field) {
-    case F_SM:
-        v = &pr->sm_util;
-        break;
-    case F_MEM:
-        v = &pr->mem_util;
-        break;
-    case F_ENC:
-        v = &pr->enc_util;
-        break;
-    case F_DEC:
-        v = &pr->dec_util;
-        break;
-    case F_FB:
-        v = &pr->used_memory;
-        break;
-    default:
-        break;
-    }
+    struct gm_value tmp;
+    const struct gm_value *v = field >= 0 ? gm_proc_value(pr, field, &tmp) : NULL;
     if (!v || !gm_v_ok(v)) {
         snprintf(b, len, "-");
         return;
     }
-    double x = gm_v_as_double(v);
-    if (field == F_FB) /* MiB, as nvidia-smi's "MB" */
-        x /= gm_units[gm_metrics[GM_P_USED_MEMORY].unit].smi_div;
+    double x = gm_v_as_double(v) / gm_units[gm_metrics[field].unit].smi_div;
     snprintf(b, len, "%" PRIu64, (uint64_t)x);
 }
 

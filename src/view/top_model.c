@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../core/metrics.h"
+#include "../core/procfield.h"
 #include "../source/procfs.h"
 #include "status.h"
 
@@ -256,14 +257,23 @@ void gm_top_diagnose(const struct gm_gpu *g, int utf8, struct gm_top_diag *d)
 
 /* ========================================================== process table */
 
+/* The columns; what a process column shows is a row of the per-process
+ * field table (the GPU is the row's, JOB and COMMAND are composed). */
 const struct gm_top_coldesc gm_top_cols[GM_TC__COUNT] = {
-    [GM_TC_GPU] = {"GPU", 3, 1},         [GM_TC_PID] = {"PID", 8, 1},
-    [GM_TC_USER] = {"USER", 9, 0},       [GM_TC_TYPE] = {"TYPE", 4, 0},
-    [GM_TC_GPUMEM] = {"GPU-MEM", 7, 1},  [GM_TC_SM] = {"SM%", 4, 1},
-    [GM_TC_CPU] = {"CPU%", 5, 1},        [GM_TC_HOSTMEM] = {"HOST-MEM", 8, 1},
-    [GM_TC_TIME] = {"TIME", 8, 1},       [GM_TC_JOB] = {"JOB", 20, 0},
-    [GM_TC_COMMAND] = {"COMMAND", 0, 0},
+    [GM_TC_GPU] = {.title = "GPU", .width = 3, .numeric = 1},
+    [GM_TC_PID] = {.title = "PID", .width = 8, .numeric = 1, .field = GM_P_PID},
+    [GM_TC_USER] = {.title = "USER", .width = 9, .field = GM_P_USER},
+    [GM_TC_TYPE] = {.title = "TYPE", .width = 4, .field = GM_P_TYPE},
+    [GM_TC_GPUMEM] = {.title = "GPU-MEM", .width = 7, .numeric = 1, .field = GM_P_USED_MEMORY},
+    [GM_TC_SM] = {.title = "SM%", .width = 4, .numeric = 1, .field = GM_P_SM_UTIL},
+    [GM_TC_CPU] = {.title = "CPU%", .width = 5, .numeric = 1, .field = GM_P_CPU},
+    [GM_TC_HOSTMEM] = {.title = "HOST-MEM", .width = 8, .numeric = 1, .field = GM_P_RSS},
+    [GM_TC_TIME] = {.title = "TIME", .width = 8, .numeric = 1, .field = GM_P_ELAPSED},
+    [GM_TC_JOB] = {.title = "JOB", .width = 20},
+    [GM_TC_COMMAND] = {.title = "COMMAND", .width = 0},
 };
+
+_Static_assert(GM_P__FIRST > 0, "gm_top_coldesc.field uses 0 for none");
 
 int gm_top_columns(const struct gm_top_table *t, int cols, int *col, int *width)
 {
@@ -332,47 +342,39 @@ const char *gm_top_cell_text(const struct gm_top_row *r, int col, char *buf, siz
 {
     const struct gm_proc *p = r->p;
     char tmp[32];
+    struct gm_value vtmp;
+    int field = col >= 0 && col < GM_TC__COUNT ? gm_top_cols[col].field : 0;
+    const struct gm_value *v = field ? gm_proc_value(p, field, &vtmp) : NULL;
+    int ok = v && gm_v_ok(v);
+    double x = ok ? gm_v_as_double(v) : 0;
     switch (col) {
     case GM_TC_GPU:
         snprintf(buf, len, "%u", r->gpu_index);
         break;
     case GM_TC_PID:
-        snprintf(buf, len, "%u", p->pid);
+        snprintf(buf, len, "%.0f", x);
         break;
-    case GM_TC_USER:
-        snprintf(buf, len, "%s", p->user[0] ? p->user : "?");
+    case GM_TC_USER: {
+        const char *user = gm_proc_text(p, field);
+        snprintf(buf, len, "%s", user ? user : "?");
         break;
+    }
     case GM_TC_TYPE:
-        snprintf(buf, len, "%s", ptype(p->type));
+        snprintf(buf, len, "%s", ptype((uint8_t)x));
         break;
     case GM_TC_GPUMEM:
-        snprintf(buf, len, "%s",
-                 gm_v_ok(&p->used_memory)
-                     ? gm_top_fmt_mem(gm_v_as_double(&p->used_memory), tmp, sizeof(tmp))
-                     : "N/A");
+    case GM_TC_HOSTMEM:
+        snprintf(buf, len, "%s", ok ? gm_top_fmt_mem(x, tmp, sizeof(tmp)) : "N/A");
         break;
     case GM_TC_SM:
-        if (gm_v_ok(&p->sm_util))
-            snprintf(buf, len, "%.0f", gm_v_as_double(&p->sm_util));
-        else
-            snprintf(buf, len, "N/A");
-        break;
     case GM_TC_CPU:
-        if (gm_v_ok(&p->cpu))
-            snprintf(buf, len, "%.1f", gm_v_as_double(&p->cpu));
+        if (ok)
+            snprintf(buf, len, col == GM_TC_SM ? "%.0f" : "%.1f", x);
         else
             snprintf(buf, len, "N/A");
-        break;
-    case GM_TC_HOSTMEM:
-        snprintf(buf, len, "%s",
-                 gm_v_ok(&p->rss) ? gm_top_fmt_mem(gm_v_as_double(&p->rss), tmp, sizeof(tmp))
-                                  : "N/A");
         break;
     case GM_TC_TIME:
-        snprintf(buf, len, "%s",
-                 gm_v_ok(&p->elapsed)
-                     ? gm_top_fmt_elapsed(gm_v_as_double(&p->elapsed), tmp, sizeof(tmp))
-                     : "N/A");
+        snprintf(buf, len, "%s", ok ? gm_top_fmt_elapsed(x, tmp, sizeof(tmp)) : "N/A");
         break;
     case GM_TC_JOB:
         gm_attrib_label(&p->attrib, buf, len);
@@ -396,31 +398,13 @@ const char *gm_top_cell_text(const struct gm_top_row *r, int col, char *buf, siz
 /* The sort key of a numeric column; NAN when not real (sorted last). */
 static double key_num(const struct gm_top_row *r, int col)
 {
-    const struct gm_proc *p = r->p;
-    const struct gm_value *v = NULL;
-    switch (col) {
-    case GM_TC_GPU:
+    if (col == GM_TC_GPU)
         return r->gpu_index;
-    case GM_TC_PID:
-        return p->pid;
-    case GM_TC_GPUMEM:
-        v = &p->used_memory;
-        break;
-    case GM_TC_SM:
-        v = &p->sm_util;
-        break;
-    case GM_TC_CPU:
-        v = &p->cpu;
-        break;
-    case GM_TC_HOSTMEM:
-        v = &p->rss;
-        break;
-    case GM_TC_TIME:
-        v = &p->elapsed;
-        break;
-    default:
+    int field = gm_top_cols[col].field;
+    if (!field)
         return NAN;
-    }
+    struct gm_value tmp;
+    const struct gm_value *v = gm_proc_value(r->p, field, &tmp);
     return gm_v_ok(v) ? gm_v_as_double(v) : NAN;
 }
 

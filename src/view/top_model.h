@@ -108,6 +108,7 @@ struct gm_top_coldesc {
     const char *title;
     int width;   /* 0: takes the rest of the line */
     int numeric; /* right-aligned; sorts high first by default */
+    int field;   /* the GM_P_* it shows and sorts by (core/procfield.h); 0: none (no GM_P_* is 0) */
 };
 extern const struct gm_top_coldesc gm_top_cols[GM_TC__COUNT];
 
