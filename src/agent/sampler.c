@@ -234,6 +234,28 @@ static int wait_deadline(struct gm_sampler *sp, int64_t next)
     return stop;
 }
 
+const char *gm_sampler_overrun_msg(const struct gm_sampler_overrun *o, char *dst, size_t len)
+{
+    int64_t took = o->done - o->woke, late = o->woke - o->due;
+    if (late < 0)
+        late = 0;
+    if (took >= o->interval)
+        snprintf(dst, len,
+                 "slow sample: it took %.3f s, longer than the %.3f s interval (it started "
+                 "%.3f s after its deadline): skipped %lld deadline(s) (%llu overruns since the "
+                 "last report)",
+                 took / 1e9, o->interval / 1e9, late / 1e9, (long long)o->missed,
+                 (unsigned long long)o->since);
+    else
+        snprintf(dst, len,
+                 "late wake-up: the sample started %.3f s after its deadline (the machine was "
+                 "busy or suspended) and took %.3f s of the %.3f s interval: skipped %lld "
+                 "deadline(s) (%llu overruns since the last report)",
+                 late / 1e9, took / 1e9, o->interval / 1e9, (long long)o->missed,
+                 (unsigned long long)o->since);
+    return dst;
+}
+
 static void *run(void *arg)
 {
     struct gm_sampler *sp = arg;
@@ -241,6 +263,7 @@ static void *run(void *arg)
     for (;;) {
         if (wait_deadline(sp, next))
             break;
+        int64_t due = next;
         int64_t t0 = clock_now(sp);
         pthread_mutex_lock(&sp->mu);
         sp->st.busy_since_mono = t0;
@@ -267,11 +290,14 @@ static void *run(void *arg)
             pthread_mutex_unlock(&sp->mu);
             sp->overruns_unlogged++;
             if (t1 - sp->overrun_logged_mono >= 60000000000LL || !sp->overrun_logged_mono) {
-                gm_log(GM_LOG_WARNING,
-                       "a sample took %.3f s, longer than the %.3f s interval: skipped %lld "
-                       "deadline(s) (%llu overruns since the last report)",
-                       (t1 - t0) / 1e9, interval / 1e9, (long long)missed,
-                       (unsigned long long)sp->overruns_unlogged);
+                struct gm_sampler_overrun o = {.due = due,
+                                               .woke = t0,
+                                               .done = t1,
+                                               .interval = interval,
+                                               .missed = missed,
+                                               .since = sp->overruns_unlogged};
+                char msg[256];
+                gm_log(GM_LOG_WARNING, "%s", gm_sampler_overrun_msg(&o, msg, sizeof msg));
                 sp->overrun_logged_mono = t1;
                 sp->overruns_unlogged = 0;
             }

@@ -16,6 +16,7 @@
 #ifndef GM_AGENT_SAMPLER_H
 #define GM_AGENT_SAMPLER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "collector.h"
@@ -112,5 +113,22 @@ int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns);
  * --once).  Returns the snapshot with a reference for the caller. */
 struct gm_snapshot *gm_sampler_once(struct gm_collector *c, struct gm_sink *const *sinks,
                                     int nsinks);
+
+/* One sample that ran past the next deadline, as the sampler measured it
+ * (monotonic ns): due is the deadline it was scheduled for, woke when it
+ * started (after the wait), done when it finished; missed deadlines were
+ * skipped; since counts the overruns this report covers. */
+struct gm_sampler_overrun {
+    int64_t due, woke, done, interval;
+    int64_t missed;
+    uint64_t since;
+};
+
+/* The warning for an overrun into dst[len] (NUL-terminated, cut to fit),
+ * saying which happened: a "slow sample" when the sample's own duration
+ * (done - woke) reached the interval, else a "late wake-up" (the sample fit,
+ * but the thread woke after its deadline: the machine was busy), each with
+ * the measured figures.  Returns dst. */
+const char *gm_sampler_overrun_msg(const struct gm_sampler_overrun *o, char *dst, size_t len);
 
 #endif /* GM_AGENT_SAMPLER_H */

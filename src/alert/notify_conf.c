@@ -494,10 +494,16 @@ void gm_notify_markdown(struct gm_buf *out)
                       keys[k].def[0] ? keys[k].def : "", keys[k].def[0] ? "`" : "", types,
                       keys[k].help);
     }
-    gm_buf_puts(out,
-                "\nA key that the section's type does not use is an error, as is a missing "
-                "`command` (exec) or `url` (webhook, alertmanager) and an unknown "
-                "`{{placeholder}}`. A config line holds at most 199 characters; put longer body "
-                "templates in a `body-file`. Inside `body`, a `;` preceded by a blank starts a "
-                "comment: write `;` without the blank before it.\n");
+    /* the limits are the sizes of the fields gm_notify_conf_set copies into */
+    const struct gm_notify_conf *c = NULL;
+    gm_buf_printf(out,
+                  "\nA key that the section's type does not use is an error, as is a missing "
+                  "`command` (exec) or `url` (webhook, alertmanager) and an unknown "
+                  "`{{placeholder}}`. Lines may be of any length; a longer value than its key "
+                  "holds is an error, in bytes: `command` %zu, `url` %zu, `body` %zu (also a "
+                  "`body-file`), `header` %zu, `content-type` %zu. Inside `body`, a `;` preceded "
+                  "by a blank starts a comment: write `;` without the blank before it, or put "
+                  "the template in a `body-file`.\n",
+                  sizeof(c->command) - 1, sizeof(c->url) - 1, sizeof(c->body) - 1,
+                  sizeof(c->header) - 1, sizeof(c->content_type) - 1);
 }

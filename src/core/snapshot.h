@@ -147,6 +147,10 @@ struct gm_gpu {
     uint8_t procs_listed; /* 1 when NVML answered both process lists (compute and graphics)
                              this sample: nproc 0 then means none, not unknown
                              (the same as gm_v_ok(&proc_list)) */
+    /* Processes NVML listed on this GPU beyond the GM_NVML_PROC_MAX the
+     * snapshot keeps (source/nvml.h): they use the GPU but are not among
+     * its nproc.  0 when all are there. */
+    uint32_t proc_dropped;
     /* The causes the agent's running diagnosis finds on this GPU (bit
      * 1 << enum gm_cause, core/cause.h); only when diag_known is 1 (0: no
      * diagnosis runs, as in one-shot commands: unknown, not "none"). */

@@ -4,7 +4,10 @@
  * call, decodes each other sequence with gm_text_utf8_seq, and lets the form
  * decide what an invalid byte, a control character or a form-special ASCII
  * character (the quotes and backslash of Prometheus and JSON) becomes.  CSV
- * is the line form plus its own quoting on top.
+ * is the line form plus its own quoting on top.  The forms a person reads
+ * (line, terminal, and CSV and HTML through the line form) also replace the
+ * bidirectional formatting characters, which reorder the rest of a line;
+ * the data forms (UTF-8 repair, Prometheus, JSON) keep them.
  */
 #include "text.h"
 
@@ -12,7 +15,7 @@
 
 enum form {
     F_UTF8,       /* repair only */
-    F_LINE,       /* repair, controls -> U+FFFD */
+    F_LINE,       /* repair, controls and bidi controls -> U+FFFD */
     F_TERM_ASCII, /* anything but printable ASCII -> '?' */
     F_PROM,       /* label value body */
     F_JSON,       /* string body */
@@ -61,6 +64,12 @@ int gm_text_is_control(uint32_t cp)
     return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
 }
 
+int gm_text_is_bidi(uint32_t cp)
+{
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 int gm_text_is_utf8(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -89,7 +98,7 @@ int gm_text_is_clean(const char *s, size_t n)
         }
         uint32_t cp;
         size_t l = gm_text_utf8_seq(s + i, n - i, &cp);
-        if (!l || gm_text_is_control(cp))
+        if (!l || gm_text_is_control(cp) || gm_text_is_bidi(cp))
             return 0;
         i += l;
     }
@@ -167,8 +176,8 @@ static void walk(struct gm_buf *b, const char *s, size_t n, enum form f)
             i++;
             continue;
         }
-        if (gm_text_is_control(cp))
-            put_control(b, f, cp, s + i, l);
+        if (gm_text_is_control(cp) || (f == F_LINE && gm_text_is_bidi(cp)))
+            put_control(b, f, cp, s + i, l); /* F_LINE: U+FFFD */
         else if (f == F_TERM_ASCII)
             gm_buf_putc(b, '?');
         else if (f == F_JSON && (cp == 0x2028 || cp == 0x2029))

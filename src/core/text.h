@@ -10,13 +10,19 @@
  * sequence that is not UTF-8 or a control character that the form cannot
  * carry (docs/security-text.md):
  *
- *   form              invalid UTF-8   controls (C0, DEL, C1)       quoting
- *   gm_text_utf8      U+FFFD          kept                          none
- *   gm_text_line      U+FFFD          U+FFFD                        none
- *   gm_text_term      U+FFFD / '?'    U+FFFD / '?'                  none
- *   gm_text_prom      U+FFFD          \n escaped, others U+FFFD      \\ \" \n
- *   gm_text_csv       U+FFFD          U+FFFD                        RFC 4180, formula rule
- *   gm_text_json      U+FFFD          \n \t \r, others \u00XX        JSON string body
+ *   form              invalid UTF-8   controls (C0, DEL, C1)       bidi    quoting
+ *   gm_text_utf8      U+FFFD          kept                          kept    none
+ *   gm_text_line      U+FFFD          U+FFFD                        U+FFFD  none
+ *   gm_text_term      U+FFFD / '?'    U+FFFD / '?'                  U+FFFD  none
+ *   gm_text_prom      U+FFFD          \n escaped, others U+FFFD      kept    \\ \" \n
+ *   gm_text_csv       U+FFFD          U+FFFD                        U+FFFD  RFC 4180, formula rule
+ *   gm_text_json      U+FFFD          \n \t \r, others \u00XX        kept    JSON string body
+ *   gm_text_html      U+FFFD          U+FFFD                        U+FFFD  & < > " ' references
+ *
+ * "bidi" is the bidirectional formatting characters (gm_text_is_bidi):
+ * U+202E shows "evil\u202Etxt.exe" as "evilexe.txt" and reverses the rest
+ * of a status line, so the forms a person reads replace them like controls;
+ * the data forms keep them (a JSON reader gets the name back).
  *
  * "Invalid UTF-8" is every byte that does not belong to a well-formed
  * sequence (Unicode 15, table 3-7): stray continuation bytes, C0/C1/F5-FF
@@ -50,20 +56,28 @@ size_t gm_text_utf8_seq(const char *s, size_t n, uint32_t *cp);
  * C1 (U+0080-U+009F). */
 int gm_text_is_control(uint32_t cp);
 
+/* Whether cp is a bidirectional formatting character (UAX #9): LRM, RLM
+ * (U+200E, U+200F), ALM (U+061C), the embeddings and overrides U+202A-U+202E
+ * and the isolates U+2066-U+2069.  Valid text that reorders what follows it
+ * on the same line (U+202E shows "evil\u202Etxt.exe" as "evilexe.txt"), so
+ * the forms a person reads treat them as controls. */
+int gm_text_is_bidi(uint32_t cp);
+
 /* Whether s[0..n) is well-formed UTF-8 (controls allowed). */
 int gm_text_is_utf8(const char *s, size_t n);
 
-/* Whether s[0..n) is well-formed UTF-8 with no control character: text that
- * every form writes unchanged (before its own quoting). */
+/* Whether s[0..n) is well-formed UTF-8 with no control character and no
+ * bidi control: text that every form writes unchanged (before its own
+ * quoting). */
 int gm_text_is_clean(const char *s, size_t n);
 
 /* Appends s with each invalid byte replaced by U+FFFD; control characters
  * are kept.  For stores whose readers expect UTF-8 (SQLite TEXT). */
 void gm_text_utf8(struct gm_buf *b, const char *s, size_t n);
 
-/* Appends s as one line of plain text: invalid bytes and control characters
- * (newline and tab included) become U+FFFD.  For logs and environment
- * variables. */
+/* Appends s as one line of plain text: invalid bytes, control characters
+ * (newline and tab included) and bidi controls become U+FFFD.  For logs and
+ * environment variables. */
 void gm_text_line(struct gm_buf *b, const char *s, size_t n);
 
 /* Appends s for a terminal: as gm_text_line when utf8; otherwise (a
@@ -111,8 +125,8 @@ int gm_text_csv_formula(const char *s, size_t n);
 void gm_text_json(struct gm_buf *b, const char *s, size_t n);
 
 /* Appends s as HTML text or a quoted attribute value: one line as
- * gm_text_line (invalid bytes and control characters as U+FFFD), then
- * & < > " ' as character references. */
+ * gm_text_line (invalid bytes, control characters and bidi controls as
+ * U+FFFD), then & < > " ' as character references. */
 void gm_text_html(struct gm_buf *b, const char *s, size_t n);
 
 #endif /* GM_TEXT_H */

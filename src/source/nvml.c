@@ -1998,26 +1998,27 @@ static void read_mig_gpm(struct gm_nvml *n, int i, struct dev *d, struct gm_gpu 
  * the buffer we have (kept between samples, so a steady list costs one call);
  * on INSUFFICIENT_SIZE we grow it to that count plus an eighth (processes
  * can start between two calls) and call again, PROC_TRIES calls in all, as
- * nvidia-smi does.  GM_NVML_PROC_MAX (nvml.h) bounds one list, against a
- * library that answers with a garbage count: NVML cannot hand out part of a
- * list, so a GPU with more processes of one kind than that lists none of
- * that kind (and process utilisation beyond it reads as an error). */
+ * nvidia-smi does.  GM_NVML_PROC_READ_MAX (nvml.h, more than Linux has
+ * pids) bounds one list, against a library that answers with a garbage
+ * count: NVML cannot hand out part of a list, so only such a list is left
+ * out.  Of what was read, the snapshot keeps GM_NVML_PROC_MAX processes per
+ * GPU and counts the rest in proc_dropped. */
 #define PROC_FIRST 256 /* entries of the first buffer */
 #define PROC_TRIES 4
 
 enum { PROC_COMPUTE, PROC_GRAPHICS };
 
 /* The capacity to call again with after NVML asked for need entries while we
- * offered had: need plus headroom, more than had, at most GM_NVML_PROC_MAX;
- * 0 when that cannot satisfy the need (give up). */
+ * offered had: need plus headroom, more than had, at most
+ * GM_NVML_PROC_READ_MAX; 0 when that cannot satisfy the need (give up). */
 static unsigned int proc_grow(unsigned int need, unsigned int had)
 {
-    if (need > GM_NVML_PROC_MAX || had >= GM_NVML_PROC_MAX)
+    if (need > GM_NVML_PROC_READ_MAX || had >= GM_NVML_PROC_READ_MAX)
         return 0;
     unsigned long long cap = (unsigned long long)need + need / 8 + 16;
     if (cap <= had)
         cap = (unsigned long long)had * 2; /* a count that did not grow: still make progress */
-    return cap > GM_NVML_PROC_MAX ? GM_NVML_PROC_MAX : (unsigned int)cap;
+    return cap > GM_NVML_PROC_READ_MAX ? GM_NVML_PROC_READ_MAX : (unsigned int)cap;
 }
 
 /* Grows the buffer *buf of *cap entries of size elem to at least want. */
@@ -2126,6 +2127,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
 {
     g->proc_first = s->nproc;
     g->nproc = 0;
+    g->proc_dropped = 0;
     g->proc_list = gm_v_u64(0);
     struct proc_ent *ent = NULL;
     uint32_t nent = 0;
@@ -2134,7 +2136,7 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
         unsigned int cnt = 0;
         nvmlReturn_t rc = list_procs(n, i, h, kind, &cnt);
         if (rc != NVML_SUCCESS) {
-            /* (a list longer than GM_NVML_PROC_MAX too) the other list is
+            /* (a list longer than GM_NVML_PROC_READ_MAX too) the other list is
              * still shown, but the GPU says its processes are not all there:
              * neither "idle" nor a C+G process shown as G can pass for whole */
             g->proc_list = list_failed(rc);
@@ -2170,6 +2172,10 @@ static void add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsh
     for (uint32_t k = 0; k < nent; k++) {
         if (!ent[k].keep)
             continue;
+        if (g->nproc >= GM_NVML_PROC_MAX) {
+            g->proc_dropped++; /* listed, but beyond what the snapshot keeps */
+            continue;
+        }
         const nvmlProcessInfo_v2_t *e = &ent[k].info;
         struct gm_proc p;
         memset(&p, 0, sizeof(p));

@@ -37,13 +37,20 @@ int gm_nvml_open(struct gm_nvml **out, const char *lib_path, struct gm_err *err)
  * Returns 0, or a negative code only for programming errors. */
 int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s);
 
-/* The most entries gm_nvml_sample reads from one process list (compute or
- * graphics, per GPU) or one GPU's process samples: 1.5 MiB of NVML entries.
- * Shorter lists are read whole, whatever their length, by NVML's sizing
- * protocol; NVML cannot hand out part of a list, so a longer one is left out
- * (that GPU lists no processes of that kind).  Guards against a library that
- * answers with a garbage count. */
+/* The most processes of one GPU that gm_nvml_sample puts in the snapshot
+ * (compute and graphics merged, in NVML's order: the compute list first).
+ * The others are counted in the GPU's proc_dropped, and every view says how
+ * many were left out (status: "[+N processes not listed]"). */
 #define GM_NVML_PROC_MAX 65536u
+
+/* The most entries gm_nvml_sample reads from one process list (compute or
+ * graphics, per GPU) or one GPU's process samples: Linux's PID_MAX_LIMIT
+ * (2^22), more than there can be distinct processes, so every real list is
+ * read whole (96 MiB of NVML entries at most, only while NVML asks for that
+ * many).  NVML cannot hand out part of a list, so a longer one, which only a
+ * library answering with a garbage count can claim, is left out and the
+ * GPU's proc_list says why. */
+#define GM_NVML_PROC_READ_MAX 4194304u
 
 /* Chooses what gm_nvml_sample collects: groups is a bit mask over enum
  * gm_read_group (static groups are always read); procs != 0 lists processes

@@ -14,6 +14,12 @@
  * is the line and low..high a light band around it.  A series is cut where
  * the GPU was down or not recorded, or where no point came for more than
  * 2.5 of its usual steps (the agent stopped): a gap, never a line across.
+ *
+ * Text from outside (GPU, host, user, process and job names, marks, alert
+ * summaries) goes into the page as <bdi> elements, so that right-to-left
+ * text in a name cannot reorder what stands around it, and wraps anywhere
+ * (overflow-wrap), so that a long unbroken mark cannot make the page wider
+ * than the window.  Bidi controls are already U+FFFD (gm_text_html).
  */
 #include "report_html.h"
 
@@ -61,12 +67,24 @@ static const char css[] =
     "ul.legend{list-style:none;padding:0;margin:.3em 0}"
     "ul.legend li{display:inline-block;margin-right:1.2em}"
     ".sev-critical{color:#b00;font-weight:600}.sev-warning{color:#a60}"
+    "bdi{unicode-bidi:isolate;overflow-wrap:anywhere}"
     "@media print{body{max-width:none}}";
 
-static void esc(struct gm_buf *b, const char *s)
+/* s escaped for an attribute value or a text-only element (<title>). */
+static void attr(struct gm_buf *b, const char *s)
 {
     if (s)
         gm_text_html(b, s, strlen(s));
+}
+
+/* Text from outside as element content: escaped, in a <bdi> of its own. */
+static void esc(struct gm_buf *b, const char *s)
+{
+    if (!s)
+        return;
+    gm_buf_puts(b, "<bdi>");
+    gm_text_html(b, s, strlen(s));
+    gm_buf_puts(b, "</bdi>");
 }
 
 /* Local time of t as "YYYY-MM-DD HH:MM:SS" (the ISO form with its offset
@@ -424,7 +442,7 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
                       "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s ",
                       alert ? "alert" : "mark", x, x, CH_TOP, CH_TOP + PLOT_H,
                       gm_time_iso(e->t_ns, iso, sizeof iso));
-        esc(b, e->text);
+        attr(b, e->text);
         gm_buf_puts(b, "</title></line>\n");
         if (labels && x - last_label >= 90) {
             gm_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%d\">", alert ? "al" : "ml", x + 3,
@@ -586,7 +604,7 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
         if (a->repeat)
             gm_buf_puts(b, " (repeat)");
         gm_buf_puts(b, "</td><td class=\"sev-");
-        esc(b, a->severity);
+        attr(b, a->severity);
         gm_buf_puts(b, "\">");
         esc(b, a->severity);
         gm_buf_puts(b, "</td><td>");
@@ -690,7 +708,7 @@ void gm_report_html(const struct gm_report_html_in *in, struct gm_buf *b)
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
                    "<meta name=\"generator\" content=\"gpumon report --html\"/>\n<title>gpumon "
                    "report: ");
-    esc(b, in->host);
+    attr(b, in->host);
     gm_buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>GPU report: ", css);
     esc(b, in->host);
     gm_buf_puts(b, "</h1>\n<p class=\"meta\">Period: ");

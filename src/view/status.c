@@ -306,6 +306,21 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
                 proc_text(b, o, &s->procs[k]);
             }
         }
+        /* never a silent "no process": those the snapshot does not hold
+         * (beyond GM_NVML_PROC_MAX), or a list that could not be read */
+        const struct gm_value *plist = &g->proc_list;
+        if (g->proc_dropped) {
+            col(b, o, C_BOLD C_YELLOW);
+            gm_buf_printf(b, " [+%" PRIu32 " process%s not listed]", g->proc_dropped,
+                          g->proc_dropped == 1 ? "" : "es");
+            col(b, o, C_RESET);
+        }
+        if (!gm_v_ok(plist) &&
+            !(plist->status == GM_VS_NA && plist->code == GM_CODE_NOT_COLLECTED)) {
+            col(b, o, C_BOLD C_YELLOW);
+            gm_buf_printf(b, " [process list incomplete: %s]", gm_nvml_error_text(plist->code));
+            col(b, o, C_RESET);
+        }
         gm_buf_putc(b, '\n');
     }
 }
@@ -656,6 +671,8 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++)
         json_proc(j, s, g, &s->procs[k]);
     gm_json_arr_end(j);
+    gm_json_key(j, "processes_not_listed");
+    gm_json_u64(j, g->proc_dropped);
     gm_json_obj_end(j);
 }
 

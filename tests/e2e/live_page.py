@@ -35,6 +35,13 @@ whose NVML name is hostile HTML with an escape sequence:
       message, no request but to 127.0.0.1 (the net log), no URL to another
       host in the DOM; with JavaScript off the same numbers are there (no
       charts).  Skipped (77) without chromium.
+  layout: a one-GPU agent whose GPU is named `evil<U+202E>txt.exe` and
+      whose process is named with U+202E and 150 unbroken characters, the
+      page in chromium at 800 x 600 (DevTools, tests/e2e/cdp.py) once the
+      script has filled the cards: no U+202E in the drawn names (the
+      script's clean() replaces bidi controls as the server does), "txt"
+      drawn left of "exe", the names compute unicode-bidi: isolate, and the
+      page is no wider than the window.  Skipped (77) without chromium.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -682,5 +689,83 @@ def test_browser():
             g.cleanup()
 
 
+LAYOUT_SCN = """\
+[gpu.0]
+model = H100-SXM5-80GB
+name = evil\u202etxt.exe
+
+[process.rlo]
+gpu = 0
+pid = 4194497
+name = job\u202egnp.sh-""" + "W" * 150 + "\n"
+
+
+def test_layout():
+    import cdp
+    cdp.chromium_exe()  # Skip early without chromium
+    with Scratch("lvl") as d:
+        path = os.path.join(d, "rlo.ini")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(LAYOUT_SCN)
+        g = agent(d, sim_env(path, pinned=PINNED))
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                st, _ = get_json(g, "/api/v1/status")
+                if st["gpus"] and st["gpus"][0]["processes"]:
+                    break
+                check(time.monotonic() < deadline, "no process in /api/v1/status", st)
+                time.sleep(0.2)
+            names = [p["name"] for p in st["gpus"][0]["processes"]]
+            check(any("\u202e" in n for n in names), "the API keeps the process's name", names)
+            with cdp.Page(g.url + "/", d, width=800, height=600) as p:
+                deadline = time.monotonic() + 60
+                while not p.eval('(document.getElementById("live-state") || {}).textContent'
+                                 '.startsWith("(live")'):
+                    check(time.monotonic() < deadline, "the page's script never updated it")
+                    time.sleep(0.3)
+                got = p.eval("""(function () {
+                  const de = document.documentElement;
+                  const gname = document.querySelector("#gpu-0 h2 .name");
+                  const pname = document.querySelector('#gpu-0 td[data-k="name"]');
+                  const left = function (node, s) {
+                    const t = node.firstChild, i = t.data.indexOf(s);
+                    if (i < 0) return null;
+                    const r = document.createRange();
+                    r.setStart(t, i); r.setEnd(t, i + s.length);
+                    return r.getBoundingClientRect().left;
+                  };
+                  const iso = function (e) { return e ? getComputedStyle(e).unicodeBidi : null; };
+                  return {
+                    scroll: de.scrollWidth, client: de.clientWidth,
+                    gname: gname ? gname.textContent : null,
+                    pname: pname ? pname.textContent : null,
+                    iso: [iso(gname), iso(pname), iso(document.getElementById("host"))],
+                    txt: gname ? left(gname, "txt") : null,
+                    exe: gname ? left(gname, "exe") : null,
+                    ptxt: pname ? left(pname, "gnp") : null,
+                    psh: pname ? left(pname, "sh-") : null
+                  };
+                })()""")
+                png_dir = os.environ.get("GM_TEST_PNG_DIR")
+                if png_dir:
+                    p.screenshot(os.path.join(png_dir, "live-layout.png"))
+            for k in ("gname", "pname"):
+                check(got[k] and "\u202e" not in got[k], f"{k}: a bidi control drawn", got)
+            check(got["pname"].startswith("job") and got["pname"].endswith("WWWW"),
+                  "the process's name", got)
+            check_eq(got["iso"], ["isolate"] * 3, "unicode-bidi of the GPU, process and host names")
+            check(got["txt"] is not None and got["exe"] is not None and got["txt"] < got["exe"],
+                  "the GPU's name drawn reversed", got)
+            check(got["ptxt"] is not None and got["psh"] is not None and got["ptxt"] < got["psh"],
+                  "the process's name drawn reversed", got)
+            check(got["scroll"] <= got["client"],
+                  f"the page is {got['scroll']} px wide in an {got['client']} px window", got)
+            check_eq(g.stop(), 0, "exit status", g.log())
+        finally:
+            g.cleanup()
+
+
 if __name__ == "__main__":
-    main([test_api, test_auth, test_hostile, test_history_store, test_flood, test_browser])
+    main([test_api, test_auth, test_hostile, test_history_store, test_flood, test_browser,
+          test_layout])

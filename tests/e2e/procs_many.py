@@ -25,10 +25,14 @@ scenarios/many-processes.ini (pinned at 10 s): GPU 0 runs 300 workers (pids
   samples_past_256: 200 compute and 100 graphics processes on one GPU -- each
       list fits 256 entries, the 300 process-utilisation samples do not:
       every process still has its SM utilisation (before, none had).
-  bound: GM_NVML_PROC_MAX (65536) processes on GPU 0 are all listed; 65537
-      compute processes on GPU 1 are left out (NVML cannot give part of a
-      list) while GPU 1's graphics process is still listed, and gpumon
-      exits 0.
+  bound: GM_NVML_PROC_MAX (65536) processes on GPU 0 are all listed (none
+      left out); GPU 1 has 65537 compute processes and a graphics one: the
+      first 65536 in NVML's order are listed and the other 2 counted, in
+      `status --json` (processes_not_listed 2, the list whole: no
+      "processes" in unavailable) and in the text of `status`, whose GPU 1
+      line ends "[+2 processes not listed]" (before, GPU 1 listed only the
+      graphics process and the text said nothing of the rest); gpumon exits
+      0.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, NVML_V1ONLY.
 """
@@ -36,6 +40,7 @@ import csv
 import io
 import json
 import os
+import re
 
 from agentlib import Scratch, check, check_eq, main, run, sim_env
 
@@ -188,14 +193,30 @@ used_memory = 64MiB
         e = sim_env(path, pinned=T)
         rows = csv_rows(gpumon(["query", "--query-compute-apps=gpu_bus_id,pid",
                                 "--format=csv,noheader"], e, timeout=120))
-        check_eq(len(rows), BOUND, "compute apps at the bound")
-        check_eq(rows[0][1], "100000", "first pid")
-        check_eq(rows[-1][1], str(100000 + BOUND - 1), "last pid")
-        check_eq(len({r[0] for r in rows}), 1, "all from one GPU (GPU 0: those pids are its own)")
-        doc = json.loads(gpumon(["status", "--json", "--id", "1"], e, timeout=120))
-        procs = doc["gpus"][0]["processes"]
-        check_eq([(p["pid"], p["type"], p["name"]) for p in procs], [(99, "G", "Xorg")],
-                 "GPU 1 past the bound: its graphics process only")
+        check_eq(len(rows), 2 * BOUND, "compute apps: the bound on each GPU")
+        check_eq([r[1] for r in rows[:BOUND]], [str(100000 + k) for k in range(BOUND)],
+                 "GPU 0's pids")
+        check_eq([r[1] for r in rows[BOUND:]], [str(200000 + k) for k in range(BOUND)],
+                 "GPU 1's pids: the first 65536 in NVML's order")
+        check_eq(len({r[0] for r in rows[:BOUND]}), 1, "GPU 0's rows from one GPU")
+        check(rows[0][0] != rows[BOUND][0], "GPU 1's rows name GPU 1", rows[0], rows[BOUND])
+        doc = json.loads(gpumon(["status", "--json"], e, timeout=120))
+        g0, g1 = doc["gpus"]
+        check_eq((len(g0["processes"]), g0["processes_not_listed"]), (BOUND, 0),
+                 "GPU 0: processes listed, not listed")
+        check_eq((len(g1["processes"]), g1["processes_not_listed"]), (BOUND, 2),
+                 "GPU 1: processes listed, not listed")
+        check_eq((g1["processes"][0]["pid"], g1["processes"][-1]["pid"]),
+                 (200000, 200000 + BOUND - 1), "GPU 1: first and last pid listed")
+        check("processes" not in g1["unavailable"], "GPU 1's list reads as not whole",
+              g1["unavailable"])
+        text = gpumon(["status", "--id", "1"], dict(e, LC_ALL="C"), timeout=120)
+        lines = [ln for ln in text.splitlines() if ln.startswith("[1]")]
+        check_eq(len(lines), 1, "GPU 1's status line", text[:2000])
+        check(lines[0].endswith(" [+2 processes not listed]"),
+              "GPU 1's status line does not say 2 processes were left out", lines[0][-300:])
+        pids = [int(p) for p in re.findall(r"/(\d+)\(", lines[0])]
+        check_eq(pids, [200000 + k for k in range(BOUND)], "pids on GPU 1's status line")
 
 
 if __name__ == "__main__":

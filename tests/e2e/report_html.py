@@ -23,6 +23,14 @@ a newline, ESC and a byte 0xff), with an alert rule that fires at once
            numbers equal `report --json --by period`, 5 SVG charts with
            series, the hostile GPU name as text (not as an element), no
            element that loads anything.  SKIP (77) when chromium is absent.
+  layout   (a recording of its own) a GPU named `evil<U+202E>txt.exe`, a
+           process with U+202E in its name and a 3,000-character unbroken
+           mark, the report opened in chromium (DevTools, 800 x 600): the
+           page is no wider than the window (the mark wraps), every <bdi>
+           computes unicode-bidi: isolate and overflow-wrap: anywhere, the
+           names and the mark are in <bdi> elements, the name's "txt" is
+           drawn left of its "exe" (not reversed) and holds no U+202E.
+           A full-page PNG is left in $GM_TEST_PNG_DIR when that is set.
   symlink  a symbolic link planted at the output name is replaced by the
            report; the file it pointed to is untouched
   errors   --html with --format: exit 2; a missing store, an unknown task, an
@@ -279,7 +287,7 @@ def test_file():
         p = subprocess.run(["xmllint", "--html", "--noout", rec["path"]], capture_output=True,
                            text=True)
         errs = [line for line in p.stderr.splitlines() if "parser error" in line]
-        unknown = {"svg", "path", "line", "rect", "text", "title", "figure", "figcaption"}
+        unknown = {"svg", "path", "line", "rect", "text", "title", "figure", "figcaption", "bdi"}
         other = [e for e in errs
                  if not any(f"Tag {t} invalid" in e for t in unknown)]
         check_eq(other, [], "xmllint --html errors other than HTML5/SVG tags")
@@ -332,6 +340,90 @@ def test_browser():
     check_eq(console, [], "console messages in chromium")
     check("<svg" in p.stdout, "no SVG in chromium's DOM", p.stdout[:2000])
     check_dom(parse(p.stdout), "chromium")
+
+
+LAYOUT_SCENARIO = """\
+[gpu.0]
+model = H100-SXM5-80GB
+name = evil\u202etxt.exe
+workload = steady
+
+[process.rlo]
+gpu = 0
+pid = 4194998
+name = job\u202egnp.sh
+used_memory = 1GiB
+"""
+
+
+def test_browser_layout():
+    import cdp
+    cdp.chromium_exe()  # Skip early without chromium
+    with Scratch("rhtml-layout") as d:
+        scn = os.path.join(d, "rlo.ini")
+        with open(scn, "w", encoding="utf-8") as f:
+            f.write(LAYOUT_SCENARIO)
+        env = sim_env(scn, speed=5, epoch=agentlib.epoch_for(0, 5))
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "250ms", "--task", "layout"]).start(wait_samples=2)
+        long_mark = "W" * 3000
+        rc, out, err = run(["mark", "--data-dir", data, "--no-config", long_mark], env)
+        check_eq(rc, 0, "gpumon mark", err)
+        time.sleep(1.0)
+        check_eq(a.stop()[0], 0, "the agent's exit status", a.log())
+        db = sqlite3.connect(f"file:{data}/gpumon.db?mode=ro", uri=True)
+        t0, t1 = db.execute("SELECT min(ts), max(ts) FROM samples").fetchone()
+        db.close()
+        iso = lambda s: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(s))  # noqa: E731
+        path = os.path.join(d, "report.html")
+        rc, out, err = run(["report", "--no-config", "--data-dir", data,
+                            "--from", iso(t0 // 1000 // 3600 * 3600), "--until",
+                            iso(t1 // 1000 + 2), "--html", path], env)
+        check_eq(rc, 0, "report --html exit status", err)
+        with cdp.Page("file://" + path, d, width=800, height=600) as p:
+            got = p.eval("""(function () {
+              const de = document.documentElement;
+              const bdis = Array.from(document.querySelectorAll("bdi"));
+              const name = document.querySelector('tr.gpu td[data-key="name"] bdi');
+              const proc = document.querySelector("tr.usage bdi:not(:empty)");
+              const mark = Array.from(document.querySelectorAll("tr.mark td bdi"))
+                .map(function (e) { return e.textContent; });
+              const rect = function (node, a, b) {
+                const r = document.createRange();
+                r.setStart(node, a); r.setEnd(node, b);
+                return r.getBoundingClientRect().left;
+              };
+              const t = name ? name.firstChild : null;
+              const i = t ? t.data.indexOf("txt") : -1, j = t ? t.data.indexOf("exe") : -1;
+              return {
+                scroll: de.scrollWidth, client: de.clientWidth,
+                bdis: bdis.length,
+                styles: Array.from(new Set(bdis.map(function (e) {
+                  const c = getComputedStyle(e);
+                  return c.unicodeBidi + " " + c.overflowWrap; }))),
+                name: name ? name.textContent : null,
+                procs: Array.from(document.querySelectorAll("tr.usage bdi"))
+                  .map(function (e) { return e.textContent; }),
+                mark: mark,
+                txt: i >= 0 ? rect(t, i, i + 3) : null,
+                exe: j >= 0 ? rect(t, j, j + 3) : null
+              };
+            })()""")
+            png_dir = os.environ.get("GM_TEST_PNG_DIR")
+            if png_dir:
+                p.screenshot(os.path.join(png_dir, "report-layout.png"))
+        check(got["scroll"] <= got["client"],
+              f"the report is {got['scroll']} px wide in an {got['client']} px window "
+              "(it scrolls sideways)")
+        check(got["bdis"] >= 4, "outside text is not in <bdi> elements", got)
+        check_eq(got["styles"], ["isolate anywhere"], "computed unicode-bidi, overflow-wrap of <bdi>")
+        check(got["name"] and "\u202e" not in got["name"] and got["name"].startswith("evil"),
+              "GPU 0's name", got["name"])
+        check(got["txt"] is not None and got["exe"] is not None and got["txt"] < got["exe"],
+              "GPU 0's name drawn reversed (\"txt\" not left of \"exe\")", got)
+        check(any(x.startswith("job") and "\u202e" not in x for x in got["procs"]),
+              "the process's name", got["procs"])
+        check(any(x.startswith("WWWWWWWW") for x in got["mark"]), "the long mark", got["mark"])
 
 
 def test_symlink():
@@ -389,7 +481,7 @@ def test_errors():
 
 if __name__ == "__main__":
     try:
-        agentlib.main([test_file, test_browser, test_symlink, test_errors])
+        agentlib.main([test_file, test_browser, test_browser_layout, test_symlink, test_errors])
     finally:
         if REC:
             shutil.rmtree(REC["dir"], ignore_errors=True)

@@ -456,6 +456,58 @@ static void test_markdown(void **state)
     gm_buf_free(&b);
 }
 
+/* The limits the generated docs state are the parser's: each value is cut
+ * off where gm_notify_conf_set starts refusing it, and the text says so
+ * (it once said "a config line holds at most 199 characters", inih's
+ * buffer, long after lines became unbounded). */
+static void test_markdown_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *key, *type;
+        char fill; /* a character valid in the value */
+        const char *prefix;
+    } keys[] = {
+        {"command", "exec", 'x', "/bin/"},
+        {"url", "webhook", 'x', "http://h/"},
+        {"body", "webhook", 'x', ""},
+        {"header", "webhook", 'x', "X-A: "},
+    };
+    struct gm_buf md = GM_BUF_INIT;
+    gm_notify_markdown(&md);
+    assert_null(strstr(md.p, "199"));
+    static char v[70000];
+    for (size_t i = 0; i < N_ELEM(keys); i++) {
+        /* the longest value accepted, found by trying */
+        size_t ok = 0;
+        for (size_t n = strlen(keys[i].prefix) + 1; n < sizeof(v) - 1; n++) {
+            memset(v, keys[i].fill, n);
+            memcpy(v, keys[i].prefix, strlen(keys[i].prefix));
+            v[n] = '\0';
+            struct gm_notify_conf c;
+            char why[256] = "";
+            gm_notify_conf_init(&c, "t");
+            assert_int_equal(gm_notify_conf_set(&c, "type", keys[i].type, why, sizeof why), 0);
+            if (gm_notify_conf_set(&c, keys[i].key, v, why, sizeof why) != 0) {
+                char want[64];
+                snprintf(want, sizeof want, "at most %zu bytes", n - 1);
+                if (!strstr(why, want))
+                    fail_msg("%s of %zu bytes: \"%s\" lacks \"%s\"", keys[i].key, n, why, want);
+                break;
+            }
+            ok = n;
+        }
+        char want[64];
+        snprintf(want, sizeof want, "`%s` %zu", keys[i].key, ok);
+        if (ok == 0 || ok >= sizeof(v) - 2 || !strstr(md.p, want))
+            fail_msg("%s: longest accepted value %zu bytes; the markdown lacks \"%s\":\n%s",
+                     keys[i].key, ok, want, md.p);
+    }
+    if (!strstr(md.p, "Lines may be of any length"))
+        fail_msg("markdown does not say that lines may be of any length:\n%s", md.p);
+    gm_buf_free(&md);
+}
+
 /* ------------------------------------------------------------ argv split */
 
 static void test_argv_split(void **state)
@@ -1342,6 +1394,7 @@ int main(void)
         cmocka_unit_test(test_conf_check),
         cmocka_unit_test(test_conf_dump),
         cmocka_unit_test(test_markdown),
+        cmocka_unit_test(test_markdown_limits),
         cmocka_unit_test(test_argv_split),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_template_names),

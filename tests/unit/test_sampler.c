@@ -9,6 +9,12 @@
  * sample starting on the grid again; the counts in gm_sampler_stats.  The
  * collector is real but has no NVML library, so a sample is instant in real
  * time and every snapshot says "no library".
+ *
+ * The overrun warning (gm_sampler_overrun_msg) from a table of measured
+ * figures: a sample whose own duration passed the interval is a slow
+ * sample; one that fit but started late (the thread woke after its
+ * deadline: the machine was busy) is a late wake-up, never "a sample took
+ * 0.000 s, longer than the 0.100 s interval".
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,12 +187,62 @@ static void test_grid(void **state)
     }
 }
 
+static void test_overrun_msg(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        struct gm_sampler_overrun o; /* ms, converted below */
+        const char *want;
+    } t[] = {
+        {"woke late, instant sample",
+         {0, 180, 180, 100, 1, 1},
+         "late wake-up: the sample started 0.180 s after its deadline (the machine was busy or "
+         "suspended) and took 0.000 s of the 0.100 s interval: skipped 1 deadline(s) (1 "
+         "overruns since the last report)"},
+        {"slow sample on time",
+         {0, 0, 250, 100, 2, 1},
+         "slow sample: it took 0.250 s, longer than the 0.100 s interval (it started 0.000 s "
+         "after its deadline): skipped 2 deadline(s) (1 overruns since the last report)"},
+        {"slow and late: the sample alone overran",
+         {1000, 1050, 1160, 100, 2, 7},
+         "slow sample: it took 0.110 s, longer than the 0.100 s interval (it started 0.050 s "
+         "after its deadline): skipped 2 deadline(s) (7 overruns since the last report)"},
+        {"each within the interval, together past it",
+         {0, 60, 110, 100, 1, 3},
+         "late wake-up: the sample started 0.060 s after its deadline (the machine was busy or "
+         "suspended) and took 0.050 s of the 0.100 s interval: skipped 1 deadline(s) (3 "
+         "overruns since the last report)"},
+        {"a sample exactly one interval long is slow",
+         {0, 0, 100, 100, 1, 1},
+         "slow sample: it took 0.100 s, longer than the 0.100 s interval (it started 0.000 s "
+         "after its deadline): skipped 1 deadline(s) (1 overruns since the last report)"},
+    };
+    for (size_t i = 0; i < N_ELEM(t); i++) {
+        struct gm_sampler_overrun o = t[i].o;
+        o.due *= MS;
+        o.woke *= MS;
+        o.done *= MS;
+        o.interval *= MS;
+        char msg[512];
+        const char *got = gm_sampler_overrun_msg(&o, msg, sizeof msg);
+        assert_ptr_equal(got, msg);
+        if (strcmp(got, t[i].want) != 0)
+            fail_msg("%s:\n got  %s\n want %s", t[i].what, got, t[i].want);
+    }
+    /* cut to fit, still a string */
+    char small[12];
+    struct gm_sampler_overrun o = {0, 180 * MS, 180 * MS, 100 * MS, 1, 1};
+    assert_string_equal(gm_sampler_overrun_msg(&o, small, sizeof small), "late wake-u");
+}
+
 int main(void)
 {
     /* quiet: each case logs "NVML unavailable" (an error) and its overruns */
     gm_log_init(GM_LOG_ERR - 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid),
+        cmocka_unit_test(test_overrun_msg),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,7 +185,8 @@ static char *text_of(const struct gm_snapshot *s, const struct gm_status_opts *o
     "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W [thermal] "     \
     "MIG x1 |"
 #define GPU0_PROCS                                                                                 \
-    " alice:python3/1234(2566M)[pod:2f1e3c4d] root:Xorg/2345(25M,zombie) ?:ffmpeg/3456(?M,process gone) "        \
+    " alice:python3/1234(2566M)[pod:2f1e3c4d] root:Xorg/2345(25M,zombie) "                         \
+    "?:ffmpeg/3456(?M,process gone) "                                                              \
     "?:?/4567(0M)"
 #define GPU1_LINE                                                                                  \
     "[1] NVIDIA H100 80GB HBM3 | GPU is lost: it fell off the bus or became inaccessible (check "  \
@@ -222,6 +223,66 @@ static void test_text(void **state)
             fail_msg("%s\n--- got:\n%s--- want:\n%s", rows[i].name, got, rows[i].want);
         free(got);
     }
+}
+
+/* Processes the snapshot does not hold are never silently none: a GPU with
+ * more processes than the snapshot keeps says how many were left out, and
+ * one whose list could not be read says so and why (with the processes
+ * shown or not: a GPU that lists none must not read as idle). */
+static void test_text_procs_not_listed(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const struct {
+        const char *name;
+        int gpu;
+        uint32_t dropped;
+        int list_status, list_code; /* 0: the list was read */
+        int procs;
+        const char *want;
+    } rows[] = {
+        {"two left out", 0, 2, 0, 0, 1, GPU0_HEAD GPU0_PROCS " [+2 processes not listed]\n"},
+        {"one left out", 0, 1, 0, 0, 1, GPU0_HEAD GPU0_PROCS " [+1 process not listed]\n"},
+        {"left out, processes not shown", 0, 70000, 0, 0, 0,
+         GPU0_HEAD " [+70000 processes not listed]\n"},
+        {"list not read", 3, 0, GM_VS_ERROR, NVML_ERROR_INSUFFICIENT_SIZE, 1,
+         "[3] Tesla T4              |  N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W | "
+         "[process list incomplete: Insufficient Size]\n"},
+        {"list not permitted, processes not shown", 3, 0, GM_VS_NOPERM, NVML_ERROR_NO_PERMISSION, 0,
+         "[3] Tesla T4              |  N/A,   N/A |    N/A /    N/A MiB |  N/A /  N/A W | "
+         "[process list incomplete: Insufficient Permissions]\n"},
+        {"not collected says nothing", 3, 0, GM_VS_NA, GM_CODE_NOT_COLLECTED, 1, GPU3_LINE},
+        {"read whole", 3, 0, 0, 0, 1, GPU3_LINE},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_gpu *g = &s->gpus[rows[i].gpu];
+        struct gm_gpu saved = *g;
+        g->proc_dropped = rows[i].dropped;
+        if (rows[i].list_status)
+            g->proc_list = gm_v_status((enum gm_vstatus)rows[i].list_status, rows[i].list_code);
+        else
+            g->proc_list = gm_v_u64(0);
+        struct gm_status_opts o = {.show_procs = rows[i].procs, .mask = UINT64_C(1) << rows[i].gpu};
+        char *got = text_of(s, &o);
+        *g = saved;
+        const char *body = strchr(got, '\n') + 1; /* after the host line */
+        if (strcmp(body, rows[i].want) != 0)
+            fail_msg("%s\n--- got:\n%s--- want:\n%s", rows[i].name, body, rows[i].want);
+        free(got);
+    }
+}
+
+/* The JSON document counts the processes left out (0 when none). */
+static void test_json_procs_not_listed(void **state)
+{
+    struct gm_snapshot *s = *state;
+    s->gpus[0].proc_dropped = 3;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_json(s, 0x9, 0, &b);
+    s->gpus[0].proc_dropped = 0;
+    const char *k0 = strstr(b.p, "\"processes_not_listed\":3");
+    assert_non_null(k0);
+    assert_non_null(strstr(k0 + 1, "\"processes_not_listed\":0"));
+    gm_buf_free(&b);
 }
 
 /* A GPU whose state is an error other than lost/permission names the error. */
@@ -783,6 +844,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_text_gpu_error),
+        cmocka_unit_test(test_text_procs_not_listed),
+        cmocka_unit_test(test_json_procs_not_listed),
         cmocka_unit_test(test_text_host_line),
         cmocka_unit_test(test_text_throttle_marker),
         cmocka_unit_test(test_text_color_and_utf8),

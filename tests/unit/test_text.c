@@ -122,6 +122,33 @@ static int has_control(const char *s, size_t n)
     return 0;
 }
 
+/* The bidirectional formatting characters, from their definition (Unicode
+ * 15 UAX #9, table 4): LRM, RLM, ALM, LRE..RLO and LRI..PDI. */
+static const uint32_t bidi_cps[] = {0x200E, 0x200F, 0x061C, 0x202A, 0x202B, 0x202C,
+                                    0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069};
+
+/* Whether s holds one of bidi_cps as UTF-8. */
+static int has_bidi(const char *s, size_t n)
+{
+    for (size_t k = 0; k < N_ELEM(bidi_cps); k++) {
+        uint32_t c = bidi_cps[k];
+        char u[3];
+        size_t l = c < 0x800 ? 2 : 3;
+        if (l == 2) {
+            u[0] = (char)(0xC0 | (c >> 6));
+            u[1] = (char)(0x80 | (c & 0x3F));
+        } else {
+            u[0] = (char)(0xE0 | (c >> 12));
+            u[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+            u[2] = (char)(0x80 | (c & 0x3F));
+        }
+        for (size_t i = 0; i + l <= n; i++)
+            if (memcmp(s + i, u, l) == 0)
+                return 1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ the table */
 
 struct row {
@@ -301,7 +328,7 @@ static void test_table(void **state)
 
 static void check_forms(const char *s, size_t n, int *bad)
 {
-    int clean = ref_valid(s, n) && !has_control(s, n);
+    int clean = ref_valid(s, n) && !has_control(s, n) && !has_bidi(s, n);
     assert_int_equal(gm_text_is_clean(s, n), clean);
     assert_int_equal(gm_text_is_utf8(s, n), ref_valid(s, n));
     for (int f = 0; f < T__N; f++) {
@@ -314,6 +341,10 @@ static void check_forms(const char *s, size_t n, int *bad)
         }
         if (f != T_UTF8 && has_control(o, b.len)) {
             print_error("%s: output holds a control byte\n", form_name[f]);
+            (*bad)++;
+        }
+        if (f != T_UTF8 && f != T_PROM && f != T_JSON && has_bidi(o, b.len)) {
+            print_error("%s: output holds a bidi control\n", form_name[f]);
             (*bad)++;
         }
         if (f == T_UTF8 && ref_valid(s, n) && (b.len != n || memcmp(o, s, n) != 0)) {
@@ -353,7 +384,8 @@ static void test_random_strings(void **state)
      * controls, quotes */
     static const unsigned char pool[] = {'a',  ' ',  ',',  '"',  '\\', '=',  '\n', '\t', 0x1b,
                                          0x7f, 0x80, 0x9b, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xed,
-                                         0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90, 0x8f, 0};
+                                         0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90, 0x8f, 0,
+                                         0xe2, 0xe2, 0x80, 0x81, 0xae, 0xa6, 0xd8, 0x9c};
     for (int k = 0; k < 20000; k++) {
         char s[12];
         seed = seed * 1103515245u + 12345u;
@@ -404,6 +436,71 @@ static void test_control_classes(void **state)
     for (size_t i = 0; i < N_ELEM(t); i++)
         if (gm_text_is_control(t[i].cp) != t[i].ctl)
             fail_msg("U+%04X: got %d", (unsigned)t[i].cp, !t[i].ctl);
+}
+
+/* Every bidirectional formatting character (U+202E RIGHT-TO-LEFT OVERRIDE
+ * reverses the rest of a terminal line or a report row): replaced like a
+ * control by the forms a person reads (line, terminal, CSV, HTML), kept by
+ * the data forms (UTF-8 repair, Prometheus label, JSON), and not clean. */
+static void test_bidi(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (size_t k = 0; k < N_ELEM(bidi_cps); k++) {
+        uint32_t c = bidi_cps[k];
+        char in[8];
+        if (c < 0x800)
+            snprintf(in, sizeof in, "a%c%cb", (char)(0xC0 | (c >> 6)), (char)(0x80 | (c & 0x3F)));
+        else
+            snprintf(in, sizeof in, "a%c%c%cb", (char)(0xE0 | (c >> 12)),
+                     (char)(0x80 | ((c >> 6) & 0x3F)), (char)(0x80 | (c & 0x3F)));
+        size_t n = strlen(in);
+        const char *want[T__N] = {in, "a" R "b", "a" R "b", "a?b", in, "a" R "b", "a" R "b", in};
+        for (int f = 0; f < T__N; f++) {
+            struct gm_buf b = GM_BUF_INIT;
+            apply(f, &b, in, n);
+            if (strcmp(b.p ? b.p : "", want[f]) != 0) {
+                print_error("U+%04X, %s: got \"%s\" want \"%s\"\n", (unsigned)c, form_name[f],
+                            b.p ? b.p : "", want[f]);
+                bad++;
+            }
+            gm_buf_free(&b);
+        }
+        struct gm_buf h = GM_BUF_INIT;
+        gm_text_html(&h, in, n);
+        if (strcmp(h.p ? h.p : "", "a" R "b") != 0) {
+            print_error("U+%04X, html: got \"%s\"\n", (unsigned)c, h.p ? h.p : "");
+            bad++;
+        }
+        gm_buf_free(&h);
+        if (gm_text_is_clean(in, n) || !gm_text_is_utf8(in, n) || !gm_text_is_bidi(c)) {
+            print_error("U+%04X: clean %d, utf8 %d, bidi %d\n", (unsigned)c,
+                        gm_text_is_clean(in, n), gm_text_is_utf8(in, n), gm_text_is_bidi(c));
+            bad++;
+        }
+        char t[16];
+        if (strcmp(gm_text_term_s(t, sizeof t, in, 1), "a" R "b") != 0) {
+            print_error("U+%04X, term_s: got \"%s\"\n", (unsigned)c, t);
+            bad++;
+        }
+    }
+    /* the neighbours of each range are ordinary text */
+    static const uint32_t not_bidi[] = {0x061B, 0x061D, 0x200D, 0x2010, 0x2029,
+                                        0x202F, 0x2065, 0x206A, 0x05D0, 0xFFFD};
+    for (size_t k = 0; k < N_ELEM(not_bidi); k++)
+        if (gm_text_is_bidi(not_bidi[k])) {
+            print_error("U+%04X counted as bidi\n", (unsigned)not_bidi[k]);
+            bad++;
+        }
+    /* an RLO in a real name: the terminal line keeps its order */
+    struct gm_buf b = GM_BUF_INIT;
+    gm_text_term(&b, "evil\xe2\x80\xaetxt.exe", 14, 1);
+    if (strcmp(b.p, "evil" R "txt.exe") != 0) {
+        print_error("RLO name: got \"%s\"\n", b.p);
+        bad++;
+    }
+    gm_buf_free(&b);
+    assert_int_equal(bad, 0);
 }
 
 static void test_term_bounded(void **state)
@@ -490,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_random_strings),
         cmocka_unit_test(test_seq_reference),
         cmocka_unit_test(test_control_classes),
+        cmocka_unit_test(test_bidi),
         cmocka_unit_test(test_term_bounded),
         cmocka_unit_test(test_width_and_formula),
         cmocka_unit_test(test_html),

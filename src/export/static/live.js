@@ -8,6 +8,7 @@
 // drawn as a shaded gap.
 // Text goes in with textContent only (names come from outside), and nothing
 // is inline: the page's Content-Security-Policy allows only this file.
+// Elements that hold outside text are isolated for bidi in live.css.
 "use strict";
 (function () {
   const PERIOD_MS = 5000;
@@ -30,10 +31,12 @@
     return String(v);
   }
 
-  // Text from outside shows as the server writes it: each control
-  // character becomes U+FFFD (names may hold escape sequences).
+  // Text from outside shows as the server writes it (gm_text_line): each
+  // control character and each bidi control (U+202E would show a name
+  // reversed) becomes U+FFFD.  The JSON keeps them; the page does not.
   function clean(s) {
-    return String(s).replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd");
+    return String(s).replace(
+      /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "\ufffd");
   }
 
   function el(tag, cls, text) {

@@ -13,7 +13,7 @@ exit: 0
 [2] NVIDIA H100 80GB HBM3 |  29C,   0 % |      1 /  81559 MiB |   72 /  700 W |
 [3] NVIDIA H100 80GB HBM3 |  63C,  94 % |  40961 /  81559 MiB |  617 /  700 W | ?:python3/4194400(40960M,process gone)
 [4] NVIDIA H100 80GB HBM3 |  29C,   0 % |  12289 /  81559 MiB |   71 /  700 W [12.0 GiB used, no process] |
-[5] NVIDIA H100 80GB HBM3 |  29C,   0 % |  12289 /  81559 MiB |   72 /  700 W |
+[5] NVIDIA H100 80GB HBM3 |  29C,   0 % |  12289 /  81559 MiB |   72 /  700 W | [process list incomplete: Not Supported]
 [6] NVIDIA H100 80GB HBM3 |  63C,  95 % |  40961 /  81559 MiB |  614 /  700 W [persistence off] | ?:python3/4194400(40960M,process gone)
 [7] NVIDIA A100-SXM4-80GB |  60C,  96 % |  40961 /  81920 MiB |  351 /  400 W [row remap pending: reset] | ?:python3/4194400(40960M,process gone)
 --- stderr

@@ -385,7 +385,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 1,
@@ -662,7 +663,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 2,
@@ -952,7 +954,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     }
   ]
 }

@@ -173,7 +173,8 @@ json-schema: docs/json.md
       "hpc_jobs": null,
       "hpc_jobs_dropped": null,
       "mig_devices": [],
-      "processes": []
+      "processes": [],
+      "processes_not_listed": 0
     }
   ]
 }

@@ -189,7 +189,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     }
   ]
 }

@@ -183,7 +183,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 1,
@@ -349,7 +350,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 2,
@@ -515,7 +517,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 3,
@@ -681,7 +684,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 4,
@@ -847,7 +851,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 5,
@@ -1017,7 +1022,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 6,
@@ -1183,7 +1189,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 7,
@@ -1392,7 +1399,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     }
   ]
 }

@@ -338,7 +338,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 1,
@@ -512,7 +513,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     }
   ]
 }

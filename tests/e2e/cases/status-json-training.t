@@ -176,7 +176,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 1,
@@ -335,7 +336,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 2,
@@ -494,7 +496,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 3,
@@ -653,7 +656,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 4,
@@ -812,7 +816,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 5,
@@ -975,7 +980,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 6,
@@ -1134,7 +1140,8 @@ json-schema: docs/json.md
             "cpu_percent": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     },
     {
       "index": 7,
@@ -1336,7 +1343,8 @@ json-schema: docs/json.md
             "host_memory_bytes": {*}
           }
         }
-      ]
+      ],
+      "processes_not_listed": 0
     }
   ]
 }
