@@ -1,7 +1,8 @@
 # Thin wrapper over Meson (the real build is meson.build).
 #   make          build into build/
 #   make demo     install missing packages (as root), build, run on the simulated fleet
-#   make check    build plain and sanitized, run every test, print "N passed, N failed"
+#   make check    build plain and sanitized, run every test, the threaded ones under
+#                 ThreadSanitizer too (build-tsan/), print "N passed, N failed"
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
@@ -44,4 +45,4 @@ install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf build build-asan build-bench build-fuzz build*.log
+	rm -rf build build-asan build-tsan build-bench build-fuzz build*.log

@@ -1,6 +1,8 @@
 #!/bin/sh
 # check.sh -- builds gpumon twice (plain, and with AddressSanitizer +
-# UndefinedBehaviorSanitizer), runs every test in both builds, runs each
+# UndefinedBehaviorSanitizer), runs every test in both builds, builds it a
+# third time with ThreadSanitizer (build-tsan) and runs the threaded tests
+# there (meson suite "threads"; a race fails its test), runs each
 # libFuzzer harness briefly over its committed corpus (scripts/fuzz.sh --ci,
 # GPUMON_FUZZ_SECONDS each, default 10; one test per harness), as root the
 # Debian package and container image tests (tests/pkg/), and ends with
@@ -15,7 +17,7 @@ run_suite() { # name builddir meson-setup-args...
     fi
     ninja -C "$dir" >"$dir.ninja.log" 2>&1 || { cat "$dir.ninja.log"; return 1; }
     echo "== $name tests"
-    meson test -C "$dir" --print-errorlogs --no-rebuild ${GPUMON_TEST_ARGS:-}
+    meson test -C "$dir" --print-errorlogs --no-rebuild ${suite_args:-} ${GPUMON_TEST_ARGS:-}
     return 0
 }
 
@@ -39,13 +41,25 @@ PY
 }
 
 status=0
-rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
+    build-tsan/meson-logs/testlog.json
 run_suite plain build || status=1
 # undefined behaviour stops the program (UBSan's default is a line on stderr
 # and carrying on, which a test that does not compare stderr never sees)
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export UBSAN_OPTIONS
 run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
+
+# ThreadSanitizer over the threaded tests only (suite "threads" in
+# tests/*/meson.build: the agent's sinks, the exporter, the control socket,
+# the live API, the notifier; about a minute): a data race or a lock-order
+# inversion stops the program (halt_on_error=1) and so fails its test.  The
+# programs run several times slower: timeouts x3.
+TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+export TSAN_OPTIONS
+suite_args="--suite threads --timeout-multiplier 3"
+run_suite threads build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug || status=1
+suite_args=
 
 # the fuzz harnesses, each a test: its last line is "fuzz: N passed, N failed"
 echo "== fuzz (${GPUMON_FUZZ_SECONDS:-10} s each)"
@@ -71,11 +85,11 @@ else
 fi
 rm -rf "$pk_debs"
 
-set -- $(count build) $(count build-asan) $fz
-passed=$(( $1 + $4 + $7 + pk_ok )); failed=$(( $2 + $5 + $8 + pk_fail ))
-skipped=$(( $3 + $6 + pk_skip ))
+set -- $(count build) $(count build-asan) $(count build-tsan) $fz
+passed=$(( $1 + $4 + $7 + ${10} + pk_ok )); failed=$(( $2 + $5 + $8 + ${11} + pk_fail ))
+skipped=$(( $3 + $6 + $9 + pk_skip ))
 [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1   # a build failure is a failure
-echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped; fuzz: $7 passed, $8 failed; packages: $pk_ok passed, $pk_fail failed, $pk_skip skipped"
+echo "plain: $1 passed, $2 failed, $3 skipped; sanitized: $4 passed, $5 failed, $6 skipped; threads: $7 passed, $8 failed, $9 skipped; fuzz: ${10} passed, ${11} failed; packages: $pk_ok passed, $pk_fail failed, $pk_skip skipped"
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

@@ -229,6 +229,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     static struct gm_daemon d; /* large (the configuration): not on the stack */
     memset(&d, 0, sizeof(d));
     pthread_mutex_init(&d.sinks_mu, NULL);
+    pthread_mutex_init(&d.alerter_mu, NULL);
     pthread_mutex_init(&d.xid_mu, NULL);
     pthread_mutex_init(&d.task_mu, NULL);
     if (o->build(o->build_arg, 0, &d.cfg, err) != 0)

@@ -267,8 +267,10 @@ void gm_daemon_control(void *arg, const char *req, size_t len, struct gm_buf *ou
     } else if (IS("STATUS")) {
         control_status(ct, out);
     } else if (IS("ALERTS") || IS("ALERTS TEXT")) {
-        /* sinks_mu: a reload that turns alerts off frees the alerter */
-        pthread_mutex_lock(&ct->sinks_mu);
+        /* alerter_mu: a reload that turns alerts off frees the alerter (not
+         * sinks_mu: the engine's lock is taken inside, and the engine
+         * forwards alert events to the sinks under it; sinkset.c) */
+        pthread_mutex_lock(&ct->alerter_mu);
         if (ct->alerter && len > 6) {
             gm_alerter_text(ct->alerter, out);
         } else if (ct->alerter) {
@@ -277,7 +279,7 @@ void gm_daemon_control(void *arg, const char *req, size_t len, struct gm_buf *ou
         } else {
             gm_buf_puts(out, "ERR alerts are off in this agent (alerts = false)\n");
         }
-        pthread_mutex_unlock(&ct->sinks_mu);
+        pthread_mutex_unlock(&ct->alerter_mu);
     } else if (IS("HELLO") || (len > 6 && memcmp(req, "HELLO ", 6) == 0)) {
         gm_buf_printf(out, "OK version=%d requests=HELLO,PING,STATUS,ALERTS,MARK,STEP\n",
                       GM_CONTROL_VERSION);

@@ -73,6 +73,10 @@ struct gm_daemon {
      * stop in order, the alert events it sends to the CSV log and the store
      * still reach them. */
     struct gm_alerter *alerter;
+    /* guards alerter against the live page's and the control socket's
+     * reads (the main thread alone changes it); never taken with sinks_mu
+     * held (see live_alerts) */
+    pthread_mutex_t alerter_mu;
 
     pthread_mutex_t sinks_mu; /* guards sinks (the alerter and control threads read it) */
     struct gm_sinkset sinks;

@@ -416,6 +416,9 @@ int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns)
     int finished = sp->finished;
     pthread_mutex_unlock(&sp->mu);
     if (!finished) {
+        /* When its NVML call returns the thread may still publish what it
+         * sampled: not to the sinks the caller stops and frees next. */
+        gm_sampler_set_sinks(sp, NULL, 0);
         pthread_detach(sp->thread);
         return GM_E_TIMEOUT;
     }

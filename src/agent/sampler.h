@@ -106,7 +106,9 @@ const char *gm_sampler_current_call(struct gm_sampler *sp, int *gpu);
 
 /* Stops the thread, waiting at most timeout_ns for a sample in progress.
  * Returns 0, or GM_E_TIMEOUT when the thread is stuck in NVML (it is then
- * detached, and the collector leaked to the process's exit). */
+ * detached, and the collector leaked to the process's exit).  Either way,
+ * when this returns nothing more is pushed to the sinks (a stuck thread's
+ * list is emptied first), so the caller may stop them. */
 int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns);
 
 /* One sample now, on the caller's thread, pushed to the sinks (record

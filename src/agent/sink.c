@@ -7,6 +7,9 @@
  * items in order, calls the sink, and calls its tick about once a second
  * when idle.  A sink started paused queues but processes nothing until it
  * is resumed (a reload's new CSV writer waits for the old one to finish).
+ * Every field of the sink, its counters included, is read and written
+ * under its mutex; the thread counts an item when it takes the lock back
+ * after the call, so gm_sink_stats copies a consistent set.
  */
 #include "sink.h"
 
@@ -73,9 +76,9 @@ static void *run(void *arg)
         if (k->reopen) {
             k->reopen = 0;
             pthread_mutex_unlock(&k->mu);
-            if (k->ops->reopen && k->ops->reopen(k->ctx) < 0)
-                __atomic_add_fetch(&k->st.errors, 1, __ATOMIC_RELAXED);
+            int failed = k->ops->reopen && k->ops->reopen(k->ctx) < 0;
             pthread_mutex_lock(&k->mu);
+            k->st.errors += (uint64_t)failed;
             continue;
         }
         if (k->len == 0) {
@@ -94,18 +97,16 @@ static void *run(void *arg)
         k->ncalls -= it.kind == IT_CALL;
         pthread_mutex_unlock(&k->mu);
 
-        int rc = 0;
+        int rc = 0, snaps = 0, events = 0;
         if (it.kind == IT_SNAP) {
             rc = k->ops->write(k->ctx, it.snap);
-            __atomic_add_fetch(&k->st.snapshots, 1, __ATOMIC_RELAXED);
+            snaps = 1;
         } else if (it.kind == IT_EVENT && k->ops->event) {
             rc = k->ops->event(k->ctx, it.event);
-            __atomic_add_fetch(&k->st.events, 1, __ATOMIC_RELAXED);
+            events = 1;
         } else if (it.kind == IT_CALL) {
             it.fn(k->ctx, it.arg);
         }
-        if (rc < 0)
-            __atomic_add_fetch(&k->st.errors, 1, __ATOMIC_RELAXED);
         item_release(&it);
         /* a busy sink still gets its housekeeping */
         if (k->ops->tick && gm_mono_ns() >= next_tick) {
@@ -113,6 +114,10 @@ static void *run(void *arg)
             next_tick = gm_mono_ns() + 1000000000LL;
         }
         pthread_mutex_lock(&k->mu);
+        /* counted under the lock that gm_sink_stats copies them under */
+        k->st.snapshots += (uint64_t)snaps;
+        k->st.events += (uint64_t)events;
+        k->st.errors += (uint64_t)(rc < 0);
     }
     pthread_mutex_unlock(&k->mu);
     if (k->ops->flush)

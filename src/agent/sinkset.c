@@ -17,14 +17,17 @@
 /* ------------------------------------------------------------- options */
 
 /* The live page's alerts (an exporter_opts.alerts): the alerter's, under
- * sinks_mu, which a reload or the stop that frees the alerter takes to
- * clear d->alerter first. */
+ * alerter_mu, which a reload or the stop that frees the alerter takes to
+ * clear d->alerter first.  Not sinks_mu: gm_alerter_active takes the
+ * engine's lock, and the engine forwards alert events to the sinks
+ * (gm_daemon_alert_forward, sinks_mu) with it held -- the two orders
+ * together could deadlock a page request against a firing alert. */
 static int live_alerts(void *arg, struct gm_alert_now *out, int max)
 {
     struct gm_daemon *d = arg;
-    pthread_mutex_lock(&d->sinks_mu);
+    pthread_mutex_lock(&d->alerter_mu);
     int n = d->alerter ? gm_alerter_active(d->alerter, out, max) : -1;
-    pthread_mutex_unlock(&d->sinks_mu);
+    pthread_mutex_unlock(&d->alerter_mu);
     return n;
 }
 
@@ -257,10 +260,10 @@ void gm_reload_at_switch(void *arg)
  * exporter; either may be absent. */
 int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, struct gm_err *err)
 {
-    pthread_mutex_lock(&d->sinks_mu); /* the exporter's live page reads it */
+    pthread_mutex_lock(&d->alerter_mu); /* the exporter's live page reads it */
     struct gm_alerter *al = d->alerter;
     d->alerter = NULL;
-    pthread_mutex_unlock(&d->sinks_mu);
+    pthread_mutex_unlock(&d->alerter_mu);
     int rc = gm_alerter_stop(al, alerter_timeout_ns, err);
     gm_exporter_stop(d->exporter);
     d->exporter = NULL;
@@ -283,9 +286,9 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
         struct gm_alerter_conf ac;
         gm_daemon_alerter_conf(c, &ac);
         struct gm_alerter *al = gm_alerter_start(&ac, d->once, gm_daemon_alert_forward, d, err);
-        pthread_mutex_lock(&d->sinks_mu);
+        pthread_mutex_lock(&d->alerter_mu);
         d->alerter = al;
-        pthread_mutex_unlock(&d->sinks_mu);
+        pthread_mutex_unlock(&d->alerter_mu);
         if (!al) {
             gm_daemon_modules_stop(d, 0, NULL);
             return 1;
@@ -343,9 +346,9 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
         rc = gm_alerter_reconfigure(d->alerter, &ac, &e);
     } else if (rc == 0 && next.alerts && !d->alerter) {
         struct gm_alerter *al = gm_alerter_start(&ac, 0, gm_daemon_alert_forward, d, &e);
-        pthread_mutex_lock(&d->sinks_mu);
+        pthread_mutex_lock(&d->alerter_mu);
         d->alerter = al;
-        pthread_mutex_unlock(&d->sinks_mu);
+        pthread_mutex_unlock(&d->alerter_mu);
         rc = al ? 0 : GM_E_INVAL;
     }
     if (rc != 0 || gm_safefile_mkdirs(next.csv_dir, 0750, &e) != 0 ||
@@ -377,10 +380,10 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
         d->exporter = NULL;
     }
     if (!next.alerts && d->alerter) {
-        pthread_mutex_lock(&d->sinks_mu);
+        pthread_mutex_lock(&d->alerter_mu);
         struct gm_alerter *al = d->alerter;
         d->alerter = NULL;
-        pthread_mutex_unlock(&d->sinks_mu);
+        pthread_mutex_unlock(&d->alerter_mu);
         gm_alerter_stop(al, 2000000000LL, NULL);
     }
     gm_sampler_set_interval(d->sampler, next.interval_ns);

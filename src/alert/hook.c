@@ -213,8 +213,8 @@ static void one_line(char *s)
 }
 
 int gm_hook_run(char *const argv[], char *const envp[], const char *input, size_t len,
-                int64_t timeout_ns, const volatile int *abort_flag, struct gm_hook_result *r,
-                char *why, size_t wlen)
+                int64_t timeout_ns, const int *abort_flag, struct gm_hook_result *r, char *why,
+                size_t wlen)
 {
     memset(r, 0, sizeof(*r));
     why[0] = '\0';
@@ -300,7 +300,7 @@ int gm_hook_run(char *const argv[], char *const envp[], const char *input, size_
             break;
         }
         int64_t now = gm_mono_ns();
-        if (abort_flag && *abort_flag) {
+        if (abort_flag && __atomic_load_n(abort_flag, __ATOMIC_RELAXED)) {
             r->aborted = 1;
             break;
         }

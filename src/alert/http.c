@@ -73,8 +73,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
-    const volatile int *abort_flag = ud;
-    return abort_flag && *abort_flag ? 1 : 0;
+    const int *abort_flag = ud;
+    return abort_flag && __atomic_load_n(abort_flag, __ATOMIC_RELAXED) ? 1 : 0;
 }
 
 #define SET(opt, val)                                                                              \

@@ -26,8 +26,9 @@ struct gm_http_req {
     const char *header;  /* one extra header line "Name: value", or "" */
     const char *ca_file; /* extra trusted CAs (PEM), or "" */
     int64_t timeout_ns;  /* the whole attempt, connection included */
-    /* non-zero (set by another thread) aborts the transfer within ~100 ms */
-    const volatile int *abort;
+    /* non-zero (set by another thread, with __atomic_store_n; read here with
+     * __atomic_load_n) aborts the transfer within ~100 ms */
+    const int *abort;
 };
 
 struct gm_http_resp {

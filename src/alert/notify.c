@@ -65,7 +65,8 @@ struct chan {
     unsigned cap, head, len;
     int stopping, done;
     int64_t stop_deadline; /* monotonic */
-    volatile int abort;    /* past the deadline: abort what runs */
+    int abort;             /* past the deadline: abort what runs (written under mu and
+                            * atomically: the hook and HTTP calls poll it without mu) */
     struct gm_notify_stats st;
     int failing; /* the last delivery failed (log the recovery once) */
     /* the alert log: waiting for space since full_since (monotonic, 0 =
@@ -237,7 +238,7 @@ static void deliver(struct chan *c, attempt_fn attempt, const void *arg, const c
             full_begin(c, why);
         else
             counted++;
-        if (counted > retries || c->abort)
+        if (counted > retries || __atomic_load_n(&c->abort, __ATOMIC_RELAXED))
             break;
         int64_t d = gm_notify_backoff_ns(i + 1);
         if (full && d > LOG_FULL_RETRY_NS)
@@ -747,7 +748,7 @@ void gm_notifier_stop(struct gm_notifier *nf, int64_t timeout_ns)
             continue;
         /* past the deadline: abort the request, kill the hook, drop the rest */
         pthread_mutex_lock(&c->mu);
-        c->abort = 1;
+        __atomic_store_n(&c->abort, 1, __ATOMIC_RELAXED);
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
     }

@@ -75,7 +75,7 @@ struct gm_hook_result {
  * exited with status 0, else GM_E_IO and the reason in why. */
 #define GM_HOOK_KILL_GRACE_NS 1000000000LL
 int gm_hook_run(char *const argv[], char *const envp[], const char *input, size_t len,
-                int64_t timeout_ns, const volatile int *abort, struct gm_hook_result *r, char *why,
+                int64_t timeout_ns, const int *abort, struct gm_hook_result *r, char *why,
                 size_t wlen);
 
 /* ------------------------------------------------- alertmanager.c: API v2 */

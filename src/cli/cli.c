@@ -21,7 +21,7 @@
 #include "../core/timeutil.h"
 #include "../view/query.h"
 
-volatile int cli_stop;
+volatile sig_atomic_t cli_stop;
 
 __attribute__((format(printf, 2, 0))) static void vmsg(const char *kind, const char *fmt,
                                                        va_list ap)

@@ -14,6 +14,7 @@
 #ifndef GM_CLI_H
 #define GM_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../agent/collector.h"
@@ -139,8 +140,9 @@ int cli_parse_time(const char *s, int64_t *ns);
 /* The --timeout default for NVML calls: 10 s. */
 #define CLI_DEFAULT_TIMEOUT_NS (10LL * 1000000000LL)
 
-/* Set by SIGINT/SIGTERM in looping commands. */
-extern volatile int cli_stop;
+/* Set by SIGINT/SIGTERM in looping commands: the one type C lets a signal
+ * handler write and the program read (C11 7.14.1.1). */
+extern volatile sig_atomic_t cli_stop;
 void cli_catch_stop_signals(void);
 
 #endif /* GM_CLI_H */

@@ -17,7 +17,15 @@
 #include "snapshot.h"
 
 /* The value of id for GPU g (or process p, for GM_SC_PROC metrics; p may be
- * NULL otherwise).  Host-scope metrics come from the snapshot. */
+ * NULL otherwise).  Host-scope metrics come from the snapshot.
+ *
+ * The result is borrowed and may point into a buffer of the calling
+ * thread (process metrics, timestamp, count): it stays valid only until
+ * that thread's next call of gm_fmt_value, gm_fmt_string, gm_fmt_smi,
+ * gm_fmt_csv or gm_fmt_json (each reads through it), and while s, g
+ * and p live.  Copy the value (struct assignment) to keep it longer;
+ * never hand the pointer to another thread.  Calls from different
+ * threads do not disturb each other's results. */
 const struct gm_value *gm_fmt_value(const struct gm_snapshot *s, const struct gm_gpu *g,
                                     const struct gm_proc *p, int id);
 

@@ -11,6 +11,9 @@
 #include "text.h"
 #include "timeutil.h"
 
+/* max_level changes on a reload (gm_log_set_level, the main thread) while
+ * other threads log: it is read and written atomically.  under_systemd is
+ * set once, before any thread starts. */
 static int max_level = GM_LOG_INFO;
 static int under_systemd;
 
@@ -19,12 +22,12 @@ void gm_log_init(int level)
     const char *js = getenv("JOURNAL_STREAM");
     const char *inv = getenv("INVOCATION_ID");
     under_systemd = (js && *js) || (inv && *inv);
-    max_level = level;
+    __atomic_store_n(&max_level, level, __ATOMIC_RELAXED);
 }
 
 void gm_log_set_level(int level)
 {
-    max_level = level;
+    __atomic_store_n(&max_level, level, __ATOMIC_RELAXED);
 }
 
 int gm_log_level_parse(const char *s)
@@ -61,7 +64,7 @@ static const char *level_word(int level)
 
 __attribute__((format(printf, 2, 0))) static void vlog(int level, const char *fmt, va_list ap)
 {
-    if (level > max_level)
+    if (level > __atomic_load_n(&max_level, __ATOMIC_RELAXED))
         return;
     char line[1024];
     int n;

@@ -11,7 +11,9 @@
 
 enum { GM_LOG_ERR = 3, GM_LOG_WARNING = 4, GM_LOG_NOTICE = 5, GM_LOG_INFO = 6, GM_LOG_DEBUG = 7 };
 
-/* Chooses the format (systemd or not) and the lowest level printed. */
+/* Chooses the format (systemd or not) and the lowest level printed; call
+ * it before starting threads.  gm_log_set_level may be called at any time
+ * from any thread (a reload), while others log. */
 void gm_log_init(int max_level);
 void gm_log_set_level(int max_level);
 /* Parses "error", "warning", "notice", "info", "debug"; -1 if unknown. */

@@ -126,7 +126,7 @@ void gm_duration_fine(int64_t ns, char *buf, size_t len)
         snprintf(buf, len, "%lld.%03lldus", (long long)(ns / 1000), (long long)(ns % 1000));
 }
 
-int gm_sleep_until(int64_t deadline, volatile int *stop)
+int gm_sleep_until(int64_t deadline, volatile sig_atomic_t *stop)
 {
     struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000LL),
                           .tv_nsec = (long)(deadline % 1000000000LL)};

@@ -7,6 +7,7 @@
 #ifndef GM_TIMEUTIL_H
 #define GM_TIMEUTIL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +38,8 @@ int gm_parse_duration(const char *s, int64_t *ns);
 void gm_duration_fine(int64_t ns, char *buf, size_t len);
 
 /* Sleeps until the monotonic deadline (absolute), restarting on EINTR
- * unless *stop becomes non-zero.  Returns 0, or 1 when stopped. */
-int gm_sleep_until(int64_t mono_deadline_ns, volatile int *stop);
+ * unless *stop becomes non-zero.  Returns 0, or 1 when stopped.  stop (may
+ * be NULL) is a flag a signal handler sets, hence volatile sig_atomic_t. */
+int gm_sleep_until(int64_t mono_deadline_ns, volatile sig_atomic_t *stop);
 
 #endif /* GM_TIMEUTIL_H */

@@ -537,7 +537,9 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     if (o->container)
         gm_strlcpy(ui.table.filter_container, o->container, sizeof(ui.table.filter_container));
 
-    struct sampler sp;
+    /* static: a sampler thread stuck in NVML outlives this call (it is
+     * detached on GM_TOP_WEDGED) and still uses sp when its call returns */
+    static struct sampler sp;
     memset(&sp, 0, sizeof(sp));
     sp.col = col;
     sp.interval_ns = o->interval_ns;
@@ -647,8 +649,10 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     struct timespec dl;
     clock_gettime(CLOCK_REALTIME, &dl);
     dl.tv_sec += 2;
-    if (pthread_timedjoin_np(sp.thread, NULL, &dl) != 0)
+    if (pthread_timedjoin_np(sp.thread, NULL, &dl) != 0) {
+        pthread_detach(sp.thread); /* nobody will join it: the caller _exit()s */
         return GM_TOP_WEDGED;
+    }
     close(sp.wake[0]);
     close(sp.wake[1]);
     gm_top_table_free(&ui.table);

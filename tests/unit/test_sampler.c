@@ -6,7 +6,10 @@
  * table: samples start on absolute deadlines (start + k * interval, however
  * long the samples before took: no drift); a sample that overruns its
  * interval is counted once and the deadlines it missed are skipped, the next
- * sample starting on the grid again; the counts in gm_sampler_stats.  The
+ * sample starting on the grid again; the counts in gm_sampler_stats.  A
+ * sampler stuck in a sample when it is stopped (the clock's read as the
+ * sample ends waits on the test, as a hung NVML call would) pushes nothing
+ * to its sinks once gm_sampler_stop has returned.  The
  * collector is real but has no NVML library, so a sample is instant in real
  * time and every snapshot says "no library".
  *
@@ -28,8 +31,11 @@
 #include <string.h>
 
 #include "agent/collector.h"
+#include "agent/sink.h"
+#include "core/err.h"
 #include "core/log.h"
 #include "agent/sampler.h"
+#include "core/timeutil.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define MS 1000000LL
@@ -236,6 +242,112 @@ static void test_overrun_msg(void **state)
     assert_string_equal(gm_sampler_overrun_msg(&o, small, sizeof small), "late wake-u");
 }
 
+/* ----------------------------------------------------- a stuck sampler */
+
+/* The clock of the stuck sampler: sample 1's end-of-sample read waits until
+ * the test lets it go; the sleep after that sample's publish is noted. */
+struct hang_clock {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t now;
+    int reads;       /* now() calls */
+    int hung;        /* the sampler waits in sample 1's last read */
+    int let_go;      /* the test's release */
+    int slept_after; /* the sampler slept after sample 1 (its publish done) */
+};
+
+/* static: the detached sampler thread may use it after the test function's
+ * frame would be gone; the sampler itself is leaked by design (reachable) */
+static struct hang_clock hc = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+static struct gm_sampler *stuck_sampler;
+
+static int64_t h_now(void *arg)
+{
+    struct hang_clock *c = arg;
+    pthread_mutex_lock(&c->mu);
+    c->reads++;
+    /* reads: 1 at start, 2-3 sample 0, 4-5 sample 1 (5: as it ends) */
+    if (c->reads == 5) {
+        c->hung = 1;
+        pthread_cond_broadcast(&c->cv);
+        while (!c->let_go)
+            pthread_cond_wait(&c->cv, &c->mu);
+    }
+    c->now += MS;
+    int64_t t = c->now;
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+static void h_sleep_until(void *arg, int64_t deadline)
+{
+    struct hang_clock *c = arg;
+    pthread_mutex_lock(&c->mu);
+    if (deadline > c->now)
+        c->now = deadline;
+    if (c->hung) {
+        c->slept_after = 1;
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+static int null_write(void *ctx, const struct gm_snapshot *s)
+{
+    (void)ctx;
+    (void)s;
+    return 0;
+}
+
+static const struct gm_sink_ops null_ops = {"null", null_write, NULL, NULL, NULL, NULL, NULL};
+
+static int wait_flag(int *flag)
+{
+    int64_t deadline = gm_mono_ns() + 60 * 1000 * MS;
+    pthread_mutex_lock(&hc.mu);
+    while (!*flag && gm_mono_ns() < deadline) {
+        pthread_mutex_unlock(&hc.mu);
+        struct timespec ts = {0, 5 * MS};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&hc.mu);
+    }
+    int v = *flag;
+    pthread_mutex_unlock(&hc.mu);
+    return v;
+}
+
+static void test_stuck_stop(void **state)
+{
+    (void)state;
+    struct gm_collector_opts co = {.lib_path = "/nonexistent/libnvidia-ml.so.1"};
+    struct gm_collector *col = NULL;
+    gm_collector_open(&col, &co, NULL);
+    assert_non_null(col);
+    /* paused: what the sampler pushes stays queued, to be counted */
+    struct gm_sink *k = gm_sink_start_paused(&null_ops, NULL, 64);
+    hc.now = T0;
+    struct gm_sampler_opts o = {.clock = {h_now, h_sleep_until, &hc}};
+    stuck_sampler = gm_sampler_start_opts(col, 100 * MS, &k, 1, &o);
+    assert_non_null(stuck_sampler);
+    assert_true(wait_flag(&hc.hung)); /* stuck in sample 1 */
+    struct gm_sink_stats before, after;
+    gm_sink_stats(k, &before);
+    assert_true(before.queue_len >= 1); /* sample 0 */
+    assert_int_equal(gm_sampler_stop(stuck_sampler, 300 * MS), GM_E_TIMEOUT);
+    /* the call returns: the sample is published (or not) and the thread
+     * goes to sleep, sees the stop and ends */
+    pthread_mutex_lock(&hc.mu);
+    hc.let_go = 1;
+    pthread_cond_broadcast(&hc.cv);
+    pthread_mutex_unlock(&hc.mu);
+    assert_true(wait_flag(&hc.slept_after));
+    gm_sink_stats(k, &after);
+    if (after.queue_len != before.queue_len || after.dropped != before.dropped)
+        fail_msg("after a stuck stop the sampler pushed to its sink: %u queued before, %u after",
+                 before.queue_len, after.queue_len);
+    assert_int_equal(gm_sink_stop(k, 10000 * MS), 0);
+}
+
 int main(void)
 {
     /* quiet: each case logs "NVML unavailable" (an error) and its overruns */
@@ -243,6 +355,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid),
         cmocka_unit_test(test_overrun_msg),
+        cmocka_unit_test(test_stuck_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

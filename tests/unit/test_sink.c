@@ -9,7 +9,9 @@
  * returns the counters of the sink's whole life.  A full queue in front of
  * a busy sink (a table of capacities) drops the newest snapshot or event at
  * once, counts it and keeps no reference; failed writes are counted apart;
- * pushes after the stop has begun are dropped while the queue drains.
+ * pushes after the stop has begun are dropped while the queue drains;
+ * the counters read while the sink writes grow consistently (and, under
+ * ThreadSanitizer, without a data race).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -342,6 +344,44 @@ static void test_full_queue_drops(void **state)
     }
 }
 
+/* The counters read while the sink thread writes: each read is a
+ * consistent, growing picture (never more than was pushed, failures never
+ * more than writes), and the last one counts every item.  Under
+ * ThreadSanitizer (build-tsan) this is the test that shows whether the
+ * sink thread updates the counters the way gm_sink_stats reads them. */
+static void test_stats_while_writing(void **state)
+{
+    (void)state;
+    enum { N = 100 };
+    struct rec r;
+    rec_init(&r);
+    struct gm_sink *k = gm_sink_start(&fail_even_ops, &r, 2 * N + 8);
+    struct gm_sink_stats prev, ks;
+    memset(&prev, 0, sizeof(prev));
+    for (uint64_t i = 1; i <= N; i++) {
+        assert_int_equal(push_snap(k, i), 0);
+        push_event(k, "e");
+        gm_sink_stats(k, &ks);
+        assert_true(ks.snapshots >= prev.snapshots && ks.snapshots <= i);
+        assert_true(ks.events >= prev.events && ks.events <= i);
+        assert_true(ks.errors <= ks.snapshots);
+        prev = ks;
+    }
+    double t0 = mono_s();
+    do {
+        gm_sink_stats(k, &ks);
+        assert_true(ks.snapshots >= prev.snapshots && ks.snapshots <= N);
+        assert_true(ks.events >= prev.events && ks.events <= N);
+        assert_true(ks.errors <= ks.snapshots);
+        prev = ks;
+    } while ((ks.snapshots < N || ks.events < N) && mono_s() - t0 < 60);
+    assert_int_equal(ks.snapshots, N);
+    assert_int_equal(ks.events, N);
+    assert_int_equal(ks.errors, N / 2); /* s2, s4, ... failed */
+    assert_int_equal(ks.dropped, 0);
+    assert_int_equal(gm_sink_stop(k, 10000000000LL), 0);
+}
+
 /* After stop has begun nothing more is queued: a push is dropped and
  * counted (the sampler may still be publishing); what was queued before is
  * still written. */
@@ -389,9 +429,13 @@ static void test_push_while_stopping(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_paused),           cmocka_unit_test(test_paused_stop),
-        cmocka_unit_test(test_post_call),        cmocka_unit_test(test_set_capacity),
-        cmocka_unit_test(test_full_queue_drops), cmocka_unit_test(test_push_while_stopping),
+        cmocka_unit_test(test_paused),
+        cmocka_unit_test(test_paused_stop),
+        cmocka_unit_test(test_post_call),
+        cmocka_unit_test(test_set_capacity),
+        cmocka_unit_test(test_full_queue_drops),
+        cmocka_unit_test(test_push_while_stopping),
+        cmocka_unit_test(test_stats_while_writing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -296,7 +296,7 @@ static void test_clocks(void **state)
 static void test_sleep_until(void **state)
 {
     (void)state;
-    volatile int stop = 0;
+    volatile sig_atomic_t stop = 0;
     /* a deadline in the past returns at once */
     int64_t t0 = gm_mono_ns();
     assert_int_equal(gm_sleep_until(t0 - NS, &stop), 0);
