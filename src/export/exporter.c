@@ -572,6 +572,48 @@ static void conn_phase(struct MHD_Connection *mc, int waiting)
 /* *req_cls of a request whose headers are in and that has no job. */
 static char headers_in;
 
+/* *req_cls, from on_target, of a request whose target is refused: 400
+ * (%00) or 414 (too many parameters).  Neither is a job. */
+static char target_nul, target_params;
+
+static int is_job(const void *req_cls)
+{
+    return req_cls && req_cls != &headers_in && req_cls != &target_nul && req_cls != &target_params;
+}
+
+/* MHD's URI callback: the request target as sent, before MHD decodes %XX
+ * (which would cut the path or a parameter at a %00, unseen) and splits the
+ * query into parameters.  Its answer is the request's first *req_cls.
+ *
+ * Too many parameters: libmicrohttpd 0.9 keeps an entry per parameter in
+ * the connection's memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT), and
+ * about 500 of them fill it, so that neither our answer nor its own 431
+ * fits and the client gets a closed connection.  So the query is cut here,
+ * in MHD's buffer, before MHD splits it: MHD parses it right after this
+ * call, from its own copy of where the '?' is (microhttpd.h: the callback
+ * comes "before we modify URI or args"), and an empty query has no
+ * parameters.  The request is then refused with 414 (tests/e2e/
+ * exporter_hostile.py, many_params, catches a library that behaves
+ * otherwise). */
+static void *on_target(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)c;
+    const char *why;
+    switch (gm_request_target_check(uri, &why)) {
+    case 400:
+        return &target_nul;
+    case 414: {
+        char *q = strchr(uri, '?'); /* MHD's writable request buffer (see above) */
+        if (q)
+            q[1] = '\0';
+        return &target_params;
+    }
+    default:
+        return NULL;
+    }
+}
+
 struct vjob;
 static void job_release(struct verifier *v, struct vjob *j);
 
@@ -580,7 +622,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
 {
     struct listener *l = cls;
     (void)toe;
-    if (*req_cls && *req_cls != &headers_in) {
+    if (is_job(*req_cls)) {
         /* resumed after its check, but the client went away before the
          * handler could answer */
         job_release(l->ver, *req_cls);
@@ -1246,6 +1288,21 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     return reply_buf(s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json", &out);
 }
 
+/* A request target refused by gm_request_target_check: 400 (nul) or 414,
+ * JSON under /api/ (url: the path as MHD decoded it, maybe cut at the
+ * %00), text elsewhere. */
+static enum MHD_Result reply_malformed(const struct sec *s, struct MHD_Connection *c,
+                                       const char *url, int nul)
+{
+    const char *why = nul ? GM_REQUEST_WHY_NUL : GM_REQUEST_WHY_PARAMS;
+    unsigned status = nul ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_URI_TOO_LONG;
+    if (strncmp(url, "/api/", 5) == 0)
+        return reply_json_error(s, c, status, NULL, why);
+    char msg[200];
+    snprintf(msg, sizeof(msg), "%s\n", why);
+    return reply_text(s, c, status, msg);
+}
+
 static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(
@@ -1358,6 +1415,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     (void)version;
     (void)upload;
     int get_or_head = gm_request_get_or_head(method);
+    if (*req_cls == &target_nul || *req_cls == &target_params) {
+        /* refused before anything else, auth included: it is malformed
+         * whoever sends it; the connection closes after the answer */
+        int nul = *req_cls == &target_nul;
+        *req_cls = (void *)&headers_in;
+        conn_phase(c, 0);
+        struct sec *s = current_sec(l->x);
+        enum MHD_Result ret = reply_malformed(s, c, url, nul);
+        sec_unref(s);
+        return ret;
+    }
     if (*req_cls == NULL) {
         *req_cls = (void *)&headers_in;
         conn_phase(c, 0);
@@ -1545,8 +1613,8 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
         MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)2, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, x, MHD_OPTION_ARRAY, tls,
-        MHD_OPTION_END);
+        on_completed, l, MHD_OPTION_URI_LOG_CALLBACK, on_target, l, MHD_OPTION_EXTERNAL_LOGGER,
+        mhd_log, x, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!l->mhd) {
         gm_err_set(err, GM_E_IO, "cannot start the HTTP server on %s (debug log: http: ...)", addr);
         goto fail;

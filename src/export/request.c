@@ -135,6 +135,26 @@ void gm_request_negotiate(const char *accept, const char *encoding, int *om, int
     *gz = q_gzip > 0 && q_gzip >= q_identity;
 }
 
+int gm_request_target_check(const char *target, const char **why)
+{
+    *why = NULL;
+    for (const char *p = target; (p = strchr(p, '%')); p++)
+        if (p[1] == '0' && p[2] == '0') {
+            *why = GM_REQUEST_WHY_NUL;
+            return 400;
+        }
+    const char *q = strchr(target, '?');
+    if (!q)
+        return 0;
+    unsigned n = 1;
+    for (q++; *q; q++)
+        if (*q == '&' && ++n > GM_REQUEST_MAX_PARAMS) {
+            *why = GM_REQUEST_WHY_PARAMS;
+            return 414;
+        }
+    return 0;
+}
+
 int gm_request_get_or_head(const char *method)
 {
     return strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;

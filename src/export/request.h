@@ -1,6 +1,7 @@
 /* request.h -- what the exporter answers to a request, decided from the
- * request alone: the method and path (which endpoint, 404 or 405) and the
- * Accept and Accept-Encoding headers (text or OpenMetrics, plain or gzip).
+ * request alone: the request target as sent (malformed: 400, 414), the
+ * method and path (which endpoint, 404 or 405) and the Accept and
+ * Accept-Encoding headers (text or OpenMetrics, plain or gzip).
  *
  * Pure functions of their arguments (no libmicrohttpd, no I/O, no state),
  * so that they can be tested and fuzzed apart from the server
@@ -24,6 +25,23 @@ enum gm_request_route {
     GM_REQ_NOT_FOUND,   /* any other path: 404 */
     GM_REQ_NOT_ALLOWED, /* a method other than GET and HEAD: 405 */
 };
+
+/* The most query parameters a request target may have (the API takes
+ * three; libmicrohttpd keeps an entry for each in the connection's 32 KiB
+ * of memory, and with about 500 it has no room left for the answer). */
+#define GM_REQUEST_MAX_PARAMS 32
+
+/* gm_request_target_check's reasons. */
+#define GM_REQUEST_WHY_NUL "malformed request: %00 (a NUL byte) in the path or a parameter"
+#define GM_REQUEST_WHY_PARAMS "too many query parameters (at most 32)"
+
+/* Checks the request target as the client sent it, before %XX decoding:
+ * 0 when it may be served; 400 when it holds %00 (decoding would cut the
+ * path or a parameter there: /metrics%00.txt would be /metrics); 414 when
+ * its query has more than GM_REQUEST_MAX_PARAMS parameters ('&'-separated,
+ * empty ones counted).  *why: a static sentence for the answer, or NULL
+ * for 0. */
+int gm_request_target_check(const char *target, const char **why);
 
 /* 1 when method is exactly "GET" or "HEAD" (methods are case-sensitive). */
 int gm_request_get_or_head(const char *method);

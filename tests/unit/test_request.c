@@ -1,6 +1,7 @@
 /* test_request.c -- the exporter's request decisions without a server
  * (src/export/request.c): routes by method and path, and content
- * negotiation from Accept and Accept-Encoding.  The negotiation cases are
+ * negotiation from Accept and Accept-Encoding, the checks of the raw
+ * request target (%00, too many parameters).  The negotiation cases are
  * those tests/e2e/exporter_http.py sends to a running exporter, plus the
  * edges of the element and q-value parser. */
 #include <setjmp.h>
@@ -60,6 +61,51 @@ static void test_route(void **state)
     assert_int_equal(gm_request_get_or_head("GET"), 1);
     assert_int_equal(gm_request_get_or_head("HEAD"), 1);
     assert_int_equal(gm_request_get_or_head("PUT"), 0);
+}
+
+static void test_target(void **state)
+{
+    (void)state;
+    char many[200] = "/api/v1/history?", more[200];
+    size_t n = strlen(many);
+    memset(many + n, '&', GM_REQUEST_MAX_PARAMS - 1); /* 32 parameters: the most */
+    many[n + GM_REQUEST_MAX_PARAMS - 1] = '\0';
+    snprintf(more, sizeof(more), "%s&", many);
+    static const struct {
+        const char *target;
+        int want;
+    } cases[] = {
+        {"/metrics", 0},
+        {"/api/v1/history?since=1m&id=0,1&metric=power.draw", 0},
+        {"/api/v1/status%00", 400},
+        {"/metrics%00.txt", 400},
+        {"/api/v1/history?since=1m%00junk", 400},
+        {"/api/v1/history?since%00=1m", 400},
+        {"/%00", 400},
+        {"%00", 400},
+        {"/%2500", 0}, /* a literal "%00" once decoded */
+        {"/%0", 0},
+        {"/%", 0},
+        {"/%01", 0},
+        {"/a?b%000", 400},
+        {"/&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&", 0}, /* '&' outside a query */
+        {"/a?", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        const char *why = "unset";
+        int got = gm_request_target_check(cases[i].target, &why);
+        if (got != cases[i].want)
+            fail_msg("%s: %d, want %d", cases[i].target, got, cases[i].want);
+        if (got ? why == NULL : why != NULL)
+            fail_msg("%s: reason %s", cases[i].target, why ? why : "(null)");
+    }
+    const char *why;
+    assert_int_equal(gm_request_target_check(many, &why), 0);
+    assert_int_equal(gm_request_target_check(more, &why), 414);
+    assert_string_equal(why, GM_REQUEST_WHY_PARAMS);
+    assert_int_equal(gm_request_target_check("/metrics%00", &why), 400);
+    assert_string_equal(why, GM_REQUEST_WHY_NUL);
 }
 
 static void test_encoding(void **state)
@@ -150,6 +196,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_route),
+        cmocka_unit_test(test_target),
         cmocka_unit_test(test_encoding),
         cmocka_unit_test(test_accept),
     };
