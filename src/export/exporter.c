@@ -34,6 +34,13 @@
  * of clients already verified nor, by more than a check per flooding
  * address, another address's first login.
  *
+ * Before anything else a request is checked for what no client may send:
+ * a request target with %00 or too many parameters (400, 414: on_target,
+ * in MHD's URI callback), and, without basic auth or verified client
+ * certificates, a Host that does not name the agent (421: DNS rebinding;
+ * request.h).  Without auth, /api/v1/status also leaves command lines out
+ * unless api-command-lines is set.
+ *
  * A reload is a transaction: the new web config is loaded and the new
  * listening socket bound and served before anything of the old is let go;
  * on any error the running listener, web config and options stay as they
@@ -59,6 +66,7 @@
 
 #include "../core/log.h"
 #include "../core/safefile.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "listen.h"
 #include "live.h"
@@ -103,10 +111,12 @@ struct body {
     struct gm_prom_self self;
     struct rendering text, om;
     /* /api/v1/status: the status document, rendered on the first request
-     * (status_json NULL: none), and its cached response */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+     * (status_json NULL: none), with command lines or without
+     * (status_cmd), and its cached response */
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     struct gm_buf status;
     int status_done;
+    int status_cmd;
     struct MHD_Response *status_resp;
     uint64_t status_gen;
     struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
@@ -224,7 +234,24 @@ struct sec {
     uint64_t gen;
     struct gm_webconfig *web; /* NULL: plain HTTP, no auth, no extra headers */
     struct gm_auth *auth;     /* NULL: no basic auth */
+    /* the Host check (DNS rebinding; gm_request_host_ok): on unless basic
+     * auth or RequireAndVerifyClientCert authenticates every request */
+    int host_check;
+    char hostname[256];       /* gethostname() when the context was made */
+    char allowed_hosts[1024]; /* allowed-hosts */
+    /* /api/v1/status with command lines: authenticated (!host_check) or
+     * api-command-lines */
+    int command_lines;
 };
+
+/* What a context made now for allowed would hold besides the web config. */
+static void sec_hosts(const char *allowed, char *hostname, size_t hlen, char *hosts, size_t alen)
+{
+    if (gethostname(hostname, hlen) != 0)
+        hostname[0] = '\0';
+    hostname[hlen - 1] = '\0';
+    gm_strlcpy(hosts, allowed ? allowed : "", alen);
+}
 
 static struct sec *sec_ref(struct sec *s)
 {
@@ -244,7 +271,7 @@ static void sec_unref(struct sec *s)
 /* Takes web (also on failure).  prev: the context it replaces, or NULL; its
  * verified credentials carry over (gm_auth_renew). */
 static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev, uint64_t gen,
-                                struct gm_err *err)
+                                const char *allowed, int api_command_lines, struct gm_err *err)
 {
     struct gm_auth *auth = NULL;
     if (web && gm_webconfig_basic_auth(web) &&
@@ -257,6 +284,12 @@ static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev
     s->gen = gen;
     s->web = web;
     s->auth = auth;
+    s->host_check =
+        !auth && !(web && gm_webconfig_tls(web) &&
+                   gm_webconfig_client_auth(web) == GM_WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT);
+    sec_hosts(allowed, s->hostname, sizeof(s->hostname), s->allowed_hosts,
+              sizeof(s->allowed_hosts));
+    s->command_lines = !s->host_check || api_command_lines;
     return s;
 }
 
@@ -275,7 +308,7 @@ struct gm_exporter {
     char textfile_dir[4096];
     int64_t stale_after_ns;
     /* the live page's sources (exporter.h) */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
     struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
@@ -341,7 +374,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     };
     pthread_mutex_lock(&x->mu);
     struct gm_prom_opts po = x->prom;
-    void (*status_json)(const struct gm_snapshot *, struct gm_buf *) = x->status_json;
+    void (*status_json)(const struct gm_snapshot *, int, struct gm_buf *) = x->status_json;
     char textfile[sizeof(x->textfile_dir)];
     memcpy(textfile, x->textfile_dir, sizeof(textfile));
     pthread_mutex_unlock(&x->mu);
@@ -1222,11 +1255,21 @@ static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec 
     }
     pthread_mutex_lock(&b->mu);
     if (!b->status_done) {
-        b->status_json(b->snap, &b->status);
+        b->status_json(b->snap, s->command_lines, &b->status);
         b->status_done = 1;
+        b->status_cmd = s->command_lines;
     }
+    int other = b->status_cmd != s->command_lines;
     struct MHD_Response *r = b->status_resp && b->status_gen == s->gen ? b->status_resp : NULL;
     pthread_mutex_unlock(&b->mu);
+    if (other) {
+        /* rendered for a context a reload replaced, with the other choice
+         * of command lines: a one-off rendering for this request */
+        struct gm_buf out = GM_BUF_INIT;
+        b->status_json(b->snap, s->command_lines, &out);
+        body_unref(b);
+        return reply_buf(s, c, MHD_HTTP_OK, "application/json", &out);
+    }
     int owned = 0;
     if (!r) {
         __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
@@ -1303,6 +1346,27 @@ static enum MHD_Result reply_malformed(const struct sec *s, struct MHD_Connectio
     return reply_text(s, c, status, msg);
 }
 
+/* 421 for a Host that does not name this agent (gm_request_host_ok),
+ * quoted as one sanitised line (it is the client's text), JSON under /api/. */
+static enum MHD_Result reply_misdirected(const struct sec *s, struct MHD_Connection *c,
+                                         const char *url, const char *host)
+{
+    struct gm_buf h = GM_BUF_INIT;
+    gm_text_line(&h, host, strnlen(host, 200));
+    gm_buf_putc(&h, '\0');
+    int api = strncmp(url, "/api/", 5) == 0;
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "misdirected request: Host \"%s\" does not name this agent (its addresses, "
+             "localhost, its host name; more in allowed-hosts); docs/security.md, DNS "
+             "rebinding%s",
+             h.p, api ? "" : "\n");
+    gm_buf_free(&h);
+    if (api)
+        return reply_json_error(s, c, MHD_HTTP_MISDIRECTED_REQUEST, NULL, msg);
+    return reply_text(s, c, MHD_HTTP_MISDIRECTED_REQUEST, msg);
+}
+
 static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(
@@ -1363,6 +1427,11 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         return reply_busy(s, c);
     if (verdict == JOB_DROPPED)
         return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
+    if (verdict == JOB_UNCHECKED && s->host_check) {
+        const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+        if (!gm_request_host_ok(host, s->hostname, s->allowed_hosts))
+            return reply_misdirected(s, c, url, host);
+    }
     if (verdict == JOB_UNCHECKED && s->web && gm_webconfig_tls(s->web)) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
@@ -1662,10 +1731,16 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
 
     /* x->sec and x->lis are written only by this thread: read them unlocked */
     struct sec *s;
-    if (x->sec && gm_webconfig_equal(x->sec->web, web)) {
-        gm_webconfig_free(web); /* the same file: keep the running one (and its auth cache) */
+    char hostname[sizeof(s->hostname)], hosts[sizeof(s->allowed_hosts)];
+    sec_hosts(o->allowed_hosts, hostname, sizeof(hostname), hosts, sizeof(hosts));
+    if (x->sec && gm_webconfig_equal(x->sec->web, web) && !strcmp(x->sec->hostname, hostname) &&
+        !strcmp(x->sec->allowed_hosts, hosts) &&
+        x->sec->command_lines == (!x->sec->host_check || o->api_command_lines)) {
+        /* the same settings: keep the running context (and its auth cache) */
+        gm_webconfig_free(web);
         s = sec_ref(x->sec);
-    } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, err))) {
+    } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, o->allowed_hosts,
+                                  o->api_command_lines, err))) {
         return GM_E_INVAL;
     }
 

@@ -1,7 +1,7 @@
 /* request.h -- what the exporter answers to a request, decided from the
  * request alone: the request target as sent (malformed: 400, 414), the
- * method and path (which endpoint, 404 or 405) and the Accept and
- * Accept-Encoding headers (text or OpenMetrics, plain or gzip).
+ * Host header (DNS rebinding: 421), the method and path (which endpoint, 404 or 405) and the Accept
+ * and Accept-Encoding headers (text or OpenMetrics, plain or gzip).
  *
  * Pure functions of their arguments (no libmicrohttpd, no I/O, no state),
  * so that they can be tested and fuzzed apart from the server
@@ -42,6 +42,23 @@ enum gm_request_route {
  * empty ones counted).  *why: a static sentence for the answer, or NULL
  * for 0. */
 int gm_request_target_check(const char *target, const char **why);
+
+/* 1 when host, the Host header's value (NULL when the request has none),
+ * names this agent, so that a page whose name was rebound to the agent's
+ * address cannot read it (docs/security.md, "DNS rebinding"); 0 otherwise
+ * (421).  Allowed, each with or without ":PORT" (any port: a port
+ * forwarded elsewhere keeps its number):
+ *   - no Host at all (HTTP/1.0; a browser always sends one);
+ *   - an IPv4 literal or a bracketed IPv6 literal ("[::1]"), any address:
+ *     a rebinding page's requests carry its own name, never an address;
+ *   - "localhost";
+ *   - hostname (gethostname) and its first label, any case;
+ *   - each name of allowed, a comma-separated list (blanks around names
+ *     ignored; NULL or "" for none), compared whole, any case; "*" allows
+ *     every Host.
+ * A name may end with one '.' (the root).  An empty Host, an unbracketed
+ * IPv6 address, a bad port, anything else: 0. */
+int gm_request_host_ok(const char *host, const char *hostname, const char *allowed);
 
 /* 1 when method is exactly "GET" or "HEAD" (methods are case-sensitive). */
 int gm_request_get_or_head(const char *method);

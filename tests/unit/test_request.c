@@ -1,7 +1,8 @@
 /* test_request.c -- the exporter's request decisions without a server
  * (src/export/request.c): routes by method and path, and content
  * negotiation from Accept and Accept-Encoding, the checks of the raw
- * request target (%00, too many parameters).  The negotiation cases are
+ * request target (%00, too many parameters), the Host check (DNS
+ * rebinding).  The negotiation cases are
  * those tests/e2e/exporter_http.py sends to a running exporter, plus the
  * edges of the element and q-value parser. */
 #include <setjmp.h>
@@ -108,6 +109,69 @@ static void test_target(void **state)
     assert_string_equal(why, GM_REQUEST_WHY_NUL);
 }
 
+static void test_host(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *host, *hostname, *allowed;
+        int want;
+    } cases[] = {
+        {NULL, "node7", NULL, 1}, /* HTTP/1.0 without Host */
+        {"127.0.0.1", "node7", NULL, 1},
+        {"127.0.0.1:9842", "node7", NULL, 1},
+        {"10.0.0.5:9100", "node7", NULL, 1},
+        {"1.2.3.4.", "node7", NULL, 1},
+        {"[::1]", "node7", NULL, 1},
+        {"[::1]:9842", "node7", NULL, 1},
+        {"[fe80::1]:80", "node7", NULL, 1},
+        {"localhost", "node7", NULL, 1},
+        {"LocalHost:9842", "node7", NULL, 1},
+        {"localhost.", "node7", NULL, 1},
+        {"node7", "node7", NULL, 1},
+        {"NODE7:9842", "node7", NULL, 1},
+        {"node7.", "node7", NULL, 1},
+        {"node7", "node7.cluster.example", NULL, 1}, /* the first label */
+        {"node7.cluster.example", "node7.cluster.example", NULL, 1},
+        {"gpu.example", "node7", "a.example, GPU.example.", 1},
+        {"gpu.example:443", "node7", "a.example,gpu.example", 1},
+        {"anything.example", "node7", "a.example, *", 1},
+        {"evil.example", "node7", NULL, 0},
+        {"evil.example:9842", "node7", "", 0},
+        {"127.0.0.1.evil.example", "node7", NULL, 0},
+        {"localhost.evil.example", "node7", NULL, 0},
+        {"node7.evil.example", "node7", NULL, 0},
+        {"cluster.example", "node7.cluster.example", NULL, 0},
+        {"node", "node7", NULL, 0},
+        {"gpu.example.evil", "node7", "gpu.example", 0},
+        {"example", "node7", "gpu.example", 0},
+        {"", "node7", NULL, 0},
+        {":9842", "node7", NULL, 0},
+        {".", "node7", NULL, 0},
+        {"::1", "node7", NULL, 0}, /* IPv6 without brackets */
+        {"[::1", "node7", NULL, 0},
+        {"[::1]x", "node7", NULL, 0},
+        {"[::1]:", "node7", NULL, 0},
+        {"[evil]:80", "node7", NULL, 0},
+        {"[]", "node7", NULL, 0},
+        {"127.0.0.1:", "node7", NULL, 0},
+        {"127.0.0.1:x", "node7", NULL, 0},
+        {"127.0.0.1:123456", "node7", NULL, 0},
+        {"1.2.3", "node7", NULL, 0},
+        {"*", "node7", NULL, 0},
+        {"node7", "", NULL, 0},
+        {"node7", NULL, NULL, 0},
+        {"x", "node7", ",,", 0},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        int got = gm_request_host_ok(cases[i].host, cases[i].hostname, cases[i].allowed);
+        if (got != cases[i].want)
+            fail_msg("Host %s (hostname %s, allowed %s): %d, want %d",
+                     cases[i].host ? cases[i].host : "(none)",
+                     cases[i].hostname ? cases[i].hostname : "(null)",
+                     cases[i].allowed ? cases[i].allowed : "(null)", got, cases[i].want);
+    }
+}
+
 static void test_encoding(void **state)
 {
     (void)state;
@@ -195,10 +259,8 @@ static void test_accept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_route),
-        cmocka_unit_test(test_target),
-        cmocka_unit_test(test_encoding),
-        cmocka_unit_test(test_accept),
+        cmocka_unit_test(test_route),    cmocka_unit_test(test_target), cmocka_unit_test(test_host),
+        cmocka_unit_test(test_encoding), cmocka_unit_test(test_accept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
