@@ -52,6 +52,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -78,6 +79,12 @@
 #define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define DEFAULT_MAX_CONNECTIONS 512
 #define DEFAULT_TIMEOUT_NS 10000000000LL
+/* held answers (the section of that name) */
+#define HELD_MAX ((size_t)32 << 20)   /* bytes of one-off answers waiting, at most */
+#define HELD_SMALL ((size_t)64 << 10) /* answers never refused */
+#define TRIM_MIN ((size_t)256 << 10)  /* freeing this much is worth a malloc_trim */
+#define TRIM_EVERY_NS 100000000LL     /* at most this often while answers are held */
+#define TRIM_DELAY_NS 200000000LL     /* the deferred trim, after the last close */
 
 /* ------------------------------------------------------------------ body */
 
@@ -319,8 +326,12 @@ struct gm_exporter {
      * and stops the exporter touches this pointer */
     struct listener *lis;
 
-    uint64_t scrapes; /* atomic */
-    uint64_t dropped; /* atomic, from the agent */
+    size_t held;         /* atomic: bytes of one-off answers MHD holds (held answers) */
+    int trim_owed;       /* atomic: a big answer was freed since the last deferred trim */
+    int64_t trim_ns;     /* atomic: monotonic ns of the last malloc_trim */
+    int64_t held_logged; /* atomic: monotonic ns of the last notice about HELD_MAX */
+    uint64_t scrapes;    /* atomic */
+    uint64_t dropped;    /* atomic, from the agent */
     int textfile_failing;
 };
 
@@ -481,6 +492,7 @@ struct listener {
     int guard_started;
     pthread_t guard;
     int64_t evict_logged; /* monotonic ns of the last notice about a full server */
+    int64_t trim_at;      /* monotonic ns of the deferred malloc_trim, or 0 (held answers) */
 
     struct verifier *ver; /* made with the listener, its thread started on first use */
 };
@@ -512,6 +524,21 @@ static void *guard_run(void *arg)
                 next = due;
             }
         }
+        if (l->trim_at && l->trim_at <= now) {
+            /* the deferred give-back (held answers): the connections'
+             * own memory is freed after their answers, so trim once they
+             * are gone too, unless big answers are still held */
+            l->trim_at = 0;
+            if (__atomic_load_n(&l->x->held, __ATOMIC_ACQUIRE) < TRIM_MIN &&
+                __atomic_exchange_n(&l->x->trim_owed, 0, __ATOMIC_ACQ_REL)) {
+                pthread_mutex_unlock(&l->mu);
+                malloc_trim(0);
+                pthread_mutex_lock(&l->mu);
+            }
+            continue;
+        }
+        if (l->trim_at && l->trim_at < next)
+            next = l->trim_at;
         l->guard_idle = next == INT64_MAX;
         if (l->guard_idle) {
             pthread_cond_wait(&l->cv, &l->mu);
@@ -575,6 +602,13 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_ct
         c->next->prev = c->prev;
         if (!c->cut)
             l->live--;
+        if (__atomic_load_n(&l->x->trim_owed, __ATOMIC_ACQUIRE)) {
+            l->trim_at = gm_mono_ns() + TRIM_DELAY_NS; /* after the last close in a row */
+            if (l->guard_idle) {
+                l->guard_idle = 0;
+                pthread_cond_signal(&l->cv);
+            }
+        }
         pthread_mutex_unlock(&l->mu);
         free(c);
         *socket_ctx = NULL;
@@ -1138,15 +1172,93 @@ static void add_live_headers(struct MHD_Response *r, const char *cache)
     MHD_add_response_header(r, "Cache-Control", cache);
 }
 
-/* Answers with b's bytes (taken: b is left empty, also on failure). */
-static enum MHD_Result reply_buf(const struct sec *s, struct MHD_Connection *c, unsigned status,
-                                 const char *ctype, struct gm_buf *b)
+/* ---------------------------------------------------------- held answers */
+
+static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c, const char *ctype, size_t held);
+
+/* A one-off answer (the page, the history, the alerts, an error) lives in
+ * our memory until its client has read all of it that the kernel's socket
+ * buffer does not take, for as long as connection-timeout allows; 200
+ * clients asking for a whole history of megabytes and never reading once
+ * pinned hundreds of megabytes, and glibc kept them after the clients left.
+ * So the bytes of the answers waiting are counted (x->held), an answer
+ * above HELD_SMALL that would take them over HELD_MAX is refused with 503
+ * (Retry-After: 1) after it is rendered and freed, and once a big answer
+ * is freed the memory goes back to the system (malloc_trim: when little is
+ * left held, or at most every TRIM_EVERY_NS while more is; and once more by
+ * the connection guard TRIM_DELAY_NS after the last connection in a row
+ * closed, as libmicrohttpd frees a connection's memory after its answer).
+ * The cached
+ * /metrics and /api/v1/status answers are shared per sample and are not
+ * counted here. */
+
+struct held {
+    struct gm_exporter *x;
+    size_t len;
+    void *p;
+};
+
+/* After len bytes of a one-off answer were freed, left still held. */
+static void held_give_back(struct gm_exporter *x, size_t len, size_t left)
+{
+    if (len < TRIM_MIN)
+        return;
+    __atomic_store_n(&x->trim_owed, 1, __ATOMIC_RELEASE);
+    int64_t now = gm_mono_ns();
+    int64_t last = __atomic_load_n(&x->trim_ns, __ATOMIC_RELAXED);
+    if (left >= TRIM_MIN && now - last < TRIM_EVERY_NS)
+        return;
+    if (!__atomic_compare_exchange_n(&x->trim_ns, &last, now, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
+        return; /* another thread trims now */
+    malloc_trim(0);
+}
+
+/* MHD's free callback of a counted answer. */
+static void held_free(void *cls)
+{
+    struct held *h = cls;
+    free(h->p);
+    size_t left = __atomic_sub_fetch(&h->x->held, h->len, __ATOMIC_ACQ_REL);
+    held_give_back(h->x, h->len, left);
+    free(h);
+}
+
+/* Answers with b's bytes (taken: b is left empty, also on failure),
+ * counted in x->held when x is set (refused with 503 beyond HELD_MAX: the
+ * held answers section); x NULL: small answers, not counted. */
+static enum MHD_Result reply_buf(struct gm_exporter *x, const struct sec *s,
+                                 struct MHD_Connection *c, unsigned status, const char *ctype,
+                                 struct gm_buf *b)
 {
     if (!b->p)
         gm_buf_reserve(b, 1);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
+    struct held *h = NULL;
+    if (x) {
+        size_t len = b->len, total = __atomic_add_fetch(&x->held, len, __ATOMIC_ACQ_REL);
+        if (len > HELD_SMALL && total > HELD_MAX) {
+            size_t left = __atomic_sub_fetch(&x->held, len, __ATOMIC_ACQ_REL);
+            gm_buf_free(b);
+            held_give_back(x, len, left);
+            return reply_held_full(x, s, c, ctype, total - len);
+        }
+        h = gm_xcalloc(1, sizeof(*h));
+        h->x = x;
+        h->len = len;
+        /* drop the growth slack (up to as much again): mremap or a split */
+        void *p = len ? realloc(b->p, len) : NULL;
+        h->p = p ? p : b->p;
+    }
+    struct MHD_Response *r =
+        h ? MHD_create_response_from_buffer_with_free_callback_cls(h->len, h->p, held_free, h)
+          : MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
     if (!r) {
-        gm_buf_free(b);
+        if (h)
+            held_free(h);
+        else
+            gm_buf_free(b);
+        *b = (struct gm_buf)GM_BUF_INIT;
         return MHD_NO;
     }
     *b = (struct gm_buf)GM_BUF_INIT; /* MHD frees it */
@@ -1167,7 +1279,30 @@ static enum MHD_Result reply_json_error(const struct sec *s, struct MHD_Connecti
 {
     struct gm_buf b = GM_BUF_INIT;
     gm_live_error_json(&b, (int)status, param, msg);
-    return reply_buf(s, c, status, "application/json", &b);
+    return reply_buf(NULL, s, c, status, "application/json", &b);
+}
+
+/* 503 for a big answer that would take the held ones over HELD_MAX
+ * (JSON for the API's ctype), with a notice at most once a minute. */
+static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c, const char *ctype, size_t held)
+{
+    int64_t now = gm_mono_ns(), last = __atomic_load_n(&x->held_logged, __ATOMIC_RELAXED);
+    if ((!last || now - last > 60000000000LL) &&
+        __atomic_compare_exchange_n(&x->held_logged, &last, now, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        xlog(x, 5,
+             "http: %.1f MiB of answers wait for clients that read slowly (at most %zu MiB): "
+             "further big answers get 503 until they are read; reported once a minute",
+             held / 1048576.0, HELD_MAX >> 20);
+    char msg[200];
+    snprintf(msg, sizeof(msg),
+             "busy: %zu MiB of answers are waiting for clients that read slowly; try again",
+             HELD_MAX >> 20);
+    if (strcmp(ctype, "application/json") == 0)
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, msg);
+    gm_strlcpy(msg + strlen(msg), "\n", sizeof(msg) - strlen(msg));
+    return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
 }
 
 /* The alerts pending and firing now: up to max in out, the count in all,
@@ -1218,7 +1353,7 @@ static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
     free(al);
     unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
     body_unref(b);
-    return reply_buf(s, c, status, "text/html; charset=utf-8", &out);
+    return reply_buf(x, s, c, status, "text/html; charset=utf-8", &out);
 }
 
 static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)
@@ -1268,7 +1403,7 @@ static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec 
         struct gm_buf out = GM_BUF_INIT;
         b->status_json(b->snap, s->command_lines, &out);
         body_unref(b);
-        return reply_buf(s, c, MHD_HTTP_OK, "application/json", &out);
+        return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
     }
     int owned = 0;
     if (!r) {
@@ -1307,7 +1442,7 @@ static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec 
     struct gm_buf out = GM_BUF_INIT;
     gm_live_alerts_json(&out, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
     free(al);
-    return reply_buf(s, c, MHD_HTTP_OK, "application/json", &out);
+    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
 }
 
 /* The API's routes: the query checked first (400 naming the parameter). */
@@ -1319,7 +1454,7 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     z.route = route;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &z);
     if (z.bad)
-        return reply_buf(s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
+        return reply_buf(NULL, s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
     gm_buf_free(&z.err);
     if (route == GM_REQ_API_STATUS)
         return serve_api_status(x, s, c);
@@ -1328,7 +1463,8 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     gm_live_query_finish(&z.q);
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_live_history_json(x->ring, &z.q, &out);
-    return reply_buf(s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json", &out);
+    return reply_buf(x, s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json",
+                     &out);
 }
 
 /* A request target refused by gm_request_target_check: 400 (nul) or 414,
