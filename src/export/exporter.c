@@ -603,11 +603,11 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_ct
         if (!c->cut)
             l->live--;
         if (__atomic_load_n(&l->x->trim_owed, __ATOMIC_ACQUIRE)) {
-            l->trim_at = gm_mono_ns() + TRIM_DELAY_NS; /* after the last close in a row */
-            if (l->guard_idle) {
-                l->guard_idle = 0;
-                pthread_cond_signal(&l->cv);
-            }
+            /* after the last close in a row; the guard may be waiting for
+             * a later deadline, so wake it to wait for this one */
+            l->trim_at = gm_mono_ns() + TRIM_DELAY_NS;
+            l->guard_idle = 0;
+            pthread_cond_signal(&l->cv);
         }
         pthread_mutex_unlock(&l->mu);
         free(c);
