@@ -67,7 +67,7 @@ static void test_route(void **state)
 static void test_target(void **state)
 {
     (void)state;
-    char many[200] = "/api/v1/history?", more[200];
+    char many[200] = "/api/v1/history?", more[sizeof(many) + 1];
     size_t n = strlen(many);
     memset(many + n, '&', GM_REQUEST_MAX_PARAMS - 1); /* 32 parameters: the most */
     many[n + GM_REQUEST_MAX_PARAMS - 1] = '\0';
