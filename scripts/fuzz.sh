@@ -24,7 +24,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 
 # name:max_len -- the longest input each is given, about twice its largest seed
-HARNESSES="config:16384 rule:600 scenario:16384 webconfig:8192 csv:4096 http:4096"
+HARNESSES="config:16384 rule:600 scenario:16384 webconfig:8192 csv:4096 http:4096 history:2048"
 HARNESSES="$HARNESSES attrib:1024 jobmap:4096"
 BUILD=build-fuzz
 

@@ -104,6 +104,12 @@ static const struct opt opts[] = {
      "also write DIR/gpumon.prom for node_exporter's textfile collector after every sample"},
     {"exporter", "web-config", T_STRING, OFF(web_config), "", 0, 0, NULL, "FILE",
      "TLS and basic auth, in the Prometheus exporter-toolkit format (docs/exporter.md)"},
+    {"exporter", "allowed-hosts", T_STRING, OFF(allowed_hosts), "", 0, 0, NULL, "NAMES",
+     "Host names answered besides IP addresses, localhost and the host name, comma-separated "
+     "(* for any); without auth others get 421 (DNS rebinding: docs/security.md)"},
+    {"exporter", "api-command-lines", T_BOOL, OFF(api_command_lines), "false", 0, 0, NULL, NULL,
+     "processes' command lines in /api/v1/status without auth too (they may hold secrets passed "
+     "as arguments; with basic auth or verified client certificates they are always there)"},
     {"exporter", "max-connections", T_UINT, OFF(max_connections), "512", 1, 65536, NULL, "N",
      "HTTP connections served at once; more wait in the kernel's queue"},
     {"exporter", "connection-timeout", T_DURATION, OFF(connection_timeout_ns), "10s", SEC,

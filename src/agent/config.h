@@ -57,6 +57,8 @@ struct gm_config {
     unsigned max_process_series;
     char textfile_dir[PATH_MAX];
     char web_config[PATH_MAX];
+    char allowed_hosts[1024]; /* comma-separated Host names besides the agent's own */
+    int api_command_lines;    /* /api/v1/status with command lines without auth */
     unsigned max_connections;
     int64_t connection_timeout_ns;
     int64_t stale_after_ns; /* 0 = three intervals plus 30 s */

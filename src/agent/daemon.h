@@ -33,7 +33,7 @@ struct gm_daemon_opts {
     /* `gpumon status --json`'s document of a snapshot, for the exporter's
      * /api/v1/status (the view layer's function, handed down by the
      * command); NULL: that endpoint answers 503 */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
 };
 
 /* Runs until a stop signal; returns the process exit status (0, or 1 for a

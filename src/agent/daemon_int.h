@@ -63,7 +63,8 @@ struct gm_reload_plan {
 struct gm_daemon {
     struct gm_config cfg; /* the running configuration */
     int once;             /* record --once */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out); /* daemon.h */
+    void (*status_json)(const struct gm_snapshot *s, int command_lines,
+                        struct gm_buf *out); /* daemon.h */
 
     /* The exporter outlives sink restarts (its listener keeps its port
      * across a reload); the sink set holds a sink that renders into it. */

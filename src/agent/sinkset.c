@@ -42,6 +42,8 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->prom.max_process_series = c->max_process_series;
     eo->textfile_dir = c->textfile_dir[0] ? c->textfile_dir : NULL;
     eo->web_config = c->web_config[0] ? c->web_config : NULL;
+    eo->allowed_hosts = c->allowed_hosts;
+    eo->api_command_lines = c->api_command_lines;
     eo->max_connections = c->max_connections;
     eo->connection_timeout_ns = c->connection_timeout_ns;
     eo->stale_after_ns = c->stale_after_ns;

@@ -34,6 +34,13 @@
  * of clients already verified nor, by more than a check per flooding
  * address, another address's first login.
  *
+ * Before anything else a request is checked for what no client may send:
+ * a request target with %00 or too many parameters (400, 414: on_target,
+ * in MHD's URI callback), and, without basic auth or verified client
+ * certificates, a Host that does not name the agent (421: DNS rebinding;
+ * request.h).  Without auth, /api/v1/status also leaves command lines out
+ * unless api-command-lines is set.
+ *
  * A reload is a transaction: the new web config is loaded and the new
  * listening socket bound and served before anything of the old is let go;
  * on any error the running listener, web config and options stay as they
@@ -45,6 +52,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -59,6 +67,7 @@
 
 #include "../core/log.h"
 #include "../core/safefile.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "listen.h"
 #include "live.h"
@@ -70,6 +79,12 @@
 #define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define DEFAULT_MAX_CONNECTIONS 512
 #define DEFAULT_TIMEOUT_NS 10000000000LL
+/* held answers (the section of that name) */
+#define HELD_MAX ((size_t)32 << 20)   /* bytes of one-off answers waiting, at most */
+#define HELD_SMALL ((size_t)64 << 10) /* answers never refused */
+#define TRIM_MIN ((size_t)256 << 10)  /* freeing this much is worth a malloc_trim */
+#define TRIM_EVERY_NS 100000000LL     /* at most this often while answers are held */
+#define TRIM_DELAY_NS 200000000LL     /* the deferred trim, after the last close */
 
 /* ------------------------------------------------------------------ body */
 
@@ -103,10 +118,12 @@ struct body {
     struct gm_prom_self self;
     struct rendering text, om;
     /* /api/v1/status: the status document, rendered on the first request
-     * (status_json NULL: none), and its cached response */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+     * (status_json NULL: none), with command lines or without
+     * (status_cmd), and its cached response */
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     struct gm_buf status;
     int status_done;
+    int status_cmd;
     struct MHD_Response *status_resp;
     uint64_t status_gen;
     struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
@@ -224,7 +241,24 @@ struct sec {
     uint64_t gen;
     struct gm_webconfig *web; /* NULL: plain HTTP, no auth, no extra headers */
     struct gm_auth *auth;     /* NULL: no basic auth */
+    /* the Host check (DNS rebinding; gm_request_host_ok): on unless basic
+     * auth or RequireAndVerifyClientCert authenticates every request */
+    int host_check;
+    char hostname[256];       /* gethostname() when the context was made */
+    char allowed_hosts[1024]; /* allowed-hosts */
+    /* /api/v1/status with command lines: authenticated (!host_check) or
+     * api-command-lines */
+    int command_lines;
 };
+
+/* What a context made now for allowed would hold besides the web config. */
+static void sec_hosts(const char *allowed, char *hostname, size_t hlen, char *hosts, size_t alen)
+{
+    if (gethostname(hostname, hlen) != 0)
+        hostname[0] = '\0';
+    hostname[hlen - 1] = '\0';
+    gm_strlcpy(hosts, allowed ? allowed : "", alen);
+}
 
 static struct sec *sec_ref(struct sec *s)
 {
@@ -244,7 +278,7 @@ static void sec_unref(struct sec *s)
 /* Takes web (also on failure).  prev: the context it replaces, or NULL; its
  * verified credentials carry over (gm_auth_renew). */
 static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev, uint64_t gen,
-                                struct gm_err *err)
+                                const char *allowed, int api_command_lines, struct gm_err *err)
 {
     struct gm_auth *auth = NULL;
     if (web && gm_webconfig_basic_auth(web) &&
@@ -257,6 +291,12 @@ static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev
     s->gen = gen;
     s->web = web;
     s->auth = auth;
+    s->host_check =
+        !auth && !(web && gm_webconfig_tls(web) &&
+                   gm_webconfig_client_auth(web) == GM_WEBCONFIG_REQUIRE_AND_VERIFY_CLIENT_CERT);
+    sec_hosts(allowed, s->hostname, sizeof(s->hostname), s->allowed_hosts,
+              sizeof(s->allowed_hosts));
+    s->command_lines = !s->host_check || api_command_lines;
     return s;
 }
 
@@ -275,7 +315,7 @@ struct gm_exporter {
     char textfile_dir[4096];
     int64_t stale_after_ns;
     /* the live page's sources (exporter.h) */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
     struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
@@ -286,8 +326,12 @@ struct gm_exporter {
      * and stops the exporter touches this pointer */
     struct listener *lis;
 
-    uint64_t scrapes; /* atomic */
-    uint64_t dropped; /* atomic, from the agent */
+    size_t held;         /* atomic: bytes of one-off answers MHD holds (held answers) */
+    int trim_owed;       /* atomic: a big answer was freed since the last deferred trim */
+    int64_t trim_ns;     /* atomic: monotonic ns of the last malloc_trim */
+    int64_t held_logged; /* atomic: monotonic ns of the last notice about HELD_MAX */
+    uint64_t scrapes;    /* atomic */
+    uint64_t dropped;    /* atomic, from the agent */
     int textfile_failing;
 };
 
@@ -341,7 +385,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     };
     pthread_mutex_lock(&x->mu);
     struct gm_prom_opts po = x->prom;
-    void (*status_json)(const struct gm_snapshot *, struct gm_buf *) = x->status_json;
+    void (*status_json)(const struct gm_snapshot *, int, struct gm_buf *) = x->status_json;
     char textfile[sizeof(x->textfile_dir)];
     memcpy(textfile, x->textfile_dir, sizeof(textfile));
     pthread_mutex_unlock(&x->mu);
@@ -448,6 +492,7 @@ struct listener {
     int guard_started;
     pthread_t guard;
     int64_t evict_logged; /* monotonic ns of the last notice about a full server */
+    int64_t trim_at;      /* monotonic ns of the deferred malloc_trim, or 0 (held answers) */
 
     struct verifier *ver; /* made with the listener, its thread started on first use */
 };
@@ -479,6 +524,21 @@ static void *guard_run(void *arg)
                 next = due;
             }
         }
+        if (l->trim_at && l->trim_at <= now) {
+            /* the deferred give-back (held answers): the connections'
+             * own memory is freed after their answers, so trim once they
+             * are gone too, unless big answers are still held */
+            l->trim_at = 0;
+            if (__atomic_load_n(&l->x->held, __ATOMIC_ACQUIRE) < TRIM_MIN &&
+                __atomic_exchange_n(&l->x->trim_owed, 0, __ATOMIC_ACQ_REL)) {
+                pthread_mutex_unlock(&l->mu);
+                malloc_trim(0);
+                pthread_mutex_lock(&l->mu);
+            }
+            continue;
+        }
+        if (l->trim_at && l->trim_at < next)
+            next = l->trim_at;
         l->guard_idle = next == INT64_MAX;
         if (l->guard_idle) {
             pthread_cond_wait(&l->cv, &l->mu);
@@ -542,6 +602,13 @@ static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_ct
         c->next->prev = c->prev;
         if (!c->cut)
             l->live--;
+        if (__atomic_load_n(&l->x->trim_owed, __ATOMIC_ACQUIRE)) {
+            /* after the last close in a row; the guard may be waiting for
+             * a later deadline, so wake it to wait for this one */
+            l->trim_at = gm_mono_ns() + TRIM_DELAY_NS;
+            l->guard_idle = 0;
+            pthread_cond_signal(&l->cv);
+        }
         pthread_mutex_unlock(&l->mu);
         free(c);
         *socket_ctx = NULL;
@@ -572,6 +639,48 @@ static void conn_phase(struct MHD_Connection *mc, int waiting)
 /* *req_cls of a request whose headers are in and that has no job. */
 static char headers_in;
 
+/* *req_cls, from on_target, of a request whose target is refused: 400
+ * (%00) or 414 (too many parameters).  Neither is a job. */
+static char target_nul, target_params;
+
+static int is_job(const void *req_cls)
+{
+    return req_cls && req_cls != &headers_in && req_cls != &target_nul && req_cls != &target_params;
+}
+
+/* MHD's URI callback: the request target as sent, before MHD decodes %XX
+ * (which would cut the path or a parameter at a %00, unseen) and splits the
+ * query into parameters.  Its answer is the request's first *req_cls.
+ *
+ * Too many parameters: libmicrohttpd 0.9 keeps an entry per parameter in
+ * the connection's memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT), and
+ * about 500 of them fill it, so that neither our answer nor its own 431
+ * fits and the client gets a closed connection.  So the query is cut here,
+ * in MHD's buffer, before MHD splits it: MHD parses it right after this
+ * call, from its own copy of where the '?' is (microhttpd.h: the callback
+ * comes "before we modify URI or args"), and an empty query has no
+ * parameters.  The request is then refused with 414 (tests/e2e/
+ * exporter_hostile.py, many_params, catches a library that behaves
+ * otherwise). */
+static void *on_target(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)c;
+    const char *why;
+    switch (gm_request_target_check(uri, &why)) {
+    case 400:
+        return &target_nul;
+    case 414: {
+        char *q = strchr(uri, '?'); /* MHD's writable request buffer (see above) */
+        if (q)
+            q[1] = '\0';
+        return &target_params;
+    }
+    default:
+        return NULL;
+    }
+}
+
 struct vjob;
 static void job_release(struct verifier *v, struct vjob *j);
 
@@ -580,7 +689,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
 {
     struct listener *l = cls;
     (void)toe;
-    if (*req_cls && *req_cls != &headers_in) {
+    if (is_job(*req_cls)) {
         /* resumed after its check, but the client went away before the
          * handler could answer */
         job_release(l->ver, *req_cls);
@@ -1063,15 +1172,93 @@ static void add_live_headers(struct MHD_Response *r, const char *cache)
     MHD_add_response_header(r, "Cache-Control", cache);
 }
 
-/* Answers with b's bytes (taken: b is left empty, also on failure). */
-static enum MHD_Result reply_buf(const struct sec *s, struct MHD_Connection *c, unsigned status,
-                                 const char *ctype, struct gm_buf *b)
+/* ---------------------------------------------------------- held answers */
+
+static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c, const char *ctype, size_t held);
+
+/* A one-off answer (the page, the history, the alerts, an error) lives in
+ * our memory until its client has read all of it that the kernel's socket
+ * buffer does not take, for as long as connection-timeout allows; 200
+ * clients asking for a whole history of megabytes and never reading once
+ * pinned hundreds of megabytes, and glibc kept them after the clients left.
+ * So the bytes of the answers waiting are counted (x->held), an answer
+ * above HELD_SMALL that would take them over HELD_MAX is refused with 503
+ * (Retry-After: 1) after it is rendered and freed, and once a big answer
+ * is freed the memory goes back to the system (malloc_trim: when little is
+ * left held, or at most every TRIM_EVERY_NS while more is; and once more by
+ * the connection guard TRIM_DELAY_NS after the last connection in a row
+ * closed, as libmicrohttpd frees a connection's memory after its answer).
+ * The cached
+ * /metrics and /api/v1/status answers are shared per sample and are not
+ * counted here. */
+
+struct held {
+    struct gm_exporter *x;
+    size_t len;
+    void *p;
+};
+
+/* After len bytes of a one-off answer were freed, left still held. */
+static void held_give_back(struct gm_exporter *x, size_t len, size_t left)
+{
+    if (len < TRIM_MIN)
+        return;
+    __atomic_store_n(&x->trim_owed, 1, __ATOMIC_RELEASE);
+    int64_t now = gm_mono_ns();
+    int64_t last = __atomic_load_n(&x->trim_ns, __ATOMIC_RELAXED);
+    if (left >= TRIM_MIN && now - last < TRIM_EVERY_NS)
+        return;
+    if (!__atomic_compare_exchange_n(&x->trim_ns, &last, now, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
+        return; /* another thread trims now */
+    malloc_trim(0);
+}
+
+/* MHD's free callback of a counted answer. */
+static void held_free(void *cls)
+{
+    struct held *h = cls;
+    free(h->p);
+    size_t left = __atomic_sub_fetch(&h->x->held, h->len, __ATOMIC_ACQ_REL);
+    held_give_back(h->x, h->len, left);
+    free(h);
+}
+
+/* Answers with b's bytes (taken: b is left empty, also on failure),
+ * counted in x->held when x is set (refused with 503 beyond HELD_MAX: the
+ * held answers section); x NULL: small answers, not counted. */
+static enum MHD_Result reply_buf(struct gm_exporter *x, const struct sec *s,
+                                 struct MHD_Connection *c, unsigned status, const char *ctype,
+                                 struct gm_buf *b)
 {
     if (!b->p)
         gm_buf_reserve(b, 1);
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
+    struct held *h = NULL;
+    if (x) {
+        size_t len = b->len, total = __atomic_add_fetch(&x->held, len, __ATOMIC_ACQ_REL);
+        if (len > HELD_SMALL && total > HELD_MAX) {
+            size_t left = __atomic_sub_fetch(&x->held, len, __ATOMIC_ACQ_REL);
+            gm_buf_free(b);
+            held_give_back(x, len, left);
+            return reply_held_full(x, s, c, ctype, total - len);
+        }
+        h = gm_xcalloc(1, sizeof(*h));
+        h->x = x;
+        h->len = len;
+        /* drop the growth slack (up to as much again): mremap or a split */
+        void *p = len ? realloc(b->p, len) : NULL;
+        h->p = p ? p : b->p;
+    }
+    struct MHD_Response *r =
+        h ? MHD_create_response_from_buffer_with_free_callback_cls(h->len, h->p, held_free, h)
+          : MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
     if (!r) {
-        gm_buf_free(b);
+        if (h)
+            held_free(h);
+        else
+            gm_buf_free(b);
+        *b = (struct gm_buf)GM_BUF_INIT;
         return MHD_NO;
     }
     *b = (struct gm_buf)GM_BUF_INIT; /* MHD frees it */
@@ -1092,7 +1279,30 @@ static enum MHD_Result reply_json_error(const struct sec *s, struct MHD_Connecti
 {
     struct gm_buf b = GM_BUF_INIT;
     gm_live_error_json(&b, (int)status, param, msg);
-    return reply_buf(s, c, status, "application/json", &b);
+    return reply_buf(NULL, s, c, status, "application/json", &b);
+}
+
+/* 503 for a big answer that would take the held ones over HELD_MAX
+ * (JSON for the API's ctype), with a notice at most once a minute. */
+static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c, const char *ctype, size_t held)
+{
+    int64_t now = gm_mono_ns(), last = __atomic_load_n(&x->held_logged, __ATOMIC_RELAXED);
+    if ((!last || now - last > 60000000000LL) &&
+        __atomic_compare_exchange_n(&x->held_logged, &last, now, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        xlog(x, 5,
+             "http: %.1f MiB of answers wait for clients that read slowly (at most %zu MiB): "
+             "further big answers get 503 until they are read; reported once a minute",
+             held / 1048576.0, HELD_MAX >> 20);
+    char msg[200];
+    snprintf(msg, sizeof(msg),
+             "busy: %zu MiB of answers are waiting for clients that read slowly; try again",
+             HELD_MAX >> 20);
+    if (strcmp(ctype, "application/json") == 0)
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, msg);
+    gm_strlcpy(msg + strlen(msg), "\n", sizeof(msg) - strlen(msg));
+    return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
 }
 
 /* The alerts pending and firing now: up to max in out, the count in all,
@@ -1143,7 +1353,7 @@ static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
     free(al);
     unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
     body_unref(b);
-    return reply_buf(s, c, status, "text/html; charset=utf-8", &out);
+    return reply_buf(x, s, c, status, "text/html; charset=utf-8", &out);
 }
 
 static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)
@@ -1180,11 +1390,21 @@ static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec 
     }
     pthread_mutex_lock(&b->mu);
     if (!b->status_done) {
-        b->status_json(b->snap, &b->status);
+        b->status_json(b->snap, s->command_lines, &b->status);
         b->status_done = 1;
+        b->status_cmd = s->command_lines;
     }
+    int other = b->status_cmd != s->command_lines;
     struct MHD_Response *r = b->status_resp && b->status_gen == s->gen ? b->status_resp : NULL;
     pthread_mutex_unlock(&b->mu);
+    if (other) {
+        /* rendered for a context a reload replaced, with the other choice
+         * of command lines: a one-off rendering for this request */
+        struct gm_buf out = GM_BUF_INIT;
+        b->status_json(b->snap, s->command_lines, &out);
+        body_unref(b);
+        return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
+    }
     int owned = 0;
     if (!r) {
         __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
@@ -1222,7 +1442,7 @@ static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec 
     struct gm_buf out = GM_BUF_INIT;
     gm_live_alerts_json(&out, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
     free(al);
-    return reply_buf(s, c, MHD_HTTP_OK, "application/json", &out);
+    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
 }
 
 /* The API's routes: the query checked first (400 naming the parameter). */
@@ -1234,7 +1454,7 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     z.route = route;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &z);
     if (z.bad)
-        return reply_buf(s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
+        return reply_buf(NULL, s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
     gm_buf_free(&z.err);
     if (route == GM_REQ_API_STATUS)
         return serve_api_status(x, s, c);
@@ -1243,7 +1463,44 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     gm_live_query_finish(&z.q);
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_live_history_json(x->ring, &z.q, &out);
-    return reply_buf(s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json", &out);
+    return reply_buf(x, s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json",
+                     &out);
+}
+
+/* A request target refused by gm_request_target_check: 400 (nul) or 414,
+ * JSON under /api/ (url: the path as MHD decoded it, maybe cut at the
+ * %00), text elsewhere. */
+static enum MHD_Result reply_malformed(const struct sec *s, struct MHD_Connection *c,
+                                       const char *url, int nul)
+{
+    const char *why = nul ? GM_REQUEST_WHY_NUL : GM_REQUEST_WHY_PARAMS;
+    unsigned status = nul ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_URI_TOO_LONG;
+    if (strncmp(url, "/api/", 5) == 0)
+        return reply_json_error(s, c, status, NULL, why);
+    char msg[200];
+    snprintf(msg, sizeof(msg), "%s\n", why);
+    return reply_text(s, c, status, msg);
+}
+
+/* 421 for a Host that does not name this agent (gm_request_host_ok),
+ * quoted as one sanitised line (it is the client's text), JSON under /api/. */
+static enum MHD_Result reply_misdirected(const struct sec *s, struct MHD_Connection *c,
+                                         const char *url, const char *host)
+{
+    struct gm_buf h = GM_BUF_INIT;
+    gm_text_line(&h, host, strnlen(host, 200));
+    gm_buf_putc(&h, '\0');
+    int api = strncmp(url, "/api/", 5) == 0;
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "misdirected request: Host \"%s\" does not name this agent (its addresses, "
+             "localhost, its host name; more in allowed-hosts); docs/security.md, DNS "
+             "rebinding%s",
+             h.p, api ? "" : "\n");
+    gm_buf_free(&h);
+    if (api)
+        return reply_json_error(s, c, MHD_HTTP_MISDIRECTED_REQUEST, NULL, msg);
+    return reply_text(s, c, MHD_HTTP_MISDIRECTED_REQUEST, msg);
 }
 
 static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
@@ -1306,6 +1563,11 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         return reply_busy(s, c);
     if (verdict == JOB_DROPPED)
         return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
+    if (verdict == JOB_UNCHECKED && s->host_check) {
+        const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+        if (!gm_request_host_ok(host, s->hostname, s->allowed_hosts))
+            return reply_misdirected(s, c, url, host);
+    }
     if (verdict == JOB_UNCHECKED && s->web && gm_webconfig_tls(s->web)) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
@@ -1358,6 +1620,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     (void)version;
     (void)upload;
     int get_or_head = gm_request_get_or_head(method);
+    if (*req_cls == &target_nul || *req_cls == &target_params) {
+        /* refused before anything else, auth included: it is malformed
+         * whoever sends it; the connection closes after the answer */
+        int nul = *req_cls == &target_nul;
+        *req_cls = (void *)&headers_in;
+        conn_phase(c, 0);
+        struct sec *s = current_sec(l->x);
+        enum MHD_Result ret = reply_malformed(s, c, url, nul);
+        sec_unref(s);
+        return ret;
+    }
     if (*req_cls == NULL) {
         *req_cls = (void *)&headers_in;
         conn_phase(c, 0);
@@ -1545,8 +1818,8 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
         MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)2, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, x, MHD_OPTION_ARRAY, tls,
-        MHD_OPTION_END);
+        on_completed, l, MHD_OPTION_URI_LOG_CALLBACK, on_target, l, MHD_OPTION_EXTERNAL_LOGGER,
+        mhd_log, x, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (!l->mhd) {
         gm_err_set(err, GM_E_IO, "cannot start the HTTP server on %s (debug log: http: ...)", addr);
         goto fail;
@@ -1594,10 +1867,16 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
 
     /* x->sec and x->lis are written only by this thread: read them unlocked */
     struct sec *s;
-    if (x->sec && gm_webconfig_equal(x->sec->web, web)) {
-        gm_webconfig_free(web); /* the same file: keep the running one (and its auth cache) */
+    char hostname[sizeof(s->hostname)], hosts[sizeof(s->allowed_hosts)];
+    sec_hosts(o->allowed_hosts, hostname, sizeof(hostname), hosts, sizeof(hosts));
+    if (x->sec && gm_webconfig_equal(x->sec->web, web) && !strcmp(x->sec->hostname, hostname) &&
+        !strcmp(x->sec->allowed_hosts, hosts) &&
+        x->sec->command_lines == (!x->sec->host_check || o->api_command_lines)) {
+        /* the same settings: keep the running context (and its auth cache) */
+        gm_webconfig_free(web);
         s = sec_ref(x->sec);
-    } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, err))) {
+    } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, o->allowed_hosts,
+                                  o->api_command_lines, err))) {
         return GM_E_INVAL;
     }
 

@@ -35,16 +35,25 @@ struct gm_exporter_opts {
     struct gm_prom_opts prom; /* names, hostname label, process metrics */
     const char *textfile_dir; /* write DIR/gpumon.prom after every sample; NULL = off */
     const char *web_config;   /* exporter-toolkit YAML; NULL = plain HTTP, no auth */
-    unsigned max_connections; /* 0 = 512 */
+    /* Host names answered besides the agent's own, comma-separated ("*":
+     * any); checked only without basic auth or verified client certificates
+     * (request.h, gm_request_host_ok).  NULL = none. */
+    const char *allowed_hosts;
+    /* /api/v1/status has the processes' command lines (which may hold
+     * secrets passed as arguments) with basic auth or verified client
+     * certificates, or when this is set; "command" is null otherwise. */
+    int api_command_lines;
+    unsigned max_connections;      /* 0 = 512 */
     int64_t connection_timeout_ns; /* idle connections are closed after this; 0 = 10 s */
     int64_t stale_after_ns;        /* /healthz: 503 when the latest sample is older */
     /* The live page (/, /static/..., /api/v1/...; docs/api.md).  status_json
      * writes `gpumon status --json`'s document of a snapshot (the view
-     * layer's, which this layer cannot call); NULL: /api/v1/status answers
-     * 503.  alerts copies up to max alerts pending or firing now into out and
-     * returns how many there are, or -1 when alerts are off (NULL: off); it
-     * is called on the HTTP threads and must not block for long. */
-    void (*status_json)(const struct gm_snapshot *s, struct gm_buf *out);
+     * layer's, which this layer cannot call), with each process's command
+     * line when command_lines, else with "command" null (withheld); NULL:
+     * /api/v1/status answers 503.  alerts copies up to max alerts pending or firing now into out
+     * and returns how many there are, or -1 when alerts are off (NULL: off); it is called on the
+     * HTTP threads and must not block for long. */
+    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
     gm_log_fn log; /* may be NULL */

@@ -20,8 +20,9 @@ int gm_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, 
 
 /* The [exporter] section's own checks of a string setting, made where the
  * file or flag is read so that `config check`, flags and a reload name the
- * place: "listen" must parse (gm_listen_parse) and "web-config" must exist
- * (its content is checked when the exporter loads it).  Other keys and an
+ * place: "listen" must parse (gm_listen_parse), "web-config" must exist
+ * (its content is checked when the exporter loads it) and "allowed-hosts"
+ * must be comma-separated host names or "*".  Other keys and an
  * empty value pass.  Returns 0, or GM_E_INVAL with the reason in why. */
 int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t wlen);
 

@@ -3,6 +3,7 @@
  * listen-address parser and the [exporter] section's checks (listen.h),
  * which the core needs without the module. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -158,6 +159,20 @@ int gm_listen_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len, 
 
 /* ------------------------------------------------------------ settings */
 
+/* A name of allowed-hosts (n bytes at p): as a Host header carries it
+ * (letters, digits, '.', '-', '_'; at most 253), or "*". */
+static int host_name_ok(const char *p, size_t n)
+{
+    if (n == 1 && *p == '*')
+        return 1;
+    if (n > 253)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)p[i]) && p[i] != '.' && p[i] != '-' && p[i] != '_')
+            return 0;
+    return 1;
+}
+
 int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t wlen)
 {
     if (!*value)
@@ -177,6 +192,19 @@ int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t
         if (gm_listen_parse(value, &ss, &len, r, sizeof(r)) != 0) {
             snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
             return GM_E_INVAL;
+        }
+    } else if (!strcmp(key, "allowed-hosts")) {
+        for (const char *p = value; *p;) {
+            p += strspn(p, ", \t");
+            size_t n = strcspn(p, ", \t");
+            if (n && !host_name_ok(p, n)) {
+                snprintf(why, wlen,
+                         "allowed-hosts: \"%.*s\" is not a host name (letters, digits, '.', "
+                         "'-', '_'; or * for any; no port: every port is allowed)",
+                         (int)(n > 64 ? 64 : n), p);
+                return GM_E_INVAL;
+            }
+            p += n;
         }
     } else if (!strcmp(key, "web-config") && access(value, F_OK) != 0 &&
                (errno == ENOENT || errno == ENOTDIR)) {

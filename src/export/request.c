@@ -10,6 +10,7 @@
  */
 #include "request.h"
 
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,6 +134,108 @@ void gm_request_negotiate(const char *accept, const char *encoding, int *om, int
     if (q_gzip < 0)
         q_gzip = q_star;
     *gz = q_gzip > 0 && q_gzip >= q_identity;
+}
+
+int gm_request_target_check(const char *target, const char **why)
+{
+    *why = NULL;
+    for (const char *p = target; (p = strchr(p, '%')); p++)
+        if (p[1] == '0' && p[2] == '0') {
+            *why = GM_REQUEST_WHY_NUL;
+            return 400;
+        }
+    const char *q = strchr(target, '?');
+    if (!q)
+        return 0;
+    unsigned n = 1;
+    for (q++; *q; q++)
+        if (*q == '&' && ++n > GM_REQUEST_MAX_PARAMS) {
+            *why = GM_REQUEST_WHY_PARAMS;
+            return 414;
+        }
+    return 0;
+}
+
+/* 1 when the n bytes at a equal the n bytes at b but for ASCII case. */
+static int same_name(const char *a, size_t n, const char *b, size_t bn)
+{
+    return n == bn && n > 0 && strncasecmp(a, b, n) == 0;
+}
+
+/* 1 when the n bytes at s are an address of family af. */
+static int is_literal(int af, const char *s, size_t n)
+{
+    char tmp[64];
+    unsigned char addr[16];
+    if (n == 0 || n >= sizeof(tmp))
+        return 0;
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    return inet_pton(af, tmp, addr) == 1;
+}
+
+/* 1 when name (n bytes) is one of the comma-separated names of list. */
+static int in_list(const char *name, size_t n, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        while (*p == ',' || is_ows(*p))
+            p++;
+        const char *e = p;
+        while (*e && *e != ',')
+            e++;
+        size_t len = (size_t)(e - p);
+        while (len && is_ows(p[len - 1]))
+            len--;
+        if (len && p[len - 1] == '.')
+            len--;
+        if ((len == 1 && *p == '*') || same_name(name, n, p, len))
+            return 1;
+        p = e;
+    }
+    return 0;
+}
+
+int gm_request_host_ok(const char *host, const char *hostname, const char *allowed)
+{
+    if (!host)
+        return 1;
+    size_t len = strlen(host);
+    const char *port = NULL;
+    if (host[0] == '[') {
+        const char *close = strchr(host, ']');
+        if (!close || (close[1] && close[1] != ':'))
+            return 0;
+        if (!is_literal(AF_INET6, host + 1, (size_t)(close - host - 1)))
+            return 0;
+        port = close[1] ? close + 2 : NULL;
+    } else {
+        const char *colon = strchr(host, ':');
+        if (colon && strchr(colon + 1, ':'))
+            return 0; /* an IPv6 address without brackets */
+        if (colon) {
+            port = colon + 1;
+            len = (size_t)(colon - host);
+        }
+    }
+    if (port && (!*port || strlen(port) > 5 || strspn(port, "0123456789") != strlen(port)))
+        return 0;
+    if (host[0] == '[')
+        return 1;
+    if (len && host[len - 1] == '.')
+        len--;
+    if (len == 0)
+        return 0;
+    if (is_literal(AF_INET, host, len) || same_name(host, len, "localhost", 9))
+        return 1;
+    if (hostname && *hostname) {
+        size_t hn = strlen(hostname);
+        if (hostname[hn - 1] == '.')
+            hn--;
+        size_t first = strcspn(hostname, ".");
+        if (same_name(host, len, hostname, hn) || same_name(host, len, hostname, first))
+            return 1;
+    }
+    return in_list(host, len, allowed);
 }
 
 int gm_request_get_or_head(const char *method)

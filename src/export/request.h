@@ -1,6 +1,7 @@
 /* request.h -- what the exporter answers to a request, decided from the
- * request alone: the method and path (which endpoint, 404 or 405) and the
- * Accept and Accept-Encoding headers (text or OpenMetrics, plain or gzip).
+ * request alone: the request target as sent (malformed: 400, 414), the
+ * Host header (DNS rebinding: 421), the method and path (which endpoint, 404 or 405) and the Accept
+ * and Accept-Encoding headers (text or OpenMetrics, plain or gzip).
  *
  * Pure functions of their arguments (no libmicrohttpd, no I/O, no state),
  * so that they can be tested and fuzzed apart from the server
@@ -24,6 +25,40 @@ enum gm_request_route {
     GM_REQ_NOT_FOUND,   /* any other path: 404 */
     GM_REQ_NOT_ALLOWED, /* a method other than GET and HEAD: 405 */
 };
+
+/* The most query parameters a request target may have (the API takes
+ * three; libmicrohttpd keeps an entry for each in the connection's 32 KiB
+ * of memory, and with about 500 it has no room left for the answer). */
+#define GM_REQUEST_MAX_PARAMS 32
+
+/* gm_request_target_check's reasons. */
+#define GM_REQUEST_WHY_NUL "malformed request: %00 (a NUL byte) in the path or a parameter"
+#define GM_REQUEST_WHY_PARAMS "too many query parameters (at most 32)"
+
+/* Checks the request target as the client sent it, before %XX decoding:
+ * 0 when it may be served; 400 when it holds %00 (decoding would cut the
+ * path or a parameter there: /metrics%00.txt would be /metrics); 414 when
+ * its query has more than GM_REQUEST_MAX_PARAMS parameters ('&'-separated,
+ * empty ones counted).  *why: a static sentence for the answer, or NULL
+ * for 0. */
+int gm_request_target_check(const char *target, const char **why);
+
+/* 1 when host, the Host header's value (NULL when the request has none),
+ * names this agent, so that a page whose name was rebound to the agent's
+ * address cannot read it (docs/security.md, "DNS rebinding"); 0 otherwise
+ * (421).  Allowed, each with or without ":PORT" (any port: a port
+ * forwarded elsewhere keeps its number):
+ *   - no Host at all (HTTP/1.0; a browser always sends one);
+ *   - an IPv4 literal or a bracketed IPv6 literal ("[::1]"), any address:
+ *     a rebinding page's requests carry its own name, never an address;
+ *   - "localhost";
+ *   - hostname (gethostname) and its first label, any case;
+ *   - each name of allowed, a comma-separated list (blanks around names
+ *     ignored; NULL or "" for none), compared whole, any case; "*" allows
+ *     every Host.
+ * A name may end with one '.' (the root).  An empty Host, an unbracketed
+ * IPv6 address, a bad port, anything else: 0. */
+int gm_request_host_ok(const char *host, const char *hostname, const char *allowed);
 
 /* 1 when method is exactly "GET" or "HEAD" (methods are case-sensitive). */
 int gm_request_get_or_head(const char *method);

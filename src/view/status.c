@@ -344,14 +344,18 @@ static int in_status(int id, int gpm)
     return !(gm_metrics[id].flags & GM_MF_NOT_IN_STATUS) || (gpm && gm_metrics[id].rg == GM_RG_GPM);
 }
 
+/* withheld: the process's command line is left out (GM_STATUS_JSON_NO_COMMAND),
+ * its reason "withheld" */
 static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                             const struct gm_proc *p, int from, int to, int gpm, int nvlink)
+                             const struct gm_proc *p, int from, int to, int gpm, int nvlink,
+                             int withheld)
 {
     char key[128];
     int any = 0;
     for (int id = from; id < to; id++) {
         const struct gm_value *v = gm_fmt_value(s, g, p, id);
-        if (gm_v_ok(v) || gm_metrics[id].scope == GM_SC_HOST || !in_status(id, gpm))
+        int hide = withheld && id == GM_P_CMDLINE;
+        if ((gm_v_ok(v) && !hide) || gm_metrics[id].scope == GM_SC_HOST || !in_status(id, gpm))
             continue;
         if (!any) {
             gm_json_key(j, "unavailable");
@@ -359,7 +363,7 @@ static void json_unavailable(struct gm_json *j, const struct gm_snapshot *s, con
             any = 1;
         }
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
-        gm_json_str(j, reason(v));
+        gm_json_str(j, hide ? "withheld" : reason(v));
     }
     const struct {
         const char *key;
@@ -433,20 +437,24 @@ static void json_attrib(struct gm_json *j, const struct gm_proc *p)
 }
 
 static void json_proc(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                      const struct gm_proc *p)
+                      const struct gm_proc *p, int flags)
 {
     char key[128];
+    int withheld = (flags & GM_STATUS_JSON_NO_COMMAND) != 0;
     gm_json_obj_begin(j);
     for (int id = GM_M__GPU_END; id < GM_M__COUNT; id++) {
         gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
-        gm_fmt_json(j, s, g, p, id);
+        if (withheld && id == GM_P_CMDLINE)
+            gm_json_null(j);
+        else
+            gm_fmt_json(j, s, g, p, id);
     }
     gm_json_key(j, "comm");
     gm_json_str(j, p->comm[0] ? p->comm : NULL);
     gm_json_key(j, "cgroup");
     gm_json_str(j, p->cgroup);
     json_attrib(j, p);
-    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0, 0);
+    json_unavailable(j, s, g, p, GM_M__GPU_END, GM_M__COUNT, 0, 0, withheld);
     gm_json_obj_end(j);
 }
 
@@ -608,7 +616,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
                               : NULL;
         gm_json_str(j, lim);
     }
-    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm, nvlink);
+    json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm, nvlink, 0);
     /* the job-mapping directory's ids for this GPU: null when none is read */
     gm_json_key(j, "hpc_jobs");
     if (g->hpc_known) {
@@ -669,7 +677,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     gm_json_key(j, "processes");
     gm_json_arr_begin(j);
     for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++)
-        json_proc(j, s, g, &s->procs[k]);
+        json_proc(j, s, g, &s->procs[k], flags);
     gm_json_arr_end(j);
     gm_json_key(j, "processes_not_listed");
     gm_json_u64(j, g->proc_dropped);

@@ -39,9 +39,11 @@ void gm_status_json_gpm(const struct gm_snapshot *s, uint64_t mask, int pretty, 
                         struct gm_buf *out);
 /* What gm_status_json_opt adds to the document (flags, or-ed). */
 enum {
-    GM_STATUS_JSON_GPM = 1 << 0,    /* the GPM metrics, as gm_status_json_gpm */
-    GM_STATUS_JSON_NVLINK = 1 << 1, /* "nvlinks": each NVLink link of each GPU (struct gm_gpu's
-                                       nvlink[], read with GM_NVML_NVLINK_LINKS) */
+    GM_STATUS_JSON_GPM = 1 << 0,        /* the GPM metrics, as gm_status_json_gpm */
+    GM_STATUS_JSON_NVLINK = 1 << 1,     /* "nvlinks": each NVLink link of each GPU (struct gm_gpu's
+                                           nvlink[], read with GM_NVML_NVLINK_LINKS) */
+    GM_STATUS_JSON_NO_COMMAND = 1 << 2, /* each process's "command" null, its reason
+                                           "withheld" (the agent's API without auth) */
 };
 void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
                         struct gm_buf *out);

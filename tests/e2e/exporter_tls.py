@@ -169,7 +169,7 @@ def test_plain_http_to_tls_port():
             import socket
             s = socket.create_connection(("127.0.0.1", g.port), timeout=5)
             try:
-                s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 data = s.recv(4096)
                 check(not data.startswith(b"HTTP/1.1 200"), "plain HTTP answered with 200", data)
             except (ConnectionResetError, socket.timeout):

@@ -1,6 +1,8 @@
 /* test_request.c -- the exporter's request decisions without a server
  * (src/export/request.c): routes by method and path, and content
- * negotiation from Accept and Accept-Encoding.  The negotiation cases are
+ * negotiation from Accept and Accept-Encoding, the checks of the raw
+ * request target (%00, too many parameters), the Host check (DNS
+ * rebinding).  The negotiation cases are
  * those tests/e2e/exporter_http.py sends to a running exporter, plus the
  * edges of the element and q-value parser. */
 #include <setjmp.h>
@@ -60,6 +62,114 @@ static void test_route(void **state)
     assert_int_equal(gm_request_get_or_head("GET"), 1);
     assert_int_equal(gm_request_get_or_head("HEAD"), 1);
     assert_int_equal(gm_request_get_or_head("PUT"), 0);
+}
+
+static void test_target(void **state)
+{
+    (void)state;
+    char many[200] = "/api/v1/history?", more[sizeof(many) + 1];
+    size_t n = strlen(many);
+    memset(many + n, '&', GM_REQUEST_MAX_PARAMS - 1); /* 32 parameters: the most */
+    many[n + GM_REQUEST_MAX_PARAMS - 1] = '\0';
+    snprintf(more, sizeof(more), "%s&", many);
+    static const struct {
+        const char *target;
+        int want;
+    } cases[] = {
+        {"/metrics", 0},
+        {"/api/v1/history?since=1m&id=0,1&metric=power.draw", 0},
+        {"/api/v1/status%00", 400},
+        {"/metrics%00.txt", 400},
+        {"/api/v1/history?since=1m%00junk", 400},
+        {"/api/v1/history?since%00=1m", 400},
+        {"/%00", 400},
+        {"%00", 400},
+        {"/%2500", 0}, /* a literal "%00" once decoded */
+        {"/%0", 0},
+        {"/%", 0},
+        {"/%01", 0},
+        {"/a?b%000", 400},
+        {"/&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&&", 0}, /* '&' outside a query */
+        {"/a?", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        const char *why = "unset";
+        int got = gm_request_target_check(cases[i].target, &why);
+        if (got != cases[i].want)
+            fail_msg("%s: %d, want %d", cases[i].target, got, cases[i].want);
+        if (got ? why == NULL : why != NULL)
+            fail_msg("%s: reason %s", cases[i].target, why ? why : "(null)");
+    }
+    const char *why;
+    assert_int_equal(gm_request_target_check(many, &why), 0);
+    assert_int_equal(gm_request_target_check(more, &why), 414);
+    assert_string_equal(why, GM_REQUEST_WHY_PARAMS);
+    assert_int_equal(gm_request_target_check("/metrics%00", &why), 400);
+    assert_string_equal(why, GM_REQUEST_WHY_NUL);
+}
+
+static void test_host(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *host, *hostname, *allowed;
+        int want;
+    } cases[] = {
+        {NULL, "node7", NULL, 1}, /* HTTP/1.0 without Host */
+        {"127.0.0.1", "node7", NULL, 1},
+        {"127.0.0.1:9842", "node7", NULL, 1},
+        {"10.0.0.5:9100", "node7", NULL, 1},
+        {"1.2.3.4.", "node7", NULL, 1},
+        {"[::1]", "node7", NULL, 1},
+        {"[::1]:9842", "node7", NULL, 1},
+        {"[fe80::1]:80", "node7", NULL, 1},
+        {"localhost", "node7", NULL, 1},
+        {"LocalHost:9842", "node7", NULL, 1},
+        {"localhost.", "node7", NULL, 1},
+        {"node7", "node7", NULL, 1},
+        {"NODE7:9842", "node7", NULL, 1},
+        {"node7.", "node7", NULL, 1},
+        {"node7", "node7.cluster.example", NULL, 1}, /* the first label */
+        {"node7.cluster.example", "node7.cluster.example", NULL, 1},
+        {"gpu.example", "node7", "a.example, GPU.example.", 1},
+        {"gpu.example:443", "node7", "a.example,gpu.example", 1},
+        {"anything.example", "node7", "a.example, *", 1},
+        {"evil.example", "node7", NULL, 0},
+        {"evil.example:9842", "node7", "", 0},
+        {"127.0.0.1.evil.example", "node7", NULL, 0},
+        {"localhost.evil.example", "node7", NULL, 0},
+        {"node7.evil.example", "node7", NULL, 0},
+        {"cluster.example", "node7.cluster.example", NULL, 0},
+        {"node", "node7", NULL, 0},
+        {"gpu.example.evil", "node7", "gpu.example", 0},
+        {"example", "node7", "gpu.example", 0},
+        {"", "node7", NULL, 0},
+        {":9842", "node7", NULL, 0},
+        {".", "node7", NULL, 0},
+        {"::1", "node7", NULL, 0}, /* IPv6 without brackets */
+        {"[::1", "node7", NULL, 0},
+        {"[::1]x", "node7", NULL, 0},
+        {"[::1]:", "node7", NULL, 0},
+        {"[evil]:80", "node7", NULL, 0},
+        {"[]", "node7", NULL, 0},
+        {"127.0.0.1:", "node7", NULL, 0},
+        {"127.0.0.1:x", "node7", NULL, 0},
+        {"127.0.0.1:123456", "node7", NULL, 0},
+        {"1.2.3", "node7", NULL, 0},
+        {"*", "node7", NULL, 0},
+        {"node7", "", NULL, 0},
+        {"node7", NULL, NULL, 0},
+        {"x", "node7", ",,", 0},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        int got = gm_request_host_ok(cases[i].host, cases[i].hostname, cases[i].allowed);
+        if (got != cases[i].want)
+            fail_msg("Host %s (hostname %s, allowed %s): %d, want %d",
+                     cases[i].host ? cases[i].host : "(none)",
+                     cases[i].hostname ? cases[i].hostname : "(null)",
+                     cases[i].allowed ? cases[i].allowed : "(null)", got, cases[i].want);
+    }
 }
 
 static void test_encoding(void **state)
@@ -149,9 +259,8 @@ static void test_accept(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_route),
-        cmocka_unit_test(test_encoding),
-        cmocka_unit_test(test_accept),
+        cmocka_unit_test(test_route),    cmocka_unit_test(test_target), cmocka_unit_test(test_host),
+        cmocka_unit_test(test_encoding), cmocka_unit_test(test_accept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

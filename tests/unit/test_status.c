@@ -619,6 +619,24 @@ static void test_json_checker_fails(void **state)
     gm_buf_free(&b);
 }
 
+/* GM_STATUS_JSON_NO_COMMAND (the agent's API without auth): every
+ * process's command null with the reason "withheld", nothing else changed. */
+static void test_json_no_command(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_buf full = GM_BUF_INIT, cut = GM_BUF_INIT;
+    gm_status_json_opt(s, 0x1, 0, 0, &full);
+    gm_status_json_opt(s, 0x1, 0, GM_STATUS_JSON_NO_COMMAND, &cut);
+    assert_non_null(strstr(full.p, "\"command\":\"python3 train.py --epochs 3\""));
+    assert_null(strstr(cut.p, "train.py"));
+    assert_non_null(strstr(cut.p, "\"host_state\":\"alive\",\"command\":null,"));
+    assert_non_null(strstr(cut.p, "\"command\":\"withheld\""));
+    assert_null(strstr(full.p, "withheld"));
+    assert_non_null(strstr(cut.p, "\"user\":\"alice\""));
+    gm_buf_free(&full);
+    gm_buf_free(&cut);
+}
+
 /* Compact form: spot checks that need no python, and the mask. */
 static void test_json_compact(void **state)
 {
@@ -853,6 +871,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),
+        cmocka_unit_test(test_json_no_command),
         cmocka_unit_test(test_json_nvlinks),
         cmocka_unit_test(test_throttle_label),
         cmocka_unit_test(test_flags),
