@@ -14,7 +14,7 @@ runs, side by side:
 
   live   `gpumon --sim FILE diagnose --json --duration 8s` (1 s snapshots and
          NVML's 1/6 s sample buffers between them)
-  store  `gpumon agent` with a 0.5 s interval for ~10 s at GPUSIM_SPEED=5 (one
+  store  `gpumon agent` with a 0.5 s interval for 20 samples at GPUSIM_SPEED=5 (one
          sample every 2.5 s of scenario time: a coarse series like the
          agent's), then `gpumon diagnose --since 1m --data-dir D --json`
   csv    the same agent's daily CSV log: `gpumon diagnose --csv FILE --json`
@@ -23,13 +23,15 @@ and compares each GPU's labels with what was reported (its findings' causes,
 or its verdict when it has none).  Prints precision and recall per label and
 source, and fails when any is below 0.95 (a label with no occurrence in a
 source is not scored there).  Also checks the JSON shape and --fail-on.
+What the live diagnosis costs (CPU share) is measured by make bench (the
+insight section of docs/BENCHMARKS.md), not here: on a loaded machine a
+share of a core says how busy the machine is.
 """
 import concurrent.futures
 import glob
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -115,9 +117,13 @@ def store(path):
         env = env_for(path, speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
-        a.start(wait_samples=1, timeout=30)
-        time.sleep(10)
-        a.stop()
+        # 20 samples: about 10 s, 50 s of scenario time (a busy machine only
+        # makes it longer, the series the same)
+        try:
+            a.start(wait_samples=20, timeout=agentlib.DEADLINE)
+            a.stop()
+        finally:
+            a.cleanup()
         rc, out, err = run(["diagnose", "--json", "--since", "1m", "--no-config", "--data-dir",
                             d + "/data"], env, timeout=60)
         if rc != 0:
@@ -160,22 +166,6 @@ def check_fail_on():
     assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
 
 
-def check_cost():
-    """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
-    simulator: what gpumon itself spends, NVML's work being the sim's)."""
-    path = os.path.join(SUITE, "mixed-node.ini")
-    p = subprocess.Popen([agentlib.GPUMON, "diagnose", "--duration", "8s"], env=env_for(path),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.monotonic()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    cpu = ru.ru_utime + ru.ru_stime
-    print(f"live cost: {cpu:.3f} s CPU over {wall:.1f} s = {100 * cpu / wall:.2f} % of a core")
-    assert p.returncode == 0, f"diagnose exit {p.returncode}"
-    assert cpu / wall <= 0.02, f"live diagnosis used {100 * cpu / wall:.1f} % of a core (> 2 %)"
-
-
 def main():
     t0 = time.monotonic()
     files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
@@ -190,7 +180,6 @@ def main():
             jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
             jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
-        co = ex.submit(check_cost)
         results = []
         for source, name, exp, exp_csv, fut in jobs:
             if source == "live":
@@ -201,7 +190,6 @@ def main():
                 results.append(("store", name, exp, got_labels(st)))
                 results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
-        co.result()
     tally = score(results)
     bad = 0
     print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "
