@@ -1511,7 +1511,8 @@ static void test_equal(void **state)
     char *cert = slurp(path_in("server.crt"));
     write_file(path_in("copy.crt"), cert);
     free(cert);
-    static const char tls[] = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    static const char tls[] =
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
     write_file(path_in("eq_t.yml"), tls);
     write_file(path_in("eq_t2.yml"), "tls_server_config:\n  cert_file: copy.crt\n"
                                      "  key_file: server.key\n");
