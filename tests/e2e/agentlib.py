@@ -421,6 +421,17 @@ def db_samples(path):
                     "ORDER BY s.ts, g.gpu_index")
 
 
+def stored_samples(path):
+    """How many samples (distinct times) the store has committed; 0 before
+    it exists.  For waiting on a commit instead of sleeping past one."""
+    if not os.path.exists(path):
+        return 0
+    try:
+        return db_query(path, "SELECT count(DISTINCT ts) FROM samples")[0][0]
+    except sqlite3.Error:
+        return 0  # not created whole yet
+
+
 def db_integrity(path):
     return db_query(path, "PRAGMA integrity_check")[0][0]
 
