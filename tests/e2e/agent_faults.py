@@ -38,49 +38,10 @@ import time
 
 from agentlib import (DEADLINE, Agent, Scratch, Skip, check, check_eq, check_grid,
                       check_no_duplicates, db_integrity, db_query, db_samples, event_rows,
-                      gpu_rows, main, parse_time_ms, scenario, sim_env)
+                      gpu_rows, main, parse_time_ms, shifted_faults, sim_env)
 from exporter_lib import free_port, get, parse_samples
 
 SPEED = 60
-
-
-def shifted_faults(d, start, lead=0.0, end=None):
-    """A copy of faults.ini in d whose scenario time t is the original's
-    t + start - lead: what the original has from start on begins at lead
-    (from 0 to lead, what holds at start holds already).  Faults that are
-    over by start are left out, and so are the point faults before it (the
-    ECC burst, the Xid: no test here reads them) and, with end, the faults
-    from end on.  Returns the file's path."""
-    shift = start - lead
-    out, sec = [], []
-    def flush():
-        if not sec:
-            return
-        head = sec[0].strip()
-        if head.startswith("[fault."):
-            kv = {m.group(1): float(m.group(2)) for m in
-                  (re.match(r"\s*(at|until)\s*=\s*([\d.]+)\s*$", x) for x in sec[1:]) if m}
-            at, until = kv.get("at", 0.0), kv.get("until")
-            if (until is not None and until <= start) or (until is None and at < start) or \
-                    (end is not None and at >= end):
-                sec.clear()
-                return
-            for i, x in enumerate(sec):
-                m = re.match(r"\s*(at|until)\s*=\s*([\d.]+)\s*$", x)
-                if m:
-                    sec[i] = f"{m.group(1)} = {max(float(m.group(2)) - shift, 0.0):g}\n"
-        out.extend(sec)
-        sec.clear()
-    with open(scenario("faults.ini")) as f:
-        for line in f:
-            if line.startswith("["):
-                flush()
-            sec.append(line)
-    flush()
-    path = os.path.join(d, f"faults-from-{start:g}.ini")
-    with open(path, "w") as f:
-        f.writelines(out)
-    return path
 
 
 def samples_of(rows):

@@ -142,6 +142,50 @@ def epoch_for(t_start, speed, lead=0.0):
     return time.time() + lead - t_start / speed
 
 
+def shifted_faults(d, start, lead=0.0, end=None):
+    """For tests that run faults.ini live: a copy of it in d whose scenario
+    time t is the original's t + start - lead: what the original has from
+    start on begins at lead (from 0 to lead, what holds at start holds
+    already).  Faults that are
+    over by start are left out, and so are the point faults before it (the
+    ECC burst, the Xid: the tests that use it read neither) and, with end,
+    the faults from end on.  With GPUSIM_EPOCH unset, t = 0 is the first
+    nvmlInit of the process under test: its phases follow its own start, not
+    the test's, however late a loaded machine starts it.  Returns the
+    file's path."""
+    shift = start - lead
+    out, sec = [], []
+
+    def flush():
+        if not sec:
+            return
+        head = sec[0].strip()
+        if head.startswith("[fault."):
+            kv = {m.group(1): float(m.group(2)) for m in
+                  (re.match(r"\s*(at|until)\s*=\s*([\d.]+)\s*$", x) for x in sec[1:]) if m}
+            at, until = kv.get("at", 0.0), kv.get("until")
+            if (until is not None and until <= start) or (until is None and at < start) or \
+                    (end is not None and at >= end):
+                sec.clear()
+                return
+            for i, x in enumerate(sec):
+                m = re.match(r"\s*(at|until)\s*=\s*([\d.]+)\s*$", x)
+                if m:
+                    sec[i] = f"{m.group(1)} = {max(float(m.group(2)) - shift, 0.0):g}\n"
+        out.extend(sec)
+        sec.clear()
+    with open(scenario("faults.ini")) as f:
+        for line in f:
+            if line.startswith("["):
+                flush()
+            sec.append(line)
+    flush()
+    path = os.path.join(d, f"faults-from-{start:g}.ini")
+    with open(path, "w") as f:
+        f.writelines(out)
+    return path
+
+
 class Scratch:
     """A short scratch directory under /tmp, removed on exit unless the
     test failed and GPUMON_KEEP is set."""
