@@ -14,7 +14,7 @@ runs, side by side:
 
   live   `gpumon --sim FILE diagnose --json --duration 8s` (1 s snapshots and
          NVML's 1/6 s sample buffers between them)
-  store  `gpumon agent` with a 0.5 s interval for 20 samples at GPUSIM_SPEED=5 (one
+  store  `gpumon agent` with a 0.5 s interval for ~10 s at GPUSIM_SPEED=5 (one
          sample every 2.5 s of scenario time: a coarse series like the
          agent's), then `gpumon diagnose --since 1m --data-dir D --json`
   csv    the same agent's daily CSV log: `gpumon diagnose --csv FILE --json`
@@ -117,10 +117,14 @@ def store(path):
         env = env_for(path, speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
-        # 20 samples: about 10 s, 50 s of scenario time (a busy machine only
-        # makes it longer, the series the same)
+        # samples over 10 s of the agent's own sample times: 50 s of scenario
+        # time, which the labels depend on (a busy machine may give fewer
+        # samples, never a longer or shorter scenario window); not a sleep
         try:
-            a.start(wait_samples=20, timeout=agentlib.DEADLINE)
+            first = a.start(wait_samples=1, timeout=agentlib.DEADLINE).status()
+            t0 = first["last_sample_unix_ns"]
+            a.wait_for(lambda st: st["last_sample_unix_ns"] - t0 >= 9_500_000_000,
+                       agentlib.DEADLINE, "10 s of samples")
             a.stop()
         finally:
             a.cleanup()
