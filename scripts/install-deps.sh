@@ -20,6 +20,8 @@ PKGS="$PKGS libcmocka-dev python3 procps openssl prometheus prometheus-node-expo
 PKGS="$PKGS prometheus-alertmanager"
 # tests: gpumon top in a real terminal (tests/e2e/top_*.py)
 PKGS="$PKGS tmux"
+# tests: make check-loaded runs the suite beside stress-ng --cpu 2
+PKGS="$PKGS stress-ng"
 # tests: gpumon plot's SVG (xmllint) and PDF (pdfinfo, pdftotext) checked by real tools
 PKGS="$PKGS libxml2-utils poppler-utils"
 # tests: the agent's live page in a real headless browser (tests/e2e/live_page.py),

@@ -23,13 +23,15 @@ and compares each GPU's labels with what was reported (its findings' causes,
 or its verdict when it has none).  Prints precision and recall per label and
 source, and fails when any is below 0.95 (a label with no occurrence in a
 source is not scored there).  Also checks the JSON shape and --fail-on.
+What the live diagnosis costs (CPU share) is measured by make bench (the
+insight section of docs/BENCHMARKS.md), not here: on a loaded machine a
+share of a core says how busy the machine is.
 """
 import concurrent.futures
 import glob
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -115,9 +117,17 @@ def store(path):
         env = env_for(path, speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
-        a.start(wait_samples=1, timeout=30)
-        time.sleep(10)
-        a.stop()
+        # samples over 10 s of the agent's own sample times: 50 s of scenario
+        # time, which the labels depend on (a busy machine may give fewer
+        # samples, never a longer or shorter scenario window); not a sleep
+        try:
+            first = a.start(wait_samples=1, timeout=agentlib.DEADLINE).status()
+            t0 = first["last_sample_unix_ns"]
+            a.wait_for(lambda st: st["last_sample_unix_ns"] - t0 >= 9_500_000_000,
+                       agentlib.DEADLINE, "10 s of samples")
+            a.stop()
+        finally:
+            a.cleanup()
         rc, out, err = run(["diagnose", "--json", "--since", "1m", "--no-config", "--data-dir",
                             d + "/data"], env, timeout=60)
         if rc != 0:
@@ -160,22 +170,6 @@ def check_fail_on():
     assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
 
 
-def check_cost():
-    """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
-    simulator: what gpumon itself spends, NVML's work being the sim's)."""
-    path = os.path.join(SUITE, "mixed-node.ini")
-    p = subprocess.Popen([agentlib.GPUMON, "diagnose", "--duration", "8s"], env=env_for(path),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.monotonic()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    cpu = ru.ru_utime + ru.ru_stime
-    print(f"live cost: {cpu:.3f} s CPU over {wall:.1f} s = {100 * cpu / wall:.2f} % of a core")
-    assert p.returncode == 0, f"diagnose exit {p.returncode}"
-    assert cpu / wall <= 0.02, f"live diagnosis used {100 * cpu / wall:.1f} % of a core (> 2 %)"
-
-
 def main():
     t0 = time.monotonic()
     files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
@@ -190,7 +184,6 @@ def main():
             jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
             jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
-        co = ex.submit(check_cost)
         results = []
         for source, name, exp, exp_csv, fut in jobs:
             if source == "live":
@@ -201,7 +194,6 @@ def main():
                 results.append(("store", name, exp, got_labels(st)))
                 results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
-        co.result()
     tally = score(results)
     bad = 0
     print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "

@@ -107,15 +107,16 @@ def record():
     env = sim_env(speed=5, epoch=agentlib.epoch_for(0, 5))
     data = os.path.join(d, "data")
     args = ["--interval", "250ms"]
+    # samples, not seconds: 10 (2.5 s at 250 ms on an idle machine) before the
+    # mark, 8 after it, a 3 s gap with no agent, then 10 more
     a = Agent(data, env, args).start(wait_samples=2)
-    time.sleep(2.5)
+    a.wait_samples(12)
     rc, out, err = run(["mark", "--data-dir", data, "checkpoint-A"], env)
     check_eq(rc, 0, "gpumon mark", err)
-    time.sleep(2.0)
+    a.wait_samples(a.status()["samples"] + 8)
     check_eq(a.stop()[0], 0, "the agent's exit status", a.log())
-    time.sleep(3.0)
-    b = Agent(data, env, args).start(wait_samples=2)
-    time.sleep(2.5)
+    time.sleep(3.0)  # the gap itself (scenario), not a wait for something
+    b = Agent(data, env, args).start(wait_samples=12)
     check_eq(b.stop()[0], 0, "the second agent's exit status", b.log())
     db = sqlite3.connect(f"file:{data}/gpumon.db?mode=ro", uri=True)
     ts = [r[0] for r in db.execute(
