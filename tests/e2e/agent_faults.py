@@ -352,11 +352,11 @@ def test_driver_down_at_start():
 
 
 def test_history_across_outage():
-    speed = 20
-    # 3 s before the driver goes (240 s), 6 s of outage, then healthy
-    env = sim_env("faults.ini", speed=speed, epoch=epoch_for(180, speed))
+    # 3 s (60 scenario s at speed 20) before the driver goes (240 s), 6 s of
+    # outage, then healthy; t = 0 is the agent's own start
     port = free_port()
     with Scratch("hist") as d:
+        env = sim_env(shifted_faults(d, 240, lead=60), speed=20)
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "200ms", "--exporter", "--listen",
                               f"127.0.0.1:{port}"])
