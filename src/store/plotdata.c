@@ -157,6 +157,27 @@ size_t gm_plot_data_points(const struct gm_plot_data *d)
     return n;
 }
 
+int gm_plot_data_span(const struct gm_plot_data *d, int64_t *first, int64_t *last)
+{
+    int any = 0;
+    int64_t a = 0, b = 0;
+    for (size_t i = 0; i < d->ngpu; i++) {
+        const struct gm_plot_gpu *g = &d->gpu[i];
+        for (size_t k = 0; k < g->n; k++) { /* in time order, but a scan is cheap */
+            if (!any || g->p[k].t_ns < a)
+                a = g->p[k].t_ns;
+            if (!any || g->p[k].t_ns > b)
+                b = g->p[k].t_ns;
+            any = 1;
+        }
+    }
+    if (!any)
+        return -1;
+    *first = a;
+    *last = b;
+    return 0;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
     const struct gm_plot_point *x = a, *y = b;

@@ -101,6 +101,10 @@ int gm_plot_read_csv(struct gm_plot_data *d, const char *path, int64_t from_ns, 
  * (0), from_ns/to_ns from the points. */
 void gm_plot_data_finish(struct gm_plot_data *d);
 
+/* The times of the first and the last point over all GPUs; returns 0, or
+ * -1 when d has no point (*first and *last left alone). */
+int gm_plot_data_span(const struct gm_plot_data *d, int64_t *first, int64_t *last);
+
 /* Total points over all GPUs. */
 size_t gm_plot_data_points(const struct gm_plot_data *d);
 
