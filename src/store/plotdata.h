@@ -80,7 +80,7 @@ struct gm_plot_data {
     int tier;                /* GM_PTIER_* */
     struct gm_plot_gpu *gpu; /* by index order */
     size_t ngpu;
-    struct gm_plot_event *ev;
+    struct gm_plot_event *ev; /* in time order (from the store) */
     size_t nev, evcap;
 };
 
