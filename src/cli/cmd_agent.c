@@ -253,7 +253,7 @@ static int print_metrics(const struct gm_config *c)
  * GPU, on one line) of the agent's latest snapshot. */
 static void api_status_json(const struct gm_snapshot *s, struct gm_buf *out)
 {
-    gm_status_json(s, UINT64_MAX, 0, out);
+    gm_status_json_opt(s, UINT64_MAX, 0, GM_STATUS_JSON_DIAG, out); /* + "diagnosis" */
 }
 
 static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,

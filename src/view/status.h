@@ -42,6 +42,8 @@ enum {
     GM_STATUS_JSON_GPM = 1 << 0,    /* the GPM metrics, as gm_status_json_gpm */
     GM_STATUS_JSON_NVLINK = 1 << 1, /* "nvlinks": each NVLink link of each GPU (struct gm_gpu's
                                        nvlink[], read with GM_NVML_NVLINK_LINKS) */
+    GM_STATUS_JSON_DIAG = 1 << 2,   /* "diagnosis": each GPU's causes the agent's running
+                                       diagnosis finds now (null where none runs) */
 };
 void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
                         struct gm_buf *out);
