@@ -61,9 +61,9 @@ static const char css[] =
     "h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.2em;margin:1.6em 0 .5em;"
     "border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;width:100%;font-size:13px}"
-    "th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top;"
-    "overflow-wrap:anywhere}"
-    "@media (min-width:700px){.t{white-space:nowrap}}"
+    "th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}"
+    "td.n{white-space:nowrap}.tw{overflow-x:auto;max-width:100%}"
+    "@media (min-width:1000px){.t{white-space:nowrap}}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}"
     ".na{color:#888}.meta{color:#555;margin:0}figure{margin:1em 0}"
     "figcaption{font-weight:600;margin-bottom:2px}"
@@ -237,7 +237,7 @@ static void put_summary(struct gm_buf *b, const struct gm_report_table *t,
         gm_buf_puts(b, "<p class=\"na\">No samples in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"summary-table\"><thead><tr>");
+    gm_buf_puts(b, "<div class=\"tw\"><table id=\"summary-table\"><thead><tr>");
     for (size_t i = 0; i < sizeof sum_cols / sizeof sum_cols[0]; i++)
         gm_buf_printf(b, "<th>%s</th>", sum_cols[i].head);
     gm_buf_puts(b, "</tr></thead><tbody>\n");
@@ -269,7 +269,7 @@ static void put_summary(struct gm_buf *b, const struct gm_report_table *t,
         }
         gm_buf_puts(b, "</tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n<p class=\"meta\">From the store's 1-hour rollups: the "
+    gm_buf_puts(b, "</tbody></table></div>\n<p class=\"meta\">From the store's 1-hour rollups: the "
                    "hours that start in the period. Recorded: the time the history covers "
                    "(the charts' series without their gaps). Throttled: seconds the clocks were "
                    "held down, by reason.</p>\n");
@@ -523,7 +523,7 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
         else
             snprintf(lab, sizeof lab, "%zu-%zu", c0, num);
         double w = 7.0 * (double)strlen(lab) + 6; /* 11px bold digits are under 7 wide */
-        double left = fmax(fmax(x - w / 2, GM_RH_LEFT - 8), prev_right + 3);
+        double left = fmax(fmax(x - w / 2, GM_RH_LEFT - 3), prev_right + 3);
         size_t nx = i + 1;
         while (nx < d->nev && (d->ev[nx].t_ns < d->from_ns || d->ev[nx].t_ns > d->to_ns))
             nx++;
@@ -649,7 +649,8 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         return;
     }
     gm_buf_puts(b, "<p class=\"meta\">What <code>gpumon diagnose</code> finds in the same "
-                   "history (docs/diagnose.md).</p>\n<table id=\"verdicts\"><thead><tr><th>GPU</th>"
+                   "history (docs/diagnose.md).</p>\n<div class=\"tw\"><table "
+                   "id=\"verdicts\"><thead><tr><th>GPU</th>"
                    "<th>verdict</th><th>points</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < r->ngpu; i++) {
         const struct gm_dg_verdict *v = &r->gpus[i];
@@ -659,12 +660,13 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_printf(b, "<tr><td class=\"n\">%u</td><td>%s</td><td class=\"n\">%zu</td></tr>\n",
                       v->index, name, v->npoints);
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
     if (r->nfinding == 0) {
         gm_buf_puts(b, "<p>No finding.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"findings\"><thead><tr><th>cause</th><th>severity</th><th>GPUs</th>"
+    gm_buf_puts(b, "<div class=\"tw\"><table "
+                   "id=\"findings\"><thead><tr><th>cause</th><th>severity</th><th>GPUs</th>"
                    "<th>from</th><th>to</th><th>confidence</th><th>evidence</th>"
                    "<th>what to do</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < r->nfinding; i++) {
@@ -684,7 +686,7 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         esc(b, f->advice);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* ------------------------------------------------------ alerts, marks */
@@ -696,9 +698,10 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_puts(b, "<p>No alert notices in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"alerts-table\"><thead><tr><th>time</th><th>state</th>"
-                   "<th>severity</th><th>rule</th><th>GPU</th><th>value</th><th>summary</th>"
-                   "</tr></thead><tbody>\n");
+    gm_buf_puts(
+        b, "<div class=\"tw\"><table id=\"alerts-table\"><thead><tr><th>time</th><th>state</th>"
+           "<th>severity</th><th>rule</th><th>GPU</th><th>value</th><th>summary</th>"
+           "</tr></thead><tbody>\n");
     for (size_t i = 0; i < in->nalerts; i++) {
         const struct gm_alert_rec *a = &in->alerts[i];
         gm_buf_puts(b, "<tr class=\"alert\"><td>");
@@ -722,7 +725,7 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
         esc(b, a->summary);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* Who held each GPU in the period: per GPU, each (job, user, process)
@@ -735,12 +738,13 @@ static void put_usage(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_puts(b, "<p>No GPU processes recorded in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<p>Each GPU's time goes to the processes on it, in equal parts when several "
-                   "share it; grouped by job, user and process name.</p>\n"
-                   "<table id=\"usage-table\"><thead><tr><th>GPU</th><th>user</th>"
-                   "<th>process</th><th>job</th><th>GPU-hours</th><th>energy (Wh)</th>"
-                   "<th>util avg</th><th>mem peak</th><th>throttled</th><th>first seen</th>"
-                   "<th>last seen</th></tr></thead><tbody>\n");
+    gm_buf_puts(b,
+                "<p>Each GPU's time goes to the processes on it, in equal parts when several "
+                "share it; grouped by job, user and process name.</p>\n"
+                "<div class=\"tw\"><table id=\"usage-table\"><thead><tr><th>GPU</th><th>user</th>"
+                "<th>process</th><th>job</th><th>GPU-hours</th><th>energy (Wh)</th>"
+                "<th>util avg</th><th>mem peak</th><th>throttled</th><th>first seen</th>"
+                "<th>last seen</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < in->nusage; i++) {
         const struct gm_usage_row *w = &in->usage[i];
         gm_buf_printf(b,
@@ -773,7 +777,7 @@ static void put_usage(struct gm_buf *b, const struct gm_report_html_in *in)
         put_time(b, w->last_ms * 1000000LL);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
@@ -787,7 +791,8 @@ static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
                     "<p>No marks in this period (<code>gpumon mark TEXT</code> adds one).</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"marks-table\"><thead><tr><th>time</th><th>text</th></tr></thead>"
+    gm_buf_puts(b, "<div class=\"tw\"><table "
+                   "id=\"marks-table\"><thead><tr><th>time</th><th>text</th></tr></thead>"
                    "<tbody>\n");
     for (size_t i = 0; i < d->nev; i++) {
         if (d->ev[i].kind != GM_PE_MARK)
@@ -798,7 +803,7 @@ static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
         esc(b, d->ev[i].text);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* ------------------------------------------------------------ document */
