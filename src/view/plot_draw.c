@@ -423,7 +423,7 @@ static void draw_panel(struct ctx *c, int m, double top, double height, size_t g
  * apart); returns how many, *out malloc'ed (free it). */
 static size_t events_in_order(const struct gm_plot_data *d, const struct gm_plot_event ***out)
 {
-    const struct gm_plot_event **v = calloc(d->nev + 1, sizeof *v);
+    const struct gm_plot_event **v = calloc(d->nev + 1, sizeof(const struct gm_plot_event *));
     if (!v)
         abort();
     size_t n = 0;
@@ -572,8 +572,8 @@ static void draw_event_key(struct ctx *c, double top)
     size_t shown = n > KEY_MAX ? KEY_MAX : n;
     size_t rows = (shown + (size_t)cols - 1) / (size_t)cols;
     for (size_t i = 0; i < shown; i++) {
-        double x = c->x0 + (double)(i / rows) * KEY_COL,
-               y = top + 24 + (double)(i % rows) * KEY_ROW;
+        size_t col = i / rows, row = i % rows; /* filled down, then across */
+        double x = c->x0 + (double)col * KEY_COL, y = top + 24 + (double)row * KEY_ROW;
         char num[24], when[24];
         snprintf(num, sizeof num, "%zu", i + 1);
         double w = badge_w(c, num);
