@@ -253,7 +253,9 @@ static int print_metrics(const struct gm_config *c)
  * GPU, on one line) of the agent's latest snapshot. */
 static void api_status_json(const struct gm_snapshot *s, int command_lines, struct gm_buf *out)
 {
-    gm_status_json_opt(s, UINT64_MAX, 0, command_lines ? 0 : GM_STATUS_JSON_NO_COMMAND, out);
+    gm_status_json_opt(s, UINT64_MAX, 0,
+                       GM_STATUS_JSON_DIAG | (command_lines ? 0 : GM_STATUS_JSON_NO_COMMAND),
+                       out); /* + "diagnosis" */
 }
 
 static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,

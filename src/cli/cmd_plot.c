@@ -27,6 +27,8 @@
 #include "cli.h"
 
 #define DEFAULT_METRICS "util,mem,power,temp,clocks"
+/* The shortest window drawn for a history of a moment (no --since). */
+#define MIN_SPAN_NS (10 * 1000000000LL)
 
 static void usage(FILE *f)
 {
@@ -39,7 +41,8 @@ static void usage(FILE *f)
             "reason.  Writes gpumon-HOST-DATE.png in the current directory unless -o says where,\n"
             "and prints the file's path.  Details: docs/plot.md.\n\n"
             "  -o, --output FILE    the file to write: .png, .svg or .pdf (by its extension)\n"
-            "      --since DUR      the last DUR up to --until or now (default 24h)\n"
+            "      --since DUR      the last DUR up to --until or now (default 24h, or the\n"
+            "                       history's span when it is shorter)\n"
             "      --until TIME     end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
             "  -i, --id LIST        only these GPUs (NVML indices, e.g. 0,3)\n"
             "      --metrics LIST   panels, in this order of choice: util, memutil, mem, power,\n"
@@ -310,6 +313,33 @@ static int cmd_plot_run(int argc, char **argv)
             cli_error("%s", err.msg);
             gm_plot_data_free(&d);
             return GM_EXIT_FAIL;
+        }
+        /* no --since: a history younger than the default day is drawn
+         * from its first sample to its last, not as a sliver at the right
+         * edge of an empty day.  Read again from its first point (the
+         * start of a rollup, perhaps) to now, which picks the tier for
+         * that span, then once more for the points' own span. */
+        int64_t first, last;
+        for (int pass = 0; pass < 2 && !since_given && !until; pass++) {
+            if (gm_plot_data_span(&d, &first, &last) != 0 || (pass == 0 && first <= from))
+                break;
+            if (pass == 1) {
+                if (d.tier == GM_PTIER_1M || d.tier == GM_PTIER_1H)
+                    last += d.ngpu ? d.gpu[0].step_ns : 0; /* a rollup's point is its start */
+                if (last - first < MIN_SPAN_NS) {
+                    first -= (MIN_SPAN_NS - (last - first)) / 2;
+                    last = first + MIN_SPAN_NS;
+                }
+            } else {
+                last = to;
+            }
+            gm_plot_data_free(&d);
+            rc = gm_plot_read_store(&d, cfg.store_path, first, last, task, ids, &err);
+            if (rc != 0) {
+                cli_error("%s", err.msg);
+                gm_plot_data_free(&d);
+                return GM_EXIT_FAIL;
+            }
         }
         if (gm_plot_data_points(&d) == 0) {
             cli_error("%s: no samples in the window%s%s%s", cfg.store_path,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/cause.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/metrics.h"
@@ -674,6 +675,18 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     if (nvlink)
         json_nvlinks(j, g);
 
+    if (flags & GM_STATUS_JSON_DIAG) {
+        gm_json_key(j, "diagnosis");
+        if (g->diag_known) {
+            gm_json_arr_begin(j);
+            for (int c = 0; c < GM_CAUSE__COUNT; c++)
+                if (g->diag & (UINT32_C(1) << c))
+                    gm_json_str(j, gm_cause_name(c));
+            gm_json_arr_end(j);
+        } else {
+            gm_json_null(j);
+        }
+    }
     gm_json_key(j, "processes");
     gm_json_arr_begin(j);
     for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++)

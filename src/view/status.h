@@ -44,6 +44,8 @@ enum {
                                            nvlink[], read with GM_NVML_NVLINK_LINKS) */
     GM_STATUS_JSON_NO_COMMAND = 1 << 2, /* each process's "command" null, its reason
                                            "withheld" (the agent's API without auth) */
+    GM_STATUS_JSON_DIAG = 1 << 3,       /* "diagnosis": each GPU's causes the agent's running
+                                           diagnosis finds now (null where none runs) */
 };
 void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
                         struct gm_buf *out);

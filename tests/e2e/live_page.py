@@ -35,6 +35,14 @@ whose NVML name is hostile HTML with an escape sequence:
       message, no request but to 127.0.0.1 (the net log), no URL to another
       host in the DOM; with JavaScript off the same numbers are there (no
       charts).  Skipped (77) without chromium.
+  pictures: (issue 26) the agent at 0.5 s with its diagnosis every second;
+      once gpu-temperature-critical fires and /api/v1/status's "diagnosis"
+      names a cause, the page in chromium (DevTools): GPU 5's card is
+      marked firing with the rule on it, cards without an alert are not
+      marked, each card's diagnosis is the API's; every chart's y ticks
+      step by 1, 2 or 5 times a power of ten; the series colours are
+      src/core/nice.c's palette; and the page's niceTicks gives the ticks of
+      tests/unit/fixtures/nice/ticks.txt (the C one's table).
   layout: a one-GPU agent whose GPU is named `evil<U+202E>txt.exe` and
       whose process is named with U+202E and 150 unbroken characters, the
       page in chromium at 800 x 600 (DevTools, tests/e2e/cdp.py) once the
@@ -150,7 +158,10 @@ def test_api():
             check_eq(st["gpu_count"], 8, "gpu_count")
             check_eq(sorted(st), sorted(cli), "the document's keys")
             for a, b in zip(st["gpus"], cli["gpus"]):
-                check_eq(sorted(a), sorted(b), f"GPU {a['index']}'s keys")
+                # the agent's API adds its running diagnosis (docs/api.md)
+                check(isinstance(a.get("diagnosis"), list) or a.get("diagnosis") is None,
+                      f"GPU {a['index']}'s diagnosis in the API", a.get("diagnosis"))
+                check_eq(sorted(set(a) - {"diagnosis"}), sorted(b), f"GPU {a['index']}'s keys")
                 check_eq(len(a["processes"]), len(b["processes"]), f"GPU {a['index']} processes")
                 for pa, pb in zip(a["processes"], b["processes"]):
                     check_eq(sorted(pa), sorted(pb), "a process's keys")
@@ -698,6 +709,122 @@ def test_browser():
             g.cleanup()
 
 
+def nice_step(s):
+    import math
+    m = s / 10 ** math.floor(math.log10(s) + 1e-9)
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5))
+
+
+def nice_cases():
+    """tests/unit/fixtures/nice/ticks.txt: [[min, max, steps, "ticks"], ...]."""
+    path = os.path.join(os.environ.get("SOURCE_ROOT", "."), "tests", "unit", "fixtures", "nice",
+                        "ticks.txt")
+    cases = []
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        left, want = line.split("->")
+        a, b, n = left.split()
+        cases.append([float(a), float(b), int(n), want.strip()])
+    check(len(cases) >= 15, "the nice ticks table", cases)
+    return cases
+
+
+def palette():
+    """src/core/nice.c's palette as rgb() strings, in series order."""
+    path = os.path.join(os.environ.get("SOURCE_ROOT", "."), "src", "core", "nice.c")
+    hexes = re.findall(r'\{"#([0-9A-Fa-f]{6})"', open(path).read())
+    check_eq(len(hexes), 8, "colours in src/core/nice.c")
+    return ["rgb(%d, %d, %d)" % tuple(int(h[i:i + 2], 16) for i in (0, 2, 4)) for h in hexes]
+
+
+def test_pictures():
+    import cdp
+    cdp.chromium_exe()  # Skip early without chromium
+    with Scratch("lvp") as d:
+        env = live_env(d)
+        g = agent(d, env, interval="0.5s", extra=("--diagnose-window", "1m",
+                                                   "--diagnose-every", "1s"))
+        try:
+            wait_alert(g, timeout=30)
+            deadline = time.monotonic() + 90
+            while True:
+                st, _ = get_json(g, "/api/v1/status")
+                diag = {x["index"]: x.get("diagnosis") for x in st["gpus"]}
+                if any(diag.values()):
+                    break
+                check(time.monotonic() < deadline, "no cause in /api/v1/status's diagnosis", diag)
+                time.sleep(0.5)
+            cases = nice_cases()
+            with cdp.Page(g.url + "/", d, width=1280, height=1600) as p:
+                deadline = time.monotonic() + 60
+                while not p.eval('(document.getElementById("live-state") || {}).textContent'
+                                 '.startsWith("(live")'):
+                    check(time.monotonic() < deadline, "the page's script never updated it")
+                    time.sleep(0.3)
+                got = p.eval("""(function (cases) {
+                  const N = window.gpumonNice;
+                  const cards = {};
+                  for (const c of document.querySelectorAll("article.gpu")) {
+                    const dg = c.querySelector('[data-k="diagnosis"]');
+                    cards[c.dataset.index] = {
+                      alert: c.dataset.alert === undefined ? null : c.dataset.alert,
+                      diag: dg ? dg.textContent : null,
+                      alerts: Array.from(c.querySelectorAll("ul.card-alerts li"))
+                        .map(function (e) { return e.textContent; })
+                    };
+                  }
+                  const ticks = Array.from(document.querySelectorAll("figure.chart"))
+                    .map(function (f) {
+                      return Array.from(f.querySelectorAll("svg text.yt"))
+                        .map(function (e) { return e.textContent; });
+                    });
+                  const strokes = [];
+                  for (let i = 0; i < 8; i++) {
+                    const e = document.querySelector("figure.chart polyline.s" + i);
+                    strokes.push(e ? getComputedStyle(e).stroke : null);
+                  }
+                  const nice = !N ? null : cases.map(function (c) {
+                    const t = N.ticks(c[0], c[1], c[2]), out = [];
+                    for (let k = 0; k < t.n; k++) out.push(N.label(t, N.tick(t, k)));
+                    return out.join(" ");
+                  });
+                  return { cards: cards, ticks: ticks, strokes: strokes, nice: nice };
+                })(""" + json.dumps(cases) + ")")
+                png_dir = os.environ.get("GM_TEST_PNG_DIR")
+                if png_dir:
+                    p.screenshot(os.path.join(png_dir, "live-pictures.png"))
+            st2, _ = get_json(g, "/api/v1/status")
+            al, _ = get_json(g, "/api/v1/alerts")
+            check(got["nice"] is not None, "the page's script has no niceTicks (window.gpumonNice)")
+            check_eq(got["nice"], [c[3] for c in cases], "the page's ticks for the C table's cases")
+            check_eq(got["strokes"], palette(), "the series colours against src/core/nice.c")
+            check_eq(len(got["ticks"]), 5, "charts with y ticks", got["ticks"])
+            for t in got["ticks"]:
+                v = [float(x) for x in t]
+                steps = {round(b - a, 9) for a, b in zip(v, v[1:])}
+                check(len(v) >= 2 and len(steps) == 1 and nice_step(steps.pop()),
+                      f"y ticks {t}: not a 1-2-5 run")
+            c5 = got["cards"].get("5")
+            check(c5 and c5["alert"] == "firing" and
+                  any("gpu-temperature-critical" in x for x in c5["alerts"]),
+                  "GPU 5's card is not marked firing with its rule", c5)
+            alerted = {a["gpu"] for a in al["alerts"]}
+            for idx, c in got["cards"].items():
+                if int(idx) not in alerted:
+                    check_eq((c["alert"], c["alerts"]), ("", []), f"GPU {idx}'s card marked")
+                want = set()
+                for doc in (st, st2):
+                    dg = [x for x in doc["gpus"] if x["index"] == int(idx)][0]["diagnosis"]
+                    want.add("not running" if dg is None else ", ".join(dg) if dg else "none")
+                check(c["diag"] in want, f"GPU {idx}'s diagnosis on its card", c["diag"], want)
+            check(any(c["diag"] not in ("none", "not running") for c in got["cards"].values()),
+                  "no card shows a cause", got["cards"])
+            check_eq(g.stop(), 0, "exit status", g.log())
+        finally:
+            g.cleanup()
+
+
 LAYOUT_SCN = """\
 [gpu.0]
 model = H100-SXM5-80GB
@@ -777,4 +904,4 @@ def test_layout():
 
 if __name__ == "__main__":
     main([test_api, test_auth, test_hostile, test_history_store, test_flood, test_browser,
-          test_layout])
+          test_pictures, test_layout])
