@@ -1,7 +1,9 @@
 # Thin wrapper over Meson (the real build is meson.build).
-#   make          build into build/
-#   make demo     install missing packages (as root), build, run on the simulated fleet
-#   make check    build plain and sanitized, run every test, the threaded ones under
+#   make          build into build/ (first the build packages: install-deps.sh --demo)
+#   make demo     install the missing build and run packages (as root; install-deps.sh
+#                 --demo), build, run on the simulated fleet
+#   make check    install what the tests add (install-deps.sh --test), build plain
+#                 and sanitized, run every test, the threaded ones under
 #                 ThreadSanitizer too (build-tsan/), print "N passed, N failed"
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
@@ -18,7 +20,7 @@ all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 $(BUILD)/build.ninja:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --demo --check >/dev/null 2>&1 || scripts/install-deps.sh --demo
 	meson setup $(BUILD)
 
 deps:
@@ -28,7 +30,7 @@ demo:
 	@scripts/demo.sh
 
 check:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
 	@scripts/check.sh
 
 lint: $(BUILD)/build.ninja
@@ -38,7 +40,7 @@ bench:
 	@scripts/bench.sh $(BUILD)
 
 fuzz:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
 	@scripts/fuzz.sh
 
 install: all
