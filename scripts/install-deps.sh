@@ -31,6 +31,9 @@ DEMO="$DEMO python3 sqlite3"
 # --- TEST: what only the test suite adds
 # JSON checks, the compat test, processes, TLS keys, the real peers
 TEST="procps openssl prometheus prometheus-node-exporter wrk curl apache2-utils"
+# the Python client installed offline from the checkout (python/tests:
+# pip --no-build-isolation with Debian's setuptools and wheel)
+TEST="$TEST python3-pip python3-setuptools python3-wheel"
 # the notifier's real peer (tests/e2e/notify_alertmanager.py)
 TEST="$TEST prometheus-alertmanager"
 # gpumon top in a real terminal (tests/e2e/top_*.py)
