@@ -24,6 +24,7 @@
 struct flagset {
     const char *config_path; /* --config, NULL for the default path */
     int no_config;           /* --no-config: ignore any config file */
+    int once;                /* --once: log-level warning unless the file or a flag sets it */
     int nflags;
     const char *key[64];
     const char *value[64];
@@ -116,6 +117,11 @@ static int build_config(void *arg, int reload, struct gm_config *c, struct gm_er
 {
     const struct flagset *fs = arg;
     gm_config_defaults(c);
+    /* cron mails whatever a job prints: a --once run that went well prints
+     * nothing (NVML ready, an alert's notice); warnings and errors still go
+     * to stderr, and an explicit log-level (file or flag) wins */
+    if (fs->once && gm_config_set(c, "log-level", "warning", err) != 0)
+        return GM_E_INVAL;
     if (!fs->no_config) {
         char def[4096];
         const char *path =
@@ -207,7 +213,9 @@ static void agent_usage(const char *cmd, int once)
                   "(JSON)\n",
                   cmd, once ? " [--once]" : "", serve ? " [--print]" : "", what,
                   once ? "      --once                       one sample through the same files "
-                         "and locks, then exit (cron)\n"
+                         "and locks, then exit (cron;\n"
+                         "                                   log-level warning unless set: "
+                         "silent when it goes well)\n"
                        : "",
                   serve ? "      --print                      one sample to stdout as /metrics "
                           "would serve it\n"
@@ -272,6 +280,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
     int rc = parse_flags(cmd, argc, argv, &fs, agent_other, &a);
     if (rc)
         return rc;
+    fs.once = a.once;
     if (a.help) {
         agent_usage(cmd, allow_once);
         return GM_EXIT_OK;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../core/modload.h"
+#include "../core/text.h"
 #include "cli.h"
 #include "cmdspec.h"
 
@@ -68,6 +69,21 @@ int cli_use_sim(const char *scenario)
     setenv("GPUSIM_SCENARIO", scenario, 1);
     setenv("GPUMON_NVML_LIB", find_sim_lib(simlib, sizeof(simlib)), 1);
     return 0;
+}
+
+/* An unknown command: named (escaped: it may be anything), with the
+ * closest command when it looks like a typo of one, as git does. */
+static int unknown_command(const char *word)
+{
+    char shown[256];
+    gm_text_term_s(shown, sizeof(shown), word, cli_utf8());
+    struct gm_text_suggest sg;
+    gm_text_suggest_init(&sg, word, strlen(word));
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        gm_text_suggest_add(&sg, commands[k]->name);
+    if (sg.best)
+        return cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", shown, sg.best);
+    return cli_usage_error(NULL, "unknown command '%s'", shown);
 }
 
 /* Whether argv[from..] asks for nvidia-smi's full report (-q / --query),
@@ -128,11 +144,8 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < NCOMMANDS; k++)
             if (strcmp(argv[i], commands[k]->name) == 0)
                 cmd = commands[k];
-        if (!cmd) {
-            cli_error("unknown command '%s'", argv[i]);
-            usage(stderr);
-            return GM_EXIT_USAGE;
-        }
+        if (!cmd)
+            return unknown_command(argv[i]);
         sub_argc = argc - i;
         sub_argv = argv + i;
     } else if (i < argc) {

@@ -72,6 +72,12 @@ if ! (cd "$tmp/src" && DEB_BUILD_OPTIONS="nocheck parallel=${JOBS:-2}" \
 fi
 deb=$(ls "$tmp"/gpumon_*.deb)
 simdeb=$(ls "$tmp"/gpumon-sim_*.deb)
+# python3-gpumon: the module where Debian's python3 finds it, importable
+pydeb=$(ls "$tmp"/python3-gpumon_*_all.deb) && dpkg-deb -x "$pydeb" "$tmp/py"
+got=$(cd / && PYTHONPATH="$tmp/py/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    'import gpumon.client, gpumon.lightning, gpumon.keras; print(gpumon.__file__)') || fail "python3-gpumon: no import"
+[ "$got" = "$tmp/py/usr/lib/python3/dist-packages/gpumon/__init__.py" ] || fail "python3-gpumon: gpumon from $got"
+ok "python3-gpumon: gpumon imports from the package's files"
 version=$(dpkg-deb -f "$deb" Version)
 ok "built $(basename "$deb") $(basename "$simdeb") in $(($(date +%s) - start)) s"
 if [ -n "${GPUMON_PKG_OUT:-}" ]; then
