@@ -617,4 +617,4 @@ static int cmd_completion_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_completion = {
-    "completion", "print the bash, zsh or fish completion script", cmd_completion_run};
+    "completion", "print the bash, zsh or fish completion script", cmd_completion_run, NULL};

@@ -291,4 +291,4 @@ static int cmd_dmon_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_dmon = {"dmon", "scrolling per-GPU table (nvidia-smi dmon)",
-                                   cmd_dmon_run};
+                                   cmd_dmon_run, NULL};

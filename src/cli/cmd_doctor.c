@@ -148,4 +148,4 @@ static int cmd_doctor_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_doctor = {"doctor", "why the NVIDIA driver or NVML does not work here",
-                                     cmd_doctor_run};
+                                     cmd_doctor_run, NULL};

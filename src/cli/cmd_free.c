@@ -235,4 +235,4 @@ static int cmd_free_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_free = {"free", "which GPUs are free, and CUDA_VISIBLE_DEVICES for them",
-                                   cmd_free_run};
+                                   cmd_free_run, NULL};

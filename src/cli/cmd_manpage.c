@@ -467,4 +467,4 @@ static int cmd_manpage_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_manpage = {
-    "manpage", "print a manual page (roff), generated from the help", cmd_manpage_run};
+    "manpage", "print a manual page (roff), generated from the help", cmd_manpage_run, NULL};

@@ -120,4 +120,4 @@ int cmd_metrics_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_metrics = {"metrics", "list the metrics gpumon reads (docs/metrics.md)",
-                                      cmd_metrics_run};
+                                      cmd_metrics_run, NULL};

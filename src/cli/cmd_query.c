@@ -451,4 +451,4 @@ int cmd_query_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_query = {
-    "query", "nvidia-smi compatible --query-gpu / --query-compute-apps", cmd_query_run};
+    "query", "nvidia-smi compatible --query-gpu / --query-compute-apps", cmd_query_run, NULL};

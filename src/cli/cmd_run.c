@@ -676,4 +676,4 @@ static int cmd_run_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_run = {"run", "run a command and summarise the GPUs it used",
-                                  cmd_run_run};
+                                  cmd_run_run, NULL};

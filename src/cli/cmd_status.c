@@ -224,4 +224,4 @@ int cmd_status_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_status = {"status", "one line per GPU with its processes (gpustat-like)",
-                                     cmd_status_run};
+                                     cmd_status_run, NULL};

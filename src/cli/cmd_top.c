@@ -170,4 +170,4 @@ static int cmd_top_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_top = {"top", "full-screen view: GPU panels, history charts, processes",
-                                  cmd_top_run};
+                                  cmd_top_run, NULL};

@@ -90,4 +90,4 @@ int cmd_topo_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_topo = {"topo", "nvidia-smi topo -m: the GPU connection matrix",
-                                   cmd_topo_run};
+                                   cmd_topo_run, NULL};

@@ -1,0 +1,103 @@
+/* optgroups.c -- the history-source group and cli_opts() (optgroups.h). */
+#include "optgroups.h"
+
+#include <stdio.h>
+
+#include "../core/timeutil.h"
+#include "cli.h"
+
+int cli_opt_time(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (cli_parse_time(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])",
+                          o->name, v);
+    return 0;
+}
+
+static int hist_since(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct cli_hist *h = dst;
+    if (gm_parse_duration(v, &h->since_ns) != 0 || h->since_ns <= 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (e.g. 2h, 30m, 7d)", o->name, v);
+    h->since_set = 1;
+    return 0;
+}
+
+static int hist_csv(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct cli_hist *h = dst;
+    if (h->ncsv == CLI_HIST_MAX_CSV)
+        return gm_err_set(err, GM_E_INVAL, "too many --%s files (at most %d)", o->name,
+                          CLI_HIST_MAX_CSV);
+    h->csv[h->ncsv++] = v;
+    return 0;
+}
+
+static const struct gm_opt hist_rows[] = {
+    {.kind = GM_OPT_FN,
+     .name = "since",
+     .arg = "DUR",
+     .fn = hist_since,
+     .help = "the last DUR up to --until or now"},
+    {.kind = GM_OPT_FN,
+     .name = "until",
+     .arg = "TIME",
+     .fn = cli_opt_time,
+     .off = offsetof(struct cli_hist, until_ns),
+     .help = "end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]"},
+    {.kind = GM_OPT_STR,
+     .name = "task",
+     .arg = "T",
+     .off = offsetof(struct cli_hist, task),
+     .help = "only the rows of the agent's task T"},
+    {.kind = GM_OPT_STR,
+     .name = "data-dir",
+     .arg = "DIR",
+     .off = offsetof(struct cli_hist, data_dir),
+     .help = "the agent's data directory (its gpumon.db)"},
+    {.kind = GM_OPT_STR,
+     .name = "store-path",
+     .arg = "FILE",
+     .off = offsetof(struct cli_hist, store_path),
+     .help = "the store file itself"},
+    {.kind = GM_OPT_FN,
+     .name = "csv",
+     .arg = "FILE...",
+     .fn = hist_csv,
+     .flags = GM_OPT_MANY,
+     .help = "the agent's daily CSV logs (GPU files, .gz too)"},
+    {.kind = GM_OPT_STR,
+     .name = "config",
+     .arg = "FILE",
+     .off = offsetof(struct cli_hist, config),
+     .help = "the agent's configuration (for its data directory)"},
+    {.kind = GM_OPT_SET,
+     .name = "no-config",
+     .val = 1,
+     .off = offsetof(struct cli_hist, no_config),
+     .help = "do not read the default configuration file"},
+    {0},
+};
+
+const struct gm_optgroup cli_hist_group = {"history source", hist_rows};
+
+void cli_opts_help(const struct gm_optcmd *cmd)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    gm_opt_help(cmd, &b);
+    fputs(b.p ? b.p : "", stdout);
+    gm_buf_free(&b);
+}
+
+int cli_opts(const struct gm_optcmd *cmd, int argc, char **argv, void *opts, int *first)
+{
+    struct gm_err err = {0};
+    int rc = gm_opt_parse(cmd, argc, argv, opts, first, &err);
+    if (rc == GM_OPT_WANT_HELP) {
+        cli_opts_help(cmd);
+        return GM_EXIT_OK;
+    }
+    if (rc != GM_OPT_OK)
+        return cli_usage_error(cmd->name, "%s", err.msg);
+    return CLI_OPTS_GO;
+}
