@@ -62,26 +62,6 @@ static int parse_scenario_time(const struct gm_opt *o, const char *v, void *dst,
         .off = offsetof(struct args, field)                                                        \
     }
 
-static const struct gm_opt alerts_rows[] = {
-    {.kind = GM_OPT_SET, .name = "json", .val = 1, .off = offsetof(struct args, json)},
-    {.kind = GM_OPT_SET, .name = "history", .val = 1, .off = offsetof(struct args, history)},
-    HIST("since", .arg = "DURATION"),
-    {.kind = GM_OPT_STR, .name = "rule", .arg = "NAME", .off = offsetof(struct args, rule)},
-    HIST("data-dir"),
-    HIST("store-path"),
-    HIST("config"),
-    HIST("no-config"),
-    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
-    {0},
-};
-
-static const struct gm_optcmd alerts_opts = {
-    .name = "alerts",
-    .head = alerts_help,
-    .msg = GM_OPT_MSG_BARE,
-    .opts = alerts_rows,
-};
-
 /* `alerts test`: the flags of the simulator's timeline instead of the
  * history's; the same help. */
 static const struct gm_opt alerts_test_rows[] = {
@@ -104,6 +84,28 @@ static const struct gm_optcmd alerts_test_opts = {
     .head = alerts_help,
     .msg = GM_OPT_MSG_BARE,
     .opts = alerts_test_rows,
+};
+
+static const struct gm_opt alerts_rows[] = {
+    {.kind = GM_OPT_SET, .name = "json", .val = 1, .off = offsetof(struct args, json)},
+    HIST("data-dir"),
+    HIST("config"),
+    HIST("no-config"),
+    {.kind = GM_OPT_SET, .name = "history", .val = 1, .off = offsetof(struct args, history)},
+    HIST("since", .arg = "DURATION"),
+    {.kind = GM_OPT_STR, .name = "rule", .arg = "NAME", .off = offsetof(struct args, rule)},
+    HIST("store-path"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd alerts_opts = {
+    .name = "alerts",
+    .head = alerts_help,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = alerts_rows,
+    .subs = "test",
+    .sub = &alerts_test_opts,
 };
 
 /* ------------------------------------------------------------------ test */

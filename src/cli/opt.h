@@ -84,7 +84,14 @@ struct gm_optcmd {
     int col;                   /* the column of the option lines' text */
     int msg;                   /* GM_OPT_MSG_* */
     const struct gm_opt *opts; /* ended by GM_OPT_END */
+    /* For the completions and manual pages (cmdspec.h): */
+    const char *subs;            /* subcommands the synopsis names, "check|show"; NULL: none */
+    const struct gm_optcmd *sub; /* the flags of a subcommand ("alerts test"); NULL: none */
+    int operands;                /* GM_OPT_OPERANDS_*: what the words after the flags are */
 };
+
+/* What a command's operands are, for the completions. */
+enum { GM_OPT_OPERANDS_NONE = 0, GM_OPT_OPERANDS_FILE, GM_OPT_OPERANDS_CMD };
 
 /* A row as the parse uses it: a GM_OPT_USE row resolved into the group's
  * row, with the name, help and label of the USE row where it gives them
