@@ -133,9 +133,11 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
     size_t n = count_rows(cmd);
     struct gm_opt_row *rows = gm_xmalloc((n + 1) * sizeof *rows);
     struct option *lo = gm_xmalloc((n + 1) * sizeof *lo);
-    char *shorts = gm_xmalloc(2 * n + 2);
+    char *shorts = gm_xmalloc(2 * n + 3);
     size_t nlo = 0, ns = 0;
     int rc = GM_OPT_OK;
+    if (cmd->in_order)
+        shorts[ns++] = '+'; /* stop at the first operand: "run [OPTIONS] CMD -x" */
     shorts[ns++] = ':';
     for (size_t i = 0; i < n; i++) {
         if (gm_opt_resolve(cmd, i, &rows[i]) != 0) {

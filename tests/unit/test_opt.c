@@ -123,6 +123,8 @@ static const struct gm_optcmd cmd = {
     .col = 23,
     .opts = rows,
 };
+static const struct gm_optcmd cmd_order = {
+    .name = "t", .head = "", .col = 10, .in_order = 1, .opts = rows};
 static const struct gm_optcmd cmd_bare = {
     .name = "t", .head = "", .col = 10, .msg = GM_OPT_MSG_BARE, .opts = rows};
 
@@ -130,7 +132,7 @@ static const struct gm_optcmd cmd_bare = {
 struct pcase {
     const char *why;
     const char *args[MAXA]; /* after argv[0] */
-    int bare;               /* cmd_bare instead of cmd */
+    int bare;               /* 1: cmd_bare instead of cmd; 2: cmd_order */
     int want_first;         /* operands allowed: *first is checked against first */
     int rc;
     const char *err; /* GM_OPT_BAD: the message */
@@ -341,6 +343,20 @@ static const struct pcase cases[] = {
      .want_first = 0,
      .rc = GM_OPT_OK,
      .gflag = 7},
+    {.why = "in order: the flags end at the first operand",
+     .args = {"--json", "cmd", "-o", "x"},
+     .bare = 2,
+     .want_first = 1,
+     .rc = GM_OPT_OK,
+     .json = 1,
+     .first = 2},
+    {.why = "in order: -- before the command",
+     .args = {"-o", "x", "--", "cmd", "--json"},
+     .bare = 2,
+     .want_first = 1,
+     .rc = GM_OPT_OK,
+     .out = "x",
+     .first = 4},
 };
 
 static void test_parse(void **state)
@@ -358,8 +374,10 @@ static void test_parse(void **state)
         memset(&t, 0, sizeof t);
         struct gm_err err = {0};
         int first = -1;
-        int rc = gm_opt_parse(c->bare ? &cmd_bare : &cmd, argc, argv, &t,
-                              c->want_first ? &first : NULL, &err);
+        int rc = gm_opt_parse(c->bare == 2 ? &cmd_order
+                              : c->bare    ? &cmd_bare
+                                           : &cmd,
+                              argc, argv, &t, c->want_first ? &first : NULL, &err);
         print_message("case: %s\n", c->why);
         assert_int_equal(rc, c->rc);
         if (c->rc == GM_OPT_BAD)
