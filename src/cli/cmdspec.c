@@ -492,7 +492,7 @@ static void table_flags(struct cli_spec *sp, const struct gm_optcmd *t, int with
     struct gm_opt_row r, j;
     for (size_t i = 0; gm_opt_resolve(t, i, &r) == 0; i++) {
         const struct gm_opt *o = &r.o;
-        if ((o->flags & GM_OPT_JOIN) && with_help)
+        if (((o->flags & GM_OPT_JOIN) && with_help) || (o->flags & GM_OPT_HIDDEN))
             continue;
         if (!o->help != !with_help || (o->kind == GM_OPT_HELP && !o->help))
             continue;

@@ -5,7 +5,8 @@
  * with the table turned into getopt's long options and short string for
  * each call; getopt's own messages are off and ours name the flag as the
  * user wrote it.  The help's option lines are "  -x, --name ARG" padded
- * to the command's column, or on a line of their own when longer, and the
+ * to the command's column, followed by two blanks when exactly as wide
+ * (dmon's --gpm-metrics), or on a line of their own when wider; the
  * text's further lines at that column.  See opt.h for the contract.
  */
 #include "opt.h"
@@ -220,7 +221,8 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
             shorts = 1;
     gm_buf_puts(out, cmd->head);
     for (size_t i = 0; i < n; i++) {
-        if (gm_opt_resolve(cmd, i, &r) != 0 || !r.o.help || (r.o.flags & GM_OPT_JOIN))
+        if (gm_opt_resolve(cmd, i, &r) != 0 || !r.o.help ||
+            (r.o.flags & (GM_OPT_JOIN | GM_OPT_HIDDEN)))
             continue;
         size_t start = out->len;
         gm_buf_puts(out, "  ");
@@ -244,6 +246,8 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
         size_t w = out->len - start;
         if (w < (size_t)cmd->col) {
             gm_buf_fill(out, ' ', (size_t)cmd->col - w);
+        } else if (w == (size_t)cmd->col) { /* two blanks, the text's further lines at col */
+            gm_buf_puts(out, "  ");
         } else {
             gm_buf_putc(out, '\n');
             gm_buf_fill(out, ' ', (size_t)cmd->col);

@@ -112,6 +112,17 @@ static const struct gm_opt rows[] = {
      .hint = "a or b, nothing else",
      .help = "on a line of its own",
      .off = offsetof(struct t_opts, fmt)},
+    {.kind = GM_OPT_STR,
+     .name = "width-23-xy",
+     .arg = "IDS",
+     .help = "as wide as the column:\ntwo blanks",
+     .off = offsetof(struct t_opts, out)},
+    {.kind = GM_OPT_SET,
+     .name = "secret",
+     .val = 5,
+     .flags = GM_OPT_HIDDEN,
+     .help = "never shown",
+     .off = offsetof(struct t_opts, n)},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
@@ -337,6 +348,7 @@ static const struct pcase cases[] = {
      .want_first = 0,
      .rc = GM_OPT_OK,
      .dir = "e"},
+    {.why = "a hidden row is parsed", .args = {"--secret"}, .rc = GM_OPT_OK, .n = 5},
     {.why = "a group's row as it is",
      .args = {"--gflag"},
      .bare = 0,
@@ -450,6 +462,8 @@ static void test_help(void **state)
                                "                       our own words\n"
                                "      --very-long-flag-name a|b\n"
                                "                       on a line of its own\n"
+                               "      --width-23-xy IDS  as wide as the column:\n"
+                               "                       two blanks\n"
                                "  -h, --help           this help\n"
                                "\nExit status: 0.\n";
     struct gm_buf b = GM_BUF_INIT;
@@ -458,8 +472,8 @@ static void test_help(void **state)
     gm_buf_free(&b);
 }
 
-/* Without a short flag among the lines, no column is kept for one; a text
- * that fits exactly takes one blank. */
+/* Without a short flag among the lines, no column is kept for one; a flag
+ * one narrower than the column takes one blank, one as wide two. */
 static void test_help_no_shorts(void **state)
 {
     (void)state;
@@ -477,8 +491,7 @@ static void test_help_no_shorts(void **state)
     static const struct gm_optcmd c = {.name = "r", .head = "usage: r\n\n", .col = 19, .opts = r};
     static const char want[] = "usage: r\n\n"
                                "  --since DURATION the last DURATION\n"
-                               "  --from, --to TIME\n"
-                               "                   times\n";
+                               "  --from, --to TIME  times\n";
     struct gm_buf b = GM_BUF_INIT;
     gm_opt_help(&c, &b);
     assert_string_equal(b.p, want);
