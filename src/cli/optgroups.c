@@ -1,4 +1,4 @@
-/* optgroups.c -- the history-source group and cli_opts() (optgroups.h). */
+/* optgroups.c -- the history-source and GPU-access groups, cli_opts() (optgroups.h). */
 #include "optgroups.h"
 
 #include <stdio.h>
@@ -80,6 +80,31 @@ static const struct gm_opt hist_rows[] = {
 };
 
 const struct gm_optgroup cli_hist_group = {"history source", hist_rows};
+
+static int gpu_timeout(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (gm_parse_duration(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s'", o->name, v);
+    return 0;
+}
+
+static const struct gm_opt gpu_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "id",
+     .letter = 'i',
+     .arg = "IDS",
+     .off = offsetof(struct cli_gpu, ids),
+     .help = "only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)"},
+    {.kind = GM_OPT_FN,
+     .name = "timeout",
+     .arg = "SEC",
+     .fn = gpu_timeout,
+     .off = offsetof(struct cli_gpu, timeout_ns),
+     .help = "give up when an NVML call hangs this long (default 10; 0 = never)"},
+    {0},
+};
+
+const struct gm_optgroup cli_gpu_group = {"GPU access", gpu_rows};
 
 void cli_opts_help(const struct gm_optcmd *cmd)
 {

@@ -7,6 +7,8 @@
  * rows it accepts with GM_OPT_USE rows (opt.h), in the order and, where it
  * words them its own way, with the text of its help.
  *
+ * How a command reaches the GPUs (-i/--id, --timeout) is a second group.
+ *
  * What it leaves out: what the flags mean together (--csv with --task, a
  * --until without --since) is each command's, after the parse.
  */
@@ -34,6 +36,18 @@ struct cli_hist {
 /* Rows: since, until, task, data-dir, store-path, csv, config, no-config;
  * a USE row's offset is that of its struct cli_hist. */
 extern const struct gm_optgroup cli_hist_group;
+
+/* How a command reaches the GPUs: -i/--id IDS (indices, UUIDs or PCI bus
+ * ids, as gm_query_select reads them later) and --timeout SEC for a hung
+ * NVML call; zero is "not given" for each. */
+struct cli_gpu {
+    const char *ids;
+    int64_t timeout_ns;
+};
+
+/* Rows: id, timeout; a USE row's offset is that of its struct cli_gpu.
+ * The command sets timeout_ns to CLI_DEFAULT_TIMEOUT_NS before the parse. */
+extern const struct gm_optgroup cli_gpu_group;
 
 /* The GM_OPT_FN of --until: a point in time (cli_parse_time) into the
  * int64_t at dst; "invalid --NAME 'v' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])". */
