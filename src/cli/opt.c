@@ -36,12 +36,12 @@ int gm_opt_resolve(const struct gm_optcmd *cmd, size_t i, struct gm_opt_row *r)
         return -1;
     r->o = *g;
     r->o.name = d->name ? d->name : g->name;
-    r->o.letter = d->letter ? d->letter : g->letter;
+    r->o.letter = d->letter ? d->letter : (d->flags & GM_OPT_NOSHORT) ? 0 : g->letter;
     r->o.arg = d->arg ? d->arg : g->arg;
     r->o.help = (d->flags & GM_OPT_NOHELP) ? NULL : d->help ? d->help : g->help;
     r->o.label = d->label ? d->label : g->label;
     r->o.hint = d->hint ? d->hint : g->hint;
-    r->o.flags = (d->flags | g->flags) & ~GM_OPT_NOHELP;
+    r->o.flags = (d->flags | g->flags) & ~(GM_OPT_NOHELP | GM_OPT_NOSHORT);
     r->o.off = d->off + g->off;
     return 0;
 }

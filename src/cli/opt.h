@@ -41,6 +41,8 @@ enum gm_opt_kind {
 #define GM_OPT_JOIN 1u   /* shown on the line of the row before ("--from, --to TIME") */
 #define GM_OPT_MANY 2u   /* the operands after the options are more values of it (--csv FILE...) */
 #define GM_OPT_HIDDEN 8u /* parsed, but in no help, completion or page (pmon's --gpm-metrics) */
+#define GM_OPT_NOSHORT                                                                             \
+    16u /* GM_OPT_USE: without the group's short letter (status's -i is not --id) */
 #define GM_OPT_NOHELP 4u /* GM_OPT_USE: no option line, whatever help the group's row has */
 
 struct gm_opt;
