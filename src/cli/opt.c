@@ -179,7 +179,13 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
                     o = &rows[i].o;
         }
         if (!o) {
-            rc = gm_err_set(err, GM_E_INVAL, "unknown option %s", argv[optind - 1]);
+            /* a letter inside "-xyz" is named by itself: optind has not
+             * moved past the word, whose predecessor argv[optind - 1] is */
+            char letter[3] = {'-', (char)optopt, '\0'};
+            int short_one = optopt > 0 && optopt < 256;
+            rc = gm_err_set(err, GM_E_INVAL, "unknown option %s%s",
+                            short_one ? letter : argv[optind - 1],
+                            cmd->unknown_hint ? cmd->unknown_hint : "");
             goto out;
         }
         if (o->kind == GM_OPT_HELP) {

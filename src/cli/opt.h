@@ -81,12 +81,13 @@ struct gm_optgroup {
 enum { GM_OPT_MSG_OPTION = 0, GM_OPT_MSG_BARE = 1 };
 
 struct gm_optcmd {
-    const char *name; /* "report": the help's "Try 'gpumon report --help'." */
-    const char *head; /* the help before the option lines (synopsis, prose), verbatim */
-    const char *tail; /* the help after them, verbatim; NULL for none */
-    int col;          /* the column of the option lines' text */
-    int msg;          /* GM_OPT_MSG_* */
-    int in_order;     /* the flags end at the first operand (the words after it are a command's) */
+    const char *name;         /* "report": the help's "Try 'gpumon report --help'." */
+    const char *head;         /* the help before the option lines (synopsis, prose), verbatim */
+    const char *tail;         /* the help after them, verbatim; NULL for none */
+    int col;                  /* the column of the option lines' text */
+    int msg;                  /* GM_OPT_MSG_* */
+    const char *unknown_hint; /* after "unknown option -x": " (topo has only -m ...)" */
+    int in_order; /* the flags end at the first operand (the words after it are a command's) */
     const struct gm_opt *opts; /* ended by GM_OPT_END */
     /* For the completions and manual pages (cmdspec.h): */
     const char *subs;            /* subcommands the synopsis names, "check|show"; NULL: none */
