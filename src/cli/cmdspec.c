@@ -503,6 +503,8 @@ static void table_flags(struct cli_spec *sp, const struct gm_optcmd *t, int with
         size_t nl = 0;
         if (o->letter)
             names[nn++] = shortname;
+        if (o->alias)
+            names[nn++] = o->alias;
         for (size_t k = i; nl < 8; k++) {
             if (gm_opt_resolve(t, k, &j) != 0 || (k > i && !(j.o.flags & GM_OPT_JOIN)))
                 break;
@@ -525,7 +527,7 @@ static void table_flags(struct cli_spec *sp, const struct gm_optcmd *t, int with
             f->meta = o->arg ? gm_xstrdup(o->arg) : NULL;
             f->listed = with_help;
             f->group = g;
-            f->help = with_help ? table_help(o->help) : NULL;
+            f->help = with_help && o->help[0] ? table_help(o->help) : NULL;
             classify(f);
         }
         for (size_t k = 0; k < nl; k++)

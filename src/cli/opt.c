@@ -159,6 +159,23 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
     lo[nlo] = (struct option){NULL, 0, NULL, 0};
     shorts[ns] = '\0';
 
+    /* an alias ("-lms", "-lms=50") becomes its long name for getopt, in
+     * words that live as long as the process as argv's do (eight of them) */
+    static char spelled[8][256];
+    static size_t nspelled;
+    for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+        for (size_t i = 0; i < n; i++) {
+            const struct gm_opt *o = &rows[i].o;
+            size_t al = o->alias ? strlen(o->alias) : 0;
+            if (!al || !o->name || strncmp(argv[k], o->alias, al) != 0 ||
+                (argv[k][al] != '\0' && argv[k][al] != '='))
+                continue;
+            char *w = spelled[nspelled++ % 8];
+            if ((size_t)snprintf(w, sizeof spelled[0], "--%s%s", o->name, argv[k] + al) <
+                sizeof spelled[0])
+                argv[k] = w;
+            break;
+        }
     const struct gm_opt *many = NULL;
     int c;
     optind = 0; /* a full reset: an earlier parse may have stopped inside "-xyz" */
@@ -223,7 +240,7 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
     int shorts = 0;
     struct gm_opt_row r, j;
     for (size_t i = 0; i < n; i++)
-        if (gm_opt_resolve(cmd, i, &r) == 0 && r.o.help && r.o.letter)
+        if (gm_opt_resolve(cmd, i, &r) == 0 && r.o.help && (r.o.letter || r.o.alias))
             shorts = 1;
     gm_buf_puts(out, cmd->head);
     for (size_t i = 0; i < n; i++) {
@@ -232,7 +249,9 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
             continue;
         size_t start = out->len;
         gm_buf_puts(out, "  ");
-        if (shorts && r.o.letter && r.o.name)
+        if (shorts && r.o.alias && r.o.name)
+            gm_buf_printf(out, "%s, ", r.o.alias);
+        else if (shorts && r.o.letter && r.o.name)
             gm_buf_printf(out, "-%c, ", r.o.letter);
         else if (shorts && r.o.name)
             gm_buf_puts(out, "    ");
@@ -247,16 +266,20 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
                  k < n && gm_opt_resolve(cmd, k, &j) == 0 && (j.o.flags & GM_OPT_JOIN); k++)
                 gm_buf_printf(out, ", --%s", j.o.name);
             if (r.o.arg)
-                gm_buf_printf(out, " %s", r.o.arg);
+                gm_buf_printf(out, "%c%s", cmd->eq ? '=' : ' ', r.o.arg);
         }
-        size_t w = out->len - start;
-        if (w < (size_t)cmd->col) {
-            gm_buf_fill(out, ' ', (size_t)cmd->col - w);
-        } else if (w == (size_t)cmd->col) { /* two blanks, the text's further lines at col */
+        size_t w = out->len - start, col = (size_t)(r.o.col ? r.o.col : cmd->col);
+        if (!r.o.help[0]) {
+            gm_buf_putc(out, '\n'); /* a line without a text */
+            continue;
+        }
+        if (w < col) {
+            gm_buf_fill(out, ' ', col - w);
+        } else if (w == col) { /* two blanks, the text's further lines at col */
             gm_buf_puts(out, "  ");
         } else {
             gm_buf_putc(out, '\n');
-            gm_buf_fill(out, ' ', (size_t)cmd->col);
+            gm_buf_fill(out, ' ', col);
         }
         for (const char *p = r.o.help;;) {
             size_t l = strcspn(p, "\n");
@@ -265,7 +288,7 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
             if (!p[l])
                 break;
             p += l + 1;
-            gm_buf_fill(out, ' ', (size_t)cmd->col);
+            gm_buf_fill(out, ' ', col);
         }
     }
     if (cmd->tail)

@@ -57,13 +57,17 @@ struct gm_opt {
     const char *name;  /* long name without "--"; NULL for none */
     int letter;        /* short name; 0 for none */
     const char *arg;   /* the argument's name: FILE, DIR, SEC, a|b|c, ...; NULL: takes none */
-    const char *help;  /* the help text, lines split by '\n'; NULL: the synopsis names it only
+    const char *help;  /* the help text, lines split by '\n'; "": an option line without one;
+                        * NULL: the synopsis names it only
                         * (GM_OPT_USE: NULL takes the group's) */
     size_t off;        /* where the value goes, in the options struct */
     int val;           /* GM_OPT_SET: the value stored */
     gm_opt_fn fn;      /* GM_OPT_FN */
     const char *hint;  /* GM_OPT_CHOICE: the "(...)" of the error; NULL: the choices */
     const char *label; /* the help's left column when it is not "--name ARG" */
+    const char *alias; /* another spelling in place of the short letter ("-lms"): shown in
+                        * the help before the long name, read as --name */
+    int col;           /* this row's text column; 0: the command's */
     unsigned flags;    /* GM_OPT_JOIN, GM_OPT_MANY */
     const struct gm_optgroup *group; /* GM_OPT_USE: the group */
     const char *use;                 /* GM_OPT_USE: the group's row, when .name renames it */
@@ -87,6 +91,7 @@ struct gm_optcmd {
     int col;                  /* the column of the option lines' text */
     int msg;                  /* GM_OPT_MSG_* */
     const char *unknown_hint; /* after "unknown option -x": " (topo has only -m ...)" */
+    int eq;                   /* the help writes "--name=ARG" (nvidia-smi's query) */
     int in_order; /* the flags end at the first operand (the words after it are a command's) */
     const struct gm_opt *opts; /* ended by GM_OPT_END */
     /* For the completions and manual pages (cmdspec.h): */

@@ -84,6 +84,7 @@ static const struct gm_opt rows[] = {
      .off = offsetof(struct t_opts, fmt)},
     {.kind = GM_OPT_FN,
      .name = "n",
+     .alias = "-nn",
      .arg = "N",
      .fn = parse_n,
      .help = "a number",
@@ -359,6 +360,12 @@ static const struct pcase cases[] = {
      .args = {"-D", "x"},
      .rc = GM_OPT_BAD,
      .err = "unknown option -D"},
+    {.why = "an alias", .args = {"-nn", "7"}, .rc = GM_OPT_OK, .n = 7},
+    {.why = "an alias with =value", .args = {"-nn=8"}, .rc = GM_OPT_OK, .n = 8},
+    {.why = "a longer word is not the alias",
+     .args = {"-nnx"},
+     .rc = GM_OPT_BAD,
+     .err = "unknown option -n"},
     {.why = "a hidden row is parsed", .args = {"--secret"}, .rc = GM_OPT_OK, .n = 5},
     {.why = "a group's row as it is",
      .args = {"--gflag"},
@@ -467,7 +474,7 @@ static void test_help(void **state)
                                "      --format table|csv|json\n"
                                "                       the output format;\n"
                                "                       the second line\n"
-                               "      --n N            a number\n"
+                               "  -nn, --n N           a number\n"
                                "      --add FILE...    these files\n"
                                "      --data-dir, --dir DIR\n"
                                "                       our own words\n"
@@ -509,12 +516,44 @@ static void test_help_no_shorts(void **state)
     gm_buf_free(&b);
 }
 
+/* nvidia-smi's layout: "--name=ARG", a line without a text, a spelling in
+ * place of the short letter, a row with its own column. */
+static void test_help_eq(void **state)
+{
+    (void)state;
+    static const struct gm_opt r[] = {
+        {.kind = GM_OPT_STR, .name = "query-gpu", .arg = "FIELDS", .help = "GPU fields"},
+        {.kind = GM_OPT_STR, .name = "format", .arg = "csv[,noheader]", .help = ""},
+        {.kind = GM_OPT_STR,
+         .name = "loop-ms",
+         .alias = "-lms",
+         .arg = "MS",
+         .help = "repeat every MS milliseconds"},
+        {.kind = GM_OPT_SET,
+         .name = "help-query-supported-clocks",
+         .col = 39,
+         .help = "list their fields"},
+        {0},
+    };
+    static const struct gm_optcmd c = {
+        .name = "q", .head = "usage: q\n\n", .col = 35, .eq = 1, .opts = r};
+    static const char want[] = "usage: q\n\n"
+                               "      --query-gpu=FIELDS           GPU fields\n"
+                               "      --format=csv[,noheader]\n"
+                               "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
+                               "      --help-query-supported-clocks    list their fields\n";
+    struct gm_buf b = GM_BUF_INIT;
+    gm_opt_help(&c, &b);
+    assert_string_equal(b.p, want);
+    gm_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),          cmocka_unit_test(test_parse_again),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_help),
-        cmocka_unit_test(test_help_no_shorts),
+        cmocka_unit_test(test_help_no_shorts), cmocka_unit_test(test_help_eq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
