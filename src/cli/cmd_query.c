@@ -200,9 +200,9 @@ enum { LIST = 3, SCLK, SPAGES, SREMAP, SACCT }; /* -L and the multi-row list que
 
 struct query_args {
     struct cli_gpu g; /* -i, --timeout */
-    const char *fields, *format, *file;
+    struct cli_smi s; /* -l, -lms, -f */
+    const char *fields, *format;
     int kind, help, smiq;
-    int64_t loop;
 };
 
 /* --query-gpu and --query-compute-apps (.val: the kind). */
@@ -244,24 +244,6 @@ static int query_list_gpus(const struct gm_opt *o, const char *v, void *dst, str
     return 0;
 }
 
-static int parse_loop(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
-{
-    if (cli_parse_seconds(v, dst) != 0)
-        return gm_err_set(err, GM_E_INVAL, "invalid --%s value '%s' (seconds)", o->name, v);
-    return 0;
-}
-
-static int parse_loop_ms(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
-{
-    char *end;
-    errno = 0;
-    long ms = strtol(v, &end, 10);
-    if (errno || *end || ms <= 0)
-        return gm_err_set(err, GM_E_INVAL, "invalid --%s value '%s' (milliseconds)", o->name, v);
-    *(int64_t *)dst = (int64_t)ms * 1000000LL;
-    return 0;
-}
-
 /* A flag that is a query ("--query-gpu") or a help of one ("--help-query-gpu"). */
 #define QUERY(n, fnc, k, h, ...)                                                                   \
     {                                                                                              \
@@ -271,6 +253,11 @@ static int parse_loop_ms(const struct gm_opt *o, const char *v, void *dst, struc
     {                                                                                              \
         .kind = GM_OPT_SET, .name = n, .val = k, .off = offsetof(struct query_args, help),         \
         .help = h, __VA_ARGS__                                                                     \
+    }
+#define SMI(n)                                                                                     \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = n,                                    \
+        .off = offsetof(struct query_args, s)                                                      \
     }
 #define GPU(n, ...)                                                                                \
     {                                                                                              \
@@ -288,26 +275,9 @@ static const struct gm_opt query_flag_rows[] = {
      .help = "",
      .off = offsetof(struct query_args, format)},
     GPU("id", .help = "only these GPUs: indices, UUIDs or PCI bus ids"),
-    {.kind = GM_OPT_FN,
-     .name = "loop",
-     .letter = 'l',
-     .arg = "SEC",
-     .fn = parse_loop,
-     .off = offsetof(struct query_args, loop),
-     .help = "repeat every SEC seconds until interrupted"},
-    {.kind = GM_OPT_FN,
-     .name = "loop-ms",
-     .alias = "-lms",
-     .arg = "MS",
-     .fn = parse_loop_ms,
-     .off = offsetof(struct query_args, loop),
-     .help = "repeat every MS milliseconds"},
-    {.kind = GM_OPT_STR,
-     .name = "filename",
-     .letter = 'f',
-     .arg = "FILE",
-     .off = offsetof(struct query_args, file),
-     .help = "write to FILE (truncated) instead of stdout"},
+    SMI("loop"),
+    SMI("loop-ms"),
+    SMI("filename"),
     HELPQ("help-query-gpu", GM_QUERY_GPU, "list the GPU fields"),
     HELPQ("help-query-compute-apps", GM_QUERY_APPS, "list the process fields"),
     /* read by cmd_query_run before the parse: it is cmd_smiq.c's command */
@@ -362,9 +332,9 @@ int cmd_query_run(int argc, char **argv)
     int prc = cli_opts(&query_opts, argc, argv, &a, NULL);
     if (prc != CLI_OPTS_GO)
         return prc;
-    const char *fields = a.fields, *format = a.format, *ids = a.g.ids, *file = a.file;
+    const char *fields = a.fields, *format = a.format, *ids = a.g.ids, *file = a.s.file;
     int kind = a.kind, help = a.help;
-    int64_t loop = a.loop, timeout = a.g.timeout_ns;
+    int64_t loop = a.s.loop_ns, timeout = a.g.timeout_ns;
 
     struct gm_buf out = GM_BUF_INIT;
     if (help == SCLK || help == SPAGES || help == SREMAP || help == SACCT) {

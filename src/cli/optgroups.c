@@ -1,7 +1,9 @@
-/* optgroups.c -- the history-source and GPU-access groups, cli_opts() (optgroups.h). */
+/* optgroups.c -- the shared option groups and cli_opts() (optgroups.h). */
 #include "optgroups.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../core/timeutil.h"
 #include "cli.h"
@@ -105,6 +107,50 @@ static const struct gm_opt gpu_rows[] = {
 };
 
 const struct gm_optgroup cli_gpu_group = {"GPU access", gpu_rows};
+
+static int smi_loop(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (cli_parse_seconds(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s value '%s' (seconds)", o->name, v);
+    return 0;
+}
+
+static int smi_loop_ms(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    char *end;
+    errno = 0;
+    long ms = strtol(v, &end, 10);
+    if (errno || *end || ms <= 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s value '%s' (milliseconds)", o->name, v);
+    *(int64_t *)dst = (int64_t)ms * 1000000LL;
+    return 0;
+}
+
+static const struct gm_opt smi_rows[] = {
+    {.kind = GM_OPT_FN,
+     .name = "loop",
+     .letter = 'l',
+     .arg = "SEC",
+     .fn = smi_loop,
+     .off = offsetof(struct cli_smi, loop_ns),
+     .help = "repeat every SEC seconds until interrupted"},
+    {.kind = GM_OPT_FN,
+     .name = "loop-ms",
+     .alias = "-lms",
+     .arg = "MS",
+     .fn = smi_loop_ms,
+     .off = offsetof(struct cli_smi, loop_ns),
+     .help = "repeat every MS milliseconds"},
+    {.kind = GM_OPT_STR,
+     .name = "filename",
+     .letter = 'f',
+     .arg = "FILE",
+     .off = offsetof(struct cli_smi, file),
+     .help = "write to FILE (truncated) instead of stdout"},
+    {0},
+};
+
+const struct gm_optgroup cli_smi_group = {"nvidia-smi loop", smi_rows};
 
 void cli_opts_help(const struct gm_optcmd *cmd)
 {

@@ -49,6 +49,17 @@ struct cli_gpu {
  * The command sets timeout_ns to CLI_DEFAULT_TIMEOUT_NS before the parse. */
 extern const struct gm_optgroup cli_gpu_group;
 
+/* nvidia-smi's repeat and output flags, query's and -q's: -l/--loop SEC,
+ * -lms/--loop-ms MS (both into loop_ns), -f/--filename FILE. */
+struct cli_smi {
+    int64_t loop_ns; /* 0: once */
+    const char *file;
+};
+
+/* Rows: loop, loop-ms, filename; a USE row's offset is that of its
+ * struct cli_smi. */
+extern const struct gm_optgroup cli_smi_group;
+
 /* The GM_OPT_FN of --until: a point in time (cli_parse_time) into the
  * int64_t at dst; "invalid --NAME 'v' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])". */
 int cli_opt_time(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err);
