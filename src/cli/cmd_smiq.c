@@ -164,7 +164,9 @@ int cmd_smiq_run(int argc, char **argv);
 
 int cmd_smiq_run(int argc, char **argv)
 {
-    smiq_flag_rows[2].help = sections_help();
+    for (struct gm_opt *o = smiq_flag_rows; o->kind; o++)
+        if (o->name && strcmp(o->name, "display") == 0)
+            o->help = sections_help();
     struct smiq_args a = {.g.timeout_ns = CLI_DEFAULT_TIMEOUT_NS};
     int prc = cli_opts(&smiq_opts, argc, argv, &a, NULL);
     if (prc != CLI_OPTS_GO)

@@ -496,7 +496,7 @@ static void table_flags(struct cli_spec *sp, const struct gm_optcmd *t, int with
             continue;
         if (!o->help != !with_help || (o->kind == GM_OPT_HELP && !o->help))
             continue;
-        const char *names[8];
+        const char *names[10]; /* the letter, the alias and up to 8 long names */
         size_t nn = 0;
         char shortname[3] = {'-', (char)o->letter, '\0'};
         char *longs[8];
