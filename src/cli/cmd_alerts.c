@@ -53,12 +53,12 @@ static int parse_scenario_time(const struct gm_opt *o, const char *v, void *dst,
 
 #define HIST(n, ...)                                                                               \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = n, .off = offsetof(struct args, h),  \
-        .flags = GM_OPT_NOHELP, __VA_ARGS__                                                        \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct args, h), .flags = GM_OPT_NOHELP, __VA_ARGS__                       \
     }
 #define SCENARIO_TIME(n, field)                                                                    \
     {                                                                                              \
-        .kind = GM_OPT_FN, .name = n, .arg = "T", .fn = parse_scenario_time,                       \
+        .kind = GM_OPT_FN, .name = (n), .arg = "T", .fn = parse_scenario_time,                     \
         .off = offsetof(struct args, field)                                                        \
     }
 

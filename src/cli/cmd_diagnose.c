@@ -211,7 +211,7 @@ static int parse_fail_on(const struct gm_opt *o, const char *v, void *dst, struc
 
 #define HIST(n, ...)                                                                               \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = n,                                   \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
         .off = offsetof(struct diagnose_args, h), __VA_ARGS__                                      \
     }
 

@@ -130,7 +130,7 @@ static const struct gm_optgroup mon_group = {"monitor loop", mon_flag_rows};
 
 #define MON(n)                                                                                     \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &mon_group, .name = n                                         \
+        .kind = GM_OPT_USE, .group = &mon_group, .name = (n)                                       \
     }
 #define MON_TAIL                                                                                   \
     "\nA value the GPU does not report (or that gpumon cannot read: jpg, ofa, ccpm)\n"             \

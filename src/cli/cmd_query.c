@@ -247,21 +247,22 @@ static int query_list_gpus(const struct gm_opt *o, const char *v, void *dst, str
 /* A flag that is a query ("--query-gpu") or a help of one ("--help-query-gpu"). */
 #define QUERY(n, fnc, k, h, ...)                                                                   \
     {                                                                                              \
-        .kind = GM_OPT_FN, .name = n, .arg = "FIELDS", .fn = fnc, .val = k, .help = h, __VA_ARGS__ \
+        .kind = GM_OPT_FN, .name = (n), .arg = "FIELDS", .fn = (fnc), .val = (k), .help = (h),     \
+        __VA_ARGS__                                                                                \
     }
 #define HELPQ(n, k, h, ...)                                                                        \
     {                                                                                              \
-        .kind = GM_OPT_SET, .name = n, .val = k, .off = offsetof(struct query_args, help),         \
-        .help = h, __VA_ARGS__                                                                     \
+        .kind = GM_OPT_SET, .name = (n), .val = (k), .off = offsetof(struct query_args, help),     \
+        .help = (h), __VA_ARGS__                                                                   \
     }
 #define SMI(n)                                                                                     \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = n,                                    \
+        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = (n),                                  \
         .off = offsetof(struct query_args, s)                                                      \
     }
 #define GPU(n, ...)                                                                                \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = n,                                    \
+        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = (n),                                  \
         .off = offsetof(struct query_args, g), __VA_ARGS__                                         \
     }
 

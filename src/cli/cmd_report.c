@@ -61,7 +61,7 @@ static int parse_html(const struct gm_opt *o, const char *v, void *dst, struct g
 
 #define HIST(n, ...)                                                                               \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = n,                                   \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
         .off = offsetof(struct report_args, h), __VA_ARGS__                                        \
     }
 

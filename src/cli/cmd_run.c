@@ -77,7 +77,7 @@ static int parse_interval(const struct gm_opt *o, const char *v, void *dst, stru
 
 #define HIST(n, ...)                                                                               \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = n,                                   \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
         .off = offsetof(struct run_args, h), __VA_ARGS__                                           \
     }
 

@@ -109,13 +109,13 @@ static const char *sections_help(void)
 
 #define GPU(n, h)                                                                                  \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = n,                                    \
-        .off = offsetof(struct smiq_args, g), .help = h                                            \
+        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = (n),                                  \
+        .off = offsetof(struct smiq_args, g), .help = (h)                                          \
     }
 #define SMI(n, h)                                                                                  \
     {                                                                                              \
-        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = n,                                    \
-        .off = offsetof(struct smiq_args, s), .help = h                                            \
+        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = (n),                                  \
+        .off = offsetof(struct smiq_args, s), .help = (h)                                          \
     }
 
 /* Not const: -d's text is made from the section table at the first use. */

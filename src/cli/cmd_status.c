@@ -30,7 +30,7 @@ static int parse_interval(const struct gm_opt *o, const char *v, void *dst, stru
 
 #define SET(n, field, v, ...)                                                                      \
     {                                                                                              \
-        .kind = GM_OPT_SET, .name = n, .val = v, .off = offsetof(struct status_args, field),       \
+        .kind = GM_OPT_SET, .name = (n), .val = (v), .off = offsetof(struct status_args, field),   \
         __VA_ARGS__                                                                                \
     }
 

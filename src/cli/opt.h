@@ -54,21 +54,21 @@ typedef int (*gm_opt_fn)(const struct gm_opt *o, const char *v, void *dst, struc
 
 struct gm_opt {
     enum gm_opt_kind kind;
-    const char *name;  /* long name without "--"; NULL for none */
     int letter;        /* short name; 0 for none */
+    int val;           /* GM_OPT_SET: the value stored */
+    int col;           /* this row's text column; 0: the command's */
+    unsigned flags;    /* GM_OPT_JOIN, GM_OPT_MANY, ... */
+    const char *name;  /* long name without "--"; NULL for none */
     const char *arg;   /* the argument's name: FILE, DIR, SEC, a|b|c, ...; NULL: takes none */
     const char *help;  /* the help text, lines split by '\n'; "": an option line without one;
                         * NULL: the synopsis names it only
                         * (GM_OPT_USE: NULL takes the group's) */
     size_t off;        /* where the value goes, in the options struct */
-    int val;           /* GM_OPT_SET: the value stored */
     gm_opt_fn fn;      /* GM_OPT_FN */
     const char *hint;  /* GM_OPT_CHOICE: the "(...)" of the error; NULL: the choices */
     const char *label; /* the help's left column when it is not "--name ARG" */
     const char *alias; /* another spelling in place of the short letter ("-lms"): shown in
                         * the help before the long name, read as --name */
-    int col;           /* this row's text column; 0: the command's */
-    unsigned flags;    /* GM_OPT_JOIN, GM_OPT_MANY */
     const struct gm_optgroup *group; /* GM_OPT_USE: the group */
     const char *use;                 /* GM_OPT_USE: the group's row, when .name renames it */
 };
