@@ -23,10 +23,13 @@
 
 enum { GM_EXIT_OK = 0, GM_EXIT_FAIL = 1, GM_EXIT_USAGE = 2, GM_EXIT_NVML = 3 };
 
+struct gm_optcmd;
+
 struct gm_cmd {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
+    const struct gm_optcmd *opts; /* its option table (opt.h); NULL: not converted yet */
 };
 
 extern const struct gm_cmd gm_cmd_status;

@@ -349,12 +349,12 @@ static int cmd_serve_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_serve = {"serve", "the agent's exporter preset: Prometheus /metrics",
-                                    cmd_serve_run};
+                                    cmd_serve_run, NULL};
 
 const struct gm_cmd gm_cmd_agent = {
-    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run};
+    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run, NULL};
 const struct gm_cmd gm_cmd_record = {"record", "the agent's recording preset (--once for cron)",
-                                     cmd_record_run};
+                                     cmd_record_run, NULL};
 
 /* ----------------------------------------------------------------- config */
 
@@ -411,7 +411,7 @@ static int cmd_config_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_config = {"config", "check or show the agent's configuration",
-                                     cmd_config_run};
+                                     cmd_config_run, NULL};
 
 /* ------------------------------------------------------------------- mark */
 
@@ -494,4 +494,4 @@ static int cmd_mark_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_mark = {"mark", "put a mark on the running agent's timeline",
-                                   cmd_mark_run};
+                                   cmd_mark_run, NULL};
