@@ -62,6 +62,9 @@ void cli_log_cb(void *arg, int level, const char *msg)
  * child process, on this error path only), or NULL. */
 static const char *nearest_flag(const char *cmd, const char *opt, char *out, size_t len)
 {
+    /* a short flag has too few letters to be a typo of one */
+    if (strncmp(opt, "--", 2) != 0)
+        return NULL;
     struct cli_spec sp;
     memset(&sp, 0, sizeof(sp));
     optind = 0; /* the child's getopt starts afresh on its "--help" */
@@ -82,7 +85,10 @@ static const char *nearest_flag(const char *cmd, const char *opt, char *out, siz
     for (size_t i = 0; i < sp.nflags; i++)
         gm_text_suggest_add(&sg, sp.flags[i].name);
     const char *near = NULL;
-    if (sg.best)
+    size_t word = strcspn(opt, "=");
+    /* the flag itself, where it is known but not here ("alerts test
+     * --since": a flag of another form of the command) is no suggestion */
+    if (sg.best && !(strlen(sg.best) == word && strncmp(sg.best, opt, word) == 0))
         near = gm_strlcpy(out, sg.best, len);
     cli_spec_free(&sp);
     return near;

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../core/text.h"
 #include "../core/timeutil.h"
 #include "cli.h"
 
@@ -168,7 +170,16 @@ int cli_opts(const struct gm_optcmd *cmd, int argc, char **argv, void *opts, int
         cli_opts_help(cmd);
         return GM_EXIT_OK;
     }
-    if (rc != GM_OPT_OK)
-        return cli_usage_error(cmd->name, "%s", err.msg);
+    if (rc != GM_OPT_OK) {
+        /* an unknown option without a hint of its command's goes the way
+         * every command's does: "did you mean" (cli_usage_error) */
+        static const char unknown[] = "unknown option ";
+        if (!cmd->unknown_hint && strncmp(err.msg, unknown, sizeof(unknown) - 1) == 0)
+            return cli_usage_error(cmd->name, "unknown option %s", err.msg + sizeof(unknown) - 1);
+        /* the message quotes argv: outside text, shown terminal-safe */
+        char shown[sizeof(err.msg) * 2];
+        gm_text_term_s(shown, sizeof(shown), err.msg, cli_utf8());
+        return cli_usage_error(cmd->name, "%s", shown);
+    }
     return CLI_OPTS_GO;
 }
