@@ -312,8 +312,12 @@ static int temp_cell(struct top_ui *ui, int y, int x, int w, const struct gm_gpu
     if (!ok(g, GM_M_TEMP_GPU))
         return put(y, x, w, A_NORMAL, "N/A");
     double t = val(g, GM_M_TEMP_GPU);
-    int hot = ok(g, GM_M_TEMP_SLOWDOWN) ? t >= val(g, GM_M_TEMP_SLOWDOWN) - 5 : t >= 85;
-    int n = putf(y, x, w, hot ? A(P_ALERT) : t >= 75 ? A(P_WARN) : A_NORMAL, "%.0f%s", t, deg(ui));
+    int lvl = gm_status_temp_level(g); /* as status colours it */
+    int n = putf(y, x, w,
+                 lvl == GM_STATUS_TEMP_HOT    ? A(P_ALERT)
+                 : lvl == GM_STATUS_TEMP_WARM ? A(P_WARN)
+                                              : A_NORMAL,
+                 "%.0f%s", t, deg(ui));
     if (full)
         n += put(y, x + n, w - n, A(P_DIM),
                  ok(g, GM_M_TEMP_SLOWDOWN)
