@@ -586,6 +586,11 @@ static const struct {
 
 void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l)
 {
+    gm_top_layout_problems(rows, cols, ngpu, 0, l);
+}
+
+void gm_top_layout_problems(int rows, int cols, int ngpu, int nprob, struct gm_top_layout *l)
+{
     memset(l, 0, sizeof(*l));
     int avail = rows - 2; /* header and footer lines */
     if (avail < 1)
@@ -633,13 +638,19 @@ void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l)
         break;
     }
     int rest = avail - l->gpu_h;
+    if (nprob > 0 && l->panel != GM_TOP_PANEL_FULL && rest > proc_min) {
+        /* the problems first: the charts get what is left */
+        l->prob_h = nprob < rest - proc_min ? nprob : rest - proc_min;
+        rest -= l->prob_h;
+    }
     if (charts_ok && rest >= proc_min + chart_min) {
         int extra = rest - proc_min - chart_min;
         l->chart_h =
             chart_min + (extra / 2 < chart_max - chart_min ? extra / 2 : chart_max - chart_min);
         l->chart_n = 3;
     }
-    l->chart_y = l->gpu_y + l->gpu_h;
+    l->prob_y = l->gpu_y + l->gpu_h;
+    l->chart_y = l->prob_y + l->prob_h;
     l->proc_y = l->chart_y + l->chart_h;
     l->proc_h = rest - l->chart_h;
     if (l->proc_h < 0)

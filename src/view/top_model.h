@@ -179,6 +179,7 @@ struct gm_top_layout {
     int panel_h;          /* lines of one panel (with its separator) */
     int gpu_y, gpu_h;     /* the GPU area */
     int gpus_shown;       /* GPUs that fit (the rest are summarised in a line) */
+    int prob_y, prob_h;   /* the problem lines under compact or one-line panels (0: none) */
     int chart_y, chart_h; /* 0 height: no charts */
     int chart_n;          /* charts side by side (3) or 0 */
     int proc_y, proc_h;   /* the process table, its header line included */
@@ -188,6 +189,14 @@ struct gm_top_layout {
 /* Lays out a rows x cols screen for ngpu GPUs (header line at 0, footer at
  * the bottom). */
 void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l);
+
+/* The same with nprob GPUs that have a problem to tell (a limit the
+ * cross-check names, a diagnosis finding, a mark): under compact or
+ * one-line panels, which have no room for the sentences, a line each
+ * (prob_y, prob_h) below the panels, before the charts; the charts give
+ * way to them (smaller, then none) but the process table keeps its
+ * quarter.  Full panels say it in their own fifth line: prob_h 0. */
+void gm_top_layout_problems(int rows, int cols, int ngpu, int nprob, struct gm_top_layout *l);
 
 /* --------------------------------------------------------------- signals */
 

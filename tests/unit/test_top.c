@@ -550,7 +550,8 @@ static void check_layout(int rows, int cols, int ngpu, const struct gm_top_layou
 {
     /* everything inside the screen, in order, without overlap */
     assert_int_equal(l->gpu_y, 1);
-    assert_int_equal(l->chart_y, l->gpu_y + l->gpu_h);
+    assert_int_equal(l->prob_y, l->gpu_y + l->gpu_h);
+    assert_int_equal(l->chart_y, l->prob_y + l->prob_h);
     assert_int_equal(l->proc_y, l->chart_y + l->chart_h);
     assert_int_equal(l->proc_y + l->proc_h, rows - 1);
     assert_int_equal(l->footer_y, rows - 1);
@@ -585,6 +586,34 @@ static void test_layout(void **state)
         check_layout(cases[i].rows, cases[i].cols, cases[i].ngpu, &l);
         if (l.chart_h)
             assert_true(l.chart_h >= 5 && l.chart_h <= 12 && l.chart_n == 3);
+    }
+}
+
+/* GPUs with a problem to tell get a line each under compact and one-line
+ * panels (which have no room for the sentence), before the charts, which
+ * shrink or go; the process table keeps its quarter; full panels tell it
+ * themselves. */
+static void test_layout_problems(void **state)
+{
+    (void)state;
+    static const struct {
+        int rows, cols, ngpu, nprob;
+        int panel, prob_h, chart_h;
+    } cases[] = {
+        {24, 80, 8, 0, GM_TOP_PANEL_LINE, 0, 9},     {24, 80, 8, 3, GM_TOP_PANEL_LINE, 3, 7},
+        {24, 80, 8, 8, GM_TOP_PANEL_LINE, 8, 5},     {24, 80, 8, 9, GM_TOP_PANEL_LINE, 9, 0},
+        {24, 80, 16, 16, GM_TOP_PANEL_LINE, 9, 0},   {60, 200, 8, 3, GM_TOP_PANEL_FULL, 0, 12},
+        {30, 200, 8, 2, GM_TOP_PANEL_COMPACT, 2, 8},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_top_layout l;
+        gm_top_layout_problems(cases[i].rows, cases[i].cols, cases[i].ngpu, cases[i].nprob, &l);
+        if (l.panel != cases[i].panel || l.prob_h != cases[i].prob_h ||
+            l.chart_h != cases[i].chart_h)
+            fail_msg("%dx%d, %d GPUs, %d problems: panel %d, %d problem lines, chart %d",
+                     cases[i].cols, cases[i].rows, cases[i].ngpu, cases[i].nprob, l.panel, l.prob_h,
+                     l.chart_h);
+        check_layout(cases[i].rows, cases[i].cols, cases[i].ngpu, &l);
     }
 }
 
@@ -719,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_table_jobs),
         cmocka_unit_test(test_table_columns),
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_layout_problems),
         cmocka_unit_test(test_signal_child),
         cmocka_unit_test(test_signal_zombie),
         cmocka_unit_test(test_signal_not_permitted),
