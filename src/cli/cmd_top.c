@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../view/top.h"
 #include "cli.h"
@@ -66,6 +67,20 @@ static int container_ok(const char *s)
               (s[i] >= 'A' && s[i] <= 'F')))
             return 0;
     return 1;
+}
+
+/* The store of the agent configured here (the default configuration
+ * file's data directory, as `gpumon plot` finds it), when it can be read;
+ * NULL otherwise: top then charts only what it samples itself. */
+static const char *agent_store(struct gm_config *c)
+{
+    char def[4096];
+    struct gm_err e = {0};
+    gm_config_defaults(c);
+    int rc = gm_config_load_file(c, gm_config_default_path(def, sizeof def), &e);
+    if ((rc != 0 && rc != GM_E_NOTFOUND) || gm_config_finish(c, &e) != 0)
+        return NULL;
+    return access(c->store_path, R_OK) == 0 ? c->store_path : NULL;
 }
 
 static int cmd_top_run(int argc, char **argv)
@@ -144,6 +159,8 @@ static int cmd_top_run(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
 
+    static struct gm_config cfg; /* large: not on the stack */
+    o.store_path = agent_store(&cfg);
     struct gm_err err = {0};
     int rc = gm_top_run(&o, &err);
     if (rc == GM_TOP_WEDGED) {

@@ -88,6 +88,46 @@ void gm_top_hist_push(struct gm_top_hist *h, const struct gm_snapshot *s)
         h->len++;
 }
 
+uint32_t gm_top_hist_prefill(struct gm_top_hist *h, uint32_t ngpu, const struct gm_top_past *p,
+                             size_t n)
+{
+    if (h->len || !ngpu || !n)
+        return 0;
+    free(h->v);
+    h->ngpu = ngpu;
+    h->v = gm_xcalloc((size_t)ngpu * GM_TOP__NSERIES * h->cap, sizeof(float));
+    h->head = 0;
+    size_t groups = 0;
+    for (size_t i = 0; i < n; i++)
+        groups += i == 0 || p[i].mono_ns != p[i - 1].mono_ns;
+    size_t skip = groups > h->cap ? groups - h->cap : 0, g = 0;
+    for (size_t i = 0; i < n; i++) {
+        int first = i == 0 || p[i].mono_ns != p[i - 1].mono_ns;
+        if (first)
+            g++;
+        if (g <= skip)
+            continue;
+        uint32_t at = h->head;
+        if (first) {
+            h->t[at] = p[i].mono_ns;
+            for (uint32_t k = 0; k < ngpu; k++)
+                for (int sr = 0; sr < GM_TOP__NSERIES; sr++)
+                    slot(h, k, sr)[at] = NAN;
+        }
+        if (p[i].gpu < ngpu) {
+            slot(h, p[i].gpu, GM_TOP_UTIL)[at] = p[i].util;
+            slot(h, p[i].gpu, GM_TOP_MEM)[at] = p[i].mem_pct;
+            slot(h, p[i].gpu, GM_TOP_POWER)[at] = p[i].power;
+        }
+        int last = i + 1 == n || p[i + 1].mono_ns != p[i].mono_ns;
+        if (last) {
+            h->head = (h->head + 1) % h->cap;
+            h->len++;
+        }
+    }
+    return h->len;
+}
+
 uint32_t gm_top_hist_len(const struct gm_top_hist *h)
 {
     return h->len;

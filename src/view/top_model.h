@@ -44,6 +44,24 @@ void gm_top_hist_free(struct gm_top_hist *h);
  * the number of GPUs starts the history over. */
 void gm_top_hist_push(struct gm_top_hist *h, const struct gm_snapshot *s);
 
+/* One GPU's values at a moment before the view started (the agent's
+ * store), for gm_top_hist_prefill. */
+struct gm_top_past {
+    int64_t mono_ns; /* moved onto this process's monotonic clock */
+    uint32_t gpu;    /* position in the snapshots to come */
+    float util;      /* %; NAN: not a real value */
+    float mem_pct;   /* memory used, % of total; NAN */
+    float power;     /* W; NAN */
+};
+
+/* Fills an empty history (before the first gm_top_hist_push) with past
+ * samples p[0..n), sorted by mono_ns: rows with the same mono_ns are one
+ * sample, and a GPU (of ngpu, the number the snapshots will have) without
+ * a row in it is absent there, never 0.  The newest cap samples are kept.
+ * Returns the samples added (0 when the history is not empty). */
+uint32_t gm_top_hist_prefill(struct gm_top_hist *h, uint32_t ngpu, const struct gm_top_past *p,
+                             size_t n);
+
 /* Number of samples held. */
 uint32_t gm_top_hist_len(const struct gm_top_hist *h);
 
