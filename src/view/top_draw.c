@@ -274,13 +274,19 @@ static void draw_header(struct top_ui *ui)
         char t[64];
         gm_time_iso(s->wall_ns, t, sizeof(t));
         x += putf(0, x, COLS - x, A_NORMAL, "  %s  %.10s %.8s", s->hostname, t, t + 11);
+        /* the rest piece by piece, each whole or not at all (never "every"
+         * without its interval at the edge of an 80-column screen) */
+        char piece[4][96] = {"", "", "", ""};
         if (gm_v_ok(&s->driver_version))
-            x += putf(0, x, COLS - x, A_NORMAL, "  driver %s", s->driver_version_s);
+            snprintf(piece[0], sizeof piece[0], "  driver %s", s->driver_version_s);
         if (gm_v_ok(&s->cuda_version))
-            x += putf(0, x, COLS - x, A_NORMAL, "  CUDA %" PRIu64 ".%" PRIu64,
-                      s->cuda_version.v.u / 1000, (s->cuda_version.v.u % 1000) / 10);
-        x += putf(0, x, COLS - x, A_NORMAL, "  %u GPU%s  every %.3gs", s->ngpu,
-                  s->ngpu == 1 ? "" : "s", (double)ui->o->interval_ns / 1e9);
+            snprintf(piece[1], sizeof piece[1], "  CUDA %" PRIu64 ".%" PRIu64,
+                     s->cuda_version.v.u / 1000, (s->cuda_version.v.u % 1000) / 10);
+        snprintf(piece[2], sizeof piece[2], "  %u GPU%s", s->ngpu, s->ngpu == 1 ? "" : "s");
+        snprintf(piece[3], sizeof piece[3], "  every %.3gs", (double)ui->o->interval_ns / 1e9);
+        for (int k = 0; k < 4; k++)
+            if (piece[k][0] && width_of(piece[k]) <= COLS - x)
+                x += put(0, x, COLS - x, A_NORMAL, piece[k]);
     }
     if (ui->o->readonly)
         put(0, x, COLS - x, A(P_DIM), "  [read-only]");
@@ -697,6 +703,8 @@ static void draw_charts(struct top_ui *ui, const struct gm_top_layout *l)
     char t[96], sp[16];
     gm_top_fmt_ago(ui->span_ns / 1000000000LL, sp, sizeof(sp));
     snprintf(t, sizeof(t), "GPU %u utilisation %% (%s..now)", g->index, sp);
+    if (width_of(t) > cw - 1) /* the axis below says the span too */
+        snprintf(t, sizeof(t), "GPU %u utilisation %%", g->index);
     chart(ui, l->chart_y, 0, cw - 1, l->chart_h, GM_TOP_UTIL, t, 100, "%", P_UTIL);
     snprintf(t, sizeof(t), "GPU %u memory used %%", g->index);
     chart(ui, l->chart_y, cw, cw - 1, l->chart_h, GM_TOP_MEM, t, 100, "%", P_MEM);

@@ -4,7 +4,9 @@ GPU): every GPU's problem is told in a sentence of its own line under the
 panels, cut with an ellipsis where the line ends (the panels' one-line
 form had room for "!thermal" only), and the process table that cannot
 show all 9 processes says "+3 more processes" on its last row, the 30 GiB
-orphan reachable by scrolling.
+orphan reachable by scrolling.  Nothing at the right edge is cut in a
+word: the header drops whole pieces ("every 1s"), the first chart's title
+its span.
 
 The ranks are real processes (GPUSIM_PID_RANK0..7), so that the one dead
 PID is the scenario's orphan on GPU 7 (4194304); its finding comes from
@@ -32,6 +34,12 @@ def test_80x24_problems():
         lines = s.rstrip("\n").split("\n")
         if len(lines) > 24:
             fail("more than 24 lines", s)
+        # nothing cut in a word at the edge: the header's pieces are whole
+        # or left out, the chart title drops its span rather than end in "(-5m."
+        if not re.search(r"(  \d+ GPUs|  every \d+s)$", lines[0].rstrip()):
+            fail(f"header line cut in a piece: {lines[0]!r}", s)
+        if "GPU 0 utilisation %" not in s or "(-5m." in s:
+            fail("utilisation chart title cut", s)
         probs = problem_lines(s)
         if [l[:5] for l in probs] != ["GPU 5", "GPU 7"]:
             fail(f"problem lines {probs!r}: want GPU 5 then GPU 7", s)
