@@ -3,7 +3,12 @@
  * Names in the text view (host, GPU, user, process, command line, driver
  * version) are text from outside and go through gm_text_term (core/text.h):
  * a process named "\x1b[2J" must not clear the reader's screen, and one with
- * a newline must not add a line. */
+ * a newline must not add a line.
+ *
+ * With a width (gm_status_opts.width) the text is fitted to it instead of
+ * being left to the terminal to wrap: a line is written as items, and an
+ * item that would pass the edge starts an indented line of its own, whole
+ * ("fitting the width" below); the GPU lines are shortened in steps first. */
 #include "status.h"
 
 #include <inttypes.h>

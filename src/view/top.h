@@ -27,7 +27,7 @@ struct gm_top_opts {
     const char *job;       /* --job: the process table's job filter, or NULL */
     const char *container; /* --container: its container filter, or NULL */
     /* the agent's SQLite store (its configured data directory) to fill the
-     * charts from at the start, or NULL (docs/views.md, "History") */
+     * charts from at the start, or NULL (docs/views.md, history charts) */
     const char *store_path;
 };
 
