@@ -91,7 +91,7 @@ void gm_top_hist_push(struct gm_top_hist *h, const struct gm_snapshot *s)
 uint32_t gm_top_hist_prefill(struct gm_top_hist *h, uint32_t ngpu, const struct gm_top_past *p,
                              size_t n)
 {
-    if (h->len || !ngpu || !n)
+    if (h->len || !ngpu || !n || !h->cap)
         return 0;
     free(h->v);
     h->ngpu = ngpu;
