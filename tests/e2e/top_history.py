@@ -5,7 +5,7 @@ they do not start empty for minutes while the agent holds the history.
 An agent (the training scenario, 1 s samples) records into a private data
 directory named by a configuration file (CONFIGURATION_DIRECTORY, which
 both the agent and top read, as a systemd unit's would); once the store
-holds at least 30 samples, top starts at 80x24 with a 1 minute span.  Its
+holds at least 40 samples, top starts at 80x24 with a 1 minute span.  Its
 first screen must show GPU 0's utilisation chart filled over more columns
 than top's own samples could fill in the time it has run, and the footer
 names the store it read (checked when the screen is read within its 5 s).  A screen captured after top has run long enough
@@ -74,9 +74,9 @@ def main():
     try:
         db = os.path.join(data, "gpumon.db")
         deadline = time.monotonic() + 120
-        while stored_samples(db) < 30:
+        while stored_samples(db) < 40:
             if agent.poll() is not None or time.monotonic() > deadline:
-                fail("the agent did not store 30 samples: "
+                fail("the agent did not store 40 samples: "
                      + open(os.path.join(tmp, "agent.log"), errors="replace").read())
             time.sleep(0.5)
         started = time.monotonic()
@@ -95,7 +95,7 @@ def main():
             return 77
         if got < own + 3:
             fail(f"the chart has {got} filled columns after {ran:.1f} s: not the agent's "
-                 f"30 s of history (top alone fills at most {own})", s)
+                 f"40 s of history (top alone fills at most {own})", s)
         # the footer says so for 5 s from the first frame
         if ran < 4 and "earlier samples from" not in s:
             fail("the footer does not name the store read", s)
