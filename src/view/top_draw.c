@@ -536,7 +536,8 @@ static void panel_line(struct top_ui *ui, int y, int x, int w, const struct gm_g
 /* GPU g's problem as a sentence, what a full panel's fifth line says in
  * alert colour (a diagnosis finding, or the limit the cross-check names)
  * followed by its marks; returns 0 (buf "") when it has none. */
-static int problem_text(struct top_ui *ui, const struct gm_gpu *g, char *buf, size_t len)
+static int problem_text(struct top_ui *ui, const struct gm_gpu *g, int compact, char *buf,
+                        size_t len)
 {
     buf[0] = '\0';
     if (g->state != GM_GPU_OK)
@@ -546,10 +547,17 @@ static int problem_text(struct top_ui *ui, const struct gm_gpu *g, char *buf, si
     int fc = g->index < 64 ? ui->find[g->index].cause : -1;
     int named = fc == GM_DG_THERMAL_THROTTLE || fc == GM_DG_POWER_CAPPED ||
                 fc == GM_DG_HW_SLOWDOWN || fc == GM_DG_APP_CLOCKS;
+    /* a compact panel already says the limit's sentence and the marks in
+     * full on its second line: only a finding of the diagnosis is new */
     const char *sentence = fc >= 0 && !(named && dg.limit != GM_TOP_LIM_NONE)
                                ? ui->find[g->index].text
-                           : dg.limit != GM_TOP_LIM_NONE ? dg.text
-                                                         : NULL;
+                           : dg.limit != GM_TOP_LIM_NONE && !compact ? dg.text
+                                                                     : NULL;
+    if (compact) {
+        if (sentence)
+            snprintf(buf, len, "%s", sentence);
+        return buf[0] != '\0';
+    }
     size_t n = 0;
     if (sentence)
         n = (size_t)snprintf(buf, len, "%s", sentence);
@@ -560,13 +568,13 @@ static int problem_text(struct top_ui *ui, const struct gm_gpu *g, char *buf, si
     return buf[0] != '\0';
 }
 
-static int count_problems(struct top_ui *ui)
+static int count_problems(struct top_ui *ui, int compact)
 {
     const struct gm_snapshot *s = ui->shown;
     char t[1024];
     int n = 0;
     for (uint32_t i = 0; s && i < s->ngpu && i < 64; i++)
-        if (((ui->mask >> i) & 1) && problem_text(ui, &s->gpus[i], t, sizeof t))
+        if (((ui->mask >> i) & 1) && problem_text(ui, &s->gpus[i], compact, t, sizeof t))
             n++;
     return n;
 }
@@ -580,7 +588,8 @@ static void draw_problems(struct top_ui *ui, const struct gm_top_layout *l, int 
     char t[1024];
     int row = 0;
     for (uint32_t i = 0; i < s->ngpu && i < 64 && row < l->prob_h; i++) {
-        if (!((ui->mask >> i) & 1) || !problem_text(ui, &s->gpus[i], t, sizeof t))
+        if (!((ui->mask >> i) & 1) ||
+            !problem_text(ui, &s->gpus[i], l->panel == GM_TOP_PANEL_COMPACT, t, sizeof t))
             continue;
         int y = l->prob_y + row;
         if (row == l->prob_h - 1 && nprob > l->prob_h) {
@@ -998,7 +1007,8 @@ void top_draw(struct top_ui *ui)
     if (ui->shown)
         for (uint32_t i = 0; i < ui->shown->ngpu && i < 64; i++)
             ngpu += (int)((ui->mask >> i) & 1);
-    int nprob = ui->shown ? count_problems(ui) : 0;
+    gm_top_layout(LINES, COLS, ngpu, &l); /* the panel form, which problems do not change */
+    int nprob = ui->shown ? count_problems(ui, l.panel == GM_TOP_PANEL_COMPACT) : 0;
     gm_top_layout_problems(LINES, COLS, ngpu, nprob, &l);
     draw_header(ui);
     if (ui->shown) {

@@ -69,7 +69,29 @@ def test_80x24_problems():
     print("ok 80x24 problems and +N more processes")
 
 
+def test_compact_no_repeat():
+    """120x30: compact panels, whose second line already says GPU 5's
+    thermal sentence: no problem line repeats it, and the charts keep
+    their room."""
+    t = Top("h100x8-training.ini", 120, 30)
+    try:
+        s = t.wait_for(("COMMAND", "⚠ thermal slowdown"), what="compact panels")
+        if not re.search(r"^ 5 H100 80GB HBM3 ", s, re.M):
+            fail("not the compact panels this test is about", s)
+        if problem_lines(s):
+            fail(f"a problem line repeats a compact panel: {problem_lines(s)!r}", s)
+        if "GPU 0 utilisation %" not in s:
+            fail("the charts are gone", s)
+        t.keys("q")
+        code, stty = t.wait_exit()
+        t.check_restored(code, stty)
+    finally:
+        t.close()
+    print("ok 120x30 compact panels, no repeated sentence")
+
+
 if __name__ == "__main__":
     skip_without_tmux()
+    test_compact_no_repeat()
     test_80x24_problems()
     sys.exit(0)
