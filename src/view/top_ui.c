@@ -35,6 +35,7 @@
 #include "../agent/collector.h"
 #include "../core/timeutil.h"
 #include "../store/history.h"
+#include "dg_history.h"
 #include "query.h"
 #include "top_ui.h"
 
@@ -457,6 +458,8 @@ struct past {
     const struct gm_snapshot *s;
     struct gm_top_past *rows;
     size_t n, cap;
+    struct gm_dg_feed feed; /* the same rows for the diagnosis */
+    int64_t oldest_ns;      /* wall time of the oldest row kept, 0 none */
 };
 
 static float nan_or(double v)
@@ -477,6 +480,10 @@ static int past_row(void *arg, const struct gm_hist_row *r)
             pos = i;
     if (pos == UINT32_MAX || r->ts_ns >= s->wall_ns)
         return 0;
+    if (p->feed.d)
+        gm_dg_feed_row(&p->feed, r);
+    if (!p->oldest_ns || r->ts_ns < p->oldest_ns)
+        p->oldest_ns = r->ts_ns;
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 4096;
         p->rows = gm_xrealloc(p->rows, p->cap * sizeof(*p->rows));
@@ -501,14 +508,15 @@ static int past_cmp(const void *a, const void *b)
 }
 
 /* Before the first sample is charted: the last hour of the agent's store,
- * so that the charts do not start empty; the footer says what was read or
- * why nothing was. */
+ * so that the charts do not start empty, and its rows to the diagnosis, so
+ * that its findings do not wait for TOP_DIAG_MIN_SPAN of top's own samples;
+ * the footer says what was read or why nothing was. */
 static void prefill(struct top_ui *ui, const struct gm_snapshot *s)
 {
     ui->prefilled = 1;
     if (!ui->o->store_path || s->driver != GM_DRV_OK || !s->ngpu)
         return;
-    struct past p = {.s = s};
+    struct past p = {.s = s, .feed = {.d = ui->dg}};
     struct gm_err err = {0};
     size_t nrows = 0;
     int rc = gm_hist_read_store(ui->o->store_path, s->wall_ns - 3600LL * 1000000000LL,
@@ -516,12 +524,15 @@ static void prefill(struct top_ui *ui, const struct gm_snapshot *s)
     if (rc != 0) {
         snprintf(ui->message, sizeof(ui->message), "history not read: %s", err.msg);
     } else if (p.n) {
+        gm_dg_feed_flush(&p.feed);
+        ui->dg_first_ns = p.oldest_ns;
         qsort(p.rows, p.n, sizeof(*p.rows), past_cmp);
         uint32_t got = gm_top_hist_prefill(ui->hist, s->ngpu, p.rows, p.n);
         snprintf(ui->message, sizeof(ui->message), "charts: %u earlier samples from %s", got,
                  ui->o->store_path);
     }
     ui->message_until = gm_mono_ns() + 5000000000LL;
+    gm_dg_feed_discard(&p.feed); /* what an error left */
     free(p.rows);
 }
 
