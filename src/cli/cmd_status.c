@@ -2,7 +2,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "../core/snapshot.h"
@@ -93,6 +95,23 @@ static const struct gm_optcmd status_opts = {
 
 int cmd_status_run(int argc, char **argv);
 
+/* The columns the text view fits (docs/views.md, "status"): the
+ * terminal's width when stdout is one, else COLUMNS when it is set to a
+ * number (watch(1) sets it), else 0: no limit, so that a pipe, a file or a
+ * script gets every line whole. */
+static unsigned text_width(int tty)
+{
+    struct winsize ws;
+    if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    unsigned long v = c && *c ? strtoul(c, &end, 10) : 0;
+    if (v > 0 && v < 100000 && *end == '\0')
+        return (unsigned)v;
+    return tty ? 80 : 0;
+}
+
 int cmd_status_run(int argc, char **argv)
 {
     struct status_args a = {
@@ -163,6 +182,7 @@ int cmd_status_run(int argc, char **argv)
             break;
         }
         so.mask = mask;
+        so.width = text_width(tty); /* again each time: the terminal may be resized */
         gm_buf_reset(&out);
         if (interval && tty && !json)
             gm_buf_puts(&out, first ? "\033[H\033[2J" : "\033[H\033[J");

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../view/top.h"
 #include "cli.h"
@@ -166,6 +167,20 @@ static const struct gm_optcmd top_opts = {
     .opts = top_rows,
 };
 
+/* The store of the agent configured here (the default configuration
+ * file's data directory, as `gpumon plot` finds it), when it can be read;
+ * NULL otherwise: top then charts only what it samples itself. */
+static const char *agent_store(struct gm_config *c)
+{
+    char def[4096];
+    struct gm_err e = {0};
+    gm_config_defaults(c);
+    int rc = gm_config_load_file(c, gm_config_default_path(def, sizeof def), &e);
+    if ((rc != 0 && rc != GM_E_NOTFOUND) || gm_config_finish(c, &e) != 0)
+        return NULL;
+    return access(c->store_path, R_OK) == 0 ? c->store_path : NULL;
+}
+
 static int cmd_top_run(int argc, char **argv)
 {
     struct top_args a = {
@@ -176,6 +191,8 @@ static int cmd_top_run(int argc, char **argv)
     struct gm_top_opts o = a.o;
     o.ids = a.g.ids;
 
+    static struct gm_config cfg; /* large: not on the stack */
+    o.store_path = agent_store(&cfg);
     struct gm_err err = {0};
     int rc = gm_top_run(&o, &err);
     if (rc == GM_TOP_WEDGED) {
