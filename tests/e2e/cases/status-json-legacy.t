@@ -151,15 +151,15 @@ json-schema: docs/json.md
           "mem_util_percent": 41,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 0",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -174,13 +174,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -318,15 +313,15 @@ json-schema: docs/json.md
           "mem_util_percent": 42,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 1",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -341,13 +336,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -485,15 +475,15 @@ json-schema: docs/json.md
           "mem_util_percent": 42,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 2",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -508,13 +498,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -652,15 +637,15 @@ json-schema: docs/json.md
           "mem_util_percent": 41,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 3",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -675,13 +660,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -819,15 +799,15 @@ json-schema: docs/json.md
           "mem_util_percent": 43,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 4",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -842,13 +822,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -990,15 +965,15 @@ json-schema: docs/json.md
           "mem_util_percent": 42,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 5",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -1013,13 +988,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -1157,15 +1127,15 @@ json-schema: docs/json.md
           "mem_util_percent": 41,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 6",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -1180,13 +1150,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],
@@ -1324,15 +1289,15 @@ json-schema: docs/json.md
           "mem_util_percent": 21,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 7",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -1347,13 +1312,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         },
         {

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""The demo scenario tells its story with nothing but --sim (issue 26).
+
+`gpumon --sim scenarios/h100x8-training.ini ...` with no GPUSIM_* or
+GPUMON_NVML_LIB in the environment, no stand-in processes: the simulated
+/proc view (docs/simulator.md) makes the eight ranks live processes and the
+stale rank (pid 4194304, `alive = no`) gone, and `start = 600s` makes GPU 5
+hot from the first sample.  So:
+
+  diagnose      GPU 3 input-starved, GPU 5 thermal-throttle, GPU 7
+                memory-orphaned, no finding on GPUs 0, 1, 2, 4, 6;
+  status        every rank with its user, only 4194304 "process gone",
+                GPU 5 [thermal];
+  status --json host_state alive for the ranks, gone for 4194304;
+  top           (in a tmux pane) `[gone]` on the 4194304 row only.
+
+Environment from meson: GPUMON, SOURCE_ROOT.
+"""
+import json
+import os
+import pwd
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.environ["SOURCE_ROOT"]
+GPUMON = os.environ["GPUMON"]
+SCENARIO = os.path.join(ROOT, "scenarios", "h100x8-training.ini")
+RANKS = [4194400 + r for r in range(8)]
+STALE = 4194304
+USER = pwd.getpwuid(os.getuid()).pw_name
+failures = []
+
+
+def check(ok, msg, detail=""):
+    if not ok:
+        failures.append(msg + ("\n" + detail if detail else ""))
+
+
+def bare_env():
+    """The environment of a new user: no simulator variables at all."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GPUSIM_") and k != "GPUMON_NVML_LIB"}
+    env.update({"TZ": "UTC", "LC_ALL": "C.UTF-8", "NO_COLOR": "1"})
+    return env
+
+
+def gpumon(*args, timeout=120):
+    r = subprocess.run([GPUMON, "--sim", SCENARIO, *args], env=bare_env(), capture_output=True,
+                       text=True, timeout=timeout)
+    if r.returncode != 0:
+        failures.append(f"gpumon {' '.join(args)}: exit {r.returncode}\n{r.stderr}")
+    return r.stdout
+
+
+def test_diagnose():
+    out = gpumon("diagnose")
+    found = {}
+    for line in out.split("\n"):
+        m = re.match(r"GPU (\d+)  .*?  (findings: (.*?)|[a-z-]+)  \(\d+ samples\)$", line)
+        if m:
+            found[int(m.group(1))] = m.group(3).split(", ") if m.group(3) else []
+    want = {3: ["input-starved"], 5: ["thermal-throttle"], 7: ["memory-orphaned"]}
+    check(sorted(found) == list(range(8)), "diagnose lists GPUs 0-7", out)
+    for gpu in range(8):
+        check(found.get(gpu) == want.get(gpu, []),
+              f"diagnose GPU {gpu}: {found.get(gpu)}, want {want.get(gpu, [])}", out)
+    check("1 of 2 process(es)" in out, "memory-orphaned counts one dead process of two", out)
+
+
+def test_status():
+    out = gpumon("status")
+    lines = [l for l in out.split("\n") if l.startswith("[")]
+    check(len(lines) == 8, "status shows 8 GPUs", out)
+    for gpu, pid in enumerate(RANKS):
+        check(f"{USER}:python3/{pid}(" in out, f"status: rank {pid} live, of {USER}", out)
+    check(out.count("process gone") == 1 and f"python3/{STALE}(30720M,process gone)" in out,
+          "status: only the stale rank is gone", out)
+    check(len(lines) == 8 and "[thermal]" in lines[5], "status: GPU 5 [thermal] at once", out)
+    doc = json.loads(gpumon("status", "--json"))
+    states = {p["pid"]: p["host_state"] for g in doc["gpus"] for p in g["processes"]}
+    want = {pid: "alive" for pid in RANKS}
+    want[STALE] = "gone"
+    check(states == want, f"status --json host states {states}, want {want}")
+
+
+def test_top():
+    if not shutil.which("tmux"):
+        print("note: tmux is not installed; top not checked")
+        return
+    d = tempfile.mkdtemp(prefix="gpumon-alive-")
+    sock = os.path.join(d, "tmux.sock")
+    script = os.path.join(d, "run.sh")
+    env = bare_env()
+    env.pop("NO_COLOR", None)
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n")
+        f.write(f"exec {shlex.quote(GPUMON)} --sim {shlex.quote(SCENARIO)} top\n")
+    os.chmod(script, 0o755)
+
+    def tmux(*a):
+        return subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", *a], env=env,
+                              capture_output=True, text=True, timeout=10).stdout
+
+    try:
+        tmux("new-session", "-d", "-s", "t", "-x", "200", "-y", "70", script)
+        deadline = time.monotonic() + 30
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = tmux("capture-pane", "-p", "-t", "t")
+            if all(str(p) in screen for p in RANKS + [STALE]):
+                break
+            time.sleep(0.2)
+        rows = {p: [l for l in screen.split("\n") if str(p) in l] for p in RANKS + [STALE]}
+        check(all(rows[p] for p in rows), "top shows every process", screen)
+        check(all("[gone]" not in l for p in RANKS for l in rows[p]),
+              "top: no rank is [gone]", screen)
+        check(any("[gone]" in l for l in rows[STALE]), "top: the stale rank is [gone]", screen)
+        tmux("send-keys", "-t", "t", "q")
+    finally:
+        tmux("kill-server")
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    test_status()
+    test_top()
+    test_diagnose()
+    if failures:
+        for f in failures:
+            print("FAIL:", f)
+        return 1
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
