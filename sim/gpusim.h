@@ -470,7 +470,8 @@ struct gs_procs_at {
     unsigned gpu;
     double t;
     double share;       /* bytes each share-taking process holds (before a MIG cap) */
-    unsigned nactive;   /* processes active on the GPU, every type */
+    unsigned nactive;   /* processes active and alive on the GPU, every type: the ones that
+                           share its utilisation (a dead one does no work) */
     struct gs_state st; /* the GPU's model at t */
 };
 void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a);

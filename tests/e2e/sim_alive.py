@@ -12,7 +12,8 @@ hot from the first sample.  So:
   status        every rank with its user, only 4194304 "process gone",
                 GPU 5 [thermal];
   status --json host_state alive for the ranks, gone for 4194304;
-  top           (in a tmux pane) `[gone]` on the 4194304 row only.
+  top           (in a tmux pane) `[gone]` on the 4194304 row only, and no
+                SM % charged to it (NVML has no sample of a dead process).
 
 Environment from meson: GPUMON, SOURCE_ROOT.
 """
@@ -86,6 +87,11 @@ def test_status():
     want = {pid: "alive" for pid in RANKS}
     want[STALE] = "gone"
     check(states == want, f"status --json host states {states}, want {want}")
+    # one story of the dead process: NVML has no utilisation sample of it,
+    # so no SM share is charged to it (the live rank on GPU 7 has its own)
+    sm = {p["pid"]: p["sm_util_percent"] for g in doc["gpus"] for p in g["processes"]}
+    check(sm.get(STALE, 0) is None, f"status --json: the dead pid's SM share {sm.get(STALE)}")
+    check(all(isinstance(sm.get(p), int) for p in RANKS), f"status --json: ranks' SM {sm}")
 
 
 def test_top():
@@ -120,6 +126,8 @@ def test_top():
         check(all("[gone]" not in l for p in RANKS for l in rows[p]),
               "top: no rank is [gone]", screen)
         check(any("[gone]" in l for l in rows[STALE]), "top: the stale rank is [gone]", screen)
+        check(any(re.match(rf"^\s*7\s+{STALE}\s+\S+\s+C\s+30\.0G\s+N/A\s", l)
+                  for l in rows[STALE]), "top: no SM % charged to the stale rank", screen)
         tmux("send-keys", "-t", "t", "q")
     finally:
         tmux("kill-server")

@@ -432,7 +432,7 @@ static void test_proc_view(void **state)
     assert_non_null(sym);
     memcpy(&rd, &sym, sizeof(rd));
     char buf[512];
-    simlib_start_text("[gpu.0]\nmodel = H100-SXM5-80GB\n"
+    simlib_start_text("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
                       "[process.a]\ngpu = 0\npid = 4194400\nname = /usr/bin/python3\n"
                       "cmdline = python3 train.py  --rank 0\ncpu = 50%\nrss = 8MiB\nstart = 10\n"
                       "[process.dead]\ngpu = 0\npid = 4194304\nalive = no\n"
@@ -478,6 +478,20 @@ static void test_proc_view(void **state)
     assert_int_equal(rd(4194500, "stat", buf, sizeof(buf)), -ENOENT); /* not started */
     assert_int_equal(rd(1001, "stat", buf, sizeof(buf)), -ENOENT);    /* a host pid */
     assert_int_equal(rd(4194999, "stat", buf, sizeof(buf)), -ENOENT); /* not in the scenario */
+    /* the dead process is listed (its memory is held) but has no
+     * utilisation sample: it runs nothing */
+    unsigned count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses, dev(0), &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 3);
+    nvmlProcessUtilizationSample_t us[8];
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, dev(0), us, &count, 0), NVML_SUCCESS);
+    assert_int_equal(count, 2);
+    for (unsigned k = 0; k < count; k++) {
+        assert_true(us[k].pid == 4194400 || us[k].pid == 1001);
+        assert_in_range(us[k].smUtil, 1, 100); /* the two live ones share the GPU */
+    }
     stop();
     assert_int_equal(rd(4194400, "stat", buf, sizeof(buf)), -ENOENT); /* no session */
 
