@@ -70,7 +70,9 @@ def test_diagnose():
     for gpu in range(8):
         check(found.get(gpu) == want.get(gpu, []),
               f"diagnose GPU {gpu}: {found.get(gpu)}, want {want.get(gpu, [])}", out)
-    check("1 of 2 process(es)" in out, "memory-orphaned counts one dead process of two", out)
+    # the orphan's own memory, not the GPU's total (issue 26)
+    check("1 of 2 process(es) on the GPU no longer exist on the host and hold 30.0 GiB "
+          "(of 74.5 GiB used)" in out, "memory-orphaned names the dead pid's 30 GiB", out)
 
 
 def test_status():
