@@ -15,9 +15,10 @@
  *   stat     "PID (COMM) S 1 PID PID 0 -1 ..." up to field 24: COMM is the
  *            last path component of the process's name, cut to 15 bytes as the
  *            kernel does; utime grows with scenario time at `cpu` percent of
- *            one core; starttime (ticks after this host's boot) is as long
- *            ago as the scenario time is past the process's `start`; rss
- *            is `rss`.
+ *            one core; starttime (ticks after this host's boot) is the
+ *            process's `start` on the shared timeline (with GPUSIM_TIME
+ *            pinned: as long before the session's epoch as the scenario
+ *            time is past `start`); rss is `rss`.
  *   status   Name, State, Pid, PPid, Uid, Gid (the calling process's real
  *            ids: the simulated job belongs to whoever runs the simulator),
  *            NSpid.  The name is escaped as the kernel does (\n, \\).
@@ -85,9 +86,16 @@ static size_t view_stat(const struct gs_call *c, const struct gs_process *p, cha
     double run_s = (c->t - p->start) / c->tc->speed; /* wall seconds it has run */
     unsigned long long utime =
         run_s > 0 ? (unsigned long long)floor(p->cpu / 100.0 * run_s * (double)tck) : 0;
-    /* started run_s ago: on the shared timeline, and with GPUSIM_TIME
-     * pinned still as old as the scenario time says */
-    double since_boot = clock_s(CLOCK_BOOTTIME) - run_s;
+    /* Its start on the wall clock, the same at every call (a changing
+     * starttime would read as a new process): on the shared timeline, or
+     * with GPUSIM_TIME pinned as old as the scenario time says at the
+     * session's start (the epoch), ageing with the wall clock after it. */
+    double start_wall =
+        c->tc->pinned ? c->tc->epoch - run_s : c->tc->epoch + p->start / c->tc->speed;
+    static double boot_wall; /* the host's boot on the wall clock; under the library's lock */
+    if (boot_wall == 0)
+        boot_wall = clock_s(CLOCK_REALTIME) - clock_s(CLOCK_BOOTTIME);
+    double since_boot = start_wall - boot_wall;
     unsigned long long start = since_boot > 0 ? (unsigned long long)(since_boot * (double)tck) : 0;
     size_t len = 0;
     put(buf, cap, &len, "%u (%s) S 1 %u %u 0 -1 4194560 0 0 0 0 %llu 0 0 0 20 0 1 0 %llu 0 %llu\n",

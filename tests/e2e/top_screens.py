@@ -58,7 +58,7 @@ def test_80x24_training():
             fail("rank 0 resolved to the live process", s)
         # rank 1 keeps its simulated pid: alive in the simulator's /proc
         # view, 300 s old at scenario time 300 (docs/simulator.md)
-        if not re.search(rf"^\s+1\s+4194401 {me()}\s+C\s+71\.2G\s+95\s+N/A\s+2\.0G\s+(4:59|5:00) python3 train", s, re.M):
+        if not re.search(rf"^\s+1\s+4194401 {me()}\s+C\s+71\.2G\s+95\s+N/A\s+2\.0G\s+(4:59|5:0\d) python3 train", s, re.M):
             fail("a simulated rank: alive, of this user, started at scenario time 0", s)
         if "q quit" not in lines[23] or "k signal" not in s:
             fail("footer keys", s)
