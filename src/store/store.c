@@ -1550,11 +1550,15 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
         if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known && gpu->nhpc_jobs)
             gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
         gm_strlcpy(u.user, p->user, sizeof u.user);
-        /* a vanished process is nobody's job or user any more: one group
-         * "(vanished)" per process name (docs/jobs.md) */
+        /* a vanished process is nobody's user any more, and its own job is
+         * gone with it: one group per process name, user "(vanished)", job
+         * the GPU's mapped job or "(vanished)" (docs/jobs.md) */
         u.vanished = p->host_state == GM_HS_GONE || p->host_state == GM_HS_ZOMBIE;
         if (u.vanished) {
-            gm_strlcpy(u.job, "(vanished)", sizeof u.job);
+            if (gpu->hpc_known && gpu->nhpc_jobs)
+                gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
+            else
+                gm_strlcpy(u.job, "(vanished)", sizeof u.job);
             gm_strlcpy(u.user, "(vanished)", sizeof u.user);
         }
         const char *name = p->comm[0] ? p->comm : p->name;
