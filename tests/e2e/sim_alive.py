@@ -13,12 +13,19 @@ hot from the first sample.  So:
                 GPU 5 [thermal];
   status --json host_state alive for the ranks, gone for 4194304;
   top           (in a tmux pane) `[gone]` on the 4194304 row only, and no
-                SM % charged to it (NVML has no sample of a dead process).
+                SM % charged to it (NVML has no sample of a dead process);
+  report        after a few seconds of `agent --procs`: `--by user` charges
+                the ranks' user, and the dead pid only as "(vanished)" with
+                no GPU time, energy or utilisation, its 30 GiB as memory
+                (docs/jobs.md), never "(unknown)".
 
 Environment from meson: GPUMON, SOURCE_ROOT.
 """
+import csv
+import io
 import json
 import os
+import signal
 import pwd
 import re
 import shlex
@@ -27,6 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exporter_lib import free_port  # noqa: E402
 
 ROOT = os.environ["SOURCE_ROOT"]
 GPUMON = os.environ["GPUMON"]
@@ -136,8 +146,50 @@ def test_top():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def test_report():
+    d = tempfile.mkdtemp(prefix="gpumon-alive-")
+    data = os.path.join(d, "data")
+    agent = subprocess.Popen([GPUMON, "--sim", SCENARIO, "agent", "--no-config", "--data-dir", data,
+                              "--interval", "1s", "--procs", "--listen",
+                              f"127.0.0.1:{free_port()}"],
+                             env=bare_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    rows, out = {}, ""
+    try:
+        # wait until the store holds some seconds of both groups
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            time.sleep(1)
+            if not os.path.exists(os.path.join(data, "gpumon.db")):
+                continue
+            r = subprocess.run([GPUMON, "report", "--no-config", "--data-dir", data, "--since",
+                                "1h", "--by", "user", "--format", "csv"], env=bare_env(),
+                               capture_output=True, text=True, timeout=30)
+            out = r.stdout
+            rows = {row["user"]: row for row in csv.DictReader(io.StringIO(out))}
+            if USER in rows and "(vanished)" in rows and float(rows[USER]["energy_wh"] or 0) > 1:
+                break
+    finally:
+        agent.send_signal(signal.SIGINT)
+        try:
+            agent.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    check(set(rows) == {USER, "(vanished)"}, f"report --by user: {sorted(rows)}", out)
+    if set(rows) == {USER, "(vanished)"}:
+        live, dead = rows[USER], rows["(vanished)"]
+        check(live["gpus"] == "8" and float(live["gpu_hours"]) > 0 and
+              float(live["energy_wh"]) > 0 and live["util_avg_pct"] != "",
+              "the ranks' user has the GPUs' time, energy, utilisation", out)
+        check((dead["gpus"], dead["gpu_hours"], dead["energy_wh"], dead["util_avg_pct"],
+               dead["mem_peak_mib"], dead["throttled_s"]) == ("1", "0.000", "0.0", "", "30720", "0"),
+              "the dead pid: no time, energy or utilisation, its 30 GiB", out)
+
+
 def main():
     test_status()
+    test_report()
     test_top()
     test_diagnose()
     if failures:
