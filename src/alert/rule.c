@@ -53,7 +53,8 @@ const struct gm_rule_operand_info gm_rule_operands[] = {
     {GM_OP_DEAD_MEM, "procs.dead_memory", GM_U_BYTES, GM_SC_GPU,
      "GPU memory held by processes that no longer exist (gone from /proc, or zombies); "
      "unknown when gpumon runs in a nested PID namespace, where it cannot tell; PIDs above "
-     "the kernel's pid_max (simulated processes) are not counted"},
+     "the kernel's pid_max are not counted, unless the NVML simulator's /proc view says "
+     "they are gone (docs/simulator.md)"},
     {GM_OP_XID, "xid", GM_U_NONE, GM_SC_GPU,
      "the Xid number of an NVML Xid event, at the moment it arrives; 0 at every sample"},
 #define DIAG_OP(c, name)                                                                           \
