@@ -222,7 +222,20 @@ struct gs_process {
      * names a live, non-zombie process; NULL for a fixed pid. */
     char *pid_file;
     bool dyn_live; /* pid_file's process is alive (pid is then its pid; 0 when not) */
+    /* The simulated /proc view (sim/procview.c) of a pid at or above
+     * GS_PID_SIM_MIN: `alive = no` makes it a process that is gone from the
+     * host (memory held by a dead process); cmdline (NULL: the name; owned
+     * by the scenario's cmdlines) and cpu (percent of one core) are what
+     * /proc/PID/cmdline, the CPU times and the RSS say. */
+    bool dead;
+    const char *cmdline;
+    double cpu;
+    double rss; /* bytes of host memory */
 };
+
+/* Linux's PID_MAX_LIMIT: the kernel never hands out a pid at or above it, so
+ * such a pid in a scenario can only be a simulated process (sim/procview.c). */
+#define GS_PID_SIM_MIN 4194304u
 
 enum gs_fault_kind {
     GS_FAULT_DRIVER_NOT_LOADED,
@@ -278,6 +291,12 @@ struct gs_scenario {
     size_t nevents;
     struct gs_event *events;
     struct gs_integ *integ; /* mutable cache; callers serialise */
+    /* [machine] start: the scenario time at a session's first init when
+     * GPUSIM_EPOCH and GPUSIM_TIME are unset (the story is already that far
+     * along when a user first looks); 0 by default. */
+    double start;
+    char **cmdlines; /* owned strings that processes' cmdline point into */
+    size_t ncmdlines;
 };
 
 /* Loads and validates a scenario file.  On failure returns -1 and writes
@@ -451,7 +470,8 @@ struct gs_procs_at {
     unsigned gpu;
     double t;
     double share;       /* bytes each share-taking process holds (before a MIG cap) */
-    unsigned nactive;   /* processes active on the GPU, every type */
+    unsigned nactive;   /* processes active and alive on the GPU, every type: the ones that
+                           share its utilisation (a dead one does no work) */
     struct gs_state st; /* the GPU's model at t */
 };
 void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a);

@@ -58,8 +58,16 @@ static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
 {
     gm_snapshot_clear(s);
     gm_nvml_sample(c->nvml, s);
-    if (c->procfs && s->nproc)
+    if (c->procfs && s->nproc) {
+        /* On the simulator, its simulated processes' /proc view
+         * (source/procfs.h); NULL with a real NVML. */
+        void *sym = gm_nvml_symbol(c->nvml, "gpusimProcRead");
+        gm_procfs_sim_fn fn = NULL;
+        if (sym)
+            memcpy(&fn, &sym, sizeof fn);
+        gm_procfs_set_sim(c->procfs, fn);
         gm_procfs_enrich(c->procfs, s);
+    }
     if (c->jobmap)
         gm_jobmap_apply(c->jobmap, s);
     s->seq = ++c->seq;

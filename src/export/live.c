@@ -768,9 +768,20 @@ static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struc
         const char *user = gm_fmt_string(s, g, p, GM_P_USER);
         const char *pname = gm_fmt_string(s, g, p, GM_P_NAME);
         char jt[64];
-        gm_buf_printf(b, "<tr><td data-k=\"pid\">%u</td><td data-k=\"user\">", p->pid);
+        /* the dead process's marker, as status and top show it: its memory
+         * is held, the process is not there (docs/api.md) */
+        const char *mark = p->host_state == GM_HS_GONE     ? "gone"
+                           : p->host_state == GM_HS_ZOMBIE ? "zombie"
+                                                           : NULL;
+        if (mark)
+            gm_buf_printf(b, "<tr class=\"%s\">", mark);
+        else
+            gm_buf_puts(b, "<tr>");
+        gm_buf_printf(b, "<td data-k=\"pid\">%u</td><td data-k=\"user\">", p->pid);
         html(b, user ? user : "N/A");
         gm_buf_puts(b, "</td><td data-k=\"name\">");
+        if (mark)
+            gm_buf_printf(b, "[%s] ", mark);
         html(b, pname && *pname ? pname : (p->comm[0] ? p->comm : "N/A"));
         gm_buf_printf(b, "</td><td data-k=\"used_memory_bytes\" data-v=\"%s\">",
                       json_text(s, g, p, GM_P_USED_MEMORY, jt, sizeof(jt)));

@@ -70,8 +70,8 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
         p.pcie_width_max = inum(s, g, GM_M_PCIE_WIDTH_MAX);
         p.compute_mode = inum(s, g, GM_M_COMPUTE_MODE);
         if (g->procs_listed) {
-            int dead = 0, known = 1;
-            double mem = 0;
+            int dead = 0, known = 1, dead_known = 1;
+            double mem = 0, dead_mem = 0;
             uint32_t first_pid = 0;
             for (uint32_t i = 0; i < g->nproc; i++) {
                 const struct gm_proc *pr = &s->procs[g->proc_first + i];
@@ -83,6 +83,10 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
                     mem += gm_v_as_double(&pr->used_memory);
                 /* a dead process is no longer part of a job */
                 int gone = pr->host_state == GM_HS_GONE || pr->host_state == GM_HS_ZOMBIE;
+                if (gone && gm_v_ok(&pr->used_memory))
+                    dead_mem += gm_v_as_double(&pr->used_memory);
+                else if (gone)
+                    dead_known = 0;
                 if ((pr->type & GM_PT_COMPUTE) && !gone && (!first_pid || pr->pid < first_pid)) {
                     first_pid = pr->pid;
                     snprintf(info.job, sizeof info.job, "%s", pr->name);
@@ -91,6 +95,7 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
             p.nproc = (int)g->nproc;
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;
+            p.dead_mem_b = dead_known ? dead_mem : NAN;
         }
         gm_dg_set_gpu(d, &info);
         gm_dg_add(d, g->index, &p);

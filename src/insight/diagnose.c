@@ -81,7 +81,7 @@ void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
         &p->mem_used_b,      &p->mem_total_b,       &p->pcie_rx_Bps,     &p->pcie_tx_Bps,
         &p->enc_util,        &p->dec_util,          &p->sm_active,       &p->dram_active,
         &p->ecc_uncorrected, &p->remap_pending,     &p->retired_pending, &p->proc_mem_b,
-        &p->pcie_link_Bps};
+        &p->pcie_link_Bps,   &p->dead_mem_b};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
     p->reasons = -1;
@@ -227,7 +227,7 @@ struct stats {
     /* processes */
     size_t n_proc_read, n_proc_none_mem; /* points with the list read; of them nproc 0, mem held */
     int nproc_last, dead_last;
-    double proc_mem_last;
+    double proc_mem_last, dead_mem_last;
     int max_dead;
     /* modes and faults */
     size_t n_cm_known, n_excl_with_proc;
@@ -255,7 +255,7 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
     st->temp_slowdown = NAN;
     st->mem_total = st->mem_last = NAN;
     st->slope_Bps = st->slope_r2 = NAN;
-    st->proc_mem_last = NAN;
+    st->proc_mem_last = st->dead_mem_last = NAN;
     st->nproc_last = st->dead_last = -1;
     st->gen_min = st->width_min = 1 << 30;
     st->gen_max = st->width_max = -1;
@@ -370,6 +370,7 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             st->nproc_last = p->nproc;
             st->dead_last = p->nproc_dead;
             st->proc_mem_last = p->proc_mem_b;
+            st->dead_mem_last = p->dead_mem_b;
             if (p->nproc_dead > st->max_dead)
                 st->max_dead = p->nproc_dead;
             if (p->nproc == 0 && p->mem_used_b >= 256.0 * 1048576)
@@ -751,7 +752,19 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
             "memory held by a process that is gone: kill the orphan (its parent, or a zombie's "
             "parent), fuser -v /dev/nvidia*; if nothing holds it, reset the GPU "
             "(nvidia-smi --gpu-reset) when it is idle");
-        if (dead)
+        /* the orphans' own memory, which is what a reset or kill frees;
+         * the GPU's total only when the list gave no figures */
+        if (dead && !isnan(st->dead_mem_last) && !isnan(used))
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%d of %d process(es) on the GPU no longer exist on the host and hold "
+                     "%.1f GiB (of %.1f GiB used)",
+                     st->dead_last, st->nproc_last, st->dead_mem_last / GIB, used / GIB);
+        else if (dead && !isnan(st->dead_mem_last))
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%d of %d process(es) on the GPU no longer exist on the host and hold "
+                     "%.1f GiB",
+                     st->dead_last, st->nproc_last, st->dead_mem_last / GIB);
+        else if (dead)
             snprintf(f->evidence, sizeof f->evidence,
                      "%d of %d process(es) on the GPU no longer exist on the host; %.1f GiB used",
                      st->dead_last, st->nproc_last, isnan(used) ? 0 : used / GIB);
@@ -761,6 +774,7 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
                      frac(st->n_proc_none_mem, st->n_proc_read) * 100);
         val(f, "mem_used_b", used);
         val(f, "dead_processes", st->dead_last);
+        val(f, "dead_mem_b", st->dead_mem_last);
         val(f, "processes", st->nproc_last);
     }
     /* growth: a slope that fills the card within 24 h */

@@ -99,6 +99,7 @@ struct gm_dg_point {
     int nproc;                      /* processes listed, -1 when not read */
     int nproc_dead;                 /* of them, gone/zombie on the host; -1 unknown */
     double proc_mem_b;              /* memory the listed processes hold; NAN unknown */
+    double dead_mem_b;              /* of it, what the gone/zombie ones hold; NAN unknown */
     double pcie_link_Bps;           /* one direction's bandwidth of the current link; NAN */
 };
 

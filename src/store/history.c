@@ -111,6 +111,9 @@ static char *raw_sql(sqlite3 *db)
     int gpm = has(db, "gpm", NULL);
     for (size_t i = 0; i < sizeof gpm_cols / sizeof gpm_cols[0]; i++)
         gm_buf_printf(&b, gpm && has(db, "gpm", gpm_cols[i]) ? ", m.%s" : ", NULL", gpm_cols[i]);
+    /* last: the memory of the processes gone or zombie on the host */
+    gm_buf_puts(&b, ", (SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND "
+                    "p.gpu = s.gpu AND p.dup = s.dup AND p.host_state IN (2, 3))");
     gm_buf_puts(&b,
                 " FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task");
     gm_buf_puts(&b, join.p ? join.p : "");
@@ -159,7 +162,7 @@ static void row_init(struct gm_hist_row *r)
     memset(r, 0, sizeof *r);
     r->util = r->util_min = r->util_max = r->util_mem = NAN;
     r->mem_used_b = r->mem_total_b = r->power_w = r->power_limit_w = NAN;
-    r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = NAN;
+    r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = r->dead_mem_b = NAN;
     r->reasons = -1;
     r->nproc = r->nproc_dead = -1;
     r->enc_util = r->dec_util = r->pcie_rx_Bps = r->sm_active = r->dram_active = NAN;
@@ -212,6 +215,8 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
             r.nproc = sqlite3_column_int(st, 15);
             r.nproc_dead = sqlite3_column_int(st, 16);
             r.proc_mem_b = r.nproc ? col_d(st, 17, MIB) : 0;
+            /* the dead processes' memory: the last column (raw_sql) */
+            r.dead_mem_b = r.nproc_dead ? col_d(st, sqlite3_column_count(st) - 1, MIB) : 0;
             r.job = col_s(st, 18);
         }
         if (!r.down) {

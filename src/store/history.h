@@ -28,6 +28,7 @@ struct gm_hist_row {
     int nproc;       /* -1 when processes were not recorded */
     int nproc_dead;  /* gone or zombie; -1 unknown */
     double proc_mem_b;
+    double dead_mem_b;             /* of it, what the gone/zombie processes hold; NAN unknown */
     double enc_util, dec_util;     /* percent */
     double pcie_rx_Bps;            /* host to GPU */
     double sm_active, dram_active; /* GPM ratios 0..1 (store-gpm, or CSV gpm columns) */

@@ -292,8 +292,9 @@ struct psample {
     int64_t ts_ns;
     uint32_t gpu;
     int n, dead;
-    double mem_mib; /* NAN when no process had a figure */
-    long job_pid;   /* the live compute process with the lowest pid; -1 none */
+    double mem_mib;  /* NAN when no process had a figure */
+    double dead_mib; /* of it, the gone/zombie processes'; NAN when none had a figure */
+    long job_pid;    /* the live compute process with the lowest pid; -1 none */
     const char *job;
 };
 
@@ -399,13 +400,19 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
                     gm_oom();
             }
             ps = &p->v[p->n++];
-            *ps = (struct psample){
-                .ts_ns = ts, .gpu = (uint32_t)g, .mem_mib = NAN, .job_pid = -1, .job = ""};
+            *ps = (struct psample){.ts_ns = ts,
+                                   .gpu = (uint32_t)g,
+                                   .mem_mib = NAN,
+                                   .dead_mib = NAN,
+                                   .job_pid = -1,
+                                   .job = ""};
         }
         ps->n++;
         ps->dead += dead;
         if (!isnan(mem))
             ps->mem_mib = isnan(ps->mem_mib) ? mem : ps->mem_mib + mem;
+        if (dead && !isnan(mem))
+            ps->dead_mib = isnan(ps->dead_mib) ? mem : ps->dead_mib + mem;
         if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
             ps->job_pid = (long)pid;
             /* the job it belongs to (slurm:..., pod:...) when the log has it, else its name */
@@ -471,7 +478,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         r.name = CELL(C_NAME) ? CELL(C_NAME) : "";
         r.job = "";
         r.nproc = r.nproc_dead = -1;
-        r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = NAN;
+        r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = r.dead_mem_b = NAN;
         r.compute_mode = r.pcie_gen = r.pcie_gen_max = r.pcie_width = r.pcie_width_max = -1;
         if (parse_iso(CELL(C_TIME) ? CELL(C_TIME) : "", &r.ts_ns) != 0) {
             rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s' (want ISO 8601 with offset)",
@@ -529,6 +536,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             r.nproc = ps ? ps->n : 0;
             r.nproc_dead = ps ? ps->dead : 0;
             r.proc_mem_b = ps ? (isnan(ps->mem_mib) ? NAN : ps->mem_mib * MIB) : 0;
+            r.dead_mem_b = !ps || !ps->dead ? 0 : isnan(ps->dead_mib) ? NAN : ps->dead_mib * MIB;
             r.job = ps ? ps->job : "";
         }
 #undef CELL

@@ -97,11 +97,15 @@ model = H100-SXM5-80GB
 workload = thermal
 mig = 3g.40gb, 1g.10gb
 
+; The processes are gone in the simulator's /proc view (alive = no): their
+; /proc facts (start time, elapsed) would follow the clock, not the pinned
+; scenario time, and this sweep compares NVML values between runs.
 [process.a]
 gpu = 0
 pid = 4194400
 name = python3
 used_memory = 10GiB
+alive = no
 
 [process.b]
 gpu = 1
@@ -109,12 +113,14 @@ pid = 4194401
 type = compute+graphics
 name = Xorg
 used_memory = 1GiB
+alive = no
 
 [process.c]
 gpu = 2, 5
 pid = 4194402
 name = trainer
 used_memory = 4GiB
+alive = no
 
 [process.d]
 gpu = 3
@@ -122,6 +128,7 @@ mig = 1
 pid = 4194403
 name = notebook
 used_memory = 3GiB
+alive = no
 
 [fault.ecc2]
 type = ecc

@@ -244,6 +244,13 @@ def test_api():
             r = g.get("/")
             check_eq(r.status, 200, "/")
             check_live_headers(r, "/")
+            # GPU 7's dead pid: marked in its row, as status and top mark it;
+            # the live ranks are not (the simulator's /proc view)
+            page = r.body.decode()
+            check(re.search(r'<tr class="gone"><td data-k="pid">4194304</td><td data-k="user">'
+                            r'N/A</td><td data-k="name">\[gone\] python3</td>', page),
+                  "the dead process's row marked gone", page[-3000:])
+            check_eq(page.count('<tr class="gone">'), 1, "rows marked gone")
             check_eq(g.stop(), 0, "exit status on SIGTERM", g.log())
         finally:
             g.cleanup()
@@ -645,7 +652,9 @@ def check_cards(dom, status, where):
         names = gj["clocks_event_reasons_active_names"]
         check_eq(vals["clocks_event_reasons_active_names"][1],
                  ", ".join(names) if names else "none", f"{where}: GPU {idx} throttle reasons")
-        want_procs = [p["name"] or p["comm"] or "N/A" for p in gj["processes"]]
+        # the dead process's marker, as status and top show it (issue 26)
+        want_procs = [("[%s] " % p["host_state"] if p["host_state"] in ("gone", "zombie") else "")
+                      + (p["name"] or p["comm"] or "N/A") for p in gj["processes"]]
         want_procs = [n.replace("\x1b", "\ufffd") for n in want_procs]
         check_eq(procs, want_procs, f"{where}: GPU {idx} process names")
 

@@ -480,6 +480,50 @@ static void add_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint8_t 
     g->nproc++;
 }
 
+/* memory-orphaned names what the dead processes hold (what killing them
+ * or a reset frees), not the GPU's total: the demo's GPU 7, a live rank
+ * with 44.5 GiB and a crashed one with 30 GiB.  A dead process without a
+ * memory figure leaves only the total to say. */
+static void test_orphan_evidence(void **state)
+{
+    (void)state;
+    for (int na = 0; na < 2; na++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        for (int k = 0; k < 10; k++) {
+            struct gm_snapshot *s = gm_snapshot_new();
+            s->wall_ns = T0 + k * S;
+            gm_snapshot_set_gpus(s, 1);
+            struct gm_gpu *g = &s->gpus[0];
+            g->procs_listed = 1;
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(74.5 * GIB));
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(95);
+            add_proc(s, 0, 4194407, GM_HS_ALIVE, "python3");
+            s->procs[0].used_memory = gm_v_u64((uint64_t)(44.5 * GIB));
+            add_proc(s, 0, 4194304, GM_HS_GONE, "python3");
+            s->procs[1].used_memory =
+                na ? gm_v_status(GM_VS_NA, 0) : gm_v_u64((uint64_t)(30 * GIB));
+            gm_dg_add_snapshot(d, s, 0);
+            gm_snapshot_free(s);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        const char *ev = NULL;
+        for (size_t k = 0; k < r.nfinding; k++)
+            if (strcmp(gm_dg_cause_name(r.findings[k].cause), "memory-orphaned") == 0)
+                ev = r.findings[k].evidence;
+        assert_non_null(ev);
+        if (na)
+            assert_string_equal(
+                ev, "1 of 2 process(es) on the GPU no longer exist on the host; 74.5 GiB used");
+        else
+            assert_string_equal(ev, "1 of 2 process(es) on the GPU no longer exist on the host "
+                                    "and hold 30.0 GiB (of 74.5 GiB used)");
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 static void test_snapshots(void **state)
 {
     (void)state;
@@ -537,10 +581,15 @@ static void test_snapshots(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
-        cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
-        cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
-        cmocka_unit_test(test_snapshots),   cmocka_unit_test(test_clock_max_unknown),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rollups),
+        cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_orphan_evidence),
+        cmocka_unit_test(test_clock_max_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,8 +211,10 @@ static void test_diag_columns_procs(void **state)
         assert_int_equal(a->nproc, 3);
         assert_int_equal(a->nproc_dead, 1);
         assert_true(fabs(a->proc_mem_b - 350.0 * 1048576) < 1);
+        assert_true(fabs(a->dead_mem_b - 200.0 * 1048576) < 1); /* the gone pid 77's own */
         assert_int_equal(b->nproc, 0);
         assert_int_equal(b->nproc_dead, 0);
+        assert_true(b->dead_mem_b == 0);
         unlink(procs);
     }
     /* a bad pid in the processes file: the error names that file and the line */

@@ -208,6 +208,14 @@ static const struct err_case err_cases[] = {
     {"[gpu.0]\nmodel = L40S\nname = a\\\n", "t.ini:3: bad escape in 'name'"},
     {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nname = \\xg0\n",
      "t.ini:6: bad escape in 'name'"},
+    {"[machine]\nstart = soon\n[gpu.0]\nmodel = L40S\n",
+     "t.ini:2: bad value 'soon' for 'start' (expected a scenario time such as 600s, 10min or 1h)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nalive = maybe\n",
+     "t.ini:6: bad value 'maybe' for 'alive' (expected yes or no)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncpu = 150\n",
+     "t.ini:6: bad value '150' for 'cpu' (expected a percentage of one core from 0 to 100)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nrss = lots\n",
+     "t.ini:6: bad value 'lots' for 'rss' (expected a size such as 2GiB)"},
 };
 
 static void test_error_messages(void **state)
@@ -1325,6 +1333,16 @@ static void test_demo_scenario(void **state)
     const struct gs_process *stale = &s->procs[8];
     assert_int_equal(stale->pid, 4194304);
     assert_true(gs_proc_memory(s, stale, 7, 300) == 30ULL << 30);
+    /* the story: ten minutes in, the ranks alive, the stale rank dead */
+    assert_true(s->start == 600);
+    assert_true(stale->dead);
+    for (int r = 0; r < 8; r++) {
+        assert_false(s->procs[r].dead);
+        assert_non_null(s->procs[r].cmdline);
+        assert_true(s->procs[r].cpu == 100);
+    }
+    assert_string_equal(s->procs[3].cmdline,
+                        "python3 train.py --model llama-7b --nproc-per-node 8 --rank 3");
     gs_scenario_free(s);
 }
 

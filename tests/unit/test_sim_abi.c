@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -416,6 +417,101 @@ static void test_process_names(void **state)
     assert_int_equal(CALL(nvmlSystemGetProcessName, 4242, name, sizeof(name)),
                      NVML_ERROR_NOT_FOUND);
     assert_int_equal(CALL(nvmlSystemGetProcessName, 1001, NULL, 8), NVML_ERROR_INVALID_ARGUMENT);
+    stop();
+}
+
+/* ------------------------------------------------------- the /proc view */
+
+/* gpusimProcRead (sim/procview.c): /proc files of simulated pids (>=
+ * 4194304) that NVML lists and that are alive; ENOENT for the dead, for
+ * host pids, outside a process's window and without a session. */
+static void test_proc_view(void **state)
+{
+    (void)state;
+    int (*rd)(unsigned, const char *, char *, size_t);
+    void *sym = dlsym(g_lib, "gpusimProcRead");
+    assert_non_null(sym);
+    memcpy(&rd, &sym, sizeof(rd));
+    char buf[512];
+    simlib_start_text("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                      "[process.a]\ngpu = 0\npid = 4194400\nname = /usr/bin/python3\n"
+                      "cmdline = python3 train.py  --rank 0\ncpu = 50%\nrss = 8MiB\nstart = 10\n"
+                      "[process.dead]\ngpu = 0\npid = 4194304\nalive = no\n"
+                      "[process.late]\ngpu = 0\npid = 4194500\nstart = 100\n"
+                      "[process.host]\ngpu = 0\npid = 1001\n");
+    long tck = sysconf(_SC_CLK_TCK);
+    int n = rd(4194400, "stat", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    unsigned pid;
+    char comm[32], st;
+    unsigned long long utime, rss;
+    assert_int_equal(sscanf(buf,
+                            "%u (%31[^)]) %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu "
+                            "%*u %*d %*d %*d %*d %*d %*d %*u %*u %llu",
+                            &pid, comm, &st, &utime, &rss),
+                     5);
+    assert_int_equal(pid, 4194400);
+    assert_string_equal(comm, "python3"); /* the last component of the name */
+    assert_int_equal(st, 'S');
+    assert_int_equal(utime, (unsigned long long)(0.5 * 50 * (double)tck)); /* 50 s at 50 % */
+    assert_int_equal(rss * (unsigned long long)sysconf(_SC_PAGESIZE), 8ULL << 20);
+    n = rd(4194400, "status", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    char want[64];
+    snprintf(want, sizeof(want), "\nUid:\t%u\t", (unsigned)getuid());
+    assert_non_null(strstr(buf, want));
+    n = rd(4194400, "cmdline", buf, sizeof(buf));
+    assert_int_equal(n, 26);
+    assert_memory_equal(buf,
+                        "python3\0train.py\0--rank\0"
+                        "0\0",
+                        26);
+    n = rd(4194400, "cgroup", buf, sizeof(buf));
+    assert_true(n > 0);
+    assert_int_equal(rd(4194400, "exe", buf, sizeof(buf)), -ENOENT);
+    assert_int_equal(rd(4194400, "environ", buf, sizeof(buf)), -EINVAL);
+    assert_int_equal(rd(4194400, "stat", buf, 0), -EINVAL);
+    /* cut at cap, like a short read */
+    assert_int_equal(rd(4194400, "cmdline", buf, 5), 5);
+    assert_int_equal(rd(4194304, "stat", buf, sizeof(buf)), -ENOENT); /* alive = no */
+    assert_int_equal(rd(4194500, "stat", buf, sizeof(buf)), -ENOENT); /* not started */
+    assert_int_equal(rd(1001, "stat", buf, sizeof(buf)), -ENOENT);    /* a host pid */
+    assert_int_equal(rd(4194999, "stat", buf, sizeof(buf)), -ENOENT); /* not in the scenario */
+    /* the dead process is listed (its memory is held) but has no
+     * utilisation sample: it runs nothing */
+    unsigned count = 0;
+    assert_int_equal(CALL(nvmlDeviceGetComputeRunningProcesses, dev(0), &count, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(count, 3);
+    nvmlProcessUtilizationSample_t us[8];
+    count = 8;
+    assert_int_equal(CALL(nvmlDeviceGetProcessUtilization, dev(0), us, &count, 0), NVML_SUCCESS);
+    assert_int_equal(count, 2);
+    for (unsigned k = 0; k < count; k++) {
+        assert_true(us[k].pid == 4194400 || us[k].pid == 1001);
+        assert_in_range(us[k].smUtil, 1, 100); /* the two live ones share the GPU */
+    }
+    stop();
+    assert_int_equal(rd(4194400, "stat", buf, sizeof(buf)), -ENOENT); /* no session */
+
+    /* [machine] start: without GPUSIM_TIME/EPOCH the session begins 600 s
+     * into the story (seen in the CPU time of a process started at 0) */
+    char path[128];
+    simlib_write("start.ini",
+                 "[machine]\nstart = 10min\n[gpu.0]\nmodel = H100-SXM5-80GB\n"
+                 "[process.a]\ngpu = 0\npid = 4194400\n",
+                 path, sizeof(path));
+    simlib_start(path, NULL);
+    n = rd(4194400, "stat", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    assert_int_equal(sscanf(buf, "%u (%31[^)]) %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu",
+                            &pid, comm, &st, &utime),
+                     4);
+    assert_true(utime >= 600ULL * (unsigned long long)tck);
+    assert_true(utime < 3600ULL * (unsigned long long)tck);
     stop();
 }
 
@@ -2046,6 +2142,7 @@ int main(void)
         cmocka_unit_test(test_process_sizing),
         cmocka_unit_test(test_process_stride),
         cmocka_unit_test(test_process_names),
+        cmocka_unit_test(test_proc_view),
         cmocka_unit_test(test_memory_info),
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_pci),

@@ -94,12 +94,15 @@
       if (!tb) continue;
       const rows = [];
       for (const p of g.processes) {
-        const tr = el("tr");
+        // the dead process's marker, as the server writes it (live.c)
+        const mark = p.host_state === "gone" || p.host_state === "zombie" ? p.host_state : "";
+        const tr = el("tr", mark);
         const pid = el("td", "", String(p.pid));
         pid.dataset.k = "pid";
         const user = el("td", "", p.user === null ? "N/A" : p.user);
         user.dataset.k = "user";
-        const name = el("td", "", p.name ? p.name : (p.comm ? p.comm : "N/A"));
+        const name = el("td", "", (mark ? "[" + mark + "] " : "") +
+          (p.name ? p.name : (p.comm ? p.comm : "N/A")));
         name.dataset.k = "name";
         const mem = el("td", "", fmt("used_memory_bytes", p.used_memory_bytes));
         mem.dataset.k = "used_memory_bytes";
