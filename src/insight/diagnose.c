@@ -497,6 +497,12 @@ static const char *pct_or_na(char *b, size_t n, double v)
     return b;
 }
 
+/* "41 %" or "N/A" for a percentage that may not have been measured */
+static const char *pctv_or_na(char *b, size_t n, double v)
+{
+    return pct_or_na(b, n, v / 100);
+}
+
 /* The heartbeat of a data-loader-starved job: bursts of high utilisation
  * separated by ~0, repeatedly, at a mean that is neither idle nor a light
  * inference load (docs/diagnose.md#input-starved). */
@@ -694,10 +700,10 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
             c, GM_DG_MEMORY_BOUND, GM_DG_INFO, gpu, st->t0, st->t1, clamp01(0.7 + (um - 60) / 100),
             "the kernels wait on memory bandwidth: fuse kernels, use lower precision (bf16/fp8), "
             "larger batches, better data layout; profile with Nsight Compute (memory workload)");
-        char pw[32];
+        char pw[32], mc[32];
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation %.0f %%, memory-controller %.0f %%, power %s of limit", u, um,
-                 pct_or_na(pw, sizeof pw, pf));
+                 "utilisation %.0f %%, memory-controller %s, power %s of limit", u,
+                 pctv_or_na(mc, sizeof mc, um), pct_or_na(pw, sizeof pw, pf));
         val(f, "util_mean_pct", u);
         val(f, "util_mem_pct", um);
         val(f, "power_frac", pf);
@@ -712,10 +718,12 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
             "utilisation counts time with any kernel running, not work done: tiny kernels or "
             "launch overhead; batch more work per kernel, use CUDA graphs / torch.compile, "
             "larger batch sizes; check SM activity with GPM or Nsight Systems");
+        char ck[64], mc[32];
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation %.0f %% but power %.0f %% of limit at SM clock %.0f %% of max, "
-                 "memory-controller %.0f %%%s",
-                 u, pf * 100, cf * 100, um, isnan(sm) ? "" : "; GPM SM activity low");
+                 "utilisation %.0f %% but power %.0f %% of limit at %s, memory-controller "
+                 "%s%s",
+                 u, pf * 100, clock_text(st, ck, sizeof ck), pctv_or_na(mc, sizeof mc, um),
+                 isnan(sm) ? "" : "; GPM SM activity low");
         val(f, "util_mean_pct", u);
         val(f, "power_frac", pf);
         val(f, "clock_frac", cf);

@@ -322,6 +322,37 @@ static void test_clock_max_unknown(void **state)
     gm_dg_free(d);
 }
 
+/* The same for a busy GPU drawing little power (low-intensity, whose rule
+ * accepts an unknown maximum): its evidence must not print "nan %" either
+ * (issue 25, point 8: the store keeps the SM clock, not its maximum). */
+static void test_clock_max_unknown_intensity(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int i = 0; i < 30; i++) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + i * S);
+        p.util_gpu = 97;
+        p.util_mem = 8;
+        p.sm_clock_mhz = 1980;
+        p.power_w = 180;
+        p.power_limit_w = 700;
+        p.reasons = 0;
+        gm_dg_add(d, 0, &p);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_true(has(&r, 0, "low-intensity"));
+    for (size_t i = 0; i < r.nfinding; i++) {
+        if (strstr(r.findings[i].evidence, "nan") || strstr(r.findings[i].evidence, "NaN"))
+            fail_msg("evidence with a NaN: %s", r.findings[i].evidence);
+        if (r.findings[i].cause == GM_DG_LOW_INTENSITY)
+            assert_non_null(strstr(r.findings[i].evidence, "SM clock's maximum not known"));
+    }
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 /* Incremental use: points older than max_age are dropped; a window over the
  * last minutes sees only the recent shape. */
 static void test_incremental(void **state)
@@ -537,10 +568,15 @@ static void test_snapshots(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),       cmocka_unit_test(test_absent_values),
-        cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
-        cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
-        cmocka_unit_test(test_snapshots),   cmocka_unit_test(test_clock_max_unknown),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rollups),
+        cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_clock_max_unknown),
+        cmocka_unit_test(test_clock_max_unknown_intensity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
