@@ -485,6 +485,10 @@ static double clamp01(double v)
 }
 
 #define MIB 1048576.0
+/* An engine at most this busy (%) over the window does no work: the
+ * utilisation counters read a few % of housekeeping (context switches,
+ * the driver's own polling) on a GPU nobody uses. */
+#define SQUAT_BUSY 5.0
 #define GIB (1024.0 * MIB)
 
 /* "41 % of limit" or "N/A" */
@@ -732,12 +736,30 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
     }
 }
 
+/* The highest utilisation any engine other than the SMs showed in the
+ * window (encoder, decoder; the copy engines as PCIe traffic over the link),
+ * in percent; NAN when none was measured.  A video pipeline or a copy loop
+ * keeps its memory busy while the SMs read ~0 %. */
+static double engines_max(const struct stats *st)
+{
+    double m = NAN;
+    if (st->enc.n)
+        m = st->enc.max;
+    if (st->dec.n && !(m >= st->dec.max))
+        m = st->dec.max;
+    if (st->rx_frac.n && !(m >= st->rx_frac.max * 100))
+        m = st->rx_frac.max * 100;
+    return m;
+}
+
 static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
     double used = st->mem_last, total = st->mem_total;
-    /* squatted: memory held, utilisation ~0 throughout, a live process */
-    if (st->util.n >= 3 && !isnan(used) && used >= 1 * GIB && st->util.max <= 5 &&
-        st->nproc_last > 0 && st->dead_last < st->nproc_last) {
+    /* squatted: memory held, every engine ~0 throughout (the SMs, and the
+     * video and copy engines where measured), a live process */
+    double eng = engines_max(st);
+    if (st->util.n >= 3 && !isnan(used) && used >= 1 * GIB && st->util.max <= SQUAT_BUSY &&
+        !(eng > SQUAT_BUSY) && st->nproc_last > 0 && st->dead_last < st->nproc_last) {
         struct gm_dg_finding *f = add_finding(
             c, GM_DG_MEMORY_SQUATTED, GM_DG_WARNING, gpu, st->t0, st->t1, 0.9,
             "a live process holds memory and does no work: look for idle notebooks/servers "
@@ -1031,7 +1053,8 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
         /* with findings the verdict is unused (see the header): healthy-busy */
         if (st[i].lost)
             v->verdict = GM_DG_GPU_LOST;
-        else if (!v->has_findings && (isnan(u) || (u < 2 && st[i].util.max < 10)))
+        else if (!v->has_findings && (isnan(u) || (u < 2 && st[i].util.max < 10)) &&
+                 !(engines_max(&st[i]) >= 10))
             v->verdict = GM_DG_IDLE;
         else if (!v->has_findings && u < 60)
             v->verdict = GM_DG_LIGHT_LOAD;

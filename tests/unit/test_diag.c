@@ -55,6 +55,7 @@ struct gen {
     double clock_frac;
     double util_mem;
     int nproc, dead; /* nproc: 0 = one process; -1 = none listed */
+    double enc, dec; /* encoder / decoder utilisation throughout, % (0: not measured) */
 };
 
 static struct gen defaults(struct gen g)
@@ -121,6 +122,10 @@ static void feed(struct gm_dg *d, uint32_t gpu, const struct gen *g0)
         p.pcie_rx_Bps = g->shape == HEARTBEAT && u < 10 ? g->rx_idle : 0.2e9 * u / 100;
         p.reasons = u > 1 ? g->reasons : (int64_t)GM_DG_R_GPU_IDLE;
         p.compute_mode = GM_DG_CM_DEFAULT;
+        if (g->enc > 0 || g->dec > 0) {
+            p.enc_util = g->enc + (rnd() - 0.5) * 4;
+            p.dec_util = g->dec + (rnd() - 0.5) * 4;
+        }
         p.nproc = g->nproc;
         p.nproc_dead = g->dead;
         p.proc_mem_b = g->nproc ? m : 0;
@@ -207,6 +212,18 @@ static const struct row rows[] = {
      {IDLE, 0, .mem0 = 20 * GIB},
      "memory-squatted",
      "memory-orphaned"},
+    {"transcoder: SMs ~0 %, encoder 93 %, decoder 48 %: memory in use, not squatted",
+     {STEADY, 2, .mem0 = 6 * GIB, .enc = 93, .dec = 48},
+     "codec-bound",
+     "memory-squatted"},
+    {"decoder only at 60 %, SMs ~1 %: the memory is in use",
+     {STEADY, 1, .mem0 = 3 * GIB, .dec = 60},
+     "light-load",
+     "memory-squatted"},
+    {"squatted beside idle video engines (0-2 %)",
+     {IDLE, 0, .mem0 = 12 * GIB, .enc = 0.01, .dec = 1},
+     "memory-squatted",
+     "codec-bound"},
     {"orphaned: the only process is gone",
      {IDLE, 0, .mem0 = 30 * GIB, .dead = 1},
      "memory-orphaned",
