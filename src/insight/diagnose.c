@@ -937,6 +937,16 @@ static int explained(const struct gm_dg_result *r, uint32_t gpu)
     return 0;
 }
 
+/* How a job key was formed, for the evidence (diagnose.h: gm_dg_gpu_info.job). */
+static const char *grouping(const char *job)
+{
+    if (strncmp(job, "parent:", 7) == 0)
+        return "grouped by their common parent process";
+    if (strncmp(job, "pid:", 4) == 0)
+        return "grouped as one process";
+    return "grouped by job id";
+}
+
 static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct stats *st)
 {
     char *done = gm_xcalloc(d->ng ? d->ng : 1, 1);
@@ -979,8 +989,8 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
             f->ngpu = 1;
             snprintf(f->evidence, sizeof f->evidence,
                      "utilisation %.0f %% on this GPU vs a median of %.0f %% on the %zu GPUs of "
-                     "job \"%s\"",
-                     u[k], med, n, d->g[i].info.job);
+                     "job \"%s\" (%s)",
+                     u[k], med, n, d->g[i].info.job, grouping(d->g[i].info.job));
             val(f, "util_mean_pct", u[k]);
             val(f, "group_median_pct", med);
             val(f, "group_size", (double)n);

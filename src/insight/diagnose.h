@@ -111,8 +111,11 @@ struct gm_dg_gpu_info {
     char uuid[96];
     char name[96];
     /* The job this GPU serves, for straggler detection: GPUs with the same
-     * non-empty job key are compared with each other (a task name, a
-     * process name, a pid group).  "" = not part of a known job. */
+     * non-empty job key are compared with each other.  Keys name an
+     * identity, never a process name: a job id ("slurm:42", "pod:<UID>",
+     * "container:<ID>", "unit:<UNIT>", "hpc:<ID>"), "parent:<PPID>" (the
+     * children of one launcher) or "pid:<PID>" (one process); the evidence
+     * says which grouping it was.  "" = not part of a known job. */
     char job[128];
 };
 
@@ -211,7 +214,9 @@ struct gm_snapshot;
 
 /* Adds one point per GPU of snapshot s whose bit is set in mask (bit k for
  * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts
- * (uuid, name, and as its job the name of its first live compute process by pid, "" with none).
+ * (uuid, name, and as its job the identity of its first live compute process by pid: its job id
+ * from attribution, else "parent:<PPID>" when its parent is a launcher (not init, not its session's
+ * leader), else "pid:<PID>"; "" with none).
  * Values the snapshot has as not available stay NAN / -1.  Returns 0. */
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask);
 

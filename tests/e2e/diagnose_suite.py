@@ -77,9 +77,29 @@ def read_expect(path):
     return exp[""], store, exp.get("-csv", store)
 
 
+# Ranks of a torchrun-style job for the process-tree scenarios: children of
+# this test, each in its own session (as torchrun starts them), alive for
+# the run (started in main, ended at its end).
+RANKS = []
+
+
+def start_ranks(n=4):
+    for _ in range(n):
+        RANKS.append(subprocess.Popen(["sleep", "3600"], start_new_session=True))
+
+
+def stop_ranks():
+    for p in RANKS:
+        p.kill()
+        p.wait()
+
+
 def env_for(path, **kw):
-    # the live processes of the scenarios are this test (alive for its run)
-    return sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **kw)
+    # the live processes of the scenarios are this test (alive for its run),
+    # its parent and its children (RANKS)
+    ranks = {f"GPUSIM_PID_RANK{i}": p.pid for i, p in enumerate(RANKS)}
+    return sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **ranks,
+                   **kw)
 
 
 def got_labels(doc):
@@ -177,6 +197,14 @@ def check_cost():
 
 
 def main():
+    start_ranks()
+    try:
+        return suite()
+    finally:
+        stop_ranks()
+
+
+def suite():
     t0 = time.monotonic()
     files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
     want = os.environ.get("DIAG_ONLY")

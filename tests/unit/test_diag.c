@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrib.h"
 #include "core/buf.h"
 #include "core/snapshot.h"
 #include "insight/diagnose.h"
@@ -560,7 +561,7 @@ static void test_snapshots(void **state)
     assert_true(has(&r, 1, "memory-orphaned"));
     assert_true(has(&r, 2, "healthy-busy"));
     assert_int_equal(r.gpus[3].verdict, GM_DG_GPU_LOST);
-    assert_string_equal(gm_dg_gpu(d, 2).job, "python3");
+    assert_string_equal(gm_dg_gpu(d, 2).job, "pid:1234"); /* no parent, no job id known */
     assert_string_equal(gm_dg_gpu(d, 1).job, "");
     assert_string_equal(gm_dg_gpu(d, 1).name, "GPU 1");
     gm_dg_result_free(&r);
@@ -582,6 +583,79 @@ static void test_snapshots(void **state)
     gm_dg_free(d);
 }
 
+/* Jobs by identity, never by name (issue 25, point 1): eight GPUs whose
+ * processes are all "python3".  GPUs 0-3 are a torchrun job (children of
+ * pid 100, each in its own session), GPU 2 of it at 50 %; GPUs 4-6 a Slurm
+ * job at 40 %; GPU 7 a notebook started from a login shell (its parent is
+ * its session's leader) at 30 %, under the user's own systemd manager
+ * (attribution "user:1000": one person, not one job).  Variant 1 leaves the
+ * Slurm job out.  By name, the eight (or five) GPUs were one "job": the
+ * real straggler drowned in a median of 45 %, and the notebook became a
+ * straggler of the torchrun job. */
+static void add_job_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint32_t ppid,
+                         uint32_t sid, const char *cgroup)
+{
+    add_proc(s, pos, pid, GM_HS_ALIVE, "python3");
+    struct gm_proc *p = &s->procs[s->nproc - 1];
+    p->ppid = ppid;
+    p->sid = sid;
+    gm_attrib_parse(cgroup, 1000, &p->attrib);
+}
+
+static void test_jobs_by_identity(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 11;
+        for (int k = 0; k < 20; k++) {
+            struct gm_snapshot *s = gm_snapshot_new();
+            s->wall_ns = T0 + k * S;
+            gm_snapshot_set_gpus(s, 8);
+            static const double util[8] = {95, 95, 50, 95, 40, 40, 40, 30};
+            for (uint32_t i = 0; i < 8; i++) {
+                struct gm_gpu *g = &s->gpus[i];
+                g->index = i;
+                g->procs_listed = 1;
+                g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+                g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(10 * GIB));
+                g->m[GM_M_UTIL_GPU] = gm_v_u64((uint64_t)(util[i] + rnd() * 3));
+            }
+            for (uint32_t i = 0; i < 4; i++)
+                add_job_proc(s, i, 101 + i, 100, 101 + i, "/");
+            if (variant == 0)
+                for (uint32_t i = 4; i < 7; i++)
+                    add_job_proc(s, i, 201 + i, 200, 199,
+                                 "/system.slice/slurmstepd.scope/job_777/step_0");
+            add_job_proc(s, 7, 301, 300, 300, "/user.slice/user-1000.slice/user@1000.service");
+            gm_dg_add_snapshot(d, s, 0);
+            gm_snapshot_free(s);
+        }
+        assert_string_equal(gm_dg_gpu(d, 0).job, "parent:100");
+        assert_string_equal(gm_dg_gpu(d, 3).job, "parent:100");
+        if (variant == 0)
+            assert_string_equal(gm_dg_gpu(d, 5).job, "slurm:777");
+        assert_string_equal(gm_dg_gpu(d, 7).job, "pid:301");
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        size_t n = 0;
+        for (size_t k = 0; k < r.nfinding; k++)
+            if (r.findings[k].cause == GM_DG_STRAGGLER) {
+                n++;
+                if (r.findings[k].gpus[0] != 2)
+                    fail_msg("variant %d: straggler on GPU %u: %s", variant, r.findings[k].gpus[0],
+                             r.findings[k].evidence);
+                assert_non_null(strstr(r.findings[k].evidence, "parent:100"));
+                assert_non_null(strstr(r.findings[k].evidence, "common parent process"));
+            }
+        if (n != 1)
+            fail_msg("variant %d: %zu straggler findings, want 1 (GPU 2)", variant, n);
+        assert_true(has(&r, 7, "light-load"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_snapshots),
         cmocka_unit_test(test_clock_max_unknown),
         cmocka_unit_test(test_clock_max_unknown_intensity),
+        cmocka_unit_test(test_jobs_by_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
