@@ -947,6 +947,35 @@ static const char *grouping(const char *job)
     return "grouped by job id";
 }
 
+/* Imbalance inside a job: one GPU whose mean utilisation stands apart from
+ * the others' by more than they differ among themselves.  Ranks of one
+ * synchronous job run in lockstep, so their means agree up to sampling
+ * noise (a rank that waits at every step reads 0/100 % samples: a noisy
+ * mean); the one apart is the bottleneck, whichever way:
+ *   far below the rest: it does less per step (an uneven shard, a slow
+ *     input of its own) and the job's step time follows it;
+ *   far above the rest: the others compute their part and wait for it at
+ *     every synchronisation; their gaps are waits for this GPU, not for
+ *     input, so their input-starved findings are withdrawn. */
+#define IMBALANCE_GAP 20.0 /* points between the outlier and the nearest other GPU, at least */
+#define IMBALANCE_DEV 25.0 /* points between the outlier and the job's median, at least */
+
+/* Removes the input-starved findings of the GPUs in ix[0..n) except skip. */
+static void withdraw_starved(struct ctx *c, const uint32_t *ix, size_t n, uint32_t skip)
+{
+    struct gm_dg_result *r = c->r;
+    size_t w = 0;
+    for (size_t k = 0; k < r->nfinding; k++) {
+        int drop = 0;
+        if (r->findings[k].cause == GM_DG_INPUT_STARVED && r->findings[k].gpus[0] != skip)
+            for (size_t m = 0; m < n; m++)
+                drop |= r->findings[k].gpus[0] == ix[m];
+        if (!drop)
+            r->findings[w++] = r->findings[k];
+    }
+    r->nfinding = w;
+}
+
 static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct stats *st)
 {
     char *done = gm_xcalloc(d->ng ? d->ng : 1, 1);
@@ -969,31 +998,47 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
         memcpy(tmp, u, n * sizeof *u);
         double med = median(tmp, n);
         free(tmp);
-        /* the rest must agree with each other: spread of the non-outliers */
         for (size_t k = 0; k < n; k++) {
             double dev = u[k] - med;
-            if (fabs(dev) < 25)
+            if (fabs(dev) < IMBALANCE_DEV)
                 continue;
-            size_t agree = 0;
-            for (size_t m = 0; m < n; m++)
-                if (m != k && fabs(u[m] - med) <= 10)
-                    agree++;
-            if (agree + 1 < n || explained(c->r, ix[k]))
+            /* the others: their spread, and the gap from the outlier to the nearest */
+            double lo = INFINITY, hi = -INFINITY, gap = INFINITY;
+            for (size_t m = 0; m < n; m++) {
+                if (m == k)
+                    continue;
+                lo = fmin(lo, u[m]);
+                hi = fmax(hi, u[m]);
+                gap = fmin(gap, fabs(u[k] - u[m]));
+            }
+            int apart = gap >= IMBALANCE_GAP && gap > hi - lo;
+            if (!apart || explained(c->r, ix[k]))
                 continue;
+            int above = dev > 0;
+            if (above)
+                withdraw_starved(c, ix, n, ix[k]);
             struct gm_dg_finding *f = add_finding(
                 c, GM_DG_STRAGGLER, GM_DG_WARNING, ix[k], st[ix[k]].t0, st[ix[k]].t1,
                 clamp01(0.6 + fabs(dev) / 100),
-                "one GPU of the job is unlike the others: the rest wait for it at every "
-                "synchronisation; check that GPU's clocks, temperature and PCIe link, and the "
-                "data split (uneven batches / shards)");
+                above ? "this GPU is the job's bottleneck: the other ranks finish their part and "
+                        "wait for it at every synchronisation; give it less work (uneven "
+                        "batches / shards, a rank with extra duties such as logging or "
+                        "evaluation), or check what else runs on it"
+                      : "one GPU of the job is unlike the others: the rest wait for it at every "
+                        "synchronisation; check that GPU's clocks, temperature and PCIe link, "
+                        "and the data split (uneven batches / shards)");
             f->ngpu = 1;
             snprintf(f->evidence, sizeof f->evidence,
                      "utilisation %.0f %% on this GPU vs a median of %.0f %% on the %zu GPUs of "
-                     "job \"%s\" (%s)",
-                     u[k], med, n, d->g[i].info.job, grouping(d->g[i].info.job));
+                     "job \"%s\" (%s), %.0f points %s the nearest of them; %s",
+                     u[k], med, n, d->g[i].info.job, grouping(d->g[i].info.job), gap,
+                     above ? "above" : "below",
+                     above ? "the others wait for it at every step" : "unlike the rest of the job");
             val(f, "util_mean_pct", u[k]);
             val(f, "group_median_pct", med);
             val(f, "group_size", (double)n);
+            val(f, "gap_pct", gap);
+            val(f, "others_spread_pct", hi - lo);
         }
     }
     free(done);

@@ -444,6 +444,77 @@ static void test_straggler(void **state)
     }
 }
 
+/* Imbalance both ways (issue 25, point 2), each a job of GPUs fed through
+ * the generator: "util" per GPU, HEARTBEAT when a rank waits at every step.
+ * want: the GPU named straggler (-1: none). */
+static void test_imbalance(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int n;
+        double util[8];
+        int wait[8]; /* 1: the rank computes ~30 % of each 1.5 s step and waits */
+        double step;
+        int want;
+    } cases[] = {
+        {"bottleneck: one rank at 95 %, three wait for it (~30 %), 1 s samples",
+         4,
+         {95, 97, 97, 97},
+         {0, 1, 1, 1},
+         1.0,
+         0},
+        {"bottleneck among eight at 1/6 s",
+         8,
+         {97, 97, 97, 97, 97, 93, 97, 97},
+         {1, 1, 1, 1, 1, 0, 1, 1},
+         1.0 / 6,
+         5},
+        {"far below, the others spread 78-99 %", 6, {80, 97, 86, 52, 99, 93}, {0}, 1.0 / 6, 3},
+        {"pipeline stages 90/70/50/30: no outlier", 4, {90, 70, 50, 30}, {0}, 1.0 / 6, -1},
+        {"all ranks wait alike: no outlier", 4, {97, 97, 97, 97}, {1, 1, 1, 1}, 1.0, -1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 21 + c;
+        for (int g = 0; g < cases[c].n; g++) {
+            struct gm_dg_gpu_info info = {.index = (uint32_t)g};
+            snprintf(info.job, sizeof info.job, "parent:4242");
+            gm_dg_set_gpu(d, &info);
+            struct gen gen = {cases[c].wait[g] ? HEARTBEAT : STEADY,
+                              cases[c].util[g],
+                              .period = 1.5,
+                              .duty = 0.3,
+                              .rx_idle = NAN,
+                              .step = cases[c].step,
+                              .seconds = 300};
+            feed(d, (uint32_t)g, &gen);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        int got = -1, nstrag = 0;
+        for (size_t k = 0; k < r.nfinding; k++) {
+            if (r.findings[k].cause == GM_DG_STRAGGLER) {
+                got = (int)r.findings[k].gpus[0];
+                nstrag++;
+            }
+            /* ranks that wait for a bottleneck are not starved of input */
+            if (cases[c].want >= 0 && r.findings[k].cause == GM_DG_INPUT_STARVED)
+                fail_msg("case '%s': input-starved on GPU %u: %s", cases[c].name,
+                         r.findings[k].gpus[0], r.findings[k].evidence);
+        }
+        if (got != cases[c].want || nstrag > 1) {
+            for (size_t k = 0; k < r.nfinding; k++)
+                fprintf(stderr, "  GPU %u %s: %s\n", r.findings[k].gpus[0],
+                        gm_dg_cause_name(r.findings[k].cause), r.findings[k].evidence);
+            fail_msg("case '%s': straggler on %d (%d findings), want %d", cases[c].name, got,
+                     nstrag, cases[c].want);
+        }
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 /* 1-minute rollups: a swing from <= 10 to >= 50 in most minutes at a mean
  * of ~35 % is a heartbeat; a steady 35 % is light load. */
 static void test_rollups(void **state)
@@ -669,6 +740,7 @@ int main(void)
         cmocka_unit_test(test_clock_max_unknown),
         cmocka_unit_test(test_clock_max_unknown_intensity),
         cmocka_unit_test(test_jobs_by_identity),
+        cmocka_unit_test(test_imbalance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
