@@ -111,6 +111,7 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
                     job_key(pr, info.job, sizeof info.job);
                 }
             }
+            p.owner = gm_dg_owner_id(first_pid ? info.job : "");
             p.nproc = (int)g->nproc;
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;

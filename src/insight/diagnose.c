@@ -70,6 +70,16 @@ struct gm_dg {
     size_t ng;
 };
 
+uint64_t gm_dg_owner_id(const char *job)
+{
+    if (!job || !job[0])
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)job; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
 void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
 {
     memset(p, 0, sizeof *p);
@@ -222,6 +232,8 @@ struct stats {
     double mem_total, mem_last, mem_first_seg;
     struct acc mem;
     double slope_Bps, slope_r2; /* least squares over the last segment (after a restart) */
+    double slope_late_Bps;      /* the same over the segment's second half */
+    double seg_mem0;            /* memory at the segment's first point */
     size_t seg_n;
     int64_t seg_t0;
     /* processes */
@@ -249,22 +261,112 @@ static double link_Bps(int gen, int width)
     return lane[gen] * width;
 }
 
+/* ---- memory segments: one owner's life, between steps ------------------- */
+
+static int mem_point(const struct gm_dg_point *p, int64_t from, int64_t to)
+{
+    return !((from && p->t_ns < from) || (to && p->t_ns > to) || p->lost || isnan(p->mem_used_b));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A step: one sample-to-sample change of memory far beyond the others
+ * (a job's start or end, a model loaded or freed, a restart).  A leak adds
+ * memory at a steady rate, so its changes between samples are alike; an
+ * allocation that comes at once is many times the typical change, and
+ * more than allocator noise. */
+#define STEP_TIMES 8.0       /* times the median absolute change between samples */
+#define STEP_MIN_FRAC 0.02   /* of the card, at least */
+#define STEP_MIN_B 268435456 /* 256 MiB at least */
+
+/* The index of the first point of the last segment of points first..last:
+ * a new segment starts at a step (either way) and where the memory's owner
+ * changes between two known owners. */
+static size_t mem_segment(const struct series *s, size_t first, size_t last, double total)
+{
+    size_t nd = 0, cap = last - first + 1;
+    double *dv = gm_xcalloc(cap, sizeof *dv), prev = NAN;
+    for (size_t i = first; i <= last; i++) {
+        const struct gm_dg_point *p = &s->p[i];
+        if (p->lost || isnan(p->mem_used_b))
+            continue;
+        if (!isnan(prev))
+            dv[nd++] = fabs(p->mem_used_b - prev);
+        prev = p->mem_used_b;
+    }
+    double med = 0;
+    if (nd) {
+        qsort(dv, nd, sizeof *dv, cmp_double);
+        med = dv[nd / 2];
+    }
+    free(dv);
+    double step = fmax(STEP_TIMES * med, STEP_MIN_B);
+    if (!isnan(total) && total > 0)
+        step = fmax(step, STEP_MIN_FRAC * total);
+    size_t start = first;
+    uint64_t owner = 0;
+    prev = NAN;
+    for (size_t i = first; i <= last; i++) {
+        const struct gm_dg_point *p = &s->p[i];
+        if (p->lost || isnan(p->mem_used_b))
+            continue;
+        if ((!isnan(prev) && fabs(p->mem_used_b - prev) >= step) ||
+            (p->owner && owner && p->owner != owner))
+            start = i;
+        if (p->owner)
+            owner = p->owner;
+        prev = p->mem_used_b;
+    }
+    return start;
+}
+
+struct fit {
+    double sx, sy, sxx, sxy, syy;
+    size_t n;
+};
+
+static void fit_add(struct fit *f, double x, double y)
+{
+    f->sx += x;
+    f->sy += y;
+    f->sxx += x * x;
+    f->sxy += x * y;
+    f->syy += y * y;
+    f->n++;
+}
+
+/* Least-squares slope and R²; NAN when fewer than 3 points or no spread in x. */
+static void fit_line(const struct fit *f, double *slope, double *r2)
+{
+    *slope = *r2 = NAN;
+    if (f->n < 3)
+        return;
+    double n = (double)f->n;
+    double dx = f->sxx - f->sx * f->sx / n, dy = f->syy - f->sy * f->sy / n;
+    double cxy = f->sxy - f->sx * f->sy / n;
+    if (dx > 0) {
+        *slope = cxy / dx;
+        *r2 = dy > 0 ? cxy * cxy / (dx * dy) : 0;
+    }
+}
+
 static void summarise(const struct series *s, int64_t from, int64_t to, struct stats *st)
 {
     memset(st, 0, sizeof *st);
     st->temp_slowdown = NAN;
     st->mem_total = st->mem_last = NAN;
-    st->slope_Bps = st->slope_r2 = NAN;
+    st->slope_Bps = st->slope_r2 = st->slope_late_Bps = st->seg_mem0 = NAN;
     st->proc_mem_last = NAN;
     st->nproc_last = st->dead_last = -1;
     st->gen_min = st->width_min = 1 << 30;
     st->gen_max = st->width_max = -1;
     st->remap_max = st->retired_max = st->ecc_max = NAN;
     int prev_low = -1;
-    /* memory: the last segment after a restart (a drop by > 25 % of the card
-     * or to under half) is where a slope means something */
-    double prev_mem = NAN;
-    size_t seg_start = 0;
+
     size_t first = 0, last = 0, any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const struct gm_dg_point *p = &s->p[i];
@@ -359,10 +461,6 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             st->mem_total = p->mem_total_b;
         if (!isnan(p->mem_used_b)) {
             acc_add(&st->mem, p->mem_used_b);
-            double cap = !isnan(st->mem_total) ? st->mem_total : p->mem_used_b;
-            if (!isnan(prev_mem) && prev_mem - p->mem_used_b > 0.25 * cap)
-                seg_start = i;
-            prev_mem = p->mem_used_b;
             st->mem_last = p->mem_used_b;
         }
         if (p->nproc >= 0) {
@@ -403,36 +501,32 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
     }
     if (!any)
         return;
-    (void)last;
-    if (seg_start < first)
-        seg_start = first;
-    /* least squares of memory over the last segment */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
-    size_t n = 0;
-    int64_t tb = 0;
-    for (size_t i = seg_start; i < s->n; i++) {
-        const struct gm_dg_point *p = &s->p[i];
-        if ((from && p->t_ns < from) || (to && p->t_ns > to) || p->lost || isnan(p->mem_used_b))
-            continue;
-        if (!n)
-            tb = p->t_ns;
-        double x = (double)(p->t_ns - tb) / 1e9, y = p->mem_used_b;
-        sx += x;
-        sy += y;
-        sxx += x * x;
-        sxy += x * y;
-        syy += y * y;
-        n++;
-    }
-    st->seg_n = n;
-    st->seg_t0 = tb;
-    if (n >= 5) {
-        double dx = sxx - sx * sx / (double)n, dy = syy - sy * sy / (double)n;
-        double cxy = sxy - sx * sy / (double)n;
-        if (dx > 0) {
-            st->slope_Bps = cxy / dx;
-            st->slope_r2 = dy > 0 ? cxy * cxy / (dx * dy) : 0;
+    size_t seg_start = mem_segment(s, first, last, st->mem_total);
+    /* least squares of memory over the last segment, and over its second half */
+    struct fit all = {0}, late = {0};
+    int64_t tb = 0, tmid = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = seg_start; i <= last; i++) {
+            const struct gm_dg_point *p = &s->p[i];
+            if (!mem_point(p, from, to))
+                continue;
+            if (pass == 0) {
+                if (!all.n) {
+                    tb = p->t_ns;
+                    st->seg_mem0 = p->mem_used_b;
+                }
+                fit_add(&all, (double)(p->t_ns - tb) / 1e9, p->mem_used_b);
+                tmid = tb + (p->t_ns - tb) / 2;
+            } else if (p->t_ns >= tmid) {
+                fit_add(&late, (double)(p->t_ns - tb) / 1e9, p->mem_used_b);
+            }
         }
+    st->seg_n = all.n;
+    st->seg_t0 = tb;
+    if (all.n >= 5) {
+        fit_line(&all, &st->slope_Bps, &st->slope_r2);
+        double r2;
+        fit_line(&late, &st->slope_late_Bps, &r2);
     }
 }
 
@@ -489,6 +583,13 @@ static double clamp01(double v)
  * utilisation counters read a few % of housekeeping (context switches,
  * the driver's own polling) on a GPU nobody uses. */
 #define SQUAT_BUSY 5.0
+/* Memory growth (docs/diagnose.md#memory-growth). */
+#define LEAK_R2 0.6            /* the line explains most of the variation: steady, not noise */
+#define LEAK_MIN_B (64 * MIB)  /* grown at least: beyond the caching allocator's block noise */
+#define LEAK_MIN_FRAC 0.005    /* of the card, grown at least */
+#define LEAK_STEADY 0.5        /* the second half grows at >= this part of the whole's rate */
+#define LEAK_CRITICAL_S 3600.0 /* full within an hour: before anyone can react */
+#define LEAK_WARNING_S 86400.0 /* full within a day: before the next working day */
 #define GIB (1024.0 * MIB)
 
 /* "41 % of limit" or "N/A" */
@@ -793,30 +894,57 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
         val(f, "dead_processes", st->dead_last);
         val(f, "processes", st->nproc_last);
     }
-    /* growth: a slope that fills the card within 24 h */
+    /* growth: a steady slope within one owner's life, however slow */
     double span = st->seg_n >= 5 ? (double)(st->t1 - st->seg_t0) / 1e9 : 0;
     if (!isnan(st->slope_Bps) && st->slope_Bps > 0 && !isnan(total) && total > 0 && span > 0 &&
         !isnan(used)) {
         double grown = st->slope_Bps * span;
         double fill_s = (total - used) / st->slope_Bps;
-        if (st->slope_r2 >= 0.6 && grown >= 64 * MIB && grown >= 0.005 * total && fill_s <= 86400) {
-            enum gm_dg_severity sev = fill_s <= 3600 ? GM_DG_CRITICAL : GM_DG_WARNING;
+        if (fill_s < 0)
+            fill_s = 0;
+        /* steady: the second half still grows at half the rate or more (a
+         * warm-up or a cache filling up levels off; a leak does not) */
+        int steady = st->slope_late_Bps >= LEAK_STEADY * st->slope_Bps;
+        if (st->slope_r2 >= LEAK_R2 && grown >= LEAK_MIN_B && grown >= LEAK_MIN_FRAC * total &&
+            steady) {
+            enum gm_dg_severity sev = fill_s <= LEAK_CRITICAL_S  ? GM_DG_CRITICAL
+                                      : fill_s <= LEAK_WARNING_S ? GM_DG_WARNING
+                                                                 : GM_DG_INFO;
             struct gm_dg_finding *f = add_finding(
                 c, GM_DG_MEMORY_GROWTH, sev, gpu, st->seg_t0, st->t1,
                 clamp01(0.5 + 0.5 * st->slope_r2),
                 "memory grows steadily (a leak: tensors kept in a list, a growing cache, "
                 "history of the loss with its graph): find what keeps references; restart "
                 "before it runs out");
+            double mib_h = st->slope_Bps * 3600 / MIB;
+            char rate[48], dur[48], full[48];
+            if (mib_h >= 600)
+                snprintf(rate, sizeof rate, "%.0f MiB/min", mib_h / 60);
+            else
+                snprintf(rate, sizeof rate, "%.1f MiB/h", mib_h);
+            if (span >= 2 * 86400)
+                snprintf(dur, sizeof dur, "%.1f days", span / 86400);
+            else if (span >= 7200)
+                snprintf(dur, sizeof dur, "%.1f h", span / 3600);
+            else
+                snprintf(dur, sizeof dur, "%.0f s", span);
+            if (fill_s >= 2 * 86400)
+                snprintf(full, sizeof full, "%.1f days", fill_s / 86400);
+            else if (fill_s >= 7200)
+                snprintf(full, sizeof full, "%.1f h", fill_s / 3600);
+            else
+                snprintf(full, sizeof full, "%.0f min", fill_s / 60);
             snprintf(f->evidence, sizeof f->evidence,
-                     "memory grows %.1f MiB/min (R² %.2f) over %.0f s, now %.1f of %.1f GiB: "
-                     "full in %.1f h",
-                     st->slope_Bps * 60 / MIB, st->slope_r2, span, used / GIB, total / GIB,
-                     fill_s / 3600);
+                     "memory grows %s (R² %.2f) over %s, from %.1f to %.1f of %.1f GiB: full in "
+                     "%s at this rate",
+                     rate, st->slope_r2, dur, st->seg_mem0 / GIB, used / GIB, total / GIB, full);
             val(f, "slope_Bps", st->slope_Bps);
             val(f, "r2", st->slope_r2);
             val(f, "mem_used_b", used);
             val(f, "mem_total_b", total);
             val(f, "fill_s", fill_s);
+            val(f, "duration_s", span);
+            val(f, "mib_per_h", mib_h);
         }
     }
 }

@@ -100,7 +100,15 @@ struct gm_dg_point {
     int nproc_dead;                 /* of them, gone/zombie on the host; -1 unknown */
     double proc_mem_b;              /* memory the listed processes hold; NAN unknown */
     double pcie_link_Bps;           /* one direction's bandwidth of the current link; NAN */
+    /* Who holds the memory: an id of the job of the GPU's first live compute
+     * process (any value that differs between jobs, e.g. a hash of its key);
+     * 0 = not known or none.  Memory growth is fitted within one owner's
+     * life: a change between two known owners starts a new segment. */
+    uint64_t owner;
 };
+
+/* A point's owner id for a job key ("slurm:42", "pid:7"): never 0; 0 for "". */
+uint64_t gm_dg_owner_id(const char *job);
 
 /* Sets every field of p to "not measured" (NAN / -1) with time t_ns. */
 void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns);

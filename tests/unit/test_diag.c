@@ -176,10 +176,10 @@ static const struct row rows[] = {
      {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 76 * GIB, .mem_noise = 200 * MIB},
      "healthy-busy",
      "memory-growth"},
-    {"slow growth that would take days: not a leak",
-     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 10 * MIB / 60},
-     "healthy-busy",
-     "memory-growth"},
+    {"slow growth that would take days is still a leak, named by its rate",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 20 * MIB / 60},
+     "memory-growth",
+     ""},
     {"restart: grows to 39 GiB, drops to 11 GiB and stays flat",
      {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 2000 * MIB / 60,
       .restart_at = 900},
@@ -439,6 +439,91 @@ static void test_straggler(void **state)
         if (variant == 1)
             assert_true(has(&r, 2, "thermal-throttle"));
         assert_true(has(&r, 0, "healthy-busy"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+/* Slow leaks and what is not one (issue 25, point 5).  One point every
+ * `step` s over `hours`; memory from mem(t); utilisation low (~10 %). */
+struct leak_case {
+    const char *name;
+    double hours, step, total_mib;
+    int kind;       /* 0 linear, 1 flat then a job starts, 2 warm-up then flat, 3 restart */
+    double a, b;    /* MiB: from, to (linear); before, after (step); plateau (warm-up) */
+    int want;       /* memory-growth expected */
+    int sev;        /* its severity when want */
+    const char *in; /* text the evidence must hold when want */
+};
+
+static double leak_mem(const struct leak_case *c, double t)
+{
+    double span = c->hours * 3600;
+    switch (c->kind) {
+    case 0:
+        return c->a + (c->b - c->a) * t / span;
+    case 1:
+        return t < span * 0.4 ? c->a : c->b;
+    case 2:
+        return t < 90 ? c->b * t / 90 : c->b;
+    default: /* grows at the rate of a to b over the window, restarts at 60 % with a new pid */
+        return t < span * 0.6 ? c->a + (c->b - c->a) * t / span
+                              : c->a + (c->b - c->a) * (t - span * 0.6) / span;
+    }
+}
+
+static void test_leaks(void **state)
+{
+    (void)state;
+    static const struct leak_case cases[] = {
+        {"the seeds' leak: 6000 -> 10200 MiB over four days, 16 GiB card", 96, 600, 16384, 0, 6000,
+         10200, 1, GM_DG_INFO, "MiB/h"},
+        {"a leak filling an 80 GiB card in ~10 h", 2, 10, 81920, 0, 20000, 32000, 1, GM_DG_WARNING,
+         "R²"},
+        {"a job starts in the window: 0 -> 65 GiB, then flat", 2, 5, 81920, 1, 0, 66560, 0, 0,
+         NULL},
+        {"a job ends in the window: 65 GiB -> 0", 2, 5, 81920, 1, 66560, 300, 0, 0, NULL},
+        {"allocator warm-up to 60 GiB in 90 s, then flat", 1, 5, 81920, 2, 0, 61440, 0, 0, NULL},
+        {"growth cut by a restart (a new owner): fitted over the new process's life", 3, 5, 81920,
+         3, 8000, 14000, 1, GM_DG_INFO, "MiB/min"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const struct leak_case *k = &cases[c];
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 31 + c;
+        double span = k->hours * 3600;
+        for (double t = 0; t <= span; t += k->step) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + (int64_t)(t * (double)S));
+            p.util_gpu = 8 + rnd() * 4;
+            p.mem_total_b = k->total_mib * MIB;
+            p.mem_used_b = (leak_mem(k, t) + (rnd() - 0.5) * 40) * MIB;
+            if (p.mem_used_b < 0)
+                p.mem_used_b = 0;
+            /* who holds it: one process, a new one after a restart; none before a start */
+            p.nproc = (k->kind == 1 && leak_mem(k, t) < 1000) ? 0 : 1;
+            p.nproc_dead = 0;
+            p.owner = k->kind == 3 && t >= span * 0.6 ? 2 : p.nproc ? 1 : 0;
+            assert_int_equal(gm_dg_add(d, 0, &p), 0);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        const struct gm_dg_finding *f = NULL;
+        for (size_t i = 0; i < r.nfinding; i++)
+            if (r.findings[i].cause == GM_DG_MEMORY_GROWTH)
+                f = &r.findings[i];
+        if (!!f != k->want)
+            fail_msg("case '%s': memory-growth %s%s%s", k->name, f ? "found: " : "missing",
+                     f ? f->evidence : "", "");
+        if (f) {
+            if ((int)f->severity != k->sev)
+                fail_msg("case '%s': severity %s: %s", k->name, gm_dg_severity_name(f->severity),
+                         f->evidence);
+            if (!strstr(f->evidence, k->in) || strstr(f->evidence, "nan"))
+                fail_msg("case '%s': evidence '%s' (want '%s')", k->name, f->evidence, k->in);
+            if (k->kind == 3 && f->start_ns < T0 + (int64_t)(span * 0.6 * (double)S))
+                fail_msg("case '%s': fit from before the restart", k->name);
+        }
         gm_dg_result_free(&r);
         gm_dg_free(d);
     }
@@ -741,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_clock_max_unknown_intensity),
         cmocka_unit_test(test_jobs_by_identity),
         cmocka_unit_test(test_imbalance),
+        cmocka_unit_test(test_leaks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
