@@ -178,6 +178,8 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
 #define STARVED_MEAN 18.0         /* % mean utilisation at least, PCIe measured */
 #define STARVED_MEAN_NO_PCIE 25.0 /* % mean utilisation at least, PCIe not measured */
 #define STARVED_RX_BPS 0.5e9      /* PCIe RX between bursts at least, when measured */
+#define STARVED_MIN_GAPS 3        /* intervals between rises to judge a beat's regularity */
+#define STARVED_REGULAR_CV 0.5    /* intervals' CV at most: paced steps, not random requests */
 
 struct acc {
     double sum, sum2;
@@ -223,6 +225,8 @@ struct stats {
     size_t n_high, n_low, rises; /* samples >= UTIL_HIGH, <= UTIL_LOW; low->high edges */
     size_t n_roll, n_roll_alt;   /* rollup rows; of them, min <= LOW and max >= HIGH */
     struct acc rx_low;           /* PCIe RX in the idle samples */
+    struct acc rise_gap;         /* seconds between consecutive rises */
+    int64_t last_rise;
     /* reasons */
     size_t n_reasons, n_thermal, n_pcap, n_hwslow, n_brake, n_app, n_hw_nontherm;
     int64_t thermal_t0, thermal_t1, pcap_t0, pcap_t1, hw_t0, hw_t1, app_t0, app_t1;
@@ -392,8 +396,12 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             int low = u <= UTIL_LOW, high = u >= UTIL_HIGH;
             st->n_high += (size_t)high;
             st->n_low += (size_t)low;
-            if (high && prev_low == 1)
+            if (high && prev_low == 1) {
                 st->rises++;
+                if (st->last_rise)
+                    acc_add(&st->rise_gap, (double)(p->t_ns - st->last_rise) / 1e9);
+                st->last_rise = p->t_ns;
+            }
             if (low || high)
                 prev_low = low;
             if (low)
@@ -629,8 +637,22 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     double rx_low = acc_mean(&st->rx_low);
     double min_mean = isnan(rx_low) ? STARVED_MEAN_NO_PCIE : STARVED_MEAN;
     int pcie_ok = isnan(rx_low) || rx_low >= STARVED_RX_BPS;
-    int raw = n >= 8 && st->rises >= 3 && duty >= 0.15 && duty <= 0.85 && lowf >= 0.15 &&
-              cv >= 0.5 && mean >= min_mean && pcie_ok;
+    /* The beat's regularity: a training loop starts a step per batch, so its
+     * bursts come at a steady pace (intervals' CV well below 1); requests
+     * to a server arrive at random (Poisson: CV ~1). */
+    double gap_cv =
+        st->rise_gap.n >= STARVED_MIN_GAPS ? acc_sd(&st->rise_gap) / acc_mean(&st->rise_gap) : NAN;
+    int regular = gap_cv <= STARVED_REGULAR_CV;
+    int shape = n >= 8 && duty > 0 && duty <= 0.85 && lowf >= 0.15 && cv >= 0.5;
+    /* Work waiting for input between bursts: input arriving over PCIe while
+     * the SMs wait says so directly, and two bursts around such a wait are
+     * already a cycle -- at any duty and mean (a 1 s burst every 10 s is
+     * ~10 %).  Without that reading, the beat must repeat: regular bursts,
+     * or (as before) a mean no light server reaches. */
+    int fed = !isnan(rx_low) && rx_low >= STARVED_RX_BPS && st->rises >= 2;
+    int beat = isnan(rx_low) && st->rises >= 3 && (regular || (duty >= 0.15 && mean >= min_mean));
+    int legacy = st->rises >= 3 && duty >= 0.15 && mean >= min_mean && pcie_ok;
+    int raw = shape && (fed || beat || legacy);
     int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= min_mean &&
                mean <= 85 && pcie_ok;
     if (!raw && !roll)
@@ -684,6 +706,13 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     val(f, "bursts", (double)st->rises);
     val(f, "power_frac", acc_mean(&st->power_frac));
     val(f, "pcie_rx_idle_Bps", rx_low);
+    val(f, "beat_cv", gap_cv);
+    if (!fed && !legacy && regular) {
+        size_t l = strlen(f->evidence);
+        snprintf(f->evidence + l, sizeof f->evidence - l,
+                 "; bursts at a steady pace (every %.1f s, interval CV %.2f)",
+                 acc_mean(&st->rise_gap), gap_cv);
+    }
     return 1;
 }
 

@@ -120,7 +120,9 @@ static void feed(struct gm_dg *d, uint32_t gpu, const struct gen *g0)
         p.mem_used_b = m + (rnd() - 0.5) * 2 * g->mem_noise;
         p.pcie_gen = p.pcie_gen_max = 5;
         p.pcie_width = p.pcie_width_max = 16;
-        p.pcie_rx_Bps = g->shape == HEARTBEAT && u < 10 ? g->rx_idle : 0.2e9 * u / 100;
+        p.pcie_rx_Bps = isnan(g->rx_idle)                 ? NAN /* not measured */
+                        : g->shape == HEARTBEAT && u < 10 ? g->rx_idle
+                                                          : 0.2e9 * u / 100;
         p.reasons = u > 1 ? g->reasons : (int64_t)GM_DG_R_GPU_IDLE;
         p.compute_mode = GM_DG_CM_DEFAULT;
         if (g->enc > 0 || g->dec > 0) {
@@ -162,6 +164,26 @@ static const struct row rows[] = {
      {HEARTBEAT, 97, .period = 2, .duty = 0.4, .rx_idle = NAN, .step = 1.0, .seconds = 300},
      "input-starved",
      ""},
+    {"sparse heartbeat: a 1 s burst every 10 s (duty 0.10, mean ~10 %), input over PCIe",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = 8e9, .seconds = 120},
+     "input-starved",
+     "light-load"},
+    {"the seeds' check: 0.5 s samples for 25 s of a 1 s burst every 10 s",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = 8e9, .seconds = 25, .step = 0.5},
+     "input-starved",
+     ""},
+    {"sparse heartbeat, PCIe not measured (history, 1 s): the beat's regularity",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = NAN, .seconds = 600, .step = 1},
+     "input-starved",
+     ""},
+    {"sparse heartbeat: 2 s period, duty 0.08, 1/6 s",
+     {HEARTBEAT, 95, .period = 2, .duty = 0.08, .rx_idle = 5e9, .seconds = 60},
+     "input-starved",
+     ""},
+    {"inference server, PCIe not measured: random bursts are no beat",
+     {INFERENCE, 90, .rx_idle = NAN, .step = 1, .seconds = 600},
+     "light-load",
+     "input-starved"},
     {"inference server: random short bursts, low PCIe",
      {INFERENCE, 90, .rx_idle = 0.05e9},
      "light-load",
