@@ -973,7 +973,6 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
             val(f, "mem_total_b", total);
             val(f, "fill_s", fill_s);
             val(f, "duration_s", span);
-            val(f, "mib_per_h", mib_h);
         }
     }
 }
