@@ -184,6 +184,54 @@ def check_fail_on():
     assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
 
 
+def check_history_days():
+    """Four days of a logger's CSV (a row per GPU every 10 min), read with
+    `diagnose --csv`: GPU 0 is the seeds' leak (6000 -> 10200 MiB over four
+    days at ~8 % utilisation on a 32 GiB card: named by its rate, info:
+    the card fills in weeks); GPU 1 is empty until a job starts 6 h in and
+    takes 65 GiB at once, then runs busy at low power (a step, not a leak;
+    low-intensity with the SM clock's maximum unknown, never "nan %");
+    GPU 2 holds a flat 20 GiB."""
+    import datetime
+    import random
+    rnd = random.Random(25)
+    t0 = datetime.datetime(2026, 11, 20, tzinfo=datetime.timezone.utc)
+    rows = ["time,gpu,utilization_gpu_percent,memory_used_mib,memory_total_mib,power_draw_w,"
+            "power_limit_w,clocks_sm_mhz,status"]
+    steps = 4 * 24 * 6
+    for k in range(steps + 1):
+        ts = (t0 + datetime.timedelta(minutes=10 * k)).isoformat(timespec="milliseconds")
+        leak = 6000 + 4200 * k / steps + rnd.uniform(-20, 20)
+        rows.append(f"{ts},0,{rnd.uniform(4, 12):.0f},{leak:.0f},32768,70,300,1530,ok")
+        started = k >= 6 * 6
+        mem = 66560 + rnd.uniform(-50, 50) if started else 0
+        util = rnd.uniform(95, 99) if started else 0
+        rows.append(f"{ts},1,{util:.0f},{mem:.0f},81920,{120 if started else 60},400,"
+                    f"{1380 if started else 210},ok")
+        rows.append(f"{ts},2,{rnd.uniform(35, 45):.0f},{20480 + rnd.uniform(-30, 30):.0f},"
+                    f"81920,150,400,1410,ok")
+    with Scratch("dgdays") as d:
+        path = os.path.join(d, "node_20261120.csv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(rows) + "\n")
+        rc, out, err = run(["diagnose", "--json", "--csv", path], env_for(
+            os.path.join(SUITE, "idle.ini")), timeout=60)
+        assert rc == 0, f"diagnose --csv over four days: exit {rc}: {err}"
+        doc = json.loads(out)
+    growth = {f["gpus"][0]: f for f in doc["findings"] if f["cause"] == "memory-growth"}
+    assert set(growth) == {0}, f"memory-growth on {sorted(growth)}, want GPU 0 only: {growth}"
+    f = growth[0]
+    mib_h = f["values"]["slope_Bps"] * 3600 / 1048576
+    assert 40 <= mib_h <= 48, f"leak rate {mib_h:.1f} MiB/h, want ~43.75: {f['evidence']}"
+    assert f["severity"] == "info", f"severity {f['severity']}: {f['evidence']}"
+    assert "MiB/h" in f["evidence"] and "days" in f["evidence"], f["evidence"]
+    for g in doc["findings"]:
+        assert "nan" not in g["evidence"].lower(), f"NaN in evidence: {g['evidence']}"
+    lowint = [g for g in doc["findings"] if g["cause"] == "low-intensity"]
+    assert lowint and "SM clock's maximum not known" in lowint[0]["evidence"], lowint
+    print(f"history over four days: {f['evidence']}")
+
+
 def check_cost():
     """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
     simulator: what gpumon itself spends, NVML's work being the sim's)."""
@@ -249,6 +297,7 @@ def suite():
             jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
         co = ex.submit(check_cost)
+        hd = ex.submit(check_history_days)
         results = []
         for source, name, exp, exp_csv, fut in jobs:
             if source == "live":
@@ -260,6 +309,7 @@ def suite():
                 results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
         co.result()
+        hd.result()
     tally = score(results)
     bad = 0
     print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "
