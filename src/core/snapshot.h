@@ -102,6 +102,8 @@ struct gm_proc {
                                      simulator's view of a pid >= GM_PID_SIM_MIN
                                      (source/procfs.h), not from this host */
     char state_char;              /* /proc state letter (R, S, D, Z, ...) or 0 */
+    uint32_t ppid;                /* parent pid from /proc/PID/stat; 0 unknown */
+    uint32_t sid;                 /* session id from /proc/PID/stat; 0 unknown */
     uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when not MIG */
     uint32_t compute_instance_id; /* GM_NO_INSTANCE when not MIG */
     uint32_t uid;

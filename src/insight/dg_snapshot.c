@@ -3,14 +3,37 @@
  * The one place that knows both the snapshot (core/snapshot.h, the metric
  * registry's ids) and the detectors' point: the live command and the agent
  * feed snapshots through here.  Values not available stay NAN (-1 for
- * integers), so a detector never mistakes a missing value for 0.
+ * integers), so a detector never mistakes a missing value for 0.  Each
+ * GPU's job (for the straggler) is its first live compute process's
+ * identity, never its name: see job_key.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/attrib.h"
 #include "../core/snapshot.h"
 #include "diagnose.h"
+
+/* The job key of a live process (docs/diagnose.md, straggler): its job id
+ * where attribution finds one (Slurm, pod, container, unit; a login
+ * session's "user:<UID>" is one person, not one job), else its parent when
+ * that parent is a launcher -- not init and not the leader of the
+ * process's session (a login shell: two jobs started from one terminal are
+ * two jobs), so torchrun's, mpirun's and deepspeed's children share one key
+ * -- else the process itself.  Never its name: every trainer is "python3". */
+static void job_key(const struct gm_proc *pr, char *buf, size_t len)
+{
+    char j[128];
+    gm_attrib_job(&pr->attrib, j, sizeof j);
+    if (j[0] && strncmp(j, "user:", 5) != 0)
+        snprintf(buf, len, "%s", j);
+    else if (pr->ppid > 1 && pr->ppid != pr->sid)
+        snprintf(buf, len, "parent:%" PRIu32, pr->ppid);
+    else
+        snprintf(buf, len, "pid:%" PRIu32, pr->pid);
+}
 
 static double num(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
 {
@@ -89,9 +112,10 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
                     dead_known = 0;
                 if ((pr->type & GM_PT_COMPUTE) && !gone && (!first_pid || pr->pid < first_pid)) {
                     first_pid = pr->pid;
-                    snprintf(info.job, sizeof info.job, "%s", pr->name);
+                    job_key(pr, info.job, sizeof info.job);
                 }
             }
+            p.owner = gm_dg_owner_id(first_pid ? info.job : "");
             p.nproc = (int)g->nproc;
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;

@@ -199,6 +199,15 @@ int gm_proc_parse_stat(const char *buf, size_t len, struct gm_proc_stat *out)
             return GM_E_INVAL;
         p++;
         switch (field) {
+        case 4:
+        case 6:
+            if (parse_ull(&p, end, &v) < 0 || v > UINT32_MAX)
+                return GM_E_INVAL;
+            if (field == 4)
+                out->ppid = (uint32_t)v;
+            else
+                out->session = (uint32_t)v;
+            break;
         case 14:
         case 15:
         case 22:
@@ -669,6 +678,7 @@ static void pf_set_unreadable(struct gm_proc *p, enum gm_host_state hs, enum gm_
 {
     p->host_state = (uint8_t)hs;
     p->state_char = 0;
+    p->ppid = p->sid = 0;
     p->nspid = 0;
     gm_attrib_parse(NULL, GM_ATTRIB_NO_UID, &p->attrib);
     p->start_time = gm_v_status(st, 0);
@@ -828,6 +838,8 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     gm_strlcpy(h->comm, st.comm, sizeof h->comm);
 
     p->state_char = st.state;
+    p->ppid = st.ppid;
+    p->sid = st.session;
     p->host_state = (st.state == 'Z' || st.state == 'X') ? GM_HS_ZOMBIE : GM_HS_ALIVE;
     gm_strlcpy(p->comm, st.comm, sizeof p->comm);
 
@@ -883,6 +895,8 @@ static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
     dst->host_state = src->host_state;
     dst->simulated = src->simulated;
     dst->state_char = src->state_char;
+    dst->ppid = src->ppid;
+    dst->sid = src->sid;
     dst->uid = src->uid;
     dst->start_time = src->start_time;
     dst->elapsed = src->elapsed;

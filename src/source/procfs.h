@@ -54,6 +54,8 @@ void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s);
 struct gm_proc_stat {
     char comm[64];
     char state;
+    uint32_t ppid;                   /* parent pid (field 4) */
+    uint32_t session;                /* session id (field 6) */
     unsigned long long utime, stime; /* clock ticks */
     unsigned long long starttime;    /* clock ticks after boot */
     long long rss_pages;

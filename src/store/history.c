@@ -102,9 +102,14 @@ static char *raw_sql(sqlite3 *db)
     gm_buf_puts(&b, "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, "
                     "s.util_gpu_pct, s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw,"
                     " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, ");
-    /* the job: the one the process belongs to (procs.job_id) when known, else its name */
+    /* the job: the one the process belongs to (procs.job_id) when known, else the
+     * process itself -- never its name (every trainer is "python3"), nor a login
+     * session's "user:<UID>"; the store keeps no parent pid, so no process tree */
     gm_buf_printf(&b, PROCS_SQL,
-                  has(db, "procs", "job_id") ? "coalesce(p.job_id, p.name)" : "p.name");
+                  has(db, "procs", "job_id")
+                      ? "CASE WHEN p.job_id IS NULL OR p.job_id = '' OR p.job_id LIKE 'user:%' "
+                        "THEN 'pid:' || p.pid ELSE p.job_id END"
+                      : "'pid:' || p.pid");
     states_sql(db, "s", &b, &join);
     for (size_t i = 0; i < sizeof raw_cols / sizeof raw_cols[0]; i++)
         gm_buf_printf(&b, has(db, "samples", raw_cols[i]) ? ", s.%s" : ", NULL", raw_cols[i]);

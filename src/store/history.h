@@ -17,7 +17,8 @@ struct gm_hist_row {
     uint32_t gpu_index; /* NVML index when recorded */
     const char *uuid;   /* "" when unknown; valid during the callback only */
     const char *name;   /* product name; "" when unknown */
-    const char *job;    /* name of the GPU's first live compute process (by pid), else "" */
+    const char *job;    /* the job of the GPU's first live compute process (by pid): its job
+                           id ("slurm:42", "pod:...") when recorded, else "pid:<PID>"; "" none */
     int down;           /* 1: the GPU was lost; 2: unreadable (no permission, error, driver) */
     int rollup;         /* 1: a 1-minute rollup row (util_min/max and averages) */
     double util, util_min, util_max, util_mem;

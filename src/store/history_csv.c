@@ -296,6 +296,7 @@ struct psample {
     double dead_mib; /* of it, the gone/zombie processes'; NAN when none had a figure */
     long job_pid;    /* the live compute process with the lowest pid; -1 none */
     const char *job;
+    char pidkey[24]; /* "pid:<PID>", what job points to when the log names no job */
 };
 
 struct procs {
@@ -415,14 +416,24 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
             ps->dead_mib = isnan(ps->dead_mib) ? mem : ps->dead_mib + mem;
         if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
             ps->job_pid = (long)pid;
-            /* the job it belongs to (slurm:..., pod:...) when the log has it, else its name */
-            ps->job = PCELL(P_JOB) && *PCELL(P_JOB) ? PCELL(P_JOB)
-                      : PCELL(P_NAME)               ? PCELL(P_NAME)
-                                                    : "";
+            /* the job it belongs to (slurm:..., pod:...) when the log has it, else the
+             * process itself: never its name (every trainer is "python3"), and not a
+             * login session's "user:<UID>" (one user's unrelated jobs); the log keeps no
+             * parent pid, so there is no process tree here (docs/diagnose.md) */
+            const char *jc = PCELL(P_JOB);
+            if (jc && *jc && strncmp(jc, "user:", 5) != 0) {
+                ps->job = jc;
+            } else {
+                snprintf(ps->pidkey, sizeof ps->pidkey, "pid:%lu", (unsigned long)pid);
+                ps->job = NULL; /* pidkey: set after the array settles (realloc moves it) */
+            }
         }
 #undef PCELL
     }
     qsort(p->v, p->n, sizeof *p->v, cmp_ps);
+    for (size_t i = 0; i < p->n; i++)
+        if (!p->v[i].job)
+            p->v[i].job = p->v[i].pidkey[0] ? p->v[i].pidkey : "";
     return 0;
 }
 

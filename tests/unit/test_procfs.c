@@ -250,6 +250,9 @@ static const struct parse_case parse_cases[] = {
      0},
     {"negative utime", "42 (p) S 1 42 42 0 -1 4194304 100 0 0 0 -111 222 0 0 20 0 1 0 333 1 4\n", 0,
      GM_E_INVAL, NULL, 0},
+    {"ppid beyond 32 bits",
+     "42 (p) S 4294967296 42 42 0 -1 4194304 100 0 0 0 111 222 0 0 20 0 1 0 333 1 4\n", 0,
+     GM_E_INVAL, NULL, 0},
     {"lone minus", "42 (p) S 1 42 42 0 - 4194304 100 0 0 0 111 222 0 0 20 0 1 0 333 1 4\n", 0,
      GM_E_INVAL, NULL, 0},
     {"utime overflows",
@@ -288,6 +291,9 @@ static void test_parse_stat_table(void **state)
                 fail_msg("case '%s': comm '%s', want '%s'", c->what, st.comm, c->comm);
             if (st.state != c->state)
                 fail_msg("case '%s': state %c, want %c", c->what, st.state, c->state);
+            /* ppid 1 everywhere; session 42 (TAIL), 1 in the zombie rows */
+            if (st.ppid != 1 || st.session != (c->state == 'Z' ? 1u : 42u))
+                fail_msg("case '%s': ppid %u session %u", c->what, st.ppid, st.session);
             if (st.utime != 111 || st.stime != 222 || st.starttime != 333 || st.rss_pages != 444)
                 fail_msg("case '%s': utime %llu stime %llu starttime %llu rss %lld", c->what,
                          st.utime, st.stime, st.starttime, st.rss_pages);
