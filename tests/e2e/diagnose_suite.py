@@ -34,6 +34,7 @@ import glob
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 
