@@ -242,8 +242,9 @@ struct gm_nvml {
     int64_t next_init_ns; /* monotonic time of the next init attempt */
     int64_t backoff_ns;
     int64_t backoff_min_ns, backoff_max_ns;
-    uint64_t groups;      /* read groups to collect */
-    int64_t gpm_prime_ns; /* when pending GPM reads may take their second sample, 0: none */
+    struct gm_rgset groups; /* read groups to collect */
+    unsigned flags;         /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS */
+    int64_t gpm_prime_ns;   /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
 
     char driver_version[80];
@@ -486,24 +487,25 @@ void gm_nvml_set_backoff(struct gm_nvml *n, int64_t min_ns, int64_t max_ns)
     n->backoff_max_ns = max_ns < min_ns ? min_ns : max_ns;
 }
 
-_Static_assert(GM_RG__COUNT < 62, "read groups fit below GM_NVML_NVLINK_LINKS");
-
-void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs)
+void gm_nvml_set_groups(struct gm_nvml *n, const struct gm_rgset *groups, int procs, unsigned flags)
 {
-    n->groups = groups | gm_nvml_groups_static();
+    struct gm_rgset st = gm_nvml_groups_static();
+    n->groups = *groups;
+    gm_rgset_union(&n->groups, &st);
     n->want_procs = procs;
+    n->flags = flags;
 }
 
-uint64_t gm_nvml_groups_static(void)
+struct gm_rgset gm_nvml_groups_static(void)
 {
-    uint64_t m = 0;
+    struct gm_rgset m = GM_RGSET_EMPTY;
     for (int g = 0; g < GM_RG__COUNT; g++)
         if (gm_read_groups[g].is_static)
-            m |= UINT64_C(1) << g;
+            gm_rgset_add(&m, (unsigned)g);
     return m;
 }
 
-uint64_t gm_nvml_groups_default(void)
+struct gm_rgset gm_nvml_groups_default(void)
 {
     /* PCIe throughput costs ~20 ms per counter on real hardware: only on request.
      * GPM is in, without GM_NVML_GPM_PRIME: one interval per sample.  The
@@ -511,7 +513,9 @@ uint64_t gm_nvml_groups_default(void)
      * too: each is one or a few cheap calls (inforom and driver model once
      * per GPU), and `status --json --pcie --gpm` making every call that a
      * query can make is what tests/e2e/fault_sweep.py relies on. */
-    return ((UINT64_C(1) << GM_RG__COUNT) - 1) & ~(UINT64_C(1) << GM_RG_PCIE_TPUT);
+    struct gm_rgset m = gm_rgset_all();
+    gm_rgset_del(&m, GM_RG_PCIE_TPUT);
+    return m;
 }
 
 const char *gm_nvml_current_call(const struct gm_nvml *n, int *gpu)
@@ -545,7 +549,7 @@ const char *gm_nvml_missing_symbols(const struct gm_nvml *n, char *buf, size_t l
 
 static inline int want(const struct gm_nvml *n, enum gm_read_group g)
 {
-    return (n->groups >> g) & 1;
+    return gm_rgset_has(&n->groups, (unsigned)g);
 }
 
 static void setv(struct gm_gpu *g, int id, nvmlReturn_t rc, struct gm_value ok)
@@ -1508,7 +1512,7 @@ static void rd_nvlink(struct rd *r)
         nvlink_slow(r, d);
         d->nvl_at = now ? now : 1;
     }
-    int each = (r->n->groups & GM_NVML_NVLINK_LINKS) != 0;
+    int each = (r->n->flags & GM_NVML_NVLINK_LINKS) != 0;
     nvmlReturn_t rc = d->nvl_rc;
     if (rc != NVML_SUCCESS) {
         for (int id = GM_M_NVLINK_LINKS; id <= GM_M_NVLINK_ERR_CRC_DATA; id++)
@@ -1665,7 +1669,7 @@ static void rd_gpm(struct rd *r)
     d->gpm_prev = !d->gpm_prev;
     d->gpm_have_prev = 1;
     gpm_set_all(r->g, NVML_ERROR_NO_DATA);
-    if (r->n->groups & GM_NVML_GPM_PRIME) {
+    if (r->n->flags & GM_NVML_GPM_PRIME) {
         d->gpm_pending = 1;
         if (!r->n->gpm_prime_ns)
             r->n->gpm_prime_ns = gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000;
@@ -1982,7 +1986,7 @@ static void read_mig_gpm(struct gm_nvml *n, int i, struct dev *d, struct gm_gpu 
         m->prev = !m->prev;
         m->have_prev = 1;
         mig_gpm_set_all(mg, NVML_ERROR_NO_DATA);
-        if (n->groups & GM_NVML_GPM_PRIME) {
+        if (n->flags & GM_NVML_GPM_PRIME) {
             m->pending = 1;
             if (!n->gpm_prime_ns)
                 n->gpm_prime_ns = gm_mono_ns() + (int64_t)GM_NVML_GPM_PRIME_MS * 1000000;
