@@ -1,4 +1,4 @@
-/* test_nvml.c -- unit tests for the NVML source (src/source/nvml.c) against
+/* test_nvml.c -- unit tests for the NVML source (src/source/nvml*.c) against
  * the simulator (SIM_LIB_PATH, a scenario from SCENARIO_DIR at a pinned
  * time).
  *
@@ -8,7 +8,7 @@
  * group's documented NVML function (gm_read_groups[].nvml, shown in
  * docs/metrics.md) is a symbol the library exports.
  *
- * GPM (rd_gpm): a GPU's first read has no interval (NA, NVML_ERROR_NO_DATA)
+ * GPM (gm_nv_rd_gpm): a GPU's first read has no interval (NA, NVML_ERROR_NO_DATA)
  * unless GM_NVML_GPM_PRIME takes a second sample; the next read of the same
  * handle has one and agrees with the primed one-shot; a GPU without GPM
  * (isSupportedDevice 0, or nvmlGpmSampleGet NOT_SUPPORTED) is "not

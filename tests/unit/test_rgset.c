@@ -3,8 +3,8 @@
  * The set has no fixed size: it is compiled here with 130 groups (three
  * words), far past the 64 bits the read groups once shared with two flags,
  * and checked for add, del, has, union, equal, empty, all and iteration
- * with indices on and beside the word boundaries.  The size the program
- * uses (GM_RG__COUNT) is checked by test_nvml.c through the NVML source.
+ * with indices on and beside the word boundaries.  The program's own width
+ * (GM_RG__COUNT) is what test_nvml.c's read-group tests sample with.
  */
 #include <setjmp.h>
 #include <stdarg.h>
