@@ -50,7 +50,8 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     if (o->job_map_dir && o->job_map_dir[0])
         c->jobmap = gm_jobmap_new(o->job_map_dir, o->log, o->log_arg);
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
-    gm_nvml_set_groups(c->nvml, o->groups ? o->groups : gm_nvml_groups_default(), o->procs);
+    struct gm_rgset groups = gm_rgset_empty(&o->groups) ? gm_nvml_groups_default() : o->groups;
+    gm_nvml_set_groups(c->nvml, &groups, o->procs, o->nvml_flags);
     return rc;
 }
 

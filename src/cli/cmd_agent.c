@@ -233,7 +233,8 @@ static int print_metrics(const struct gm_config *c)
 {
     /* one sample, so GPM takes its interval now (GM_NVML_GPM_PRIME: 100 ms) */
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
-                                   .groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME,
+                                   .groups = gm_nvml_groups_default(),
+                                   .nvml_flags = GM_NVML_GPM_PRIME,
                                    .procs = c->process_metrics,
                                    .procfs = c->process_metrics,
                                    .job_map_dir = c->job_map_dir,

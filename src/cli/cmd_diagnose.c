@@ -114,8 +114,9 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
     struct gm_collector_opts co = {
         .procs = 1,
         .procfs = 1,
-        .groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT),
+        .groups = gm_nvml_groups_default(),
     };
+    gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc != 0)

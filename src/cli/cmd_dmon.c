@@ -335,9 +335,9 @@ int cli_mon_run(int kind, int argc, char **argv)
 
     struct gm_collector_opts co = {0};
     if (kind == CLI_MON_DMON) {
-        co.groups = gm_dmon_groups(&dm);
+        co.groups = gm_dmon_groups(&dm, &co.nvml_flags);
     } else {
-        co.groups = UINT64_C(1) << GM_RG_MIG_MODE;
+        co.groups = GM_RGSET_OF(GM_RG_MIG_MODE);
         co.procs = 1;
     }
     struct gm_collector *col;

@@ -183,13 +183,11 @@ static int cmd_free_run(int argc, char **argv)
     if (samples == 1)
         window = 0;
 
-#define BIT(g) (UINT64_C(1) << (g))
     struct gm_collector_opts co = {
         .procs = 1,
-        .groups = BIT(GM_RG_MEMORY) | BIT(GM_RG_UTIL) | BIT(GM_RG_COMPUTE_MODE) |
-                  BIT(GM_RG_MIG_MODE) | BIT(GM_RG_REMAPPED) | BIT(GM_RG_RETIRED),
+        .groups = GM_RGSET_OF(GM_RG_MEMORY, GM_RG_UTIL, GM_RG_COMPUTE_MODE, GM_RG_MIG_MODE,
+                              GM_RG_REMAPPED, GM_RG_RETIRED),
     };
-#undef BIT
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc != 0)

@@ -84,8 +84,7 @@ static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t ti
     if (file || loop)
         return cli_usage_error("query", "-L takes no -f or -l");
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
-                UINT64_C(1) << GM_RG_MIG_MODE;
+    co.groups = GM_RGSET_OF(GM_RG_NAME, GM_RG_UUID, GM_RG_PCI, GM_RG_MIG_MODE);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)
@@ -178,9 +177,8 @@ static int row_lists(int kind, const char *fields, const char *format, const cha
         }
     }
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
-                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE |
-                UINT64_C(1) << GM_RG_REMAPPED;
+    co.groups = GM_RGSET_OF(GM_RG_NAME, GM_RG_UUID, GM_RG_PCI, GM_RG_SERIAL, GM_RG_MIG_MODE,
+                            GM_RG_REMAPPED);
     int rc = cli_open(&x.col, &co);
     if (rc == 0) {
         if (loop)
@@ -390,8 +388,8 @@ int cmd_query_run(int argc, char **argv)
 
     int need_procs = 0;
     struct gm_collector_opts co = {0};
-    co.groups = gm_query_groups(&q, &need_procs);
-    co.groups |= UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
+    co.groups = gm_query_groups(&q, &need_procs, &co.nvml_flags);
+    gm_rgset_add(&co.groups, GM_RG_MIG_MODE); /* -i may name a MIG UUID */
     co.procs = need_procs;
     co.procfs = need_procs;
     struct gm_collector *col;

@@ -376,7 +376,7 @@ static void sample(struct sampler *sp)
  * energy, clocks and their reasons, temperature, and what the diagnosis
  * reads (PCIe link, compute mode, ECC and retired/remapped pages) -- not the
  * whole default set, which at 100 ms would cost more than it tells. */
-static uint64_t run_groups(void)
+static struct gm_rgset run_groups(void)
 {
     static const int g[] = {
         GM_RG_INDEX,        GM_RG_NAME,       GM_RG_UUID,        GM_RG_TEMP_THRESH,
@@ -385,10 +385,7 @@ static uint64_t run_groups(void)
         GM_RG_UTIL,         GM_RG_MEMORY,     GM_RG_CLOCKS,      GM_RG_CLOCK_REASONS,
         GM_RG_PCIE_LINK,    GM_RG_ECC_COUNTS, GM_RG_RETIRED,     GM_RG_REMAPPED,
     };
-    uint64_t m = 0;
-    for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
-        m |= UINT64_C(1) << g[i];
-    return m;
+    return gm_rgset_list(g, sizeof(g) / sizeof(g[0]));
 }
 
 /* ------------------------------------------------------------- the run */

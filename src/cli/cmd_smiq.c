@@ -187,7 +187,8 @@ int cmd_smiq_run(int argc, char **argv)
         }
     }
     struct gm_collector_opts co = {0};
-    co.groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT);
+    co.groups = gm_nvml_groups_default();
+    gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     co.procs = 1;
     struct gm_collector *col;
     int rc = cli_open(&col, &co);

@@ -139,18 +139,25 @@ int cmd_status_run(int argc, char **argv)
     so.utf8 = cli_utf8();
     struct gm_collector_opts co = {
         .procs = 1, .procfs = 1, .job_map_dir = jobmap, .log = cli_log_cb};
-#define BIT(g) (UINT64_C(1) << (g))
-    if (!json) /* read only what the text shows */
-        co.groups = BIT(GM_RG_TEMP) | BIT(GM_RG_UTIL) | BIT(GM_RG_MEMORY) | BIT(GM_RG_POWER) |
-                    BIT(GM_RG_POWER_LIMIT) | BIT(GM_RG_CLOCK_REASONS) | BIT(GM_RG_MIG_MODE) |
-                    BIT(GM_RG_COMPUTE_MODE) | BIT(GM_RG_PCIE_LINK) | BIT(GM_RG_MAX_PCIE) |
-                    BIT(GM_RG_PERSISTENCE) | BIT(GM_RG_DISPLAY) | BIT(GM_RG_REMAPPED) |
-                    BIT(GM_RG_RETIRED); /* the flags */
-    else                                /* GPM only with --gpm: it takes two samples 100 ms apart */
-        co.groups =
-            (gm_nvml_groups_default() & ~BIT(GM_RG_GPM)) | (pcie ? BIT(GM_RG_PCIE_TPUT) : 0) |
-            (gpm ? BIT(GM_RG_GPM) | GM_NVML_GPM_PRIME : 0) | (nvlink ? GM_NVML_NVLINK_LINKS : 0);
-#undef BIT
+    if (!json) {
+        /* read only what the text shows, its flags included */
+        co.groups = GM_RGSET_OF(GM_RG_TEMP, GM_RG_UTIL, GM_RG_MEMORY, GM_RG_POWER,
+                                GM_RG_POWER_LIMIT, GM_RG_CLOCK_REASONS, GM_RG_MIG_MODE,
+                                GM_RG_COMPUTE_MODE, GM_RG_PCIE_LINK, GM_RG_MAX_PCIE,
+                                GM_RG_PERSISTENCE, GM_RG_DISPLAY, GM_RG_REMAPPED, GM_RG_RETIRED);
+    } else {
+        /* GPM only with --gpm: it takes two samples 100 ms apart */
+        co.groups = gm_nvml_groups_default();
+        gm_rgset_del(&co.groups, GM_RG_GPM);
+        if (pcie)
+            gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
+        if (gpm) {
+            gm_rgset_add(&co.groups, GM_RG_GPM);
+            co.nvml_flags |= GM_NVML_GPM_PRIME;
+        }
+        if (nvlink)
+            co.nvml_flags |= GM_NVML_NVLINK_LINKS;
+    }
     struct gm_collector *col;
     int rc;
     if (json) {

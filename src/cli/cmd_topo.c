@@ -71,7 +71,7 @@ int cmd_topo_run(int argc, char **argv)
         return cli_usage_error("topo", "give -m (the topology matrix)");
 
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_PCI;
+    co.groups = GM_RGSET_OF(GM_RG_PCI);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)

@@ -1291,7 +1291,8 @@ static void check_nvml(struct st *s)
     ev(c, "nvmlInit: Success");
     set(c, GM_DOC_PASS, "");
     struct gm_snapshot *snap = gm_snapshot_new();
-    gm_nvml_set_groups(n, gm_nvml_groups_default(), 0);
+    struct gm_rgset groups = gm_nvml_groups_default();
+    gm_nvml_set_groups(n, &groups, 0, 0);
     gm_nvml_sample(n, snap);
     if (snap->driver != GM_DRV_OK) {
         ev(g, "%s", snap->driver_msg);

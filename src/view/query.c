@@ -154,18 +154,18 @@ int gm_query_parse_format(struct gm_query *q, const char *fmt, struct gm_err *er
     return 0;
 }
 
-uint64_t gm_query_groups(const struct gm_query *q, int *need_procs)
+struct gm_rgset gm_query_groups(const struct gm_query *q, int *need_procs, unsigned *flags)
 {
-    uint64_t g = 0;
+    struct gm_rgset g = GM_RGSET_EMPTY;
     *need_procs = q->kind == GM_QUERY_APPS;
     for (int i = 0; i < q->n; i++) {
         int rg = gm_metrics[q->ids[i]].rg;
         if (rg != GM_RG_NONE)
-            g |= UINT64_C(1) << rg;
+            gm_rgset_add(&g, (unsigned)rg);
     }
     /* a one-shot GPM value needs two samples: GM_NVML_GPM_PRIME_MS more per GPU */
-    if (g & (UINT64_C(1) << GM_RG_GPM))
-        g |= GM_NVML_GPM_PRIME;
+    if (gm_rgset_has(&g, GM_RG_GPM))
+        *flags |= GM_NVML_GPM_PRIME;
     return g;
 }
 

@@ -34,6 +34,7 @@
 
 #include "../agent/collector.h"
 #include "../core/timeutil.h"
+#include "../source/nvml.h"
 #include "../store/history.h"
 #include "dg_history.h"
 #include "query.h"
@@ -570,7 +571,8 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     /* NVML first, outside curses: a missing driver is a plain error */
     struct gm_collector_opts co = {
         .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root};
-    co.groups = ~UINT64_C(0); /* everything, PCIe throughput included */
+    co.groups = gm_rgset_all(); /* everything, PCIe throughput included */
+    co.nvml_flags = GM_NVML_GPM_PRIME | GM_NVML_NVLINK_LINKS;
     struct gm_collector *col = NULL;
     int rc = gm_collector_open(&col, &co, err);
     if (rc != 0) {

@@ -298,12 +298,16 @@ static void test_groups(void **state)
     int need = -1;
     assert_int_equal(
         gm_query_parse_fields(&q, GM_QUERY_GPU, "memory.used,power.draw,timestamp", NULL), 0);
-    uint64_t g = gm_query_groups(&q, &need);
-    assert_true(g == ((UINT64_C(1) << GM_RG_MEMORY) | (UINT64_C(1) << GM_RG_POWER)));
+    unsigned flags = 0;
+    struct gm_rgset g = gm_query_groups(&q, &need, &flags);
+    struct gm_rgset want = GM_RGSET_OF(GM_RG_MEMORY, GM_RG_POWER);
+    assert_true(gm_rgset_equal(&g, &want));
+    assert_int_equal(flags, 0);
     assert_int_equal(need, 0);
     assert_int_equal(gm_query_parse_fields(&q, GM_QUERY_APPS, "gpu_name,pid,used_memory", NULL), 0);
-    g = gm_query_groups(&q, &need);
-    assert_true(g == (UINT64_C(1) << GM_RG_NAME));
+    g = gm_query_groups(&q, &need, &flags);
+    want = GM_RGSET_OF(GM_RG_NAME);
+    assert_true(gm_rgset_equal(&g, &want));
     assert_int_equal(need, 1);
 }
 
