@@ -113,9 +113,9 @@ int gm_query_parse_fields(struct gm_query *q, int kind, const char *list, struct
             /* the key as one line (it may hold anything), and the nearest field */
             const char *near = nearest_field(kind, p, len);
             struct gm_buf shown = GM_BUF_INIT;
-            gm_text_line(&shown, p, len > 200 ? 200 : len);
+            gm_text_line(&shown, p, len > 400 ? 400 : len);
             gm_err_set(err, GM_E_INVAL, "Field \"%s%s\" is not a valid field to query.%s%s%s",
-                       shown.p ? shown.p : "", len > 200 ? "..." : "",
+                       shown.p ? shown.p : "", len > 400 ? "..." : "",
                        near ? " Did you mean \"" : "", near ? near : "", near ? "\"?" : "");
             gm_buf_free(&shown);
             return GM_E_INVAL;

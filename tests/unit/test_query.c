@@ -201,7 +201,9 @@ static void test_parse_fields_errors(void **state)
         {GM_QUERY_GPU, "foo", "Field \"foo\" is not a valid field to query."},
         {GM_QUERY_GPU, "index,foo,name", "Field \"foo\" is not a valid field to query."},
         {GM_QUERY_GPU, "index, foo ", "Field \"foo\" is not a valid field to query."},
-        {GM_QUERY_GPU, "Memory.Used", "Field \"Memory.Used\" is not a valid field to query."},
+        /* names are case-sensitive, as nvidia-smi's; the nearest is suggested */
+        {GM_QUERY_GPU, "Memory.Used",
+         "Field \"Memory.Used\" is not a valid field to query. Did you mean \"memory.used\"?"},
         {GM_QUERY_GPU, "pid", "Field \"pid\" is not a valid field to query."},
         {GM_QUERY_GPU, "process_name", "Field \"process_name\" is not a valid field to query."},
         {GM_QUERY_APPS, "memory.used", "Field \"memory.used\" is not a valid field to query."},
