@@ -368,6 +368,15 @@ static int want(const struct ctx *x, int section)
     return x->mask == 0 || (x->mask & (UINT32_C(1) << section));
 }
 
+/* The two sections nvidia-smi's text prints only when -d names them
+ * (SUPPORTED_CLOCKS, SUPPORTED_GPU_TARGET_TEMP: no real `nvidia-smi -q`
+ * from driver 384 to 595 has them by default, docs/compat-q.md), while its
+ * XML has them in the full report too. */
+static int want_listed(const struct ctx *x, int section)
+{
+    return x->w.xml ? want(x, section) : (x->mask & (UINT32_C(1) << section)) != 0;
+}
+
 /* ---- the per-GPU report -------------------------------------------------- */
 
 static void identity(struct ctx *x)
@@ -972,7 +981,7 @@ static void gpu(struct ctx *x)
         remapped_rows(x);
     if (want(x, GM_SMIQ_TEMPERATURE))
         temperature(x);
-    if (want(x, GM_SMIQ_SUPPORTED_GPU_TARGET_TEMP))
+    if (want_listed(x, GM_SMIQ_SUPPORTED_GPU_TARGET_TEMP))
         target_temp(x);
     if (want(x, GM_SMIQ_POWER))
         power(x);
@@ -982,7 +991,7 @@ static void gpu(struct ctx *x)
         voltage(x);
     if (all)
         fabric(x);
-    if (want(x, GM_SMIQ_SUPPORTED_CLOCKS))
+    if (want_listed(x, GM_SMIQ_SUPPORTED_CLOCKS))
         supported_clocks(x);
     if (want(x, GM_SMIQ_PIDS))
         processes(x);
