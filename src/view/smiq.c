@@ -745,7 +745,7 @@ static void temperature(struct ctx *x)
     struct w *w = &x->w;
     open_blk(w, "Temperature", "temperature");
     kvm(x, "GPU Current Temp", "gpu_temp", GM_M_TEMP_GPU, " C");
-    kv(w, "GPU T.Limit Temp", "gpu_temp_tlimit", NA);
+    kvm(x, "GPU T.Limit Temp", "gpu_temp_tlimit", GM_M_TEMP_TLIMIT, " C");
     kvm(x, "GPU Shutdown Temp", "gpu_temp_max_threshold", GM_M_TEMP_SHUTDOWN, " C");
     kvm(x, "GPU Slowdown Temp", "gpu_temp_slow_threshold", GM_M_TEMP_SLOWDOWN, " C");
     kvm(x, "GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", GM_M_TEMP_GPU_MAX, " C");

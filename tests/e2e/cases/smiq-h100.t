@@ -159,7 +159,7 @@ GPU 00000000:18:00.0
             None                          : 0 bank(s)
     Temperature
         GPU Current Temp                  : 63 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 26 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 87 C

@@ -246,7 +246,7 @@ GPU 00000000:18:00.0
     Remapped Rows                         : N/A
     Temperature
         GPU Current Temp                  : 53 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 36 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 85 C
