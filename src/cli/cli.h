@@ -52,6 +52,7 @@ extern const struct gm_cmd gm_cmd_plot;
 extern const struct gm_cmd gm_cmd_completion;
 extern const struct gm_cmd gm_cmd_manpage;
 extern const struct gm_cmd gm_cmd_topo;
+extern const struct gm_cmd gm_cmd_mig;
 extern const struct gm_cmd gm_cmd_run;
 
 /* --sim SCENARIO: checks that the file is readable and points
