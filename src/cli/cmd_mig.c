@@ -93,7 +93,7 @@ int cmd_mig_run(int argc, char **argv)
     if (!a.kind)
         return cli_usage_error("mig", "give one of -lgip, -lgipp, -lgi, -lcip, -lci");
 
-    struct gm_collector_opts co = {.groups = UINT64_C(1) << GM_RG_MIG_MODE};
+    struct gm_collector_opts co = {.groups = GM_RGSET_OF(GM_RG_MIG_MODE)};
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)

@@ -41,7 +41,7 @@ static void nvml_short(char *out, size_t len, const char *v)
 
 int cli_smi_version(struct gm_buf *out, int report)
 {
-    struct gm_collector_opts co = {.groups = UINT64_C(1) << GM_RG_INDEX};
+    struct gm_collector_opts co = {.groups = GM_RGSET_OF(GM_RG_INDEX)};
     struct gm_collector *col = NULL;
     struct gm_err err = {0};
     if (gm_collector_open(&col, &co, &err) != 0) {

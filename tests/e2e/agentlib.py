@@ -414,6 +414,13 @@ def check_grid(times, interval, where, allow_gap=False):
     place)."""
     steps = [round((b - times[0]) / interval) - round((a - times[0]) / interval)
              for a, b in zip(times, times[1:])]
+    # a sample woken more than half an interval late (a busy machine) rounds
+    # onto the next point, and the next, on time, onto the same one: a step
+    # of 2 then 0 is one late sample, not a missed point and a double
+    for i in range(len(steps) - 1):
+        if steps[i] >= 2 and steps[i + 1] == 0:
+            steps[i] -= 1
+            steps[i + 1] = 1
     check(all(s >= 1 for s in steps), f"{where}: two samples on one {interval} ms grid point",
           steps)
     gaps = [s - 1 for s in steps if s > 1]

@@ -7,5 +7,5 @@ args: -i 1
 exit: 0
 --- stdout
 {host}  {datetime}  driver 550.54.15  CUDA 12.4
-[1] NVIDIA A100-SXM4-80GB |  50C,  61 % |  22529 /  81920 MiB |  244 /  400 W | ?:tritonserver/4194404(22528M,process gone)
+[1] NVIDIA A100-SXM4-80GB |  50C,  61 % |  22529 /  81920 MiB |  244 /  400 W | root:tritonserver/4194404(22528M)
 --- stderr
