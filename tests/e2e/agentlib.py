@@ -407,20 +407,28 @@ def check_no_duplicates(rows, where):
     check(dup == 0, f"{where}: {dup} duplicate (time, gpu) rows")
 
 
+def grid_steps(times, interval):
+    """The grid points (of interval ms, from times[0]) between consecutive
+    sample times (ms): 1 for each sample on the next point.  A sample woken
+    more than half an interval late (a busy machine) rounds onto the point
+    after its own, and the next sample, on time, onto the same one: a step
+    of 2 then 0 is counted as the late sample it is (1, 1), not as a missed
+    point and a double."""
+    steps = [round((b - times[0]) / interval) - round((a - times[0]) / interval)
+             for a, b in zip(times, times[1:])]
+    for i in range(len(steps) - 1):
+        if steps[i] >= 2 and steps[i + 1] == 0:
+            steps[i] -= 1
+            steps[i + 1] = 1
+    return steps
+
+
 def check_grid(times, interval, where, allow_gap=False):
     """The sample times (ms) sit on consecutive points of an interval grid
     (a late sample is still on its point: deadlines are absolute).  Returns
     the number of grid points missing (0 unless allow_gap; then all in one
     place)."""
-    steps = [round((b - times[0]) / interval) - round((a - times[0]) / interval)
-             for a, b in zip(times, times[1:])]
-    # a sample woken more than half an interval late (a busy machine) rounds
-    # onto the next point, and the next, on time, onto the same one: a step
-    # of 2 then 0 is one late sample, not a missed point and a double
-    for i in range(len(steps) - 1):
-        if steps[i] >= 2 and steps[i + 1] == 0:
-            steps[i] -= 1
-            steps[i + 1] = 1
+    steps = grid_steps(times, interval)
     check(all(s >= 1 for s in steps), f"{where}: two samples on one {interval} ms grid point",
           steps)
     gaps = [s - 1 for s in steps if s > 1]

@@ -31,7 +31,7 @@ import json
 import os
 import time
 
-from agentlib import (Agent, Scratch, check, check_eq, epoch_for, gpu_rows, main,
+from agentlib import (Agent, Scratch, check, check_eq, epoch_for, gpu_rows, grid_steps, main,
                       parse_time_ms, run, sim_env)
 from notify_lib import Alertmanager, Silent, need_am
 
@@ -148,7 +148,7 @@ retries = 0
             check(secs < 60.0, f"SIGTERM took {secs:.2f} s with two stuck channels", a.log())
             times = sorted({parse_time_ms(r[0]) for r in gpu_rows(os.path.join(data, "csv"))})
             check(len(times) >= 50, f"only {len(times)} samples recorded")
-            steps = [round((b - a_) / INTERVAL_MS) for a_, b in zip(times, times[1:])]
+            steps = grid_steps(times, INTERVAL_MS)
             check(all(s >= 1 for s in steps), "two samples on one 100 ms grid point", steps)
             missing = sum(s - 1 for s in steps)
             check(missing * INTERVAL_MS < 3000,
