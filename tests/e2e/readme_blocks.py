@@ -68,7 +68,9 @@ listings not run.  Before the pages, the matcher and the runner check
 themselves on planted pages (a drifted line must fail).
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.  Arguments: pages to
-run instead of README.md and docs/*.md (relative to SOURCE_ROOT).
+run instead of README.md and docs/*.md (relative to SOURCE_ROOT);
+--pending also runs the pending blocks and reports their differences (to
+see what is left before a marker is removed; not what make check runs).
 """
 import difflib
 import glob
@@ -318,7 +320,7 @@ def shq(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def run_page(page, text, log):
+def run_page(page, text, log, run_pending=False):
     """Runs one page's blocks; returns (counts, failures, pending list)."""
     counts = {"passed": 0, "failed": 0, "listings": 0}
     skipped, pending, failures = {}, [], []
@@ -339,7 +341,8 @@ def run_page(page, text, log):
                 continue
             if b.pending:
                 pending.append((b.pending, b.where()))
-                continue
+                if not run_pending:
+                    continue
             if sh is None:
                 sh = Shell(tmp)
             ok = True
@@ -370,6 +373,9 @@ def run_page(page, text, log):
             if saved:
                 sh.stop()
                 sh.restore(saved)
+            if b.pending:
+                log(f"{'ok  ' if ok else 'FAIL'} {b.where()} (pending {b.pending})")
+                continue
             counts["passed" if ok else "failed"] += 1
             log(f"{'ok  ' if ok else 'FAIL'} {b.where()}")
     return counts, skipped, pending, failures
@@ -430,7 +436,10 @@ def main():
     if not os.access(GPUMON, os.X_OK):
         sys.exit(f"FAIL: no gpumon at {GPUMON} (set GPUMON)")
     self_test()
-    pages = sys.argv[1:] or (["README.md"] + sorted(
+    args = sys.argv[1:]
+    run_pending = "--pending" in args
+    args = [a for a in args if a != "--pending"]
+    pages = args or (["README.md"] + sorted(
         os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md"))))
     total = {"passed": 0, "failed": 0, "listings": 0}
     all_skipped, all_pending, all_failures = {}, [], []
@@ -438,7 +447,7 @@ def main():
         with open(os.path.join(ROOT, page), encoding="utf-8") as f:
             text = f.read()
         try:
-            counts, skipped, pending, failures = run_page(page, text, print)
+            counts, skipped, pending, failures = run_page(page, text, print, run_pending)
         except ValueError as e:
             all_failures.append(str(e))
             continue
