@@ -41,6 +41,7 @@ Placeholders in the expected output, for what differs from run to run:
             2026/12/02 10:19:03.123, with or without an offset
   <HOST>    a host name (no blank)
   <PID>     a process id (digits)
+  <USER>    a user name (the simulator's processes are the caller's)
   <PATH>    a path (no blank)
   <N>       a number: 12, -3, 0.97
 
@@ -97,6 +98,7 @@ PLACEHOLDERS = {
     "<TIME>": r"\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?: ?(?:[+-]\d\d:?\d\d|Z))?",
     "<HOST>": r"\S+",
     "<PID>": r"\d+",
+    "<USER>": r"[A-Za-z0-9_.$-]+",
     "<PATH>": r"\S+",
     "<N>": r"-?\d+(?:\.\d+)?",
 }
