@@ -284,11 +284,17 @@
       lab.textContent = niceLabel(tk, v);
       root.append(lab);
     }
-    for (const [f, anchor] of [[1, "start"], [0.5, "middle"], [0, "end"]]) {
-      const ago = span * f / 1e9;
-      const lab = svg("text", { x: X(t1 - span * f), y: H - 4, "text-anchor": anchor });
-      lab.textContent = !ago ? "now" : ago >= 120 ? "-" + Math.round(ago / 60) + " min"
-        : "-" + Math.round(ago) + " s";
+    // the time axis: "now" and whole 1-2-5 steps back from it (s or min)
+    const unit = span >= 120e9 ? 60 : 1;
+    const back = span / 1e9 / unit;
+    const tt = niceTicks(0, back, 3);
+    for (let k = 0; k < tt.n; k++) {
+      const v = niceTick(tt, k);
+      if (v > back + 1e-9) continue;
+      const x = X(t1 - v * unit * 1e9);
+      const lab = svg("text", { x: x, y: H - 4,
+        "text-anchor": v === 0 ? "end" : x - L < 20 ? "start" : "middle" });
+      lab.textContent = v === 0 ? "now" : "-" + niceLabel(tt, v) + (unit === 60 ? " min" : " s");
       root.append(lab);
     }
     // driver outages: a shaded band from the first sample without the
