@@ -78,11 +78,16 @@ def test_stop_while_hung():
     env = sim_env(os.path.join(ROOT, "tests", "fixtures", "hang-long.ini"), pinned=130)
     with Scratch("hung") as d:
         data = os.path.join(d, "data")
+        # the simulator lists each call in GPUSIM_TRACE before its hang
+        trace = os.path.join(d, "nvml.trace")
+        env["GPUSIM_TRACE"] = trace
         a = Agent(data, env, ["--interval", "1s"])
         try:
             a.start(wait_samples=0)
             a.wait_for(lambda s: True, DEADLINE, "the control socket")
-            time.sleep(1.0)  # the first sample is into its hang (were it not, still a pass)
+            wait_until(lambda: os.path.exists(trace) and
+                       "nvmlDeviceGetPowerUsage@2\n" in read_text(trace),
+                       "the first sample to enter the hung call")
             st = a.status()
             check_eq(st["samples"], 0, "samples while the first one hangs")
             rc, secs = a.stop(signal.SIGTERM)
