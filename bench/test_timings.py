@@ -18,7 +18,14 @@ as the target:
   * /metrics while every sample hangs 5 s in NVML (faults.ini pinned at
     130 s; tests/e2e/exporter_resilience.py, hang_pinned and
     hang_running_clock): 20 scrapes of the previous rendering, 90th
-    percentile under 100 ms, every one under 1 s.
+    percentile under 100 ms, every one under 1 s;
+  * the notifier with one webhook whose server never answers
+    (tests/e2e/notify_webhook.py, test_stuck_server): 1000 sends into
+    the full queue, p50 under 1 ms and max under 50 ms; another webhook
+    delivering meanwhile, under 3 s; a sampler-like loop every 100 ms
+    sending into the stuck one, lateness p50 under 20 ms and max under
+    250 ms.  It needs tests/e2e/notify_driver and src/gpumon_notify.so
+    from the build of GPUMON; without them the rows say "not built".
 
     test_timings.py --gpumon G --dir D --out JSON --doc docs/BENCHMARKS.md [--runs N]
 
@@ -33,6 +40,7 @@ import http.client
 import json
 import os
 import re
+import select
 import socket
 import statistics
 import subprocess
@@ -216,6 +224,74 @@ def hung_scrapes(gpumon, d, scenarios):
     return sorted(lat)
 
 
+def notify_stuck(gpumon, d):
+    """The notifier beside a webhook that never answers: send latencies,
+    another webhook's delivery, a sending loop's lateness (ns)."""
+    import http.server
+    build = os.path.dirname(os.path.dirname(os.path.abspath(gpumon)))
+    driver = os.path.join(build, "tests", "e2e", "notify_driver")
+    module = os.path.join(build, "src", "gpumon_notify.so")
+    if not (os.access(driver, os.X_OK) and os.path.exists(module)):
+        return None
+
+    class Ok(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(512)
+    ini = os.path.join(d, "notify.ini")
+    with open(ini, "w") as f:
+        f.write(f"[notify.stuck]\ntype = webhook\nurl = http://127.0.0.1:"
+                f"{silent.getsockname()[1]}/hook\ntimeout = 30s\nretries = 2\n\n"
+                f"[notify.other]\ntype = webhook\nurl = http://127.0.0.1:"
+                f"{srv.server_address[1]}/ok\nmin-severity = critical\n")
+    err = open(os.path.join(d, "notify.stderr"), "w")
+    p = subprocess.Popen([driver, os.path.join(d, "alerts.jsonl"), ini, "64"], text=True,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                         env=dict(os.environ, GPUMON_NOTIFY_MODULE=module))
+
+    def cmd(line):
+        p.stdin.write(line + "\n")
+        p.stdin.flush()
+        got = p.stdout.readline()
+        if not got:
+            die(f"notify_driver exited (see {err.name})")
+        return json.loads(got)
+    try:
+        if not json.loads(p.stdout.readline() or "{}").get("started"):
+            die(f"notify_driver did not start (see {err.name})")
+        cmd("send summary=first severity=warning")
+        r, _, _ = select.select([silent], [], [], 60)
+        if not r:
+            die("the stuck webhook never connected")
+        burst = cmd("burst 1000 summary=burst severity=warning")["send_ns"]
+        t0 = time.monotonic()
+        cmd("send summary=other severity=critical fingerprint=00000000000000bb")
+        if not cmd("wait other sent 1 60000")["ok"]:
+            die(f"the other webhook did not deliver (see {err.name})")
+        other = time.monotonic() - t0
+        cad = cmd("cadence 30 100 summary=cadence severity=warning")["late_ns"]
+        cmd("stop 1000")
+        p.wait(60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        err.close()
+        srv.shutdown()
+        silent.close()
+    return {"burst_send_ns": burst, "other_delivered_s": other, "cadence_late_ns": cad}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpumon", required=True)
@@ -231,9 +307,10 @@ def main():
     cs = control_socket(a.gpumon, a.dir)
     pm = pmon(a.gpumon, a.dir, a.runs)
     hl = hung_scrapes(a.gpumon, a.dir, a.scenarios)
+    ns = notify_stuck(a.gpumon, a.dir)
     with open(a.out, "w") as f:
         json.dump({"config_limits_s": lim, "control_socket": cs, "pmon_s": pm,
-                   "hung_scrapes_s": hl}, f, indent=1)
+                   "hung_scrapes_s": hl, "notify_stuck": ns}, f, indent=1)
 
     rows = ["| what (the test it came from) | measured | target | result |",
             "| --- | ---: | ---: | ---: |"]
@@ -263,6 +340,18 @@ def main():
     row("/metrics while every sample hangs 5 s (exporter_resilience.py): 20 scrapes, p90; max",
         f"{p90 * 1000:.1f} ms; {hl[-1] * 1000:.1f} ms", "< 100 ms; < 1 s",
         p90 < 0.1 and hl[-1] < 1.0)
+    if ns is None:
+        row("the notifier beside a stuck webhook (notify_webhook.py)", "not built", "", True)
+    else:
+        b, c = ns["burst_send_ns"], ns["cadence_late_ns"]
+        row("1000 sends into a stuck webhook's full queue (notify_webhook.py): p50; max",
+            f"{b['p50'] / 1e3:.2f} µs; {b['max'] / 1e6:.2f} ms", "< 1 ms; < 50 ms",
+            b["p50"] < 1e6 and b["max"] < 50e6)
+        row("another webhook delivers meanwhile", f"{ns['other_delivered_s'] * 1000:.0f} ms",
+            "< 3 s", ns["other_delivered_s"] < 3.0)
+        row("a loop every 100 ms sending into the stuck one, lateness: p50; max",
+            f"{c['p50'] / 1e6:.2f} ms; {c['max'] / 1e6:.2f} ms", "< 20 ms; < 250 ms",
+            c["p50"] < 20e6 and c["max"] < 250e6)
     la = os.getloadavg()
     stamp = time.strftime("Last run: %Y-%m-%d %H:%M:%S UTC", time.gmtime())
     block = (f"{stamp}, {os.cpu_count()} cores, load average {la[0]:.2f} / {la[1]:.2f} / "

@@ -90,6 +90,7 @@ def test_enospc():
             a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= st3["sinks"]["store"][
                 "snapshots"] + 8, DEADLINE, "more samples stored")
             wait_until(lambda: stored_samples(db) > n3, "a store commit after the outage")
+            counted = a.skip_count()
             rc, _ = a.stop()
             check_eq(rc, 0, "exit status", a.log())
             lines = a.log_lines()
@@ -102,10 +103,12 @@ def test_enospc():
             rows = gpu_rows(csv_dir)  # header once, no torn line
             check_no_duplicates(rows, "CSV")
             times = check_whole_samples(rows, 8, "CSV")
-            # one gap in the 200 ms grid, exactly as long as the rows logged as lost
-            missing = check_grid(times, 200, "CSV", allow_gap=True)
-            check_eq(8 * missing, int(m.group(1)), "rows missing from the grid vs rows logged "
-                     "as lost")
+            # one gap in the 200 ms grid, as long as the rows logged as lost
+            # (and the deadlines a loaded machine made the sampler skip)
+            missing = check_grid(times, 200, "CSV", allow_gap=True, counted=counted)
+            lost = int(m.group(1))
+            check(lost <= 8 * missing <= lost + 8 * counted[0], "rows missing from the grid vs "
+                  f"rows logged as lost ({lost}) and deadlines skipped ({counted[0]})", missing)
             gaps = [b - a for a, b in zip(times, times[1:])]
             gap_at = gaps.index(max(gaps))
             check(gap_at >= 3 and len(times) - gap_at >= 8, "rows before and after the outage",
@@ -186,6 +189,7 @@ def test_alerts_full():
             n = stored_samples(os.path.join(data, "gpumon.db"))
             wait_until(lambda: stored_samples(os.path.join(data, "gpumon.db")) > n,
                        "a store commit after the space returned")
+            counted = a.skip_count()
             rc, _ = a.stop()
             check_eq(rc, 0, "exit status", a.log())
             got = [(n["rule"], n["state"]) for n in notices()]
@@ -221,8 +225,10 @@ def test_alerts_full():
                   "space returned", a.log())
             rows = gpu_rows(csv_dir)
             times = check_whole_samples(rows, 1, "CSV")
-            missing = check_grid(times, 200, "CSV", allow_gap=True)
-            check_eq(missing, gpu_again[0][1], "rows missing from the grid vs rows logged as lost")
+            missing = check_grid(times, 200, "CSV", allow_gap=True, counted=counted)
+            lost = gpu_again[0][1]
+            check(lost <= missing <= lost + counted[0], "rows missing from the grid vs rows "
+                  f"logged as lost ({lost}) and deadlines skipped ({counted[0]})", missing)
             print(f"  {missing} CSV rows lost, {len(again)} recovery messages, "
                   f"notices {got}")
         finally:

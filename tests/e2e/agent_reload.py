@@ -60,10 +60,10 @@ def hammer(a, conf, bodies, rng):
         write_conf(conf, bodies[(i + 1) % len(bodies)])
         before = sum(count_reload_lines(a))
         a.send(signal.SIGHUP)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while sum(count_reload_lines(a)) == before:
             check(a.alive(), "the agent died during the reloads", a.log())
-            check(time.monotonic() < deadline, f"reload {i + 1} not logged within 10 s", a.log())
+            check(time.monotonic() < deadline, f"reload {i + 1} not logged within 60 s", a.log())
             time.sleep(0.02)
         pause = rng.uniform(0.4, 1.0) - (time.monotonic() - t0)
         if pause > 0:
@@ -71,8 +71,9 @@ def hammer(a, conf, bodies, rng):
 
 
 def run_reloads(tag, bodies, tasks):
-    """Runs the agent through RELOADS reloads over bodies; returns (agent,
-    data dir, {task: CSV rows})."""
+    """Runs the agent through RELOADS reloads over bodies; returns (data
+    dir, {task: CSV rows}, the store's rows, Agent.skip_count() before the
+    stop)."""
     rng = random.Random(tag)
     env = sim_env(pinned=100)
     with Scratch(tag) as d:
@@ -84,13 +85,17 @@ def run_reloads(tag, bodies, tasks):
             a.start(wait_samples=3)
             hammer(a, conf, bodies, rng)
             st = a.wait_samples(a.status()["samples"] + 3)
+            counted = (st["skipped"], st["last_sample_unix_ns"] // 1000000)
             rc, _ = a.stop()
         finally:
             a.cleanup()
         check_eq(rc, 0, "exit status", a.log())
         ok, failed = count_reload_lines(a)
         check_eq((ok, failed), (RELOADS, 0), "reloads that succeeded, failed", a.log())
-        bad = [x for x in a.log_lines() if ": error: " in x or ": warning: " in x]
+        # a loaded machine's late wake-ups are reported (and their skipped
+        # deadlines counted for the grid below); nothing else may be
+        bad = [x for x in a.log_lines() if (": error: " in x or ": warning: " in x) and
+               ": warning: late wake-up: " not in x]
         check(not bad, f"{len(bad)} errors or warnings in the log", *bad[:5])
         for name, k in st["sinks"].items():
             check_eq((k["dropped"], k["errors"]), (0, 0), f"sink {name}: dropped, errors")
@@ -100,10 +105,10 @@ def run_reloads(tag, bodies, tasks):
         check_eq(db_integrity(db), "ok", "store integrity")
         srows = db_query(db, "SELECT s.ts, g.gpu_index, t.name FROM samples s JOIN gpus g ON "
                          "g.id = s.gpu JOIN tasks t ON t.id = s.task ORDER BY s.ts, g.gpu_index")
-        return data, rows, srows
+        return data, rows, srows, counted
 
 
-def check_consistent(rows, srows):
+def check_consistent(rows, srows, counted):
     """The CSV rows of every task and the store's rows are the same samples,
     under the same task, on the grid without a gap."""
     times = {}
@@ -114,7 +119,7 @@ def check_consistent(rows, srows):
             times[t] = task
     grid = sorted(times)
     check(len(grid) > RELOADS * 2, f"samples: {len(grid)}")
-    check_grid(grid, INTERVAL_MS, "CSV samples across the reloads")
+    check_grid(grid, INTERVAL_MS, "CSV samples across the reloads", counted=counted)
     store = {}
     for ts, g, task in srows:
         store.setdefault(ts, []).append((g, task))
@@ -131,15 +136,15 @@ def check_consistent(rows, srows):
 def test_reload_store_retention():
     bodies = [f"[agent]\ninterval = {INTERVAL_MS}ms\nstore-retention-raw = {d}\n"
               for d in ("7d", "8d")]
-    _, rows, srows = run_reloads("rlret", bodies, ["default"])
-    n = check_consistent(rows, srows)
+    _, rows, srows, counted = run_reloads("rlret", bodies, ["default"])
+    n = check_consistent(rows, srows, counted)
     print(f"  {RELOADS} reloads, {n} samples in both files")
 
 
 def test_reload_task():
     bodies = [f"[agent]\ninterval = {INTERVAL_MS}ms\ntask = {t}\n" for t in ("blue", "green")]
-    _, rows, srows = run_reloads("rltask", bodies, ["blue", "green"])
-    n = check_consistent(rows, srows)
+    _, rows, srows, counted = run_reloads("rltask", bodies, ["blue", "green"])
+    n = check_consistent(rows, srows, counted)
     print(f"  {RELOADS} reloads, {n} samples in both files")
 
 

@@ -78,11 +78,16 @@ def test_stop_while_hung():
     env = sim_env(os.path.join(ROOT, "tests", "fixtures", "hang-long.ini"), pinned=130)
     with Scratch("hung") as d:
         data = os.path.join(d, "data")
+        # the simulator lists each call in GPUSIM_TRACE before its hang
+        trace = os.path.join(d, "nvml.trace")
+        env["GPUSIM_TRACE"] = trace
         a = Agent(data, env, ["--interval", "1s"])
         try:
             a.start(wait_samples=0)
             a.wait_for(lambda s: True, DEADLINE, "the control socket")
-            time.sleep(1.0)  # the first sample is into its hang (were it not, still a pass)
+            wait_until(lambda: os.path.exists(trace) and
+                       "nvmlDeviceGetPowerUsage@2\n" in read_text(trace),
+                       "the first sample to enter the hung call")
             st = a.status()
             check_eq(st["samples"], 0, "samples while the first one hangs")
             rc, secs = a.stop(signal.SIGTERM)
@@ -141,6 +146,7 @@ def test_sighup():
             n = a.status()["samples"]
             a.wait_samples(n + 5)
             check(a.alive(), "the agent runs", a.log())
+            counted = a.skip_count()
             rc, _ = a.stop()
         finally:
             a.cleanup()
@@ -165,18 +171,19 @@ def test_sighup():
         before = [t for t in times if t < reloads[0]]
         after = [t for t in times if t > reloads[0]]
         # old spacing throughout the bad reload; the new one after the good
-        # one (the first deadline after it was set with the old interval)
+        # one (the first deadline after it was set with the old interval, so
+        # that sample is on the old grid: none lost across the reload).  The
+        # grids hold each sample to its point however late it is; the median
+        # spacing tells the intervals apart (5 %: late samples shift it)
         sp_before, sp_after = spacing(before), spacing(after[1:])
         check(any(t < t_bad * 1000 for t in before) and any(t > t_bad * 1000 for t in before),
               "samples on both sides of the bad reload")
-        check(abs(statistics.median(sp_before) - 300) <= 3, "spacing before the good reload",
+        check(abs(statistics.median(sp_before) - 300) <= 15, "spacing before the good reload",
               sp_before)
-        check_grid(before, 300, "samples before the good reload")
-        check(len(sp_after) >= 3 and abs(statistics.median(sp_after) - 500) <= 3,
+        check_grid(before + after[:1], 300, "samples before the good reload", counted=counted)
+        check(len(sp_after) >= 3 and abs(statistics.median(sp_after) - 500) <= 25,
               "spacing after the good reload", sp_after)
-        check_grid(after[1:], 500, "samples after the good reload")
-        check(after[0] - before[-1] in range(200, 601), "no sample lost across the reload",
-              before[-3:], after[:3])
+        check_grid(after[1:], 500, "samples after the good reload", counted=counted)
         # the store was reopened too: the same samples, no loss, no duplicate
         srows = db_samples(os.path.join(data, "gpumon.db"))
         check_eq(sorted({r[0] for r in srows}), times, "store sample times = CSV times")

@@ -506,10 +506,14 @@ def test_xid_agent():
         try:
             a.start()
             log = os.path.join(data, "alerts.jsonl")
-            notices = wait_log(log, lambda n: any(x["state"] == "resolved" for x in n), 20,
+            notices = wait_log(log, lambda n: any(x["state"] == "resolved" for x in n), 60,
                                "xid-short resolved", a)
             st = agent_alerts(data, env)
-            time.sleep(1.2)  # Xid 13/43 came first; nothing more may come
+            # Xid 13/43 came first; nothing more may come: three more samples
+            # (1.5 s of the agent's clock, however long they take here), then
+            # a stop that delivers what is queued, then the whole log
+            a.wait_samples(a.status()["samples"] + 3)
+            check_eq(a.stop()[0], 0, "the agent's exit status", a.log())
             notices = read_log(log)
         finally:
             a.cleanup()

@@ -41,7 +41,7 @@ import re
 import stat
 import time
 
-from agentlib import check, check_eq, main
+from agentlib import check, check_eq, main, wait_until
 from exporter_lib import (SCENARIOS, Gpumon, Proc, Scratch, check_openmetrics, families, free_port,
                           get, need, parse_samples, promtool_check_metrics, serve_print, sim_env,
                           stop_all)
@@ -216,14 +216,14 @@ def test_textfile():
         try:
             os.unlink(prom)
             g.start(ready=False)
-            deadline = time.time() + 10
-            while not os.path.exists(prom) and time.time() < deadline:
-                check(g.alive(), "serve --listen '' exited", g.log())
-                time.sleep(0.05)
-            check(os.path.exists(prom), "no gpumon.prom from serve --listen ''", g.log())
-            first = os.stat(prom).st_mtime_ns
-            time.sleep(0.7)
-            check(os.stat(prom).st_mtime_ns > first, "gpumon.prom is not rewritten every sample")
+            wait_until(lambda: not g.alive() or os.path.exists(prom),
+                       "gpumon.prom from serve --listen ''")
+            check(g.alive(), "serve --listen '' exited", g.log())
+            first = os.stat(prom).st_ino
+            # rewritten (a new file renamed over the old one) at a later sample
+            wait_until(lambda: not g.alive() or os.stat(prom).st_ino != first,
+                       "gpumon.prom rewritten at a later sample")
+            check(g.alive(), "serve --listen '' exited", g.log())
             check_textfile(prom, "serve --listen '' textfile", settled=False)
             check_eq(g.stop(), 0, "serve exit status on SIGTERM", g.log())
             check_no_leftovers(prom, "serve --listen '' after SIGTERM")

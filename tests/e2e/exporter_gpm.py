@@ -38,9 +38,8 @@ import os
 import signal
 import subprocess
 import tempfile
-import time
 
-from agentlib import GPUMON, check, check_eq, main
+from agentlib import GPUMON, check, check_eq, main, wait_until
 from exporter_lib import (families, need, parse_samples, promtool_check_metrics, run_gpumon,
                           serve_print, sim_env)
 
@@ -132,6 +131,16 @@ def dcgm_names():
     check("error while linting" not in lines, "promtool parses the dcgm set", lines)
 
 
+def gpu_csv_rows(d):
+    """The rows of the GPU CSV file under d (none while there is none)."""
+    files = [f for f in glob.glob(os.path.join(d, "**", "*.csv"), recursive=True)
+             if "_events_" not in f]
+    if len(files) != 1:
+        return files, []
+    with open(files[0], newline="") as f:
+        return files, list(csv.DictReader(f))
+
+
 def agent_csv():
     env = sim_env(SCN)
     with tempfile.TemporaryDirectory() as d:
@@ -139,14 +148,20 @@ def agent_csv():
                               "--no-store", "--no-exporter", "--columns",
                               "index,gpm.sm_active,gpm.nvlink_tx"], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        time.sleep(3.5)
-        p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=15)
+        try:
+            # three samples of GPU 0 written, however long a loaded machine takes
+            wait_until(lambda: p.poll() is not None or
+                       sum(r["gpu"] == "0" for r in gpu_csv_rows(d)[1]) >= 3,
+                       "3 samples of GPU 0 in the CSV file")
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         check_eq(p.returncode, 0, "agent exit", err.decode(errors="replace"))
-        files = [f for f in glob.glob(os.path.join(d, "**", "*.csv"), recursive=True)
-                 if "_events_" not in f]
+        files, rows = gpu_csv_rows(d)
         check_eq(len(files), 1, "CSV files", files)
-        rows = list(csv.DictReader(open(files[0], newline="")))
     gpu0 = [r for r in rows if r["gpu"] == "0"]
     check(len(gpu0) >= 3, "at least 3 samples of GPU 0", rows)
     first = gpu0[0]

@@ -216,6 +216,12 @@ class Silent:
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
 
+    def wait_connected(self, timeout=60):
+        """Waits until a client's connection sits in the backlog (the
+        listening socket turns readable), without accepting it."""
+        r, _, _ = select.select([self.s], [], [], timeout)
+        check(r, f"no connection to the silent server within {timeout} s")
+
     def close(self):
         self.s.close()
 

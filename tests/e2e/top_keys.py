@@ -98,7 +98,8 @@ def test_keys():
             fail("the confirmation names the command", s)
         t.keys("n")
         t.wait_for("cancelled: no signal sent")
-        time.sleep(0.3)
+        # a signal sent by a cancelled dialog (SIGTERM was chosen) would show
+        # here or, at the latest, as rank 0's exit status below (-15, not -9)
         if ranks[0].poll() is not None:
             fail("a cancelled dialog sent a signal")
 
@@ -112,7 +113,7 @@ def test_keys():
         t.keys("y")
         t.wait_for(f"sent SIGKILL to PID {ranks[0].pid}")
         try:
-            ranks[0].wait(timeout=5)
+            ranks[0].wait(timeout=60)
         except Exception:
             fail("the confirmed signal did not arrive")
         if ranks[0].returncode != -9:
@@ -207,8 +208,13 @@ def test_jobs():
         t.wait_for("shown", absent=True, what="job filter cleared")
         # sort by JOB: > steps through the columns shown, JOB among them
         for _ in range(12):  # at most once around the columns
+            before = header(t)
             t.keys(">")
-            time.sleep(0.3)
+            deadline = time.monotonic() + top_lib.WAIT_S
+            while header(t) == before:  # the key's redraw: the sort mark moved
+                if time.monotonic() > deadline:
+                    fail("> did not move the sort mark", t.screen())
+                time.sleep(0.05)
             if "JOB▲" in header(t):
                 break
         s = t.wait_for("JOB▲", what="sorted by JOB")
@@ -238,8 +244,13 @@ def test_jobs():
         for p in ranks:
             p.kill()
             p.wait()
-        time.sleep(0.2)
-        jobs_attrib.remove_tree(top)
+        # a cgroup whose last task just exited may still be busy for a moment
+        deadline = time.monotonic() + top_lib.WAIT_S
+        while True:
+            jobs_attrib.remove_tree(top)
+            if not os.path.exists(top) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         shutil.rmtree(scratch, ignore_errors=True)
     print("ok jobs")
 

@@ -36,6 +36,11 @@ def fail(msg, screen=None):
     sys.exit(1)
 
 
+# What the tests wait for shows within a second on an idle machine; the
+# deadline is generous so that a loaded one still passes (issue 24).
+WAIT_S = 60
+
+
 class Top:
     """gpumon top in a tmux pane of cols x rows."""
 
@@ -61,7 +66,9 @@ class Top:
             f.write(f"echo {MARKER}\n")
             f.write(" ".join(shlex.quote(a) for a in [GPUMON, "top"] + list(args)) + "\n")
             f.write("echo EXIT=$?\n")
-            f.write(f"stty -a > {shlex.quote(self.stty)} 2>&1\n")
+            # whole or not there: written aside, then renamed
+            f.write(f"stty -a > {shlex.quote(self.stty)}.tmp 2>&1\n")
+            f.write(f"mv {shlex.quote(self.stty)}.tmp {shlex.quote(self.stty)}\n")
             f.write("exec sleep 600\n")
         os.chmod(script, 0o755)
         self.tmux("new-session", "-d", "-s", "t", "-x", str(cols), "-y", str(rows), script)
@@ -86,7 +93,7 @@ class Top:
     def fmt(self, f):
         return self.tmux("display", "-p", "-t", "t", f).strip()
 
-    def wait_for(self, text, timeout=10, what=None, absent=False):
+    def wait_for(self, text, timeout=WAIT_S, what=None, absent=False):
         """Waits until text is on the screen (absent: is not); text may be
         a tuple of strings that must all be there at once, so that a box is
         not read while it is half drawn."""
@@ -110,14 +117,15 @@ class Top:
                 return int(parts[0])
         return None
 
-    def wait_exit(self, timeout=10):
+    def wait_exit(self, timeout=WAIT_S):
         """Waits for top to end; returns (exit status, stty -a)."""
         s = self.wait_for("EXIT=", timeout=timeout, what="top to exit")
         code = int(s.split("EXIT=")[1].split()[0])
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not os.path.exists(self.stty):
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(self.stty):
+            if time.monotonic() > deadline:
+                fail(f"no stty -a after {timeout} s", s)
             time.sleep(0.05)
-        time.sleep(0.1)
         return code, open(self.stty).read()
 
     def check_restored(self, code, stty, want_code=0):

@@ -194,29 +194,65 @@ static void test_peer_closes(void **state)
     close(ls);
 }
 
+/* A PING on a connection of its own, answered: the server has accepted
+ * every connection made before it (the listening socket's backlog is first
+ * in, first out).  It takes a slot only while it is answered. */
+static void barrier(void)
+{
+    int fd = raw_connect();
+    char buf[64];
+    assert_int_equal(write(fd, "PING\n", 5), 5);
+    assert_int_equal(raw_read_all(fd, buf, sizeof(buf), 30000), (ssize_t)strlen("got 4: PING\n"));
+    close(fd);
+}
+
 static void test_deadline_and_eviction(void **state)
 {
-    struct gm_err err = {0};
-    struct gm_control *c = gm_control_start(dir, echo, NULL, &err);
-    assert_non_null(c);
-    int fds[GM_CONTROL_CONNS + 1];
-    int64_t t0 = gm_mono_ns();
-    for (int i = 0; i <= GM_CONTROL_CONNS; i++) {
-        fds[i] = raw_connect();
-        usleep(20000); /* accepted in this order */
+    (void)state;
+    const int64_t timeout_ns = GM_CONTROL_TIMEOUT_MS * 1000000LL;
+    for (int attempt = 1;; attempt++) {
+        struct gm_err err = {0};
+        struct gm_control *c = gm_control_start(dir, echo, NULL, &err);
+        assert_non_null(c);
+        int fds[GM_CONTROL_CONNS + 1];
+        int64_t t0 = gm_mono_ns();
+        for (int i = 0; i <= GM_CONTROL_CONNS; i++) {
+            fds[i] = raw_connect();
+            if (i < GM_CONTROL_CONNS - 1)
+                barrier(); /* accepted in this order, each after the one before */
+        }
+        int64_t filled = gm_mono_ns() - t0;
+        char buf[64];
+        /* The first is closed to make room for the 17th: at once, not at its
+         * deadline.  Only time tells the two apart, so the round must be
+         * quicker than half the deadline to judge; a machine too busy for that
+         * gets another round (the rounds take no time on an idle one). */
+        if (filled >= timeout_ns / 2 && attempt < 5) {
+            print_message("round %d took %.2f s to fill the slots: another round\n", attempt,
+                          filled / 1e9);
+            for (int i = 0; i <= GM_CONTROL_CONNS; i++)
+                close(fds[i]);
+            gm_control_stop(c);
+            continue;
+        }
+        assert_int_equal(raw_read_all(fds[0], buf, sizeof(buf), 30000), 0);
+        int64_t evicted = gm_mono_ns() - t0;
+        if (evicted >= timeout_ns)
+            fail_msg("the first connection closed %.2f s after it opened: at its %.1f s deadline, "
+                     "not to make room",
+                     evicted / 1e9, GM_CONTROL_TIMEOUT_MS / 1e3);
+        /* the others are closed at their deadline, not before; not left open
+         * past it either (10 deadlines: a close that waited for some later
+         * event would never come) */
+        assert_int_equal(raw_read_all(fds[GM_CONTROL_CONNS], buf, sizeof(buf), 30000), 0);
+        int64_t took = gm_mono_ns() - t0;
+        assert_true(took >= timeout_ns);
+        assert_true(took < 10 * timeout_ns);
+        for (int i = 0; i <= GM_CONTROL_CONNS; i++)
+            close(fds[i]);
+        gm_control_stop(c);
+        break;
     }
-    char buf[64];
-    /* the first was closed to make room for the 17th, long before its deadline */
-    assert_int_equal(raw_read_all(fds[0], buf, sizeof(buf), 1000), 0);
-    assert_true(gm_mono_ns() - t0 < GM_CONTROL_TIMEOUT_MS * 1000000LL);
-    /* the others are closed at their deadline, not before */
-    assert_int_equal(raw_read_all(fds[GM_CONTROL_CONNS], buf, sizeof(buf), 4000), 0);
-    int64_t took = gm_mono_ns() - t0;
-    assert_true(took >= GM_CONTROL_TIMEOUT_MS * 1000000LL);
-    assert_true(took < (GM_CONTROL_TIMEOUT_MS + 1500) * 1000000LL);
-    for (int i = 0; i <= GM_CONTROL_CONNS; i++)
-        close(fds[i]);
-    gm_control_stop(c);
 }
 
 int main(void)

@@ -1152,7 +1152,7 @@ struct hang_arg {
     nvmlDevice_t d;
     double seconds;
     nvmlReturn_t r;
-    atomic_int entered, done;
+    atomic_int done;
 };
 
 static void *hang_thread(void *p)
@@ -1160,7 +1160,6 @@ static void *hang_thread(void *p)
     struct hang_arg *a = p;
     unsigned mw;
     double t0 = mono();
-    atomic_store(&a->entered, 1);
     a->r = CALL(nvmlDeviceGetPowerUsage, a->d, &mw);
     a->seconds = mono() - t0;
     atomic_store(&a->done, 1);
@@ -1169,7 +1168,9 @@ static void *hang_thread(void *p)
 
 /* Other calls (and the same call on another GPU) proceed while one call
  * hangs: they return before the hung call does (the order of events; the
- * hang is 3 s, so that a slow machine still orders them right). */
+ * hang is 3 s, so that a slow machine still orders them right).  They are
+ * made once GPUSIM_TRACE lists the hung call, which it does just before the
+ * hang. */
 static void test_hang_does_not_block_others(void **state)
 {
     (void)state;
@@ -1179,13 +1180,29 @@ static void test_hang_does_not_block_others(void **state)
                    "[fault.h]\ntype = hang\ngpu = 0\ncall = nvmlDeviceGetPowerUsage\n"
                    "seconds = 3\n",
                    path, sizeof(path));
+    char trace[256];
+    snprintf(trace, sizeof(trace), "%s/hang-trace.txt", g_dir);
+    unlink(trace);
+    setenv("GPUSIM_TRACE", trace, 1);
     start(path, 10);
+    unsetenv("GPUSIM_TRACE"); /* read at the start of the session */
     struct hang_arg a = {.d = dev(0)};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, hang_thread, &a), 0);
-    while (!atomic_load(&a.entered))
+    double until = mono() + 60;
+    for (;;) {
+        char text[4096] = "";
+        FILE *f = fopen(trace, "r");
+        if (f) {
+            text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+            fclose(f);
+        }
+        if (strstr(text, "nvmlDeviceGetPowerUsage@0\n"))
+            break; /* into the hang */
+        if (mono() > until)
+            fail_msg("the hung call is not in GPUSIM_TRACE after 60 s: \"%s\"", text);
         usleep(1000);
-    usleep(100000); /* into the hang (were it not yet, the test could only pass) */
+    }
     unsigned v;
     assert_int_equal(CALL(nvmlDeviceGetTemperature, dev(0), NVML_TEMPERATURE_GPU, &v),
                      NVML_SUCCESS);
@@ -1627,27 +1644,21 @@ static void test_gpm_two_samples(void **state)
 {
     (void)state;
     char path[256];
-    /* Scenario time runs 100x the wall clock: 50 ms apart is a 5 s window. */
+    /* A 5 s window of scenario time: the samples are taken in sessions
+     * pinned 5 s apart (a sample outlives nvmlShutdown), not 50 ms of wall
+     * clock apart at 100x, which a loaded machine stretches. */
     write_scenario("gpm.ini",
                    "[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\nutil = 95\n"
                    "[gpu.1]\nmodel = H100-SXM5-80GB\nworkload = idle\n",
                    path, sizeof(path));
-    while (CALL(nvmlShutdown) == NVML_SUCCESS)
-        ;
-    setenv("GPUSIM_SCENARIO", path, 1);
-    unsetenv("GPUSIM_TIME");
-    setenv("GPUSIM_SPEED", "100", 1);
-    char epoch[32];
-    snprintf(epoch, sizeof(epoch), "%.3f", (double)time(NULL) - 10);
-    setenv("GPUSIM_EPOCH", epoch, 1);
-    assert_int_equal(CALL(nvmlInit_v2), NVML_SUCCESS);
+    start(path, 1000);
 
     nvmlGpmSample_t a, b, c;
     assert_int_equal(CALL(nvmlGpmSampleAlloc, &a), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlGpmSampleAlloc, &b), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlGpmSampleAlloc, &c), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), a), NVML_SUCCESS);
-    usleep(50000);
+    start(path, 1005);
     assert_int_equal(CALL(nvmlGpmSampleGet, dev(0), b), NVML_SUCCESS);
     assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), c), NVML_SUCCESS);
 
@@ -1711,7 +1722,7 @@ static void test_gpm_two_samples(void **state)
     /* The idle GPU: everything measured, nothing active. */
     nvmlGpmSample_t d;
     assert_int_equal(CALL(nvmlGpmSampleAlloc, &d), NVML_SUCCESS);
-    usleep(20000);
+    start(path, 1007);
     assert_int_equal(CALL(nvmlGpmSampleGet, dev(1), d), NVML_SUCCESS);
     assert_int_equal(gpm_get(c, d, ids, 16, &mg), NVML_SUCCESS);
     for (unsigned i = 0; i < 10; i++) {
@@ -1724,8 +1735,6 @@ static void test_gpm_two_samples(void **state)
     CALL(nvmlGpmSampleFree, b);
     CALL(nvmlGpmSampleFree, c);
     CALL(nvmlGpmSampleFree, d);
-    unsetenv("GPUSIM_SPEED");
-    unsetenv("GPUSIM_EPOCH");
     stop();
 }
 
