@@ -47,91 +47,38 @@
  * were.  The listener restarts only when its address, limits or TLS
  * material changed; new basic-auth users or headers are swapped in under
  * running connections, keeping the credentials verified so far.
+ *
+ * This file holds the body, the sink, the connection guard, the listener
+ * and (re)configuration; the answers are exporter_http.c, the password
+ * checks exporter_verify.c, and what they share exporter_int.h.
  */
 #include "exporter.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../core/log.h"
 #include "../core/safefile.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "exporter_int.h"
 #include "listen.h"
 #include "live.h"
 #include "module.h"
 #include "request.h"
-#include "webconfig.h"
 
-#define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
-#define CT_OM "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define DEFAULT_MAX_CONNECTIONS 512
+
 #define DEFAULT_TIMEOUT_NS 10000000000LL
-/* held answers (the section of that name) */
-#define HELD_MAX ((size_t)32 << 20)   /* bytes of one-off answers waiting, at most */
-#define HELD_SMALL ((size_t)64 << 10) /* answers never refused */
-#define TRIM_MIN ((size_t)256 << 10)  /* freeing this much is worth a malloc_trim */
-#define TRIM_EVERY_NS 100000000LL     /* at most this often while answers are held */
-#define TRIM_DELAY_NS 200000000LL     /* the deferred trim, after the last close */
 
 /* ------------------------------------------------------------------ body */
-
-struct rendering {
-    int done;
-    struct gm_buf plain;
-    struct gm_buf gz; /* empty until first asked for */
-    int gz_done;
-};
-
-/* The four forms a scrape may get, each with its own cached response. */
-enum { V_TEXT, V_TEXT_GZ, V_OM, V_OM_GZ, NVARIANTS };
-
-/* A published sample: rendered on the first scrape that wants each form
- * (text or OpenMetrics, plain or gzip), then kept, so an exporter nobody
- * scrapes costs almost nothing and a scraped one renders once per sample.
- *
- * Two counts: refs are its users (the exporter's current pointer, requests
- * being answered); mem keeps the buffers alive for the users as a whole
- * (one) and for each MHD response made from them (one each, released by
- * MHD's free callback once the last connection sending it is done).  When
- * the last user goes, the cached responses are let go (MHD may still be
- * sending them), and the buffers follow when the last response does. */
-struct body {
-    int refs;
-    int mem;
-    pthread_mutex_t mu;          /* lazy rendering, gzip, the response cache */
-    struct gm_snapshot *snap;    /* reference */
-    struct gm_prom_state *state; /* the counters as of this sample */
-    struct gm_prom_opts prom;
-    struct gm_prom_self self;
-    struct rendering text, om;
-    /* /api/v1/status: the status document, rendered on the first request
-     * (status_json NULL: none), with command lines or without
-     * (status_cmd), and its cached response */
-    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
-    struct gm_buf status;
-    int status_done;
-    int status_cmd;
-    struct MHD_Response *status_resp;
-    uint64_t status_gen;
-    struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
-    uint64_t resp_gen[NVARIANTS];         /* the security context they carry headers of */
-    int64_t wall_ns;
-    uint8_t driver;
-    char driver_msg[256];
-};
 
 static struct body *body_new(void)
 {
@@ -165,12 +112,12 @@ static void body_mem_unref(struct body *b)
 }
 
 /* MHD's free callback of a response made from b's buffers. */
-static void body_mem_release_cb(void *cls)
+void gm_ex_body_mem_release_cb(void *cls)
 {
     body_mem_unref(cls);
 }
 
-static void body_unref(struct body *b)
+void gm_ex_body_unref(struct body *b)
 {
     if (!b || __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
@@ -184,7 +131,7 @@ static void body_unref(struct body *b)
 }
 
 /* The plain form of r, rendered on first use (under the body's lock). */
-static const struct gm_buf *rendering_plain(struct body *b, struct rendering *r)
+const struct gm_buf *gm_ex_rendering_plain(struct body *b, struct rendering *r)
 {
     pthread_mutex_lock(&b->mu);
     if (!r->done) {
@@ -217,9 +164,9 @@ static int gzip_buf(const struct gm_buf *in, struct gm_buf *out)
 }
 
 /* The gzip form of r, made on first use (under the body's lock). */
-static const struct gm_buf *rendering_gz(struct body *b, struct rendering *r)
+const struct gm_buf *gm_ex_rendering_gz(struct body *b, struct rendering *r)
 {
-    rendering_plain(b, r);
+    gm_ex_rendering_plain(b, r);
     pthread_mutex_lock(&b->mu);
     if (!r->gz_done) {
         if (gzip_buf(&r->plain, &r->gz) != 0)
@@ -232,25 +179,6 @@ static const struct gm_buf *rendering_gz(struct body *b, struct rendering *r)
 
 /* ------------------------------------------------------ security context */
 
-/* What requests are checked against: the web config and its basic-auth
- * checker.  Immutable once made; refcounted, so that a reload can swap it
- * while requests still use the old one.  gen tells responses made with one
- * context's headers from another's. */
-struct sec {
-    int refs;
-    uint64_t gen;
-    struct gm_webconfig *web; /* NULL: plain HTTP, no auth, no extra headers */
-    struct gm_auth *auth;     /* NULL: no basic auth */
-    /* the Host check (DNS rebinding; gm_request_host_ok): on unless basic
-     * auth or RequireAndVerifyClientCert authenticates every request */
-    int host_check;
-    char hostname[256];       /* gethostname() when the context was made */
-    char allowed_hosts[1024]; /* allowed-hosts */
-    /* /api/v1/status with command lines: authenticated (!host_check) or
-     * api-command-lines */
-    int command_lines;
-};
-
 /* What a context made now for allowed would hold besides the web config. */
 static void sec_hosts(const char *allowed, char *hostname, size_t hlen, char *hosts, size_t alen)
 {
@@ -260,13 +188,13 @@ static void sec_hosts(const char *allowed, char *hostname, size_t hlen, char *ho
     gm_strlcpy(hosts, allowed ? allowed : "", alen);
 }
 
-static struct sec *sec_ref(struct sec *s)
+struct sec *gm_ex_sec_ref(struct sec *s)
 {
     __atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
     return s;
 }
 
-static void sec_unref(struct sec *s)
+void gm_ex_sec_unref(struct sec *s)
 {
     if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
         return;
@@ -302,43 +230,7 @@ static struct sec *sec_new_take(struct gm_webconfig *web, const struct sec *prev
 
 /* ------------------------------------------------------------- exporter */
 
-struct listener;
-
-struct gm_exporter {
-    pthread_mutex_t mu;        /* cur, sec and the option copies below */
-    pthread_mutex_t render_mu; /* state: two sink threads may overlap during a reload */
-    struct body *cur;
-    struct sec *sec;
-    uint64_t sec_gen;
-    struct gm_prom_state *state;
-    struct gm_prom_opts prom;
-    char textfile_dir[4096];
-    int64_t stale_after_ns;
-    /* the live page's sources (exporter.h) */
-    void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
-    int (*alerts)(void *arg, struct gm_alert_now *out, int max);
-    void *alerts_arg;
-    struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
-    void (*log)(void *arg, int level, const char *msg); /* set once, at start */
-    void *log_arg;
-
-    /* the HTTP server, or NULL; only the thread that starts, reconfigures
-     * and stops the exporter touches this pointer */
-    struct listener *lis;
-
-    size_t held;         /* atomic: bytes of one-off answers MHD holds (held answers) */
-    int trim_owed;       /* atomic: a big answer was freed since the last deferred trim */
-    int64_t trim_ns;     /* atomic: monotonic ns of the last malloc_trim */
-    int64_t held_logged; /* atomic: monotonic ns of the last notice about HELD_MAX */
-    uint64_t scrapes;    /* atomic */
-    uint64_t dropped;    /* atomic, from the agent */
-    int textfile_failing;
-};
-
-/* The exporter's log (x->log may be NULL). */
-#define xlog(x, level, ...) gm_logf((x)->log, (x)->log_arg, (level), __VA_ARGS__)
-
-static struct body *current(struct gm_exporter *x, int64_t *stale_after_ns)
+struct body *gm_ex_current(struct gm_exporter *x, int64_t *stale_after_ns)
 {
     pthread_mutex_lock(&x->mu);
     struct body *b = body_ref(x->cur);
@@ -348,10 +240,10 @@ static struct body *current(struct gm_exporter *x, int64_t *stale_after_ns)
     return b;
 }
 
-static struct sec *current_sec(struct gm_exporter *x)
+struct sec *gm_ex_current_sec(struct gm_exporter *x)
 {
     pthread_mutex_lock(&x->mu);
-    struct sec *s = sec_ref(x->sec);
+    struct sec *s = gm_ex_sec_ref(x->sec);
     pthread_mutex_unlock(&x->mu);
     return s;
 }
@@ -410,7 +302,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     int rc = 0;
     if (textfile[0]) {
         struct gm_err e = {0};
-        if (write_textfile(textfile, rendering_plain(b, &b->text), &e) != 0) {
+        if (write_textfile(textfile, gm_ex_rendering_plain(b, &b->text), &e) != 0) {
             if (!x->textfile_failing)
                 xlog(x, 3, "textfile: %s (reported once until it works again)", e.msg);
             x->textfile_failing = 1;
@@ -425,7 +317,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     struct body *old = x->cur;
     x->cur = b;
     pthread_mutex_unlock(&x->mu);
-    body_unref(old);
+    gm_ex_body_unref(old);
     return rc;
 }
 
@@ -456,46 +348,6 @@ static void mod_set_dropped(struct gm_exporter *x, uint64_t dropped)
 }
 
 /* ------------------------------------------------------ connection guard */
-
-/* One accepted connection, as the guard sees it.  Lives from MHD's
- * "started" notification to its "closed" one; the fd is valid in between,
- * and the guard touches it only under the listener's lock, which the
- * "closed" notification takes too, so it never shuts down a reused fd. */
-struct conn {
-    struct conn *prev, *next;
-    struct listener *l;
-    int fd;
-    int64_t since; /* monotonic ns: the start of the current deadline */
-    int waiting;   /* waiting for a request's headers (not answering one) */
-    int cut;       /* shut down by the guard; MHD closes it soon */
-};
-
-struct verifier; /* below: the password checks that need bcrypt */
-
-struct listener {
-    struct gm_exporter *x;
-    struct MHD_Daemon *mhd;
-    int fd; /* the listening socket (MHD serves a duplicate of it) */
-    struct sockaddr_storage ss;
-    socklen_t sl;
-    char addr[256];
-    unsigned max_connections;
-    int64_t timeout_ns;
-    struct sec *sec; /* the TLS material MHD was started with */
-
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct conn head; /* sentinel of the list of connections */
-    unsigned live;    /* connections not cut */
-    int guard_idle;   /* the guard waits with no deadline (no connection) */
-    int quit;
-    int guard_started;
-    pthread_t guard;
-    int64_t evict_logged; /* monotonic ns of the last notice about a full server */
-    int64_t trim_at;      /* monotonic ns of the deferred malloc_trim, or 0 (held answers) */
-
-    struct verifier *ver; /* made with the listener, its thread started on first use */
-};
 
 /* Under l->mu. */
 static void conn_cut(struct listener *l, struct conn *c)
@@ -625,7 +477,7 @@ static struct conn *conn_of(struct MHD_Connection *mc)
 /* A request's headers are in (waiting = 0: answering it), or its response
  * has been sent (waiting = 1: waiting for the next one); either starts a
  * new deadline. */
-static void conn_phase(struct MHD_Connection *mc, int waiting)
+void gm_ex_conn_phase(struct MHD_Connection *mc, int waiting)
 {
     struct conn *c = conn_of(mc);
     if (!c)
@@ -637,15 +489,16 @@ static void conn_phase(struct MHD_Connection *mc, int waiting)
 }
 
 /* *req_cls of a request whose headers are in and that has no job. */
-static char headers_in;
+char gm_ex_headers_in;
 
 /* *req_cls, from on_target, of a request whose target is refused: 400
  * (%00) or 414 (too many parameters).  Neither is a job. */
-static char target_nul, target_params;
+char gm_ex_target_nul, gm_ex_target_params;
 
 static int is_job(const void *req_cls)
 {
-    return req_cls && req_cls != &headers_in && req_cls != &target_nul && req_cls != &target_params;
+    return req_cls && req_cls != &gm_ex_headers_in && req_cls != &gm_ex_target_nul &&
+           req_cls != &gm_ex_target_params;
 }
 
 /* MHD's URI callback: the request target as sent, before MHD decodes %XX
@@ -669,20 +522,17 @@ static void *on_target(void *cls, const char *uri, struct MHD_Connection *c)
     const char *why;
     switch (gm_request_target_check(uri, &why)) {
     case 400:
-        return &target_nul;
+        return &gm_ex_target_nul;
     case 414: {
         char *q = strchr(uri, '?'); /* MHD's writable request buffer (see above) */
         if (q)
             q[1] = '\0';
-        return &target_params;
+        return &gm_ex_target_params;
     }
     default:
         return NULL;
     }
 }
-
-struct vjob;
-static void job_release(struct verifier *v, struct vjob *j);
 
 static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
@@ -692,984 +542,16 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
     if (is_job(*req_cls)) {
         /* resumed after its check, but the client went away before the
          * handler could answer */
-        job_release(l->ver, *req_cls);
+        gm_ex_job_release(l->ver, *req_cls);
         *req_cls = NULL;
     }
-    conn_phase(mc, 1);
-}
-
-/* -------------------------------------------------------------- verifier */
-
-/* The password checks that need bcrypt run here, on one thread per
- * listener, never on the HTTP threads.  A request whose credentials are not
- * in the cache of verified ones (gm_auth_begin) is suspended
- * (MHD_suspend_connection) and queued; the thread computes the bcrypt
- * (gm_auth_verify), records the verdict in the job and resumes the
- * connection, and MHD calls the handler again, which answers.  Meanwhile
- * the HTTP threads go on serving everyone else, and a client whose
- * credentials were verified once is answered from the cache at once, however
- * many wrong passwords are waiting.  One thread: bcrypt is CPU, and the
- * exporter's work is serving scrapes, so at most one core goes to checking
- * passwords.
- *
- * The queue is bounded and fair: the waiting checks are grouped by client
- * address (an IPv4 address, or the /64 of an IPv6 one) and taken in turn, one
- * per address, so a flood from one address delays another address's first
- * login by at most one check per flooding address.  An address may have
- * VERIFY_PER_CLIENT checks waiting and all addresses VERIFY_MAX_WAITING.  A
- * request beyond that is refused unchecked (its credentials neither
- * accepted nor refused): 429 with Retry-After: 1, held back for
- * VERIFY_BUSY_DELAY_NS first, so that a client that asks again at once
- * costs one request a second per connection instead of a busy loop; at most
- * VERIFY_MAX_DELAYED are held back (they hold connection slots), the others
- * get their 429 at once.
- *
- * MHD must not be stopped while a connection is suspended: verifier_stop
- * stops the thread, which first answers every job still queued or held back
- * (503, 429) without a check, and then waits until every job's request has
- * let go of it. */
-
-#define VERIFY_MAX_WAITING 64
-#define VERIFY_PER_CLIENT 4
-#define VERIFY_MAX_DELAYED 64
-#define VERIFY_BUSY_DELAY_NS 1000000000LL
-#define VERIFY_DRAIN_NS 5000000000LL /* verifier_stop's wait for requests to let go */
-
-enum job_state { JOB_UNCHECKED, JOB_ALLOWED, JOB_DENIED, JOB_BUSY, JOB_DROPPED };
-
-/* A suspended request's check; the request's *req_cls from submission until
- * the handler (or on_completed, when the client went away) releases it. */
-struct vjob {
-    struct vjob *next;
-    struct MHD_Connection *c;
-    struct sec *sec; /* a reference: the context whose checker decides */
-    struct gm_auth_pending *pending;
-    int64_t due; /* monotonic ns: when a held-back job gets its 429 */
-    int state;   /* enum job_state; written by the thread before it resumes c */
-};
-
-/* A client address with checks waiting; in the ring while it has any. */
-struct vclient {
-    struct vclient *next;
-    unsigned char addr[17]; /* family byte, then 4 or 8 address bytes, zero-padded */
-    struct vjob *head, *tail;
-    unsigned n;
-};
-
-struct verifier {
-    struct listener *l;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;    /* work for the thread; or, when quitting, a job let go */
-    struct vclient *ring; /* the address whose turn it is; then the others in turn */
-    struct vclient *ring_tail;
-    struct vjob *delayed, *delayed_tail; /* held-back refusals, by due time */
-    unsigned waiting;                    /* jobs queued, all addresses */
-    unsigned ndelayed;
-    unsigned outstanding; /* jobs submitted and not yet released */
-    int quit;
-    int started;
-    pthread_t thread;
-    int64_t busy_logged; /* monotonic ns of the last notice about a full queue */
-};
-
-/* The address key of the connection's client. */
-static void client_key(struct MHD_Connection *c, unsigned char key[17])
-{
-    memset(key, 0, 17);
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-    if (sa && sa->sa_family == AF_INET) {
-        key[0] = 4;
-        memcpy(key + 1, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-    } else if (sa && sa->sa_family == AF_INET6) {
-        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-        if (IN6_IS_ADDR_V4MAPPED(a6)) { /* an IPv4 client of a [::] listener */
-            key[0] = 4;
-            memcpy(key + 1, a6->s6_addr + 12, 4);
-        } else {
-            key[0] = 6;
-            memcpy(key + 1, a6->s6_addr, 8); /* one /64 is one client */
-        }
-    }
-}
-
-/* The job's request is done with it (answered, or its connection closed). */
-static void job_release(struct verifier *v, struct vjob *j)
-{
-    gm_auth_pending_free(j->pending);
-    sec_unref(j->sec);
-    free(j);
-    pthread_mutex_lock(&v->mu);
-    if (--v->outstanding == 0 && v->quit)
-        pthread_cond_broadcast(&v->cv);
-    pthread_mutex_unlock(&v->mu);
-}
-
-/* Under v->mu: the next queued job, the ring turned to the next address. */
-static struct vjob *take_queued(struct verifier *v)
-{
-    struct vclient *vc = v->ring;
-    struct vjob *j = vc->head;
-    vc->head = j->next;
-    if (!vc->head)
-        vc->tail = NULL;
-    vc->n--;
-    v->waiting--;
-    v->ring = vc->next;
-    if (!v->ring)
-        v->ring_tail = NULL;
-    if (vc->n) { /* to the back of the ring */
-        vc->next = NULL;
-        if (v->ring_tail)
-            v->ring_tail->next = vc;
-        else
-            v->ring = vc;
-        v->ring_tail = vc;
-    } else {
-        free(vc);
-    }
-    return j;
-}
-
-/* Records j's verdict and resumes its connection; after this j belongs to
- * its request.  Called without v->mu. */
-static void job_done(struct vjob *j, int state)
-{
-    __atomic_store_n(&j->state, state, __ATOMIC_RELEASE);
-    MHD_resume_connection(j->c);
-}
-
-static void *verifier_run(void *arg)
-{
-    struct verifier *v = arg;
-    pthread_mutex_lock(&v->mu);
-    for (;;) {
-        int64_t now = gm_mono_ns();
-        struct vjob *j = NULL;
-        int state = JOB_BUSY;
-        if (v->delayed && (v->quit || v->delayed->due <= now)) {
-            j = v->delayed;
-            v->delayed = j->next;
-            if (!v->delayed)
-                v->delayed_tail = NULL;
-            v->ndelayed--;
-        } else if (v->ring) {
-            j = take_queued(v);
-            state = v->quit ? JOB_DROPPED : JOB_UNCHECKED;
-        } else if (v->quit) {
-            break;
-        } else if (v->delayed) {
-            struct timespec ts = {.tv_sec = v->delayed->due / 1000000000LL,
-                                  .tv_nsec = v->delayed->due % 1000000000LL};
-            pthread_cond_timedwait(&v->cv, &v->mu, &ts);
-            continue;
-        } else {
-            pthread_cond_wait(&v->cv, &v->mu);
-            continue;
-        }
-        pthread_mutex_unlock(&v->mu);
-        if (state == JOB_UNCHECKED) {
-            struct gm_auth_pending *p = j->pending;
-            j->pending = NULL;
-            state = gm_auth_verify(j->sec->auth, p) ? JOB_ALLOWED : JOB_DENIED;
-        }
-        job_done(j, state);
-        pthread_mutex_lock(&v->mu);
-    }
-    pthread_mutex_unlock(&v->mu);
-    return NULL;
-}
-
-enum { SUBMIT_OK, SUBMIT_BUSY, SUBMIT_CLOSING };
-
-/* Queues the check of p for the request on c (or, when the queue is full,
- * holds the request back for its 429) and suspends c; on SUBMIT_OK
- * *req_cls is the job.  SUBMIT_BUSY (answer 429 now) and SUBMIT_CLOSING
- * (503) leave c running.  Takes p, also on failure.  Called on an HTTP
- * thread, from the handler. */
-static int verifier_submit(struct verifier *v, struct MHD_Connection *c, struct sec *s,
-                           struct gm_auth_pending *p, void **req_cls)
-{
-    unsigned char key[17];
-    client_key(c, key);
-    pthread_mutex_lock(&v->mu);
-    struct vclient *vc = v->ring;
-    while (vc && memcmp(vc->addr, key, sizeof(key)) != 0)
-        vc = vc->next;
-    int queue = v->waiting < VERIFY_MAX_WAITING && (!vc || vc->n < VERIFY_PER_CLIENT);
-    int rc = SUBMIT_OK;
-    if (v->quit)
-        rc = SUBMIT_CLOSING;
-    else if ((!queue && v->ndelayed >= VERIFY_MAX_DELAYED) ||
-             (!v->started && pthread_create(&v->thread, NULL, verifier_run, v) != 0))
-        rc = SUBMIT_BUSY;
-    else
-        v->started = 1;
-    int notice = 0;
-    int64_t now = gm_mono_ns();
-    if (!queue && rc != SUBMIT_CLOSING &&
-        (!v->busy_logged || now - v->busy_logged > 60000000000LL)) {
-        v->busy_logged = now;
-        notice = 1;
-    }
-    unsigned waiting = v->waiting;
-    if (rc == SUBMIT_OK) {
-        struct vjob *j = gm_xcalloc(1, sizeof(*j));
-        j->c = c;
-        j->sec = sec_ref(s);
-        j->state = JOB_UNCHECKED;
-        /* suspended before the thread can see the job, so that its resume
-         * always follows this suspend */
-        MHD_suspend_connection(c);
-        if (queue) {
-            j->pending = p;
-            p = NULL;
-            if (!vc) {
-                vc = gm_xcalloc(1, sizeof(*vc));
-                memcpy(vc->addr, key, sizeof(key));
-                if (v->ring_tail)
-                    v->ring_tail->next = vc;
-                else
-                    v->ring = vc;
-                v->ring_tail = vc;
-            }
-            if (vc->tail)
-                vc->tail->next = j;
-            else
-                vc->head = j;
-            vc->tail = j;
-            vc->n++;
-            v->waiting++;
-        } else {
-            j->due = now + VERIFY_BUSY_DELAY_NS;
-            if (v->delayed_tail)
-                v->delayed_tail->next = j;
-            else
-                v->delayed = j;
-            v->delayed_tail = j;
-            v->ndelayed++;
-        }
-        v->outstanding++;
-        pthread_cond_signal(&v->cv);
-        *req_cls = j;
-    }
-    pthread_mutex_unlock(&v->mu);
-    gm_auth_pending_free(p);
-    if (notice)
-        xlog(v->l->x, 5,
-             "http: %u password checks are waiting (at most %d, %d per client address): further "
-             "logins that need one get 429 until there is room; reported once a minute",
-             waiting, VERIFY_MAX_WAITING, VERIFY_PER_CLIENT);
-    return rc;
-}
-
-static struct verifier *verifier_new(struct listener *l)
-{
-    struct verifier *v = gm_xcalloc(1, sizeof(*v));
-    v->l = l;
-    pthread_mutex_init(&v->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&v->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    return v;
-}
-
-/* Stops the thread (the jobs still queued or held back are answered
- * unchecked) and waits until every request has let go of its job, so that
- * no connection of the listener stays suspended; then MHD may be stopped.
- * Accepts NULL. */
-static void verifier_stop(struct verifier *v)
-{
-    if (!v)
-        return;
-    pthread_mutex_lock(&v->mu);
-    v->quit = 1;
-    pthread_cond_broadcast(&v->cv);
-    int started = v->started;
-    pthread_mutex_unlock(&v->mu);
-    if (started)
-        pthread_join(v->thread, NULL);
-    pthread_mutex_lock(&v->mu);
-    int64_t until = gm_mono_ns() + VERIFY_DRAIN_NS;
-    struct timespec ts = {.tv_sec = until / 1000000000LL, .tv_nsec = until % 1000000000LL};
-    while (v->outstanding && pthread_cond_timedwait(&v->cv, &v->mu, &ts) != ETIMEDOUT)
-        ;
-    unsigned left = v->outstanding;
-    pthread_mutex_unlock(&v->mu);
-    if (left) /* resumed; MHD takes them up as it stops */
-        xlog(v->l->x, 7, "http: %u checked requests not answered yet at shutdown", left);
-}
-
-/* After verifier_stop and MHD_stop_daemon.  Accepts NULL. */
-static void verifier_free(struct verifier *v)
-{
-    if (!v)
-        return;
-    pthread_cond_destroy(&v->cv);
-    pthread_mutex_destroy(&v->mu);
-    free(v);
-}
-
-/* ------------------------------------------------------------------ HTTP */
-
-static void add_headers(const struct sec *s, struct MHD_Response *r)
-{
-    int nosniff = 0;
-    if (s->web) {
-        const char *name, *value;
-        for (size_t i = 0; gm_webconfig_header(s->web, i, &name, &value) == 0; i++) {
-            MHD_add_response_header(r, name, value);
-            nosniff |= strcasecmp(name, "X-Content-Type-Options") == 0;
-        }
-    }
-    if (!nosniff)
-        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-}
-
-static enum MHD_Result reply_text(const struct sec *s, struct MHD_Connection *c, unsigned status,
-                                  const char *text)
-{
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-    if (status == MHD_HTTP_TOO_MANY_REQUESTS || status == MHD_HTTP_SERVICE_UNAVAILABLE)
-        MHD_add_response_header(r, "Retry-After", "1");
-    add_headers(s, r);
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-/* A response for form v of b, carrying s's headers; *owned says whether the
- * caller must MHD_destroy_response it (a one-off) or it is b's cached one
- * (valid while the caller holds its reference to b). */
-static struct MHD_Response *body_response(struct body *b, int v, const struct sec *s, int *owned)
-{
-    pthread_mutex_lock(&b->mu);
-    struct MHD_Response *r = b->resp[v] && b->resp_gen[v] == s->gen ? b->resp[v] : NULL;
-    pthread_mutex_unlock(&b->mu);
-    *owned = 0;
-    if (r)
-        return r;
-    int om = v == V_OM || v == V_OM_GZ;
-    struct rendering *rd = om ? &b->om : &b->text;
-    const struct gm_buf *data = rendering_plain(b, rd);
-    int gz = 0;
-    if (v == V_TEXT_GZ || v == V_OM_GZ) {
-        const struct gm_buf *z = rendering_gz(b, rd);
-        if (z) {
-            data = z;
-            gz = 1;
-        }
-    }
-    __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-    r = MHD_create_response_from_buffer_with_free_callback_cls(data->len, data->p,
-                                                               body_mem_release_cb, b);
-    if (!r) {
-        /* cannot reach 0: the caller is a user, and users hold one */
-        __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-        return NULL;
-    }
-    MHD_add_response_header(r, "Content-Type", om ? CT_OM : CT_TEXT);
-    if (gz)
-        MHD_add_response_header(r, "Content-Encoding", "gzip");
-    MHD_add_response_header(r, "Vary", "Accept, Accept-Encoding");
-    add_headers(s, r);
-    pthread_mutex_lock(&b->mu);
-    if (!b->resp[v]) {
-        b->resp[v] = r;
-        b->resp_gen[v] = s->gen;
-    } else {
-        *owned = 1; /* another thread cached one first, or a reload changed the headers */
-    }
-    pthread_mutex_unlock(&b->mu);
-    return r;
-}
-
-static enum MHD_Result serve_metrics(struct gm_exporter *x, const struct sec *s,
-                                     struct MHD_Connection *c)
-{
-    __atomic_add_fetch(&x->scrapes, 1, __ATOMIC_RELAXED);
-    struct body *b = current(x, NULL);
-    if (!b)
-        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE,
-                          "no sample yet: the agent has just started\n");
-    int om, gz;
-    gm_request_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"),
-                         MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"), &om,
-                         &gz);
-    int owned;
-    struct MHD_Response *r = body_response(b, (om ? V_OM : V_TEXT) + gz, s, &owned);
-    enum MHD_Result ret = r ? MHD_queue_response(c, MHD_HTTP_OK, r) : MHD_NO;
-    if (r && owned)
-        MHD_destroy_response(r);
-    body_unref(b);
-    return ret;
-}
-
-/* Seconds with millisecond precision and no trailing zeros past the first
- * decimal: 2000 -> "2.0", 2043 -> "2.043", 2050 -> "2.05". */
-static void fmt_ms(char *buf, size_t n, int64_t ms)
-{
-    snprintf(buf, n, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
-    size_t len = strlen(buf);
-    while (len > 2 && buf[len - 1] == '0' && buf[len - 2] != '.')
-        buf[--len] = '\0';
-}
-
-static enum MHD_Result serve_health(struct gm_exporter *x, const struct sec *s,
-                                    struct MHD_Connection *c)
-{
-    int64_t stale_after_ns;
-    struct body *b = current(x, &stale_after_ns);
-    char msg[512];
-    unsigned status = MHD_HTTP_OK;
-    if (!b) {
-        status = MHD_HTTP_SERVICE_UNAVAILABLE;
-        snprintf(msg, sizeof(msg), "not ready: no sample yet\n");
-    } else {
-        /* compared in whole milliseconds, as printed */
-        int64_t age_ns = gm_wall_ns() - b->wall_ns;
-        int64_t age_ms = age_ns > 0 ? age_ns / 1000000 : 0;
-        int64_t limit_ms = stale_after_ns / 1000000;
-        char age[32], limit[32];
-        fmt_ms(age, sizeof(age), age_ms);
-        fmt_ms(limit, sizeof(limit), limit_ms);
-        if (b->driver != GM_DRV_OK) {
-            status = MHD_HTTP_SERVICE_UNAVAILABLE;
-            snprintf(msg, sizeof(msg), "unhealthy: %s: %s\n",
-                     gm_driver_state_name((enum gm_driver_state)b->driver), b->driver_msg);
-        } else if (stale_after_ns > 0 && age_ms > limit_ms) {
-            status = MHD_HTTP_SERVICE_UNAVAILABLE;
-            snprintf(msg, sizeof(msg),
-                     "stale: the latest sample is %s s old (limit %s s); sampling may be stuck "
-                     "in a hung NVML call\n",
-                     age, limit);
-        } else {
-            snprintf(msg, sizeof(msg), "ok: latest sample %s s old\n", age);
-        }
-    }
-    body_unref(b);
-    return reply_text(s, c, status, msg);
-}
-
-/* -------------------------------------------------------------- live page */
-
-/* The headers of every live response (page, assets, API): the strict CSP
- * (GM_LIVE_CSP), no referrer, no framing, and how long it may be cached. */
-static void add_live_headers(struct MHD_Response *r, const char *cache)
-{
-    MHD_add_response_header(r, "Content-Security-Policy", GM_LIVE_CSP);
-    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-    MHD_add_response_header(r, "X-Frame-Options", "DENY");
-    MHD_add_response_header(r, "Cache-Control", cache);
-}
-
-/* ---------------------------------------------------------- held answers */
-
-static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
-                                       struct MHD_Connection *c, const char *ctype, size_t held);
-
-/* A one-off answer (the page, the history, the alerts, an error) lives in
- * our memory until its client has read all of it that the kernel's socket
- * buffer does not take, for as long as connection-timeout allows; 200
- * clients asking for a whole history of megabytes and never reading once
- * pinned hundreds of megabytes, and glibc kept them after the clients left.
- * So the bytes of the answers waiting are counted (x->held), an answer
- * above HELD_SMALL that would take them over HELD_MAX is refused with 503
- * (Retry-After: 1) after it is rendered and freed, and once a big answer
- * is freed the memory goes back to the system (malloc_trim: when little is
- * left held, or at most every TRIM_EVERY_NS while more is; and once more by
- * the connection guard TRIM_DELAY_NS after the last connection in a row
- * closed, as libmicrohttpd frees a connection's memory after its answer).
- * The cached
- * /metrics and /api/v1/status answers are shared per sample and are not
- * counted here. */
-
-struct held {
-    struct gm_exporter *x;
-    size_t len;
-    void *p;
-};
-
-/* After len bytes of a one-off answer were freed, left still held. */
-static void held_give_back(struct gm_exporter *x, size_t len, size_t left)
-{
-    if (len < TRIM_MIN)
-        return;
-    __atomic_store_n(&x->trim_owed, 1, __ATOMIC_RELEASE);
-    int64_t now = gm_mono_ns();
-    int64_t last = __atomic_load_n(&x->trim_ns, __ATOMIC_RELAXED);
-    if (left >= TRIM_MIN && now - last < TRIM_EVERY_NS)
-        return;
-    if (!__atomic_compare_exchange_n(&x->trim_ns, &last, now, 0, __ATOMIC_RELAXED,
-                                     __ATOMIC_RELAXED))
-        return; /* another thread trims now */
-    malloc_trim(0);
-}
-
-/* MHD's free callback of a counted answer. */
-static void held_free(void *cls)
-{
-    struct held *h = cls;
-    free(h->p);
-    size_t left = __atomic_sub_fetch(&h->x->held, h->len, __ATOMIC_ACQ_REL);
-    held_give_back(h->x, h->len, left);
-    free(h);
-}
-
-/* Answers with b's bytes (taken: b is left empty, also on failure),
- * counted in x->held when x is set (refused with 503 beyond HELD_MAX: the
- * held answers section); x NULL: small answers, not counted. */
-static enum MHD_Result reply_buf(struct gm_exporter *x, const struct sec *s,
-                                 struct MHD_Connection *c, unsigned status, const char *ctype,
-                                 struct gm_buf *b)
-{
-    if (!b->p)
-        gm_buf_reserve(b, 1);
-    struct held *h = NULL;
-    if (x) {
-        size_t len = b->len, total = __atomic_add_fetch(&x->held, len, __ATOMIC_ACQ_REL);
-        if (len > HELD_SMALL && total > HELD_MAX) {
-            size_t left = __atomic_sub_fetch(&x->held, len, __ATOMIC_ACQ_REL);
-            gm_buf_free(b);
-            held_give_back(x, len, left);
-            return reply_held_full(x, s, c, ctype, total - len);
-        }
-        h = gm_xcalloc(1, sizeof(*h));
-        h->x = x;
-        h->len = len;
-        /* drop the growth slack (up to as much again): mremap or a split */
-        void *p = len ? realloc(b->p, len) : NULL;
-        h->p = p ? p : b->p;
-    }
-    struct MHD_Response *r =
-        h ? MHD_create_response_from_buffer_with_free_callback_cls(h->len, h->p, held_free, h)
-          : MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
-    if (!r) {
-        if (h)
-            held_free(h);
-        else
-            gm_buf_free(b);
-        *b = (struct gm_buf)GM_BUF_INIT;
-        return MHD_NO;
-    }
-    *b = (struct gm_buf)GM_BUF_INIT; /* MHD frees it */
-    MHD_add_response_header(r, "Content-Type", ctype);
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, "Allow", "GET, HEAD");
-    if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-        MHD_add_response_header(r, "Retry-After", "1");
-    add_live_headers(r, "no-store");
-    add_headers(s, r);
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result reply_json_error(const struct sec *s, struct MHD_Connection *c,
-                                        unsigned status, const char *param, const char *msg)
-{
-    struct gm_buf b = GM_BUF_INIT;
-    gm_live_error_json(&b, (int)status, param, msg);
-    return reply_buf(NULL, s, c, status, "application/json", &b);
-}
-
-/* 503 for a big answer that would take the held ones over HELD_MAX
- * (JSON for the API's ctype), with a notice at most once a minute. */
-static enum MHD_Result reply_held_full(struct gm_exporter *x, const struct sec *s,
-                                       struct MHD_Connection *c, const char *ctype, size_t held)
-{
-    int64_t now = gm_mono_ns(), last = __atomic_load_n(&x->held_logged, __ATOMIC_RELAXED);
-    if ((!last || now - last > 60000000000LL) &&
-        __atomic_compare_exchange_n(&x->held_logged, &last, now, 0, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
-        xlog(x, 5,
-             "http: %.1f MiB of answers wait for clients that read slowly (at most %zu MiB): "
-             "further big answers get 503 until they are read; reported once a minute",
-             held / 1048576.0, HELD_MAX >> 20);
-    char msg[200];
-    snprintf(msg, sizeof(msg),
-             "busy: %zu MiB of answers are waiting for clients that read slowly; try again",
-             HELD_MAX >> 20);
-    if (strcmp(ctype, "application/json") == 0)
-        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, msg);
-    gm_strlcpy(msg + strlen(msg), "\n", sizeof(msg) - strlen(msg));
-    return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, msg);
-}
-
-/* The alerts pending and firing now: up to max in out, the count in all,
- * or -1 when alerts are off. */
-static int live_alerts(struct gm_exporter *x, struct gm_alert_now *out, int max)
-{
-    pthread_mutex_lock(&x->mu);
-    int (*fn)(void *, struct gm_alert_now *, int) = x->alerts;
-    void *arg = x->alerts_arg;
-    pthread_mutex_unlock(&x->mu);
-    return fn ? fn(arg, out, max) : -1;
-}
-
-/* The query string's parameters, checked as they come (MHD's iterator). */
-struct query {
-    enum gm_request_route route;
-    struct gm_live_query q;
-    unsigned seen;
-    int bad;
-    struct gm_buf err;
-};
-
-static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                 const char *value)
-{
-    struct query *z = cls;
-    (void)kind;
-    if (z->route != GM_REQ_API_HISTORY) {
-        char msg[200];
-        snprintf(msg, sizeof(msg), "unknown parameter \"%.64s\" (this endpoint takes none)", key);
-        gm_live_error_json(&z->err, 400, key, msg);
-        z->bad = 1;
-    } else if (gm_live_query_param(&z->q, &z->seen, key, value, &z->err) != 0) {
-        z->bad = 1;
-    }
-    return z->bad ? MHD_NO : MHD_YES;
-}
-
-static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
-                                  struct MHD_Connection *c)
-{
-    struct body *b = current(x, NULL);
-    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
-    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
-    struct gm_buf out = GM_BUF_INIT;
-    gm_live_page(&out, b ? b->snap : NULL, al,
-                 total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
-    free(al);
-    unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
-    body_unref(b);
-    return reply_buf(x, s, c, status, "text/html; charset=utf-8", &out);
-}
-
-static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)
-{
-    const struct gm_live_asset *a = gm_live_asset(url);
-    if (!a)
-        return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /\n");
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(a->len, (void *)a->data, MHD_RESPMEM_PERSISTENT);
-    if (!r)
-        return MHD_NO;
-    MHD_add_response_header(r, "Content-Type", a->content_type);
-    add_live_headers(r, "no-cache");
-    add_headers(s, r);
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-/* /api/v1/status: the latest sample's status document, rendered once per
- * sample on the first request and then handed out as one cached response,
- * as /metrics is. */
-static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec *s,
-                                        struct MHD_Connection *c)
-{
-    struct body *b = current(x, NULL);
-    if (!b)
-        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
-                                "no sample yet: the agent has just started");
-    if (!b->status_json) {
-        body_unref(b);
-        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
-                                "this exporter has no status document");
-    }
-    pthread_mutex_lock(&b->mu);
-    if (!b->status_done) {
-        b->status_json(b->snap, s->command_lines, &b->status);
-        b->status_done = 1;
-        b->status_cmd = s->command_lines;
-    }
-    int other = b->status_cmd != s->command_lines;
-    struct MHD_Response *r = b->status_resp && b->status_gen == s->gen ? b->status_resp : NULL;
-    pthread_mutex_unlock(&b->mu);
-    if (other) {
-        /* rendered for a context a reload replaced, with the other choice
-         * of command lines: a one-off rendering for this request */
-        struct gm_buf out = GM_BUF_INIT;
-        b->status_json(b->snap, s->command_lines, &out);
-        body_unref(b);
-        return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
-    }
-    int owned = 0;
-    if (!r) {
-        __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-        r = MHD_create_response_from_buffer_with_free_callback_cls(b->status.len, b->status.p,
-                                                                   body_mem_release_cb, b);
-        if (!r) {
-            __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-            body_unref(b);
-            return MHD_NO;
-        }
-        MHD_add_response_header(r, "Content-Type", "application/json");
-        add_live_headers(r, "no-store");
-        add_headers(s, r);
-        pthread_mutex_lock(&b->mu);
-        if (!b->status_resp) {
-            b->status_resp = r;
-            b->status_gen = s->gen;
-        } else {
-            owned = 1;
-        }
-        pthread_mutex_unlock(&b->mu);
-    }
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-    if (owned)
-        MHD_destroy_response(r);
-    body_unref(b);
-    return ret;
-}
-
-static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec *s,
-                                        struct MHD_Connection *c)
-{
-    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
-    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
-    struct gm_buf out = GM_BUF_INIT;
-    gm_live_alerts_json(&out, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
-    free(al);
-    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
-}
-
-/* The API's routes: the query checked first (400 naming the parameter). */
-static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
-                                 struct MHD_Connection *c, enum gm_request_route route)
-{
-    struct query z;
-    memset(&z, 0, sizeof(z));
-    z.route = route;
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &z);
-    if (z.bad)
-        return reply_buf(NULL, s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
-    gm_buf_free(&z.err);
-    if (route == GM_REQ_API_STATUS)
-        return serve_api_status(x, s, c);
-    if (route == GM_REQ_API_ALERTS)
-        return serve_api_alerts(x, s, c);
-    gm_live_query_finish(&z.q);
-    struct gm_buf out = GM_BUF_INIT;
-    int rc = gm_live_history_json(x->ring, &z.q, &out);
-    return reply_buf(x, s, c, rc == 0 ? MHD_HTTP_OK : MHD_HTTP_BAD_REQUEST, "application/json",
-                     &out);
-}
-
-/* A request target refused by gm_request_target_check: 400 (nul) or 414,
- * JSON under /api/ (url: the path as MHD decoded it, maybe cut at the
- * %00), text elsewhere. */
-static enum MHD_Result reply_malformed(const struct sec *s, struct MHD_Connection *c,
-                                       const char *url, int nul)
-{
-    const char *why = nul ? GM_REQUEST_WHY_NUL : GM_REQUEST_WHY_PARAMS;
-    unsigned status = nul ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_URI_TOO_LONG;
-    if (strncmp(url, "/api/", 5) == 0)
-        return reply_json_error(s, c, status, NULL, why);
-    char msg[200];
-    snprintf(msg, sizeof(msg), "%s\n", why);
-    return reply_text(s, c, status, msg);
-}
-
-/* 421 for a Host that does not name this agent (gm_request_host_ok),
- * quoted as one sanitised line (it is the client's text), JSON under /api/. */
-static enum MHD_Result reply_misdirected(const struct sec *s, struct MHD_Connection *c,
-                                         const char *url, const char *host)
-{
-    struct gm_buf h = GM_BUF_INIT;
-    gm_text_line(&h, host, strnlen(host, 200));
-    gm_buf_putc(&h, '\0');
-    int api = strncmp(url, "/api/", 5) == 0;
-    char msg[512];
-    snprintf(msg, sizeof(msg),
-             "misdirected request: Host \"%s\" does not name this agent (its addresses, "
-             "localhost, its host name; more in allowed-hosts); docs/security.md, DNS "
-             "rebinding%s",
-             h.p, api ? "" : "\n");
-    gm_buf_free(&h);
-    if (api)
-        return reply_json_error(s, c, MHD_HTTP_MISDIRECTED_REQUEST, NULL, msg);
-    return reply_text(s, c, MHD_HTTP_MISDIRECTED_REQUEST, msg);
-}
-
-static enum MHD_Result reply_unauthorized(const struct sec *s, struct MHD_Connection *c)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        strlen("Unauthorized\n"), (void *)"Unauthorized\n", MHD_RESPMEM_PERSISTENT);
-    if (!r)
-        return MHD_NO;
-    add_headers(s, r);
-    enum MHD_Result ret = MHD_queue_basic_auth_fail_response(c, "gpumon", r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-static enum MHD_Result reply_busy(const struct sec *s, struct MHD_Connection *c)
-{
-    return reply_text(s, c, MHD_HTTP_TOO_MANY_REQUESTS,
-                      "too many logins are being checked: try again in a second\n");
-}
-
-/* Basic auth for a request not checked yet: answered (401, 429, 503) or
- * suspended for the verifier, *handled set; or allowed, *handled 0.  Only
- * GET and HEAD are worth a bcrypt: other methods get 401 unless their
- * credentials are in the cache (then 405, below). */
-static enum MHD_Result check_auth(struct listener *l, struct sec *s, struct MHD_Connection *c,
-                                  int get_or_head, void **req_cls, int *handled)
-{
-    *handled = 1;
-    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    struct gm_auth_pending *p;
-    enum gm_auth_verdict v = gm_auth_begin(s->auth, h, &p);
-    if (v == GM_AUTH_ALLOW) {
-        *handled = 0;
-        return MHD_YES;
-    }
-    if (v == GM_AUTH_DENY || !get_or_head) {
-        gm_auth_pending_free(p);
-        return reply_unauthorized(s, c);
-    }
-    switch (verifier_submit(l->ver, c, s, p, req_cls)) {
-    case SUBMIT_OK:
-        return MHD_YES; /* the handler is called again once it is checked */
-    case SUBMIT_BUSY:
-        return reply_busy(s, c);
-    default:
-        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
-    }
-}
-
-/* verdict: the verifier's, for a request it checked; JOB_UNCHECKED for one
- * not checked yet. */
-static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Connection *c,
-                               const char *method, const char *url, int verdict, void **req_cls)
-{
-    struct gm_exporter *x = l->x;
-    int get_or_head = gm_request_get_or_head(method);
-    if (verdict == JOB_DENIED)
-        return reply_unauthorized(s, c);
-    if (verdict == JOB_BUSY)
-        return reply_busy(s, c);
-    if (verdict == JOB_DROPPED)
-        return reply_text(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is restarting\n");
-    if (verdict == JOB_UNCHECKED && s->host_check) {
-        const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-        if (!gm_request_host_ok(host, s->hostname, s->allowed_hosts))
-            return reply_misdirected(s, c, url, host);
-    }
-    if (verdict == JOB_UNCHECKED && s->web && gm_webconfig_tls(s->web)) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-        struct gm_err e = {0};
-        if (!ci || gm_webconfig_check_client_cert(s->web, ci->tls_session, &e) != 0) {
-            xlog(x, 6, "http: refused a client: %s", e.msg[0] ? e.msg : "no TLS session");
-            return reply_text(s, c, MHD_HTTP_FORBIDDEN,
-                              "forbidden: a valid client certificate is required\n");
-        }
-    }
-    if (verdict == JOB_UNCHECKED && s->auth) {
-        int handled;
-        enum MHD_Result ret = check_auth(l, s, c, get_or_head, req_cls, &handled);
-        if (handled)
-            return ret;
-    }
-    switch (gm_request_route(method, url)) {
-    case GM_REQ_NOT_ALLOWED:
-        if (strncmp(url, "/api/", 5) == 0)
-            return reply_json_error(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
-                                    "method not allowed: the API is read-only (GET, HEAD)");
-        return reply_text(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
-    case GM_REQ_METRICS:
-        return serve_metrics(x, s, c);
-    case GM_REQ_HEALTH:
-        return serve_health(x, s, c);
-    case GM_REQ_INDEX:
-        return serve_page(x, s, c);
-    case GM_REQ_STATIC:
-        return serve_static(s, c, url);
-    case GM_REQ_API_STATUS:
-    case GM_REQ_API_HISTORY:
-    case GM_REQ_API_ALERTS:
-        return serve_api(x, s, c, gm_request_route(method, url));
-    case GM_REQ_NOT_FOUND:
-        break;
-    }
-    if (strncmp(url, "/api/", 5) == 0)
-        return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
-                                "not found: the API has /api/v1/status, /api/v1/history and "
-                                "/api/v1/alerts");
-    return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
-}
-
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
-                               const char *method, const char *version, const char *upload,
-                               size_t *upload_size, void **req_cls)
-{
-    struct listener *l = cls;
-    (void)version;
-    (void)upload;
-    int get_or_head = gm_request_get_or_head(method);
-    if (*req_cls == &target_nul || *req_cls == &target_params) {
-        /* refused before anything else, auth included: it is malformed
-         * whoever sends it; the connection closes after the answer */
-        int nul = *req_cls == &target_nul;
-        *req_cls = (void *)&headers_in;
-        conn_phase(c, 0);
-        struct sec *s = current_sec(l->x);
-        enum MHD_Result ret = reply_malformed(s, c, url, nul);
-        sec_unref(s);
-        return ret;
-    }
-    if (*req_cls == NULL) {
-        *req_cls = (void *)&headers_in;
-        conn_phase(c, 0);
-        /* GET and HEAD are answered on the next call, when MHD has the whole
-         * request: a response queued now would make MHD close the connection
-         * afterwards (it cannot know what else the request holds), and
-         * Prometheus's next scrape would pay for a new one.  Other methods
-         * are refused now, before MHD reads their body; that connection
-         * closes. */
-        if (get_or_head)
-            return MHD_YES;
-    } else if (*upload_size) {
-        *upload_size = 0; /* discard request bodies */
-        return MHD_YES;
-    }
-    struct sec *s;
-    int verdict = JOB_UNCHECKED;
-    if (*req_cls != &headers_in) {
-        /* resumed: the verifier has checked the credentials, against the
-         * security context of that time, which answers */
-        struct vjob *j = *req_cls;
-        verdict = __atomic_load_n(&j->state, __ATOMIC_ACQUIRE);
-        s = sec_ref(j->sec);
-        *req_cls = (void *)&headers_in;
-        job_release(l->ver, j);
-    } else {
-        s = current_sec(l->x);
-    }
-    /* s holds its own reference (sec_ref above), so the job's release cannot
-     * free it; the analyzer does not follow reference counts */
-    /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-    enum MHD_Result ret = respond(l, s, c, method, url, verdict, req_cls);
-    sec_unref(s);
-    return ret;
+    gm_ex_conn_phase(mc, 1);
 }
 
 /* -------------------------------------------------------------- listener */
 
 static void mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     struct gm_exporter *x = cls;
@@ -1718,10 +600,10 @@ static void listener_close(struct listener *l)
 {
     if (!l)
         return;
-    verifier_stop(l->ver); /* MHD must not stop with connections suspended */
+    gm_ex_verifier_stop(l->ver); /* MHD must not stop with connections suspended */
     if (l->mhd)
         MHD_stop_daemon(l->mhd);
-    verifier_free(l->ver);
+    gm_ex_verifier_free(l->ver);
     if (l->guard_started) {
         pthread_mutex_lock(&l->mu);
         l->quit = 1;
@@ -1736,7 +618,7 @@ static void listener_close(struct listener *l)
     }
     if (l->fd >= 0)
         close(l->fd);
-    sec_unref(l->sec);
+    gm_ex_sec_unref(l->sec);
     pthread_cond_destroy(&l->cv);
     pthread_mutex_destroy(&l->mu);
     free(l);
@@ -1754,9 +636,9 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
     l->fd = -1;
     l->max_connections = maxc;
     l->timeout_ns = timeout_ns;
-    l->sec = sec_ref(s);
+    l->sec = gm_ex_sec_ref(s);
     l->head.next = l->head.prev = &l->head;
-    l->ver = verifier_new(l);
+    l->ver = gm_ex_verifier_new(l);
     gm_strlcpy(l->addr, addr, sizeof(l->addr));
     pthread_mutex_init(&l->mu, NULL);
     pthread_condattr_t ca;
@@ -1814,7 +696,7 @@ static struct listener *listener_open(struct gm_exporter *x, const char *addr, u
         goto fail;
     }
     l->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, l, MHD_OPTION_LISTEN_SOCKET, mfd,
+        flags, 0, NULL, NULL, gm_ex_handler, l, MHD_OPTION_LISTEN_SOCKET, mfd,
         MHD_OPTION_CONNECTION_LIMIT, hard, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024), MHD_OPTION_THREAD_POOL_SIZE,
         (unsigned)2, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l, MHD_OPTION_NOTIFY_COMPLETED,
@@ -1874,7 +756,7 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
         x->sec->command_lines == (!x->sec->host_check || o->api_command_lines)) {
         /* the same settings: keep the running context (and its auth cache) */
         gm_webconfig_free(web);
-        s = sec_ref(x->sec);
+        s = gm_ex_sec_ref(x->sec);
     } else if (!(s = sec_new_take(web, x->sec, x->sec_gen + 1, o->allowed_hosts,
                                   o->api_command_lines, err))) {
         return GM_E_INVAL;
@@ -1894,12 +776,12 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
         /* the first configuration: the listener answers as soon as it is
          * open, and its handler reads x->sec */
         pthread_mutex_lock(&x->mu);
-        x->sec = sec_ref(s);
+        x->sec = gm_ex_sec_ref(s);
         x->sec_gen = s->gen;
         pthread_mutex_unlock(&x->mu);
     }
     if (restart && addr[0] && !(fresh = listener_open(x, addr, maxc, timeout_ns, s, old, err))) {
-        sec_unref(s);
+        gm_ex_sec_unref(s);
         return GM_E_IO;
     }
 
@@ -1914,7 +796,7 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     x->sec = s;
     x->sec_gen = s->gen;
     pthread_mutex_unlock(&x->mu);
-    sec_unref(old_sec);
+    gm_ex_sec_unref(old_sec);
     if (restart) {
         x->lis = fresh;
         if (old) {
@@ -1928,8 +810,8 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
 static void exporter_free(struct gm_exporter *x)
 {
     listener_close(x->lis);
-    body_unref(x->cur);
-    sec_unref(x->sec);
+    gm_ex_body_unref(x->cur);
+    gm_ex_sec_unref(x->sec);
     gm_prom_state_free(x->state);
     gm_live_ring_free(x->ring);
     pthread_mutex_destroy(&x->mu);

@@ -6,7 +6,7 @@
  *
  * Pure functions of their arguments plus the ring (its own lock), so that
  * they can be tested without libmicrohttpd (tests/unit/test_live.c);
- * exporter.c routes the requests and adds the headers.  Every text that
+ * exporter_http.c routes the requests and adds the headers.  Every text that
  * came from outside (GPU names, UUIDs, process names, users, alert values)
  * is written through gm_text_line and HTML-escaped in the page, through
  * gm_json_str in the API.  Left out: anything that changes state (there is

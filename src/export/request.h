@@ -5,7 +5,7 @@
  *
  * Pure functions of their arguments (no libmicrohttpd, no I/O, no state),
  * so that they can be tested and fuzzed apart from the server
- * (tests/unit/test_request.c, tests/fuzz/fuzz_http.c); exporter.c calls
+ * (tests/unit/test_request.c, tests/fuzz/fuzz_http.c); exporter_http.c calls
  * them from its access handler.  Left out: basic auth (webconfig.h's
  * gm_auth_begin, also pure) and client certificates, which come first.
  */
