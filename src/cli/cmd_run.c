@@ -391,6 +391,7 @@ static uint64_t run_groups(void)
         GM_RG_TEMP,         GM_RG_POWER,      GM_RG_POWER_LIMIT, GM_RG_ENERGY,
         GM_RG_UTIL,         GM_RG_MEMORY,     GM_RG_CLOCKS,      GM_RG_CLOCK_REASONS,
         GM_RG_PCIE_LINK,    GM_RG_ECC_COUNTS, GM_RG_RETIRED,     GM_RG_REMAPPED,
+        GM_RG_GPM, /* SM/DRAM activity for the summary's diagnosis, as live diagnose reads it */
     };
     uint64_t m = 0;
     for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)

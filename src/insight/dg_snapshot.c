@@ -3,7 +3,9 @@
  * The one place that knows both the snapshot (core/snapshot.h, the metric
  * registry's ids) and the detectors' point: the live command and the agent
  * feed snapshots through here.  Values not available stay NAN (-1 for
- * integers), so a detector never mistakes a missing value for 0.
+ * integers), so a detector never mistakes a missing value for 0.  GPM's SM
+ * and DRAM activity are read here as the store's history reader reads them
+ * (a ratio 0..1), so live and history see the same numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +61,10 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
         p.pcie_tx_Bps = num(s, g, GM_M_PCIE_TX);
         p.enc_util = num(s, g, GM_M_UTIL_ENC);
         p.dec_util = num(s, g, GM_M_UTIL_DEC);
+        /* GPM (Hopper and later, when the GPM group was read): percent in
+         * the snapshot, a 0..1 ratio in the point, as the store gives it */
+        p.sm_active = num(s, g, GM_M_GPM_SM_ACTIVE) / 100.0;
+        p.dram_active = num(s, g, GM_M_GPM_DRAM_ACTIVE) / 100.0;
         p.ecc_uncorrected = num(s, g, GM_M_ECC_UNCORR_VOL);
         p.remap_pending = num(s, g, GM_M_REMAP_PENDING);
         p.retired_pending = num(s, g, GM_M_RETIRED_PENDING);

@@ -534,6 +534,58 @@ static void test_snapshots(void **state)
     gm_dg_free(d);
 }
 
+/* GPM read live: a GPU "busy" with low power and a quiet memory controller
+ * is low-intensity unless GPM says its SMs are active.  The snapshot's GPM
+ * values (percent) must reach the detectors as they do from the store, so
+ * live and history agree (issue 25, point 7). */
+static void test_snapshot_gpm(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 20; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 3);
+        for (uint32_t i = 0; i < 3; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(97);
+            g->m[GM_M_UTIL_MEM] = gm_v_u64(8);
+            g->m[GM_M_POWER_DRAW] = gm_v_f64(245);
+            g->m[GM_M_POWER_LIMIT] = gm_v_f64(700);
+            g->m[GM_M_CLK_SM] = gm_v_u64(1980);
+            g->m[GM_M_CLK_MAX_SM] = gm_v_u64(1980);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(20 * GIB));
+            /* GPU 0: no GPM (older GPU); 1: SMs busy; 2: SMs mostly idle */
+            if (i == 1) {
+                g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(85.0);
+                g->m[GM_M_GPM_DRAM_ACTIVE] = gm_v_f64(30.0);
+            } else if (i == 2) {
+                g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(12.0);
+                g->m[GM_M_GPM_DRAM_ACTIVE] = gm_v_f64(5.0);
+            }
+        }
+        gm_dg_add_snapshot(d, s, 0);
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 3);
+    assert_true(has(&r, 0, "low-intensity"));
+    assert_false(has(&r, 1, "low-intensity"));
+    assert_true(has(&r, 1, "healthy-busy"));
+    assert_true(has(&r, 2, "low-intensity"));
+    /* the evidence of GPU 2 shows the SM activity it was found with */
+    for (size_t i = 0; i < r.nfinding; i++)
+        if (r.findings[i].cause == GM_DG_LOW_INTENSITY && r.findings[i].gpus[0] == 2)
+            for (uint32_t v = 0; v < r.findings[i].nvalues; v++)
+                if (strcmp(r.findings[i].values[v].key, "sm_active") == 0)
+                    assert_true(fabs(r.findings[i].values[v].v - 0.12) < 1e-9);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +593,7 @@ int main(void)
         cmocka_unit_test(test_incremental), cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),     cmocka_unit_test(test_names_and_json),
         cmocka_unit_test(test_snapshots),   cmocka_unit_test(test_clock_max_unknown),
+        cmocka_unit_test(test_snapshot_gpm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
