@@ -1,0 +1,245 @@
+/* test_hostside.c -- unit tests for the host side of GPU processes
+ * (src/source/hostside.c).
+ *
+ * The parsers on a table of stat lines (hostile names with spaces and ')',
+ * truncated lines, a kernel without field 42) and pressure files; then a
+ * root directory made here (proc/PID/stat, task/PID/children, cgroup, the
+ * cgroup's and the node's pressure) read twice a second apart: CPU % of
+ * the process and its workers, I/O wait, pressure from the cgroup or else
+ * the node, a reused pid starting over, a gone process and a planted
+ * symlink left unread.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/snapshot.h"
+#include "source/hostside.h"
+
+#define S (1000000000LL)
+
+static void test_parse_stat(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int rc, ppid;
+        unsigned long long utime, stime, start;
+        long long blkio;
+    } cases[] = {
+        {"42 (python3) R 1 42 42 0 -1 4194304 100 0 0 0 250 30 0 0 20 0 9 0 5000 1 2 3 4 5 6 7 "
+         "8 9 10 11 12 13 14 15 16 17 18 19 77 0 0\n",
+         0, 1, 250, 30, 5000, 77},
+        /* a hostile name: spaces and ')' inside, the last ')' ends it */
+        {"43 (a) (b c) d) S 7 43 43 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 99 1 2 3 4 5 6 7 8 9 10 11 "
+         "12 13 14 15 16 17 18 19 3 0 0",
+         0, 7, 5, 6, 99, 3},
+        /* an old kernel: no field 42 */
+        {"44 (x) S 2 0 0 0 0 0 0 0 0 0 1 2 0 0 0 0 0 0 10 1", 0, 2, 1, 2, 10, -1},
+        {"45 (x) S 2 0 0 0 0 0 0 0 0 0 1 2", GM_E_INVAL, 0, 0, 0, 0, 0}, /* no starttime */
+        {"46 (x S 2", GM_E_INVAL, 0, 0, 0, 0, 0},                        /* no ')' */
+        {"47 (x) S 2 0 0 0 0 0 0 0 0 0 lots 2 0 0 0 0 0 0 10", GM_E_INVAL, 0, 0, 0, 0, 0},
+        {"", GM_E_INVAL, 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gm_hs_stat st;
+        int rc = gm_hs_parse_stat(cases[i].line, strlen(cases[i].line), &st);
+        if (rc != cases[i].rc) {
+            fprintf(stderr, "case %zu: rc %d, want %d\n", i, rc, cases[i].rc);
+            fail();
+        }
+        if (rc)
+            continue;
+        assert_int_equal(st.ppid, cases[i].ppid);
+        assert_int_equal(st.utime, cases[i].utime);
+        assert_int_equal(st.stime, cases[i].stime);
+        assert_int_equal(st.starttime, cases[i].start);
+        assert_int_equal(st.blkio, cases[i].blkio);
+    }
+}
+
+static void test_parse_pressure(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int rc;
+        double some;
+    } cases[] = {
+        {"some avg10=12.50 avg60=3.00 avg300=1.00 total=123\nfull avg10=1.00 avg60=0 avg300=0 "
+         "total=4\n",
+         0, 12.5},
+        {"full avg10=9.00 avg60=0 avg300=0 total=4\nsome avg10=0.00 avg60=0 avg300=0 total=1\n", 0,
+         0},
+        {"some avg10=abc avg60=0\n", GM_E_INVAL, 0},
+        {"some avg10=250.00 avg60=0\n", GM_E_INVAL, 0},
+        {"nothing here\n", GM_E_INVAL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -1;
+        assert_int_equal(gm_hs_parse_pressure(cases[i].text, strlen(cases[i].text), &v),
+                         cases[i].rc);
+        if (!cases[i].rc)
+            assert_true(fabs(v - cases[i].some) < 1e-9);
+    }
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    /* make the directories on the way */
+    for (char *p = path + strlen(root) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0755);
+            *p = '/';
+        }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void put_stat(const char *root, unsigned pid, unsigned ppid, unsigned long long ticks,
+                     unsigned long long start, long long blkio)
+{
+    char rel[64], line[512];
+    snprintf(rel, sizeof rel, "proc/%u/stat", pid);
+    snprintf(line, sizeof line,
+             "%u (py thon) x) S %u 1 1 0 -1 0 0 0 0 0 %llu 0 0 0 20 0 1 0 %llu 1 2 3 4 5 6 7 8 9 "
+             "10 11 12 13 14 15 16 17 18 19 %lld 0 0\n",
+             pid, ppid, ticks, start, blkio);
+    put(root, rel, line);
+}
+
+static struct gm_snapshot *snap(int64_t mono, uint32_t pid, uint8_t hs)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->mono_ns = mono;
+    gm_snapshot_set_gpus(s, 1);
+    struct gm_proc p;
+    memset(&p, 0, sizeof p);
+    p.pid = pid;
+    p.type = GM_PT_COMPUTE;
+    p.host_state = hs;
+    gm_snapshot_add_proc_take(s, &p);
+    s->gpus[0].nproc = 1;
+    return s;
+}
+
+static void test_enrich(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/gm_hs_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    double hz = (double)sysconf(_SC_CLK_TCK);
+    unsigned long long h = (unsigned long long)hz;
+    /* the main process (pid 100) with two DataLoader workers */
+    put_stat(root, 100, 1, 10 * h, 5000, 0);
+    put_stat(root, 101, 100, 0, 5001, 0);
+    put_stat(root, 102, 100, 0, 5002, 0);
+    put(root, "proc/100/task/100/children", "101 102 ");
+    put(root, "proc/100/cgroup", "0::/slurm/job_7\n");
+    put(root, "sys/fs/cgroup/slurm/job_7/cpu.pressure",
+        "some avg10=4.00 avg60=0 avg300=0 total=1\nfull avg10=0 avg60=0 avg300=0 total=0\n");
+    put(root, "sys/fs/cgroup/slurm/job_7/io.pressure",
+        "some avg10=35.00 avg60=0 avg300=0 total=1\nfull avg10=0 avg60=0 avg300=0 total=0\n");
+    put(root, "proc/pressure/cpu", "some avg10=1.00 avg60=0 avg300=0 total=1\n");
+    put(root, "proc/pressure/io", "some avg10=2.00 avg60=0 avg300=0 total=1\n");
+
+    struct gm_hostside *hs = gm_hostside_new(root);
+    struct gm_snapshot *s = snap(10 * S, 100, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    const struct gm_host_side *o = &s->procs[0].host;
+    assert_int_equal(o->read, 1);
+    assert_true(isnan(o->cpu_pct)); /* first sight: no rate yet */
+    assert_int_equal(o->workers, 2);
+    assert_int_equal(o->psi_scope, GM_PSI_CGROUP);
+    assert_true(fabs(o->psi_io - 35) < 1e-9);
+    assert_true(fabs(o->psi_cpu - 4) < 1e-9);
+    gm_snapshot_free(s);
+
+    /* one second later: the main process used a whole core, one worker half
+     * a core, the other waited 40 % of the time on block I/O */
+    put_stat(root, 100, 1, 11 * h, 5000, 0);
+    put_stat(root, 101, 100, h / 2, 5001, 0);
+    put_stat(root, 102, 100, 0, 5002, (long long)(h * 2 / 5));
+    s = snap(11 * S, 100, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    o = &s->procs[0].host;
+    assert_true(fabs(o->cpu_pct - 100) < 1.5);
+    assert_true(fabs(o->workers_cpu_pct - 50) < 1.5);
+    assert_true(fabs(o->workers_cpu_max - 50) < 1.5);
+    assert_true(fabs(o->iowait_pct - 40) < 1.5);
+    gm_snapshot_free(s);
+
+    /* the pid reused by another process (a new start time): starts over;
+     * no children file now: workers unknown; cgroup path with "..": the
+     * node's pressure */
+    put_stat(root, 100, 1, 50 * h, 9000, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/proc/100/task/100/children", root);
+    unlink(path);
+    put(root, "proc/100/cgroup", "0::/../../etc\n");
+    gm_hostside_free(hs); /* the cgroup is kept per process: a new reader */
+    hs = gm_hostside_new(root);
+    s = snap(12 * S, 100, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    o = &s->procs[0].host;
+    assert_int_equal(o->read, 1);
+    assert_true(isnan(o->cpu_pct));
+    assert_int_equal(o->workers, -1);
+    assert_true(isnan(o->workers_cpu_pct));
+    assert_int_equal(o->psi_scope, GM_PSI_NODE);
+    assert_true(fabs(o->psi_io - 2) < 1e-9);
+    gm_snapshot_free(s);
+
+    /* a process known to be gone is not read; a pid with no stat is not */
+    s = snap(13 * S, 100, GM_HS_GONE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 0);
+    assert_int_equal(s->procs[0].host.workers, -1);
+    gm_snapshot_free(s);
+    s = snap(13 * S, 555, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 0);
+    gm_snapshot_free(s);
+
+    /* a planted symlink in place of a stat file is not followed */
+    put(root, "proc/777/target", "777 (evil) S 1 0 0 0 0 0 0 0 0 0 1 1 0 0 0 0 0 0 10 1\n");
+    snprintf(path, sizeof path, "%s/proc/777/stat", root);
+    char target[512];
+    snprintf(target, sizeof target, "%s/proc/777/target", root);
+    assert_int_equal(symlink(target, path), 0);
+    s = snap(14 * S, 777, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 0);
+    gm_snapshot_free(s);
+    gm_hostside_free(hs);
+
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_stat),
+        cmocka_unit_test(test_parse_pressure),
+        cmocka_unit_test(test_enrich),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
