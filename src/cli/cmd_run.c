@@ -494,7 +494,7 @@ static int cmd_run_run(int argc, char **argv)
                          .csv_fd = csv_fd,
                          .csv_path = a.csv,
                          .self = getpid()};
-    struct gm_collector_opts co = {.groups = run_groups(), .procs = 1, .procfs = 0};
+    struct gm_collector_opts co = {.groups = run_groups(), .procs = 1, .procfs = 0, .hostside = 1};
     gm_collector_open(&sp.col, &co, &err); /* a failure shows in the samples */
 
     int cmd_argc = argc - a.cmd_at;

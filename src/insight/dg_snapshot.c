@@ -26,6 +26,34 @@ static int inum(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
     return isnan(v) ? -1 : (int)v;
 }
 
+/* The host side of the process feeding g: of its live compute processes
+ * whose host side was read, the one using the most CPU. */
+static void add_host_side(const struct gm_snapshot *s, const struct gm_gpu *g,
+                          struct gm_dg_point *p)
+{
+    const struct gm_proc *best = NULL;
+    for (uint32_t i = 0; i < g->nproc; i++) {
+        const struct gm_proc *pr = &s->procs[g->proc_first + i];
+        if (!(pr->type & GM_PT_COMPUTE) || !pr->host.read)
+            continue;
+        double c = isnan(pr->host.cpu_pct) ? -1 : pr->host.cpu_pct;
+        double b = !best || isnan(best->host.cpu_pct) ? -1 : best->host.cpu_pct;
+        if (!best || c > b)
+            best = pr;
+    }
+    if (!best)
+        return;
+    const struct gm_host_side *h = &best->host;
+    p->host_pid = best->pid;
+    p->host_workers = h->workers;
+    p->host_cpu_pct = h->cpu_pct;
+    p->host_workers_cpu_pct = h->workers_cpu_pct;
+    p->host_iowait_pct = h->iowait_pct;
+    p->psi_cpu = h->psi_cpu;
+    p->psi_io = h->psi_io;
+    p->psi_scope = h->psi_scope == GM_PSI_CGROUP ? 1 : h->psi_scope == GM_PSI_NODE ? 2 : 0;
+}
+
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask)
 {
     for (uint32_t k = 0; k < s->ngpu; k++) {
@@ -97,6 +125,7 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
             p.nproc = (int)g->nproc;
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;
+            add_host_side(s, g, &p);
         }
         gm_dg_set_gpu(d, &info);
         gm_dg_add(d, g->index, &p);

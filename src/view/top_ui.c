@@ -480,7 +480,7 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
 
     /* NVML first, outside curses: a missing driver is a plain error */
     struct gm_collector_opts co = {
-        .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root};
+        .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root, .hostside = 1};
     co.groups = ~UINT64_C(0); /* everything, PCIe throughput included */
     struct gm_collector *col = NULL;
     int rc = gm_collector_open(&col, &co, err);
