@@ -107,7 +107,9 @@ int gm_hs_parse_stat(const char *buf, size_t len, struct gm_hs_stat *out)
             q++;
         if (q == p)
             return GM_E_INVAL;
-        if (field != 3) {
+        /* only the fields used are numbers to us: others (rsslim is 2^64-1,
+         * addresses exceed LLONG_MAX) are skipped unread */
+        if (field == 4 || field == 14 || field == 15 || field == 22 || field == 42) {
             char num[32];
             size_t l = (size_t)(q - p);
             if (l >= sizeof num)
