@@ -206,6 +206,17 @@ struct gs_gpu {
 enum { GS_PT_COMPUTE = 1, GS_PT_GRAPHICS = 2, GS_PT_MPS = 4 };
 enum gs_mem_mode { GS_MEM_FIXED, GS_MEM_SHARE, GS_MEM_NA };
 
+/* The host side of a process (sim/hostside.c): NAN / -1 when not given. */
+#define GS_HOST_MAX_WORKERS 64
+struct gs_host {
+    bool set;               /* any host key given: its files are written */
+    double cpu;             /* % of one core, the process itself */
+    int workers;            /* child processes */
+    double worker_cpu;      /* % of one core, each worker */
+    double iowait;          /* % of the time blocked on block I/O */
+    double psi_cpu, psi_io; /* its cgroup's pressure, "some" avg10 % */
+};
+
 struct gs_process {
     char key[64];
     char name[256];
@@ -222,7 +233,20 @@ struct gs_process {
      * names a live, non-zombie process; NULL for a fixed pid. */
     char *pid_file;
     bool dyn_live; /* pid_file's process is alive (pid is then its pid; 0 when not) */
+    struct gs_host host;
 };
+
+/* Sets h to "no host side given". */
+void gs_host_init(struct gs_host *h);
+/* Reads host key k = v into h: 1 when k is a host key and v is good, 0 when
+ * k is not a host key, -1 with *want (what would be) when v is bad. */
+int gs_host_key(struct gs_host *h, const char *k, const char *v, const char **want);
+struct gs_timecfg;
+struct gs_scenario;
+/* With $GPUSIM_HOST_ROOT set, writes the host view of the processes on GPU
+ * gpu at scenario time t that have a host side (sim/hostside.c). */
+void gs_host_write(const struct gs_scenario *s, const struct gs_timecfg *tc, unsigned gpu,
+                   double t);
 
 enum gs_fault_kind {
     GS_FAULT_DRIVER_NOT_LOADED,

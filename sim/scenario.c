@@ -373,6 +373,7 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
     p->start = 0;
     p->end = INFINITY;
     p->mig = -1;
+    gs_host_init(&p->host);
     *count = 1;
 
     for (size_t i = 0; i < c->ini.nentries; i++) {
@@ -382,7 +383,8 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
         const char *v = gs_entry_value(c, e, buf, sizeof(buf));
         if (!v)
             return -1;
-        const char *k = e->key;
+        const char *k = e->key, *want = NULL;
+        int host;
         if (strcmp(k, "gpu") == 0) {
             if (parse_gpu_list(c, e, v, &p->gpus) != 0)
                 return -1;
@@ -438,10 +440,14 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
             if (gs_parse_uint(v, GS_MAX_MIG - 1, &mig_idx) != 0)
                 return gs_bad_value(c, e, v, "a MIG device index from 0 to 6");
             mig_entry = e;
+        } else if ((host = gs_host_key(&p->host, k, v, &want)) != 0) {
+            if (host < 0)
+                return gs_bad_value(c, e, v, want);
         } else {
             return gs_fail(c, e->line,
                            "unknown key '%s' in [%s] (expected gpu, pid, pid_file, count, type, "
-                           "name, used_memory, sm_util, mem_util, start, end or mig)",
+                           "name, used_memory, sm_util, mem_util, start, end, mig, or the host "
+                           "side: cpu, workers, worker_cpu, iowait, psi_cpu, psi_io)",
                            k, hdr->name);
         }
     }

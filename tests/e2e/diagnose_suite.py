@@ -77,9 +77,15 @@ def read_expect(path):
     return exp[""], store, exp.get("-csv", store)
 
 
-def env_for(path, **kw):
+def env_for(path, host_root=None, **kw):
     # the live processes of the scenarios are this test (alive for its run)
-    return sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **kw)
+    env = sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **kw)
+    if host_root:
+        # the simulator writes its processes' host side (CPU, workers, I/O
+        # wait, pressure) there and gpumon reads it as its host root; one
+        # per run, since each library instance counts CPU from its own epoch
+        env["GPUSIM_HOST_ROOT"] = env["GPUMON_HOST_ROOT"] = host_root
+    return env
 
 
 def got_labels(doc):
@@ -102,8 +108,9 @@ def check_shape(doc):
 
 
 def live(path):
-    rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
-                       env_for(path), timeout=60)
+    with Scratch("dgh") as host:
+        rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
+                           env_for(path, host_root=host), timeout=60)
     if rc != 0:
         raise RuntimeError(f"{path}: live diagnose exit {rc}: {err}")
     return json.loads(out)
@@ -112,7 +119,7 @@ def live(path):
 def store(path):
     """(store result, csv result) from one recording."""
     with Scratch("dg") as d:
-        env = env_for(path, speed=5)
+        env = env_for(path, host_root=d + "/host", speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
         a.start(wait_samples=1, timeout=30)
