@@ -20,7 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/err.h"
@@ -240,12 +243,59 @@ static void test_enrich(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The real /proc: this test's own process, read twice while it burns CPU,
+ * with a child it forked (a real node's worker). */
+static void test_real_proc(void **state)
+{
+    (void)state;
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        alarm(60); /* never outlives a failed test by long */
+        pause();
+        _exit(0);
+    }
+    struct gm_hostside *hs = gm_hostside_new(NULL);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    struct gm_snapshot *s =
+        snap((int64_t)t0.tv_sec * S + t0.tv_nsec, (uint32_t)getpid(), GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 1);
+    gm_snapshot_free(s);
+    /* burn some CPU so the rate has something to count (not asserted: a
+     * loaded machine may not schedule us) */
+    volatile double x = 0;
+    for (long i = 0; i < 20000000; i++)
+        x += (double)i;
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s = snap((int64_t)t1.tv_sec * S + t1.tv_nsec, (uint32_t)getpid(), GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    const struct gm_host_side *o = &s->procs[0].host;
+    assert_int_equal(o->read, 1);
+    assert_false(isnan(o->cpu_pct));
+    assert_true(o->cpu_pct >= 0);
+    /* the children file exists where the kernel has CONFIG_PROC_CHILDREN */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+    if (access(path, R_OK) == 0)
+        assert_true(o->workers >= 1);
+    else
+        assert_int_equal(o->workers, -1);
+    gm_snapshot_free(s);
+    gm_hostside_free(hs);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_stat),
         cmocka_unit_test(test_parse_pressure),
         cmocka_unit_test(test_enrich),
+        cmocka_unit_test(test_real_proc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
