@@ -95,7 +95,8 @@ static void put(const char *root, const char *rel, const char *text)
     char path[4200], tmp[4300];
     if (snprintf(path, sizeof path, "%s/%s", root, rel) >= (int)sizeof path)
         return;
-    for (char *p = path + strlen(root) + 1; *p; p++)
+    /* the directories on the way, the root itself too (mkdir -p) */
+    for (char *p = path + 1; *p; p++)
         if (*p == '/') {
             *p = '\0';
             mkdir(path, 0755);

@@ -582,18 +582,23 @@ static int feed_bound(const struct stats *st, char *buf, size_t len)
         snprintf(wc, sizeof wc, " at %.0f %% of a core each", wcpu / nw);
     if (!isnan(io))
         snprintf(iot, sizeof iot, ", I/O wait %.0f %%", io);
-    if (!isnan(pc) || !isnan(pio))
-        snprintf(psi, sizeof psi, ", %s pressure cpu %.0f %% io %.0f %%",
-                 st->psi_scope == 1 ? "cgroup" : "node", isnan(pc) ? 0 : pc, isnan(pio) ? 0 : pio);
-    snprintf(buf, len, "host: pid %u at %.0f %% of a core, %s%s%s%s%s", st->host_pid, cpu, w, wc,
-             iot, psi,
-             bound == (FEED_CPU | FEED_IO) ? " -- CPU-bound and I/O-stalled"
-             : bound == FEED_CPU
-                 ? (nw == 0 && cpu >= FEED_CORE ? " -- CPU-bound: the main process loads every "
-                                                  "batch (num_workers=0)"
-                                                : " -- CPU-bound")
-             : bound == FEED_IO ? " -- I/O-stalled: waiting for storage"
-                                : "");
+    if (!isnan(pc) || !isnan(pio)) { /* a pressure not read is N/A, never 0 */
+        char a[16], b[16];
+        snprintf(a, sizeof a, isnan(pc) ? "N/A" : "%.0f %%", pc);
+        snprintf(b, sizeof b, isnan(pio) ? "N/A" : "%.0f %%", pio);
+        snprintf(psi, sizeof psi, ", %s pressure cpu %s io %s",
+                 st->psi_scope == 1 ? "cgroup" : "node", a, b);
+    }
+    /* the verdict first: top's one-line sentence keeps the start */
+    const char *verdict = bound == (FEED_CPU | FEED_IO) ? "feeder CPU-bound and I/O-stalled"
+                          : bound == FEED_IO            ? "feeder I/O-stalled (waiting for storage)"
+                          : bound == FEED_CPU && nw == 0 && cpu >= FEED_CORE
+                              ? "feeder CPU-bound (num_workers=0: the main process loads every "
+                                "batch)"
+                          : bound == FEED_CPU ? "feeder CPU-bound"
+                                              : "host";
+    snprintf(buf, len, "%s: pid %u at %.0f %% of a core, %s%s%s%s", verdict, st->host_pid, cpu, w,
+             wc, iot, psi);
     return bound;
 }
 
@@ -639,10 +644,10 @@ static int detect_starved_steady(struct ctx *c, uint32_t gpu, const struct stats
                                           st->t1, conf, feed_advice[bound]);
     char pw[32];
     snprintf(f->evidence, sizeof f->evidence,
-             "utilisation %s %.0f-%.0f %% (mean %.0f %%, CV %.2f), no burst-and-gap pattern; "
-             "power %s of limit; %s",
-             cv < 0.5 ? "steady at" : "between", st->util.min, st->util.max, mean, cv,
-             pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)), host);
+             "%s; utilisation %s %.0f-%.0f %% (mean %.0f %%, CV %.2f), no burst-and-gap pattern; "
+             "power %s of limit",
+             host, cv < 0.5 ? "steady at" : "between", st->util.min, st->util.max, mean, cv,
+             pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
     val(f, "util_mean_pct", mean);
     val(f, "util_max_pct", st->util.max);
     val(f, "cv", cv);

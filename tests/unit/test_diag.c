@@ -660,7 +660,8 @@ static void test_host_side(void **state)
         seen |= 1 << f->gpus[0];
         if (f->gpus[0] == 0) { /* names which: CPU-bound, num_workers=0; advice: workers */
             assert_non_null(strstr(f->evidence, "no burst-and-gap pattern"));
-            assert_non_null(strstr(f->evidence, "host: pid 1000"));
+            assert_ptr_equal(strstr(f->evidence, "feeder CPU-bound (num_workers=0"), f->evidence);
+            assert_non_null(strstr(f->evidence, "): pid 1000 at "));
             assert_non_null(strstr(f->evidence, "0 workers"));
             assert_non_null(strstr(f->evidence, "num_workers=0"));
             assert_null(strstr(f->evidence, "I/O-stalled"));
@@ -669,7 +670,7 @@ static void test_host_side(void **state)
             assert_non_null(strstr(f->evidence, "4 workers"));
             assert_non_null(strstr(f->evidence, "I/O wait 45 %"));
             assert_non_null(strstr(f->evidence, "cgroup pressure cpu 1 % io 38 %"));
-            assert_non_null(strstr(f->evidence, "I/O-stalled"));
+            assert_ptr_equal(strstr(f->evidence, "feeder I/O-stalled"), f->evidence);
             assert_null(strstr(f->evidence, "CPU-bound"));
             assert_non_null(strstr(f->advice, "NVMe"));
         }
