@@ -580,7 +580,9 @@ static int feed_bound(const struct stats *st, char *buf, size_t len)
     wc[0] = iot[0] = psi[0] = '\0';
     if (nw > 0 && !isnan(wcpu))
         snprintf(wc, sizeof wc, " at %.0f %% of a core each", wcpu / nw);
-    if (!isnan(io))
+    if (isnan(io)) /* delay accounting off, or not one rate yet */
+        snprintf(iot, sizeof iot, ", I/O wait N/A");
+    else
         snprintf(iot, sizeof iot, ", I/O wait %.0f %%", io);
     if (!isnan(pc) || !isnan(pio)) { /* a pressure not read is N/A, never 0 */
         char a[16], b[16];

@@ -41,10 +41,13 @@ struct hs_entry {
 struct gm_hostside {
     char root[512];
     double hz;
+    int delayacct_off; /* kernel.task_delayacct = 0: blkio ticks never grow */
     struct hs_entry *e;
     size_t n, cap;
     uint32_t gen;
 };
+
+static ssize_t slurp(const char *path, char *buf, size_t cap);
 
 struct gm_hostside *gm_hostside_new(const char *root)
 {
@@ -57,6 +60,13 @@ struct gm_hostside *gm_hostside_new(const char *root)
         h->root[--l] = '\0';
     long hz = sysconf(_SC_CLK_TCK);
     h->hz = hz > 0 ? (double)hz : 100.0;
+    /* Without delay accounting the blkio ticks stay 0 however long a
+     * process waits: its I/O wait is then unknown, not 0 %.  Kernels
+     * before 5.14 have no such switch (accounting on unless booted with
+     * nodelayacct, which this cannot see). */
+    char path[600], buf[16];
+    snprintf(path, sizeof path, "%s/proc/sys/kernel/task_delayacct", h->root);
+    h->delayacct_off = slurp(path, buf, sizeof buf) > 0 && buf[0] == '0';
     return h;
 }
 
@@ -224,7 +234,7 @@ static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now,
     if (!fresh && now > e->mono_ns && ticks >= e->ticks) {
         double dt = (double)(now - e->mono_ns) / 1e9;
         *cpu = (double)(ticks - e->ticks) / h->hz / dt * 100.0;
-        if (st.blkio >= 0 && e->blkio >= 0 && st.blkio >= e->blkio) {
+        if (!h->delayacct_off && st.blkio >= 0 && e->blkio >= 0 && st.blkio >= e->blkio) {
             double w = (double)(st.blkio - e->blkio) / h->hz / dt * 100.0;
             *io = w > 100 ? 100 : w;
         }

@@ -20,7 +20,9 @@
  * whole of /proc.  Known limits: children of threads other than the main one
  * are not counted (PyTorch starts its workers from the main thread); a
  * kernel without CONFIG_PROC_CHILDREN gives no worker count (-1, unknown);
- * without delay accounting (kernel.task_delayacct=0) the I/O wait reads 0.
+ * with delay accounting off (kernel.task_delayacct = 0, read once when the
+ * reader is made) the I/O wait is unknown (NAN); a kernel booted with
+ * nodelayacct before 5.14 cannot be told apart and reads 0.
  */
 #ifndef GM_SOURCE_HOSTSIDE_H
 #define GM_SOURCE_HOSTSIDE_H

@@ -289,13 +289,45 @@ static void test_real_proc(void **state)
     waitpid(child, NULL, 0);
 }
 
+/* Delay accounting off (kernel.task_delayacct = 0): the blkio ticks stay
+ * 0 whatever the process waits, so the I/O wait is unknown, not 0 %. */
+static void test_delayacct_off(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/gm_hs_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    unsigned long long h = (unsigned long long)sysconf(_SC_CLK_TCK);
+    for (int on = 0; on < 2; on++) {
+        put(root, "proc/sys/kernel/task_delayacct", on ? "1\n" : "0\n");
+        put_stat(root, 300, 1, 0, 77, 0);
+        struct gm_hostside *hs = gm_hostside_new(root);
+        struct gm_snapshot *s = snap(1 * S, 300, GM_HS_ALIVE);
+        gm_hostside_enrich(hs, s);
+        gm_snapshot_free(s);
+        put_stat(root, 300, 1, h, 77, 0);
+        s = snap(2 * S, 300, GM_HS_ALIVE);
+        gm_hostside_enrich(hs, s);
+        const struct gm_host_side *o = &s->procs[0].host;
+        assert_int_equal(o->read, 1);
+        assert_true(fabs(o->cpu_pct - 100) < 1.5);
+        if (on)
+            assert_true(fabs(o->iowait_pct) < 1e-9);
+        else
+            assert_true(isnan(o->iowait_pct));
+        gm_snapshot_free(s);
+        gm_hostside_free(hs);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_stat),
-        cmocka_unit_test(test_parse_pressure),
-        cmocka_unit_test(test_enrich),
-        cmocka_unit_test(test_real_proc),
+        cmocka_unit_test(test_parse_stat),    cmocka_unit_test(test_parse_pressure),
+        cmocka_unit_test(test_enrich),        cmocka_unit_test(test_real_proc),
+        cmocka_unit_test(test_delayacct_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
