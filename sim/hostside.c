@@ -44,21 +44,14 @@ void gs_host_init(struct gs_host *h)
 
 int gs_host_key(struct gs_host *h, const char *k, const char *v, const char **want)
 {
-    double *pct = NULL;
-    if (strcmp(k, "cpu") == 0)
-        pct = &h->cpu;
-    else if (strcmp(k, "worker_cpu") == 0)
-        pct = &h->worker_cpu;
-    else if (strcmp(k, "iowait") == 0)
-        pct = &h->iowait;
-    else if (strcmp(k, "psi_cpu") == 0)
-        pct = &h->psi_cpu;
-    else if (strcmp(k, "psi_io") == 0)
-        pct = &h->psi_io;
-    if (pct) {
+    /* the percentages: the first two are CPU use, which may exceed one core */
+    static const char *const pct_keys[] = {"cpu", "worker_cpu", "iowait", "psi_cpu", "psi_io"};
+    double *dst[] = {&h->cpu, &h->worker_cpu, &h->iowait, &h->psi_cpu, &h->psi_io};
+    for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++) {
+        if (strcmp(k, pct_keys[i]) != 0)
+            continue;
         double x;
-        /* cpu may exceed one core (threads): up to 64 cores */
-        if (strcmp(k, "cpu") == 0 || strcmp(k, "worker_cpu") == 0) {
+        if (i < 2) { /* up to 64 cores */
             char *end;
             errno = 0;
             x = strtod(v, &end);
@@ -72,7 +65,7 @@ int gs_host_key(struct gs_host *h, const char *k, const char *v, const char **wa
             *want = "a percentage from 0 to 100";
             return -1;
         }
-        *pct = x;
+        *dst[i] = x;
         h->set = true;
         return 1;
     }
