@@ -26,21 +26,11 @@ static int inum(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
     return isnan(v) ? -1 : (int)v;
 }
 
-/* The host side of the process feeding g: of its live compute processes
- * whose host side was read, the one using the most CPU. */
+/* The host side of the process feeding g (gm_gpu_feeder). */
 static void add_host_side(const struct gm_snapshot *s, const struct gm_gpu *g,
                           struct gm_dg_point *p)
 {
-    const struct gm_proc *best = NULL;
-    for (uint32_t i = 0; i < g->nproc; i++) {
-        const struct gm_proc *pr = &s->procs[g->proc_first + i];
-        if (!(pr->type & GM_PT_COMPUTE) || !pr->host.read)
-            continue;
-        double c = isnan(pr->host.cpu_pct) ? -1 : pr->host.cpu_pct;
-        double b = !best || isnan(best->host.cpu_pct) ? -1 : best->host.cpu_pct;
-        if (!best || c > b)
-            best = pr;
-    }
+    const struct gm_proc *best = gm_gpu_feeder(s, g);
     if (!best)
         return;
     const struct gm_host_side *h = &best->host;

@@ -573,6 +573,8 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         r.nproc = r.nproc_dead = -1;
         r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = NAN;
         r.compute_mode = r.pcie_gen = r.pcie_gen_max = r.pcie_width = r.pcie_width_max = -1;
+        r.host_workers = -1; /* CSV logs keep no host side */
+        r.host_cpu_pct = r.host_workers_cpu_pct = r.host_iowait_pct = r.psi_cpu = r.psi_io = NAN;
         const char *tcell = CELL(C_TIME) ? CELL(C_TIME) : "";
         if ((seeds ? parse_local(tcell, &r.ts_ns) : parse_iso(tcell, &r.ts_ns)) != 0) {
             rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s' (want %s)", path, at, tcell,
