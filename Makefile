@@ -1,8 +1,14 @@
 # Thin wrapper over Meson (the real build is meson.build).
-#   make          build into build/
-#   make demo     install missing packages (as root), build, run on the simulated fleet
-#   make check    build plain and sanitized, run every test, the threaded ones under
+#   make          build into build/ (first the build packages: install-deps.sh --demo)
+#   make demo     install the missing build and run packages (as root; install-deps.sh
+#                 --demo), build, run on the simulated fleet
+#   make check    install what the tests add (install-deps.sh --test), build plain
+#                 and sanitized, run every test, the threaded ones under
 #                 ThreadSanitizer too (build-tsan/), print "N passed, N failed"
+#   make check-fast  the plain build's unit tests and .t cases only (meson suites
+#                 unit and cases; under 5 minutes on 2 cores): before each commit
+#   make check-loaded  make check beside stress-ng --cpu 2 (tests wait for
+#                 conditions, not durations: they must pass on a busy machine)
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
@@ -12,13 +18,13 @@
 
 BUILD ?= build
 
-.PHONY: all demo check lint bench fuzz install clean deps
+.PHONY: all demo check check-fast check-loaded lint bench fuzz install clean deps
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 $(BUILD)/build.ninja:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --demo --check >/dev/null 2>&1 || scripts/install-deps.sh --demo
 	meson setup $(BUILD)
 
 deps:
@@ -28,8 +34,16 @@ demo:
 	@scripts/demo.sh
 
 check:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
 	@scripts/check.sh
+
+check-fast:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/check.sh --fast
+
+check-loaded:
+	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/check.sh --loaded
 
 lint: $(BUILD)/build.ninja
 	@scripts/lint.sh $(BUILD)
@@ -38,7 +52,7 @@ bench:
 	@scripts/bench.sh $(BUILD)
 
 fuzz:
-	@scripts/install-deps.sh --check >/dev/null 2>&1 || scripts/install-deps.sh
+	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
 	@scripts/fuzz.sh
 
 install: all

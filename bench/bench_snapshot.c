@@ -198,7 +198,8 @@ int main(int argc, char **argv)
             co.procfs = 0;
             break;
         case O_PCIE:
-            co.groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT);
+            co.groups = gm_nvml_groups_default();
+            gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
             break;
         case O_TIMEOUT:
             timeout_ns = parse_count(optarg, "--timeout") * INT64_C(1000000);

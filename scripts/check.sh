@@ -7,6 +7,15 @@
 # GPUMON_FUZZ_SECONDS each, default 10; one test per harness), as root the
 # Debian package and container image tests (tests/pkg/), and ends with
 # one summary line: "N passed, N failed" (", N skipped" when any were).
+#
+#   scripts/check.sh --fast     (make check-fast) the plain build's unit tests
+#                               and .t cases only (meson suites unit and
+#                               cases): under 5 minutes on 2 cores, what to
+#                               run before each commit
+#   scripts/check.sh --loaded   (make check-loaded) all of the above beside
+#                               stress-ng --cpu 2: the suite must pass on a
+#                               busy machine too (tests wait for conditions,
+#                               never for durations)
 set -u
 cd "$(dirname "$0")/.."
 
@@ -39,6 +48,29 @@ except FileNotFoundError:
 print(ok, fail, skip)
 PY
 }
+
+case ${1:-} in
+--fast)
+    rm -f build/meson-logs/testlog.json
+    fast=0
+    GPUMON_TEST_ARGS="--suite unit --suite cases ${GPUMON_TEST_ARGS:-}" run_suite plain build || fast=1
+    set -- $(count build)
+    [ "$fast" -ne 0 ] && [ "$2" -eq 0 ] && set -- "$1" 1 "$3"   # a build failure is a failure
+    if [ "$3" -gt 0 ]; then echo "$1 passed, $2 failed, $3 skipped"; else echo "$1 passed, $2 failed"; fi
+    [ "$2" -eq 0 ]
+    exit ;;
+--loaded)
+    command -v stress-ng >/dev/null 2>&1 ||
+        { echo "check.sh: error: stress-ng not found: install the Debian package stress-ng" >&2; exit 2; }
+    stress-ng --cpu 2 --timeout 6h --quiet &
+    stress=$!
+    trap 'kill "$stress" 2>/dev/null' EXIT
+    echo "== beside stress-ng --cpu 2 (pid $stress)"
+    "$0"
+    exit ;;
+"") ;;
+*) echo "usage: scripts/check.sh [--fast | --loaded]" >&2; exit 2 ;;
+esac
 
 status=0
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \

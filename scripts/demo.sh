@@ -6,16 +6,28 @@
 # sleeping in a file called train.py), so gpumon shows their users, command
 # lines and CPU use like on a real node.  GPU 7 holds memory for a process
 # that no longer exists; GPU 3 is starved by its data loader; GPU 5 is hot.
+#
+# At the end, with a terminal on stdin, the agent runs again on the same data
+# until Ctrl-C, so that its live page can be opened; otherwise (a pipe, CI,
+# a test) it says how to do that and exits, the agent stopped.
+#
+# GPUMON_DEMO_DIR (data directory), GPUMON_DEMO_PORT (9842): where it writes
+# and listens; GPUMON_DEMO_BUILD: a meson build directory that is already
+# built (the tests' own), used as it is: no packages, no build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! scripts/install-deps.sh --check >/dev/null 2>&1; then
-    scripts/install-deps.sh
+if [ -n "${GPUMON_DEMO_BUILD:-}" ]; then
+    gpumon=$GPUMON_DEMO_BUILD/src/gpumon
+else
+    # only what the demo builds and runs; `make check` adds the test tools
+    if ! scripts/install-deps.sh --demo --check >/dev/null 2>&1; then
+        scripts/install-deps.sh --demo
+    fi
+    [ -f build/build.ninja ] || meson setup build >/dev/null
+    ninja -C build >/dev/null
+    gpumon=build/src/gpumon
 fi
-[ -f build/build.ninja ] || meson setup build >/dev/null
-ninja -C build >/dev/null
-
-gpumon=build/src/gpumon
 scenario=scenarios/h100x8-training.ini
 
 tmp=$(mktemp -d)
@@ -27,7 +39,9 @@ cleanup() {
 trap cleanup EXIT
 printf 'import time\ntime.sleep(3600)\n' >"$tmp/train.py"
 for r in 0 1 2 3 4 5 6 7; do
-    (cd "$tmp" && exec python3 train.py --model llama-7b --nproc-per-node 8 --rank $r) &
+    # SIGINT ignored: the Ctrl-C that ends the demo is for the script, which
+    # stops them itself (no KeyboardInterrupt traceback from each rank)
+    (cd "$tmp" && trap '' INT && exec python3 train.py --model llama-7b --nproc-per-node 8 --rank $r) &
     pids+=($!)
     export GPUSIM_PID_RANK$r=$!
 done
@@ -72,7 +86,7 @@ agent=$!
 pids+=($agent)
 sleep 3
 "$gpumon" mark --no-config --data-dir "$data" --task llama-7b "epoch 3 start"
-fetch() { python3 -c 'import sys, urllib.request
+fetch() { python3 -c 'import sys, urllib.error, urllib.request
 try:
     r = urllib.request.urlopen(sys.argv[1], timeout=5)
 except urllib.error.HTTPError as e:
@@ -121,10 +135,10 @@ TXT
 cat <<TXT
 The agent's data stays in $data: CSV files under csv/, the SQLite store
 gpumon.db (try: sqlite3 $data/gpumon.db .tables), the alert log alerts.jsonl.
-While it runs, the node is live in a browser at http://$listen/ (docs/api.md),
-Prometheus metrics are at http://$listen/metrics (docs/exporter.md), and
-'gpumon alerts --data-dir $data' shows what fires (docs/alerts.md: the
-default rules, webhooks, Alertmanager).
+While an agent runs, its node is live in a browser at http://$listen/
+(docs/api.md), Prometheus metrics are at http://$listen/metrics
+(docs/exporter.md), and 'gpumon alerts --data-dir $data' shows what fires
+(docs/alerts.md: the default rules, webhooks, Alertmanager).
 
 Try it yourself:
   build/src/gpumon --sim scenarios/h100x8-training.ini status -i 1
@@ -138,3 +152,37 @@ Try it yourself:
   build/src/gpumon plot --no-config --data-dir $data --since 1h -o plot.png
 (GPUSIM_PID_RANK0..7 give the ranks real PIDs; see docs/simulator.md.)
 TXT
+
+# --- the end: the live page needs a running agent.  With a person at a
+# terminal, run it again on the same data until Ctrl-C; never print a link
+# to a page that nothing serves.
+if [ ! -t 0 ]; then
+    printf '\nThe agent has stopped. To open its live page, run make demo in a terminal:\n'
+    printf 'it then keeps the agent running, with the page at http://%s/, until Ctrl-C.\n' "$listen"
+    exit 0
+fi
+"$gpumon" --sim "$scenario" agent --no-config --data-dir "$data" --interval 1s --procs \
+    --task llama-7b --listen "$listen" 2>>"$tmp/agent.log" &
+agent=$!
+pids+=($agent)
+for _ in $(seq 100); do
+    kill -0 $agent 2>/dev/null || break
+    fetch "http://$listen/healthz" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+if ! kill -0 $agent 2>/dev/null || ! fetch "http://$listen/healthz" >/dev/null 2>&1; then
+    printf '\nThe agent did not start again (%s):\n' "$listen" >&2
+    sed 's/^/  log: /' "$tmp/agent.log" | tail -3 >&2
+    exit 1
+fi
+stopped=0
+trap 'stopped=1' INT TERM
+printf '\n\033[1mThe agent is recording again: the node is live at http://%s/\033[0m\n' "$listen"
+printf '(metrics at http://%s/metrics; data in %s)\n' "$listen" "$data"
+printf 'press Ctrl-C to stop\n'
+while [ $stopped = 0 ] && kill -0 $agent 2>/dev/null; do
+    wait $agent 2>/dev/null || true
+done
+kill -TERM $agent 2>/dev/null || true
+wait $agent 2>/dev/null || true
+printf '\nThe agent has stopped; its data stays in %s.\n' "$data"

@@ -34,15 +34,15 @@ shot() { # width height out
         --user-data-dir="$tmp/chromium" --host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" \
         --window-size="$1,$2" --virtual-time-budget=6000 --screenshot="$3" "$4" >/dev/null 2>&1
 }
-shot 1280 1700 "$tmp/desktop.png" "http://127.0.0.1:$port/"
-shot 390 1700 "$tmp/phone.png" "http://127.0.0.1:$port/"
+shot 1280 2250 "$tmp/desktop.png" "http://127.0.0.1:$port/"
+shot 390 2250 "$tmp/phone.png" "http://127.0.0.1:$port/"
 cat >"$tmp/both.html" <<'EOF'
 <!DOCTYPE html><html><head><style>
 body { margin: 0; background: #d1d5db; display: flex; gap: 24px; padding: 24px; align-items: flex-start; }
 img { display: block; box-shadow: 0 2px 8px #0004; }
 </style></head><body><img src="desktop.png"><img src="phone.png"></body></html>
 EOF
-shot 1742 1748 "$tmp/both.png" "file://$tmp/both.html"
+shot 1742 2298 "$tmp/both.png" "file://$tmp/both.html"
 mkdir -p docs/img
 cp "$tmp/both.png" docs/img/live-page.png
 echo "docs/img/live-page.png"

@@ -274,6 +274,12 @@ static nvmlReturn_t do_init(unsigned flags)
         report(err);
         goto unknown;
     }
+    /* [machine] start: the session begins that far into the story, unless
+     * the environment names the timeline (GPUSIM_EPOCH) or the instant
+     * (GPUSIM_TIME) itself. */
+    const char *epoch_env = getenv("GPUSIM_EPOCH");
+    if (s->start > 0 && !tc.pinned && (!epoch_env || !*epoch_env))
+        tc.epoch = g_first_init - s->start / tc.speed;
     struct gs_fail fails;
     if (gs_fail_parse(getenv("GPUSIM_FAIL"), s->ngpus, &fails, err, sizeof(err)) != 0) {
         report(err);

@@ -26,6 +26,14 @@ static bool proc_matches(const struct gs_call *c, const struct gs_process *p, un
     return c->mig < 0 || p->mig == c->mig;
 }
 
+/* A process in the utilisation samples: listed and alive.  A dead one
+ * (`alive = no`: its context outlived it) holds memory but runs no
+ * kernels, so the driver has no utilisation sample of it. */
+static bool util_matches(const struct gs_call *c, const struct gs_process *p, unsigned types)
+{
+    return proc_matches(c, p, types) && !p->dead;
+}
+
 static nvmlReturn_t list_processes(const char *fn, nvmlDevice_t device, unsigned int *infoCount,
                                    void *infos, size_t stride, unsigned types)
 {
@@ -163,7 +171,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
     const unsigned all = GS_PT_COMPUTE | GS_PT_GRAPHICS | GS_PT_MPS;
     unsigned n = 0;
     for (size_t i = 0; i < c.s->nprocs; i++)
-        n += proc_matches(&c, &c.s->procs[i], all);
+        n += util_matches(&c, &c.s->procs[i], all);
     /* All processes share the sample of the current 1/6 s period. */
     double t0 = floor(c.t * GS_SAMPLE_HZ) / GS_SAMPLE_HZ;
     unsigned long long ts = gs_time_to_wall_us(c.tc, t0);
@@ -180,7 +188,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
     unsigned k = 0;
     for (size_t i = 0; i < c.s->nprocs; i++) {
         const struct gs_process *p = &c.s->procs[i];
-        if (!proc_matches(&c, p, all))
+        if (!util_matches(&c, p, all))
             continue;
         nvmlProcessUtilizationSample_t *u = &utilization[k++];
         memset(u, 0, sizeof(*u));
@@ -359,7 +367,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device
     const unsigned all = GS_PT_COMPUTE | GS_PT_GRAPHICS | GS_PT_MPS;
     unsigned n = 0;
     for (size_t i = 0; i < c.s->nprocs; i++)
-        n += proc_matches(&c, &c.s->procs[i], all);
+        n += util_matches(&c, &c.s->procs[i], all);
     double t0 = floor(c.t * GS_SAMPLE_HZ) / GS_SAMPLE_HZ;
     unsigned long long ts = gs_time_to_wall_us(c.tc, t0);
     if (n == 0 || ts <= info->lastSeenTimeStamp)
@@ -373,7 +381,7 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device
     unsigned k = 0;
     for (size_t i = 0; i < c.s->nprocs; i++) {
         const struct gs_process *p = &c.s->procs[i];
-        if (!proc_matches(&c, p, all))
+        if (!util_matches(&c, p, all))
             continue;
         nvmlProcessUtilizationInfo_v1_t *u = &info->procUtilArray[k++];
         memset(u, 0, sizeof(*u));

@@ -210,7 +210,6 @@ enum gs_mem_mode { GS_MEM_FIXED, GS_MEM_SHARE, GS_MEM_NA };
 #define GS_HOST_MAX_WORKERS 64
 struct gs_host {
     bool set;               /* any host key given: its files are written */
-    double cpu;             /* % of one core, the process itself */
     int workers;            /* child processes */
     double worker_cpu;      /* % of one core, each worker */
     double iowait;          /* % of the time blocked on block I/O */
@@ -233,14 +232,31 @@ struct gs_process {
      * names a live, non-zombie process; NULL for a fixed pid. */
     char *pid_file;
     bool dyn_live; /* pid_file's process is alive (pid is then its pid; 0 when not) */
+    /* The simulated /proc view (sim/procview.c) of a pid at or above
+     * GS_PID_SIM_MIN: `alive = no` makes it a process that is gone from the
+     * host (memory held by a dead process); cmdline (NULL: the name; owned
+     * by the scenario's cmdlines) and cpu are what /proc/PID/cmdline, the
+     * CPU times and the RSS say.  cpu (`cpu`, percent of one core, 0 to
+     * 6400, default 100) is the one CPU use of the process: the /proc view's
+     * utime and the host side's stat (sim/hostside.c) both grow by it. */
+    bool dead;
+    const char *cmdline;
+    double cpu;
+    double rss; /* bytes of host memory */
     struct gs_host host;
 };
 
+/* Linux's PID_MAX_LIMIT: the kernel never hands out a pid at or above it, so
+ * such a pid in a scenario can only be a simulated process (sim/procview.c). */
+#define GS_PID_SIM_MIN 4194304u
+
 /* Sets h to "no host side given". */
 void gs_host_init(struct gs_host *h);
-/* Reads host key k = v into h: 1 when k is a host key and v is good, 0 when
- * k is not a host key, -1 with *want (what would be) when v is bad. */
-int gs_host_key(struct gs_host *h, const char *k, const char *v, const char **want);
+/* Reads host key k = v of process p: `cpu` into p->cpu, the others into
+ * p->host; any of them marks p->host.set.  1 when k is a host key and v is
+ * good, 0 when k is not a host key, -1 with *want (what would be) when v is
+ * bad. */
+int gs_host_key(struct gs_process *p, const char *k, const char *v, const char **want);
 struct gs_timecfg;
 struct gs_scenario;
 /* With $GPUSIM_HOST_ROOT set, writes the host view of the processes on GPU
@@ -302,6 +318,12 @@ struct gs_scenario {
     size_t nevents;
     struct gs_event *events;
     struct gs_integ *integ; /* mutable cache; callers serialise */
+    /* [machine] start: the scenario time at a session's first init when
+     * GPUSIM_EPOCH and GPUSIM_TIME are unset (the story is already that far
+     * along when a user first looks); 0 by default. */
+    double start;
+    char **cmdlines; /* owned strings that processes' cmdline point into */
+    size_t ncmdlines;
 };
 
 /* Loads and validates a scenario file.  On failure returns -1 and writes
@@ -475,7 +497,8 @@ struct gs_procs_at {
     unsigned gpu;
     double t;
     double share;       /* bytes each share-taking process holds (before a MIG cap) */
-    unsigned nactive;   /* processes active on the GPU, every type */
+    unsigned nactive;   /* processes active and alive on the GPU, every type: the ones that
+                           share its utilisation (a dead one does no work) */
     struct gs_state st; /* the GPU's model at t */
 };
 void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_procs_at *a);

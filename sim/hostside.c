@@ -3,9 +3,10 @@
  *
  * A scenario process may say how it looks from the host (`cpu = 100%`,
  * `workers = 0`, `worker_cpu`, `iowait`, `psi_cpu`, `psi_io` in its
- * [process.NAME]).  When GPUSIM_HOST_ROOT names a directory, every process
- * list the library answers first writes, for the listed processes that have
- * such keys, what /proc and cgroup v2 would show there:
+ * [process.NAME]).  `cpu` is the process's one CPU use (default 100 % of a
+ * core): the simulated /proc view (procview.c) grows its utime by it too.  When GPUSIM_HOST_ROOT
+ * names a directory, every process list the library answers first writes, for the listed processes
+ * that have such keys, what /proc and cgroup v2 would show there:
  *
  *   proc/PID/stat                 CPU ticks growing at `cpu` % of a core and
  *                                 block-I/O delay ticks at `iowait` % of the
@@ -38,15 +39,17 @@
 void gs_host_init(struct gs_host *h)
 {
     h->set = false;
-    h->cpu = h->worker_cpu = h->iowait = h->psi_cpu = h->psi_io = NAN;
+    h->worker_cpu = h->iowait = h->psi_cpu = h->psi_io = NAN;
     h->workers = -1;
 }
 
-int gs_host_key(struct gs_host *h, const char *k, const char *v, const char **want)
+int gs_host_key(struct gs_process *p, const char *k, const char *v, const char **want)
 {
-    /* the percentages: the first two are CPU use, which may exceed one core */
+    struct gs_host *h = &p->host;
+    /* the percentages: the first two are CPU use, which may exceed one core;
+     * `cpu` is the process's one CPU use, the /proc view's too (procview.c) */
     static const char *const pct_keys[] = {"cpu", "worker_cpu", "iowait", "psi_cpu", "psi_io"};
-    double *dst[] = {&h->cpu, &h->worker_cpu, &h->iowait, &h->psi_cpu, &h->psi_io};
+    double *dst[] = {&p->cpu, &h->worker_cpu, &h->iowait, &h->psi_cpu, &h->psi_io};
     for (size_t i = 0; i < sizeof pct_keys / sizeof pct_keys[0]; i++) {
         if (strcmp(k, pct_keys[i]) != 0)
             continue;
@@ -159,8 +162,8 @@ void gs_host_write(const struct gs_scenario *s, const struct gs_timecfg *tc, uns
             continue;
         const struct gs_host *h = &p->host;
         unsigned long long start = 1000 + (unsigned long long)i;
-        double cpu = isnan(h->cpu) ? 0 : h->cpu, io = isnan(h->iowait) ? 0 : h->iowait;
-        put_stat(root, p->pid, 1, p->name, (unsigned long long)(cpu / 100 * secs * (double)hz),
+        double io = isnan(h->iowait) ? 0 : h->iowait;
+        put_stat(root, p->pid, 1, p->name, (unsigned long long)(p->cpu / 100 * secs * (double)hz),
                  start, (unsigned long long)(io / 100 * secs * (double)hz));
         int nw = h->workers < 0 ? 0 : h->workers;
         char list[64 * 12] = "", rel[128];

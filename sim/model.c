@@ -500,7 +500,7 @@ void gs_procs_at(const struct gs_scenario *s, unsigned gpu, double t, struct gs_
     a->share = share_of(s, gpu, t, fixed, nshare);
     a->nactive = 0;
     for (size_t i = 0; i < s->nprocs; i++)
-        a->nactive += gs_proc_on(&s->procs[i], gpu, t) ? 1 : 0;
+        a->nactive += gs_proc_on(&s->procs[i], gpu, t) && !s->procs[i].dead ? 1 : 0;
     gs_model_eval(s, gpu, t, &a->st);
 }
 

@@ -258,6 +258,11 @@ static int apply_machine(struct gs_pctx *c, long sec)
                 s->nvswitch = false;
             else
                 return gs_bad_value(c, e, v, "nvswitch or none");
+        } else if (strcmp(e->key, "start") == 0) {
+            double t;
+            if (gs_parse_seconds(v, &t) != 0 || t < 0)
+                return gs_bad_value(c, e, v, "a scenario time such as 600s, 10min or 1h");
+            s->start = t;
         } else if (strcmp(e->key, "gpus") == 0) {
             unsigned long long n;
             if (gs_parse_uint(v, GS_MAX_GPUS, &n) != 0)
@@ -267,7 +272,7 @@ static int apply_machine(struct gs_pctx *c, long sec)
         } else {
             return gs_fail(c, e->line,
                            "unknown key '%s' in [machine] (expected driver_version, "
-                           "cuda_version, nvml_version, seed, nvlink or gpus)",
+                           "cuda_version, nvml_version, seed, nvlink, start or gpus)",
                            e->key);
         }
     }
@@ -373,6 +378,8 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
     p->start = 0;
     p->end = INFINITY;
     p->mig = -1;
+    p->cpu = 100;
+    p->rss = 2.0 * 1024 * 1024 * 1024;
     gs_host_init(&p->host);
     *count = 1;
 
@@ -436,18 +443,37 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
             if (gs_parse_seconds(v, &t) != 0 || t < 0)
                 return gs_bad_value(c, e, v, "a scenario time such as 90, 90s, 1.5min or 2h");
             *(k[0] == 's' ? &p->start : &p->end) = t;
+        } else if (strcmp(k, "alive") == 0) {
+            bool alive;
+            if (gs_parse_bool(v, &alive) != 0)
+                return gs_bad_value(c, e, v, "yes or no");
+            p->dead = !alive;
+        } else if (strcmp(k, "rss") == 0) {
+            if (gs_parse_size(v, &p->rss) != 0)
+                return gs_bad_value(c, e, v, "a size such as 2GiB");
+        } else if (strcmp(k, "cmdline") == 0) {
+            char line[1100];
+            if (!*v)
+                return gs_bad_value(c, e, v, "a command line");
+            if (gs_set_string(c, e, v, line, sizeof(line)) != 0)
+                return -1;
+            free((char *)p->cmdline);
+            p->cmdline = strdup(line);
+            if (!p->cmdline)
+                return gs_fail(c, e->line, "out of memory");
         } else if (strcmp(k, "mig") == 0) {
             if (gs_parse_uint(v, GS_MAX_MIG - 1, &mig_idx) != 0)
                 return gs_bad_value(c, e, v, "a MIG device index from 0 to 6");
             mig_entry = e;
-        } else if ((host = gs_host_key(&p->host, k, v, &want)) != 0) {
+        } else if ((host = gs_host_key(p, k, v, &want)) != 0) {
             if (host < 0)
                 return gs_bad_value(c, e, v, want);
         } else {
             return gs_fail(c, e->line,
                            "unknown key '%s' in [%s] (expected gpu, pid, pid_file, count, type, "
-                           "name, used_memory, sm_util, mem_util, start, end, mig, or the host "
-                           "side: cpu, workers, worker_cpu, iowait, psi_cpu, psi_io)",
+                           "name, used_memory, sm_util, mem_util, start, end, mig, alive, "
+                           "cpu, rss, cmdline, or the host side: workers, worker_cpu, iowait, "
+                           "psi_cpu, psi_io)",
                            k, hdr->name);
         }
     }
@@ -805,7 +831,19 @@ static int interpret(struct gs_pctx *c)
             unsigned long long count;
             if (apply_process(c, (long)i, &p, &count) != 0) {
                 free(p.pid_file);
+                free((char *)p.cmdline);
                 return -1;
+            }
+            if (p.cmdline) {
+                /* owned by the scenario, shared by the count copies */
+                char **nc = realloc(s->cmdlines, (s->ncmdlines + 1) * sizeof(*nc));
+                if (!nc) {
+                    free(p.pid_file);
+                    free((char *)p.cmdline);
+                    return gs_fail(c, 0, "out of memory");
+                }
+                s->cmdlines = nc;
+                s->cmdlines[s->ncmdlines++] = (char *)p.cmdline;
             }
             if (s->nprocs + count > cap) {
                 while (s->nprocs + count > cap)
@@ -893,6 +931,9 @@ void gs_scenario_free(struct gs_scenario *s)
     for (size_t i = 0; s->procs && i < s->nprocs; i++)
         free(s->procs[i].pid_file);
     free(s->procs);
+    for (size_t i = 0; i < s->ncmdlines; i++)
+        free(s->cmdlines[i]);
+    free(s->cmdlines);
     free(s->by_pid);
     free(s->dyn);
     free(s->faults);

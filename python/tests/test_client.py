@@ -12,6 +12,8 @@ The agent helpers are tests/e2e/agentlib.py's.
 import io
 import json
 import os
+import re
+import shlex
 import shutil
 import socket
 import subprocess
@@ -435,7 +437,51 @@ def _builder():
     return None
 
 
+def _documented_installs():
+    """The pip commands README.md and docs/python.md give for installing from
+    the checkout (`pip install ... ./python`), as written."""
+    cmds = []
+    for doc in ("README.md", os.path.join("docs", "python.md")):
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+            for line in f:
+                for m in re.finditer(r"\bpip install [^`#\n]*?\./python\b", line):
+                    cmds.append((doc, m.group(0)))
+    return cmds
+
+
 class TestPipInstall(unittest.TestCase):
+    def test_documented_commands_offline(self):
+        """Every install command the docs give works with no network (no
+        index: pip's isolated build would fetch setuptools and fail)."""
+        py = _builder()
+        if not py:
+            self.skipTest("no python3 here has pip, setuptools and a bdist_wheel (setuptools "
+                          ">= 70.1 or wheel): pip cannot build the package without the network")
+        cmds = _documented_installs()
+        self.assertTrue(cmds, "README.md and docs/python.md give no pip install ./python")
+        for doc, cmd in cmds:
+            d = tempfile.mkdtemp(prefix="gmpip.", dir="/tmp")
+            try:
+                shutil.copytree(PYDIR, os.path.join(d, "python"),
+                                ignore=shutil.ignore_patterns("__pycache__", "tests", "build",
+                                                              "*.egg-info"))
+                argv = shlex.split(cmd)
+                self.assertEqual(argv[:2], ["pip", "install"], cmd)
+                target = os.path.join(d, "site")
+                p = subprocess.run([py, "-m"] + argv + ["--quiet", "--no-deps", "--target", target],
+                                   capture_output=True, text=True, timeout=180, cwd=d,
+                                   env=dict(os.environ, PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull,
+                                            PIP_DISABLE_PIP_VERSION_CHECK="1",
+                                            PIP_ROOT_USER_ACTION="ignore"))
+                self.assertEqual(p.returncode, 0, f"{doc}: {cmd} offline: {p.stdout}{p.stderr}")
+                p = subprocess.run([py, "-c", "import gpumon.client; print(gpumon.__file__)"],
+                                   capture_output=True, text=True, cwd=d, timeout=30,
+                                   env=dict(os.environ, PYTHONPATH=target))
+                self.assertEqual(p.returncode, 0, p.stderr)
+                self.assertTrue(p.stdout.startswith(target), p.stdout)
+            finally:
+                shutil.rmtree(d, ignore_errors=True)
+
     def test_pip_install_from_source_tree(self):
         py = _builder()
         if not py:

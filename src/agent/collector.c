@@ -56,7 +56,8 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     if (o->job_map_dir && o->job_map_dir[0])
         c->jobmap = gm_jobmap_new(o->job_map_dir, o->log, o->log_arg);
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
-    gm_nvml_set_groups(c->nvml, o->groups ? o->groups : gm_nvml_groups_default(), o->procs);
+    struct gm_rgset groups = gm_rgset_empty(&o->groups) ? gm_nvml_groups_default() : o->groups;
+    gm_nvml_set_groups(c->nvml, &groups, o->procs, o->nvml_flags);
     return rc;
 }
 
@@ -64,8 +65,16 @@ static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
 {
     gm_snapshot_clear(s);
     gm_nvml_sample(c->nvml, s);
-    if (c->procfs && s->nproc)
+    if (c->procfs && s->nproc) {
+        /* On the simulator, its simulated processes' /proc view
+         * (source/procfs.h); NULL with a real NVML. */
+        void *sym = gm_nvml_symbol(c->nvml, "gpusimProcRead");
+        gm_procfs_sim_fn fn = NULL;
+        if (sym)
+            memcpy(&fn, &sym, sizeof fn);
+        gm_procfs_set_sim(c->procfs, fn);
         gm_procfs_enrich(c->procfs, s);
+    }
     if (c->hostside && s->nproc)
         gm_hostside_enrich(c->hostside, s);
     if (c->jobmap)

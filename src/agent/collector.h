@@ -13,16 +13,18 @@
 
 #include "../core/err.h"
 #include "../core/log.h"
+#include "../core/rgset.h"
 #include "../core/snapshot.h"
 
 struct gm_collector;
 
 struct gm_collector_opts {
-    const char *lib_path;  /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
-    uint64_t groups;       /* read groups (0 = the default set) */
-    int procs;             /* list GPU processes */
-    int procfs;            /* enrich them from /proc */
-    const char *proc_root; /* NULL = "/proc" */
+    const char *lib_path;   /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
+    struct gm_rgset groups; /* read groups (empty = the default set) */
+    unsigned nvml_flags;    /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS (source/nvml.h) */
+    int procs;              /* list GPU processes */
+    int procfs;             /* enrich them from /proc */
+    const char *proc_root;  /* NULL = "/proc" */
     /* Read the host side of each GPU process (source/hostside.h: CPU,
      * workers, I/O wait, pressure) under host_root; NULL: $GPUMON_HOST_ROOT
      * when set (the simulator's host view, tests), else the real one. */

@@ -72,9 +72,9 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col, 
                                    .log = gm_log_cb};
     co.groups = gm_nvml_groups_default();
     if (c->pcie)
-        co.groups |= UINT64_C(1) << GM_RG_PCIE_TPUT;
+        gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     if (once)
-        co.groups |= GM_NVML_GPM_PRIME;
+        co.nvml_flags |= GM_NVML_GPM_PRIME;
     struct gm_err e = {0};
     /* a failure is not fatal: the first sample reports it (logged once by
      * the sampler) and init is retried with backoff */

@@ -53,7 +53,8 @@ const struct gm_rule_operand_info gm_rule_operands[] = {
     {GM_OP_DEAD_MEM, "procs.dead_memory", GM_U_BYTES, GM_SC_GPU,
      "GPU memory held by processes that no longer exist (gone from /proc, or zombies); "
      "unknown when gpumon runs in a nested PID namespace, where it cannot tell; PIDs above "
-     "the kernel's pid_max (simulated processes) are not counted"},
+     "the kernel's pid_max are not counted, unless the NVML simulator's /proc view says "
+     "they are gone (docs/simulator.md)"},
     {GM_OP_XID, "xid", GM_U_NONE, GM_SC_GPU,
      "the Xid number of an NVML Xid event, at the moment it arrives; 0 at every sample"},
 #define DIAG_OP(c, name)                                                                           \
@@ -127,7 +128,8 @@ static int operand_lookup(const char *name)
 
 /* The kernel's largest PID.  NVML reports host PIDs; one above pid_max was
  * not issued by this kernel (a simulated process, or another namespace's
- * numbering), so its absence from /proc says nothing about it. */
+ * numbering), so its absence from /proc says nothing about it -- unless the
+ * simulator's /proc view answered for it (gm_proc.simulated). */
 static unsigned long pid_max(void)
 {
     static unsigned long cached;
@@ -279,8 +281,9 @@ int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out
                 return GM_VS_NA; /* /proc was not looked at */
             if (p->host_state != GM_HS_GONE && p->host_state != GM_HS_ZOMBIE)
                 continue;
-            if (p->pid > pid_max())
-                continue; /* not a PID of this kernel: cannot tell */
+            if (p->pid > pid_max() && !p->simulated)
+                continue; /* not a PID of this kernel: cannot tell (the simulator's
+                             view of its own processes can: procfs.h) */
             if (p->used_memory.status == GM_VS_OK)
                 sum += gm_v_as_double(&p->used_memory);
         }

@@ -20,6 +20,7 @@
 #include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../view/query.h"
+#include "cmdspec.h"
 
 volatile sig_atomic_t cli_stop;
 
@@ -56,10 +57,60 @@ void cli_log_cb(void *arg, int level, const char *msg)
         cli_warn("%s", msg);
 }
 
+/* The flag of cmd (NULL: gpumon's own) nearest to opt ("--jsn",
+ * "--sinse=1h"), from the flags its --help lists (cmdspec.h: read in a
+ * child process, on this error path only), or NULL. */
+static const char *nearest_flag(const char *cmd, const char *opt, char *out, size_t len)
+{
+    /* a short flag has too few letters to be a typo of one */
+    if (strncmp(opt, "--", 2) != 0)
+        return NULL;
+    struct cli_spec sp;
+    memset(&sp, 0, sizeof(sp));
+    optind = 0; /* the child's getopt starts afresh on its "--help" */
+    int rc = -1;
+    if (!cmd) {
+        rc = cli_spec_read_main(&sp);
+    } else {
+        size_t n;
+        const struct gm_cmd *const *t = cli_commands(&n);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(t[i]->name, cmd) == 0)
+                rc = cli_spec_read(t[i], &sp);
+    }
+    if (rc != 0)
+        return NULL;
+    struct gm_text_suggest sg;
+    gm_text_suggest_init(&sg, opt, strcspn(opt, "="));
+    for (size_t i = 0; i < sp.nflags; i++)
+        gm_text_suggest_add(&sg, sp.flags[i].name);
+    const char *near = NULL;
+    size_t word = strcspn(opt, "=");
+    /* the flag itself, where it is known but not here ("alerts test
+     * --since": a flag of another form of the command) is no suggestion */
+    if (sg.best && !(strlen(sg.best) == word && strncmp(sg.best, opt, word) == 0))
+        near = gm_strlcpy(out, sg.best, len);
+    cli_spec_free(&sp);
+    return near;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (strcmp(fmt, "unknown option %s") == 0) {
+        /* every command reports an unknown option so: "did you mean" here */
+        const char *opt = va_arg(ap, const char *);
+        va_end(ap);
+        char shown[256], near[64];
+        gm_text_term_s(shown, sizeof(shown), opt, cli_utf8());
+        if (nearest_flag(cmd, opt, near, sizeof(near)))
+            cli_error("unknown option %s; did you mean %s?", shown, near);
+        else
+            cli_error("unknown option %s", shown);
+        fprintf(stderr, "Try 'gpumon %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+        return GM_EXIT_USAGE;
+    }
     vmsg("error", fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try 'gpumon %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");

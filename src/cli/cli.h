@@ -23,10 +23,13 @@
 
 enum { GM_EXIT_OK = 0, GM_EXIT_FAIL = 1, GM_EXIT_USAGE = 2, GM_EXIT_NVML = 3 };
 
+struct gm_optcmd;
+
 struct gm_cmd {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
+    const struct gm_optcmd *opts; /* its option table (opt.h); NULL: not converted yet */
 };
 
 extern const struct gm_cmd gm_cmd_status;
@@ -49,12 +52,19 @@ extern const struct gm_cmd gm_cmd_plot;
 extern const struct gm_cmd gm_cmd_completion;
 extern const struct gm_cmd gm_cmd_manpage;
 extern const struct gm_cmd gm_cmd_topo;
+extern const struct gm_cmd gm_cmd_mig;
 extern const struct gm_cmd gm_cmd_run;
 
 /* --sim SCENARIO: checks that the file is readable and points
  * GPUSIM_SCENARIO and GPUMON_NVML_LIB at it and at the simulator library;
  * prints the error and returns -1 when it is not readable, else 0. */
 int cli_use_sim(const char *scenario);
+
+/* Appends nvidia-smi's `--version` block (NVIDIA-SMI, NVML, DRIVER and
+ * CUDA versions, smiver.c) to out from one sample.  Returns 0, or
+ * GM_EXIT_NVML with nothing appended when NVML cannot answer (the cause
+ * printed when report != 0). */
+int cli_smi_version(struct gm_buf *out, int report);
 
 /* "gpumon: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

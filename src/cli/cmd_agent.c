@@ -24,6 +24,7 @@
 struct flagset {
     const char *config_path; /* --config, NULL for the default path */
     int no_config;           /* --no-config: ignore any config file */
+    int once;                /* --once: log-level warning unless the file or a flag sets it */
     int nflags;
     const char *key[64];
     const char *value[64];
@@ -116,6 +117,11 @@ static int build_config(void *arg, int reload, struct gm_config *c, struct gm_er
 {
     const struct flagset *fs = arg;
     gm_config_defaults(c);
+    /* cron mails whatever a job prints: a --once run that went well prints
+     * nothing (NVML ready, an alert's notice); warnings and errors still go
+     * to stderr, and an explicit log-level (file or flag) wins */
+    if (fs->once && gm_config_set(c, "log-level", "warning", err) != 0)
+        return GM_E_INVAL;
     if (!fs->no_config) {
         char def[4096];
         const char *path =
@@ -207,7 +213,9 @@ static void agent_usage(const char *cmd, int once)
                   "(JSON)\n",
                   cmd, once ? " [--once]" : "", serve ? " [--print]" : "", what,
                   once ? "      --once                       one sample through the same files "
-                         "and locks, then exit (cron)\n"
+                         "and locks, then exit (cron;\n"
+                         "                                   log-level warning unless set: "
+                         "silent when it goes well)\n"
                        : "",
                   serve ? "      --print                      one sample to stdout as /metrics "
                           "would serve it\n"
@@ -225,7 +233,8 @@ static int print_metrics(const struct gm_config *c)
 {
     /* one sample, so GPM takes its interval now (GM_NVML_GPM_PRIME: 100 ms) */
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
-                                   .groups = gm_nvml_groups_default() | GM_NVML_GPM_PRIME,
+                                   .groups = gm_nvml_groups_default(),
+                                   .nvml_flags = GM_NVML_GPM_PRIME,
                                    .procs = c->process_metrics,
                                    .procfs = c->process_metrics,
                                    .job_map_dir = c->job_map_dir,
@@ -253,7 +262,9 @@ static int print_metrics(const struct gm_config *c)
  * GPU, on one line) of the agent's latest snapshot. */
 static void api_status_json(const struct gm_snapshot *s, int command_lines, struct gm_buf *out)
 {
-    gm_status_json_opt(s, UINT64_MAX, 0, command_lines ? 0 : GM_STATUS_JSON_NO_COMMAND, out);
+    gm_status_json_opt(s, UINT64_MAX, 0,
+                       GM_STATUS_JSON_DIAG | (command_lines ? 0 : GM_STATUS_JSON_NO_COMMAND),
+                       out); /* + "diagnosis" */
 }
 
 static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,
@@ -270,6 +281,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
     int rc = parse_flags(cmd, argc, argv, &fs, agent_other, &a);
     if (rc)
         return rc;
+    fs.once = a.once;
     if (a.help) {
         agent_usage(cmd, allow_once);
         return GM_EXIT_OK;
@@ -338,12 +350,12 @@ static int cmd_serve_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_serve = {"serve", "the agent's exporter preset: Prometheus /metrics",
-                                    cmd_serve_run};
+                                    cmd_serve_run, NULL};
 
 const struct gm_cmd gm_cmd_agent = {
-    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run};
+    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run, NULL};
 const struct gm_cmd gm_cmd_record = {"record", "the agent's recording preset (--once for cron)",
-                                     cmd_record_run};
+                                     cmd_record_run, NULL};
 
 /* ----------------------------------------------------------------- config */
 
@@ -400,7 +412,7 @@ static int cmd_config_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_config = {"config", "check or show the agent's configuration",
-                                     cmd_config_run};
+                                     cmd_config_run, NULL};
 
 /* ------------------------------------------------------------------- mark */
 
@@ -483,4 +495,4 @@ static int cmd_mark_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_mark = {"mark", "put a mark on the running agent's timeline",
-                                   cmd_mark_run};
+                                   cmd_mark_run, NULL};

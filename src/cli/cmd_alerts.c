@@ -19,83 +19,94 @@
 #include "../core/timeutil.h"
 #include "../store/store.h"
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpumon alerts [--json] [--data-dir DIR] [--config FILE | --no-config]\n"
-               "       gpumon alerts --history [--since DURATION] [--rule NAME] [--json]\n"
-               "                     [--data-dir DIR | --store-path FILE]\n"
-               "       gpumon --sim SCENARIO alerts test [--from T] [--to T] [--step DURATION]\n"
-               "                     [--json] [--config FILE | --no-config]\n\n"
-               "Alerts of the running agent: each rule's pending and firing alerts, and what\n"
-               "its notification channels delivered.  --history lists past notices (firing,\n"
-               "repeated, resolved) from the agent's store.  `test` evaluates the configured\n"
-               "rules on the simulator's timeline from --from to --to (scenario seconds,\n"
-               "default 0 to 1h) every --step (default 10s) and prints each notice with the\n"
-               "scenario time it happened at.  Rules: docs/alerts.md.\n");
-}
+#include "optgroups.h"
 
 struct args {
-    int json, history, no_config;
-    const char *config, *data_dir, *store_path, *rule;
-    int64_t since_ns, from_ns, to_ns, step_ns;
+    struct cli_hist h;
+    int json, history;
+    const char *rule;
+    int64_t from_ns, to_ns, step_ns;
 };
 
-static int parse(int argc, char **argv, int first, struct args *a, int test)
+static const char alerts_help[] =
+    "usage: gpumon alerts [--json] [--data-dir DIR] [--config FILE | --no-config]\n"
+    "       gpumon alerts --history [--since DURATION] [--rule NAME] [--json]\n"
+    "                     [--data-dir DIR | --store-path FILE]\n"
+    "       gpumon --sim SCENARIO alerts test [--from T] [--to T] [--step DURATION]\n"
+    "                     [--json] [--config FILE | --no-config]\n\n"
+    "Alerts of the running agent: each rule's pending and firing alerts, and what\n"
+    "its notification channels delivered.  --history lists past notices (firing,\n"
+    "repeated, resolved) from the agent's store.  `test` evaluates the configured\n"
+    "rules on the simulator's timeline from --from to --to (scenario seconds,\n"
+    "default 0 to 1h) every --step (default 10s) and prints each notice with the\n"
+    "scenario time it happened at.  Rules: docs/alerts.md.\n";
+
+/* alerts test's --from, --to, --step: scenario time, a duration >= 0. */
+static int parse_scenario_time(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    for (int i = first; i < argc; i++) {
-        const char *s = argv[i];
-        if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-            usage(stdout);
-            exit(GM_EXIT_OK);
-        }
-        if (!strcmp(s, "--json")) {
-            a->json = 1;
-            continue;
-        }
-        if (!strcmp(s, "--no-config")) {
-            a->no_config = 1;
-            continue;
-        }
-        if (!strcmp(s, "--history") && !test) {
-            a->history = 1;
-            continue;
-        }
-        if (strncmp(s, "--", 2) != 0)
-            return cli_usage_error("alerts", "unexpected argument '%s'", s);
-        const char *eq = strchr(s, '=');
-        char key[32];
-        size_t kl = eq ? (size_t)(eq - s - 2) : strlen(s + 2);
-        if (kl >= sizeof(key))
-            return cli_usage_error("alerts", "unknown option %s", s);
-        memcpy(key, s + 2, kl);
-        key[kl] = '\0';
-        const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        if (!v)
-            return cli_usage_error("alerts", "--%s needs a value", key);
-        int64_t *dur = !strcmp(key, "since") && !test ? &a->since_ns
-                       : !strcmp(key, "from") && test ? &a->from_ns
-                       : !strcmp(key, "to") && test   ? &a->to_ns
-                       : !strcmp(key, "step") && test ? &a->step_ns
-                                                      : NULL;
-        if (dur) {
-            if (gm_parse_duration(v, dur) != 0 || *dur < 0)
-                return cli_usage_error("alerts", "invalid --%s '%s' (a duration: 90s, 10m, 2h)",
-                                       key, v);
-        } else if (!strcmp(key, "config")) {
-            a->config = v;
-        } else if (!strcmp(key, "data-dir") && !test) {
-            a->data_dir = v;
-        } else if (!strcmp(key, "store-path") && !test) {
-            a->store_path = v;
-        } else if (!strcmp(key, "rule") && !test) {
-            a->rule = v;
-        } else {
-            return cli_usage_error("alerts", "unknown option --%s", key);
-        }
-    }
+    int64_t *ns = dst;
+    if (gm_parse_duration(v, ns) != 0 || *ns < 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (a duration: 90s, 10m, 2h)", o->name,
+                          v);
     return 0;
 }
+
+#define HIST(n, ...)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct args, h), .flags = GM_OPT_NOHELP, __VA_ARGS__                       \
+    }
+#define SCENARIO_TIME(n, field)                                                                    \
+    {                                                                                              \
+        .kind = GM_OPT_FN, .name = (n), .arg = "T", .fn = parse_scenario_time,                     \
+        .off = offsetof(struct args, field)                                                        \
+    }
+
+/* `alerts test`: the flags of the simulator's timeline instead of the
+ * history's; the same help. */
+static const struct gm_opt alerts_test_rows[] = {
+    SCENARIO_TIME("from", from_ns),
+    SCENARIO_TIME("to", to_ns),
+    {.kind = GM_OPT_FN,
+     .name = "step",
+     .arg = "DURATION",
+     .fn = parse_scenario_time,
+     .off = offsetof(struct args, step_ns)},
+    {.kind = GM_OPT_SET, .name = "json", .val = 1, .off = offsetof(struct args, json)},
+    HIST("config"),
+    HIST("no-config"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd alerts_test_opts = {
+    .name = "alerts",
+    .head = alerts_help,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = alerts_test_rows,
+};
+
+static const struct gm_opt alerts_rows[] = {
+    {.kind = GM_OPT_SET, .name = "json", .val = 1, .off = offsetof(struct args, json)},
+    HIST("data-dir"),
+    HIST("config"),
+    HIST("no-config"),
+    {.kind = GM_OPT_SET, .name = "history", .val = 1, .off = offsetof(struct args, history)},
+    HIST("since", .arg = "DURATION"),
+    {.kind = GM_OPT_STR, .name = "rule", .arg = "NAME", .off = offsetof(struct args, rule)},
+    HIST("store-path"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd alerts_opts = {
+    .name = "alerts",
+    .head = alerts_help,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = alerts_rows,
+    .subs = "test",
+    .sub = &alerts_test_opts,
+};
 
 /* ------------------------------------------------------------------ test */
 
@@ -189,7 +200,7 @@ static int run_test(const struct args *a, const struct gm_config *c)
 
 static int cmd_alerts_run(int argc, char **argv)
 {
-    struct args a = {.since_ns = 24LL * 3600 * 1000000000LL};
+    struct args a = {.h.since_ns = 24LL * 3600 * 1000000000LL};
     if (argc == 2 && !strcmp(argv[1], "--markdown")) {
         /* the generated part of docs/alerts.md */
         struct gm_buf b = GM_BUF_INIT;
@@ -199,13 +210,14 @@ static int cmd_alerts_run(int argc, char **argv)
         return wrc;
     }
     int test = argc > 1 && !strcmp(argv[1], "test");
-    int rc = parse(argc, argv, test ? 2 : 1, &a, test);
-    if (rc)
+    int rc = test ? cli_opts(&alerts_test_opts, argc - 1, argv + 1, &a, NULL)
+                  : cli_opts(&alerts_opts, argc, argv, &a, NULL);
+    if (rc != CLI_OPTS_GO)
         return rc;
     if (a.rule && !a.history)
         return cli_usage_error("alerts", "--rule goes with --history");
     struct gm_config *c = gm_xmalloc(sizeof(*c)); /* ~0.5 MB: not on the stack */
-    rc = cli_config(c, a.config, a.no_config, a.data_dir, a.store_path);
+    rc = cli_config(c, a.h.config, a.h.no_config, a.h.data_dir, a.h.store_path);
     if (rc) {
         free(c);
         return rc;
@@ -220,7 +232,7 @@ static int cmd_alerts_run(int argc, char **argv)
     if (a.history) {
         int64_t now = gm_wall_ns();
         struct gm_alert_history_opts ho = {
-            .path = c->store_path, .from_ns = now - a.since_ns, .rule = a.rule, .json = a.json};
+            .path = c->store_path, .from_ns = now - a.h.since_ns, .rule = a.rule, .json = a.json};
         if (gm_store_alert_history(&ho, &out, &err) != 0) {
             cli_error("%s", err.msg);
             gm_buf_free(&out);
@@ -252,4 +264,4 @@ static int cmd_alerts_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_alerts = {"alerts", "alerts now (from the agent), --history, test rules",
-                                     cmd_alerts_run};
+                                     cmd_alerts_run, &alerts_opts};

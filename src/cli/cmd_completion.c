@@ -19,18 +19,26 @@
 #include "../core/err.h"
 #include "../core/metrics.h"
 #include "cli.h"
+#include "optgroups.h"
 #include "cmdspec.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpumon completion bash|zsh|fish\n\n"
-               "Prints the completion script for the shell, generated from gpumon's commands,\n"
-               "their flags and the metric names.  To use it now:\n"
-               "  source <(gpumon completion bash)      (bash; zsh: the same with zsh)\n"
-               "  gpumon completion fish | source\n"
-               "Installed copies: docs/completion.md.\n\n"
-               "  -h, --help           this help\n");
-}
+static const struct gm_opt completion_rows[] = {
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd completion_opts = {
+    .name = "completion",
+    .head = "usage: gpumon completion bash|zsh|fish\n\n"
+            "Prints the completion script for the shell, generated from gpumon's commands,\n"
+            "their flags and the metric names.  To use it now:\n"
+            "  source <(gpumon completion bash)      (bash; zsh: the same with zsh)\n"
+            "  gpumon completion fish | source\n"
+            "Installed copies: docs/completion.md.\n\n",
+    .col = 23,
+    .opts = completion_rows,
+    .subs = "bash|zsh|fish",
+};
 
 /* ------------------------------------------------------------ the data */
 
@@ -588,10 +596,12 @@ static void gen_fish(const struct specs *all, struct gm_buf *b)
 
 static int cmd_completion_run(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
-        return GM_EXIT_OK;
-    }
+    int first = argc;
+    int prc = cli_opts(&completion_opts, argc, argv, NULL, &first);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    argv += first - 1; /* the shell is argv[1] */
+    argc -= first - 1;
     if (argc != 2)
         return cli_usage_error("completion", argc < 2 ? "name the shell: bash, zsh or fish"
                                                       : "give one shell: bash, zsh or fish");
@@ -616,5 +626,6 @@ static int cmd_completion_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_completion = {
-    "completion", "print the bash, zsh or fish completion script", cmd_completion_run};
+const struct gm_cmd gm_cmd_completion = {"completion",
+                                         "print the bash, zsh or fish completion script",
+                                         cmd_completion_run, &completion_opts};

@@ -10,7 +10,6 @@
  * on a failure to read), 2 bad usage, 3 NVML unavailable.
  */
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,38 +27,7 @@
 #include "../view/dg_history.h"
 #include "../view/query.h"
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
-            "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
-            "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
-            "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
-            "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
-            "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
-            "Causes and their rules: docs/diagnose.md.\n\n"
-            "  -i, --id LIST        only these GPUs (indices, UUIDs or PCI bus ids; live only)\n"
-            "      --duration DUR   live: how long to sample (default 30s)\n"
-            "      --interval DUR   live: time between snapshots (default 1s)\n"
-            "      --since DUR      history: the last DUR up to --until or now (e.g. 2h)\n"
-            "      --until TIME     history: end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
-            "      --task T         history: only the rows of the agent's task T\n"
-            "      --data-dir DIR   history: the agent's data directory (its gpumon.db)\n"
-            "      --store-path F   history: the store file itself\n"
-            "      --csv FILE...    history from the agent's daily CSV logs (GPU files, .gz too);\n"
-            "                       all their rows, or the window of --since/--until\n"
-            "      --config FILE    the agent's configuration (for its data directory)\n"
-            "      --no-config      do not read the default configuration file\n"
-            "      --json           JSON (schema gpumon.diagnose/1) instead of text\n"
-            "      --compact        JSON on one line\n"
-            "      --fail-on warning|critical\n"
-            "                       exit 1 when a finding is at least this severe\n"
-            "      --timeout SEC    give up when an NVML call hangs this long (default 10)\n"
-            "  -h, --help           this help\n\n"
-            "Exit status: 0 diagnosed (whatever was found), 1 a finding at or above --fail-on,\n"
-            "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n");
-}
+#include "optgroups.h"
 
 /* ---- history ------------------------------------------------------------ */
 
@@ -147,8 +115,9 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
         .procs = 1,
         .procfs = 1,
         .hostside = 1, /* CPU, workers, I/O wait and pressure of the GPU processes */
-        .groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT),
+        .groups = gm_nvml_groups_default(),
     };
+    gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc != 0)
@@ -203,133 +172,138 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
 
 /* ---- the command -------------------------------------------------------- */
 
+struct diagnose_args {
+    struct cli_hist h;
+    const char *ids;
+    int64_t duration, interval, timeout;
+    int json, pretty, fail_on;
+};
+
+static int parse_duration(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    int64_t *ns = dst;
+    if (cli_parse_seconds(v, ns) != 0 || *ns > 86400000000000LL)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (e.g. 30s, 5m)", o->name, v);
+    return 0;
+}
+
+static int parse_interval(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    int64_t *ns = dst;
+    if (cli_parse_seconds(v, ns) != 0 || *ns < 10000000LL)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (10ms or more)", o->name, v);
+    return 0;
+}
+
+static int parse_timeout(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (gm_parse_duration(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s'", o->name, v);
+    return 0;
+}
+
+static int parse_fail_on(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    int s = gm_dg_severity_from_name(v);
+    if (s < GM_DG_WARNING)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (warning, critical)", o->name, v);
+    *(int *)dst = s;
+    return 0;
+}
+
+#define HIST(n, ...)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct diagnose_args, h), __VA_ARGS__                                      \
+    }
+
+static const struct gm_opt diagnose_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "id",
+     .letter = 'i',
+     .arg = "LIST",
+     .off = offsetof(struct diagnose_args, ids),
+     .help = "only these GPUs (indices, UUIDs or PCI bus ids; live only)"},
+    {.kind = GM_OPT_FN,
+     .name = "duration",
+     .arg = "DUR",
+     .fn = parse_duration,
+     .off = offsetof(struct diagnose_args, duration),
+     .help = "live: how long to sample (default 30s)"},
+    {.kind = GM_OPT_FN,
+     .name = "interval",
+     .arg = "DUR",
+     .fn = parse_interval,
+     .off = offsetof(struct diagnose_args, interval),
+     .help = "live: time between snapshots (default 1s)"},
+    HIST("since", .help = "history: the last DUR up to --until or now (e.g. 2h)"),
+    HIST("until", .help = "history: end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]"),
+    HIST("task", .help = "history: only the rows of the agent's task T"),
+    HIST("data-dir", .help = "history: the agent's data directory (its gpumon.db)"),
+    HIST("store-path", .arg = "F", .help = "history: the store file itself"),
+    HIST("csv", .help = "history from the agent's daily CSV logs (GPU files, .gz too);\n"
+                        "all their rows, or the window of --since/--until"),
+    HIST("config"),
+    HIST("no-config"),
+    {.kind = GM_OPT_SET,
+     .name = "json",
+     .val = 1,
+     .off = offsetof(struct diagnose_args, json),
+     .help = "JSON (schema gpumon.diagnose/1) instead of text"},
+    {.kind = GM_OPT_SET,
+     .name = "compact",
+     .val = 0,
+     .off = offsetof(struct diagnose_args, pretty),
+     .help = "JSON on one line"},
+    {.kind = GM_OPT_FN,
+     .name = "fail-on",
+     .arg = "warning|critical",
+     .fn = parse_fail_on,
+     .off = offsetof(struct diagnose_args, fail_on),
+     .help = "exit 1 when a finding is at least this severe"},
+    {.kind = GM_OPT_FN,
+     .name = "timeout",
+     .arg = "SEC",
+     .fn = parse_timeout,
+     .off = offsetof(struct diagnose_args, timeout),
+     .help = "give up when an NVML call hangs this long (default 10)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd diagnose_opts = {
+    .name = "diagnose",
+    .head = "usage: gpumon diagnose [--id LIST] [--duration 30s] [--interval 1s]\n"
+            "       gpumon diagnose --since 2h [--until TIME] [--task T] [--data-dir DIR]\n"
+            "       gpumon diagnose --csv FILE... [--since DUR] [--until TIME]\n\n"
+            "Why a GPU is slow or wasted: samples the GPUs (live) or reads the agent's history\n"
+            "(--since) and names the causes it finds with evidence, a confidence, a severity and\n"
+            "what to do next; a GPU with no finding is healthy-busy, idle or light-load.\n"
+            "Causes and their rules: docs/diagnose.md.\n\n",
+    .tail = "\nExit status: 0 diagnosed (whatever was found), 1 a finding at or above --fail-on,\n"
+            "or the history could not be read, 2 bad usage, 3 NVML or driver unavailable.\n",
+    .col = 23,
+    .opts = diagnose_rows,
+};
+
 static int cmd_diagnose_run(int argc, char **argv)
 {
-    enum {
-        O_DURATION = 256,
-        O_INTERVAL,
-        O_SINCE,
-        O_UNTIL,
-        O_TASK,
-        O_DATADIR,
-        O_STOREPATH,
-        O_CONFIG,
-        O_NOCONFIG,
-        O_JSON,
-        O_COMPACT,
-        O_FAILON,
-        O_TIMEOUT,
-        O_CSV,
-    };
-    static const struct option opts[] = {
-        {"id", required_argument, NULL, 'i'},
-        {"duration", required_argument, NULL, O_DURATION},
-        {"interval", required_argument, NULL, O_INTERVAL},
-        {"since", required_argument, NULL, O_SINCE},
-        {"until", required_argument, NULL, O_UNTIL},
-        {"task", required_argument, NULL, O_TASK},
-        {"data-dir", required_argument, NULL, O_DATADIR},
-        {"store-path", required_argument, NULL, O_STOREPATH},
-        {"config", required_argument, NULL, O_CONFIG},
-        {"no-config", no_argument, NULL, O_NOCONFIG},
-        {"json", no_argument, NULL, O_JSON},
-        {"compact", no_argument, NULL, O_COMPACT},
-        {"fail-on", required_argument, NULL, O_FAILON},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"csv", required_argument, NULL, O_CSV},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int64_t duration = 30000000000LL, interval = 1000000000LL, since = 0, until = 0;
-    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS;
-    const char *ids = NULL, *task = NULL, *data_dir = NULL, *store_path = NULL, *config = NULL;
-    int no_config = 0, json = 0, pretty = 1, fail_on = -1, c;
-    int history_flag = 0;
-    const char *csv_files[256];
-    size_t ncsv = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            ids = optarg;
-            break;
-        case O_DURATION:
-            if (cli_parse_seconds(optarg, &duration) != 0 || duration > 86400000000000LL)
-                return cli_usage_error("diagnose", "invalid --duration '%s' (e.g. 30s, 5m)",
-                                       optarg);
-            break;
-        case O_INTERVAL:
-            if (cli_parse_seconds(optarg, &interval) != 0 || interval < 10000000LL)
-                return cli_usage_error("diagnose", "invalid --interval '%s' (10ms or more)",
-                                       optarg);
-            break;
-        case O_SINCE:
-            if (gm_parse_duration(optarg, &since) != 0 || since <= 0)
-                return cli_usage_error("diagnose", "invalid --since '%s' (e.g. 2h, 30m)", optarg);
-            break;
-        case O_UNTIL:
-            if (cli_parse_time(optarg, &until) != 0)
-                return cli_usage_error(
-                    "diagnose", "invalid --until '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", optarg);
-            history_flag = 1;
-            break;
-        case O_TASK:
-            task = optarg;
-            history_flag = 1;
-            break;
-        case O_DATADIR:
-            data_dir = optarg;
-            history_flag = 1;
-            break;
-        case O_STOREPATH:
-            store_path = optarg;
-            history_flag = 1;
-            break;
-        case O_CONFIG:
-            config = optarg;
-            break;
-        case O_NOCONFIG:
-            no_config = 1;
-            break;
-        case O_JSON:
-            json = 1;
-            break;
-        case O_COMPACT:
-            pretty = 0;
-            break;
-        case O_FAILON:
-            fail_on = gm_dg_severity_from_name(optarg);
-            if (fail_on < GM_DG_WARNING)
-                return cli_usage_error("diagnose", "invalid --fail-on '%s' (warning, critical)",
-                                       optarg);
-            break;
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error("diagnose", "invalid --timeout '%s'", optarg);
-            break;
-        case O_CSV:
-            if (ncsv == sizeof csv_files / sizeof csv_files[0])
-                return cli_usage_error("diagnose", "too many --csv files (at most 256)");
-            csv_files[ncsv++] = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("diagnose", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("diagnose", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    for (; ncsv && optind < argc; optind++) { /* --csv A B C: the files after the first */
-        if (ncsv == sizeof csv_files / sizeof csv_files[0])
-            return cli_usage_error("diagnose", "too many --csv files (at most 256)");
-        csv_files[ncsv++] = argv[optind];
-    }
-    if (optind < argc)
-        return cli_usage_error("diagnose", "unexpected argument '%s'", argv[optind]);
-    if (ncsv && (task || data_dir || store_path))
+    struct diagnose_args da = {.duration = 30000000000LL,
+                               .interval = 1000000000LL,
+                               .timeout = CLI_DEFAULT_TIMEOUT_NS,
+                               .pretty = 1,
+                               .fail_on = -1};
+    int prc = cli_opts(&diagnose_opts, argc, argv, &da, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    int64_t duration = da.duration, interval = da.interval, since = da.h.since_ns;
+    int64_t until = da.h.until_ns, timeout = da.timeout;
+    const char *ids = da.ids, *task = da.h.task;
+    int json = da.json, pretty = da.pretty, fail_on = da.fail_on;
+    const char *const *csv_files = da.h.csv;
+    size_t ncsv = da.h.ncsv;
+    int history_flag = until || task || da.h.data_dir || da.h.store_path;
+    if (ncsv && (task || da.h.data_dir || da.h.store_path))
         return cli_usage_error("diagnose", "--csv reads the files given: not with --task, "
                                            "--data-dir or --store-path");
     if (ncsv && ids)
@@ -375,7 +349,7 @@ static int cmd_diagnose_run(int argc, char **argv)
         gm_dg_feed_flush(&rs);
     } else if (since) {
         struct gm_config cfg;
-        rc = cli_config(&cfg, config, no_config, data_dir, store_path);
+        rc = cli_config(&cfg, da.h.config, da.h.no_config, da.h.data_dir, da.h.store_path);
         if (rc != 0) {
             gm_dg_free(d);
             return rc;
@@ -427,4 +401,4 @@ static int cmd_diagnose_run(int argc, char **argv)
 const struct gm_cmd gm_cmd_diagnose = {"diagnose",
                                        "why a GPU is slow or wasted: causes with "
                                        "evidence, live or from history",
-                                       cmd_diagnose_run};
+                                       cmd_diagnose_run, &diagnose_opts};

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,48 +24,195 @@
 #include "../view/pmon.h"
 #include "../view/query.h"
 #include "cli.h"
+#include "optgroups.h"
 #include "mon.h"
 
-static void usage(int kind, FILE *f)
+/* What the flags give. */
+struct mon_args {
+    const char *ids, *select, *file, *gpm;
+    int64_t delay, timeout;
+    long count;
+    struct gm_mon_layout lay;
+};
+
+static int parse_delay(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    if (kind == CLI_MON_DMON)
-        fprintf(f, "usage: gpumon dmon [OPTIONS]\n\n"
-                   "nvidia-smi dmon: one line per GPU per sample, scrolling.\n\n"
-                   "  -s, --select GROUPS  metric groups, in this order [default: puc]\n"
-                   "                         p  power (W), GPU and memory temperature (C)\n"
-                   "                         u  utilisation: sm, mem, enc, dec, jpg, ofa (%%)\n"
-                   "                         c  memory and SM clocks (MHz)\n"
-                   "                         v  power violation (%% of the interval) and\n"
-                   "                            thermal violation (0/1)\n"
-                   "                         m  framebuffer and BAR1 memory used (MiB)\n"
-                   "                         e  ECC errors (aggregate single/double bit) and\n"
-                   "                            PCIe replays\n"
-                   "                         t  PCIe receive and transmit (MiB/s)\n"
-                   "      --gpm-metrics IDS  GPM columns after the groups (Hopper and later),\n"
-                   "                       nvidia-smi's ids, comma-separated: 1 gract, 2 smact,\n"
-                   "                       3 smocc, 4 intac, 5 tenac, 10 dramac, 11 fp64a,\n"
-                   "                       12 fp32a, 13 fp16a (%%), 20 pcitx, 21 pcirx,\n"
-                   "                       61 nvltx, 60 nvlrx (MiB/s); the first line waits\n"
-                   "                       100 ms for a second GPM sample\n");
-    else
-        fprintf(f, "usage: gpumon pmon [OPTIONS]\n\n"
-                   "nvidia-smi pmon: one line per GPU process per sample, scrolling.\n\n"
-                   "  -s, --select GROUPS  u (sm, mem, enc, dec, jpg, ofa %%), m (fb MiB);\n"
-                   "                       [default: u]\n");
-    fprintf(
-        f,
-        "  -i, --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
-        "  -d, --delay SEC      seconds between samples [default: 1]; 0.5 and 500ms work too\n"
-        "  -c, --count N        stop after N samples [default: until interrupted]\n"
-        "  -o, --options D|T|DT add the date (YYYYMMDD) and/or time (HH:MM:SS) to each line\n"
-        "  -f, --filename FILE  write to FILE (truncated) instead of standard output\n"
-        "      --format csv[,noheader][,nounit]\n"
-        "                       comma-separated values instead of aligned columns\n"
-        "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
-        "  -h, --help           this help\n\n"
-        "A value the GPU does not report (or that gpumon cannot read: jpg, ofa, ccpm)\n"
-        "is '-'.  Layout and differences from nvidia-smi: docs/views.md.\n");
+    if (cli_parse_seconds(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid -d/--delay '%s' (seconds > 0)", v);
+    return 0;
 }
+
+static int parse_count(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n <= 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid -c/--count '%s' (a number of samples > 0)", v);
+    *(long *)dst = n;
+    return 0;
+}
+
+static int parse_options(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    return gm_mon_parse_options(v, dst, err) != 0 ? -1 : 0;
+}
+
+static int parse_format(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    return gm_mon_parse_format(v, dst, err) != 0 ? -1 : 0;
+}
+
+static int parse_timeout(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (gm_parse_duration(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s'", o->name, v);
+    return 0;
+}
+
+/* pmon's --gpm-metrics: known, to say where it belongs. */
+static int gpm_not_here(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    return gm_err_set(err, GM_E_INVAL, "unknown option --%s (dmon has it)", o->name);
+}
+
+/* The flags of the loop, dmon's and pmon's alike (nvidia-smi's). */
+static const struct gm_opt mon_flag_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "id",
+     .letter = 'i',
+     .arg = "IDS",
+     .off = offsetof(struct mon_args, ids),
+     .help = "only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)"},
+    {.kind = GM_OPT_FN,
+     .name = "delay",
+     .letter = 'd',
+     .arg = "SEC",
+     .fn = parse_delay,
+     .off = offsetof(struct mon_args, delay),
+     .help = "seconds between samples [default: 1]; 0.5 and 500ms work too"},
+    {.kind = GM_OPT_FN,
+     .name = "count",
+     .letter = 'c',
+     .arg = "N",
+     .fn = parse_count,
+     .off = offsetof(struct mon_args, count),
+     .help = "stop after N samples [default: until interrupted]"},
+    {.kind = GM_OPT_FN,
+     .name = "options",
+     .letter = 'o',
+     .arg = "D|T|DT",
+     .fn = parse_options,
+     .off = offsetof(struct mon_args, lay),
+     .help = "add the date (YYYYMMDD) and/or time (HH:MM:SS) to each line"},
+    {.kind = GM_OPT_STR,
+     .name = "filename",
+     .letter = 'f',
+     .arg = "FILE",
+     .off = offsetof(struct mon_args, file),
+     .help = "write to FILE (truncated) instead of standard output"},
+    {.kind = GM_OPT_FN,
+     .name = "format",
+     .arg = "csv[,noheader][,nounit]",
+     .fn = parse_format,
+     .off = offsetof(struct mon_args, lay),
+     .help = "comma-separated values instead of aligned columns"},
+    {.kind = GM_OPT_FN,
+     .name = "timeout",
+     .arg = "SEC",
+     .fn = parse_timeout,
+     .off = offsetof(struct mon_args, timeout),
+     .help = "give up when an NVML call hangs this long (default 10; 0 = never)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+static const struct gm_optgroup mon_group = {"monitor loop", mon_flag_rows};
+
+#define MON(n)                                                                                     \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &mon_group, .name = (n)                                       \
+    }
+#define MON_TAIL                                                                                   \
+    "\nA value the GPU does not report (or that gpumon cannot read: jpg, ofa, ccpm)\n"             \
+    "is '-'.  Layout and differences from nvidia-smi: docs/views.md.\n"
+
+static const struct gm_opt dmon_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "select",
+     .letter = 's',
+     .arg = "GROUPS",
+     .off = offsetof(struct mon_args, select),
+     .help = "metric groups, in this order [default: puc]\n"
+             "  p  power (W), GPU and memory temperature (C)\n"
+             "  u  utilisation: sm, mem, enc, dec, jpg, ofa (%)\n"
+             "  c  memory and SM clocks (MHz)\n"
+             "  v  power violation (% of the interval) and\n"
+             "     thermal violation (0/1)\n"
+             "  m  framebuffer and BAR1 memory used (MiB)\n"
+             "  e  ECC errors (aggregate single/double bit) and\n"
+             "     PCIe replays\n"
+             "  t  PCIe receive and transmit (MiB/s)"},
+    {.kind = GM_OPT_STR,
+     .name = "gpm-metrics",
+     .arg = "IDS",
+     .off = offsetof(struct mon_args, gpm),
+     .help = "GPM columns after the groups (Hopper and later),\n"
+             "nvidia-smi's ids, comma-separated: 1 gract, 2 smact,\n"
+             "3 smocc, 4 intac, 5 tenac, 10 dramac, 11 fp64a,\n"
+             "12 fp32a, 13 fp16a (%), 20 pcitx, 21 pcirx,\n"
+             "61 nvltx, 60 nvlrx (MiB/s); the first line waits\n"
+             "100 ms for a second GPM sample"},
+    MON("id"),
+    MON("delay"),
+    MON("count"),
+    MON("options"),
+    MON("filename"),
+    MON("format"),
+    MON("timeout"),
+    MON("help"),
+    {0},
+};
+
+static const struct gm_optcmd dmon_opts = {
+    .name = "dmon",
+    .head = "usage: gpumon dmon [OPTIONS]\n\n"
+            "nvidia-smi dmon: one line per GPU per sample, scrolling.\n\n",
+    .tail = MON_TAIL,
+    .col = 23,
+    .opts = dmon_rows,
+};
+
+static const struct gm_opt pmon_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "select",
+     .letter = 's',
+     .arg = "GROUPS",
+     .off = offsetof(struct mon_args, select),
+     .help = "u (sm, mem, enc, dec, jpg, ofa %), m (fb MiB);\n[default: u]"},
+    {.kind = GM_OPT_FN,
+     .name = "gpm-metrics",
+     .arg = "IDS",
+     .fn = gpm_not_here,
+     .flags = GM_OPT_HIDDEN},
+    MON("id"),
+    MON("delay"),
+    MON("count"),
+    MON("options"),
+    MON("filename"),
+    MON("format"),
+    MON("timeout"),
+    MON("help"),
+    {0},
+};
+
+const struct gm_optcmd cli_pmon_opts = {
+    .name = "pmon",
+    .head = "usage: gpumon pmon [OPTIONS]\n\n"
+            "nvidia-smi pmon: one line per GPU process per sample, scrolling.\n\n",
+    .tail = MON_TAIL,
+    .col = 23,
+    .opts = pmon_rows,
+};
 
 /* Rows of the terminal on fd, or 24 when it is not one. */
 static int screen_rows(int fd)
@@ -152,81 +298,20 @@ static int mon_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int f
 
 int cli_mon_run(int kind, int argc, char **argv)
 {
-    const char *cmd = kind == CLI_MON_DMON ? "dmon" : "pmon";
-    enum { O_FORMAT = 256, O_TIMEOUT, O_GPM };
-    static const struct option opts[] = {
-        {"id", required_argument, NULL, 'i'},
-        {"delay", required_argument, NULL, 'd'},
-        {"count", required_argument, NULL, 'c'},
-        {"select", required_argument, NULL, 's'},
-        {"options", required_argument, NULL, 'o'},
-        {"filename", required_argument, NULL, 'f'},
-        {"format", required_argument, NULL, O_FORMAT},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"gpm-metrics", required_argument, NULL, O_GPM},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *ids = NULL, *select = NULL, *file = NULL, *gpm = NULL;
-    int64_t delay = 1000000000LL, timeout = CLI_DEFAULT_TIMEOUT_NS;
-    long count = -1;
-    struct gm_mon_layout lay = {.ascii = !cli_utf8()};
+    struct mon_args a = {.delay = 1000000000LL,
+                         .timeout = CLI_DEFAULT_TIMEOUT_NS,
+                         .count = -1,
+                         .lay = {.ascii = !cli_utf8()}};
+    const struct gm_optcmd *t = kind == CLI_MON_DMON ? &dmon_opts : &cli_pmon_opts;
+    const char *cmd = t->name;
+    int prc = cli_opts(t, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    const char *ids = a.ids, *select = a.select, *file = a.file, *gpm = a.gpm;
+    int64_t delay = a.delay, timeout = a.timeout;
+    long count = a.count;
+    struct gm_mon_layout lay = a.lay;
     struct gm_err err = {0};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:d:c:s:o:f:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            ids = optarg;
-            break;
-        case 'd':
-            if (cli_parse_seconds(optarg, &delay) != 0)
-                return cli_usage_error(cmd, "invalid -d/--delay '%s' (seconds > 0)", optarg);
-            break;
-        case 'c': {
-            char *end;
-            errno = 0;
-            count = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || count <= 0)
-                return cli_usage_error(cmd, "invalid -c/--count '%s' (a number of samples > 0)",
-                                       optarg);
-            break;
-        }
-        case 's':
-            select = optarg;
-            break;
-        case 'o':
-            if (gm_mon_parse_options(optarg, &lay, &err) != 0)
-                return cli_usage_error(cmd, "%s", err.msg);
-            break;
-        case 'f':
-            file = optarg;
-            break;
-        case O_FORMAT:
-            if (gm_mon_parse_format(optarg, &lay, &err) != 0)
-                return cli_usage_error(cmd, "%s", err.msg);
-            break;
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error(cmd, "invalid --timeout '%s'", optarg);
-            break;
-        case O_GPM:
-            if (kind != CLI_MON_DMON)
-                return cli_usage_error(cmd, "unknown option --gpm-metrics (dmon has it)");
-            gpm = optarg;
-            break;
-        case 'h':
-            usage(kind, stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error(cmd, "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 
     static struct gm_dmon dm;
     static struct gm_pmon pm;
@@ -250,9 +335,9 @@ int cli_mon_run(int kind, int argc, char **argv)
 
     struct gm_collector_opts co = {0};
     if (kind == CLI_MON_DMON) {
-        co.groups = gm_dmon_groups(&dm);
+        co.groups = gm_dmon_groups(&dm, &co.nvml_flags);
     } else {
-        co.groups = UINT64_C(1) << GM_RG_MIG_MODE;
+        co.groups = GM_RGSET_OF(GM_RG_MIG_MODE);
         co.procs = 1;
     }
     struct gm_collector *col;
@@ -291,4 +376,4 @@ static int cmd_dmon_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_dmon = {"dmon", "scrolling per-GPU table (nvidia-smi dmon)",
-                                   cmd_dmon_run};
+                                   cmd_dmon_run, &dmon_opts};

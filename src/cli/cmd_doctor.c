@@ -5,7 +5,6 @@
  * Exit 0 when no check fails, 1 when one does (warnings and unknowns do not
  * count), 2 on bad usage; --capture exits 1 when the archive cannot be
  * written. */
-#include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -17,26 +16,7 @@
 #include "../source/doctor.h"
 #include "../view/doctor.h"
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gpumon doctor [OPTIONS]\n\n"
-            "Why NVML or the NVIDIA driver does not work: checks from the PCI bus up (devices,\n"
-            "kernel modules and the kernel they were built for, Secure Boot, library vs module\n"
-            "version, device nodes, containers, hybrid laptops, the kernel log, NVML, each GPU),\n"
-            "each pass / warn / fail / unknown with what it read and, for a failure, the next\n"
-            "command to run.  A check whose ground failed is unknown, not a guess.\n\n"
-            "  -j, --json           one object per check (id, status, evidence, remedy)\n"
-            "      --root DIR       read a captured tree (from --capture, unpacked) instead of /\n"
-            "      --capture FILE   write what doctor reads here to FILE (.tar.gz) for a bug\n"
-            "                       report, then print the report; nothing secret is kept\n"
-            "                       (docs/doctor.md lists it)\n"
-            "      --user UID[:GID[,GID...]]\n"
-            "                       check device-node access for this user (default: you)\n"
-            "  -h, --help           this help\n\n"
-            "Exit status: 0 nothing failed, 1 a check failed, 2 bad usage.\n");
-}
+#include "optgroups.h"
 
 static int parse_user(const char *s, struct gm_doc_opts *o)
 {
@@ -60,53 +40,74 @@ static int parse_user(const char *s, struct gm_doc_opts *o)
     return *end ? -1 : 0;
 }
 
+struct doctor_args {
+    struct gm_doc_opts o;
+    const char *root, *capture;
+    int json;
+};
+
+static int parse_user_opt(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (parse_user(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (UID[:GID[,GID...]])", o->name, v);
+    return 0;
+}
+
+static const struct gm_opt doctor_rows[] = {
+    {.kind = GM_OPT_SET,
+     .name = "json",
+     .letter = 'j',
+     .val = 1,
+     .off = offsetof(struct doctor_args, json),
+     .help = "one object per check (id, status, evidence, remedy)"},
+    {.kind = GM_OPT_STR,
+     .name = "root",
+     .arg = "DIR",
+     .off = offsetof(struct doctor_args, root),
+     .help = "read a captured tree (from --capture, unpacked) instead of /"},
+    {.kind = GM_OPT_STR,
+     .name = "capture",
+     .arg = "FILE",
+     .off = offsetof(struct doctor_args, capture),
+     .help = "write what doctor reads here to FILE (.tar.gz) for a bug\n"
+             "report, then print the report; nothing secret is kept\n"
+             "(docs/doctor.md lists it)"},
+    {.kind = GM_OPT_FN,
+     .name = "user",
+     .arg = "UID[:GID[,GID...]]",
+     .fn = parse_user_opt,
+     .off = offsetof(struct doctor_args, o),
+     .help = "check device-node access for this user (default: you)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd doctor_opts = {
+    .name = "doctor",
+    .head = "usage: gpumon doctor [OPTIONS]\n\n"
+            "Why NVML or the NVIDIA driver does not work: checks from the PCI bus up (devices,\n"
+            "kernel modules and the kernel they were built for, Secure Boot, library vs module\n"
+            "version, device nodes, containers, hybrid laptops, the kernel log, NVML, each GPU),\n"
+            "each pass / warn / fail / unknown with what it read and, for a failure, the next\n"
+            "command to run.  A check whose ground failed is unknown, not a guess.\n\n",
+    .tail = "\nExit status: 0 nothing failed, 1 a check failed, 2 bad usage.\n",
+    .col = 23,
+    .opts = doctor_rows,
+};
+
 static int cmd_doctor_run(int argc, char **argv)
 {
-    enum { O_ROOT = 256, O_CAPTURE, O_USER };
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"root", required_argument, NULL, O_ROOT},
-        {"capture", required_argument, NULL, O_CAPTURE},
-        {"user", required_argument, NULL, O_USER},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *root = "/";
-    struct gm_doc_opts o = {.root = root};
-    o.uid = getuid();
-    o.gids[0] = getgid();
-    int ng = getgroups(GM_DOC_MAX_GIDS - 1, o.gids + 1);
-    o.ngids = 1 + (ng > 0 ? ng : 0);
-    int json = 0, c;
-    const char *capture = NULL;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        case O_ROOT:
-            root = optarg ? optarg : "/"; /* never NULL: required_argument */
-            break;
-        case O_CAPTURE:
-            capture = optarg;
-            break;
-        case O_USER:
-            if (parse_user(optarg, &o) != 0)
-                return cli_usage_error("doctor", "invalid --user '%s' (UID[:GID[,GID...]])",
-                                       optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("doctor", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("doctor", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("doctor", "unexpected argument '%s'", argv[optind]);
+    struct doctor_args a = {.root = "/"};
+    a.o.uid = getuid();
+    a.o.gids[0] = getgid();
+    int ng = getgroups(GM_DOC_MAX_GIDS - 1, a.o.gids + 1);
+    a.o.ngids = 1 + (ng > 0 ? ng : 0);
+    int prc = cli_opts(&doctor_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    struct gm_doc_opts o = a.o;
+    const char *root = a.root, *capture = a.capture;
+    int json = a.json;
     o.root = root;
     if (capture && strcmp(root, "/") != 0)
         return cli_usage_error("doctor", "--capture records this machine: it cannot be used "
@@ -148,4 +149,4 @@ static int cmd_doctor_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_doctor = {"doctor", "why the NVIDIA driver or NVML does not work here",
-                                     cmd_doctor_run};
+                                     cmd_doctor_run, &doctor_opts};

@@ -5,7 +5,6 @@
  * 1 s: a third of a second apart, so a 0.5 s busy/idle heartbeat is not
  * seen in the same phase every time), then lets view/free.c judge the
  * window.  Exit 1 when fewer than --count are free (docs/free.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,36 +15,9 @@
 #include "../source/nvml.h"
 #include "../view/free.h"
 #include "cli.h"
+#include "optgroups.h"
 
 #define FREE_MAX_SAMPLES 100
-
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: gpumon free [OPTIONS]\n\n"
-        "Which GPUs are free: every GPU and MIG instance with its verdict and why, or the\n"
-        "chosen ones as ids or CUDA_VISIBLE_DEVICES.  Free means, in every sample of the\n"
-        "window: enough free memory, utilisation at most --max-util, no compute process;\n"
-        "and not lost, not waiting for a row remap or page retirement, not exclusive-mode\n"
-        "with a process, not compute-prohibited.  A MIG GPU's instances count separately.\n\n"
-        "  -n, --count N        choose N (the first free ones in index order); exit 1 when\n"
-        "                       fewer are free (default: all that are free)\n"
-        "      --min-mem SIZE   free memory needed: 20G, 512MiB, or a percentage of the\n"
-        "                       total, 50%% (default 90%%: almost empty)\n"
-        "      --max-util PCT   utilisation allowed in every sample (default 10)\n"
-        "      --allow-procs    compute processes do not make a GPU busy\n"
-        "      --window SEC     judge over this long (default 1; 0 = one sample)\n"
-        "      --samples N      samples in the window (default 4)\n"
-        "  -f, --format table|ids|env|json\n"
-        "                       what to print (default: table)\n"
-        "      --by uuid|index  ids and env name GPUs by uuid (default) or index\n"
-        "      --compact        JSON on one line (default: indented)\n"
-        "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
-        "  -h, --help           this help\n\n"
-        "  eval \"$(gpumon free --count 2 --format env)\" exports CUDA_VISIBLE_DEVICES by UUID;\n"
-        "  see docs/free.md for why not by index, and for checking the exit status.\n");
-}
 
 enum { FMT_TABLE, FMT_IDS, FMT_ENV, FMT_JSON };
 
@@ -61,119 +33,161 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *v)
     return 0;
 }
 
+struct free_args {
+    struct cli_gpu g; /* --timeout */
+    struct gm_free_opts fo;
+    int64_t window;
+    unsigned long count, samples;
+    int fmt, by_index, pretty;
+};
+
+static int parse_count(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    unsigned long *n = dst;
+    if (parse_uint(v, 64UL * (GM_MIG_MAX + 1), n) != 0 || *n == 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s'", o->name, v);
+    return 0;
+}
+
+static int parse_min_mem(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    return gm_free_parse_min_mem(v, dst, err) != 0 ? -1 : 0;
+}
+
+static int parse_max_util(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    unsigned long u;
+    if (parse_uint(v, 100, &u) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (0-100)", o->name, v);
+    *(unsigned *)dst = (unsigned)u;
+    return 0;
+}
+
+static int parse_window(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    int64_t *w = dst;
+    if (strcmp(v, "0") == 0)
+        *w = 0;
+    else if (cli_parse_seconds(v, w) != 0 || *w > 60000000000LL)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (0 to 60 s)", o->name, v);
+    return 0;
+}
+
+static int parse_samples(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    unsigned long *n = dst;
+    if (parse_uint(v, FREE_MAX_SAMPLES, n) != 0 || *n == 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (1-%d)", o->name, v,
+                          FREE_MAX_SAMPLES);
+    return 0;
+}
+
+static const struct gm_opt free_rows[] = {
+    {.kind = GM_OPT_FN,
+     .name = "count",
+     .letter = 'n',
+     .arg = "N",
+     .fn = parse_count,
+     .off = offsetof(struct free_args, count),
+     .help = "choose N (the first free ones in index order); exit 1 when\n"
+             "fewer are free (default: all that are free)"},
+    {.kind = GM_OPT_FN,
+     .name = "min-mem",
+     .arg = "SIZE",
+     .fn = parse_min_mem,
+     .off = offsetof(struct free_args, fo),
+     .help = "free memory needed: 20G, 512MiB, or a percentage of the\n"
+             "total, 50% (default 90%: almost empty)"},
+    {.kind = GM_OPT_FN,
+     .name = "max-util",
+     .arg = "PCT",
+     .fn = parse_max_util,
+     .off = offsetof(struct free_args, fo.max_util),
+     .help = "utilisation allowed in every sample (default 10)"},
+    {.kind = GM_OPT_SET,
+     .name = "allow-procs",
+     .val = 1,
+     .off = offsetof(struct free_args, fo.allow_procs),
+     .help = "compute processes do not make a GPU busy"},
+    {.kind = GM_OPT_FN,
+     .name = "window",
+     .arg = "SEC",
+     .fn = parse_window,
+     .off = offsetof(struct free_args, window),
+     .help = "judge over this long (default 1; 0 = one sample)"},
+    {.kind = GM_OPT_FN,
+     .name = "samples",
+     .arg = "N",
+     .fn = parse_samples,
+     .off = offsetof(struct free_args, samples),
+     .help = "samples in the window (default 4)"},
+    {.kind = GM_OPT_CHOICE,
+     .name = "format",
+     .letter = 'f',
+     .arg = "table|ids|env|json",
+     .hint = "table, ids, env, json",
+     .off = offsetof(struct free_args, fmt),
+     .help = "what to print (default: table)"},
+    {.kind = GM_OPT_CHOICE,
+     .name = "by",
+     .arg = "uuid|index",
+     .hint = "uuid, index",
+     .off = offsetof(struct free_args, by_index),
+     .help = "ids and env name GPUs by uuid (default) or index"},
+    {.kind = GM_OPT_SET,
+     .name = "compact",
+     .val = 0,
+     .off = offsetof(struct free_args, pretty),
+     .help = "JSON on one line (default: indented)"},
+    {.kind = GM_OPT_USE,
+     .group = &cli_gpu_group,
+     .name = "timeout",
+     .off = offsetof(struct free_args, g)},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd free_opts = {
+    .name = "free",
+    .head = "usage: gpumon free [OPTIONS]\n\n"
+            "Which GPUs are free: every GPU and MIG instance with its verdict and why, or the\n"
+            "chosen ones as ids or CUDA_VISIBLE_DEVICES.  Free means, in every sample of the\n"
+            "window: enough free memory, utilisation at most --max-util, no compute process;\n"
+            "and not lost, not waiting for a row remap or page retirement, not exclusive-mode\n"
+            "with a process, not compute-prohibited.  A MIG GPU's instances count separately.\n\n",
+    .tail = "\n  eval \"$(gpumon free --count 2 --format env)\" exports CUDA_VISIBLE_DEVICES by "
+            "UUID;\n"
+            "  see docs/free.md for why not by index, and for checking the exit status.\n",
+    .col = 23,
+    .opts = free_rows,
+};
+
 static int cmd_free_run(int argc, char **argv)
 {
-    enum {
-        O_MINMEM = 256,
-        O_MAXUTIL,
-        O_ALLOW,
-        O_WINDOW,
-        O_SAMPLES,
-        O_BY,
-        O_COMPACT,
-        O_TIMEOUT,
-    };
-    static const struct option opts[] = {
-        {"count", required_argument, NULL, 'n'},
-        {"min-mem", required_argument, NULL, O_MINMEM},
-        {"max-util", required_argument, NULL, O_MAXUTIL},
-        {"allow-procs", no_argument, NULL, O_ALLOW},
-        {"window", required_argument, NULL, O_WINDOW},
-        {"samples", required_argument, NULL, O_SAMPLES},
-        {"format", required_argument, NULL, 'f'},
-        {"by", required_argument, NULL, O_BY},
-        {"compact", no_argument, NULL, O_COMPACT},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct gm_free_opts fo = GM_FREE_OPTS_DEFAULT;
-    int64_t window = 1000000000LL, timeout = CLI_DEFAULT_TIMEOUT_NS;
-    unsigned long count = 0, samples = 4, v;
-    int fmt = FMT_TABLE, by_index = 0, pretty = 1, c;
+    struct free_args a = {.g.timeout_ns = CLI_DEFAULT_TIMEOUT_NS,
+                          .fo = GM_FREE_OPTS_DEFAULT,
+                          .window = 1000000000LL,
+                          .samples = 4,
+                          .fmt = FMT_TABLE,
+                          .pretty = 1};
+    int prc = cli_opts(&free_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    struct gm_free_opts fo = a.fo;
+    int64_t window = a.window, timeout = a.g.timeout_ns;
+    unsigned long count = a.count, samples = a.samples;
+    int fmt = a.fmt, by_index = a.by_index, pretty = a.pretty;
     struct gm_err err = {0};
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":n:f:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (parse_uint(optarg, 64UL * (GM_MIG_MAX + 1), &count) != 0 || count == 0)
-                return cli_usage_error("free", "invalid --count '%s'", optarg);
-            break;
-        case O_MINMEM:
-            if (gm_free_parse_min_mem(optarg, &fo, &err) != 0)
-                return cli_usage_error("free", "%s", err.msg);
-            break;
-        case O_MAXUTIL:
-            if (parse_uint(optarg, 100, &v) != 0)
-                return cli_usage_error("free", "invalid --max-util '%s' (0-100)", optarg);
-            fo.max_util = (unsigned)v;
-            break;
-        case O_ALLOW:
-            fo.allow_procs = 1;
-            break;
-        case O_WINDOW:
-            if (strcmp(optarg, "0") == 0)
-                window = 0;
-            else if (cli_parse_seconds(optarg, &window) != 0 || window > 60000000000LL)
-                return cli_usage_error("free", "invalid --window '%s' (0 to 60 s)", optarg);
-            break;
-        case O_SAMPLES:
-            if (parse_uint(optarg, FREE_MAX_SAMPLES, &samples) != 0 || samples == 0)
-                return cli_usage_error("free", "invalid --samples '%s' (1-%d)", optarg,
-                                       FREE_MAX_SAMPLES);
-            break;
-        case 'f':
-            if (strcmp(optarg, "table") == 0)
-                fmt = FMT_TABLE;
-            else if (strcmp(optarg, "ids") == 0)
-                fmt = FMT_IDS;
-            else if (strcmp(optarg, "env") == 0)
-                fmt = FMT_ENV;
-            else if (strcmp(optarg, "json") == 0)
-                fmt = FMT_JSON;
-            else
-                return cli_usage_error("free", "invalid --format '%s' (table, ids, env, json)",
-                                       optarg);
-            break;
-        case O_BY:
-            if (strcmp(optarg, "uuid") == 0)
-                by_index = 0;
-            else if (strcmp(optarg, "index") == 0)
-                by_index = 1;
-            else
-                return cli_usage_error("free", "invalid --by '%s' (uuid, index)", optarg);
-            break;
-        case O_COMPACT:
-            pretty = 0;
-            break;
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error("free", "invalid --timeout '%s'", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("free", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("free", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("free", "unexpected argument '%s'", argv[optind]);
     if (window == 0)
         samples = 1;
     if (samples == 1)
         window = 0;
 
-#define BIT(g) (UINT64_C(1) << (g))
     struct gm_collector_opts co = {
         .procs = 1,
-        .groups = BIT(GM_RG_MEMORY) | BIT(GM_RG_UTIL) | BIT(GM_RG_COMPUTE_MODE) |
-                  BIT(GM_RG_MIG_MODE) | BIT(GM_RG_REMAPPED) | BIT(GM_RG_RETIRED),
+        .groups = GM_RGSET_OF(GM_RG_MEMORY, GM_RG_UTIL, GM_RG_COMPUTE_MODE, GM_RG_MIG_MODE,
+                              GM_RG_REMAPPED, GM_RG_RETIRED),
     };
-#undef BIT
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc != 0)
@@ -235,4 +249,4 @@ static int cmd_free_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_free = {"free", "which GPUs are free, and CUDA_VISIBLE_DEVICES for them",
-                                   cmd_free_run};
+                                   cmd_free_run, &free_opts};

@@ -24,24 +24,44 @@
 #include "../core/buf.h"
 #include "../core/safefile.h"
 #include "cli.h"
+#include "optgroups.h"
 #include "cmdspec.h"
 
 #ifndef GM_VERSION
 #define GM_VERSION "0.0.0"
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpumon manpage COMMAND|gpumon.conf\n"
-               "       gpumon manpage --list\n"
-               "       gpumon manpage --write DIR\n\n"
-               "Prints the manual page gpumon-COMMAND(1), or gpumon.conf(5), as roff; they are\n"
-               "generated from the commands' help and the configuration table, and installed\n"
-               "by the build (docs/completion.md).\n\n"
-               "      --list           the pages' file names, one per line\n"
-               "      --write DIR      write every page to DIR/man1 and DIR/man5\n"
-               "  -h, --help           this help\n");
-}
+struct manpage_args {
+    int list;
+    const char *write;
+};
+
+static const struct gm_opt manpage_rows[] = {
+    {.kind = GM_OPT_SET,
+     .name = "list",
+     .val = 1,
+     .off = offsetof(struct manpage_args, list),
+     .help = "the pages' file names, one per line"},
+    {.kind = GM_OPT_STR,
+     .name = "write",
+     .arg = "DIR",
+     .off = offsetof(struct manpage_args, write),
+     .help = "write every page to DIR/man1 and DIR/man5"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd manpage_opts = {
+    .name = "manpage",
+    .head = "usage: gpumon manpage COMMAND|gpumon.conf\n"
+            "       gpumon manpage --list\n"
+            "       gpumon manpage --write DIR\n\n"
+            "Prints the manual page gpumon-COMMAND(1), or gpumon.conf(5), as roff; they are\n"
+            "generated from the commands' help and the configuration table, and installed\n"
+            "by the build (docs/completion.md).\n\n",
+    .col = 23,
+    .opts = manpage_rows,
+};
 
 /* ------------------------------------------------------------- escaping */
 
@@ -424,19 +444,23 @@ static int write_file(const char *dir, const char *sub, const char *file, const 
 
 static int cmd_manpage_run(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        usage(stdout);
-        return GM_EXIT_OK;
-    }
+    struct manpage_args a = {0};
+    int first = argc;
+    int prc = cli_opts(&manpage_opts, argc, argv, &a, &first);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    int nops = argc - first; /* the pages named */
+    if (a.list + !!a.write + (nops > 0) != 1 || nops > 1)
+        return cli_usage_error("manpage", "name one page, or give --list or --write DIR");
     size_t n;
     const struct gm_cmd *const *cmds = cli_commands(&n);
-    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+    if (a.list) {
         for (size_t i = 0; i < n; i++)
             printf("man1/gpumon-%s.1\n", cmds[i]->name);
         printf("man5/gpumon.conf.5\n");
         return fflush(stdout) == 0 ? GM_EXIT_OK : GM_EXIT_FAIL;
     }
-    if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+    if (a.write) {
         struct gm_buf b = GM_BUF_INIT;
         int rc = 0;
         for (size_t i = 0; i <= n && rc == 0; i++) {
@@ -450,21 +474,19 @@ static int cmd_manpage_run(int argc, char **argv)
                 rc = page("gpumon.conf", &b);
             }
             if (rc == 0)
-                rc = write_file(argv[2], i < n ? "man1" : "man5", file, &b);
+                rc = write_file(a.write, i < n ? "man1" : "man5", file, &b);
         }
         gm_buf_free(&b);
         return rc;
     }
-    if (argc != 2 || argv[1][0] == '-')
-        return cli_usage_error("manpage", argc == 2 ? "unknown option %s" : "name one page%s",
-                               argc == 2 ? argv[1] : "");
     struct gm_buf b = GM_BUF_INIT;
-    int rc = page(argv[1], &b);
+    int rc = page(argv[first], &b);
     if (rc == 0)
         rc = cli_write(STDOUT_FILENO, &b);
     gm_buf_free(&b);
     return rc;
 }
 
-const struct gm_cmd gm_cmd_manpage = {
-    "manpage", "print a manual page (roff), generated from the help", cmd_manpage_run};
+const struct gm_cmd gm_cmd_manpage = {"manpage",
+                                      "print a manual page (roff), generated from the help",
+                                      cmd_manpage_run, &manpage_opts};

@@ -6,6 +6,7 @@
 
 #include "../core/metrics.h"
 #include "cli.h"
+#include "optgroups.h"
 
 static const char *kind_name(int k)
 {
@@ -93,22 +94,30 @@ static void table(struct gm_buf *b)
     }
 }
 
+static const struct gm_opt metrics_rows[] = {
+    {.kind = GM_OPT_SET, .name = "markdown", .val = 1},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd metrics_opts = {
+    .name = "metrics",
+    .head = "usage: gpumon metrics [--markdown]\n\n"
+            "Lists every metric gpumon knows (nvidia-smi key, JSON key, description);\n"
+            "--markdown prints docs/metrics.md.\n",
+    .opts = metrics_rows,
+};
+
 int cmd_metrics_run(int argc, char **argv);
 
 int cmd_metrics_run(int argc, char **argv)
 {
-    int md = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--markdown") == 0)
-            md = 1;
-        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpumon metrics [--markdown]\n\n"
-                   "Lists every metric gpumon knows (nvidia-smi key, JSON key, description);\n"
-                   "--markdown prints docs/metrics.md.\n");
-            return GM_EXIT_OK;
-        } else
-            return cli_usage_error("metrics", "unknown argument '%s'", argv[i]);
-    }
+    int md = 0, first = argc;
+    int prc = cli_opts(&metrics_opts, argc, argv, &md, &first);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    if (first < argc)
+        return cli_usage_error("metrics", "unknown argument '%s'", argv[first]);
     struct gm_buf b = GM_BUF_INIT;
     if (md)
         markdown(&b);
@@ -120,4 +129,4 @@ int cmd_metrics_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_metrics = {"metrics", "list the metrics gpumon reads (docs/metrics.md)",
-                                      cmd_metrics_run};
+                                      cmd_metrics_run, &metrics_opts};

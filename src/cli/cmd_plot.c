@@ -10,7 +10,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,38 +24,11 @@
 #include "../store/plotdata.h"
 #include "../view/plot.h"
 #include "cli.h"
+#include "optgroups.h"
 
 #define DEFAULT_METRICS "util,mem,power,temp,clocks"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gpumon plot [--since 24h] [--until TIME] [--id LIST] [--metrics LIST]\n"
-            "                   [--task T] [--data-dir DIR | --store-path FILE] [-o FILE]\n"
-            "       gpumon plot --csv FILE... [--since DUR] [--until TIME] [-o FILE]\n\n"
-            "Draws the agent's history as a chart: one panel per metric, a line per GPU, limits,\n"
-            "marks and fired alerts, gaps where nothing was recorded, throttled periods shaded by\n"
-            "reason.  Writes gpumon-HOST-DATE.png in the current directory unless -o says where,\n"
-            "and prints the file's path.  Details: docs/plot.md.\n\n"
-            "  -o, --output FILE    the file to write: .png, .svg or .pdf (by its extension)\n"
-            "      --since DUR      the last DUR up to --until or now (default 24h)\n"
-            "      --until TIME     end of the window, YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM]\n"
-            "  -i, --id LIST        only these GPUs (NVML indices, e.g. 0,3)\n"
-            "      --metrics LIST   panels, in this order of choice: util, memutil, mem, power,\n"
-            "                       temp, clocks (default " DEFAULT_METRICS ")\n"
-            "      --task T         only the rows (and marks) of the agent's task T\n"
-            "      --data-dir DIR   the agent's data directory (its gpumon.db)\n"
-            "      --store-path F   the store file itself\n"
-            "      --csv FILE...    from the agent's daily CSV logs (GPU files, .gz too) instead\n"
-            "      --config FILE    the agent's configuration (for its data directory)\n"
-            "      --no-config      do not read the default configuration file\n"
-            "      --width N        width in pixels (PNG) or points (SVG, PDF); default 1200\n"
-            "      --panel-height N height of each panel; default 190\n"
-            "      --utc            times in UTC (default: local time)\n"
-            "  -h, --help           this help\n\n"
-            "Exit status: 0 written, 1 the history could not be read or had no samples in the\n"
-            "window, or the file could not be written, 2 bad usage.\n");
-}
+/* The shortest window drawn for a history of a moment (no --since). */
+#define MIN_SPAN_NS (10 * 1000000000LL)
 
 /* "0,3" into a mask of NVML indices (0..63). */
 static int parse_ids(const char *s, uint64_t *mask)
@@ -76,6 +48,107 @@ static int parse_ids(const char *s, uint64_t *mask)
         p = end + 1;
     }
 }
+
+struct plot_args {
+    struct cli_hist h;
+    const char *out, *metrics;
+    uint64_t ids;
+    struct gm_plot_opts po;
+};
+
+static int parse_id(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (parse_ids(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (NVML indices 0-63, e.g. 0,3)",
+                          o->name, v);
+    return 0;
+}
+
+/* --width and --panel-height: .val is the least, ten times that (and the
+ * width's 10000) the most. */
+static int parse_size(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    long lo = o->val, hi = o->val == 400 ? 10000 : 2000;
+    if (end == v || *end || n < lo || n > hi)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (%ld to %ld)", o->name, v, lo, hi);
+    *(int *)dst = (int)n;
+    return 0;
+}
+
+#define HIST(n, ...)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct plot_args, h), __VA_ARGS__                                          \
+    }
+
+static const struct gm_opt plot_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "output",
+     .letter = 'o',
+     .arg = "FILE",
+     .off = offsetof(struct plot_args, out),
+     .help = "the file to write: .png, .svg or .pdf (by its extension)"},
+    HIST("since", .help = "the last DUR up to --until or now (default 24h, or the\n"
+                          "history's span when it is shorter)"),
+    HIST("until"),
+    {.kind = GM_OPT_FN,
+     .name = "id",
+     .letter = 'i',
+     .arg = "LIST",
+     .fn = parse_id,
+     .off = offsetof(struct plot_args, ids),
+     .help = "only these GPUs (NVML indices, e.g. 0,3)"},
+    {.kind = GM_OPT_STR,
+     .name = "metrics",
+     .arg = "LIST",
+     .off = offsetof(struct plot_args, metrics),
+     .help = "panels, in this order of choice: util, memutil, mem, power,\n"
+             "temp, clocks (default " DEFAULT_METRICS ")"},
+    HIST("task", .help = "only the rows (and marks) of the agent's task T"),
+    HIST("data-dir"),
+    HIST("store-path", .arg = "F"),
+    HIST("csv", .help = "from the agent's daily CSV logs (GPU files, .gz too) instead"),
+    HIST("config"),
+    HIST("no-config"),
+    {.kind = GM_OPT_FN,
+     .name = "width",
+     .arg = "N",
+     .fn = parse_size,
+     .val = 400,
+     .off = offsetof(struct plot_args, po.width),
+     .help = "width in pixels (PNG) or points (SVG, PDF); default 1200"},
+    {.kind = GM_OPT_FN,
+     .name = "panel-height",
+     .arg = "N",
+     .fn = parse_size,
+     .val = 80,
+     .off = offsetof(struct plot_args, po.panel_height),
+     .help = "height of each panel; default 190"},
+    {.kind = GM_OPT_SET,
+     .name = "utc",
+     .val = 1,
+     .off = offsetof(struct plot_args, po.utc),
+     .help = "times in UTC (default: local time)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd plot_opts = {
+    .name = "plot",
+    .head = "usage: gpumon plot [--since 24h] [--until TIME] [--id LIST] [--metrics LIST]\n"
+            "                   [--task T] [--data-dir DIR | --store-path FILE] [-o FILE]\n"
+            "       gpumon plot --csv FILE... [--since DUR] [--until TIME] [-o FILE]\n\n"
+            "Draws the agent's history as a chart: one panel per metric, a line per GPU, limits,\n"
+            "marks and fired alerts, gaps where nothing was recorded, throttled periods shaded by\n"
+            "reason.  Writes gpumon-HOST-DATE.png in the current directory unless -o says where,\n"
+            "and prints the file's path.  Details: docs/plot.md.\n\n",
+    .tail = "\nExit status: 0 written, 1 the history could not be read or had no samples in the\n"
+            "window, or the file could not be written, 2 bad usage.\n",
+    .col = 23,
+    .opts = plot_rows,
+};
 
 static int format_of(const char *path)
 {
@@ -150,126 +223,20 @@ static int write_plot(const char *path, const struct gm_plot_data *d, const stru
 
 static int cmd_plot_run(int argc, char **argv)
 {
-    enum {
-        O_SINCE = 256,
-        O_UNTIL,
-        O_METRICS,
-        O_TASK,
-        O_DATADIR,
-        O_STOREPATH,
-        O_CONFIG,
-        O_NOCONFIG,
-        O_CSV,
-        O_WIDTH,
-        O_PANEL,
-        O_UTC,
-    };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"id", required_argument, NULL, 'i'},
-        {"since", required_argument, NULL, O_SINCE},
-        {"until", required_argument, NULL, O_UNTIL},
-        {"metrics", required_argument, NULL, O_METRICS},
-        {"task", required_argument, NULL, O_TASK},
-        {"data-dir", required_argument, NULL, O_DATADIR},
-        {"store-path", required_argument, NULL, O_STOREPATH},
-        {"config", required_argument, NULL, O_CONFIG},
-        {"no-config", no_argument, NULL, O_NOCONFIG},
-        {"csv", required_argument, NULL, O_CSV},
-        {"width", required_argument, NULL, O_WIDTH},
-        {"panel-height", required_argument, NULL, O_PANEL},
-        {"utc", no_argument, NULL, O_UTC},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int64_t since = 24 * 3600LL * 1000000000LL, until = 0;
-    int since_given = 0;
-    const char *out = NULL, *task = NULL, *data_dir = NULL, *store_path = NULL, *config = NULL;
-    const char *metrics = DEFAULT_METRICS;
-    uint64_t ids = 0;
-    int no_config = 0, c;
-    struct gm_plot_opts po = {.width = 1200, .panel_height = 190};
-    const char *csv_files[256];
-    size_t ncsv = 0;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:i:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            out = optarg;
-            break;
-        case 'i':
-            if (parse_ids(optarg, &ids) != 0)
-                return cli_usage_error("plot", "invalid --id '%s' (NVML indices 0-63, e.g. 0,3)",
-                                       optarg);
-            break;
-        case O_SINCE:
-            if (gm_parse_duration(optarg, &since) != 0 || since <= 0)
-                return cli_usage_error("plot", "invalid --since '%s' (e.g. 2h, 30m, 7d)", optarg);
-            since_given = 1;
-            break;
-        case O_UNTIL:
-            if (cli_parse_time(optarg, &until) != 0)
-                return cli_usage_error(
-                    "plot", "invalid --until '%s' (YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM])", optarg);
-            break;
-        case O_METRICS:
-            metrics = optarg;
-            break;
-        case O_TASK:
-            task = optarg;
-            break;
-        case O_DATADIR:
-            data_dir = optarg;
-            break;
-        case O_STOREPATH:
-            store_path = optarg;
-            break;
-        case O_CONFIG:
-            config = optarg;
-            break;
-        case O_NOCONFIG:
-            no_config = 1;
-            break;
-        case O_CSV:
-            if (ncsv == sizeof csv_files / sizeof csv_files[0])
-                return cli_usage_error("plot", "too many --csv files (at most 256)");
-            csv_files[ncsv++] = optarg;
-            break;
-        case O_WIDTH:
-        case O_PANEL: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            long lo = c == O_WIDTH ? 400 : 80, hi = c == O_WIDTH ? 10000 : 2000;
-            if (end == optarg || *end || v < lo || v > hi)
-                return cli_usage_error("plot", "invalid --%s '%s' (%ld to %ld)",
-                                       c == O_WIDTH ? "width" : "panel-height", optarg, lo, hi);
-            if (c == O_WIDTH)
-                po.width = (int)v;
-            else
-                po.panel_height = (int)v;
-            break;
-        }
-        case O_UTC:
-            po.utc = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("plot", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("plot", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    for (; ncsv && optind < argc; optind++) { /* --csv A B C: the files after the first */
-        if (ncsv == sizeof csv_files / sizeof csv_files[0])
-            return cli_usage_error("plot", "too many --csv files (at most 256)");
-        csv_files[ncsv++] = argv[optind];
-    }
-    if (optind < argc)
-        return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
-    if (ncsv && (task || data_dir || store_path))
+    struct plot_args pa = {.h.since_ns = 24 * 3600LL * 1000000000LL,
+                           .metrics = DEFAULT_METRICS,
+                           .po = {.width = 1200, .panel_height = 190}};
+    int prc = cli_opts(&plot_opts, argc, argv, &pa, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    int64_t since = pa.h.since_ns, until = pa.h.until_ns;
+    int since_given = pa.h.since_set;
+    const char *out = pa.out, *task = pa.h.task, *metrics = pa.metrics;
+    uint64_t ids = pa.ids;
+    struct gm_plot_opts po = pa.po;
+    const char *const *csv_files = pa.h.csv;
+    size_t ncsv = pa.h.ncsv;
+    if (ncsv && (task || pa.h.data_dir || pa.h.store_path))
         return cli_usage_error("plot", "--csv reads the files given: not with --task, "
                                        "--data-dir or --store-path");
     char bad[80];
@@ -301,7 +268,7 @@ static int cmd_plot_run(int argc, char **argv)
         source = csv_files[0];
     } else {
         struct gm_config cfg;
-        rc = cli_config(&cfg, config, no_config, data_dir, store_path);
+        rc = cli_config(&cfg, pa.h.config, pa.h.no_config, pa.h.data_dir, pa.h.store_path);
         if (rc != 0)
             return rc;
         rc = gm_plot_read_store(&d, cfg.store_path, from, to, task, ids, &err);
@@ -310,6 +277,33 @@ static int cmd_plot_run(int argc, char **argv)
             cli_error("%s", err.msg);
             gm_plot_data_free(&d);
             return GM_EXIT_FAIL;
+        }
+        /* no --since: a history younger than the default day is drawn
+         * from its first sample to its last, not as a sliver at the right
+         * edge of an empty day.  Read again from its first point (the
+         * start of a rollup, perhaps) to now, which picks the tier for
+         * that span, then once more for the points' own span. */
+        int64_t first, last;
+        for (int pass = 0; pass < 2 && !since_given && !until; pass++) {
+            if (gm_plot_data_span(&d, &first, &last) != 0 || (pass == 0 && first <= from))
+                break;
+            if (pass == 1) {
+                if (d.tier == GM_PTIER_1M || d.tier == GM_PTIER_1H)
+                    last += d.ngpu ? d.gpu[0].step_ns : 0; /* a rollup's point is its start */
+                if (last - first < MIN_SPAN_NS) {
+                    first -= (MIN_SPAN_NS - (last - first)) / 2;
+                    last = first + MIN_SPAN_NS;
+                }
+            } else {
+                last = to;
+            }
+            gm_plot_data_free(&d);
+            rc = gm_plot_read_store(&d, cfg.store_path, first, last, task, ids, &err);
+            if (rc != 0) {
+                cli_error("%s", err.msg);
+                gm_plot_data_free(&d);
+                return GM_EXIT_FAIL;
+            }
         }
         if (gm_plot_data_points(&d) == 0) {
             cli_error("%s: no samples in the window%s%s%s", cfg.store_path,
@@ -375,4 +369,5 @@ static int cmd_plot_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_plot = {"plot", "a chart of the history: PNG, SVG or PDF", cmd_plot_run};
+const struct gm_cmd gm_cmd_plot = {"plot", "a chart of the history: PNG, SVG or PDF", cmd_plot_run,
+                                   &plot_opts};

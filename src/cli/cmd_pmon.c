@@ -9,4 +9,4 @@ static int cmd_pmon_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_pmon = {"pmon", "scrolling per-process table (nvidia-smi pmon)",
-                                   cmd_pmon_run};
+                                   cmd_pmon_run, &cli_pmon_opts};

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,39 +21,7 @@
 #include "../view/smi_clocks.h"
 #include "../view/smi_list.h"
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS --format=csv[,noheader]"
-        "[,nounits] [OPTIONS]\n\n"
-        "nvidia-smi compatible CSV queries.\n\n"
-        "      --query-gpu=FIELDS           GPU fields (see --help-query-gpu)\n"
-        "      --query-compute-apps=FIELDS  compute process fields (see "
-        "--help-query-compute-apps)\n"
-        "      --format=csv[,noheader][,nounits]\n"
-        "  -i, --id=IDS                     only these GPUs: indices, UUIDs or PCI bus ids\n"
-        "  -l, --loop=SEC                   repeat every SEC seconds until interrupted\n"
-        "  -lms, --loop-ms=MS               repeat every MS milliseconds\n"
-        "  -f, --filename=FILE              write to FILE (truncated) instead of stdout\n"
-        "      --help-query-gpu             list the GPU fields\n"
-        "      --help-query-compute-apps    list the process fields\n"
-        "  -q, --query                      nvidia-smi's full report instead ('gpumon query -q "
-        "-h')\n"
-        "      --timeout=SEC                give up when an NVML call hangs this long (default "
-        "10)\n"
-        "      --query-supported-clocks=FIELDS  supported (memory, graphics) clock pairs\n"
-        "      --help-query-supported-clocks    list their fields\n"
-        "      --query-retired-pages=FIELDS     retired memory pages (boards before Ampere)\n"
-        "      --help-query-retired-pages       list their fields\n"
-        "      --query-remapped-rows=FIELDS     remapped memory rows (Ampere and later)\n"
-        "      --help-query-remapped-rows       list their fields\n"
-        "      --query-accounted-apps=FIELDS    processes accounted while accounting mode is on\n"
-        "      --help-query-accounted-apps      list their fields\n"
-        "  -L, --list-gpus                  list the GPUs and MIG devices (nvidia-smi -L)\n"
-        "  -h, --help                       this help\n");
-}
+#include "optgroups.h"
 
 /* A GPU whose process list could not be read whole may lack rows: say so on
  * stderr, once per GPU while it lasts (*warned: the GPUs already reported). */
@@ -117,8 +84,7 @@ static int list_gpus(const char *ids, const char *file, int64_t loop, int64_t ti
     if (file || loop)
         return cli_usage_error("query", "-L takes no -f or -l");
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
-                UINT64_C(1) << GM_RG_MIG_MODE;
+    co.groups = GM_RGSET_OF(GM_RG_NAME, GM_RG_UUID, GM_RG_PCI, GM_RG_MIG_MODE);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)
@@ -211,9 +177,8 @@ static int row_lists(int kind, const char *fields, const char *format, const cha
         }
     }
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_NAME | UINT64_C(1) << GM_RG_UUID | UINT64_C(1) << GM_RG_PCI |
-                UINT64_C(1) << GM_RG_SERIAL | UINT64_C(1) << GM_RG_MIG_MODE |
-                UINT64_C(1) << GM_RG_REMAPPED;
+    co.groups = GM_RGSET_OF(GM_RG_NAME, GM_RG_UUID, GM_RG_PCI, GM_RG_SERIAL, GM_RG_MIG_MODE,
+                            GM_RG_REMAPPED);
     int rc = cli_open(&x.col, &co);
     if (rc == 0) {
         if (loop)
@@ -229,6 +194,130 @@ static int row_lists(int kind, const char *fields, const char *format, const cha
     return rc;
 }
 
+enum { LIST = 3, SCLK, SPAGES, SREMAP, SACCT }; /* -L and the multi-row list queries */
+
+struct query_args {
+    struct cli_gpu g; /* -i, --timeout */
+    struct cli_smi s; /* -l, -lms, -f */
+    const char *fields, *format;
+    int kind, help, smiq;
+};
+
+/* --query-gpu and --query-compute-apps (.val: the kind). */
+static int query_fields(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct query_args *a = dst;
+    if (a->kind == LIST)
+        return gm_err_set(err, GM_E_INVAL,
+                          "-L cannot be combined with --query-gpu or --query-compute-apps");
+    if (a->kind >= 0)
+        return gm_err_set(err, GM_E_INVAL, "give only one of --query-gpu and --query-compute-apps");
+    a->kind = o->val;
+    a->fields = v;
+    return 0;
+}
+
+/* The multi-row list queries (.val: the kind). */
+static int query_list(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct query_args *a = dst;
+    if (a->kind >= 0)
+        return gm_err_set(err, GM_E_INVAL,
+                          "give only one of --query-gpu, --query-compute-apps, "
+                          "--query-supported-clocks, --query-retired-pages, "
+                          "--query-remapped-rows, --query-accounted-apps and -L");
+    a->kind = o->val;
+    a->fields = v;
+    return 0;
+}
+
+/* -L: a flag, but it conflicts as the queries do. */
+static int query_list_gpus(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct query_args *a = dst;
+    if (a->kind >= 0 && a->kind != LIST)
+        return gm_err_set(err, GM_E_INVAL,
+                          "-L cannot be combined with --query-gpu or --query-compute-apps");
+    a->kind = LIST;
+    return 0;
+}
+
+/* A flag that is a query ("--query-gpu") or a help of one ("--help-query-gpu"). */
+#define QUERY(n, fnc, k, h, ...)                                                                   \
+    {                                                                                              \
+        .kind = GM_OPT_FN, .name = (n), .arg = "FIELDS", .fn = (fnc), .val = (k), .help = (h),     \
+        __VA_ARGS__                                                                                \
+    }
+#define HELPQ(n, k, h, ...)                                                                        \
+    {                                                                                              \
+        .kind = GM_OPT_SET, .name = (n), .val = (k), .off = offsetof(struct query_args, help),     \
+        .help = (h), __VA_ARGS__                                                                   \
+    }
+#define SMI(n)                                                                                     \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = (n),                                  \
+        .off = offsetof(struct query_args, s)                                                      \
+    }
+#define GPU(n, ...)                                                                                \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = (n),                                  \
+        .off = offsetof(struct query_args, g), __VA_ARGS__                                         \
+    }
+
+static const struct gm_opt query_flag_rows[] = {
+    QUERY("query-gpu", query_fields, GM_QUERY_GPU, "GPU fields (see --help-query-gpu)"),
+    QUERY("query-compute-apps", query_fields, GM_QUERY_APPS,
+          "compute process fields (see --help-query-compute-apps)"),
+    {.kind = GM_OPT_STR,
+     .name = "format",
+     .arg = "csv[,noheader][,nounits]",
+     .help = "",
+     .off = offsetof(struct query_args, format)},
+    GPU("id", .help = "only these GPUs: indices, UUIDs or PCI bus ids"),
+    SMI("loop"),
+    SMI("loop-ms"),
+    SMI("filename"),
+    HELPQ("help-query-gpu", GM_QUERY_GPU, "list the GPU fields"),
+    HELPQ("help-query-compute-apps", GM_QUERY_APPS, "list the process fields"),
+    /* read by cmd_query_run before the parse: it is cmd_smiq.c's command */
+    {.kind = GM_OPT_SET,
+     .name = "query",
+     .letter = 'q',
+     .val = 1,
+     .off = offsetof(struct query_args, smiq),
+     .help = "nvidia-smi's full report instead ('gpumon query -q -h')"},
+    GPU("timeout", .help = "give up when an NVML call hangs this long (default 10)"),
+    QUERY("query-supported-clocks", query_list, SCLK, "supported (memory, graphics) clock pairs",
+          .col = 39),
+    HELPQ("help-query-supported-clocks", SCLK, "list their fields", .col = 39),
+    QUERY("query-retired-pages", query_list, SPAGES, "retired memory pages (boards before Ampere)",
+          .col = 39),
+    HELPQ("help-query-retired-pages", SPAGES, "list their fields", .col = 39),
+    QUERY("query-remapped-rows", query_list, SREMAP, "remapped memory rows (Ampere and later)",
+          .col = 39),
+    HELPQ("help-query-remapped-rows", SREMAP, "list their fields", .col = 39),
+    QUERY("query-accounted-apps", query_list, SACCT,
+          "processes accounted while accounting mode is on", .col = 39),
+    HELPQ("help-query-accounted-apps", SACCT, "list their fields", .col = 39),
+    {.kind = GM_OPT_FN,
+     .name = "list-gpus",
+     .letter = 'L',
+     .fn = query_list_gpus,
+     .help = "list the GPUs and MIG devices (nvidia-smi -L)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd query_opts = {
+    .name = "query",
+    .head = "usage: gpumon query --query-gpu=FIELDS|--query-compute-apps=FIELDS "
+            "--format=csv[,noheader][,nounits] [OPTIONS]\n\n"
+            "nvidia-smi compatible CSV queries.\n\n",
+    .col = 35,
+    .eq = 1,
+    .opts = query_flag_rows,
+};
+
 int cmd_query_run(int argc, char **argv);
 int cmd_smiq_run(int argc, char **argv);
 
@@ -238,139 +327,13 @@ int cmd_query_run(int argc, char **argv)
     for (int k = 1; k < argc; k++)
         if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
             return cmd_smiq_run(argc, argv);
-    enum { O_QGPU = 256, O_QAPPS, O_FORMAT, O_HELPGPU, O_HELPAPPS, O_LOOPMS, O_TIMEOUT };
-    enum { LIST = 3, SCLK, SPAGES, SREMAP, SACCT }; /* -L and the multi-row list queries */
-    enum { O_QSCLK = 300, O_HELPSCLK, O_QPAGES, O_HELPPAGES, O_QREMAP, O_HELPREMAP };
-    enum { O_QACCT = 320, O_HELPACCT };
-    static const struct option opts[] = {
-        {"query-gpu", required_argument, NULL, O_QGPU},
-        {"query-compute-apps", required_argument, NULL, O_QAPPS},
-        {"format", required_argument, NULL, O_FORMAT},
-        {"id", required_argument, NULL, 'i'},
-        {"loop", required_argument, NULL, 'l'},
-        {"loop-ms", required_argument, NULL, O_LOOPMS},
-        {"filename", required_argument, NULL, 'f'},
-        {"help-query-gpu", no_argument, NULL, O_HELPGPU},
-        {"help-query-compute-apps", no_argument, NULL, O_HELPAPPS},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"list-gpus", no_argument, NULL, 'L'},
-        {"query-supported-clocks", required_argument, NULL, O_QSCLK},
-        {"help-query-supported-clocks", no_argument, NULL, O_HELPSCLK},
-        {"query-retired-pages", required_argument, NULL, O_QPAGES},
-        {"help-query-retired-pages", no_argument, NULL, O_HELPPAGES},
-        {"query-remapped-rows", required_argument, NULL, O_QREMAP},
-        {"help-query-remapped-rows", no_argument, NULL, O_HELPREMAP},
-        {"query-accounted-apps", required_argument, NULL, O_QACCT},
-        {"help-query-accounted-apps", no_argument, NULL, O_HELPACCT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    /* nvidia-smi spells --loop-ms as -lms: rewrite it for getopt */
-    for (int k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "-lms") == 0)
-            argv[k] = (char *)"--loop-ms";
-        else if (strncmp(argv[k], "-lms=", 5) == 0) {
-            static char buf[64];
-            snprintf(buf, sizeof(buf), "--loop-ms=%s", argv[k] + 5);
-            argv[k] = buf;
-        }
-    }
-    const char *fields = NULL, *format = NULL, *ids = NULL, *file = NULL;
-    int kind = -1, help = -1;
-    int64_t loop = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:l:f:hL", opts, NULL)) != -1) {
-        switch (c) {
-        case O_QSCLK:
-        case O_QPAGES:
-        case O_QREMAP:
-        case O_QACCT:
-            if (kind >= 0)
-                return cli_usage_error("query", "give only one of --query-gpu, "
-                                                "--query-compute-apps, "
-                                                "--query-supported-clocks, "
-                                                "--query-retired-pages, "
-                                                "--query-remapped-rows, "
-                                                "--query-accounted-apps and -L");
-            kind = c == O_QSCLK ? SCLK : c == O_QPAGES ? SPAGES : c == O_QREMAP ? SREMAP : SACCT;
-            fields = optarg;
-            break;
-        case O_HELPSCLK:
-            help = SCLK;
-            break;
-        case O_HELPPAGES:
-            help = SPAGES;
-            break;
-        case O_HELPREMAP:
-            help = SREMAP;
-            break;
-        case O_HELPACCT:
-            help = SACCT;
-            break;
-        case 'L':
-            if (kind >= 0 && kind != LIST)
-                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
-                                                "--query-compute-apps");
-            kind = LIST;
-            break;
-        case O_QGPU:
-        case O_QAPPS:
-            if (kind == LIST)
-                return cli_usage_error("query", "-L cannot be combined with --query-gpu or "
-                                                "--query-compute-apps");
-            if (kind >= 0)
-                return cli_usage_error("query",
-                                       "give only one of --query-gpu and --query-compute-apps");
-            kind = c == O_QGPU ? GM_QUERY_GPU : GM_QUERY_APPS;
-            fields = optarg;
-            break;
-        case O_FORMAT:
-            format = optarg;
-            break;
-        case 'i':
-            ids = optarg;
-            break;
-        case 'l': {
-            if (cli_parse_seconds(optarg, &loop) != 0)
-                return cli_usage_error("query", "invalid --loop value '%s' (seconds)", optarg);
-            break;
-        }
-        case O_LOOPMS: {
-            char *end;
-            errno = 0;
-            long ms = strtol(optarg, &end, 10);
-            if (errno || *end || ms <= 0)
-                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)",
-                                       optarg);
-            loop = (int64_t)ms * 1000000LL;
-            break;
-        }
-        case 'f':
-            file = optarg;
-            break;
-        case O_HELPGPU:
-            help = GM_QUERY_GPU;
-            break;
-        case O_HELPAPPS:
-            help = GM_QUERY_APPS;
-            break;
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error("query", "invalid --timeout '%s'", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("query", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("query", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
+    struct query_args a = {.kind = -1, .help = -1, .g.timeout_ns = CLI_DEFAULT_TIMEOUT_NS};
+    int prc = cli_opts(&query_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    const char *fields = a.fields, *format = a.format, *ids = a.g.ids, *file = a.s.file;
+    int kind = a.kind, help = a.help;
+    int64_t loop = a.s.loop_ns, timeout = a.g.timeout_ns;
 
     struct gm_buf out = GM_BUF_INIT;
     if (help == SCLK || help == SPAGES || help == SREMAP || help == SACCT) {
@@ -425,8 +388,8 @@ int cmd_query_run(int argc, char **argv)
 
     int need_procs = 0;
     struct gm_collector_opts co = {0};
-    co.groups = gm_query_groups(&q, &need_procs);
-    co.groups |= UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
+    co.groups = gm_query_groups(&q, &need_procs, &co.nvml_flags);
+    gm_rgset_add(&co.groups, GM_RG_MIG_MODE); /* -i may name a MIG UUID */
     co.procs = need_procs;
     co.procfs = need_procs;
     struct gm_collector *col;
@@ -450,5 +413,6 @@ int cmd_query_run(int argc, char **argv)
     return rc;
 }
 
-const struct gm_cmd gm_cmd_query = {
-    "query", "nvidia-smi compatible --query-gpu / --query-compute-apps", cmd_query_run};
+const struct gm_cmd gm_cmd_query = {"query",
+                                    "nvidia-smi compatible --query-gpu / --query-compute-apps",
+                                    cmd_query_run, &query_opts};

@@ -27,26 +27,100 @@
 #include "../view/dg_history.h"
 #include "../view/report_html.h"
 #include "cli.h"
+#include "optgroups.h"
 
-static void usage(FILE *f)
+/* What the command line gives; the store-path, data-dir and config go to
+ * cli_config. */
+struct report_args {
+    struct cli_hist h;
+    int64_t from;
+    int by;     /* index into "hour|day|period|job|user|task"; -1: not given */
+    int format; /* index into "table|csv|json"; -1: not given */
+    int gpu;
+    const char *html;
+};
+
+static int parse_gpu(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    fprintf(f, "usage: gpumon report [--since DURATION | --from TIME [--to TIME]]\n"
-               "                     [--by hour|day|period|job|user|task] [--task T] [--gpu I]\n"
-               "                     [--format table|csv|json | --html FILE]\n"
-               "                     [--data-dir DIR | --store-path FILE] [--config FILE]\n\n"
-               "Per GPU per hour (or local day, or the whole period): average and max\n"
-               "utilisation, max memory used, average power, energy, max temperature, time\n"
-               "throttled by reason, and marks.  --by job|user|task: who used the GPUs\n"
-               "(GPU-hours, energy, average utilisation, peak memory, time throttled, first and\n"
-               "last seen; docs/jobs.md).\n\n"
-               "  --since DURATION   the last DURATION up to --to or now (default 24h)\n"
-               "  --from, --to TIME  YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM] (local time without an "
-               "offset);\n"
-               "                     --until is --to\n"
-               "  --html FILE        one self-contained HTML file for the period: summary per "
-               "GPU,\n"
-               "                     charts, diagnosis, alerts, marks (docs/report.md)\n");
+    char *end;
+    errno = 0;
+    long g = strtol(v, &end, 10);
+    if (errno || *end || g < 0 || g > 1023)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (a GPU index)", o->name, v);
+    *(int *)dst = (int)g;
+    return 0;
 }
+
+static int parse_html(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    if (!v[0])
+        return gm_err_set(err, GM_E_INVAL, "--%s needs a file name", o->name);
+    *(const char **)dst = v;
+    return 0;
+}
+
+#define HIST(n, ...)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct report_args, h), __VA_ARGS__                                        \
+    }
+
+static const struct gm_opt report_rows[] = {
+    HIST("since", .arg = "DURATION", .help = "the last DURATION up to --to or now (default 24h)"),
+    {.kind = GM_OPT_FN,
+     .name = "from",
+     .arg = "TIME",
+     .fn = cli_opt_time,
+     .off = offsetof(struct report_args, from),
+     .help = "YYYY-MM-DD[THH:MM[:SS]][Z|+HH:MM] (local time without an offset);\n"
+             "--until is --to"},
+    HIST("to", .use = "until", .flags = GM_OPT_JOIN),
+    HIST("until", .flags = GM_OPT_NOHELP),
+    {.kind = GM_OPT_CHOICE,
+     .name = "by",
+     .arg = "hour|day|period|job|user|task",
+     .off = offsetof(struct report_args, by)},
+    HIST("task", .flags = GM_OPT_NOHELP),
+    {.kind = GM_OPT_FN,
+     .name = "gpu",
+     .arg = "I",
+     .fn = parse_gpu,
+     .off = offsetof(struct report_args, gpu)},
+    {.kind = GM_OPT_CHOICE,
+     .name = "format",
+     .arg = "table|csv|json",
+     .hint = "table, csv, json",
+     .off = offsetof(struct report_args, format)},
+    {.kind = GM_OPT_FN,
+     .name = "html",
+     .arg = "FILE",
+     .fn = parse_html,
+     .off = offsetof(struct report_args, html),
+     .help = "one self-contained HTML file for the period: summary per GPU,\n"
+             "charts, diagnosis, alerts, marks (docs/report.md)"},
+    HIST("data-dir", .flags = GM_OPT_NOHELP),
+    HIST("store-path", .flags = GM_OPT_NOHELP),
+    HIST("config", .flags = GM_OPT_NOHELP),
+    HIST("no-config", .flags = GM_OPT_NOHELP),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd report_opts = {
+    .name = "report",
+    .head = "usage: gpumon report [--since DURATION | --from TIME [--to TIME]]\n"
+            "                     [--by hour|day|period|job|user|task] [--task T] [--gpu I]\n"
+            "                     [--format table|csv|json | --html FILE]\n"
+            "                     [--data-dir DIR | --store-path FILE] [--config FILE]\n\n"
+            "Per GPU per hour (or local day, or the whole period): average and max\n"
+            "utilisation, max memory used, average power, energy, max temperature, time\n"
+            "throttled by reason, and marks.  --by job|user|task: who used the GPUs\n"
+            "(GPU-hours, energy, average utilisation, peak memory, time throttled, first and\n"
+            "last seen; docs/jobs.md).\n\n",
+    .col = 21,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = report_rows,
+};
 
 static struct gm_alert_rec *rec_copy(const struct gm_alert_rec *a)
 {
@@ -215,99 +289,30 @@ static int report_html(struct gm_report_opts *o, const char *path)
 static int cmd_report_run(int argc, char **argv)
 {
     struct gm_report_opts o = {.by = GM_REPORT_HOUR, .gpu = -1, .format = GM_REPORT_TABLE};
-    int64_t since = 24LL * 3600 * 1000000000LL, from = 0, to = 0;
-    const char *config = NULL, *data_dir = NULL, *store_path = NULL;
-    int no_config = 0, by_set = 0, format_set = 0, since_set = 0, usage_by = -1;
-    const char *html = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return GM_EXIT_OK;
-        }
-        if (strcmp(a, "--no-config") == 0) {
-            no_config = 1;
-            continue;
-        }
-        const char *eq = strchr(a, '=');
-        char key[32] = "";
-        if (strncmp(a, "--", 2) == 0) {
-            size_t kl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            if (kl < sizeof(key)) {
-                memcpy(key, a + 2, kl);
-                key[kl] = '\0';
-            }
-            v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-        }
-        if (!key[0])
-            return cli_usage_error("report", "unexpected argument '%s'", a);
-        if (!v)
-            return cli_usage_error("report", "%s needs a value", a);
-        if (strcmp(key, "since") == 0) {
-            if (gm_parse_duration(v, &since) != 0 || since <= 0)
-                return cli_usage_error("report", "invalid --since '%s' (e.g. 24h, 7d)", v);
-            since_set = 1;
-        } else if (strcmp(key, "from") == 0) {
-            if (cli_parse_time(v, &from) != 0)
-                return cli_usage_error("report", "invalid --from '%s'", v);
-        } else if (strcmp(key, "to") == 0 || strcmp(key, "until") == 0) {
-            if (cli_parse_time(v, &to) != 0)
-                return cli_usage_error("report", "invalid --%s '%s'", key, v);
-        } else if (strcmp(key, "by") == 0) {
-            if (strcmp(v, "hour") == 0)
-                o.by = GM_REPORT_HOUR;
-            else if (strcmp(v, "day") == 0)
-                o.by = GM_REPORT_DAY;
-            else if (strcmp(v, "period") == 0)
-                o.by = GM_REPORT_PERIOD;
-            else if (strcmp(v, "job") == 0)
-                usage_by = GM_USAGE_JOB;
-            else if (strcmp(v, "user") == 0)
-                usage_by = GM_USAGE_USER;
-            else if (strcmp(v, "task") == 0)
-                usage_by = GM_USAGE_TASK;
-            else
-                return cli_usage_error(
-                    "report", "invalid --by '%s' (hour, day, period, job, user or task)", v);
-            by_set = 1;
-        } else if (strcmp(key, "format") == 0) {
-            if (strcmp(v, "table") == 0)
-                o.format = GM_REPORT_TABLE;
-            else if (strcmp(v, "csv") == 0)
-                o.format = GM_REPORT_CSV;
-            else if (strcmp(v, "json") == 0)
-                o.format = GM_REPORT_JSON;
-            else
-                return cli_usage_error("report", "invalid --format '%s' (table, csv, json)", v);
-            format_set = 1;
-        } else if (strcmp(key, "html") == 0) {
-            if (!v[0])
-                return cli_usage_error("report", "--html needs a file name");
-            html = v;
-        } else if (strcmp(key, "task") == 0) {
-            o.task = v;
-        } else if (strcmp(key, "gpu") == 0) {
-            char *end;
-            errno = 0;
-            long g = strtol(v, &end, 10);
-            if (errno || *end || g < 0 || g > 1023)
-                return cli_usage_error("report", "invalid --gpu '%s' (a GPU index)", v);
-            o.gpu = (int)g;
-        } else if (strcmp(key, "config") == 0) {
-            config = v;
-        } else if (strcmp(key, "data-dir") == 0) {
-            data_dir = v;
-        } else if (strcmp(key, "store-path") == 0) {
-            store_path = v;
-        } else {
-            return cli_usage_error("report", "unknown option %s", a);
-        }
-    }
+    struct report_args a = {
+        .h.since_ns = 24LL * 3600 * 1000000000LL, .by = -1, .format = -1, .gpu = -1};
+    int prc = cli_opts(&report_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    static const int report_by[] = {GM_REPORT_HOUR, GM_REPORT_DAY, GM_REPORT_PERIOD};
+    static const int usage_of[] = {GM_USAGE_JOB, GM_USAGE_USER, GM_USAGE_TASK};
+    static const int format_of[] = {GM_REPORT_TABLE, GM_REPORT_CSV, GM_REPORT_JSON};
+    int usage_by = -1;
+    if (a.by >= 3)
+        usage_by = usage_of[a.by - 3];
+    else if (a.by >= 0)
+        o.by = report_by[a.by];
+    if (a.format >= 0)
+        o.format = format_of[a.format];
+    o.task = a.h.task;
+    o.gpu = a.gpu;
+    int64_t since = a.h.since_ns, from = a.from, to = a.h.until_ns;
+    int since_set = a.h.since_set, by_set = a.by >= 0, format_set = a.format >= 0;
+    const char *html = a.html;
 
     struct gm_config c;
     struct gm_err err = {0};
-    int crc = cli_config(&c, config, no_config, data_dir, store_path);
+    int crc = cli_config(&c, a.h.config, a.h.no_config, a.h.data_dir, a.h.store_path);
     if (crc != 0)
         return crc;
 
@@ -363,4 +368,4 @@ static int cmd_report_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_report = {"report", "history per GPU per hour or day, from the store",
-                                     cmd_report_run};
+                                     cmd_report_run, &report_opts};

@@ -43,6 +43,7 @@
 #include "../source/proctree.h"
 #include "../view/runsum.h"
 #include "cli.h"
+#include "optgroups.h"
 
 enum { RUN_EXIT_SELF = 125, RUN_EXIT_NOEXEC = 126, RUN_EXIT_NOTFOUND = 127 };
 
@@ -53,64 +54,93 @@ enum { RUN_EXIT_SELF = 125, RUN_EXIT_NOEXEC = 126, RUN_EXIT_NOTFOUND = 127 };
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 #define NFORWARDED (sizeof(forwarded) / sizeof(forwarded[0]))
 
-static void usage(FILE *f)
+struct run_args {
+    struct cli_hist h; /* --data-dir, --config, --no-config */
+    const char *task;
+    int64_t interval_ns;
+    int json;
+    const char *json_file;
+    const char *csv;
+    const char *sim;
+    int cmd_at; /* argv index of CMD */
+};
+
+static int parse_interval(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    fprintf(f,
-            "usage: gpumon run [--task T] [--interval DUR] [--json] [--json-file FILE]\n"
+    int64_t *ns = dst;
+    if (cli_parse_seconds(v, ns) != 0)
+        return gm_err_set(err, GM_E_INVAL, "bad --%s '%s' (e.g. 100ms, 0.5, 2s)", o->name, v);
+    if (*ns < RUN_MIN_INTERVAL_NS)
+        return gm_err_set(err, GM_E_INVAL, "--%s %s is below the minimum of 10ms", o->name, v);
+    return 0;
+}
+
+#define HIST(n, ...)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_hist_group, .name = (n),                                 \
+        .off = offsetof(struct run_args, h), __VA_ARGS__                                           \
+    }
+
+static const struct gm_opt run_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "task",
+     .arg = "T",
+     .off = offsetof(struct run_args, task),
+     .help = "the task of the marks (default: the agent's own)"},
+    {.kind = GM_OPT_FN,
+     .name = "interval",
+     .arg = "DUR",
+     .fn = parse_interval,
+     .off = offsetof(struct run_args, interval_ns),
+     .help = "time between samples, at least 10ms (default 100ms)"},
+    {.kind = GM_OPT_SET,
+     .name = "json",
+     .val = 1,
+     .off = offsetof(struct run_args, json),
+     .help = "the summary as JSON on stdout, after CMD has ended"},
+    {.kind = GM_OPT_STR,
+     .name = "json-file",
+     .arg = "FILE",
+     .off = offsetof(struct run_args, json_file),
+     .help = "the summary as JSON into FILE (the text still on stderr)"},
+    {.kind = GM_OPT_STR,
+     .name = "csv",
+     .arg = "FILE",
+     .off = offsetof(struct run_args, csv),
+     .help = "every sample of every GPU into FILE (a symbolic link there\nis refused)"},
+    {.kind = GM_OPT_STR,
+     .name = "sim",
+     .arg = "SCENARIO",
+     .off = offsetof(struct run_args, sim),
+     .help = "run on the NVML simulator (as 'gpumon --sim SCENARIO')"},
+    HIST("data-dir", .help = "the agent's data directory, for the marks"),
+    HIST("config", .help = "the configuration file that names it"),
+    HIST("no-config", .help = "ignore the default configuration file"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd run_opts = {
+    .name = "run",
+    .head = "usage: gpumon run [--task T] [--interval DUR] [--json] [--json-file FILE]\n"
             "                  [--csv FILE] [--sim SCENARIO] [--data-dir DIR] -- CMD [ARGS]...\n\n"
             "Runs CMD (no shell), follows its process tree (children, grandchildren, daemons),\n"
             "samples the GPUs on which a process of the tree appears, and prints a summary when\n"
             "CMD ends: duration, GPUs used, energy, average and peak utilisation and memory,\n"
             "time throttled by reason and the diagnosis.  With an agent running, 'run start' and\n"
             "'run end' marks go on its timeline.  CMD's output passes through untouched; the\n"
-            "summary goes to stderr.  Details: docs/run.md.\n\n"
-            "      --task T          the task of the marks (default: the agent's own)\n"
-            "      --interval DUR    time between samples, at least 10ms (default 100ms)\n"
-            "      --json            the summary as JSON on stdout, after CMD has ended\n"
-            "      --json-file FILE  the summary as JSON into FILE (the text still on stderr)\n"
-            "      --csv FILE        every sample of every GPU into FILE (a symbolic link there\n"
-            "                        is refused)\n"
-            "      --sim SCENARIO    run on the NVML simulator (as 'gpumon --sim SCENARIO')\n"
-            "      --data-dir DIR    the agent's data directory, for the marks\n"
-            "      --config FILE     the configuration file that names it\n"
-            "      --no-config       ignore the default configuration file\n"
-            "  -h, --help            this help\n\n"
-            "Signals INT, TERM, HUP, QUIT, USR1, USR2 and WINCH sent to gpumon are passed to CMD\n"
-            "(those a terminal sends to its whole foreground group reach CMD directly).\n"
-            "Exit status: CMD's; 128+N when signal N killed it; 126 CMD not executable, 127 not\n"
-            "found; 125 gpumon's own failure before CMD started.\n");
-}
-
-struct run_args {
-    const char *task;
-    int64_t interval_ns;
-    int json;
-    const char *json_file;
-    const char *csv;
-    const char *data_dir;
-    const char *config;
-    int no_config;
-    int cmd_at; /* argv index of CMD */
+            "summary goes to stderr.  Details: docs/run.md.\n\n",
+    .tail =
+        "\nSignals INT, TERM, HUP, QUIT, USR1, USR2 and WINCH sent to gpumon are passed to CMD\n"
+        "(those a terminal sends to its whole foreground group reach CMD directly).\n"
+        "Exit status: CMD's; 128+N when signal N killed it; 126 CMD not executable, 127 not\n"
+        "found; 125 gpumon's own failure before CMD started.\n",
+    .col = 24,
+    .msg = GM_OPT_MSG_BARE,
+    .in_order = 1,
+    .operands = GM_OPT_OPERANDS_CMD,
+    .opts = run_rows,
 };
-
-/* The value of --name VALUE or --name=VALUE at argv[*i]; NULL when a is
- * not that option.  *bad is set when the value is missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *bad)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    if (!a || strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (a[n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc) {
-        *bad = 1;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 /* Parses the options before CMD; returns 0, -1 after --help (printed), or
  * an exit status. */
@@ -118,51 +148,14 @@ static int parse(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof(*a));
     a->interval_ns = RUN_DEFAULT_INTERVAL_NS;
-    int i;
-    for (i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int bad = 0;
-        const char *v;
-        if (strcmp(s, "--") == 0) {
-            i++;
-            break;
-        }
-        if (s[0] != '-')
-            break;
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            usage(stdout);
-            return -1;
-        }
-        if (strcmp(s, "--json") == 0) {
-            a->json = 1;
-        } else if (strcmp(s, "--no-config") == 0) {
-            a->no_config = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--task", &bad))) {
-            a->task = v;
-        } else if ((v = opt_value(argc, argv, &i, "--interval", &bad))) {
-            if (cli_parse_seconds(v, &a->interval_ns) != 0)
-                return cli_usage_error("run", "bad --interval '%s' (e.g. 100ms, 0.5, 2s)", v);
-            if (a->interval_ns < RUN_MIN_INTERVAL_NS)
-                return cli_usage_error("run", "--interval %s is below the minimum of 10ms", v);
-        } else if ((v = opt_value(argc, argv, &i, "--json-file", &bad))) {
-            a->json_file = v;
-        } else if ((v = opt_value(argc, argv, &i, "--csv", &bad))) {
-            a->csv = v;
-        } else if ((v = opt_value(argc, argv, &i, "--data-dir", &bad))) {
-            a->data_dir = v;
-        } else if ((v = opt_value(argc, argv, &i, "--config", &bad))) {
-            a->config = v;
-        } else if ((v = opt_value(argc, argv, &i, "--sim", &bad))) {
-            if (cli_use_sim(v) != 0)
-                return GM_EXIT_USAGE;
-        } else if (bad) {
-            return cli_usage_error("run", "%s needs a value", s);
-        } else {
-            return cli_usage_error("run", "unknown option %s", s);
-        }
-        if (bad)
-            return cli_usage_error("run", "%s needs a value", s);
-    }
+    int i = argc;
+    int rc = cli_opts(&run_opts, argc, argv, a, &i);
+    if (rc == GM_EXIT_OK)
+        return -1;
+    if (rc != CLI_OPTS_GO)
+        return rc;
+    if (a->sim && cli_use_sim(a->sim) != 0)
+        return GM_EXIT_USAGE;
     if (i >= argc)
         return cli_usage_error("run",
                                "give the command to run: gpumon run [OPTIONS] -- CMD [ARGS]");
@@ -383,7 +376,7 @@ static void sample(struct sampler *sp)
  * energy, clocks and their reasons, temperature, and what the diagnosis
  * reads (PCIe link, compute mode, ECC and retired/remapped pages) -- not the
  * whole default set, which at 100 ms would cost more than it tells. */
-static uint64_t run_groups(void)
+static struct gm_rgset run_groups(void)
 {
     static const int g[] = {
         GM_RG_INDEX,        GM_RG_NAME,       GM_RG_UUID,        GM_RG_TEMP_THRESH,
@@ -393,10 +386,7 @@ static uint64_t run_groups(void)
         GM_RG_PCIE_LINK,    GM_RG_ECC_COUNTS, GM_RG_RETIRED,     GM_RG_REMAPPED,
         GM_RG_GPM, /* SM/DRAM activity for the summary's diagnosis, as live diagnose reads it */
     };
-    uint64_t m = 0;
-    for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
-        m |= UINT64_C(1) << g[i];
-    return m;
+    return gm_rgset_list(g, sizeof(g) / sizeof(g[0]));
 }
 
 /* ------------------------------------------------------------- the run */
@@ -436,7 +426,7 @@ static int cmd_run_run(int argc, char **argv)
     if (rc != 0)
         return RUN_EXIT_SELF;
     static struct gm_config conf;
-    if (cli_config(&conf, a.config, a.no_config, a.data_dir, NULL) != 0)
+    if (cli_config(&conf, a.h.config, a.h.no_config, a.h.data_dir, NULL) != 0)
         return RUN_EXIT_SELF;
     struct gm_err err = {0};
     if (a.task && gm_config_set(&conf, "task", a.task, &err) != 0) {
@@ -677,4 +667,4 @@ static int cmd_run_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_run = {"run", "run a command and summarise the GPUs it used",
-                                  cmd_run_run};
+                                  cmd_run_run, &run_opts};

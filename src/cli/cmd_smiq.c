@@ -9,7 +9,6 @@
  * other, as nvidia-smi).  Not done: --dtd, -u (unit report).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,37 +20,7 @@
 #include "../source/nvml_q.h"
 #include "../view/smiq.h"
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gpumon query -q [-x] [-d SECTIONS] [-i IDS] [-f FILE]\n"
-               "       gpumon -q [...]\n\n"
-               "nvidia-smi's full report (nvidia-smi -q), as text or as XML.\n\n"
-               "  -q, --query             the report (required)\n"
-               "  -x, --xml-format        XML with nvidia-smi's element names "
-               "(nvsmi_device_v12.dtd)\n"
-               "  -d, --display=SECTIONS  only these sections, comma-separated:\n"
-               "                          ");
-    int col = 26;
-    for (int k = 0; k < GM_SMIQ__COUNT; k++) {
-        const char *n = gm_smiq_section_name(k);
-        if (k > 0 && col + (int)strlen(n) + 2 > 98) {
-            fprintf(f, ",\n                          ");
-            col = 26;
-        } else if (k > 0)
-            col += fprintf(f, ", ");
-        col += fprintf(f, "%s", n);
-    }
-    fprintf(f, "\n");
-    fprintf(f, "  -i, --id=IDS            only these GPUs: indices, UUIDs or PCI bus ids\n"
-               "  -l, --loop=SEC          repeat the report every SEC seconds until interrupted\n"
-               "  -lms, --loop-ms=MS      repeat it every MS milliseconds\n"
-               "  -f, --filename=FILE     write to FILE (truncated) instead of stdout\n"
-               "      --timeout=SEC       give up when an NVML call hangs this long (default 10)\n"
-               "  -h, --help              this help\n\n"
-               "Values the GPU or driver cannot give, and the few gpumon does not read, print N/A\n"
-               "(docs/compat-q.md lists them).\n");
-}
+#include "optgroups.h"
 
 struct smiq_ctx {
     int loop; /* -l/-lms: go on after a report */
@@ -95,91 +64,117 @@ static int smiq_rows(void *arg, const struct gm_snapshot *s, uint64_t mask, int 
     return rc ? rc : x->loop ? 0 : CLI_LOOP_END;
 }
 
+struct smiq_args {
+    struct cli_gpu g; /* -i, --timeout */
+    struct cli_smi s; /* -l, -lms, -f */
+    int q, xml;
+    uint32_t mask;
+};
+
+static int parse_sections(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    uint32_t m = 0;
+    if (gm_smiq_parse_sections(v, &m, err) != 0)
+        return -1;
+    *(uint32_t *)dst |= m;
+    return 0;
+}
+
+/* -d's text: the section names, comma-separated, in lines that end
+ * before column 98 of the help (the text starts at column 26). */
+static const char *sections_help(void)
+{
+    static char text[2048];
+    if (text[0])
+        return text;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_puts(&b, "only these sections, comma-separated:\n");
+    int col = 26;
+    for (int k = 0; k < GM_SMIQ__COUNT; k++) {
+        const char *n = gm_smiq_section_name(k);
+        if (k > 0 && col + (int)strlen(n) + 2 > 98) {
+            gm_buf_puts(&b, ",\n");
+            col = 26;
+        } else if (k > 0) {
+            gm_buf_puts(&b, ", ");
+            col += 2;
+        }
+        gm_buf_puts(&b, n);
+        col += (int)strlen(n);
+    }
+    snprintf(text, sizeof text, "%s", b.p);
+    gm_buf_free(&b);
+    return text;
+}
+
+#define GPU(n, h)                                                                                  \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_gpu_group, .name = (n),                                  \
+        .off = offsetof(struct smiq_args, g), .help = (h)                                          \
+    }
+#define SMI(n, h)                                                                                  \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &cli_smi_group, .name = (n),                                  \
+        .off = offsetof(struct smiq_args, s), .help = (h)                                          \
+    }
+
+/* Not const: -d's text is made from the section table at the first use. */
+static struct gm_opt smiq_flag_rows[] = {
+    {.kind = GM_OPT_SET,
+     .name = "query",
+     .letter = 'q',
+     .val = 1,
+     .off = offsetof(struct smiq_args, q),
+     .help = "the report (required)"},
+    {.kind = GM_OPT_SET,
+     .name = "xml-format",
+     .letter = 'x',
+     .val = 1,
+     .off = offsetof(struct smiq_args, xml),
+     .help = "XML with nvidia-smi's element names (nvsmi_device_v12.dtd)"},
+    {.kind = GM_OPT_FN,
+     .name = "display",
+     .letter = 'd',
+     .arg = "SECTIONS",
+     .fn = parse_sections,
+     .off = offsetof(struct smiq_args, mask)},
+    GPU("id", "only these GPUs: indices, UUIDs or PCI bus ids"),
+    SMI("loop", "repeat the report every SEC seconds until interrupted"),
+    SMI("loop-ms", "repeat it every MS milliseconds"),
+    SMI("filename", NULL),
+    GPU("timeout", "give up when an NVML call hangs this long (default 10)"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd smiq_opts = {
+    .name = "query",
+    .head = "usage: gpumon query -q [-x] [-d SECTIONS] [-i IDS] [-f FILE]\n"
+            "       gpumon -q [...]\n\n"
+            "nvidia-smi's full report (nvidia-smi -q), as text or as XML.\n\n",
+    .tail = "\nValues the GPU or driver cannot give, and the few gpumon does not read, print N/A\n"
+            "(docs/compat-q.md lists them).\n",
+    .col = 26,
+    .eq = 1,
+    .unknown_hint = " with -q",
+    .opts = smiq_flag_rows,
+};
+
 int cmd_smiq_run(int argc, char **argv);
 
 int cmd_smiq_run(int argc, char **argv)
 {
-    enum { O_TIMEOUT = 256, O_LOOPMS };
-    static const struct option opts[] = {
-        {"query", no_argument, NULL, 'q'},
-        {"xml-format", no_argument, NULL, 'x'},
-        {"display", required_argument, NULL, 'd'},
-        {"id", required_argument, NULL, 'i'},
-        {"filename", required_argument, NULL, 'f'},
-        {"loop", required_argument, NULL, 'l'},
-        {"loop-ms", required_argument, NULL, O_LOOPMS},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    struct smiq_ctx x = {.fd = STDOUT_FILENO};
-    const char *ids = NULL;
-    int q = 0;
-    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS, loop = 0;
-    /* nvidia-smi spells --loop-ms as -lms: rewrite it for getopt */
-    for (int k = 1; k < argc; k++) {
-        if (strcmp(argv[k], "-lms") == 0)
-            argv[k] = (char *)"--loop-ms";
-        else if (strncmp(argv[k], "-lms=", 5) == 0) {
-            static char buf[64];
-            snprintf(buf, sizeof(buf), "--loop-ms=%s", argv[k] + 5);
-            argv[k] = buf;
-        }
-    }
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":qxd:i:f:l:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'q':
-            q = 1;
-            break;
-        case 'x':
-            x.xml = 1;
-            break;
-        case 'd': {
-            struct gm_err err = {0};
-            uint32_t m = 0;
-            if (gm_smiq_parse_sections(optarg, &m, &err) != 0)
-                return cli_usage_error("query", "%s", err.msg);
-            x.mask |= m;
-            break;
-        }
-        case 'i':
-            ids = optarg;
-            break;
-        case 'f':
-            x.file = optarg;
-            break;
-        case 'l':
-            if (cli_parse_seconds(optarg, &loop) != 0)
-                return cli_usage_error("query", "invalid --loop value '%s' (seconds)", optarg);
-            break;
-        case O_LOOPMS: {
-            char *end;
-            errno = 0;
-            long ms = strtol(optarg, &end, 10);
-            if (errno || *end || ms <= 0)
-                return cli_usage_error("query", "invalid --loop-ms value '%s' (milliseconds)",
-                                       optarg);
-            loop = (int64_t)ms * 1000000LL;
-            break;
-        }
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error("query", "invalid --timeout '%s'", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("query", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("query", "unknown option %s with -q", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("query", "unexpected argument '%s'", argv[optind]);
+    for (struct gm_opt *o = smiq_flag_rows; o->kind; o++)
+        if (o->name && strcmp(o->name, "display") == 0)
+            o->help = sections_help();
+    struct smiq_args a = {.g.timeout_ns = CLI_DEFAULT_TIMEOUT_NS};
+    int prc = cli_opts(&smiq_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    struct smiq_ctx x = {.fd = STDOUT_FILENO, .xml = a.xml, .mask = a.mask, .file = a.s.file};
+    const char *ids = a.g.ids;
+    int q = a.q;
+    int64_t timeout = a.g.timeout_ns, loop = a.s.loop_ns;
     if (!q)
         return cli_usage_error("query", "-x and -d go with -q (the full report)");
 
@@ -192,7 +187,8 @@ int cmd_smiq_run(int argc, char **argv)
         }
     }
     struct gm_collector_opts co = {0};
-    co.groups = gm_nvml_groups_default() | (UINT64_C(1) << GM_RG_PCIE_TPUT);
+    co.groups = gm_nvml_groups_default();
+    gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     co.procs = 1;
     struct gm_collector *col;
     int rc = cli_open(&col, &co);

@@ -1,9 +1,10 @@
 /* cmd_status.c -- `gpumon status`: the gpustat-style quick look and its JSON. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "../core/snapshot.h"
@@ -12,130 +13,117 @@
 #include "../view/query.h"
 #include "../view/status.h"
 #include "cli.h"
+#include "optgroups.h"
 
-static void usage(FILE *f)
+struct status_args {
+    struct cli_gpu g; /* --id, --timeout */
+    int64_t interval;
+    int json, pretty, color, pcie, gpm, nvlink;
+    const char *jobmap;
+    struct gm_status_opts so;
+};
+
+static int parse_interval(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    fprintf(
-        f,
-        "usage: gpumon status [OPTIONS]\n\n"
-        "One line per GPU: temperature, utilisation, memory, power, the limit that holds its\n"
-        "clocks down, and its processes (user:name/pid(memory)).\n\n"
-        "  -i, --interval SEC   refresh every SEC seconds (in place on a terminal)\n"
-        "      --json           print the JSON document described in docs/json.md\n"
-        "      --compact        JSON on one line (default: indented)\n"
-        "      --pcie           also read PCIe throughput for --json (costs ~40 ms per GPU\n"
-        "                       on real hardware, so it is off by default)\n"
-        "      --gpm            also the GPM metrics (gpm_*, Hopper and later) for --json:\n"
-        "                       two GPM samples 100 ms apart (docs/json.md)\n"
-        "      --nvlink         also each NVLink link (state, version, far end, counters)\n"
-        "                       for --json, under \"nvlinks\" (docs/json.md)\n"
-        "      --id IDS         only these GPUs (indices, UUIDs or PCI bus ids, comma-separated)\n"
-        "  -c, --show-cmd       show full command lines instead of process names\n"
-        "      --no-procs       do not list processes\n"
-        "      --job-mapping-dir DIR\n"
-        "                       dcgm-exporter's job-mapping directory: the jobs each GPU\n"
-        "                       index's file names are shown on its line (docs/jobs.md)\n"
-        "      --color, --no-color\n"
-        "                       force colours on or off (default: on a terminal, unless NO_COLOR)\n"
-        "      --timeout SEC    give up when an NVML call hangs this long (default 10; 0 = never)\n"
-        "  -h, --help           this help\n");
+    if (cli_parse_seconds(v, dst) != 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid interval '%s'", v);
+    return 0;
 }
+
+#define SET(n, field, v, ...)                                                                      \
+    {                                                                                              \
+        .kind = GM_OPT_SET, .name = (n), .val = (v), .off = offsetof(struct status_args, field),   \
+        __VA_ARGS__                                                                                \
+    }
+
+static const struct gm_opt status_rows[] = {
+    {.kind = GM_OPT_FN,
+     .name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .fn = parse_interval,
+     .off = offsetof(struct status_args, interval),
+     .help = "refresh every SEC seconds (in place on a terminal)"},
+    SET("json", json, 1, .help = "print the JSON document described in docs/json.md"),
+    SET("compact", pretty, 0, .help = "JSON on one line (default: indented)"),
+    SET("pcie", pcie, 1,
+        .help = "also read PCIe throughput for --json (costs ~40 ms per GPU\n"
+                "on real hardware, so it is off by default)"),
+    SET("gpm", gpm, 1,
+        .help = "also the GPM metrics (gpm_*, Hopper and later) for --json:\n"
+                "two GPM samples 100 ms apart (docs/json.md)"),
+    SET("nvlink", nvlink, 1,
+        .help = "also each NVLink link (state, version, far end, counters)\n"
+                "for --json, under \"nvlinks\" (docs/json.md)"),
+    {.kind = GM_OPT_USE,
+     .group = &cli_gpu_group,
+     .name = "id",
+     .flags = GM_OPT_NOSHORT,
+     .off = offsetof(struct status_args, g)},
+    {.kind = GM_OPT_SET,
+     .name = "show-cmd",
+     .letter = 'c',
+     .val = 1,
+     .off = offsetof(struct status_args, so.full_cmd),
+     .help = "show full command lines instead of process names"},
+    SET("no-procs", so.show_procs, 0, .help = "do not list processes"),
+    {.kind = GM_OPT_STR,
+     .name = "job-mapping-dir",
+     .arg = "DIR",
+     .off = offsetof(struct status_args, jobmap),
+     .help = "dcgm-exporter's job-mapping directory: the jobs each GPU\n"
+             "index's file names are shown on its line (docs/jobs.md)"},
+    SET("color", color, 1,
+        .help = "force colours on or off (default: on a terminal, unless NO_COLOR)"),
+    SET("no-color", color, 0, .flags = GM_OPT_JOIN),
+    {.kind = GM_OPT_USE,
+     .group = &cli_gpu_group,
+     .name = "timeout",
+     .off = offsetof(struct status_args, g)},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd status_opts = {
+    .name = "status",
+    .head = "usage: gpumon status [OPTIONS]\n\n"
+            "One line per GPU: temperature, utilisation, memory, power, the limit that holds its\n"
+            "clocks down, and its processes (user:name/pid(memory)).\n\n",
+    .col = 23,
+    .opts = status_rows,
+};
 
 int cmd_status_run(int argc, char **argv);
 
+/* The columns the text view fits (docs/views.md, "status"): the
+ * terminal's width when stdout is one, else COLUMNS when it is set to a
+ * number (watch(1) sets it), else 0: no limit, so that a pipe, a file or a
+ * script gets every line whole. */
+static unsigned text_width(int tty)
+{
+    struct winsize ws;
+    if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    unsigned long v = c && *c ? strtoul(c, &end, 10) : 0;
+    if (v > 0 && v < 100000 && *end == '\0')
+        return (unsigned)v;
+    return tty ? 80 : 0;
+}
+
 int cmd_status_run(int argc, char **argv)
 {
-    enum {
-        O_JSON = 256,
-        O_COMPACT,
-        O_ID,
-        O_NOPROCS,
-        O_COLOR,
-        O_NOCOLOR,
-        O_TIMEOUT,
-        O_PCIE,
-        O_GPM,
-        O_JOBMAP,
-        O_NVLINK
-    };
-    static const struct option opts[] = {
-        {"interval", required_argument, NULL, 'i'},
-        {"json", no_argument, NULL, O_JSON},
-        {"compact", no_argument, NULL, O_COMPACT},
-        {"id", required_argument, NULL, O_ID},
-        {"show-cmd", no_argument, NULL, 'c'},
-        {"no-procs", no_argument, NULL, O_NOPROCS},
-        {"color", no_argument, NULL, O_COLOR},
-        {"no-color", no_argument, NULL, O_NOCOLOR},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"pcie", no_argument, NULL, O_PCIE},
-        {"gpm", no_argument, NULL, O_GPM},
-        {"job-mapping-dir", required_argument, NULL, O_JOBMAP},
-        {"nvlink", no_argument, NULL, O_NVLINK},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int64_t interval = 0, timeout = CLI_DEFAULT_TIMEOUT_NS;
-    int json = 0, pretty = 1, color = -1, pcie = 0, gpm = 0, nvlink = 0;
-    const char *ids = NULL, *jobmap = NULL;
-    struct gm_status_opts so = {.show_procs = 1};
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":i:ch", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            if (cli_parse_seconds(optarg, &interval) != 0)
-                return cli_usage_error("status", "invalid interval '%s'", optarg);
-            break;
-        case O_JSON:
-            json = 1;
-            break;
-        case O_COMPACT:
-            pretty = 0;
-            break;
-        case O_ID:
-            ids = optarg;
-            break;
-        case 'c':
-            so.full_cmd = 1;
-            break;
-        case O_NOPROCS:
-            so.show_procs = 0;
-            break;
-        case O_COLOR:
-            color = 1;
-            break;
-        case O_NOCOLOR:
-            color = 0;
-            break;
-        case O_PCIE:
-            pcie = 1;
-            break;
-        case O_NVLINK:
-            nvlink = 1;
-            break;
-        case O_GPM:
-            gpm = 1;
-            break;
-        case O_JOBMAP:
-            jobmap = optarg;
-            break;
-        case O_TIMEOUT:
-            if (gm_parse_duration(optarg, &timeout) != 0)
-                return cli_usage_error("status", "invalid --timeout '%s'", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("status", "option %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("status", "unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("status", "unexpected argument '%s'", argv[optind]);
+    struct status_args a = {
+        .g.timeout_ns = CLI_DEFAULT_TIMEOUT_NS, .pretty = 1, .color = -1, .so = {.show_procs = 1}};
+    int prc = cli_opts(&status_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    int64_t interval = a.interval, timeout = a.g.timeout_ns;
+    int json = a.json, pretty = a.pretty, color = a.color, pcie = a.pcie, gpm = a.gpm,
+        nvlink = a.nvlink;
+    const char *ids = a.g.ids, *jobmap = a.jobmap;
+    struct gm_status_opts so = a.so;
     if (jobmap) {
         /* given on the command line, a directory that is not there is a
          * mistake (the agent, whose prolog may create it later, warns) */
@@ -151,18 +139,25 @@ int cmd_status_run(int argc, char **argv)
     so.utf8 = cli_utf8();
     struct gm_collector_opts co = {
         .procs = 1, .procfs = 1, .job_map_dir = jobmap, .log = cli_log_cb};
-#define BIT(g) (UINT64_C(1) << (g))
-    if (!json) /* read only what the text shows */
-        co.groups = BIT(GM_RG_TEMP) | BIT(GM_RG_UTIL) | BIT(GM_RG_MEMORY) | BIT(GM_RG_POWER) |
-                    BIT(GM_RG_POWER_LIMIT) | BIT(GM_RG_CLOCK_REASONS) | BIT(GM_RG_MIG_MODE) |
-                    BIT(GM_RG_COMPUTE_MODE) | BIT(GM_RG_PCIE_LINK) | BIT(GM_RG_MAX_PCIE) |
-                    BIT(GM_RG_PERSISTENCE) | BIT(GM_RG_DISPLAY) | BIT(GM_RG_REMAPPED) |
-                    BIT(GM_RG_RETIRED); /* the flags */
-    else                                /* GPM only with --gpm: it takes two samples 100 ms apart */
-        co.groups =
-            (gm_nvml_groups_default() & ~BIT(GM_RG_GPM)) | (pcie ? BIT(GM_RG_PCIE_TPUT) : 0) |
-            (gpm ? BIT(GM_RG_GPM) | GM_NVML_GPM_PRIME : 0) | (nvlink ? GM_NVML_NVLINK_LINKS : 0);
-#undef BIT
+    if (!json) {
+        /* read only what the text shows, its flags included */
+        co.groups = GM_RGSET_OF(GM_RG_TEMP, GM_RG_UTIL, GM_RG_MEMORY, GM_RG_POWER,
+                                GM_RG_POWER_LIMIT, GM_RG_CLOCK_REASONS, GM_RG_MIG_MODE,
+                                GM_RG_COMPUTE_MODE, GM_RG_PCIE_LINK, GM_RG_MAX_PCIE,
+                                GM_RG_PERSISTENCE, GM_RG_DISPLAY, GM_RG_REMAPPED, GM_RG_RETIRED);
+    } else {
+        /* GPM only with --gpm: it takes two samples 100 ms apart */
+        co.groups = gm_nvml_groups_default();
+        gm_rgset_del(&co.groups, GM_RG_GPM);
+        if (pcie)
+            gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
+        if (gpm) {
+            gm_rgset_add(&co.groups, GM_RG_GPM);
+            co.nvml_flags |= GM_NVML_GPM_PRIME;
+        }
+        if (nvlink)
+            co.nvml_flags |= GM_NVML_NVLINK_LINKS;
+    }
     struct gm_collector *col;
     int rc;
     if (json) {
@@ -194,6 +189,7 @@ int cmd_status_run(int argc, char **argv)
             break;
         }
         so.mask = mask;
+        so.width = text_width(tty); /* again each time: the terminal may be resized */
         gm_buf_reset(&out);
         if (interval && tty && !json)
             gm_buf_puts(&out, first ? "\033[H\033[2J" : "\033[H\033[J");
@@ -224,4 +220,4 @@ int cmd_status_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_status = {"status", "one line per GPU with its processes (gpustat-like)",
-                                     cmd_status_run};
+                                     cmd_status_run, &status_opts};

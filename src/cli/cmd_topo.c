@@ -6,7 +6,6 @@
  * read after one sample (which obtains the device handles), straight
  * through NVML: it is not part of the sampled snapshot.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,62 +13,65 @@
 #include "../core/snapshot.h"
 #include "../view/topo.h"
 #include "cli.h"
+#include "optgroups.h"
 
-static void usage(FILE *f)
+struct topo_args {
+    int matrix;
+    int64_t timeout;
+};
+
+static int parse_timeout(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    fprintf(f, "usage: gpumon topo -m [--timeout=SEC]\n\n"
-               "nvidia-smi's topology matrix: how each pair of GPUs is connected (NV# NVLinks,\n"
-               "or the PCIe path: PIX, PXB, PHB, NODE, SYS) and each GPU's CPU and NUMA\n"
-               "affinity.\n\n"
-               "  -m, --matrix        print the matrix (required)\n"
-               "      --timeout=SEC   give up when an NVML call hangs this long (default 10)\n"
-               "  -h, --help          this help\n");
+    int64_t *ns = dst;
+    if (cli_parse_seconds(v, ns) != 0 || *ns <= 0)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s value '%s' (seconds)", o->name, v);
+    return 0;
 }
+
+static const struct gm_opt topo_rows[] = {
+    {.kind = GM_OPT_SET,
+     .name = "matrix",
+     .letter = 'm',
+     .val = 1,
+     .off = offsetof(struct topo_args, matrix),
+     .help = "print the matrix (required)"},
+    {.kind = GM_OPT_FN,
+     .name = "timeout",
+     .arg = "SEC",
+     .fn = parse_timeout,
+     .label = "--timeout=SEC",
+     .off = offsetof(struct topo_args, timeout),
+     .help = "give up when an NVML call hangs this long (default 10)"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+
+static const struct gm_optcmd topo_opts = {
+    .name = "topo",
+    .head = "usage: gpumon topo -m [--timeout=SEC]\n\n"
+            "nvidia-smi's topology matrix: how each pair of GPUs is connected (NV# NVLinks,\n"
+            "or the PCIe path: PIX, PXB, PHB, NODE, SYS) and each GPU's CPU and NUMA\n"
+            "affinity.\n\n",
+    .col = 22,
+    .unknown_hint = " (gpumon topo has only -m: nvidia-smi's -p, -p2p, -n, -c and -i reports "
+                    "are not implemented)",
+    .opts = topo_rows,
+};
 
 int cmd_topo_run(int argc, char **argv);
 int cmd_topo_run(int argc, char **argv)
 {
-    enum { O_TIMEOUT = 256 };
-    static const struct option opts[] = {
-        {"matrix", no_argument, NULL, 'm'},
-        {"timeout", required_argument, NULL, O_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int matrix = 0, c;
-    int64_t timeout = CLI_DEFAULT_TIMEOUT_NS;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":mh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            matrix = 1;
-            break;
-        case O_TIMEOUT:
-            if (cli_parse_seconds(optarg, &timeout) != 0 || timeout <= 0)
-                return cli_usage_error("topo", "invalid --timeout value '%s' (seconds)", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GM_EXIT_OK;
-        case ':':
-            return cli_usage_error("topo", "option %s needs a value", argv[optind - 1]);
-        default: {
-            char opt[3] = {'-', (char)optopt, '\0'};
-            return cli_usage_error("topo",
-                                   "unknown option %s (gpumon topo has only -m: nvidia-smi's -p, "
-                                   "-p2p, -n, -c and -i reports are not implemented)",
-                                   optopt ? opt : argv[optind - 1]);
-        }
-        }
-    }
-    if (optind < argc)
-        return cli_usage_error("topo", "unexpected argument '%s'", argv[optind]);
+    struct topo_args a = {.timeout = CLI_DEFAULT_TIMEOUT_NS};
+    int prc = cli_opts(&topo_opts, argc, argv, &a, NULL);
+    if (prc != CLI_OPTS_GO)
+        return prc;
+    int matrix = a.matrix;
+    int64_t timeout = a.timeout;
     if (!matrix)
         return cli_usage_error("topo", "give -m (the topology matrix)");
 
     struct gm_collector_opts co = {0};
-    co.groups = UINT64_C(1) << GM_RG_PCI;
+    co.groups = GM_RGSET_OF(GM_RG_PCI);
     struct gm_collector *col;
     int rc = cli_open(&col, &co);
     if (rc)
@@ -90,4 +92,4 @@ int cmd_topo_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_topo = {"topo", "nvidia-smi topo -m: the GPU connection matrix",
-                                   cmd_topo_run};
+                                   cmd_topo_run, &topo_opts};

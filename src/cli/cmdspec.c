@@ -24,6 +24,7 @@
 #include "../core/buf.h"
 #include "../core/err.h"
 #include "../view/smi_clocks.h"
+#include "opt.h"
 
 static char *xstrndup(const char *s, size_t n)
 {
@@ -456,6 +457,143 @@ void cli_spec_parse(struct cli_spec *sp, const char *name, const char *summary, 
     }
 }
 
+/* -------------------------------------------------------- option tables */
+
+/* A row's help text as cli_flag.help holds it: the lines joined by a
+ * blank, except that the lines of a list indented deeper than the text
+ * ("p  power ...") start on a line of their own, as option_line reads the
+ * rendered help. */
+static char *table_help(const char *h)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    size_t item = 0; /* the extra indent of a list inside the text, 0 for none */
+    for (const char *p = h; *p;) {
+        size_t n = strcspn(p, "\n");
+        size_t ind = p == h ? 0 : indent_of(p);
+        if (p != h && n > ind) {
+            if (b.len && ind > 1 && !item)
+                item = ind;
+            if (b.len)
+                gm_buf_putc(&b, item && ind == item ? '\n' : ' ');
+        }
+        gm_buf_put(&b, p + ind, n - ind);
+        p += n + (p[n] == '\n');
+    }
+    char *r = gm_xstrdup(b.p ? b.p : "");
+    gm_buf_free(&b);
+    return r;
+}
+
+/* Adds the flags of t's rows: with with_help, the rows with a help text
+ * (one group each, with the rows joined to their line), else the others
+ * (the synopsis's flags), leaving out the flags already there. */
+static void table_flags(struct cli_spec *sp, const struct gm_optcmd *t, int with_help, int *group)
+{
+    struct gm_opt_row r, j;
+    for (size_t i = 0; gm_opt_resolve(t, i, &r) == 0; i++) {
+        const struct gm_opt *o = &r.o;
+        if (((o->flags & GM_OPT_JOIN) && with_help) || (o->flags & GM_OPT_HIDDEN))
+            continue;
+        if (!o->help != !with_help || (o->kind == GM_OPT_HELP && !o->help))
+            continue;
+        const char *names[10]; /* the letter, the alias and up to 8 long names */
+        size_t nn = 0;
+        char shortname[3] = {'-', (char)o->letter, '\0'};
+        char *longs[8];
+        size_t nl = 0;
+        if (o->letter)
+            names[nn++] = shortname;
+        if (o->alias)
+            names[nn++] = o->alias;
+        for (size_t k = i; nl < 8; k++) {
+            if (gm_opt_resolve(t, k, &j) != 0 || (k > i && !(j.o.flags & GM_OPT_JOIN)))
+                break;
+            if (j.o.name) {
+                longs[nl] = gm_xmalloc(strlen(j.o.name) + 3);
+                snprintf(longs[nl], strlen(j.o.name) + 3, "--%s", j.o.name);
+                names[nn++] = longs[nl++];
+            }
+            if (!with_help)
+                break;
+        }
+        int g = (*group)++;
+        for (size_t k = 0; k < nn; k++) {
+            if (find_flag(sp, names[k], strlen(names[k])))
+                continue;
+            sp->flags = gm_xrealloc(sp->flags, (sp->nflags + 1) * sizeof(*sp->flags));
+            struct cli_flag *f = &sp->flags[sp->nflags++];
+            memset(f, 0, sizeof(*f));
+            f->name = gm_xstrdup(names[k]);
+            f->meta = o->arg ? gm_xstrdup(o->arg) : NULL;
+            f->listed = with_help;
+            f->group = g;
+            f->help = with_help && o->help[0] ? table_help(o->help) : NULL;
+            classify(f);
+        }
+        for (size_t k = 0; k < nl; k++)
+            free(longs[k]);
+    }
+}
+
+/* The help text without the usage lines (a command's head and tail). */
+static void prose_of(struct gm_buf *prose, const char *text)
+{
+    int in_usage = 0;
+    for (const char *line = text; *line;) {
+        if (strncmp(line, "usage: ", 7) == 0)
+            in_usage = 1;
+        else if (line_len(line) == 0 || indent_of(line) < 7)
+            in_usage = 0;
+        size_t n = line_len(line);
+        if (!in_usage) {
+            gm_buf_put(prose, line, n);
+            gm_buf_putc(prose, '\n');
+        }
+        line += n + (line[n] == '\n');
+    }
+}
+
+void cli_spec_from_table(struct cli_spec *sp, const char *name, const char *summary,
+                         const struct gm_optcmd *t)
+{
+    memset(sp, 0, sizeof(*sp));
+    sp->name = gm_xstrdup(name);
+    sp->summary = gm_xstrdup(summary ? summary : "");
+    struct gm_buf b = GM_BUF_INIT;
+    gm_opt_help(t, &b);
+    sp->text = gm_xstrdup(b.p ? b.p : "");
+    gm_buf_reset(&b);
+    struct gm_buf ht = GM_BUF_INIT;
+    gm_buf_puts(&ht, t->head);
+    gm_buf_puts(&ht, t->tail ? t->tail : "");
+    prose_of(&b, ht.p ? ht.p : "");
+    gm_buf_free(&ht);
+    sp->prose = gm_xstrdup(b.p ? b.p : "");
+    gm_buf_free(&b);
+    int group = 1;
+    table_flags(sp, t, 1, &group);
+    table_flags(sp, t, 0, &group);
+    if (t->sub) {
+        table_flags(sp, t->sub, 1, &group);
+        table_flags(sp, t->sub, 0, &group);
+    }
+    for (const char *p = t->subs; p && *p;) {
+        size_t n = strcspn(p, "|");
+        if (n)
+            add_sub(sp, p, n);
+        p += n + (p[n] == '|');
+    }
+    sp->pos_file = t->operands == GM_OPT_OPERANDS_FILE;
+    sp->pos_cmd = t->operands == GM_OPT_OPERANDS_CMD;
+    /* "--csv FILE...": the words after the flag's first are files too */
+    for (size_t i = 0; i < sp->nflags; i++) {
+        const char *m = sp->flags[i].meta;
+        size_t ml = m ? strlen(m) : 0;
+        if (sp->flags[i].arg == CLI_ARG_FILE && ml > 3 && strcmp(m + ml - 3, "...") == 0)
+            sp->pos_file = 1;
+    }
+}
+
 void cli_spec_free(struct cli_spec *sp)
 {
     if (!sp)
@@ -535,6 +673,10 @@ static int run_help(const void *arg)
 
 int cli_spec_read(const struct gm_cmd *cmd, struct cli_spec *sp)
 {
+    if (cmd->opts) {
+        cli_spec_from_table(sp, cmd->name, cmd->summary, cmd->opts);
+        return 0;
+    }
     struct gm_buf b = GM_BUF_INIT;
     int rc = capture(cmd->name, run_help, cmd, &b);
     if (rc == 0)

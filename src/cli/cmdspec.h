@@ -1,17 +1,19 @@
-/* cmdspec.h -- a command's interface as data, read from its own --help.
+/* cmdspec.h -- a command's interface as data, from its option table or its --help.
  *
- * The usage text each cmd_*.c prints is the one place where a command's
- * flags, their arguments and what they do are written down.  This module
- * runs a command's --help (in a child process, stdout captured) and reads:
- * the synopsis (the "usage:" lines), the subcommands they name, and every
- * flag, with its argument's name and what kind of value that is.  Shell
- * completions (cmd_completion.c) and the manual pages (cmd_manpage.c) are
- * generated from the result, so that a command added to the table in
- * main.c, or a flag added to a usage text, appears in both without another
- * edit.  The contract this puts on usage texts is docs/completion.md's.
+ * A command with an option table (struct gm_cmd's opts, opt.h) has its
+ * flags, their arguments' names and texts, its subcommands and operands
+ * read from the table.  For a command not converted yet, this module runs
+ * its --help (in a child process, stdout captured) and reads: the synopsis
+ * (the "usage:" lines), the subcommands they name, and every flag, with
+ * its argument's name and what kind of value that is.  Shell completions
+ * (cmd_completion.c) and the manual pages (cmd_manpage.c) are generated
+ * from the result, so that a command added to the table in main.c, or a
+ * flag added to a table or usage text, appears in both without another
+ * edit.  The contract this puts on tables and usage texts is
+ * docs/completion.md's.
  *
- * What it leaves out: flags a command accepts but does not print in its
- * --help are unknown here (they are undocumented anyway).
+ * What it leaves out: flags a command without a table accepts but does not
+ * print in its --help are unknown here (they are undocumented anyway).
  */
 #ifndef GM_CLI_CMDSPEC_H
 #define GM_CLI_CMDSPEC_H
@@ -58,9 +60,9 @@ struct cli_spec {
     int pos_cmd;  /* "-- CMD [ARGS]..." in the synopsis: the words after -- are a command */
 };
 
-/* Reads cmd's interface from `gpumon CMD --help`, run in a child process with
- * stdout captured.  Returns 0, or GM_EXIT_FAIL when the help could not be
- * captured or the command did not exit 0 (the message is printed). */
+/* Reads cmd's interface from its option table, else from `gpumon CMD --help`,
+ * run in a child process with stdout captured.  Returns 0, or GM_EXIT_FAIL when the help could not
+ * be captured or the command did not exit 0 (the message is printed). */
 int cli_spec_read(const struct gm_cmd *cmd, struct cli_spec *sp);
 
 /* The same for `gpumon --help` (the global options); name "gpumon". */
@@ -69,6 +71,15 @@ int cli_spec_read_main(struct cli_spec *sp);
 /* Parses a help text (what cli_spec_read does after capturing it); exposed
  * for tests.  Takes a copy of text. */
 void cli_spec_parse(struct cli_spec *sp, const char *name, const char *summary, const char *text);
+
+/* The same from a command's option table (opt.h), for the commands that
+ * have one: the help rendered from it, the flags of its rows (those with a
+ * help text first, in its order, then the others), its subcommands and
+ * operands.  The result is what cli_spec_parse makes of the rendered help,
+ * plus the flags the table has and the help does not print. */
+struct gm_optcmd;
+void cli_spec_from_table(struct cli_spec *sp, const char *name, const char *summary,
+                         const struct gm_optcmd *t);
 
 void cli_spec_free(struct cli_spec *sp);
 

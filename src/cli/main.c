@@ -1,8 +1,11 @@
 /* main.c -- gpumon's entry point: global options and the subcommand table.
  *
- * `gpumon` alone is `gpumon status`.  For drop-in use in nvidia-smi scripts,
- * `gpumon --query-gpu=...` (any argument starting with --query or
- * --help-query) is `gpumon query ...`.
+ * `gpumon` alone is `gpumon status`.  For drop-in use in nvidia-smi scripts
+ * (`alias nvidia-smi=gpumon`), nvidia-smi's top-level forms are accepted
+ * too: options before any command, in nvidia-smi's order (smi_form).
+ * --version prints gpumon's version and, where NVML answers, nvidia-smi's
+ * version block; run through a link named nvidia-smi, the block alone
+ * (docs/compat.md "nvidia-smi's top-level forms").
  */
 #include <limits.h>
 #include <stdio.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 
 #include "../core/modload.h"
+#include "../core/text.h"
 #include "cli.h"
 #include "cmdspec.h"
 
@@ -26,7 +30,7 @@ static const struct gm_cmd *const commands[] = {
     &gm_cmd_mark,     &gm_cmd_report, &gm_cmd_alerts,     &gm_cmd_config,  &gm_cmd_metrics,
     &gm_cmd_dmon,     &gm_cmd_pmon,   &gm_cmd_top,        &gm_cmd_free,    &gm_cmd_doctor,
     &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage, &gm_cmd_topo,
-    &gm_cmd_run,
+    &gm_cmd_mig,      &gm_cmd_run,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -45,7 +49,11 @@ static void usage(FILE *f)
                "  -q [-x] [-d S]   nvidia-smi's full report (-x: XML, -d: sections); "
                "'gpumon -q -h'\n"
                "  -h, --help       this help; 'gpumon COMMAND --help' for a command\n"
-               "  --version        print the version\n\n"
+               "  --version        print the version, then nvidia-smi's version block\n"
+               "                   (NVIDIA-SMI, NVML, driver and CUDA versions)\n"
+               "  -i IDS, -l SEC, -lms MS\n"
+               "                   nvidia-smi's top-level forms: with --query-gpu, -q or -L\n"
+               "                   as 'gpumon query'; alone 'gpumon status --id/--interval'\n\n"
                "With no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
                "2 bad usage, 3 NVML or driver unavailable.\n");
 }
@@ -70,14 +78,139 @@ int cli_use_sim(const char *scenario)
     return 0;
 }
 
-/* Whether argv[from..] asks for nvidia-smi's full report (-q / --query),
- * whatever the order of its flags (gpumon -x -q, gpumon -i 0 -q). */
-static int has_smiq(int argc, char **argv, int from)
+/* An unknown command: named (escaped: it may be anything), with the
+ * closest command when it looks like a typo of one, as git does. */
+static int unknown_command(const char *word)
 {
-    for (int k = from; k < argc; k++)
-        if (strcmp(argv[k], "-q") == 0 || strcmp(argv[k], "--query") == 0)
+    char shown[256];
+    gm_text_term_s(shown, sizeof(shown), word, cli_utf8());
+    struct gm_text_suggest sg;
+    gm_text_suggest_init(&sg, word, strlen(word));
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        gm_text_suggest_add(&sg, commands[k]->name);
+    if (sg.best)
+        return cli_usage_error(NULL, "unknown command '%s'; did you mean '%s'?", shown, sg.best);
+    return cli_usage_error(NULL, "unknown command '%s'", shown);
+}
+
+/* Whether argv[from..] holds one of nvidia-smi's query forms: --query-*
+ * and --help-query-* (query), -L/--list-gpus, -q/--query (the full
+ * report), whatever the order of the flags (gpumon -x -q, gpumon -i 0
+ * --query-gpu=..., gpumon -lms 500 --query-gpu=...). */
+static int has_query_form(int argc, char **argv, int from)
+{
+    for (int k = from; k < argc; k++) {
+        const char *a = argv[k];
+        if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0 ||
+            strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0 || strcmp(a, "-q") == 0)
             return 1;
+    }
     return 0;
+}
+
+/* The value of nvidia-smi's option a at argv[*k] when it is SHORT or
+ * --LONG (next argument) or --LONG=VALUE; NULL when a is another option.
+ * *missing is set when the option is there without its value. */
+static const char *smi_value(int argc, char **argv, int *k, const char *shrt, const char *lng,
+                             int *missing)
+{
+    const char *a = argv[*k];
+    size_t n = strlen(lng);
+    if (strncmp(a, lng, n) == 0 && a[n] == '=')
+        return a + n + 1;
+    if (strcmp(a, shrt) != 0 && strcmp(a, lng) != 0)
+        return NULL;
+    if (*k + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*k];
+}
+
+/* nvidia-smi's default view with its top-level options: nvidia-smi -l 2,
+ * -lms 500, -i 0.  gpumon's default view is status, so -i IDS is its --id
+ * and -l SEC / -lms MS its --interval; anything else is a usage error. */
+static int smi_status_form(int argc, char **argv, int from)
+{
+    char **av = calloc((size_t)(2 * (argc - from) + 2), sizeof(*av));
+    if (!av) {
+        cli_error("out of memory");
+        abort();
+    }
+    static char ms[40];
+    int n = 0;
+    av[n++] = "status";
+    for (int k = from; k < argc; k++) {
+        int missing = 0;
+        const char *a = argv[k], *v;
+        if ((v = smi_value(argc, argv, &k, "-i", "--id", &missing))) {
+            av[n++] = "--id";
+            av[n++] = (char *)v;
+        } else if (!missing && (v = smi_value(argc, argv, &k, "-l", "--loop", &missing))) {
+            av[n++] = "--interval";
+            av[n++] = (char *)v;
+        } else if (!missing && (v = smi_value(argc, argv, &k, "-lms", "--loop-ms", &missing))) {
+            char *end;
+            long m = strtol(v, &end, 10);
+            if (*v < '0' || *v > '9' || *end || m <= 0 || m > 86400000L) {
+                char shown[64];
+                gm_text_term_s(shown, sizeof(shown), v, cli_utf8());
+                free(av);
+                return cli_usage_error(NULL, "invalid %s value '%s' (milliseconds)", a, shown);
+            }
+            snprintf(ms, sizeof(ms), "%ldms", m);
+            av[n++] = "--interval";
+            av[n++] = ms;
+        } else {
+            char shown[256];
+            gm_text_term_s(shown, sizeof(shown), a, cli_utf8());
+            free(av);
+            if (missing)
+                return cli_usage_error(NULL, "%s needs a value", shown);
+            if (a[0] != '-')
+                return cli_usage_error(NULL,
+                                       "unexpected argument '%s' after nvidia-smi's "
+                                       "options (a command comes first)",
+                                       shown);
+            return cli_usage_error(NULL, "unknown option %s", shown);
+        }
+    }
+    av[n] = NULL;
+    int rc = gm_cmd_status.run(n, av);
+    free(av);
+    return rc;
+}
+
+/* Whether gpumon runs as nvidia-smi (a link or copy by that name). */
+static int run_as_nvidia_smi(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    return strcmp(base, "nvidia-smi") == 0;
+}
+
+/* --version.  gpumon: its own line, then nvidia-smi's block where NVML
+ * answers (nothing more where it does not: the version of gpumon is
+ * always there, exit 0).  As nvidia-smi: the block alone, as nvidia-smi
+ * prints it, and a failing NVML is the cause and exit 3. */
+static int version(int as_smi)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    int rc = 0;
+    if (!as_smi) {
+        /* written first: a hung driver (the watchdog's exit) keeps it */
+        gm_buf_printf(&b, "gpumon %s\n", GM_VERSION);
+        rc = cli_write(STDOUT_FILENO, &b);
+        b.len = 0;
+    }
+    if (rc == 0) {
+        int nrc = cli_smi_version(&b, as_smi);
+        rc = cli_write(STDOUT_FILENO, &b);
+        if (rc == 0 && as_smi)
+            rc = nrc;
+    }
+    gm_buf_free(&b);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -89,10 +222,8 @@ int main(int argc, char **argv)
             usage(stdout);
             return GM_EXIT_OK;
         }
-        if (strcmp(a, "--version") == 0) {
-            printf("gpumon %s\n", GM_VERSION);
-            return GM_EXIT_OK;
-        }
+        if (strcmp(a, "--version") == 0)
+            return version(run_as_nvidia_smi(argv[0]));
         if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0 ||
             strcmp(a, "--nvml-lib") == 0 || strncmp(a, "--nvml-lib=", 11) == 0) {
             int is_sim = strncmp(a, "--sim", 5) == 0;
@@ -112,11 +243,11 @@ int main(int argc, char **argv)
             i++;
             continue;
         }
-        if (strncmp(a, "--query", 7) == 0 || strncmp(a, "--help-query", 12) == 0 ||
-            strcmp(a, "-L") == 0 || strcmp(a, "--list-gpus") == 0)
-            break; /* nvidia-smi style: gpumon --query-gpu=..., gpumon -L */
-        if (has_smiq(argc, argv, i))
-            break; /* nvidia-smi style: gpumon -q [-x] [-d ...] [-i ...] */
+        if (has_query_form(argc, argv, i))
+            break; /* nvidia-smi: gpumon [-i 0] --query-gpu=..., gpumon -L, gpumon -q -x */
+        if (strcmp(a, "-i") == 0 || strcmp(a, "-l") == 0 || strcmp(a, "-lms") == 0 ||
+            strncmp(a, "--id", 4) == 0 || strncmp(a, "--loop", 6) == 0)
+            return smi_status_form(argc, argv, i); /* nvidia-smi -l 2, -i 0 */
         return cli_usage_error(NULL, "unknown option %s", a);
     }
 
@@ -128,11 +259,8 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < NCOMMANDS; k++)
             if (strcmp(argv[i], commands[k]->name) == 0)
                 cmd = commands[k];
-        if (!cmd) {
-            cli_error("unknown command '%s'", argv[i]);
-            usage(stderr);
-            return GM_EXIT_USAGE;
-        }
+        if (!cmd)
+            return unknown_command(argv[i]);
         sub_argc = argc - i;
         sub_argv = argv + i;
     } else if (i < argc) {

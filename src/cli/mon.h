@@ -9,4 +9,8 @@ enum { CLI_MON_DMON = 0, CLI_MON_PMON };
  * Ctrl-C / SIGTERM, or a closed pipe; returns the exit status. */
 int cli_mon_run(int kind, int argc, char **argv);
 
+/* pmon's option table (opt.h), for its struct gm_cmd. */
+struct gm_optcmd;
+extern const struct gm_optcmd cli_pmon_opts;
+
 #endif /* GM_CLI_MON_H */

@@ -3,12 +3,13 @@
  * DESIGN principle 1.  Each row of gm_metrics[] (metrics.c) names a metric's
  * nvidia-smi query key(s), base unit, CSV column, JSON key, native Prometheus
  * name and help, dcgm-exporter field, kind, value formatter and the NVML read
- * group that fills it (src/source/nvml.c).  CSV headers, --query-gpu fields,
+ * group that fills it (src/source/nvml*.c).  CSV headers, --query-gpu fields,
  * JSON, Prometheus output, TUI labels and docs/metrics.md are all generated
  * from this table; nothing else in the project spells a metric's name.
  *
  * Adding a metric: one enum line below, one row in metrics.c, and (if no
- * existing read group covers it) one read function in nvml.c.
+ * existing read group covers it) one read function in the nvml_<area>.c of
+ * its NVML area.
  */
 #ifndef GM_METRICS_H
 #define GM_METRICS_H
@@ -362,7 +363,7 @@ enum gm_metric_id {
     GM_M_PCIE_GEN_HOSTMAX,
     /* ECC counts by location beyond DRAM and SRAM: per location, corrected
      * volatile (CV), uncorrected volatile (UV), corrected aggregate (CA),
-     * uncorrected aggregate (UA), in that order (src/source/nvml.c relies on it) */
+     * uncorrected aggregate (UA), in that order (src/source/nvml_ecc.c relies on it) */
     GM_M_ECCU_DEVMEM_CV,
     GM_M_ECCU_DEVMEM_UV,
     GM_M_ECCU_DEVMEM_CA,

@@ -117,7 +117,12 @@ struct gm_proc {
     uint32_t pid;
     uint8_t type;                 /* GM_PT_* bits */
     uint8_t host_state;           /* enum gm_host_state */
+    uint8_t simulated;            /* 1: host_state and the /proc facts come from the NVML
+                                     simulator's view of a pid >= GM_PID_SIM_MIN
+                                     (source/procfs.h), not from this host */
     char state_char;              /* /proc state letter (R, S, D, Z, ...) or 0 */
+    uint32_t ppid;                /* parent pid from /proc/PID/stat; 0 unknown */
+    uint32_t sid;                 /* session id from /proc/PID/stat; 0 unknown */
     uint32_t gpu_instance_id;     /* GM_NO_INSTANCE when not MIG */
     uint32_t compute_instance_id; /* GM_NO_INSTANCE when not MIG */
     uint32_t uid;

@@ -319,3 +319,65 @@ void gm_text_html(struct gm_buf *b, const char *s, size_t n)
     }
     gm_buf_free(&t);
 }
+
+/* ------------------------------------------------------- did you mean */
+
+/* Optimal string alignment distance with three rows of at most
+ * GM_TEXT_SUGGEST_MAX + 1 cells: bounded memory, no allocation.  Stops early
+ * when a whole row is past max (no later row can come back under it). */
+int gm_text_distance(const char *a, size_t na, const char *b, size_t nb, int max)
+{
+    if (na > GM_TEXT_SUGGEST_MAX || nb > GM_TEXT_SUGGEST_MAX)
+        return max + 1;
+    if ((na > nb ? na - nb : nb - na) > (size_t)max)
+        return max + 1;
+    int rows[3][GM_TEXT_SUGGEST_MAX + 1];
+    int *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= nb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        cur[0] = (int)i;
+        int row_min = cur[0];
+        for (size_t j = 1; j <= nb; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            if (prev[j - 1] + cost < d)
+                d = prev[j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < d)
+                d = prev2[j - 2] + 1;
+            cur[j] = d;
+            if (d < row_min)
+                row_min = d;
+        }
+        if (row_min > max)
+            return max + 1;
+        int *t = prev2;
+        prev2 = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[nb] > max ? max + 1 : prev[nb];
+}
+
+void gm_text_suggest_init(struct gm_text_suggest *sg, const char *word, size_t len)
+{
+    sg->word = word;
+    sg->len = len;
+    sg->max = len <= 5 ? 1 : len <= 9 ? 2 : 3;
+    sg->best = NULL;
+    sg->best_d = sg->max + 1;
+}
+
+void gm_text_suggest_add(struct gm_text_suggest *sg, const char *cand)
+{
+    if (!cand)
+        return;
+    int d = gm_text_distance(sg->word, sg->len, cand, strlen(cand), sg->max);
+    if (d < sg->best_d) {
+        sg->best_d = d;
+        sg->best = cand;
+    }
+}

@@ -34,6 +34,9 @@
  * Functions append to a gm_buf (which aborts on out of memory) and never
  * fail.  Inputs are (pointer, length) so that embedded NUL bytes and
  * unterminated fixed arrays are handled; a NUL byte counts as a control.
+ *
+ * At the end, the "did you mean" helper for unknown words (commands, query
+ * fields): an edit distance, bounded in time and memory.
  */
 #ifndef GM_TEXT_H
 #define GM_TEXT_H
@@ -128,5 +131,31 @@ void gm_text_json(struct gm_buf *b, const char *s, size_t n);
  * gm_text_line (invalid bytes, control characters and bidi controls as
  * U+FFFD), then & < > " ' as character references. */
 void gm_text_html(struct gm_buf *b, const char *s, size_t n);
+
+/* ------------------------------------------------------- did you mean */
+
+/* Words longer than this (bytes) are never close to anything. */
+#define GM_TEXT_SUGGEST_MAX 64
+
+/* The Damerau-Levenshtein distance of a and b (optimal string alignment:
+ * insert, delete, substitute, swap two neighbours; bytes compared as they
+ * are), or max + 1 when it is more than max or either string is longer
+ * than GM_TEXT_SUGGEST_MAX.  Bounded time and memory, no allocation. */
+int gm_text_distance(const char *a, size_t na, const char *b, size_t nb, int max);
+
+/* "Did you mean", as git does for its commands: init with the unknown word
+ * (borrowed, not NUL-terminated), add each valid name (borrowed; NULL is
+ * skipped), then best is the closest one within max edits (1 for words of
+ * up to 5 bytes, 2 up to 9, 3 beyond), the first added on a tie, or NULL
+ * when none is that close. */
+struct gm_text_suggest {
+    const char *word;
+    size_t len;
+    int max;
+    int best_d;
+    const char *best;
+};
+void gm_text_suggest_init(struct gm_text_suggest *sg, const char *word, size_t len);
+void gm_text_suggest_add(struct gm_text_suggest *sg, const char *cand);
 
 #endif /* GM_TEXT_H */

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/cause.h"
 #include "../core/err.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
@@ -654,12 +655,61 @@ static void value_span(struct gm_buf *b, const struct gm_snapshot *s, const stru
     gm_buf_puts(b, "</span>");
 }
 
-static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struct gm_gpu *g)
+/* The card's alerts and diagnosis: the pending or firing alerts of GPU g
+ * (firing first: the card is marked by the worst), and the causes the
+ * agent's running diagnosis finds on it.  live.js keeps both up to date
+ * from /api/v1/alerts and /api/v1/status's "diagnosis". */
+static void card_findings(struct gm_buf *b, const struct gm_gpu *g, const struct gm_alert_now *a,
+                          int n)
+{
+    gm_buf_puts(b, "<ul class=\"card-alerts\">");
+    for (int i = 0; i < n; i++) {
+        if (a[i].gpu != (int)g->index)
+            continue;
+        gm_buf_printf(b, "<li class=\"%s %s\">%s <span class=\"rule\">",
+                      gm_alert_state_name(a[i].state), gm_alert_severity_name(a[i].severity),
+                      gm_alert_state_name(a[i].state));
+        html(b, a[i].rule);
+        gm_buf_puts(b, "</span></li>");
+    }
+    gm_buf_puts(b, "</ul>\n<p class=\"diag\"><span class=\"sub\">diagnosis</span> "
+                   "<span class=\"v\" data-k=\"diagnosis\">");
+    if (!g->diag_known) {
+        gm_buf_puts(b, "not running");
+    } else if (!g->diag) {
+        gm_buf_puts(b, "none");
+    } else {
+        int any = 0;
+        for (int c = 0; c < GM_CAUSE__COUNT; c++)
+            if (g->diag & (UINT32_C(1) << c)) {
+                gm_buf_printf(b, "%s%s", any ? ", " : "", gm_cause_name(c));
+                any = 1;
+            }
+    }
+    gm_buf_puts(b, "</span></p>\n");
+}
+
+/* The worst alert state of GPU index gi: "firing", "pending" or "". */
+static const char *card_alert(const struct gm_alert_now *a, int n, uint32_t gi)
+{
+    const char *w = "";
+    for (int i = 0; i < n; i++) {
+        if (a[i].gpu != (int)gi)
+            continue;
+        if (a[i].state == GM_AL_FIRING)
+            return "firing";
+        w = "pending";
+    }
+    return w;
+}
+
+static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struct gm_gpu *g,
+                      const struct gm_alert_now *a, int na)
 {
     const char *name = gm_fmt_string(s, g, NULL, GM_M_NAME);
     const char *uuid = gm_fmt_string(s, g, NULL, GM_M_UUID);
-    gm_buf_printf(b, "<article class=\"gpu\" id=\"gpu-%u\" data-index=\"%u\">\n", g->index,
-                  g->index);
+    gm_buf_printf(b, "<article class=\"gpu\" id=\"gpu-%u\" data-index=\"%u\" data-alert=\"%s\">\n",
+                  g->index, g->index, card_alert(a, na, g->index));
     gm_buf_printf(b, "<h2><span class=\"idx\">GPU %u</span> <span class=\"name\">", g->index);
     html(b, name ? name : "(name unknown)");
     gm_buf_puts(b, "</span></h2>\n<p class=\"uuid\">");
@@ -709,6 +759,7 @@ static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struc
             gm_buf_puts(b, "none");
     }
     gm_buf_puts(b, "</span></dd>\n</dl>\n");
+    card_findings(b, g, a, na);
 
     gm_buf_puts(b, "<table class=\"procs\"><thead><tr><th>PID</th><th>User</th><th>Process</th>"
                    "<th>GPU memory</th></tr></thead><tbody>\n");
@@ -717,9 +768,20 @@ static void page_card(struct gm_buf *b, const struct gm_snapshot *s, const struc
         const char *user = gm_fmt_string(s, g, p, GM_P_USER);
         const char *pname = gm_fmt_string(s, g, p, GM_P_NAME);
         char jt[64];
-        gm_buf_printf(b, "<tr><td data-k=\"pid\">%u</td><td data-k=\"user\">", p->pid);
+        /* the dead process's marker, as status and top show it: its memory
+         * is held, the process is not there (docs/api.md) */
+        const char *mark = p->host_state == GM_HS_GONE     ? "gone"
+                           : p->host_state == GM_HS_ZOMBIE ? "zombie"
+                                                           : NULL;
+        if (mark)
+            gm_buf_printf(b, "<tr class=\"%s\">", mark);
+        else
+            gm_buf_puts(b, "<tr>");
+        gm_buf_printf(b, "<td data-k=\"pid\">%u</td><td data-k=\"user\">", p->pid);
         html(b, user ? user : "N/A");
         gm_buf_puts(b, "</td><td data-k=\"name\">");
+        if (mark)
+            gm_buf_printf(b, "[%s] ", mark);
         html(b, pname && *pname ? pname : (p->comm[0] ? p->comm : "N/A"));
         gm_buf_printf(b, "</td><td data-k=\"used_memory_bytes\" data-v=\"%s\">",
                       json_text(s, g, p, GM_P_USED_MEMORY, jt, sizeof(jt)));
@@ -816,7 +878,7 @@ void gm_live_page(struct gm_buf *out, const struct gm_snapshot *s, const struct 
     page_alerts(out, a, n, total);
     gm_buf_printf(out, "<section id=\"gpus\" data-count=\"%u\">\n", s ? s->ngpu : 0);
     for (uint32_t i = 0; s && i < s->ngpu; i++)
-        page_card(out, s, &s->gpus[i]);
+        page_card(out, s, &s->gpus[i], a, n > 0 ? n : 0);
     gm_buf_puts(out, "</section>\n");
     gm_buf_puts(out, charts_html);
     gm_buf_puts(out, "</main>\n<footer><p><a href=\"/metrics\">/metrics</a> (Prometheus) "

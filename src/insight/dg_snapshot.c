@@ -5,14 +5,37 @@
  * feed snapshots through here.  Values not available stay NAN (-1 for
  * integers), so a detector never mistakes a missing value for 0.  GPM's SM
  * and DRAM activity are read here as the store's history reader reads them
- * (a ratio 0..1), so live and history see the same numbers.
+ * (a ratio 0..1), so live and history see the same numbers.  Each GPU's job
+ * (for the straggler) is its first live compute process's identity, never
+ * its name: see job_key.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/attrib.h"
 #include "../core/snapshot.h"
 #include "diagnose.h"
+
+/* The job key of a live process (docs/diagnose.md, straggler): its job id
+ * where attribution finds one (Slurm, pod, container, unit; a login
+ * session's "user:<UID>" is one person, not one job), else its parent when
+ * that parent is a launcher -- not init and not the leader of the
+ * process's session (a login shell: two jobs started from one terminal are
+ * two jobs), so torchrun's, mpirun's and deepspeed's children share one key
+ * -- else the process itself.  Never its name: every trainer is "python3". */
+static void job_key(const struct gm_proc *pr, char *buf, size_t len)
+{
+    char j[128];
+    gm_attrib_job(&pr->attrib, j, sizeof j);
+    if (j[0] && strncmp(j, "user:", 5) != 0)
+        snprintf(buf, len, "%s", j);
+    else if (pr->ppid > 1 && pr->ppid != pr->sid)
+        snprintf(buf, len, "parent:%" PRIu32, pr->ppid);
+    else
+        snprintf(buf, len, "pid:%" PRIu32, pr->pid);
+}
 
 static double num(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
 {
@@ -94,8 +117,8 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
         p.pcie_width_max = inum(s, g, GM_M_PCIE_WIDTH_MAX);
         p.compute_mode = inum(s, g, GM_M_COMPUTE_MODE);
         if (g->procs_listed) {
-            int dead = 0, known = 1;
-            double mem = 0;
+            int dead = 0, known = 1, dead_known = 1;
+            double mem = 0, dead_mem = 0;
             uint32_t first_pid = 0;
             for (uint32_t i = 0; i < g->nproc; i++) {
                 const struct gm_proc *pr = &s->procs[g->proc_first + i];
@@ -107,14 +130,20 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
                     mem += gm_v_as_double(&pr->used_memory);
                 /* a dead process is no longer part of a job */
                 int gone = pr->host_state == GM_HS_GONE || pr->host_state == GM_HS_ZOMBIE;
+                if (gone && gm_v_ok(&pr->used_memory))
+                    dead_mem += gm_v_as_double(&pr->used_memory);
+                else if (gone)
+                    dead_known = 0;
                 if ((pr->type & GM_PT_COMPUTE) && !gone && (!first_pid || pr->pid < first_pid)) {
                     first_pid = pr->pid;
-                    snprintf(info.job, sizeof info.job, "%s", pr->name);
+                    job_key(pr, info.job, sizeof info.job);
                 }
             }
+            p.owner = gm_dg_owner_id(first_pid ? info.job : "");
             p.nproc = (int)g->nproc;
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;
+            p.dead_mem_b = dead_known ? dead_mem : NAN;
             add_host_side(s, g, &p);
         }
         gm_dg_set_gpu(d, &info);

@@ -70,6 +70,16 @@ struct gm_dg {
     size_t ng;
 };
 
+uint64_t gm_dg_owner_id(const char *job)
+{
+    if (!job || !job[0])
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)job; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    return h ? h : 1;
+}
+
 void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
 {
     memset(p, 0, sizeof *p);
@@ -81,7 +91,7 @@ void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
         &p->mem_used_b,      &p->mem_total_b,       &p->pcie_rx_Bps,     &p->pcie_tx_Bps,
         &p->enc_util,        &p->dec_util,          &p->sm_active,       &p->dram_active,
         &p->ecc_uncorrected, &p->remap_pending,     &p->retired_pending, &p->proc_mem_b,
-        &p->pcie_link_Bps};
+        &p->pcie_link_Bps,   &p->dead_mem_b};
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NAN;
     p->reasons = -1;
@@ -171,6 +181,8 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
 #define STARVED_MEAN 18.0         /* % mean utilisation at least, PCIe measured */
 #define STARVED_MEAN_NO_PCIE 25.0 /* % mean utilisation at least, PCIe not measured */
 #define STARVED_RX_BPS 0.5e9      /* PCIe RX between bursts at least, when measured */
+#define STARVED_MIN_GAPS 3        /* intervals between rises to judge a beat's regularity */
+#define STARVED_REGULAR_CV 0.5    /* intervals' CV at most: paced steps, not random requests */
 
 struct acc {
     double sum, sum2;
@@ -216,6 +228,8 @@ struct stats {
     size_t n_high, n_low, rises; /* samples >= UTIL_HIGH, <= UTIL_LOW; low->high edges */
     size_t n_roll, n_roll_alt;   /* rollup rows; of them, min <= LOW and max >= HIGH */
     struct acc rx_low;           /* PCIe RX in the idle samples */
+    struct acc rise_gap;         /* seconds between consecutive rises */
+    int64_t last_rise;
     /* reasons */
     size_t n_reasons, n_thermal, n_pcap, n_hwslow, n_brake, n_app, n_hw_nontherm;
     int64_t thermal_t0, thermal_t1, pcap_t0, pcap_t1, hw_t0, hw_t1, app_t0, app_t1;
@@ -225,12 +239,14 @@ struct stats {
     double mem_total, mem_last, mem_first_seg;
     struct acc mem;
     double slope_Bps, slope_r2; /* least squares over the last segment (after a restart) */
+    double slope_late_Bps;      /* the same over the segment's second half */
+    double seg_mem0;            /* memory at the segment's first point */
     size_t seg_n;
     int64_t seg_t0;
     /* processes */
     size_t n_proc_read, n_proc_none_mem; /* points with the list read; of them nproc 0, mem held */
     int nproc_last, dead_last;
-    double proc_mem_last;
+    double proc_mem_last, dead_mem_last;
     int max_dead;
     /* modes and faults */
     size_t n_cm_known, n_excl_with_proc;
@@ -256,22 +272,112 @@ static double link_Bps(int gen, int width)
     return lane[gen] * width;
 }
 
+/* ---- memory segments: one owner's life, between steps ------------------- */
+
+static int mem_point(const struct gm_dg_point *p, int64_t from, int64_t to)
+{
+    return !((from && p->t_ns < from) || (to && p->t_ns > to) || p->lost || isnan(p->mem_used_b));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A step: one sample-to-sample change of memory far beyond the others
+ * (a job's start or end, a model loaded or freed, a restart).  A leak adds
+ * memory at a steady rate, so its changes between samples are alike; an
+ * allocation that comes at once is many times the typical change, and
+ * more than allocator noise. */
+#define STEP_TIMES 8.0       /* times the median absolute change between samples */
+#define STEP_MIN_FRAC 0.02   /* of the card, at least */
+#define STEP_MIN_B 268435456 /* 256 MiB at least */
+
+/* The index of the first point of the last segment of points first..last:
+ * a new segment starts at a step (either way) and where the memory's owner
+ * changes between two known owners. */
+static size_t mem_segment(const struct series *s, size_t first, size_t last, double total)
+{
+    size_t nd = 0, cap = last - first + 1;
+    double *dv = gm_xcalloc(cap, sizeof *dv), prev = NAN;
+    for (size_t i = first; i <= last; i++) {
+        const struct gm_dg_point *p = &s->p[i];
+        if (p->lost || isnan(p->mem_used_b))
+            continue;
+        if (!isnan(prev))
+            dv[nd++] = fabs(p->mem_used_b - prev);
+        prev = p->mem_used_b;
+    }
+    double med = 0;
+    if (nd) {
+        qsort(dv, nd, sizeof *dv, cmp_double);
+        med = dv[nd / 2];
+    }
+    free(dv);
+    double step = fmax(STEP_TIMES * med, STEP_MIN_B);
+    if (!isnan(total) && total > 0)
+        step = fmax(step, STEP_MIN_FRAC * total);
+    size_t start = first;
+    uint64_t owner = 0;
+    prev = NAN;
+    for (size_t i = first; i <= last; i++) {
+        const struct gm_dg_point *p = &s->p[i];
+        if (p->lost || isnan(p->mem_used_b))
+            continue;
+        if ((!isnan(prev) && fabs(p->mem_used_b - prev) >= step) ||
+            (p->owner && owner && p->owner != owner))
+            start = i;
+        if (p->owner)
+            owner = p->owner;
+        prev = p->mem_used_b;
+    }
+    return start;
+}
+
+struct fit {
+    double sx, sy, sxx, sxy, syy;
+    size_t n;
+};
+
+static void fit_add(struct fit *f, double x, double y)
+{
+    f->sx += x;
+    f->sy += y;
+    f->sxx += x * x;
+    f->sxy += x * y;
+    f->syy += y * y;
+    f->n++;
+}
+
+/* Least-squares slope and R²; NAN when fewer than 3 points or no spread in x. */
+static void fit_line(const struct fit *f, double *slope, double *r2)
+{
+    *slope = *r2 = NAN;
+    if (f->n < 3)
+        return;
+    double n = (double)f->n;
+    double dx = f->sxx - f->sx * f->sx / n, dy = f->syy - f->sy * f->sy / n;
+    double cxy = f->sxy - f->sx * f->sy / n;
+    if (dx > 0) {
+        *slope = cxy / dx;
+        *r2 = dy > 0 ? cxy * cxy / (dx * dy) : 0;
+    }
+}
+
 static void summarise(const struct series *s, int64_t from, int64_t to, struct stats *st)
 {
     memset(st, 0, sizeof *st);
     st->temp_slowdown = NAN;
     st->mem_total = st->mem_last = NAN;
-    st->slope_Bps = st->slope_r2 = NAN;
-    st->proc_mem_last = NAN;
+    st->slope_Bps = st->slope_r2 = st->slope_late_Bps = st->seg_mem0 = NAN;
+    st->proc_mem_last = st->dead_mem_last = NAN;
     st->nproc_last = st->dead_last = -1;
     st->gen_min = st->width_min = 1 << 30;
     st->gen_max = st->width_max = -1;
     st->remap_max = st->retired_max = st->ecc_max = NAN;
     int prev_low = -1;
-    /* memory: the last segment after a restart (a drop by > 25 % of the card
-     * or to under half) is where a slope means something */
-    double prev_mem = NAN;
-    size_t seg_start = 0;
+
     size_t first = 0, last = 0, any = 0;
     for (size_t i = 0; i < s->n; i++) {
         const struct gm_dg_point *p = &s->p[i];
@@ -297,8 +403,12 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             int low = u <= UTIL_LOW, high = u >= UTIL_HIGH;
             st->n_high += (size_t)high;
             st->n_low += (size_t)low;
-            if (high && prev_low == 1)
+            if (high && prev_low == 1) {
                 st->rises++;
+                if (st->last_rise)
+                    acc_add(&st->rise_gap, (double)(p->t_ns - st->last_rise) / 1e9);
+                st->last_rise = p->t_ns;
+            }
             if (low || high)
                 prev_low = low;
             if (low)
@@ -377,10 +487,6 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             st->mem_total = p->mem_total_b;
         if (!isnan(p->mem_used_b)) {
             acc_add(&st->mem, p->mem_used_b);
-            double cap = !isnan(st->mem_total) ? st->mem_total : p->mem_used_b;
-            if (!isnan(prev_mem) && prev_mem - p->mem_used_b > 0.25 * cap)
-                seg_start = i;
-            prev_mem = p->mem_used_b;
             st->mem_last = p->mem_used_b;
         }
         if (p->nproc >= 0) {
@@ -388,6 +494,7 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
             st->nproc_last = p->nproc;
             st->dead_last = p->nproc_dead;
             st->proc_mem_last = p->proc_mem_b;
+            st->dead_mem_last = p->dead_mem_b;
             if (p->nproc_dead > st->max_dead)
                 st->max_dead = p->nproc_dead;
             if (p->nproc == 0 && p->mem_used_b >= 256.0 * 1048576)
@@ -421,36 +528,32 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
     }
     if (!any)
         return;
-    (void)last;
-    if (seg_start < first)
-        seg_start = first;
-    /* least squares of memory over the last segment */
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
-    size_t n = 0;
-    int64_t tb = 0;
-    for (size_t i = seg_start; i < s->n; i++) {
-        const struct gm_dg_point *p = &s->p[i];
-        if ((from && p->t_ns < from) || (to && p->t_ns > to) || p->lost || isnan(p->mem_used_b))
-            continue;
-        if (!n)
-            tb = p->t_ns;
-        double x = (double)(p->t_ns - tb) / 1e9, y = p->mem_used_b;
-        sx += x;
-        sy += y;
-        sxx += x * x;
-        sxy += x * y;
-        syy += y * y;
-        n++;
-    }
-    st->seg_n = n;
-    st->seg_t0 = tb;
-    if (n >= 5) {
-        double dx = sxx - sx * sx / (double)n, dy = syy - sy * sy / (double)n;
-        double cxy = sxy - sx * sy / (double)n;
-        if (dx > 0) {
-            st->slope_Bps = cxy / dx;
-            st->slope_r2 = dy > 0 ? cxy * cxy / (dx * dy) : 0;
+    size_t seg_start = mem_segment(s, first, last, st->mem_total);
+    /* least squares of memory over the last segment, and over its second half */
+    struct fit all = {0}, late = {0};
+    int64_t tb = 0, tmid = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = seg_start; i <= last; i++) {
+            const struct gm_dg_point *p = &s->p[i];
+            if (!mem_point(p, from, to))
+                continue;
+            if (pass == 0) {
+                if (!all.n) {
+                    tb = p->t_ns;
+                    st->seg_mem0 = p->mem_used_b;
+                }
+                fit_add(&all, (double)(p->t_ns - tb) / 1e9, p->mem_used_b);
+                tmid = tb + (p->t_ns - tb) / 2;
+            } else if (p->t_ns >= tmid) {
+                fit_add(&late, (double)(p->t_ns - tb) / 1e9, p->mem_used_b);
+            }
         }
+    st->seg_n = all.n;
+    st->seg_t0 = tb;
+    if (all.n >= 5) {
+        fit_line(&all, &st->slope_Bps, &st->slope_r2);
+        double r2;
+        fit_line(&late, &st->slope_late_Bps, &r2);
     }
 }
 
@@ -503,6 +606,17 @@ static double clamp01(double v)
 }
 
 #define MIB 1048576.0
+/* An engine at most this busy (%) over the window does no work: the
+ * utilisation counters read a few % of housekeeping (context switches,
+ * the driver's own polling) on a GPU nobody uses. */
+#define SQUAT_BUSY 5.0
+/* Memory growth (docs/diagnose.md#memory-growth). */
+#define LEAK_R2 0.6            /* the line explains most of the variation: steady, not noise */
+#define LEAK_MIN_B (64 * MIB)  /* grown at least: beyond the caching allocator's block noise */
+#define LEAK_MIN_FRAC 0.005    /* of the card, grown at least */
+#define LEAK_STEADY 0.5        /* the second half grows at >= this part of the whole's rate */
+#define LEAK_CRITICAL_S 3600.0 /* full within an hour: before anyone can react */
+#define LEAK_WARNING_S 86400.0 /* full within a day: before the next working day */
 #define GIB (1024.0 * MIB)
 
 /* "41 % of limit" or "N/A" */
@@ -513,6 +627,12 @@ static const char *pct_or_na(char *b, size_t n, double v)
     else
         snprintf(b, n, "%.0f %%", v * 100);
     return b;
+}
+
+/* "41 %" or "N/A" for a percentage that may not have been measured */
+static const char *pctv_or_na(char *b, size_t n, double v)
+{
+    return pct_or_na(b, n, v / 100);
 }
 
 /* The heartbeat of a data-loader-starved job: bursts of high utilisation
@@ -671,8 +791,22 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     double rx_low = acc_mean(&st->rx_low);
     double min_mean = isnan(rx_low) ? STARVED_MEAN_NO_PCIE : STARVED_MEAN;
     int pcie_ok = isnan(rx_low) || rx_low >= STARVED_RX_BPS;
-    int raw = n >= 8 && st->rises >= 3 && duty >= 0.15 && duty <= 0.85 && lowf >= 0.15 &&
-              cv >= 0.5 && mean >= min_mean && pcie_ok;
+    /* The beat's regularity: a training loop starts a step per batch, so its
+     * bursts come at a steady pace (intervals' CV well below 1); requests
+     * to a server arrive at random (Poisson: CV ~1). */
+    double gap_cv =
+        st->rise_gap.n >= STARVED_MIN_GAPS ? acc_sd(&st->rise_gap) / acc_mean(&st->rise_gap) : NAN;
+    int regular = gap_cv <= STARVED_REGULAR_CV;
+    int shape = n >= 8 && duty > 0 && duty <= 0.85 && lowf >= 0.15 && cv >= 0.5;
+    /* Work waiting for input between bursts: input arriving over PCIe while
+     * the SMs wait says so directly, and two bursts around such a wait are
+     * already a cycle -- at any duty and mean (a 1 s burst every 10 s is
+     * ~10 %).  Without that reading, the beat must repeat: regular bursts,
+     * or (as before) a mean no light server reaches. */
+    int fed = !isnan(rx_low) && rx_low >= STARVED_RX_BPS && st->rises >= 2;
+    int beat = isnan(rx_low) && st->rises >= 3 && (regular || (duty >= 0.15 && mean >= min_mean));
+    int legacy = st->rises >= 3 && duty >= 0.15 && mean >= min_mean && pcie_ok;
+    int raw = shape && (fed || beat || legacy);
     int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= min_mean &&
                mean <= 85 && pcie_ok;
     if (!raw && !roll)
@@ -718,6 +852,12 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
         snprintf(f->evidence + l, sizeof f->evidence - l, "; PCIe RX %.0f MB/s between bursts",
                  rx_low / 1e6);
     }
+    if (!fed && !legacy && regular) {
+        size_t l = strlen(f->evidence);
+        snprintf(f->evidence + l, sizeof f->evidence - l,
+                 "; bursts at a steady pace (every %.1f s, interval CV %.2f)",
+                 acc_mean(&st->rise_gap), gap_cv);
+    }
     if (host[0]) {
         size_t l = strlen(f->evidence);
         snprintf(f->evidence + l, sizeof f->evidence - l, "; %s", host);
@@ -730,6 +870,7 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     val(f, "bursts", (double)st->rises);
     val(f, "power_frac", acc_mean(&st->power_frac));
     val(f, "pcie_rx_idle_Bps", rx_low);
+    val(f, "beat_cv", gap_cv);
     feed_values(f, st);
     return 1;
 }
@@ -852,10 +993,10 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
             c, GM_DG_MEMORY_BOUND, GM_DG_INFO, gpu, st->t0, st->t1, clamp01(0.7 + (um - 60) / 100),
             "the kernels wait on memory bandwidth: fuse kernels, use lower precision (bf16/fp8), "
             "larger batches, better data layout; profile with Nsight Compute (memory workload)");
-        char pw[32];
+        char pw[32], mc[32];
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation %.0f %%, memory-controller %.0f %%, power %s of limit", u, um,
-                 pct_or_na(pw, sizeof pw, pf));
+                 "utilisation %.0f %%, memory-controller %s, power %s of limit", u,
+                 pctv_or_na(mc, sizeof mc, um), pct_or_na(pw, sizeof pw, pf));
         val(f, "util_mean_pct", u);
         val(f, "util_mem_pct", um);
         val(f, "power_frac", pf);
@@ -870,10 +1011,12 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
             "utilisation counts time with any kernel running, not work done: tiny kernels or "
             "launch overhead; batch more work per kernel, use CUDA graphs / torch.compile, "
             "larger batch sizes; check SM activity with GPM or Nsight Systems");
+        char ck[64], mc[32];
         snprintf(f->evidence, sizeof f->evidence,
-                 "utilisation %.0f %% but power %.0f %% of limit at SM clock %.0f %% of max, "
-                 "memory-controller %.0f %%%s",
-                 u, pf * 100, cf * 100, um, isnan(sm) ? "" : "; GPM SM activity low");
+                 "utilisation %.0f %% but power %.0f %% of limit at %s, memory-controller "
+                 "%s%s",
+                 u, pf * 100, clock_text(st, ck, sizeof ck), pctv_or_na(mc, sizeof mc, um),
+                 isnan(sm) ? "" : "; GPM SM activity low");
         val(f, "util_mean_pct", u);
         val(f, "power_frac", pf);
         val(f, "clock_frac", cf);
@@ -882,12 +1025,30 @@ static void detect_intensity(struct ctx *c, uint32_t gpu, const struct stats *st
     }
 }
 
+/* The highest utilisation any engine other than the SMs showed in the
+ * window (encoder, decoder; the copy engines as PCIe traffic over the link),
+ * in percent; NAN when none was measured.  A video pipeline or a copy loop
+ * keeps its memory busy while the SMs read ~0 %. */
+static double engines_max(const struct stats *st)
+{
+    double m = NAN;
+    if (st->enc.n)
+        m = st->enc.max;
+    if (st->dec.n && !(m >= st->dec.max))
+        m = st->dec.max;
+    if (st->rx_frac.n && !(m >= st->rx_frac.max * 100))
+        m = st->rx_frac.max * 100;
+    return m;
+}
+
 static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
     double used = st->mem_last, total = st->mem_total;
-    /* squatted: memory held, utilisation ~0 throughout, a live process */
-    if (st->util.n >= 3 && !isnan(used) && used >= 1 * GIB && st->util.max <= 5 &&
-        st->nproc_last > 0 && st->dead_last < st->nproc_last) {
+    /* squatted: memory held, every engine ~0 throughout (the SMs, and the
+     * video and copy engines where measured), a live process */
+    double eng = engines_max(st);
+    if (st->util.n >= 3 && !isnan(used) && used >= 1 * GIB && st->util.max <= SQUAT_BUSY &&
+        !(eng > SQUAT_BUSY) && st->nproc_last > 0 && st->dead_last < st->nproc_last) {
         struct gm_dg_finding *f = add_finding(
             c, GM_DG_MEMORY_SQUATTED, GM_DG_WARNING, gpu, st->t0, st->t1, 0.9,
             "a live process holds memory and does no work: look for idle notebooks/servers "
@@ -909,7 +1070,19 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
             "memory held by a process that is gone: kill the orphan (its parent, or a zombie's "
             "parent), fuser -v /dev/nvidia*; if nothing holds it, reset the GPU "
             "(nvidia-smi --gpu-reset) when it is idle");
-        if (dead)
+        /* the orphans' own memory, which is what a reset or kill frees;
+         * the GPU's total only when the list gave no figures */
+        if (dead && !isnan(st->dead_mem_last) && !isnan(used))
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%d of %d process(es) on the GPU no longer exist on the host and hold "
+                     "%.1f GiB (of %.1f GiB used)",
+                     st->dead_last, st->nproc_last, st->dead_mem_last / GIB, used / GIB);
+        else if (dead && !isnan(st->dead_mem_last))
+            snprintf(f->evidence, sizeof f->evidence,
+                     "%d of %d process(es) on the GPU no longer exist on the host and hold "
+                     "%.1f GiB",
+                     st->dead_last, st->nproc_last, st->dead_mem_last / GIB);
+        else if (dead)
             snprintf(f->evidence, sizeof f->evidence,
                      "%d of %d process(es) on the GPU no longer exist on the host; %.1f GiB used",
                      st->dead_last, st->nproc_last, isnan(used) ? 0 : used / GIB);
@@ -919,32 +1092,59 @@ static void detect_memory(struct ctx *c, uint32_t gpu, const struct stats *st)
                      frac(st->n_proc_none_mem, st->n_proc_read) * 100);
         val(f, "mem_used_b", used);
         val(f, "dead_processes", st->dead_last);
+        val(f, "dead_mem_b", st->dead_mem_last);
         val(f, "processes", st->nproc_last);
     }
-    /* growth: a slope that fills the card within 24 h */
+    /* growth: a steady slope within one owner's life, however slow */
     double span = st->seg_n >= 5 ? (double)(st->t1 - st->seg_t0) / 1e9 : 0;
     if (!isnan(st->slope_Bps) && st->slope_Bps > 0 && !isnan(total) && total > 0 && span > 0 &&
         !isnan(used)) {
         double grown = st->slope_Bps * span;
         double fill_s = (total - used) / st->slope_Bps;
-        if (st->slope_r2 >= 0.6 && grown >= 64 * MIB && grown >= 0.005 * total && fill_s <= 86400) {
-            enum gm_dg_severity sev = fill_s <= 3600 ? GM_DG_CRITICAL : GM_DG_WARNING;
+        if (fill_s < 0)
+            fill_s = 0;
+        /* steady: the second half still grows at half the rate or more (a
+         * warm-up or a cache filling up levels off; a leak does not) */
+        int steady = st->slope_late_Bps >= LEAK_STEADY * st->slope_Bps;
+        if (st->slope_r2 >= LEAK_R2 && grown >= LEAK_MIN_B && grown >= LEAK_MIN_FRAC * total &&
+            steady) {
+            enum gm_dg_severity sev = fill_s <= LEAK_CRITICAL_S  ? GM_DG_CRITICAL
+                                      : fill_s <= LEAK_WARNING_S ? GM_DG_WARNING
+                                                                 : GM_DG_INFO;
             struct gm_dg_finding *f = add_finding(
                 c, GM_DG_MEMORY_GROWTH, sev, gpu, st->seg_t0, st->t1,
                 clamp01(0.5 + 0.5 * st->slope_r2),
                 "memory grows steadily (a leak: tensors kept in a list, a growing cache, "
                 "history of the loss with its graph): find what keeps references; restart "
                 "before it runs out");
+            double mib_h = st->slope_Bps * 3600 / MIB;
+            char rate[48], dur[48], full[48];
+            if (mib_h >= 600)
+                snprintf(rate, sizeof rate, "%.0f MiB/min", mib_h / 60);
+            else
+                snprintf(rate, sizeof rate, "%.1f MiB/h", mib_h);
+            if (span >= 2 * 86400)
+                snprintf(dur, sizeof dur, "%.1f days", span / 86400);
+            else if (span >= 7200)
+                snprintf(dur, sizeof dur, "%.1f h", span / 3600);
+            else
+                snprintf(dur, sizeof dur, "%.0f s", span);
+            if (fill_s >= 2 * 86400)
+                snprintf(full, sizeof full, "%.1f days", fill_s / 86400);
+            else if (fill_s >= 7200)
+                snprintf(full, sizeof full, "%.1f h", fill_s / 3600);
+            else
+                snprintf(full, sizeof full, "%.0f min", fill_s / 60);
             snprintf(f->evidence, sizeof f->evidence,
-                     "memory grows %.1f MiB/min (R² %.2f) over %.0f s, now %.1f of %.1f GiB: "
-                     "full in %.1f h",
-                     st->slope_Bps * 60 / MIB, st->slope_r2, span, used / GIB, total / GIB,
-                     fill_s / 3600);
+                     "memory grows %s (R² %.2f) over %s, from %.1f to %.1f of %.1f GiB: full in "
+                     "%s at this rate",
+                     rate, st->slope_r2, dur, st->seg_mem0 / GIB, used / GIB, total / GIB, full);
             val(f, "slope_Bps", st->slope_Bps);
             val(f, "r2", st->slope_r2);
             val(f, "mem_used_b", used);
             val(f, "mem_total_b", total);
             val(f, "fill_s", fill_s);
+            val(f, "duration_s", span);
         }
     }
 }
@@ -1065,6 +1265,45 @@ static int explained(const struct gm_dg_result *r, uint32_t gpu)
     return 0;
 }
 
+/* How a job key was formed, for the evidence (diagnose.h: gm_dg_gpu_info.job). */
+static const char *grouping(const char *job)
+{
+    if (strncmp(job, "parent:", 7) == 0)
+        return "grouped by their common parent process";
+    if (strncmp(job, "pid:", 4) == 0)
+        return "grouped as one process";
+    return "grouped by job id";
+}
+
+/* Imbalance inside a job: one GPU whose mean utilisation stands apart from
+ * the others' by more than they differ among themselves.  Ranks of one
+ * synchronous job run in lockstep, so their means agree up to sampling
+ * noise (a rank that waits at every step reads 0/100 % samples: a noisy
+ * mean); the one apart is the bottleneck, whichever way:
+ *   far below the rest: it does less per step (an uneven shard, a slow
+ *     input of its own) and the job's step time follows it;
+ *   far above the rest: the others compute their part and wait for it at
+ *     every synchronisation; their gaps are waits for this GPU, not for
+ *     input, so their input-starved findings are withdrawn. */
+#define IMBALANCE_GAP 20.0 /* points between the outlier and the nearest other GPU, at least */
+#define IMBALANCE_DEV 25.0 /* points between the outlier and the job's median, at least */
+
+/* Removes the input-starved findings of the GPUs in ix[0..n) except skip. */
+static void withdraw_starved(struct ctx *c, const uint32_t *ix, size_t n, uint32_t skip)
+{
+    struct gm_dg_result *r = c->r;
+    size_t w = 0;
+    for (size_t k = 0; k < r->nfinding; k++) {
+        int drop = 0;
+        if (r->findings[k].cause == GM_DG_INPUT_STARVED && r->findings[k].gpus[0] != skip)
+            for (size_t m = 0; m < n; m++)
+                drop |= r->findings[k].gpus[0] == ix[m];
+        if (!drop)
+            r->findings[w++] = r->findings[k];
+    }
+    r->nfinding = w;
+}
+
 static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct stats *st)
 {
     char *done = gm_xcalloc(d->ng ? d->ng : 1, 1);
@@ -1087,31 +1326,47 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
         memcpy(tmp, u, n * sizeof *u);
         double med = median(tmp, n);
         free(tmp);
-        /* the rest must agree with each other: spread of the non-outliers */
         for (size_t k = 0; k < n; k++) {
             double dev = u[k] - med;
-            if (fabs(dev) < 25)
+            if (fabs(dev) < IMBALANCE_DEV)
                 continue;
-            size_t agree = 0;
-            for (size_t m = 0; m < n; m++)
-                if (m != k && fabs(u[m] - med) <= 10)
-                    agree++;
-            if (agree + 1 < n || explained(c->r, ix[k]))
+            /* the others: their spread, and the gap from the outlier to the nearest */
+            double lo = INFINITY, hi = -INFINITY, gap = INFINITY;
+            for (size_t m = 0; m < n; m++) {
+                if (m == k)
+                    continue;
+                lo = fmin(lo, u[m]);
+                hi = fmax(hi, u[m]);
+                gap = fmin(gap, fabs(u[k] - u[m]));
+            }
+            int apart = gap >= IMBALANCE_GAP && gap > hi - lo;
+            if (!apart || explained(c->r, ix[k]))
                 continue;
+            int above = dev > 0;
+            if (above)
+                withdraw_starved(c, ix, n, ix[k]);
             struct gm_dg_finding *f = add_finding(
                 c, GM_DG_STRAGGLER, GM_DG_WARNING, ix[k], st[ix[k]].t0, st[ix[k]].t1,
                 clamp01(0.6 + fabs(dev) / 100),
-                "one GPU of the job is unlike the others: the rest wait for it at every "
-                "synchronisation; check that GPU's clocks, temperature and PCIe link, and the "
-                "data split (uneven batches / shards)");
+                above ? "this GPU is the job's bottleneck: the other ranks finish their part and "
+                        "wait for it at every synchronisation; give it less work (uneven "
+                        "batches / shards, a rank with extra duties such as logging or "
+                        "evaluation), or check what else runs on it"
+                      : "one GPU of the job is unlike the others: the rest wait for it at every "
+                        "synchronisation; check that GPU's clocks, temperature and PCIe link, "
+                        "and the data split (uneven batches / shards)");
             f->ngpu = 1;
             snprintf(f->evidence, sizeof f->evidence,
                      "utilisation %.0f %% on this GPU vs a median of %.0f %% on the %zu GPUs of "
-                     "job \"%s\"",
-                     u[k], med, n, d->g[i].info.job);
+                     "job \"%s\" (%s), %.0f points %s the nearest of them; %s",
+                     u[k], med, n, d->g[i].info.job, grouping(d->g[i].info.job), gap,
+                     above ? "above" : "below",
+                     above ? "the others wait for it at every step" : "unlike the rest of the job");
             val(f, "util_mean_pct", u[k]);
             val(f, "group_median_pct", med);
             val(f, "group_size", (double)n);
+            val(f, "gap_pct", gap);
+            val(f, "others_spread_pct", hi - lo);
         }
     }
     free(done);
@@ -1181,7 +1436,8 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
         /* with findings the verdict is unused (see the header): healthy-busy */
         if (st[i].lost)
             v->verdict = GM_DG_GPU_LOST;
-        else if (!v->has_findings && (isnan(u) || (u < 2 && st[i].util.max < 10)))
+        else if (!v->has_findings && (isnan(u) || (u < 2 && st[i].util.max < 10)) &&
+                 !(engines_max(&st[i]) >= 10))
             v->verdict = GM_DG_IDLE;
         else if (!v->has_findings && u < 60)
             v->verdict = GM_DG_LIGHT_LOAD;

@@ -99,6 +99,7 @@ struct gm_dg_point {
     int nproc;                      /* processes listed, -1 when not read */
     int nproc_dead;                 /* of them, gone/zombie on the host; -1 unknown */
     double proc_mem_b;              /* memory the listed processes hold; NAN unknown */
+    double dead_mem_b;              /* of it, what the gone/zombie ones hold; NAN unknown */
     double pcie_link_Bps;           /* one direction's bandwidth of the current link; NAN */
     /* The host side of the process feeding the GPU (its live compute process
      * using the most CPU; source/hostside.h): NAN / -1 / 0 when not read. */
@@ -109,7 +110,15 @@ struct gm_dg_point {
     double host_iowait_pct;      /* % of time blocked on block I/O (process or a worker) */
     double psi_cpu, psi_io;      /* pressure stall "some" avg10 %, of its cgroup or the node */
     int psi_scope;               /* 1 its cgroup, 2 the node, 0 unknown */
+    /* Who holds the memory: an id of the job of the GPU's first live compute
+     * process (any value that differs between jobs, e.g. a hash of its key);
+     * 0 = not known or none.  Memory growth is fitted within one owner's
+     * life: a change between two known owners starts a new segment. */
+    uint64_t owner;
 };
+
+/* A point's owner id for a job key ("slurm:42", "pid:7"): never 0; 0 for "". */
+uint64_t gm_dg_owner_id(const char *job);
 
 /* Sets every field of p to "not measured" (NAN / -1) with time t_ns. */
 void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns);
@@ -120,8 +129,11 @@ struct gm_dg_gpu_info {
     char uuid[96];
     char name[96];
     /* The job this GPU serves, for straggler detection: GPUs with the same
-     * non-empty job key are compared with each other (a task name, a
-     * process name, a pid group).  "" = not part of a known job. */
+     * non-empty job key are compared with each other.  Keys name an
+     * identity, never a process name: a job id ("slurm:42", "pod:<UID>",
+     * "container:<ID>", "unit:<UNIT>", "hpc:<ID>"), "parent:<PPID>" (the
+     * children of one launcher) or "pid:<PID>" (one process); the evidence
+     * says which grouping it was.  "" = not part of a known job. */
     char job[128];
 };
 
@@ -220,7 +232,9 @@ struct gm_snapshot;
 
 /* Adds one point per GPU of snapshot s whose bit is set in mask (bit k for
  * s->gpus[k], as gm_query_select makes it; all GPUs when mask is 0) and declares each GPU's facts
- * (uuid, name, and as its job the name of its first live compute process by pid, "" with none).
+ * (uuid, name, and as its job the identity of its first live compute process by pid: its job id
+ * from attribution, else "parent:<PPID>" when its parent is a launcher (not init, not its session's
+ * leader), else "pid:<PID>"; "" with none).
  * Values the snapshot has as not available stay NAN / -1.  Returns 0. */
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask);
 

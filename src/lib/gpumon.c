@@ -25,6 +25,7 @@
 #include "../core/event.h"
 #include "../core/fmt.h"
 #include "../core/metrics.h"
+#include "../core/rgset.h"
 #include "../core/snapshot.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
@@ -144,9 +145,9 @@ API const char *gpumon_status_name(int code)
 /* ------------------------------------------------------------- collector */
 
 /* The read groups of a comma-separated list of metric names. */
-static int groups_of(const char *metrics, uint64_t *groups, struct gpumon_error *err)
+static int groups_of(const char *metrics, struct gm_rgset *groups, struct gpumon_error *err)
 {
-    *groups = 0;
+    *groups = GM_RGSET_EMPTY;
     const char *p = metrics;
     for (;;) {
         size_t n = strcspn(p, ",");
@@ -167,7 +168,7 @@ static int groups_of(const char *metrics, uint64_t *groups, struct gpumon_error 
             gm_buf_free(&b);
             return GPUMON_E_METRIC;
         }
-        *groups |= UINT64_C(1) << gm_metrics[id].rg;
+        gm_rgset_add(groups, gm_metrics[id].rg);
         if (!p[n])
             return 0;
         p += n + 1;

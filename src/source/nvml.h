@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "../core/err.h"
+#include "../core/rgset.h"
 #include "../core/snapshot.h"
 
 struct gm_nvml;
@@ -52,35 +53,40 @@ int gm_nvml_sample(struct gm_nvml *n, struct gm_snapshot *s);
  * GPU's proc_list says why. */
 #define GM_NVML_PROC_READ_MAX 4194304u
 
-/* Chooses what gm_nvml_sample collects: groups is a bit mask over enum
- * gm_read_group (static groups are always read); procs != 0 lists processes
- * and their utilisation.  The default is gm_nvml_groups_default() with
- * processes: everything except PCIe throughput, which costs ~20 ms per
- * counter on real hardware and is read only on request (GPM is in, without
+/* Chooses what gm_nvml_sample collects: groups is a set of read groups
+ * (enum gm_read_group; static groups are always read), copied; procs != 0
+ * lists processes and their utilisation; flags are GM_NVML_* options below
+ * (0: none).  The default is gm_nvml_groups_default() with processes and no
+ * flags: everything except PCIe throughput, which costs ~20 ms per counter
+ * on real hardware and is read only on request (GPM is in, without
  * GM_NVML_GPM_PRIME). */
-void gm_nvml_set_groups(struct gm_nvml *n, uint64_t groups, int procs);
+void gm_nvml_set_groups(struct gm_nvml *n, const struct gm_rgset *groups, int procs,
+                        unsigned flags);
 
-/* A bit of the groups mask beside the read groups.  GPM metrics (GM_RG_GPM)
+/* An option beside the read groups.  GPM metrics (GM_RG_GPM)
  * are computed over the interval between two GPM samples; the previous one
  * is kept per GPU between gm_nvml_sample calls, so a sample after the first
  * costs one nvmlGpmSampleGet and one nvmlGpmMetricsGet per GPU.  With the MIG
  * devices read (GM_RG_MIG_MODE), each GPU instance of a GPU in MIG mode has
  * its own (nvmlGpmMigSampleGet, struct gm_mig's gpm[]), kept the same way.  A
  * first read has no interval: its GPM values are "not yet available"
- * (GM_VS_NA, NVML_ERROR_NO_DATA), unless this bit is set, in which case the
+ * (GM_VS_NA, NVML_ERROR_NO_DATA), unless this flag is set, in which case the
  * first reads take their second sample after one wait of
  * GM_NVML_GPM_PRIME_MS for the whole sample (the cost of a one-shot command
  * that shows GPM metrics). */
-#define GM_NVML_GPM_PRIME (UINT64_C(1) << 63)
+#define GM_NVML_GPM_PRIME 0x1u
 #define GM_NVML_GPM_PRIME_MS 100
-/* Another bit beside the read groups: with GM_RG_NVLINK, also each link one
+/* Another option beside the read groups: with GM_RG_NVLINK, also each link one
  * by one (struct gm_gpu's nvlink[]): its state and error counters from the
  * same walk as the sums, its throughput counters in the same field-value
  * call as the sums, and its NVLink version and remote PCI bus id (two calls
  * a link, made once per GPU and kept until the GPU is opened again). */
-#define GM_NVML_NVLINK_LINKS (UINT64_C(1) << 62)
-uint64_t gm_nvml_groups_default(void);
-uint64_t gm_nvml_groups_static(void);
+#define GM_NVML_NVLINK_LINKS 0x2u
+
+/* The default read groups (above), and the static ones (read once per GPU
+ * whatever is wanted). */
+struct gm_rgset gm_nvml_groups_default(void);
+struct gm_rgset gm_nvml_groups_static(void);
 
 /* Reconnect policy after the driver failed or went away: the first retry
  * waits min_ns, each further failure doubles the wait up to max_ns.  The

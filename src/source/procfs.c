@@ -34,6 +34,10 @@
  * GM_HS_GONE (no false "memory held by a dead process" in containers).
  * User names come from getpwuid_r(), which may block on a slow NSS backend;
  * results are cached, failures retried after PF_USER_RETRY_NS.
+ *
+ * Pids at or above GM_PID_SIM_MIN are read through the simulator's view
+ * when one is set (procfs.h): the same text, fetched by a call instead of a
+ * file, parsed by the same functions; no descriptor is kept for them.
  */
 #include "procfs.h"
 
@@ -103,9 +107,10 @@ struct pf_user {
 
 struct gm_procfs {
     char *root;
-    int rootfd;         /* O_PATH directory, or -1 until it can be opened */
-    uint8_t live;       /* root is a procfs: a missing PID is confirmed with kill(pid, 0) */
-    uint8_t foreign_ns; /* live, but we are in a child PID namespace */
+    gm_procfs_sim_fn sim; /* the simulator's view of pids >= GM_PID_SIM_MIN, or NULL */
+    int rootfd;           /* O_PATH directory, or -1 until it can be opened */
+    uint8_t live;         /* root is a procfs: a missing PID is confirmed with kill(pid, 0) */
+    uint8_t foreign_ns;   /* live, but we are in a child PID namespace */
     uint8_t boot_known;
     int64_t boot_ns; /* wall-clock time of boot */
     uint64_t clk_tck;
@@ -194,6 +199,15 @@ int gm_proc_parse_stat(const char *buf, size_t len, struct gm_proc_stat *out)
             return GM_E_INVAL;
         p++;
         switch (field) {
+        case 4:
+        case 6:
+            if (parse_ull(&p, end, &v) < 0 || v > UINT32_MAX)
+                return GM_E_INVAL;
+            if (field == 4)
+                out->ppid = (uint32_t)v;
+            else
+                out->session = (uint32_t)v;
+            break;
         case 14:
         case 15:
         case 22:
@@ -243,12 +257,35 @@ static ssize_t pf_read(int dirfd, const char *path, char *buf, size_t cap)
     return n < 0 ? -e : n;
 }
 
+/* The command line read into res[len] (big: the heap buffer res is, or
+ * NULL when res is on the caller's stack): NULs become spaces, trailing NULs
+ * go.  NULL when empty. */
+static char *pf_cmdline_text(char *res, size_t len, char *big)
+{
+    while (len > 0 && res[len - 1] == '\0')
+        len--;
+    if (len == PF_CMDLINE_MAX)
+        len--; /* room for the terminator */
+    for (size_t i = 0; i < len; i++)
+        if (res[i] == '\0')
+            res[i] = ' ';
+    if (len == 0) {
+        free(big);
+        return NULL;
+    }
+    if (big) {
+        big[len] = '\0';
+        return big;
+    }
+    return gm_xstrndup(res, len);
+}
+
 /* /proc/PID/cmdline: NULs become spaces, trailing NULs go.  NULL when empty
  * (kernel threads, zombies) or unreadable. */
 static char *pf_read_cmdline(int dirfd, const char *path)
 {
     char sbuf[4096];
-    char *big = NULL, *res;
+    char *big = NULL;
     size_t len;
     ssize_t n;
     int fd;
@@ -278,24 +315,7 @@ static char *pf_read_cmdline(int dirfd, const char *path)
         }
     }
     close(fd);
-
-    res = big ? big : sbuf;
-    while (len > 0 && res[len - 1] == '\0')
-        len--;
-    if (len == PF_CMDLINE_MAX)
-        len--; /* room for the terminator */
-    for (size_t i = 0; i < len; i++)
-        if (res[i] == '\0')
-            res[i] = ' ';
-    if (len == 0) {
-        free(big);
-        return NULL;
-    }
-    if (big) {
-        big[len] = '\0';
-        return big;
-    }
-    return gm_xstrndup(sbuf, len);
+    return pf_cmdline_text(big ? big : sbuf, len, big);
 }
 
 /* The path part (after the second ':') of one "ID:CONTROLLERS:PATH" line. */
@@ -314,14 +334,11 @@ static int pf_cgroup_path(const char *line, const char *eol, const char **path)
  * On v1 and hybrid hosts, where most hierarchies often say just "/", the
  * most specific of the lines wins: the v2 line if not "/", else the first
  * line with a path other than "/", else the first line's path. */
-static char *pf_read_cgroup(int dirfd, const char *path)
+static char *pf_parse_cgroup(const char *buf, ssize_t n)
 {
-    char buf[4096];
     const char *best = NULL, *best_end = NULL, *p, *end, *eol, *cp;
     int v2_specific = 0;
-    ssize_t n;
 
-    n = pf_read(dirfd, path, buf, sizeof buf);
     if (n <= 0)
         return NULL;
     end = buf + n;
@@ -342,17 +359,15 @@ static char *pf_read_cgroup(int dirfd, const char *path)
     return best ? gm_xstrndup(best, (size_t)(best_end - best)) : NULL;
 }
 
-/* The real uid from /proc/PID/status ("Uid:\tREAL\tEFFECTIVE\t..."). */
-static int pf_read_uid(int dirfd, const char *path, uint32_t *uid, uint32_t *nspid)
+/* The real uid from /proc/PID/status ("Uid:\tREAL\tEFFECTIVE\t..."), read
+ * into buf[n] (n < 0: unreadable). */
+static int pf_parse_uid(const char *buf, ssize_t n, uint32_t *uid, uint32_t *nspid)
 {
-    char buf[4096];
     const char *p, *end;
     unsigned long long v;
-    ssize_t n;
     int have_uid = 0;
 
     *nspid = 0;
-    n = pf_read(dirfd, path, buf, sizeof buf);
     if (n <= 0)
         return -1;
     end = buf + n;
@@ -644,6 +659,12 @@ static void pf_table_reserve(struct pf_table *t, uint32_t n)
 /* ------------------------------------------------------------------------ */
 /* Enrichment                                                                */
 
+/* Whether pid is read through the simulator's view (procfs.h). */
+static int pf_is_sim(const struct gm_procfs *pf, uint32_t pid)
+{
+    return pf->sim && pid >= GM_PID_SIM_MIN;
+}
+
 static void pf_clear_strings(struct gm_proc *p)
 {
     free(p->cmdline);
@@ -657,6 +678,7 @@ static void pf_set_unreadable(struct gm_proc *p, enum gm_host_state hs, enum gm_
 {
     p->host_state = (uint8_t)hs;
     p->state_char = 0;
+    p->ppid = p->sid = 0;
     p->nspid = 0;
     gm_attrib_parse(NULL, GM_ATTRIB_NO_UID, &p->attrib);
     p->start_time = gm_v_status(st, 0);
@@ -699,15 +721,31 @@ static void pf_read_info(struct gm_procfs *pf, const char *pidstr, struct pf_his
 {
     char path[48];
 
+    char buf[4096];
+    ssize_t n;
+
     pf_hist_free_info(h);
-    snprintf(path, sizeof path, "%s/status", pidstr);
-    h->have_uid = pf_read_uid(pf->rootfd, path, &h->uid, &h->nspid) == 0;
-    snprintf(path, sizeof path, "%s/cmdline", pidstr);
-    h->cmdline = pf_read_cmdline(pf->rootfd, path);
-    snprintf(path, sizeof path, "%s/exe", pidstr);
-    h->exe = pf_read_exe(pf->rootfd, path);
-    snprintf(path, sizeof path, "%s/cgroup", pidstr);
-    h->cgroup = pf_read_cgroup(pf->rootfd, path);
+    if (pf_is_sim(pf, h->pid)) {
+        n = pf->sim(h->pid, "status", buf, sizeof buf);
+        h->have_uid = pf_parse_uid(buf, n, &h->uid, &h->nspid) == 0;
+        n = pf->sim(h->pid, "cmdline", buf, sizeof buf);
+        h->cmdline = n > 0 ? pf_cmdline_text(buf, (size_t)n, NULL) : NULL;
+        n = pf->sim(h->pid, "exe", buf, sizeof buf);
+        h->exe = n > 0 ? gm_xstrndup(buf, (size_t)n) : NULL;
+        n = pf->sim(h->pid, "cgroup", buf, sizeof buf);
+        h->cgroup = pf_parse_cgroup(buf, n);
+    } else {
+        snprintf(path, sizeof path, "%s/status", pidstr);
+        n = pf_read(pf->rootfd, path, buf, sizeof buf);
+        h->have_uid = pf_parse_uid(buf, n, &h->uid, &h->nspid) == 0;
+        snprintf(path, sizeof path, "%s/cmdline", pidstr);
+        h->cmdline = pf_read_cmdline(pf->rootfd, path);
+        snprintf(path, sizeof path, "%s/exe", pidstr);
+        h->exe = pf_read_exe(pf->rootfd, path);
+        snprintf(path, sizeof path, "%s/cgroup", pidstr);
+        n = pf_read(pf->rootfd, path, buf, sizeof buf);
+        h->cgroup = pf_parse_cgroup(buf, n);
+    }
     /* the uid first: a Slurm path names its user (attrib.h) */
     gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
     h->have_info = 1;
@@ -732,6 +770,8 @@ static ssize_t pf_read_stat(struct gm_procfs *pf, const char *pidstr, struct pf_
     ssize_t n;
     int fd, e;
 
+    if (pf_is_sim(pf, h->pid))
+        return pf->sim(h->pid, "stat", buf, cap);
     if (old && old->statfd >= 0) {
         h->statfd = old->statfd; /* moves with the PID to this call's table */
         old->statfd = -1;
@@ -769,12 +809,18 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     ssize_t n;
 
     pf_clear_strings(p);
+    p->simulated = (uint8_t)pf_is_sim(pf, p->pid);
     snprintf(pidstr, sizeof pidstr, "%" PRIu32, p->pid);
-    if (pf->rootfd < 0) {
+    if (pf->rootfd < 0 && !pf_is_sim(pf, p->pid)) {
         pf_set_unreadable(p, GM_HS_UNKNOWN, GM_VS_ERROR);
         return;
     }
     n = pf_read_stat(pf, pidstr, h, old, buf, sizeof buf);
+    if (n < 0 && pf_is_sim(pf, p->pid)) {
+        /* no such simulated process: gone, and no kernel to ask */
+        pf_set_unreadable(p, GM_HS_GONE, GM_VS_NA);
+        return;
+    }
     if (n < 0) {
         pf_not_there(pf, p, pidstr, (int)-n, s->mono_ns);
         return;
@@ -792,6 +838,8 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     gm_strlcpy(h->comm, st.comm, sizeof h->comm);
 
     p->state_char = st.state;
+    p->ppid = st.ppid;
+    p->sid = st.session;
     p->host_state = (st.state == 'Z' || st.state == 'X') ? GM_HS_ZOMBIE : GM_HS_ALIVE;
     gm_strlcpy(p->comm, st.comm, sizeof p->comm);
 
@@ -845,7 +893,10 @@ static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
 {
     pf_clear_strings(dst);
     dst->host_state = src->host_state;
+    dst->simulated = src->simulated;
     dst->state_char = src->state_char;
+    dst->ppid = src->ppid;
+    dst->sid = src->sid;
     dst->uid = src->uid;
     dst->start_time = src->start_time;
     dst->elapsed = src->elapsed;
@@ -876,6 +927,12 @@ struct gm_procfs *gm_procfs_new(const char *root)
     pf->page_size = v > 0 ? (uint64_t)v : 4096;
     pf_open_root(pf); /* retried by each enrich call until it works */
     return pf;
+}
+
+void gm_procfs_set_sim(struct gm_procfs *pf, gm_procfs_sim_fn fn)
+{
+    if (pf)
+        pf->sim = fn;
 }
 
 void gm_procfs_free(struct gm_procfs *pf)

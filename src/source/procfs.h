@@ -8,6 +8,15 @@
  * (spaces, parentheses, newlines) and truncated or malformed files.
  *
  * The root directory is a parameter so tests can point it at fixtures.
+ *
+ * Simulated processes: a pid at or above Linux's PID_MAX_LIMIT
+ * (GM_PID_SIM_MIN) is never a host process.  When gpumon runs on the NVML
+ * simulator, which exports such a process's /proc files through
+ * gpusimProcRead() (sim/procview.c, docs/simulator.md), gm_procfs_set_sim()
+ * hands that function here and those pids -- only those -- are read from it
+ * instead of the root directory, through the same parsers.  Every other pid
+ * is read from /proc as always, so a simulated process can never be taken
+ * for a host process or the other way round.
  */
 #ifndef GM_SOURCE_PROCFS_H
 #define GM_SOURCE_PROCFS_H
@@ -23,6 +32,19 @@ struct gm_procfs;
 struct gm_procfs *gm_procfs_new(const char *root);
 void gm_procfs_free(struct gm_procfs *pf);
 
+/* Linux's PID_MAX_LIMIT: no host process has a pid at or above it. */
+#define GM_PID_SIM_MIN 4194304u
+
+/* The simulator's /proc view: the contents of /proc/PID/FILE (FILE one of
+ * stat, status, cmdline, cgroup, exe -- exe gives the link's target) in buf
+ * (at most cap bytes, no terminator), returning the length, or -ENOENT
+ * when no such simulated process lives. */
+typedef int (*gm_procfs_sim_fn)(unsigned int pid, const char *file, char *buf, size_t cap);
+
+/* Reads pids >= GM_PID_SIM_MIN through fn from now on (NULL: from the root
+ * directory again, where they are gone). */
+void gm_procfs_set_sim(struct gm_procfs *pf, gm_procfs_sim_fn fn);
+
 /* Enriches every process of s in place.  now_mono_ns/now_wall_ns are the
  * snapshot's clocks (for CPU % and elapsed time).  Keeps per-PID CPU times
  * between calls; forgets PIDs that disappeared. */
@@ -32,6 +54,8 @@ void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s);
 struct gm_proc_stat {
     char comm[64];
     char state;
+    uint32_t ppid;                   /* parent pid (field 4) */
+    uint32_t session;                /* session id (field 6) */
     unsigned long long utime, stime; /* clock ticks */
     unsigned long long starttime;    /* clock ticks after boot */
     long long rss_pages;

@@ -102,9 +102,14 @@ static char *raw_sql(sqlite3 *db)
     gm_buf_puts(&b, "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, "
                     "s.util_gpu_pct, s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw,"
                     " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, ");
-    /* the job: the one the process belongs to (procs.job_id) when known, else its name */
+    /* the job: the one the process belongs to (procs.job_id) when known, else the
+     * process itself -- never its name (every trainer is "python3"), nor a login
+     * session's "user:<UID>"; the store keeps no parent pid, so no process tree */
     gm_buf_printf(&b, PROCS_SQL,
-                  has(db, "procs", "job_id") ? "coalesce(p.job_id, p.name)" : "p.name");
+                  has(db, "procs", "job_id")
+                      ? "CASE WHEN p.job_id IS NULL OR p.job_id = '' OR p.job_id LIKE 'user:%' "
+                        "THEN 'pid:' || p.pid ELSE p.job_id END"
+                      : "'pid:' || p.pid");
     states_sql(db, "s", &b, &join);
     for (size_t i = 0; i < sizeof raw_cols / sizeof raw_cols[0]; i++)
         gm_buf_printf(&b, has(db, "samples", raw_cols[i]) ? ", s.%s" : ", NULL", raw_cols[i]);
@@ -116,6 +121,9 @@ static char *raw_sql(sqlite3 *db)
     gm_buf_puts(&b, host ? ", h.pid, h.cpu_cpct, h.workers, h.workers_cpu_cpct, h.iowait_cpct,"
                            " h.psi_cpu_cpct, h.psi_io_cpct, h.psi_scope"
                          : ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL");
+    /* last: the memory of the processes gone or zombie on the host */
+    gm_buf_puts(&b, ", (SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND "
+                    "p.gpu = s.gpu AND p.dup = s.dup AND p.host_state IN (2, 3))");
     gm_buf_puts(&b,
                 " FROM samples s JOIN gpus g ON g.id = s.gpu LEFT JOIN tasks t ON t.id = s.task");
     gm_buf_puts(&b, join.p ? join.p : "");
@@ -166,7 +174,7 @@ static void row_init(struct gm_hist_row *r)
     memset(r, 0, sizeof *r);
     r->util = r->util_min = r->util_max = r->util_mem = NAN;
     r->mem_used_b = r->mem_total_b = r->power_w = r->power_limit_w = NAN;
-    r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = NAN;
+    r->temp_c = r->clk_sm_mhz = r->clk_mem_mhz = r->proc_mem_b = r->dead_mem_b = NAN;
     r->reasons = -1;
     r->nproc = r->nproc_dead = -1;
     r->enc_util = r->dec_util = r->pcie_rx_Bps = r->sm_active = r->dram_active = NAN;
@@ -221,6 +229,8 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
             r.nproc = sqlite3_column_int(st, 15);
             r.nproc_dead = sqlite3_column_int(st, 16);
             r.proc_mem_b = r.nproc ? col_d(st, 17, MIB) : 0;
+            /* the dead processes' memory: the last column (raw_sql) */
+            r.dead_mem_b = r.nproc_dead ? col_d(st, sqlite3_column_count(st) - 1, MIB) : 0;
             r.job = col_s(st, 18);
         }
         if (!r.down) {

@@ -17,7 +17,8 @@ struct gm_hist_row {
     uint32_t gpu_index; /* NVML index when recorded */
     const char *uuid;   /* "" when unknown; valid during the callback only */
     const char *name;   /* product name; "" when unknown */
-    const char *job;    /* name of the GPU's first live compute process (by pid), else "" */
+    const char *job;    /* the job of the GPU's first live compute process (by pid): its job
+                           id ("slurm:42", "pod:...") when recorded, else "pid:<PID>"; "" none */
     int down;           /* 1: the GPU was lost; 2: unreadable (no permission, error, driver) */
     int rollup;         /* 1: a 1-minute rollup row (util_min/max and averages) */
     double util, util_min, util_max, util_mem;
@@ -28,6 +29,7 @@ struct gm_hist_row {
     int nproc;       /* -1 when processes were not recorded */
     int nproc_dead;  /* gone or zombie; -1 unknown */
     double proc_mem_b;
+    double dead_mem_b;             /* of it, what the gone/zombie processes hold; NAN unknown */
     double enc_util, dec_util;     /* percent */
     double pcie_rx_Bps;            /* host to GPU */
     double sm_active, dram_active; /* GPM ratios 0..1 (store-gpm, or CSV gpm columns) */

@@ -370,9 +370,11 @@ struct psample {
     int64_t ts_ns;
     uint32_t gpu;
     int n, dead;
-    double mem_mib; /* NAN when no process had a figure */
-    long job_pid;   /* the live compute process with the lowest pid; -1 none */
+    double mem_mib;  /* NAN when no process had a figure */
+    double dead_mib; /* of it, the gone/zombie processes'; NAN when none had a figure */
+    long job_pid;    /* the live compute process with the lowest pid; -1 none */
     const char *job;
+    char pidkey[24]; /* "pid:<PID>", what job points to when the log names no job */
 };
 
 struct procs {
@@ -477,23 +479,39 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
                     gm_oom();
             }
             ps = &p->v[p->n++];
-            *ps = (struct psample){
-                .ts_ns = ts, .gpu = (uint32_t)g, .mem_mib = NAN, .job_pid = -1, .job = ""};
+            *ps = (struct psample){.ts_ns = ts,
+                                   .gpu = (uint32_t)g,
+                                   .mem_mib = NAN,
+                                   .dead_mib = NAN,
+                                   .job_pid = -1,
+                                   .job = ""};
         }
         ps->n++;
         ps->dead += dead;
         if (!isnan(mem))
             ps->mem_mib = isnan(ps->mem_mib) ? mem : ps->mem_mib + mem;
+        if (dead && !isnan(mem))
+            ps->dead_mib = isnan(ps->dead_mib) ? mem : ps->dead_mib + mem;
         if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
             ps->job_pid = (long)pid;
-            /* the job it belongs to (slurm:..., pod:...) when the log has it, else its name */
-            ps->job = PCELL(P_JOB) && *PCELL(P_JOB) ? PCELL(P_JOB)
-                      : PCELL(P_NAME)               ? PCELL(P_NAME)
-                                                    : "";
+            /* the job it belongs to (slurm:..., pod:...) when the log has it, else the
+             * process itself: never its name (every trainer is "python3"), and not a
+             * login session's "user:<UID>" (one user's unrelated jobs); the log keeps no
+             * parent pid, so there is no process tree here (docs/diagnose.md) */
+            const char *jc = PCELL(P_JOB);
+            if (jc && *jc && strncmp(jc, "user:", 5) != 0) {
+                ps->job = jc;
+            } else {
+                snprintf(ps->pidkey, sizeof ps->pidkey, "pid:%lu", (unsigned long)pid);
+                ps->job = NULL; /* pidkey: set after the array settles (realloc moves it) */
+            }
         }
 #undef PCELL
     }
     qsort(p->v, p->n, sizeof *p->v, cmp_ps);
+    for (size_t i = 0; i < p->n; i++)
+        if (!p->v[i].job)
+            p->v[i].job = p->v[i].pidkey[0] ? p->v[i].pidkey : "";
     return 0;
 }
 
@@ -571,7 +589,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         r.name = CELL(C_NAME) ? CELL(C_NAME) : "";
         r.job = "";
         r.nproc = r.nproc_dead = -1;
-        r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = NAN;
+        r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = r.dead_mem_b = NAN;
         r.compute_mode = r.pcie_gen = r.pcie_gen_max = r.pcie_width = r.pcie_width_max = -1;
         r.host_workers = -1; /* CSV logs keep no host side */
         r.host_cpu_pct = r.host_workers_cpu_pct = r.host_iowait_pct = r.psi_cpu = r.psi_io = NAN;
@@ -633,6 +651,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
             r.nproc = ps ? ps->n : 0;
             r.nproc_dead = ps ? ps->dead : 0;
             r.proc_mem_b = ps ? (isnan(ps->mem_mib) ? NAN : ps->mem_mib * MIB) : 0;
+            r.dead_mem_b = !ps || !ps->dead ? 0 : isnan(ps->dead_mib) ? NAN : ps->dead_mib * MIB;
             r.job = ps ? ps->job : "";
         }
 #undef CELL

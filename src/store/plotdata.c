@@ -157,6 +157,27 @@ size_t gm_plot_data_points(const struct gm_plot_data *d)
     return n;
 }
 
+int gm_plot_data_span(const struct gm_plot_data *d, int64_t *first, int64_t *last)
+{
+    int any = 0;
+    int64_t a = 0, b = 0;
+    for (size_t i = 0; i < d->ngpu; i++) {
+        const struct gm_plot_gpu *g = &d->gpu[i];
+        for (size_t k = 0; k < g->n; k++) { /* in time order, but a scan is cheap */
+            if (!any || g->p[k].t_ns < a)
+                a = g->p[k].t_ns;
+            if (!any || g->p[k].t_ns > b)
+                b = g->p[k].t_ns;
+            any = 1;
+        }
+    }
+    if (!any)
+        return -1;
+    *first = a;
+    *last = b;
+    return 0;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
     const struct gm_plot_point *x = a, *y = b;
@@ -385,6 +406,19 @@ static void power_limits(struct gm_plot_data *d, sqlite3 *db, int64_t to_ns)
 }
 
 /* Marks (of task, when given) and the alerts that fired in the window. */
+/* Marks and alerts are read apart: one time order for both, so that the
+ * charts number them in order (a stable insertion sort: few, mostly in
+ * order already; a mark before an alert of the same millisecond). */
+static void sort_events(struct gm_plot_data *d)
+{
+    for (size_t i = 1; i < d->nev; i++)
+        for (size_t k = i; k > 0 && d->ev[k].t_ns < d->ev[k - 1].t_ns; k--) {
+            struct gm_plot_event t = d->ev[k];
+            d->ev[k] = d->ev[k - 1];
+            d->ev[k - 1] = t;
+        }
+}
+
 static int read_events(struct gm_plot_data *d, sqlite3 *db, const char *path, const char *task,
                        uint64_t ids, struct gm_err *err)
 {
@@ -470,6 +504,8 @@ int gm_plot_read_store(struct gm_plot_data *d, const char *path, int64_t from_ns
         power_limits(d, db, to_ns);
     if (rc == 0)
         rc = read_events(d, db, path, task, ids, err);
+    if (rc == 0)
+        sort_events(d);
     sqlite3_close(db);
     if (rc == 0)
         gm_plot_data_finish(d);

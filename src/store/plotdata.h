@@ -80,7 +80,7 @@ struct gm_plot_data {
     int tier;                /* GM_PTIER_* */
     struct gm_plot_gpu *gpu; /* by index order */
     size_t ngpu;
-    struct gm_plot_event *ev;
+    struct gm_plot_event *ev; /* in time order (from the store) */
     size_t nev, evcap;
 };
 
@@ -100,6 +100,10 @@ int gm_plot_read_csv(struct gm_plot_data *d, const char *path, int64_t from_ns, 
 /* Sorts each GPU's points, sets step_ns and, when the window was open
  * (0), from_ns/to_ns from the points. */
 void gm_plot_data_finish(struct gm_plot_data *d);
+
+/* The times of the first and the last point over all GPUs; returns 0, or
+ * -1 when d has no point (*first and *last left alone). */
+int gm_plot_data_span(const struct gm_plot_data *d, int64_t *first, int64_t *last);
 
 /* Total points over all GPUs. */
 size_t gm_plot_data_points(const struct gm_plot_data *d);

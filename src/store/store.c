@@ -127,6 +127,7 @@ struct gstate {
         char job[128], user[33], proc[64];
         int mem_ok;
         int64_t mem_mib;
+        int vanished; /* its processes are gone or zombies on the host */
     } ug[UG_MAX];
     int nug, ug_known;
     int prev_util_ok;
@@ -1226,7 +1227,10 @@ static struct uacc *uacc_get(struct gm_store *st, int64_t ts, int64_t gpu, const
 }
 
 /* The interval [t0, t0 + d) after g's previous sample, energy e (when
- * energy_ok), given in equal parts to the process groups of that sample. */
+ * energy_ok), given in equal parts to the process groups of that sample --
+ * to its live groups only when there are any: a vanished process does no
+ * work, so it is charged no time, energy, utilisation or throttling, only
+ * its memory and the moments it was seen (docs/jobs.md). */
 static void usage_interval(struct gm_store *st, const struct gstate *g, int64_t t0, int64_t d,
                            int energy_ok, double e, int reasons_ok, uint64_t reasons)
 {
@@ -1234,16 +1238,20 @@ static void usage_interval(struct gm_store *st, const struct gstate *g, int64_t 
         return;
     const uint64_t thr = thr_bits(GM_THR_thermal) | thr_bits(GM_THR_power_cap) |
                          thr_bits(GM_THR_power_brake) | thr_bits(GM_THR_hw_slowdown);
-    double share = 1.0 / g->nug;
+    int nlive = 0;
+    for (int i = 0; i < g->nug; i++)
+        nlive += !g->ug[i].vanished;
     for (int i = 0; i < g->nug; i++) {
         const struct ugroup *u = &g->ug[i];
         struct uacc *a = uacc_get(st, t0, g->id, u);
+        /* a vanished group beside live ones: seen, holding memory, charged nothing */
+        double share = nlive && u->vanished ? 0 : 1.0 / (nlive ? nlive : g->nug);
         a->gpu_ms += (double)d * share;
         if (energy_ok) {
             a->energy_j += e * share;
             a->energy_set = 1;
         }
-        if (g->prev_util_ok) {
+        if (g->prev_util_ok && share > 0) {
             a->util_sum += (double)g->prev_util * (double)d * share;
             a->util_ms += (double)d * share;
         }
@@ -1579,6 +1587,17 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
         if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known && gpu->nhpc_jobs)
             gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
         gm_strlcpy(u.user, p->user, sizeof u.user);
+        /* a vanished process is nobody's user any more, and its own job is
+         * gone with it: one group per process name, user "(vanished)", job
+         * the GPU's mapped job or "(vanished)" (docs/jobs.md) */
+        u.vanished = p->host_state == GM_HS_GONE || p->host_state == GM_HS_ZOMBIE;
+        if (u.vanished) {
+            if (gpu->hpc_known && gpu->nhpc_jobs)
+                gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
+            else
+                gm_strlcpy(u.job, "(vanished)", sizeof u.job);
+            gm_strlcpy(u.user, "(vanished)", sizeof u.user);
+        }
         const char *name = p->comm[0] ? p->comm : p->name;
         const char *base = strrchr(name, '/');
         gm_strlcpy(u.proc, base && base[1] ? base + 1 : name, sizeof u.proc);
@@ -1594,6 +1613,7 @@ static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const st
                 i = UG_MAX - 1;
                 snprintf(g->ug[i].job, sizeof g->ug[i].job, "(other)");
                 g->ug[i].user[0] = g->ug[i].proc[0] = '\0';
+                g->ug[i].vanished = 0;
             } else {
                 g->ug[g->nug++] = u;
                 g->ug[i].mem_ok = 0;

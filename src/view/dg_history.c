@@ -38,6 +38,8 @@ int gm_dg_feed_row(void *arg, const struct gm_hist_row *r)
         p.nproc = r->nproc;
         p.nproc_dead = r->nproc_dead;
         p.proc_mem_b = r->proc_mem_b;
+        p.dead_mem_b = r->dead_mem_b;
+        p.owner = gm_dg_owner_id(r->job);
         p.enc_util = r->enc_util;
         p.dec_util = r->dec_util;
         p.pcie_rx_Bps = r->pcie_rx_Bps;

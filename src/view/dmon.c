@@ -287,17 +287,17 @@ int gm_dmon_add_gpm(struct gm_dmon *d, const char *list, struct gm_err *err)
     return 0;
 }
 
-uint64_t gm_dmon_groups(const struct gm_dmon *d)
+struct gm_rgset gm_dmon_groups(const struct gm_dmon *d, unsigned *flags)
 {
-    uint64_t g = UINT64_C(1) << GM_RG_MIG_MODE; /* -i may name a MIG UUID */
+    struct gm_rgset g = GM_RGSET_OF(GM_RG_MIG_MODE); /* -i may name a MIG UUID */
     for (int i = 0; i < d->ncol; i++) {
         const struct dmon_col *c = &cols[d->col[i]];
         if (c->metric >= 0)
-            g |= UINT64_C(1) << gm_metrics[c->metric].rg;
+            gm_rgset_add(&g, gm_metrics[c->metric].rg);
     }
     /* the first line shows an interval too: two GPM samples 100 ms apart at the start */
-    if (g & (UINT64_C(1) << GM_RG_GPM))
-        g |= GM_NVML_GPM_PRIME;
+    if (gm_rgset_has(&g, GM_RG_GPM))
+        *flags |= GM_NVML_GPM_PRIME;
     return g;
 }
 

@@ -25,6 +25,7 @@
 
 #include "../core/buf.h"
 #include "../core/err.h"
+#include "../core/rgset.h"
 #include "../core/snapshot.h"
 
 #define GM_MON_MAX_COLS 32
@@ -70,9 +71,9 @@ int gm_dmon_init(struct gm_dmon *d, const char *select, const struct gm_mon_layo
  * gpumon does not read, or a malformed list: GM_E_INVAL naming it. */
 int gm_dmon_add_gpm(struct gm_dmon *d, const char *list, struct gm_err *err);
 
-/* The NVML read groups the selected columns need (bit mask over
- * enum gm_read_group, with GM_NVML_GPM_PRIME when a GPM column is shown). */
-uint64_t gm_dmon_groups(const struct gm_dmon *d);
+/* The NVML read groups the selected columns need; adds GM_NVML_GPM_PRIME
+ * to *flags when a GPM column is shown. */
+struct gm_rgset gm_dmon_groups(const struct gm_dmon *d, unsigned *flags);
 
 /* The header lines (none with csv,noheader; no units line with nounit). */
 void gm_dmon_header(const struct gm_dmon *d, struct gm_buf *out);

@@ -25,6 +25,10 @@ enum { GM_PLOT_PNG, GM_PLOT_SVG, GM_PLOT_PDF };
 #define GM_PLOT_LEFT 90
 #define GM_PLOT_RIGHT 30
 
+/* The most GPUs' lines in one panel: more GPUs get more panels per metric
+ * (small multiples of at most this many lines each). */
+#define GM_PLOT_PANEL_LINES 4
+
 struct gm_plot_opts {
     int format;        /* GM_PLOT_* */
     unsigned metrics;  /* bits (1 << GM_PM_*), in GM_PM order top to bottom */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "../core/buf.h"
+#include "../core/nice.h"
 #include "../core/text.h"
 #include "plot.h"
 
@@ -38,30 +39,11 @@
 #define TITLE_H 34
 #define LEGEND_H 26
 #define STRIP_ROW 12
+#define EVENT_ROW_H 18 /* the marks' and alerts' numbers, above the panels */
 
 struct rgb {
     double r, g, b;
 };
-
-/* Okabe-Ito, most distinct first; black last (marks are dark grey). */
-static const struct rgb palette[] = {
-    {0.902, 0.624, 0.000}, /* orange */
-    {0.337, 0.706, 0.914}, /* sky blue */
-    {0.000, 0.620, 0.451}, /* bluish green */
-    {0.000, 0.447, 0.698}, /* blue */
-    {0.835, 0.369, 0.000}, /* vermillion */
-    {0.800, 0.475, 0.655}, /* reddish purple */
-    {0.941, 0.894, 0.259}, /* yellow */
-    {0.000, 0.000, 0.000}, /* black */
-};
-#define NPAL (sizeof palette / sizeof palette[0])
-
-/* Dash patterns (after 8 GPUs the colours repeat with the next pattern). */
-static const double dash_pat[][4] = {
-    {0, 0, 0, 0}, {6, 3, 0, 0}, {1.5, 2.5, 0, 0}, {7, 2.5, 1.5, 2.5}, {12, 4, 0, 0},
-};
-static const int dash_n[] = {0, 2, 2, 4, 2};
-#define NDASH (sizeof dash_n / sizeof dash_n[0])
 
 /* The throttle reasons' shades (GM_PT_* order). */
 static const struct rgb thr_col[GM_PT__COUNT] = {
@@ -84,11 +66,18 @@ static void set_col(cairo_t *cr, struct rgb c, double a)
     cairo_set_source_rgba(cr, c.r, c.g, c.b, a);
 }
 
+static struct rgb series_rgb(size_t i)
+{
+    const struct gm_colour *c = gm_series_colour(i);
+    return (struct rgb){c->r, c->g, c->b};
+}
+
+/* Series i's colour and dash (core/nice.h: the palette all charts share). */
 static void gpu_style(cairo_t *cr, size_t i)
 {
-    set_col(cr, palette[i % NPAL], 1);
-    size_t k = (i + i / NPAL) % NDASH;
-    cairo_set_dash(cr, dash_pat[k], dash_n[k], 0);
+    set_col(cr, series_rgb(i), 1);
+    const struct gm_dash *d = gm_series_dash(i);
+    cairo_set_dash(cr, d->len, d->n, 0);
 }
 
 /* Hostile text made safe for cairo (valid UTF-8, no controls). */
@@ -187,12 +176,6 @@ static void time_ticks(struct ctx *c, double top, double bottom, int labels)
 
 /* ---- panels ------------------------------------------------------------- */
 
-static double nice_step(double range, int n)
-{
-    double raw = range / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-}
-
 static double limit_of(const struct gm_plot_gpu *g, int m)
 {
     return m == GM_PM_POWER  ? g->power_limit_w
@@ -252,7 +235,7 @@ static void draw_series(struct ctx *c, const struct gm_plot_gpu *g, size_t gi, i
 #define Y(v) (bottom - fmin(fmax((v)*scale / ymax, 0), 1.02) * h)
         if (c1 >= c0) {
             /* the band of lows and highs */
-            set_col(cr, palette[gi % NPAL], 0.28);
+            set_col(cr, series_rgb(gi), 0.28);
             for (int ci = c0; ci <= c1; ci++) {
                 if (!cols[ci].n || Y(cols[ci].lo) - Y(cols[ci].hi) < 1.5)
                     continue;
@@ -288,7 +271,10 @@ static void draw_series(struct ctx *c, const struct gm_plot_gpu *g, size_t gi, i
     }
 }
 
-static void draw_panel(struct ctx *c, int m, double top, double height, int first)
+/* One panel of metric m: the series of the GPUs at positions [g0, g1) of
+ * d->gpu (at most GM_PLOT_PANEL_LINES), on the y scale of all the GPUs
+ * shown, so that the panels of one metric compare at a glance. */
+static void draw_panel(struct ctx *c, int m, double top, double height, size_t g0, size_t g1)
 {
     cairo_t *cr = c->cr;
     const struct gm_plot_data *d = c->d;
@@ -301,7 +287,7 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
         for (size_t k = 0; k < g->n; k++) {
             double v = isnan(g->p[k].hi[m]) ? g->p[k].avg[m] : g->p[k].hi[m];
             if (!isnan(v)) {
-                any = 1;
+                any |= i >= g0 && i < g1;
                 if (v * scale > ymax)
                     ymax = v * scale;
             }
@@ -312,33 +298,41 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
     }
     if (ymax <= 0)
         ymax = 1;
-    double ystep = nice_step(ymax, 4);
-    ymax = ceil(ymax * 1.04 / ystep) * ystep;
-    if (m == GM_PM_UTIL || m == GM_PM_MEMUTIL) { /* percent: always the whole scale */
-        ymax = 100;
-        ystep = 25;
-    }
+    struct gm_ticks tk;
+    /* percent: always the whole scale; else from 0 to a nice value above
+     * the highest (a limit a hair under a tick still gets a line under it) */
+    if (m == GM_PM_UTIL || m == GM_PM_MEMUTIL)
+        gm_nice_ticks(0, 100, 5, &tk);
+    else
+        gm_nice_ticks(0, ymax * 1.02, 5, &tk);
+    ymax = tk.hi;
 
     char lab[160];
-    snprintf(lab, sizeof lab, "%s (%s)", gm_plot_metrics[m].title, gm_plot_metrics[m].unit);
+    int n = snprintf(lab, sizeof lab, "%s (%s)", gm_plot_metrics[m].title, gm_plot_metrics[m].unit);
+    if (g1 - g0 < d->ngpu) { /* small multiples: say whose lines these are */
+        for (size_t i = g0; i < g1 && n > 0 && (size_t)n < sizeof lab; i++)
+            n += snprintf(lab + n, sizeof lab - (size_t)n, "%s%u",
+                          i > g0        ? ", "
+                          : g1 - g0 > 1 ? " \xE2\x80\x94 GPUs "
+                                        : " \xE2\x80\x94 GPU ",
+                          d->gpu[i].index);
+    }
     cairo_set_source_rgb(cr, 0, 0, 0);
     text_at(c, c->x0, top + 14, 12, 1, 0, lab);
 
     /* frame, grid and y ticks */
     cairo_set_dash(cr, NULL, 0, 0);
     cairo_set_line_width(cr, 1);
-    int nticks = (int)floor(ymax / ystep + 0.5);
-    for (int k = 0; k <= nticks; k++) {
-        double v = k * ystep;
+    for (int k = 0; k < tk.n; k++) {
+        double v = gm_nice_tick(&tk, k);
         double y = floor(ab - v / ymax * (ab - at)) + 0.5;
         cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
         cairo_move_to(cr, c->x0, y);
         cairo_line_to(cr, c->x1, y);
         cairo_stroke(cr);
         char t[32];
-        snprintf(t, sizeof t, "%g", v);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        text_at(c, c->x0 - 6, y + 4, 10, 0, 2, t);
+        text_at(c, c->x0 - 6, y + 4, 10, 0, 2, gm_nice_label(&tk, v, t, sizeof t));
     }
     time_ticks(c, at, ab, 1);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
@@ -353,10 +347,12 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
                     : "not recorded");
     }
 
-    /* limits: once per distinct value, dashed grey with its value */
+    /* limits: once per distinct value, dashed grey; the value's label at
+     * the right, above the line (where the series are not, mostly) or
+     * under it when the line is at the top of the panel */
     double shown[64];
     int nshown = 0;
-    for (size_t i = 0; i < d->ngpu; i++) {
+    for (size_t i = g0; i < g1; i++) {
         double lim = limit_of(&d->gpu[i], m);
         if (isnan(lim))
             continue;
@@ -374,12 +370,14 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
         cairo_line_to(cr, c->x1, y);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
+        if (nshown > 1)
+            continue; /* a second limit's label would sit on the first one's */
         snprintf(lab, sizeof lab, "%s %.4g %s",
                  m == GM_PM_POWER ? "power limit"
                  : m == GM_PM_MEM ? "memory total"
                                   : "slowdown",
                  lim * scale, gm_plot_metrics[m].unit);
-        text_at(c, c->x1 - 4, y - 3, 9, 0, 2, lab);
+        text_at(c, c->x1 - 4, y - at >= 13 ? y - 3 : y + 11, 9, 0, 2, lab);
     }
 
     /* the series */
@@ -390,15 +388,14 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
     cairo_save(cr);
     cairo_rectangle(cr, c->x0, at - 2, c->x1 - c->x0, ab - at + 2);
     cairo_clip(cr);
-    for (size_t i = 0; i < d->ngpu; i++)
+    for (size_t i = g0; i < g1; i++)
         draw_series(c, &d->gpu[i], i, m, at, ab, ymax, cols, ncols);
     cairo_restore(cr);
     free(cols);
 
-    /* marks (solid, dark grey) and fired alerts (dashed, dark red); their
-     * text in the top panel only, and only where it does not overwrite the
-     * previous one (a month of marks would be a wall of text) */
-    double last_label = -1e9;
+    /* marks (solid, dark grey) and fired alerts (dashed, dark red): their
+     * numbers stand in the row above the panels, their text in the key
+     * under the chart */
     for (size_t e = 0; e < d->nev; e++) {
         const struct gm_plot_event *ev = &d->ev[e];
         if (ev->t_ns < d->from_ns || ev->t_ns > d->to_ns)
@@ -417,16 +414,191 @@ static void draw_panel(struct ctx *c, int m, double top, double height, int firs
         cairo_line_to(cr, x, ab);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        if (!first || x - last_label < 12)
-            continue;
-        last_label = x;
-        snprintf(lab, sizeof lab, "%s%.150s", ev->kind == GM_PE_MARK ? "" : "alert: ", ev->text);
-        cairo_save(cr);
-        cairo_translate(cr, x + 3, at + 3);
-        cairo_rotate(cr, M_PI / 2);
-        text_at(c, 0, 0, 9, 0, 0, lab);
-        cairo_restore(cr);
     }
+}
+
+/* ---- marks and alerts: numbered in a row, listed in a key --------------- */
+
+/* The events in the window, in time order (marks and alerts are read
+ * apart); returns how many, *out malloc'ed (free it). */
+static size_t events_in_order(const struct gm_plot_data *d, const struct gm_plot_event ***out)
+{
+    const struct gm_plot_event **v = calloc(d->nev + 1, sizeof(const struct gm_plot_event *));
+    if (!v)
+        abort();
+    size_t n = 0;
+    for (size_t e = 0; e < d->nev; e++)
+        if (d->ev[e].t_ns >= d->from_ns && d->ev[e].t_ns <= d->to_ns)
+            v[n++] = &d->ev[e];
+    for (size_t i = 1; i < n; i++) /* insertion sort: stable, and mostly sorted already */
+        for (size_t k = i; k > 0 && v[k]->t_ns < v[k - 1]->t_ns; k--) {
+            const struct gm_plot_event *t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    *out = v;
+    return n;
+}
+
+static void badge(struct ctx *c, double x, double y, int alert, const char *s, double w)
+{
+    cairo_t *cr = c->cr;
+    cairo_set_dash(cr, NULL, 0, 0);
+    if (alert)
+        cairo_set_source_rgb(cr, 0.6, 0.0, 0.0);
+    else
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_rectangle(cr, x, y, w, 13);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    text_at(c, x + w / 2, y + 10, 9, 1, 1, s);
+}
+
+static double badge_w(struct ctx *c, const char *s)
+{
+    cairo_select_font_face(c->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(c->cr, 9);
+    cairo_text_extents_t e;
+    cairo_text_extents(c->cr, s, &e);
+    return e.x_advance + 6;
+}
+
+/* The row above the panels: each event's number over its line.  Numbers
+ * that would touch become one badge ("3-5"), so none overlaps another. */
+static void draw_event_row(struct ctx *c, double y)
+{
+    const struct gm_plot_event **v;
+    size_t n = events_in_order(c->d, &v);
+    double prev_right = -1e9;
+    size_t k = 0;
+    while (k < n) {
+        /* the cluster [k, j): grows while its badge would reach the next one */
+        size_t j = k + 1;
+        char lab[48];
+        double w, left;
+        for (;;) {
+            if (j - k == 1)
+                snprintf(lab, sizeof lab, "%zu", k + 1);
+            else
+                snprintf(lab, sizeof lab, "%zu-%zu", k + 1, j);
+            w = badge_w(c, lab);
+            left = fmax(x_of(c, v[k]->t_ns) - w / 2, fmax(c->x0 - 4, prev_right + 3));
+            if (left + w > c->x1 + 4)
+                left = c->x1 + 4 - w;
+            if (j >= n)
+                break;
+            char nl[24];
+            snprintf(nl, sizeof nl, "%zu", j + 1);
+            double nleft = x_of(c, v[j]->t_ns) - badge_w(c, nl) / 2;
+            if (nleft >= left + w + 3 && x_of(c, v[j]->t_ns) + badge_w(c, nl) / 2 <= c->x1 + 4)
+                break;
+            j++;
+        }
+        int alert = 1;
+        for (size_t i = k; i < j; i++)
+            alert &= v[i]->kind == GM_PE_ALERT;
+        badge(c, left, y, alert, lab, w);
+        prev_right = left + w;
+        k = j;
+    }
+    free(v);
+}
+
+#define KEY_COL 280 /* the width of one entry of the events' key */
+#define KEY_ROW 14
+#define KEY_MAX 60 /* entries listed; then "and N more" */
+
+static int key_cols(const struct ctx *c)
+{
+    int n = (int)floor((c->x1 - c->x0 + 60) / KEY_COL);
+    return n < 1 ? 1 : n;
+}
+
+static size_t key_entries(const struct gm_plot_data *d)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < d->nev; e++)
+        n += d->ev[e].t_ns >= d->from_ns && d->ev[e].t_ns <= d->to_ns;
+    return n;
+}
+
+static double key_height(const struct ctx *c)
+{
+    size_t n = key_entries(c->d);
+    if (n == 0)
+        return 0;
+    size_t shown = n > KEY_MAX ? KEY_MAX : n;
+    size_t rows = (shown + (size_t)key_cols(c) - 1) / (size_t)key_cols(c);
+    return 24 + (double)rows * KEY_ROW + (n > KEY_MAX ? KEY_ROW : 0) + 8;
+}
+
+/* Text cut to fit w points (whole UTF-8 characters, then an ellipsis). */
+static const char *fit(struct ctx *c, const char *s, double w)
+{
+    cairo_select_font_face(c->cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(c->cr, 10);
+    clean(c, s);
+    cairo_text_extents_t e;
+    cairo_text_extents(c->cr, c->tb.p, &e);
+    if (e.x_advance <= w)
+        return c->tb.p;
+    size_t len = strlen(c->tb.p);
+    while (len > 0) {
+        do
+            len--;
+        while (len > 0 && ((unsigned char)c->tb.p[len] & 0xC0) == 0x80);
+        c->tb.len = len;
+        gm_buf_puts(&c->tb, "\xE2\x80\xA6");
+        gm_buf_putc(&c->tb, '\0');
+        cairo_text_extents(c->cr, c->tb.p, &e);
+        if (e.x_advance <= w)
+            break;
+    }
+    return c->tb.p;
+}
+
+/* The key of marks and alerts: number, time, text; in columns. */
+static void draw_event_key(struct ctx *c, double top)
+{
+    const struct gm_plot_event **v;
+    size_t n = events_in_order(c->d, &v);
+    if (n == 0) {
+        free(v);
+        return;
+    }
+    cairo_set_source_rgb(c->cr, 0, 0, 0);
+    text_at(c, c->x0, top + 14, 12, 1, 0, "Marks (solid grey lines) and fired alerts (dashed red)");
+    int cols = key_cols(c);
+    size_t shown = n > KEY_MAX ? KEY_MAX : n;
+    size_t rows = (shown + (size_t)cols - 1) / (size_t)cols;
+    for (size_t i = 0; i < shown; i++) {
+        size_t col = i / rows, row = i % rows; /* filled down, then across */
+        double x = c->x0 + (double)col * KEY_COL, y = top + 24 + (double)row * KEY_ROW;
+        char num[24], when[24];
+        snprintf(num, sizeof num, "%zu", i + 1);
+        double w = badge_w(c, num);
+        badge(c, x, y, v[i]->kind == GM_PE_ALERT, num, w);
+        time_t s = (time_t)(v[i]->t_ns / NS) + (time_t)utc_offset(c, v[i]->t_ns);
+        struct tm tm;
+        gmtime_r(&s, &tm);
+        strftime(when, sizeof when,
+                 c->d->to_ns - c->d->from_ns > 86400 * NS ? "%b %d %H:%M" : "%H:%M:%S", &tm);
+        char lab[220];
+        snprintf(lab, sizeof lab, "%s %s%s", when, v[i]->kind == GM_PE_ALERT ? "alert " : "",
+                 v[i]->text);
+        double tx = x + w + 4;
+        const char *t = fit(c, lab, KEY_COL - (tx - x) - 10);
+        cairo_set_source_rgb(c->cr, 0.1, 0.1, 0.1);
+        cairo_move_to(c->cr, tx, y + 10);
+        cairo_show_text(c->cr, t);
+    }
+    if (n > KEY_MAX) {
+        char more[64];
+        snprintf(more, sizeof more, "and %zu more (gpumon report lists them all)", n - KEY_MAX);
+        cairo_set_source_rgb(c->cr, 0.35, 0.35, 0.35);
+        text_at(c, c->x0, top + 24 + (double)rows * KEY_ROW + 10, 10, 0, 0, more);
+    }
+    free(v);
 }
 
 /* The throttle strip: a row per GPU, shaded by reason where known. */
@@ -474,9 +646,9 @@ static void draw_strip(struct ctx *c, double top)
     if (d->ngpu)
         y += STRIP_ROW + 2; /* below the last row */
     time_ticks(c, top + 20, y, 1);
-    /* the key */
+    /* the key, under the time labels (which reach 13 below the rows) */
     double x = c->x0;
-    y += 22;
+    y += 32;
     for (int r = 0; r < GM_PT__COUNT; r++) {
         set_col(cr, thr_col[r], 0.85);
         cairo_rectangle(cr, x, y - 9, 14, 10);
@@ -489,7 +661,7 @@ static void draw_strip(struct ctx *c, double top)
 
 static double strip_height(const struct gm_plot_data *d)
 {
-    return 20 + (double)d->ngpu * (STRIP_ROW + 2) + 34;
+    return 20 + (double)d->ngpu * (STRIP_ROW + 2) + 44;
 }
 
 static void draw_legend(struct ctx *c, double y)
@@ -525,7 +697,13 @@ static double legend_height(const struct ctx *c)
     return LEGEND_H + 14 * floor((double)(c->d->ngpu > 0 ? c->d->ngpu - 1 : 0) / per_row);
 }
 
-static void draw(struct ctx *c, double height)
+/* Panels per metric: GPUs in groups of at most GM_PLOT_PANEL_LINES. */
+static size_t groups(const struct gm_plot_data *d)
+{
+    return d->ngpu == 0 ? 1 : (d->ngpu + GM_PLOT_PANEL_LINES - 1) / GM_PLOT_PANEL_LINES;
+}
+
+static void draw(struct ctx *c)
 {
     cairo_t *cr = c->cr;
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -535,21 +713,27 @@ static void draw(struct ctx *c, double height)
     static const char *tiers[] = {"raw samples", "1-minute rollups (min/avg/max)",
                                   "1-hour rollups (min/avg/max)", "CSV log"};
     char lab[160];
-    snprintf(lab, sizeof lab, "%s; times %s; marks solid grey, fired alerts dashed red",
-             tiers[c->d->tier], c->o->utc ? "UTC" : "local");
+    snprintf(lab, sizeof lab, "%s; times %s", tiers[c->d->tier], c->o->utc ? "UTC" : "local");
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     text_at(c, c->x1, 22, 10, 0, 2, lab);
     draw_legend(c, TITLE_H + 12);
     double y = TITLE_H + legend_height(c);
-    int k = 0;
+    draw_event_row(c, y + 2);
+    y += EVENT_ROW_H;
+    /* groups of GPUs in the order of d->gpu, balanced (7 GPUs: 4 and 3) */
+    size_t ng = groups(c->d), per = ng ? (c->d->ngpu + ng - 1) / ng : 0;
     for (int m = 0; m < GM_PM__COUNT; m++) {
         if (!(c->o->metrics & (1u << m)))
             continue;
-        draw_panel(c, m, y, c->o->panel_height, k++ == 0);
-        y += c->o->panel_height;
+        for (size_t g = 0; g < ng; g++) {
+            size_t g0 = g * per, g1 = g0 + per < c->d->ngpu ? g0 + per : c->d->ngpu;
+            draw_panel(c, m, y, c->o->panel_height, g0, g1);
+            y += c->o->panel_height;
+        }
     }
     draw_strip(c, y);
-    (void)height;
+    y += strip_height(c->d);
+    draw_event_key(c, y);
 }
 
 /* ---- output ------------------------------------------------------------- */
@@ -585,7 +769,9 @@ static int render(const struct gm_plot_data *d, const struct gm_plot_opts *o, in
     int np = 0;
     for (int m = 0; m < GM_PM__COUNT; m++)
         np += !!(o->metrics & (1u << m));
-    double height = TITLE_H + legend_height(&c) + np * o->panel_height + strip_height(d);
+    double height = TITLE_H + legend_height(&c) + EVENT_ROW_H +
+                    (double)np * (double)groups(d) * o->panel_height + strip_height(d) +
+                    key_height(&c);
     int h = (int)ceil(height);
     struct sink sk = {fd, 0};
     cairo_surface_t *sf;
@@ -596,7 +782,7 @@ static int render(const struct gm_plot_data *d, const struct gm_plot_opts *o, in
     else
         sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, h);
     c.cr = cairo_create(sf);
-    draw(&c, height);
+    draw(&c);
     cairo_status_t st = cairo_status(c.cr);
     cairo_destroy(c.cr);
     if (st == CAIRO_STATUS_SUCCESS && o->format == GM_PLOT_PNG)

@@ -71,6 +71,22 @@ static int lookup(int kind, const char *key, size_t len, char *header, size_t hl
     return id;
 }
 
+/* The field nearest to an unknown key (a typo of one), or NULL: nvidia-smi's
+ * keys of this kind, then those of --query-compute-apps' own GPU keys. */
+static const char *nearest_field(int kind, const char *key, size_t len)
+{
+    struct gm_text_suggest sg;
+    gm_text_suggest_init(&sg, key, len);
+    int proc = kind == GM_QUERY_APPS;
+    for (int i = 0; i < GM_M__COUNT; i++)
+        if ((gm_metrics[i].scope == GM_SC_PROC) == proc)
+            gm_text_suggest_add(&sg, gm_metrics[i].smi);
+    if (proc)
+        for (size_t i = 0; i < sizeof(app_gpu_keys) / sizeof(app_gpu_keys[0]); i++)
+            gm_text_suggest_add(&sg, app_gpu_keys[i].key);
+    return sg.best;
+}
+
 int gm_query_parse_fields(struct gm_query *q, int kind, const char *list, struct gm_err *err)
 {
     q->kind = kind;
@@ -93,9 +109,17 @@ int gm_query_parse_fields(struct gm_query *q, int kind, const char *list, struct
         if (q->n >= GM_QUERY_MAX_FIELDS)
             return gm_err_set(err, GM_E_INVAL, "too many fields (at most %d)", GM_QUERY_MAX_FIELDS);
         int id = lookup(kind, p, len, q->header[q->n], sizeof(q->header[q->n]));
-        if (id < 0)
-            return gm_err_set(err, GM_E_INVAL, "Field \"%.*s\" is not a valid field to query.",
-                              (int)len, p);
+        if (id < 0) {
+            /* the key as one line (it may hold anything), and the nearest field */
+            const char *near = nearest_field(kind, p, len);
+            struct gm_buf shown = GM_BUF_INIT;
+            gm_text_line(&shown, p, len > 400 ? 400 : len);
+            gm_err_set(err, GM_E_INVAL, "Field \"%s%s\" is not a valid field to query.%s%s%s",
+                       shown.p ? shown.p : "", len > 400 ? "..." : "",
+                       near ? " Did you mean \"" : "", near ? near : "", near ? "\"?" : "");
+            gm_buf_free(&shown);
+            return GM_E_INVAL;
+        }
         q->ids[q->n++] = id;
         if (!e)
             break;
@@ -130,18 +154,18 @@ int gm_query_parse_format(struct gm_query *q, const char *fmt, struct gm_err *er
     return 0;
 }
 
-uint64_t gm_query_groups(const struct gm_query *q, int *need_procs)
+struct gm_rgset gm_query_groups(const struct gm_query *q, int *need_procs, unsigned *flags)
 {
-    uint64_t g = 0;
+    struct gm_rgset g = GM_RGSET_EMPTY;
     *need_procs = q->kind == GM_QUERY_APPS;
     for (int i = 0; i < q->n; i++) {
         int rg = gm_metrics[q->ids[i]].rg;
         if (rg != GM_RG_NONE)
-            g |= UINT64_C(1) << rg;
+            gm_rgset_add(&g, (unsigned)rg);
     }
     /* a one-shot GPM value needs two samples: GM_NVML_GPM_PRIME_MS more per GPU */
-    if (g & (UINT64_C(1) << GM_RG_GPM))
-        g |= GM_NVML_GPM_PRIME;
+    if (gm_rgset_has(&g, GM_RG_GPM))
+        *flags |= GM_NVML_GPM_PRIME;
     return g;
 }
 

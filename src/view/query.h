@@ -15,6 +15,7 @@
 
 #include "../core/buf.h"
 #include "../core/err.h"
+#include "../core/rgset.h"
 #include "../core/snapshot.h"
 
 #define GM_QUERY_MAX_FIELDS 256
@@ -37,10 +38,9 @@ int gm_query_parse_fields(struct gm_query *q, int kind, const char *list, struct
 /* Parses --format: "csv" plus optional "noheader", "nounits" (any order). */
 int gm_query_parse_format(struct gm_query *q, const char *fmt, struct gm_err *err);
 
-/* Read groups the fields need (bit mask over enum gm_read_group, with
- * GM_NVML_GPM_PRIME when a GPM field is asked for), and whether processes
- * are needed. */
-uint64_t gm_query_groups(const struct gm_query *q, int *need_procs);
+/* Read groups the fields need, and whether processes are needed; adds
+ * GM_NVML_GPM_PRIME to *flags when a GPM field is asked for. */
+struct gm_rgset gm_query_groups(const struct gm_query *q, int *need_procs, unsigned *flags);
 
 void gm_query_header(const struct gm_query *q, struct gm_buf *out);
 

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "../core/err.h"
+#include "../core/nice.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
 
@@ -39,12 +40,18 @@
 #define PLOT_W (GM_RH_WIDTH - GM_RH_LEFT - GM_RH_RIGHT)
 #define PLOT_H (CH_HEIGHT - CH_TOP - CH_BOTTOM)
 
-/* Okabe & Ito's palette (colour-blind safe) and a dash per GPU, so that
- * lines differ in black and white too; by NVML index (a GPU keeps its
- * colour in a --gpu report), the ninth GPU starts over. */
-static const char *const colour[8] = {"#E69F00", "#56B4E9", "#009E73", "#CC79A7",
-                                      "#0072B2", "#D55E00", "#F0E442", "#000000"};
-static const char *const dash[8] = {"", "6 3", "2 2", "8 3 2 3", "", "6 3", "2 2", "8 3 2 3"};
+/* The palette every chart shares (core/nice.h: Okabe & Ito's, colour-blind
+ * safe, with a dash per GPU so that lines differ in black and white too);
+ * by NVML index, so a GPU keeps its colour in a --gpu report. */
+static const char *colour(int g)
+{
+    return gm_series_colour((size_t)g)->hex;
+}
+
+static const char *dash(int g)
+{
+    return gm_series_dash((size_t)g)->svg;
+}
 
 static const int chart_metric[] = {GM_PM_UTIL, GM_PM_MEM, GM_PM_POWER, GM_PM_TEMP, GM_PM_CLOCKS};
 
@@ -55,6 +62,8 @@ static const char css[] =
     "border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;width:100%;font-size:13px}"
     "th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}"
+    "td.n{white-space:nowrap}.tw{overflow-x:auto;max-width:100%}"
+    "@media (min-width:1000px){.t{white-space:nowrap}}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}"
     ".na{color:#888}.meta{color:#555;margin:0}figure{margin:1em 0}"
     "figcaption{font-weight:600;margin-bottom:2px}"
@@ -62,7 +71,10 @@ static const char css[] =
     "svg text{font:11px sans-serif;fill:#333}.grid{stroke:#e4e4e4}.axis{stroke:#888}"
     ".mark{stroke:#333;stroke-width:1;stroke-opacity:.6}.alert{stroke:#c00;stroke-width:1;stroke-"
     "dasharray:4 2}"
-    "text.ml{fill:#333}text.al{fill:#c00}.series{fill:none;stroke-width:1.5}"
+    "g.ev rect{fill:#333}g.ev.al rect{fill:#a00}g.ev text{fill:#fff;font-weight:600}"
+    "#chart-events{columns:18em;font-size:13px;padding-left:2.2em}"
+    "#chart-events li.al::marker{color:#a00}"
+    ".series{fill:none;stroke-width:1.5}"
     ".band{stroke:none;opacity:.13}.limit{fill:none;stroke-width:1;stroke-dasharray:1 3}"
     "ul.legend{list-style:none;padding:0;margin:.3em 0}"
     "ul.legend li{display:inline-block;margin-right:1.2em}"
@@ -103,7 +115,7 @@ static const struct {
 } sum_cols[] = {
     {"gpu", "GPU"},
     {"name", "name"},
-    {"hours", "hours"},
+    {"hours", "recorded"},
     {"samples", "samples"},
     {"util_avg_pct", "util avg %"},
     {"util_max_pct", "util max %"},
@@ -171,14 +183,61 @@ static void put_thr(struct gm_buf *b, const struct gm_report_table *t, size_t ro
     gm_buf_free(&s);
 }
 
-static void put_summary(struct gm_buf *b, const struct gm_report_table *t)
+/* The time the history covers for GPU index gi: each run of points without
+ * a gap (more than 2.5 of its usual steps, as the charts cut) from its
+ * first point to its last plus one step; -1 when the GPU has no series. */
+static double covered_s(const struct gm_plot_data *d, double gi)
+{
+    for (size_t g = 0; d && g < d->ngpu; g++) {
+        const struct gm_plot_gpu *pg = &d->gpu[g];
+        if ((double)pg->index != gi)
+            continue;
+        int64_t step = pg->step_ns > 0 ? pg->step_ns : 1000000000LL, sum = 0, run0 = 0, prev = 0;
+        int in_run = 0;
+        for (size_t i = 0; i < pg->n; i++) {
+            const struct gm_plot_point *p = &pg->p[i];
+            if (p->t_ns < d->from_ns || p->t_ns > d->to_ns || p->down) {
+                if (in_run)
+                    sum += prev - run0 + step;
+                in_run = 0;
+                continue;
+            }
+            if (in_run && p->t_ns - prev > step * 5 / 2) {
+                sum += prev - run0 + step;
+                in_run = 0;
+            }
+            if (!in_run)
+                run0 = p->t_ns;
+            in_run = 1;
+            prev = p->t_ns;
+        }
+        if (in_run)
+            sum += prev - run0 + step;
+        return (double)sum / 1e9;
+    }
+    return -1;
+}
+
+/* A length of time as a person reads it: "42 s", "3.5 min", "23.9 h". */
+static void put_duration(struct gm_buf *b, double s)
+{
+    if (s < 90)
+        gm_buf_printf(b, "%.0f s", s);
+    else if (s < 5400)
+        gm_buf_printf(b, "%.1f min", s / 60);
+    else
+        gm_buf_printf(b, "%.1f h", s / 3600);
+}
+
+static void put_summary(struct gm_buf *b, const struct gm_report_table *t,
+                        const struct gm_plot_data *pd)
 {
     gm_buf_puts(b, "<h2 id=\"summary\">Summary per GPU</h2>\n");
     if (!t || t->nrow == 0) {
         gm_buf_puts(b, "<p class=\"na\">No samples in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"summary-table\"><thead><tr>");
+    gm_buf_puts(b, "<div class=\"tw\"><table id=\"summary-table\"><thead><tr>");
     for (size_t i = 0; i < sizeof sum_cols / sizeof sum_cols[0]; i++)
         gm_buf_printf(b, "<th>%s</th>", sum_cols[i].head);
     gm_buf_puts(b, "</tr></thead><tbody>\n");
@@ -193,32 +252,30 @@ static void put_summary(struct gm_buf *b, const struct gm_report_table *t)
             const char *k = sum_cols[i].key;
             if (strcmp(k, "thr") == 0)
                 put_thr(b, t, r);
-            else if (strcmp(k, "hours") == 0)
-                gm_buf_printf(b, "<td class=\"n\" data-key=\"hours\">%lld</td>",
-                              (long long)(t->hours ? t->hours[r] : 0));
-            else
+            else if (strcmp(k, "hours") == 0) {
+                /* what the history holds, not the count of hours it touches
+                 * (3.5 minutes across an hour's turn are not "2 hours") */
+                double cov = g && g->kind == GM_RCELL_NUM ? covered_s(pd, g->v) : -1;
+                if (cov < 0) {
+                    gm_buf_puts(b, "<td class=\"n na\" data-key=\"hours\">N/A</td>");
+                } else {
+                    gm_buf_printf(b, "<td class=\"n\" data-key=\"hours\" data-seconds=\"%.1f\">",
+                                  cov);
+                    put_duration(b, cov);
+                    gm_buf_puts(b, "</td>");
+                }
+            } else
                 put_cell(b, t, r, k);
         }
         gm_buf_puts(b, "</tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n<p class=\"meta\">From the store's 1-hour rollups: the "
-                   "hours that start in the period. Hours: hours with samples. Throttled: "
-                   "seconds the clocks were held down, by reason.</p>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n<p class=\"meta\">From the store's 1-hour rollups: the "
+                   "hours that start in the period. Recorded: the time the history covers "
+                   "(the charts' series without their gaps). Throttled: seconds the clocks were "
+                   "held down, by reason.</p>\n");
 }
 
 /* ------------------------------------------------------------- charts */
-
-/* A step of 1, 2, 2.5 or 5 times a power of ten giving about four ticks. */
-static double nice_step(double top)
-{
-    double raw = top / 4.0;
-    double mag = pow(10.0, floor(log10(raw)));
-    static const double m[] = {1, 2, 2.5, 5, 10};
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-        if (m[i] * mag >= raw)
-            return m[i] * mag;
-    return 10 * mag;
-}
 
 static double ch_x(const struct gm_plot_data *d, int64_t t)
 {
@@ -288,16 +345,16 @@ static void flush_segment(struct gm_buf *b, const struct col *c, size_t n, doubl
         if (ch_y(c[i].lo, top) - ch_y(c[i].hi, top) >= 1.0)
             band = 1;
     if (band) {
-        gm_buf_printf(b, "<path class=\"band\" fill=\"%s\" d=\"", colour[g % 8]);
+        gm_buf_printf(b, "<path class=\"band\" fill=\"%s\" d=\"", colour(g));
         for (size_t i = 0; i < n; i++)
             gm_buf_printf(b, "%c%d,%.1f", i ? 'L' : 'M', c[i].x, ch_y(c[i].hi, top));
         for (size_t i = n; i-- > 0;)
             gm_buf_printf(b, "L%d,%.1f", c[i].x, ch_y(c[i].lo, top));
         gm_buf_puts(b, "Z\"/>\n");
     }
-    gm_buf_printf(b, "<path class=\"series\" data-gpu=\"%d\" stroke=\"%s\"", g, colour[g % 8]);
-    if (dash[g % 8][0])
-        gm_buf_printf(b, " stroke-dasharray=\"%s\"", dash[g % 8]);
+    gm_buf_printf(b, "<path class=\"series\" data-gpu=\"%d\" stroke=\"%s\"", g, colour(g));
+    if (dash(g)[0])
+        gm_buf_printf(b, " stroke-dasharray=\"%s\"", dash(g));
     gm_buf_puts(b, " d=\"");
     for (size_t i = 0; i < n; i++)
         gm_buf_printf(b, "%c%d,%.1f", i ? 'L' : 'M', c[i].x, ch_y(c[i].sum / c[i].n, top));
@@ -383,8 +440,9 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
         top = 100;
     if (top <= 0)
         top = 1;
-    double step = nice_step(top);
-    top = ceil(top / step - 1e-9) * step;
+    struct gm_ticks tk; /* 1-2-5 steps, as plot and the live page (core/nice.h) */
+    gm_nice_ticks(0, top, 5, &tk);
+    top = tk.hi;
 
     gm_buf_printf(b, "<figure><figcaption>%s (%s)</figcaption>\n", mi->title, mi->unit);
     gm_buf_printf(b,
@@ -393,14 +451,15 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
                   "role=\"img\" aria-label=\"%s\">\n",
                   mi->name, (long long)(d->from_ns / 1000000), (long long)(d->to_ns / 1000000),
                   GM_RH_WIDTH, CH_HEIGHT, GM_RH_WIDTH, CH_HEIGHT, mi->title);
-    long nticks = lround(top / step);
-    for (long k = 0; k <= nticks; k++) {
-        double v = (double)k * step;
+    for (int k = 0; k < tk.n; k++) {
+        double v = gm_nice_tick(&tk, k);
         double y = ch_y(v, top);
+        char lab[32];
         gm_buf_printf(b,
                       "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-                      "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
-                      GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT, y, y, GM_RH_LEFT - 6, y + 4, v);
+                      "<text class=\"yt\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                      GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT, y, y, GM_RH_LEFT - 6, y + 4,
+                      gm_nice_label(&tk, v, lab, sizeof lab));
     }
     put_time_axis(b, d);
     gm_buf_printf(b,
@@ -423,47 +482,67 @@ static void put_chart(struct gm_buf *b, const struct gm_plot_data *d, int m, int
             gm_buf_printf(b,
                           "<line class=\"limit\" stroke=\"%s\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
                           "y2=\"%.1f\"><title>GPU %u limit %g %s</title></line>\n",
-                          colour[pg->index % 8], GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT,
+                          colour((int)pg->index), GM_RH_LEFT, GM_RH_WIDTH - GM_RH_RIGHT,
                           ch_y(lim, top), ch_y(lim, top), pg->index, lim, mi->unit);
         put_series(b, d, pg, m, top, (int)pg->index, cols);
     }
     free(cols);
-    /* marks and fired alerts: a line each, the text in the first chart only,
-     * and not over the previous label */
-    double last_label = -1e9;
+    /* marks and fired alerts: a line each with its number; in the first
+     * chart the numbers stand above the plot area (touching ones become
+     * one badge, "3-5"), and the list under the charts gives each its
+     * time and whole text: no label is cut or drawn over another */
+    size_t num = 0, c0 = 0;
+    int all_alert = 0;
+    double prev_right = -1e9;
+    char iso[64];
     for (size_t i = 0; i < d->nev; i++) {
         const struct gm_plot_event *e = &d->ev[i];
         if (e->t_ns < d->from_ns || e->t_ns > d->to_ns)
             continue;
+        num++;
         int alert = e->kind == GM_PE_ALERT;
         double x = ch_x(d, e->t_ns);
-        char iso[64];
         gm_buf_printf(b,
-                      "<line class=\"%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>%s ",
-                      alert ? "alert" : "mark", x, x, CH_TOP, CH_TOP + PLOT_H,
+                      "<line class=\"%s\" data-n=\"%zu\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+                      "y2=\"%d\"><title>%zu: %s ",
+                      alert ? "alert" : "mark", num, x, x, CH_TOP, CH_TOP + PLOT_H, num,
                       gm_time_iso(e->t_ns, iso, sizeof iso));
         attr(b, e->text);
         gm_buf_puts(b, "</title></line>\n");
-        if (labels && x - last_label >= 90) {
-            gm_buf_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%d\">", alert ? "al" : "ml", x + 3,
-                          CH_TOP + 11 + (alert ? 12 : 0));
-            struct gm_buf t = GM_BUF_INIT;
-            gm_text_line(&t, e->text, strlen(e->text));
-            /* at most 24 characters, cut between characters */
-            size_t cut = 0, nch = 0;
-            while (cut < t.len && nch < 24) {
-                cut++;
-                while (cut < t.len && ((unsigned char)t.p[cut] & 0xC0) == 0x80)
-                    cut++;
-                nch++;
-            }
-            gm_text_html(b, t.p ? t.p : "", cut);
-            if (cut < t.len)
-                gm_buf_puts(b, "\u2026");
-            gm_buf_free(&t);
-            gm_buf_puts(b, "</text>\n");
-            last_label = x;
+        if (!labels)
+            continue;
+        /* the badge of events c0+1..num, drawn when the next one is clear of it */
+        if (c0 == 0) {
+            c0 = num;
+            all_alert = 1;
         }
+        all_alert &= alert;
+        char lab[48];
+        if (c0 == num)
+            snprintf(lab, sizeof lab, "%zu", num);
+        else
+            snprintf(lab, sizeof lab, "%zu-%zu", c0, num);
+        double w = 7.0 * (double)strlen(lab) + 6; /* 11px bold digits are under 7 wide */
+        double left = fmax(fmax(x - w / 2, GM_RH_LEFT - 3), prev_right + 3);
+        size_t nx = i + 1;
+        while (nx < d->nev && (d->ev[nx].t_ns < d->from_ns || d->ev[nx].t_ns > d->to_ns))
+            nx++;
+        if (nx < d->nev) {
+            char nl[24];
+            snprintf(nl, sizeof nl, "%zu", num + 1);
+            double nw = 7.0 * (double)strlen(nl) + 6, xn = ch_x(d, d->ev[nx].t_ns);
+            if (xn - nw / 2 < left + w + 3)
+                continue; /* the next one joins this badge */
+        }
+        if (left + w > GM_RH_WIDTH)
+            left = GM_RH_WIDTH - w;
+        gm_buf_printf(b,
+                      "<g class=\"ev %s\" data-from=\"%zu\" data-to=\"%zu\"><rect x=\"%.1f\" "
+                      "y=\"0\" width=\"%.1f\" height=\"13\"/><text x=\"%.1f\" y=\"10\" "
+                      "text-anchor=\"middle\">%s</text></g>\n",
+                      all_alert ? "al" : "ml", c0, num, left, w, left + w / 2, lab);
+        prev_right = left + w;
+        c0 = 0;
     }
     gm_buf_puts(b, "</svg></figure>\n");
 }
@@ -495,6 +574,29 @@ static int chart_window(const struct gm_plot_data *d, int64_t *from, int64_t *to
     return 1;
 }
 
+/* The key of the charts' numbered lines: number, time, the whole text. */
+static void put_chart_events(struct gm_buf *b, const struct gm_plot_data *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nev; i++)
+        n += d->ev[i].t_ns >= d->from_ns && d->ev[i].t_ns <= d->to_ns;
+    if (n == 0)
+        return;
+    gm_buf_puts(b, "<p class=\"meta\">The numbered lines: marks (grey) and alerts that fired "
+                   "(red).</p>\n<ol id=\"chart-events\">");
+    for (size_t i = 0; i < d->nev; i++) {
+        const struct gm_plot_event *e = &d->ev[i];
+        if (e->t_ns < d->from_ns || e->t_ns > d->to_ns)
+            continue;
+        gm_buf_printf(b, "<li class=\"%s\">", e->kind == GM_PE_ALERT ? "al" : "ml");
+        put_time(b, e->t_ns);
+        gm_buf_puts(b, e->kind == GM_PE_ALERT ? " alert " : " ");
+        esc(b, e->text);
+        gm_buf_puts(b, "</li>");
+    }
+    gm_buf_puts(b, "</ol>\n");
+}
+
 static void put_charts(struct gm_buf *b, const struct gm_plot_data *pd)
 {
     gm_buf_puts(b, "<h2 id=\"charts\">Charts</h2>\n");
@@ -511,7 +613,8 @@ static void put_charts(struct gm_buf *b, const struct gm_plot_data *pd)
     gm_buf_printf(b,
                   "<p class=\"meta\">From the store's %s. Line: average per column; band: "
                   "lowest to highest; dotted: a GPU's limit; a gap where nothing was recorded. "
-                  "Solid grey lines: marks; dashed red: alerts that fired. From ",
+                  "Solid grey lines: marks; dashed red: alerts that fired (numbered, listed "
+                  "under the charts). From ",
                   d->tier >= 0 && d->tier <= GM_PTIER_CSV ? tier[d->tier] : "history");
     put_time(b, d->from_ns);
     gm_buf_puts(b, " to ");
@@ -524,14 +627,15 @@ static void put_charts(struct gm_buf *b, const struct gm_plot_data *pd)
                       "<li><svg width=\"28\" height=\"10\" viewBox=\"0 0 28 10\"><line x1=\"0\" "
                       "x2=\"28\" y1=\"5\" y2=\"5\" stroke-width=\"2.5\" stroke=\"%s\"%s%s%s/>"
                       "</svg> GPU %u ",
-                      colour[pg->index % 8], dash[pg->index % 8][0] ? " stroke-dasharray=\"" : "",
-                      dash[pg->index % 8], dash[pg->index % 8][0] ? "\"" : "", pg->index);
+                      colour((int)pg->index), dash((int)pg->index)[0] ? " stroke-dasharray=\"" : "",
+                      dash((int)pg->index), dash((int)pg->index)[0] ? "\"" : "", pg->index);
         esc(b, pg->name);
         gm_buf_puts(b, "</li>");
     }
     gm_buf_puts(b, "</ul>\n");
     for (size_t i = 0; i < sizeof chart_metric / sizeof chart_metric[0]; i++)
         put_chart(b, d, chart_metric[i], i == 0);
+    put_chart_events(b, d);
 }
 
 /* ---------------------------------------------------------- diagnosis */
@@ -545,7 +649,8 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         return;
     }
     gm_buf_puts(b, "<p class=\"meta\">What <code>gpumon diagnose</code> finds in the same "
-                   "history (docs/diagnose.md).</p>\n<table id=\"verdicts\"><thead><tr><th>GPU</th>"
+                   "history (docs/diagnose.md).</p>\n<div class=\"tw\"><table "
+                   "id=\"verdicts\"><thead><tr><th>GPU</th>"
                    "<th>verdict</th><th>points</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < r->ngpu; i++) {
         const struct gm_dg_verdict *v = &r->gpus[i];
@@ -555,12 +660,13 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_printf(b, "<tr><td class=\"n\">%u</td><td>%s</td><td class=\"n\">%zu</td></tr>\n",
                       v->index, name, v->npoints);
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
     if (r->nfinding == 0) {
         gm_buf_puts(b, "<p>No finding.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"findings\"><thead><tr><th>cause</th><th>severity</th><th>GPUs</th>"
+    gm_buf_puts(b, "<div class=\"tw\"><table "
+                   "id=\"findings\"><thead><tr><th>cause</th><th>severity</th><th>GPUs</th>"
                    "<th>from</th><th>to</th><th>confidence</th><th>evidence</th>"
                    "<th>what to do</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < r->nfinding; i++) {
@@ -580,7 +686,7 @@ static void put_diagnosis(struct gm_buf *b, const struct gm_report_html_in *in)
         esc(b, f->advice);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* ------------------------------------------------------ alerts, marks */
@@ -592,9 +698,10 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_puts(b, "<p>No alert notices in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"alerts-table\"><thead><tr><th>time</th><th>state</th>"
-                   "<th>severity</th><th>rule</th><th>GPU</th><th>value</th><th>summary</th>"
-                   "</tr></thead><tbody>\n");
+    gm_buf_puts(
+        b, "<div class=\"tw\"><table id=\"alerts-table\"><thead><tr><th>time</th><th>state</th>"
+           "<th>severity</th><th>rule</th><th>GPU</th><th>value</th><th>summary</th>"
+           "</tr></thead><tbody>\n");
     for (size_t i = 0; i < in->nalerts; i++) {
         const struct gm_alert_rec *a = &in->alerts[i];
         gm_buf_puts(b, "<tr class=\"alert\"><td>");
@@ -618,7 +725,7 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
         esc(b, a->summary);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* Who held each GPU in the period: per GPU, each (job, user, process)
@@ -631,12 +738,13 @@ static void put_usage(struct gm_buf *b, const struct gm_report_html_in *in)
         gm_buf_puts(b, "<p>No GPU processes recorded in this period.</p>\n");
         return;
     }
-    gm_buf_puts(b, "<p>Each GPU's time goes to the processes on it, in equal parts when several "
-                   "share it; grouped by job, user and process name.</p>\n"
-                   "<table id=\"usage-table\"><thead><tr><th>GPU</th><th>user</th>"
-                   "<th>process</th><th>job</th><th>GPU-hours</th><th>energy (Wh)</th>"
-                   "<th>util avg</th><th>mem peak</th><th>throttled</th><th>first seen</th>"
-                   "<th>last seen</th></tr></thead><tbody>\n");
+    gm_buf_puts(b,
+                "<p>Each GPU's time goes to the processes on it, in equal parts when several "
+                "share it; grouped by job, user and process name.</p>\n"
+                "<div class=\"tw\"><table id=\"usage-table\"><thead><tr><th>GPU</th><th>user</th>"
+                "<th>process</th><th>job</th><th>GPU-hours</th><th>energy (Wh)</th>"
+                "<th>util avg</th><th>mem peak</th><th>throttled</th><th>first seen</th>"
+                "<th>last seen</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < in->nusage; i++) {
         const struct gm_usage_row *w = &in->usage[i];
         gm_buf_printf(b,
@@ -669,7 +777,7 @@ static void put_usage(struct gm_buf *b, const struct gm_report_html_in *in)
         put_time(b, w->last_ms * 1000000LL);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
@@ -683,7 +791,8 @@ static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
                     "<p>No marks in this period (<code>gpumon mark TEXT</code> adds one).</p>\n");
         return;
     }
-    gm_buf_puts(b, "<table id=\"marks-table\"><thead><tr><th>time</th><th>text</th></tr></thead>"
+    gm_buf_puts(b, "<div class=\"tw\"><table "
+                   "id=\"marks-table\"><thead><tr><th>time</th><th>text</th></tr></thead>"
                    "<tbody>\n");
     for (size_t i = 0; i < d->nev; i++) {
         if (d->ev[i].kind != GM_PE_MARK)
@@ -694,7 +803,7 @@ static void put_marks(struct gm_buf *b, const struct gm_plot_data *d)
         esc(b, d->ev[i].text);
         gm_buf_puts(b, "</td></tr>\n");
     }
-    gm_buf_puts(b, "</tbody></table>\n");
+    gm_buf_puts(b, "</tbody></table></div>\n");
 }
 
 /* ------------------------------------------------------------ document */
@@ -723,7 +832,7 @@ void gm_report_html(const struct gm_report_html_in *in, struct gm_buf *b)
         gm_buf_puts(b, "all");
     gm_buf_printf(b, ". Made %s by gpumon.</p>\n", gm_time_iso(in->made_ns, m, sizeof m));
     (void)z;
-    put_summary(b, in->sum);
+    put_summary(b, in->sum, in->plot);
     put_charts(b, in->plot);
     put_diagnosis(b, in);
     put_usage(b, in);

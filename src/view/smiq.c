@@ -368,6 +368,15 @@ static int want(const struct ctx *x, int section)
     return x->mask == 0 || (x->mask & (UINT32_C(1) << section));
 }
 
+/* The two sections nvidia-smi's text prints only when -d names them
+ * (SUPPORTED_CLOCKS, SUPPORTED_GPU_TARGET_TEMP: no real `nvidia-smi -q`
+ * from driver 384 to 595 has them by default, docs/compat-q.md), while its
+ * XML has them in the full report too. */
+static int want_listed(const struct ctx *x, int section)
+{
+    return x->w.xml ? want(x, section) : (x->mask & (UINT32_C(1) << section)) != 0;
+}
+
 /* ---- the per-GPU report -------------------------------------------------- */
 
 static void identity(struct ctx *x)
@@ -736,7 +745,7 @@ static void temperature(struct ctx *x)
     struct w *w = &x->w;
     open_blk(w, "Temperature", "temperature");
     kvm(x, "GPU Current Temp", "gpu_temp", GM_M_TEMP_GPU, " C");
-    kv(w, "GPU T.Limit Temp", "gpu_temp_tlimit", NA);
+    kvm(x, "GPU T.Limit Temp", "gpu_temp_tlimit", GM_M_TEMP_TLIMIT, " C");
     kvm(x, "GPU Shutdown Temp", "gpu_temp_max_threshold", GM_M_TEMP_SHUTDOWN, " C");
     kvm(x, "GPU Slowdown Temp", "gpu_temp_slow_threshold", GM_M_TEMP_SLOWDOWN, " C");
     kvm(x, "GPU Max Operating Temp", "gpu_temp_max_gpu_threshold", GM_M_TEMP_GPU_MAX, " C");
@@ -972,7 +981,7 @@ static void gpu(struct ctx *x)
         remapped_rows(x);
     if (want(x, GM_SMIQ_TEMPERATURE))
         temperature(x);
-    if (want(x, GM_SMIQ_SUPPORTED_GPU_TARGET_TEMP))
+    if (want_listed(x, GM_SMIQ_SUPPORTED_GPU_TARGET_TEMP))
         target_temp(x);
     if (want(x, GM_SMIQ_POWER))
         power(x);
@@ -982,7 +991,7 @@ static void gpu(struct ctx *x)
         voltage(x);
     if (all)
         fabric(x);
-    if (want(x, GM_SMIQ_SUPPORTED_CLOCKS))
+    if (want_listed(x, GM_SMIQ_SUPPORTED_CLOCKS))
         supported_clocks(x);
     if (want(x, GM_SMIQ_PIDS))
         processes(x);

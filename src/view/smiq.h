@@ -52,7 +52,8 @@ int gm_smiq_parse_sections(const char *list, uint32_t *mask, struct gm_err *err)
 
 /* Appends the report for the GPUs whose bit is set in gpus (by position in
  * s->gpus): the text of `nvidia-smi -q` (xml = 0) or the XML of
- * `nvidia-smi -q -x` (xml = 1), showing only the sections in mask (0: all).
+ * `nvidia-smi -q -x` (xml = 1), showing only the sections in mask (0: nvidia-smi's
+ * default: all, but the text leaves out Supported Clocks and Target Temp).
  * q[i] holds the report-only values of s->gpus[i] (source/nvml_q.h); NULL
  * prints them N/A.  Text from outside (names, versions, process names) is
  * sanitised for the form: controls and invalid UTF-8 replaced, XML special

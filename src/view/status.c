@@ -3,13 +3,19 @@
  * Names in the text view (host, GPU, user, process, command line, driver
  * version) are text from outside and go through gm_text_term (core/text.h):
  * a process named "\x1b[2J" must not clear the reader's screen, and one with
- * a newline must not add a line. */
+ * a newline must not add a line.
+ *
+ * With a width (gm_status_opts.width) the text is fitted to it instead of
+ * being left to the terminal to wrap: a line is written as items, and an
+ * item that would pass the edge starts an indented line of its own, whole
+ * ("fitting the width" below); the GPU lines are shortened in steps first. */
 #include "status.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/cause.h"
 #include "../core/fmt.h"
 #include "../core/json.h"
 #include "../core/metrics.h"
@@ -97,6 +103,20 @@ int gm_status_flags(const struct gm_gpu *g, char labels[][GM_STATUS_FLAG_MAX], i
 
 /* ------------------------------------------------------------------- text */
 
+int gm_status_temp_level(const struct gm_gpu *g)
+{
+    const struct gm_value *temp = &g->m[GM_M_TEMP_GPU], *slow = &g->m[GM_M_TEMP_SLOWDOWN];
+    if (!gm_v_ok(temp))
+        return GM_STATUS_TEMP_COOL;
+    double t = gm_v_as_double(temp);
+    double hot = 85, warm = 75; /* without a threshold: what most boards slow down near */
+    if (gm_v_ok(slow)) {
+        hot = gm_v_as_double(slow) - GM_STATUS_TEMP_HOT_MARGIN;
+        warm = gm_v_as_double(slow) - GM_STATUS_TEMP_WARM_MARGIN;
+    }
+    return t >= hot ? GM_STATUS_TEMP_HOT : t >= warm ? GM_STATUS_TEMP_WARM : GM_STATUS_TEMP_COOL;
+}
+
 static const char *gpu_down_text(const struct gm_gpu *g)
 {
     switch (g->state) {
@@ -115,6 +135,115 @@ static void term(struct gm_buf *b, const struct gm_status_opts *o, const char *s
 {
     gm_text_term(b, s, strlen(s), o->utf8);
 }
+
+/* Columns s[0, n) takes on the terminal: our colour sequences (ESC [ ... m)
+ * take none, every other character one (outside text has been through
+ * gm_text_term, so no escape of its own is left). */
+static size_t vis_width(const char *s, size_t n)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\033') {
+            while (i + 1 < n && s[i + 1] != 'm')
+                i++;
+            i++;
+        } else if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            w++;
+        }
+    }
+    return w;
+}
+
+/* ----------------------------------------------------- fitting the width
+ *
+ * A line is written as items, each starting with the blank that separates
+ * it from the one before.  With a width, an item that would pass it goes on
+ * a new line indented by FIT_INDENT (without its blank), whole: a mark such
+ * as "[thermal]" is never split by the terminal.  An item wider than a whole
+ * continuation line is cut, its last column an ellipsis. */
+
+#define FIT_INDENT 4
+
+struct fit {
+    struct gm_buf *out;
+    const struct gm_status_opts *o;
+    size_t width; /* 0: no limit */
+    size_t col;   /* columns on the current line */
+};
+
+/* Appends s[0, n) cut to maxw columns (the last one an ellipsis when cut),
+ * colour sequences kept and reset after a cut. */
+static void put_cut(struct fit *f, const char *s, size_t n, size_t maxw)
+{
+    if (vis_width(s, n) <= maxw) {
+        gm_buf_put(f->out, s, n);
+        f->col += vis_width(s, n);
+        return;
+    }
+    size_t w = 0, i = 0;
+    while (i < n) {
+        if (s[i] == '\033') {
+            size_t j = i;
+            while (j < n && s[j] != 'm')
+                j++;
+            gm_buf_put(f->out, s + i, j < n ? j - i + 1 : j - i);
+            i = j + 1;
+            continue;
+        }
+        size_t k = i + 1;
+        while (k < n && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k++;
+        if (w + 1 >= maxw)
+            break;
+        gm_buf_put(f->out, s + i, k - i);
+        w++;
+        i = k;
+    }
+    gm_buf_puts(f->out, f->o->utf8 ? "\xE2\x80\xA6" : "~");
+    w++;
+    col(f->out, f->o, C_RESET);
+    f->col += w;
+}
+
+static void fit_item(struct fit *f, const char *s, size_t n)
+{
+    size_t w = vis_width(s, n);
+    if (!f->width || f->col + w <= f->width || f->col <= FIT_INDENT) {
+        if (f->width && f->col + w > f->width)
+            put_cut(f, s, n, f->width - f->col);
+        else {
+            gm_buf_put(f->out, s, n);
+            f->col += w;
+        }
+        return;
+    }
+    gm_buf_putc(f->out, '\n');
+    gm_buf_fill(f->out, ' ', FIT_INDENT);
+    f->col = FIT_INDENT;
+    if (n && s[0] == ' ') /* its separating blank starts the line no more */
+        s++, n--;
+    fit_item(f, s, n);
+}
+
+/* The item built in b (then emptied). */
+static void fit_buf(struct fit *f, struct gm_buf *b)
+{
+    if (b->len)
+        fit_item(f, b->p, b->len);
+    gm_buf_reset(b);
+}
+
+/* How the GPU lines are shortened to fit a width, least lost first: the
+ * same form for every GPU, so that the columns stay aligned. */
+enum {
+    FORM_FULL = 0,   /* as wide as it comes */
+    FORM_NO_VENDOR,  /* "NVIDIA " left out of the names */
+    FORM_TIGHT,      /* fewer blanks, memory in GiB, power without blanks */
+    FORM_SHORT_NAME, /* names cut to FORM_NAME_MAX columns */
+    FORM_NO_NAME,    /* the index alone */
+    FORM__COUNT
+};
+#define FORM_NAME_MAX 12
 
 static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const struct gm_proc *p)
 {
@@ -160,91 +289,118 @@ static void proc_text(struct gm_buf *b, const struct gm_status_opts *o, const st
     }
 }
 
-void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *b)
+/* The name of GPU g as shown in form (terminal-safe) into dst. */
+static void gpu_name(const struct gm_gpu *g, const struct gm_status_opts *o, int form, char *dst,
+                     size_t len)
 {
-    char t[64];
-    struct tm;
-    gm_time_iso(s->wall_ns, t, sizeof(t));
-    /* "2026-12-02T10:00:00.000+08:00" -> "2026-12-02 10:00:00 +08:00" */
-    char shown[96];
-    snprintf(shown, sizeof(shown), "%.10s %.8s %s", t, t + 11, t + 23);
-    col(b, o, C_BOLD);
-    term(b, o, s->hostname);
-    col(b, o, C_RESET);
-    gm_buf_printf(b, "  %s", shown);
-    if (gm_v_ok(&s->driver_version)) {
-        gm_buf_puts(b, "  driver ");
-        term(b, o, s->driver_version_s);
+    const char *n = g->str[GM_S_NAME];
+    if (form >= FORM_NO_NAME) {
+        dst[0] = '\0';
+        return;
     }
-    if (gm_v_ok(&s->cuda_version))
-        gm_buf_printf(b, "  CUDA %" PRIu64 ".%" PRIu64, s->cuda_version.v.u / 1000,
-                      (s->cuda_version.v.u % 1000) / 10);
-    gm_buf_putc(b, '\n');
+    if (form >= FORM_NO_VENDOR && strncmp(n, "NVIDIA ", 7) == 0 && n[7])
+        n += 7;
+    gm_text_term_s(dst, len, n[0] ? n : "(unknown)", o->utf8);
+    if (form >= FORM_SHORT_NAME && gm_text_width(dst) > FORM_NAME_MAX) {
+        struct gm_buf b = GM_BUF_INIT;
+        struct fit f = {.out = &b, .o = &(struct gm_status_opts){.utf8 = o->utf8}};
+        put_cut(&f, dst, strlen(dst), FORM_NAME_MAX);
+        snprintf(dst, len, "%s", b.p);
+        gm_buf_free(&b);
+    }
+}
 
-    /* the GPU names as shown, for their common width */
-    char names[64][GM_STR_MAX * 3];
-    size_t namew = 0;
-    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
-        const char *n = s->gpus[i].str[GM_S_NAME];
-        gm_text_term_s(names[i], sizeof(names[i]), n[0] ? n : "(unknown)", o->utf8);
-        size_t w = n[0] ? gm_text_width(names[i]) : 0;
-        if (w > namew)
-            namew = w;
-    }
+/* One GPU: its line in form, its marks and (unless gpu_only) its
+ * processes, fitted to f's width. */
+static void gpu_text(struct fit *f, const struct gm_snapshot *s, const struct gm_gpu *g,
+                     const char *name, size_t namew, int form, int gpu_only, int no_marks)
+{
+    const struct gm_status_opts *o = f->o;
+    struct gm_buf it = GM_BUF_INIT, *b = &it;
+    int tight = form >= FORM_TIGHT;
     const char *deg = o->utf8 ? "\xC2\xB0"
                                 "C"
                               : "C";
-
-    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
-        if (!((o->mask >> i) & 1))
-            continue;
-        const struct gm_gpu *g = &s->gpus[i];
-        const char *name = names[i];
-        col(b, o, C_CYAN);
-        gm_buf_printf(b, "[%u]", g->index);
-        col(b, o, C_RESET);
+    col(b, o, C_CYAN);
+    gm_buf_printf(b, "[%u]", g->index);
+    col(b, o, C_RESET);
+    if (form < FORM_NO_NAME) {
         gm_buf_putc(b, ' ');
         col(b, o, C_BLUE);
         gm_buf_puts(b, name);
         col(b, o, C_RESET);
         gm_buf_fill(b, ' ', namew > gm_text_width(name) ? namew - gm_text_width(name) : 0);
-        gm_buf_puts(b, " | ");
+    }
+    gm_buf_puts(b, " |");
+    if (g->state != GM_GPU_OK) {
+        fit_buf(f, b);
+        /* the reason, word by word: a sentence, wrapped at blanks */
+        char why[256];
         const char *down = gpu_down_text(g);
-        if (g->state != GM_GPU_OK) {
-            col(b, o, C_BOLD C_RED);
-            if (down)
-                gm_buf_puts(b, down);
-            else
-                gm_buf_printf(b, "GPU error: %s", gm_nvml_error_text(g->state_code));
-            col(b, o, C_RESET);
-            gm_buf_putc(b, '\n');
-            continue;
-        }
-
-        /* temperature, utilisation */
-        const struct gm_value *temp = &g->m[GM_M_TEMP_GPU];
-        const struct gm_value *slow = &g->m[GM_M_TEMP_SLOWDOWN];
-        if (gm_v_ok(temp)) {
-            double tv = gm_v_as_double(temp);
-            int hot = gm_v_ok(slow) ? tv >= gm_v_as_double(slow) - 5 : tv >= 85;
-            col(b, o, hot ? C_BOLD C_RED : tv >= 75 ? C_YELLOW : C_RED);
-            gm_buf_printf(b, "%3.0f%s", tv, deg);
-            col(b, o, C_RESET);
-        } else {
-            gm_buf_puts(b, o->utf8 ? "  N/A" : " N/A"); /* as wide as "NN°C" / "NNC" */
-        }
-        gm_buf_puts(b, ", ");
-        const struct gm_value *u = &g->m[GM_M_UTIL_GPU];
-        col(b, o, C_GREEN);
-        if (gm_v_ok(u))
-            gm_buf_printf(b, "%3" PRIu64 " %%", u->v.u);
+        if (down)
+            snprintf(why, sizeof why, "%s", down);
         else
-            gm_buf_puts(b, "  N/A");
+            snprintf(why, sizeof why, "GPU error: %s", gm_nvml_error_text(g->state_code));
+        for (const char *w = why; *w;) {
+            const char *e = strchr(w, ' ');
+            size_t n = e ? (size_t)(e - w) : strlen(w);
+            gm_buf_putc(b, ' ');
+            col(b, o, C_BOLD C_RED);
+            gm_buf_put(b, w, n);
+            col(b, o, C_RESET);
+            fit_buf(f, b);
+            w += n;
+            while (*w == ' ')
+                w++;
+        }
+        gm_buf_free(&it);
+        return;
+    }
+    gm_buf_putc(b, ' ');
+
+    /* temperature, coloured by how close it is to the slowdown threshold;
+     * utilisation */
+    const struct gm_value *temp = &g->m[GM_M_TEMP_GPU];
+    if (gm_v_ok(temp)) {
+        static const char *const tc[] = {"", C_YELLOW, C_BOLD C_RED};
+        int lvl = gm_status_temp_level(g);
+        col(b, o, tc[lvl]);
+        gm_buf_printf(b, "%3.0f%s", gm_v_as_double(temp), deg);
+        col(b, o, lvl ? C_RESET : "");
+    } else {
+        gm_buf_puts(b, o->utf8 ? "  N/A" : " N/A"); /* as wide as "NN°C" / "NNC" */
+    }
+    gm_buf_puts(b, tight ? " " : ", ");
+    const struct gm_value *u = &g->m[GM_M_UTIL_GPU];
+    col(b, o, C_GREEN);
+    if (gm_v_ok(u))
+        gm_buf_printf(b, tight ? "%3" PRIu64 "%%" : "%3" PRIu64 " %%", u->v.u);
+    else
+        gm_buf_puts(b, tight ? " N/A" : "  N/A");
+    col(b, o, C_RESET);
+    gm_buf_puts(b, " | ");
+
+    /* memory: MiB, or GiB with one decimal when tight; power */
+    const struct gm_value *mu = &g->m[GM_M_MEM_USED], *mt = &g->m[GM_M_MEM_TOTAL];
+    const struct gm_value *pw = &g->m[GM_M_POWER_DRAW], *pl = &g->m[GM_M_POWER_LIMIT];
+    if (tight) {
+        char a[16] = "N/A", c[16] = "N/A", cell[40];
+        if (gm_v_ok(mu))
+            snprintf(a, sizeof a, "%.1f", (double)mu->v.u / 1073741824.0);
+        if (gm_v_ok(mt))
+            snprintf(c, sizeof c, "%.1f", (double)mt->v.u / 1073741824.0);
+        snprintf(cell, sizeof cell, "%s/%sG", a, c);
+        col(b, o, C_YELLOW);
+        gm_buf_printf(b, "%11s", cell);
         col(b, o, C_RESET);
         gm_buf_puts(b, " | ");
-
-        /* memory */
-        const struct gm_value *mu = &g->m[GM_M_MEM_USED], *mt = &g->m[GM_M_MEM_TOTAL];
+        snprintf(a, sizeof a, gm_v_ok(pw) ? "%.0f" : "N/A", gm_v_ok(pw) ? pw->v.d : 0.0);
+        snprintf(c, sizeof c, gm_v_ok(pl) ? "%.0f" : "N/A", gm_v_ok(pl) ? pl->v.d : 0.0);
+        snprintf(cell, sizeof cell, "%s/%sW", a, c);
+        col(b, o, C_MAGENTA);
+        gm_buf_printf(b, "%9s", cell);
+        col(b, o, C_RESET);
+    } else {
         col(b, o, C_YELLOW);
         if (gm_v_ok(mu))
             gm_buf_printf(b, "%6" PRIu64, mu->v.u / 1048576);
@@ -256,9 +412,6 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
         else
             gm_buf_puts(b, " /    N/A MiB");
         gm_buf_puts(b, " | ");
-
-        /* power */
-        const struct gm_value *pw = &g->m[GM_M_POWER_DRAW], *pl = &g->m[GM_M_POWER_LIMIT];
         col(b, o, C_MAGENTA);
         if (gm_v_ok(pw))
             gm_buf_printf(b, "%4.0f", pw->v.d);
@@ -269,60 +422,190 @@ void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o,
             gm_buf_printf(b, " / %4.0f W", pl->v.d);
         else
             gm_buf_puts(b, " /  N/A W");
+    }
 
-        /* throttle marker */
-        const struct gm_value *r = &g->m[GM_M_CER_ACTIVE];
-        const char *lim = gm_v_ok(r) ? gm_status_throttle_label(r->v.u) : NULL;
-        if (lim) {
-            gm_buf_puts(b, " ");
-            col(b, o, C_BOLD C_RED);
-            gm_buf_printf(b, "[%s]", lim);
-            col(b, o, C_RESET);
-        }
-        char flags[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
-        int nflags = gm_status_flags(g, flags, GM_STATUS_FLAGS);
-        for (int k = 0; k < nflags; k++) {
-            gm_buf_puts(b, " ");
-            col(b, o, C_BOLD C_YELLOW);
-            gm_buf_printf(b, "[%s]", flags[k]);
-            col(b, o, C_RESET);
-        }
-        if (g->nmig)
-            gm_buf_printf(b, " MIG x%u", g->nmig);
-        /* the jobs the job-mapping directory names for the GPU (docs/jobs.md) */
-        for (int k = 0; g->hpc_known && k < g->nhpc_jobs; k++) {
-            char key[128];
-            gm_buf_puts(b, " [");
-            term(b, o, gm_hpc_job_key(g->hpc_jobs[k], key, sizeof key));
-            gm_buf_putc(b, ']');
-        }
-        if (g->hpc_known && g->hpc_dropped)
-            gm_buf_printf(b, " [+%u jobs]", (unsigned)g->hpc_dropped);
-        gm_buf_puts(b, " |");
+    /* the marks, each an item of its own (moved whole, never split); the
+     * " |" that ends the GPU's part stays with the last one (or with the
+     * values when there is none) */
+    struct gm_buf marks[GM_STATUS_FLAGS + 2 + GM_HPC_JOBS_MAX + 1];
+    size_t nm = 0;
+    for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+        marks[k] = (struct gm_buf)GM_BUF_INIT;
+    const struct gm_value *r = &g->m[GM_M_CER_ACTIVE];
+    const char *lim = gm_v_ok(r) && !no_marks ? gm_status_throttle_label(r->v.u) : NULL;
+    if (lim) {
+        gm_buf_puts(&marks[nm], " ");
+        col(&marks[nm], o, C_BOLD C_RED);
+        gm_buf_printf(&marks[nm], "[%s]", lim);
+        col(&marks[nm++], o, C_RESET);
+    }
+    char flags[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
+    int nflags = no_marks ? 0 : gm_status_flags(g, flags, GM_STATUS_FLAGS);
+    for (int k = 0; k < nflags; k++) {
+        gm_buf_puts(&marks[nm], " ");
+        col(&marks[nm], o, C_BOLD C_YELLOW);
+        gm_buf_printf(&marks[nm], "[%s]", flags[k]);
+        col(&marks[nm++], o, C_RESET);
+    }
+    if (g->nmig && !no_marks)
+        gm_buf_printf(&marks[nm++], " MIG x%u", g->nmig);
+    /* the jobs the job-mapping directory names for the GPU (docs/jobs.md) */
+    for (int k = 0; g->hpc_known && !no_marks && k < g->nhpc_jobs && k < GM_HPC_JOBS_MAX; k++) {
+        char key[128];
+        gm_buf_puts(&marks[nm], " [");
+        term(&marks[nm], o, gm_hpc_job_key(g->hpc_jobs[k], key, sizeof key));
+        gm_buf_putc(&marks[nm++], ']');
+    }
+    if (g->hpc_known && g->hpc_dropped && !no_marks)
+        gm_buf_printf(&marks[nm++], " [+%u jobs]", (unsigned)g->hpc_dropped);
+    gm_buf_puts(nm ? &marks[nm - 1] : b, " |");
+    fit_buf(f, b);
+    for (size_t k = 0; k < nm; k++)
+        fit_buf(f, &marks[k]);
+    for (size_t k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
+        gm_buf_free(&marks[k]);
+    if (gpu_only) {
+        gm_buf_free(&it);
+        return;
+    }
 
-        if (o->show_procs) {
-            for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++) {
-                gm_buf_putc(b, ' ');
-                proc_text(b, o, &s->procs[k]);
-            }
+    if (o->show_procs) {
+        for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++) {
+            gm_buf_putc(b, ' ');
+            proc_text(b, o, &s->procs[k]);
+            fit_buf(f, b);
         }
-        /* never a silent "no process": those the snapshot does not hold
-         * (beyond GM_NVML_PROC_MAX), or a list that could not be read */
-        const struct gm_value *plist = &g->proc_list;
-        if (g->proc_dropped) {
-            col(b, o, C_BOLD C_YELLOW);
-            gm_buf_printf(b, " [+%" PRIu32 " process%s not listed]", g->proc_dropped,
-                          g->proc_dropped == 1 ? "" : "es");
-            col(b, o, C_RESET);
+    }
+    /* never a silent "no process": those the snapshot does not hold
+     * (beyond GM_NVML_PROC_MAX), or a list that could not be read */
+    const struct gm_value *plist = &g->proc_list;
+    if (g->proc_dropped) {
+        gm_buf_putc(b, ' ');
+        col(b, o, C_BOLD C_YELLOW);
+        gm_buf_printf(b, "[+%" PRIu32 " process%s not listed]", g->proc_dropped,
+                      g->proc_dropped == 1 ? "" : "es");
+        col(b, o, C_RESET);
+        fit_buf(f, b);
+    }
+    if (!gm_v_ok(plist) && !(plist->status == GM_VS_NA && plist->code == GM_CODE_NOT_COLLECTED)) {
+        gm_buf_putc(b, ' ');
+        col(b, o, C_BOLD C_YELLOW);
+        gm_buf_printf(b, "[process list incomplete: %s]", gm_nvml_error_text(plist->code));
+        col(b, o, C_RESET);
+        fit_buf(f, b);
+    }
+    gm_buf_free(&it);
+}
+
+/* The widest name among the GPUs shown, in form. */
+static size_t names_width(const struct gm_snapshot *s, const struct gm_status_opts *o, int form)
+{
+    size_t w = 0;
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        char n[GM_STR_MAX * 3];
+        if (!s->gpus[i].str[GM_S_NAME][0] && form < FORM_NO_NAME)
+            continue; /* "(unknown)" does not widen the column */
+        gpu_name(&s->gpus[i], o, form, n, sizeof n);
+        if (gm_text_width(n) > w)
+            w = gm_text_width(n);
+    }
+    return w;
+}
+
+/* The first form (the fullest) in which every GPU line shown fits width
+ * columns (without its marks when no_marks); the last form when none. */
+static int fullest_form(const struct gm_snapshot *s, const struct gm_status_opts *o, size_t width,
+                        int no_marks)
+{
+    struct gm_buf it = GM_BUF_INIT;
+    int form = FORM_FULL;
+    for (; form < FORM__COUNT - 1; form++) {
+        size_t namew = names_width(s, o, form), widest = 0;
+        for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+            if (!((o->mask >> i) & 1) || s->gpus[i].state != GM_GPU_OK)
+                continue;
+            char n[GM_STR_MAX * 3];
+            gpu_name(&s->gpus[i], o, form, n, sizeof n);
+            struct fit probe = {.out = &it, .o = o};
+            gm_buf_reset(&it);
+            gpu_text(&probe, s, &s->gpus[i], n, namew, form, 1, no_marks);
+            if (probe.col > widest)
+                widest = probe.col;
         }
-        if (!gm_v_ok(plist) &&
-            !(plist->status == GM_VS_NA && plist->code == GM_CODE_NOT_COLLECTED)) {
-            col(b, o, C_BOLD C_YELLOW);
-            gm_buf_printf(b, " [process list incomplete: %s]", gm_nvml_error_text(plist->code));
-            col(b, o, C_RESET);
-        }
+        if (widest <= width)
+            break;
+    }
+    gm_buf_free(&it);
+    return form;
+}
+
+void gm_status_text(const struct gm_snapshot *s, const struct gm_status_opts *o, struct gm_buf *b)
+{
+    struct fit f = {.out = b, .o = o, .width = o->width};
+    if (f.width && f.width < GM_STATUS_MIN_WIDTH)
+        f.width = GM_STATUS_MIN_WIDTH;
+    struct gm_buf it = GM_BUF_INIT;
+    char t[64];
+    gm_time_iso(s->wall_ns, t, sizeof(t));
+    /* "2026-12-02T10:00:00.000+08:00" -> "2026-12-02 10:00:00 +08:00"; on a
+     * narrow terminal the versions go first (CUDA, then the driver's), then
+     * the host name is cut */
+    char shown[96];
+    snprintf(shown, sizeof(shown), "  %.10s %.8s %s", t, t + 11, t + 23);
+    struct gm_buf host = GM_BUF_INIT, drv = GM_BUF_INIT;
+    col(&host, o, C_BOLD);
+    term(&host, o, s->hostname);
+    col(&host, o, C_RESET);
+    if (gm_v_ok(&s->driver_version)) {
+        gm_buf_puts(&drv, "  driver ");
+        term(&drv, o, s->driver_version_s);
+    }
+    char cuda[48] = "";
+    if (gm_v_ok(&s->cuda_version))
+        snprintf(cuda, sizeof cuda, "  CUDA %" PRIu64 ".%" PRIu64, s->cuda_version.v.u / 1000,
+                 (s->cuda_version.v.u % 1000) / 10);
+    size_t hw = vis_width(host.p ? host.p : "", host.len), tw = strlen(shown),
+           dw = vis_width(drv.p ? drv.p : "", drv.len), cw = strlen(cuda);
+    int with_drv = 1, with_cuda = 1;
+    if (f.width && hw + tw + dw + cw > f.width)
+        with_cuda = 0;
+    if (f.width && hw + tw + dw > f.width)
+        with_drv = 0;
+    size_t room = f.width > tw ? f.width - tw : 1;
+    if (f.width && hw > room)
+        put_cut(&f, host.p, host.len, room);
+    else if (host.len)
+        gm_buf_put(b, host.p, host.len);
+    gm_buf_puts(b, shown);
+    if (with_drv && drv.len)
+        gm_buf_put(b, drv.p, drv.len);
+    if (with_cuda)
+        gm_buf_puts(b, cuda);
+    gm_buf_putc(b, '\n');
+    gm_buf_free(&host);
+    gm_buf_free(&drv);
+
+    /* the form: the fullest in which every GPU's line fits the width with
+     * its marks; but names are not left out only to keep the marks on the
+     * line: then the marks go below */
+    int form = FORM_FULL;
+    if (f.width) {
+        int all = fullest_form(s, o, f.width, 0), values = fullest_form(s, o, f.width, 1);
+        form = all;
+        if (all > FORM_SHORT_NAME)
+            form = values > FORM_SHORT_NAME ? values : FORM_SHORT_NAME;
+    }
+    size_t namew = names_width(s, o, form);
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++) {
+        if (!((o->mask >> i) & 1))
+            continue;
+        char n[GM_STR_MAX * 3];
+        gpu_name(&s->gpus[i], o, form, n, sizeof n);
+        f.col = 0;
+        gpu_text(&f, s, &s->gpus[i], n, namew, form, 0, 0);
         gm_buf_putc(b, '\n');
     }
+    gm_buf_free(&it);
 }
 
 /* ------------------------------------------------------------------- JSON */
@@ -674,6 +957,18 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
     if (nvlink)
         json_nvlinks(j, g);
 
+    if (flags & GM_STATUS_JSON_DIAG) {
+        gm_json_key(j, "diagnosis");
+        if (g->diag_known) {
+            gm_json_arr_begin(j);
+            for (int c = 0; c < GM_CAUSE__COUNT; c++)
+                if (g->diag & (UINT32_C(1) << c))
+                    gm_json_str(j, gm_cause_name(c));
+            gm_json_arr_end(j);
+        } else {
+            gm_json_null(j);
+        }
+    }
     gm_json_key(j, "processes");
     gm_json_arr_begin(j);
     for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc; k++)

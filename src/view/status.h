@@ -24,7 +24,26 @@ struct gm_status_opts {
     int show_procs; /* list processes (default on) */
     int full_cmd;   /* show the command line instead of the process name */
     uint64_t mask;  /* GPUs to show, by position in s->gpus */
+    /* columns the text must fit (the terminal's width), 0 for no limit; at
+     * least GM_STATUS_MIN_WIDTH is used.  The GPU lines are shortened in
+     * steps, the same for every GPU (no "NVIDIA " in names, fewer blanks
+     * and memory in GiB, names cut, names left out); marks and processes
+     * that do not fit go whole on lines below, indented: a mark is never
+     * split over two lines (docs/views.md, "status") */
+    unsigned width;
 };
+#define GM_STATUS_MIN_WIDTH 48
+
+/* How close a GPU's temperature is to its slowdown threshold, for its
+ * colour: hot within GM_STATUS_TEMP_HOT_MARGIN degrees of it (or at or
+ * over it), warm within GM_STATUS_TEMP_WARM_MARGIN, cool below; without a
+ * threshold 85 and 75 degrees stand in.  Cool when the temperature is not
+ * real.  status and top colour by it (cool: no colour, warm: yellow, hot:
+ * bold red). */
+enum { GM_STATUS_TEMP_COOL = 0, GM_STATUS_TEMP_WARM, GM_STATUS_TEMP_HOT };
+#define GM_STATUS_TEMP_HOT_MARGIN 5
+#define GM_STATUS_TEMP_WARM_MARGIN 15
+int gm_status_temp_level(const struct gm_gpu *g);
 
 /* The text view.  Names (text from outside) are written with gm_text_term:
  * no control character or invalid UTF-8 reaches the terminal. */
@@ -44,6 +63,8 @@ enum {
                                            nvlink[], read with GM_NVML_NVLINK_LINKS) */
     GM_STATUS_JSON_NO_COMMAND = 1 << 2, /* each process's "command" null, its reason
                                            "withheld" (the agent's API without auth) */
+    GM_STATUS_JSON_DIAG = 1 << 3,       /* "diagnosis": each GPU's causes the agent's running
+                                           diagnosis finds now (null where none runs) */
 };
 void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, int flags,
                         struct gm_buf *out);

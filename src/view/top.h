@@ -26,6 +26,9 @@ struct gm_top_opts {
     const char *proc_root; /* NULL: "/proc" */
     const char *job;       /* --job: the process table's job filter, or NULL */
     const char *container; /* --container: its container filter, or NULL */
+    /* the agent's SQLite store (its configured data directory) to fill the
+     * charts from at the start, or NULL (docs/views.md, history charts) */
+    const char *store_path;
 };
 
 /* What gm_top_run returns besides 0 and GM_E_* codes. */
@@ -40,7 +43,7 @@ enum {
 int gm_top_run(const struct gm_top_opts *o, struct gm_err *err);
 
 /* The module's one export. */
-#define GM_TOP_MODULE_ABI 2
+#define GM_TOP_MODULE_ABI 3
 struct gm_top_module {
     int abi; /* GM_TOP_MODULE_ABI */
     int (*run)(const struct gm_top_opts *o, struct gm_err *err);

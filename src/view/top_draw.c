@@ -141,6 +141,26 @@ __attribute__((format(printf, 5, 6))) static int putf(int y, int x, int maxw, at
     return put(y, x, maxw, a, buf);
 }
 
+/* put(), but text wider than maxw is cut one column earlier and ends
+ * with an ellipsis, so that a cut sentence reads as one. */
+static int put_abbrev(int y, int x, int maxw, attr_t a, const char *s)
+{
+    struct gm_buf safe = GM_BUF_INIT, cut = GM_BUF_INIT;
+    if (!drawable(s)) {
+        gm_text_term(&safe, s, strlen(s), draw_utf8);
+        s = safe.p ? safe.p : "";
+    }
+    if (maxw > 1 && width_of(s) > maxw) {
+        gm_buf_put(&cut, s, (size_t)bytes_for(s, maxw - 1));
+        gm_buf_puts(&cut, draw_utf8 ? "\xE2\x80\xA6" : "~");
+        s = cut.p;
+    }
+    int n = put(y, x, maxw, a, s);
+    gm_buf_free(&safe);
+    gm_buf_free(&cut);
+    return n;
+}
+
 static void hline_at(int y, int x, int w, attr_t a, int utf8)
 {
     char line[1024] = "";
@@ -254,13 +274,19 @@ static void draw_header(struct top_ui *ui)
         char t[64];
         gm_time_iso(s->wall_ns, t, sizeof(t));
         x += putf(0, x, COLS - x, A_NORMAL, "  %s  %.10s %.8s", s->hostname, t, t + 11);
+        /* the rest piece by piece, each whole or not at all (never "every"
+         * without its interval at the edge of an 80-column screen) */
+        char piece[4][96] = {"", "", "", ""};
         if (gm_v_ok(&s->driver_version))
-            x += putf(0, x, COLS - x, A_NORMAL, "  driver %s", s->driver_version_s);
+            snprintf(piece[0], sizeof piece[0], "  driver %s", s->driver_version_s);
         if (gm_v_ok(&s->cuda_version))
-            x += putf(0, x, COLS - x, A_NORMAL, "  CUDA %" PRIu64 ".%" PRIu64,
-                      s->cuda_version.v.u / 1000, (s->cuda_version.v.u % 1000) / 10);
-        x += putf(0, x, COLS - x, A_NORMAL, "  %u GPU%s  every %.3gs", s->ngpu,
-                  s->ngpu == 1 ? "" : "s", (double)ui->o->interval_ns / 1e9);
+            snprintf(piece[1], sizeof piece[1], "  CUDA %" PRIu64 ".%" PRIu64,
+                     s->cuda_version.v.u / 1000, (s->cuda_version.v.u % 1000) / 10);
+        snprintf(piece[2], sizeof piece[2], "  %u GPU%s", s->ngpu, s->ngpu == 1 ? "" : "s");
+        snprintf(piece[3], sizeof piece[3], "  every %.3gs", (double)ui->o->interval_ns / 1e9);
+        for (int k = 0; k < 4; k++)
+            if (piece[k][0] && width_of(piece[k]) <= COLS - x)
+                x += put(0, x, COLS - x, A_NORMAL, piece[k]);
     }
     if (ui->o->readonly)
         put(0, x, COLS - x, A(P_DIM), "  [read-only]");
@@ -312,8 +338,12 @@ static int temp_cell(struct top_ui *ui, int y, int x, int w, const struct gm_gpu
     if (!ok(g, GM_M_TEMP_GPU))
         return put(y, x, w, A_NORMAL, "N/A");
     double t = val(g, GM_M_TEMP_GPU);
-    int hot = ok(g, GM_M_TEMP_SLOWDOWN) ? t >= val(g, GM_M_TEMP_SLOWDOWN) - 5 : t >= 85;
-    int n = putf(y, x, w, hot ? A(P_ALERT) : t >= 75 ? A(P_WARN) : A_NORMAL, "%.0f%s", t, deg(ui));
+    int lvl = gm_status_temp_level(g); /* as status colours it */
+    int n = putf(y, x, w,
+                 lvl == GM_STATUS_TEMP_HOT    ? A(P_ALERT)
+                 : lvl == GM_STATUS_TEMP_WARM ? A(P_WARN)
+                                              : A_NORMAL,
+                 "%.0f%s", t, deg(ui));
     if (full)
         n += put(y, x + n, w - n, A(P_DIM),
                  ok(g, GM_M_TEMP_SLOWDOWN)
@@ -503,6 +533,76 @@ static void panel_line(struct top_ui *ui, int y, int x, int w, const struct gm_g
         putf(y, x + n, w - n, A(P_ALERT), " !%s", dg.label);
 }
 
+/* GPU g's problem as a sentence, what a full panel's fifth line says in
+ * alert colour (a diagnosis finding, or the limit the cross-check names)
+ * followed by its marks; returns 0 (buf "") when it has none. */
+static int problem_text(struct top_ui *ui, const struct gm_gpu *g, int compact, char *buf,
+                        size_t len)
+{
+    buf[0] = '\0';
+    if (g->state != GM_GPU_OK)
+        return 0; /* its panel line says it */
+    struct gm_top_diag dg;
+    gm_top_diagnose(g, ui->utf8, &dg);
+    int fc = g->index < 64 ? ui->find[g->index].cause : -1;
+    int named = fc == GM_DG_THERMAL_THROTTLE || fc == GM_DG_POWER_CAPPED ||
+                fc == GM_DG_HW_SLOWDOWN || fc == GM_DG_APP_CLOCKS;
+    /* a compact panel already says the limit's sentence and the marks in
+     * full on its second line: only a finding of the diagnosis is new */
+    const char *sentence = fc >= 0 && !(named && dg.limit != GM_TOP_LIM_NONE)
+                               ? ui->find[g->index].text
+                           : dg.limit != GM_TOP_LIM_NONE && !compact ? dg.text
+                                                                     : NULL;
+    if (compact) {
+        if (sentence)
+            snprintf(buf, len, "%s", sentence);
+        return buf[0] != '\0';
+    }
+    size_t n = 0;
+    if (sentence)
+        n = (size_t)snprintf(buf, len, "%s", sentence);
+    char marks[GM_STATUS_FLAGS][GM_STATUS_FLAG_MAX];
+    int nmarks = gm_status_flags(g, marks, GM_STATUS_FLAGS);
+    for (int k = 0; k < nmarks && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, "%s[%s]", n ? " " : "", marks[k]);
+    return buf[0] != '\0';
+}
+
+static int count_problems(struct top_ui *ui, int compact)
+{
+    const struct gm_snapshot *s = ui->shown;
+    char t[1024];
+    int n = 0;
+    for (uint32_t i = 0; s && i < s->ngpu && i < 64; i++)
+        if (((ui->mask >> i) & 1) && problem_text(ui, &s->gpus[i], compact, t, sizeof t))
+            n++;
+    return n;
+}
+
+/* Under compact and one-line panels: each GPU's problem on a line of its
+ * own ("GPU 5 ! thermal slowdown: 89°C at ..."), cut with an ellipsis
+ * where the line ends; the last line counts those that did not fit. */
+static void draw_problems(struct top_ui *ui, const struct gm_top_layout *l, int nprob)
+{
+    const struct gm_snapshot *s = ui->shown;
+    char t[1024];
+    int row = 0;
+    for (uint32_t i = 0; i < s->ngpu && i < 64 && row < l->prob_h; i++) {
+        if (!((ui->mask >> i) & 1) ||
+            !problem_text(ui, &s->gpus[i], l->panel == GM_TOP_PANEL_COMPACT, t, sizeof t))
+            continue;
+        int y = l->prob_y + row;
+        if (row == l->prob_h - 1 && nprob > l->prob_h) {
+            putf(y, 0, COLS, A(P_WARN), "+%d more problems: make the terminal taller", nprob - row);
+            break;
+        }
+        int x = putf(y, 0, COLS, A_BOLD, "GPU %u ", s->gpus[i].index);
+        x += put(y, x, COLS - x, A(P_ALERT), ui->utf8 ? "\xE2\x9A\xA0 " : "! ");
+        put_abbrev(y, x, COLS - x, A(P_ALERT), t);
+        row++;
+    }
+}
+
 static void draw_panels(struct top_ui *ui, const struct gm_top_layout *l)
 {
     const struct gm_snapshot *s = ui->shown;
@@ -612,6 +712,8 @@ static void draw_charts(struct top_ui *ui, const struct gm_top_layout *l)
     char t[96], sp[16];
     gm_top_fmt_ago(ui->span_ns / 1000000000LL, sp, sizeof(sp));
     snprintf(t, sizeof(t), "GPU %u utilisation %% (%s..now)", g->index, sp);
+    if (width_of(t) > cw - 1) /* the axis below says the span too */
+        snprintf(t, sizeof(t), "GPU %u utilisation %%", g->index);
     chart(ui, l->chart_y, 0, cw - 1, l->chart_h, GM_TOP_UTIL, t, 100, "%", P_UTIL);
     snprintf(t, sizeof(t), "GPU %u memory used %%", g->index);
     chart(ui, l->chart_y, cw, cw - 1, l->chart_h, GM_TOP_MEM, t, 100, "%", P_MEM);
@@ -664,6 +766,10 @@ static void draw_procs(struct top_ui *ui, const struct gm_top_layout *l)
         x += w + 1;
     }
     int nrows = l->proc_h - 1;
+    /* more processes than rows: the last row says how many are not shown */
+    int more = nrows > 1 && (int)t->n > nrows;
+    if (more)
+        nrows--;
     if (t->n == 0) {
         put(y + 1, 1, COLS - 1, A(P_DIM),
             t->total ? "no process matches the filter (Esc clears it)" : "no GPU processes");
@@ -710,6 +816,11 @@ static void draw_procs(struct top_ui *ui, const struct gm_top_layout *l)
             if (x >= COLS)
                 break;
         }
+    }
+    if (more) {
+        int shown = (int)t->n - ui->proc_top < nrows ? (int)t->n - ui->proc_top : nrows;
+        putf(y + 1 + nrows, 1, COLS - 1, A(P_WARN), "+%d more process%s (Up/Down scroll)",
+             (int)t->n - shown, (int)t->n - shown == 1 ? "" : "es");
     }
 }
 
@@ -896,10 +1007,13 @@ void top_draw(struct top_ui *ui)
     if (ui->shown)
         for (uint32_t i = 0; i < ui->shown->ngpu && i < 64; i++)
             ngpu += (int)((ui->mask >> i) & 1);
-    gm_top_layout(LINES, COLS, ngpu, &l);
+    gm_top_layout(LINES, COLS, ngpu, &l); /* the panel form, which problems do not change */
+    int nprob = ui->shown ? count_problems(ui, l.panel == GM_TOP_PANEL_COMPACT) : 0;
+    gm_top_layout_problems(LINES, COLS, ngpu, nprob, &l);
     draw_header(ui);
     if (ui->shown) {
         draw_panels(ui, &l);
+        draw_problems(ui, &l, nprob);
         draw_charts(ui, &l);
         draw_procs(ui, &l);
     } else {

@@ -88,6 +88,46 @@ void gm_top_hist_push(struct gm_top_hist *h, const struct gm_snapshot *s)
         h->len++;
 }
 
+uint32_t gm_top_hist_prefill(struct gm_top_hist *h, uint32_t ngpu, const struct gm_top_past *p,
+                             size_t n)
+{
+    if (h->len || !ngpu || !n || !h->cap)
+        return 0;
+    free(h->v);
+    h->ngpu = ngpu;
+    h->v = gm_xcalloc((size_t)ngpu * GM_TOP__NSERIES * h->cap, sizeof(float));
+    h->head = 0;
+    size_t groups = 0;
+    for (size_t i = 0; i < n; i++)
+        groups += i == 0 || p[i].mono_ns != p[i - 1].mono_ns;
+    size_t skip = groups > h->cap ? groups - h->cap : 0, g = 0;
+    for (size_t i = 0; i < n; i++) {
+        int first = i == 0 || p[i].mono_ns != p[i - 1].mono_ns;
+        if (first)
+            g++;
+        if (g <= skip)
+            continue;
+        uint32_t at = h->head;
+        if (first) {
+            h->t[at] = p[i].mono_ns;
+            for (uint32_t k = 0; k < ngpu; k++)
+                for (int sr = 0; sr < GM_TOP__NSERIES; sr++)
+                    slot(h, k, sr)[at] = NAN;
+        }
+        if (p[i].gpu < ngpu) {
+            slot(h, p[i].gpu, GM_TOP_UTIL)[at] = p[i].util;
+            slot(h, p[i].gpu, GM_TOP_MEM)[at] = p[i].mem_pct;
+            slot(h, p[i].gpu, GM_TOP_POWER)[at] = p[i].power;
+        }
+        int last = i + 1 == n || p[i + 1].mono_ns != p[i].mono_ns;
+        if (last) {
+            h->head = (h->head + 1) % h->cap;
+            h->len++;
+        }
+    }
+    return h->len;
+}
+
 uint32_t gm_top_hist_len(const struct gm_top_hist *h)
 {
     return h->len;
@@ -586,6 +626,11 @@ static const struct {
 
 void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l)
 {
+    gm_top_layout_problems(rows, cols, ngpu, 0, l);
+}
+
+void gm_top_layout_problems(int rows, int cols, int ngpu, int nprob, struct gm_top_layout *l)
+{
     memset(l, 0, sizeof(*l));
     int avail = rows - 2; /* header and footer lines */
     if (avail < 1)
@@ -633,13 +678,19 @@ void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l)
         break;
     }
     int rest = avail - l->gpu_h;
+    if (nprob > 0 && l->panel != GM_TOP_PANEL_FULL && rest > proc_min) {
+        /* the problems first: the charts get what is left */
+        l->prob_h = nprob < rest - proc_min ? nprob : rest - proc_min;
+        rest -= l->prob_h;
+    }
     if (charts_ok && rest >= proc_min + chart_min) {
         int extra = rest - proc_min - chart_min;
         l->chart_h =
             chart_min + (extra / 2 < chart_max - chart_min ? extra / 2 : chart_max - chart_min);
         l->chart_n = 3;
     }
-    l->chart_y = l->gpu_y + l->gpu_h;
+    l->prob_y = l->gpu_y + l->gpu_h;
+    l->chart_y = l->prob_y + l->prob_h;
     l->proc_y = l->chart_y + l->chart_h;
     l->proc_h = rest - l->chart_h;
     if (l->proc_h < 0)

@@ -44,6 +44,24 @@ void gm_top_hist_free(struct gm_top_hist *h);
  * the number of GPUs starts the history over. */
 void gm_top_hist_push(struct gm_top_hist *h, const struct gm_snapshot *s);
 
+/* One GPU's values at a moment before the view started (the agent's
+ * store), for gm_top_hist_prefill. */
+struct gm_top_past {
+    int64_t mono_ns; /* moved onto this process's monotonic clock */
+    uint32_t gpu;    /* position in the snapshots to come */
+    float util;      /* %; NAN: not a real value */
+    float mem_pct;   /* memory used, % of total; NAN */
+    float power;     /* W; NAN */
+};
+
+/* Fills an empty history (before the first gm_top_hist_push) with past
+ * samples p[0..n), sorted by mono_ns: rows with the same mono_ns are one
+ * sample, and a GPU (of ngpu, the number the snapshots will have) without
+ * a row in it is absent there, never 0.  The newest cap samples are kept.
+ * Returns the samples added (0 when the history is not empty). */
+uint32_t gm_top_hist_prefill(struct gm_top_hist *h, uint32_t ngpu, const struct gm_top_past *p,
+                             size_t n);
+
 /* Number of samples held. */
 uint32_t gm_top_hist_len(const struct gm_top_hist *h);
 
@@ -179,6 +197,7 @@ struct gm_top_layout {
     int panel_h;          /* lines of one panel (with its separator) */
     int gpu_y, gpu_h;     /* the GPU area */
     int gpus_shown;       /* GPUs that fit (the rest are summarised in a line) */
+    int prob_y, prob_h;   /* the problem lines under compact or one-line panels (0: none) */
     int chart_y, chart_h; /* 0 height: no charts */
     int chart_n;          /* charts side by side (3) or 0 */
     int proc_y, proc_h;   /* the process table, its header line included */
@@ -188,6 +207,14 @@ struct gm_top_layout {
 /* Lays out a rows x cols screen for ngpu GPUs (header line at 0, footer at
  * the bottom). */
 void gm_top_layout(int rows, int cols, int ngpu, struct gm_top_layout *l);
+
+/* The same with nprob GPUs that have a problem to tell (a limit the
+ * cross-check names, a diagnosis finding, a mark): under compact or
+ * one-line panels, which have no room for the sentences, a line each
+ * (prob_y, prob_h) below the panels, before the charts; the charts give
+ * way to them (smaller, then none) but the process table keeps its
+ * quarter.  Full panels say it in their own fifth line: prob_h 0. */
+void gm_top_layout_problems(int rows, int cols, int ngpu, int nprob, struct gm_top_layout *l);
 
 /* --------------------------------------------------------------- signals */
 

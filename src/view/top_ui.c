@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,6 +34,9 @@
 
 #include "../agent/collector.h"
 #include "../core/timeutil.h"
+#include "../source/nvml.h"
+#include "../store/history.h"
+#include "dg_history.h"
 #include "query.h"
 #include "top_ui.h"
 
@@ -449,6 +453,90 @@ static void diagnose(struct top_ui *ui, const struct gm_snapshot *s)
     gm_dg_result_free(&r);
 }
 
+/* ------------------------------------------------------ past history */
+
+struct past {
+    const struct gm_snapshot *s;
+    struct gm_top_past *rows;
+    size_t n, cap;
+    struct gm_dg_feed feed; /* the same rows for the diagnosis */
+    int64_t oldest_ns;      /* wall time of the oldest row kept, 0 none */
+};
+
+static float nan_or(double v)
+{
+    return isnan(v) ? NAN : (float)v;
+}
+
+/* A store row: onto the snapshot's GPU of the same UUID (or index, where
+ * the row has no UUID) and this process's monotonic clock. */
+static int past_row(void *arg, const struct gm_hist_row *r)
+{
+    struct past *p = arg;
+    const struct gm_snapshot *s = p->s;
+    uint32_t pos = UINT32_MAX;
+    for (uint32_t i = 0; i < s->ngpu && pos == UINT32_MAX; i++)
+        if (r->uuid[0] ? strcmp(r->uuid, s->gpus[i].str[GM_S_UUID]) == 0
+                       : r->gpu_index == s->gpus[i].index)
+            pos = i;
+    if (pos == UINT32_MAX || r->ts_ns >= s->wall_ns)
+        return 0;
+    if (p->feed.d)
+        gm_dg_feed_row(&p->feed, r);
+    if (!p->oldest_ns || r->ts_ns < p->oldest_ns)
+        p->oldest_ns = r->ts_ns;
+    if (p->n == p->cap) {
+        p->cap = p->cap ? 2 * p->cap : 4096;
+        p->rows = gm_xrealloc(p->rows, p->cap * sizeof(*p->rows));
+    }
+    struct gm_top_past *q = &p->rows[p->n++];
+    q->mono_ns = s->mono_ns - (s->wall_ns - r->ts_ns);
+    q->gpu = pos;
+    q->util = nan_or(r->util);
+    q->mem_pct = !isnan(r->mem_used_b) && !isnan(r->mem_total_b) && r->mem_total_b > 0
+                     ? (float)(100.0 * r->mem_used_b / r->mem_total_b)
+                     : NAN;
+    q->power = nan_or(r->power_w);
+    return 0;
+}
+
+static int past_cmp(const void *a, const void *b)
+{
+    const struct gm_top_past *x = a, *y = b;
+    if (x->mono_ns != y->mono_ns)
+        return x->mono_ns < y->mono_ns ? -1 : 1;
+    return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
+}
+
+/* Before the first sample is charted: the last hour of the agent's store,
+ * so that the charts do not start empty, and its rows to the diagnosis, so
+ * that its findings do not wait for TOP_DIAG_MIN_SPAN of top's own samples;
+ * the footer says what was read or why nothing was. */
+static void prefill(struct top_ui *ui, const struct gm_snapshot *s)
+{
+    ui->prefilled = 1;
+    if (!ui->o->store_path || s->driver != GM_DRV_OK || !s->ngpu)
+        return;
+    struct past p = {.s = s, .feed = {.d = ui->dg}};
+    struct gm_err err = {0};
+    size_t nrows = 0;
+    int rc = gm_hist_read_store(ui->o->store_path, s->wall_ns - 3600LL * 1000000000LL,
+                                s->wall_ns - 1, NULL, past_row, &p, &nrows, &err);
+    if (rc != 0) {
+        snprintf(ui->message, sizeof(ui->message), "history not read: %s", err.msg);
+    } else if (p.n) {
+        gm_dg_feed_flush(&p.feed);
+        ui->dg_first_ns = p.oldest_ns;
+        qsort(p.rows, p.n, sizeof(*p.rows), past_cmp);
+        uint32_t got = gm_top_hist_prefill(ui->hist, s->ngpu, p.rows, p.n);
+        snprintf(ui->message, sizeof(ui->message), "charts: %u earlier samples from %s", got,
+                 ui->o->store_path);
+    }
+    ui->message_until = gm_mono_ns() + 5000000000LL;
+    gm_dg_feed_discard(&p.feed); /* what an error left */
+    free(p.rows);
+}
+
 static void take_sample(struct top_ui *ui, struct sampler *sp)
 {
     pthread_mutex_lock(&sp->mu);
@@ -462,6 +550,8 @@ static void take_sample(struct top_ui *ui, struct sampler *sp)
     const struct gm_snapshot *s = ui->shown;
     if (!s)
         return;
+    if (!ui->prefilled)
+        prefill(ui, s);
     gm_top_hist_push(ui->hist, s);
     diagnose(ui, s);
     uint64_t mask;
@@ -481,7 +571,8 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
     /* NVML first, outside curses: a missing driver is a plain error */
     struct gm_collector_opts co = {
         .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root, .hostside = 1};
-    co.groups = ~UINT64_C(0); /* everything, PCIe throughput included */
+    co.groups = gm_rgset_all(); /* everything, PCIe throughput included */
+    co.nvml_flags = GM_NVML_GPM_PRIME | GM_NVML_NVLINK_LINKS;
     struct gm_collector *col = NULL;
     int rc = gm_collector_open(&col, &co, err);
     if (rc != 0) {

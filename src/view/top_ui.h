@@ -41,6 +41,7 @@ struct top_ui {
     int focus;       /* position of the GPU the charts show */
     int64_t span_ns; /* chart span */
     int proc_top;    /* first process row on screen */
+    int prefilled;   /* the history was filled from the agent's store (or tried) */
 
     /* the sampler, as the painter sees it */
     int64_t busy_ns;  /* how long the sample in progress has run (0: none) */

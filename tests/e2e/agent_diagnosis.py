@@ -15,7 +15,8 @@ import sqlite3
 import subprocess
 import time
 
-from agentlib import (Agent, Fail, Scratch, check, check_eq, event_rows, main, run, sim_env)
+from agentlib import (Agent, Fail, Scratch, check, check_eq, event_rows, main, run, sim_env,
+                      wait_until)
 
 
 def prom_values(path):
@@ -67,8 +68,11 @@ def test_findings():
                 healthy = {g for g in (0, 1, 2, 4, 6)}
                 check(not {b for b in began if b[0] in healthy},
                       f"no finding on a healthy GPU: {sorted(began)}")
-                time.sleep(1.5)  # a sample with the set after the events
-                v = prom_values(os.path.join(prom, "gpumon.prom"))
+                # a sample with the set after the events
+                def written():
+                    v = prom_values(os.path.join(prom, "gpumon.prom"))
+                    return v if v.get((3, "input-starved")) == 1.0 else None
+                v = wait_until(written, "the textfile with GPU 3 input-starved")
                 check_eq(v.get((3, "input-starved")), 1.0, "GPU 3 input-starved on the metrics")
                 check_eq(v.get((7, "memory-orphaned")), 1.0, "GPU 7 memory-orphaned")
                 check_eq(v.get((0, "input-starved")), 0.0, "GPU 0 has the series, at 0")

@@ -13,7 +13,8 @@ resumes by itself.
           integrity_check and has rows from before and after the outage.
   alerts_full: the whole data directory is a 16 MiB tmpfs, filled before
           gpu-temperature-critical fires and resolves
-          (scenarios/alerts/temperature-critical.ini at 4x) and freed a few
+          (scenarios/alerts/temperature-critical.ini at 2x from the
+          agent's start) and freed a few
           seconds after: both notices reach alerts.jsonl (whole JSON lines,
           once each, in order) and the store's alerts table, the log says
           the alert log kept them in memory; each CSV file that failed
@@ -28,14 +29,15 @@ import os
 import re
 import time
 
-from agentlib import (Agent, Scratch, check, check_eq, check_grid, check_no_duplicates,
+from agentlib import (DEADLINE, Agent, Scratch, check, check_eq, check_grid, check_no_duplicates,
                       check_whole_samples, control, day_files, db_integrity, db_query, db_samples,
-                      epoch_for, fill_fs, gpu_rows, main, mount_tmpfs, sim_env, umount)
+                      fill_fs, gpu_rows, main, mount_tmpfs, sim_env, stored_samples, umount,
+                      wait_until)
 
 
-def wait_log(a, pattern, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+def wait_log(a, pattern, timeout=DEADLINE):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         for x in a.log_lines():
             m = re.search(pattern, x)
             if m:
@@ -61,31 +63,33 @@ def test_enospc():
             db = os.path.join(db_dir, "gpumon.db")
             a = Agent(data, env, ["--interval", "200ms", "--csv-dir", csv_dir, "--store-path", db])
             a.start()
-            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 6, 15, "6 samples stored")
-            time.sleep(1.1)  # a store commit
+            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 6, DEADLINE,
+                       "6 samples stored")
+            wait_until(lambda: stored_samples(db) >= 1, "a store commit")
             fill_fs(os.path.join(csv_dir, "ballast"))
             fill_fs(os.path.join(db_dir, "ballast"))
             st0 = a.status()
             # both sinks fail, sampling goes on
             st1 = a.wait_for(lambda s: s["sinks"]["csv"]["errors"] >= 5 and
-                             s["sinks"]["store"]["errors"] >= 2, 20, "write errors")
+                             s["sinks"]["store"]["errors"] >= 2, DEADLINE, "write errors")
             st2 = a.wait_samples(st1["samples"] + 5)
             check(a.alive(), "the agent runs with a full disk", a.log())
             check(st2["samples"] > st0["samples"] + 5, "sampling goes on", st0, st2)
             check_eq(st2["driver"], "ok", "driver state")
             lost = wait_log(a, r"csv: cannot write (\S+): No space left on device; (\d+) rows "
-                            r"lost so far", 5)
+                            r"lost so far")
             check_eq(os.path.dirname(lost.group(1)), csv_dir, "the file named in the message")
-            wait_log(a, r"store \S+: \w+ failed: database or disk is full", 5)
+            wait_log(a, r"store \S+: \w+ failed: database or disk is full")
             # space returns
             os.unlink(os.path.join(csv_dir, "ballast"))
             os.unlink(os.path.join(db_dir, "ballast"))
-            m = wait_log(a, r"csv: writing again after (\d+) rows lost", 10)
-            wait_log(a, r"store \S+: writing again", 10)
+            m = wait_log(a, r"csv: writing again after (\d+) rows lost")
+            wait_log(a, r"store \S+: writing again")
             st3 = a.status()
+            n3 = stored_samples(db)
             a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= st3["sinks"]["store"][
-                "snapshots"] + 8, 10, "more samples stored")
-            time.sleep(1.1)
+                "snapshots"] + 8, DEADLINE, "more samples stored")
+            wait_until(lambda: stored_samples(db) > n3, "a store commit after the outage")
             rc, _ = a.stop()
             check_eq(rc, 0, "exit status", a.log())
             lines = a.log_lines()
@@ -125,8 +129,10 @@ def test_enospc():
                 umount(p)
 
 
-SPEED = 4.0
-T0 = 9.0  # scenario seconds at the start: fires at 25 s (4 s in), resolves at 52 s (~11 s in)
+SPEED = 2.0
+# scenario t = 0 at the agent's own first nvmlInit (GPUSIM_EPOCH unset): it
+# fires at 25 s (12.5 s in: time to fill the disk first, however slowly the
+# agent started) and resolves at 52 s (26 s in)
 
 
 def engine_firing(a):
@@ -136,8 +142,7 @@ def engine_firing(a):
 
 
 def test_alerts_full():
-    env = sim_env("alerts/temperature-critical.ini", speed=SPEED,
-                  epoch=epoch_for(T0, SPEED, lead=0.3))
+    env = sim_env("alerts/temperature-critical.ini", speed=SPEED)
     with Scratch("afull") as d:
         data = os.path.join(d, "data")
         a = None
@@ -147,19 +152,21 @@ def test_alerts_full():
             mounted = True
             a = Agent(data, env, ["--interval", "200ms"])
             a.start()
-            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 4, 15, "4 samples stored")
-            time.sleep(1.1)  # a store commit
+            a.wait_for(lambda s: s["sinks"]["store"]["snapshots"] >= 4, DEADLINE,
+                       "4 samples stored")
+            wait_until(lambda: stored_samples(os.path.join(data, "gpumon.db")) >= 1,
+                       "a store commit")
             check_eq(engine_firing(a), [], "nothing fires before the disk is full")
             fill_fs(os.path.join(data, "ballast"))
             a.wait_for(lambda s: s["sinks"]["csv"]["errors"] >= 3 and
-                       s["sinks"]["store"]["errors"] >= 1, 20, "write errors")
+                       s["sinks"]["store"]["errors"] >= 1, DEADLINE, "write errors")
             # the alert fires and resolves while nothing can be written
-            wait_log(a, r"alert firing: GPU 0 ", 20)
-            wait_log(a, r"alert resolved: GPU 0 ", 20)
+            wait_log(a, r"alert firing: GPU 0 ")
+            wait_log(a, r"alert resolved: GPU 0 ")
             check_eq(engine_firing(a), [], "nothing fires any more")
-            time.sleep(4)  # the alert log has tried and waited
-            st = a.status()
-            check(st["sinks"]["csv"]["errors"] >= 5, "the CSV still fails", st)
+            # the alert log has tried (and keeps the notices)
+            wait_log(a, r"keeping the alert notices in memory")
+            a.wait_for(lambda s: s["sinks"]["csv"]["errors"] >= 5, DEADLINE, "the CSV still fails")
             with open(os.path.join(data, "alerts.jsonl")) as f:
                 check_eq(f.read(), "", "alerts.jsonl while the disk is full")
             n_full = len(a.log_lines())
@@ -171,14 +178,14 @@ def test_alerts_full():
                 check(text == "" or text.endswith("\n"), "alerts.jsonl ends with a whole line",
                       repr(text[-200:]))
                 return [json.loads(x) for x in text.splitlines()]
-            deadline = time.time() + 15
-            while time.time() < deadline and len(notices()) < 2:
-                time.sleep(0.1)
-            wait_log(a, r"store \S+: writing again", 10)
+            wait_until(lambda: len(notices()) >= 2, "both notices in alerts.jsonl")
+            wait_log(a, r"store \S+: writing again")
             csv_dir = os.path.join(data, "csv")
             gpu_path = day_files(csv_dir)[0]
-            wait_log(a, r"csv: writing again after \d+ rows lost \(" + re.escape(gpu_path), 10)
-            time.sleep(1.5)  # a store commit
+            wait_log(a, r"csv: writing again after \d+ rows lost \(" + re.escape(gpu_path))
+            n = stored_samples(os.path.join(data, "gpumon.db"))
+            wait_until(lambda: stored_samples(os.path.join(data, "gpumon.db")) > n,
+                       "a store commit after the space returned")
             rc, _ = a.stop()
             check_eq(rc, 0, "exit status", a.log())
             got = [(n["rule"], n["state"]) for n in notices()]

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Failure is data: faults.ini run live (GPUSIM_SPEED 30 or 60, GPUSIM_EPOCH
-set so the run starts just before the fault) through one agent process.
+"""Failure is data: faults.ini run live (GPUSIM_SPEED 10, 30 or 60) through
+one agent process.  Each test runs a copy of faults.ini shifted so that the
+part it is about starts a little after scenario t = 0, and t = 0 is the
+agent's own first nvmlInit (GPUSIM_EPOCH unset): the phases are tied to the
+agent's start, not to the test's, so an agent that starts late on a loaded
+machine still sees every phase.
 
   driver_lost_and_back: 240-300 s driver not loaded, 300-360 s version
       mismatch, then healthy.  The CSV has one explicit status row per sample
@@ -42,9 +46,9 @@ import re
 import shutil
 import time
 
-from agentlib import (Agent, Scratch, Skip, check, check_eq, check_grid, check_no_duplicates,
-                      db_integrity, db_query, db_samples, epoch_for, event_rows, gpu_rows, main,
-                      parse_time_ms, sim_env)
+from agentlib import (DEADLINE, Agent, Scratch, Skip, check, check_eq, check_grid,
+                      check_no_duplicates, db_integrity, db_query, db_samples, event_rows,
+                      gpu_rows, main, parse_time_ms, shifted_faults, sim_env)
 from exporter_lib import free_port, get, parse_samples
 
 SPEED = 60
@@ -64,16 +68,17 @@ def samples_of(rows):
 
 
 def test_driver_lost_and_back():
-    # 30x: 0.3 s healthy (GPU 2's no_permission ends at 230 s), 4 s of outage
-    env = sim_env("faults.ini", speed=30, epoch=epoch_for(230.5, 30))
+    # 30x from 230 s (GPU 2's no_permission ends then): 1.3 s healthy, 4 s of
+    # outage
     with Scratch("drv") as d:
+        env = sim_env(shifted_faults(d, 230, lead=30), speed=30)
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "200ms"])
         try:
             a.start()
             pid = a.status()["pid"]
-            a.wait_for(lambda s: s["driver"] != "ok", 15, "the driver to go away")
-            st = a.wait_for(lambda s: s["driver"] == "ok", 20, "the driver to come back")
+            a.wait_for(lambda s: s["driver"] != "ok", DEADLINE, "the driver to go away")
+            st = a.wait_for(lambda s: s["driver"] == "ok", DEADLINE, "the driver to come back")
             a.wait_samples(st["samples"] + 5)
             check_eq(a.status()["pid"], pid, "the same agent process throughout")
             rc, _ = a.stop()
@@ -145,14 +150,15 @@ def test_driver_lost_and_back():
 
 
 def test_gpu_lost_and_back():
-    env = sim_env("faults.ini", speed=SPEED, epoch=epoch_for(40, SPEED))
+    # 60x from 20 s: 0.67 s healthy, GPU 1 lost for 1 s, then the hang
     with Scratch("lost") as d:
+        env = sim_env(shifted_faults(d, 20, end=180), speed=SPEED)
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "200ms", "--nvml-timeout", "1s"])
         try:
             a.start()
             # the sample that sees GPU 1 back hangs 5 s on GPU 2's power reading
-            st = a.wait_for(lambda s: s["overruns"] >= 1, 20, "the hung sample to finish")
+            st = a.wait_for(lambda s: s["overruns"] >= 1, DEADLINE, "the hung sample to finish")
             a.wait_samples(st["samples"] + 4)
             rc, _ = a.stop()
         finally:
@@ -220,11 +226,11 @@ def test_gpu_lost_and_back():
 
 
 def test_gpu_no_permission():
-    speed = 10
-    epoch = epoch_for(205, speed)  # 0.5 s healthy, 2 s without permission, then healthy
-    env = sim_env("faults.ini", speed=speed, epoch=epoch)
+    # 10x from 205 s: 1 s healthy, 2 s without permission, then healthy (the
+    # driver stays: the copy ends before it goes)
     port = free_port()
     with Scratch("np") as d:
+        env = sim_env(shifted_faults(d, 205, lead=10, end=236), speed=10)
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "200ms", "--exporter", "--listen",
                               f"127.0.0.1:{port}"])
@@ -232,9 +238,12 @@ def test_gpu_no_permission():
         series_while_down = set()
         try:
             a.start()
-            # scrape until scenario time 236 s (the driver goes at 240 s)
-            while (time.time() - epoch) * speed < 236:
+            # scrape until GPU 2 is back
+            deadline = time.monotonic() + DEADLINE
+            while len(ups) < 3:
                 check(a.alive(), "the agent died", a.log())
+                check(time.monotonic() < deadline, "GPU 2 did not go and come back", ups,
+                      a.log())
                 try:
                     text = get("127.0.0.1", port, timeout=2).text
                 except OSError:
@@ -343,11 +352,11 @@ def test_driver_down_at_start():
 
 
 def test_history_across_outage():
-    speed = 20
-    # 3 s before the driver goes (240 s), 6 s of outage, then healthy
-    env = sim_env("faults.ini", speed=speed, epoch=epoch_for(180, speed))
+    # 3 s (60 scenario s at speed 20) before the driver goes (240 s), 6 s of
+    # outage, then healthy; t = 0 is the agent's own start
     port = free_port()
     with Scratch("hist") as d:
+        env = sim_env(shifted_faults(d, 240, lead=60), speed=20)
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "200ms", "--exporter", "--listen",
                               f"127.0.0.1:{port}"])

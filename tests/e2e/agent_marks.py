@@ -6,8 +6,9 @@
                     multi-byte characters, commas and quotes in them) are
                     taken, each whole, into the events CSV and the store;
                     40 of 4097 bytes and 40 of 100 KB are refused before
-                    anything is sent (exit 2, one message, the agent's
-                    event count unchanged), none of them dies of SIGPIPE.
+                    anything is sent (exit 2, one message; a mark sent
+                    after them is the next in the store), none of them dies
+                    of SIGPIPE.
   closed_connection: a "agent" that accepts and closes at once, 40 times
                     for `mark` and for `agent --status`: exit 1 with a
                     message, never death by SIGPIPE (exit 141 in a shell).
@@ -15,11 +16,12 @@
                     read (no EPIPE for the sender) and answered with an
                     error; a mark over the bound, a NUL byte, a task that is
                     no task name are refused; a client that sends a byte
-                    every 0.3 s is cut off at its 2 s deadline, 20 clients
-                    that send nothing (more than the 16 slots) are closed
-                    within 2 s, a `gpumon mark` made meanwhile succeeds at
-                    once, and the sampler keeps its 100 ms cadence
-                    throughout.
+                    every 0.3 s is cut off (not before its 2 s deadline),
+                    20 clients that send nothing (more than the 16 slots)
+                    are closed, a mark made meanwhile is answered while they
+                    still hold their connections, and the sampler keeps
+                    sampling throughout (its cadence under this load is a
+                    benchmark: make bench, docs/BENCHMARKS.md).
   mark_window:      (hardening round two, point 5) MARK and STEP times more
                     than an hour from the agent's clock (-1, 0, 1970, an
                     hour and 2 minutes either way, 2262, 300 future days)
@@ -44,9 +46,9 @@ import sys
 import threading
 import time
 
-from agentlib import (GPUMON, ROOT, Agent, Fail, Scratch, Skip, check, check_eq, db_query,
-                      event_rows, main, run,
-                      sim_env)
+from agentlib import (DEADLINE, GPUMON, ROOT, Agent, Fail, Scratch, Skip, check, check_eq,
+                      db_query, event_rows, gpu_rows, main, parse_time_ms, run, sim_env,
+                      wait_until)
 
 PINNED = 300
 MAX = 4096
@@ -69,22 +71,31 @@ def too_long_err(n):
             "Try 'gpumon mark --help'.\n")
 
 
+def store_marks(data):
+    """The texts of the mark events in the agent's store, in order."""
+    db = os.path.join(data, "gpumon.db")
+    if not os.path.exists(db):
+        return []
+    return [r[0] for r in db_query(db, "SELECT text FROM events WHERE type = 'mark' ORDER BY id")]
+
+
 def test_mark_lengths():
     env = sim_env(pinned=PINNED)
     with Scratch("mkl") as d:
         data = os.path.join(d, "data")
-        # no alert rules: an alert that fires while a loaded machine runs the
-        # test slowly is an event too, and this test counts only marks
+        # no alert rules: this test counts only marks (of the store's events,
+        # only those of type 'mark': a diagnosis may add its own)
         a = Agent(data, env, ["--interval", "1s", "--no-alerts"])
         want = [mark_text(i, MAX) for i in range(40)]
+        # sent after the refused marks: once it is in the store, anything
+        # they had sent would be there before it
+        last = "after the refused marks"
         try:
             a.start()
-            ev0 = a.status()["sinks"]["store"]["events"]
             for i, text in enumerate(want):
                 rc, out, err = run(["mark", "--no-config", "--data-dir", data, text], env)
                 check_eq((rc, out, err), (0, "", ""), f"mark {i} of {MAX} bytes")
-            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 40, 20,
-                       "the 40 marks to arrive")
+            wait_until(lambda: len(store_marks(data)) >= 40, "the 40 marks in the store")
             for size in (MAX + 1, 100 * 1000):
                 for i in range(40):
                     rc, out, err = run(["mark", "--no-config", "--data-dir", data,
@@ -96,21 +107,19 @@ def test_mark_lengths():
             rc, out, err = run(["mark", "--no-config", "--data-dir", data, "a" * 2048,
                                 "b" * 2048], env)
             check_eq((rc, out, err), (2, "", too_long_err(MAX + 1)), "two words of 2048 bytes")
-            time.sleep(1.5)
-            st = a.status()
-            check_eq(st["sinks"]["store"]["events"], ev0 + 40,
-                     "events in the store after the refused marks (none sent)")
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, last], env)
+            check_eq((rc, out, err), (0, "", ""), "the mark after the refused ones")
+            wait_until(lambda: last in store_marks(data), "the last mark in the store")
             rc, _ = a.stop()
         finally:
             a.cleanup()
         check_eq(rc, 0, "agent exit status", a.log())
         marks = [e[7] for e in event_rows(os.path.join(data, "csv")) if e[3] == "mark"]
-        check_eq(len(marks), 40, "marks in the events CSV")
-        for i, (got, w) in enumerate(zip(marks, want)):
+        check_eq(len(marks), 41, "marks in the events CSV (none of the refused ones)")
+        for i, (got, w) in enumerate(zip(marks, want + [last])):
             check_eq(got, w, f"mark {i} in the events CSV (whole)")
-        got = db_query(os.path.join(data, "gpumon.db"),
-                       "SELECT text FROM events WHERE type = 'mark' ORDER BY id")
-        check_eq([g[0] for g in got], want, "marks in the store (whole)")
+        check_eq(store_marks(data), want + [last],
+                 "marks in the store (whole; none of the refused ones)")
         rc, out, err = run(["report", "--no-config", "--data-dir", data, "--since", "2h",
                             "--format", "csv"], env)
         check_eq(rc, 0, "report", err)
@@ -221,66 +230,79 @@ def test_hostile_clients():
                 check_eq(raw(data, payload), (want, None), f"request {payload[:60]!r}")
 
             # a client that dribbles (alone: cut off by its deadline), then 20
-            # that say nothing (more than the 16 slots: the oldest make room)
-            st0 = a.status()
-            s0 = st0["samples"]
-            t0 = time.monotonic()
-            slow_done = {}
+            # that say nothing (more than the 16 slots: the oldest make room).
+            # A request made meanwhile is answered while they still hold
+            # their connections (the order of events, not a duration: on a
+            # loaded machine durations say nothing), and the sampler keeps
+            # sampling (the sample times in the CSV fall inside the stall).
+            # The cadence's cost under this load is measured by make bench
+            # (the "tests" section of docs/BENCHMARKS.md), not here.
+            slow = {}
+            started = threading.Event()
 
             def slowloris():
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.connect(sock)
+                slow["t0"] = time.time()
+                t0 = time.monotonic()
                 try:
                     for _ in range(40):  # 12 s if nobody stops it
                         s.send(b"M")
+                        started.set()
                         time.sleep(0.3)
-                    slow_done["end"] = "still open after 12 s"
+                    slow["end"] = "still open after 12 s"
                 except OSError as e:
-                    slow_done["end"] = repr(e)
-                slow_done["t"] = time.monotonic() - t0
+                    slow["end"] = repr(e)
+                slow["t"] = time.monotonic() - t0
+                slow["t1"] = time.time()
                 s.close()
 
             th = threading.Thread(target=slowloris)
             th.start()
-            time.sleep(0.5)
-            t1 = time.monotonic()
-            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "meanwhile"], env)
-            took = time.monotonic() - t1
-            check_eq((rc, out, err), (0, "", ""), "a mark while a client dribbles")
-            check(took < 1.0, f"the mark took {took:.2f} s beside the dribbling client")
-            th.join()
-            check(1.8 < slow_done["t"] < 3.0,
-                  "the dribbling client was cut off at its 2 s deadline", slow_done)
+            check(started.wait(DEADLINE), "the dribbling client could not send")
+            got = raw(data, f"MARK {time.time_ns()} - meanwhile\n".encode(), timeout=DEADLINE)
+            open_then = "end" not in slow
+            check_eq(got, (b"OK\n", None), "a mark while a client dribbles")
+            check(open_then, "the mark was answered only after the dribbling client was cut off",
+                  slow)
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "meanwhile-cli"], env,
+                               timeout=DEADLINE)
+            check_eq((rc, out, err), (0, "", ""), "gpumon mark while a client dribbles")
+            th.join(DEADLINE)
+            check(not th.is_alive() and slow.get("end") != "still open after 12 s",
+                  "the dribbling client was not cut off", slow)
+            # never before its 2 s deadline (a loaded machine only makes it later)
+            check(slow["t"] > 1.8, "the dribbling client was cut off before its 2 s deadline",
+                  slow)
 
-            t2 = time.monotonic()
             for _ in range(20):
                 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.connect(sock)
                 idle.append(s)
-            time.sleep(0.2)
-            t1 = time.monotonic()
-            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "crowded"], env)
-            took = time.monotonic() - t1
-            check_eq((rc, out, err), (0, "", ""), "a mark while 20 clients hold connections")
-            check(took < 1.0, f"the mark took {took:.2f} s behind the idle clients")
+            crowd_t0 = time.time()
+            got = raw(data, f"MARK {time.time_ns()} - crowded\n".encode(), timeout=DEADLINE)
+            still_open = 0
             for s in idle:
-                s.settimeout(4)
+                try:
+                    s.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK)
+                except BlockingIOError:
+                    still_open += 1
+                except OSError:
+                    pass
+            check_eq(got, (b"OK\n", None), "a mark while 20 clients hold connections")
+            check(still_open > 0, "the mark was answered only after every idle client was "
+                  "closed")
+            rc, out, err = run(["mark", "--no-config", "--data-dir", data, "crowded-cli"], env,
+                               timeout=DEADLINE)
+            check_eq((rc, out, err), (0, "", ""), "gpumon mark behind the idle clients")
+            for s in idle:
+                s.settimeout(DEADLINE)
                 try:
                     b = s.recv(100)
                 except OSError as e:
                     b = repr(e).encode()
                 check_eq(b, b"", "an idle client's connection is closed (EOF)")
-            idle_t = time.monotonic() - t2
-            check(idle_t < 3.0, f"idle clients closed after {idle_t:.2f} s (2 s allowed)")
-            st = a.status()
-            elapsed = time.monotonic() - t0
-            got = st["samples"] - s0
-            check(got >= elapsed / 0.1 * 0.8,
-                  f"{got} samples in {elapsed:.1f} s at 100 ms while the clients stalled", st)
-            # (two allowed: the machine may be loaded by other tests; a sampler
-            # that waited for the socket would miss 20 and more)
-            missed = st["overruns"] + st["skipped"] - st0["overruns"] - st0["skipped"]
-            check(missed <= 2, f"{missed} overruns and skipped samples meanwhile", st0, st)
+            crowd_t1 = time.time()
             rc, _ = a.stop()
         finally:
             for s in idle:
@@ -288,7 +310,15 @@ def test_hostile_clients():
             a.cleanup()
         check_eq(rc, 0, "agent exit status", a.log())
         marks = [e[7] for e in event_rows(os.path.join(data, "csv")) if e[3] == "mark"]
-        check_eq(marks, ["z" * MAX, "meanwhile", "crowded"], "the marks taken (and only those)")
+        check_eq(marks, ["z" * MAX, "meanwhile", "meanwhile-cli", "crowded", "crowded-cli"],
+                 "the marks taken (and only those)")
+        times = sorted({parse_time_ms(r[0]) / 1000 for r in gpu_rows(os.path.join(data, "csv"))})
+        for what, t0, t1 in (("the client dribbled", slow["t0"], slow["t1"]),
+                             ("the idle clients held their connections", crowd_t0, crowd_t1)):
+            inside = [t for t in times if t0 < t < t1]
+            check(len(inside) >= 3, f"{len(inside)} samples while {what} "
+                  f"({t1 - t0:.1f} s at 100 ms): the sampler waited for the socket",
+                  [t - t0 for t in times])
 
 
 WINDOW_S = 3600

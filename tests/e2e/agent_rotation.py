@@ -235,8 +235,10 @@ def test_once():
     with Scratch("once") as d:
         data = os.path.join(d, "data")
         csv_dir = os.path.join(data, "csv")
+        # --log-level info: record --once is silent on success by default
+        # (cron), and this test reads the lines that say what was deleted
         args = ["record", "--once", "--no-config", "--data-dir", data, "--retention", "10d",
-                "--compress-after", "3d", "--store-retention-raw", "2d"]
+                "--compress-after", "3d", "--store-retention-raw", "2d", "--log-level", "info"]
         # a first run makes the store and today's files; rows of 5 days ago
         # are then put into the store, earlier days' files into the directory
         rc, _, err = run(args, env)

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The agent's signals and crashes.
 
-  sigterm_sigint:  with a 10 s interval, SIGTERM and SIGINT each make it exit
-                   0 within 2 s; every sample taken is in the CSV and in the
-                   store; "agent stopped" is the last event in both.
-  stop_while_hung: SIGTERM while an NVML call hangs (faults.ini, 120-180 s):
-                   still exit 0 within 2 s, the log says the sampler is stuck,
-                   "agent stopped" is written.
+  sigterm_sigint:  with a 1 h interval, SIGTERM and SIGINT each make it exit
+                   0 (not at its next tick); every sample taken is in the CSV
+                   and in the store; "agent stopped" is the last event in both.
+  stop_while_hung: SIGTERM while an NVML call hangs (60 s,
+                   tests/fixtures/hang-long.ini): still exit 0 (not after the
+                   hang), the log says the sampler is stuck, "agent stopped"
+                   is written.
   sighup:          a config file with a bad value + SIGHUP: the log has the
                    file:line error, the agent keeps its old interval; a valid
                    file with a new interval + SIGHUP: the new spacing; the CSV
@@ -33,10 +34,10 @@ import sqlite3
 import statistics
 import time
 
-from agentlib import (Agent, EVENTS_HEADER, PROCS_HEADER, Fail, Scratch, check, check_eq, check_grid,
-                      check_no_duplicates, check_whole_samples, day_files, db_integrity, db_query,
-                      db_samples, event_rows, gpu_rows, main, parse_time_ms, read_csv, read_text,
-                      sim_env)
+from agentlib import (DEADLINE, EVENTS_HEADER, PROCS_HEADER, ROOT, Agent, Fail, Scratch, check,
+                      check_eq, check_grid, check_no_duplicates, check_whole_samples, day_files,
+                      db_integrity, db_query, db_samples, event_rows, gpu_rows, main,
+                      parse_time_ms, read_csv, read_text, sim_env, stored_samples, wait_until)
 
 
 def test_sigterm_sigint():
@@ -44,21 +45,21 @@ def test_sigterm_sigint():
     for sig in (signal.SIGTERM, signal.SIGINT):
         with Scratch("sig") as d:
             data = os.path.join(d, "data")
-            a = Agent(data, env, ["--interval", "10s"])
+            # a 1 h interval: an agent that waited for its next tick would
+            # not exit within stop()'s 30 s (no duration is asserted)
+            a = Agent(data, env, ["--interval", "1h"])
             try:
                 a.start()
-                time.sleep(0.5)
                 st = a.status()
                 rc, secs = a.stop(sig)
             finally:
                 a.cleanup()
             name = signal.Signals(sig).name
             check_eq(rc, 0, f"exit status after {name}", a.log())
-            check(secs < 2.0, f"{name}: exit took {secs:.2f} s (at most 2 s)", a.log())
             check(any(f"{name}: stopping" in x for x in a.log_lines()), f"the log names {name}",
                   a.log())
             n = st["samples"]
-            check_eq(n, 1, "samples of a 10 s interval in 0.5 s")
+            check_eq(n, 1, "samples of a 1 h interval")
             rows = gpu_rows(os.path.join(data, "csv"))
             check_eq(len(check_whole_samples(rows, 8, "CSV")), n, "samples in the CSV")
             db = os.path.join(data, "gpumon.db")
@@ -72,22 +73,22 @@ def test_sigterm_sigint():
 
 
 def test_stop_while_hung():
-    # faults.ini 120-180 s: every nvmlDeviceGetPowerUsage on GPU 2 blocks 5 s
-    env = sim_env("faults.ini", pinned=130)
+    # every nvmlDeviceGetPowerUsage on GPU 2 blocks 60 s: an agent that
+    # waited for the hung call would not exit within stop()'s 30 s
+    env = sim_env(os.path.join(ROOT, "tests", "fixtures", "hang-long.ini"), pinned=130)
     with Scratch("hung") as d:
         data = os.path.join(d, "data")
         a = Agent(data, env, ["--interval", "1s"])
         try:
             a.start(wait_samples=0)
-            a.wait_for(lambda s: True, 10, "the control socket")
-            time.sleep(1.0)
+            a.wait_for(lambda s: True, DEADLINE, "the control socket")
+            time.sleep(1.0)  # the first sample is into its hang (were it not, still a pass)
             st = a.status()
             check_eq(st["samples"], 0, "samples while the first one hangs")
             rc, secs = a.stop(signal.SIGTERM)
         finally:
             a.cleanup()
         check_eq(rc, 0, "exit status after SIGTERM during a hang", a.log())
-        check(secs < 2.0, f"exit took {secs:.2f} s while NVML hangs (at most 2 s)", a.log())
         check(any("the sampler is stuck in NVML" in x for x in a.log_lines()),
               "the log says the sampler is stuck", a.log())
         ev = event_rows(os.path.join(data, "csv"))
@@ -95,9 +96,9 @@ def test_stop_while_hung():
         print(f"  exit 0 in {secs:.2f} s with a sample hung in NVML")
 
 
-def wait_log(a, text, timeout=10):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+def wait_log(a, text, timeout=DEADLINE):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if any(text in x for x in a.log_lines()):
             return
         check(a.alive(), f"the agent died waiting for {text!r}", a.log())
@@ -138,7 +139,7 @@ def test_sighup():
             a.send(signal.SIGHUP)
             wait_log(a, "SIGHUP: configuration reloaded")
             n = a.status()["samples"]
-            a.wait_samples(n + 5, timeout=20)
+            a.wait_samples(n + 5)
             check(a.alive(), "the agent runs", a.log())
             rc, _ = a.stop()
         finally:
@@ -194,8 +195,8 @@ def test_kill9_restart():
         try:
             a.start()
             a.wait_for(lambda s: s["samples"] >= 8 and s["sinks"]["store"]["snapshots"] >= 8,
-                       15, "8 samples")
-            time.sleep(1.2)  # a store commit (at least every second) has happened
+                       DEADLINE, "8 samples")
+            wait_until(lambda: stored_samples(db) >= 1, "a store commit")
             a.kill9()
         finally:
             a.cleanup()

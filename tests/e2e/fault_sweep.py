@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Fault sweep: every NVML function gpumon calls, failed on purpose, through
-every output (suite e2e; a few seconds).
+every output (suite e2e; about 250 runs of four commands, each of which
+waits about 0.1 s for its samples: the four commands of a run, and several
+runs, go side by side, so that the sweep waits for them together).
 
 The list of functions is not kept here: a run of each output under
 GPUSIM_TRACE (docs/simulator.md) names every function gpumon calls and on
@@ -44,14 +46,16 @@ reason.  The target GPU of a function is one where failing it everywhere
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import concurrent.futures
 import csv
 import io
+import itertools
 import json
 import os
 import re
 import subprocess
 
-from agentlib import GPUMON, Fail, Scratch, check, main, sim_env
+from agentlib import DEADLINE, GPUMON, Fail, Scratch, check, main, sim_env
 
 T = 100  # pinned scenario time: every run sees the same instant
 
@@ -93,11 +97,15 @@ model = H100-SXM5-80GB
 workload = thermal
 mig = 3g.40gb, 1g.10gb
 
+; The processes are gone in the simulator's /proc view (alive = no): their
+; /proc facts (start time, elapsed) would follow the clock, not the pinned
+; scenario time, and this sweep compares NVML values between runs.
 [process.a]
 gpu = 0
 pid = 4194400
 name = python3
 used_memory = 10GiB
+alive = no
 
 [process.b]
 gpu = 1
@@ -105,12 +113,14 @@ pid = 4194401
 type = compute+graphics
 name = Xorg
 used_memory = 1GiB
+alive = no
 
 [process.c]
 gpu = 2, 5
 pid = 4194402
 name = trainer
 used_memory = 4GiB
+alive = no
 
 [process.d]
 gpu = 3
@@ -118,6 +128,7 @@ mig = 1
 pid = 4194403
 name = notebook
 used_memory = 3GiB
+alive = no
 
 [fault.ecc2]
 type = ecc
@@ -220,12 +231,38 @@ class Outputs:
         self.rc, self.err = {}, {}
 
 
-def gpumon(args, env):
-    p = subprocess.run([GPUMON] + args, env=env, capture_output=True, text=True, timeout=60)
+# Runs side by side: each command mostly waits for its samples (the
+# pinned scenario's 0.1 s between two), so more than the machine's cores.
+PARALLEL = max(4, 2 * (os.cpu_count() or 1))
+
+
+def gpumon_start(args, env):
+    return subprocess.Popen([GPUMON] + args, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def gpumon_wait(p, args, env):
+    try:
+        out, err = p.communicate(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise Fail(f"gpumon {' '.join(args)} (GPUSIM_FAIL={env.get('GPUSIM_FAIL')}) did not end "
+                   f"within {DEADLINE} s")
     if p.returncode < 0 or p.returncode > 3:
         raise Fail(f"gpumon {' '.join(args)} (GPUSIM_FAIL={env.get('GPUSIM_FAIL')}) died: "
-                   f"status {p.returncode}, {p.stderr}")
-    return p.returncode, p.stdout, p.stderr
+                   f"status {p.returncode}, {err}")
+    return p.returncode, out, err
+
+
+def gpumon(args, env):
+    return gpumon_wait(gpumon_start(args, env), args, env)
+
+
+def in_parallel(fn, items):
+    """[fn(x) for x in items], PARALLEL at a time, in order."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=PARALLEL) as ex:
+        return list(ex.map(fn, items))
 
 
 def parse_csv(text):
@@ -279,6 +316,7 @@ class Run:
     def __init__(self, scratch, scn, fields, app_fields):
         self.scratch, self.scn = scratch, scn
         self.fields, self.app_fields = fields, app_fields
+        self.count = itertools.count(1)  # thread-safe in CPython
         self.n = 0
 
     def outputs(self, fail=None, trace=None, trace_status_only=None):
@@ -293,8 +331,9 @@ class Run:
             gpumon(["status", "--json", "--pcie", "--gpm"], env)
         if trace:
             env["GPUSIM_TRACE"] = trace
-        self.n += 1
-        data = os.path.join(self.scratch, f"d{self.n}")
+        n = next(self.count)
+        self.n = max(self.n, n)
+        data = os.path.join(self.scratch, f"d{n}")
         o = Outputs()
         cmds = {
             "status": (["status", "--json", "--pcie", "--gpm"], json.loads),
@@ -305,8 +344,9 @@ class Run:
             "prom": (["serve", "--no-config", "--print", "--process-metrics", "--data-dir",
                       data], parse_prom),
         }
+        procs = {what: gpumon_start(args, env) for what, (args, _) in cmds.items()}
         for what, (args, parse) in cmds.items():
-            rc, out, err = gpumon(args, env)
+            rc, out, err = gpumon_wait(procs[what], args, env)
             o.rc[what], o.err[what] = rc, err
             setattr(o, what, parse(out) if out else None)
         return o
@@ -790,9 +830,9 @@ def test_fault_sweep():
               sorted(set(INVISIBLE) - set(calls)))
         # pass 1: each function failed on every GPU, to learn where it shows
         shows, target = {}, {}
-        for fn in sorted(calls):
-            got, jchanged, host, p = compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", None)],
-                                             reg)
+        probes = in_parallel(lambda fn: compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", None)],
+                                                reg), sorted(calls))
+        for fn, (got, jchanged, host, p) in zip(sorted(calls), probes):
             problems += [f"[{fn}:*:UNKNOWN] {x}" for x in p]
             shows[fn] = sorted(i for i, ch in jchanged.items() if ch)
             # GPUs where a value went (not just a reason that changed):
@@ -820,8 +860,8 @@ def test_fault_sweep():
                 choices = on_gpu[k % len(on_gpu):] + on_gpu[:k % len(on_gpu)]
                 cases.append((Case(fn, e, None), choices))
         runs = pack(cases) + host_cases
-        for faults in runs:
-            _, jchanged, _, p = compare(run, base, faults, reg)
+        results = in_parallel(lambda faults: compare(run, base, faults, reg), runs)
+        for faults, (_, jchanged, _, p) in zip(runs, results):
             problems += [f"[{','.join(map(str, faults))}] {x}" for x in p]
             for c in faults:
                 if c.fn in ALWAYS_NOT_SUPPORTED and c.error == "NVML_ERROR_NOT_SUPPORTED":
@@ -831,21 +871,26 @@ def test_fault_sweep():
         # pass 3: a function called several times per GPU and sample (a
         # threshold, a clock, an ECC counter each) fails at its 2nd call
         # only: less changes than when every call fails, but something
-        nth = 0
+        thirds = []  # (fn, the first GPU where it is called twice)
         for fn in sorted(calls):
             for g in target[fn]:
-                if calls[fn].get(g, 0) < 2:
-                    continue
-                nth += 1
-                one = Case(fn, "NVML_ERROR_UNKNOWN", g, "2")
-                _, every, _, _ = compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", g)], reg)
-                _, jchanged, _, p = compare(run, base, [one], reg)
-                problems += [f"[{one}] {x}" for x in p]
-                # (the same for a list, which is whole or nothing)
-                if not jchanged.get(g) or not jchanged[g] <= every.get(g, set()):
-                    problems.append(f"{one}: changes {sorted(jchanged.get(g, []))}, want some "
-                                    f"of {sorted(every.get(g, []))}")
-                break
+                if calls[fn].get(g, 0) >= 2:
+                    thirds.append((fn, g))
+                    break
+        nth = len(thirds)
+
+        def every_and_one(fg):
+            fn, g = fg
+            return (compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", g)], reg),
+                    compare(run, base, [Case(fn, "NVML_ERROR_UNKNOWN", g, "2")], reg))
+        for (fn, g), ((_, every, _, _), (_, jchanged, _, p)) in zip(
+                thirds, in_parallel(every_and_one, thirds)):
+            one = Case(fn, "NVML_ERROR_UNKNOWN", g, "2")
+            problems += [f"[{one}] {x}" for x in p]
+            # (the same for a list, which is whole or nothing)
+            if not jchanged.get(g) or not jchanged[g] <= every.get(g, set()):
+                problems.append(f"{one}: changes {sorted(jchanged.get(g, []))}, want some "
+                                f"of {sorted(every.get(g, []))}")
         print(f"  {len(calls)} functions, {sum(len(r) for r in runs)} faults in {len(runs)} runs "
               f"after {len(calls)} probes, {nth} faults of one call; {run.n} runs of the four "
               f"outputs")

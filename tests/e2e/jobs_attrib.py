@@ -275,7 +275,7 @@ def check_all(slurm_pid, pod_pid, fake_pids):
                     f"$GPUMON_ALERT_JOB_ID\" >> {d}/hook.out'\n")
         ag = Agent(data, env, ["--interval", "250ms", "--procs"], config=conf).start(
             wait_samples=4)
-        time.sleep(2.0)
+        ag.wait_samples(12)  # 8 more (2 s at 250 ms on an idle machine)
         check_eq(ag.stop()[0], 0, "the agent's exit status", ag.log())
         # an alert on a GPU names the job on it (the log notifier's JSON lines)
         fired = {}

@@ -25,7 +25,6 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from agentlib import Agent, Scratch, check, check_eq, run, sim_env  # noqa: E402
@@ -156,9 +155,9 @@ def main():
               "severity = warning\n" % jm)
         ag = Agent(data, env, ["--interval", "250ms", "--procs"], config=conf).start(
             wait_samples=4)
-        time.sleep(1.0)
+        ag.wait_samples(8)  # samples with the first jobs (not seconds: a loaded machine)
         write(os.path.join(jm, "0"), "5000\n")  # the next job on GPU 0
-        time.sleep(1.5)
+        ag.wait_samples(ag.status()["samples"] + 6)
         check_eq(ag.stop()[0], 0, "the agent's exit status", ag.log())
         log = ag.log()
         check_eq(log.count(f"job-mapping file {jm}/1: 1 line(s)"), 1,

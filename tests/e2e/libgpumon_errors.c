@@ -4,8 +4,8 @@
  * 1 has no power reading).
  *
  * usage: libgpumon_errors DATA_DIR_WITH_NO_AGENT
- *        libgpumon_errors --hang   (scenarios/faults.ini at t = 130: GPU 2's
- *                                   nvmlDeviceGetPowerUsage blocks 5 s)
+ *        libgpumon_errors --hang   (tests/fixtures/hang-long.ini: GPU 2's
+ *                                   nvmlDeviceGetPowerUsage blocks 60 s)
  * Prints one line per failed check and exits 1 when any failed.
  */
 #include <gpumon/gpumon.h>

@@ -18,6 +18,16 @@ stopped for ~3 s (a gap: 12 intervals), then ~3 s again.  Then:
   default  no -o: gpumon-HOST-DATE.png in the current directory, its path
            printed; a symbolic link planted at that name is replaced, and
            the file it pointed to is left alone
+  default-window  no --since: the window is the history's span (seconds
+           here), so the series reach both edges of the panel
+  multiples  all 8 GPUs: each panel holds at most 4 lines (the palette's
+           colours counted in each framed panel of the PNG), so each metric
+           has two panels
+  labels   a copy of the store with 8 marks and 3 fired alerts 100 ms apart
+           (labels that would pile up): no two words of the PDF overlap
+           (pdftotext -bbox), and the legend lists every mark and alert
+  ticks    every panel's y tick labels are an arithmetic run with a step of
+           1, 2 or 5 times a power of ten
   errors   unknown metric, bad --until, bad --id, unknown extension: exit 2
            naming the value; an unwritable directory and a missing store:
            exit 1 naming the path
@@ -36,11 +46,15 @@ import agentlib  # noqa: E402
 from agentlib import Agent, Fail, Scratch, Skip, check, check_eq, run, sim_env  # noqa: E402
 
 # plot.h's fixed geometry (GM_PLOT_LEFT, GM_PLOT_RIGHT) and plot_draw.c's
-# layout for one legend row: title 34, legend 26, then the panels.
-LEFT, RIGHT, TOP, PANEL_H = 90, 30, 34 + 26, 190
+# layout for one legend row: title 34, legend 26, the row of the marks'
+# numbers 18, then the panels.
+LEFT, RIGHT, TOP, PANEL_H = 90, 30, 34 + 26 + 18, 190
 WIDTH = 1200
 MARK_RGB = (51, 51, 51)  # 0.2 grey: a mark's line
-OKABE = [(230, 159, 0), (86, 180, 233)]  # GPU 0 and GPU 1's colours
+# the palette (src/core/nice.c: Okabe-Ito, its yellow darkened), in series order
+PALETTE = [(0, 114, 178), (230, 159, 0), (0, 158, 115), (204, 121, 167), (86, 180, 233),
+           (213, 94, 0), (0, 0, 0), (160, 138, 0)]
+OKABE = PALETTE[:2]  # GPU 0 and GPU 1's colours
 METRICS = "util,mem,power,temp,clocks"
 
 REC = {}
@@ -107,15 +121,16 @@ def record():
     env = sim_env(speed=5, epoch=agentlib.epoch_for(0, 5))
     data = os.path.join(d, "data")
     args = ["--interval", "250ms"]
+    # samples, not seconds: 10 (2.5 s at 250 ms on an idle machine) before the
+    # mark, 8 after it, a 3 s gap with no agent, then 10 more
     a = Agent(data, env, args).start(wait_samples=2)
-    time.sleep(2.5)
+    a.wait_samples(12)
     rc, out, err = run(["mark", "--data-dir", data, "checkpoint-A"], env)
     check_eq(rc, 0, "gpumon mark", err)
-    time.sleep(2.0)
+    a.wait_samples(a.status()["samples"] + 8)
     check_eq(a.stop()[0], 0, "the agent's exit status", a.log())
-    time.sleep(3.0)
-    b = Agent(data, env, args).start(wait_samples=2)
-    time.sleep(2.5)
+    time.sleep(3.0)  # the gap itself (scenario), not a wait for something
+    b = Agent(data, env, args).start(wait_samples=12)
     check_eq(b.stop()[0], 0, "the second agent's exit status", b.log())
     db = sqlite3.connect(f"file:{data}/gpumon.db?mode=ro", uri=True)
     ts = [r[0] for r in db.execute(
@@ -264,6 +279,177 @@ def test_default_name():
     check(not os.path.islink(os.path.join(cwd, name)), "the planted link is still there")
 
 
+def panel_colours(rows, w):
+    """Per framed panel of a PNG (top to bottom): the palette colours its
+    plot area holds (pixels within 10 of one, at least 15 of them: a
+    line's blend with white at its edges is not another colour)."""
+    # the frame's left edge: column LEFT in the frame's grey (0.3), for the
+    # panel's height; a line at the edge may cover a few of its pixels
+    runs, start, miss = [], None, 0
+    for y in range(len(rows)):
+        if max(abs(a - 77) for a in rows[y][LEFT]) <= 3:
+            if start is None:
+                start = y
+            miss = 0
+            end = y
+        elif start is not None:
+            miss += 1
+            if miss > 6:
+                runs.append((start, end))
+                start, miss = None, 0
+    if start is not None:
+        runs.append((start, end))
+    panels = []
+    for y0, y1 in runs:
+        if y1 - y0 < 100:
+            continue
+        y0, y1 = y0 + 2, y1 - 1
+        count = [0] * len(PALETTE)
+        for y in range(y0, y1):
+            for x in range(LEFT + 2, w - RIGHT - 2):
+                p = rows[y][x]
+                for i, c in enumerate(PALETTE):
+                    if max(abs(a - b) for a, b in zip(p, c)) <= 10:
+                        count[i] += 1
+                        break
+        panels.append({i for i, n in enumerate(count) if n >= 15})
+    return panels
+
+
+def test_default_window():
+    r = record()
+    path = os.path.join(r["dir"], "default-window.png")
+    rc, out, err = run(["plot", "--data-dir", r["data"], "--id", "0", "--metrics", "util",
+                        "-o", path], r["env"])
+    check_eq(rc, 0, "gpumon plot without --since", err)
+    with open(path, "rb") as f:
+        w, h, rows = png_decode(f.read())
+    y0, y1 = TOP + 20, TOP + PANEL_H - 22
+    xs = [x for x in range(LEFT, w - RIGHT) if any(saturated(rows[y][x]) for y in range(y0, y1))]
+    span = w - RIGHT - LEFT
+    check(xs and xs[0] < LEFT + span * 0.1 and xs[-1] > w - RIGHT - span * 0.1,
+          f"the default window is not the history's span: series in columns "
+          f"{xs[:1]}..{xs[-1:]} of {LEFT}..{w - RIGHT}")
+
+
+def test_multiples():
+    r = record()
+    path = os.path.join(r["dir"], "eight.png")
+    win = [a for a in r["win"]]
+    i = win.index("--id")
+    del win[i:i + 2]
+    i = win.index("--metrics")
+    win[i + 1] = "util,power"
+    rc, out, err = run(["plot"] + win + ["-o", path], r["env"])
+    check_eq(rc, 0, "gpumon plot of 8 GPUs", err)
+    with open(path, "rb") as f:
+        w, h, rows = png_decode(f.read())
+    panels = panel_colours(rows, w)
+    check_eq(len(panels), 4, "panels for 2 metrics of 8 GPUs (4 lines each)",
+             [sorted(p) for p in panels])
+    for k, p in enumerate(panels):
+        check(1 <= len(p) <= 4, f"panel {k} has {len(p)} series colours: {sorted(p)}")
+    # the two panels of a metric show different GPUs (a dotted line under
+    # the others may keep too few pixels of its own colour to be counted)
+    check(len(panels[0] | panels[1]) >= 6, f"the GPUs' colours over a metric: "
+          f"{sorted(panels[0])} and {sorted(panels[1])}")
+
+
+def crowded_store():
+    """A copy of the recording's store with 8 marks and 3 fired alerts
+    100 ms apart just after the first mark: labels that would pile up."""
+    r = record()
+    d = os.path.join(r["dir"], "crowded")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "gpumon.db")
+    if os.path.exists(path):
+        return path
+    src = sqlite3.connect(f"file:{r['data']}/gpumon.db?mode=ro", uri=True)
+    dst = sqlite3.connect(path)
+    src.backup(dst)
+    src.close()
+    t0 = r["mark"]
+    for k in range(8):
+        dst.execute("INSERT INTO events (ts, type, text) VALUES (?, 'mark', ?)",
+                    (t0 + 200 + 100 * k, f"step-{k} saved"))
+    gid = dst.execute("SELECT id FROM gpus WHERE gpu_index = 1").fetchone()[0]
+    for k in range(3):
+        dst.execute("INSERT INTO alerts (ts, rule, severity, state, repeat, gpu, summary, "
+                    "fingerprint) VALUES (?, ?, 'critical', 'firing', 0, ?, 'hot', ?)",
+                    (t0 + 250 + 100 * k, f"gpu_hot_{k}", gid, f"fp{k}"))
+    dst.commit()
+    dst.close()
+    return path
+
+
+def pdf_words(path):
+    """The words of a PDF with their boxes: (text, x0, y0, x1, y1)."""
+    p = subprocess.run(["pdftotext", "-bbox", path, "-"], capture_output=True, text=True)
+    check_eq(p.returncode, 0, "pdftotext -bbox", p.stderr)
+    words = []
+    for m in re.finditer(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" '
+                         r'yMax="([\d.]+)">([^<]*)</word>', p.stdout):
+        words.append((m.group(5),) + tuple(float(m.group(k)) for k in range(1, 5)))
+    check(words, "pdftotext -bbox found no words", p.stdout[:400])
+    return words
+
+
+def crowded_pdf():
+    r = record()
+    db = crowded_store()
+    path = os.path.join(r["dir"], "crowded.pdf")
+    win = ["--store-path", db] + r["win"][2:]
+    i = win.index("--id")
+    win[i + 1] = "0,1"
+    rc, out, err = run(["plot"] + win + ["-o", path], r["env"])
+    check_eq(rc, 0, "gpumon plot of the crowded store", err)
+    return path
+
+
+def test_labels():
+    words = pdf_words(crowded_pdf())
+    bad = []
+    ws = sorted(words, key=lambda w: w[1])
+    for i, a in enumerate(ws):
+        for b in ws[i + 1:]:
+            if b[1] >= a[3] - 0.5:
+                break
+            ox = min(a[3], b[3]) - max(a[1], b[1])
+            oy = min(a[4], b[4]) - max(a[2], b[2])
+            if ox > 0.5 and oy > 0.5:
+                bad.append((a[0], b[0], round(a[1]), round(a[2])))
+    check(not bad, f"{len(bad)} pairs of words overlap in the PDF", bad[:12])
+    text = " ".join(w[0] for w in words)
+    for k in range(8):
+        check(f"step-{k}" in text, f"mark step-{k} is not in the PDF", text[:600])
+    for k in range(3):
+        check(f"gpu_hot_{k}" in text, f"alert gpu_hot_{k} is not in the PDF", text[:600])
+
+
+def nice_step(s):
+    m = s / 10 ** __import__("math").floor(__import__("math").log10(s) + 1e-9)
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5))
+
+
+def test_ticks():
+    words = pdf_words(crowded_pdf())
+    strip = min(w[2] for w in words if w[0] == "Clocks")
+    labels = sorted((w[2], float(w[0])) for w in words
+                    if w[3] <= LEFT - 2 and w[2] < strip and re.fullmatch(r"-?[\d.]+", w[0]))
+    runs, cur = [], []
+    for y, v in labels:  # top to bottom a panel's ticks go down
+        if cur and v >= cur[-1]:
+            runs.append(cur)
+            cur = []
+        cur.append(v)
+    runs.append(cur)
+    check(len(runs) >= 5, f"y tick runs: {runs}")
+    for run_ in runs:
+        steps = {round(a - b, 9) for a, b in zip(run_, run_[1:])}
+        check(len(run_) >= 2 and len(steps) == 1 and nice_step(steps.pop()),
+              f"y ticks {run_}: not a 1-2-5 step")
+
+
 def test_errors():
     r = record()
     env, d = r["env"], r["dir"]
@@ -291,7 +477,9 @@ if __name__ == "__main__":
             print(f"SKIP: {tool} is missing (scripts/install-deps.sh installs it)")
             sys.exit(77)
     try:
-        agentlib.main([test_png, test_svg, test_pdf, test_csv, test_default_name, test_errors])
+        agentlib.main([test_png, test_svg, test_pdf, test_csv, test_default_name,
+                       test_default_window, test_multiples, test_labels, test_ticks,
+                       test_errors])
     finally:
         if REC and not os.environ.get("GPUMON_KEEP"):
             subprocess.run(["rm", "-rf", REC["dir"]])

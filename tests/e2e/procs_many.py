@@ -3,7 +3,7 @@
 
 NVML answers a process list or process-sample call whose buffer is too small
 with NVML_ERROR_INSUFFICIENT_SIZE and the count it needs, and fills nothing;
-gpumon grows its buffer and asks again (src/source/nvml.c).  Before, it read
+gpumon grows its buffer and asks again (src/source/nvml_procs.c).  Before, it read
 at most 256 entries and skipped the whole list beyond that, so a GPU under
 MPS or many-process inference listed no processes at all.
 scenarios/many-processes.ini (pinned at 10 s): GPU 0 runs 300 workers (pids

@@ -107,15 +107,16 @@ def record():
     envb[b"GM_T_GPU_NAME"] = GPU_NAME
     data = os.path.join(d, "data")
     args = ["--interval", "250ms", "--task", "html-test"]
+    # samples, not seconds: 10 (2.5 s at 250 ms on an idle machine) before the
+    # mark, 8 after it, a 3 s gap with no agent, then 10 more
     a = Agent(data, envb, args, config=conf).start(wait_samples=2)
-    time.sleep(2.5)
+    a.wait_samples(12)
     rc, out, err = run(["mark", "--data-dir", data, "--no-config", MARK], env)
     check_eq(rc, 0, "gpumon mark", err)
-    time.sleep(2.0)
+    a.wait_samples(a.status()["samples"] + 8)
     check_eq(a.stop()[0], 0, "the agent's exit status", a.log())
-    time.sleep(3.0)
-    b = Agent(data, envb, args, config=conf).start(wait_samples=2)
-    time.sleep(2.5)
+    time.sleep(3.0)  # the gap itself (scenario), not a wait for something
+    b = Agent(data, envb, args, config=conf).start(wait_samples=12)
     check_eq(b.stop()[0], 0, "the second agent's exit status", b.log())
     db = sqlite3.connect(f"file:{data}/gpumon.db?mode=ro", uri=True)
     ts = [r[0] for r in db.execute(
@@ -266,7 +267,79 @@ def check_dom(d, where):
     check_eq(len(marks), 1, f"{where}: marks listed")
     check(line_form(MARK.encode()) in marks[0][2], f"{where}: the mark's text", marks[0][2])
     check_eq(len(d.find("table", id="verdicts")), 1, f"{where}: the diagnosis")
+    check_pictures(d, where)
     return charts
+
+
+def nice_step(s):
+    import math
+    m = s / 10 ** math.floor(math.log10(s) + 1e-9)
+    return any(abs(m - k) < 1e-6 for k in (1, 2, 5))
+
+
+def check_pictures(d, where):
+    """Issue 26's pictures: the time recorded, 1-2-5 ticks, the shared
+    palette, every mark and alert line numbered and listed whole."""
+    # recorded: the seconds the history covers (~7 s here), not "1" hour
+    hours = [e for e in d.el if e[0] == "td" and e[1].get("data-key") == "hours"]
+    check_eq(len(hours), 2, f"{where}: recorded cells")
+    for e in hours:
+        sec = float(e[1].get("data-seconds", "-1"))
+        check(2 <= sec <= 85 and e[2].strip().endswith(" s"),
+              f"{where}: recorded {e[2].strip()!r} ({sec} s) for seconds of history", e[1])
+    # y ticks: a run of 1, 2 or 5 times a power of ten from 0
+    ticks = [e for e in d.el if e[0] == "text" and e[1].get("class") == "yt"]
+    runs, cur = [], []
+    for e in ticks:
+        v = float(e[2])
+        if cur and v <= cur[-1]:
+            runs.append(cur)
+            cur = []
+        cur.append(v)
+    runs.append(cur)
+    check_eq(len(runs), 5, f"{where}: y tick runs", runs)
+    for r in runs:
+        steps = {round(b - a, 9) for a, b in zip(r, r[1:])}
+        check(r[0] == 0 and len(steps) == 1 and nice_step(steps.pop()),
+              f"{where}: y ticks {r} do not step by 1, 2 or 5 times a power of ten")
+    # the palette of src/core/nice.c, by GPU index
+    for g, want in (("0", "#0072B2"), ("1", "#E69F00")):
+        got = {s[1]["stroke"] for s in d.find("path", **{"class": "series"})
+               if s[1]["data-gpu"] == g}
+        check_eq(got, {want}, f"{where}: GPU {g}'s series colour")
+    # numbered lines: the first chart's badges cover every number once,
+    # without overlapping; the list under the charts has each whole
+    first = []
+    for e in d.el:
+        if e[0] == "svg" and e[1].get("class") == "chart" and first:
+            break
+        if e[0] == "svg" and e[1].get("class") == "chart":
+            first.append(e)
+        elif first and e[0] == "line" and e[1].get("class") in ("mark", "alert"):
+            first.append(e)
+        elif first and e[0] == "g" and "ev" in e[1].get("class", "").split():
+            first.append(e)
+        elif first and e[0] == "rect" and first[-1][0] == "g":
+            first[-1] = first[-1] + [e]
+    lines = [e for e in first if e[0] == "line"]
+    badges = [e for e in first if e[0] == "g"]
+    check(len(lines) >= 2, f"{where}: mark and alert lines in the first chart", lines)
+    nums = sorted(int(e[1]["data-n"]) for e in lines)
+    check_eq(nums, list(range(1, len(lines) + 1)), f"{where}: the lines' numbers")
+    covered = []
+    for g in badges:
+        covered += range(int(g[1]["data-from"]), int(g[1]["data-to"]) + 1)
+    check_eq(sorted(covered), nums, f"{where}: the numbers the badges show")
+    boxes = sorted((float(g[3][1]["x"]), float(g[3][1]["x"]) + float(g[3][1]["width"]))
+                   for g in badges)
+    for a, b in zip(boxes, boxes[1:]):
+        check(b[0] >= a[1], f"{where}: badges overlap", boxes)
+    items = [e for e in d.el if e[0] == "li" and e[1].get("class") in ("ml", "al")]
+    check_eq(len(items), len(lines), f"{where}: the numbered lines listed under the charts")
+    check(any(RULE in e[2] for e in items if e[1]["class"] == "al"),
+          f"{where}: the alert's whole rule in the list", [e[2] for e in items])
+    check(any(line_form(MARK.encode()) in e[2] for e in items if e[1]["class"] == "ml"),
+          f"{where}: the mark's whole text in the list", [e[2] for e in items])
 
 
 def test_file():
@@ -287,7 +360,8 @@ def test_file():
         p = subprocess.run(["xmllint", "--html", "--noout", rec["path"]], capture_output=True,
                            text=True)
         errs = [line for line in p.stderr.splitlines() if "parser error" in line]
-        unknown = {"svg", "path", "line", "rect", "text", "title", "figure", "figcaption", "bdi"}
+        unknown = {"svg", "path", "line", "rect", "text", "title", "figure", "figcaption", "bdi",
+                   "g"}
         other = [e for e in errs
                  if not any(f"Tag {t} invalid" in e for t in unknown)]
         check_eq(other, [], "xmllint --html errors other than HTML5/SVG tags")
@@ -424,6 +498,24 @@ def test_browser_layout():
         check(any(x.startswith("job") and "\u202e" not in x for x in got["procs"]),
               "the process's name", got["procs"])
         check(any(x.startswith("WWWWWWWW") for x in got["mark"]), "the long mark", got["mark"])
+        # every table fits its column on a desktop; on a phone a table may
+        # scroll in its own box (div.tw), which fits the column
+        for width, level in ((800, 0), (390, 1)):
+            with cdp.Page("file://" + path, d, width=width, height=800) as p:
+                wide = p.eval("""(function (level) {
+                  const out = Array.from(document.querySelectorAll("table")).map(function (t) {
+                    let e = t;
+                    for (let i = 0; i < level; i++) e = e.parentElement;
+                    const r = e.getBoundingClientRect();
+                    const c = e.parentElement.getBoundingClientRect();
+                    return [t.id, Math.round(r.right), Math.round(c.right)];
+                  }).filter(function (x) { return x[1] > x[2]; });
+                  const de = document.documentElement;
+                  if (de.scrollWidth > de.clientWidth) out.push(["page", de.scrollWidth, de.clientWidth]);
+                  return out;
+                })(""" + str(level) + ")")
+            check_eq(wide, [], f"tables wider than their column at {width} px ([id, right, "
+                     "column's right])")
 
 
 def test_symlink():

@@ -132,7 +132,8 @@ def main():
     head, extra_env, sections = parse(case)
 
     env = dict(os.environ)
-    for k in ("GPUSIM_SCENARIO", "GPUSIM_TIME", "GPUSIM_SPEED", "GPUSIM_EPOCH", "NO_COLOR"):
+    for k in ("GPUSIM_SCENARIO", "GPUSIM_TIME", "GPUSIM_SPEED", "GPUSIM_EPOCH", "NO_COLOR",
+              "COLUMNS"):
         env.pop(k, None)
     env.update({"TZ": "UTC", "LC_ALL": "C", "NO_COLOR": "1", "TERM": "dumb"})
     # pcie.link.gen.hostmax reads sysfs by the simulated bus ids, which may

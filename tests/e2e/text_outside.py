@@ -72,6 +72,8 @@ gpu = 0
 pid = 4194400
 name = ${GM_T_PROC_NAME}
 used_memory = 1GiB
+; gone (the simulator's /proc view), so outputs fall back to the NVML name
+alive = no
 
 [process.live]
 gpu = 0

@@ -10,9 +10,13 @@
 # with GPUMON_PURGE_DATA=1 (nothing is left).
 #
 # Needs root, dpkg-dev, debhelper, lintian, curl and unshare; exits 77 (skip)
-# with the reason when any is missing, or when gpumon, its user or its
-# directories are already on this machine (the test would remove them).  Used by scripts/check.sh (make
-# check) when run as root.  Environment: JOBS (parallel build jobs, default 2),
+# with the reason when any is missing, or when the package gpumon or a user
+# gpumon is already on this machine (the test would remove them).  When
+# /var/lib/gpumon or /var/log/gpumon exist (an agent run as root here
+# leaves them), it runs itself under tests/pkg/isolated.sh instead: /etc,
+# /usr and /var as throw-away overlays in a private mount namespace, where
+# they are hidden, not deleted.  Used by scripts/check.sh (make check) when
+# run as root.  Environment: JOBS (parallel build jobs, default 2),
 # GPUMON_PKG_KEEP=1 keeps the temporary directory, GPUMON_PKG_OUT=DIR copies
 # the built .deb files into DIR (for tests/pkg/container.sh).
 set -eu
@@ -32,8 +36,12 @@ for p in gpumon gpumon-sim; do
 done
 getent passwd gpumon >/dev/null && skip "a user gpumon exists already; the test would delete it"
 for d in /var/lib/gpumon /var/log/gpumon; do
-    # e.g. an agent run as root on this machine (its default data directory)
-    [ ! -e "$d" ] || skip "$d exists already; the test would delete it"
+    # e.g. an agent run as root on this machine (its default data directory):
+    # the test would delete it, so it runs where it cannot
+    [ -e "$d" ] || continue
+    [ "${GPUMON_DEB_ISOLATED:-0}" != 1 ] || fail "$d is still there under isolated.sh"
+    echo "deb.sh: $d exists here: running under tests/pkg/isolated.sh (throw-away /etc, /usr, /var)"
+    GPUMON_DEB_ISOLATED=1 exec sh "$(dirname "$0")/isolated.sh" sh "$0" "$@"
 done
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,6 +72,12 @@ if ! (cd "$tmp/src" && DEB_BUILD_OPTIONS="nocheck parallel=${JOBS:-2}" \
 fi
 deb=$(ls "$tmp"/gpumon_*.deb)
 simdeb=$(ls "$tmp"/gpumon-sim_*.deb)
+# python3-gpumon: the module where Debian's python3 finds it, importable
+pydeb=$(ls "$tmp"/python3-gpumon_*_all.deb) && dpkg-deb -x "$pydeb" "$tmp/py"
+got=$(cd / && PYTHONPATH="$tmp/py/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
+    'import gpumon.client, gpumon.lightning, gpumon.keras; print(gpumon.__file__)') || fail "python3-gpumon: no import"
+[ "$got" = "$tmp/py/usr/lib/python3/dist-packages/gpumon/__init__.py" ] || fail "python3-gpumon: gpumon from $got"
+ok "python3-gpumon: gpumon imports from the package's files"
 version=$(dpkg-deb -f "$deb" Version)
 ok "built $(basename "$deb") $(basename "$simdeb") in $(($(date +%s) - start)) s"
 if [ -n "${GPUMON_PKG_OUT:-}" ]; then

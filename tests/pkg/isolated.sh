@@ -3,7 +3,8 @@
 # as throw-away overlays in a private mount namespace, so that installing
 # and purging packages, creating and deleting the user gpumon, and
 # /var/lib/gpumon and /var/log/gpumon touch nothing of the machine: for a
-# shared developer machine where others run gpumon.  CI runs deb.sh directly
+# shared developer machine where others run gpumon; deb.sh runs itself under
+# it when those directories exist.  Otherwise CI runs deb.sh directly
 # (a real install is the point there).  Needs root and overlayfs.
 #
 #   sudo tests/pkg/isolated.sh tests/pkg/deb.sh

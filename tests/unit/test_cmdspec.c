@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cli/cmdspec.h"
+#include "cli/opt.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -218,12 +219,178 @@ static void test_prose(void **state)
     cli_spec_free(&s);
 }
 
+/* ------------------------------------------------------- option tables */
+
+/* A table in the layout of the converted commands: short and long flags,
+ * a line of two flags, choices, a list inside a text, FILE..., rows the
+ * help does not print, a subcommand's table. */
+static const struct gm_opt sub_rows[] = {
+    {.kind = GM_OPT_STR, .name = "step", .arg = "DURATION"},
+    {.kind = GM_OPT_SET, .name = "json"},
+    {0},
+};
+static const struct gm_optcmd sub_cmd = {.name = "t", .head = "", .opts = sub_rows};
+
+static const struct gm_opt t_rows[] = {
+    {.kind = GM_OPT_STR, .name = "output", .letter = 'o', .arg = "FILE", .help = "write it here"},
+    {.kind = GM_OPT_STR,
+     .name = "from",
+     .arg = "TIME",
+     .help = "YYYY-MM-DD (local time);\n--until is --to"},
+    {.kind = GM_OPT_STR, .name = "to", .arg = "TIME", .flags = GM_OPT_JOIN},
+    {.kind = GM_OPT_STR,
+     .name = "select",
+     .letter = 's',
+     .arg = "GROUPS",
+     .help = "metric groups [default: pu]\n  p  power (W)\n  u  utilisation\n     and more"},
+    {.kind = GM_OPT_CHOICE,
+     .name = "fail-on",
+     .arg = "warning|critical",
+     .help = "exit 1 when a finding is at least this severe"},
+    {.kind = GM_OPT_STR,
+     .name = "csv",
+     .arg = "FILE...",
+     .flags = GM_OPT_MANY,
+     .help = "from these files"},
+    {.kind = GM_OPT_STR, .name = "until", .arg = "TIME"},
+    {.kind = GM_OPT_STR, .name = "data-dir", .arg = "DIR"},
+    {.kind = GM_OPT_SET, .name = "json"},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    {0},
+};
+static const struct gm_optcmd t_cmd = {
+    .name = "t",
+    .head = "usage: gpumon t [--from TIME [--to TIME]] [--data-dir DIR] [--json]\n"
+            "       gpumon t test [--step DURATION]\n\n"
+            "A test command.\n\n",
+    .tail = "\nExit status: 0.\n",
+    .col = 23,
+    .opts = t_rows,
+    .subs = "test",
+    .sub = &sub_cmd,
+};
+
+struct trow {
+    const char *flag;
+    const char *meta;
+    int arg, listed;
+    const char *vals;
+    const char *help;
+};
+
+static const struct trow t_want[] = {
+    {"-o", "FILE", CLI_ARG_FILE, 1, NULL, "write it here"},
+    {"--output", "FILE", CLI_ARG_FILE, 1, NULL, "write it here"},
+    {"--from", "TIME", CLI_ARG_TEXT, 1, NULL, "YYYY-MM-DD (local time); --until is --to"},
+    {"--to", "TIME", CLI_ARG_TEXT, 1, NULL, "YYYY-MM-DD (local time); --until is --to"},
+    {"-s", "GROUPS", CLI_ARG_TEXT, 1, NULL,
+     "metric groups [default: pu]\np  power (W)\nu  utilisation and more"},
+    {"--select", "GROUPS", CLI_ARG_TEXT, 1, NULL,
+     "metric groups [default: pu]\np  power (W)\nu  utilisation and more"},
+    {"--fail-on", "warning|critical", CLI_ARG_ENUM, 1, "warning critical",
+     "exit 1 when a finding is at least this severe"},
+    {"--csv", "FILE...", CLI_ARG_FILE, 1, NULL, "from these files"},
+    {"-h", NULL, CLI_ARG_NONE, 1, NULL, "this help"},
+    {"--help", NULL, CLI_ARG_NONE, 1, NULL, "this help"},
+    {"--until", "TIME", CLI_ARG_TEXT, 0, NULL, NULL},
+    {"--data-dir", "DIR", CLI_ARG_DIR, 0, NULL, NULL},
+    {"--json", NULL, CLI_ARG_NONE, 0, NULL, NULL},
+    {"--step", "DURATION", CLI_ARG_DURATION, 0, NULL, NULL},
+};
+
+/* The spec of a table: every flag it has (those of its option lines first,
+ * in their order, with their whole text), the subcommands, the operands;
+ * and for the flags of the option lines what the help-text reading makes
+ * of the rendered help, which does not know the rows the help leaves out. */
+static void test_table(void **state)
+{
+    (void)state;
+    struct cli_spec s, p;
+    cli_spec_from_table(&s, "t", "a test", &t_cmd);
+    assert_int_equal(s.nflags, N_ELEM(t_want));
+    for (size_t i = 0; i < N_ELEM(t_want); i++) {
+        const struct trow *w = &t_want[i];
+        const struct cli_flag *f = &s.flags[i];
+        printf("flag %zu: %s\n", i, w->flag);
+        assert_string_equal(f->name, w->flag);
+        if (w->meta)
+            assert_string_equal(f->meta, w->meta);
+        else
+            assert_null(f->meta);
+        assert_int_equal(f->arg, w->arg);
+        assert_int_equal(f->listed, w->listed);
+        if (w->help)
+            assert_string_equal(f->help, w->help);
+        else
+            assert_null(f->help);
+        char vals[256] = "";
+        for (char **v = f->vals; v && *v; v++) {
+            strncat(vals, v == f->vals ? "" : " ", sizeof(vals) - strlen(vals) - 1);
+            strncat(vals, *v, sizeof(vals) - strlen(vals) - 1);
+        }
+        assert_string_equal(vals, w->vals ? w->vals : "");
+    }
+    /* one line, one group: -o with --output, --from with --to */
+    assert_int_equal(s.flags[0].group, s.flags[1].group);
+    assert_int_equal(s.flags[2].group, s.flags[3].group);
+    assert_int_not_equal(s.flags[1].group, s.flags[2].group);
+    assert_int_not_equal(s.flags[10].group, s.flags[11].group);
+    assert_int_equal(s.nsubs, 1);
+    assert_string_equal(s.subs[0], "test");
+    assert_int_equal(s.pos_file, 1); /* --csv FILE... */
+    assert_int_equal(s.pos_cmd, 0);
+    assert_string_equal(s.prose, "\nA test command.\n\n\nExit status: 0.\n");
+
+    cli_spec_parse(&p, "t", "a test", s.text);
+    for (size_t i = 0; i < N_ELEM(t_want); i++) {
+        if (!t_want[i].listed || strcmp(t_want[i].flag, "--from") == 0 ||
+            strcmp(t_want[i].flag, "--to") == 0)
+            continue; /* the help-text reading ends --from's text at "--until" */
+        const struct cli_flag *f = find(&p, t_want[i].flag);
+        assert_non_null(f);
+        assert_string_equal(f->help, s.flags[i].help);
+        assert_int_equal(f->arg, s.flags[i].arg);
+    }
+    cli_spec_free(&p);
+    cli_spec_free(&s);
+}
+
+/* cli_spec_read takes a converted command's interface from its table, not
+ * from its --help: a line of its text that starts with a flag ("--until
+ * is --to") stays in the flag's text (the help-text reading took it for
+ * prose), and the flags the help does not print are there. */
+static int t_run(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_opt_help(&t_cmd, &b);
+    fputs(b.p, stdout);
+    gm_buf_free(&b);
+    return 0;
+}
+
+static void test_read_table(void **state)
+{
+    (void)state;
+    static const struct gm_cmd cmd = {"t", "a test", t_run, &t_cmd};
+    struct cli_spec s;
+    assert_int_equal(cli_spec_read(&cmd, &s), 0);
+    const struct cli_flag *f = find(&s, "--from");
+    assert_non_null(f);
+    assert_string_equal(f->help, "YYYY-MM-DD (local time); --until is --to");
+    assert_null(strstr(s.prose, "--until"));
+    assert_non_null(find(&s, "--until"));
+    assert_non_null(find(&s, "--step"));
+    cli_spec_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_flags),
-        cmocka_unit_test(test_subcommands),
-        cmocka_unit_test(test_prose),
+        cmocka_unit_test(test_flags),      cmocka_unit_test(test_subcommands),
+        cmocka_unit_test(test_prose),      cmocka_unit_test(test_table),
+        cmocka_unit_test(test_read_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

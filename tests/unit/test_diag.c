@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/attrib.h"
 #include "core/buf.h"
 #include "core/snapshot.h"
 #include "insight/diagnose.h"
@@ -55,6 +56,7 @@ struct gen {
     double clock_frac;
     double util_mem;
     int nproc, dead; /* nproc: 0 = one process; -1 = none listed */
+    double enc, dec; /* encoder / decoder utilisation throughout, % (0: not measured) */
 };
 
 static struct gen defaults(struct gen g)
@@ -118,9 +120,15 @@ static void feed(struct gm_dg *d, uint32_t gpu, const struct gen *g0)
         p.mem_used_b = m + (rnd() - 0.5) * 2 * g->mem_noise;
         p.pcie_gen = p.pcie_gen_max = 5;
         p.pcie_width = p.pcie_width_max = 16;
-        p.pcie_rx_Bps = g->shape == HEARTBEAT && u < 10 ? g->rx_idle : 0.2e9 * u / 100;
+        p.pcie_rx_Bps = isnan(g->rx_idle)                 ? NAN /* not measured */
+                        : g->shape == HEARTBEAT && u < 10 ? g->rx_idle
+                                                          : 0.2e9 * u / 100;
         p.reasons = u > 1 ? g->reasons : (int64_t)GM_DG_R_GPU_IDLE;
         p.compute_mode = GM_DG_CM_DEFAULT;
+        if (g->enc > 0 || g->dec > 0) {
+            p.enc_util = g->enc + (rnd() - 0.5) * 4;
+            p.dec_util = g->dec + (rnd() - 0.5) * 4;
+        }
         p.nproc = g->nproc;
         p.nproc_dead = g->dead;
         p.proc_mem_b = g->nproc ? m : 0;
@@ -156,6 +164,26 @@ static const struct row rows[] = {
      {HEARTBEAT, 97, .period = 2, .duty = 0.4, .rx_idle = NAN, .step = 1.0, .seconds = 300},
      "input-starved",
      ""},
+    {"sparse heartbeat: a 1 s burst every 10 s (duty 0.10, mean ~10 %), input over PCIe",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = 8e9, .seconds = 120},
+     "input-starved",
+     "light-load"},
+    {"the seeds' check: 0.5 s samples for 25 s of a 1 s burst every 10 s",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = 8e9, .seconds = 25, .step = 0.5},
+     "input-starved",
+     ""},
+    {"sparse heartbeat, PCIe not measured (history, 1 s): the beat's regularity",
+     {HEARTBEAT, 97, .period = 10, .duty = 0.1, .rx_idle = NAN, .seconds = 600, .step = 1},
+     "input-starved",
+     ""},
+    {"sparse heartbeat: 2 s period, duty 0.08, 1/6 s",
+     {HEARTBEAT, 95, .period = 2, .duty = 0.08, .rx_idle = 5e9, .seconds = 60},
+     "input-starved",
+     ""},
+    {"inference server, PCIe not measured: random bursts are no beat",
+     {INFERENCE, 90, .rx_idle = NAN, .step = 1, .seconds = 600},
+     "light-load",
+     "input-starved"},
     {"inference server: random short bursts, low PCIe",
      {INFERENCE, 90, .rx_idle = 0.05e9},
      "light-load",
@@ -170,10 +198,10 @@ static const struct row rows[] = {
      {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 76 * GIB, .mem_noise = 200 * MIB},
      "healthy-busy",
      "memory-growth"},
-    {"slow growth that would take days: not a leak",
-     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 10 * MIB / 60},
-     "healthy-busy",
-     "memory-growth"},
+    {"slow growth that would take days is still a leak, named by its rate",
+     {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 20 * MIB / 60},
+     "memory-growth",
+     ""},
     {"restart: grows to 39 GiB, drops to 11 GiB and stays flat",
      {STEADY, 90, .seconds = 1800, .step = 5, .mem0 = 10 * GIB, .mem_slope = 2000 * MIB / 60,
       .restart_at = 900},
@@ -207,6 +235,18 @@ static const struct row rows[] = {
      {IDLE, 0, .mem0 = 20 * GIB},
      "memory-squatted",
      "memory-orphaned"},
+    {"transcoder: SMs ~0 %, encoder 93 %, decoder 48 %: memory in use, not squatted",
+     {STEADY, 2, .mem0 = 6 * GIB, .enc = 93, .dec = 48},
+     "codec-bound",
+     "memory-squatted"},
+    {"decoder only at 60 %, SMs ~1 %: the memory is in use",
+     {STEADY, 1, .mem0 = 3 * GIB, .dec = 60},
+     "light-load",
+     "memory-squatted"},
+    {"squatted beside idle video engines (0-2 %)",
+     {IDLE, 0, .mem0 = 12 * GIB, .enc = 0.01, .dec = 1},
+     "memory-squatted",
+     "codec-bound"},
     {"orphaned: the only process is gone",
      {IDLE, 0, .mem0 = 30 * GIB, .dead = 1},
      "memory-orphaned",
@@ -322,6 +362,37 @@ static void test_clock_max_unknown(void **state)
     gm_dg_free(d);
 }
 
+/* The same for a busy GPU drawing little power (low-intensity, whose rule
+ * accepts an unknown maximum): its evidence must not print "nan %" either
+ * (issue 25, point 8: the store keeps the SM clock, not its maximum). */
+static void test_clock_max_unknown_intensity(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int i = 0; i < 30; i++) {
+        struct gm_dg_point p;
+        gm_dg_point_init(&p, T0 + i * S);
+        p.util_gpu = 97;
+        p.util_mem = 8;
+        p.sm_clock_mhz = 1980;
+        p.power_w = 180;
+        p.power_limit_w = 700;
+        p.reasons = 0;
+        gm_dg_add(d, 0, &p);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_true(has(&r, 0, "low-intensity"));
+    for (size_t i = 0; i < r.nfinding; i++) {
+        if (strstr(r.findings[i].evidence, "nan") || strstr(r.findings[i].evidence, "NaN"))
+            fail_msg("evidence with a NaN: %s", r.findings[i].evidence);
+        if (r.findings[i].cause == GM_DG_LOW_INTENSITY)
+            assert_non_null(strstr(r.findings[i].evidence, "SM clock's maximum not known"));
+    }
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 /* Incremental use: points older than max_age are dropped; a window over the
  * last minutes sees only the recent shape. */
 static void test_incremental(void **state)
@@ -390,6 +461,162 @@ static void test_straggler(void **state)
         if (variant == 1)
             assert_true(has(&r, 2, "thermal-throttle"));
         assert_true(has(&r, 0, "healthy-busy"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+/* Slow leaks and what is not one (issue 25, point 5).  One point every
+ * `step` s over `hours`; memory from mem(t); utilisation low (~10 %). */
+struct leak_case {
+    const char *name;
+    double hours, step, total_mib;
+    int kind;       /* 0 linear, 1 flat then a job starts, 2 warm-up then flat, 3 restart */
+    double a, b;    /* MiB: from, to (linear); before, after (step); plateau (warm-up) */
+    int want;       /* memory-growth expected */
+    int sev;        /* its severity when want */
+    const char *in; /* text the evidence must hold when want */
+};
+
+static double leak_mem(const struct leak_case *c, double t)
+{
+    double span = c->hours * 3600;
+    switch (c->kind) {
+    case 0:
+        return c->a + (c->b - c->a) * t / span;
+    case 1:
+        return t < span * 0.4 ? c->a : c->b;
+    case 2:
+        return t < 90 ? c->b * t / 90 : c->b;
+    default: /* grows at the rate of a to b over the window, restarts at 60 % with a new pid */
+        return t < span * 0.6 ? c->a + (c->b - c->a) * t / span
+                              : c->a + (c->b - c->a) * (t - span * 0.6) / span;
+    }
+}
+
+static void test_leaks(void **state)
+{
+    (void)state;
+    static const struct leak_case cases[] = {
+        {"the seeds' leak: 6000 -> 10200 MiB over four days, 16 GiB card", 96, 600, 16384, 0, 6000,
+         10200, 1, GM_DG_INFO, "MiB/h"},
+        {"a leak filling an 80 GiB card in ~10 h", 2, 10, 81920, 0, 20000, 32000, 1, GM_DG_WARNING,
+         "R²"},
+        {"a job starts in the window: 0 -> 65 GiB, then flat", 2, 5, 81920, 1, 0, 66560, 0, 0,
+         NULL},
+        {"a job ends in the window: 65 GiB -> 0", 2, 5, 81920, 1, 66560, 300, 0, 0, NULL},
+        {"allocator warm-up to 60 GiB in 90 s, then flat", 1, 5, 81920, 2, 0, 61440, 0, 0, NULL},
+        {"growth cut by a restart (a new owner): fitted over the new process's life", 3, 5, 81920,
+         3, 8000, 14000, 1, GM_DG_INFO, "MiB/min"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const struct leak_case *k = &cases[c];
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 31 + c;
+        double span = k->hours * 3600;
+        for (double t = 0; t <= span; t += k->step) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + (int64_t)(t * (double)S));
+            p.util_gpu = 8 + rnd() * 4;
+            p.mem_total_b = k->total_mib * MIB;
+            p.mem_used_b = (leak_mem(k, t) + (rnd() - 0.5) * 40) * MIB;
+            if (p.mem_used_b < 0)
+                p.mem_used_b = 0;
+            /* who holds it: one process, a new one after a restart; none before a start */
+            p.nproc = (k->kind == 1 && leak_mem(k, t) < 1000) ? 0 : 1;
+            p.nproc_dead = 0;
+            p.owner = k->kind == 3 && t >= span * 0.6 ? 2 : p.nproc ? 1 : 0;
+            assert_int_equal(gm_dg_add(d, 0, &p), 0);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        const struct gm_dg_finding *f = NULL;
+        for (size_t i = 0; i < r.nfinding; i++)
+            if (r.findings[i].cause == GM_DG_MEMORY_GROWTH)
+                f = &r.findings[i];
+        if (!!f != k->want)
+            fail_msg("case '%s': memory-growth %s%s%s", k->name, f ? "found: " : "missing",
+                     f ? f->evidence : "", "");
+        if (f) {
+            if ((int)f->severity != k->sev)
+                fail_msg("case '%s': severity %s: %s", k->name, gm_dg_severity_name(f->severity),
+                         f->evidence);
+            if (!strstr(f->evidence, k->in) || strstr(f->evidence, "nan"))
+                fail_msg("case '%s': evidence '%s' (want '%s')", k->name, f->evidence, k->in);
+            if (k->kind == 3 && f->start_ns < T0 + (int64_t)(span * 0.6 * (double)S))
+                fail_msg("case '%s': fit from before the restart", k->name);
+        }
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
+/* Imbalance both ways (issue 25, point 2), each a job of GPUs fed through
+ * the generator: "util" per GPU, HEARTBEAT when a rank waits at every step.
+ * want: the GPU named straggler (-1: none). */
+static void test_imbalance(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int n;
+        double util[8];
+        int wait[8]; /* 1: the rank computes ~30 % of each 1.5 s step and waits */
+        double step;
+        int want;
+    } cases[] = {
+        {"bottleneck: one rank at 95 %, three wait for it (~30 %), 1 s samples",
+         4,
+         {95, 97, 97, 97},
+         {0, 1, 1, 1},
+         1.0,
+         0},
+        {"bottleneck among eight at 1/6 s",
+         8,
+         {97, 97, 97, 97, 97, 93, 97, 97},
+         {1, 1, 1, 1, 1, 0, 1, 1},
+         1.0 / 6,
+         5},
+        {"far below, the others spread 78-99 %", 6, {80, 97, 86, 52, 99, 93}, {0}, 1.0 / 6, 3},
+        {"pipeline stages 90/70/50/30: no outlier", 4, {90, 70, 50, 30}, {0}, 1.0 / 6, -1},
+        {"all ranks wait alike: no outlier", 4, {97, 97, 97, 97}, {1, 1, 1, 1}, 1.0, -1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 21 + c;
+        for (int g = 0; g < cases[c].n; g++) {
+            struct gm_dg_gpu_info info = {.index = (uint32_t)g};
+            snprintf(info.job, sizeof info.job, "parent:4242");
+            gm_dg_set_gpu(d, &info);
+            struct gen gen = {cases[c].wait[g] ? HEARTBEAT : STEADY,
+                              cases[c].util[g],
+                              .period = 1.5,
+                              .duty = 0.3,
+                              .rx_idle = NAN,
+                              .step = cases[c].step,
+                              .seconds = 300};
+            feed(d, (uint32_t)g, &gen);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        int got = -1, nstrag = 0;
+        for (size_t k = 0; k < r.nfinding; k++) {
+            if (r.findings[k].cause == GM_DG_STRAGGLER) {
+                got = (int)r.findings[k].gpus[0];
+                nstrag++;
+            }
+            /* ranks that wait for a bottleneck are not starved of input */
+            if (cases[c].want >= 0 && r.findings[k].cause == GM_DG_INPUT_STARVED)
+                fail_msg("case '%s': input-starved on GPU %u: %s", cases[c].name,
+                         r.findings[k].gpus[0], r.findings[k].evidence);
+        }
+        if (got != cases[c].want || nstrag > 1) {
+            for (size_t k = 0; k < r.nfinding; k++)
+                fprintf(stderr, "  GPU %u %s: %s\n", r.findings[k].gpus[0],
+                        gm_dg_cause_name(r.findings[k].cause), r.findings[k].evidence);
+            fail_msg("case '%s': straggler on %d (%d findings), want %d", cases[c].name, got,
+                     nstrag, cases[c].want);
+        }
         gm_dg_result_free(&r);
         gm_dg_free(d);
     }
@@ -480,6 +707,50 @@ static void add_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint8_t 
     g->nproc++;
 }
 
+/* memory-orphaned names what the dead processes hold (what killing them
+ * or a reset frees), not the GPU's total: the demo's GPU 7, a live rank
+ * with 44.5 GiB and a crashed one with 30 GiB.  A dead process without a
+ * memory figure leaves only the total to say. */
+static void test_orphan_evidence(void **state)
+{
+    (void)state;
+    for (int na = 0; na < 2; na++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        for (int k = 0; k < 10; k++) {
+            struct gm_snapshot *s = gm_snapshot_new();
+            s->wall_ns = T0 + k * S;
+            gm_snapshot_set_gpus(s, 1);
+            struct gm_gpu *g = &s->gpus[0];
+            g->procs_listed = 1;
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(74.5 * GIB));
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(95);
+            add_proc(s, 0, 4194407, GM_HS_ALIVE, "python3");
+            s->procs[0].used_memory = gm_v_u64((uint64_t)(44.5 * GIB));
+            add_proc(s, 0, 4194304, GM_HS_GONE, "python3");
+            s->procs[1].used_memory =
+                na ? gm_v_status(GM_VS_NA, 0) : gm_v_u64((uint64_t)(30 * GIB));
+            gm_dg_add_snapshot(d, s, 0);
+            gm_snapshot_free(s);
+        }
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        const char *ev = NULL;
+        for (size_t k = 0; k < r.nfinding; k++)
+            if (strcmp(gm_dg_cause_name(r.findings[k].cause), "memory-orphaned") == 0)
+                ev = r.findings[k].evidence;
+        assert_non_null(ev);
+        if (na)
+            assert_string_equal(
+                ev, "1 of 2 process(es) on the GPU no longer exist on the host; 74.5 GiB used");
+        else
+            assert_string_equal(ev, "1 of 2 process(es) on the GPU no longer exist on the host "
+                                    "and hold 30.0 GiB (of 74.5 GiB used)");
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 static void test_snapshots(void **state)
 {
     (void)state;
@@ -512,7 +783,7 @@ static void test_snapshots(void **state)
     assert_true(has(&r, 1, "memory-orphaned"));
     assert_true(has(&r, 2, "healthy-busy"));
     assert_int_equal(r.gpus[3].verdict, GM_DG_GPU_LOST);
-    assert_string_equal(gm_dg_gpu(d, 2).job, "python3");
+    assert_string_equal(gm_dg_gpu(d, 2).job, "pid:1234"); /* no parent, no job id known */
     assert_string_equal(gm_dg_gpu(d, 1).job, "");
     assert_string_equal(gm_dg_gpu(d, 1).name, "GPU 1");
     gm_dg_result_free(&r);
@@ -687,14 +958,97 @@ static void test_host_side(void **state)
     gm_dg_free(d);
 }
 
+/* Jobs by identity, never by name (issue 25, point 1): eight GPUs whose
+ * processes are all "python3".  GPUs 0-3 are a torchrun job (children of
+ * pid 100, each in its own session), GPU 2 of it at 50 %; GPUs 4-6 a Slurm
+ * job at 40 %; GPU 7 a notebook started from a login shell (its parent is
+ * its session's leader) at 30 %, under the user's own systemd manager
+ * (attribution "user:1000": one person, not one job).  Variant 1 leaves the
+ * Slurm job out.  By name, the eight (or five) GPUs were one "job": the
+ * real straggler drowned in a median of 45 %, and the notebook became a
+ * straggler of the torchrun job. */
+static void add_job_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, uint32_t ppid,
+                         uint32_t sid, const char *cgroup)
+{
+    add_proc(s, pos, pid, GM_HS_ALIVE, "python3");
+    struct gm_proc *p = &s->procs[s->nproc - 1];
+    p->ppid = ppid;
+    p->sid = sid;
+    gm_attrib_parse(cgroup, 1000, &p->attrib);
+}
+
+static void test_jobs_by_identity(void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 2; variant++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        rng_state = 11;
+        for (int k = 0; k < 20; k++) {
+            struct gm_snapshot *s = gm_snapshot_new();
+            s->wall_ns = T0 + k * S;
+            gm_snapshot_set_gpus(s, 8);
+            static const double util[8] = {95, 95, 50, 95, 40, 40, 40, 30};
+            for (uint32_t i = 0; i < 8; i++) {
+                struct gm_gpu *g = &s->gpus[i];
+                g->index = i;
+                g->procs_listed = 1;
+                g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+                g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(10 * GIB));
+                g->m[GM_M_UTIL_GPU] = gm_v_u64((uint64_t)(util[i] + rnd() * 3));
+            }
+            for (uint32_t i = 0; i < 4; i++)
+                add_job_proc(s, i, 101 + i, 100, 101 + i, "/");
+            if (variant == 0)
+                for (uint32_t i = 4; i < 7; i++)
+                    add_job_proc(s, i, 201 + i, 200, 199,
+                                 "/system.slice/slurmstepd.scope/job_777/step_0");
+            add_job_proc(s, 7, 301, 300, 300, "/user.slice/user-1000.slice/user@1000.service");
+            gm_dg_add_snapshot(d, s, 0);
+            gm_snapshot_free(s);
+        }
+        assert_string_equal(gm_dg_gpu(d, 0).job, "parent:100");
+        assert_string_equal(gm_dg_gpu(d, 3).job, "parent:100");
+        if (variant == 0)
+            assert_string_equal(gm_dg_gpu(d, 5).job, "slurm:777");
+        assert_string_equal(gm_dg_gpu(d, 7).job, "pid:301");
+        struct gm_dg_result r;
+        gm_dg_eval(d, 0, 0, &r);
+        size_t n = 0;
+        for (size_t k = 0; k < r.nfinding; k++)
+            if (r.findings[k].cause == GM_DG_STRAGGLER) {
+                n++;
+                if (r.findings[k].gpus[0] != 2)
+                    fail_msg("variant %d: straggler on GPU %u: %s", variant, r.findings[k].gpus[0],
+                             r.findings[k].evidence);
+                assert_non_null(strstr(r.findings[k].evidence, "parent:100"));
+                assert_non_null(strstr(r.findings[k].evidence, "common parent process"));
+            }
+        if (n != 1)
+            fail_msg("variant %d: %zu straggler findings, want 1 (GPU 2)", variant, n);
+        assert_true(has(&r, 7, "light-load"));
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),        cmocka_unit_test(test_absent_values),
-        cmocka_unit_test(test_incremental),  cmocka_unit_test(test_straggler),
-        cmocka_unit_test(test_rollups),      cmocka_unit_test(test_names_and_json),
-        cmocka_unit_test(test_snapshots),    cmocka_unit_test(test_clock_max_unknown),
-        cmocka_unit_test(test_snapshot_gpm), cmocka_unit_test(test_host_side),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rollups),
+        cmocka_unit_test(test_names_and_json),
+        cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_snapshot_gpm),
+        cmocka_unit_test(test_host_side),
+        cmocka_unit_test(test_orphan_evidence),
+        cmocka_unit_test(test_clock_max_unknown),
+        cmocka_unit_test(test_clock_max_unknown_intensity),
+        cmocka_unit_test(test_jobs_by_identity),
+        cmocka_unit_test(test_imbalance),
+        cmocka_unit_test(test_leaks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,10 +163,11 @@ static void test_diag_columns_procs(void **state)
         "2026-12-03T12:00:01.000+00:00,h,t,0,50,,2000,5,5,16,16,Default,0,No,,,ok\n";
     static const char phead[] = "time,host,task_id,gpu,uuid,pid,user,process_name,command,"
                                 "used_memory_mib,type,host_state\n";
-    static const char prows[] = "2026-12-03T12:00:00.000+00:00,h,t,0,u,900,r,\"b,ad\",c,100,C,alive\n"
-                                "2026-12-03T12:00:00.000+00:00,h,t,0,u,77,r,dead,c,200,C,gone\n"
-                                "2026-12-03T12:00:00.000+00:00,h,t,0,u,800,r,\"tr\"\"ain\",c,50,C,"
-                                "alive\n";
+    static const char prows[] =
+        "2026-12-03T12:00:00.000+00:00,h,t,0,u,900,r,\"b,ad\",c,100,C,alive\n"
+        "2026-12-03T12:00:00.000+00:00,h,t,0,u,77,r,dead,c,200,C,gone\n"
+        "2026-12-03T12:00:00.000+00:00,h,t,0,u,800,r,\"tr\"\"ain\",c,50,C,"
+        "alive\n";
     char dir[] = "/tmp/gm_dgc_XXXXXX";
     assert_non_null(mkdtemp(dir));
     for (int gz = 0; gz < 2; gz++) {
@@ -212,8 +213,10 @@ static void test_diag_columns_procs(void **state)
         assert_int_equal(a->nproc, 3);
         assert_int_equal(a->nproc_dead, 1);
         assert_true(fabs(a->proc_mem_b - 350.0 * 1048576) < 1);
+        assert_true(fabs(a->dead_mem_b - 200.0 * 1048576) < 1); /* the gone pid 77's own */
         assert_int_equal(b->nproc, 0);
         assert_int_equal(b->nproc_dead, 0);
+        assert_true(b->dead_mem_b == 0);
         unlink(procs);
     }
     /* a bad pid in the processes file: the error names that file and the line */
@@ -241,32 +244,51 @@ static int job_of(void *arg, const struct gm_hist_row *r)
     return 0;
 }
 
+/* The job of a sample is its live compute process with the lowest pid: its
+ * job id when the log has one, else "pid:<PID>" -- never its name (issue
+ * 25, point 1: every trainer is "python3"), and not a login session's
+ * "user:<UID>" (one person's unrelated jobs). */
 static void test_job_name(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/gm_dgj_XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char log[128], procs[128], job[64] = "";
-    snprintf(log, sizeof log, "%s/run_20261203.csv", dir);
-    snprintf(procs, sizeof procs, "%s/run_procs_20261203.csv", dir);
-    FILE *f = fopen(log, "w");
-    fputs("time,gpu,status\n2026-12-03T12:00:00Z,0,ok\n", f);
-    fclose(f);
-    f = fopen(procs, "w");
-    fputs("time,gpu,pid,process_name,type,host_state\n"
-          "2026-12-03T12:00:00Z,0,900,\"b,ad\",C,alive\n"
-          "2026-12-03T12:00:00Z,0,77,dead,C,gone\n"
-          "2026-12-03T12:00:00Z,0,800,\"tr\"\"ain\",C,alive\n"
-          "2026-12-03T12:00:00Z,0,5,gfx,G,alive\n",
-          f);
-    fclose(f);
-    size_t n = 0;
-    struct gm_err err = {0};
-    assert_int_equal(gm_hist_read_csv(log, 0, 0, job_of, job, &n, &err), 0);
-    assert_string_equal(job, "tr\"ain");
-    unlink(procs);
-    unlink(log);
-    rmdir(dir);
+    static const struct {
+        const char *header, *rows, *want;
+    } cases[] = {
+        {"time,gpu,pid,process_name,type,host_state\n",
+         "2026-12-03T12:00:00Z,0,900,\"b,ad\",C,alive\n"
+         "2026-12-03T12:00:00Z,0,77,dead,C,gone\n"
+         "2026-12-03T12:00:00Z,0,800,\"tr\"\"ain\",C,alive\n"
+         "2026-12-03T12:00:00Z,0,5,gfx,G,alive\n",
+         "pid:800"},
+        {"time,gpu,pid,process_name,type,host_state,job_id\n",
+         "2026-12-03T12:00:00Z,0,900,python3,C,alive,slurm:9\n"
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,slurm:42\n",
+         "slurm:42"},
+        {"time,gpu,pid,process_name,type,host_state,job_id\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,user:1000\n", "pid:800"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[] = "/tmp/gm_dgj_XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char log[128], procs[128], job[64] = "";
+        snprintf(log, sizeof log, "%s/run_20261203.csv", dir);
+        snprintf(procs, sizeof procs, "%s/run_procs_20261203.csv", dir);
+        FILE *f = fopen(log, "w");
+        fputs("time,gpu,status\n2026-12-03T12:00:00Z,0,ok\n", f);
+        fclose(f);
+        f = fopen(procs, "w");
+        fputs(cases[i].header, f);
+        fputs(cases[i].rows, f);
+        fclose(f);
+        size_t n = 0;
+        struct gm_err err = {0};
+        assert_int_equal(gm_hist_read_csv(log, 0, 0, job_of, job, &n, &err), 0);
+        if (strcmp(job, cases[i].want) != 0)
+            fail_msg("case %zu: job '%s', want '%s'", i, job, cases[i].want);
+        unlink(procs);
+        unlink(log);
+        rmdir(dir);
+    }
 }
 
 /* The seeds' logger (the first article's gpu_monitor.sh): its own header,

@@ -318,15 +318,16 @@ static void test_dmon_groups(void **state)
     struct gm_mon_layout lay = {0};
     struct gm_dmon d;
     assert_int_equal(gm_dmon_init(&d, "t", &lay, NULL), 0);
-    uint64_t g = gm_dmon_groups(&d);
-    assert_true(g & (UINT64_C(1) << GM_RG_PCIE_TPUT)); /* costly: read only when asked for */
-    assert_false(g & (UINT64_C(1) << GM_RG_POWER));
+    unsigned flags = 0;
+    struct gm_rgset g = gm_dmon_groups(&d, &flags);
+    assert_true(gm_rgset_has(&g, GM_RG_PCIE_TPUT)); /* costly: read only when asked for */
+    assert_false(gm_rgset_has(&g, GM_RG_POWER));
     assert_int_equal(gm_dmon_init(&d, "puc", &lay, NULL), 0);
-    g = gm_dmon_groups(&d);
-    assert_false(g & (UINT64_C(1) << GM_RG_PCIE_TPUT));
-    assert_true(g & (UINT64_C(1) << GM_RG_POWER));
-    assert_true(g & (UINT64_C(1) << GM_RG_CLOCKS));
-    assert_true(g & (UINT64_C(1) << GM_RG_UTIL));
+    g = gm_dmon_groups(&d, &flags);
+    assert_false(gm_rgset_has(&g, GM_RG_PCIE_TPUT));
+    assert_true(gm_rgset_has(&g, GM_RG_POWER));
+    assert_true(gm_rgset_has(&g, GM_RG_CLOCKS));
+    assert_true(gm_rgset_has(&g, GM_RG_UTIL));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -476,7 +477,8 @@ static void test_dmon_gpm_metrics(void **state)
         struct gm_dmon d;
         struct gm_err err = {0};
         assert_int_equal(gm_dmon_init(&d, "u", &lay, NULL), 0);
-        uint64_t before = gm_dmon_groups(&d);
+        unsigned before = 0;
+        gm_dmon_groups(&d, &before);
         int rc = gm_dmon_add_gpm(&d, rows[i].list, &err);
         if (!rows[i].header) {
             assert_int_equal(rc, GM_E_INVAL);
@@ -494,9 +496,10 @@ static void test_dmon_gpm_metrics(void **state)
         if (b.len < strlen(want) || memcmp(b.p, want, strlen(want)) != 0)
             fail_msg("%s: header %.*s, want %s", rows[i].list, (int)b.len, b.p, want);
         gm_buf_free(&b);
-        uint64_t g = gm_dmon_groups(&d);
-        assert_true(g & (UINT64_C(1) << GM_RG_GPM));
-        assert_true(g & GM_NVML_GPM_PRIME);
+        unsigned flags = 0;
+        struct gm_rgset g = gm_dmon_groups(&d, &flags);
+        assert_true(gm_rgset_has(&g, GM_RG_GPM));
+        assert_true(flags & GM_NVML_GPM_PRIME);
     }
 }
 

@@ -1,4 +1,4 @@
-/* test_nvml.c -- unit tests for the NVML source (src/source/nvml.c) against
+/* test_nvml.c -- unit tests for the NVML source (src/source/nvml*.c) against
  * the simulator (SIM_LIB_PATH, a scenario from SCENARIO_DIR at a pinned
  * time).
  *
@@ -8,7 +8,7 @@
  * group's documented NVML function (gm_read_groups[].nvml, shown in
  * docs/metrics.md) is a symbol the library exports.
  *
- * GPM (rd_gpm): a GPU's first read has no interval (NA, NVML_ERROR_NO_DATA)
+ * GPM (gm_nv_rd_gpm): a GPU's first read has no interval (NA, NVML_ERROR_NO_DATA)
  * unless GM_NVML_GPM_PRIME takes a second sample; the next read of the same
  * handle has one and agrees with the primed one-shot; a GPU without GPM
  * (isSupportedDevice 0, or nvmlGpmSampleGet NOT_SUPPORTED) is "not
@@ -51,7 +51,8 @@ static int collected(const struct gm_value *v)
 }
 
 /* A snapshot of scenario scn at time t with the groups wanted. */
-static struct gm_snapshot *sample(const char *scn, const char *t, uint64_t groups)
+static struct gm_snapshot *sample(const char *scn, const char *t, struct gm_rgset groups,
+                                  unsigned flags)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", SCENARIO_DIR, scn);
@@ -61,7 +62,7 @@ static struct gm_snapshot *sample(const char *scn, const char *t, uint64_t group
     struct gm_err err = {0};
     if (gm_nvml_open(&n, SIM_LIB_PATH, &err) != 0)
         fail_msg("gm_nvml_open %s: %s", scn, err.msg);
-    gm_nvml_set_groups(n, groups, 0);
+    gm_nvml_set_groups(n, &groups, 0, flags);
     struct gm_snapshot *s = gm_snapshot_new();
     assert_int_equal(gm_nvml_sample(n, s), 0);
     gm_nvml_close(n);
@@ -76,7 +77,8 @@ static void test_every_group_read(void **state)
     static const char *const scenarios[] = {"h100x8-training.ini", "workstation.ini",
                                             "a100-mig.ini"};
     for (size_t k = 0; k < N_ELEM(scenarios); k++) {
-        struct gm_snapshot *s = sample(scenarios[k], "100", ~UINT64_C(0));
+        struct gm_snapshot *s =
+            sample(scenarios[k], "100", gm_rgset_all(), GM_NVML_GPM_PRIME | GM_NVML_NVLINK_LINKS);
         int bad = 0;
         for (uint32_t i = 0; i < s->ngpu; i++) {
             const struct gm_gpu *g = &s->gpus[i];
@@ -104,7 +106,7 @@ static void test_only_wanted_groups(void **state)
     for (int rg = GM_RG_NONE + 1; rg < GM_RG__COUNT; rg++) {
         if (gm_read_groups[rg].is_static)
             continue;
-        struct gm_snapshot *s = sample("h100x8-training.ini", "100", UINT64_C(1) << rg);
+        struct gm_snapshot *s = sample("h100x8-training.ini", "100", GM_RGSET_OF(rg), 0);
         const struct gm_gpu *g = &s->gpus[0];
         for (int id = 0; id < GM_M__GPU_END; id++) {
             const struct gm_metric *m = &gm_metrics[id];
@@ -134,9 +136,10 @@ static void test_read_group_symbols(void **state)
 
 /* ------------------------------------------------------------------- GPM */
 
-#define GPM_BIT (UINT64_C(1) << GM_RG_GPM)
+#define GPM_BIT GM_RGSET_OF(GM_RG_GPM)
 
-static struct gm_nvml *open_scn(const char *scn, const char *t, uint64_t groups)
+static struct gm_nvml *open_scn(const char *scn, const char *t, struct gm_rgset groups,
+                                unsigned flags)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", SCENARIO_DIR, scn);
@@ -146,7 +149,7 @@ static struct gm_nvml *open_scn(const char *scn, const char *t, uint64_t groups)
     struct gm_err err = {0};
     if (gm_nvml_open(&n, SIM_LIB_PATH, &err) != 0)
         fail_msg("gm_nvml_open %s: %s", scn, err.msg);
-    gm_nvml_set_groups(n, groups, 0);
+    gm_nvml_set_groups(n, &groups, 0, flags);
     return n;
 }
 
@@ -171,7 +174,7 @@ static void assert_gpm_status(const struct gm_gpu *g, int status, int code)
 static void test_gpm_first_interval(void **state)
 {
     (void)state;
-    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT);
+    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT, 0);
     struct gm_snapshot *s1 = take(n);
     assert_gpm_status(&s1->gpus[0], GM_VS_NA, NVML_ERROR_NO_DATA_CODE);
     struct gm_snapshot *s2 = take(n);
@@ -198,10 +201,10 @@ static void test_gpm_first_interval(void **state)
 static void test_gpm_prime(void **state)
 {
     (void)state;
-    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT | GM_NVML_GPM_PRIME);
+    struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT, GM_NVML_GPM_PRIME);
     struct gm_snapshot *p = take(n);
     gm_nvml_close(n);
-    n = open_scn("gpm/unsupported.ini", "45", GPM_BIT);
+    n = open_scn("gpm/unsupported.ini", "45", GPM_BIT, 0);
     struct gm_snapshot *a = take(n), *b = take(n);
     gm_nvml_close(n);
     for (int id = GM_GPM_FIRST; id < GM_GPM_FIRST + GM_GPM_COUNT; id++) {
@@ -221,9 +224,9 @@ static void test_gpm_prime(void **state)
 static void test_gpm_unsupported(void **state)
 {
     (void)state;
-    static const uint64_t modes[] = {GPM_BIT, GPM_BIT | GM_NVML_GPM_PRIME};
+    static const unsigned modes[] = {0, GM_NVML_GPM_PRIME};
     for (size_t k = 0; k < N_ELEM(modes); k++) {
-        struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", modes[k]);
+        struct gm_nvml *n = open_scn("gpm/unsupported.ini", "45", GPM_BIT, modes[k]);
         for (int round = 0; round < 3; round++) {
             struct gm_snapshot *s = take(n);
             assert_int_equal(s->ngpu, 3);
@@ -238,7 +241,8 @@ static void test_gpm_unsupported(void **state)
 
 /* ------------------------------------------------------------ GPM on MIG */
 
-#define MIG_BIT (UINT64_C(1) << GM_RG_MIG_MODE)
+#define GPM_MIG_BITS GM_RGSET_OF(GM_RG_GPM, GM_RG_MIG_MODE)
+#define MIG_BIT GM_RGSET_OF(GM_RG_MIG_MODE)
 
 static int is_link_metric(int id)
 {
@@ -296,13 +300,13 @@ static void assert_mig_values(const struct gm_gpu *g)
 static void test_mig_gpm(void **state)
 {
     (void)state;
-    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, GM_NVML_GPM_PRIME);
     struct gm_snapshot *p = take(n);
     gm_nvml_close(n);
     assert_int_equal(p->ngpu, 3);
     assert_mig_values(&p->gpus[0]);
 
-    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, 0);
     for (int round = 0; round < 3; round++) {
         struct gm_snapshot *s = take(n);
         if (round == 0)
@@ -322,7 +326,7 @@ static void test_mig_gpm(void **state)
     }
     gm_nvml_close(n);
 
-    n = open_scn("gpm/mig.ini", "60", MIG_BIT);
+    n = open_scn("gpm/mig.ini", "60", MIG_BIT, 0);
     struct gm_snapshot *s = take(n);
     assert_int_equal(s->gpus[0].nmig, 4);
     for (uint32_t k = 0; k < 4; k++)
@@ -367,7 +371,7 @@ static void test_mig_gpm_faults(void **state)
     setenv("GPUSIM_TRACE", trace, 1);
     /* agent: sample 1 takes calls 1-4 (instances 0-3), sample 2 calls 5-8 */
     setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:6:NVML_ERROR_UNKNOWN", 1);
-    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    struct gm_nvml *n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, 0);
     struct gm_snapshot *s[4];
     for (int k = 0; k < 4; k++)
         s[k] = take(n);
@@ -382,7 +386,7 @@ static void test_mig_gpm_faults(void **state)
 
     /* NOT_SUPPORTED on every call of GPU 0's instances: not supported, not asked again */
     setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:*:NVML_ERROR_NOT_SUPPORTED", 1);
-    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, GM_NVML_GPM_PRIME);
     for (int k = 0; k < 2; k++) {
         struct gm_snapshot *t = take(n);
         for (uint32_t m = 0; m < 4; m++)
@@ -394,7 +398,7 @@ static void test_mig_gpm_faults(void **state)
 
     /* one-shot: the 5th call is instance 0's second sample */
     setenv("GPUSIM_FAIL", "nvmlGpmMigSampleGet@0:5:NVML_ERROR_UNKNOWN", 1);
-    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT | GM_NVML_GPM_PRIME);
+    n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, GM_NVML_GPM_PRIME);
     struct gm_snapshot *t = take(n);
     gm_nvml_close(n);
     assert_mig_gpm_status(&t->gpus[0], 0, GM_VS_ERROR, 999);
@@ -403,7 +407,7 @@ static void test_mig_gpm_faults(void **state)
 
     /* allocation: calls 1-2 are GPU 0's own buffers, 3-4 instance 0's, 5 instance 1's */
     setenv("GPUSIM_FAIL", "nvmlGpmSampleAlloc:5:NVML_ERROR_MEMORY", 1);
-    n = open_scn("gpm/mig.ini", "60", GPM_BIT | MIG_BIT);
+    n = open_scn("gpm/mig.ini", "60", GPM_MIG_BITS, 0);
     struct gm_snapshot *a = take(n), *b = take(n), *c = take(n);
     gm_nvml_close(n);
     assert_mig_gpm_status(&a->gpus[0], 1, GM_VS_ERROR, 20 /* NVML_ERROR_MEMORY */);

@@ -250,6 +250,9 @@ static const struct parse_case parse_cases[] = {
      0},
     {"negative utime", "42 (p) S 1 42 42 0 -1 4194304 100 0 0 0 -111 222 0 0 20 0 1 0 333 1 4\n", 0,
      GM_E_INVAL, NULL, 0},
+    {"ppid beyond 32 bits",
+     "42 (p) S 4294967296 42 42 0 -1 4194304 100 0 0 0 111 222 0 0 20 0 1 0 333 1 4\n", 0,
+     GM_E_INVAL, NULL, 0},
     {"lone minus", "42 (p) S 1 42 42 0 - 4194304 100 0 0 0 111 222 0 0 20 0 1 0 333 1 4\n", 0,
      GM_E_INVAL, NULL, 0},
     {"utime overflows",
@@ -288,6 +291,9 @@ static void test_parse_stat_table(void **state)
                 fail_msg("case '%s': comm '%s', want '%s'", c->what, st.comm, c->comm);
             if (st.state != c->state)
                 fail_msg("case '%s': state %c, want %c", c->what, st.state, c->state);
+            /* ppid 1 everywhere; session 42 (TAIL), 1 in the zombie rows */
+            if (st.ppid != 1 || st.session != (c->state == 'Z' ? 1u : 42u))
+                fail_msg("case '%s': ppid %u session %u", c->what, st.ppid, st.session);
             if (st.utime != 111 || st.stime != 222 || st.starttime != 333 || st.rss_pages != 444)
                 fail_msg("case '%s': utime %llu stime %llu starttime %llu rss %lld", c->what,
                          st.utime, st.stime, st.starttime, st.rss_pages);
@@ -945,6 +951,99 @@ static void test_real_gone(void **state)
     gm_procfs_free(pf);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The simulator's view (procfs.h: gm_procfs_set_sim)                        */
+
+static unsigned fake_calls;
+
+/* A view that knows 4194400 (alive) and nothing else; it also answers for
+ * 100, which must never be asked (host pids come from the root). */
+static int fake_view(unsigned int pid, const char *file, char *buf, size_t cap)
+{
+    static const struct {
+        const char *file, *text;
+        size_t len;
+    } files[] = {
+        {"stat",
+         "4194400 (python3) S 1 4194400 4194400 0 -1 4194560 0 0 0 0 300 0 0 0 20 0 1 0 "
+         "12345 0 512\n",
+         0},
+        {"status", "Name:\tpython3\nUid:\t4242\t4242\t4242\t4242\nNSpid:\t4194400\n", 0},
+        {"cmdline",
+         "python3\0train.py\0--rank\0"
+         "0\0",
+         25},
+        {"cgroup", "0::/user.slice/user-4242.slice/session-gpusim.scope\n", 0},
+    };
+    fake_calls++;
+    if (pid != 4194400 && pid != 100)
+        return -ENOENT;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (strcmp(file, files[i].file) != 0)
+            continue;
+        size_t len = files[i].len ? files[i].len : strlen(files[i].text);
+        if (len > cap)
+            len = cap;
+        memcpy(buf, files[i].text, len);
+        return (int)len;
+    }
+    return -ENOENT;
+}
+
+/* Pids >= GM_PID_SIM_MIN are read through the view (alive, or gone when it
+ * says ENOENT), marked simulated; lower pids still come from the root, and
+ * without a view a simulated pid is gone as before. */
+static void test_sim_view(void **state)
+{
+    const int64_t wall = (BTIME + 86400) * NS;
+    struct gm_procfs *pf = gm_procfs_new(FIXTURES);
+    struct gm_snapshot *s = snap_new(5 * NS, wall);
+    char user[40];
+
+    (void)state;
+    snap_add(s, 0, 4194400);
+    snap_add(s, 1, 4194304);
+    snap_add(s, 2, 100);
+    gm_procfs_set_sim(pf, fake_view);
+    fake_calls = 0;
+    gm_procfs_enrich(pf, s);
+
+    const struct gm_proc *a = &s->procs[0], *g = &s->procs[1], *h = &s->procs[2];
+    assert_int_equal(a->host_state, GM_HS_ALIVE);
+    assert_int_equal(a->simulated, 1);
+    assert_int_equal(a->state_char, 'S');
+    assert_string_equal(a->comm, "python3");
+    assert_int_equal(a->uid, 4242);
+    user_of(4242, user, sizeof user);
+    assert_string_equal(a->user, user);
+    assert_string_equal(a->cmdline, "python3 train.py --rank 0");
+    assert_string_equal(a->cgroup, "/user.slice/user-4242.slice/session-gpusim.scope");
+    assert_null(a->exe);
+    assert_int_equal(a->nspid, 4194400);
+    assert_int_equal(a->start_time.v.u, start_ns(12345));
+    assert_int_equal(a->rss.v.u, 512 * page_size());
+
+    assert_int_equal(g->host_state, GM_HS_GONE);
+    assert_int_equal(g->simulated, 1);
+    assert_int_equal(g->rss.status, GM_VS_NA);
+    assert_null(g->cmdline);
+
+    /* pid 100 is the fixture tree's, not the view's */
+    assert_int_equal(h->host_state, GM_HS_ALIVE);
+    assert_int_equal(h->simulated, 0);
+    assert_string_equal(h->cmdline, "python3 train.py --lr 0.1");
+    assert_true(fake_calls > 0);
+
+    /* without the view, the same pids are what the root says: gone */
+    gm_procfs_set_sim(pf, NULL);
+    s->mono_ns += NS;
+    gm_procfs_enrich(pf, s);
+    assert_int_equal(s->procs[0].host_state, GM_HS_GONE);
+    assert_int_equal(s->procs[0].simulated, 0);
+    gm_snapshot_free(s);
+    gm_procfs_free(pf);
+}
+
 static void test_free_null(void **state)
 {
     (void)state;
@@ -969,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_real_self),
         cmocka_unit_test(test_real_child_lifecycle),
         cmocka_unit_test(test_real_gone),
+        cmocka_unit_test(test_sim_view),
         cmocka_unit_test(test_free_null),
     };
 

@@ -201,7 +201,9 @@ static void test_parse_fields_errors(void **state)
         {GM_QUERY_GPU, "foo", "Field \"foo\" is not a valid field to query."},
         {GM_QUERY_GPU, "index,foo,name", "Field \"foo\" is not a valid field to query."},
         {GM_QUERY_GPU, "index, foo ", "Field \"foo\" is not a valid field to query."},
-        {GM_QUERY_GPU, "Memory.Used", "Field \"Memory.Used\" is not a valid field to query."},
+        /* names are case-sensitive, as nvidia-smi's; the nearest is suggested */
+        {GM_QUERY_GPU, "Memory.Used",
+         "Field \"Memory.Used\" is not a valid field to query. Did you mean \"memory.used\"?"},
         {GM_QUERY_GPU, "pid", "Field \"pid\" is not a valid field to query."},
         {GM_QUERY_GPU, "process_name", "Field \"process_name\" is not a valid field to query."},
         {GM_QUERY_APPS, "memory.used", "Field \"memory.used\" is not a valid field to query."},
@@ -298,12 +300,16 @@ static void test_groups(void **state)
     int need = -1;
     assert_int_equal(
         gm_query_parse_fields(&q, GM_QUERY_GPU, "memory.used,power.draw,timestamp", NULL), 0);
-    uint64_t g = gm_query_groups(&q, &need);
-    assert_true(g == ((UINT64_C(1) << GM_RG_MEMORY) | (UINT64_C(1) << GM_RG_POWER)));
+    unsigned flags = 0;
+    struct gm_rgset g = gm_query_groups(&q, &need, &flags);
+    struct gm_rgset want = GM_RGSET_OF(GM_RG_MEMORY, GM_RG_POWER);
+    assert_true(gm_rgset_equal(&g, &want));
+    assert_int_equal(flags, 0);
     assert_int_equal(need, 0);
     assert_int_equal(gm_query_parse_fields(&q, GM_QUERY_APPS, "gpu_name,pid,used_memory", NULL), 0);
-    g = gm_query_groups(&q, &need);
-    assert_true(g == (UINT64_C(1) << GM_RG_NAME));
+    g = gm_query_groups(&q, &need, &flags);
+    want = GM_RGSET_OF(GM_RG_NAME);
+    assert_true(gm_rgset_equal(&g, &want));
     assert_int_equal(need, 1);
 }
 

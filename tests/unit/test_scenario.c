@@ -217,8 +217,17 @@ static const struct err_case err_cases[] = {
      "t.ini:6: bad value '120%' for 'iowait' (expected a percentage from 0 to 100)"},
     {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nthreads = 3\n",
      "t.ini:6: unknown key 'threads' in [process.a] (expected gpu, pid, pid_file, count, type, "
-     "name, used_memory, sm_util, mem_util, start, end, mig, or the host side: cpu, workers, "
-     "worker_cpu, iowait, psi_cpu, psi_io)"},
+     "name, used_memory, sm_util, mem_util, start, end, mig, alive, cpu, rss, cmdline, or the "
+     "host side: workers, worker_cpu, iowait, psi_cpu, psi_io)"},
+    {"[machine]\nstart = soon\n[gpu.0]\nmodel = L40S\n",
+     "t.ini:2: bad value 'soon' for 'start' (expected a scenario time such as 600s, 10min or 1h)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nalive = maybe\n",
+     "t.ini:6: bad value 'maybe' for 'alive' (expected yes or no)"},
+    /* one cpu key for the /proc view and the host side: up to 64 cores */
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncpu = 6401\n",
+     "t.ini:6: bad value '6401' for 'cpu' (expected a CPU use in % of one core, 0 to 6400"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nrss = lots\n",
+     "t.ini:6: bad value 'lots' for 'rss' (expected a size such as 2GiB)"},
 };
 
 static void test_error_messages(void **state)
@@ -653,11 +662,13 @@ static void test_process_host(void **state)
     assert_int_equal(s->nprocs, 4);
     const struct gs_host *h = &s->procs[0].host;
     assert_true(h->set);
-    assert_true(h->cpu == 250 && h->workers == 4 && h->worker_cpu == 30);
+    /* one cpu: the /proc view's (procview.c) and the host side's */
+    assert_true(s->procs[0].cpu == 250 && h->workers == 4 && h->worker_cpu == 30);
     assert_true(h->iowait == 45 && h->psi_cpu == 2 && h->psi_io == 40);
     for (int k = 1; k <= 2; k++) {
         h = &s->procs[k].host;
-        assert_true(h->set && h->workers == 0 && isnan(h->cpu) && isnan(h->iowait));
+        assert_true(h->set && h->workers == 0 && isnan(h->iowait));
+        assert_true(s->procs[k].cpu == 100); /* the default, as the /proc view's */
     }
     h = &s->procs[3].host;
     assert_false(h->set);
@@ -1362,6 +1373,16 @@ static void test_demo_scenario(void **state)
     const struct gs_process *stale = &s->procs[8];
     assert_int_equal(stale->pid, 4194304);
     assert_true(gs_proc_memory(s, stale, 7, 300) == 30ULL << 30);
+    /* the story: ten minutes in, the ranks alive, the stale rank dead */
+    assert_true(s->start == 600);
+    assert_true(stale->dead);
+    for (int r = 0; r < 8; r++) {
+        assert_false(s->procs[r].dead);
+        assert_non_null(s->procs[r].cmdline);
+        assert_true(s->procs[r].cpu == 100);
+    }
+    assert_string_equal(s->procs[3].cmdline,
+                        "python3 train.py --model llama-7b --nproc-per-node 8 --rank 3");
     gs_scenario_free(s);
 }
 

@@ -207,6 +207,12 @@ static void test_report_values(void **state)
     assert_non_null(strstr(b.p, "    Default Applications Clocks\n"
                                 "        Graphics                          : Requested "
                                 "functionality has been deprecated\n"));
+    /* the text report leaves the supported clocks out unless -d names them,
+     * as nvidia-smi does (docs/compat-q.md) */
+    assert_null(strstr(b.p, "    Supported Clocks\n"));
+    gm_buf_reset(&b);
+    gm_smiq_render(s, &q, 1, 1u << GM_SMIQ_SUPPORTED_CLOCKS, 0, &b);
+    gm_buf_putc(&b, 0);
     assert_non_null(strstr(b.p, "    Supported Clocks\n"
                                 "        Memory                            : 2619 MHz\n"
                                 "            Graphics                      : 1980 MHz\n"

@@ -28,6 +28,7 @@
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "source/nvml_abi.h"
+#include "core/text.h"
 #include "view/status.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -857,6 +858,168 @@ static void test_text_flags(void **state)
     gm_snapshot_free(s);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Temperature colour and fitting a width                                    */
+
+/* The colour written just before GPU 0's temperature: by the distance to
+ * its slowdown threshold (none below 15 degrees of it, yellow within 15,
+ * bold red within 5), or 75/85 degrees without a threshold; a cool GPU is
+ * not red (every temperature was red, 63 C read like 89 C). */
+static void test_text_temp_colour(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const struct {
+        unsigned temp;
+        int slowdown;     /* -1: not reported */
+        const char *want; /* the bytes before " NNC" ("" : the separator itself) */
+    } rows[] = {
+        {63, 89, "| "},
+        {73, 89, "| "},
+        {74, 89, "\033[33m"},
+        {83, 89, "\033[33m"},
+        {84, 89, "\033[1m\033[31m"},
+        {89, 89, "\033[1m\033[31m"},
+        {95, 89, "\033[1m\033[31m"},
+        {40, 50, "\033[33m"},
+        {70, -1, "| "},
+        {75, -1, "\033[33m"},
+        {85, -1, "\033[1m\033[31m"},
+    };
+    struct gm_gpu saved = s->gpus[0];
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        s->gpus[0].m[GM_M_TEMP_GPU] = gm_v_u64(rows[i].temp);
+        s->gpus[0].m[GM_M_TEMP_SLOWDOWN] = rows[i].slowdown < 0
+                                               ? gm_v_status(GM_VS_UNSUPPORTED, 0)
+                                               : gm_v_u64((uint64_t)rows[i].slowdown);
+        struct gm_status_opts o = {.mask = 0x1, .color = 1};
+        char *got = text_of(s, &o);
+        char cell[16];
+        snprintf(cell, sizeof cell, "%3uC", rows[i].temp);
+        const char *at = strstr(got, cell);
+        assert_non_null(at);
+        size_t wl = strlen(rows[i].want);
+        if ((size_t)(at - got) < wl || memcmp(at - wl, rows[i].want, wl) != 0)
+            fail_msg("%u C, slowdown %d: want %s before the temperature in\n%s", rows[i].temp,
+                     rows[i].slowdown, rows[i].want[0] == '\033' ? "that colour" : "no colour",
+                     got);
+        free(got);
+    }
+    s->gpus[0] = saved;
+}
+
+/* got without colour sequences. */
+static char *plain_of(const char *got)
+{
+    struct gm_buf b = GM_BUF_INIT;
+    for (const char *c = got; *c;) {
+        if (*c == '\033') {
+            c = strchr(c, 'm');
+            assert_non_null(c);
+            c++;
+        } else {
+            gm_buf_putc(&b, *c++);
+        }
+    }
+    char *r = strdup(b.p ? b.p : "");
+    gm_buf_free(&b);
+    return r;
+}
+
+/* With a width, no line is wider (colour or not, UTF-8 or not), and each
+ * mark and process is whole on one line: the terminal never splits one. */
+static void test_text_width_fits(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const char *const whole[] = {"[thermal]",
+                                        "MIG x1",
+                                        "alice:python3/1234(2566M)[pod:2f1e3c4d]",
+                                        "root:Xorg/2345(25M,zombie)",
+                                        "?:ffmpeg/3456(?M,process gone)",
+                                        "?:?/4567(0M)",
+                                        "inaccessible",
+                                        "permissions)",
+                                        "[3]"};
+    static const unsigned widths[] = {48, 55, 60, 72, 80, 100, 132};
+    for (size_t w = 0; w < N_ELEM(widths); w++) {
+        for (int v = 0; v < 4; v++) {
+            struct gm_status_opts o = {
+                .mask = 0xF, .show_procs = 1, .color = v & 1, .utf8 = v >> 1, .width = widths[w]};
+            char *got = text_of(s, &o);
+            char *plain = plain_of(got);
+            char *save = NULL;
+            char *copy = strdup(plain);
+            for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                if (gm_text_width(line) > widths[w])
+                    fail_msg("width %u (colour %d, utf8 %d): %zu columns:\n%s\n--- all:\n%s",
+                             widths[w], v & 1, v >> 1, gm_text_width(line), line, plain);
+            free(copy);
+            for (size_t k = 0; k < N_ELEM(whole); k++)
+                if (!strstr(plain, whole[k]))
+                    fail_msg("width %u: %s is not whole on a line:\n%s", widths[w], whole[k],
+                             plain);
+            free(plain);
+            free(got);
+        }
+    }
+}
+
+/* What is left out or shortened, step by step, on GPU 0 and the lost GPU
+ * 1; without a width nothing changes (test_text). */
+static void test_text_width_forms(void **state)
+{
+    struct gm_snapshot *s = *state;
+    static const struct {
+        unsigned width;
+        uint64_t mask;
+        const char *want;
+    } rows[] = {
+        {220, 0x1, HOST_LINE GPU0_HEAD GPU0_PROCS "\n"},
+        {100, 0x1,
+         HOST_LINE "[0] NVIDIA H100 80GB HBM3 |  83C,  98 % |   5213 /  81559 MiB |  280 /  700 W "
+                   "[thermal] MIG x1 |\n"
+                   "    alice:python3/1234(2566M)[pod:2f1e3c4d] root:Xorg/2345(25M,zombie)\n"
+                   "    ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"},
+        {80, 0x1,
+         HOST_LINE "[0] H100 80GB HBM3 |  83C  98% |   5.1/79.6G |  280/700W [thermal] MIG x1 |\n"
+                   "    alice:python3/1234(2566M)[pod:2f1e3c4d] root:Xorg/2345(25M,zombie)\n"
+                   "    ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"},
+        {60, 0x3,
+         "node1  2026-07-14 08:12:38 +00:00  driver 590.48.01\n"
+         "[0] H100 80GB H~ |  83C  98% |   5.1/79.6G |  280/700W\n"
+         "    [thermal] MIG x1 |\n"
+         "    alice:python3/1234(2566M)[pod:2f1e3c4d]\n"
+         "    root:Xorg/2345(25M,zombie)\n"
+         "    ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"
+         "[1] H100 80GB H~ | GPU is lost: it fell off the bus or\n"
+         "    became inaccessible (check dmesg for Xid 79; a reset or\n"
+         "    reboot is needed)\n"},
+        {48, 0x1,
+         "node1  2026-07-14 08:12:38 +00:00\n"
+         "[0] |  83C  98% |   5.1/79.6G |  280/700W\n"
+         "    [thermal] MIG x1 |\n"
+         "    alice:python3/1234(2566M)[pod:2f1e3c4d]\n"
+         "    root:Xorg/2345(25M,zombie)\n"
+         "    ?:ffmpeg/3456(?M,process gone) ?:?/4567(0M)\n"},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_status_opts o = {.mask = rows[i].mask, .show_procs = 1, .width = rows[i].width};
+        char *got = text_of(s, &o);
+        if (strcmp(got, rows[i].want) != 0)
+            fail_msg("width %u\n--- got:\n%s--- want:\n%s", rows[i].width, got, rows[i].want);
+        free(got);
+    }
+    /* a host name too long for the line is cut, its last column an ellipsis */
+    char saved[sizeof s->hostname];
+    memcpy(saved, s->hostname, sizeof saved);
+    snprintf(s->hostname, sizeof s->hostname, "%s",
+             "node-with-a-very-long-name.cluster.example.org");
+    struct gm_status_opts o = {.mask = 0, .width = 50};
+    char *got = text_of(s, &o);
+    assert_string_equal(got, "node-with-a-very-long~  2026-07-14 08:12:38 +00:00\n");
+    free(got);
+    memcpy(s->hostname, saved, sizeof saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +1040,9 @@ int main(void)
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_flags_orphan_memory),
         cmocka_unit_test(test_text_flags),
+        cmocka_unit_test(test_text_temp_colour),
+        cmocka_unit_test(test_text_width_fits),
+        cmocka_unit_test(test_text_width_forms),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1109,9 +1109,9 @@ static void test_migrate_columns(void **state)
         {"schema 2 without fan_pct", 2, {"fan_pct", NULL}, NULL},
     };
     static const char *const v3_cols[] = {
-        "util_gpu_pct", "util_mem_pct", "mem_used_mib", "power_cw", "power_limit_cw", "temp_c",
-        "clk_sm_mhz",   "clk_mem_mhz",  "reasons",      "fan_pct",  "energy_mj",
-        "util_enc_pct", "util_dec_pct", "pcie_rx_mibps"};
+        "util_gpu_pct", "util_mem_pct", "mem_used_mib", "power_cw",     "power_limit_cw",
+        "temp_c",       "clk_sm_mhz",   "clk_mem_mhz",  "reasons",      "fan_pct",
+        "energy_mj",    "util_enc_pct", "util_dec_pct", "pcie_rx_mibps"};
     char fresh[320], buf[1024], want_view[1024];
 
     /* what a new store has */
@@ -1583,7 +1583,7 @@ static void test_usage(void **state)
         struct gm_gpu *g = &s->gpus[0];
         g->m[GM_M_UTIL_GPU] = gm_v_u64(80);
         g->m[GM_M_POWER_DRAW] = gm_v_f64(300);
-        g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x4); /* sw power cap */
+        g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x4);      /* sw power cap */
         s->gpus[1].m[GM_M_UTIL_GPU] = gm_v_u64(10); /* processes not listed */
         struct gm_proc p;
         memset(&p, 0, sizeof(p));
@@ -1621,6 +1621,61 @@ static void test_usage(void **state)
     assert_int_equal(q_int(db, "SELECT count(*) FROM usage_1h u JOIN gpus g ON g.id = u.gpu"
                                " WHERE g.gpu_index = 1"),
                      0);
+    sqlite3_close(db);
+}
+
+/* usage_1h and vanished processes (docs/jobs.md): beside a live process a
+ * gone one is charged no time, energy, utilisation or throttling, only its
+ * memory, under job and user "(vanished)" (the demo's GPU 7: before, the
+ * dead pid got half the GPU as user "(unknown)"); alone on a GPU it holds
+ * the GPU, and the interval is its. */
+static void test_usage_vanished(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    o.interval_ns = S_NS;
+    struct gm_store *st = open_store(&o);
+    for (int i = 0; i < 10; i++) {
+        struct gm_snapshot *s = snap(T0_MS + i * S_MS, 2);
+        for (uint32_t gi = 0; gi < 2; gi++) {
+            struct gm_gpu *g = &s->gpus[gi];
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(gi == 0 ? 95 : 0);
+            g->m[GM_M_POWER_DRAW] = gm_v_f64(gi == 0 ? 600 : 60);
+            g->m[GM_M_CER_ACTIVE] = gm_v_u64(0x20); /* sw thermal slowdown */
+            g->procs_listed = 1;
+        }
+        struct gm_proc p;
+        for (int k = 0; k < 3; k++) {
+            memset(&p, 0, sizeof(p));
+            p.gpu = k == 2 ? 1 : 0;
+            p.type = GM_PT_COMPUTE;
+            p.pid = k == 0 ? 4194407 : 4194304 + (uint32_t)k;
+            p.host_state = k == 0 ? GM_HS_ALIVE : GM_HS_GONE;
+            p.used_memory = gm_v_u64((k == 0 ? 45568 : k == 1 ? 30720 : 20480) * MIB);
+            snprintf(p.name, sizeof(p.name), "python3");
+            if (k == 0)
+                snprintf(p.user, sizeof(p.user), "alice");
+            gm_snapshot_add_proc_take(s, &p);
+        }
+        s->gpus[0].proc_first = 0;
+        s->gpus[0].nproc = 2;
+        s->gpus[1].proc_first = 2;
+        s->gpus[1].nproc = 1;
+        write_free(st, s);
+    }
+    gm_store_close(st);
+    sqlite3 *db = reader();
+    char buf[512];
+    assert_string_equal(
+        q_text(db, buf, sizeof(buf),
+               "SELECT group_concat(g.gpu_index || ' ' || job || '/' || user || '/' || process ||"
+               " ' ' || gpu_ms || ' ' || round(energy_j) || ' ' ||"
+               " coalesce(util_sum / nullif(util_ms, 0), 'N/A') || ' ' || thr_ms || ' ' ||"
+               " mem_max_mib, '; ') FROM (SELECT * FROM usage_1h ORDER BY gpu, job) u"
+               " JOIN gpus g ON g.id = u.gpu"),
+        "0 /alice/python3 9000 5400.0 95 9000 45568; "
+        "0 (vanished)/(vanished)/python3 0 0.0 N/A 0 30720; "
+        "1 (vanished)/(vanished)/python3 9000 540.0 0 9000 20480");
     sqlite3_close(db);
 }
 
@@ -2060,6 +2115,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_states_gpm, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_usage, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_usage_vanished, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_local_day, setup_dir, teardown_dir),

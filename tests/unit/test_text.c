@@ -579,6 +579,130 @@ static void test_html(void **state)
     }
 }
 
+/* ------------------------------------------------------- did you mean */
+
+static void test_distance(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *a, *b;
+        int max, want;
+    } cases[] = {
+        {"status", "status", 3, 0},
+        {"stauts", "status", 3, 1}, /* a swap of neighbours is one edit */
+        {"staus", "status", 3, 1},
+        {"statuss", "status", 3, 1},
+        {"stat", "status", 3, 2},
+        {"temperatur.gpu", "temperature.gpu", 3, 1},
+        {"ca", "abc", 3, 3}, /* optimal string alignment: no edit of a swapped pair */
+        {"", "top", 3, 3},
+        {"", "", 0, 0},
+        {"kitten", "sitting", 3, 3},
+        {"kitten", "sitting", 2, 3}, /* past max: max + 1 */
+        {"a", "abcdefgh", 2, 3},     /* lengths alone rule it out */
+        {"report", "plot", 1, 2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int d = gm_text_distance(cases[i].a, strlen(cases[i].a), cases[i].b, strlen(cases[i].b),
+                                 cases[i].max);
+        if (d != cases[i].want)
+            fail_msg("distance(%s, %s, max %d) = %d, want %d", cases[i].a, cases[i].b, cases[i].max,
+                     d, cases[i].want);
+        /* symmetric */
+        assert_int_equal(gm_text_distance(cases[i].b, strlen(cases[i].b), cases[i].a,
+                                          strlen(cases[i].a), cases[i].max),
+                         d);
+    }
+    /* longer than the bound: never close, even to itself */
+    char big[GM_TEXT_SUGGEST_MAX + 2];
+    memset(big, 'x', sizeof(big));
+    assert_int_equal(gm_text_distance(big, sizeof(big), big, sizeof(big), 3), 4);
+    assert_int_equal(gm_text_distance(big, GM_TEXT_SUGGEST_MAX, big, GM_TEXT_SUGGEST_MAX, 3), 0);
+}
+
+/* The full, unbounded table (optimal string alignment), to check the bounded
+ * one on random short strings over a small alphabet. */
+static int osa_reference(const char *a, size_t na, const char *b, size_t nb)
+{
+    int d[9][9];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + (a[i - 1] != b[j - 1]) < v)
+                v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+static void test_distance_reference(void **state)
+{
+    (void)state;
+    uint32_t seed = 12345;
+    for (int n = 0; n < 20000; n++) {
+        char a[8], b[8];
+        seed = seed * 1103515245u + 12345u;
+        size_t na = (seed >> 8) % 9, nb = (seed >> 16) % 9;
+        if (na > 8)
+            na = 8;
+        for (size_t i = 0; i < 8; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i] = (char)('a' + (seed >> 10) % 3);
+            b[i] = (char)('a' + (seed >> 20) % 3);
+        }
+        na = na > 8 ? 8 : na;
+        nb = nb > 8 ? 8 : nb;
+        int max = (int)(seed >> 28) % 5;
+        int ref = osa_reference(a, na, b, nb);
+        int got = gm_text_distance(a, na, b, nb, max);
+        if (got != (ref > max ? max + 1 : ref))
+            fail_msg("distance(%.*s, %.*s, max %d) = %d, reference %d", (int)na, a, (int)nb, b, max,
+                     got, ref);
+    }
+}
+
+static void test_suggest(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"status", "query", "agent", "record", "serve", "mark",
+                                        "report", "top",   "free",  "plot",   NULL /* skipped */};
+    static const struct {
+        const char *word;
+        const char *want; /* NULL: nothing close enough */
+    } cases[] = {
+        {"stauts", "status"}, {"statsu", "status"}, {"qeury", "query"},   {"reprot", "report"},
+        {"tpo", "top"},       {"fre", "free"},      {"mrk", "mark"},      {"xyz", NULL},
+        {"", NULL},           {"st", NULL},         {"statistics", NULL}, {"serv", "serve"},
+        {"plto", "plot"}, /* a swap of neighbours */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gm_text_suggest sg;
+        gm_text_suggest_init(&sg, cases[i].word, strlen(cases[i].word));
+        for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+            gm_text_suggest_add(&sg, names[k]);
+        if ((sg.best == NULL) != (cases[i].want == NULL) ||
+            (sg.best && strcmp(sg.best, cases[i].want) != 0))
+            fail_msg("suggest(%s) = %s, want %s", cases[i].word, sg.best ? sg.best : "NULL",
+                     cases[i].want ? cases[i].want : "NULL");
+    }
+    /* a tie goes to the first name added */
+    static const char *const tie[] = {"abd", "abe"};
+    struct gm_text_suggest sg;
+    gm_text_suggest_init(&sg, "abc", 3);
+    gm_text_suggest_add(&sg, tie[0]);
+    gm_text_suggest_add(&sg, tie[1]);
+    assert_ptr_equal(sg.best, tie[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,6 +715,9 @@ int main(void)
         cmocka_unit_test(test_term_bounded),
         cmocka_unit_test(test_width_and_formula),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_distance),
+        cmocka_unit_test(test_distance_reference),
+        cmocka_unit_test(test_suggest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,67 @@ static void test_hist_absent_is_not_zero(void **state)
     gm_top_hist_free(h);
 }
 
+/* Samples from before the view started (the agent's store): grouped by
+ * time into samples, a GPU without a row in one absent (never 0), the
+ * newest cap kept, the view's own samples after them; a history that
+ * has samples is not refilled. */
+static void test_hist_prefill(void **state)
+{
+    (void)state;
+    static const struct gm_top_past past[] = {
+        {1 * SEC, 0, 10, 50, 100}, {1 * SEC, 1, 20, 60, 200},  {2 * SEC, 0, 30, 50, 100},
+        {2 * SEC, 1, 40, 60, 200}, {3 * SEC, 0, 50, NAN, 100}, /* GPU 1 has no row at 3 s */
+        {4 * SEC, 1, 70, 60, 200},
+    };
+    static const struct {
+        uint32_t cap, want_len;
+        int gpu, series;
+        int64_t at; /* a one-second column ending here */
+        int cell;   /* what it holds */
+        float v;
+    } rows[] = {
+        {8, 4, 0, GM_TOP_UTIL, 1 * SEC, GM_TOP_VALUE, 10},
+        {8, 4, 1, GM_TOP_UTIL, 2 * SEC, GM_TOP_VALUE, 40},
+        {8, 4, 1, GM_TOP_UTIL, 3 * SEC, GM_TOP_ABSENT, 0}, /* no row: absent, not 0 */
+        {8, 4, 0, GM_TOP_MEM, 3 * SEC, GM_TOP_ABSENT, 0},  /* NAN: absent */
+        {8, 4, 0, GM_TOP_UTIL, 4 * SEC, GM_TOP_ABSENT, 0}, /* GPU 0 has no row at 4 s */
+        {8, 4, 1, GM_TOP_POWER, 4 * SEC, GM_TOP_VALUE, 200},
+        {2, 2, 0, GM_TOP_UTIL, 1 * SEC, GM_TOP_NODATA, 0}, /* only the newest 2 kept */
+        {2, 2, 0, GM_TOP_UTIL, 3 * SEC, GM_TOP_VALUE, 50},
+    };
+    for (size_t i = 0; i < N_ELEM(rows); i++) {
+        struct gm_top_hist *h = gm_top_hist_new(rows[i].cap);
+        assert_int_equal(gm_top_hist_prefill(h, 2, past, N_ELEM(past)), rows[i].want_len);
+        float v[1];
+        uint8_t c[1];
+        gm_top_hist_columns(h, (uint32_t)rows[i].gpu, rows[i].series, rows[i].at, SEC / 2, 1, v, c);
+        if (c[0] != rows[i].cell || (c[0] == GM_TOP_VALUE && fabsf(v[0] - rows[i].v) > 1e-3))
+            fail_msg("row %zu: cell %d value %g, want %d %g", i, c[0], (double)v[0], rows[i].cell,
+                     (double)rows[i].v);
+        gm_top_hist_free(h);
+    }
+    /* the view's own samples follow; a second fill is refused */
+    struct gm_top_hist *h = gm_top_hist_new(8);
+    gm_top_hist_prefill(h, 2, past, N_ELEM(past));
+    struct gm_snapshot *s = snap(2, 5 * SEC);
+    s->gpus[0].m[GM_M_UTIL_GPU] = gm_v_u64(90);
+    gm_top_hist_push(h, s);
+    gm_snapshot_free(s);
+    assert_int_equal(gm_top_hist_len(h), 5);
+    assert_int_equal(gm_top_hist_prefill(h, 2, past, N_ELEM(past)), 0);
+    float v[5];
+    uint8_t c[5];
+    gm_top_hist_columns(h, 0, GM_TOP_UTIL, 5 * SEC + SEC / 2, 5 * SEC, 5, v, c);
+    static const float want[5] = {10, 30, 50, NAN, 90};
+    for (int k = 0; k < 5; k++) {
+        if (isnan(want[k]))
+            assert_int_equal(c[k], GM_TOP_ABSENT);
+        else
+            assert_true(c[k] == GM_TOP_VALUE && fabsf(v[k] - want[k]) < 1e-3);
+    }
+    gm_top_hist_free(h);
+}
+
 static void test_hist_ring_and_changes(void **state)
 {
     (void)state;
@@ -550,7 +611,8 @@ static void check_layout(int rows, int cols, int ngpu, const struct gm_top_layou
 {
     /* everything inside the screen, in order, without overlap */
     assert_int_equal(l->gpu_y, 1);
-    assert_int_equal(l->chart_y, l->gpu_y + l->gpu_h);
+    assert_int_equal(l->prob_y, l->gpu_y + l->gpu_h);
+    assert_int_equal(l->chart_y, l->prob_y + l->prob_h);
     assert_int_equal(l->proc_y, l->chart_y + l->chart_h);
     assert_int_equal(l->proc_y + l->proc_h, rows - 1);
     assert_int_equal(l->footer_y, rows - 1);
@@ -585,6 +647,34 @@ static void test_layout(void **state)
         check_layout(cases[i].rows, cases[i].cols, cases[i].ngpu, &l);
         if (l.chart_h)
             assert_true(l.chart_h >= 5 && l.chart_h <= 12 && l.chart_n == 3);
+    }
+}
+
+/* GPUs with a problem to tell get a line each under compact and one-line
+ * panels (which have no room for the sentence), before the charts, which
+ * shrink or go; the process table keeps its quarter; full panels tell it
+ * themselves. */
+static void test_layout_problems(void **state)
+{
+    (void)state;
+    static const struct {
+        int rows, cols, ngpu, nprob;
+        int panel, prob_h, chart_h;
+    } cases[] = {
+        {24, 80, 8, 0, GM_TOP_PANEL_LINE, 0, 9},     {24, 80, 8, 3, GM_TOP_PANEL_LINE, 3, 7},
+        {24, 80, 8, 8, GM_TOP_PANEL_LINE, 8, 5},     {24, 80, 8, 9, GM_TOP_PANEL_LINE, 9, 0},
+        {24, 80, 16, 16, GM_TOP_PANEL_LINE, 9, 0},   {60, 200, 8, 3, GM_TOP_PANEL_FULL, 0, 12},
+        {30, 200, 8, 2, GM_TOP_PANEL_COMPACT, 2, 8},
+    };
+    for (size_t i = 0; i < N_ELEM(cases); i++) {
+        struct gm_top_layout l;
+        gm_top_layout_problems(cases[i].rows, cases[i].cols, cases[i].ngpu, cases[i].nprob, &l);
+        if (l.panel != cases[i].panel || l.prob_h != cases[i].prob_h ||
+            l.chart_h != cases[i].chart_h)
+            fail_msg("%dx%d, %d GPUs, %d problems: panel %d, %d problem lines, chart %d",
+                     cases[i].cols, cases[i].rows, cases[i].ngpu, cases[i].nprob, l.panel, l.prob_h,
+                     l.chart_h);
+        check_layout(cases[i].rows, cases[i].cols, cases[i].ngpu, &l);
     }
 }
 
@@ -718,7 +808,9 @@ int main(void)
         cmocka_unit_test(test_table_filter_and_selection),
         cmocka_unit_test(test_table_jobs),
         cmocka_unit_test(test_table_columns),
+        cmocka_unit_test(test_hist_prefill),
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_layout_problems),
         cmocka_unit_test(test_signal_child),
         cmocka_unit_test(test_signal_zombie),
         cmocka_unit_test(test_signal_not_permitted),

@@ -465,15 +465,18 @@ static void test_config_file_errors(void **state)
 }
 
 /* Files that would make libyaml or the walker slow (quadratic in the
- * nesting depth, the anchors or a mapping's keys) are refused in well under
- * a second (the depth and anchors) or two (the keys), naming the place.  Each expect is after
- * "<path>:". */
+ * nesting depth, the anchors or a mapping's keys) are refused, naming the
+ * place.  Each expect is after "<path>:".  How long the refusal takes (well
+ * under a second; before the bounds 16 s for 100000 '[' and 37 s for 100000
+ * keys) is measured by make bench (the "tests" section of
+ * docs/BENCHMARKS.md), not asserted here: on a loaded machine a duration says
+ * how busy it is.  The text is static, so that a failed assert (which
+ * leaves the function) leaks nothing. */
 static void test_config_limits(void **state)
 {
     (void)state;
     enum { BIG = 1000000 };
-    char *text = malloc(BIG + 64);
-    assert_non_null(text);
+    static char text[BIG + 64];
     static const struct {
         const char *what;
         const char *expect;
@@ -531,24 +534,15 @@ static void test_config_limits(void **state)
         write_file(path_in("limit.yml"), text);
         struct gm_webconfig *wc = NULL;
         struct gm_err err = {0};
-        /* the keys are counted after libyaml has loaded the file (800 KB for
-         * 100000 keys: about 0.4 s in a sanitizer build); before the bounds,
-         * the cases took 16 s (100000 '[') and 37 s (100000 keys) */
-        double limit_ms = strstr(w, "keys") ? 2000 : 500;
-        double t0 = now_ms();
         int r = gm_webconfig_load(path_in("limit.yml"), &wc, &err);
-        double took = now_ms() - t0;
         char expect[600];
         snprintf(expect, sizeof(expect), "%s:%s", path_in("limit.yml"), cases[i].expect);
-        if (r != GM_E_INVAL || strcmp(err.msg, expect) != 0 || took > limit_ms)
-            print_error("%s: %.0f ms\n  got    [%d] %s\n  wanted      %s\n", w, took, r, err.msg,
-                        expect);
+        if (r != GM_E_INVAL || strcmp(err.msg, expect) != 0)
+            print_error("%s:\n  got    [%d] %s\n  wanted      %s\n", w, r, err.msg, expect);
         assert_int_equal(r, GM_E_INVAL);
         assert_null(wc);
         assert_string_equal(err.msg, expect);
-        assert_true(took < limit_ms);
     }
-    free(text);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1177,7 +1171,9 @@ static void test_auth_hash_variants(void **state)
     gm_auth_free(auth);
 }
 
-/* A success is cached: the second check costs no bcrypt and is far faster. */
+/* A success is cached: the second check costs no bcrypt (the counters say
+ * so; the times are printed, not compared: a loaded machine can make the
+ * cached check the slower one). */
 static void test_auth_cache(void **state)
 {
     (void)state;
@@ -1199,7 +1195,6 @@ static void test_auth_cache(void **state)
     assert_int_equal(st.cache_hits, 1);
     assert_int_equal(st.allowed, 2);
     print_message("cost-10 check: %.2f ms; cached: %.3f ms\n", first, second);
-    assert_true(second < first / 4);
 
     /* The cache is keyed on the password: a wrong one still costs bcrypt. */
     assert_int_equal(gm_auth_check(auth, basic("scraper:prometheus ")), 0);
@@ -1516,7 +1511,8 @@ static void test_equal(void **state)
     char *cert = slurp(path_in("server.crt"));
     write_file(path_in("copy.crt"), cert);
     free(cert);
-    static const char tls[] = "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
+    static const char tls[] =
+        "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n";
     write_file(path_in("eq_t.yml"), tls);
     write_file(path_in("eq_t2.yml"), "tls_server_config:\n  cert_file: copy.crt\n"
                                      "  key_file: server.key\n");

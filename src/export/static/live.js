@@ -1,7 +1,7 @@
 // gpumon's live page (served at /static/live.js by the agent's exporter).
 //
-// Every 5 s: /api/v1/status updates the cards' numbers, /api/v1/alerts the
-// alert list, and /api/v1/history (the whole hour once, then only the
+// Every 5 s: /api/v1/status updates the cards' numbers and diagnosis,
+// /api/v1/alerts the alert list and the cards it marks, and /api/v1/history (the whole hour once, then only the
 // samples after the last one seen, by sequence number) the charts, drawn as
 // hand-written SVG.  A step of the agent's wall clock moves the times it has
 // by the change of clock_shift_ns; a driver outage (state no_driver) is
@@ -9,6 +9,8 @@
 // Text goes in with textContent only (names come from outside), and nothing
 // is inline: the page's Content-Security-Policy allows only this file.
 // Elements that hold outside text are isolated for bidi in live.css.
+// The axes' ticks are src/core/nice.c's rule (niceTicks below, line for
+// line); tests/e2e/live_page.py runs it on that file's table of cases.
 "use strict";
 (function () {
   const PERIOD_MS = 5000;
@@ -79,6 +81,10 @@
         } else if (k === "status") {
           e.textContent = g.status;
           e.dataset.v = g.status;
+        } else if (k === "diagnosis") {
+          const d = g.diagnosis;
+          e.textContent = d === null || d === undefined ? "not running"
+            : (d.length ? d.map(clean).join(", ") : "none");
         } else if (k in g) {
           e.dataset.v = g[k] === null ? "null" : String(g[k]);
           e.textContent = fmt(k, g[k]);
@@ -88,12 +94,15 @@
       if (!tb) continue;
       const rows = [];
       for (const p of g.processes) {
-        const tr = el("tr");
+        // the dead process's marker, as the server writes it (live.c)
+        const mark = p.host_state === "gone" || p.host_state === "zombie" ? p.host_state : "";
+        const tr = el("tr", mark);
         const pid = el("td", "", String(p.pid));
         pid.dataset.k = "pid";
         const user = el("td", "", p.user === null ? "N/A" : p.user);
         user.dataset.k = "user";
-        const name = el("td", "", p.name ? p.name : (p.comm ? p.comm : "N/A"));
+        const name = el("td", "", (mark ? "[" + mark + "] " : "") +
+          (p.name ? p.name : (p.comm ? p.comm : "N/A")));
         name.dataset.k = "name";
         const mem = el("td", "", fmt("used_memory_bytes", p.used_memory_bytes));
         mem.dataset.k = "used_memory_bytes";
@@ -130,6 +139,21 @@
       return li;
     });
     ul.replaceChildren.apply(ul, items);
+    // each card: its alerts, and marked by the worst (firing over pending)
+    for (const card of document.querySelectorAll("article.gpu")) {
+      const idx = Number(card.dataset.index);
+      const mine = doc.alerts.filter(function (a) { return a.gpu === idx; });
+      card.dataset.alert = mine.some(function (a) { return a.state === "firing"; }) ? "firing"
+        : (mine.length ? "pending" : "");
+      const cl = card.querySelector("ul.card-alerts");
+      if (cl) {
+        cl.replaceChildren.apply(cl, mine.map(function (a) {
+          const li = el("li", a.state + " " + a.severity);
+          li.append(a.state + " ", el("span", "rule", a.rule));
+          return li;
+        }));
+      }
+    }
     none.textContent = doc.enabled ? "No alert is pending or firing." : "Alerts are off in this agent.";
     none.hidden = doc.count > 0;
     sec.dataset.count = String(doc.count);
@@ -184,12 +208,48 @@
     return v === null ? null : (m.endsWith("_bytes") ? v / 1073741824 : v);
   }
 
-  function niceMax(v) {
-    if (v <= 0) return 1;
-    const p = Math.pow(10, Math.floor(Math.log10(v)));
-    for (const k of [1, 2, 2.5, 5, 10]) if (k * p >= v) return k * p;
-    return 10 * p;
+  // ---- nice ticks: src/core/nice.c's gm_nice_ticks, line for line ----
+  // v rounded to the step's decimals
+  function snap(v, step) {
+    let q = Math.round(v / step) * step;
+    const dec = step >= 1 ? 0 : Math.ceil(-Math.log10(step) - 1e-9);
+    const p = Math.pow(10, dec);
+    q = Math.round(q * p) / p;
+    return q === 0 ? 0 : q;
   }
+
+  // The ticks of an axis showing [min, max] in at most maxSteps steps of
+  // 1, 2 or 5 times a power of ten: {lo, hi, step, n}.
+  function niceTicks(min, max, maxSteps) {
+    if (maxSteps < 1) maxSteps = 1;
+    if (!isFinite(min) || !isFinite(max)) { min = 0; max = 1; }
+    if (max < min) { const x = min; min = max; max = x; }
+    if (max === min) {
+      const a = Math.abs(min);
+      if (a === 0) max = 1; else { min -= a / 10; max += a / 10; }
+    }
+    const range = max - min;
+    let e = Math.floor(Math.log10(range / maxSteps)) - 1;
+    for (;; e++) {
+      for (const f of [1, 2, 5]) {
+        const step = f * Math.pow(10, e);
+        const lo = Math.floor(min / step + 1e-9);
+        let hi = Math.ceil(max / step - 1e-9);
+        if (hi - lo <= maxSteps) {
+          if (hi === lo) hi = lo + 1;
+          return { lo: snap(lo * step, step), hi: snap(hi * step, step), step: snap(step, step),
+            n: hi - lo + 1 };
+        }
+      }
+    }
+  }
+
+  function niceTick(t, k) { return snap(t.lo + k * t.step, t.step); }
+  // a tick's label, shortest form ("0.5", "1", never "-0")
+  function niceLabel(t, v) { return String(snap(v, t.step)); }
+
+  // for tests/e2e/live_page.py, which compares these with the C table
+  window.gpumonNice = Object.freeze({ ticks: niceTicks, tick: niceTick, label: niceLabel });
 
   function draw(fig) {
     const m = fig.dataset.metric;
@@ -201,11 +261,12 @@
         if (x < lo) lo = x;
         if (x > hi) hi = x;
       }
-    let y0 = 0, y1 = m.endsWith("_percent") ? 100 : niceMax(hi * 1.05);
-    if (m.endsWith("_celsius") && lo !== Infinity) {
-      y0 = Math.max(0, Math.floor((lo - 5) / 10) * 10);
-      y1 = Math.ceil((hi + 5) / 10) * 10;
-    }
+    // from 0 (temperatures: from a little under the lowest) to a tick
+    // above the highest, by 1, 2 or 5 times a power of ten
+    const tk = m.endsWith("_percent") ? niceTicks(0, 100, 5)
+      : m.endsWith("_celsius") && lo !== Infinity ? niceTicks(Math.max(0, lo - 5), hi + 5, 5)
+        : niceTicks(0, hi === -Infinity ? 1 : Math.max(hi, 1e-9), 5);
+    const y0 = tk.lo, y1 = tk.hi;
     const root = svg("svg", { viewBox: "0 0 " + W + " " + H, role: "img" });
     // the hour, or less while the agent has not been up that long (at
     // least a minute): the lines fill the chart from the first sample
@@ -216,11 +277,11 @@
     const t0 = t1 - span;
     const X = function (t) { return L + (W - L - R) * (t - t0) / span; };
     const Y = function (v) { return T + (H - T - B) * (1 - (v - y0) / (y1 - y0 || 1)); };
-    for (let k = 0; k <= 4; k++) {
-      const v = y0 + (y1 - y0) * k / 4;
+    for (let k = 0; k < tk.n; k++) {
+      const v = niceTick(tk, k);
       root.append(svg("line", { class: "grid", x1: L, x2: W - R, y1: Y(v), y2: Y(v) }));
-      const lab = svg("text", { x: L - 4, y: Y(v) + 4, "text-anchor": "end" });
-      lab.textContent = String(Math.round(v * 10) / 10);
+      const lab = svg("text", { class: "yt", x: L - 4, y: Y(v) + 4, "text-anchor": "end" });
+      lab.textContent = niceLabel(tk, v);
       root.append(lab);
     }
     for (const [f, anchor] of [[1, "start"], [0.5, "middle"], [0, "end"]]) {

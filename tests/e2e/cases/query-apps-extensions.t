@@ -5,6 +5,6 @@ args: query --query-compute-apps=pid,user,host_state,type --format=csv --id 0,7
 --- stdout
 pid, user, host_state, type
 {pid0}, {user}, alive, C
-4194407, [N/A], gone, C
+4194407, {user}, alive, C
 4194304, [N/A], gone, C
 --- stderr

@@ -33,7 +33,7 @@ GPU 00000000:18:00.0
             DRAM Uncorrectable            : 0
     Temperature
         GPU Current Temp                  : 63 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 26 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 87 C
@@ -95,7 +95,7 @@ GPU 00000000:2A:00.0
             DRAM Uncorrectable            : 0
     Temperature
         GPU Current Temp                  : 63 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 26 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 87 C

@@ -19,7 +19,7 @@ Attached GPUs                             : 2
 GPU 00000000:01:00.0
     Temperature
         GPU Current Temp                  : 35 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 60 C
         GPU Shutdown Temp                 : 98 C
         GPU Slowdown Temp                 : 95 C
         GPU Max Operating Temp            : 90 C
@@ -30,7 +30,7 @@ GPU 00000000:01:00.0
 GPU 00000000:02:00.0
     Temperature
         GPU Current Temp                  : 27 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 75 C
         GPU Shutdown Temp                 : 105 C
         GPU Slowdown Temp                 : 102 C
         GPU Max Operating Temp            : 87 C

@@ -3,6 +3,7 @@
 # (https://github.com/Project-HAMi/HAMi/issues/347): labels, nesting, 4-space indent, colon in
 # column 42.  Element order: Checkmk/checkmk tests/unit-shell/agents/plugins/test_nvidia_smi.sh
 # (commit 8ef3ba86, nvidia-smi -q -x of 535.54.03 on an A100-SXM4-80GB).
+# No Supported Clocks / Supported GPU Target Temp without -d: see smiq-workstation.t.
 # An H100 under training load: real values in each block; -i by PCI bus id.
 scenario: h100x8-training.ini
 time: 300
@@ -158,16 +159,13 @@ GPU 00000000:18:00.0
             None                          : 0 bank(s)
     Temperature
         GPU Current Temp                  : 63 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 26 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 87 C
         GPU Target Temperature            : N/A
         Memory Current Temp               : 69 C
         Memory Max Operating Temp         : 95 C
-    Supported GPU Target Temp
-        GPU Target Temp Min               : N/A
-        GPU Target Temp Max               : N/A
     GPU Power Readings
         Power Draw                        : 619.03 W
         Current Power Limit               : 700.00 W
@@ -210,118 +208,6 @@ GPU 00000000:18:00.0
     Fabric
         State                             : N/A
         Status                            : N/A
-    Supported Clocks
-        Memory                            : 2619 MHz
-            Graphics                      : 1980 MHz
-            Graphics                      : 1965 MHz
-            Graphics                      : 1950 MHz
-            Graphics                      : 1935 MHz
-            Graphics                      : 1920 MHz
-            Graphics                      : 1905 MHz
-            Graphics                      : 1890 MHz
-            Graphics                      : 1875 MHz
-            Graphics                      : 1860 MHz
-            Graphics                      : 1845 MHz
-            Graphics                      : 1830 MHz
-            Graphics                      : 1815 MHz
-            Graphics                      : 1800 MHz
-            Graphics                      : 1785 MHz
-            Graphics                      : 1770 MHz
-            Graphics                      : 1755 MHz
-            Graphics                      : 1740 MHz
-            Graphics                      : 1725 MHz
-            Graphics                      : 1710 MHz
-            Graphics                      : 1695 MHz
-            Graphics                      : 1680 MHz
-            Graphics                      : 1665 MHz
-            Graphics                      : 1650 MHz
-            Graphics                      : 1635 MHz
-            Graphics                      : 1620 MHz
-            Graphics                      : 1605 MHz
-            Graphics                      : 1590 MHz
-            Graphics                      : 1575 MHz
-            Graphics                      : 1560 MHz
-            Graphics                      : 1545 MHz
-            Graphics                      : 1530 MHz
-            Graphics                      : 1515 MHz
-            Graphics                      : 1500 MHz
-            Graphics                      : 1485 MHz
-            Graphics                      : 1470 MHz
-            Graphics                      : 1455 MHz
-            Graphics                      : 1440 MHz
-            Graphics                      : 1425 MHz
-            Graphics                      : 1410 MHz
-            Graphics                      : 1395 MHz
-            Graphics                      : 1380 MHz
-            Graphics                      : 1365 MHz
-            Graphics                      : 1350 MHz
-            Graphics                      : 1335 MHz
-            Graphics                      : 1320 MHz
-            Graphics                      : 1305 MHz
-            Graphics                      : 1290 MHz
-            Graphics                      : 1275 MHz
-            Graphics                      : 1260 MHz
-            Graphics                      : 1245 MHz
-            Graphics                      : 1230 MHz
-            Graphics                      : 1215 MHz
-            Graphics                      : 1200 MHz
-            Graphics                      : 1185 MHz
-            Graphics                      : 1170 MHz
-            Graphics                      : 1155 MHz
-            Graphics                      : 1140 MHz
-            Graphics                      : 1125 MHz
-            Graphics                      : 1110 MHz
-            Graphics                      : 1095 MHz
-            Graphics                      : 1080 MHz
-            Graphics                      : 1065 MHz
-            Graphics                      : 1050 MHz
-            Graphics                      : 1035 MHz
-            Graphics                      : 1020 MHz
-            Graphics                      : 1005 MHz
-            Graphics                      : 990 MHz
-            Graphics                      : 975 MHz
-            Graphics                      : 960 MHz
-            Graphics                      : 945 MHz
-            Graphics                      : 930 MHz
-            Graphics                      : 915 MHz
-            Graphics                      : 900 MHz
-            Graphics                      : 885 MHz
-            Graphics                      : 870 MHz
-            Graphics                      : 855 MHz
-            Graphics                      : 840 MHz
-            Graphics                      : 825 MHz
-            Graphics                      : 810 MHz
-            Graphics                      : 795 MHz
-            Graphics                      : 780 MHz
-            Graphics                      : 765 MHz
-            Graphics                      : 750 MHz
-            Graphics                      : 735 MHz
-            Graphics                      : 720 MHz
-            Graphics                      : 705 MHz
-            Graphics                      : 690 MHz
-            Graphics                      : 675 MHz
-            Graphics                      : 660 MHz
-            Graphics                      : 645 MHz
-            Graphics                      : 630 MHz
-            Graphics                      : 615 MHz
-            Graphics                      : 600 MHz
-            Graphics                      : 585 MHz
-            Graphics                      : 570 MHz
-            Graphics                      : 555 MHz
-            Graphics                      : 540 MHz
-            Graphics                      : 525 MHz
-            Graphics                      : 510 MHz
-            Graphics                      : 495 MHz
-            Graphics                      : 480 MHz
-            Graphics                      : 465 MHz
-            Graphics                      : 450 MHz
-            Graphics                      : 435 MHz
-            Graphics                      : 420 MHz
-            Graphics                      : 405 MHz
-            Graphics                      : 390 MHz
-            Graphics                      : 375 MHz
-            Graphics                      : 360 MHz
-            Graphics                      : 345 MHz
     Processes
         GPU instance ID                   : N/A
         Compute instance ID               : N/A

@@ -28,7 +28,7 @@ GPU 00000000:18:00.0
         Free                              : N/A
     Temperature
         GPU Current Temp                  : 59 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 30 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 85 C
@@ -52,7 +52,7 @@ GPU index 1
         Free                              : N/A
     Temperature
         GPU Current Temp                  : GPU is lost
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : GPU is lost
         GPU Shutdown Temp                 : GPU is lost
         GPU Slowdown Temp                 : GPU is lost
         GPU Max Operating Temp            : GPU is lost

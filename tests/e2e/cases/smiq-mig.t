@@ -246,16 +246,13 @@ GPU 00000000:18:00.0
     Remapped Rows                         : N/A
     Temperature
         GPU Current Temp                  : 53 C
-        GPU T.Limit Temp                  : N/A
+        GPU T.Limit Temp                  : 36 C
         GPU Shutdown Temp                 : 92 C
         GPU Slowdown Temp                 : 89 C
         GPU Max Operating Temp            : 85 C
         GPU Target Temperature            : N/A
         Memory Current Temp               : 56 C
         Memory Max Operating Temp         : 95 C
-    Supported GPU Target Temp
-        GPU Target Temp Min               : N/A
-        GPU Target Temp Max               : N/A
     GPU Power Readings
         Power Draw                        : 275.48 W
         Current Power Limit               : 400.00 W
@@ -298,89 +295,6 @@ GPU 00000000:18:00.0
     Fabric
         State                             : N/A
         Status                            : N/A
-    Supported Clocks
-        Memory                            : 1593 MHz
-            Graphics                      : 1410 MHz
-            Graphics                      : 1395 MHz
-            Graphics                      : 1380 MHz
-            Graphics                      : 1365 MHz
-            Graphics                      : 1350 MHz
-            Graphics                      : 1335 MHz
-            Graphics                      : 1320 MHz
-            Graphics                      : 1305 MHz
-            Graphics                      : 1290 MHz
-            Graphics                      : 1275 MHz
-            Graphics                      : 1260 MHz
-            Graphics                      : 1245 MHz
-            Graphics                      : 1230 MHz
-            Graphics                      : 1215 MHz
-            Graphics                      : 1200 MHz
-            Graphics                      : 1185 MHz
-            Graphics                      : 1170 MHz
-            Graphics                      : 1155 MHz
-            Graphics                      : 1140 MHz
-            Graphics                      : 1125 MHz
-            Graphics                      : 1110 MHz
-            Graphics                      : 1095 MHz
-            Graphics                      : 1080 MHz
-            Graphics                      : 1065 MHz
-            Graphics                      : 1050 MHz
-            Graphics                      : 1035 MHz
-            Graphics                      : 1020 MHz
-            Graphics                      : 1005 MHz
-            Graphics                      : 990 MHz
-            Graphics                      : 975 MHz
-            Graphics                      : 960 MHz
-            Graphics                      : 945 MHz
-            Graphics                      : 930 MHz
-            Graphics                      : 915 MHz
-            Graphics                      : 900 MHz
-            Graphics                      : 885 MHz
-            Graphics                      : 870 MHz
-            Graphics                      : 855 MHz
-            Graphics                      : 840 MHz
-            Graphics                      : 825 MHz
-            Graphics                      : 810 MHz
-            Graphics                      : 795 MHz
-            Graphics                      : 780 MHz
-            Graphics                      : 765 MHz
-            Graphics                      : 750 MHz
-            Graphics                      : 735 MHz
-            Graphics                      : 720 MHz
-            Graphics                      : 705 MHz
-            Graphics                      : 690 MHz
-            Graphics                      : 675 MHz
-            Graphics                      : 660 MHz
-            Graphics                      : 645 MHz
-            Graphics                      : 630 MHz
-            Graphics                      : 615 MHz
-            Graphics                      : 600 MHz
-            Graphics                      : 585 MHz
-            Graphics                      : 570 MHz
-            Graphics                      : 555 MHz
-            Graphics                      : 540 MHz
-            Graphics                      : 525 MHz
-            Graphics                      : 510 MHz
-            Graphics                      : 495 MHz
-            Graphics                      : 480 MHz
-            Graphics                      : 465 MHz
-            Graphics                      : 450 MHz
-            Graphics                      : 435 MHz
-            Graphics                      : 420 MHz
-            Graphics                      : 405 MHz
-            Graphics                      : 390 MHz
-            Graphics                      : 375 MHz
-            Graphics                      : 360 MHz
-            Graphics                      : 345 MHz
-            Graphics                      : 330 MHz
-            Graphics                      : 315 MHz
-            Graphics                      : 300 MHz
-            Graphics                      : 285 MHz
-            Graphics                      : 270 MHz
-            Graphics                      : 255 MHz
-            Graphics                      : 240 MHz
-            Graphics                      : 225 MHz
-            Graphics                      : 210 MHz
     Processes
         GPU instance ID                   : 1
         Compute instance ID               : 0

@@ -305,7 +305,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<remapped_rows>N/A</remapped_rows>
 		<temperature>
 			<gpu_temp>53 C</gpu_temp>
-			<gpu_temp_tlimit>N/A</gpu_temp_tlimit>
+			<gpu_temp_tlimit>36 C</gpu_temp_tlimit>
 			<gpu_temp_max_threshold>92 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>89 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>85 C</gpu_temp_max_gpu_threshold>

@@ -179,7 +179,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<remapped_rows>N/A</remapped_rows>
 		<temperature>
 			<gpu_temp>35 C</gpu_temp>
-			<gpu_temp_tlimit>N/A</gpu_temp_tlimit>
+			<gpu_temp_tlimit>60 C</gpu_temp_tlimit>
 			<gpu_temp_max_threshold>98 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>95 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>90 C</gpu_temp_max_gpu_threshold>
@@ -853,7 +853,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<remapped_rows>N/A</remapped_rows>
 		<temperature>
 			<gpu_temp>27 C</gpu_temp>
-			<gpu_temp_tlimit>N/A</gpu_temp_tlimit>
+			<gpu_temp_tlimit>75 C</gpu_temp_tlimit>
 			<gpu_temp_max_threshold>105 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>102 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>87 C</gpu_temp_max_gpu_threshold>

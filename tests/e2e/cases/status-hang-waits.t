@@ -3,7 +3,6 @@ scenario: faults.ini
 time: 130
 args: status --no-procs
 min-seconds: 4.5
-max-seconds: 9
 --- stdout
 {host}  {datetime}  driver 535.161.08  CUDA 12.2
 [0] NVIDIA A100-SXM4-80GB |  59C,  89 % |  40961 /  81920 MiB |  336 /  400 W |

@@ -157,15 +157,15 @@ json-schema: docs/json.md
           "mem_util_percent": 42,
           "enc_util_percent": 0,
           "dec_util_percent": 0,
-          "user": null,
-          "host_state": "gone",
-          "command": null,
+          "user": "{user}",
+          "host_state": "alive",
+          "command": "python3 train.py --model llama-7b --nproc-per-node 8 --rank 5",
           "exe": {*},
           "start_time": {*},
           "elapsed_seconds": {*},
           "cpu_percent": {*},
           "host_memory_bytes": {*},
-          "comm": null,
+          "comm": "python3",
           "cgroup": {*},
           "ns_pid": {*},
           "job": {*},
@@ -180,13 +180,8 @@ json-schema: docs/json.md
           "unavailable": {
             "gpu_instance_id": "not_available",
             "compute_instance_id": "not_available",
-            "user": "not_available",
-            "command": "not_available",
             "exe": {*},
-            "start_time": {*},
-            "elapsed_seconds": {*},
-            "cpu_percent": {*},
-            "host_memory_bytes": {*}
+            "cpu_percent": {*}
           }
         }
       ],

@@ -5,5 +5,5 @@ lib: legacy
 args: status --id 7
 --- stdout
 {host}  {datetime}  driver 550.54.15  CUDA 12.4
-[7] NVIDIA H100 80GB HBM3 |  63C,  95 % |  76868 /  81559 MiB |  611 /  700 W | ?:python3/4194407(45568M,process gone) ?:python3/4194304(30720M,process gone)
+[7] NVIDIA H100 80GB HBM3 |  63C,  95 % |  76868 /  81559 MiB |  611 /  700 W | {user}:python3/4194407(45568M) ?:python3/4194304(30720M,process gone)
 --- stderr

@@ -1,0 +1,197 @@
+/* nvml_ident.c -- the NVML source's readers of a GPU's identity and modes
+ * (see nvml_int.h): index, minor number, name, UUID, serial, VBIOS, board
+ * part number, PCI ids, compute capability, driver model, inforom
+ * versions; persistence, compute and display mode, MIG mode, GPU operation
+ * mode, accounting mode and the fabric state.  The simulator answers these
+ * in sim/api_identity.c and sim/api_misc.c.
+ */
+#include "nvml_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void gm_nv_rd_index(struct rd *r)
+{
+    r->g->m[GM_M_INDEX] = gm_v_u64((uint64_t)r->i); /* NVML's enumeration order, not a call */
+}
+
+void gm_nv_rd_minor(struct rd *r)
+{
+    unsigned int u = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMinorNumber, &u);
+    setv(r->g, GM_M_MINOR, rc, gm_v_u64(u));
+}
+
+void gm_nv_rd_name(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetName, buf, sizeof(buf));
+    read_string(r->g, GM_M_NAME, rc, buf);
+}
+
+void gm_nv_rd_uuid(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetUUID, buf, sizeof(buf));
+    read_string(r->g, GM_M_UUID, rc, buf);
+}
+
+void gm_nv_rd_serial(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetSerial, buf, NVML_DEVICE_SERIAL_BUFFER_SIZE);
+    read_string(r->g, GM_M_SERIAL, rc, buf);
+}
+
+void gm_nv_rd_vbios(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc =
+        RCALL(r, nvmlDeviceGetVbiosVersion, buf, NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE);
+    read_string(r->g, GM_M_VBIOS, rc, buf);
+}
+
+void gm_nv_rd_board_part(struct rd *r)
+{
+    char buf[GM_STR_MAX] = "";
+    nvmlReturn_t rc =
+        RCALL(r, nvmlDeviceGetBoardPartNumber, buf, NVML_DEVICE_PART_NUMBER_BUFFER_SIZE);
+    read_string(r->g, GM_M_BOARD_PART, rc, buf);
+}
+
+void gm_nv_rd_pci(struct rd *r)
+{
+    struct gm_gpu *g = r->g;
+    nvmlPciInfo_t pci;
+    memset(&pci, 0, sizeof(pci));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPciInfo_v3, &pci);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        rc = RCALL(r, nvmlDeviceGetPciInfo_v2, &pci);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        rc = RCALL(r, nvmlDeviceGetPciInfo, &pci);
+        /* the v1 layout has only the legacy 16-byte bus id */
+        if (rc == NVML_SUCCESS)
+            snprintf(pci.busId, sizeof(pci.busId), "%08X:%02X:%02X.0", pci.domain, pci.bus,
+                     pci.device);
+    }
+    pci.busId[sizeof(pci.busId) - 1] = '\0';
+    read_string(g, GM_M_PCI_BUS_ID, rc, pci.busId);
+    setv(g, GM_M_PCI_DOMAIN, rc, gm_v_u64(pci.domain));
+    setv(g, GM_M_PCI_BUS, rc, gm_v_u64(pci.bus));
+    setv(g, GM_M_PCI_DEVICE, rc, gm_v_u64(pci.device));
+    setv(g, GM_M_PCI_DEVICE_ID, rc, gm_v_u64(pci.pciDeviceId));
+    setv(g, GM_M_PCI_SUB_DEVICE_ID, rc, gm_v_u64(pci.pciSubSystemId));
+}
+
+void gm_nv_rd_cc(struct rd *r)
+{
+    int major = 0, minor = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetCudaComputeCapability, &major, &minor);
+    setv(r->g, GM_M_COMPUTE_CAP, rc, gm_v_u64((uint64_t)major * 10 + (uint64_t)minor));
+}
+
+void gm_nv_rd_driver_model(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDriverModel_v2, &cur, &pend);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* drivers before the _v2 symbol */
+        rc = RCALL(r, nvmlDeviceGetDriverModel, &cur, &pend);
+    setv(r->g, GM_M_DRIVER_MODEL_CUR, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_DRIVER_MODEL_PEND, rc, gm_v_u64(pend));
+}
+
+void gm_nv_rd_inforom(struct rd *r)
+{
+    static const struct {
+        int id;
+        int object; /* nvmlInforomObject_t, -1: the image */
+    } parts[] = {{GM_M_INFOROM_IMG, -1},
+                 {GM_M_INFOROM_OEM, NVML_INFOROM_OEM},
+                 {GM_M_INFOROM_ECC, NVML_INFOROM_ECC},
+                 {GM_M_INFOROM_PWR, NVML_INFOROM_POWER}};
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        char buf[GM_STR_MAX] = "";
+        nvmlReturn_t rc = parts[k].object < 0 ? RCALL(r, nvmlDeviceGetInforomImageVersion, buf, 16)
+                                              : RCALL(r, nvmlDeviceGetInforomVersion,
+                                                      (unsigned int)parts[k].object, buf, 16);
+        read_string(r->g, parts[k].id, rc, buf);
+    }
+}
+
+void gm_nv_rd_persistence(struct rd *r)
+{
+    nvmlEnableState_t e = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPersistenceMode, &e);
+    setv(r->g, GM_M_PERSISTENCE, rc, gm_v_u64(e));
+    note(r, rc);
+}
+
+void gm_nv_rd_compute_mode(struct rd *r)
+{
+    nvmlComputeMode_t cm = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetComputeMode, &cm);
+    setv(r->g, GM_M_COMPUTE_MODE, rc, gm_v_u64(cm));
+    note(r, rc);
+}
+
+void gm_nv_rd_display(struct rd *r)
+{
+    nvmlEnableState_t e = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDisplayMode, &e);
+    setv(r->g, GM_M_DISPLAY_MODE, rc, gm_v_u64(e));
+    rc = RCALL(r, nvmlDeviceGetDisplayActive, &e);
+    setv(r->g, GM_M_DISPLAY_ACTIVE, rc, gm_v_u64(e));
+    note(r, rc);
+}
+
+void gm_nv_rd_mig_mode(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetMigMode, &cur, &pend);
+    setv(r->g, GM_M_MIG_CURRENT, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_MIG_PENDING, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+void gm_nv_rd_gom(struct rd *r)
+{
+    unsigned int cur = 0, pend = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGpuOperationMode, &cur, &pend);
+    setv(r->g, GM_M_GOM_CUR, rc, gm_v_u64(cur));
+    setv(r->g, GM_M_GOM_PEND, rc, gm_v_u64(pend));
+    note(r, rc);
+}
+
+void gm_nv_rd_accounting(struct rd *r)
+{
+    nvmlEnableState_t mode = 0;
+    unsigned int size = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAccountingMode, &mode);
+    setv(r->g, GM_M_ACCOUNTING_MODE, rc, gm_v_u64(mode));
+    rc = RCALL(r, nvmlDeviceGetAccountingBufferSize, &size);
+    setv(r->g, GM_M_ACCOUNTING_BUFFER, rc, gm_v_u64(size));
+    note(r, rc);
+}
+
+/* The cluster UUID is 16 raw bytes: shown in the canonical 8-4-4-4-12 form.
+ * The clique and cluster exist only once registration completed. */
+void gm_nv_rd_fabric(struct rd *r)
+{
+    nvmlGpuFabricInfoV_t f;
+    memset(&f, 0, sizeof(f));
+    f.version = nvmlGpuFabricInfo_v2;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGpuFabricInfoV, &f);
+    setv(r->g, GM_M_FABRIC_STATE, rc, gm_v_u64(f.state));
+    int done = rc == NVML_SUCCESS && f.state == 3;
+    nvmlReturn_t part = rc != NVML_SUCCESS ? rc : done ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+    setv(r->g, GM_M_FABRIC_STATUS, part, gm_v_u64((uint64_t)f.status));
+    setv(r->g, GM_M_FABRIC_CLIQUE, part, gm_v_u64(f.cliqueId));
+    const unsigned char *u = (const unsigned char *)f.clusterUuid;
+    char buf[GM_STR_MAX];
+    snprintf(buf, sizeof(buf),
+             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+             u[15]);
+    read_string(r->g, GM_M_FABRIC_CLUSTER, part, buf);
+    note(r, rc);
+}
