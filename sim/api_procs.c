@@ -41,6 +41,7 @@ static nvmlReturn_t list_processes(const char *fn, nvmlDevice_t device, unsigned
     nvmlReturn_t r = gs_begin(&c, fn, GS_H_ANY, device, 0, infoCount != NULL);
     if (r != NVML_SUCCESS)
         return r;
+    gs_host_write(c.s, c.tc, c.gpu, c.t); /* the host view, when GPUSIM_HOST_ROOT asks */
     unsigned n = 0;
     for (size_t i = 0; i < c.s->nprocs; i++)
         n += proc_matches(&c, &c.s->procs[i], types);

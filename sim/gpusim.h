@@ -206,6 +206,16 @@ struct gs_gpu {
 enum { GS_PT_COMPUTE = 1, GS_PT_GRAPHICS = 2, GS_PT_MPS = 4 };
 enum gs_mem_mode { GS_MEM_FIXED, GS_MEM_SHARE, GS_MEM_NA };
 
+/* The host side of a process (sim/hostside.c): NAN / -1 when not given. */
+#define GS_HOST_MAX_WORKERS 64
+struct gs_host {
+    bool set;               /* any host key given: its files are written */
+    int workers;            /* child processes */
+    double worker_cpu;      /* % of one core, each worker */
+    double iowait;          /* % of the time blocked on block I/O */
+    double psi_cpu, psi_io; /* its cgroup's pressure, "some" avg10 % */
+};
+
 struct gs_process {
     char key[64];
     char name[256];
@@ -225,17 +235,34 @@ struct gs_process {
     /* The simulated /proc view (sim/procview.c) of a pid at or above
      * GS_PID_SIM_MIN: `alive = no` makes it a process that is gone from the
      * host (memory held by a dead process); cmdline (NULL: the name; owned
-     * by the scenario's cmdlines) and cpu (percent of one core) are what
-     * /proc/PID/cmdline, the CPU times and the RSS say. */
+     * by the scenario's cmdlines) and cpu are what /proc/PID/cmdline, the
+     * CPU times and the RSS say.  cpu (`cpu`, percent of one core, 0 to
+     * 6400, default 100) is the one CPU use of the process: the /proc view's
+     * utime and the host side's stat (sim/hostside.c) both grow by it. */
     bool dead;
     const char *cmdline;
     double cpu;
     double rss; /* bytes of host memory */
+    struct gs_host host;
 };
 
 /* Linux's PID_MAX_LIMIT: the kernel never hands out a pid at or above it, so
  * such a pid in a scenario can only be a simulated process (sim/procview.c). */
 #define GS_PID_SIM_MIN 4194304u
+
+/* Sets h to "no host side given". */
+void gs_host_init(struct gs_host *h);
+/* Reads host key k = v of process p: `cpu` into p->cpu, the others into
+ * p->host; any of them marks p->host.set.  1 when k is a host key and v is
+ * good, 0 when k is not a host key, -1 with *want (what would be) when v is
+ * bad. */
+int gs_host_key(struct gs_process *p, const char *k, const char *v, const char **want);
+struct gs_timecfg;
+struct gs_scenario;
+/* With $GPUSIM_HOST_ROOT set, writes the host view of the processes on GPU
+ * gpu at scenario time t that have a host side (sim/hostside.c). */
+void gs_host_write(const struct gs_scenario *s, const struct gs_timecfg *tc, unsigned gpu,
+                   double t);
 
 enum gs_fault_kind {
     GS_FAULT_DRIVER_NOT_LOADED,

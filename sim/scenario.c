@@ -380,6 +380,7 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
     p->mig = -1;
     p->cpu = 100;
     p->rss = 2.0 * 1024 * 1024 * 1024;
+    gs_host_init(&p->host);
     *count = 1;
 
     for (size_t i = 0; i < c->ini.nentries; i++) {
@@ -389,7 +390,8 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
         const char *v = gs_entry_value(c, e, buf, sizeof(buf));
         if (!v)
             return -1;
-        const char *k = e->key;
+        const char *k = e->key, *want = NULL;
+        int host;
         if (strcmp(k, "gpu") == 0) {
             if (parse_gpu_list(c, e, v, &p->gpus) != 0)
                 return -1;
@@ -446,9 +448,6 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
             if (gs_parse_bool(v, &alive) != 0)
                 return gs_bad_value(c, e, v, "yes or no");
             p->dead = !alive;
-        } else if (strcmp(k, "cpu") == 0) {
-            if (gs_parse_percent(v, &p->cpu) != 0)
-                return gs_bad_value(c, e, v, "a percentage of one core from 0 to 100");
         } else if (strcmp(k, "rss") == 0) {
             if (gs_parse_size(v, &p->rss) != 0)
                 return gs_bad_value(c, e, v, "a size such as 2GiB");
@@ -466,11 +465,15 @@ static int apply_process(struct gs_pctx *c, long sec, struct gs_process *p,
             if (gs_parse_uint(v, GS_MAX_MIG - 1, &mig_idx) != 0)
                 return gs_bad_value(c, e, v, "a MIG device index from 0 to 6");
             mig_entry = e;
+        } else if ((host = gs_host_key(p, k, v, &want)) != 0) {
+            if (host < 0)
+                return gs_bad_value(c, e, v, want);
         } else {
             return gs_fail(c, e->line,
                            "unknown key '%s' in [%s] (expected gpu, pid, pid_file, count, type, "
                            "name, used_memory, sm_util, mem_util, start, end, mig, alive, "
-                           "cpu, rss or cmdline)",
+                           "cpu, rss, cmdline, or the host side: workers, worker_cpu, iowait, "
+                           "psi_cpu, psi_io)",
                            k, hdr->name);
         }
     }

@@ -11,6 +11,7 @@
 #include "../core/timeutil.h"
 #include "../source/nvml.h"
 #include "../source/jobmap.h"
+#include "../source/hostside.h"
 #include "../source/procfs.h"
 #include "../source/clocks.h"
 #include "../source/accounting.h"
@@ -20,6 +21,7 @@
 struct gm_collector {
     struct gm_nvml *nvml;
     struct gm_procfs *procfs;
+    struct gm_hostside *hostside;
     struct gm_jobmap *jobmap;
     uint64_t seq;
 
@@ -47,6 +49,10 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     pthread_condattr_destroy(&ca);
     if (o->procs && o->procfs)
         c->procfs = gm_procfs_new(o->proc_root ? o->proc_root : "/proc");
+    if (o->procs && o->hostside) {
+        const char *root = o->host_root ? o->host_root : getenv("GPUMON_HOST_ROOT");
+        c->hostside = gm_hostside_new(root ? root : "");
+    }
     if (o->job_map_dir && o->job_map_dir[0])
         c->jobmap = gm_jobmap_new(o->job_map_dir, o->log, o->log_arg);
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
@@ -69,6 +75,8 @@ static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
         gm_procfs_set_sim(c->procfs, fn);
         gm_procfs_enrich(c->procfs, s);
     }
+    if (c->hostside && s->nproc)
+        gm_hostside_enrich(c->hostside, s);
     if (c->jobmap)
         gm_jobmap_apply(c->jobmap, s);
     s->seq = ++c->seq;
@@ -152,6 +160,7 @@ void gm_collector_close(struct gm_collector *c)
     }
     gm_nvml_close(c->nvml);
     gm_procfs_free(c->procfs);
+    gm_hostside_free(c->hostside);
     gm_jobmap_free(c->jobmap);
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);

@@ -25,6 +25,11 @@ struct gm_collector_opts {
     int procs;              /* list GPU processes */
     int procfs;             /* enrich them from /proc */
     const char *proc_root;  /* NULL = "/proc" */
+    /* Read the host side of each GPU process (source/hostside.h: CPU,
+     * workers, I/O wait, pressure) under host_root; NULL: $GPUMON_HOST_ROOT
+     * when set (the simulator's host view, tests), else the real one. */
+    int hostside;
+    const char *host_root;
     /* The job-mapping directory (source/jobmap.h), read on every sample;
      * NULL or "": none.  Its warnings go to log (NULL: dropped). */
     const char *job_map_dir;

@@ -67,6 +67,7 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col, 
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
                                    .procs = 1,
                                    .procfs = 1,
+                                   .hostside = 1, /* the diagnosis stage's host side */
                                    .job_map_dir = c->job_map_dir,
                                    .log = gm_log_cb};
     co.groups = gm_nvml_groups_default();

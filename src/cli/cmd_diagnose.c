@@ -114,6 +114,7 @@ static int live(struct gm_dg *d, const char *ids, int64_t duration, int64_t inte
     struct gm_collector_opts co = {
         .procs = 1,
         .procfs = 1,
+        .hostside = 1, /* CPU, workers, I/O wait and pressure of the GPU processes */
         .groups = gm_nvml_groups_default(),
     };
     gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);

@@ -384,6 +384,7 @@ static struct gm_rgset run_groups(void)
         GM_RG_TEMP,         GM_RG_POWER,      GM_RG_POWER_LIMIT, GM_RG_ENERGY,
         GM_RG_UTIL,         GM_RG_MEMORY,     GM_RG_CLOCKS,      GM_RG_CLOCK_REASONS,
         GM_RG_PCIE_LINK,    GM_RG_ECC_COUNTS, GM_RG_RETIRED,     GM_RG_REMAPPED,
+        GM_RG_GPM, /* SM/DRAM activity for the summary's diagnosis, as live diagnose reads it */
     };
     return gm_rgset_list(g, sizeof(g) / sizeof(g[0]));
 }
@@ -483,7 +484,7 @@ static int cmd_run_run(int argc, char **argv)
                          .csv_fd = csv_fd,
                          .csv_path = a.csv,
                          .self = getpid()};
-    struct gm_collector_opts co = {.groups = run_groups(), .procs = 1, .procfs = 0};
+    struct gm_collector_opts co = {.groups = run_groups(), .procs = 1, .procfs = 0, .hostside = 1};
     gm_collector_open(&sp.col, &co, &err); /* a failure shows in the samples */
 
     int cmd_argc = argc - a.cmd_at;

@@ -1,6 +1,7 @@
 /* snapshot.c -- allocation, copying and lookup for snapshots (see snapshot.h). */
 #include "snapshot.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,21 @@ const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm
     if (id < 0 || id >= GM_M__GPU_END || !g)
         return &na;
     return &g->m[id];
+}
+
+const struct gm_proc *gm_gpu_feeder(const struct gm_snapshot *s, const struct gm_gpu *g)
+{
+    const struct gm_proc *best = NULL;
+    for (uint32_t k = g->proc_first; k < g->proc_first + g->nproc && k < s->nproc; k++) {
+        const struct gm_proc *pr = &s->procs[k];
+        if (!(pr->type & GM_PT_COMPUTE) || !pr->host.read)
+            continue;
+        double c = isnan(pr->host.cpu_pct) ? -1 : pr->host.cpu_pct;
+        double b = !best || isnan(best->host.cpu_pct) ? -1 : best->host.cpu_pct;
+        if (!best || c > b)
+            best = pr;
+    }
+    return best;
 }
 
 const char *gm_gpu_job(const struct gm_snapshot *s, const struct gm_gpu *g, char *buf, size_t len)

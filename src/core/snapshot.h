@@ -93,6 +93,25 @@ struct gm_mig {
     struct gm_value gpm[GM_GPM_COUNT];
 };
 
+/* Where a process's pressure stall figures come from. */
+enum gm_psi_scope { GM_PSI_NONE = 0, GM_PSI_CGROUP, GM_PSI_NODE };
+
+/* The host side of a GPU process: what feeds the GPU (src/source/hostside.c).
+ * Nothing in it is known unless read is 1; a figure not read is NAN (-1 for
+ * workers), never 0.  CPU and I/O wait are rates since the previous sample of
+ * the same process (same pid and start time): NAN at first sight. */
+struct gm_host_side {
+    uint8_t read;           /* 1: read in this sample */
+    uint8_t psi_scope;      /* enum gm_psi_scope */
+    int32_t workers;        /* child processes (DataLoader workers); -1 unknown */
+    double cpu_pct;         /* the process itself, % of one core */
+    double workers_cpu_pct; /* its children together, % of one core */
+    double workers_cpu_max; /* the busiest child, % of one core */
+    double iowait_pct;      /* % of the time blocked on block I/O (delay accounting):
+                               the process's, or its most-waiting child's when higher */
+    double psi_cpu, psi_io; /* "some" avg10 %: its cgroup's (v2) or the node's */
+};
+
 struct gm_proc {
     uint32_t gpu; /* index into gm_snapshot.gpus */
     uint32_t pid;
@@ -126,6 +145,7 @@ struct gm_proc {
     uint32_t nspid;             /* the PID inside its own PID namespace (the last NSpid of
                                    /proc/PID/status); 0 unknown */
     struct gm_attrib attrib;    /* container, pod, Slurm job or unit, from cgroup (attrib.h) */
+    struct gm_host_side host;   /* CPU, workers, I/O wait, pressure (hostside.h) */
 };
 
 struct gm_gpu {
@@ -239,6 +259,11 @@ void gm_snapshot_unref(struct gm_snapshot *s);
 
 /* Value of metric id on a GPU (GPU- or host-scope metric). */
 const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm_gpu *g, int id);
+
+/* The process feeding GPU g: of its compute processes whose host side was
+ * read, the one using the most CPU (the first when no rate is known yet);
+ * NULL when none was read. */
+const struct gm_proc *gm_gpu_feeder(const struct gm_snapshot *s, const struct gm_gpu *g);
 
 /* The job on GPU g (docs/jobs.md): that of its first process that
  * belongs to one (gm_attrib_job), else the first job the job-mapping

@@ -3,9 +3,11 @@
  * The one place that knows both the snapshot (core/snapshot.h, the metric
  * registry's ids) and the detectors' point: the live command and the agent
  * feed snapshots through here.  Values not available stay NAN (-1 for
- * integers), so a detector never mistakes a missing value for 0.  Each
- * GPU's job (for the straggler) is its first live compute process's
- * identity, never its name: see job_key.
+ * integers), so a detector never mistakes a missing value for 0.  GPM's SM
+ * and DRAM activity are read here as the store's history reader reads them
+ * (a ratio 0..1), so live and history see the same numbers.  Each GPU's job
+ * (for the straggler) is its first live compute process's identity, never
+ * its name: see job_key.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -47,6 +49,24 @@ static int inum(const struct gm_snapshot *s, const struct gm_gpu *g, int id)
     return isnan(v) ? -1 : (int)v;
 }
 
+/* The host side of the process feeding g (gm_gpu_feeder). */
+static void add_host_side(const struct gm_snapshot *s, const struct gm_gpu *g,
+                          struct gm_dg_point *p)
+{
+    const struct gm_proc *best = gm_gpu_feeder(s, g);
+    if (!best)
+        return;
+    const struct gm_host_side *h = &best->host;
+    p->host_pid = best->pid;
+    p->host_workers = h->workers;
+    p->host_cpu_pct = h->cpu_pct;
+    p->host_workers_cpu_pct = h->workers_cpu_pct;
+    p->host_iowait_pct = h->iowait_pct;
+    p->psi_cpu = h->psi_cpu;
+    p->psi_io = h->psi_io;
+    p->psi_scope = h->psi_scope == GM_PSI_CGROUP ? 1 : h->psi_scope == GM_PSI_NODE ? 2 : 0;
+}
+
 int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t mask)
 {
     for (uint32_t k = 0; k < s->ngpu; k++) {
@@ -82,6 +102,10 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
         p.pcie_tx_Bps = num(s, g, GM_M_PCIE_TX);
         p.enc_util = num(s, g, GM_M_UTIL_ENC);
         p.dec_util = num(s, g, GM_M_UTIL_DEC);
+        /* GPM (Hopper and later, when the GPM group was read): percent in
+         * the snapshot, a 0..1 ratio in the point, as the store gives it */
+        p.sm_active = num(s, g, GM_M_GPM_SM_ACTIVE) / 100.0;
+        p.dram_active = num(s, g, GM_M_GPM_DRAM_ACTIVE) / 100.0;
         p.ecc_uncorrected = num(s, g, GM_M_ECC_UNCORR_VOL);
         p.remap_pending = num(s, g, GM_M_REMAP_PENDING);
         p.retired_pending = num(s, g, GM_M_RETIRED_PENDING);
@@ -120,6 +144,7 @@ int gm_dg_add_snapshot(struct gm_dg *d, const struct gm_snapshot *s, uint64_t ma
             p.nproc_dead = known ? dead : -1;
             p.proc_mem_b = mem;
             p.dead_mem_b = dead_known ? dead_mem : NAN;
+            add_host_side(s, g, &p);
         }
         gm_dg_set_gpu(d, &info);
         gm_dg_add(d, g->index, &p);

@@ -98,6 +98,9 @@ void gm_dg_point_init(struct gm_dg_point *p, int64_t t_ns)
     p->pcie_gen = p->pcie_gen_max = p->pcie_width = p->pcie_width_max = -1;
     p->compute_mode = -1;
     p->nproc = p->nproc_dead = -1;
+    p->host_workers = -1;
+    p->host_cpu_pct = p->host_workers_cpu_pct = p->host_iowait_pct = NAN;
+    p->psi_cpu = p->psi_io = NAN;
 }
 
 struct gm_dg *gm_dg_new(const struct gm_dg_opts *opts)
@@ -250,6 +253,10 @@ struct stats {
     double ecc_max, remap_max, retired_max;
     size_t n_pcie_loaded, n_pcie_degraded;
     int gen_min, gen_max, width_min, width_max;
+    /* the host side of the feeding process (points that carried it) */
+    struct acc host_cpu, host_wcpu, host_workers, host_io, psi_cpu, psi_io;
+    uint32_t host_pid;
+    int psi_scope;
 };
 
 static int64_t first_nonzero(int64_t cur, int64_t t)
@@ -429,6 +436,17 @@ static void summarise(const struct series *s, int64_t from, int64_t to, struct s
         acc_add(&st->dec, p->dec_util);
         acc_add(&st->sm_act, p->sm_active);
         acc_add(&st->dram, p->dram_active);
+        acc_add(&st->host_cpu, p->host_cpu_pct);
+        acc_add(&st->host_wcpu, p->host_workers_cpu_pct);
+        acc_add(&st->host_io, p->host_iowait_pct);
+        acc_add(&st->psi_cpu, p->psi_cpu);
+        acc_add(&st->psi_io, p->psi_io);
+        if (p->host_workers >= 0)
+            acc_add(&st->host_workers, (double)p->host_workers);
+        if (p->host_pid) {
+            st->host_pid = p->host_pid;
+            st->psi_scope = p->psi_scope;
+        }
         if (p->reasons >= 0) {
             uint64_t r = (uint64_t)p->reasons;
             st->n_reasons++;
@@ -625,6 +643,141 @@ static const char *pctv_or_na(char *b, size_t n, double v)
  * beat into a wrong, longer one. */
 #define STARVED_TIMED_SPACING 0.25
 
+/* ---- the host side of starvation (issue 25, point 3) -------------------
+ *
+ * A GPU fed by a process that cannot keep up need not show bursts: with
+ * num_workers=0 every step waits for the main process to load the next
+ * batch, and utilisation sits steadily at 30-40 %.  The GPU side alone
+ * cannot tell that from a small model; the host side can.  Thresholds and
+ * what each encodes (docs/diagnose.md#the-host-side):
+ */
+/* % mean utilisation below healthy-busy's line: the GPU waits for something */
+#define FEED_UTIL_MAX 60.0
+/* % mean utilisation above idle's line: the GPU does run the job's steps */
+#define FEED_UTIL_MIN 2.0
+/* % of one core: a Python loader is one thread (the GIL), so at a full core
+ * it cannot go faster; 10 points below 100 for sampling jitter */
+#define FEED_CORE 90.0
+/* % of the time blocked on block I/O: a fifth of every step waits for
+ * storage, where a fed pipeline reads ahead and hardly blocks */
+#define FEED_IOWAIT 20.0
+/* pressure "some" avg10 %: a task of the job (or the node) stalled for CPU
+ * or I/O a fifth of the time */
+#define FEED_PSI 20.0
+/* host readings with a rate (each needs two reads a sample apart) */
+#define FEED_MIN_POINTS 3
+
+enum feed { FEED_NONE = 0, FEED_CPU = 1, FEED_IO = 2 };
+
+/* Whether the feeding process is CPU-bound and/or I/O-stalled (bits), with
+ * a sentence saying which and why in buf ("" when the host side is unknown). */
+static int feed_bound(const struct stats *st, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (st->host_cpu.n < FEED_MIN_POINTS)
+        return FEED_NONE;
+    double cpu = acc_mean(&st->host_cpu), wcpu = acc_mean(&st->host_wcpu);
+    double workers = acc_mean(&st->host_workers), io = acc_mean(&st->host_io);
+    double pc = acc_mean(&st->psi_cpu), pio = acc_mean(&st->psi_io);
+    int nw = isnan(workers) ? -1 : (int)lround(workers);
+    int bound = 0;
+    /* num_workers=0: the main process loads every batch on one core */
+    if (cpu >= FEED_CORE && nw == 0)
+        bound |= FEED_CPU;
+    /* every worker busy all the time: the pool is too small */
+    if (nw > 0 && !isnan(wcpu) && wcpu / nw >= FEED_CORE)
+        bound |= FEED_CPU;
+    /* runnable tasks wait for a CPU (other jobs, too few cores) */
+    if (!isnan(pc) && pc >= FEED_PSI)
+        bound |= FEED_CPU;
+    if ((!isnan(io) && io >= FEED_IOWAIT) || (!isnan(pio) && pio >= FEED_PSI))
+        bound |= FEED_IO;
+    char w[48], wc[40], iot[32], psi[96];
+    if (nw < 0)
+        snprintf(w, sizeof w, "workers unknown");
+    else
+        snprintf(w, sizeof w, "%d worker%s", nw, nw == 1 ? "" : "s");
+    wc[0] = iot[0] = psi[0] = '\0';
+    if (nw > 0 && !isnan(wcpu))
+        snprintf(wc, sizeof wc, " at %.0f %% of a core each", wcpu / nw);
+    if (isnan(io)) /* delay accounting off, or not one rate yet */
+        snprintf(iot, sizeof iot, ", I/O wait N/A");
+    else
+        snprintf(iot, sizeof iot, ", I/O wait %.0f %%", io);
+    if (!isnan(pc) || !isnan(pio)) { /* a pressure not read is N/A, never 0 */
+        char a[16], b[16];
+        snprintf(a, sizeof a, isnan(pc) ? "N/A" : "%.0f %%", pc);
+        snprintf(b, sizeof b, isnan(pio) ? "N/A" : "%.0f %%", pio);
+        snprintf(psi, sizeof psi, ", %s pressure cpu %s io %s",
+                 st->psi_scope == 1 ? "cgroup" : "node", a, b);
+    }
+    /* the verdict first: top's one-line sentence keeps the start */
+    const char *verdict = bound == (FEED_CPU | FEED_IO) ? "feeder CPU-bound and I/O-stalled"
+                          : bound == FEED_IO            ? "feeder I/O-stalled (waiting for storage)"
+                          : bound == FEED_CPU && nw == 0 && cpu >= FEED_CORE
+                              ? "feeder CPU-bound (num_workers=0: the main process loads every "
+                                "batch)"
+                          : bound == FEED_CPU ? "feeder CPU-bound"
+                                              : "host";
+    snprintf(buf, len, "%s: pid %u at %.0f %% of a core, %s%s%s%s", verdict, st->host_pid, cpu, w,
+             wc, iot, psi);
+    return bound;
+}
+
+static const char *const feed_advice[] = {
+    [FEED_NONE] = "the GPU waits for input between bursts: more DataLoader workers (num_workers), "
+                  "pin_memory=True, prefetching (prefetch_factor, non_blocking copies), faster "
+                  "storage",
+    [FEED_CPU] = "the input pipeline is CPU-bound: DataLoader num_workers > 0 (about one per free "
+                 "core), pin_memory=True, persistent_workers, cheaper decoding/augmentation or "
+                 "move it to the GPU (DALI, torchvision.io on GPU)",
+    [FEED_IO] = "the input pipeline waits for storage: local NVMe instead of a network file "
+                "system, cache the data set (page cache, local copy, RAM), larger sequential reads "
+                "(sharded/packed formats), more workers to overlap reads",
+    [FEED_CPU | FEED_IO] = "the input pipeline is both CPU-bound and waiting for storage: cache "
+                           "the data set on fast local storage first, then more DataLoader "
+                           "workers and pin_memory=True",
+};
+
+static void feed_values(struct gm_dg_finding *f, const struct stats *st)
+{
+    val(f, "host_cpu_pct", acc_mean(&st->host_cpu));
+    val(f, "workers", acc_mean(&st->host_workers));
+    val(f, "workers_cpu_pct", acc_mean(&st->host_wcpu));
+    val(f, "iowait_pct", acc_mean(&st->host_io));
+    val(f, "psi_cpu_pct", acc_mean(&st->psi_cpu));
+    val(f, "psi_io_pct", acc_mean(&st->psi_io));
+}
+
+/* Steady low utilisation with the feeding process CPU-bound or I/O-stalled. */
+static int detect_starved_steady(struct ctx *c, uint32_t gpu, const struct stats *st)
+{
+    double mean = acc_mean(&st->util);
+    if (st->util.n < 8 || isnan(mean) || mean < FEED_UTIL_MIN || mean >= FEED_UTIL_MAX)
+        return 0;
+    char host[256];
+    int bound = feed_bound(st, host, sizeof host);
+    if (!bound)
+        return 0;
+    double cv = mean > 0 ? acc_sd(&st->util) / mean : 0;
+    double conf = clamp01(0.6 + 0.1 * (double)(st->host_cpu.n >= 8) + 0.1 * (cv < 0.5) +
+                          0.1 * (bound == FEED_IO || bound == FEED_CPU));
+    struct gm_dg_finding *f = add_finding(c, GM_DG_INPUT_STARVED, GM_DG_WARNING, gpu, st->t0,
+                                          st->t1, conf, feed_advice[bound]);
+    char pw[32];
+    snprintf(f->evidence, sizeof f->evidence,
+             "%s; utilisation %s %.0f-%.0f %% (mean %.0f %%, CV %.2f), no burst-and-gap pattern; "
+             "power %s of limit",
+             host, cv < 0.5 ? "steady at" : "between", st->util.min, st->util.max, mean, cv,
+             pct_or_na(pw, sizeof pw, acc_mean(&st->power_frac)));
+    val(f, "util_mean_pct", mean);
+    val(f, "util_max_pct", st->util.max);
+    val(f, "cv", cv);
+    val(f, "power_frac", acc_mean(&st->power_frac));
+    feed_values(f, st);
+    return 1;
+}
+
 static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
 {
     size_t n = st->util.n;
@@ -657,16 +810,16 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     int roll = st->n_roll >= 3 && frac(st->n_roll_alt, st->n_roll) >= 0.6 && mean >= min_mean &&
                mean <= 85 && pcie_ok;
     if (!raw && !roll)
-        return 0;
+        return detect_starved_steady(c, gpu, st);
+    char host[256];
+    int bound = feed_bound(st, host, sizeof host);
     double secs = (double)(st->t1 - st->t0) / 1e9;
     double period = st->rises ? secs / (double)st->rises : NAN;
     double conf = roll && !raw ? 0.7 : clamp01(0.6 + 0.2 * (cv - 0.5) + 0.02 * (double)st->rises);
     if (conf > 0.97)
         conf = 0.97;
-    struct gm_dg_finding *f = add_finding(
-        c, GM_DG_INPUT_STARVED, GM_DG_WARNING, gpu, st->t0, st->t1, conf,
-        "the GPU waits for input between bursts: more DataLoader workers (num_workers), "
-        "pin_memory=True, prefetching (prefetch_factor, non_blocking copies), faster storage");
+    struct gm_dg_finding *f = add_finding(c, GM_DG_INPUT_STARVED, GM_DG_WARNING, gpu, st->t0,
+                                          st->t1, conf, feed_advice[bound]);
     char pw[32];
     /* A beat is timed only from samples fine enough to see it (NVML's 1/6 s
      * buffers); from a coarser series (the agent's 1 s samples, history) the
@@ -699,6 +852,16 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
         snprintf(f->evidence + l, sizeof f->evidence - l, "; PCIe RX %.0f MB/s between bursts",
                  rx_low / 1e6);
     }
+    if (!fed && !legacy && regular) {
+        size_t l = strlen(f->evidence);
+        snprintf(f->evidence + l, sizeof f->evidence - l,
+                 "; bursts at a steady pace (every %.1f s, interval CV %.2f)",
+                 acc_mean(&st->rise_gap), gap_cv);
+    }
+    if (host[0]) {
+        size_t l = strlen(f->evidence);
+        snprintf(f->evidence + l, sizeof f->evidence - l, "; %s", host);
+    }
     val(f, "util_mean_pct", mean);
     val(f, "util_max_pct", st->util.max);
     val(f, "duty", raw ? duty : NAN);
@@ -708,12 +871,7 @@ static int detect_starved(struct ctx *c, uint32_t gpu, const struct stats *st)
     val(f, "power_frac", acc_mean(&st->power_frac));
     val(f, "pcie_rx_idle_Bps", rx_low);
     val(f, "beat_cv", gap_cv);
-    if (!fed && !legacy && regular) {
-        size_t l = strlen(f->evidence);
-        snprintf(f->evidence + l, sizeof f->evidence - l,
-                 "; bursts at a steady pace (every %.1f s, interval CV %.2f)",
-                 acc_mean(&st->rise_gap), gap_cv);
-    }
+    feed_values(f, st);
     return 1;
 }
 

@@ -101,6 +101,15 @@ struct gm_dg_point {
     double proc_mem_b;              /* memory the listed processes hold; NAN unknown */
     double dead_mem_b;              /* of it, what the gone/zombie ones hold; NAN unknown */
     double pcie_link_Bps;           /* one direction's bandwidth of the current link; NAN */
+    /* The host side of the process feeding the GPU (its live compute process
+     * using the most CPU; source/hostside.h): NAN / -1 / 0 when not read. */
+    uint32_t host_pid;           /* 0 unknown */
+    int host_workers;            /* its child processes (DataLoader workers); -1 unknown */
+    double host_cpu_pct;         /* the process, % of one core */
+    double host_workers_cpu_pct; /* its workers together, % of one core */
+    double host_iowait_pct;      /* % of time blocked on block I/O (process or a worker) */
+    double psi_cpu, psi_io;      /* pressure stall "some" avg10 %, of its cgroup or the node */
+    int psi_scope;               /* 1 its cgroup, 2 the node, 0 unknown */
     /* Who holds the memory: an id of the job of the GPU's first live compute
      * process (any value that differs between jobs, e.g. a hash of its key);
      * 0 = not known or none.  Memory growth is fitted within one owner's
@@ -133,7 +142,7 @@ struct gm_dg_opts {
 };
 
 /* One finding.  gpus lists NVML indices (straggler may name several). */
-#define GM_DG_MAX_VALUES 12
+#define GM_DG_MAX_VALUES 16
 struct gm_dg_finding {
     enum gm_dg_cause cause;
     enum gm_dg_severity severity;

@@ -116,6 +116,11 @@ static char *raw_sql(sqlite3 *db)
     int gpm = has(db, "gpm", NULL);
     for (size_t i = 0; i < sizeof gpm_cols / sizeof gpm_cols[0]; i++)
         gm_buf_printf(&b, gpm && has(db, "gpm", gpm_cols[i]) ? ", m.%s" : ", NULL", gpm_cols[i]);
+    /* the host side (a store made before it has no hostside table) */
+    int host = has(db, "hostside", NULL);
+    gm_buf_puts(&b, host ? ", h.pid, h.cpu_cpct, h.workers, h.workers_cpu_cpct, h.iowait_cpct,"
+                           " h.psi_cpu_cpct, h.psi_io_cpct, h.psi_scope"
+                         : ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL");
     /* last: the memory of the processes gone or zombie on the host */
     gm_buf_puts(&b, ", (SELECT sum(p.mem_used_mib) FROM procs p WHERE p.ts = s.ts AND "
                     "p.gpu = s.gpu AND p.dup = s.dup AND p.host_state IN (2, 3))");
@@ -124,6 +129,8 @@ static char *raw_sql(sqlite3 *db)
     gm_buf_puts(&b, join.p ? join.p : "");
     if (gpm)
         gm_buf_puts(&b, " LEFT JOIN gpm m ON m.ts = s.ts AND m.gpu = s.gpu AND m.dup = s.dup");
+    if (host)
+        gm_buf_puts(&b, " LEFT JOIN hostside h ON h.ts = s.ts AND h.gpu = s.gpu AND h.dup = s.dup");
     gm_buf_puts(&b, " WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3)"
                     " ORDER BY g.gpu_index, s.ts, s.dup");
     gm_buf_free(&join);
@@ -174,6 +181,8 @@ static void row_init(struct gm_hist_row *r)
     r->ecc_uncorrected = r->remap_pending = r->retired_pending = NAN;
     r->compute_mode = r->pcie_gen = r->pcie_gen_max = r->pcie_width = r->pcie_width_max = -1;
     r->uuid = r->name = r->job = "";
+    r->host_workers = -1;
+    r->host_cpu_pct = r->host_workers_cpu_pct = r->host_iowait_pct = r->psi_cpu = r->psi_io = NAN;
 }
 
 static int bind_window(sqlite3_stmt *st, int64_t from_ns, int64_t to_ns, const char *task)
@@ -234,6 +243,18 @@ static int read_raw(sqlite3 *db, const char *path, int64_t from_ns, int64_t to_n
             /* PCIe RX: the counter's (agent option pcie), else GPM's (store-gpm) */
             if (isnan(r.pcie_rx_Bps))
                 r.pcie_rx_Bps = col_d(st, 24 + NSTATE_COLS, MIB);
+            int h = 25 + NSTATE_COLS;
+            if (sqlite3_column_type(st, h) != SQLITE_NULL) {
+                r.host_pid = (uint32_t)sqlite3_column_int64(st, h);
+                r.host_cpu_pct = col_d(st, h + 1, 0.01);
+                if (sqlite3_column_type(st, h + 2) != SQLITE_NULL)
+                    r.host_workers = sqlite3_column_int(st, h + 2);
+                r.host_workers_cpu_pct = col_d(st, h + 3, 0.01);
+                r.host_iowait_pct = col_d(st, h + 4, 0.01);
+                r.psi_cpu = col_d(st, h + 5, 0.01);
+                r.psi_io = col_d(st, h + 6, 0.01);
+                r.psi_scope = sqlite3_column_int(st, h + 7);
+            }
         }
         (*nrows)++;
         if ((rc = fn(arg, &r)) != 0)

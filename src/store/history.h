@@ -37,6 +37,11 @@ struct gm_hist_row {
     int compute_mode;
     int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
     double ecc_uncorrected, remap_pending, retired_pending;
+    /* the host side of the GPU's feeding process (the store's hostside
+     * table; not in CSV logs): 0 / -1 / NAN unknown */
+    uint32_t host_pid;
+    int host_workers, psi_scope;
+    double host_cpu_pct, host_workers_cpu_pct, host_iowait_pct, psi_cpu, psi_io;
 };
 
 typedef int (*gm_hist_fn)(void *arg, const struct gm_hist_row *r);

@@ -9,6 +9,15 @@
  * cell is a value not recorded (NAN), never 0.  The processes file of the
  * same task and day (<task>_procs_<day>.csv[.gz], beside it) is read too
  * when it exists: each GPU row then has the processes of its sample.
+ *
+ * The seeds' own logger (the first article's gpu_monitor.sh: `time,task_id,
+ * gpu_id,gpu_name,utilization_percent,...`) is read too, found by its
+ * header: its names map onto the same columns, its time is local time
+ * without an offset ("%Y-%m-%d %H:%M:%S", "%z" after it allowed), its cells
+ * keep the space nvidia-smi's ", " leaves, nvidia-smi's "[N/A]" is a value
+ * not recorded, and its error line ("TS,TASK,ERROR,nvidia-smi failed") is a
+ * sample not taken.  It has no processes, reasons or limits (docs/diagnose.md
+ * says what that costs).
  */
 #include "history.h"
 
@@ -85,6 +94,18 @@ static const char *const col_names[C__N] = {"time",
                                             "gpm_sm_active_percent",
                                             "gpm_dram_active_percent",
                                             "gpm_pcie_rx_mibps"};
+
+/* The seeds' loggers' names for the same columns: gpu_monitor.sh (bash,
+ * nvidia-smi --query-gpu) and the article's pynvml script. */
+static const struct {
+    const char *name;
+    enum col c;
+} seeds_cols[] = {
+    {"gpu_id", C_GPU},         {"gpu_name", C_NAME},     {"utilization_percent", C_UTIL},
+    {"temperature_c", C_TEMP}, {"sm_clock_mhz", C_SM},   {"mem_clock_mhz", C_MCLK},
+    {"gpu_index", C_GPU},      {"util_percent", C_UTIL}, {"mem_used_mib", C_MEMU},
+    {"mem_total_mib", C_MEMT}, {"power_w", C_PW},        {"temp_c", C_TEMP},
+};
 
 static const struct {
     const char *name;
@@ -186,6 +207,63 @@ static int parse_iso(const char *s, int64_t *ns)
         return -1;
     *ns = ((int64_t)timegm(&tm) - off) * 1000000000LL + (int64_t)ms * 1000000LL;
     return 0;
+}
+
+/* The seeds' logger's time: "2025-06-01 10:00:00" in the local time zone
+ * (the reading machine's, or TZ), or with date's %z after it ("+0800",
+ * "+08:00", one space before it or none); -1 when not that form. */
+static int parse_local(const char *s, int64_t *ns)
+{
+    struct tm tm = {0};
+    int n = 0;
+    // NOLINTNEXTLINE(cert-err34-c): fixed-width fields; the count checks the form
+    if (sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+               &tm.tm_min, &tm.tm_sec, &n) != 6 ||
+        s[10] != ' ')
+        return -1;
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+        tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 ||
+        tm.tm_sec > 60)
+        return -1;
+    const char *p = s + n;
+    if (*p == ' ')
+        p++;
+    if (!*p) {
+        tm.tm_isdst = -1;
+        time_t t = mktime(&tm);
+        if (t == (time_t)-1)
+            return -1;
+        *ns = (int64_t)t * 1000000000LL;
+        return 0;
+    }
+    size_t l = strlen(p);
+    int colon = l == 6 && p[3] == ':';
+    if ((*p != '+' && *p != '-') || (l != 5 && !colon))
+        return -1;
+    const char *d = p + 1, *m = p + (colon ? 4 : 3);
+    for (int k = 0; k < 2; k++)
+        if (d[k] < '0' || d[k] > '9' || m[k] < '0' || m[k] > '9')
+            return -1;
+    int h = (d[0] - '0') * 10 + (d[1] - '0'), mi = (m[0] - '0') * 10 + (m[1] - '0');
+    if (h > 23 || mi > 59)
+        return -1;
+    int off = (h * 3600 + mi * 60) * (*p == '+' ? 1 : -1);
+    *ns = ((int64_t)timegm(&tm) - off) * 1000000000LL;
+    return 0;
+}
+
+/* A seeds' logger cell as a value: the spaces around it gone, nvidia-smi's
+ * absent values ("[N/A]", "[Not Supported]", any bracketed word) empty. */
+static void seeds_cell(char *c)
+{
+    size_t a = strspn(c, " \t"), l = strlen(c + a);
+    memmove(c, c + a, l + 1);
+    while (l && (c[l - 1] == ' ' || c[l - 1] == '\t'))
+        c[--l] = '\0';
+    if (l >= 2 && c[0] == '[' && c[l - 1] == ']')
+        c[0] = '\0';
 }
 
 /* A number cell: NAN when empty; -2 (an error) when not a number. */
@@ -463,18 +541,31 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
     int idx[C__N];
     for (int c = 0; c < C__N; c++)
         idx[c] = -1;
+    const char *hname[C__N]; /* the header's name of each column, for messages */
+    memcpy(hname, col_names, sizeof hname);
     int nf = len ? split(buf, len, &pos, f, MAXF, &line) : 0;
     for (int i = 0; i < nf; i++)
         for (int c = 0; c < C__N; c++)
             if (strcmp(f[i], col_names[c]) == 0)
                 idx[c] = i;
+    /* the seeds' logger: no "gpu" column, its own names for the others */
+    int seeds = 0;
+    if (idx[C_GPU] < 0)
+        for (int i = 0; i < nf; i++)
+            for (size_t k = 0; k < sizeof seeds_cols / sizeof seeds_cols[0]; k++)
+                if (strcmp(f[i], seeds_cols[k].name) == 0 && idx[seeds_cols[k].c] < 0) {
+                    idx[seeds_cols[k].c] = i;
+                    hname[seeds_cols[k].c] = f[i];
+                    seeds |= seeds_cols[k].c == C_GPU;
+                }
     if (idx[C_TIME] < 0 || idx[C_GPU] < 0) {
         free(procs.buf);
         free(procs.v);
         free(buf);
         return gm_err_set(err, GM_E_INVAL,
                           "%s:1: not a gpumon GPU log: the header has no 'time' and 'gpu' columns "
-                          "(the processes and events files are not GPU logs)",
+                          "(nor the seeds' logger's 'time' and 'gpu_id'; the processes and events "
+                          "files are not GPU logs)",
                           path);
     }
     while (rc == 0 && pos < len) {
@@ -483,6 +574,15 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         if (nf == 1 && !f[0][0])
             continue; /* an empty line */
 #define CELL(c) (idx[c] >= 0 && idx[c] < nf ? f[idx[c]] : NULL)
+        if (seeds) {
+            for (int i = 0; i < nf; i++)
+                if (i != idx[C_NAME])
+                    seeds_cell(f[i]);
+            /* "$TS,$TASK_ID,ERROR,nvidia-smi failed": no GPU was read */
+            const char *gc = CELL(C_GPU);
+            if (gc && strcmp(gc, "ERROR") == 0)
+                continue;
+        }
         struct gm_hist_row r;
         memset(&r, 0, sizeof r);
         r.uuid = CELL(C_UUID) ? CELL(C_UUID) : "";
@@ -491,9 +591,13 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         r.nproc = r.nproc_dead = -1;
         r.util_min = r.util_max = r.clk_mem_mhz = r.proc_mem_b = r.dead_mem_b = NAN;
         r.compute_mode = r.pcie_gen = r.pcie_gen_max = r.pcie_width = r.pcie_width_max = -1;
-        if (parse_iso(CELL(C_TIME) ? CELL(C_TIME) : "", &r.ts_ns) != 0) {
-            rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s' (want ISO 8601 with offset)",
-                            path, at, CELL(C_TIME) ? CELL(C_TIME) : "");
+        r.host_workers = -1; /* CSV logs keep no host side */
+        r.host_cpu_pct = r.host_workers_cpu_pct = r.host_iowait_pct = r.psi_cpu = r.psi_io = NAN;
+        const char *tcell = CELL(C_TIME) ? CELL(C_TIME) : "";
+        if ((seeds ? parse_local(tcell, &r.ts_ns) : parse_iso(tcell, &r.ts_ns)) != 0) {
+            rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: bad time '%.40s' (want %s)", path, at, tcell,
+                            seeds ? "YYYY-MM-DD HH:MM:SS, local time or with an offset"
+                                  : "ISO 8601 with offset");
             break;
         }
         double g;
@@ -525,7 +629,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         for (size_t k = 0; k < sizeof nc / sizeof nc[0]; k++)
             if (state(CELL(nc[k]), dst[k]) != 0) {
                 rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: column %s: not a number '%.40s'", path,
-                                at, col_names[nc[k]], CELL(nc[k]));
+                                at, hname[nc[k]], CELL(nc[k]));
                 break;
             }
         if (rc != 0)

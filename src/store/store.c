@@ -171,7 +171,7 @@ struct gm_store {
     sqlite3_stmt *st_begin, *st_commit, *st_rollback;
     sqlite3_stmt *st_sample, *st_proc, *st_event, *st_alert, *st_up[2];
     sqlite3_stmt *st_sample_dup, *st_proc_dup; /* the next dup of a key already stored */
-    sqlite3_stmt *st_state, *st_gpm, *st_usage;
+    sqlite3_stmt *st_state, *st_gpm, *st_usage, *st_host;
     sqlite3_stmt *st_gpu_find, *st_gpu_ins, *st_gpu_upd, *st_task_find, *st_task_ins;
     int64_t task_id;   /* 0 = not resolved yet (after gm_store_reconfigure, or a rollback) */
     int task_in_batch; /* task_id was resolved inside the open batch */
@@ -407,6 +407,13 @@ static void samples_table_sql(struct gm_buf *b)
     for (int i = 0; i < n; i++)
         gm_buf_printf(b, ", %s INTEGER", gm_metric_store_col(ids[i], col, sizeof(col)));
     gm_buf_puts(b, ", PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n");
+    /* the host side of the process feeding each GPU (source/hostside.h),
+     * keyed like its sample; percentages in hundredths */
+    gm_buf_puts(b, "CREATE TABLE IF NOT EXISTS hostside (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+                   " dup INTEGER NOT NULL DEFAULT 0, pid INTEGER NOT NULL, cpu_cpct INTEGER,"
+                   " workers INTEGER, workers_cpu_cpct INTEGER, iowait_cpct INTEGER,"
+                   " psi_cpu_cpct INTEGER, psi_io_cpct INTEGER, psi_scope INTEGER,"
+                   " PRIMARY KEY (ts, gpu, dup)) WITHOUT ROWID;\n");
 }
 
 /* CREATE VIEW samples_v: samples in display units.  The time in ISO 8601,
@@ -718,6 +725,11 @@ static int prepare_all(struct gm_store *st, struct gm_err *err)
         (rc = prepare(st, &st->st_sample, ins, err)) ||
         (rc = prepare(st, &st->st_state, sins, err)) ||
         (rc = prepare(st, &st->st_gpm, gins, err)) ||
+        (rc = prepare(st, &st->st_host,
+                      "INSERT OR REPLACE INTO hostside (ts, gpu, dup, pid, cpu_cpct, workers,"
+                      " workers_cpu_cpct, iowait_cpct, psi_cpu_cpct, psi_io_cpct, psi_scope)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                      err)) ||
         (rc = prepare(st, &st->st_usage,
                       "INSERT INTO usage_1h (ts, gpu, task, job, user, process, gpu_ms, energy_j,"
                       " util_sum, util_ms, mem_max_mib, thr_ms, first_ts, last_ts) VALUES (?1, ?2,"
@@ -1427,9 +1439,32 @@ static int write_gpm(struct gm_store *st, struct gstate *g, int64_t ts, int64_t 
     return step_done(q);
 }
 
-/* Writes one samples row for g: values from gpu (NULL: all NULL). */
+/* The host side of the process feeding gpu beside its sample, when read. */
+static int write_host(struct gm_store *st, struct gstate *g, int64_t ts, int64_t dup,
+                      const struct gm_snapshot *s, const struct gm_gpu *gpu)
+{
+    const struct gm_proc *p = gm_gpu_feeder(s, gpu);
+    if (!p)
+        return SQLITE_OK;
+    const struct gm_host_side *h = &p->host;
+    sqlite3_stmt *q = st->st_host;
+    double pct[] = {h->cpu_pct, h->workers_cpu_pct, h->iowait_pct, h->psi_cpu, h->psi_io};
+    sqlite3_bind_int64(q, 1, ts);
+    sqlite3_bind_int64(q, 2, g->id);
+    sqlite3_bind_int64(q, 3, dup);
+    sqlite3_bind_int64(q, 4, p->pid);
+    bind_opt(q, 6, h->workers >= 0, h->workers);
+    for (int k = 0; k < 5; k++)
+        bind_opt(q, k == 0 ? 5 : 6 + k, !isnan(pct[k]),
+                 isnan(pct[k]) ? 0 : (int64_t)llround(pct[k] * 100));
+    sqlite3_bind_int(q, 11, h->psi_scope);
+    return step_done(q);
+}
+
+/* Writes one samples row for g: values from gpu (NULL: all NULL); with s,
+ * the host side of its feeding process too. */
 static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int status,
-                         const struct gm_gpu *gpu)
+                         const struct gm_gpu *gpu, const struct gm_snapshot *s)
 {
     int ids[GM_M__GPU_END], ncol = samples_metrics(ids);
     int ok[GM_M__GPU_END] = {0}; /* by metric id: the stored columns' values */
@@ -1466,6 +1501,8 @@ static int write_gpu_row(struct gm_store *st, struct gstate *g, int64_t ts, int 
         rc = write_states(st, g, ts, gpu);
     if (rc == SQLITE_OK && gpu && st->o.gpm)
         rc = write_gpm(st, g, ts, dup, gpu);
+    if (rc == SQLITE_OK && gpu && s)
+        rc = write_host(st, g, ts, dup, s, gpu);
     if (rc != SQLITE_OK)
         return rc;
     st->batch_samples++;
@@ -1642,7 +1679,7 @@ static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int6
                 continue;
             rc = gstate_resolve(st, g, ts);
             if (rc == SQLITE_OK)
-                rc = write_gpu_row(st, g, ts, GM_SST_DRIVER_BASE + s->driver, NULL);
+                rc = write_gpu_row(st, g, ts, GM_SST_DRIVER_BASE + s->driver, NULL, NULL);
             usage_groups(g, s, NULL);
         }
         return rc;
@@ -1662,17 +1699,17 @@ static int write_snapshot(struct gm_store *st, const struct gm_snapshot *s, int6
             break;
         switch (gpu->state) {
         case GM_GPU_OK:
-            rc = write_gpu_row(st, g, ts, GM_SST_OK, gpu);
+            rc = write_gpu_row(st, g, ts, GM_SST_OK, gpu, s);
             usage_groups(g, s, gpu);
             break;
         case GM_GPU_LOST:
-            rc = write_gpu_row(st, g, ts, GM_SST_GPU_LOST, NULL);
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_LOST, NULL, NULL);
             break;
         case GM_GPU_NOPERM:
-            rc = write_gpu_row(st, g, ts, GM_SST_GPU_NOPERM, NULL);
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_NOPERM, NULL, NULL);
             break;
         default:
-            rc = write_gpu_row(st, g, ts, GM_SST_GPU_ERROR, NULL);
+            rc = write_gpu_row(st, g, ts, GM_SST_GPU_ERROR, NULL, NULL);
         }
         if (gpu->state != GM_GPU_OK)
             usage_groups(g, s, NULL); /* nobody is known to hold it after this sample */
@@ -1836,8 +1873,8 @@ struct tier_table {
     int tier; /* 0 raw, 1 one-minute, 2 one-hour */
 };
 static const struct tier_table retention_tables[] = {
-    {"samples", 0},   {"procs", 0},  {"gpm", 0},    {"states", 1},   {"rollup_1m", 1},
-    {"rollup_1h", 2}, {"events", 2}, {"alerts", 2}, {"usage_1h", 2},
+    {"samples", 0},   {"procs", 0},     {"gpm", 0},    {"hostside", 0}, {"states", 1},
+    {"rollup_1m", 1}, {"rollup_1h", 2}, {"events", 2}, {"alerts", 2},   {"usage_1h", 2},
 };
 
 /* Deletes rows older than cutoff from one table, a chunk per transaction,
@@ -2028,7 +2065,7 @@ static void finalize_all(struct gm_store *st)
         &st->st_begin,    &st->st_commit,  &st->st_rollback,  &st->st_sample,   &st->st_proc,
         &st->st_event,    &st->st_up[0],   &st->st_up[1],     &st->st_alert,    &st->st_gpu_find,
         &st->st_gpu_ins,  &st->st_gpu_upd, &st->st_task_find, &st->st_task_ins, &st->st_sample_dup,
-        &st->st_proc_dup, &st->st_state,   &st->st_gpm,       &st->st_usage};
+        &st->st_proc_dup, &st->st_state,   &st->st_gpm,       &st->st_usage,    &st->st_host};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         sqlite3_finalize(*all[i]);
         *all[i] = NULL;

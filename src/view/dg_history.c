@@ -53,6 +53,14 @@ int gm_dg_feed_row(void *arg, const struct gm_hist_row *r)
         p.ecc_uncorrected = r->ecc_uncorrected;
         p.remap_pending = r->remap_pending;
         p.retired_pending = r->retired_pending;
+        p.host_pid = r->host_pid;
+        p.host_workers = r->host_workers;
+        p.host_cpu_pct = r->host_cpu_pct;
+        p.host_workers_cpu_pct = r->host_workers_cpu_pct;
+        p.host_iowait_pct = r->host_iowait_pct;
+        p.psi_cpu = r->psi_cpu;
+        p.psi_io = r->psi_io;
+        p.psi_scope = r->psi_scope;
     } else {
         return 0; /* unreadable: no point (a gap) */
     }

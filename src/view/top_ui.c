@@ -570,7 +570,7 @@ static int run(const struct gm_top_opts *o, struct gm_err *err)
 
     /* NVML first, outside curses: a missing driver is a plain error */
     struct gm_collector_opts co = {
-        .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root};
+        .lib_path = o->lib_path, .procs = 1, .procfs = 1, .proc_root = o->proc_root, .hostside = 1};
     co.groups = gm_rgset_all(); /* everything, PCIe throughput included */
     co.nvml_flags = GM_NVML_GPM_PRIME | GM_NVML_NVLINK_LINKS;
     struct gm_collector *col = NULL;

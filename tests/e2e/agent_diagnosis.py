@@ -5,6 +5,8 @@ stand-in process, GPU 3 is input-starved and GPU 7 holds memory for a process
 that is gone; the agent must say so as events (CSV and store), as
 gpumon_diagnosis_active on its metrics, to an alert rule on
 diagnosis.<cause>, and in the report's findings; the healthy GPUs have none.
+test_host_side: the same for a finding from the host side alone
+(starved-host-cpu.ini), whose event keeps the host-side evidence.
 """
 import json
 import os
@@ -106,5 +108,59 @@ def test_findings():
             s.wait()
 
 
+def test_host_side():
+    """The agent's diagnosis reads the host side (docs/diagnose.md, "The host
+    side"): on starved-host-cpu.ini GPU 0's feeder has one core pinned and no
+    workers (the simulator's host view); the finding's event in the CSV
+    events file and the store carries the host-side evidence, and the
+    report's findings name it; GPU 1 (same GPU side, host at ease) has none."""
+    sleepers = [subprocess.Popen(["sleep", "300"]) for _ in range(2)]
+    try:
+        with Scratch("dgh") as data:
+            host = os.path.join(data, "host")
+            env = sim_env("diagnose/starved-host-cpu.ini", GPUSIM_PID_LIVE=sleepers[0].pid,
+                          GPUSIM_PID_LIVE2=sleepers[1].pid, GPUSIM_HOST_ROOT=host,
+                          GPUMON_HOST_ROOT=host)
+            a = Agent(data, env, args=["--interval", "0.5s", "--diagnose-window", "1m",
+                                       "--diagnose-every", "2s", "--default-rules=false"])
+            csv_dir = os.path.join(data, "csv")
+            try:
+                a.start()
+                deadline = time.time() + 90
+                began = []
+                while time.time() < deadline and not began:
+                    began = [e for e in event_rows(csv_dir) if e[3] == "diagnosis"
+                             and " began " in e[7] and e[7].startswith("input-starved")]
+                    time.sleep(0.5)
+                check(began, "input-starved began", a.log())
+                check_eq(began[0][4], "0", "on GPU 0", began)
+                msg = began[0][7]
+                check(f"feeder CPU-bound (num_workers=0" in msg and
+                      f"pid {sleepers[0].pid} at " in msg and "0 workers" in msg,
+                      "the event's evidence has the host side", msg)
+                rc, _ = a.stop()
+                check_eq(rc, 0, "agent exit status", a.log())
+            finally:
+                a.cleanup()
+            others = [e for e in event_rows(csv_dir) if e[3] == "diagnosis" and e[4] != "0"]
+            check_eq(others, [], "no finding on GPUs 1 and 2")
+            db = sqlite3.connect(f"file:{data}/gpumon.db?mode=ro", uri=True)
+            rows = db.execute("SELECT e.text FROM events e WHERE e.type = 'diagnosis' AND "
+                              "e.code = 0").fetchall()
+            db.close()
+            check(any("num_workers=0" in r[0] for r in rows),
+                  "the store's event keeps the host-side evidence", rows)
+            rc, out, err = run(["report", "--no-config", "--data-dir", data, "--format", "json"],
+                               env)
+            check_eq(rc, 0, "report exit status", err)
+            rep = {r["gpu"]: r["findings"] for r in json.loads(out)}
+            check("input-starved" in rep.get(0, []), f"the report's findings for GPU 0: {rep}")
+            check_eq(rep.get(1), [], "no findings for GPU 1 in the report")
+    finally:
+        for s in sleepers:
+            s.kill()
+            s.wait()
+
+
 if __name__ == "__main__":
-    main([test_findings])
+    main([test_findings, test_host_side])

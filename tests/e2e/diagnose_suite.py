@@ -99,12 +99,18 @@ def stop_ranks():
         p.wait()
 
 
-def env_for(path, **kw):
+def env_for(path, host_root=None, **kw):
     # the live processes of the scenarios are this test (alive for its run),
     # its parent and its children (RANKS)
     ranks = {f"GPUSIM_PID_RANK{i}": p.pid for i, p in enumerate(RANKS)}
-    return sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **ranks,
-                   **kw)
+    env = sim_env(path, GPUSIM_PID_LIVE=os.getpid(), GPUSIM_PID_LIVE2=os.getppid(), **ranks,
+                  **kw)
+    if host_root:
+        # the simulator writes its processes' host side (CPU, workers, I/O
+        # wait, pressure) there and gpumon reads it as its host root; one
+        # per run, since each library instance counts CPU from its own epoch
+        env["GPUSIM_HOST_ROOT"] = env["GPUMON_HOST_ROOT"] = host_root
+    return env
 
 
 def got_labels(doc):
@@ -127,8 +133,9 @@ def check_shape(doc):
 
 
 def live(path):
-    rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
-                       env_for(path), timeout=60)
+    with Scratch("dgh") as host:
+        rc, out, err = run(["diagnose", "--json", "--duration", "8s"],
+                           env_for(path, host_root=host), timeout=60)
     if rc != 0:
         raise RuntimeError(f"{path}: live diagnose exit {rc}: {err}")
     return json.loads(out)
@@ -137,7 +144,7 @@ def live(path):
 def store(path):
     """(store result, csv result) from one recording."""
     with Scratch("dg") as d:
-        env = env_for(path, speed=5)
+        env = env_for(path, host_root=d + "/host", speed=5)
         a = Agent(d + "/data", env, ["--interval", "500ms", "--procs", "--pcie", "--store-gpm",
                                      "--columns", DIAG_COLUMNS])
         # samples over 10 s of the agent's own sample times: 50 s of scenario

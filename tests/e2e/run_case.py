@@ -11,7 +11,7 @@ A case file is a small header of "key: value" lines, then sections:
     env: NAME=VALUE                 extra environment (repeatable); {root} in VALUE is
                                     the source tree (fixtures: {root}/tests/fixtures/...)
     spawn: 3                        start N real processes; GPUSIM_PID_RANK0.. are their PIDs
-    args: query --format=csv ...    gpumon's arguments (shell-style quoting)
+    args: query --format=csv ...    gpumon's arguments (shell-style quoting; {root} as in env)
     exit: 0                         expected exit status
     max-seconds: 5                  fail if the command runs longer (hang tests)
     min-seconds: 2                  fail if the command returns sooner
@@ -160,7 +160,8 @@ def main():
             spawned.append(p)
             env[f"GPUSIM_PID_RANK{n}"] = str(p.pid)
             subst[f"pid{n}"] = str(p.pid)
-        cmd = [os.environ["GPUMON"]] + shlex.split(head.get("args", ""))
+        cmd = [os.environ["GPUMON"]] + [a.replace("{root}", root)
+                                        for a in shlex.split(head.get("args", ""))]
         limit = float(head.get("max-seconds", "30"))
         t0 = time.monotonic()
         try:

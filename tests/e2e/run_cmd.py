@@ -30,6 +30,9 @@ real process has), which is never the run's.
   test_json:    --json-file and --json have the documented keys; values
                 that are not real are null (GPU 3: no energy counter, so
                 energy is integrated from power and says so).
+  test_hostside: the host side of the run's process (the simulator's host
+                view, GPUSIM_HOST_ROOT = GPUMON_HOST_ROOT) in the summary's
+                evidence: input-starved, CPU-bound with no workers.
   test_csv:     --csv writes a header and one row per GPU per sample, the
                 run's pids in the rows of the GPUs they use; a symbolic
                 link planted at the path is refused (exit 125, the command
@@ -310,6 +313,38 @@ def test_json():
         check(s["nvml_error"] is None, "NVML answered", s)
 
 
+def test_hostside():
+    """The host side in the summary: a job on scenarios/run-starved.ini whose
+    process (the run's own) has one core pinned and no workers; the summary
+    names input-starved with the host side in its evidence."""
+    with Scratch("rhs") as d:
+        host = os.path.join(d, "host")
+        script = write_script(os.path.join(d, "job.sh"), f"{opener(0, 4)}\n")
+        env = sim_env(scenario("run-starved.ini"), GPUSIM_RUN_DIR=d, GPUSIM_HOST_ROOT=host,
+                      GPUMON_HOST_ROOT=host)
+        p = subprocess.run([GPUMON, "run", "--no-config", "--json", "--data-dir",
+                            os.path.join(d, "none"), "--", script], env=env,
+                           capture_output=True, text=True, timeout=60)
+        check_eq(p.returncode, 0, "exit status", p.stderr)
+        s = json.loads(p.stdout)
+        check_eq(s["gpus_used"], [0], "GPU 0 used", s)
+        g = s["gpus"][0]
+        pid = g["pids"][0]
+        found = [f for f in g["findings"] or [] if f["cause"] == "input-starved"]
+        check(len(found) == 1, "input-starved found from the host side", g)
+        ev = found[0]["evidence"]
+        check(ev.startswith("feeder CPU-bound (num_workers=0") and f"pid {pid} at " in ev
+              and "0 workers" in ev,
+              "the evidence names the feeding process, no workers, CPU-bound", ev)
+        check("no burst-and-gap pattern" in ev, "steady, not a heartbeat", ev)
+        # the text summary (stderr) prints the same evidence
+        p = subprocess.run([GPUMON, "run", "--no-config", "--data-dir", os.path.join(d, "none"),
+                            "--", script], env=env, capture_output=True, text=True, timeout=60)
+        check_eq(p.returncode, 0, "exit status (text)", p.stderr)
+        check("num_workers=0" in p.stderr + p.stdout, "the text summary has the host side",
+              p.stderr)
+
+
 def test_csv():
     with Scratch("rcsv") as d:
         script = write_script(os.path.join(d, "job.sh"), f"{opener(1, 1.0)}\n")
@@ -347,4 +382,5 @@ def test_csv():
 
 
 if __name__ == "__main__":
-    main([test_tree, test_status, test_signals, test_exec, test_agent, test_json, test_csv])
+    main([test_tree, test_status, test_signals, test_exec, test_agent, test_json, test_csv,
+          test_hostside])

@@ -805,6 +805,159 @@ static void test_snapshots(void **state)
     gm_dg_free(d);
 }
 
+/* GPM read live: a GPU "busy" with low power and a quiet memory controller
+ * is low-intensity unless GPM says its SMs are active.  The snapshot's GPM
+ * values (percent) must reach the detectors as they do from the store, so
+ * live and history agree (issue 25, point 7). */
+static void test_snapshot_gpm(void **state)
+{
+    (void)state;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 20; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 3);
+        for (uint32_t i = 0; i < 3; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(97);
+            g->m[GM_M_UTIL_MEM] = gm_v_u64(8);
+            g->m[GM_M_POWER_DRAW] = gm_v_f64(245);
+            g->m[GM_M_POWER_LIMIT] = gm_v_f64(700);
+            g->m[GM_M_CLK_SM] = gm_v_u64(1980);
+            g->m[GM_M_CLK_MAX_SM] = gm_v_u64(1980);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(20 * GIB));
+            /* GPU 0: no GPM (older GPU); 1: SMs busy; 2: SMs mostly idle */
+            if (i == 1) {
+                g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(85.0);
+                g->m[GM_M_GPM_DRAM_ACTIVE] = gm_v_f64(30.0);
+            } else if (i == 2) {
+                g->m[GM_M_GPM_SM_ACTIVE] = gm_v_f64(12.0);
+                g->m[GM_M_GPM_DRAM_ACTIVE] = gm_v_f64(5.0);
+            }
+        }
+        gm_dg_add_snapshot(d, s, 0);
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_int_equal(r.ngpu, 3);
+    assert_true(has(&r, 0, "low-intensity"));
+    assert_false(has(&r, 1, "low-intensity"));
+    assert_true(has(&r, 1, "healthy-busy"));
+    assert_true(has(&r, 2, "low-intensity"));
+    /* the evidence of GPU 2 shows the SM activity it was found with */
+    for (size_t i = 0; i < r.nfinding; i++)
+        if (r.findings[i].cause == GM_DG_LOW_INTENSITY && r.findings[i].gpus[0] == 2)
+            for (uint32_t v = 0; v < r.findings[i].nvalues; v++)
+                if (strcmp(r.findings[i].values[v].key, "sm_active") == 0)
+                    assert_true(fabs(r.findings[i].values[v].v - 0.12) < 1e-9);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
+/* The host side of starvation (issue 25, point 3): utilisation steady at
+ * 30-40 % on five GPUs, told apart only by the process feeding each.
+ * 0: num_workers=0, the main process pinned at a full core -> starved,
+ *    CPU-bound; 1: four workers mostly waiting on storage -> starved,
+ *    I/O-stalled; 2: a small model, the host at ease -> light-load;
+ *    3: host side not read -> light-load (the GPU side cannot tell);
+ *    4: busy at 95 % with a pinned main process -> healthy-busy. */
+static void add_fed_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, double cpu, int workers,
+                         double wcpu, double io, double psi_io)
+{
+    char name[32]; /* one job per GPU: no straggler among them */
+    snprintf(name, sizeof name, "train%u", pos);
+    add_proc(s, pos, pid, GM_HS_ALIVE, name);
+    struct gm_proc *p = &s->procs[s->nproc - 1];
+    if (cpu < 0)
+        return; /* not read */
+    p->host.read = 1;
+    p->host.cpu_pct = cpu;
+    p->host.workers = workers;
+    p->host.workers_cpu_pct = wcpu;
+    p->host.workers_cpu_max = workers ? wcpu / workers : 0;
+    p->host.iowait_pct = io;
+    p->host.psi_cpu = 1;
+    p->host.psi_io = psi_io;
+    p->host.psi_scope = GM_PSI_CGROUP;
+}
+
+static void test_host_side(void **state)
+{
+    (void)state;
+    rng_state = 25;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 30; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 5);
+        for (uint32_t i = 0; i < 5; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->procs_listed = 1;
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(i == 4 ? 95 : 30 + (uint64_t)(rnd() * 10));
+            g->m[GM_M_POWER_DRAW] = gm_v_f64(i == 4 ? 600 : 180);
+            g->m[GM_M_POWER_LIMIT] = gm_v_f64(700);
+            g->m[GM_M_CLK_SM] = gm_v_u64(1980);
+            g->m[GM_M_CLK_MAX_SM] = gm_v_u64(1980);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(20 * GIB));
+        }
+        /* the first sample has no rates yet (NAN), as the reader gives it */
+        double first = k == 0 ? NAN : 0;
+        add_fed_proc(s, 0, 1000, first + 99 + rnd(), 0, 0, first + 1, 2);
+        add_fed_proc(s, 1, 2000, first + 15, 4, first + 60, first + 45, 38);
+        add_fed_proc(s, 2, 3000, first + 25, 4, first + 120, first + 1, 2);
+        add_fed_proc(s, 3, 4000, -1, 0, 0, 0, 0);
+        add_fed_proc(s, 4, 5000, first + 100, 0, 0, first + 0, 0);
+        gm_dg_add_snapshot(d, s, 0);
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_true(has(&r, 0, "input-starved"));
+    assert_true(has(&r, 1, "input-starved"));
+    assert_true(has(&r, 2, "light-load"));
+    assert_false(has(&r, 2, "input-starved"));
+    assert_true(has(&r, 3, "light-load"));
+    assert_true(has(&r, 4, "healthy-busy"));
+    int seen = 0;
+    for (size_t i = 0; i < r.nfinding; i++) {
+        const struct gm_dg_finding *f = &r.findings[i];
+        if (f->cause != GM_DG_INPUT_STARVED)
+            continue;
+        seen |= 1 << f->gpus[0];
+        if (f->gpus[0] == 0) { /* names which: CPU-bound, num_workers=0; advice: workers */
+            assert_non_null(strstr(f->evidence, "no burst-and-gap pattern"));
+            assert_ptr_equal(strstr(f->evidence, "feeder CPU-bound (num_workers=0"), f->evidence);
+            assert_non_null(strstr(f->evidence, "): pid 1000 at "));
+            assert_non_null(strstr(f->evidence, "0 workers"));
+            assert_non_null(strstr(f->evidence, "num_workers=0"));
+            assert_null(strstr(f->evidence, "I/O-stalled"));
+            assert_non_null(strstr(f->advice, "num_workers > 0"));
+        } else { /* I/O-stalled; advice: storage */
+            assert_non_null(strstr(f->evidence, "4 workers"));
+            assert_non_null(strstr(f->evidence, "I/O wait 45 %"));
+            assert_non_null(strstr(f->evidence, "cgroup pressure cpu 1 % io 38 %"));
+            assert_ptr_equal(strstr(f->evidence, "feeder I/O-stalled"), f->evidence);
+            assert_null(strstr(f->evidence, "CPU-bound"));
+            assert_non_null(strstr(f->advice, "NVMe"));
+        }
+        int have = 0;
+        for (uint32_t v = 0; v < f->nvalues; v++)
+            if (strcmp(f->values[v].key, "workers") == 0) {
+                assert_true(fabs(f->values[v].v - (f->gpus[0] == 0 ? 0 : 4)) < 1e-9);
+                have = 1;
+            }
+        assert_true(have);
+    }
+    assert_int_equal(seen, 3);
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 /* Jobs by identity, never by name (issue 25, point 1): eight GPUs whose
  * processes are all "python3".  GPUs 0-3 are a torchrun job (children of
  * pid 100, each in its own session), GPU 2 of it at 50 %; GPUs 4-6 a Slurm
@@ -888,6 +1041,8 @@ int main(void)
         cmocka_unit_test(test_rollups),
         cmocka_unit_test(test_names_and_json),
         cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_snapshot_gpm),
+        cmocka_unit_test(test_host_side),
         cmocka_unit_test(test_orphan_evidence),
         cmocka_unit_test(test_clock_max_unknown),
         cmocka_unit_test(test_clock_max_unknown_intensity),

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -290,6 +291,89 @@ static void test_job_name(void **state)
     }
 }
 
+/* The seeds' logger (the first article's gpu_monitor.sh): its own header,
+ * local time without an offset ("date '+%Y-%m-%d %H:%M:%S'", or with
+ * "%z"), the cells as `IFS=, read` leaves them (a space before each
+ * value), nvidia-smi's "[N/A]" for absent values, and its error line
+ * "$TS,$TASK_ID,ERROR,nvidia-smi failed" for a failed sample. */
+static const char seeds_header[] =
+    "time,task_id,gpu_id,gpu_name,utilization_percent,memory_used_mib,memory_total_mib,"
+    "power_draw_w,temperature_c,sm_clock_mhz,mem_clock_mhz\n";
+
+static void test_seeds_logger(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "2025-06-01 10:00:00,training_run1,0,NVIDIAGeForceRTX4090, 35, 6000, 24564, 120.50, 60, "
+        "2520, 10501\n"
+        "2025-06-01 10:00:00,training_run1,1,NVIDIAGeForceRTX4090, 0, 1, 24564, [N/A], 41, 210, "
+        "405\n"
+        "2025-06-01 10:00:10,training_run1,ERROR,nvidia-smi failed\n"
+        "2025-06-01 10:00:20 +0000,training_run1,0,NVIDIAGeForceRTX4090, 38, 6010, 24564, "
+        "121.00, 61, 2520, 10501\n";
+    char *old = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+    setenv("TZ", "CST-8", 1); /* the logger's local time: UTC+8 */
+    tzset();
+    char *p = write_tmp(seeds_header, body, 0);
+    struct got g = {0};
+    size_t n = 0;
+    struct gm_err err = {0};
+    int rc = gm_hist_read_csv(p, 0, 0, collect, &g, &n, &err);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal(n, 3); /* the error line is a sample not taken, not a row */
+    assert_string_equal(g.name0, "NVIDIAGeForceRTX4090");
+    /* 10:00:00 at UTC+8 is 02:00:00Z */
+    assert_int_equal(g.r[0].ts_ns, 1748743200LL * 1000000000LL);
+    assert_int_equal(g.r[0].gpu_index, 0);
+    assert_true(fabs(g.r[0].util - 35) < 1e-9);
+    assert_true(fabs(g.r[0].mem_used_b - 6000.0 * 1048576) < 1);
+    assert_true(fabs(g.r[0].mem_total_b - 24564.0 * 1048576) < 1);
+    assert_true(fabs(g.r[0].power_w - 120.5) < 1e-9);
+    assert_true(fabs(g.r[0].temp_c - 60) < 1e-9);
+    assert_true(fabs(g.r[0].clk_sm_mhz - 2520) < 1e-9);
+    assert_true(fabs(g.r[0].clk_mem_mhz - 10501) < 1e-9);
+    /* what the logger has no column for is not recorded, never 0 */
+    assert_true(isnan(g.r[0].power_limit_w));
+    assert_true(isnan(g.r[0].util_mem));
+    assert_int_equal(g.r[0].reasons, -1);
+    assert_int_equal(g.r[0].nproc, -1);
+    /* [N/A] is absent */
+    assert_int_equal(g.r[1].gpu_index, 1);
+    assert_true(isnan(g.r[1].power_w));
+    /* an explicit offset wins over the local zone */
+    assert_int_equal(g.r[2].ts_ns, 1748772020LL * 1000000000LL);
+    unlink(p);
+
+    /* errors still name the file and line */
+    static const struct {
+        const char *body, *want;
+    } bad[] = {
+        {"2025-06-01T10:00:00,t,0,n,1,1,1,1,1,1,1\n", ":2: bad time '2025-06-01T10:00:00'"},
+        {"2025-06-01 10:00:00,t,0,n,1,1,1,1,1,1,1\n2025-06-01 10:00:01,t,0,n, x,1,1,1,1,1,1\n",
+         ":3: column utilization_percent: not a number 'x'"},
+        {"2025-06-01 25:00:00,t,0,n,1,1,1,1,1,1,1\n", ":2: bad time"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = write_tmp(seeds_header, bad[i].body, 0);
+        struct got b = {0};
+        assert_int_not_equal(gm_hist_read_csv(p, 0, 0, collect, &b, &n, &err), 0);
+        if (!strstr(err.msg, bad[i].want) || strncmp(err.msg, p, strlen(p)) != 0) {
+            fprintf(stderr, "case %zu: got '%s', want '%s'\n", i, err.msg, bad[i].want);
+            fail();
+        }
+        unlink(p);
+    }
+    if (old) {
+        setenv("TZ", old, 1);
+        free(old);
+    } else {
+        unsetenv("TZ");
+    }
+    tzset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_diag_columns_procs),
         cmocka_unit_test(test_job_name),
+        cmocka_unit_test(test_seeds_logger),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,12 +208,24 @@ static const struct err_case err_cases[] = {
     {"[gpu.0]\nmodel = L40S\nname = a\\\n", "t.ini:3: bad escape in 'name'"},
     {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nname = \\xg0\n",
      "t.ini:6: bad escape in 'name'"},
+    /* the host side of a process (sim/hostside.c) */
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncpu = lots\n",
+     "t.ini:6: bad value 'lots' for 'cpu' (expected a CPU use in % of one core, 0 to 6400"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nworkers = 65\n",
+     "t.ini:6: bad value '65' for 'workers' (expected a number of worker processes from 0 to 64)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\niowait = 120%\n",
+     "t.ini:6: bad value '120%' for 'iowait' (expected a percentage from 0 to 100)"},
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nthreads = 3\n",
+     "t.ini:6: unknown key 'threads' in [process.a] (expected gpu, pid, pid_file, count, type, "
+     "name, used_memory, sm_util, mem_util, start, end, mig, alive, cpu, rss, cmdline, or the "
+     "host side: workers, worker_cpu, iowait, psi_cpu, psi_io)"},
     {"[machine]\nstart = soon\n[gpu.0]\nmodel = L40S\n",
      "t.ini:2: bad value 'soon' for 'start' (expected a scenario time such as 600s, 10min or 1h)"},
     {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nalive = maybe\n",
      "t.ini:6: bad value 'maybe' for 'alive' (expected yes or no)"},
-    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncpu = 150\n",
-     "t.ini:6: bad value '150' for 'cpu' (expected a percentage of one core from 0 to 100)"},
+    /* one cpu key for the /proc view and the host side: up to 64 cores */
+    {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\ncpu = 6401\n",
+     "t.ini:6: bad value '6401' for 'cpu' (expected a CPU use in % of one core, 0 to 6400"},
     {"[gpu.0]\nmodel = L40S\n[process.a]\ngpu = 0\npid = 9\nrss = lots\n",
      "t.ini:6: bad value 'lots' for 'rss' (expected a size such as 2GiB)"},
 };
@@ -633,6 +645,34 @@ static void test_process_count(void **state)
     assert_int_equal(s->nprocs, 100000);
     assert_int_equal(s->procs[99999].pid, 4194400 + 99999);
     assert_ptr_equal(gs_proc_by_pid(s, 4194400 + 5000), &s->procs[5000]);
+    gs_scenario_free(s);
+}
+
+/* The host side of a process: given keys are kept, the others unknown;
+ * a section of several processes gives each the same. */
+static void test_process_host(void **state)
+{
+    (void)state;
+    struct gs_scenario *s =
+        load_ok("[gpu.0]\nmodel = L40S\n"
+                "[process.a]\ngpu = 0\npid = 9\ncpu = 250%\nworkers = 4\nworker_cpu = 30\n"
+                "iowait = 45%\npsi_cpu = 2\npsi_io = 40%\n"
+                "[process.b]\ngpu = 0\npid = 20\ncount = 2\nworkers = 0\n"
+                "[process.c]\ngpu = 0\npid = 30\n");
+    assert_int_equal(s->nprocs, 4);
+    const struct gs_host *h = &s->procs[0].host;
+    assert_true(h->set);
+    /* one cpu: the /proc view's (procview.c) and the host side's */
+    assert_true(s->procs[0].cpu == 250 && h->workers == 4 && h->worker_cpu == 30);
+    assert_true(h->iowait == 45 && h->psi_cpu == 2 && h->psi_io == 40);
+    for (int k = 1; k <= 2; k++) {
+        h = &s->procs[k].host;
+        assert_true(h->set && h->workers == 0 && isnan(h->iowait));
+        assert_true(s->procs[k].cpu == 100); /* the default, as the /proc view's */
+    }
+    h = &s->procs[3].host;
+    assert_false(h->set);
+    assert_int_equal(h->workers, -1);
     gs_scenario_free(s);
 }
 
@@ -1365,6 +1405,7 @@ int main(void)
         cmocka_unit_test(test_demo_scenario),
         cmocka_unit_test(test_string_escapes),
         cmocka_unit_test(test_process_count),
+        cmocka_unit_test(test_process_host),
         cmocka_unit_test(test_procs_at),
         cmocka_unit_test(test_fail_parse),
         cmocka_unit_test(test_fail_counting),

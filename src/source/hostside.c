@@ -1,0 +1,398 @@
+/* hostside.c -- CPU, workers, I/O wait and pressure of each GPU process.
+ *
+ * gm_hostside_enrich() runs once per sample over the snapshot's compute
+ * processes.  Per process it reads its stat, its main thread's children
+ * file, each child's stat, and two pressure files (its cgroup's when cgroup
+ * v2 has them, else the node's): a handful of small reads per GPU process,
+ * nothing for the rest of the machine.  The cgroup path is kept with the
+ * cache entry (it does not change while the process lives).
+ *
+ * The cache is a small array of (pid, start time) -> the previous CPU and
+ * block-I/O ticks and when they were read; each call marks what it saw and
+ * drops the rest, so it holds the GPU processes and their workers only.
+ * Every file is read with one open/read/close into a stack buffer; parsing
+ * takes the name of a process as hostile (spaces, ')' and newlines in it).
+ */
+#include "hostside.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/err.h"
+
+#define HS_MAX_CHILDREN 256 /* children counted per process; more are counted, not read */
+
+struct hs_entry {
+    uint32_t pid;
+    unsigned long long starttime;
+    unsigned long long ticks; /* utime + stime */
+    long long blkio;          /* -1 unknown */
+    int64_t mono_ns;
+    uint32_t gen;
+    char cgroup[256]; /* "0::" path, "" none (then the node's pressure) */
+    int cgroup_read;
+};
+
+struct gm_hostside {
+    char root[512];
+    double hz;
+    int delayacct_off; /* kernel.task_delayacct = 0: blkio ticks never grow */
+    struct hs_entry *e;
+    size_t n, cap;
+    uint32_t gen;
+};
+
+static ssize_t slurp(const char *path, char *buf, size_t cap);
+
+struct gm_hostside *gm_hostside_new(const char *root)
+{
+    struct gm_hostside *h = gm_xmalloc(sizeof *h);
+    memset(h, 0, sizeof *h);
+    snprintf(h->root, sizeof h->root, "%s", root ? root : "");
+    /* "/" and "" are the same root: paths are built as root + "/proc/..." */
+    size_t l = strlen(h->root);
+    while (l && h->root[l - 1] == '/')
+        h->root[--l] = '\0';
+    long hz = sysconf(_SC_CLK_TCK);
+    h->hz = hz > 0 ? (double)hz : 100.0;
+    /* Without delay accounting the blkio ticks stay 0 however long a
+     * process waits: its I/O wait is then unknown, not 0 %.  Kernels
+     * before 5.14 have no such switch (accounting on unless booted with
+     * nodelayacct, which this cannot see). */
+    char path[600], buf[16];
+    snprintf(path, sizeof path, "%s/proc/sys/kernel/task_delayacct", h->root);
+    h->delayacct_off = slurp(path, buf, sizeof buf) > 0 && buf[0] == '0';
+    return h;
+}
+
+void gm_hostside_free(struct gm_hostside *h)
+{
+    if (!h)
+        return;
+    free(h->e);
+    free(h);
+}
+
+/* Reads a small file whole into buf (NUL-terminated); the length, or -1. */
+static ssize_t slurp(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got + 1 < cap) {
+        ssize_t r = read(fd, buf + got, cap - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = '\0';
+    return (ssize_t)got;
+}
+
+int gm_hs_parse_stat(const char *buf, size_t len, struct gm_hs_stat *out)
+{
+    const char *end = buf + len, *rp = NULL;
+    for (const char *p = buf; p < end; p++)
+        if (*p == ')')
+            rp = p;
+    if (!rp || rp + 2 >= end || rp[1] != ' ')
+        return GM_E_INVAL;
+    /* fields from 3 (state) on, space-separated */
+    memset(out, 0, sizeof *out);
+    out->blkio = -1;
+    const char *p = rp + 2;
+    int field = 3, have = 0;
+    while (p < end && field <= 42) {
+        const char *q = p;
+        while (q < end && *q != ' ' && *q != '\n')
+            q++;
+        if (q == p)
+            return GM_E_INVAL;
+        /* only the fields used are numbers to us: others (rsslim is 2^64-1,
+         * addresses exceed LLONG_MAX) are skipped unread */
+        if (field == 4 || field == 14 || field == 15 || field == 22 || field == 42) {
+            char num[32];
+            size_t l = (size_t)(q - p);
+            if (l >= sizeof num)
+                return GM_E_INVAL;
+            memcpy(num, p, l);
+            num[l] = '\0';
+            char *e;
+            errno = 0;
+            long long v = strtoll(num, &e, 10);
+            if (*e || errno)
+                return GM_E_INVAL;
+            switch (field) {
+            case 4:
+                out->ppid = (int)v;
+                have |= 1;
+                break;
+            case 14:
+                out->utime = (unsigned long long)v;
+                have |= 2;
+                break;
+            case 15:
+                out->stime = (unsigned long long)v;
+                have |= 4;
+                break;
+            case 22:
+                out->starttime = (unsigned long long)v;
+                have |= 8;
+                break;
+            case 42:
+                out->blkio = v < 0 ? -1 : v;
+                break;
+            default:
+                break;
+            }
+        }
+        field++;
+        if (q >= end || *q == '\n')
+            break;
+        p = q + 1;
+    }
+    return have == 15 ? 0 : GM_E_INVAL;
+}
+
+int gm_hs_parse_pressure(const char *buf, size_t len, double *some)
+{
+    /* "some avg10=1.23 avg60=... total=N\nfull ..." */
+    static const char key[] = "some avg10=";
+    size_t kl = sizeof key - 1;
+    for (size_t i = 0; i + kl <= len; i++) {
+        if ((i == 0 || buf[i - 1] == '\n') && memcmp(buf + i, key, kl) == 0) {
+            char num[32];
+            size_t l = 0;
+            for (size_t k = i + kl;
+                 k < len && l + 1 < sizeof num && buf[k] != ' ' && buf[k] != '\n'; k++)
+                num[l++] = buf[k];
+            num[l] = '\0';
+            char *e;
+            errno = 0;
+            double v = strtod(num, &e);
+            if (!l || *e || errno || !isfinite(v) || v < 0 || v > 100)
+                return GM_E_INVAL;
+            *some = v;
+            return 0;
+        }
+    }
+    return GM_E_INVAL;
+}
+
+/* The cache entry of (pid, starttime), created when new; *fresh = 1 then. */
+static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long long starttime,
+                              int *fresh)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->e[i].pid == pid) {
+            if (h->e[i].starttime == starttime) {
+                *fresh = 0;
+                return &h->e[i];
+            }
+            memset(&h->e[i], 0, sizeof h->e[i]); /* a reused pid: start over */
+            h->e[i].pid = pid;
+            h->e[i].starttime = starttime;
+            *fresh = 1;
+            return &h->e[i];
+        }
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 32;
+        h->e = gm_xrealloc(h->e, h->cap * sizeof *h->e);
+    }
+    struct hs_entry *e = &h->e[h->n++];
+    memset(e, 0, sizeof *e);
+    e->pid = pid;
+    e->starttime = starttime;
+    *fresh = 1;
+    return e;
+}
+
+/* Reads pid's stat; rates since its previous reading into *cpu / *io (NAN
+ * at first sight or unknown).  Returns the entry, or NULL when unreadable. */
+static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now, double *cpu,
+                               double *io)
+{
+    char path[640], buf[1024];
+    *cpu = *io = NAN;
+    snprintf(path, sizeof path, "%s/proc/%u/stat", h->root, pid);
+    ssize_t n = slurp(path, buf, sizeof buf);
+    struct gm_hs_stat st;
+    if (n <= 0 || gm_hs_parse_stat(buf, (size_t)n, &st) != 0)
+        return NULL;
+    int fresh;
+    struct hs_entry *e = entry(h, pid, st.starttime, &fresh);
+    unsigned long long ticks = st.utime + st.stime;
+    if (!fresh && now > e->mono_ns && ticks >= e->ticks) {
+        double dt = (double)(now - e->mono_ns) / 1e9;
+        *cpu = (double)(ticks - e->ticks) / h->hz / dt * 100.0;
+        if (!h->delayacct_off && st.blkio >= 0 && e->blkio >= 0 && st.blkio >= e->blkio) {
+            double w = (double)(st.blkio - e->blkio) / h->hz / dt * 100.0;
+            *io = w > 100 ? 100 : w;
+        }
+    }
+    if (fresh || now > e->mono_ns) {
+        e->ticks = ticks;
+        e->blkio = st.blkio;
+        e->mono_ns = now;
+    }
+    e->gen = h->gen;
+    return e;
+}
+
+/* The "0::/path" line of /proc/PID/cgroup into e->cgroup ("" without v2). */
+static void read_cgroup(struct gm_hostside *h, struct hs_entry *e)
+{
+    char path[640], buf[2048];
+    e->cgroup[0] = '\0';
+    e->cgroup_read = 1;
+    snprintf(path, sizeof path, "%s/proc/%u/cgroup", h->root, e->pid);
+    if (slurp(path, buf, sizeof buf) <= 0)
+        return;
+    for (char *line = buf; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        /* a path with ".." would leave /sys/fs/cgroup: not followed */
+        if (strncmp(line, "0::/", 4) == 0 && !strstr(line, "/..") &&
+            strlen(line + 3) < sizeof e->cgroup) {
+            snprintf(e->cgroup, sizeof e->cgroup, "%s", line + 3);
+            return;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+}
+
+static double pressure(const char *path)
+{
+    char buf[512];
+    double v;
+    ssize_t n = slurp(path, buf, sizeof buf);
+    return n > 0 && gm_hs_parse_pressure(buf, (size_t)n, &v) == 0 ? v : NAN;
+}
+
+static void read_psi(struct gm_hostside *h, struct hs_entry *e, struct gm_host_side *o)
+{
+    char path[1024];
+    if (!e->cgroup_read)
+        read_cgroup(h, e);
+    const char *what[2] = {"cpu", "io"};
+    double *dst[2] = {&o->psi_cpu, &o->psi_io};
+    o->psi_scope = GM_PSI_NONE;
+    if (e->cgroup[0]) {
+        /* "/" is the root cgroup, which has no pressure files: the node's */
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/sys/fs/cgroup%s/%s.pressure", h->root,
+                     strcmp(e->cgroup, "/") == 0 ? "" : e->cgroup, what[k]);
+            *dst[k] = pressure(path);
+        }
+        if (!isnan(o->psi_cpu) || !isnan(o->psi_io)) {
+            o->psi_scope = GM_PSI_CGROUP;
+            return;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/proc/pressure/%s", h->root, what[k]);
+        *dst[k] = pressure(path);
+    }
+    if (!isnan(o->psi_cpu) || !isnan(o->psi_io))
+        o->psi_scope = GM_PSI_NODE;
+}
+
+/* The children of pid's main thread: count and CPU. */
+static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struct gm_host_side *o,
+                         double *io_max)
+{
+    char path[640], buf[4096];
+    snprintf(path, sizeof path, "%s/proc/%u/task/%u/children", h->root, pid, pid);
+    ssize_t n = slurp(path, buf, sizeof buf);
+    if (n < 0)
+        return; /* no children file: unknown */
+    int count = 0, read = 0, all = 1;
+    double sum = 0, max = NAN;
+    for (char *p = buf; *p;) {
+        while (*p == ' ' || *p == '\n')
+            p++;
+        if (!*p)
+            break;
+        char *e;
+        errno = 0;
+        unsigned long c = strtoul(p, &e, 10);
+        if (e == p || errno || c == 0 || c > UINT32_MAX || (*e && *e != ' ' && *e != '\n'))
+            return; /* malformed: unknown rather than a wrong count */
+        p = e;
+        count++;
+        if (read >= HS_MAX_CHILDREN) {
+            all = 0;
+            continue;
+        }
+        read++;
+        double cpu, io;
+        if (!sample(h, (uint32_t)c, now, &cpu, &io) || isnan(cpu)) {
+            all = 0;
+            continue;
+        }
+        sum += cpu;
+        if (isnan(max) || cpu > max)
+            max = cpu;
+        if (!isnan(io) && (isnan(*io_max) || io > *io_max))
+            *io_max = io;
+    }
+    o->workers = count;
+    o->workers_cpu_pct = count == 0 ? 0 : all ? sum : NAN;
+    o->workers_cpu_max = count == 0 ? 0 : max;
+}
+
+void gm_hostside_enrich(struct gm_hostside *h, struct gm_snapshot *s)
+{
+    h->gen++;
+    for (uint32_t i = 0; i < s->nproc; i++) {
+        struct gm_proc *p = &s->procs[i];
+        struct gm_host_side *o = &p->host;
+        memset(o, 0, sizeof *o);
+        o->workers = -1;
+        o->cpu_pct = o->workers_cpu_pct = o->workers_cpu_max = o->iowait_pct = NAN;
+        o->psi_cpu = o->psi_io = NAN;
+        if (!(p->type & GM_PT_COMPUTE) || p->host_state == GM_HS_GONE ||
+            p->host_state == GM_HS_ZOMBIE || p->pid == 0)
+            continue;
+        /* one process on several GPUs is read once */
+        const struct gm_proc *twin = NULL;
+        for (uint32_t k = 0; k < i && !twin; k++)
+            if (s->procs[k].pid == p->pid && s->procs[k].host.read)
+                twin = &s->procs[k];
+        if (twin) {
+            *o = twin->host;
+            continue;
+        }
+        struct hs_entry *e = sample(h, p->pid, s->mono_ns, &o->cpu_pct, &o->iowait_pct);
+        if (!e)
+            continue;
+        o->read = 1;
+        unsigned long long start = e->starttime;
+        double worker_io = NAN;
+        read_workers(h, p->pid, s->mono_ns, o, &worker_io);
+        /* the feeder's I/O wait: the process's or its busiest-waiting worker's */
+        if (!isnan(worker_io) && (isnan(o->iowait_pct) || worker_io > o->iowait_pct))
+            o->iowait_pct = worker_io;
+        /* read_workers may have moved the cache: look the entry up again */
+        int fresh;
+        e = entry(h, p->pid, start, &fresh);
+        e->gen = h->gen;
+        read_psi(h, e, o);
+    }
+    /* forget what this call did not see */
+    size_t k = 0;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->e[i].gen == h->gen)
+            h->e[k++] = h->e[i];
+    h->n = k;
+}

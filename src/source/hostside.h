@@ -1,0 +1,63 @@
+/* hostside.h -- the host's side of each GPU process: what feeds the GPU.
+ *
+ * A GPU whose utilisation sits steadily at 30-40 % may run a small model or
+ * wait for its input; the GPU cannot tell which, the host can.  For every
+ * live compute process of a snapshot this reads, under a root prefix ("" on
+ * a real node; a directory that tests or the simulator fill):
+ *
+ *   /proc/PID/stat              its CPU time and block-I/O delay
+ *                               (delayacct_blkio_ticks, field 42)
+ *   /proc/PID/task/PID/children its child processes (DataLoader workers) and
+ *                               their /proc/CHILD/stat for their CPU
+ *   /proc/PID/cgroup            its cgroup v2 path, then that cgroup's
+ *                               cpu.pressure and io.pressure under
+ *                               /sys/fs/cgroup, else the node's
+ *                               /proc/pressure/cpu and io
+ *
+ * CPU and I/O wait are rates since the previous sample of the same process:
+ * the previous readings are kept per (pid, start time), so a reused pid
+ * starts over.  Only GPU processes and their children are read, never the
+ * whole of /proc.  Known limits: children of threads other than the main one
+ * are not counted (PyTorch starts its workers from the main thread); a
+ * kernel without CONFIG_PROC_CHILDREN gives no worker count (-1, unknown);
+ * with delay accounting off (kernel.task_delayacct = 0, read once when the
+ * reader is made) the I/O wait is unknown (NAN); a kernel booted with
+ * nodelayacct before 5.14 cannot be told apart and reads 0.
+ */
+#ifndef GM_SOURCE_HOSTSIDE_H
+#define GM_SOURCE_HOSTSIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/snapshot.h"
+
+struct gm_hostside;
+
+/* A reader with an empty cache.  root: prefix of /proc and /sys ("" or NULL
+ * for the real ones); copied.  Aborts on out-of-memory. */
+struct gm_hostside *gm_hostside_new(const char *root);
+
+void gm_hostside_free(struct gm_hostside *h);
+
+/* Fills the host side of every compute process of s that is not known to be
+ * gone (struct gm_proc.host; read = 1 where its stat could be read), using
+ * s->mono_ns for the rates.  Forgets processes not seen in this call. */
+void gm_hostside_enrich(struct gm_hostside *h, struct gm_snapshot *s);
+
+/* The fields of /proc/PID/stat this module uses.  Exposed for unit tests. */
+struct gm_hs_stat {
+    int ppid;
+    unsigned long long utime, stime, starttime;
+    long long blkio; /* delayacct_blkio_ticks; -1 when the line has no field 42 */
+};
+
+/* Parses /proc/PID/stat (len bytes, not NUL-terminated); the name runs to
+ * the LAST ')'.  Returns 0, or GM_E_INVAL for malformed input. */
+int gm_hs_parse_stat(const char *buf, size_t len, struct gm_hs_stat *out);
+
+/* Parses a pressure file's "some avg10=X" (cpu.pressure, io.pressure, or
+ * /proc/pressure/...); returns 0 with *some in percent, or GM_E_INVAL. */
+int gm_hs_parse_pressure(const char *buf, size_t len, double *some);
+
+#endif /* GM_SOURCE_HOSTSIDE_H */
