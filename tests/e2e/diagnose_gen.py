@@ -27,7 +27,10 @@ Labelling rules (what each parameter means physically):
 * heartbeat workload (bursts at `util`, gaps at `floor`): the GPU waits for
   its input between bursts -> input-starved, whatever the period (0.5-10 s),
   duty (0.10-0.50), floor (0-5 %), jitter or PCIe rate.  A source must see
-  at least 3 cycles: live (15 s) scores periods <= 5 s only.
+  at least 3 cycles: live (15 s) scores periods <= 5 s only; and a beat
+  without jitter whose period divides the history's step is sampled at the
+  same phase every time (a strobe: a constant to any sampler), so that
+  history does not score it.
 * steady work at `util` +- noise: >= 70 % -> healthy-busy; 15-50 % ->
   light-load (a small model: without the host's side nothing says it waits).
   The band 50-70 % is not generated (the verdict boundary is 60 %).
@@ -70,7 +73,7 @@ Labelling rules (what each parameter means physically):
 * transfer workload (copies at 85 % of the link, util 20-45 %) -> transfer-
   bound; a busy GPU whose link runs below its max width or generation ->
   pcie-degraded.
-* encoder or decoder at 85-99 % with the SMs at 2-15 % -> codec-bound; a
+* encoder or decoder saturated (90-99 %) with the SMs at 2-15 % -> codec-bound; a
   transcoder (encoder 90-95 %, decoder 40-60 %, SMs <= 3 %) whose live
   process holds memory -> codec-bound only (a busy engine uses the memory).
 
@@ -80,6 +83,11 @@ that no case of a source expects or reports is not scored there.
   diagnose_gen.py [--sample N] [--seed S] [--only FAMILY] [--jobs J]
                   [--markdown FILE]   (write the figures block into FILE)
                   [--list]            (print the cases and their labels)
+                  [--report]          (exit 0 below the floor: make eval)
+                  [--quiet]           (no line per wrongly labelled GPU)
+
+Exit status 1 when a label/source pair is below its FLOOR (unless --report)
+or a case could not run (its error names the case and the command).
 
 Environment: GPUMON, SIM_LIB, SOURCE_ROOT (as every e2e test), DIAG_HISTORY
 (the built tests/e2e/diag_history).
@@ -104,10 +112,37 @@ from diagnose_suite import DIAG_COLUMNS, check_shape  # noqa: E402
 
 GOAL = 0.95
 LIVE_S = 15
-# The floor of the check, per label and source: (precision, recall).  Today's
-# main where it is under the goal, less a margin; GOAL everywhere else.
-# Raise an entry as the detectors improve; remove it when it reaches GOAL.
+# The floor of the check, per label and source: (precision, recall).  Where
+# main scored under the goal on 2026-12-05, the lower of its figures on the
+# 69-case sample (--sample 69 --seed 1, what meson test runs) and on the full
+# sweep (make eval), less 0.1, rounded down to 0.05; GOAL everywhere else.
+# Raise an entry as the detectors improve; remove it at GOAL.
 FLOOR = {
+    # MIG GPUs at work read as idle (no utilisation on a MIG parent)
+    ("healthy-busy", "live"): (GOAL, 0.80),
+    ("healthy-busy", "store"): (GOAL, 0.80),
+    ("healthy-busy", "csv"): (GOAL, 0.80),
+    ("idle", "live"): (0.70, GOAL),
+    ("idle", "store"): (0.70, GOAL),
+    ("idle", "csv"): (0.70, GOAL),
+    # sparse beats missed (#25 point 4); waiting ranks read as starved (2)
+    ("input-starved", "live"): (0.0, 0.40),
+    ("input-starved", "store"): (GOAL, 0.20),
+    ("input-starved", "csv"): (GOAL, 0.20),
+    # jobs grouped by process name (#25 point 1), waiting ranks (2)
+    ("light-load", "live"): (0.75, 0.25),
+    ("light-load", "store"): (0.65, 0.50),
+    ("light-load", "csv"): (0.65, 0.50),
+    ("straggler", "live"): (0.70, GOAL),
+    ("straggler", "store"): (0.0, GOAL),
+    ("straggler", "csv"): (0.0, GOAL),
+    # slow leaks not named (#25 point 5)
+    ("memory-growth", "store"): (GOAL, 0.25),
+    ("memory-growth", "csv"): (GOAL, 0.25),
+    # a transcoder's memory called squatted (#25 point 6)
+    ("memory-squatted", "live"): (0.70, GOAL),
+    ("memory-squatted", "store"): (0.70, GOAL),
+    ("memory-squatted", "csv"): (0.70, GOAL),
 }
 SOURCES = ("live", "store", "csv")
 DIAG_HISTORY = os.environ.get("DIAG_HISTORY") or os.path.join(
@@ -132,18 +167,21 @@ class Case:
     """One node.  gpus: list of dicts of [gpu.N] keys; procs: list of
     (name, dict); jobs: rank counts of the live job trees to start (their
     pids are ${GPUSIM_PID_J<j>R<r>}); expect[source][gpu] = set of labels,
-    or None (not scored); hist = (span s, step s) or None."""
+    or None (not scored there); hist = (span, step) of the history in
+    scenario seconds."""
 
     def __init__(self, family, rng, ngpus, model):
-        self.family, self.rng = family, rng
+        self.family = family
         self.model = model
         self.gpus = [{} for _ in range(ngpus)]
         self.procs, self.faults, self.jobs = [], [], []
         self.expect = {s: {} for s in SOURCES}
         self.hist = (600, 2)
-        self.live = True
         self.notes = []
         self.at = 0.0     # GEN_AT = at x the source's window (scenario seconds)
+        # drawn now, in generation order: the same case whatever order runs it
+        self.seed = rng.randrange(1, 1 << 30)
+        self.noise = rng.choice([0.5, 1.5, 3, 5])
 
     def label(self, gpu, live, hist="same"):
         self.expect["live"][gpu] = live
@@ -163,13 +201,11 @@ class Case:
                                              "name": name, "used_memory": mem}))
 
     def ini(self, name):
-        rng = self.rng
         out = [f"; {name} ({self.family}): generated by tests/e2e/diagnose_gen.py"]
         for n in self.notes:
             out.append(f"; {n}")
-        out += ["[machine]", f"seed = {rng.randrange(1, 1 << 30)}", f"gpus = {len(self.gpus)}",
-                "", "[gpu]", f"model = {self.model}", "util_noise = "
-                f"{rng.choice([0.5, 1.5, 3, 5])}", ""]
+        out += ["[machine]", f"seed = {self.seed}", f"gpus = {len(self.gpus)}", "", "[gpu]",
+                f"model = {self.model}", f"util_noise = {self.noise}", ""]
         for i, g in enumerate(self.gpus):
             out.append(f"[gpu.{i}]")
             out += [f"{k} = {v}" for k, v in g.items()]
@@ -224,7 +260,12 @@ def fam_heartbeat(rng):
                      heartbeat_floor=rng.choice([0, 0, 2, 5]),
                      heartbeat_jitter=rng.choice([0, 0.3, 1]),
                      pcie_rx=f"{rng.choice([2, 4, 8, 14])}GB/s")
-    c.label(0, {"input-starved"} if period * 3 <= LIVE_S else None, {"input-starved"})
+    # a beat without jitter sampled at a multiple of its period reads the same
+    # phase every time (a strobe): no sampler can see it, so not scored there
+    jitter = c.gpus[0]["heartbeat_jitter"]
+    strobe = jitter == 0 and abs(c.hist[1] / period - round(c.hist[1] / period)) < 1e-9
+    c.label(0, {"input-starved"} if period * 3 <= LIVE_S else None,
+            None if strobe else {"input-starved"})
     c.job([0], mem=f"{rng.randint(8, 40)}GiB")
     return c
 
@@ -506,7 +547,7 @@ def fam_codec(rng):
     else:
         key = "enc_util" if kind == "encode" else "dec_util"
         c.gpus[0].update({"workload": kind, "util": rng.randint(2, 15),
-                          key: rng.randint(85, 99)})
+                          key: rng.randint(90, 99)})
     c.label(0, {"codec-bound"})
     return c
 
@@ -721,6 +762,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("DIAG_GEN_JOBS", "12")))
     ap.add_argument("--markdown", metavar="DOC", help="write the figures into DOC's block")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--report", action="store_true",
+                    help="exit 0 whatever the scores (make eval: the figures are the product)")
     ap.add_argument("--quiet", action="store_true", help="no line per wrong GPU")
     ARGS = ap.parse_args()
     cases = generate(ARGS.seed, PER_FAMILY, ARGS.only)
@@ -765,7 +808,7 @@ def main():
           f"{under} label/source pairs under the {GOAL} goal, {bad} below the floor")
     if ARGS.markdown:
         write_block(ARGS.markdown, markdown(cases, tally, conf, seconds))
-    return 1 if bad else 0
+    return 1 if bad and not ARGS.report else 0
 
 
 if __name__ == "__main__":
