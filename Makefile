@@ -11,6 +11,9 @@
 #                 conditions, not durations: they must pass on a busy machine)
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
+#   make eval     gpumon diagnose on the full generated sweep (tests/e2e/diagnose_gen.py,
+#                 322 cases live, from the store and from CSV; ~10 minutes on 2 cores):
+#                 precision, recall and confusion matrices into docs/diagnose.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
 #                 for FUZZ_SECONDS (60); docs/fuzzing.md
 #   make install  install gpumon, the simulator, the unit, the man pages and completions,
@@ -18,7 +21,7 @@
 
 BUILD ?= build
 
-.PHONY: all demo check check-fast check-loaded lint bench fuzz install clean deps
+.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -50,6 +53,11 @@ lint: $(BUILD)/build.ninja
 
 bench:
 	@scripts/bench.sh $(BUILD)
+
+eval: all
+	GPUMON=$(CURDIR)/$(BUILD)/src/gpumon SIM_LIB=$(CURDIR)/$(BUILD)/sim/libnvidia-ml.so.1 \
+	SOURCE_ROOT=$(CURDIR) DIAG_HISTORY=$(CURDIR)/$(BUILD)/tests/e2e/diag_history \
+	python3 tests/e2e/diagnose_gen.py --report --markdown docs/diagnose.md
 
 fuzz:
 	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
