@@ -396,7 +396,7 @@ def fam_orphaned(rng):
     c.gpus[0]["workload"] = "idle"
     cap = MODELS[c.model][0] // 1024
     c.procs.append(("crashed", {"gpu": "0", "pid": DEAD_PID + rng.randrange(1000),
-                                "name": "python3",
+                                "name": "python3", "alive": "no",
                                 "used_memory": f"{rng.randint(1, min(40, cap - 2))}GiB"}))
     c.label(0, {"memory-orphaned"})
     return c
