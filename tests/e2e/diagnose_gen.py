@@ -753,6 +753,10 @@ def write_block(doc, text):
     os.replace(doc + ".tmp", doc)
 
 
+# set by tests/e2e/meson.build in an AddressSanitizer build
+SANITIZED = os.environ.get("DIAG_GEN_SANITIZED") == "1"
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -798,7 +802,13 @@ def main():
         p, r = pr(t)
         fp_, fr = floor_of(lab, source)
         flag = ""
-        if p < fp_ or r < fr:
+        if (p < fp_ or r < fr) and source == "live" and SANITIZED:
+            # a sanitized build runs several times slower: the live window
+            # holds fewer samples, so its figures measure the build, not the
+            # detectors; the plain build holds the floor (the sanitized run
+            # is there for memory errors, which fail it whatever the scores)
+            flag, under = "  below the floor (sanitized: live not held to it)", under + 1
+        elif p < fp_ or r < fr:
             flag, bad = "  BELOW THE FLOOR", bad + 1
         elif p < GOAL or r < GOAL:
             flag, under = f"  under the {GOAL} goal", under + 1
