@@ -687,10 +687,14 @@ static int feed_bound(const struct stats *st, char *buf, size_t len)
     /* every worker busy all the time: the pool is too small */
     if (nw > 0 && !isnan(wcpu) && wcpu / nw >= FEED_CORE)
         bound |= FEED_CPU;
-    /* runnable tasks wait for a CPU (other jobs, too few cores) */
-    if (!isnan(pc) && pc >= FEED_PSI)
+    /* the job's own tasks wait for a CPU (other jobs, too few cores).  Only
+     * the job's cgroup says that: the node's pressure is any task's stall
+     * (a build beside an idle loader reads 97 %), so it is shown, never
+     * decides */
+    int own_psi = st->psi_scope == 1;
+    if (own_psi && !isnan(pc) && pc >= FEED_PSI)
         bound |= FEED_CPU;
-    if ((!isnan(io) && io >= FEED_IOWAIT) || (!isnan(pio) && pio >= FEED_PSI))
+    if ((!isnan(io) && io >= FEED_IOWAIT) || (own_psi && !isnan(pio) && pio >= FEED_PSI))
         bound |= FEED_IO;
     char w[48], wc[40], iot[32], psi[96];
     if (nw < 0)

@@ -884,6 +884,54 @@ static void add_fed_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, doub
     p->host.psi_scope = GM_PSI_CGROUP;
 }
 
+/* The node's pressure is any task's stall: a compile beside an idle loader
+ * reads 97 %.  It decides nothing (GPU 0: light-load, its evidence is not
+ * "CPU-bound"); the same figure from the job's own cgroup does (GPU 1).
+ * Seen in make check beside stress-ng: an idle `python3 train.py` was called
+ * "feeder CPU-bound: pid N at 0 % of a core". */
+static void test_host_side_node_pressure(void **state)
+{
+    (void)state;
+    rng_state = 26;
+    struct gm_dg *d = gm_dg_new(NULL);
+    for (int k = 0; k < 30; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = T0 + k * S;
+        gm_snapshot_set_gpus(s, 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->index = i;
+            g->procs_listed = 1;
+            g->m[GM_M_UTIL_GPU] = gm_v_u64(59 + (uint64_t)(rnd() * 2));
+            g->m[GM_M_POWER_DRAW] = gm_v_f64(240);
+            g->m[GM_M_POWER_LIMIT] = gm_v_f64(400);
+            g->m[GM_M_CLK_SM] = gm_v_u64(1410);
+            g->m[GM_M_CLK_MAX_SM] = gm_v_u64(1410);
+            g->m[GM_M_MEM_TOTAL] = gm_v_u64((uint64_t)(80 * GIB));
+            g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(8 * GIB));
+        }
+        double first = k == 0 ? NAN : 0;
+        for (uint32_t i = 0; i < 2; i++) {
+            add_fed_proc(s, i, 1000 + i, first + 0, 0, 0, NAN, 1);
+            struct gm_proc *p = &s->procs[s->nproc - 1];
+            p->host.psi_cpu = 97;
+            p->host.psi_scope = i == 0 ? GM_PSI_NODE : GM_PSI_CGROUP;
+        }
+        gm_dg_add_snapshot(d, s, 0);
+        gm_snapshot_free(s);
+    }
+    struct gm_dg_result r;
+    gm_dg_eval(d, 0, 0, &r);
+    assert_false(has(&r, 0, "input-starved"));
+    assert_true(has(&r, 0, "light-load"));
+    assert_true(has(&r, 1, "input-starved"));
+    for (size_t i = 0; i < r.nfinding; i++)
+        if (r.findings[i].gpus[0] == 0)
+            assert_null(strstr(r.findings[i].evidence, "CPU-bound"));
+    gm_dg_result_free(&r);
+    gm_dg_free(d);
+}
+
 static void test_host_side(void **state)
 {
     (void)state;
@@ -1043,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_snapshots),
         cmocka_unit_test(test_snapshot_gpm),
         cmocka_unit_test(test_host_side),
+        cmocka_unit_test(test_host_side_node_pressure),
         cmocka_unit_test(test_orphan_evidence),
         cmocka_unit_test(test_clock_max_unknown),
         cmocka_unit_test(test_clock_max_unknown_intensity),
