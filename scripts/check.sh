@@ -19,6 +19,14 @@
 set -u
 cd "$(dirname "$0")/.."
 
+# Tests per core at once: most tests wait (on agents, sampling, timeouts),
+# not compute -- the plain suite used ~215 CPU-seconds over 500 s of wall
+# time at 8 at once on 2 cores (README, "Building and testing") -- so several per core keep
+# the cores busy; the longest start first (meson's priority,
+# tests/e2e/meson.build).  GPUMON_TEST_JOBS overrides.
+ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+jobs=${GPUMON_TEST_JOBS:-$((ncpu * 4))}
+
 run_suite() { # name builddir meson-setup-args...
     name=$1; dir=$2; shift 2
     if [ ! -f "$dir/build.ninja" ]; then
@@ -26,7 +34,8 @@ run_suite() { # name builddir meson-setup-args...
     fi
     ninja -C "$dir" >"$dir.ninja.log" 2>&1 || { cat "$dir.ninja.log"; return 1; }
     echo "== $name tests"
-    meson test -C "$dir" --print-errorlogs --no-rebuild ${suite_args:-} ${GPUMON_TEST_ARGS:-}
+    meson test -C "$dir" --print-errorlogs --no-rebuild --num-processes "$jobs" \
+        ${suite_args:-} ${GPUMON_TEST_ARGS:-}
     return 0
 }
 

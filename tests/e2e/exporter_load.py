@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""/metrics under load, bounded in time (~40 s; meson runs it alone).
+"""/metrics under load, bounded in time (~40 s).
 
   wrk_rss_flat: `gpumon agent` (CSV, store and exporter, sampling every
       second on h100x8-training.ini) takes `wrk -t2 -c16 -d30s` on /metrics,
