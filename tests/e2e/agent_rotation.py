@@ -97,7 +97,9 @@ def test_midnight():
         check_whole_samples(r2, 8, names[1])
         check_grid(times, 100, "a sample every 100 ms, across midnight too", counted=counted)
         n = len(times)
-        check(st["samples"] <= n <= st["samples"] + 3, f"{n} samples, --status said "
+        # none added: check_grid above (one sample per grid point); how many
+        # came between --status and the stop is the machine's business
+        check(st["samples"] <= n, f"{n} samples, --status said "
               f"{st['samples']} shortly before the stop")
         check_eq(len(rows), 8 * n, "GPU rows")
         srows = db_samples(os.path.join(data, "gpumon.db"))
