@@ -161,7 +161,18 @@ def test_api():
                 # the agent's API adds its running diagnosis (docs/api.md)
                 check(isinstance(a.get("diagnosis"), list) or a.get("diagnosis") is None,
                       f"GPU {a['index']}'s diagnosis in the API", a.get("diagnosis"))
-                check_eq(sorted(set(a) - {"diagnosis"}), sorted(b), f"GPU {a['index']}'s keys")
+                check_eq(sorted(set(a) - {"diagnosis", "value_ages_seconds"}), sorted(b),
+                         f"GPU {a['index']}'s keys")
+                # and the ages of the slow groups' values, which status --json
+                # reads afresh (docs/json.md): every real ECC, PCIe link and
+                # setting value has one, no fast value has
+                ages = a.get("value_ages_seconds")
+                check(isinstance(ages, dict), f"GPU {a['index']}: no value_ages_seconds", a)
+                for k in ("ecc_corrected_volatile", "pcie_link_gen_current", "persistence_mode"):
+                    check(a[k] is None or (k in ages and ages[k] >= 0),
+                          f"GPU {a['index']}: no age of {k}", ages)
+                check("temperature_gpu_celsius" not in ages, "a fast value has an age", ages)
+                check("value_ages_seconds" not in b, "status --json has ages", b)
                 check_eq(len(a["processes"]), len(b["processes"]), f"GPU {a['index']} processes")
                 for pa, pb in zip(a["processes"], b["processes"]):
                     check_eq(sorted(pa), sorted(pb), "a process's keys")
