@@ -988,6 +988,13 @@ static void health(struct writer *w, const struct gm_prom_state *st,
     sample_begin(w);
     host_label(w, &first);
     sample_end(w, (double)self->scrapes);
+    family(w, "gpumon_exporter_page_renders", F_COUNTER,
+           "Live pages (/) rendered before the sample served now was published: one per sample "
+           "that someone asked for the page in.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)self->page_renders);
 }
 
 /* ----------------------------------------------------------------- render */

@@ -171,7 +171,11 @@ static char *render(const struct gm_snapshot *s, int names, int procs)
     "# HELP gpumon_exporter_scrapes_total HTTP requests for /metrics served before the sample "    \
     "served now was rendered.\n"                                                                   \
     "# TYPE gpumon_exporter_scrapes_total counter\n"                                               \
-    "gpumon_exporter_scrapes_total 0\n"
+    "gpumon_exporter_scrapes_total 0\n"                                                            \
+    "# HELP gpumon_exporter_page_renders_total Live pages (/) rendered before the sample served "  \
+    "now was published: one per sample that someone asked for the page in.\n"                      \
+    "# TYPE gpumon_exporter_page_renders_total counter\n"                                          \
+    "gpumon_exporter_page_renders_total 0\n"
 
 /* Not there: GPU 0's fan (not supported), power limit (an error) and free
  * MIG memory (not available), the process's SM utilisation, and every value
