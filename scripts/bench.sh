@@ -164,6 +164,8 @@ else # only the outputs of the sections that run
     ! want calls || rm -rf "$OUT/calls" "$OUT/calls.json"
 fi
 mkdir -p "$CACHE"
+# the page as it was, for the comparison at the end (bench/compare.py)
+cp "$DOC" "$OUT/BENCHMARKS.last.md"
 
 # ---------------------------------------------------------------- environment
 # Only what the benchmarks set: pinned scenario time, the simulator, the
@@ -534,6 +536,14 @@ if want calls; then
         --gpumon "$GPUMON" --dir "$OUT/calls" --out "$OUT/calls.json" --doc "$DOC" \
         --window "${BENCH_CALLS_SECS:-30}" || die "the calls benchmark failed (see $OUT/calls/)"
 fi
+
+# ---------------------------------------------------------------- compare
+# Every figure of CPU, memory and instructions per sample that this run
+# rewrote, against its last recorded value: moves beyond 10 % printed,
+# growth as a regression (bench/compare.py; also in $OUT/compare.txt).
+python3 bench/compare.py "$OUT/BENCHMARKS.last.md" "$DOC" >"$OUT/compare.txt" ||
+    die "comparing with the last figures failed"
+cat "$OUT/compare.txt" >&2
 
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
     if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ] ||
