@@ -90,9 +90,9 @@ struct gm_rgset gm_nvml_groups_static(void);
 
 /* The cadence of the slow read groups: values that change on a fault or an
  * administrator's action, not from second to second -- settings
- * (persistence, compute, display and MIG modes, the power limit,
- * application clocks, ECC mode), health counters (ECC counts, retired
- * pages, row remapping, PCIe replays) and the PCIe link state -- are read
+ * (persistence, compute, display and MIG modes, application clocks, ECC
+ * mode), health counters (ECC counts, retired pages, row remapping, PCIe
+ * replays) and the PCIe link state -- are read
  * at most every slow_ns when gm_nvml_sample is called again and again (the
  * agent), and their last values reused in between with their age
  * (struct gm_value's age_ms).  A read that failed is not reused: the next

@@ -431,6 +431,12 @@ static void test_cadence(void **state)
             assert_true(gm_v_ok(ecc) && gm_v_ok(gen));
             assert_true(gm_v_ok(&b->gpus[i].m[GM_M_TEMP_GPU]));
             assert_int_equal(b->gpus[i].m[GM_M_TEMP_GPU].age_ms, 0);
+            /* the power limit is read every sample: the CSV log, the store and
+             * the page show it, and they show no ages */
+            if (!gm_v_ok(&b->gpus[i].m[GM_M_POWER_LIMIT]) || b->gpus[i].m[GM_M_POWER_LIMIT].age_ms)
+                fail_msg("GPU %u: power limit status %d, age %u ms (want a fresh value)", i,
+                         b->gpus[i].m[GM_M_POWER_LIMIT].status,
+                         b->gpus[i].m[GM_M_POWER_LIMIT].age_ms);
             assert_int_equal(a->gpus[i].m[GM_M_ECC_CORR_VOL].age_ms, 0);
             if (cad) {
                 assert_true(ecc->v.u == a->gpus[i].m[GM_M_ECC_CORR_VOL].v.u);
