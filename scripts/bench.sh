@@ -12,7 +12,8 @@
 # beside node_exporter), "plot" (gpumon plot --since 30d on the 30-day
 # store), "api" (the live page's /api/v1/status under wrk, the agent's
 # cadence beside it), "report-html" (gpumon report --html for 30 days on
-# that store) and "tests" (the durations tests no longer assert); each rewrites only its own generated block of
+# that store), "tests" (the durations tests no longer assert) and "calls"
+# (NVML calls per GPU per sample); each rewrites only its own generated block of
 # docs/BENCHMARKS.md and its own files in bench-results/, and the other
 # results stay as they are.  The sections that bench/report.py writes
 # together (summary, snapshot, process, agent, storage, report) run only in
@@ -52,8 +53,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot | api | report-html | tests) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests)" ;;
+    top | exporter | insight | plot | api | report-html | tests | calls) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -160,8 +161,11 @@ else # only the outputs of the sections that run
     ! want api || rm -rf "$OUT/api" "$OUT/api.json"
     ! want report-html || rm -f "$OUT/report-html.json"
     ! want tests || rm -rf "$OUT/tests" "$OUT/tests.json"
+    ! want calls || rm -rf "$OUT/calls" "$OUT/calls.json"
 fi
 mkdir -p "$CACHE"
+# the page as it was, for the comparison at the end (bench/compare.py)
+cp "$DOC" "$OUT/BENCHMARKS.last.md"
 
 # ---------------------------------------------------------------- environment
 # Only what the benchmarks set: pinned scenario time, the simulator, the
@@ -521,6 +525,25 @@ if want tests; then
         --doc "$DOC" --runs "${BENCH_TESTS_RUNS:-5}" || ts_rc=$?
     [ "$ts_rc" = 0 ] || [ "$ts_rc" = 3 ] || die "the tests benchmark failed (see $OUT/tests/)"
 fi
+
+# ---------------------------------------------------------------- calls
+# NVML calls per GPU per sample of the agent, by read group, with its
+# default outputs and with the CSV log alone (the simulator's GPUSIM_COUNT):
+# bench/calls_run.py.  Its own block in $DOC.  About 90 s.
+if want calls; then
+    say "calls: NVML calls per GPU per sample, ${BENCH_CALLS_SECS:-30} s per configuration"
+    env -u GPUSIM_TIME GPUSIM_EPOCH=$(($(date +%s) - SCENARIO_TIME)) python3 bench/calls_run.py \
+        --gpumon "$GPUMON" --dir "$OUT/calls" --out "$OUT/calls.json" --doc "$DOC" \
+        --window "${BENCH_CALLS_SECS:-30}" || die "the calls benchmark failed (see $OUT/calls/)"
+fi
+
+# ---------------------------------------------------------------- compare
+# Every figure of CPU, memory and instructions per sample that this run
+# rewrote, against its last recorded value: moves beyond 10 % printed,
+# growth as a regression (bench/compare.py; also in $OUT/compare.txt).
+python3 bench/compare.py "$OUT/BENCHMARKS.last.md" "$DOC" >"$OUT/compare.txt" ||
+    die "comparing with the last figures failed"
+cat "$OUT/compare.txt" >&2
 
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
     if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ] ||

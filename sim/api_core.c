@@ -19,6 +19,17 @@
  * init like a bad scenario file.  It also settles the session's privilege
  * (GPUSIM_ROOT, else the effective uid: gs_privileged), which the setters of
  * sim/api_set.c check.
+ *
+ * GPUSIM_COUNT names a file that counts every call of every function (the
+ * benchmark's "NVML calls per GPU per sample"): created by the start of a
+ * session that names it, one fixed-size record per exported function (its
+ * name, NUL padded, and a 64-bit count in the host's byte order), mapped
+ * shared so that another process reads the counts while this one runs.  A
+ * later session naming the same file goes on counting in it (the agent's
+ * reconnects); another name starts a new file; unset stops counting.  Counting is
+ * one increment under the lock the prologue already holds; the function's
+ * record is found by its __func__ pointer in a small cache, so a counted
+ * call costs no name search after the first.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +38,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -37,9 +50,12 @@ static struct gs_scenario *g_scn;
 static struct gs_timecfg g_tc;
 static double g_first_init; /* wall time of the process's first nvmlInit*, 0 before */
 static char g_last_msg[640];
-static struct gs_fail g_fail; /* GPUSIM_FAIL of this session, with its counters */
-static int g_trace_fd = -1;   /* GPUSIM_TRACE of this session, -1 when unset */
-static bool g_root;           /* the session runs as root (GPUSIM_ROOT or geteuid) */
+static struct gs_fail g_fail;         /* GPUSIM_FAIL of this session, with its counters */
+static int g_trace_fd = -1;           /* GPUSIM_TRACE of this session, -1 when unset */
+static bool g_root;                   /* the session runs as root (GPUSIM_ROOT or geteuid) */
+static struct gs_count_rec *g_counts; /* GPUSIM_COUNT's records, NULL when unset */
+static size_t g_counts_bytes;         /* their size, for munmap */
+static char g_counts_path[512];       /* the file they are mapped from */
 
 static struct nvmlDevice_st g_phys[GS_MAX_GPUS];
 static struct nvmlDevice_st g_migs[GS_MAX_GPUS][GS_MAX_MIG];
@@ -93,6 +109,91 @@ nvmlReturn_t gs_copy_out(char *dst, unsigned len, const char *src)
         return NVML_ERROR_INSUFFICIENT_SIZE;
     memcpy(dst, src, n + 1);
     return NVML_SUCCESS;
+}
+
+/* ---------------------------------------------------------- call counts */
+
+/* One record of the GPUSIM_COUNT file (docs/simulator.md). */
+struct gs_count_rec {
+    char name[GS_COUNT_NAME];
+    uint64_t calls;
+};
+_Static_assert(sizeof(struct gs_count_rec) == GS_COUNT_REC, "a count record is 64 bytes");
+
+/* __func__ pointer -> gs_names index, open addressing; a full cache falls
+ * back to the name search. */
+#define COUNT_CACHE 1024
+static struct {
+    const char *fn;
+    int idx;
+} g_count_cache[COUNT_CACHE];
+
+static int count_index(const char *fn)
+{
+    size_t h = ((uintptr_t)fn >> 3) % COUNT_CACHE;
+    for (size_t k = 0; k < COUNT_CACHE; k++, h = (h + 1) % COUNT_CACHE) {
+        if (g_count_cache[h].fn == fn)
+            return g_count_cache[h].idx;
+        if (!g_count_cache[h].fn) {
+            g_count_cache[h].fn = fn;
+            g_count_cache[h].idx = gs_name_index(fn);
+            return g_count_cache[h].idx;
+        }
+    }
+    return gs_name_index(fn);
+}
+
+/* Maps GPUSIM_COUNT at the start of a session (above).  0, or -1 with err
+ * set.  A planted symlink is refused (O_NOFOLLOW), not followed. */
+static int counts_open(char *err, size_t len)
+{
+    const char *path = getenv("GPUSIM_COUNT");
+    if (g_counts && path && strcmp(path, g_counts_path) == 0)
+        return 0;
+    if (g_counts)
+        munmap(g_counts, g_counts_bytes);
+    g_counts = NULL;
+    g_counts_path[0] = '\0';
+    if (!path || !*path)
+        return 0;
+    if (strlen(path) >= sizeof(g_counts_path)) {
+        snprintf(err, len, "GPUSIM_COUNT: path longer than %zu bytes", sizeof(g_counts_path) - 1);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < gs_name_count; i++)
+        n += gs_names[i].kind == GS_NAME_FUNCTION;
+    size_t bytes = n * sizeof(struct gs_count_rec);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(err, len, "GPUSIM_COUNT: cannot open '%.400s': %s", path, strerror(errno));
+        return -1;
+    }
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0)
+        m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(err, len, "GPUSIM_COUNT: cannot map '%.400s': %s", path, strerror(e));
+        return -1;
+    }
+    g_counts = m;
+    g_counts_bytes = bytes;
+    snprintf(g_counts_path, sizeof(g_counts_path), "%s", path);
+    for (size_t i = 0, k = 0; i < gs_name_count; i++)
+        if (gs_names[i].kind == GS_NAME_FUNCTION)
+            snprintf(g_counts[k++].name, GS_COUNT_NAME, "%s", gs_names[i].name);
+    return 0;
+}
+
+/* Counts one call of fn (with the lock held).  Functions come first in
+ * gs_names, so a function's index is its record's. */
+static void count_call(const char *fn)
+{
+    int i = count_index(fn);
+    if (i >= 0 && gs_names[i].kind == GS_NAME_FUNCTION)
+        g_counts[i].calls++;
 }
 
 /* -------------------------------------------------------- call prologue */
@@ -155,6 +256,8 @@ nvmlReturn_t gs_enter(struct gs_call *c, const char *fn, enum gs_hkind kind, nvm
                       unsigned index, int args_ok)
 {
     pthread_mutex_lock(&g_lock);
+    if (g_counts)
+        count_call(fn);
     nvmlReturn_t r = check_session(c, kind, device, index);
     if (r != NVML_SUCCESS)
         goto fail;
@@ -259,6 +362,10 @@ static nvmlReturn_t do_init(unsigned flags)
         return r;
     }
 
+    if (counts_open(err, sizeof(err)) != 0) {
+        report(err);
+        goto unknown;
+    }
     const char *path = getenv("GPUSIM_SCENARIO");
     struct gs_timecfg tc;
     struct gs_scenario *s = NULL;

@@ -45,6 +45,12 @@ extern const struct gs_name gs_names[];
 extern const size_t gs_name_count;
 #define GS_NAMES_MAX 512
 
+/* GPUSIM_COUNT's file (sim/api_core.c, docs/simulator.md): one record of
+ * GS_COUNT_REC bytes per function, in gs_names order: the name in the first
+ * GS_COUNT_NAME bytes (NUL padded), then the calls as a uint64_t. */
+#define GS_COUNT_NAME 56
+#define GS_COUNT_REC 64
+
 /* Index of name in gs_names, or -1 when unknown. */
 int gs_name_index(const char *name);
 /* Index of the field with this NVML_FI_* id, or -1 when the sim does not know it. */

@@ -58,6 +58,7 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);
     struct gm_rgset groups = gm_rgset_empty(&o->groups) ? gm_nvml_groups_default() : o->groups;
     gm_nvml_set_groups(c->nvml, &groups, o->procs, o->nvml_flags);
+    gm_nvml_set_cadence(c->nvml, o->slow_ns);
     return rc;
 }
 

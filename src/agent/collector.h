@@ -22,6 +22,8 @@ struct gm_collector_opts {
     const char *lib_path;   /* NULL: $GPUMON_NVML_LIB or libnvidia-ml.so.1 */
     struct gm_rgset groups; /* read groups (empty = the default set) */
     unsigned nvml_flags;    /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS (source/nvml.h) */
+    int64_t slow_ns;        /* the slow read groups' period (gm_nvml_set_cadence); 0: every
+                               sample */
     int procs;              /* list GPU processes */
     int procfs;             /* enrich them from /proc */
     const char *proc_root;  /* NULL = "/proc" */

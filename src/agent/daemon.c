@@ -60,6 +60,18 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
 
 /* ------------------------------------------------------------ helpers */
 
+/* The agent's cadence for the slow read groups (source/nvml.h,
+ * gm_nvml_set_cadence): settings, ECC and retired pages, row remapping,
+ * PCIe link and replays, NVLink states and errors are read every 10 s, not
+ * every sample.  They change on a fault or an administrator's action, not
+ * from second to second; the memory faults that matter at once also arrive
+ * as Xid events (48, 63, 64, 94, 95: xidwatch.c, read as they happen).  An
+ * alert on these values is late by at most one period, small beside the
+ * minutes of the shipped rules' windows, while a sample makes far fewer
+ * NVML calls (docs/BENCHMARKS.md, "NVML calls per sample").  Every output
+ * that shows these values shows their age. */
+#define AGENT_SLOW_NS (10LL * 1000000000LL)
+
 /* once: a single sample (--once), which takes its GPM interval now (two GPM
  * samples 100 ms apart, docs/gpm.md) instead of reporting it not yet available. */
 static int open_collector(const struct gm_config *c, struct gm_collector **col, int once)
@@ -75,6 +87,8 @@ static int open_collector(const struct gm_config *c, struct gm_collector **col, 
         gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
     if (once)
         co.nvml_flags |= GM_NVML_GPM_PRIME;
+    else
+        co.slow_ns = AGENT_SLOW_NS;
     struct gm_err e = {0};
     /* a failure is not fatal: the first sample reports it (logged once by
      * the sampler) and init is retried with backoff */

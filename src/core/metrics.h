@@ -466,11 +466,21 @@ int gm_metric_by_gpm_id(unsigned gpm_id);
 extern const struct gm_metric gm_metrics[GM_M__COUNT];
 
 /* Read-group facts: whether it is static, and the NVML symbol(s) it calls
- * (for docs and for naming a call that hangs). */
+ * (for docs and for naming a call that hangs); whether it is slow: read
+ * every few seconds when sampling again and again and reused in between,
+ * each value with its age (value.h's age_ms; source/nvml.h,
+ * gm_nvml_set_cadence). */
+enum gm_rg_slow {
+    GM_RG_FAST = 0,     /* read every sample */
+    GM_RG_SLOW_CADENCE, /* settings and health counters: slow when a cadence is set (the agent) */
+    GM_RG_SLOW_ALWAYS,  /* slow also without one (every 10 s): seldom-read settings and
+                           counters, NVLink states and error counters */
+};
 struct gm_read_group_info {
     const char *name;
     const char *nvml; /* primary NVML function */
     int is_static;
+    int slow; /* enum gm_rg_slow */
 };
 extern const struct gm_read_group_info gm_read_groups[GM_RG__COUNT];
 

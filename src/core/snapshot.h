@@ -215,6 +215,10 @@ struct gm_snapshot {
     int64_t mono_ns;      /* CLOCK_MONOTONIC at the start of the sample */
     int32_t utc_offset_s; /* local time zone offset at wall_ns */
     int64_t duration_ns;  /* how long the sample took (monotonic) */
+    /* The slow read groups' period (source/nvml.h, gm_nvml_set_cadence):
+     * > 0 when values of slow groups may be reused from earlier reads (the
+     * agent), each with its age_ms; the outputs then show the ages. */
+    int64_t slow_ns;
     char hostname[65];
 
     uint8_t driver;                 /* enum gm_driver_state */

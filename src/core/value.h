@@ -33,7 +33,11 @@ struct gm_value {
     uint8_t status; /* enum gm_vstatus */
     uint8_t type;   /* enum gm_vtype: which member of v holds the number */
     int16_t code;   /* NVML return code when status != OK, else 0 */
-    uint32_t _pad;
+    /* How old the value is at its snapshot, in ms: 0 read in this sample;
+     * more for a slow read group's value read that long before and reused
+     * (source/nvml.h, gm_nvml_set_cadence).  Every output that shows such
+     * a value shows its age too: it is real, not fresh. */
+    uint32_t age_ms;
     union {
         uint64_t u;
         int64_t i;

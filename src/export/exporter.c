@@ -105,6 +105,7 @@ static void body_mem_unref(struct body *b)
     gm_buf_free(&b->om.plain);
     gm_buf_free(&b->om.gz);
     gm_buf_free(&b->status);
+    gm_buf_free(&b->page);
     gm_snapshot_unref(b->snap);
     gm_prom_state_free(b->state);
     pthread_mutex_destroy(&b->mu);
@@ -274,6 +275,7 @@ static int sink_write(void *ctx, const struct gm_snapshot *s)
     struct gm_prom_self self = {
         .scrapes = __atomic_load_n(&x->scrapes, __ATOMIC_RELAXED),
         .dropped = __atomic_load_n(&x->dropped, __ATOMIC_RELAXED),
+        .page_renders = __atomic_load_n(&x->page_renders, __ATOMIC_RELAXED),
     };
     pthread_mutex_lock(&x->mu);
     struct gm_prom_opts po = x->prom;

@@ -345,19 +345,39 @@ static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char 
     return z->bad ? MHD_NO : MHD_YES;
 }
 
+/* The page at /: rendered once per sample, on the first request that
+ * wants it, and kept with the sample (as /metrics and /api/v1/status are),
+ * so that every other request of the sample costs a copy.  Its alerts are
+ * those of that first request; the page's script keeps them current from
+ * /api/v1/alerts.  Without a sample yet, a page that says so (503),
+ * rendered each time. */
+static void render_page(struct gm_exporter *x, const struct gm_snapshot *snap, struct gm_buf *out)
+{
+    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
+    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
+    gm_live_page(out, snap, al, total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
+    __atomic_add_fetch(&x->page_renders, 1, __ATOMIC_RELAXED);
+    free(al);
+}
+
 static enum MHD_Result serve_page(struct gm_exporter *x, const struct sec *s,
                                   struct MHD_Connection *c)
 {
     struct body *b = gm_ex_current(x, NULL);
-    struct gm_alert_now *al = gm_xcalloc(GM_LIVE_ALERTS_MAX, sizeof(*al));
-    int total = live_alerts(x, al, GM_LIVE_ALERTS_MAX);
     struct gm_buf out = GM_BUF_INIT;
-    gm_live_page(&out, b ? b->snap : NULL, al,
-                 total < GM_LIVE_ALERTS_MAX ? total : GM_LIVE_ALERTS_MAX, total);
-    free(al);
-    unsigned status = b ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+    if (!b) {
+        render_page(x, NULL, &out);
+        return reply_buf(x, s, c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/html; charset=utf-8", &out);
+    }
+    pthread_mutex_lock(&b->mu);
+    if (!b->page_done) {
+        render_page(x, b->snap, &b->page);
+        b->page_done = 1;
+    }
+    gm_buf_put(&out, b->page.p, b->page.len);
+    pthread_mutex_unlock(&b->mu);
     gm_ex_body_unref(b);
-    return reply_buf(x, s, c, status, "text/html; charset=utf-8", &out);
+    return reply_buf(x, s, c, MHD_HTTP_OK, "text/html; charset=utf-8", &out);
 }
 
 static enum MHD_Result serve_static(const struct sec *s, struct MHD_Connection *c, const char *url)

@@ -68,6 +68,9 @@ struct body {
     int status_cmd;
     struct MHD_Response *status_resp;
     uint64_t status_gen;
+    /* the live page (/): rendered on the first request, then copied */
+    struct gm_buf page;
+    int page_done;
     struct MHD_Response *resp[NVARIANTS]; /* set once; one MHD reference each */
     uint64_t resp_gen[NVARIANTS];         /* the security context they carry headers of */
     int64_t wall_ns;
@@ -118,12 +121,13 @@ struct gm_exporter {
      * and stops the exporter touches this pointer */
     struct listener *lis;
 
-    size_t held;         /* atomic: bytes of one-off answers MHD holds (held answers) */
-    int trim_owed;       /* atomic: a big answer was freed since the last deferred trim */
-    int64_t trim_ns;     /* atomic: monotonic ns of the last malloc_trim */
-    int64_t held_logged; /* atomic: monotonic ns of the last notice about HELD_MAX */
-    uint64_t scrapes;    /* atomic */
-    uint64_t dropped;    /* atomic, from the agent */
+    size_t held;           /* atomic: bytes of one-off answers MHD holds (held answers) */
+    int trim_owed;         /* atomic: a big answer was freed since the last deferred trim */
+    int64_t trim_ns;       /* atomic: monotonic ns of the last malloc_trim */
+    int64_t held_logged;   /* atomic: monotonic ns of the last notice about HELD_MAX */
+    uint64_t scrapes;      /* atomic */
+    uint64_t page_renders; /* atomic: live pages (/) rendered */
+    uint64_t dropped;      /* atomic, from the agent */
     int textfile_failing;
 };
 

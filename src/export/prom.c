@@ -559,6 +559,46 @@ static void diagnosis(struct writer *w)
     }
 }
 
+/* gpumon_value_age_seconds: how old the values of each slow read group
+ * are (the agent reads them every few seconds and reuses them between:
+ * snapshot.h's slow_ns), per GPU and group, for the groups of which the
+ * GPU has a real value; 0 when read in this sample.  Absent when every
+ * value is read afresh (serve --print). */
+static void value_ages(struct writer *w)
+{
+    const struct gm_snapshot *s = w->s;
+    if (s->slow_ns <= 0)
+        return;
+    family(w, "gpumon_value_age_seconds", F_GAUGE,
+           "How old the values of a slow read group (settings, ECC, retired pages, row "
+           "remapping, PCIe link, NVLink states and errors) are: read every few seconds and "
+           "reused between; 0 when read in this sample.");
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g))
+            continue;
+        for (int rg = 0; rg < GM_RG__COUNT; rg++) {
+            if (gm_read_groups[rg].slow == GM_RG_FAST)
+                continue;
+            int any = 0;
+            uint32_t age = 0;
+            for (int id = 0; id < GM_M__GPU_END; id++)
+                if (gm_metrics[id].rg == rg && gm_metrics[id].scope == GM_SC_GPU &&
+                    gm_v_ok(&g->m[id])) {
+                    any = 1;
+                    age = g->m[id].age_ms > age ? g->m[id].age_ms : age;
+                }
+            if (!any)
+                continue;
+            int first = 1;
+            sample_begin(w);
+            gpu_labels(w, &first, g);
+            label(w, &first, "group", gm_read_groups[rg].name);
+            sample_end(w, age / 1e3);
+        }
+    }
+}
+
 static void native_info(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
@@ -948,6 +988,13 @@ static void health(struct writer *w, const struct gm_prom_state *st,
     sample_begin(w);
     host_label(w, &first);
     sample_end(w, (double)self->scrapes);
+    family(w, "gpumon_exporter_page_renders", F_COUNTER,
+           "Live pages (/) rendered before the sample served now was published: one per sample "
+           "that someone asked for the page in.");
+    first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)self->page_renders);
 }
 
 /* ----------------------------------------------------------------- render */
@@ -970,6 +1017,7 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
             native_mig(&w);
         }
         native_info(&w);
+        value_ages(&w);
         diagnosis(&w);
         if (o->names != GM_PROM_DCGM)
             gpu_jobs(&w);

@@ -36,6 +36,7 @@ struct gm_prom_self {
     uint64_t scrapes;         /* scrapes served before this rendering */
     uint64_t dropped;         /* snapshots sinks dropped */
     uint64_t process_dropped; /* processes left out by the series cap */
+    uint64_t page_renders;    /* live pages (/) rendered before this rendering */
 };
 
 struct gm_prom_state;

@@ -358,25 +358,44 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
     d->have_tmpl = 1;
 }
 
-/* Groups of settings and slow counters (power management, GPU operation
- * mode, accounting mode, the remapping histogram, per-location ECC
- * counters, also by unit): read at most every NVLINK_SLOW_NS when sampling again and
- * again (the agent), their last values reused in between; no strings. */
-static int slow_group(int rg)
+/* How often read group rg is read when sampling again and again (the
+ * agent), in ns; 0: every sample.  The registry says which groups are slow
+ * (gm_read_groups[].slow): those of the cadence follow it, the others are
+ * read every NVLINK_SLOW_NS without one.  NVLink paces its own walk
+ * (nvml_nvlink.c: the throughput counters in the same group are read every
+ * sample).  Slow groups hold no strings. */
+static int64_t slow_period(const struct gm_nvml *n, int rg)
 {
-    return rg == GM_RG_POWER_MGMT || rg == GM_RG_GOM || rg == GM_RG_ACCOUNTING ||
-           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS || rg == GM_RG_ECC_UNITS;
+    if (rg == GM_RG_NVLINK)
+        return 0;
+    switch (gm_read_groups[rg].slow) {
+    case GM_RG_SLOW_ALWAYS:
+        return n->slow_ns ? n->slow_ns : NVLINK_SLOW_NS;
+    case GM_RG_SLOW_CADENCE:
+        return n->slow_ns;
+    default:
+        return 0;
+    }
 }
 
-/* Reads slow group k of r's GPU, or reuses its values (slow_group()). */
-static void read_slow(struct rd *r, size_t k, int64_t now)
+void gm_nvml_set_cadence(struct gm_nvml *n, int64_t slow_ns)
+{
+    n->slow_ns = slow_ns > 0 ? slow_ns : 0;
+}
+
+/* Reads slow group k of r's GPU, or reuses its values with their age when
+ * the last read is younger than period. */
+static void read_slow(struct rd *r, size_t k, int64_t now, int64_t period)
 {
     struct dev *d = &r->n->dev[r->i];
     int rg = readers[k].rg;
-    if (d->slow_at[rg] && now >= d->slow_at[rg] && now - d->slow_at[rg] < NVLINK_SLOW_NS) {
+    if (d->slow_at[rg] && now >= d->slow_at[rg] && now - d->slow_at[rg] < period) {
+        uint32_t age = age_ms(now, d->slow_at[rg]);
         for (int id = 0; id < GM_M__GPU_END; id++)
-            if (gm_metrics[id].rg == rg)
+            if (gm_metrics[id].rg == rg) {
                 r->g->m[id] = d->slow_v[id];
+                r->g->m[id].age_ms = age;
+            }
         return;
     }
     readers[k].fn(r);
@@ -400,8 +419,9 @@ static nvmlReturn_t read_dynamic(struct gm_nvml *n, int i, nvmlDevice_t h, struc
         int rg = readers[k].rg;
         if (gm_read_groups[rg].is_static || !want(n, (enum gm_read_group)rg))
             continue;
-        if (slow_group(rg))
-            read_slow(&r, k, now);
+        int64_t period = slow_period(n, rg);
+        if (period > 0)
+            read_slow(&r, k, now, period);
         else
             readers[k].fn(&r);
     }
@@ -476,6 +496,7 @@ static void fill_driver(struct gm_nvml *n, struct gm_snapshot *s)
 {
     s->driver = n->state;
     s->driver_code = n->state_code;
+    s->slow_ns = n->slow_ns;
     gm_strlcpy(s->driver_msg, n->state_msg, sizeof(s->driver_msg));
     if (n->host_done && n->state == GM_DRV_OK) {
         s->driver_version = n->driver_version_v;

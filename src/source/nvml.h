@@ -88,6 +88,22 @@ void gm_nvml_set_groups(struct gm_nvml *n, const struct gm_rgset *groups, int pr
 struct gm_rgset gm_nvml_groups_default(void);
 struct gm_rgset gm_nvml_groups_static(void);
 
+/* The cadence of the slow read groups: values that change on a fault or an
+ * administrator's action, not from second to second -- settings
+ * (persistence, compute, display and MIG modes, application clocks, ECC
+ * mode), health counters (ECC counts, retired pages, row remapping, PCIe
+ * replays) and the PCIe link state -- are read
+ * at most every slow_ns when gm_nvml_sample is called again and again (the
+ * agent), and their last values reused in between with their age
+ * (struct gm_value's age_ms).  A read that failed is not reused: the next
+ * sample asks again.  The groups that were slow before this setting
+ * (power management, GPU operation mode, accounting, the remapping
+ * histogram, ECC by location and unit) and the NVLink states and error
+ * counters are read every 10 s when slow_ns is 0, else every slow_ns;
+ * everything else is read every sample.  The default, 0, reads the other
+ * slow groups every sample (one-shot commands and their loops). */
+void gm_nvml_set_cadence(struct gm_nvml *n, int64_t slow_ns);
+
 /* Reconnect policy after the driver failed or went away: the first retry
  * waits min_ns, each further failure doubles the wait up to max_ns.  The
  * default (0, 60 s) retries at the next sample, then backs off. */

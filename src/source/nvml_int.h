@@ -193,15 +193,24 @@ struct dev {
     nvmlReturn_t nvl_ver_rc[GM_NVLINK_MAX], nvl_pci_rc[GM_NVLINK_MAX];
     unsigned int nvl_ver[GM_NVLINK_MAX];
     char nvl_pci[GM_NVLINK_MAX][32];
-    /* the slow groups (slow_group()): when each was read, and its values */
+    /* the slow groups (slow_period()): when each was read, and its values */
     int64_t slow_at[GM_RG__COUNT];
     struct gm_value slow_v[GM_M__GPU_END];
 };
 
 /* How long the link states and error counters of a GPU are reused (they
  * are cumulative counters and states that change on a fault; the
- * throughput counters are read every sample). */
+ * throughput counters are read every sample), when no cadence is set
+ * (gm_nvml_set_cadence); with one, its period. */
 #define NVLINK_SLOW_NS (10LL * 1000000000LL)
+
+/* The age in ms of a value read at `at` and shown at `now` (monotonic ns),
+ * for struct gm_value's age_ms. */
+static inline uint32_t age_ms(int64_t now, int64_t at)
+{
+    int64_t ms = now > at ? (now - at) / 1000000 : 0;
+    return ms > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
 
 /* Outcomes of the calls of one GPU's read (its static facts when they are
  * read in the same sample, and its dynamic values): a GPU none of whose
@@ -229,7 +238,8 @@ struct gm_nvml {
     struct gm_rgset groups; /* read groups to collect */
     int64_t gpm_prime_ns;   /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
-    unsigned flags; /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS */
+    unsigned flags;  /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS */
+    int64_t slow_ns; /* gm_nvml_set_cadence; 0: the slow groups every sample */
 
     char driver_version[80];
     struct gm_value driver_version_v;

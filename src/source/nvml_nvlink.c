@@ -168,7 +168,8 @@ void gm_nv_rd_nvlink(struct rd *r)
     struct dev *d = &r->n->dev[r->i];
     int64_t now = gm_mono_ns();
     /* a failure is read again at the next sample, not reused */
-    int fresh = d->nvl_at && now - d->nvl_at < NVLINK_SLOW_NS && now >= d->nvl_at &&
+    int64_t period = r->n->slow_ns ? r->n->slow_ns : NVLINK_SLOW_NS;
+    int fresh = d->nvl_at && now - d->nvl_at < period && now >= d->nvl_at &&
                 (d->nvl_rc == NVML_SUCCESS || d->nvl_rc == NVML_ERROR_NOT_SUPPORTED) &&
                 d->nvl_links_rc == NVML_SUCCESS;
     for (int k = 0; fresh && k < 4; k++)
@@ -193,6 +194,12 @@ void gm_nv_rd_nvlink(struct rd *r)
     for (int k = 0; k < 4; k++)
         setv(r->g, err_ids[k], d->nvl_links_rc != NVML_SUCCESS ? d->nvl_links_rc : d->nvl_erc[k],
              gm_v_u64(d->nvl_errs[k]));
+    /* the states and error counters reused from an earlier walk say how old */
+    uint32_t age = age_ms(now, d->nvl_at);
+    r->g->m[GM_M_NVLINK_LINKS].age_ms = age;
+    r->g->m[GM_M_NVLINK_DOWN].age_ms = age;
+    for (int k = 0; k < 4; k++)
+        r->g->m[err_ids[k]].age_ms = age;
     /* the sums over all links (scopeId UINT_MAX), and with `each` every
      * link's own two counters in the same call */
     nvmlFieldValue_t fv[2 + 2 * GM_NVLINK_MAX];

@@ -856,6 +856,28 @@ static void json_nvlinks(struct gm_json *j, const struct gm_gpu *g)
     gm_json_arr_end(j);
 }
 
+/* "value_ages_seconds": when the snapshot's slow groups are read on a
+ * cadence (the agent: snapshot.h's slow_ns), how old each real value of a
+ * slow group is, by its JSON key: 0 when read in this sample.  Left out
+ * when every value is read afresh (one-shot commands). */
+static void json_ages(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
+                      int gpm)
+{
+    char key[128];
+    if (s->slow_ns <= 0)
+        return;
+    gm_json_key(j, "value_ages_seconds");
+    gm_json_obj_begin(j);
+    for (int id = 0; id < GM_M__GPU_END; id++) {
+        if (gm_metrics[id].scope != GM_SC_GPU || !in_status(id, gpm) ||
+            gm_read_groups[gm_metrics[id].rg].slow == GM_RG_FAST || !gm_v_ok(&g->m[id]))
+            continue;
+        gm_json_key(j, gm_metric_json_key(id, key, sizeof(key)));
+        gm_json_f64(j, g->m[id].age_ms / 1e3, -1);
+    }
+    gm_json_obj_end(j);
+}
+
 static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
                      int flags)
 {
@@ -900,6 +922,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
         gm_json_str(j, lim);
     }
     json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm, nvlink, 0);
+    json_ages(j, s, g, gpm);
     /* the job-mapping directory's ids for this GPU: null when none is read */
     gm_json_key(j, "hpc_jobs");
     if (g->hpc_known) {

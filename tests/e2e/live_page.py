@@ -62,7 +62,7 @@ import sqlite3
 import subprocess
 import time
 
-from agentlib import (DEADLINE, GPUMON, Scratch, Skip, check, check_eq, gpu_rows, main,
+from agentlib import (DEADLINE, GPUMON, Fail, Scratch, Skip, check, check_eq, gpu_rows, main,
                       parse_time_ms, scenario, sim_env, wait_until)
 from exporter_lib import Gpumon, basic, bcrypt_hash, need
 
@@ -144,6 +144,55 @@ def no_time(doc):
     return doc
 
 
+# ------------------------------------------------------------ page cache
+
+def metric_value(text, name):
+    """The value of the one sample of series name in /metrics text."""
+    for line in text.splitlines():
+        if line.startswith(name + "{") or line.startswith(name + " "):
+            return float(line.rsplit(" ", 1)[1])
+    raise Fail(f"no {name} in /metrics")
+
+
+def test_page_cache():
+    """The page (/) is rendered once per sample, as /metrics is: two
+    requests in one sample get byte-identical bodies and the exporter's
+    count of page renderings (gpumon_exporter_page_renders_total, as of
+    each sample's publication) moves by one.  The two requests count as one
+    sample's when /api/v1/status has that sample's time before and after
+    them; a pair that straddles a sample is tried again."""
+    with Scratch("live-cache") as d:
+        env = live_env(d)
+        g = agent(d, env, interval="1s", extra=["--no-alerts"])
+        try:
+            deadline = time.monotonic() + DEADLINE
+            seen = set()
+            while True:
+                check(time.monotonic() < deadline, "no two page requests within one sample")
+
+                def new_sample():
+                    m = g.get("/metrics").text
+                    t = metric_value(m, "gpumon_exporter_last_sample_timestamp_seconds")
+                    return (t, m) if t not in seen else None
+                t0, m0 = wait_until(new_sample, "a new sample on /metrics")
+                seen.add(t0)
+                before = get_json(g, "/api/v1/status")[0]["time_unix_ns"]
+                p1, p2 = g.get("/"), g.get("/")
+                after = get_json(g, "/api/v1/status")[0]["time_unix_ns"]
+                if before != after or abs(before / 1e9 - t0) > 1e-3:
+                    continue  # not one sample's, or not the one /metrics served
+                check_eq((p1.status, p2.status), (200, 200), "GET / status")
+                check(p1.body == p2.body, "two requests in one sample got different pages")
+                t1, m1 = wait_until(new_sample, "the next sample on /metrics")
+                seen.add(t1)
+                r0 = metric_value(m0, "gpumon_exporter_page_renders_total")
+                r1 = metric_value(m1, "gpumon_exporter_page_renders_total")
+                check_eq(r1 - r0, 1, "page renderings for two requests in one sample")
+                return
+        finally:
+            g.stop()
+
+
 # ------------------------------------------------------------------ api
 
 def test_api():
@@ -161,7 +210,18 @@ def test_api():
                 # the agent's API adds its running diagnosis (docs/api.md)
                 check(isinstance(a.get("diagnosis"), list) or a.get("diagnosis") is None,
                       f"GPU {a['index']}'s diagnosis in the API", a.get("diagnosis"))
-                check_eq(sorted(set(a) - {"diagnosis"}), sorted(b), f"GPU {a['index']}'s keys")
+                check_eq(sorted(set(a) - {"diagnosis", "value_ages_seconds"}), sorted(b),
+                         f"GPU {a['index']}'s keys")
+                # and the ages of the slow groups' values, which status --json
+                # reads afresh (docs/json.md): every real ECC, PCIe link and
+                # setting value has one, no fast value has
+                ages = a.get("value_ages_seconds")
+                check(isinstance(ages, dict), f"GPU {a['index']}: no value_ages_seconds", a)
+                for k in ("ecc_corrected_volatile", "pcie_link_gen_current", "persistence_mode"):
+                    check(a[k] is None or (k in ages and ages[k] >= 0),
+                          f"GPU {a['index']}: no age of {k}", ages)
+                check("temperature_gpu_celsius" not in ages, "a fast value has an age", ages)
+                check("value_ages_seconds" not in b, "status --json has ages", b)
                 check_eq(len(a["processes"]), len(b["processes"]), f"GPU {a['index']} processes")
                 for pa, pb in zip(a["processes"], b["processes"]):
                     check_eq(sorted(pa), sorted(pb), "a process's keys")
@@ -912,5 +972,5 @@ def test_layout():
 
 
 if __name__ == "__main__":
-    main([test_api, test_auth, test_hostile, test_history_store, test_flood, test_browser,
-          test_pictures, test_layout])
+    main([test_api, test_auth, test_hostile, test_history_store, test_page_cache, test_flood,
+          test_browser, test_pictures, test_layout])

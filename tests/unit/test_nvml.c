@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/metrics.h"
@@ -356,6 +357,106 @@ static void trace_count(const char *path, const char *fn, int *ok, int *failed)
     fclose(f);
 }
 
+/* Lines of the GPUSIM_TRACE file path: the calls so far (all of them
+ * without GPUSIM_FAIL rules), those of fn alone (on any GPU) when fn is
+ * not NULL. */
+static int trace_lines(const char *path, const char *fn)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256];
+    int n = 0;
+    size_t len = fn ? strlen(fn) : 0;
+    while (fgets(line, sizeof(line), f))
+        n += !fn || (strncmp(line, fn, len) == 0 && strchr("@ \n", line[len]) && line[len]);
+    fclose(f);
+    return n;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The cadence of the slow groups (gm_nvml_set_cadence): a second sample
+ * within the period makes fewer NVML calls than one without a cadence --
+ * none of the ECC counters, retired pages or PCIe link -- and shows the
+ * ECC counts of the first with their age (at least the time that passed
+ * between the samples), the fast values with age 0; the snapshot says
+ * that a cadence is on.  Without one, every sample reads them again and
+ * every age is 0.  Calls are counted by the simulator (GPUSIM_TRACE). */
+static void test_cadence(void **state)
+{
+    (void)state;
+    static const char *const slow_fns[] = {"nvmlDeviceGetTotalEccErrors",
+                                           "nvmlDeviceGetRetiredPages",
+                                           "nvmlDeviceGetCurrPcieLinkGeneration"};
+    int second[2]; /* calls of the second sample: without, with a cadence */
+    for (int cad = 0; cad < 2; cad++) {
+        char trace[] = "/tmp/test_nvml_cadenceXXXXXX";
+        int fd = mkstemp(trace);
+        assert_true(fd >= 0);
+        close(fd);
+        setenv("GPUSIM_TRACE", trace, 1);
+        struct gm_nvml *n = open_scn("h100x8-training.ini", "60", gm_nvml_groups_default(), 0);
+        unsetenv("GPUSIM_TRACE");
+        if (cad)
+            gm_nvml_set_cadence(n, 3600LL * 1000000000LL);
+        int64_t t_0 = mono_ms();
+        struct gm_snapshot *a = take(n);
+        int64_t t_a = mono_ms();
+        int calls_a = trace_lines(trace, NULL), slow_a[N_ELEM(slow_fns)];
+        for (size_t k = 0; k < N_ELEM(slow_fns); k++) {
+            slow_a[k] = trace_lines(trace, slow_fns[k]);
+            if (slow_a[k] <= 0)
+                fail_msg("%s: not called in the first sample", slow_fns[k]);
+        }
+        while (mono_ms() - t_a < 30) /* some time between the samples, for an age */
+            usleep(5000);
+        struct gm_snapshot *b = take(n);
+        int64_t waited = mono_ms() - t_0 + 1; /* the most the ages can be */
+        second[cad] = trace_lines(trace, NULL) - calls_a;
+        for (size_t k = 0; k < N_ELEM(slow_fns); k++) {
+            int more = trace_lines(trace, slow_fns[k]) - slow_a[k];
+            if (cad ? more != 0 : more != slow_a[k])
+                fail_msg("%s: %d calls in the second sample %s a cadence", slow_fns[k], more,
+                         cad ? "with" : "without");
+        }
+        assert_true(b->slow_ns == (cad ? 3600LL * 1000000000LL : 0));
+        for (uint32_t i = 0; i < b->ngpu; i++) {
+            const struct gm_value *ecc = &b->gpus[i].m[GM_M_ECC_CORR_VOL];
+            const struct gm_value *gen = &b->gpus[i].m[GM_M_PCIE_GEN_CUR];
+            assert_true(gm_v_ok(ecc) && gm_v_ok(gen));
+            assert_true(gm_v_ok(&b->gpus[i].m[GM_M_TEMP_GPU]));
+            assert_int_equal(b->gpus[i].m[GM_M_TEMP_GPU].age_ms, 0);
+            /* the power limit is read every sample: the CSV log, the store and
+             * the page show it, and they show no ages */
+            if (!gm_v_ok(&b->gpus[i].m[GM_M_POWER_LIMIT]) || b->gpus[i].m[GM_M_POWER_LIMIT].age_ms)
+                fail_msg("GPU %u: power limit status %d, age %u ms (want a fresh value)", i,
+                         b->gpus[i].m[GM_M_POWER_LIMIT].status,
+                         b->gpus[i].m[GM_M_POWER_LIMIT].age_ms);
+            assert_int_equal(a->gpus[i].m[GM_M_ECC_CORR_VOL].age_ms, 0);
+            if (cad) {
+                assert_true(ecc->v.u == a->gpus[i].m[GM_M_ECC_CORR_VOL].v.u);
+                if (ecc->age_ms < 29 || ecc->age_ms > waited || gen->age_ms < 29)
+                    fail_msg("GPU %u: ECC age %u ms, PCIe generation age %u ms, want 29..%lld", i,
+                             ecc->age_ms, gen->age_ms, (long long)waited);
+            } else {
+                assert_int_equal(ecc->age_ms, 0);
+                assert_int_equal(gen->age_ms, 0);
+            }
+        }
+        gm_snapshot_free(a);
+        gm_snapshot_free(b);
+        gm_nvml_close(n);
+        unlink(trace);
+    }
+    if (second[1] >= second[0])
+        fail_msg("a sample makes %d NVML calls with a cadence, %d without", second[1], second[0]);
+}
+
 /* nvmlGpmMigSampleGet failing on purpose (GPUSIM_FAIL): that instance's
  * values carry the error (never 0), the next sample starts a new interval,
  * the one after has values again, the other instances are untouched; a
@@ -441,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_gpm_unsupported),
         cmocka_unit_test(test_mig_gpm),
         cmocka_unit_test(test_mig_gpm_faults),
+        cmocka_unit_test(test_cadence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,7 +171,11 @@ static char *render(const struct gm_snapshot *s, int names, int procs)
     "# HELP gpumon_exporter_scrapes_total HTTP requests for /metrics served before the sample "    \
     "served now was rendered.\n"                                                                   \
     "# TYPE gpumon_exporter_scrapes_total counter\n"                                               \
-    "gpumon_exporter_scrapes_total 0\n"
+    "gpumon_exporter_scrapes_total 0\n"                                                            \
+    "# HELP gpumon_exporter_page_renders_total Live pages (/) rendered before the sample served "  \
+    "now was published: one per sample that someone asked for the page in.\n"                      \
+    "# TYPE gpumon_exporter_page_renders_total counter\n"                                          \
+    "gpumon_exporter_page_renders_total 0\n"
 
 /* Not there: GPU 0's fan (not supported), power limit (an error) and free
  * MIG memory (not available), the process's SM utilisation, and every value
@@ -470,6 +474,37 @@ static void test_diagnosis(void **state)
     gm_snapshot_free(s);
 }
 
+/* The slow groups' ages (gpumon_value_age_seconds): absent when every
+ * value is read afresh; with a cadence, one series per slow group of which
+ * a live GPU has a real value, the oldest value's age in seconds; none for
+ * a lost GPU or a group without a real value. */
+static void test_value_ages(void **state)
+{
+    (void)state;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_snapshot *s = snapshot();
+    s->gpus[0].m[GM_M_ECC_CORR_VOL] = gm_v_u64(3);
+    s->gpus[0].m[GM_M_ECC_CORR_VOL].age_ms = 2500;
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL] = gm_v_u64(0);
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL].age_ms = 2400;
+    s->gpus[0].m[GM_M_PCIE_GEN_CUR] = gm_v_u64(5);
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    char *t = render_with(st, s, &o);
+    assert_null(strstr(t, "gpumon_value_age_seconds"));
+    free(t);
+    s->slow_ns = 10000000000LL;
+    t = render_with(st, s, &o);
+    CHECK_LINES(t, "# TYPE gpumon_value_age_seconds gauge",
+                "gpumon_value_age_seconds{" L0 ",group=\"ecc_counts\"} 2.5",
+                "gpumon_value_age_seconds{" L0 ",group=\"pcie_link\"} 0");
+    assert_null(strstr(t, "gpumon_value_age_seconds{" L1));
+    assert_null(strstr(t, "group=\"retired_pages\""));
+    assert_null(strstr(t, "group=\"temp\""));
+    free(t);
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
 /* Options: OpenMetrics, the hostname label, the process series cap; and a
  * driver that is not there. */
 static void test_options(void **state)
@@ -595,7 +630,7 @@ int main(void)
         cmocka_unit_test(test_native),  cmocka_unit_test(test_dcgm),
         cmocka_unit_test(test_state),   cmocka_unit_test(test_xid),
         cmocka_unit_test(test_options), cmocka_unit_test(test_diagnosis),
-        cmocka_unit_test(test_mig_gpm),
+        cmocka_unit_test(test_mig_gpm), cmocka_unit_test(test_value_ages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1435,6 +1435,76 @@ static void test_fail_errors_and_trace(void **state)
                              "nvmlDeviceGetPowerUsage@1 NVML_ERROR_GPU_IS_LOST\n");
 }
 
+/* ---------------------------------------------------------- GPUSIM_COUNT */
+
+/* The calls GPUSIM_COUNT's file (path) holds for function fn; -1 when the
+ * file has no record of that name. */
+static long long counted(const char *path, const char *fn)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char rec[GS_COUNT_REC];
+    long long found = -1;
+    while (fread(rec, 1, sizeof(rec), f) == sizeof(rec)) {
+        if (memchr(rec, 0, GS_COUNT_NAME) && strcmp((const char *)rec, fn) == 0) {
+            uint64_t c;
+            memcpy(&c, rec + GS_COUNT_NAME, sizeof(c));
+            found = (long long)c;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Every call is counted per function (refused ones too), readable while the
+ * session runs; a new session on the same file goes on counting, another
+ * file starts from 0; a planted symlink is refused, not followed. */
+static void test_call_counts(void **state)
+{
+    (void)state;
+    char path[256], other[256], link[256], out[1024];
+    snprintf(path, sizeof(path), "%s/counts.bin", g_dir);
+    snprintf(other, sizeof(other), "%s/counts2.bin", g_dir);
+    snprintf(link, sizeof(link), "%s/counts-link.bin", g_dir);
+    unlink(path);
+    unlink(other);
+    unlink(link);
+    setenv("GPUSIM_COUNT", path, 1);
+    start(g_base, 20);
+    unsigned mw;
+    char name[96];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(0), &mw), NVML_SUCCESS);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(1), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(CALL(nvmlDeviceGetName, dev(1), name, sizeof(name)), NVML_SUCCESS);
+    assert_int_equal(counted(path, "nvmlDeviceGetPowerUsage"), 4);
+    assert_int_equal(counted(path, "nvmlDeviceGetName"), 1);
+    assert_int_equal(counted(path, "nvmlDeviceGetFanSpeed"), 0);
+    assert_int_equal(counted(path, "nvmlDeviceGetHandleByIndex_v2"), 5);
+    stop();
+    start(g_base, 20);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(0), &mw), NVML_SUCCESS);
+    assert_int_equal(counted(path, "nvmlDeviceGetPowerUsage"), 5);
+    stop();
+    setenv("GPUSIM_COUNT", other, 1);
+    start(g_base, 20);
+    assert_int_equal(CALL(nvmlDeviceGetPowerUsage, dev(0), &mw), NVML_SUCCESS);
+    assert_int_equal(counted(other, "nvmlDeviceGetPowerUsage"), 1);
+    assert_int_equal(counted(path, "nvmlDeviceGetPowerUsage"), 5);
+    stop();
+
+    assert_int_equal(symlink(other, link), 0);
+    setenv("GPUSIM_COUNT", link, 1);
+    setenv("GPUSIM_SCENARIO", g_base, 1);
+    assert_int_equal(with_stderr(init_v2, out, sizeof(out)), NVML_ERROR_UNKNOWN);
+    char expect[600];
+    snprintf(expect, sizeof(expect),
+             "gpusim: GPUSIM_COUNT: cannot open '%s': Too many levels of symbolic links\n", link);
+    assert_string_equal(out, expect);
+    assert_int_equal(counted(other, "nvmlDeviceGetPowerUsage"), 1);
+    unsetenv("GPUSIM_COUNT");
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void test_events(void **state)
@@ -2176,6 +2246,7 @@ int main(void)
         cmocka_unit_test(test_fail_every_family),
         cmocka_unit_test(test_fail_counting),
         cmocka_unit_test(test_fail_errors_and_trace),
+        cmocka_unit_test(test_call_counts),
         cmocka_unit_test(test_field_power_instant),
         cmocka_unit_test(test_field_power_scopes),
         cmocka_unit_test(test_ecc_locations),

@@ -655,6 +655,53 @@ static void test_json_compact(void **state)
     gm_buf_free(&b);
 }
 
+/* The slow groups' ages: "value_ages_seconds" only when the snapshot's
+ * slow groups are read on a cadence, with each real value of a slow group
+ * by its key (0 for one read in this sample) and no fast or missing one. */
+static void test_json_value_ages(void **state)
+{
+    struct gm_snapshot *s = *state;
+    struct gm_gpu *g = &s->gpus[0];
+    struct gm_value keep_ecc = g->m[GM_M_ECC_CORR_VOL], keep_gen = g->m[GM_M_PCIE_GEN_CUR];
+    struct gm_value keep_ret = g->m[GM_M_RETIRED_SBE];
+    g->m[GM_M_ECC_CORR_VOL] = gm_v_u64(3);
+    g->m[GM_M_ECC_CORR_VOL].age_ms = 2500;
+    g->m[GM_M_PCIE_GEN_CUR] = gm_v_u64(5);
+    g->m[GM_M_RETIRED_SBE] = gm_v_status(GM_VS_UNSUPPORTED, 3);
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_json(s, 0x1, 0, &b);
+    assert_null(strstr(b.p, "value_ages_seconds"));
+    gm_buf_reset(&b);
+    s->slow_ns = 10000000000LL;
+    gm_status_json(s, 0x1, 0, &b);
+    char ecc[128], gen[128], ret[128], temp[128], want[300];
+    gm_metric_json_key(GM_M_ECC_CORR_VOL, ecc, sizeof(ecc));
+    gm_metric_json_key(GM_M_PCIE_GEN_CUR, gen, sizeof(gen));
+    gm_metric_json_key(GM_M_RETIRED_SBE, ret, sizeof(ret));
+    gm_metric_json_key(GM_M_TEMP_GPU, temp, sizeof(temp));
+    const char *ages = strstr(b.p, "\"value_ages_seconds\":{");
+    assert_non_null(ages);
+    const char *end = strchr(ages, '}');
+    assert_non_null(end);
+    snprintf(want, sizeof(want), "\"%s\":0,", gen);
+    const char *at = strstr(ages, want);
+    assert_true(at && at < end);
+    snprintf(want, sizeof(want), "\"%s\":2.5", ecc);
+    at = strstr(ages, want);
+    assert_true(at && at < end);
+    snprintf(want, sizeof(want), "\"%s\":", ret);
+    at = strstr(ages, want);
+    assert_true(!at || at > end);
+    snprintf(want, sizeof(want), "\"%s\":", temp);
+    at = strstr(ages, want);
+    assert_true(!at || at > end);
+    gm_buf_free(&b);
+    s->slow_ns = 0;
+    g->m[GM_M_ECC_CORR_VOL] = keep_ecc;
+    g->m[GM_M_PCIE_GEN_CUR] = keep_gen;
+    g->m[GM_M_RETIRED_SBE] = keep_ret;
+}
+
 /* --nvlink: each link with its values or the reason of each missing one;
  * an empty list that says why; nothing of it without the flag. */
 static void test_json_nvlinks(void **state)
@@ -1034,6 +1081,7 @@ int main(void)
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),
+        cmocka_unit_test(test_json_value_ages),
         cmocka_unit_test(test_json_no_command),
         cmocka_unit_test(test_json_nvlinks),
         cmocka_unit_test(test_throttle_label),
