@@ -110,7 +110,7 @@ void gm_fleet_render_status(const struct gm_fleet *f, const struct gm_fleet_view
     size_t nrows = 0, cap = 0;
     struct row *rows = NULL;
     gm_buf_puts(out, "NODE                     STATE        GPUS BUSY IDLE PROB  WORST"
-                     "                 HOTTEST   POWER  USERS\n");
+                     "                               HOTTEST   POWER  USERS\n");
     for (uint32_t i = 0; i < f->n; i++) {
         const struct gm_fleet_node *nd = &f->node[i];
         struct gm_buf h = GM_BUF_INIT;
@@ -167,7 +167,7 @@ void gm_fleet_render_status(const struct gm_fleet *f, const struct gm_fleet_view
             gm_buf_putc(&w, '-');
         }
         gm_buf_put(out, w.p, w.len);
-        gm_buf_fill(out, ' ', w.len < 22 ? 22 - w.len : 1);
+        gm_buf_fill(out, ' ', w.len < 36 ? 36 - w.len : 1);
         gm_buf_free(&w);
         if (hott > -1e9)
             gm_buf_printf(out, "gpu%-3u%3.0fC ", nd->s->gpus[hot].index, hott);
@@ -196,6 +196,15 @@ void gm_fleet_render_status(const struct gm_fleet *f, const struct gm_fleet_view
             gpu_row(&f->node[rows[r].node], rows[r].gpu, out);
     }
     free(rows);
+}
+
+/* s, or null when it is empty (the agent gave none: a lost GPU's UUID) */
+static void jstr(struct gm_json *j, const char *s)
+{
+    if (s[0])
+        gm_json_str(j, s);
+    else
+        gm_json_null(j);
 }
 
 static void jnum(struct gm_json *j, const struct gm_value *v, int dec)
@@ -235,7 +244,7 @@ void gm_fleet_render_json(const struct gm_fleet *f, int pretty, struct gm_buf *o
         gm_json_key(&j, "version_skew");
         gm_json_bool(&j, nd->skew);
         gm_json_key(&j, "hostname");
-        if (nd->s)
+        if (nd->s && nd->s->hostname[0])
             gm_json_str(&j, nd->s->hostname);
         else
             gm_json_null(&j);
@@ -255,9 +264,9 @@ void gm_fleet_render_json(const struct gm_fleet *f, int pretty, struct gm_buf *o
             gm_json_key(&j, "index");
             gm_json_u64(&j, g->index);
             gm_json_key(&j, "name");
-            gm_json_str(&j, g->str[GM_S_NAME]);
+            jstr(&j, g->str[GM_S_NAME]);
             gm_json_key(&j, "uuid");
-            gm_json_str(&j, g->str[GM_S_UUID]);
+            jstr(&j, g->str[GM_S_UUID]);
             gm_json_key(&j, "status");
             gm_json_str(&j, g->state == GM_GPU_OK       ? "ok"
                             : g->state == GM_GPU_LOST   ? "lost"
