@@ -383,8 +383,12 @@ int gm_fleet_node_status(struct gm_fleet_node *nd, const char *body, size_t len,
     if (len > GM_FLEET_MAX_BODY)
         return invalid(nd, "answer larger than the cap", NULL);
     struct gm_fj *j = gm_fj_parse(body, len, FLEET_MAX_VALUES, &e);
-    if (!j)
-        return invalid(nd, "/api/v1/status is not JSON: ", e.msg);
+    if (!j) /* the reader's limits are a refusal, anything else is not JSON */
+        return invalid(nd,
+                       strstr(e.msg, "too many") || strstr(e.msg, "too deep")
+                           ? "/api/v1/status refused: "
+                           : "/api/v1/status is not JSON: ",
+                       e.msg);
     int rc = 0;
     const char *schema = gm_fj_str(gm_fj_get(j, "schema"));
     const struct gm_fj *gpus = gm_fj_get(j, "gpus");
