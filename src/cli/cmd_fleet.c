@@ -20,6 +20,7 @@
 #include "../core/json.h"
 #include "../core/modload.h"
 #include "../core/text.h"
+#include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../fleet/fetch_module.h"
 #include "../fleet/fleet.h"
@@ -40,6 +41,7 @@ struct fleet_args {
     int tls, insecure, json, gpus, fmt;
     unsigned long count;
     struct gm_free_opts fo;
+    struct cli_hist h; /* --config, --no-config */
 };
 
 static int parse_secs(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
@@ -79,6 +81,13 @@ static const struct gm_opt fleet_rows[] = {
      .arg = "FILE",
      .off = OFF(hosts_file),
      .help = "the agents, one host[:port] a line, # comments"},
+    {.kind = GM_OPT_USE,
+     .group = &cli_hist_group,
+     .name = "config",
+     .off = OFF(h),
+     .help = "the configuration file whose [fleet] fleet = names the agents\n"
+             "when neither of the two above is given"},
+    {.kind = GM_OPT_USE, .group = &cli_hist_group, .name = "no-config", .off = OFF(h)},
     {.kind = GM_OPT_FN,
      .name = "timeout",
      .arg = "SEC",
@@ -433,8 +442,22 @@ static int cmd_fleet_run(int argc, char **argv)
         return prc;
     struct gm_fleet f = {0};
     struct gm_err err = {0};
-    if (!a.hosts && !a.hosts_file)
-        return cli_usage_error("fleet", "no nodes: give --hosts or --hosts-file");
+    if (!a.hosts && !a.hosts_file) { /* fleet = in the configuration */
+        struct gm_config *c = gm_xcalloc(1, sizeof(*c));
+        int crc = cli_config(c, a.h.config, a.h.no_config, NULL, NULL);
+        if (crc == 0 && c->fleet[0] && gm_fleet_add_list(&f, c->fleet, a.tls, &err) != 0) {
+            cli_error("fleet: fleet = in the configuration: %s", err.msg);
+            crc = GM_EXIT_USAGE;
+        }
+        free(c);
+        if (crc != 0) {
+            gm_fleet_clear(&f);
+            return crc;
+        }
+        if (f.n == 0)
+            return cli_usage_error("fleet", "no nodes: give --hosts, --hosts-file, or fleet = "
+                                            "in the configuration's [fleet] section");
+    }
     if ((a.hosts && gm_fleet_add_list(&f, a.hosts, a.tls, &err) != 0) ||
         (a.hosts_file && gm_fleet_add_file(&f, a.hosts_file, a.tls, &err) != 0)) {
         gm_fleet_clear(&f);

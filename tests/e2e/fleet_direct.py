@@ -9,6 +9,9 @@
   hosts_file --hosts-file with comments and blank lines; a bad line is an
              error naming FILE:LINE; a host with credentials is refused
              without echoing them
+  config     `fleet =` in the [fleet] section of --config FILE and of the
+             default file ($CONFIGURATION_DIRECTORY/gpumon.conf); --hosts
+             wins; --no-config and no hosts: a usage error
   tls_auth   an agent with TLS and basic auth: ok with --cacert, --user and
              --password-file or --password-env; "TLS" without the CA, 401
              with a wrong password; the password never in any output
@@ -96,6 +99,41 @@ def test_hosts_file():
             stop_all(*agents)
 
 
+def test_config():
+    with Scratch("fc") as d:
+        agents = start_agents(d, [("workstation.ini", [], None),
+                                  ("diagnose/idle.ini", [], None)])
+        try:
+            a, b = (f"127.0.0.1:{g.port}" for g in agents)
+            cfg = os.path.join(d, "fleet.conf")
+            with open(cfg, "w") as f:
+                f.write(f"[fleet]\nfleet = {a}, {b}\n")
+            doc, rc, err = fleet_json(["--config", cfg])
+            check_eq([(x["host"], x["state"]) for x in doc["nodes"]], [(a, "ok"), (b, "ok")],
+                     "the nodes of fleet =", err)
+            xdg = os.path.join(d, "xdg")
+            os.makedirs(os.path.join(xdg, "gpumon"))
+            with open(os.path.join(xdg, "gpumon", "gpumon.conf"), "w") as f:
+                f.write(f"[fleet]\nfleet = {b}\n")
+            from agentlib import sim_env
+            # the default file: CONFIGURATION_DIRECTORY's, whoever runs the test (root
+            # reads /etc/gpumon otherwise)
+            env = sim_env("workstation.ini", CONFIGURATION_DIRECTORY=os.path.join(xdg, "gpumon"))
+            doc, rc, err = fleet_json([], env)
+            check_eq([x["host"] for x in doc["nodes"]], [b], "the default file's fleet =", err)
+            doc, rc, err = fleet_json(["--hosts", a], env)
+            check_eq([x["host"] for x in doc["nodes"]], [a], "--hosts wins", err)
+            rc, out, err = fleet(["--no-config"], env)
+            check(rc == 2 and "fleet = " in err, "--no-config, no hosts: usage error", err)
+            with open(cfg, "w") as f:
+                f.write("[fleet]\nfleet = a b\n")
+            rc, out, err = fleet(["--config", cfg])
+            check(rc == 2 and "fleet = in the configuration: host 'a b'" in err,
+                  "a bad host in fleet =", err)
+        finally:
+            stop_all(*agents)
+
+
 def test_tls_auth():
     need("openssl")
     with Scratch("ft") as d:
@@ -155,4 +193,4 @@ def test_tls_auth():
 
 
 if __name__ == "__main__":
-    main([test_states, test_hosts_file, test_tls_auth])
+    main([test_states, test_hosts_file, test_config, test_tls_auth])
