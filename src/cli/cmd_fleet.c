@@ -340,7 +340,8 @@ static int run_free(struct gm_fleet *f, const struct fleet_args *a, struct gm_bu
             p[np++] = (struct pick){i, k, gm_v_ok(mf) ? gm_v_as_double(mf) : 0};
         }
     }
-    qsort(p, np, sizeof(*p), by_mem);
+    if (np) /* qsort of NULL is undefined even for 0 elements */
+        qsort(p, np, sizeof(*p), by_mem);
     size_t take = a->count ? (a->count <= np ? a->count : 0) : np;
     if (a->fmt == FMT_JSON) {
         struct gm_json j;
