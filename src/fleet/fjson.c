@@ -190,9 +190,10 @@ static struct gm_fj *value(struct rd *r, int depth);
 
 static void add(struct gm_fj *j, char *key, struct gm_fj *m)
 {
-    if ((j->len & (j->len - 1)) == 0) { /* 0, 1, 2, 4, ...: grow to twice */
+    /* room for 4, then twice as much each time it is full (at 4, 8, 16, ...) */
+    if (j->len == 0 || (j->len >= 4 && (j->len & (j->len - 1)) == 0)) {
         size_t cap = j->len ? j->len * 2 : 4;
-        j->v = gm_xrealloc(j->v, cap * sizeof(*j->v));
+        j->v = gm_xrealloc(j->v, cap * sizeof(struct gm_fj *));
         if (j->type == GM_FJ_OBJ)
             j->keys = gm_xrealloc(j->keys, cap * sizeof(*j->keys));
     }

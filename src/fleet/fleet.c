@@ -89,7 +89,8 @@ int gm_fleet_add(struct gm_fleet *f, const char *host, int tls, struct gm_err *e
     }
     if (f->n >= GM_FLEET_MAX_NODES)
         return bad_host(host, err, "more nodes than the fleet holds (4096)");
-    if ((f->n & (f->n - 1)) == 0)
+    /* room for 8, then twice as much each time it is full (at 8, 16, ...) */
+    if (f->n == 0 || (f->n >= 8 && (f->n & (f->n - 1)) == 0))
         f->node = gm_xrealloc(f->node, (f->n ? f->n * 2 : 8) * sizeof(*f->node));
     struct gm_fleet_node *nd = &f->node[f->n++];
     memset(nd, 0, sizeof(*nd));
