@@ -36,6 +36,7 @@
 enum { FMT_TEXT, FMT_ENV, FMT_JSON };
 
 struct fleet_args {
+    const char *prometheus;
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
     int64_t timeout_ns, node_timeout_ns, stale_ns;
     int tls, insecure, json, gpus, fmt;
@@ -81,6 +82,12 @@ static const struct gm_opt fleet_rows[] = {
      .arg = "FILE",
      .off = OFF(hosts_file),
      .help = "the agents, one host[:port] a line, # comments"},
+    {.kind = GM_OPT_STR,
+     .name = "prometheus",
+     .arg = "URL",
+     .off = OFF(prometheus),
+     .help = "read the fleet from this Prometheus (status, diagnose), not the\n"
+             "agents: one query per metric for all nodes"},
     {.kind = GM_OPT_USE,
      .group = &cli_hist_group,
      .name = "config",
@@ -297,6 +304,96 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
     return rc;
 }
 
+/* The Prometheus source: one request per query of gm_fleet_prom_queries
+ * (each on its own connection, all at once), then the nodes from their
+ * answers.  A query that fails is an error: without it the view would be
+ * wrong, not partial. */
+static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    size_t n = 0;
+    while (gm_fleet_prom_queries[n])
+        n++;
+    char why[256] = "";
+    fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
+                               "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
+    if (!fetch_mod) {
+        cli_error("fleet: cannot load the HTTP client: %s", why);
+        return GM_EXIT_FAIL;
+    }
+    char base[1024];
+    size_t bl = strlen(a->prometheus);
+    while (bl && a->prometheus[bl - 1] == '/')
+        bl--;
+    snprintf(base, sizeof(base), "%.*s", (int)bl, a->prometheus);
+    struct gm_fleet_xfer *x = gm_xcalloc(n, sizeof(*x));
+    char **paths = gm_xcalloc(n, sizeof(*paths));
+    for (size_t i = 0; i < n; i++) {
+        struct gm_buf p = GM_BUF_INIT;
+        gm_buf_printf(&p, "/api/v1/query?query=%s", gm_fleet_prom_queries[i]);
+        paths[i] = p.p;
+        x[i].base = base;
+        x[i].paths[0] = paths[i];
+    }
+    struct gm_fleet_fetch_opts fo = {
+        .cacert = a->cacert,
+        .cert = a->cert,
+        .key = a->key,
+        .user = a->user,
+        .password = a->user ? pw : NULL,
+        .insecure = a->insecure,
+        .total_ns = a->timeout_ns,
+        .node_ns = a->timeout_ns,
+        .max_body = 64u << 20,
+    };
+    int rc = 0;
+    if (fetch_mod->fetch(x, n, &fo, why, sizeof(why)) != 0) {
+        cli_error("fleet: %s", why);
+        rc = GM_EXIT_FAIL;
+    }
+    const char **body = gm_xcalloc(n, sizeof(*body));
+    size_t *len = gm_xcalloc(n, sizeof(*len));
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
+            struct gm_fleet_node probe = {0};
+            gm_fleet_node_failed(&probe, x[i].fail[0], x[i].status[0], x[i].error[0]);
+            cli_error("fleet: Prometheus %s: %s", base, probe.reason);
+            rc = GM_EXIT_FAIL;
+        }
+        body[i] = x[i].body[0];
+        len[i] = x[i].len[0];
+    }
+    struct gm_err err = {0};
+    if (rc == 0 && gm_fleet_from_prometheus(f, body, len, a->stale_ns, &err) != 0) {
+        cli_error("fleet: Prometheus %s: %s", base, err.msg);
+        rc = GM_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(x[i].body[0]);
+        free(paths[i]);
+    }
+    free(body);
+    free(len);
+    free(paths);
+    free(x);
+    return rc;
+}
+
+/* Whether u is an http(s) URL without credentials, query or odd bytes. */
+static int prom_url_ok(const char *u)
+{
+    if (strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+        return 0;
+    size_t n = strlen(u);
+    if (n > 900)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)u[i];
+        if (c <= ' ' || c >= 0x7f || c == '@' || c == '?' || c == '#')
+            return 0;
+    }
+    return 1;
+}
+
 /* fleet free: every ok node's GPUs judged by gpumon free's rules, the
  * free ones ranked by free memory (most first), then node order. */
 struct pick {
@@ -443,7 +540,18 @@ static int cmd_fleet_run(int argc, char **argv)
         return prc;
     struct gm_fleet f = {0};
     struct gm_err err = {0};
-    if (!a.hosts && !a.hosts_file) { /* fleet = in the configuration */
+    if (a.prometheus && (a.hosts || a.hosts_file))
+        return cli_usage_error("fleet", "--prometheus or the agents (--hosts, --hosts-file): "
+                                        "not both");
+    if (a.prometheus && strcmp(sub, "free") == 0)
+        return cli_usage_error("fleet", "fleet free needs the agents (--hosts): the Prometheus "
+                                        "series have no processes to judge a GPU by");
+    if (a.prometheus && !prom_url_ok(a.prometheus))
+        return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
+                                        "credentials, query or spaces");
+    if (a.prometheus) {
+        /* the nodes come from Prometheus */
+    } else if (!a.hosts && !a.hosts_file) { /* fleet = in the configuration */
         struct gm_config *c = gm_xcalloc(1, sizeof(*c));
         int crc = cli_config(c, a.h.config, a.h.no_config, NULL, NULL);
         if (crc == 0 && c->fleet[0] && gm_fleet_add_list(&f, c->fleet, a.tls, &err) != 0) {
@@ -464,14 +572,14 @@ static int cmd_fleet_run(int argc, char **argv)
         gm_fleet_clear(&f);
         return cli_usage_error("fleet", "%s", err.msg);
     }
-    if (f.n == 0) {
+    if (f.n == 0 && !a.prometheus) {
         gm_fleet_clear(&f);
         return cli_usage_error("fleet", "no nodes in the list");
     }
     char pw[1024];
     int rc = read_password(&a, pw, sizeof(pw));
     if (rc == 0)
-        rc = fetch_all(&f, &a, pw);
+        rc = a.prometheus ? fetch_prometheus(&f, &a, pw) : fetch_all(&f, &a, pw);
     memset(pw, 0, sizeof(pw));
     struct gm_buf out = GM_BUF_INIT;
     if (rc == 0) {

@@ -143,4 +143,19 @@ size_t gm_fleet_stragglers(const struct gm_fleet *f, struct gm_fleet_straggler *
  * fleet's own (straggling nodes); as text or as JSON "gpumon.fleet-diagnose/1". */
 void gm_fleet_render_diagnose(const struct gm_fleet *f, int json, int pretty, struct gm_buf *out);
 
+/* ------------------------------------------------------------------ Prometheus */
+
+/* The instant queries of the Prometheus source, URL-encoded (the values of
+ * /api/v1/query?query=), NULL-terminated: one per metric for the whole
+ * fleet (prom.c says which). */
+extern const char *const gm_fleet_prom_queries[];
+
+/* Adds a node per target of the jobs that scrape gpumon, from the answers
+ * body[i] (len[i] bytes) to gm_fleet_prom_queries[i] in order: its GPUs,
+ * values, findings, firing alerts and state (up 0: unreachable; a sample
+ * older than stale_ns: stale).  Returns 0, or GM_E_INVAL with err naming
+ * the query whose answer is not a successful instant-query document. */
+int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const size_t *len,
+                             int64_t stale_ns, struct gm_err *err);
+
 #endif /* GM_FLEET_H */
