@@ -1,6 +1,7 @@
 /* test_fleet.c -- unit tests for src/fleet/: the JSON reader (fjson.c),
  * host lists, an agent's status answer read into a node (fleet.c) and the
- * multi-node straggler (render.c).
+ * multi-node straggler (render.c), and the Prometheus source's answers
+ * read into nodes (prom.c).
  *
  * Tables of inputs with what the reader must do: accept with a value, or
  * refuse with the offset and the words of the error; hosts with their
@@ -271,13 +272,92 @@ static void test_stragglers(void **state)
     }
 }
 
+/* ------------------------------------------------------------------ Prometheus */
+
+#define VEC(samples)                                                                               \
+    "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" samples "]}}"
+#define S(labels, v) "{\"metric\":{" labels "},\"value\":[1,\"" v "\"]}"
+#define A "\"job\":\"gpumon\",\"instance\":\"a:1\""
+#define G0 A ",\"gpu\":\"0\""
+#define G1 A ",\"gpu\":\"1\""
+
+/* The answers to gm_fleet_prom_queries, in order: node a:1 with GPU 0 ok
+ * and GPU 1 lost, b:2 of the same job not scraped (up 0), c:3 of another
+ * job (node_exporter: not a node).  AGE is a:1's sample age. */
+#define PROM_ANSWERS(AGE)                                                                          \
+    {                                                                                              \
+        VEC(S(A, AGE)),                                                                            \
+            VEC(S(A, "1") "," S("\"job\":\"gpumon\",\"instance\":\"b:2\"",                         \
+                                "0") "," S("\"job\":\"node\",\"instance\":\"c:3\"", "1")),         \
+            VEC(S(G0 ",\"uuid\":\"GPU-0\",\"name\":\"H100\"", "1") "," S(G1, "0")),                \
+            VEC(S(G0, "0.5")), VEC(S(G0, "10")), VEC(S(G0, "100")), VEC(S(G0, "90")),              \
+            VEC(S(G0, "300.5")), VEC(S(G0, "NaN")),                                                \
+            VEC(S(G0 ",\"cause\":\"input-starved\"", "1")),                                        \
+            VEC(S(G0 ",\"alertname\":\"hot\",\"severity\":\"critical\"", "1"))                     \
+    }
+
+static void prom_run(const char *const *ans, struct gm_fleet *f, int want_rc)
+{
+    size_t len[16];
+    size_t n = 0;
+    while (gm_fleet_prom_queries[n])
+        n++;
+    assert_int_equal(n, 11);
+    for (size_t i = 0; i < n; i++)
+        len[i] = strlen(ans[i]);
+    struct gm_err e = {0};
+    int rc = gm_fleet_from_prometheus(f, ans, len, 30000000000LL, &e);
+    if (rc != want_rc)
+        fail_msg("from_prometheus: %d (%s)", rc, e.msg);
+}
+
+static void test_prometheus(void **state)
+{
+    (void)state;
+    const char *ans[] = PROM_ANSWERS("2");
+    struct gm_fleet f = {0};
+    prom_run(ans, &f, 0);
+    assert_int_equal(f.n, 2); /* c:3 is not a gpumon target */
+    struct gm_fleet_node *a = &f.node[0], *b = &f.node[1];
+    assert_string_equal(a->host, "a:1");
+    assert_int_equal(a->state, GM_FLEET_OK);
+    assert_int_equal(b->state, GM_FLEET_UNREACHABLE);
+    assert_string_equal(b->reason, "Prometheus cannot scrape it (up 0)");
+    assert_int_equal(a->s->ngpu, 2);
+    const struct gm_gpu *g = &a->s->gpus[0];
+    assert_string_equal(g->str[GM_S_UUID], "GPU-0");
+    assert_int_equal(g->m[GM_M_UTIL_GPU].v.u, 50);
+    assert_int_equal(g->m[GM_M_MEM_FREE].v.u, 90);
+    assert_true(g->m[GM_M_POWER_DRAW].v.d == 300.5);
+    assert_int_equal(g->m[GM_M_TEMP_GPU].status, GM_VS_NA); /* "NaN" is no value */
+    assert_int_equal(a->s->gpus[1].state, GM_GPU_LOST);
+    assert_int_equal(a->g[0].sev, 3); /* the critical alert */
+    assert_non_null(strstr(a->g[0].problem, "input-starved"));
+    assert_int_equal(a->g[1].sev, 4);
+    gm_fleet_clear(&f);
+
+    const char *old[] = PROM_ANSWERS("100");
+    prom_run(old, &f, 0);
+    assert_int_equal(f.node[0].state, GM_FLEET_STALE);
+    assert_string_equal(f.node[0].reason, "latest sample 100 s old");
+    gm_fleet_clear(&f);
+
+    const char *bad[] = PROM_ANSWERS("2");
+    bad[4] = "{\"status\":\"error\",\"error\":\"bad query\"}";
+    prom_run(bad, &f, GM_E_INVAL);
+    assert_int_equal(f.n, 0);
+    bad[4] = "not json";
+    prom_run(bad, &f, GM_E_INVAL);
+    gm_fleet_clear(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_table),  cmocka_unit_test(test_parse_values),
         cmocka_unit_test(test_parse_limits), cmocka_unit_test(test_hosts),
         cmocka_unit_test(test_status),       cmocka_unit_test(test_too_many_gpus),
-        cmocka_unit_test(test_stragglers),
+        cmocka_unit_test(test_stragglers),   cmocka_unit_test(test_prometheus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
