@@ -344,6 +344,7 @@ static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, cons
         .total_ns = a->timeout_ns,
         .node_ns = a->timeout_ns,
         .max_body = 64u << 20,
+        .host_connections = (long)n, /* the queries at once, not one after the other */
     };
     int rc = 0;
     if (fetch_mod->fetch(x, n, &fo, why, sizeof(why)) != 0) {

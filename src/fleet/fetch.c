@@ -183,7 +183,8 @@ static int fleet_fetch(struct gm_fleet_xfer *x, size_t n, const struct gm_fleet_
             curl_multi_cleanup(m);
         return -1;
     }
-    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
+    curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS,
+                      o->host_connections > 0 ? o->host_connections : 1L);
     int64_t t0 = now_ns(), end = t0 + o->total_ns;
     int running_paths = 0;
     for (size_t i = 0; i < n; i++) {

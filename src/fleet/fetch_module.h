@@ -49,15 +49,17 @@ struct gm_fleet_xfer {
 };
 
 struct gm_fleet_fetch_opts {
-    const char *cacert;   /* extra trusted CAs (PEM file), or NULL */
-    const char *cert;     /* client certificate (PEM), or NULL */
-    const char *key;      /* its key, or NULL */
-    const char *user;     /* basic auth, or NULL */
-    const char *password; /* basic auth, or NULL */
-    int insecure;         /* 1: do not verify TLS peers */
-    int64_t total_ns;     /* every node done within this */
-    int64_t node_ns;      /* each node's transfers within this */
-    size_t max_body;      /* bytes per answer */
+    const char *cacert;    /* extra trusted CAs (PEM file), or NULL */
+    const char *cert;      /* client certificate (PEM), or NULL */
+    const char *key;       /* its key, or NULL */
+    const char *user;      /* basic auth, or NULL */
+    const char *password;  /* basic auth, or NULL */
+    int insecure;          /* 1: do not verify TLS peers */
+    int64_t total_ns;      /* every node done within this */
+    int64_t node_ns;       /* each node's transfers within this */
+    size_t max_body;       /* bytes per answer */
+    long host_connections; /* connections to one host:port at once; 0: 1 (a node's
+                              answers one after the other on its connection) */
 };
 
 struct gm_fleet_fetch_module {

@@ -15,7 +15,15 @@ node with a lost GPU) and a port nobody listens on.  Then:
   - fleet free and --prometheus with --hosts are usage errors.
 
 Skipped without the prometheus binary (scripts/install-deps.sh).
+
+test_queries: a fake Prometheus (http.server) answering for 1 and then 50
+nodes: the same eleven queries both times (the count does not grow with
+the nodes), asked at once (more than one in flight), and the 50 nodes all
+listed.
 """
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
 import json
 import os
 import time
@@ -103,5 +111,67 @@ def test_prometheus():
             stop_all(prom, *agents)
 
 
+class FakeProm:
+    """Answers every instant query for `nodes` gpumon targets of one GPU
+    each; counts the queries and the most in flight at once."""
+
+    def __init__(self):
+        self.nodes = 1
+        self.queries = []
+        self.inflight = self.most = 0
+        self.lock = threading.Lock()
+        fake = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_GET(self):
+                with fake.lock:
+                    fake.inflight += 1
+                    fake.most = max(fake.most, fake.inflight)
+                    fake.queries.append(parse_qs(urlparse(self.path).query)["query"][0])
+                time.sleep(0.3)  # hold it, so that queries asked at once overlap
+                body = json.dumps(fake.answer()).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                with fake.lock:
+                    fake.inflight -= 1
+
+        class S(ThreadingHTTPServer):
+            daemon_threads = True
+        self.srv = S(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.srv.server_address[1]}"
+        threading.Thread(target=self.srv.serve_forever, daemon=True).start()
+
+    def answer(self):
+        res = [{"metric": {"job": "gpumon", "instance": f"10.0.0.{i}:9842", "gpu": "0"},
+                "value": [1, "1"]} for i in range(self.nodes)]
+        return {"status": "success", "data": {"resultType": "vector", "result": res}}
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+def test_queries():
+    fake = FakeProm()
+    try:
+        counts = []
+        for nodes in (1, 50):
+            fake.nodes = nodes
+            fake.queries = []
+            doc, rc, err = fleet_json(["--prometheus", fake.url, "--timeout", "20"])
+            check_eq(len(doc["nodes"]), nodes, f"{nodes} nodes listed", err)
+            counts.append(sorted(fake.queries))
+        check_eq(len(counts[0]), 11, "eleven queries", counts[0])
+        check_eq(counts[0], counts[1], "the same queries for 1 and for 50 nodes")
+        check(fake.most > 1, f"the queries asked at once (at most {fake.most} in flight)")
+    finally:
+        fake.close()
+
+
 if __name__ == "__main__":
-    main([test_prometheus])
+    main([test_queries, test_prometheus])
