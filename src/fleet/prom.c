@@ -9,7 +9,8 @@
  * is unreachable, one whose latest sample is older than the stale limit is
  * stale.  Only gpumon's native names are read (not dcgm-exporter's); the
  * processes, users and jobs are not in these series, so a node read this
- * way has none.
+ * way has none.  A target whose instance label is not host[:port] is left
+ * out (gm_fleet_add's rules).
  */
 #include <math.h>
 #include <stdio.h>
@@ -151,13 +152,10 @@ int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const 
         }
         if (!ours || !inst || node_of(f, inst))
             continue;
-        struct gm_err e = {0};
-        char host[300];
-        snprintf(host, sizeof(host), "%s", inst);
-        if (gm_fleet_add(f, host, 0, &e) != 0) {
-            /* an instance that is not host:port: keep it under its own name */
+        /* an instance label that is not host[:port] (odd bytes, a path) is
+         * left out, as gm_fleet_add refuses such a host */
+        if (gm_fleet_add(f, inst, 0, NULL) != 0)
             continue;
-        }
         struct gm_fleet_node *nd = &f->node[f->n - 1];
         double up;
         if (!value(r[Q_UP]->v[k], &up) || up != 1) {
