@@ -5,7 +5,7 @@ simulator and the product reach into each other.
 
 The layers, lowest first (docs/architecture.md):
 
-    core  <  {source, store, export, alert, insight}  <  agent  <  {view, lib}  <  cli
+    core  <  {source, store, export, alert, insight}  <  agent  <  {view, lib, fleet}  <  cli
 
 A file in src/X/ may include headers of X itself and of any layer strictly
 below X's; nothing else (not the simulator's sim/).  A file in sim/ (and
@@ -30,7 +30,7 @@ LAYER = {
     "core": 0,
     "source": 1, "store": 1, "export": 1, "alert": 1, "insight": 1,
     "agent": 2,
-    "view": 3, "lib": 3,
+    "view": 3, "lib": 3, "fleet": 3,
     "cli": 4,
 }
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -133,6 +133,9 @@ static const struct opt opts[] = {
      "300 bytes per GPU-sample)"},
     {"diagnose", "diagnose-every", T_DURATION, OFF(diagnose_every_ns), "10s", SEC, 3600 * SEC, NULL,
      "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
+    {"fleet", "fleet", T_STRING, OFF(fleet), "", 0, 0, NULL, "HOSTS",
+     "the agents `gpumon fleet` asks when given neither --hosts nor --hosts-file: host[:port] "
+     "comma-separated (docs/fleet.md); the agent itself does not use it yet"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

@@ -74,6 +74,8 @@ struct gm_config {
     int diagnose;
     int64_t diagnose_window_ns;
     int64_t diagnose_every_ns;
+    /* [fleet]: the agents `gpumon fleet` asks without --hosts (docs/fleet.md) */
+    char fleet[8192];
 };
 
 /* Fills every option with its default.  data-dir defaults to

@@ -46,6 +46,7 @@ extern const struct gm_cmd gm_cmd_dmon;
 extern const struct gm_cmd gm_cmd_pmon;
 extern const struct gm_cmd gm_cmd_top;
 extern const struct gm_cmd gm_cmd_free;
+extern const struct gm_cmd gm_cmd_fleet;
 extern const struct gm_cmd gm_cmd_doctor;
 extern const struct gm_cmd gm_cmd_diagnose;
 extern const struct gm_cmd gm_cmd_plot;

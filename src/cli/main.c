@@ -30,7 +30,7 @@ static const struct gm_cmd *const commands[] = {
     &gm_cmd_mark,     &gm_cmd_report, &gm_cmd_alerts,     &gm_cmd_config,  &gm_cmd_metrics,
     &gm_cmd_dmon,     &gm_cmd_pmon,   &gm_cmd_top,        &gm_cmd_free,    &gm_cmd_doctor,
     &gm_cmd_diagnose, &gm_cmd_plot,   &gm_cmd_completion, &gm_cmd_manpage, &gm_cmd_topo,
-    &gm_cmd_mig,      &gm_cmd_run,
+    &gm_cmd_mig,      &gm_cmd_run,    &gm_cmd_fleet,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
