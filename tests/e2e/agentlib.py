@@ -430,7 +430,16 @@ def grid_points(times, interval):
         return lat[len(lat) // 2], sum(lat)
     phase = min(sorted(set(offs)), key=cost)
     first = (slack - phase) // interval
-    return [(t - t0 - phase + slack) // interval - first for t in times]
+    pts = [(t - t0 - phase + slack) // interval - first for t in times]
+    # A sample late by nearly a whole interval (its time is taken during the
+    # sample, which a busy machine stretches) lands on the next point, where
+    # the next, punctual sample also is: it keeps its own point when that
+    # point is free.  An added sample is not explained away: the point
+    # before it is its punctual predecessor's.
+    for i in range(len(pts) - 1):
+        if pts[i] == pts[i + 1] and (i == 0 or pts[i - 1] < pts[i] - 1):
+            pts[i] -= 1
+    return pts
 
 
 def grid_steps(times, interval):
