@@ -34,6 +34,12 @@ void cli_main_usage(FILE *f)
 {
     (void)f;
 }
+static const struct gm_opt no_rows[] = {{0}};
+static const struct gm_optcmd no_opts = {.name = "gpumon", .head = "", .opts = no_rows};
+const struct gm_optcmd *cli_main_opts(void)
+{
+    return &no_opts;
+}
 
 static const char STATUS[] =
     "usage: gpumon status [OPTIONS]\n\n"

@@ -63,7 +63,7 @@ static const struct gm_opt group_rows[] = {
     {.kind = GM_OPT_SET, .name = "gflag", .val = 7, .off = offsetof(struct grp, flag)},
     {0},
 };
-static const struct gm_optgroup group = {"test group", group_rows};
+static const struct gm_optgroup group = {.name = "test group", .opts = group_rows};
 
 static const struct gm_opt rows[] = {
     {.kind = GM_OPT_STR,
