@@ -90,8 +90,9 @@ struct gm_opt {
 struct gm_optgroup {
     const char *name;          /* "history source" */
     const struct gm_opt *opts; /* ended by GM_OPT_END; NULL: made by gen */
-    /* the rows made from another table at the first use (not thread-safe:
-     * the CLI's one thread), ended by GM_OPT_END, living for the process */
+    /* the rows made from another table: the same rows at every call (made at
+     * the first; not thread-safe: the CLI's one thread), ended by
+     * GM_OPT_END, living for the process */
     const struct gm_opt *(*gen)(void);
 };
 
