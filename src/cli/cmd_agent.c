@@ -522,7 +522,8 @@ static const struct gm_optcmd mark_opts = {
             "space;\na mark is at most " STR(GM_MARK_MAX) " bytes (a longer one is refused, exit "
                                                           "2).\n",
     .msg = GM_OPT_MSG_BARE,
-    .in_order = 1, /* the text starts at the first word that is no flag */
+    .in_order = 1,     /* the text starts at the first word that is no flag, */
+    .stop_unknown = 1, /* or at an unknown one: "-5 degrees" is a text */
     .opts = mark_rows,
 };
 
@@ -534,6 +535,10 @@ static int cmd_mark_run(int argc, char **argv)
     int rc = cli_opts(&mark_opts, argc, argv, &fs, &first_text);
     if (rc != CLI_OPTS_GO)
         return rc;
+    /* a text may start with '-', not with "--" unless after "--" */
+    if (first_text < argc && strncmp(argv[first_text], "--", 2) == 0 &&
+        strcmp(argv[first_text - 1], "--") != 0)
+        return cli_usage_error("mark", "unknown option %s", argv[first_text]);
     if (first_text >= argc)
         return cli_usage_error("mark", "give the text of the mark");
     struct gm_config c;
