@@ -239,6 +239,8 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
                 if (rows[i].o.letter == c)
                     o = &rows[i].o;
         }
+        if (o && o->kind == GM_OPT_STOP && !first)
+            o = NULL; /* nobody to hand it to: unknown */
         if (first && ((o && o->kind == GM_OPT_STOP) || (!o && cmd->stop_unknown))) {
             if (o)
                 *(int *)((char *)opts + o->off) = o->val;

@@ -40,7 +40,8 @@ enum gm_opt_kind {
     GM_OPT_GROUP,   /* every row of .group here, each one's value at .off + its offset, with
                      * this row's flags added (GM_OPT_HIDDEN: mark's configuration keys) */
     GM_OPT_STOP,    /* no argument taken: the parse ends before this flag, *first at its word,
-                     * for the caller to hand on (main.c's nvidia-smi forms); .arg is shown */
+                     * its .val stored at .off, for the caller to hand on (main.c's nvidia-smi
+                     * forms; an in_order table, parsed with first); .arg is shown */
     GM_OPT_REFUSE,  /* hidden: the parse fails with "-x: .help" (mig's -cgi, a write) */
 };
 
