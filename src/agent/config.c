@@ -938,21 +938,16 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out)
         named[i].dump(c, out);
 }
 
-void gm_config_usage(struct gm_buf *out)
+int gm_config_key_at(size_t i, struct gm_config_key *k)
 {
-    for (size_t i = 0; i < NOPTS; i++) {
-        char flag[160]; /* an enum's values are listed whole */
-        if (opts[i].type == T_BOOL)
-            snprintf(flag, sizeof(flag), "--%s, --no-%s", opts[i].key, opts[i].key);
-        else if (opts[i].type == T_ENUM) /* the values, for people and completions */
-            snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].choices);
-        else
-            snprintf(flag, sizeof(flag), "--%s %s", opts[i].key, opts[i].arg);
-        gm_buf_printf(out, "      %-32s %s", flag, opts[i].help);
-        if (opts[i].def[0])
-            gm_buf_printf(out, " [%s]", opts[i].def);
-        gm_buf_putc(out, '\n');
-    }
+    if (i >= NOPTS)
+        return -1;
+    const struct opt *o = &opts[i];
+    k->key = o->key;
+    k->arg = o->type == T_BOOL ? NULL : o->type == T_ENUM ? o->choices : o->arg;
+    k->help = o->help;
+    k->def = o->def;
+    return 0;
 }
 
 void gm_config_markdown(struct gm_buf *out)

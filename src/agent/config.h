@@ -128,7 +128,16 @@ void gm_config_dump(const struct gm_config *c, struct gm_buf *out);
 /* docs/config.md. */
 void gm_config_markdown(struct gm_buf *out);
 
-/* Flag help lines for the options ("  --interval DURATION  ..."). */
-void gm_config_usage(struct gm_buf *out);
+/* An option of the table as the agent's flags show it (cli/cmd_agent.c
+ * makes one flag of each, --no-KEY too for a bool). */
+struct gm_config_key {
+    const char *key;  /* "interval" */
+    const char *arg;  /* the value's name (DURATION, PATH) or an enum's "a|b|c"; NULL: a bool */
+    const char *help; /* one line */
+    const char *def;  /* the default as the file writes it, "" for none */
+};
+
+/* The i-th option of the table, in its order: 0, or -1 past the end. */
+int gm_config_key_at(size_t i, struct gm_config_key *k);
 
 #endif /* GM_AGENT_CONFIG_H */

@@ -58,8 +58,8 @@ void cli_log_cb(void *arg, int level, const char *msg)
 }
 
 /* The flag of cmd (NULL: gpumon's own) nearest to opt ("--jsn",
- * "--sinse=1h"), from the flags its --help lists (cmdspec.h: read in a
- * child process, on this error path only), or NULL. */
+ * "--sinse=1h"), from the flags of its option table (cmdspec.h), or
+ * NULL. */
 static const char *nearest_flag(const char *cmd, const char *opt, char *out, size_t len)
 {
     /* a short flag has too few letters to be a typo of one */
@@ -67,7 +67,6 @@ static const char *nearest_flag(const char *cmd, const char *opt, char *out, siz
         return NULL;
     struct cli_spec sp;
     memset(&sp, 0, sizeof(sp));
-    optind = 0; /* the child's getopt starts afresh on its "--help" */
     int rc = -1;
     if (!cmd) {
         rc = cli_spec_read_main(&sp);

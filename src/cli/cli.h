@@ -29,7 +29,7 @@ struct gm_cmd {
     const char *name;
     const char *summary;
     int (*run)(int argc, char **argv);
-    const struct gm_optcmd *opts; /* its option table (opt.h); NULL: not converted yet */
+    const struct gm_optcmd *opts; /* its option table (opt.h): parse, help, completion, page */
 };
 
 extern const struct gm_cmd gm_cmd_status;

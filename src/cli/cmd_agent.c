@@ -1,11 +1,15 @@
-/* cmd_agent.c -- `gpumon agent` (the daemon), its preset `gpumon record`,
- * and `gpumon config check|show`.
+/* cmd_agent.c -- `gpumon agent` (the daemon), its presets `gpumon record`
+ * and `gpumon serve`, `gpumon config check|show` and `gpumon mark`.
  *
  * Every option of the configuration table is also a flag with the same
  * name (--interval 5s, --procs / --no-procs); flags override the file.  The
+ * flags are rows of one option group made from that table at its first use
+ * (config_rows), so that each command's option table (opt.h) parses them
+ * and renders them in --help, the completions and the manual pages.  The
  * flags are kept so that a reload on SIGHUP applies them again on top of the
  * re-read file.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +24,7 @@
 #include "../source/nvml.h"
 #include "../view/status.h"
 #include "cli.h"
+#include "optgroups.h"
 
 struct flagset {
     const char *config_path; /* --config, NULL for the default path */
@@ -30,88 +35,178 @@ struct flagset {
     const char *value[64];
 };
 
-/* Parses config flags out of argv (from index 1).  Non-config arguments are
- * handed to `other`, which returns 1 if it consumed one argument, 2 if two,
- * 0 if it does not know it. */
-static int parse_flags(const char *cmd, int argc, char **argv, struct flagset *fs,
-                       int (*other)(void *arg, int argc, char **argv, int i), void *arg)
+/* ----------------------------------------------------- the option tables */
+
+/* The GM_OPT_FN of a configuration key's flag: --KEY VALUE, --KEY and
+ * --KEY=VALUE for a bool, --no-KEY (o->val 1) for false.  Kept in the
+ * flagset at dst in their order, and checked now, so that a bad flag fails
+ * before anything starts. */
+static int config_flag(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int used = other ? other(arg, argc, argv, i) : 0;
-        if (used < 0)
-            return GM_EXIT_USAGE;
-        if (used) {
-            i += used - 1;
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0)
-            return cli_usage_error(cmd, "unexpected argument '%s'", a);
-        const char *name = a + 2;
-        const char *eq = strchr(name, '=');
-        char key[64];
-        size_t klen = eq ? (size_t)(eq - name) : strlen(name);
-        if (klen >= sizeof(key))
-            return cli_usage_error(cmd, "unknown option %s", a);
-        memcpy(key, name, klen);
-        key[klen] = '\0';
-        if (strcmp(key, "config") == 0) {
-            if (eq)
-                fs->config_path = eq + 1;
-            else if (i + 1 < argc)
-                fs->config_path = argv[++i];
-            else
-                return cli_usage_error(cmd, "--config needs a file");
-            continue;
-        }
-        if (strcmp(key, "no-config") == 0) {
-            fs->no_config = 1;
-            continue;
-        }
-        int takes = 0;
-        const char *value = NULL;
-        if (gm_config_has_key(key, &takes)) {
-            if (!takes)
-                value = eq ? eq + 1 : "true";
-            else if (eq)
-                value = eq + 1;
-            else if (i + 1 < argc)
-                value = argv[++i];
-            else
-                return cli_usage_error(cmd, "--%s needs a value", key);
-        } else if (strncmp(key, "no-", 3) == 0 && gm_config_has_key(key + 3, &takes) && !takes &&
-                   !eq) {
-            memmove(key, key + 3, strlen(key + 3) + 1);
-            value = "false";
-        } else {
-            return cli_usage_error(cmd, "unknown option %s", a);
-        }
-        if (fs->nflags >= 64)
-            return cli_usage_error(cmd, "too many options");
-        /* keep a stable copy of the key: argv strings live for the process */
-        fs->key[fs->nflags] =
-            strncmp(a + 2, "no-", 3) == 0 && strcmp(value, "false") == 0 ? a + 5 : a + 2;
-        fs->value[fs->nflags] = value;
-        fs->nflags++;
-        /* validate now, so a bad flag fails before anything starts */
-        struct gm_config probe;
-        struct gm_err err = {0};
-        gm_config_defaults(&probe);
-        if (gm_config_set(&probe, key, value, &err) != 0)
-            return cli_usage_error(cmd, "%s", err.msg);
-    }
+    struct flagset *fs = dst;
+    const char *key = o->val ? o->name + 3 : o->name;
+    const char *value = o->val ? "false" : v ? v : "true";
+    if (fs->nflags >= 64)
+        return gm_err_set(err, GM_E_INVAL, "too many options");
+    struct gm_config probe;
+    gm_config_defaults(&probe);
+    if (gm_config_set(&probe, key, value, err) != 0)
+        return -1;
+    fs->key[fs->nflags] = key;
+    fs->value[fs->nflags] = value;
+    fs->nflags++;
     return 0;
 }
 
-/* The key part of a stored flag ("interval=5s" -> "interval"). */
-static void flag_key(const char *stored, char *key, size_t len)
+/* The configuration table's keys as rows (gm_config_key_at), made once:
+ * "--interval DURATION", "--procs, --no-procs", "--log-level a|b|c", each
+ * with its text and default, at column 39 (32 wide, then one blank). */
+static const struct gm_opt *config_rows(void)
 {
-    size_t n = strcspn(stored, "=");
-    if (n >= len)
-        n = len - 1;
-    memcpy(key, stored, n);
-    key[n] = '\0';
+    static struct gm_opt *rows;
+    if (rows)
+        return rows;
+    struct gm_config_key k;
+    size_t n = 0, r = 0;
+    while (gm_config_key_at(n, &k) == 0)
+        n++;
+    rows = gm_xcalloc(2 * n + 1, sizeof(*rows)); /* for the process's life */
+    for (size_t i = 0; i < n && gm_config_key_at(i, &k) == 0; i++) {
+        struct gm_buf h = GM_BUF_INIT;
+        gm_buf_puts(&h, k.help);
+        if (k.def[0])
+            gm_buf_printf(&h, " [%s]", k.def);
+        rows[r++] = (struct gm_opt){.kind = GM_OPT_FN,
+                                    .name = k.key,
+                                    .arg = k.arg,
+                                    .fn = config_flag,
+                                    .col = 39,
+                                    .flags = GM_OPT_WIDE | (k.arg ? 0 : GM_OPT_OPTARG),
+                                    .help = h.p};
+        if (k.arg)
+            continue;
+        size_t len = strlen(k.key) + 4;
+        char *no = gm_xmalloc(len);
+        snprintf(no, len, "no-%s", k.key);
+        rows[r++] = (struct gm_opt){
+            .kind = GM_OPT_FN, .name = no, .val = 1, .fn = config_flag, .flags = GM_OPT_JOIN};
+    }
+    return rows;
 }
+
+/* Every key of the configuration table is a flag of the agent's commands
+ * (and config show's, mark's), declared once there. */
+static const struct gm_optgroup config_group = {.name = "configuration keys", .gen = config_rows};
+
+/* agent, record, serve: the flags, what the run does. */
+struct agent_args {
+    struct flagset fs;
+    int once;
+    int status;
+    int print; /* serve --print */
+};
+
+/* The flags of agent, record and serve besides the configuration's, each
+ * declared once; a command takes them with GM_OPT_USE rows. */
+static const struct gm_opt agent_own_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "config",
+     .arg = "FILE",
+     .off = offsetof(struct agent_args, fs.config_path),
+     .help = "configuration file (INI; see docs/config.md)"},
+    {.kind = GM_OPT_SET,
+     .name = "no-config",
+     .val = 1,
+     .off = offsetof(struct agent_args, fs.no_config),
+     .help = "ignore the default configuration file"},
+    {.kind = GM_OPT_SET,
+     .name = "once",
+     .val = 1,
+     .off = offsetof(struct agent_args, once),
+     .help = "one sample through the same files and locks, then exit (cron;\n"
+             "log-level warning unless set: silent when it goes well)"},
+    {.kind = GM_OPT_SET,
+     .name = "print",
+     .val = 1,
+     .off = offsetof(struct agent_args, print),
+     .help = "one sample to stdout as /metrics would serve it"},
+    {.kind = GM_OPT_SET,
+     .name = "status",
+     .val = 1,
+     .off = offsetof(struct agent_args, status),
+     .help = "ask the running agent for its counters (JSON)"},
+    {0},
+};
+
+static const struct gm_optgroup agent_group = {.name = "agent", .opts = agent_own_rows};
+
+#define USE_AGENT(n)                                                                               \
+    {                                                                                              \
+        .kind = GM_OPT_USE, .group = &agent_group, .name = (n)                                     \
+    }
+
+static const struct gm_opt agent_rows[] = {
+    USE_AGENT("config"),
+    USE_AGENT("no-config"),
+    USE_AGENT("once"),
+    USE_AGENT("status"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {.kind = GM_OPT_GROUP, .group = &config_group, .off = offsetof(struct agent_args, fs)},
+    {0},
+};
+
+static const struct gm_opt serve_rows[] = {
+    USE_AGENT("config"),
+    USE_AGENT("no-config"),
+    USE_AGENT("once"),
+    USE_AGENT("print"),
+    USE_AGENT("status"),
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {.kind = GM_OPT_GROUP, .group = &config_group, .off = offsetof(struct agent_args, fs)},
+    {0},
+};
+
+static const struct gm_optcmd agent_opts = {
+    .name = "agent",
+    .head = "usage: gpumon agent [--config FILE] [OPTIONS] [--once]\n\n"
+            "The agent: samples every GPU on a fixed cadence, writes the daily CSV log and the "
+            "SQLite\nhistory store under the data directory, and serves Prometheus metrics at "
+            "--listen\n(docs/exporter.md).  SIGTERM/SIGINT stop it (flushing everything), SIGHUP "
+            "reloads\nthe configuration and reopens files.\n\n",
+    .col = 35,
+    .short_col = 1,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = agent_rows,
+};
+
+static const struct gm_optcmd record_opts = {
+    .name = "record",
+    .head = "usage: gpumon record [--config FILE] [OPTIONS] [--once]\n\n"
+            "The recording agent: the agent without the exporter.  It samples every GPU on a "
+            "fixed\ncadence and writes the daily CSV log and the SQLite history store under the "
+            "data\ndirectory.  SIGTERM/SIGINT stop it (flushing everything), SIGHUP reloads the\n"
+            "configuration and reopens files.\n\n",
+    .col = 35,
+    .short_col = 1,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = agent_rows,
+};
+
+static const struct gm_optcmd serve_opts = {
+    .name = "serve",
+    .head = "usage: gpumon serve [--config FILE] [OPTIONS] [--once] [--print]\n\n"
+            "The Prometheus exporter: the agent without the CSV log and the store.  It samples "
+            "every\nGPU on a fixed cadence and serves the latest sample at "
+            "http://127.0.0.1:9842/metrics\n(--listen), with /healthz, in Prometheus's text "
+            "format or OpenMetrics (docs/exporter.md).\n--print writes one sample to stdout as "
+            "/metrics would serve it; --once with --textfile-dir\nwrites one sample for "
+            "node_exporter's textfile collector (cron).  SIGTERM/SIGINT stop\nit, SIGHUP reloads "
+            "the configuration (a bad one is logged and the running one kept).\n\n",
+    .col = 35,
+    .short_col = 1,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = serve_rows,
+};
 
 static int build_config(void *arg, int reload, struct gm_config *c, struct gm_err *err)
 {
@@ -138,9 +233,7 @@ static int build_config(void *arg, int reload, struct gm_config *c, struct gm_er
             return rc;
     }
     for (int i = 0; i < fs->nflags; i++) {
-        char key[64];
-        flag_key(fs->key[i], key, sizeof(key));
-        int rc = gm_config_set(c, key, fs->value[i], err);
+        int rc = gm_config_set(c, fs->key[i], fs->value[i], err);
         if (rc != 0)
             return rc;
     }
@@ -148,82 +241,6 @@ static int build_config(void *arg, int reload, struct gm_config *c, struct gm_er
 }
 
 /* ------------------------------------------------------------------ agent */
-
-struct agent_args {
-    int once;
-    int status;
-    int help;
-    int allow_once;
-    int print; /* serve --print */
-    int allow_print;
-};
-
-static int agent_other(void *arg, int argc, char **argv, int i)
-{
-    struct agent_args *a = arg;
-    (void)argc;
-    if (strcmp(argv[i], "--once") == 0 && a->allow_once) {
-        a->once = 1;
-        return 1;
-    }
-    if (strcmp(argv[i], "--status") == 0) {
-        a->status = 1;
-        return 1;
-    }
-    if (strcmp(argv[i], "--print") == 0 && a->allow_print) {
-        a->print = 1;
-        return 1;
-    }
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-        a->help = 1;
-        return 1;
-    }
-    return 0;
-}
-
-static void agent_usage(const char *cmd, int once)
-{
-    struct gm_buf b = GM_BUF_INIT;
-    int serve = strcmp(cmd, "serve") == 0;
-    const char *what =
-        serve ? "The Prometheus exporter: the agent without the CSV log and the store.  It "
-                "samples every\nGPU on a fixed cadence and serves the latest sample at "
-                "http://127.0.0.1:9842/metrics\n(--listen), with /healthz, in Prometheus's "
-                "text format or OpenMetrics (docs/exporter.md).\n--print writes one sample to "
-                "stdout as /metrics would serve it; --once with --textfile-dir\nwrites one "
-                "sample for node_exporter's textfile collector (cron).  SIGTERM/SIGINT stop\n"
-                "it, SIGHUP reloads the configuration (a bad one is logged and the running one "
-                "kept).\n\n"
-        : strcmp(cmd, "record") == 0
-            ? "The recording agent: the agent without the exporter.  It samples every GPU on a "
-              "fixed\ncadence and writes the daily CSV log and the SQLite history store under "
-              "the data\ndirectory.  SIGTERM/SIGINT stop it (flushing everything), SIGHUP "
-              "reloads the\nconfiguration and reopens files.\n\n"
-            : "The agent: samples every GPU on a fixed cadence, writes the daily CSV log and "
-              "the SQLite\nhistory store under the data directory, and serves Prometheus "
-              "metrics at --listen\n(docs/exporter.md).  SIGTERM/SIGINT stop it (flushing "
-              "everything), SIGHUP reloads\nthe configuration and reopens files.\n\n";
-    gm_buf_printf(&b,
-                  "usage: gpumon %s [--config FILE] [OPTIONS]%s%s\n\n%s"
-                  "      --config FILE                configuration file (INI; see "
-                  "docs/config.md)\n"
-                  "      --no-config                  ignore the default configuration file\n"
-                  "%s%s"
-                  "      --status                     ask the running agent for its counters "
-                  "(JSON)\n",
-                  cmd, once ? " [--once]" : "", serve ? " [--print]" : "", what,
-                  once ? "      --once                       one sample through the same files "
-                         "and locks, then exit (cron;\n"
-                         "                                   log-level warning unless set: "
-                         "silent when it goes well)\n"
-                       : "",
-                  serve ? "      --print                      one sample to stdout as /metrics "
-                          "would serve it\n"
-                        : "");
-    gm_config_usage(&b);
-    cli_write(STDOUT_FILENO, &b);
-    gm_buf_free(&b);
-}
 
 /* `gpumon serve --print`: one sample rendered as /metrics would serve it.
  * When NVML is unavailable that is still what /metrics serves (the
@@ -267,29 +284,25 @@ static void api_status_json(const struct gm_snapshot *s, int command_lines, stru
                        out); /* + "diagnosis" */
 }
 
-static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_once,
+static int run_agent_preset(const struct gm_optcmd *t, int argc, char **argv,
                             const char *const *preset)
 {
-    static struct flagset fs; /* kept for reloads for the life of the process */
-    memset(&fs, 0, sizeof(fs));
-    for (; preset && preset[0]; preset += 2) {
-        fs.key[fs.nflags] = preset[0];
-        fs.value[fs.nflags] = preset[1];
-        fs.nflags++;
+    static struct agent_args a; /* its flagset is kept for reloads for the process's life */
+    memset(&a, 0, sizeof(a));
+    struct flagset *fs = &a.fs;
+    for (; preset && preset[0]; preset += 2) { /* applied before the user's flags */
+        fs->key[fs->nflags] = preset[0];
+        fs->value[fs->nflags] = preset[1];
+        fs->nflags++;
     }
-    struct agent_args a = {.allow_once = allow_once, .allow_print = strcmp(cmd, "serve") == 0};
-    int rc = parse_flags(cmd, argc, argv, &fs, agent_other, &a);
-    if (rc)
+    int rc = cli_opts(t, argc, argv, &a, NULL);
+    if (rc != CLI_OPTS_GO)
         return rc;
-    fs.once = a.once;
-    if (a.help) {
-        agent_usage(cmd, allow_once);
-        return GM_EXIT_OK;
-    }
+    fs->once = a.once;
     if (a.print) {
         struct gm_config c;
         struct gm_err perr = {0};
-        if (build_config(&fs, 0, &c, &perr) != 0) {
+        if (build_config(fs, 0, &c, &perr) != 0) {
             cli_error("%s", perr.msg);
             return GM_EXIT_USAGE;
         }
@@ -298,7 +311,7 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
     struct gm_err err = {0};
     if (a.status) {
         struct gm_config c;
-        if (build_config(&fs, 0, &c, &err) != 0) {
+        if (build_config(fs, 0, &c, &err) != 0) {
             cli_error("%s", err.msg);
             return GM_EXIT_USAGE;
         }
@@ -318,62 +331,104 @@ static int run_agent_preset(const char *cmd, int argc, char **argv, int allow_on
         return rc;
     }
     struct gm_daemon_opts o = {
-        .build = build_config, .build_arg = &fs, .once = a.once, .status_json = api_status_json};
+        .build = build_config, .build_arg = fs, .once = a.once, .status_json = api_status_json};
     rc = gm_daemon_run(&o, &err);
     if (rc != 0 && err.msg[0])
         cli_error("%s", err.msg);
     return rc;
 }
 
-static int run_agent(const char *cmd, int argc, char **argv, int allow_once)
-{
-    return run_agent_preset(cmd, argc, argv, allow_once, NULL);
-}
-
 static int cmd_agent_run(int argc, char **argv)
 {
-    return run_agent("agent", argc, argv, 1);
+    return run_agent_preset(&agent_opts, argc, argv, NULL);
 }
 
 /* record: the history (CSV and store), no exporter */
 static int cmd_record_run(int argc, char **argv)
 {
     static const char *const preset[] = {"exporter", "false", NULL};
-    return run_agent_preset("record", argc, argv, 1, preset);
+    return run_agent_preset(&record_opts, argc, argv, preset);
 }
 
 /* serve: the exporter only (no CSV, no store) */
 static int cmd_serve_run(int argc, char **argv)
 {
     static const char *const preset[] = {"csv", "false", "store", "false", NULL};
-    return run_agent_preset("serve", argc, argv, 1, preset);
+    return run_agent_preset(&serve_opts, argc, argv, preset);
 }
 
 const struct gm_cmd gm_cmd_serve = {"serve", "the agent's exporter preset: Prometheus /metrics",
-                                    cmd_serve_run, NULL};
+                                    cmd_serve_run, &serve_opts};
 
 const struct gm_cmd gm_cmd_agent = {
-    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run, NULL};
+    "agent", "the daemon: sample on a cadence, record CSV and SQLite", cmd_agent_run, &agent_opts};
 const struct gm_cmd gm_cmd_record = {"record", "the agent's recording preset (--once for cron)",
-                                     cmd_record_run, NULL};
+                                     cmd_record_run, &record_opts};
 
 /* ----------------------------------------------------------------- config */
 
+#define CONFIG_HEAD                                                                                \
+    "usage: gpumon config check [FILE]   report the first error as FILE:LINE: reason\n"            \
+    "                                    (in FILE, or in the web-config file it names)\n"          \
+    "       gpumon config show [--config FILE] [OPTIONS]   the effective settings\n"               \
+    "       gpumon config --markdown     docs/config.md\n"
+
+/* config show: the agent's flags, as the synopsis names them */
+static const struct gm_opt config_show_rows[] = {
+    {.kind = GM_OPT_STR,
+     .name = "config",
+     .arg = "FILE",
+     .off = offsetof(struct flagset, config_path)},
+    {.kind = GM_OPT_SET,
+     .name = "no-config",
+     .val = 1,
+     .flags = GM_OPT_HIDDEN,
+     .off = offsetof(struct flagset, no_config)},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {.kind = GM_OPT_GROUP, .group = &config_group, .flags = GM_OPT_HIDDEN},
+    {0},
+};
+
+static const struct gm_optcmd config_show_opts = {
+    .name = "config",
+    .head = CONFIG_HEAD,
+    .msg = GM_OPT_MSG_BARE,
+    .opts = config_show_rows,
+};
+
+struct config_args {
+    int markdown;
+};
+
+static const struct gm_opt config_rows_top[] = {
+    {.kind = GM_OPT_SET,
+     .name = "markdown",
+     .val = 1,
+     .off = offsetof(struct config_args, markdown)},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {0},
+};
+
+static const struct gm_optcmd config_opts = {
+    .name = "config",
+    .head = CONFIG_HEAD,
+    .msg = GM_OPT_MSG_BARE,
+    .in_order = 1,
+    .opts = config_rows_top,
+    .subs = "check|show",
+    .sub = &config_show_opts,
+    .operands = GM_OPT_OPERANDS_FILE,
+};
+
 static int cmd_config_run(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        printf("usage: gpumon config check [FILE]   report the first error as FILE:LINE: reason\n"
-               "                                    (in FILE, or in the web-config file it names)\n"
-               "       gpumon config show [--config FILE] [OPTIONS]   the effective settings\n"
-               "       gpumon config --markdown     docs/config.md\n");
-        return argc < 2 ? GM_EXIT_USAGE : GM_EXIT_OK;
+    if (argc < 2) {
+        cli_opts_help(&config_opts);
+        return GM_EXIT_USAGE;
     }
     struct gm_buf b = GM_BUF_INIT;
     int rc = GM_EXIT_OK;
-    if (strcmp(argv[1], "--markdown") == 0) {
-        gm_config_markdown(&b);
-        rc = cli_write(STDOUT_FILENO, &b);
-    } else if (strcmp(argv[1], "check") == 0) {
+    if (strcmp(argv[1], "check") == 0) {
         if (argc > 3) {
             gm_buf_free(&b);
             return cli_usage_error("config", "check takes at most one file");
@@ -392,8 +447,8 @@ static int cmd_config_run(int argc, char **argv)
     } else if (strcmp(argv[1], "show") == 0) {
         struct flagset fs;
         memset(&fs, 0, sizeof(fs));
-        rc = parse_flags("config", argc - 1, argv + 1, &fs, NULL, NULL);
-        if (rc == 0) {
+        rc = cli_opts(&config_show_opts, argc - 1, argv + 1, &fs, NULL);
+        if (rc == CLI_OPTS_GO) {
             struct gm_config c;
             struct gm_err err = {0};
             if (build_config(&fs, 0, &c, &err) != 0) {
@@ -405,53 +460,87 @@ static int cmd_config_run(int argc, char **argv)
             }
         }
     } else {
-        rc = cli_usage_error("config", "unknown subcommand '%s'", argv[1]);
+        struct config_args a = {0};
+        int first = argc;
+        rc = cli_opts(&config_opts, argc, argv, &a, &first);
+        if (rc != CLI_OPTS_GO) {
+            /* the help (exit 0) or a usage error */
+        } else if (a.markdown) {
+            gm_config_markdown(&b);
+            rc = cli_write(STDOUT_FILENO, &b);
+        } else {
+            char shown[256];
+            gm_text_term_s(shown, sizeof(shown), first < argc ? argv[first] : "", cli_utf8());
+            rc = cli_usage_error("config", "unknown subcommand '%s'", shown);
+        }
     }
     gm_buf_free(&b);
     return rc;
 }
 
 const struct gm_cmd gm_cmd_config = {"config", "check or show the agent's configuration",
-                                     cmd_config_run, NULL};
+                                     cmd_config_run, &config_opts};
 
 /* ------------------------------------------------------------------- mark */
 
+/* mark: --task, --data-dir and --config as its synopsis names them; the
+ * other keys of the configuration are taken too (where the agent's data
+ * directory is), unlisted */
+static const struct gm_opt mark_rows[] = {
+    {.kind = GM_OPT_USE,
+     .group = &config_group,
+     .name = "task",
+     .arg = "T",
+     .flags = GM_OPT_NOHELP},
+    {.kind = GM_OPT_USE,
+     .group = &config_group,
+     .name = "data-dir",
+     .arg = "DIR",
+     .flags = GM_OPT_NOHELP},
+    {.kind = GM_OPT_STR,
+     .name = "config",
+     .arg = "FILE",
+     .off = offsetof(struct flagset, config_path)},
+    {.kind = GM_OPT_SET,
+     .name = "no-config",
+     .val = 1,
+     .flags = GM_OPT_HIDDEN,
+     .off = offsetof(struct flagset, no_config)},
+    {.kind = GM_OPT_HELP, .name = "help", .letter = 'h'},
+    {.kind = GM_OPT_GROUP, .group = &config_group, .flags = GM_OPT_HIDDEN},
+    {0},
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static const struct gm_optcmd mark_opts = {
+    .name = "mark",
+    .head = "usage: gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT...\n\n"
+            "Puts a mark (e.g. \"epoch 3 start\") on the running agent's timeline: it appears in "
+            "the\nCSV events file, the store and 'gpumon report'.  The words are joined by one "
+            "space;\na mark is at most " STR(GM_MARK_MAX) " bytes (a longer one is refused, exit "
+                                                          "2).\n",
+    .msg = GM_OPT_MSG_BARE,
+    .in_order = 1,     /* the text starts at the first word that is no flag, */
+    .stop_unknown = 1, /* or at an unknown one: "-5 degrees" is a text */
+    .opts = mark_rows,
+};
+
 static int cmd_mark_run(int argc, char **argv)
 {
-    /* gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT... */
-    int first_text = argc;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: gpumon mark [--task T] [--data-dir DIR] [--config FILE] TEXT...\n\n"
-                   "Puts a mark (e.g. \"epoch 3 start\") on the running agent's timeline: it "
-                   "appears in the\nCSV events file, the store and 'gpumon report'.  The words "
-                   "are joined by one space;\na mark is at most %d bytes (a longer one is "
-                   "refused, exit 2).\n",
-                   GM_MARK_MAX);
-            return GM_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--") == 0) {
-            first_text = i + 1;
-            break;
-        }
-        if (strncmp(argv[i], "--", 2) != 0) {
-            first_text = i;
-            break;
-        }
-        int takes = 0;
-        const char *name = argv[i] + 2;
-        if (!strchr(name, '=') &&
-            (strcmp(name, "config") == 0 || (gm_config_has_key(name, &takes) && takes)))
-            i++; /* skip the option's value */
-    }
-    if (first_text >= argc)
-        return cli_usage_error("mark", "give the text of the mark");
     struct flagset fs;
     memset(&fs, 0, sizeof(fs));
-    int rc = parse_flags("mark", first_text - (strcmp(argv[first_text - 1], "--") == 0), argv, &fs,
-                         NULL, NULL);
-    if (rc)
+    int first_text = argc;
+    int rc = cli_opts(&mark_opts, argc, argv, &fs, &first_text);
+    if (rc != CLI_OPTS_GO)
         return rc;
+    /* a text may start with '-', not with "--" unless after "--" */
+    if (first_text < argc && strncmp(argv[first_text], "--", 2) == 0 &&
+        strcmp(argv[first_text - 1], "--") != 0)
+        return cli_usage_error("mark", "unknown option %s", argv[first_text]);
+    if (first_text >= argc)
+        return cli_usage_error("mark", "give the text of the mark");
     struct gm_config c;
     struct gm_err err = {0};
     if (build_config(&fs, 0, &c, &err) != 0) {
@@ -460,7 +549,7 @@ static int cmd_mark_run(int argc, char **argv)
     }
     int task_given = 0;
     for (int i = 0; i < fs.nflags; i++)
-        task_given |= strncmp(fs.key[i], "task", 4) == 0;
+        task_given |= strcmp(fs.key[i], "task") == 0;
     /* the text: the words joined by one space, a line break as a space (a
      * mark is one line); refused whole when too long, never cut */
     struct gm_buf text = GM_BUF_INIT;
@@ -495,4 +584,4 @@ static int cmd_mark_run(int argc, char **argv)
 }
 
 const struct gm_cmd gm_cmd_mark = {"mark", "put a mark on the running agent's timeline",
-                                   cmd_mark_run, NULL};
+                                   cmd_mark_run, &mark_opts};

@@ -126,7 +126,7 @@ static const struct gm_opt mon_flag_rows[] = {
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
-static const struct gm_optgroup mon_group = {"monitor loop", mon_flag_rows};
+static const struct gm_optgroup mon_group = {.name = "monitor loop", .opts = mon_flag_rows};
 
 #define MON(n)                                                                                     \
     {                                                                                              \

@@ -43,6 +43,13 @@ static int parse_gi(const struct gm_opt *o, const char *v, void *dst, struct gm_
         .off = offsetof(struct mig_args, kind), .help = (h)                                        \
     }
 
+/* nvidia-smi mig's writes: refused with the reason, offered nowhere */
+#define WRITE(n, a, what)                                                                          \
+    {                                                                                              \
+        .kind = GM_OPT_REFUSE, .name = (n), .alias = (a),                                          \
+        .help = what " is a write operation, and gpumon is read-only: use nvidia-smi mig " a       \
+    }
+
 static const struct gm_opt mig_rows[] = {
     LIST("list-gpu-instance-profiles", "-lgip", GM_MIGLIST_GIP,
          "the GPU instance profiles: free/total instances, memory, engines"),
@@ -69,6 +76,10 @@ static const struct gm_opt mig_rows[] = {
      .name = "timeout",
      .off = offsetof(struct mig_args, g)},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
+    WRITE("create-gpu-instance", "-cgi", "creating GPU instances"),
+    WRITE("destroy-gpu-instance", "-dgi", "destroying GPU instances"),
+    WRITE("create-compute-instance", "-cci", "creating compute instances"),
+    WRITE("destroy-compute-instance", "-dci", "destroying compute instances"),
     {0},
 };
 
@@ -78,8 +89,8 @@ static const struct gm_optcmd mig_opts = {
             "nvidia-smi mig's listings of the MIG profiles, placements and instances of the\n"
             "GPUs in MIG mode, as nvidia-smi prints them.  Read only.\n\n",
     .col = 26,
-    .unknown_hint = " (gpumon mig only lists: nvidia-smi's -cgi, -dgi, -cci and -dci are not "
-                    "implemented)",
+    .unknown_hint = " (gpumon mig only lists: it creates and destroys nothing, nvidia-smi mig's "
+                    "-C included)",
     .opts = mig_rows,
 };
 

@@ -108,10 +108,11 @@ static const struct gm_opt report_rows[] = {
 
 static const struct gm_optcmd report_opts = {
     .name = "report",
-    .head = "usage: gpumon report [--since DURATION | --from TIME [--to TIME]]\n"
+    .head = "usage: gpumon report [--since DURATION | --from TIME [--to|--until TIME]]\n"
             "                     [--by hour|day|period|job|user|task] [--task T] [--gpu I]\n"
             "                     [--format table|csv|json | --html FILE]\n"
-            "                     [--data-dir DIR | --store-path FILE] [--config FILE]\n\n"
+            "                     [--data-dir DIR | --store-path FILE]\n"
+            "                     [--config FILE | --no-config]\n\n"
             "Per GPU per hour (or local day, or the whole period): average and max\n"
             "utilisation, max memory used, average power, energy, max temperature, time\n"
             "throttled by reason, and marks.  --by job|user|task: who used the GPUs\n"

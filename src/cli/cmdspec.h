@@ -1,19 +1,18 @@
-/* cmdspec.h -- a command's interface as data, from its option table or its --help.
+/* cmdspec.h -- a command's interface as data, from its option table.
  *
- * A command with an option table (struct gm_cmd's opts, opt.h) has its
- * flags, their arguments' names and texts, its subcommands and operands
- * read from the table.  For a command not converted yet, this module runs
- * its --help (in a child process, stdout captured) and reads: the synopsis
- * (the "usage:" lines), the subcommands they name, and every flag, with
- * its argument's name and what kind of value that is.  Shell completions
- * (cmd_completion.c) and the manual pages (cmd_manpage.c) are generated
- * from the result, so that a command added to the table in main.c, or a
- * flag added to a table or usage text, appears in both without another
- * edit.  The contract this puts on tables and usage texts is
+ * Every command has an option table (struct gm_cmd's opts, opt.h), and so
+ * has gpumon itself (main.c's global options): its flags, their arguments'
+ * names and texts, its subcommands and operands are read from the table.
+ * Shell completions (cmd_completion.c) and the manual pages
+ * (cmd_manpage.c) are generated from the result, so that a command added
+ * to the table in main.c, or a row added to a table, appears in both
+ * without another edit.  The contract this puts on tables is
  * docs/completion.md's.
  *
- * What it leaves out: flags a command without a table accepts but does not
- * print in its --help are unknown here (they are undocumented anyway).
+ * cli_spec_parse() reads a --help text into the same form; the tests hold
+ * the help a table renders to the table with it.
+ *
+ * What it leaves out: rows marked GM_OPT_HIDDEN (parsed, never offered).
  */
 #ifndef GM_CLI_CMDSPEC_H
 #define GM_CLI_CMDSPEC_H
@@ -60,16 +59,15 @@ struct cli_spec {
     int pos_cmd;  /* "-- CMD [ARGS]..." in the synopsis: the words after -- are a command */
 };
 
-/* Reads cmd's interface from its option table, else from `gpumon CMD --help`,
- * run in a child process with stdout captured.  Returns 0, or GM_EXIT_FAIL when the help could not
- * be captured or the command did not exit 0 (the message is printed). */
+/* Reads cmd's interface from its option table.  Returns 0, or
+ * GM_EXIT_FAIL (the message printed) for a command without one. */
 int cli_spec_read(const struct gm_cmd *cmd, struct cli_spec *sp);
 
-/* The same for `gpumon --help` (the global options); name "gpumon". */
+/* The same for gpumon's global options (main.c's table); name "gpumon". */
 int cli_spec_read_main(struct cli_spec *sp);
 
-/* Parses a help text (what cli_spec_read does after capturing it); exposed
- * for tests.  Takes a copy of text. */
+/* Parses a help text as a person reads it; for the tests, which hold a
+ * table's rendered help to the table.  Takes a copy of text. */
 void cli_spec_parse(struct cli_spec *sp, const char *name, const char *summary, const char *text);
 
 /* The same from a command's option table (opt.h), for the commands that
@@ -88,5 +86,8 @@ const struct gm_cmd *const *cli_commands(size_t *n);
 
 /* Prints `gpumon --help` to f. */
 void cli_main_usage(FILE *f);
+
+/* gpumon's global options (main.c). */
+const struct gm_optcmd *cli_main_opts(void);
 
 #endif /* GM_CLI_CMDSPEC_H */

@@ -8,6 +8,7 @@
  * (docs/compat.md "nvidia-smi's top-level forms").
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "../core/text.h"
 #include "cli.h"
 #include "cmdspec.h"
+#include "opt.h"
 
 #ifndef GM_VERSION
 #define GM_VERSION "0.0.0"
@@ -34,28 +36,123 @@ static const struct gm_cmd *const commands[] = {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* How the parse of the global options ended (a GM_OPT_STOP row's value). */
+enum { MAIN_GO = 0, MAIN_VERSION, MAIN_SMI };
+
+struct main_args {
+    int stop; /* MAIN_*: the flag the parse stopped at, for main() to act on */
+};
+
+static int use_sim(const char *scenario, struct gm_err *err);
+
+/* --sim SCENARIO and --nvml-lib PATH act at once, in their order (the
+ * later one's library wins). */
+static int opt_sim(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    (void)o;
+    (void)dst;
+    return use_sim(v, err);
+}
+
+static int opt_nvml_lib(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    (void)o;
+    (void)dst;
+    (void)err;
+    setenv("GPUMON_NVML_LIB", v, 1);
+    return 0;
+}
+
+/* gpumon's own options.  nvidia-smi's top-level forms end the parse
+ * (GM_OPT_STOP): main() hands them to query or status as they are. */
+static const struct gm_opt main_rows[] = {
+    {.kind = GM_OPT_FN,
+     .name = "sim",
+     .arg = "SCENARIO",
+     .fn = opt_sim,
+     .help = "run against the NVML simulator with this scenario file\n"
+             "(sets GPUMON_NVML_LIB and GPUSIM_SCENARIO)"},
+    {.kind = GM_OPT_FN,
+     .name = "nvml-lib",
+     .arg = "PATH",
+     .fn = opt_nvml_lib,
+     .help = "load this libnvidia-ml.so instead of the system's"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'q',
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .label = "-q [-x] [-d S]",
+     .help = "nvidia-smi's full report (-x: XML, -d: sections); 'gpumon -q -h'"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'x',
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .flags = GM_OPT_JOIN},
+    {.kind = GM_OPT_STOP,
+     .letter = 'd',
+     .arg = "S",
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .flags = GM_OPT_JOIN},
+    {.kind = GM_OPT_HELP,
+     .letter = 'h',
+     .name = "help",
+     .label = "-h, --help",
+     .help = "this help; 'gpumon COMMAND --help' for a command"},
+    {.kind = GM_OPT_STOP,
+     .name = "version",
+     .val = MAIN_VERSION,
+     .off = offsetof(struct main_args, stop),
+     .help = "print the version, then nvidia-smi's version block\n"
+             "(NVIDIA-SMI, NVML, driver and CUDA versions)"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'i',
+     .arg = "IDS",
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .label = "-i IDS, -l SEC, -lms MS",
+     .help = "nvidia-smi's top-level forms: with --query-gpu, -q or -L\n"
+             "as 'gpumon query'; alone 'gpumon status --id/--interval'"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'l',
+     .arg = "SEC",
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .flags = GM_OPT_JOIN},
+    {.kind = GM_OPT_STOP,
+     .alias = "-lms",
+     .arg = "MS",
+     .val = MAIN_SMI,
+     .off = offsetof(struct main_args, stop),
+     .flags = GM_OPT_JOIN},
+    {0},
+};
+
+/* The options' part of `gpumon --help`; the commands before it are the
+ * command table's (usage()). */
+static const struct gm_optcmd main_opts = {
+    .name = "gpumon",
+    .head = "\nGlobal options:\n",
+    .tail = "\nWith no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
+            "2 bad usage, 3 NVML or driver unavailable.\n",
+    .col = 19,
+    .msg = GM_OPT_MSG_BARE,
+    .in_order = 1,     /* the command's flags are its own */
+    .stop_unknown = 1, /* nvidia-smi's --query-gpu, -L, ...: query's */
+    .opts = main_rows,
+};
+
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gpumon [--sim SCENARIO] [--nvml-lib PATH] [COMMAND] [ARGS]\n\n"
-            "GPU monitoring from NVML: a quick look, nvidia-smi compatible queries, and more.\n\n"
-            "Commands:\n");
+    struct gm_buf b = GM_BUF_INIT;
+    gm_buf_puts(&b, "usage: gpumon [--sim SCENARIO] [--nvml-lib PATH] [COMMAND] [ARGS]\n\n"
+                    "GPU monitoring from NVML: a quick look, nvidia-smi compatible queries, and "
+                    "more.\n\nCommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(f, "\nGlobal options:\n"
-               "  --sim SCENARIO   run against the NVML simulator with this scenario file\n"
-               "                   (sets GPUMON_NVML_LIB and GPUSIM_SCENARIO)\n"
-               "  --nvml-lib PATH  load this libnvidia-ml.so instead of the system's\n"
-               "  -q [-x] [-d S]   nvidia-smi's full report (-x: XML, -d: sections); "
-               "'gpumon -q -h'\n"
-               "  -h, --help       this help; 'gpumon COMMAND --help' for a command\n"
-               "  --version        print the version, then nvidia-smi's version block\n"
-               "                   (NVIDIA-SMI, NVML, driver and CUDA versions)\n"
-               "  -i IDS, -l SEC, -lms MS\n"
-               "                   nvidia-smi's top-level forms: with --query-gpu, -q or -L\n"
-               "                   as 'gpumon query'; alone 'gpumon status --id/--interval'\n\n"
-               "With no command, gpumon runs 'status'.  Exit status: 0 ok, 1 failure,\n"
-               "2 bad usage, 3 NVML or driver unavailable.\n");
+        gm_buf_printf(&b, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    gm_opt_help(&main_opts, &b);
+    fputs(b.p ? b.p : "", f);
+    gm_buf_free(&b);
 }
 
 /* The simulator library: $GPUMON_SIM_LIB, the build tree beside this
@@ -66,15 +163,25 @@ static const char *find_sim_lib(char *buf, size_t len)
                           len);
 }
 
-int cli_use_sim(const char *scenario)
+static int use_sim(const char *scenario, struct gm_err *err)
 {
     char simlib[PATH_MAX + 32];
-    if (access(scenario, R_OK) != 0) {
-        cli_error("cannot read scenario file %s", scenario);
-        return -1;
-    }
+    if (access(scenario, R_OK) != 0)
+        return gm_err_set(err, GM_E_NOTFOUND, "cannot read scenario file %s", scenario);
     setenv("GPUSIM_SCENARIO", scenario, 1);
     setenv("GPUMON_NVML_LIB", find_sim_lib(simlib, sizeof(simlib)), 1);
+    return 0;
+}
+
+int cli_use_sim(const char *scenario)
+{
+    struct gm_err err = {0};
+    if (use_sim(scenario, &err) != 0) {
+        char shown[sizeof(err.msg) * 2];
+        gm_text_term_s(shown, sizeof(shown), err.msg, cli_utf8());
+        cli_error("%s", shown);
+        return -1;
+    }
     return 0;
 }
 
@@ -215,40 +322,35 @@ static int version(int as_smi)
 
 int main(int argc, char **argv)
 {
-    int i = 1;
-    while (i < argc && argv[i][0] == '-') {
+    struct main_args ma = {MAIN_GO};
+    struct gm_err err = {0};
+    int i = argc;
+    int prc = gm_opt_parse(&main_opts, argc, argv, &ma, &i, &err);
+    if (prc == GM_OPT_WANT_HELP) {
+        usage(stdout);
+        return GM_EXIT_OK;
+    }
+    if (prc != GM_OPT_OK) {
+        /* the message quotes argv: outside text, shown terminal-safe */
+        char shown[sizeof(err.msg) * 2];
+        gm_text_term_s(shown, sizeof(shown), err.msg, cli_utf8());
+        if (err.code == GM_E_NOTFOUND) { /* --sim's file: no usage error */
+            cli_error("%s", shown);
+            return GM_EXIT_USAGE;
+        }
+        return cli_usage_error(NULL, "%s", shown);
+    }
+    if (i < argc && argv[i][0] == '-') {
         const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return GM_EXIT_OK;
-        }
-        if (strcmp(a, "--version") == 0)
+        if (ma.stop == MAIN_VERSION)
             return version(run_as_nvidia_smi(argv[0]));
-        if (strcmp(a, "--sim") == 0 || strncmp(a, "--sim=", 6) == 0 ||
-            strcmp(a, "--nvml-lib") == 0 || strncmp(a, "--nvml-lib=", 11) == 0) {
-            int is_sim = strncmp(a, "--sim", 5) == 0;
-            const char *val = strchr(a, '=');
-            if (val)
-                val++;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                return cli_usage_error(NULL, "%s needs a value", a);
-            if (is_sim) {
-                if (cli_use_sim(val) != 0)
-                    return GM_EXIT_USAGE;
-            } else {
-                setenv("GPUMON_NVML_LIB", val, 1);
-            }
-            i++;
-            continue;
+        /* nvidia-smi: gpumon [-i 0] --query-gpu=..., gpumon -L, gpumon -q -x: query's */
+        if (!has_query_form(argc, argv, i)) {
+            if (strcmp(a, "-i") == 0 || strcmp(a, "-l") == 0 || strcmp(a, "-lms") == 0 ||
+                strncmp(a, "--id", 4) == 0 || strncmp(a, "--loop", 6) == 0)
+                return smi_status_form(argc, argv, i); /* nvidia-smi -l 2, -i 0 */
+            return cli_usage_error(NULL, "unknown option %s", a);
         }
-        if (has_query_form(argc, argv, i))
-            break; /* nvidia-smi: gpumon [-i 0] --query-gpu=..., gpumon -L, gpumon -q -x */
-        if (strcmp(a, "-i") == 0 || strcmp(a, "-l") == 0 || strcmp(a, "-lms") == 0 ||
-            strncmp(a, "--id", 4) == 0 || strncmp(a, "--loop", 6) == 0)
-            return smi_status_form(argc, argv, i); /* nvidia-smi -l 2, -i 0 */
-        return cli_usage_error(NULL, "unknown option %s", a);
     }
 
     const struct gm_cmd *cmd = &gm_cmd_status;
@@ -281,4 +383,9 @@ const struct gm_cmd *const *cli_commands(size_t *n)
 void cli_main_usage(FILE *f)
 {
     usage(f);
+}
+
+const struct gm_optcmd *cli_main_opts(void)
+{
+    return &main_opts;
 }

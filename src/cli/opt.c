@@ -7,7 +7,9 @@
  * user wrote it.  The help's option lines are "  -x, --name ARG" padded
  * to the command's column, followed by two blanks when exactly as wide
  * (dmon's --gpm-metrics), or on a line of their own when wider; the
- * text's further lines at that column.  See opt.h for the contract.
+ * text's further lines at that column.  A GM_OPT_GROUP row counts as
+ * its group's rows, one by one, in its place (gm_opt_resolve).  See opt.h
+ * for the contract.
  */
 #include "opt.h"
 
@@ -17,19 +19,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A group's rows: its table, or the one it makes at the first use. */
+static const struct gm_opt *group_rows(const struct gm_optgroup *g)
+{
+    if (!g)
+        return NULL;
+    return g->opts ? g->opts : g->gen ? g->gen() : NULL;
+}
+
+static size_t table_len(const struct gm_opt *p)
+{
+    size_t n = 0;
+    while (p && p[n].kind != GM_OPT_END)
+        n++;
+    return n;
+}
+
 int gm_opt_resolve(const struct gm_optcmd *cmd, size_t i, struct gm_opt_row *r)
 {
-    for (size_t k = 0; k <= i; k++)
-        if (cmd->opts[k].kind == GM_OPT_END)
+    const struct gm_opt *d = cmd->opts;
+    for (;; d++) {
+        if (d->kind == GM_OPT_END)
             return -1;
-    const struct gm_opt *d = &cmd->opts[i];
+        if (d->kind == GM_OPT_GROUP) { /* its rows, one by one, in its place */
+            const struct gm_opt *g = group_rows(d->group);
+            size_t m = table_len(g);
+            if (i < m) {
+                r->decl = d;
+                r->o = g[i];
+                r->o.off += d->off;
+                r->o.flags |= d->flags;
+                return 0;
+            }
+            i -= m;
+            continue;
+        }
+        if (i == 0)
+            break;
+        i--;
+    }
     r->decl = d;
     r->o = *d;
+    if (d->kind == GM_OPT_REFUSE)
+        r->o.flags |= GM_OPT_HIDDEN; /* refused: offered nowhere */
     if (d->kind != GM_OPT_USE)
         return 0;
     const char *want = d->use ? d->use : d->name;
     const struct gm_opt *g = NULL;
-    for (const struct gm_opt *p = d->group ? d->group->opts : NULL; p && p->kind; p++)
+    for (const struct gm_opt *p = group_rows(d->group); p && p->kind; p++)
         if (p->name && want && strcmp(p->name, want) == 0)
             g = p;
     if (!g)
@@ -49,8 +86,8 @@ int gm_opt_resolve(const struct gm_optcmd *cmd, size_t i, struct gm_opt_row *r)
 static size_t count_rows(const struct gm_optcmd *cmd)
 {
     size_t n = 0;
-    while (cmd->opts[n].kind != GM_OPT_END)
-        n++;
+    for (const struct gm_opt *d = cmd->opts; d->kind != GM_OPT_END; d++)
+        n += d->kind == GM_OPT_GROUP ? table_len(group_rows(d->group)) : 1;
     return n;
 }
 
@@ -147,12 +184,17 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
             goto out;
         }
         const struct gm_opt *o = &rows[i].o;
+        /* a STOP or REFUSE row takes no argument: the parse ends at it */
+        int takes = o->arg && o->kind != GM_OPT_STOP && o->kind != GM_OPT_REFUSE;
         if (o->name)
-            lo[nlo++] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-                                        256 + (int)i};
+            lo[nlo++] = (struct option){o->name,
+                                        (o->flags & GM_OPT_OPTARG) ? optional_argument
+                                        : takes                    ? required_argument
+                                                                   : no_argument,
+                                        NULL, 256 + (int)i};
         if (o->letter) {
             shorts[ns++] = (char)o->letter;
-            if (o->arg)
+            if (takes)
                 shorts[ns++] = ':';
         }
     }
@@ -167,7 +209,7 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
         for (size_t i = 0; i < n; i++) {
             const struct gm_opt *o = &rows[i].o;
             size_t al = o->alias ? strlen(o->alias) : 0;
-            if (!al || !o->name || strncmp(argv[k], o->alias, al) != 0 ||
+            if (!al || !o->name || o->kind == GM_OPT_STOP || strncmp(argv[k], o->alias, al) != 0 ||
                 (argv[k][al] != '\0' && argv[k][al] != '='))
                 continue;
             char *w = spelled[nspelled++ % 8];
@@ -177,10 +219,12 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
             break;
         }
     const struct gm_opt *many = NULL;
-    int c;
+    int c, word = 1;
     optind = 0; /* a full reset: an earlier parse may have stopped inside "-xyz" */
     opterr = 0;
-    while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+    /* word: the one getopt reads (in order, optind stays on "-xyz" until
+     * its last letter), where a STOP row or stop_unknown ends the parse */
+    while ((word = optind > 0 ? optind : 1, c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         const struct gm_opt *o = NULL;
         if (c >= 256 && (size_t)(c - 256) < n) {
             o = &rows[c - 256].o;
@@ -195,6 +239,14 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
                 if (rows[i].o.letter == c)
                     o = &rows[i].o;
         }
+        if (o && o->kind == GM_OPT_STOP && !first)
+            o = NULL; /* nobody to hand it to: unknown */
+        if (first && ((o && o->kind == GM_OPT_STOP) || (!o && cmd->stop_unknown))) {
+            if (o)
+                *(int *)((char *)opts + o->off) = o->val;
+            *first = word;
+            goto out;
+        }
         if (!o) {
             /* a letter inside "-xyz" is named by itself: optind has not
              * moved past the word, whose predecessor argv[optind - 1] is */
@@ -207,6 +259,15 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
         }
         if (o->kind == GM_OPT_HELP) {
             rc = GM_OPT_WANT_HELP;
+            goto out;
+        }
+        if (o->kind == GM_OPT_REFUSE) {
+            char fl[80];
+            if (o->alias)
+                snprintf(fl, sizeof fl, "%s", o->alias);
+            else
+                flag_name(o, fl, sizeof fl);
+            rc = gm_err_set(err, GM_E_INVAL, "%s: %s", fl, o->help ? o->help : "refused");
             goto out;
         }
         if (store(o, optarg, opts, err) != 0) {
@@ -237,11 +298,12 @@ out:
 void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
 {
     size_t n = count_rows(cmd);
-    int shorts = 0;
+    int shorts = cmd->short_col;
     struct gm_opt_row r, j;
     for (size_t i = 0; i < n; i++)
-        if (gm_opt_resolve(cmd, i, &r) == 0 && r.o.help && (r.o.letter || r.o.alias))
-            shorts = 1;
+        if (gm_opt_resolve(cmd, i, &r) == 0 && r.o.help && !(r.o.flags & GM_OPT_HIDDEN) &&
+            !r.o.label && (r.o.letter || r.o.alias))
+            shorts = 1; /* a label holds its short flags itself */
     gm_buf_puts(out, cmd->head);
     for (size_t i = 0; i < n; i++) {
         if (gm_opt_resolve(cmd, i, &r) != 0 || !r.o.help ||
@@ -275,6 +337,8 @@ void gm_opt_help(const struct gm_optcmd *cmd, struct gm_buf *out)
         }
         if (w < col) {
             gm_buf_fill(out, ' ', col - w);
+        } else if (r.o.flags & GM_OPT_WIDE) {
+            gm_buf_putc(out, ' ');
         } else if (w == col) { /* two blanks, the text's further lines at col */
             gm_buf_puts(out, "  ");
         } else {

@@ -13,7 +13,9 @@
  * Flags that several commands share (the history source, cli/optgroups.h)
  * are declared once in a struct gm_optgroup; a command takes a row from it
  * with a GM_OPT_USE row, which gives the row's place in the help and, where
- * the command words it its own way, the help text.
+ * the command words it its own way, the help text, or all of its rows with
+ * a GM_OPT_GROUP row.  A group may be made from another table at its first
+ * use (the agent's flags, one per key of the configuration table).
  *
  * What it leaves out: it never prints and never exits (cli/ does both);
  * the words of --help around the option lines (synopsis, prose, exit
@@ -35,6 +37,12 @@ enum gm_opt_kind {
     GM_OPT_FN,      /* .fn parses the argument into .off */
     GM_OPT_HELP,    /* no argument: the parse ends and asks for the help */
     GM_OPT_USE,     /* the row .use (or .name) of .group, its value at .off + the row's offset */
+    GM_OPT_GROUP,   /* every row of .group here, each one's value at .off + its offset, with
+                     * this row's flags added (GM_OPT_HIDDEN: mark's configuration keys) */
+    GM_OPT_STOP,    /* no argument taken: the parse ends before this flag, *first at its word,
+                     * its .val stored at .off, for the caller to hand on (main.c's nvidia-smi
+                     * forms; an in_order table, parsed with first); .arg is shown */
+    GM_OPT_REFUSE,  /* hidden: the parse fails with "-x: .help" (mig's -cgi, a write) */
 };
 
 /* Row flags. */
@@ -44,6 +52,10 @@ enum gm_opt_kind {
 #define GM_OPT_NOSHORT                                                                             \
     16u /* GM_OPT_USE: without the group's short letter (status's -i is not --id) */
 #define GM_OPT_NOHELP 4u /* GM_OPT_USE: no option line, whatever help the group's row has */
+#define GM_OPT_OPTARG                                                                              \
+    32u /* no argument, or one as "--name=VALUE" only (the agent's --procs=false) */
+#define GM_OPT_WIDE                                                                                \
+    64u /* a left column as wide as the text's column or wider: the text after one blank */
 
 struct gm_opt;
 
@@ -55,7 +67,7 @@ typedef int (*gm_opt_fn)(const struct gm_opt *o, const char *v, void *dst, struc
 struct gm_opt {
     enum gm_opt_kind kind;
     int letter;        /* short name; 0 for none */
-    int val;           /* GM_OPT_SET: the value stored */
+    int val;           /* GM_OPT_SET: the value stored; GM_OPT_FN: the row's own, for fn */
     int col;           /* this row's text column; 0: the command's */
     unsigned flags;    /* GM_OPT_JOIN, GM_OPT_MANY, ... */
     const char *name;  /* long name without "--"; NULL for none */
@@ -66,7 +78,8 @@ struct gm_opt {
     size_t off;        /* where the value goes, in the options struct */
     gm_opt_fn fn;      /* GM_OPT_FN */
     const char *hint;  /* GM_OPT_CHOICE: the "(...)" of the error; NULL: the choices */
-    const char *label; /* the help's left column when it is not "--name ARG" */
+    const char *label; /* the help's left column when it is not "--name ARG", short
+                        * flags included: a row with a label opens no column for them */
     const char *alias; /* another spelling in place of the short letter ("-lms"): shown in
                         * the help before the long name, read as --name */
     const struct gm_optgroup *group; /* GM_OPT_USE: the group */
@@ -77,7 +90,11 @@ struct gm_opt {
  * into the group's own struct. */
 struct gm_optgroup {
     const char *name;          /* "history source" */
-    const struct gm_opt *opts; /* ended by GM_OPT_END */
+    const struct gm_opt *opts; /* ended by GM_OPT_END; NULL: made by gen */
+    /* the rows made from another table: the same rows at every call (made at
+     * the first; not thread-safe: the CLI's one thread), ended by
+     * GM_OPT_END, living for the process */
+    const struct gm_opt *(*gen)(void);
 };
 
 /* How the parse words "needs a value": "option --x needs a value" as
@@ -92,7 +109,9 @@ struct gm_optcmd {
     int msg;                  /* GM_OPT_MSG_* */
     const char *unknown_hint; /* after "unknown option -x": " (topo has only -m ...)" */
     int eq;                   /* the help writes "--name=ARG" (nvidia-smi's query) */
-    int in_order; /* the flags end at the first operand (the words after it are a command's) */
+    int short_col;    /* the short flags' column is there though no row has one (the agent's) */
+    int in_order;     /* the flags end at the first operand (the words after it are a command's) */
+    int stop_unknown; /* with in_order: an unknown flag ends them too, as a GM_OPT_STOP does */
     const struct gm_opt *opts; /* ended by GM_OPT_END */
     /* For the completions and manual pages (cmdspec.h): */
     const char *subs;            /* subcommands the synopsis names, "check|show"; NULL: none */
@@ -111,8 +130,9 @@ struct gm_opt_row {
     const struct gm_opt *decl; /* the row in the table (the USE row itself) */
 };
 
-/* Row i of cmd resolved (GM_OPT_USE into its group's row); returns 0, or
- * -1 past the end or when a USE row names no row of its group. */
+/* Row i of cmd resolved (GM_OPT_USE into its group's row, the rows of a
+ * GM_OPT_GROUP counted one by one in its place); returns 0, or -1 past the
+ * end or when a USE row names no row of its group. */
 int gm_opt_resolve(const struct gm_optcmd *cmd, size_t i, struct gm_opt_row *r);
 
 /* Results of gm_opt_parse. */
@@ -123,10 +143,13 @@ int gm_opt_resolve(const struct gm_optcmd *cmd, size_t i, struct gm_opt_row *r);
 /* Parses argv[1..argc-1] (argv[0] names the command) into opts by cmd's
  * rows.  Returns GM_OPT_OK when all were parsed (*first: the first
  * operand left, argc when none; an operand that no GM_OPT_MANY row takes
- * is an error unless first is not NULL), GM_OPT_WANT_HELP when a
- * GM_OPT_HELP row was given (the rest is not parsed), or GM_OPT_BAD with
- * the message in err: "unknown option --x", "option --x needs a value",
- * "unexpected argument 'x'", or what a row's function said. */
+ * is an error unless first is not NULL; a GM_OPT_STOP row, or an unknown
+ * flag with stop_unknown, ends the parse there too, *first at its word),
+ * GM_OPT_WANT_HELP when a GM_OPT_HELP row was given (the rest is not
+ * parsed), or GM_OPT_BAD with the message in err: "unknown option --x",
+ * "option --x needs a value", "unexpected argument 'x'", what a
+ * GM_OPT_REFUSE row says, or what a row's function said.  The messages
+ * quote argv as it is: the caller escapes them (cli_opts). */
 int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts, int *first,
                  struct gm_err *err);
 

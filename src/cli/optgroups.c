@@ -83,7 +83,7 @@ static const struct gm_opt hist_rows[] = {
     {0},
 };
 
-const struct gm_optgroup cli_hist_group = {"history source", hist_rows};
+const struct gm_optgroup cli_hist_group = {.name = "history source", .opts = hist_rows};
 
 static int gpu_timeout(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
@@ -108,7 +108,7 @@ static const struct gm_opt gpu_rows[] = {
     {0},
 };
 
-const struct gm_optgroup cli_gpu_group = {"GPU access", gpu_rows};
+const struct gm_optgroup cli_gpu_group = {.name = "GPU access", .opts = gpu_rows};
 
 static int smi_loop(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
@@ -152,7 +152,7 @@ static const struct gm_opt smi_rows[] = {
     {0},
 };
 
-const struct gm_optgroup cli_smi_group = {"nvidia-smi loop", smi_rows};
+const struct gm_optgroup cli_smi_group = {.name = "nvidia-smi loop", .opts = smi_rows};
 
 void cli_opts_help(const struct gm_optcmd *cmd)
 {

@@ -34,6 +34,12 @@ void cli_main_usage(FILE *f)
 {
     (void)f;
 }
+static const struct gm_opt no_rows[] = {{0}};
+static const struct gm_optcmd no_opts = {.name = "gpumon", .head = "", .opts = no_rows};
+const struct gm_optcmd *cli_main_opts(void)
+{
+    return &no_opts;
+}
 
 static const char STATUS[] =
     "usage: gpumon status [OPTIONS]\n\n"
@@ -385,12 +391,61 @@ static void test_read_table(void **state)
     cli_spec_free(&s);
 }
 
+/* The rows of the agent's and main.c's tables: a generated group's rows in
+ * its place (a bool's --no-KEY on its line), a hidden group nowhere, stop
+ * rows as flags, refused rows nowhere; a command without a table is an
+ * error, not a --help read back. */
+static const struct gm_opt *made_rows(void)
+{
+    static const struct gm_opt made[] = {
+        {.kind = GM_OPT_STR, .name = "interval", .arg = "DURATION", .help = "how often [10s]"},
+        {.kind = GM_OPT_SET, .name = "procs", .flags = GM_OPT_OPTARG, .help = "processes too"},
+        {.kind = GM_OPT_SET, .name = "no-procs", .flags = GM_OPT_JOIN},
+        {0},
+    };
+    return made;
+}
+static const struct gm_optgroup made_group = {.name = "made", .gen = made_rows};
+static const struct gm_opt secret_rows[] = {{.kind = GM_OPT_SET, .name = "secret"}, {0}};
+static const struct gm_optgroup secret_group = {.name = "secret", .opts = secret_rows};
+static const struct gm_opt k_rows[] = {
+    {.kind = GM_OPT_STOP, .letter = 'q', .label = "-q [-x]", .help = "handed on"},
+    {.kind = GM_OPT_STOP, .letter = 'x', .flags = GM_OPT_JOIN},
+    {.kind = GM_OPT_REFUSE, .name = "create", .alias = "-cgi", .help = "a write"},
+    {.kind = GM_OPT_GROUP, .group = &made_group},
+    {.kind = GM_OPT_GROUP, .group = &secret_group, .flags = GM_OPT_HIDDEN},
+    {0},
+};
+static const struct gm_optcmd k_cmd = {
+    .name = "k", .head = "usage: gpumon k\n", .col = 20, .opts = k_rows};
+
+static void test_table_groups(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"-q", "--interval", "--procs", "--no-procs", "-x"};
+    struct cli_spec s;
+    cli_spec_from_table(&s, "k", "k", &k_cmd);
+    assert_int_equal(s.nflags, N_ELEM(want));
+    for (size_t i = 0; i < N_ELEM(want); i++)
+        assert_string_equal(s.flags[i].name, want[i]);
+    assert_int_equal(s.flags[1].arg, CLI_ARG_DURATION);
+    assert_string_equal(s.flags[1].help, "how often [10s]");
+    assert_int_equal(s.flags[2].group, s.flags[3].group);
+    assert_string_equal(s.flags[3].help, "processes too");
+    assert_int_equal(s.flags[4].listed, 0);
+    cli_spec_free(&s);
+
+    static const struct gm_cmd none = {"none", "no table", NULL, NULL};
+    assert_int_equal(cli_spec_read(&none, &s), 1); /* GM_EXIT_FAIL */
+    cli_spec_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags),      cmocka_unit_test(test_subcommands),
         cmocka_unit_test(test_prose),      cmocka_unit_test(test_table),
-        cmocka_unit_test(test_read_table),
+        cmocka_unit_test(test_read_table), cmocka_unit_test(test_table_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

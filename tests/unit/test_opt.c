@@ -63,7 +63,7 @@ static const struct gm_opt group_rows[] = {
     {.kind = GM_OPT_SET, .name = "gflag", .val = 7, .off = offsetof(struct grp, flag)},
     {0},
 };
-static const struct gm_optgroup group = {"test group", group_rows};
+static const struct gm_optgroup group = {.name = "test group", .opts = group_rows};
 
 static const struct gm_opt rows[] = {
     {.kind = GM_OPT_STR,
@@ -465,6 +465,180 @@ static void test_bad_table(void **state)
     assert_string_equal(err.msg, "option table of bad: row 0 names no row");
 }
 
+/* ------------------------------------------------ groups, stops, refusals */
+
+/* What the agent's and main.c's tables need: a group made at its first use
+ * and taken whole (GM_OPT_GROUP, hidden or not), an optional "=VALUE"
+ * (GM_OPT_OPTARG), a flag that ends the parse for the caller (GM_OPT_STOP,
+ * stop_unknown), a refused flag (GM_OPT_REFUSE). */
+struct k_opts {
+    int stop;
+    const char *keys[8], *vals[8];
+    size_t nkeys;
+    struct grp g;
+};
+
+static int k_key(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    struct k_opts *k = dst;
+    (void)err;
+    if (k->nkeys < N_ELEM(k->keys)) {
+        k->keys[k->nkeys] = o->name;
+        k->vals[k->nkeys++] = o->val ? "false" : v ? v : "true";
+    }
+    return 0;
+}
+
+static const struct gm_opt *gen_rows(void)
+{
+    static const struct gm_opt made[] = {
+        {.kind = GM_OPT_FN, .name = "level", .arg = "N", .fn = k_key, .help = "a level [1]"},
+        {.kind = GM_OPT_FN,
+         .name = "procs",
+         .fn = k_key,
+         .flags = GM_OPT_OPTARG,
+         .help = "a bool with a long text beside a wide flag"},
+        {.kind = GM_OPT_FN, .name = "no-procs", .val = 1, .fn = k_key, .flags = GM_OPT_JOIN},
+        {0},
+    };
+    return made;
+}
+static const struct gm_optgroup gen_group = {.name = "made", .gen = gen_rows};
+
+static const struct gm_opt k_rows[] = {
+    {.kind = GM_OPT_USE,
+     .group = &group,
+     .name = "data-dir",
+     .flags = GM_OPT_NOSHORT,
+     .off = offsetof(struct k_opts, g)},
+    {.kind = GM_OPT_STOP,
+     .name = "version",
+     .val = 2,
+     .off = offsetof(struct k_opts, stop),
+     .help = "stops"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'i',
+     .arg = "IDS",
+     .val = 3,
+     .off = offsetof(struct k_opts, stop),
+     .label = "-i IDS, -l SEC",
+     .help = "a label as wide as the column"},
+    {.kind = GM_OPT_STOP,
+     .letter = 'l',
+     .arg = "SEC",
+     .val = 3,
+     .flags = GM_OPT_JOIN,
+     .off = offsetof(struct k_opts, stop)},
+    {.kind = GM_OPT_REFUSE,
+     .name = "create-thing",
+     .alias = "-ct",
+     .help = "a write; this tool only reads"},
+    {.kind = GM_OPT_HELP, .letter = 'h', .name = "help", .label = "-h, --help", .help = "help"},
+    {.kind = GM_OPT_GROUP, .group = &gen_group, .flags = GM_OPT_WIDE},
+    {0},
+};
+
+static const struct gm_optcmd k_cmd = {.name = "k",
+                                       .head = "usage: k\n",
+                                       .col = 16,
+                                       .msg = GM_OPT_MSG_BARE,
+                                       .in_order = 1,
+                                       .stop_unknown = 1,
+                                       .opts = k_rows};
+
+struct kcase {
+    const char *why;
+    const char *args[MAXA];
+    int rc, first, stop;
+    const char *err;
+    const char *keys; /* "key=value,..." in their order */
+};
+
+static const struct kcase kcases[] = {
+    {"a generated row", {"--level", "3"}, GM_OPT_OK, 3, 0, NULL, "level=3"},
+    {"a bool alone, =VALUE, its no- row",
+     {"--procs", "--procs=false", "--no-procs"},
+     GM_OPT_OK,
+     4,
+     0,
+     NULL,
+     "procs=true,procs=false,no-procs=false"},
+    {"--no-X=V is no row: it stops", {"--no-procs=x"}, GM_OPT_OK, 1, 0, NULL, ""},
+    {"a generated row's missing value", {"--level"}, GM_OPT_BAD, 0, 0, "--level needs a value", ""},
+    {"a stop row: its value, its word",
+     {"--level", "1", "--version", "--level", "2"},
+     GM_OPT_OK,
+     3,
+     2,
+     NULL,
+     "level=1"},
+    {"a short stop row takes no value", {"-i", "0"}, GM_OPT_OK, 1, 3, NULL, ""},
+    {"-lms: the cluster's word", {"--procs", "-lms", "500"}, GM_OPT_OK, 2, 3, NULL, "procs=true"},
+    {"an unknown flag stops", {"--query-gpu=x", "--level", "1"}, GM_OPT_OK, 1, 0, NULL, ""},
+    {"an operand stops", {"status", "--level", "1"}, GM_OPT_OK, 1, 0, NULL, ""},
+    {"a refused alias", {"-ct", "9"}, GM_OPT_BAD, 0, 0, "-ct: a write; this tool only reads", ""},
+    {"a refused long name",
+     {"--create-thing"},
+     GM_OPT_BAD,
+     0,
+     0,
+     "-ct: a write; this tool only reads",
+     ""},
+    {"a row of a static group", {"--data-dir", "d"}, GM_OPT_OK, 3, 0, NULL, ""},
+};
+
+static void test_groups_stops(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N_ELEM(kcases); i++) {
+        const struct kcase *c = &kcases[i];
+        char *argv[MAXA + 2];
+        int argc = 0;
+        argv[argc++] = (char *)"k";
+        for (size_t j = 0; j < MAXA && c->args[j]; j++)
+            argv[argc++] = (char *)c->args[j];
+        argv[argc] = NULL;
+        struct k_opts k;
+        memset(&k, 0, sizeof k);
+        struct gm_err err = {0};
+        int first = -1;
+        print_message("case: %s\n", c->why);
+        int rc = gm_opt_parse(&k_cmd, argc, argv, &k, &first, &err);
+        assert_int_equal(rc, c->rc);
+        if (rc == GM_OPT_BAD) {
+            assert_string_equal(err.msg, c->err);
+            continue;
+        }
+        assert_int_equal(first, c->first);
+        assert_int_equal(k.stop, c->stop);
+        char got[256] = "";
+        for (size_t j = 0; j < k.nkeys; j++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s=%s", j ? "," : "",
+                     k.keys[j], k.vals[j]);
+        assert_string_equal(got, c->keys);
+        if (strcmp(c->why, "a row of a static group") == 0)
+            assert_string_equal(k.g.dir, "d");
+    }
+}
+
+/* The help of such a table: labels open no column for short flags, the
+ * group's rows in its place, a refused row nowhere, GM_OPT_WIDE's text
+ * after one blank. */
+static void test_help_groups(void **state)
+{
+    (void)state;
+    struct gm_buf b = GM_BUF_INIT;
+    gm_opt_help(&k_cmd, &b);
+    assert_string_equal(b.p, "usage: k\n"
+                             "  --data-dir DIR  the group's text\n"
+                             "  --version     stops\n"
+                             "  -i IDS, -l SEC  a label as wide as the column\n"
+                             "  -h, --help    help\n"
+                             "  --level N     a level [1]\n"
+                             "  --procs, --no-procs a bool with a long text beside a wide flag\n");
+    gm_buf_free(&b);
+}
+
 static void test_help(void **state)
 {
     (void)state;
@@ -554,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_parse),          cmocka_unit_test(test_parse_again),
         cmocka_unit_test(test_bad_table),      cmocka_unit_test(test_help),
         cmocka_unit_test(test_help_no_shorts), cmocka_unit_test(test_help_eq),
+        cmocka_unit_test(test_groups_stops),   cmocka_unit_test(test_help_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
