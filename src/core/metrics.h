@@ -441,7 +441,7 @@ struct gm_metric {
     uint8_t sslot;      /* enum gm_sslot for GM_F_STR metrics */
     uint64_t bit;       /* for per-reason metrics: the bit in GM_M_CER_ACTIVE */
     const char *smi_na; /* nvidia-smi's text when unavailable, NULL = "[N/A]" */
-    /* The SQLite store's `samples` column (src/store/store.c), NULL = not stored.  The
+    /* The SQLite store's `samples` column (src/store/store_sql.c), NULL = not stored.  The
      * column is the stem, the scale's prefix and the unit's store suffix ("power", 100, watts
      * -> power_cw); it holds the nvidia-smi number (base / smi_div) times store_scale as an
      * integer: rounded, or rounded down when the unit has a divisor (whole MiB, as

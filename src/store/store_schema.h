@@ -1,11 +1,11 @@
 /* store_schema.h -- the SQLite store's schema, shared by the writer
- * (store.c) and the report (report.c).  Private to src/store/.
+ * (store*.c) and the report (report.c).  Private to src/store/.
  *
  * docs/store.md describes every table and column with its unit and scale;
  * change both together, and bump GM_STORE_SCHEMA_VERSION (with a migration
- * in store.c) for anything an existing database would not already have,
+ * in store_sql.c) for anything an existing database would not already have,
  * but one thing: a samples column for a metric the registry newly stores.
- * store.c adds those to an existing store by itself (ALTER TABLE ... ADD
+ * store_sql.c adds those to an existing store by itself (ALTER TABLE ... ADD
  * COLUMN, the view made again) and records the version as for any open; the
  * version stays, since a gpumon that does not know the column writes and
  * reads such a store as before (it names the columns it uses).
@@ -15,7 +15,7 @@
  * milliseconds since the epoch (UTC), MiB, centiwatts, millijoules, MHz,
  * whole percent and degrees Celsius.  The samples columns, their scale and
  * the view over them come from the metric registry (gm_metrics[].store,
- * store_scale, store_col; store.c makes the SQL).  NULL means "not
+ * store_scale, store_col; store_sql.c makes the SQL).  NULL means "not
  * available" (principle 3); the status column says whether the GPU or the
  * driver was down.
  */
@@ -108,7 +108,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
  * follows the columns before it in the key: SQLite 3.40.0-3.41.0's
  * integrity_check reports false NULLs in WITHOUT ROWID tables whose key
  * columns are not declared first, in key order.  The samples table is made
- * from the registry (store.c): (ts, gpu, dup, task, status), then one column
+ * from the registry (store_sql.c): (ts, gpu, dup, task, status), then one column
  * per metric with a store column (metrics.h), in store_col order. */
 #define GM_PROCS_COLS "ts, gpu, pid, type, name, user, mem_used_mib, host_state"
 
@@ -116,7 +116,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
  * ROWID key cannot change in place, so the raw tables (and the view over
  * samples, which the schema makes again) step aside before the schema
  * makes them keyed with dup, and their rows are copied after (dup 0; the
- * samples columns both tables have, store.c). */
+ * samples columns both tables have, store_sql.c). */
 #define GM_STORE_MIGRATE_3_BEFORE                                                                  \
     "DROP VIEW IF EXISTS samples_v;\n"                                                             \
     "ALTER TABLE samples RENAME TO samples_v2;\n"                                                  \
@@ -126,8 +126,8 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "DROP TABLE procs_v2;\n"
 
 /* The schema, idempotent (IF NOT EXISTS), run in one transaction: the
- * tables before samples, samples (store.c), the tables after it, and last
- * the view samples_v (store.c). */
+ * tables before samples, samples (store_sql.c), the tables after it, and last
+ * the view samples_v (store_sql.c). */
 #define GM_STORE_SCHEMA_BEFORE_SAMPLES                                                             \
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"               \
     "CREATE TABLE IF NOT EXISTS codes (kind TEXT NOT NULL, code INTEGER NOT NULL,"                 \
