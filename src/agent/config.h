@@ -53,6 +53,7 @@ struct gm_config {
     char listen[256];
     int names; /* enum gm_prom_names: 0 native, 1 dcgm */
     int hostname_label;
+    int hostname; /* dcgm names: Hostname label (default on) */
     int process_metrics;
     unsigned max_process_series;
     char textfile_dir[PATH_MAX];

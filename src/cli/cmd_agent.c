@@ -246,6 +246,7 @@ static int print_metrics(const struct gm_config *c)
     int rc = cli_sample(col, s, c->nvml_timeout_ns, 1); /* reports a failure on stderr */
     struct gm_prom_opts po = {.names = c->names,
                               .hostname_label = c->hostname_label,
+                              .no_hostname = !c->hostname,
                               .process_metrics = c->process_metrics,
                               .max_process_series = c->max_process_series};
     struct gm_buf b = GM_BUF_INIT;
