@@ -249,6 +249,9 @@ static int print_metrics(const struct gm_config *c)
                               .no_hostname = !c->hostname,
                               .process_metrics = c->process_metrics,
                               .max_process_series = c->max_process_series};
+    char why[256];
+    if (gm_prom_label_fields(c->dcgm_label_fields, &po.dcgm_labels, why, sizeof why) != 0)
+        po.dcgm_labels = 0; /* refused when the configuration was read */
     struct gm_buf b = GM_BUF_INIT;
     gm_prom_render_once(s, &po, &b);
     int wrc = cli_write(STDOUT_FILENO, &b);

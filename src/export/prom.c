@@ -322,6 +322,78 @@ static void sample_end(struct writer *w, double v)
 static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g,
                              const struct gm_mig *mg);
 
+/* dcgm-exporter's label-type fields gpumon can fill, in the order its
+ * template writes them (a Go map: sorted by name).  id: the registry's
+ * string metric, or -1 the driver version, -2 the NVML version. */
+static const struct {
+    const char *name;
+    int id;
+} label_fields[] = {
+    {"DCGM_FI_DEV_BRAND", GM_M_BRAND},
+    {"DCGM_FI_DEV_ECC_INFOROM_VER", GM_M_INFOROM_ECC},
+    {"DCGM_FI_DEV_INFOROM_IMAGE_VER", GM_M_INFOROM_IMG},
+    {"DCGM_FI_DEV_OEM_INFOROM_VER", GM_M_INFOROM_OEM},
+    {"DCGM_FI_DEV_POWER_INFOROM_VER", GM_M_INFOROM_PWR},
+    {"DCGM_FI_DEV_SERIAL", GM_M_SERIAL},
+    {"DCGM_FI_DEV_VBIOS_VERSION", GM_M_VBIOS},
+    {"DCGM_FI_DRIVER_VERSION", -1},
+    {"DCGM_FI_NVML_VERSION", -2},
+};
+#define N_LABEL_FIELDS (sizeof(label_fields) / sizeof(label_fields[0]))
+#define LABELS_GIVEN (1u << 31) /* the mask came from a list, even an empty one */
+
+int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wlen)
+{
+    unsigned m = LABELS_GIVEN;
+    for (const char *p = list; *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (!n)
+            break;
+        size_t k = 0;
+        while (k < N_LABEL_FIELDS &&
+               (strlen(label_fields[k].name) != n || strncmp(label_fields[k].name, p, n) != 0))
+            k++;
+        if (k == N_LABEL_FIELDS) {
+            snprintf(why, wlen,
+                     "unknown field \"%.*s\" (known: DCGM_FI_DRIVER_VERSION, "
+                     "DCGM_FI_NVML_VERSION, DCGM_FI_DEV_BRAND, DCGM_FI_DEV_SERIAL, "
+                     "DCGM_FI_DEV_VBIOS_VERSION, DCGM_FI_DEV_{OEM,ECC,POWER}_INFOROM_VER, "
+                     "DCGM_FI_DEV_INFOROM_IMAGE_VER)",
+                     (int)(n > 64 ? 64 : n), p);
+            return GM_E_INVAL;
+        }
+        m |= 1u << k;
+        p += n;
+    }
+    *mask = m;
+    return 0;
+}
+
+/* The label-type fields asked for, those GPU g has (dcgm-exporter leaves a
+ * blank field out: toString's skip). */
+static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu *g)
+{
+    unsigned m = w->o->dcgm_labels;
+    for (size_t k = 0; !(m & LABELS_GIVEN) && k < N_LABEL_FIELDS; k++)
+        if (label_fields[k].id == -1) /* dcgm-exporter's default counters: the driver's */
+            m = 1u << k;
+    for (size_t k = 0; k < N_LABEL_FIELDS; k++) {
+        if (!(m & (1u << k)))
+            continue;
+        int id = label_fields[k].id;
+        if (id == -1) {
+            if (gm_v_ok(&w->s->driver_version))
+                label(w, first, label_fields[k].name, w->s->driver_version_s);
+        } else if (id == -2) {
+            if (gm_v_ok(&w->s->nvml_version))
+                label(w, first, label_fields[k].name, w->s->nvml_version_s);
+        } else if (gm_v_ok(&g->m[id])) {
+            label(w, first, label_fields[k].name, g->str[gm_metrics[id].sslot]);
+        }
+    }
+}
+
 /* dcgm-exporter 4.x labels every series with the host (Hostname, up to its
  * 4.8 releases) unless --no-hostname; --hostname-label asks for it too. */
 static int dcgm_hostname(const struct writer *w)
@@ -375,8 +447,7 @@ static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *
         }
         if (dcgm_hostname(w))
             label(w, first, "Hostname", w->s->hostname);
-        if (gm_v_ok(&w->s->driver_version))
-            label(w, first, "DCGM_FI_DRIVER_VERSION", w->s->driver_version_s);
+        dcgm_label_fields(w, first, g);
     } else {
         label(w, first, "uuid", g->str[GM_S_UUID]);
         label(w, first, "name", g->str[GM_S_NAME]);

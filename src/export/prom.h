@@ -29,6 +29,8 @@ struct gm_prom_opts {
     int names;                   /* enum gm_prom_names */
     int openmetrics;             /* OpenMetrics 1.0 (with # EOF) instead of text 0.0.4 */
     int hostname_label;          /* add hostname= (native) / Hostname= (dcgm) */
+    unsigned dcgm_labels;        /* dcgm: label-type fields, from gm_prom_label_fields;
+                                    0 = DCGM_FI_DRIVER_VERSION alone, dcgm-exporter's default */
     int no_hostname;             /* dcgm: no Hostname= (it is there by default, as in
                                     dcgm-exporter 4.x, unless hostname_label) */
     int process_metrics;         /* per-process series */
@@ -41,6 +43,13 @@ struct gm_prom_self {
     uint64_t dropped;         /* snapshots sinks dropped */
     uint64_t process_dropped; /* processes left out by the series cap */
 };
+
+/* Parses list, dcgm-exporter label-type field names separated by commas
+ * (the "label" rows of its counters CSV that gpumon fills: the driver and
+ * NVML versions, brand, serial, the InfoROM versions, VBIOS) into *mask for
+ * gm_prom_opts.dcgm_labels; an empty list is none.  0, or GM_E_INVAL with
+ * the name it does not know in why. */
+int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wlen);
 
 struct gm_prom_state;
 

@@ -26,6 +26,7 @@
 
 #include "core/buf.h"
 #include "core/cause.h"
+#include "core/err.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "export/prom.h"
@@ -350,7 +351,7 @@ static const char dcgm_want[] =
     ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\",serial="
     "\"1650000000001\",vbios_version=\"96.00.99.00.01\",compute_cap=\"9.0\"} 1\n"
     "gpumon_gpu_info{" D1 ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12."
-                          "550.54.15\"} 1\n" HEALTH_DCGM;
+    "550.54.15\"} 1\n" HEALTH_DCGM;
 
 static void check_text(const char *got, const char *want, const char *what)
 {
@@ -715,13 +716,58 @@ static void test_dcgm_options(void **state)
     gm_snapshot_free(s);
 }
 
+/* dcgm-exporter's label-type fields: those asked for that the GPU has, in
+ * its template's order (sorted by name, after Hostname); an empty list is
+ * none (not even the driver version); an unknown name is refused. */
+static void test_dcgm_label_fields(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    s->gpus[0].nmig = 0;
+    set_str(&s->gpus[0], GM_M_BRAND, "NVIDIA");
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_DCGM, .no_hostname = 1};
+    char why[300];
+    assert_int_equal(gm_prom_label_fields("DCGM_FI_NVML_VERSION, DCGM_FI_DEV_SERIAL,"
+                                          "DCGM_FI_DEV_BRAND,DCGM_FI_DEV_VBIOS_VERSION,"
+                                          "DCGM_FI_DEV_OEM_INFOROM_VER,DCGM_FI_DRIVER_VERSION",
+                                          &o.dcgm_labels, why, sizeof why),
+                     0);
+    char *t = render_with(st, s, &o);
+    CHECK_LINES(t,
+                "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00."
+                "0\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\",DCGM_FI_DEV_BRAND="
+                "\"NVIDIA\",DCGM_FI_DEV_SERIAL=\"1650000000001\",DCGM_FI_DEV_VBIOS_VERSION=\"96.00."
+                "99.00.01\",DCGM_FI_DRIVER_VERSION=\"550.54.15\",DCGM_FI_NVML_VERSION=\"12.550.54."
+                "15\"} 63");
+    assert_null(strstr(t, "INFOROM")); /* asked for, but the GPU has none */
+    free(t);
+    assert_int_equal(gm_prom_label_fields("", &o.dcgm_labels, why, sizeof why), 0);
+    t = render_with(st, s, &o);
+    CHECK_LINES(t,
+                "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00."
+                "0\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\"} 63");
+    free(t);
+    assert_int_equal(gm_prom_label_fields("DCGM_FI_DEV_SERIAL,DCGM_FI_DEV_NOPE", &o.dcgm_labels,
+                                          why, sizeof why),
+                     GM_E_INVAL);
+    assert_non_null(strstr(why, "\"DCGM_FI_DEV_NOPE\""));
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native),  cmocka_unit_test(test_dcgm),
-        cmocka_unit_test(test_state),   cmocka_unit_test(test_xid),
-        cmocka_unit_test(test_options), cmocka_unit_test(test_diagnosis),
-        cmocka_unit_test(test_mig_gpm), cmocka_unit_test(test_dcgm_options),
+        cmocka_unit_test(test_native),
+        cmocka_unit_test(test_dcgm),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_xid),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_diagnosis),
+        cmocka_unit_test(test_mig_gpm),
+        cmocka_unit_test(test_dcgm_options),
+        cmocka_unit_test(test_dcgm_label_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
