@@ -96,6 +96,15 @@ static const struct opt opts[] = {
      "metric names: gpumon's own (gpumon_*) or dcgm-exporter's (DCGM_FI_*)"},
     {"exporter", "hostname-label", T_BOOL, OFF(hostname_label), "false", 0, 0, NULL, NULL,
      "add a hostname label to every series (Prometheus already adds instance)"},
+    {"exporter", "hostname", T_BOOL, OFF(hostname), "true", 0, 0, NULL, NULL,
+     "with names = dcgm, label every series Hostname as dcgm-exporter 4.x does by default; "
+     "--no-hostname is dcgm-exporter's flag to leave it out"},
+    {"exporter", "dcgm-label-fields", T_STRING, OFF(dcgm_label_fields), "DCGM_FI_DRIVER_VERSION", 0,
+     0, NULL, "FIELDS",
+     "with names = dcgm, the label-type fields of dcgm-exporter's counters CSV on every series, "
+     "comma-separated: DCGM_FI_DRIVER_VERSION, _NVML_VERSION, DCGM_FI_DEV_BRAND, _SERIAL, "
+     "_VBIOS_VERSION, _OEM_INFOROM_VER, _ECC_INFOROM_VER, _POWER_INFOROM_VER, "
+     "_INFOROM_IMAGE_VER"},
     {"exporter", "process-metrics", T_BOOL, OFF(process_metrics), "false", 0, 0, NULL, NULL,
      "per-process GPU memory and SM utilisation, labelled pid, process and user"},
     {"exporter", "max-process-series", T_UINT, OFF(max_process_series), "256", 1, 100000, NULL, "N",

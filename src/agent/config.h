@@ -53,6 +53,8 @@ struct gm_config {
     char listen[256];
     int names; /* enum gm_prom_names: 0 native, 1 dcgm */
     int hostname_label;
+    int hostname;                /* dcgm names: Hostname label (default on) */
+    char dcgm_label_fields[512]; /* dcgm names: label-type fields on every series */
     int process_metrics;
     unsigned max_process_series;
     char textfile_dir[PATH_MAX];

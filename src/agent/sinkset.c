@@ -38,6 +38,11 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->listen = c->listen;
     eo->prom.names = c->names;
     eo->prom.hostname_label = c->hostname_label;
+    eo->prom.no_hostname = !c->hostname;
+    /* checked when the configuration was read (gm_exporter_conf_check) */
+    char why[256];
+    if (gm_prom_label_fields(c->dcgm_label_fields, &eo->prom.dcgm_labels, why, sizeof why) != 0)
+        eo->prom.dcgm_labels = 0;
     eo->prom.process_metrics = c->process_metrics;
     eo->prom.max_process_series = c->max_process_series;
     eo->textfile_dir = c->textfile_dir[0] ? c->textfile_dir : NULL;

@@ -263,8 +263,12 @@ static int print_metrics(const struct gm_config *c)
     int rc = cli_sample(col, s, c->nvml_timeout_ns, 1); /* reports a failure on stderr */
     struct gm_prom_opts po = {.names = c->names,
                               .hostname_label = c->hostname_label,
+                              .no_hostname = !c->hostname,
                               .process_metrics = c->process_metrics,
                               .max_process_series = c->max_process_series};
+    char why[256];
+    if (gm_prom_label_fields(c->dcgm_label_fields, &po.dcgm_labels, why, sizeof why) != 0)
+        po.dcgm_labels = 0; /* refused when the configuration was read */
     struct gm_buf b = GM_BUF_INIT;
     gm_prom_render_once(s, &po, &b);
     int wrc = cli_write(STDOUT_FILENO, &b);

@@ -20,6 +20,13 @@ static const char *scope_name(int s)
     return n[s];
 }
 
+/* Said under both listings: where a dcgm-exporter user looks for the PROF
+ * fields on an A100. */
+static const char gpm_note[] =
+    "The gpm.* metrics (dcgm-exporter's DCGM_FI_PROF_*) need GPM, Hopper and later: on an "
+    "Ampere (A100) or older GPU NVML does not serve them (DCGM reads its own profiling counters, "
+    "which NVML does not expose), so they are absent there, never 0 (docs/gpm.md).";
+
 static void markdown(struct gm_buf *b)
 {
     char key[128], col[128];
@@ -81,7 +88,7 @@ static void markdown(struct gm_buf *b)
     for (int g = 1; g < GM_RG__COUNT; g++)
         if (gm_read_groups[g].is_static)
             gm_buf_printf(b, " `%s`", gm_read_groups[g].nvml);
-    gm_buf_puts(b, ".\n");
+    gm_buf_printf(b, ".\n\n%s\n", gpm_note);
 }
 
 static void table(struct gm_buf *b)
@@ -92,6 +99,7 @@ static void table(struct gm_buf *b)
         gm_buf_printf(b, "%-42s %-45s %s\n", m->smi ? m->smi : "-",
                       gm_metric_json_key(id, key, sizeof(key)), m->desc);
     }
+    gm_buf_printf(b, "\n%s\n", gpm_note);
 }
 
 static const struct gm_opt metrics_rows[] = {

@@ -109,6 +109,7 @@ enum gm_sslot {
     GM_S_INFOROM_ECC,
     GM_S_INFOROM_PWR,
     GM_S_FABRIC_CLUSTER,
+    GM_S_BRAND,
     GM_S__COUNT
 };
 #define GM_STR_MAX 96
@@ -175,6 +176,7 @@ enum gm_read_group {
     GM_RG_MODULE_POWER, /* field values 185-192 with scopeId NVML_POWER_SCOPE_MODULE */
     GM_RG_PCIE_HOSTMAX, /* static: sysfs, the upstream port's max_link_speed (not NVML) */
     GM_RG_ECC_UNITS,    /* nvmlDeviceGetMemoryErrorCounter for the locations besides DRAM/SRAM */
+    GM_RG_BRAND,        /* static */
     GM_RG__COUNT
 };
 
@@ -262,6 +264,10 @@ enum gm_metric_id {
     GM_M_CER_DISPLAY_CLOCK,
     GM_M_VIOL_POWER,
     GM_M_VIOL_THERMAL,
+    GM_M_VIOL_SYNC_BOOST,
+    GM_M_VIOL_BOARD_LIMIT,
+    GM_M_VIOL_LOW_UTIL,
+    GM_M_VIOL_RELIABILITY,
     /* PCIe */
     GM_M_PCIE_GEN_CUR,
     GM_M_PCIE_GEN_MAX,
@@ -319,6 +325,7 @@ enum gm_metric_id {
     GM_M_INFOROM_OEM,
     GM_M_INFOROM_ECC,
     GM_M_INFOROM_PWR,
+    GM_M_BRAND,
     GM_M_REMAP_HIST_MAX,
     GM_M_REMAP_HIST_HIGH,
     GM_M_REMAP_HIST_PARTIAL,
@@ -347,6 +354,7 @@ enum gm_metric_id {
     GM_M_NVLINK_TX,
     GM_M_NVLINK_RX,
     GM_M_NVLINK_TOTAL,
+    GM_M_NVLINK_L0,
     GM_M_NVLINK_ERR_REPLAY,
     GM_M_NVLINK_ERR_RECOVERY,
     GM_M_NVLINK_ERR_CRC_FLIT,

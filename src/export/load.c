@@ -16,6 +16,7 @@
 #include "../core/modload.h"
 #include "listen.h"
 #include "module.h"
+#include "prom.h"
 
 #ifndef GM_EXPORT_MODULE_INSTALLED
 #define GM_EXPORT_MODULE_INSTALLED "/usr/local/lib/gpumon/gpumon_export.so"
@@ -193,6 +194,10 @@ int gm_exporter_conf_check(const char *key, const char *value, char *why, size_t
             snprintf(why, wlen, "invalid listen address \"%s\": %s", value, r);
             return GM_E_INVAL;
         }
+    } else if (!strcmp(key, "dcgm-label-fields")) {
+        unsigned mask;
+        if (gm_prom_label_fields(value, &mask, why, wlen) != 0)
+            return GM_E_INVAL;
     } else if (!strcmp(key, "allowed-hosts")) {
         for (const char *p = value; *p;) {
             p += strspn(p, ", \t");

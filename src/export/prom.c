@@ -20,6 +20,7 @@
 #include "../core/err.h"
 #include "../core/metrics.h"
 #include "../core/text.h"
+#include "xidtext.h"
 
 #define MAX_GPUS 64
 #define NREASONS GM_REASON_COUNT /* in gm_reason_bit() order */
@@ -321,6 +322,85 @@ static void sample_end(struct writer *w, double v)
 static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *g,
                              const struct gm_mig *mg);
 
+/* dcgm-exporter's label-type fields gpumon can fill, in the order its
+ * template writes them (a Go map: sorted by name).  id: the registry's
+ * string metric, or -1 the driver version, -2 the NVML version. */
+static const struct {
+    const char *name;
+    int id;
+} label_fields[] = {
+    {"DCGM_FI_DEV_BRAND", GM_M_BRAND},
+    {"DCGM_FI_DEV_ECC_INFOROM_VER", GM_M_INFOROM_ECC},
+    {"DCGM_FI_DEV_INFOROM_IMAGE_VER", GM_M_INFOROM_IMG},
+    {"DCGM_FI_DEV_OEM_INFOROM_VER", GM_M_INFOROM_OEM},
+    {"DCGM_FI_DEV_POWER_INFOROM_VER", GM_M_INFOROM_PWR},
+    {"DCGM_FI_DEV_SERIAL", GM_M_SERIAL},
+    {"DCGM_FI_DEV_VBIOS_VERSION", GM_M_VBIOS},
+    {"DCGM_FI_DRIVER_VERSION", -1},
+    {"DCGM_FI_NVML_VERSION", -2},
+};
+#define N_LABEL_FIELDS (sizeof(label_fields) / sizeof(label_fields[0]))
+#define LABELS_GIVEN (1u << 31) /* the mask came from a list, even an empty one */
+
+int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wlen)
+{
+    unsigned m = LABELS_GIVEN;
+    for (const char *p = list; *p;) {
+        p += strspn(p, ", \t");
+        size_t n = strcspn(p, ", \t");
+        if (!n)
+            break;
+        size_t k = 0;
+        while (k < N_LABEL_FIELDS &&
+               (strlen(label_fields[k].name) != n || strncmp(label_fields[k].name, p, n) != 0))
+            k++;
+        if (k == N_LABEL_FIELDS) {
+            snprintf(why, wlen,
+                     "unknown field \"%.*s\" (known: DCGM_FI_DRIVER_VERSION, "
+                     "DCGM_FI_NVML_VERSION, DCGM_FI_DEV_BRAND, DCGM_FI_DEV_SERIAL, "
+                     "DCGM_FI_DEV_VBIOS_VERSION, DCGM_FI_DEV_{OEM,ECC,POWER}_INFOROM_VER, "
+                     "DCGM_FI_DEV_INFOROM_IMAGE_VER)",
+                     (int)(n > 64 ? 64 : n), p);
+            return GM_E_INVAL;
+        }
+        m |= 1u << k;
+        p += n;
+    }
+    *mask = m;
+    return 0;
+}
+
+/* The label-type fields asked for, those GPU g has (dcgm-exporter leaves a
+ * blank field out: toString's skip). */
+static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu *g)
+{
+    unsigned m = w->o->dcgm_labels;
+    for (size_t k = 0; !(m & LABELS_GIVEN) && k < N_LABEL_FIELDS; k++)
+        if (label_fields[k].id == -1) /* dcgm-exporter's default counters: the driver's */
+            m = 1u << k;
+    for (size_t k = 0; k < N_LABEL_FIELDS; k++) {
+        if (!(m & (1u << k)))
+            continue;
+        int id = label_fields[k].id;
+        if (id == -1) {
+            if (gm_v_ok(&w->s->driver_version))
+                label(w, first, label_fields[k].name, w->s->driver_version_s);
+        } else if (id == -2) {
+            if (gm_v_ok(&w->s->nvml_version))
+                label(w, first, label_fields[k].name, w->s->nvml_version_s);
+        } else if (gm_v_ok(&g->m[id])) {
+            label(w, first, label_fields[k].name, g->str[gm_metrics[id].sslot]);
+        }
+    }
+}
+
+/* dcgm-exporter 4.x labels every series with the host (Hostname, up to its
+ * 4.8 releases) unless --no-hostname; --hostname-label asks for it too. */
+static int dcgm_hostname(const struct writer *w)
+{
+    return !w->o->no_hostname || w->o->hostname_label;
+}
+
 /* The identifying labels of a GPU, in either naming scheme; built once per
  * rendering and copied after that. */
 static void gpu_labels(struct writer *w, int *first, const struct gm_gpu *g)
@@ -365,10 +445,9 @@ static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *
             label(w, first, "GPU_I_PROFILE", mg->profile);
             label(w, first, "GPU_I_ID", gi);
         }
-        if (w->o->hostname_label)
+        if (dcgm_hostname(w))
             label(w, first, "Hostname", w->s->hostname);
-        if (gm_v_ok(&w->s->driver_version))
-            label(w, first, "DCGM_FI_DRIVER_VERSION", w->s->driver_version_s);
+        dcgm_label_fields(w, first, g);
     } else {
         label(w, first, "uuid", g->str[GM_S_UUID]);
         label(w, first, "name", g->str[GM_S_NAME]);
@@ -380,7 +459,7 @@ static void gpu_labels_build(struct writer *w, int *first, const struct gm_gpu *
 
 static void host_label(struct writer *w, int *first)
 {
-    if (w->o->hostname_label)
+    if (w->o->names == GM_PROM_DCGM ? dcgm_hostname(w) : w->o->hostname_label)
         label(w, first, w->o->names == GM_PROM_DCGM ? "Hostname" : "hostname", w->s->hostname);
 }
 
@@ -665,27 +744,6 @@ static void native_xid(struct writer *w, const struct gm_prom_state *st)
     }
 }
 
-/* dcgm-exporter's DCGM_FI_DEV_XID_ERRORS: the last Xid of each GPU, 0 while
- * it has had none since the exporter started. */
-static void dcgm_xid(struct writer *w, const struct gm_prom_state *st)
-{
-    const struct gm_snapshot *s = w->s;
-    if (!s->ngpu)
-        return;
-    family(w, "DCGM_FI_DEV_XID_ERRORS", F_GAUGE, "Value of the last XID error encountered.");
-    for (uint32_t i = 0; i < s->ngpu; i++) {
-        const struct gm_gpu *g = &s->gpus[i];
-        double v = 0;
-        for (unsigned k = 0; k < st->nxid_last; k++)
-            if (xid_of(g, st->xid_last[k].gpu, st->xid_last[k].uuid))
-                v = st->xid_last[k].xid;
-        int first = 1;
-        sample_begin(w);
-        gpu_labels(w, &first, g);
-        sample_end(w, v);
-    }
-}
-
 static void native_mig(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
@@ -884,47 +942,189 @@ static void dcgm_hpc_jobs(struct writer *w, uint8_t *njobs)
     }
 }
 
+/* dcgm-exporter's other name for a field, exported beside the registry's:
+ * DCGM >= 3.3 and dcgm-exporter 4.x call field 112 CLOCKS_EVENT_REASONS;
+ * dashboards and rules written before still query CLOCK_THROTTLE_REASONS,
+ * so both are served (docs/exporter.md). */
+static const struct {
+    const char *name, *also;
+} dcgm_aliases[] = {
+    {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"},
+};
+
+/* Whether metric id is one DCGM reads per GPU instance (memory, profiling):
+ * on a MIG GPU its series carry the instance's value, or none.  Every other
+ * field of a GPU instance is its GPU's (DCGM answers a GPU-scoped field of a
+ * GPU_I entity with the GPU's value: power and clocks repeat per instance,
+ * dcgm-exporter issues #257 and #353). */
+static int dcgm_per_instance(int id)
+{
+    return id == GM_M_MEM_TOTAL || id == GM_M_MEM_RESERVED || id == GM_M_MEM_USED ||
+           id == GM_M_MEM_FREE || (id >= GM_GPM_FIRST && id < GM_GPM_FIRST + GM_GPM_COUNT);
+}
+
+/* The value of per-instance metric id for MIG device mg; NULL when it has
+ * none. */
+static const struct gm_value *dcgm_mig_value(const struct gm_mig *mg, int id)
+{
+    switch (id) {
+    case GM_M_MEM_TOTAL:
+        return &mg->mem_total;
+    case GM_M_MEM_USED:
+        return &mg->mem_used;
+    case GM_M_MEM_FREE:
+        return &mg->mem_free;
+    default:
+        return mig_value(mg, id);
+    }
+}
+
+/* Whether MIG device k of g is the first of its GPU instance: DCGM's
+ * entities are GPU instances, gpumon's MIG devices are compute instances,
+ * and a GPU instance with two compute instances is still one entity. */
+static int gi_first(const struct gm_gpu *g, uint32_t k)
+{
+    uint32_t gi = g->mig[k].gpu_instance_id;
+    if (gi == GM_NO_INSTANCE)
+        return 1;
+    for (uint32_t j = 0; j < k; j++)
+        if (g->mig[j].gpu_instance_id == gi)
+            return 0;
+    return 1;
+}
+
+/* The dcgm-exporter entities of a GPU (its default "-d f", flex): the GPU
+ * itself when it has no MIG devices, else each of its GPU instances and not
+ * the GPU (devicemonitoring.monitorAllGPUInstances).  n_out: how many;
+ * mig_out[i]: the MIG device that stands for entity i, NULL for the GPU. */
+static uint32_t dcgm_entities(const struct gm_gpu *g, const struct gm_mig **mig_out)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < g->nmig; k++)
+        if (gi_first(g, k))
+            mig_out[n++] = &g->mig[k];
+    if (!n)
+        mig_out[n++] = NULL;
+    return n;
+}
+
+/* The value entity mg (NULL: the GPU) of g has for metric id, or NULL. */
+static const struct gm_value *dcgm_value(const struct gm_gpu *g, const struct gm_mig *mg, int id)
+{
+    const struct gm_value *v = mg && dcgm_per_instance(id) ? dcgm_mig_value(mg, id) : &g->m[id];
+    return v && gm_v_ok(v) ? v : NULL;
+}
+
+/* Whether metric id has a value on some live GPU's dcgm-exporter entity. */
+static int dcgm_any(const struct gm_snapshot *s, int id)
+{
+    const struct gm_mig *ent[GM_MIG_MAX + 1];
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g))
+            continue;
+        uint32_t n = dcgm_entities(g, ent);
+        for (uint32_t e = 0; e < n; e++)
+            if (dcgm_value(g, ent[e], id))
+                return 1;
+    }
+    return 0;
+}
+
+/* One family of the dcgm set under name: a sample per entity of every live
+ * GPU that has a value, repeated per HPC job. */
+static void dcgm_family(struct writer *w, int id, const char *name, const uint8_t *njobs)
+{
+    const struct gm_snapshot *s = w->s;
+    const struct gm_metric *m = &gm_metrics[id];
+    char help[300];
+    const char *unit = gm_units[m->unit].dcgm;
+    double mul = gm_units[m->unit].dcgm_mul;
+    if (unit)
+        snprintf(help, sizeof(help), "%s (in %s).", m->prom_help ? m->prom_help : m->desc, unit);
+    else
+        snprintf(help, sizeof(help), "%s", m->prom_help ? m->prom_help : m->desc);
+    family(w, name, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
+    /* dcgm reports whole MiB, mJ, ns; its PROF ratios keep their fraction */
+    int floor_it = mul != 1 && !gm_units[m->unit].dcgm_frac;
+    const struct gm_mig *ent[GM_MIG_MAX + 1];
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        if (!gpu_live(g))
+            continue;
+        uint32_t n = dcgm_entities(g, ent);
+        for (int k = 0; k < (njobs[i] ? njobs[i] : 1); k++) {
+            const char *job = njobs[i] ? g->hpc_jobs[k] : NULL;
+            for (uint32_t e = 0; e < n; e++) {
+                const struct gm_value *v = dcgm_value(g, ent[e], id);
+                if (!v)
+                    continue;
+                int first = 1;
+                sample_begin(w);
+                if (ent[e])
+                    gpu_labels_build(w, &first, g, ent[e]);
+                else
+                    gpu_labels(w, &first, g);
+                label(w, &first, "hpc_job", job);
+                double x = gm_v_as_double(v) * mul;
+                sample_end(w, floor_it ? floor(x) : x);
+            }
+        }
+    }
+}
+
 static void dcgm_families(struct writer *w)
 {
     const struct gm_snapshot *s = w->s;
-    char help[300];
     uint8_t *njobs = gm_xcalloc(s->ngpu ? s->ngpu : 1, 1);
     dcgm_hpc_jobs(w, njobs);
     for (int id = 0; id < GM_M__GPU_END; id++) {
         const struct gm_metric *m = &gm_metrics[id];
         if (!m->dcgm || strncmp(m->dcgm, "DCGM_FI_", 8) != 0 || m->kind == GM_K_INFO)
             continue;
-        if (!any_value(s, id))
+        if (!dcgm_any(s, id))
             continue;
-        const char *unit = gm_units[m->unit].dcgm;
-        double mul = gm_units[m->unit].dcgm_mul;
-        if (unit)
-            snprintf(help, sizeof(help), "%s (in %s).", m->prom_help ? m->prom_help : m->desc,
-                     unit);
-        else
-            snprintf(help, sizeof(help), "%s", m->prom_help ? m->prom_help : m->desc);
-        family(w, m->dcgm, m->kind == GM_K_COUNTER ? F_COUNTER : F_GAUGE, help);
-        /* dcgm reports whole MiB, mJ, ns; its PROF ratios keep their fraction */
-        int floor_it = mul != 1 && !gm_units[m->unit].dcgm_frac;
-        for (uint32_t i = 0; i < s->ngpu; i++) {
-            const struct gm_gpu *g = &s->gpus[i];
-            if (!gpu_live(g))
-                continue;
-            for (int k = 0; k < (njobs[i] ? njobs[i] : 1); k++) {
-                const char *job = njobs[i] ? g->hpc_jobs[k] : NULL;
-                if (gm_v_ok(&g->m[id])) {
-                    int first = 1;
-                    sample_begin(w);
-                    gpu_labels(w, &first, g);
-                    label(w, &first, "hpc_job", job);
-                    double v = gm_v_as_double(&g->m[id]) * mul;
-                    sample_end(w, floor_it ? floor(v) : v);
-                }
-                mig_samples(w, g, id, mul, floor_it, job);
-            }
-        }
+        dcgm_family(w, id, m->dcgm, njobs);
+        for (size_t a = 0; a < sizeof(dcgm_aliases) / sizeof(dcgm_aliases[0]); a++)
+            if (strcmp(m->dcgm, dcgm_aliases[a].name) == 0)
+                dcgm_family(w, id, dcgm_aliases[a].also, njobs);
     }
     free(njobs);
+}
+
+/* dcgm-exporter's DCGM_FI_DEV_XID_ERRORS: the last Xid of each GPU, 0 while
+ * it has had none since the exporter started, per entity like every field,
+ * with the err_code and err_msg labels dcgm-exporter adds to it
+ * (collector/gpu_collector.go, toMetric; texts in xidtext.c). */
+static void dcgm_xid(struct writer *w, const struct gm_prom_state *st)
+{
+    const struct gm_snapshot *s = w->s;
+    if (!s->ngpu)
+        return;
+    family(w, "DCGM_FI_DEV_XID_ERRORS", F_GAUGE, "Value of the last XID error encountered.");
+    const struct gm_mig *ent[GM_MIG_MAX + 1];
+    for (uint32_t i = 0; i < s->ngpu; i++) {
+        const struct gm_gpu *g = &s->gpus[i];
+        uint32_t v = 0;
+        for (unsigned k = 0; k < st->nxid_last; k++)
+            if (xid_of(g, st->xid_last[k].gpu, st->xid_last[k].uuid))
+                v = st->xid_last[k].xid;
+        char code[16];
+        snprintf(code, sizeof(code), "%u", v);
+        /* a lost GPU keeps one series: its Xid (79) is the news */
+        uint32_t n = gpu_live(g) ? dcgm_entities(g, ent) : (ent[0] = NULL, 1);
+        for (uint32_t e = 0; e < n; e++) {
+            int first = 1;
+            sample_begin(w);
+            if (ent[e])
+                gpu_labels_build(w, &first, g, ent[e]);
+            else
+                gpu_labels(w, &first, g);
+            label(w, &first, "err_code", code);
+            label(w, &first, "err_msg", gm_xid_text(v));
+            sample_end(w, v);
+        }
+    }
 }
 
 /* ------------------------------------------------------ common: health */

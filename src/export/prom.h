@@ -7,7 +7,9 @@
  * values escaped.  A value that is not available is an absent series, never
  * 0; a lost GPU keeps only gpumon_gpu_up 0.  The dcgm-exporter set uses
  * DCGM_FI_* names, dcgm's labels (gpu, UUID, device, modelName, pci_bus_id,
- * Hostname) and units, so dashboards and rules written for dcgm-exporter work.
+ * Hostname) and units, so dashboards and rules written for dcgm-exporter work;
+ * on a MIG GPU, as dcgm-exporter's default, every field per GPU instance
+ * (GPU_I_PROFILE, GPU_I_ID) and none for the GPU as a whole.
  *
  * Some series need memory across snapshots (seconds throttled per reason,
  * sampling errors by kind, Xid events per GPU and Xid): a gm_prom_state
@@ -27,6 +29,10 @@ struct gm_prom_opts {
     int names;                   /* enum gm_prom_names */
     int openmetrics;             /* OpenMetrics 1.0 (with # EOF) instead of text 0.0.4 */
     int hostname_label;          /* add hostname= (native) / Hostname= (dcgm) */
+    unsigned dcgm_labels;        /* dcgm: label-type fields, from gm_prom_label_fields;
+                                    0 = DCGM_FI_DRIVER_VERSION alone, dcgm-exporter's default */
+    int no_hostname;             /* dcgm: no Hostname= (it is there by default, as in
+                                    dcgm-exporter 4.x, unless hostname_label) */
     int process_metrics;         /* per-process series */
     unsigned max_process_series; /* cap on processes exported (0 = 256) */
 };
@@ -38,6 +44,13 @@ struct gm_prom_self {
     uint64_t process_dropped; /* processes left out by the series cap */
     uint64_t page_renders;    /* live pages (/) rendered before this rendering */
 };
+
+/* Parses list, dcgm-exporter label-type field names separated by commas
+ * (the "label" rows of its counters CSV that gpumon fills: the driver and
+ * NVML versions, brand, serial, the InfoROM versions, VBIOS) into *mask for
+ * gm_prom_opts.dcgm_labels; an empty list is none.  0, or GM_E_INVAL with
+ * the name it does not know in why. */
+int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wlen);
 
 struct gm_prom_state;
 

@@ -325,6 +325,7 @@ static const struct reader {
     {GM_RG_ACCOUNTING, gm_nv_rd_accounting},
     {GM_RG_ENC_STATS, gm_nv_rd_enc_stats},
     {GM_RG_INFOROM, gm_nv_rd_inforom},
+    {GM_RG_BRAND, gm_nv_rd_brand},
     {GM_RG_REMAP_HIST, gm_nv_rd_remap_hist},
     {GM_RG_FABRIC, gm_nv_rd_fabric},
     {GM_RG_ECC_LOCATIONS, gm_nv_rd_ecc_locations},

@@ -57,14 +57,25 @@ void gm_nv_rd_clock_reasons(struct rd *r)
     note(r, rc);
 }
 
+/* The violation time of each policy NVML counts (DCGM's *_VIOLATION
+ * fields 240-245 read the same calls). */
 void gm_nv_rd_violation(struct rd *r)
 {
-    nvmlViolationTime_t vt = {0, 0};
-    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetViolationStatus, NVML_PERF_POLICY_POWER, &vt);
-    setv(r->g, GM_M_VIOL_POWER, rc, gm_v_f64(vt.violationTime / 1e9));
-    rc = RCALL(r, nvmlDeviceGetViolationStatus, NVML_PERF_POLICY_THERMAL, &vt);
-    setv(r->g, GM_M_VIOL_THERMAL, rc, gm_v_f64(vt.violationTime / 1e9));
-    note(r, rc);
+    static const struct {
+        int id;
+        nvmlPerfPolicyType_t policy;
+    } pol[] = {{GM_M_VIOL_POWER, NVML_PERF_POLICY_POWER},
+               {GM_M_VIOL_THERMAL, NVML_PERF_POLICY_THERMAL},
+               {GM_M_VIOL_SYNC_BOOST, NVML_PERF_POLICY_SYNC_BOOST},
+               {GM_M_VIOL_BOARD_LIMIT, NVML_PERF_POLICY_BOARD_LIMIT},
+               {GM_M_VIOL_LOW_UTIL, NVML_PERF_POLICY_LOW_UTILIZATION},
+               {GM_M_VIOL_RELIABILITY, NVML_PERF_POLICY_RELIABILITY}};
+    for (size_t k = 0; k < sizeof(pol) / sizeof(pol[0]); k++) {
+        nvmlViolationTime_t vt = {0, 0};
+        nvmlReturn_t rc = RCALL(r, nvmlDeviceGetViolationStatus, pol[k].policy, &vt);
+        setv(r->g, pol[k].id, rc, gm_v_f64(vt.violationTime / 1e9));
+        note(r, rc);
+    }
 }
 
 void gm_nv_rd_app_clocks(struct rd *r)

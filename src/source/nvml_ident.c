@@ -118,6 +118,38 @@ void gm_nv_rd_inforom(struct rd *r)
     }
 }
 
+/* The brand as text: nvmlBrandType_t as nvidia-smi -q's "Product Brand"
+ * names it (src/view/smiq.c prints the same names from its own read);
+ * a brand newer than this list is its number. */
+void gm_nv_rd_brand(struct rd *r)
+{
+    static const char *const names[] = {"Unknown",
+                                        "Quadro",
+                                        "Tesla",
+                                        "NVS",
+                                        "GRID",
+                                        "GeForce",
+                                        "Titan",
+                                        "NVIDIA Virtual Applications",
+                                        "NVIDIA Virtual PC",
+                                        "NVIDIA Virtual Compute Server",
+                                        "NVIDIA RTX Virtual Workstation",
+                                        "NVIDIA Cloud Gaming",
+                                        "Quadro RTX",
+                                        "NVIDIA RTX",
+                                        "NVIDIA",
+                                        "GeForce RTX",
+                                        "TITAN RTX"};
+    nvmlBrandType_t b = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetBrand, &b);
+    char buf[32];
+    if ((unsigned)b < sizeof(names) / sizeof(names[0]))
+        snprintf(buf, sizeof(buf), "%s", names[b]);
+    else
+        snprintf(buf, sizeof(buf), "%u", (unsigned)b);
+    read_string(r->g, GM_M_BRAND, rc, buf);
+}
+
 void gm_nv_rd_persistence(struct rd *r)
 {
     nvmlEnableState_t e = 0;

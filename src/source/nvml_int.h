@@ -120,6 +120,7 @@
     X(nvmlDeviceGetEncoderStats)                                                                   \
     X(nvmlDeviceGetInforomVersion)                                                                 \
     X(nvmlDeviceGetInforomImageVersion)                                                            \
+    X(nvmlDeviceGetBrand)                                                                          \
     X(nvmlDeviceGetRowRemapperHistogram)                                                           \
     X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
     X(nvmlDeviceGetMemoryErrorCounter)                                                             \
@@ -371,6 +372,7 @@ void gm_nv_rd_minor(struct rd *r);
 void gm_nv_rd_name(struct rd *r);
 void gm_nv_rd_uuid(struct rd *r);
 void gm_nv_rd_serial(struct rd *r);
+void gm_nv_rd_brand(struct rd *r);
 void gm_nv_rd_vbios(struct rd *r);
 void gm_nv_rd_board_part(struct rd *r);
 void gm_nv_rd_pci(struct rd *r);

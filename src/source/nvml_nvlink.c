@@ -200,10 +200,11 @@ void gm_nv_rd_nvlink(struct rd *r)
     r->g->m[GM_M_NVLINK_DOWN].age_ms = age;
     for (int k = 0; k < 4; k++)
         r->g->m[err_ids[k]].age_ms = age;
-    /* the sums over all links (scopeId UINT_MAX), and with `each` every
-     * link's own two counters in the same call */
+    /* the sums over all links (scopeId UINT_MAX), then link 0's own two
+     * counters (dcgm-exporter's NVLINK_BANDWIDTH_L0), and with `each` every
+     * link's, in the same call */
     nvmlFieldValue_t fv[2 + 2 * GM_NVLINK_MAX];
-    unsigned int nl = each ? d->nvl_n : 0, nf = 2 + 2 * nl;
+    unsigned int nl = each && d->nvl_n ? d->nvl_n : 1, nf = 2 + 2 * nl;
     memset(fv, 0, sizeof(fv));
     for (unsigned int k = 0; k < nf; k++) {
         fv[k].fieldId =
@@ -222,6 +223,15 @@ void gm_nv_rd_nvlink(struct rd *r)
     setv(r->g, GM_M_NVLINK_RX, frc[1], gm_v_f64(kib[1] * 1024.0));
     setv(r->g, GM_M_NVLINK_TOTAL, frc[0] != NVML_SUCCESS ? frc[0] : frc[1],
          gm_v_f64((kib[0] + kib[1]) * 1024.0));
+    nvmlReturn_t l0rc[2];
+    double l0 = 0;
+    for (int k = 0; k < 2; k++) {
+        l0rc[k] = rc != NVML_SUCCESS ? rc : fv[2 + k].nvmlReturn;
+        l0 += fv[2 + k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
+                  ? (double)fv[2 + k].value.ullVal
+                  : fv[2 + k].value.uiVal;
+    }
+    setv(r->g, GM_M_NVLINK_L0, l0rc[0] != NVML_SUCCESS ? l0rc[0] : l0rc[1], gm_v_f64(l0 * 1024.0));
     note(r, rc);
     if (each)
         nvlink_each(r, d, fv + 2, rc);

@@ -37,7 +37,10 @@
       dcgm, DCGM_FI_DEV_XID_ERRORS is each GPU's last Xid (43, 79).
       Before any Xid there is no gpumon_xid_errors_total.
   hostname_label: --hostname-label puts hostname="<gethostname>" on every
-      native series and Hostname= on every dcgm one; without it neither.
+      native series and Hostname= on every dcgm one; without it the native
+      set has none, the dcgm set still has Hostname= on every series (the
+      default of dcgm-exporter's 4.5-4.8 releases), and --no-hostname
+      (dcgm-exporter's flag) takes it off.
   reload_listen: `serve --config FILE`, then SIGHUP after changing listen:
       a free port moves the listener there; a port in use or an invalid
       port is a failed reload that must leave the running listener serving
@@ -418,9 +421,17 @@ def test_hostname_label():
               bad[:5])
         rc, out, err = serve_print(env, "--names", names)
         check_eq(rc, 0, f"--names {names}", err)
-        with_label = [n for n, lab, _ in parse_samples(out) if "hostname" in lab or
-                      "Hostname" in lab]
-        check_eq(with_label, [], f"--names {names}: hostname labels without --hostname-label")
+        samples = parse_samples(out)
+        if names == "dcgm":
+            bad = [(n, lab) for n, lab, _ in samples if lab.get(key) != host or other in lab]
+            check(not bad, f"--names dcgm: series without the default {key}={host!r}", bad[:5])
+            rc, out, err = serve_print(env, "--names", names, "--no-hostname")
+            check_eq(rc, 0, "--names dcgm --no-hostname", err)
+            samples = parse_samples(out)
+            check(len(samples) > 100, "--names dcgm --no-hostname: too few samples")
+        with_label = [n for n, lab, _ in samples if "hostname" in lab or "Hostname" in lab]
+        check_eq(with_label, [], f"--names {names}: hostname labels without --hostname-label "
+                 "(native) or with --no-hostname (dcgm)")
 
 
 def test_xid_errors():

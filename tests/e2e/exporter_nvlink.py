@@ -15,10 +15,13 @@ exporter, under both name sets (issue 14).
       (absent, never 0), while the application clocks and power series do.
   dcgm_names: `--names dcgm` has DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL (MiB,
       transmitted + received) and the REPLAY, RECOVERY, CRC_FLIT and CRC_DATA
-      error count totals.
+      error count totals; DCGM_FI_DEV_NVLINK_BANDWIDTH_L0 is link 0's
+      transmitted + received (`status --json --nvlink`, nvlinks[0]) in whole
+      MiB, on every GPU.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
+import json
 import shutil
 
 from agentlib import check, check_eq, main
@@ -98,6 +101,15 @@ def dcgm_names():
     check(abs(total - (tx + rx)) <= 2, f"bandwidth total {total} MiB = tx + rx {tx + rx}")
     for e in ("REPLAY", "RECOVERY", "CRC_FLIT", "CRC_DATA"):
         check_eq(s[f"DCGM_FI_DEV_NVLINK_{e}_ERROR_COUNT_TOTAL"]["0"], 0.0, e)
+    rc, js, err = run_gpumon(["status", "--json", "--nvlink"], env)
+    check_eq(rc, 0, "status --json --nvlink exit", err)
+    gpus = json.loads(js)["gpus"]
+    l0 = s.get("DCGM_FI_DEV_NVLINK_BANDWIDTH_L0", {})
+    check_eq(len(l0), len(gpus), "NVLINK_BANDWIDTH_L0 on every GPU")
+    for g in gpus:
+        link = g["nvlinks"][0]
+        want = (link["tx_bytes"] + link["rx_bytes"]) // 1048576
+        check_eq(l0[str(g["index"])], float(want), f"GPU {g['index']}: L0 = link 0 tx + rx, MiB")
 
 
 if __name__ == "__main__":

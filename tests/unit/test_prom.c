@@ -26,6 +26,7 @@
 
 #include "core/buf.h"
 #include "core/cause.h"
+#include "core/err.h"
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "export/prom.h"
@@ -128,10 +129,10 @@ static char *render(const struct gm_snapshot *s, int names, int procs)
     "HBM3\",pci_bus_id=\"00000000:2A:00.0\""
 #define D0                                                                                         \
     "gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\","          \
-    "modelName=\"NVIDIA H100 80GB HBM3\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+    "modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node1\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
 #define D1                                                                                         \
     "gpu=\"1\",UUID=\"GPU-1111cccc\",pci_bus_id=\"00000000:2A:00.0\",modelName=\"NVIDIA H100 "     \
-    "80GB HBM3\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+    "80GB HBM3\",Hostname=\"node1\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
 
 /* The series of both sets: NVML's state and the exporter's own.  The
  * sampling errors are the lost GPU and GPU 0's power limit. */
@@ -176,6 +177,50 @@ static char *render(const struct gm_snapshot *s, int names, int procs)
     "now was published: one per sample that someone asked for the page in.\n"                      \
     "# TYPE gpumon_exporter_page_renders_total counter\n"                                          \
     "gpumon_exporter_page_renders_total 0\n"
+
+/* The same under dcgm-exporter names: Hostname on every series, as
+ * dcgm-exporter 4.x labels them by default. */
+#define HEALTH_DCGM                                                                                \
+    "# HELP gpumon_nvml_state State of NVML and the driver: 1 for the current state, 0 for the "   \
+    "others.\n"                                                                                    \
+    "# TYPE gpumon_nvml_state gauge\n"                                                             \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"ok\"} 1\n"                                       \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"no_library\"} 0\n"                               \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"driver_not_loaded\"} 0\n"                        \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"no_permission\"} 0\n"                            \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"version_mismatch\"} 0\n"                         \
+    "gpumon_nvml_state{Hostname=\"node1\",state=\"error\"} 0\n"                                    \
+    "# HELP gpumon_exporter_last_sample_timestamp_seconds When the sample served now was taken "   \
+    "(Unix time); these series are rendered once per sample, not per scrape.\n"                    \
+    "# TYPE gpumon_exporter_last_sample_timestamp_seconds gauge\n"                                 \
+    "gpumon_exporter_last_sample_timestamp_seconds{Hostname=\"node1\"} 1700000000.2499998\n"       \
+    "# HELP gpumon_exporter_sample_duration_seconds How long reading NVML and /proc took for the " \
+    "sample served now.\n"                                                                         \
+    "# TYPE gpumon_exporter_sample_duration_seconds gauge\n"                                       \
+    "gpumon_exporter_sample_duration_seconds{Hostname=\"node1\"} 0.0025\n"                         \
+    "# HELP gpumon_exporter_sampling_errors_total Failed readings since the exporter started, by " \
+    "kind (gpu_lost, not_permitted, driver, error).\n"                                             \
+    "# TYPE gpumon_exporter_sampling_errors_total counter\n"                                       \
+    "gpumon_exporter_sampling_errors_total{Hostname=\"node1\",kind=\"gpu_lost\"} 1\n"              \
+    "gpumon_exporter_sampling_errors_total{Hostname=\"node1\",kind=\"not_permitted\"} 0\n"         \
+    "gpumon_exporter_sampling_errors_total{Hostname=\"node1\",kind=\"driver\"} 0\n"                \
+    "gpumon_exporter_sampling_errors_total{Hostname=\"node1\",kind=\"error\"} 1\n"                 \
+    "# HELP gpumon_exporter_xid_events_dropped_total Xid events not counted in "                   \
+    "gpumon_xid_errors_total because it already had its maximum number of (GPU, Xid) series.\n"    \
+    "# TYPE gpumon_exporter_xid_events_dropped_total counter\n"                                    \
+    "gpumon_exporter_xid_events_dropped_total{Hostname=\"node1\"} 0\n"                             \
+    "# HELP gpumon_exporter_dropped_snapshots_total Snapshots the agent's sinks dropped because "  \
+    "they could not keep up.\n"                                                                    \
+    "# TYPE gpumon_exporter_dropped_snapshots_total counter\n"                                     \
+    "gpumon_exporter_dropped_snapshots_total{Hostname=\"node1\"} 0\n"                              \
+    "# HELP gpumon_exporter_scrapes_total HTTP requests for /metrics served before the sample "    \
+    "served now was rendered.\n"                                                                   \
+    "# TYPE gpumon_exporter_scrapes_total counter\n"                                               \
+    "gpumon_exporter_scrapes_total{Hostname=\"node1\"} 0\n"                                  \
+    "# HELP gpumon_exporter_page_renders_total Live pages (/) rendered before the sample served "  \
+    "now was published: one per sample that someone asked for the page in.\n"                      \
+    "# TYPE gpumon_exporter_page_renders_total counter\n"                                          \
+    "gpumon_exporter_page_renders_total{Hostname=\"node1\"} 0\n"
 
 /* Not there: GPU 0's fan (not supported), power limit (an error) and free
  * MIG memory (not available), the process's SM utilisation, and every value
@@ -255,33 +300,53 @@ static const char native_want[] =
     "# TYPE gpumon_exporter_process_series_dropped gauge\n"
     "gpumon_exporter_process_series_dropped 0\n" HEALTH;
 
+/* GPU 0 has MIG enabled with one GPU instance (7, 1g.10gb): as
+ * dcgm-exporter does by default ("-d f", devicemonitoring.go), every field is
+ * a series of the instance, none of the GPU; its memory is the instance's
+ * (10 GiB total, 1 MiB used; free not available: absent), every other field
+ * the GPU's (temperature, power, energy, clocks: dcgm-exporter issues #257
+ * and #353 show power repeated per GPU_I_ID).  Field 112 under both names,
+ * the Xid with err_code and err_msg (collector/gpu_collector.go, toMetric),
+ * Hostname on every series (render_metrics.go of the 4.5-4.8 releases).
+ * gpumon_gpu_up and gpumon_gpu_info stay per GPU. */
+#define DM0                                                                                        \
+    "gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\","          \
+    "modelName=\"NVIDIA H100 80GB HBM3\",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"7\","                \
+    "Hostname=\"node1\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
 static const char dcgm_want[] =
     "# HELP DCGM_FI_DEV_GPU_TEMP GPU core temperature. (in C).\n"
     "# TYPE DCGM_FI_DEV_GPU_TEMP gauge\n"
-    "DCGM_FI_DEV_GPU_TEMP{" D0 "} 63\n"
+    "DCGM_FI_DEV_GPU_TEMP{" DM0 "} 63\n"
     "# HELP DCGM_FI_DEV_POWER_USAGE Power drawn by the whole board. (in W).\n"
     "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
-    "DCGM_FI_DEV_POWER_USAGE{" D0 "} 612.5\n"
+    "DCGM_FI_DEV_POWER_USAGE{" DM0 "} 612.5\n"
     "# HELP DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION Energy consumed since the driver was loaded. (in "
     "mJ).\n"
     "# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter\n"
-    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" D0 "} 123456789\n"
+    "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" DM0 "} 123456789\n"
     "# HELP DCGM_FI_DEV_GPU_UTIL Fraction of the last sample period in which a kernel was running. "
     "(in %).\n"
     "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
-    "DCGM_FI_DEV_GPU_UTIL{" D0 "} 95\n"
+    "DCGM_FI_DEV_GPU_UTIL{" DM0 "} 95\n"
+    "# HELP DCGM_FI_DEV_FB_TOTAL Total installed GPU memory. (in MiB).\n"
+    "# TYPE DCGM_FI_DEV_FB_TOTAL gauge\n"
+    "DCGM_FI_DEV_FB_TOTAL{" DM0 "} 10240\n"
     "# HELP DCGM_FI_DEV_FB_USED GPU memory allocated by active contexts (excludes reserved "
     "memory). (in MiB).\n"
     "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
-    "DCGM_FI_DEV_FB_USED{" D0 "} 3072\n"
+    "DCGM_FI_DEV_FB_USED{" DM0 "} 1\n"
     "# HELP DCGM_FI_DEV_CLOCK_THROTTLE_REASONS Bitmask of the clock event (throttle) reasons "
     "active now.\n"
     "# TYPE DCGM_FI_DEV_CLOCK_THROTTLE_REASONS gauge\n"
-    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" D0 "} 4\n"
+    "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" DM0 "} 4\n"
+    "# HELP DCGM_FI_DEV_CLOCKS_EVENT_REASONS Bitmask of the clock event (throttle) reasons "
+    "active now.\n"
+    "# TYPE DCGM_FI_DEV_CLOCKS_EVENT_REASONS gauge\n"
+    "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{" DM0 "} 4\n"
     "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
     "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"
-    "DCGM_FI_DEV_XID_ERRORS{" D0 "} 0\n"
-    "DCGM_FI_DEV_XID_ERRORS{" D1 "} 0\n"
+    "DCGM_FI_DEV_XID_ERRORS{" DM0 ",err_code=\"0\",err_msg=\"No Error\"} 0\n"
+    "DCGM_FI_DEV_XID_ERRORS{" D1 ",err_code=\"0\",err_msg=\"No Error\"} 0\n"
     "# HELP gpumon_gpu_up Whether the GPU answers (1) or is lost, not permitted or failing (0); "
     "its other series are absent while it is 0.\n"
     "# TYPE gpumon_gpu_up gauge\n"
@@ -293,8 +358,8 @@ static const char dcgm_want[] =
     "gpumon_gpu_info{" D0
     ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\",serial="
     "\"1650000000001\",vbios_version=\"96.00.99.00.01\",compute_cap=\"9.0\"} 1\n"
-    "gpumon_gpu_info{" D1
-    ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12.550.54.15\"} 1\n" HEALTH;
+    "gpumon_gpu_info{" D1 ",driver_version=\"550.54.15\",cuda_version=\"12.4\",nvml_version=\"12."
+    "550.54.15\"} 1\n" HEALTH_DCGM;
 
 static void check_text(const char *got, const char *want, const char *what)
 {
@@ -426,7 +491,17 @@ static void test_xid(void **state)
     free(t);
     o.names = GM_PROM_DCGM;
     t = render_with(st, s, &o);
-    CHECK_LINES(t, "DCGM_FI_DEV_XID_ERRORS{" D0 "} 79", "DCGM_FI_DEV_XID_ERRORS{" D1 "} 48");
+    /* err_code and err_msg as dcgm-exporter's toMetric adds them, the
+     * texts of its xid_errors.go (79, 48) */
+    CHECK_LINES(
+        t,
+        "DCGM_FI_DEV_XID_ERRORS{" DM0 ",err_code=\"79\",err_msg=\"GPU has fallen off the bus\"} 79",
+        "DCGM_FI_DEV_XID_ERRORS{" D1 ",err_code=\"48\",err_msg=\"Double Bit ECC Error\"} 48");
+    free(t);
+    /* an Xid past dcgm-exporter's table: "Unknown Error", as it says */
+    gm_prom_xid(st, 1, "", 999);
+    t = render_with(st, s, &o);
+    CHECK_LINES(t, "DCGM_FI_DEV_XID_ERRORS{" D1 ",err_code=\"999\",err_msg=\"Unknown Error\"} 999");
     free(t);
     /* GPU 0 replaced */
     gm_prom_xid(st, 0, "GPU-9999ffff", 79);
@@ -605,21 +680,117 @@ static void test_mig_gpm(void **state)
     assert_null(strstr(t, "gpumon_gpm_dram"));
     free(t);
 
+    /* dcgm-exporter: the instances only, no whole-GPU PROF series beside
+     * them (a sum over the Tensor panel would count GPU 0 twice); PCIe and
+     * NVLink, which NVML does not count per instance, have no series on a
+     * MIG GPU; instance 8 (no GPM) has no PROF series but its GPU's fields */
     o.names = GM_PROM_DCGM;
     t = render_with(st, s, &o);
-#define DM0                                                                                        \
+#define DM8                                                                                        \
     "gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia0\","          \
-    "modelName=\"NVIDIA H100 80GB HBM3\",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"7\","                \
-    "DCGM_FI_DRIVER_VERSION=\"550.54.15\""
-    CHECK_LINES(t, "DCGM_FI_PROF_SM_ACTIVE{" D0 "} 0.75", "DCGM_FI_PROF_SM_ACTIVE{" DM0 "} 0.4025",
+    "modelName=\"NVIDIA H100 80GB HBM3\",GPU_I_PROFILE=\"1g.10gb\",GPU_I_ID=\"8\","                \
+    "Hostname=\"node1\",DCGM_FI_DRIVER_VERSION=\"550.54.15\""
+    CHECK_LINES(t, "DCGM_FI_PROF_SM_ACTIVE{" DM0 "} 0.4025",
                 "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{" DM0 "} 0.125",
-                "DCGM_FI_PROF_PCIE_TX_BYTES{" D0 "} 2097152");
-    assert_null(strstr(t, "DCGM_FI_PROF_PCIE_TX_BYTES{" D0 ",GPU_I"));
-    assert_null(strstr(t, "GPU_I_ID=\"8\""));
+                "DCGM_FI_DEV_GPU_TEMP{" DM0 "} 63", "DCGM_FI_DEV_GPU_TEMP{" DM8 "} 63",
+                "DCGM_FI_DEV_FB_USED{" DM0 "} 1");
+    assert_null(strstr(t, "DCGM_FI_PROF_SM_ACTIVE{" D0));
+    assert_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{" D0));
+    assert_null(strstr(t, "DCGM_FI_PROF_PCIE_TX_BYTES"));
+    assert_null(strstr(t, "DCGM_FI_PROF_SM_ACTIVE{" DM8));
+    assert_null(strstr(t, "DCGM_FI_DEV_FB_USED{" DM8));
     assert_null(strstr(t, "gpumon_gpm_"));
     free(t);
+
+    /* a second compute instance in GPU instance 7 is the same DCGM entity */
+    g->nmig = 3;
+    g->mig[2] = g->mig[0];
+    g->mig[2].index = 2;
+    g->mig[2].compute_instance_id = 1;
+    t = render_with(st, s, &o);
+    const char *p = strstr(t, "DCGM_FI_DEV_GPU_TEMP{" DM0 "} 63\n");
+    assert_non_null(p);
+    assert_null(strstr(p + 1, "DCGM_FI_DEV_GPU_TEMP{" DM0 "} 63\n"));
+    free(t);
+#undef DM8
 #undef MIG0
-#undef DM0
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
+/* A GPU without MIG devices is one dcgm-exporter entity: its own series,
+ * its own memory, no GPU_I labels.  Hostname is there by default and goes
+ * with no_hostname (dcgm-exporter's --no-hostname) unless hostname_label
+ * asks for it. */
+static void test_dcgm_options(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    s->gpus[0].nmig = 0;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_DCGM};
+    char *t = render_with(st, s, &o);
+    CHECK_LINES(t, "DCGM_FI_DEV_FB_USED{" D0 "} 3072", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS{" D0 "} 4",
+                "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS{" D0 "} 4",
+                "DCGM_FI_DEV_XID_ERRORS{" D0 ",err_code=\"0\",err_msg=\"No Error\"} 0");
+    assert_null(strstr(t, "GPU_I_"));
+    assert_null(strstr(t, "DCGM_FI_DEV_FB_TOTAL"));
+    free(t);
+    o.no_hostname = 1;
+    t = render_with(st, s, &o);
+    assert_null(strstr(t, "Hostname"));
+    CHECK_LINES(t, "gpumon_exporter_scrapes_total 12");
+    free(t);
+    o.hostname_label = 1;
+    t = render_with(st, s, &o);
+    CHECK_LINES(t, "gpumon_exporter_scrapes_total{Hostname=\"node1\"} 12",
+                "DCGM_FI_DEV_FB_USED{" D0 "} 3072");
+    free(t);
+    /* the native set keeps its default: no hostname label */
+    o = (struct gm_prom_opts){.names = GM_PROM_NATIVE};
+    t = render_with(st, s, &o);
+    assert_null(strstr(t, "ostname"));
+    free(t);
+    gm_prom_state_free(st);
+    gm_snapshot_free(s);
+}
+
+/* dcgm-exporter's label-type fields: those asked for that the GPU has, in
+ * its template's order (sorted by name, after Hostname); an empty list is
+ * none (not even the driver version); an unknown name is refused. */
+static void test_dcgm_label_fields(void **state)
+{
+    (void)state;
+    struct gm_snapshot *s = snapshot();
+    s->gpus[0].nmig = 0;
+    set_str(&s->gpus[0], GM_M_BRAND, "NVIDIA");
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_DCGM, .no_hostname = 1};
+    char why[300];
+    assert_int_equal(gm_prom_label_fields("DCGM_FI_NVML_VERSION, DCGM_FI_DEV_SERIAL,"
+                                          "DCGM_FI_DEV_BRAND,DCGM_FI_DEV_VBIOS_VERSION,"
+                                          "DCGM_FI_DEV_OEM_INFOROM_VER,DCGM_FI_DRIVER_VERSION",
+                                          &o.dcgm_labels, why, sizeof why),
+                     0);
+    char *t = render_with(st, s, &o);
+    CHECK_LINES(t,
+                "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00."
+                "0\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\",DCGM_FI_DEV_BRAND="
+                "\"NVIDIA\",DCGM_FI_DEV_SERIAL=\"1650000000001\",DCGM_FI_DEV_VBIOS_VERSION=\"96.00."
+                "99.00.01\",DCGM_FI_DRIVER_VERSION=\"550.54.15\",DCGM_FI_NVML_VERSION=\"12.550.54."
+                "15\"} 63");
+    assert_null(strstr(t, "INFOROM")); /* asked for, but the GPU has none */
+    free(t);
+    assert_int_equal(gm_prom_label_fields("", &o.dcgm_labels, why, sizeof why), 0);
+    t = render_with(st, s, &o);
+    CHECK_LINES(t,
+                "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-0000aaaa\",pci_bus_id=\"00000000:18:00."
+                "0\",device=\"nvidia0\",modelName=\"NVIDIA H100 80GB HBM3\"} 63");
+    free(t);
+    assert_int_equal(gm_prom_label_fields("DCGM_FI_DEV_SERIAL,DCGM_FI_DEV_NOPE", &o.dcgm_labels,
+                                          why, sizeof why),
+                     GM_E_INVAL);
+    assert_non_null(strstr(why, "\"DCGM_FI_DEV_NOPE\""));
     gm_prom_state_free(st);
     gm_snapshot_free(s);
 }
@@ -627,10 +798,16 @@ static void test_mig_gpm(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native),  cmocka_unit_test(test_dcgm),
-        cmocka_unit_test(test_state),   cmocka_unit_test(test_xid),
-        cmocka_unit_test(test_options), cmocka_unit_test(test_diagnosis),
-        cmocka_unit_test(test_mig_gpm), cmocka_unit_test(test_value_ages),
+        cmocka_unit_test(test_native),
+        cmocka_unit_test(test_dcgm),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_xid),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_diagnosis),
+        cmocka_unit_test(test_mig_gpm),
+        cmocka_unit_test(test_value_ages),
+        cmocka_unit_test(test_dcgm_options),
+        cmocka_unit_test(test_dcgm_label_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""dcgm-exporter's counter lists against `gpumon serve --names dcgm`.
+
+tests/compat/dcgm_counters.txt is derived from dcgm-exporter's
+etc/default-counters.csv and etc/dcp-metrics-included.csv (its header names
+the commit): every DCGM_FI_* field, enabled or commented out, and where
+gpumon exports it.
+
+  listed: the list has dcgm-exporter's 26 enabled fields and 31 commented
+      ones, each once, and says for each either a scenario or why it is
+      absent (vGPU; the power InfoROM object the simulator does not answer).
+  exported: `serve --print --names dcgm` with every label field asked for
+      (--dcgm-label-fields) on each scenario the list names has each field
+      it names for it: a family with at least one sample for the gauges and
+      counters, a label on DCGM_FI_DEV_GPU_TEMP for the label fields; the
+      enabled fields of the default list are all there but vGPU's.
+  absent_is_absent: a field the list says is absent is on none of those
+      scenarios (so the list cannot go stale in the other direction).
+  no_hostname: `--no-hostname` (dcgm-exporter's flag) leaves the Hostname
+      label, there by default, off every series.
+
+Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+
+from agentlib import ROOT, check, check_eq, main  # noqa: E402
+from exporter_lib import parse_samples, serve_print, sim_env  # noqa: E402
+
+LIST = os.path.join(ROOT, "tests", "compat", "dcgm_counters.txt")
+PINNED = 100
+
+
+def rows():
+    out = []
+    with open(LIST, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(" ", 3)
+            check(len(parts) == 4, f"{LIST}:{n}: four columns", line)
+            out.append(tuple(parts) + (n,))
+    return out
+
+
+def exposition(scn, *extra):
+    labels = ",".join(f for f, t, _, _, _ in rows() if t == "label")
+    rc, out, err = serve_print(sim_env(scn, pinned=PINNED), "--names", "dcgm",
+                               "--dcgm-label-fields", labels, *extra)
+    check_eq(rc, 0, f"serve --print --names dcgm on {scn}", err)
+    return parse_samples(out)
+
+
+_cache = {}
+
+
+def exported(scn):
+    """(family names with samples, label names on DCGM_FI_DEV_GPU_TEMP) on scn."""
+    if scn not in _cache:
+        s = exposition(scn)
+        fams = {name for name, _, _ in s}
+        labels = set()
+        for name, lab, _ in s:
+            if name == "DCGM_FI_DEV_GPU_TEMP":
+                labels |= set(lab)
+        _cache[scn] = (fams, labels)
+    return _cache[scn]
+
+
+def test_listed():
+    r = rows()
+    names = [f for f, _, _, _, _ in r]
+    check_eq(len(names), len(set(names)), "each field once")
+    check_eq(sum(1 for x in r if x[2] == "enabled"), 26, "enabled fields")
+    check_eq(sum(1 for x in r if x[2] == "commented"), 31, "commented-out fields")
+    for f, t, state, where, n in r:
+        check(t in ("gauge", "counter", "label"), f"{LIST}:{n}: type {t}")
+        check(where.startswith(("absent: ", "absent-sim: ")) or where.endswith(".ini"),
+              f"{LIST}:{n}: a scenario or the reason it is absent", where)
+        if where.endswith(".ini"):
+            check(os.path.exists(os.path.join(ROOT, "scenarios", where)),
+                  f"{LIST}:{n}: scenario {where} exists")
+
+
+def test_exported():
+    missing = []
+    for f, t, state, where, n in rows():
+        if not where.endswith(".ini"):
+            continue
+        fams, labels = exported(where)
+        have = f in labels if t == "label" else f in fams
+        if not have:
+            missing.append(f"{f} ({state}, {where})")
+    check(not missing, "dcgm-exporter fields gpumon does not export", *missing)
+
+
+def test_absent_is_absent():
+    scns = sorted({w for _, _, _, w, _ in rows() if w.endswith(".ini")})
+    for f, t, state, where, n in rows():
+        if where.endswith(".ini"):
+            continue
+        for scn in scns:
+            fams, labels = exported(scn)
+            check(f not in fams and f not in labels,
+                  f"{LIST}:{n}: {f} is said to be absent but {scn} exports it")
+
+
+def test_no_hostname():
+    s = exposition("h100x8-training.ini")
+    check(all("Hostname" in lab for _, lab, _ in s), "Hostname on every series by default",
+          [n for n, lab, _ in s if "Hostname" not in lab][:5])
+    s = exposition("h100x8-training.ini", "--no-hostname")
+    check(s, "series with --no-hostname")
+    check(not any("Hostname" in lab for _, lab, _ in s), "no Hostname with --no-hostname")
+
+
+if __name__ == "__main__":
+    main([test_listed, test_exported, test_absent_is_absent, test_no_hostname])
