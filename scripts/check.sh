@@ -89,7 +89,12 @@ run_suite plain build || status=1
 # and carrying on, which a test that does not compare stderr never sees)
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export UBSAN_OPTIONS
+# ASan and UBSan run the programs two to three times slower, and a debug
+# build does not optimise: the timeouts (not assertions, a bound on a hang)
+# x2, as TSan's x3 below.
+suite_args="--timeout-multiplier 2"
 run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
+suite_args=
 
 # ThreadSanitizer over the threaded tests only (suite "threads" in
 # tests/*/meson.build: the agent's sinks, the exporter, the control socket,
