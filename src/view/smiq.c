@@ -442,7 +442,10 @@ static void mig_devices(struct ctx *x)
         close_blk(w, "device_attributes");
         open_blk(w, "ECC Errors", "ecc_error_count");
         open_blk(w, "Volatile", "volatile_count");
-        kv(w, "SRAM Uncorrectable", "sram_uncorrectable", NA);
+        const struct gm_value *sv = qi >= 0 ? &x->q->mig_sram_unc[qi] : &unread;
+        if (gm_v_ok(sv))
+            snprintf(buf, sizeof(buf), "%.0f", gm_v_as_double(sv));
+        kv(w, "SRAM Uncorrectable", "sram_uncorrectable", gm_v_ok(sv) ? buf : absent(sv));
         close_blk(w, "volatile_count");
         close_blk(w, "ecc_error_count");
         open_blk(w, "FB Memory Usage", "fb_memory_usage");
@@ -450,8 +453,12 @@ static void mig_devices(struct ctx *x)
         static const char *const lab[3][2] = {
             {"Total", "total"}, {"Used", "used"}, {"Free", "free"}};
         for (int i = 0; i < 3; i++) {
-            if (i == 1)
-                kv(w, "Reserved", "reserved", NA);
+            if (i == 1) {
+                const struct gm_value *rv = qi >= 0 ? &x->q->mig_reserved[qi] : &unread;
+                if (gm_v_ok(rv))
+                    snprintf(buf, sizeof(buf), "%.0f MiB", floor(gm_v_as_double(rv) / 1048576.0));
+                kv(w, "Reserved", "reserved", gm_v_ok(rv) ? buf : absent(rv));
+            }
             if (gm_v_ok(mv[i]))
                 snprintf(buf, sizeof(buf), "%.0f MiB", floor(gm_v_as_double(mv[i]) / 1048576.0));
             kv(w, lab[i][0], lab[i][1], gm_v_ok(mv[i]) ? buf : absent(mv[i]));

@@ -121,7 +121,7 @@ GPU 00000000:01:00.0
         Memory                            : 28 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
     Encoder Stats
         Active Sessions                   : 0
@@ -156,7 +156,7 @@ GPU 00000000:01:00.0
         GPU Shutdown Temp                 : 98 C
         GPU Slowdown Temp                 : 95 C
         GPU Max Operating Temp            : 90 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
     GPU Power Readings
@@ -328,7 +328,7 @@ GPU 00000000:02:00.0
         Memory                            : 0 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
     Encoder Stats
         Active Sessions                   : 0
@@ -363,7 +363,7 @@ GPU 00000000:02:00.0
         GPU Shutdown Temp                 : 105 C
         GPU Slowdown Temp                 : 102 C
         GPU Max Operating Temp            : 87 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
     GPU Power Readings

@@ -45,12 +45,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>40192 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>31745 MiB</used>
 					<free>8447 MiB</free>
 				</fb_memory_usage>
@@ -76,12 +76,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>19968 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>6145 MiB</used>
 					<free>13823 MiB</free>
 				</fb_memory_usage>
@@ -107,12 +107,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>9728 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>1 MiB</used>
 					<free>9727 MiB</free>
 				</fb_memory_usage>
@@ -138,12 +138,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>9728 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>2561 MiB</used>
 					<free>7167 MiB</free>
 				</fb_memory_usage>

@@ -133,7 +133,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<memory_util>28 %</memory_util>
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
-			<jpeg_util>N/A</jpeg_util>
+			<jpeg_util>0 %</jpeg_util>
 			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
@@ -183,13 +183,13 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<gpu_temp_max_threshold>98 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>95 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>90 C</gpu_temp_max_gpu_threshold>
-			<gpu_target_temperature>N/A</gpu_target_temperature>
+			<gpu_target_temperature>84 C</gpu_target_temperature>
 			<memory_temp>N/A</memory_temp>
 			<gpu_temp_max_mem_threshold>N/A</gpu_temp_max_mem_threshold>
 		</temperature>
 		<supported_gpu_target_temp>
-			<gpu_target_temp_min>N/A</gpu_target_temp_min>
-			<gpu_target_temp_max>N/A</gpu_target_temp_max>
+			<gpu_target_temp_min>65 C</gpu_target_temp_min>
+			<gpu_target_temp_max>90 C</gpu_target_temp_max>
 		</supported_gpu_target_temp>
 		<gpu_power_readings>
 			<power_state>P0</power_state>
@@ -807,7 +807,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<memory_util>0 %</memory_util>
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
-			<jpeg_util>N/A</jpeg_util>
+			<jpeg_util>0 %</jpeg_util>
 			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
@@ -857,13 +857,13 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<gpu_temp_max_threshold>105 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>102 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>87 C</gpu_temp_max_gpu_threshold>
-			<gpu_target_temperature>N/A</gpu_target_temperature>
+			<gpu_target_temperature>84 C</gpu_target_temperature>
 			<memory_temp>N/A</memory_temp>
 			<gpu_temp_max_mem_threshold>N/A</gpu_temp_max_mem_threshold>
 		</temperature>
 		<supported_gpu_target_temp>
-			<gpu_target_temp_min>N/A</gpu_target_temp_min>
-			<gpu_target_temp_max>N/A</gpu_target_temp_max>
+			<gpu_target_temp_min>65 C</gpu_target_temp_min>
+			<gpu_target_temp_max>90 C</gpu_target_temp_max>
 		</supported_gpu_target_temp>
 		<gpu_power_readings>
 			<power_state>P8</power_state>
