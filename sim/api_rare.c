@@ -182,11 +182,22 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device,
     return not_modelled(__func__, device, adaptiveClockStatus != NULL);
 }
 
-/* C2C is the Grace-Hopper chip-to-chip link; no modelled board has it. */
+/* C2C is the Grace-Hopper chip-to-chip link.  Hopper and later boards
+ * answer whether it is on: off on every preset (no Grace module), as
+ * nvidia-smi prints c2c.mode "Disabled" on an H100 and H200 (driver 590);
+ * older boards, GeForce and L40S print [N/A]: NOT_SUPPORTED
+ * (utkuozdemir/nvidia_gpu_exporter internal/captures/). */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device,
                                                  nvmlC2cModeInfo_v1_t *c2cModeInfo)
 {
-    return not_modelled(__func__, device, c2cModeInfo != NULL);
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, c2cModeInfo != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (c.g->arch < GS_ARCH_HOPPER || c.g->brand == GS_BRAND_GEFORCE)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    c2cModeInfo->isC2cEnabled = 0;
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* The only capability nvml.h defines is EGM (extended GPU memory), which

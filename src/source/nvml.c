@@ -334,6 +334,13 @@ static const struct reader {
     {GM_RG_MODULE_POWER, gm_nv_rd_module_power},
     {GM_RG_PCIE_HOSTMAX, gm_nv_rd_pcie_hostmax},
     {GM_RG_ECC_UNITS, gm_nv_rd_ecc_units},
+    {GM_RG_ENGINE_UTIL, gm_nv_rd_engine_util},
+    {GM_RG_PCI_EXT, gm_nv_rd_pci_ext},
+    {GM_RG_GSP_MODE, gm_nv_rd_gsp_mode},
+    {GM_RG_PROT_MEM, gm_nv_rd_prot_mem},
+    {GM_RG_SRAM_STATUS, gm_nv_rd_sram_status},
+    {GM_RG_INFOROM_CHECK, gm_nv_rd_inforom_check},
+    {GM_RG_C2C, gm_nv_rd_c2c},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
@@ -360,12 +367,14 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
 
 /* Groups of settings and slow counters (power management, GPU operation
  * mode, accounting mode, the remapping histogram, per-location ECC
- * counters, also by unit): read at most every NVLINK_SLOW_NS when sampling again and
- * again (the agent), their last values reused in between; no strings. */
+ * counters, also by unit, the SRAM error status, protected memory): read at most every
+ * NVLINK_SLOW_NS when sampling again and again (the agent), their last values reused in between; no
+ * strings. */
 static int slow_group(int rg)
 {
     return rg == GM_RG_POWER_MGMT || rg == GM_RG_GOM || rg == GM_RG_ACCOUNTING ||
-           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS || rg == GM_RG_ECC_UNITS;
+           rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS || rg == GM_RG_ECC_UNITS ||
+           rg == GM_RG_PROT_MEM || rg == GM_RG_SRAM_STATUS;
 }
 
 /* Reads slow group k of r's GPU, or reuses its values (slow_group()). */

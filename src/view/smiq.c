@@ -648,8 +648,11 @@ static void memory(struct ctx *x)
                  floor(gm_v_as_double(t) / 1048576.0) - floor(gm_v_as_double(u) / 1048576.0));
     kv(w, "Free", "free", gm_v_ok(t) && gm_v_ok(u) ? buf : absent(gm_v_ok(t) ? u : t));
     close_blk(w, "bar1_memory_usage");
-    static const char *const cc[] = {"Total", "total", "Used", "used", "Free", "free", NULL};
-    na_block(x, "Conf Compute Protected Memory Usage", "cc_protected_memory_usage", cc);
+    open_blk(w, "Conf Compute Protected Memory Usage", "cc_protected_memory_usage");
+    kvm(x, "Total", "total", GM_M_PROT_MEM_TOTAL, " MiB");
+    kvm(x, "Used", "used", GM_M_PROT_MEM_USED, " MiB");
+    kvm(x, "Free", "free", GM_M_PROT_MEM_FREE, " MiB");
+    close_blk(w, "cc_protected_memory_usage");
 }
 
 static void utilization(struct ctx *x)

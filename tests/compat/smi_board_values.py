@@ -5,7 +5,8 @@ same kind of board prints under a real driver, not N/A.
 
 Each row of CASES names a scenario, gpumon's arguments, the GPU (bus id for
 -q, index for --query-gpu), the value's place and the value a real board
-prints, and the source of that value.  Sources:
+prints, and the source of that value (the GeForce, L40S and H100 rows of the
+--query-gpu fields added for point 8 are checked the same way).  Sources:
 
   CAP  utkuozdemir/nvidia_gpu_exporter internal/captures/ (commit
        e656cd81a180e7e0e7862b53c9acd4c2fb0f590b): nvidia-smi -q and
@@ -36,6 +37,13 @@ SCENARIOS = os.path.join(HERE, "..", "..", "scenarios")
 # from the GPU block down, joined by " / " (every occurrence must match, so a
 # MIG device row checks each MIG device); for --query-gpu, the field name.
 Q_FULL = ["-q"]
+Q_GPU = ["query", "--format=csv", "--query-gpu=" + ",".join([
+    "utilization.jpeg", "utilization.ofa", "pci.baseClass", "pci.subClass", "gsp.mode.current",
+    "gsp.mode.default", "protected_memory.total", "protected_memory.used",
+    "protected_memory.free", "ecc.errors.uncorrected.volatile.sram.parity",
+    "ecc.errors.uncorrected.aggregate.sram.secded",
+    "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded",
+    "ecc.errors.uncorrected.aggregate.sram.other", "c2c.mode", "inforom.checksum_validation"])]
 CASES = [
     # GeForce: JPEG and OFA engines answer 0 % (CAP 2080 SUPER, 4080 SUPER)
     ("workstation.ini", 45, Q_FULL, "00000000:01:00.0", "Utilization / JPEG", "0 %", "CAP"),
@@ -63,6 +71,35 @@ CASES = [
      "MIG Devices / MIG Device / FB Memory Usage / Reserved", "0 MiB", "CAP"),
     # a GPU with MIG on has no JPEG utilisation (CAP H100 with MIG: N/A)
     ("a100-mig.ini", 45, Q_FULL, "00000000:18:00.0", "Utilization / JPEG", "N/A", "CAP"),
+    # protected memory with CC off (CAP: 0 MiB on every board)
+    ("workstation.ini", 45, Q_FULL, "00000000:01:00.0",
+     "Conf Compute Protected Memory Usage / Total", "0 MiB", "CAP"),
+    # the --query-gpu fields of drivers 570-595 (point 8), as the captures print them
+    ("workstation.ini", 45, Q_GPU, 0, "utilization.jpeg", "0 %", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "utilization.ofa", "0 %", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "pci.baseClass", "0x3", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "pci.subClass", "0x0", "CAP"),  # display on
+    ("workstation.ini", 45, Q_GPU, 0, "protected_memory.total", "0 MiB", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "protected_memory.free", "0 MiB", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "ecc.errors.uncorrected.volatile.sram.parity", "[N/A]",
+     "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "c2c.mode", "[N/A]", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "inforom.checksum_validation", "valid", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "pci.subClass", "0x2", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "gsp.mode.current", "Enabled", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "gsp.mode.default", "Enabled", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "c2c.mode", "Disabled", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "protected_memory.used", "0 MiB", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "ecc.errors.uncorrected.volatile.sram.parity", "0",
+     "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "ecc.errors.uncorrected.aggregate.sram.secded", "0",
+     "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0,
+     "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", "No", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "ecc.errors.uncorrected.aggregate.sram.other", "0",
+     "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "utilization.jpeg", "0 %", "CAP"),
+    ("a100-mig.ini", 45, Q_GPU, 0, "utilization.ofa", "[N/A]", "CAP"),  # MIG on
 ]
 
 

@@ -206,9 +206,9 @@ GPU 00000000:18:00.0
         Used                              : 5 MiB
         Free                              : 131067 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Compute Mode                          : Default
     Utilization
         Gpu                               : N/A

@@ -123,9 +123,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<free>32762 MiB</free>
 		</bar1_memory_usage>
 		<cc_protected_memory_usage>
-			<total>N/A</total>
-			<used>N/A</used>
-			<free>N/A</free>
+			<total>0 MiB</total>
+			<used>0 MiB</used>
+			<free>0 MiB</free>
 		</cc_protected_memory_usage>
 		<compute_mode>Default</compute_mode>
 		<utilization>
@@ -797,9 +797,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<free>8190 MiB</free>
 		</bar1_memory_usage>
 		<cc_protected_memory_usage>
-			<total>N/A</total>
-			<used>N/A</used>
-			<free>N/A</free>
+			<total>0 MiB</total>
+			<used>0 MiB</used>
+			<free>0 MiB</free>
 		</cc_protected_memory_usage>
 		<compute_mode>Default</compute_mode>
 		<utilization>
