@@ -43,6 +43,7 @@ const char *gm_fmt_string(const struct gm_snapshot *s, const struct gm_gpu *g,
         return NULL;
     switch (id) {
     case GM_M_DRIVER_VERSION:
+    case GM_M_KMD_VERSION:
         return s->driver_version_s;
     case GM_M_NVML_VERSION:
         return s->nvml_version_s;

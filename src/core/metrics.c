@@ -2775,6 +2775,18 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                        .rg = GM_RG_C2C,
                        .flags = GM_MF_NOT_IN_STATUS},
 
+    [GM_M_KMD_VERSION] = {.smi = "kmd_version",
+                          .desc = "Version of the installed NVIDIA display (kernel-mode) driver; "
+                                  "595's name for driver_version.",
+                          .csv = "kmd_version",
+                          .json = "kmd_version",
+                          .unit = GM_U_NONE,
+                          .kind = GM_K_INFO,
+                          .fmt = GM_F_STR,
+                          .scope = GM_SC_HOST,
+                          .rg = GM_RG_NONE,
+                          .flags = GM_MF_NOT_IN_STATUS},
+
     /* per process */
     [GM_P_PID] = {.smi = "pid",
                   .desc = "Process id of the compute application.",

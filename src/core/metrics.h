@@ -420,7 +420,8 @@ enum gm_metric_id {
     GM_M_SRAM_UA_OTHER,
     GM_M_INFOROM_CHECKSUM,
     GM_M_C2C_MODE,
-    GM_M__GPU_END, /* metrics below are per process */
+    GM_M_KMD_VERSION, /* host scope: the driver version again, under 595's name */
+    GM_M__GPU_END,    /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */
     GM_P_PID = GM_M__GPU_END,
