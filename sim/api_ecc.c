@@ -308,6 +308,10 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
     case 271: /* ..._HW_POWER_BRAKE_SLOWDOWN (ns): hw_slowdown faults with power_brake */
         return set_ull(v,
                        (unsigned long long)llround(gs_hw_brake_seconds(c->s, c->gpu, c->t) * 1e9));
+    case 230: /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: NONE, the simulator's
+               * faults never ask for a reset (nvidia-smi prints "None" on
+               * every captured board, drivers 590-595) */
+        return set_uint(v, 0);
     case NVML_FI_DEV_MEMORY_TEMP:
         if (!g->mem_temp)
             return NVML_ERROR_NOT_SUPPORTED;

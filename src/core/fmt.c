@@ -113,6 +113,13 @@ static const char *enum_text(int fmt, uint64_t u)
         return u == 0 ? "Success" : gm_nvml_error_text((int)u);
     case GM_F_VALID:
         return u ? "valid" : "invalid";
+    case GM_F_RECOVERY: /* nvmlDeviceGpuRecoveryAction_t; only "None" is seen in a capture */
+        return u == 0   ? "None"
+               : u == 1 ? "GPU Reset"
+               : u == 2 ? "Node Reboot"
+               : u == 3 ? "Drain P2P"
+               : u == 4 ? "Drain and Reset"
+                        : "Unknown";
     case GM_F_PTYPE:
         return u == (GM_PT_COMPUTE | GM_PT_GRAPHICS) ? "C+G" : (u & GM_PT_GRAPHICS) ? "G" : "C";
     default:

@@ -276,6 +276,9 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
                            .nvml = "nvmlDeviceGetSramEccErrorStatus",
                            .is_static = 0},
     [GM_RG_C2C] = {.name = "c2c_mode", .nvml = "nvmlDeviceGetC2cModeInfoV", .is_static = 1},
+    [GM_RG_RECOVERY] = {.name = "gpu_recovery_action",
+                        .nvml = "nvmlDeviceGetFieldValues",
+                        .is_static = 0},
     [GM_RG_INFOROM_CHECK] = {.name = "inforom_checksum",
                              .nvml = "nvmlDeviceValidateInforom",
                              .is_static = 1},
@@ -2786,6 +2789,18 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                           .scope = GM_SC_HOST,
                           .rg = GM_RG_NONE,
                           .flags = GM_MF_NOT_IN_STATUS},
+
+    [GM_M_GPU_RECOVERY_ACTION] = {.smi = "gpu_recovery_action",
+                                  .desc = "What the driver asks to bring the GPU back: None, "
+                                          "GPU Reset, Node Reboot, Drain P2P, Drain and Reset.",
+                                  .csv = "gpu_recovery_action",
+                                  .json = "gpu_recovery_action",
+                                  .unit = GM_U_NONE,
+                                  .kind = GM_K_GAUGE,
+                                  .fmt = GM_F_RECOVERY,
+                                  .scope = GM_SC_GPU,
+                                  .rg = GM_RG_RECOVERY,
+                                  .flags = GM_MF_NOT_IN_STATUS},
 
     /* per process */
     [GM_P_PID] = {.smi = "pid",

@@ -341,6 +341,7 @@ static const struct reader {
     {GM_RG_SRAM_STATUS, gm_nv_rd_sram_status},
     {GM_RG_INFOROM_CHECK, gm_nv_rd_inforom_check},
     {GM_RG_C2C, gm_nv_rd_c2c},
+    {GM_RG_RECOVERY, gm_nv_rd_recovery},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
@@ -374,7 +375,7 @@ static int slow_group(int rg)
 {
     return rg == GM_RG_POWER_MGMT || rg == GM_RG_GOM || rg == GM_RG_ACCOUNTING ||
            rg == GM_RG_REMAP_HIST || rg == GM_RG_ECC_LOCATIONS || rg == GM_RG_ECC_UNITS ||
-           rg == GM_RG_PROT_MEM || rg == GM_RG_SRAM_STATUS;
+           rg == GM_RG_PROT_MEM || rg == GM_RG_SRAM_STATUS || rg == GM_RG_RECOVERY;
 }
 
 /* Reads slow group k of r's GPU, or reuses its values (slow_group()). */

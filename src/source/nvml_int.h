@@ -409,6 +409,7 @@ void gm_nv_rd_clock_reasons(struct rd *r);
 void gm_nv_rd_violation(struct rd *r);
 void gm_nv_rd_app_clocks(struct rd *r);
 void gm_nv_rd_cer_counters(struct rd *r);
+void gm_nv_rd_recovery(struct rd *r);
 
 /* nvml_util.c */
 void gm_nv_rd_util(struct rd *r);
