@@ -15,6 +15,12 @@ prints, and the source of that value (the GeForce, L40S and H100 rows of the
   TG   the -q -x of a GeForce board (350 W, driver 530) pasted in
        influxdata/telegraf#12996: <gpu_target_temp_min>65 C</...>,
        <gpu_target_temp_max>90 C</...>.
+  A5K  the -q -x of an NVIDIA RTX A5000 (brand "NVIDIA RTX", driver
+       590.44.01) in influxdata/telegraf
+       plugins/inputs/nvidia_smi/testdata/dual_a5000-v13.xml: target 84 C,
+       range 65-89 C.  Simulated as rtx-a5000.ini below (an Ampere workstation
+       board: the RTX 4090 preset with the workstation brand; no preset is a
+       workstation board).
 
 The simulated boards are not the captured ones (an RTX 4090 and an RTX 4060
 Laptop GPU for GeForce, an A100 with MIG for MIG): each row checks the value
@@ -29,6 +35,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENARIOS = os.path.join(HERE, "..", "..", "scenarios")
@@ -60,6 +67,13 @@ CASES = [
      "Supported GPU Target Temp / GPU Target Temp Min", "65 C", "TG"),
     ("workstation.ini", 45, ["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"], "00000000:01:00.0",
      "Supported GPU Target Temp / GPU Target Temp Max", "90 C", "TG"),
+    # workstation boards too (A5K)
+    ("rtx-a5000.ini", 45, Q_FULL, "00000000:18:00.0",
+     "Temperature / GPU Target Temperature", "84 C", "A5K"),
+    ("rtx-a5000.ini", 45, ["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"], "00000000:18:00.0",
+     "Supported GPU Target Temp / GPU Target Temp Min", "65 C", "A5K"),
+    ("rtx-a5000.ini", 45, ["-q", "-d", "SUPPORTED_GPU_TARGET_TEMP"], "00000000:18:00.0",
+     "Supported GPU Target Temp / GPU Target Temp Max", "89 C", "A5K"),
     # datacenter boards have none (CAP H100, L40S): the model must not give
     # every board one
     ("h100x8-training.ini", 45, Q_FULL, "00000000:18:00.0",
@@ -108,9 +122,19 @@ CASES = [
 ]
 
 
-def run(gpumon, lib, scenario, t, args):
+# scenarios of this test only, written to a temporary directory
+OWN_SCENARIOS = {
+    "rtx-a5000.ini": "[machine]\ndriver_version = 590.44.01\n"
+                     "[gpu.0]\nmodel = RTX-4090\nname = NVIDIA RTX A5000\n"
+                     "brand = nvidia_rtx\narchitecture = ampere\n",
+}
+
+
+def run(gpumon, lib, scenario, t, args, own_dir):
+    path = (os.path.join(own_dir, scenario) if scenario in OWN_SCENARIOS
+            else os.path.join(SCENARIOS, scenario))
     env = dict(os.environ)
-    env.update({"GPUSIM_SCENARIO": os.path.join(SCENARIOS, scenario),
+    env.update({"GPUSIM_SCENARIO": path,
                 "GPUSIM_SCENARIO_DIR": SCENARIOS, "GPUSIM_TIME": str(t),
                 "GPUMON_NVML_LIB": lib, "TZ": "UTC", "LC_ALL": "C"})
     p = subprocess.run([gpumon] + args, env=env, capture_output=True, text=True, timeout=120)
@@ -151,10 +175,14 @@ def main():
     gpumon, lib = sys.argv[1], sys.argv[2]
     bad = 0
     cache = {}
+    own = tempfile.TemporaryDirectory(prefix="gm-board-values-")
+    for name, text in OWN_SCENARIOS.items():
+        with open(os.path.join(own.name, name), "w", encoding="utf-8") as f:
+            f.write(text)
     for scenario, t, args, gpu, path, want, src in CASES:
         key = (scenario, t, tuple(args))
         if key not in cache:
-            cache[key] = run(gpumon, lib, scenario, t, args)
+            cache[key] = run(gpumon, lib, scenario, t, args, own.name)
         text = cache[key]
         if any(a.startswith("--query-gpu") for a in args):
             got = [query_value(text, gpu, path)]
@@ -169,6 +197,7 @@ def main():
             bad += 1
         else:
             print("ok   %s = %r (x%d) [%s]" % (where, want, len(got), src))
+    own.cleanup()
     return 1 if bad else 0
 
 
