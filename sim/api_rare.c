@@ -308,6 +308,31 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, unsigned in
     return not_modelled(__func__, device, powerSource != NULL);
 }
 
+/* The addressing mode (nvmlDeviceAddressingMode_v1_t; "Turing or newer",
+ * Linux): HMM on GeForce, workstation boards and L40S, none on Hopper and
+ * later datacenter boards, as nvidia-smi prints addressing_mode on the
+ * boards captured in utkuozdemir/nvidia_gpu_exporter internal/captures/
+ * (RTX 2080 SUPER, 4080 SUPER, L40S: HMM; H100 with and without MIG: None)
+ * and an RTX A5000 in Telegraf's testdata (HMM).  No A100 capture was
+ * found: it gets HMM by this rule.  ATS (Grace systems) is no preset's. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device,
+                                                   nvmlDeviceAddressingMode_t *mode)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, mode != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (mode->version != nvmlDeviceAddressingMode_v1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->arch < GS_ARCH_TURING)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    bool dc = c.g->arch >= GS_ARCH_HOPPER && c.g->brand != GS_BRAND_GEFORCE &&
+              c.g->brand != GS_BRAND_QUADRO && c.g->brand != GS_BRAND_QUADRO_RTX &&
+              c.g->brand != GS_BRAND_NVIDIA_RTX;
+    mode->value = dc ? 0 : 1; /* NONE : HMM */
+    return gs_end(&c, NVML_SUCCESS);
+}
+
 /* SRAM ECC status: "Ampere or newer fully supported devices" with ECC on.
  * The scenario's ECC faults hit DRAM (MemoryErrorCounter's SRAM location
  * reads 0), so every SRAM count is 0 and no threshold is exceeded. */

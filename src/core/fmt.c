@@ -113,6 +113,8 @@ static const char *enum_text(int fmt, uint64_t u)
         return u == 0 ? "Success" : gm_nvml_error_text((int)u);
     case GM_F_VALID:
         return u ? "valid" : "invalid";
+    case GM_F_ADDR_MODE:
+        return u == 0 ? "None" : u == 1 ? "HMM" : u == 2 ? "ATS" : "Unknown";
     case GM_F_RECOVERY: /* nvmlDeviceGpuRecoveryAction_t; only "None" is seen in a capture */
         return u == 0   ? "None"
                : u == 1 ? "GPU Reset"

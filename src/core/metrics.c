@@ -276,6 +276,9 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
                            .nvml = "nvmlDeviceGetSramEccErrorStatus",
                            .is_static = 0},
     [GM_RG_C2C] = {.name = "c2c_mode", .nvml = "nvmlDeviceGetC2cModeInfoV", .is_static = 1},
+    [GM_RG_ADDR_MODE] = {.name = "addressing_mode",
+                         .nvml = "nvmlDeviceGetAddressingMode",
+                         .is_static = 1},
     [GM_RG_RECOVERY] = {.name = "gpu_recovery_action",
                         .nvml = "nvmlDeviceGetFieldValues",
                         .is_static = 0},
@@ -2801,6 +2804,17 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                                   .scope = GM_SC_GPU,
                                   .rg = GM_RG_RECOVERY,
                                   .flags = GM_MF_NOT_IN_STATUS},
+
+    [GM_M_ADDRESSING_MODE] = {.smi = "addressing_mode",
+                              .desc = "How the GPU addresses system memory: HMM, ATS or None.",
+                              .csv = "addressing_mode",
+                              .json = "addressing_mode",
+                              .unit = GM_U_NONE,
+                              .kind = GM_K_GAUGE,
+                              .fmt = GM_F_ADDR_MODE,
+                              .scope = GM_SC_GPU,
+                              .rg = GM_RG_ADDR_MODE,
+                              .flags = GM_MF_NOT_IN_STATUS},
 
     /* per process */
     [GM_P_PID] = {.smi = "pid",

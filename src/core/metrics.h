@@ -90,6 +90,7 @@ enum gm_fmt {
     GM_F_HEX,          /* 0x%X, no padding (pci.baseClass: 0x3) */
     GM_F_VALID,        /* 0/1 -> invalid/valid (inforom.checksum_validation) */
     GM_F_RECOVERY,     /* nvmlDeviceGpuRecoveryAction_t -> None, GPU Reset, ... */
+    GM_F_ADDR_MODE,    /* nvmlDeviceAddressingModeType_t -> None, HMM, ATS */
 };
 
 /* Where a metric applies. */
@@ -187,6 +188,7 @@ enum gm_read_group {
     GM_RG_INFOROM_CHECK, /* static: nvmlDeviceValidateInforom */
     GM_RG_C2C,           /* static: nvmlDeviceGetC2cModeInfoV */
     GM_RG_RECOVERY,      /* field value 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
+    GM_RG_ADDR_MODE,     /* static: nvmlDeviceGetAddressingMode */
     GM_RG__COUNT
 };
 
@@ -424,6 +426,7 @@ enum gm_metric_id {
     GM_M_C2C_MODE,
     GM_M_KMD_VERSION, /* host scope: the driver version again, under 595's name */
     GM_M_GPU_RECOVERY_ACTION,
+    GM_M_ADDRESSING_MODE,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -684,6 +684,14 @@ typedef struct {
 #define nvmlEccSramErrorStatus_v1 (unsigned int)(sizeof(nvmlEccSramErrorStatus_t) | (1U << 24))
 nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
 nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device);
+/* nvmlDeviceAddressingMode_v1_t: value is nvmlDeviceAddressingModeType_t,
+ * 0 none, 1 HMM, 2 ATS (Turing and later, Linux) */
+typedef struct {
+    unsigned int version; /* nvmlDeviceAddressingMode_v1, 0x01000008 */
+    unsigned int value;
+} nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 (unsigned int)(sizeof(nvmlDeviceAddressingMode_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode);
 /* nvmlC2cModeInfo_v1_t: no version word. */
 typedef struct {
     unsigned int isC2cEnabled;

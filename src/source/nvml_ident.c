@@ -235,3 +235,13 @@ void gm_nv_rd_c2c(struct rd *r)
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetC2cModeInfoV, &c);
     setv(r->g, GM_M_C2C_MODE, rc, gm_v_u64(c.isC2cEnabled != 0));
 }
+
+/* How the GPU addresses system memory (HMM, ATS or none; Turing and later). */
+void gm_nv_rd_addr_mode(struct rd *r)
+{
+    nvmlDeviceAddressingMode_t m;
+    memset(&m, 0, sizeof(m));
+    m.version = nvmlDeviceAddressingMode_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAddressingMode, &m);
+    setv(r->g, GM_M_ADDRESSING_MODE, rc, gm_v_u64(m.value));
+}

@@ -135,7 +135,8 @@
     X(nvmlDeviceGetConfComputeProtectedMemoryUsage)                                                \
     X(nvmlDeviceGetSramEccErrorStatus)                                                             \
     X(nvmlDeviceValidateInforom)                                                                   \
-    X(nvmlDeviceGetC2cModeInfoV)
+    X(nvmlDeviceGetC2cModeInfoV)                                                                   \
+    X(nvmlDeviceGetAddressingMode)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -376,6 +377,7 @@ void gm_nv_rd_pci_ext(struct rd *r);
 void gm_nv_rd_gsp_mode(struct rd *r);
 void gm_nv_rd_inforom_check(struct rd *r);
 void gm_nv_rd_c2c(struct rd *r);
+void gm_nv_rd_addr_mode(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);

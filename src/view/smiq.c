@@ -391,7 +391,7 @@ static void identity(struct ctx *x)
        gm_v_ok(dm) ? (gm_v_as_double(dm) != 0 ? "Enabled" : "Disabled") : absent(dm));
     kvm(x, "Display Active", "display_active", GM_M_DISPLAY_ACTIVE, NULL);
     kvm(x, "Persistence Mode", "persistence_mode", GM_M_PERSISTENCE, NULL);
-    kv(w, "Addressing Mode", "addressing_mode", NA);
+    kvm(x, "Addressing Mode", "addressing_mode", GM_M_ADDRESSING_MODE, NULL);
     open_blk(w, "MIG Mode", "mig_mode");
     kvm(x, "Current", "current_mig", GM_M_MIG_CURRENT, NULL);
     kvm(x, "Pending", "pending_mig", GM_M_MIG_PENDING, NULL);

@@ -51,7 +51,7 @@ Q_GPU = ["query", "--format=csv", "--query-gpu=" + ",".join([
     "ecc.errors.uncorrected.aggregate.sram.secded",
     "ecc.errors.uncorrected.aggregate.sram.thresholdExceeded",
     "ecc.errors.uncorrected.aggregate.sram.other", "c2c.mode", "inforom.checksum_validation",
-    "kmd_version", "gpu_recovery_action"])]
+    "kmd_version", "gpu_recovery_action", "addressing_mode"])]
 CASES = [
     # GeForce: JPEG and OFA engines answer 0 % (CAP 2080 SUPER, 4080 SUPER)
     ("workstation.ini", 45, Q_FULL, "00000000:01:00.0", "Utilization / JPEG", "0 %", "CAP"),
@@ -116,6 +116,9 @@ CASES = [
     ("h100x8-training.ini", 45, Q_GPU, 0, "utilization.jpeg", "0 %", "CAP"),
     ("a100-mig.ini", 45, Q_GPU, 0, "utilization.ofa", "[N/A]", "CAP"),  # MIG on
     ("workstation.ini", 45, Q_GPU, 0, "gpu_recovery_action", "None", "CAP"),
+    ("workstation.ini", 45, Q_GPU, 0, "addressing_mode", "HMM", "CAP"),
+    ("h100x8-training.ini", 45, Q_GPU, 0, "addressing_mode", "None", "CAP"),
+    ("h100x8-training.ini", 45, Q_FULL, "00000000:18:00.0", "Addressing Mode", "None", "CAP"),
     ("h100x8-training.ini", 45, Q_GPU, 0, "gpu_recovery_action", "None", "CAP"),
     # kmd_version is driver_version under 595's name (CAP: equal on every board)
     ("workstation.ini", 45, Q_GPU, 1, "kmd_version", "550.107.02", "CAP"),

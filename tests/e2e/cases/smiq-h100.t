@@ -24,7 +24,7 @@ GPU 00000000:18:00.0
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Enabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : None
     MIG Mode
         Current                           : Disabled
         Pending                           : Disabled

@@ -27,7 +27,7 @@ GPU 00000000:01:00.0
     Display Mode                          : Enabled
     Display Active                        : Enabled
     Persistence Mode                      : Disabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : HMM
     MIG Mode
         Current                           : N/A
         Pending                           : N/A
@@ -234,7 +234,7 @@ GPU 00000000:02:00.0
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Disabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : HMM
     MIG Mode
         Current                           : N/A
         Pending                           : N/A

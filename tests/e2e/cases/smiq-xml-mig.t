@@ -23,7 +23,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Enabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>Enabled</current_mig>
 			<pending_mig>Enabled</pending_mig>

@@ -22,7 +22,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Enabled</display_mode>
 		<display_active>Enabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>N/A</current_mig>
 			<pending_mig>N/A</pending_mig>
@@ -696,7 +696,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>N/A</current_mig>
 			<pending_mig>N/A</pending_mig>
