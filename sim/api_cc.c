@@ -4,7 +4,8 @@
  * the GPUs count as CC capable only when every one is Hopper or newer, and
  * everything that exists only in CC mode (protected memory, certificates,
  * attestation reports, the ready state, key rotation) answers
- * NOT_SUPPORTED.  The setters follow sim/api_set.c's privilege model:
+ * NOT_SUPPORTED, but for the protected memory in use: zeros, as real
+ * CC-off drivers answer.  The setters follow sim/api_set.c's privilege model:
  * NOT_SUPPORTED on hardware without CC, NO_PERMISSION when not root, and
  * NOT_SUPPORTED as root, since CC mode is off and can only be turned on
  * outside NVML (the GPU admin tools, then a reset).
@@ -142,6 +143,12 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device,
     return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
 }
 
+/* Protected memory in use: with CC off there is none, and the driver says
+ * so with zeros: nvidia-smi prints `Conf Compute Protected Memory Usage`
+ * Total/Used/Free `0 MiB` (and `protected_memory.*` `0 MiB`) on CC-off
+ * GeForce RTX 2080 SUPER and 4080 SUPER, L40S and H100, drivers 590-595
+ * (utkuozdemir/nvidia_gpu_exporter internal/captures/).  Turing is the
+ * oldest board seen answering; older ones and MIG handles NOT_SUPPORTED. */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device,
                                                                     nvmlMemory_t *memory)
 {
@@ -149,7 +156,10 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t
     nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, memory != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    if (c.g->arch < GS_ARCH_TURING)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    memory->total = memory->used = memory->free = 0;
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* Certificates and attestation reports come from the GPU's security

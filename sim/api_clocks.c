@@ -236,19 +236,22 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, unsigned int *t
 }
 
 #ifndef GPUSIM_LEGACY /* newer than R450 */
-/* JPEG and optical-flow engines (Ampere on; JPEG only on the datacenter
- * boards, GeForce parts have no NVJPG).  No workload uses them, so they read 0 % over NVML's
- * 1/6 s sampling period; MIG-enabled GPUs answer NOT_SUPPORTED as for the
- * encoder and decoder. */
+/* JPEG and optical-flow engines: answered from Turing on, GeForce included
+ * (real GeForce RTX 2080 SUPER and 4080 SUPER, drivers 591-595, print
+ * `JPEG : 0 %` and `OFA : 0 %` in -q and `utilization.jpeg` `0 %` in
+ * --query-gpu: utkuozdemir/nvidia_gpu_exporter internal/captures/).  No
+ * workload uses them, so they read 0 % over NVML's 1/6 s sampling period;
+ * MIG-enabled GPUs answer NOT_SUPPORTED as for the encoder and decoder (the
+ * H100 and H200 MIG captures print N/A). */
 static nvmlReturn_t engine_util(const char *fn, nvmlDevice_t device, unsigned int *utilization,
-                                unsigned int *samplingPeriodUs, bool jpeg)
+                                unsigned int *samplingPeriodUs)
 {
     struct gs_call c;
     nvmlReturn_t r =
         gs_begin(&c, fn, GS_H_PHYS, device, 0, utilization != NULL && samplingPeriodUs != NULL);
     if (r != NVML_SUCCESS)
         return r;
-    if (c.g->arch < GS_ARCH_AMPERE || c.g->nmig || (jpeg && c.g->brand == GS_BRAND_GEFORCE))
+    if (c.g->arch < GS_ARCH_TURING || c.g->nmig)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     *utilization = 0;
     *samplingPeriodUs = 1000000 / GS_SAMPLE_HZ;
@@ -258,12 +261,12 @@ static nvmlReturn_t engine_util(const char *fn, nvmlDevice_t device, unsigned in
 GS_EXPORT nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization,
                                                    unsigned int *samplingPeriodUs)
 {
-    return engine_util(__func__, device, utilization, samplingPeriodUs, true);
+    return engine_util(__func__, device, utilization, samplingPeriodUs);
 }
 
 GS_EXPORT nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization,
                                                    unsigned int *samplingPeriodUs)
 {
-    return engine_util(__func__, device, utilization, samplingPeriodUs, false);
+    return engine_util(__func__, device, utilization, samplingPeriodUs);
 }
 #endif /* GPUSIM_LEGACY */

@@ -135,7 +135,11 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDefaultEccMode(nvmlDevice_t device,
 /* nvmlMemoryLocation_t: 0 L1, 1 L2, 2 DRAM, 3 register file, 4 texture,
  * 5 texture shared memory, 6 CBU, 7 SRAM.  Volta counts per unit (L1 to
  * CBU); Ampere and later split SRAM and DRAM only.  The scenario's ecc
- * faults hit DRAM; the other locations stay at 0. */
+ * faults hit DRAM; the other locations stay at 0.  A MIG device answers
+ * its volatile SRAM count (the one nvidia-smi -q prints per MIG device as
+ * `SRAM Uncorrectable`: 0 on a real H100 with MIG, driver 590, in
+ * utkuozdemir/nvidia_gpu_exporter internal/captures/) and NOT_SUPPORTED for
+ * the rest: its memory errors are the GPU's. */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device,
                                                        nvmlMemoryErrorType_t errorType,
                                                        nvmlEccCounterType_t counterType,
@@ -144,12 +148,14 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device,
 {
     struct gs_call c;
     unsigned long long corr, unc;
-    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0,
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_ANY, device, 0,
                               count != NULL && (unsigned)errorType <= 1 &&
                                   (unsigned)counterType <= 1 && locationType <= 7);
     if (r != NVML_SUCCESS)
         return r;
     if (!c.g->ecc)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    if (c.mig >= 0 && (locationType != 7 || counterType != NVML_VOLATILE_ECC))
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     bool split = c.g->arch >= GS_ARCH_AMPERE;
     if (split ? (locationType != 2 && locationType != 7) : locationType == 7)
@@ -302,6 +308,10 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
     case 271: /* ..._HW_POWER_BRAKE_SLOWDOWN (ns): hw_slowdown faults with power_brake */
         return set_ull(v,
                        (unsigned long long)llround(gs_hw_brake_seconds(c->s, c->gpu, c->t) * 1e9));
+    case 230: /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION: NONE, the simulator's
+               * faults never ask for a reset (nvidia-smi prints "None" on
+               * every captured board, drivers 590-595) */
+        return set_uint(v, 0);
     case NVML_FI_DEV_MEMORY_TEMP:
         if (!g->mem_temp)
             return NVML_ERROR_NOT_SUPPORTED;

@@ -182,11 +182,22 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device,
     return not_modelled(__func__, device, adaptiveClockStatus != NULL);
 }
 
-/* C2C is the Grace-Hopper chip-to-chip link; no modelled board has it. */
+/* C2C is the Grace-Hopper chip-to-chip link.  Hopper and later boards
+ * answer whether it is on: off on every preset (no Grace module), as
+ * nvidia-smi prints c2c.mode "Disabled" on an H100 and H200 (driver 590);
+ * older boards, GeForce and L40S print [N/A]: NOT_SUPPORTED
+ * (utkuozdemir/nvidia_gpu_exporter internal/captures/). */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device,
                                                  nvmlC2cModeInfo_v1_t *c2cModeInfo)
 {
-    return not_modelled(__func__, device, c2cModeInfo != NULL);
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, c2cModeInfo != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (c.g->arch < GS_ARCH_HOPPER || c.g->brand == GS_BRAND_GEFORCE)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    c2cModeInfo->isC2cEnabled = 0;
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* The only capability nvml.h defines is EGM (extended GPU memory), which
@@ -295,6 +306,31 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device,
 GS_EXPORT nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, unsigned int *powerSource)
 {
     return not_modelled(__func__, device, powerSource != NULL);
+}
+
+/* The addressing mode (nvmlDeviceAddressingMode_v1_t; "Turing or newer",
+ * Linux): HMM on GeForce, workstation boards and L40S, none on Hopper and
+ * later datacenter boards, as nvidia-smi prints addressing_mode on the
+ * boards captured in utkuozdemir/nvidia_gpu_exporter internal/captures/
+ * (RTX 2080 SUPER, 4080 SUPER, L40S: HMM; H100 with and without MIG: None)
+ * and an RTX A5000 in Telegraf's testdata (HMM).  No A100 capture was
+ * found: it gets HMM by this rule.  ATS (Grace systems) is no preset's. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device,
+                                                   nvmlDeviceAddressingMode_t *mode)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, mode != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (mode->version != nvmlDeviceAddressingMode_v1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->arch < GS_ARCH_TURING)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    bool dc = c.g->arch >= GS_ARCH_HOPPER && c.g->brand != GS_BRAND_GEFORCE &&
+              c.g->brand != GS_BRAND_QUADRO && c.g->brand != GS_BRAND_QUADRO_RTX &&
+              c.g->brand != GS_BRAND_NVIDIA_RTX;
+    mode->value = dc ? 0 : 1; /* NONE : HMM */
+    return gs_end(&c, NVML_SUCCESS);
 }
 
 /* SRAM ECC status: "Ampere or newer fully supported devices" with ECC on.

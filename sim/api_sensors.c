@@ -106,6 +106,37 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device,
 }
 #endif
 
+/* The acoustic ("GPU Target Temperature") thresholds: GeForce and
+ * workstation (Quadro, RTX) boards have them, datacenter boards do not.  Real
+ * GeForce RTX 2080 SUPER and 4080 SUPER print `GPU Target Temperature : 84 C`
+ * (drivers 591-595), H100, H200 and L40S `N/A`
+ * (utkuozdemir/nvidia_gpu_exporter internal/captures/).  The range: 65 to
+ * 90 C on a GeForce (the `<supported_gpu_target_temp>` of the -q -x pasted
+ * in influxdata/telegraf#12996), 65 to 89 C on a workstation board (an RTX
+ * A5000 with driver 590, influxdata/telegraf
+ * plugins/inputs/nvidia_smi/testdata/dual_a5000-v13.xml, target 84 C).
+ * 0: none. */
+static unsigned acoustic_threshold(const struct gs_gpu *g, nvmlTemperatureThresholds_t t)
+{
+    unsigned max;
+    switch (g->brand) {
+    case GS_BRAND_GEFORCE:
+    case GS_BRAND_TITAN:
+        max = 90;
+        break;
+    case GS_BRAND_QUADRO:
+    case GS_BRAND_QUADRO_RTX:
+    case GS_BRAND_NVIDIA_RTX:
+        max = 89;
+        break;
+    default:
+        return 0;
+    }
+    return t == NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN    ? 65
+           : t == NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR ? 84
+                                                           : max;
+}
+
 GS_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
                                                          nvmlTemperatureThresholds_t thresholdType,
                                                          unsigned int *temp)
@@ -130,9 +161,14 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device,
     case NVML_TEMPERATURE_THRESHOLD_GPU_MAX:
         v = c.g->temp_gpu_max;
         break;
+    case NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN:
+    case NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR:
+    case NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX:
+        v = acoustic_threshold(c.g, thresholdType);
+        break;
     default:
         v = 0;
-        break; /* acoustic and GPS thresholds are not modelled */
+        break; /* the GPS thresholds are not modelled */
     }
     if (v == 0)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);

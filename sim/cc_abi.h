@@ -90,8 +90,6 @@ nvmlReturn_t nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     nvmlConfComputeKeyRotationThresholdInfo_t *pKeyRotationThrInfo);
 nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device,
                                                  nvmlConfComputeMemSizeInfo_t *memInfo);
-nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device,
-                                                          nvmlMemory_t *memory);
 nvmlReturn_t nvmlDeviceGetConfComputeGpuCertificate(nvmlDevice_t device,
                                                     nvmlConfComputeGpuCertificate_t *gpuCert);
 nvmlReturn_t

@@ -111,11 +111,6 @@ typedef struct {
 } nvmlProcessesUtilizationInfo_t;
 #define GS_PROCESSES_UTIL_INFO_V1 (unsigned)(sizeof(nvmlProcessesUtilizationInfo_t) | (1U << 24))
 
-typedef struct {
-    unsigned int version; /* 0x01000040 */
-    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId, baseClass, subClass;
-    char busId[32];
-} nvmlPciInfoExt_t;
 #define GS_PCI_INFO_EXT_V1 (unsigned)(sizeof(nvmlPciInfoExt_t) | (1U << 24))
 
 /* Opaque unit handle (S-class units); the simulator models none. */
@@ -141,10 +136,6 @@ nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned
 nvmlReturn_t nvmlDeviceGetPcieLinkMaxSpeed(nvmlDevice_t device, unsigned int *maxSpeed);
 nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *pcieSpeed);
 nvmlReturn_t nvmlDeviceGetBusType(nvmlDevice_t device, unsigned int *type);
-nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization,
-                                         unsigned int *samplingPeriodUs);
-nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization,
-                                         unsigned int *samplingPeriodUs);
 
 /* Topology (api_topo.c). */
 nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned int cpuSetSize,
@@ -231,7 +222,6 @@ nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
                                                    nvmlProcessDetailList_t *plist);
 nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
                                                    nvmlProcessesUtilizationInfo_t *info);
-nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci);
 
 /* Board facts nvidia-smi -q prints (api_board.c). */
 nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
@@ -239,8 +229,6 @@ nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
 nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId);
 nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool);
 nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
-nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled,
-                                          unsigned int *defaultMode);
 nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version);
 nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum);
 nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth);

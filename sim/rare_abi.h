@@ -35,11 +35,6 @@ typedef struct {
     nvmlBridgeChipInfo_t bridgeChipInfo[GS_MAX_PHYSICAL_BRIDGE];
 } nvmlBridgeChipHierarchy_t;
 
-/* nvmlC2cModeInfo_v1_t: no version word. */
-typedef struct {
-    unsigned int isC2cEnabled;
-} nvmlC2cModeInfo_v1_t;
-
 /* nvmlDeviceCapabilities_v1_t; NVML_DEV_CAP_EGM (1 << 0) is the only bit. */
 typedef struct {
     unsigned int version;
@@ -99,22 +94,6 @@ typedef struct {
 /* nvmlPowerSource_t values */
 enum { GS_POWER_SOURCE_AC = 0, GS_POWER_SOURCE_BATTERY = 1, GS_POWER_SOURCE_UNDERSIZED = 2 };
 
-/* nvmlEccSramErrorStatus_v1_t (104 bytes on LP64) */
-typedef struct {
-    unsigned int version;
-    unsigned long long aggregateUncParity;
-    unsigned long long aggregateUncSecDed;
-    unsigned long long aggregateCor;
-    unsigned long long volatileUncParity;
-    unsigned long long volatileUncSecDed;
-    unsigned long long volatileCor;
-    unsigned long long aggregateUncBucketL2;
-    unsigned long long aggregateUncBucketSm;
-    unsigned long long aggregateUncBucketPcie;
-    unsigned long long aggregateUncBucketMcu;
-    unsigned long long aggregateUncBucketOther;
-    unsigned int bThresholdExceeded;
-} nvmlEccSramErrorStatus_t;
 #define GS_ECC_SRAM_ERROR_STATUS_V1 NVML_STRUCT_VERSION_OF(nvmlEccSramErrorStatus_t, 1)
 
 /* nvmlSystemGetNvlinkBwMode: NVML_GPU_NVLINK_BW_MODE_FULL (the others:
@@ -141,7 +120,6 @@ nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t
 /* newer than R450 */
 nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device,
                                                   unsigned int *adaptiveClockStatus);
-nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
 nvmlReturn_t nvmlDeviceGetCapabilities(nvmlDevice_t device, nvmlDeviceCapabilities_t *caps);
 nvmlReturn_t nvmlDeviceGetClkMonStatus(nvmlDevice_t device, nvmlClkMonStatus_t *status);
 nvmlReturn_t nvmlDeviceGetClockOffsets(nvmlDevice_t device, nvmlClockOffset_t *info);
@@ -154,7 +132,6 @@ nvmlReturn_t nvmlDeviceGetMemClkMinMaxVfOffset(nvmlDevice_t device, int *minOffs
 nvmlReturn_t nvmlDeviceGetLastBBXFlushTime(nvmlDevice_t device, unsigned long long *timestamp,
                                            unsigned long *durationUs);
 nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, unsigned int *powerSource);
-nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
 nvmlReturn_t nvmlSystemGetNvlinkBwMode(unsigned int *nvlinkBwMode);
 
 #endif /* GS_RARE_ABI_H */

@@ -74,7 +74,6 @@ nvmlReturn_t nvmlDeviceSetAccountingMode(nvmlDevice_t device, nvmlEnableState_t 
 nvmlReturn_t nvmlDeviceClearAccountingPids(nvmlDevice_t device);
 nvmlReturn_t nvmlDeviceSetCpuAffinity(nvmlDevice_t device);
 nvmlReturn_t nvmlDeviceClearCpuAffinity(nvmlDevice_t device);
-nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device);
 nvmlReturn_t nvmlDeviceModifyDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t newState);
 nvmlReturn_t nvmlDeviceDiscoverGpus(nvmlPciInfo_t *pciInfo);
 nvmlReturn_t nvmlDeviceResetNvLinkErrorCounters(nvmlDevice_t device, unsigned int link);

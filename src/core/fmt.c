@@ -43,6 +43,7 @@ const char *gm_fmt_string(const struct gm_snapshot *s, const struct gm_gpu *g,
         return NULL;
     switch (id) {
     case GM_M_DRIVER_VERSION:
+    case GM_M_KMD_VERSION:
         return s->driver_version_s;
     case GM_M_NVML_VERSION:
         return s->nvml_version_s;
@@ -110,6 +111,17 @@ static const char *enum_text(int fmt, uint64_t u)
                         : "Unknown";
     case GM_F_NVML_RC:
         return u == 0 ? "Success" : gm_nvml_error_text((int)u);
+    case GM_F_VALID:
+        return u ? "valid" : "invalid";
+    case GM_F_ADDR_MODE:
+        return u == 0 ? "None" : u == 1 ? "HMM" : u == 2 ? "ATS" : "Unknown";
+    case GM_F_RECOVERY: /* nvmlDeviceGpuRecoveryAction_t; only "None" is seen in a capture */
+        return u == 0   ? "None"
+               : u == 1 ? "GPU Reset"
+               : u == 2 ? "Node Reboot"
+               : u == 3 ? "Drain P2P"
+               : u == 4 ? "Drain and Reset"
+                        : "Unknown";
     case GM_F_PTYPE:
         return u == (GM_PT_COMPUTE | GM_PT_GRAPHICS) ? "C+G" : (u & GM_PT_GRAPHICS) ? "G" : "C";
     default:
@@ -166,6 +178,9 @@ static const char *text_of(const struct gm_snapshot *s, const struct gm_gpu *g,
         return buf;
     case GM_F_HEX8:
         snprintf(buf, len, "0x%02" PRIX64, v->v.u);
+        return buf;
+    case GM_F_HEX:
+        snprintf(buf, len, "0x%" PRIX64, v->v.u);
         return buf;
     case GM_F_CC:
         snprintf(buf, len, "%" PRIu64 ".%" PRIu64, v->v.u / 10, v->v.u % 10);
@@ -256,12 +271,14 @@ void gm_fmt_json(struct gm_json *j, const struct gm_snapshot *s, const struct gm
     case GM_F_ENABLED:
     case GM_F_ACTIVE:
     case GM_F_YESNO:
+    case GM_F_VALID:
         gm_json_bool(j, v->v.u != 0);
         return;
     case GM_F_HEX64:
     case GM_F_HEX32:
     case GM_F_HEX16:
     case GM_F_HEX8:
+    case GM_F_HEX:
         gm_json_u64(j, v->v.u);
         return;
     case GM_F_PSTATE:

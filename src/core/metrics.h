@@ -87,6 +87,10 @@ enum gm_fmt {
     GM_F_FABRIC_STATE, /* nvmlGpuFabricState_t -> Not Supported, Not Started, In Progress, Completed
                         */
     GM_F_NVML_RC,      /* an nvmlReturn_t -> Success or the error's text */
+    GM_F_HEX,          /* 0x%X, no padding (pci.baseClass: 0x3) */
+    GM_F_VALID,        /* 0/1 -> invalid/valid (inforom.checksum_validation) */
+    GM_F_RECOVERY,     /* nvmlDeviceGpuRecoveryAction_t -> None, GPU Reset, ... */
+    GM_F_ADDR_MODE,    /* nvmlDeviceAddressingModeType_t -> None, HMM, ATS */
 };
 
 /* Where a metric applies. */
@@ -177,6 +181,16 @@ enum gm_read_group {
     GM_RG_PCIE_HOSTMAX, /* static: sysfs, the upstream port's max_link_speed (not NVML) */
     GM_RG_ECC_UNITS,    /* nvmlDeviceGetMemoryErrorCounter for the locations besides DRAM/SRAM */
     GM_RG_BRAND,        /* static */
+    /* nvidia-smi 570-595 --query-gpu fields (issue 28 point 8) */
+    GM_RG_ENGINE_UTIL,   /* nvmlDeviceGetJpgUtilization, nvmlDeviceGetOfaUtilization */
+    GM_RG_PCI_EXT,       /* static: nvmlDeviceGetPciInfoExt (base and sub class) */
+    GM_RG_GSP_MODE,      /* static: nvmlDeviceGetGspFirmwareMode */
+    GM_RG_PROT_MEM,      /* nvmlDeviceGetConfComputeProtectedMemoryUsage */
+    GM_RG_SRAM_STATUS,   /* nvmlDeviceGetSramEccErrorStatus */
+    GM_RG_INFOROM_CHECK, /* static: nvmlDeviceValidateInforom */
+    GM_RG_C2C,           /* static: nvmlDeviceGetC2cModeInfoV */
+    GM_RG_RECOVERY,      /* field value 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
+    GM_RG_ADDR_MODE,     /* static: nvmlDeviceGetAddressingMode */
     GM_RG__COUNT
 };
 
@@ -396,6 +410,31 @@ enum gm_metric_id {
     GM_M_ECCU_CBU_UV,
     GM_M_ECCU_CBU_CA,
     GM_M_ECCU_CBU_UA,
+    /* nvidia-smi 570-595 --query-gpu fields (issue 28 point 8) */
+    GM_M_UTIL_JPEG,
+    GM_M_UTIL_OFA,
+    GM_M_PCI_BASE_CLASS,
+    GM_M_PCI_SUB_CLASS,
+    GM_M_GSP_MODE_CUR,
+    GM_M_GSP_MODE_DEF,
+    GM_M_PROT_MEM_TOTAL,
+    GM_M_PROT_MEM_USED,
+    GM_M_PROT_MEM_FREE,
+    GM_M_SRAM_UV_PARITY, /* the nvmlEccSramErrorStatus_t rows: this order (nvml_ecc.c) */
+    GM_M_SRAM_UV_SECDED,
+    GM_M_SRAM_UA_PARITY,
+    GM_M_SRAM_UA_SECDED,
+    GM_M_SRAM_UA_THRESHOLD,
+    GM_M_SRAM_UA_L2,
+    GM_M_SRAM_UA_SM,
+    GM_M_SRAM_UA_MCU,
+    GM_M_SRAM_UA_PCIE,
+    GM_M_SRAM_UA_OTHER,
+    GM_M_INFOROM_CHECKSUM,
+    GM_M_C2C_MODE,
+    GM_M_KMD_VERSION, /* host scope: the driver version again, under 595's name */
+    GM_M_GPU_RECOVERY_ACTION,
+    GM_M_ADDRESSING_MODE,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

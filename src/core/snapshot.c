@@ -131,6 +131,7 @@ const struct gm_value *gm_gpu_value(const struct gm_snapshot *s, const struct gm
     static const struct gm_value na = {.status = GM_VS_NA};
     switch (id) {
     case GM_M_DRIVER_VERSION:
+    case GM_M_KMD_VERSION:
         return &s->driver_version;
     case GM_M_NVML_VERSION:
         return &s->nvml_version;

@@ -335,6 +335,15 @@ static const struct reader {
     {GM_RG_MODULE_POWER, gm_nv_rd_module_power},
     {GM_RG_PCIE_HOSTMAX, gm_nv_rd_pcie_hostmax},
     {GM_RG_ECC_UNITS, gm_nv_rd_ecc_units},
+    {GM_RG_ENGINE_UTIL, gm_nv_rd_engine_util},
+    {GM_RG_PCI_EXT, gm_nv_rd_pci_ext},
+    {GM_RG_GSP_MODE, gm_nv_rd_gsp_mode},
+    {GM_RG_PROT_MEM, gm_nv_rd_prot_mem},
+    {GM_RG_SRAM_STATUS, gm_nv_rd_sram_status},
+    {GM_RG_INFOROM_CHECK, gm_nv_rd_inforom_check},
+    {GM_RG_C2C, gm_nv_rd_c2c},
+    {GM_RG_RECOVERY, gm_nv_rd_recovery},
+    {GM_RG_ADDR_MODE, gm_nv_rd_addr_mode},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))

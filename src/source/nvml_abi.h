@@ -647,4 +647,55 @@ nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link,
 nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
                                                  nvmlPciInfo_t *pci);
 
+/* nvidia-smi 570-595 --query-gpu fields (issue 28 point 8); the simulator
+ * implements these too (sim/). */
+nvmlReturn_t nvmlDeviceGetJpgUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                         unsigned int *samplingPeriodUs);
+nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization,
+                                         unsigned int *samplingPeriodUs);
+/* nvmlPciInfoExt_v1_t (64 bytes): the PCI class codes nvmlPciInfo_t lacks */
+typedef struct {
+    unsigned int version; /* nvmlPciInfoExt_v1, 0x01000040 */
+    unsigned int domain, bus, device, pciDeviceId, pciSubSystemId, baseClass, subClass;
+    char busId[32];
+} nvmlPciInfoExt_t;
+#define nvmlPciInfoExt_v1 (unsigned int)(sizeof(nvmlPciInfoExt_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_t *pci);
+nvmlReturn_t nvmlDeviceGetGspFirmwareMode(nvmlDevice_t device, unsigned int *isEnabled,
+                                          unsigned int *defaultMode);
+nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device,
+                                                          nvmlMemory_t *memory);
+/* nvmlEccSramErrorStatus_v1_t (104 bytes on LP64) */
+typedef struct {
+    unsigned int version; /* nvmlEccSramErrorStatus_v1, 0x01000068 */
+    unsigned long long aggregateUncParity;
+    unsigned long long aggregateUncSecDed;
+    unsigned long long aggregateCor;
+    unsigned long long volatileUncParity;
+    unsigned long long volatileUncSecDed;
+    unsigned long long volatileCor;
+    unsigned long long aggregateUncBucketL2;
+    unsigned long long aggregateUncBucketSm;
+    unsigned long long aggregateUncBucketPcie;
+    unsigned long long aggregateUncBucketMcu;
+    unsigned long long aggregateUncBucketOther;
+    unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_t;
+#define nvmlEccSramErrorStatus_v1 (unsigned int)(sizeof(nvmlEccSramErrorStatus_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status);
+nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device);
+/* nvmlDeviceAddressingMode_v1_t: value is nvmlDeviceAddressingModeType_t,
+ * 0 none, 1 HMM, 2 ATS (Turing and later, Linux) */
+typedef struct {
+    unsigned int version; /* nvmlDeviceAddressingMode_v1, 0x01000008 */
+    unsigned int value;
+} nvmlDeviceAddressingMode_t;
+#define nvmlDeviceAddressingMode_v1 (unsigned int)(sizeof(nvmlDeviceAddressingMode_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode);
+/* nvmlC2cModeInfo_v1_t: no version word. */
+typedef struct {
+    unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
+
 #endif /* GM_NVML_ABI_H */

@@ -118,3 +118,14 @@ void gm_nv_rd_cer_counters(struct rd *r)
     }
     note(r, rc);
 }
+
+/* The recovery action the driver asks for (field 230,
+ * nvmlDeviceGpuRecoveryAction_t: 0 none, 1 GPU reset, 2 node reboot, 3 drain
+ * peer-to-peer, 4 drain and reset). */
+void gm_nv_rd_recovery(struct rd *r)
+{
+    uint64_t a = 0;
+    nvmlReturn_t rc = read_field(r, 230, &a); /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
+    setv(r->g, GM_M_GPU_RECOVERY_ACTION, rc, gm_v_u64(a));
+    note(r, rc);
+}

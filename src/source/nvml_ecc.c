@@ -149,3 +149,22 @@ void gm_nv_rd_ecc_units(struct rd *r)
     }
     note(r, rc);
 }
+
+/* The SRAM error status (Ampere and later datacenter boards): uncorrected
+ * parity and SEC-DED counts, the threshold flag and the aggregate counts by
+ * unit, in the GM_M_SRAM_* rows' order. */
+void gm_nv_rd_sram_status(struct rd *r)
+{
+    nvmlEccSramErrorStatus_t e;
+    memset(&e, 0, sizeof(e));
+    e.version = nvmlEccSramErrorStatus_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetSramEccErrorStatus, &e);
+    const unsigned long long v[] = {e.volatileUncParity,       e.volatileUncSecDed,
+                                    e.aggregateUncParity,      e.aggregateUncSecDed,
+                                    e.bThresholdExceeded != 0, e.aggregateUncBucketL2,
+                                    e.aggregateUncBucketSm,    e.aggregateUncBucketMcu,
+                                    e.aggregateUncBucketPcie,  e.aggregateUncBucketOther};
+    for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+        setv(r->g, GM_M_SRAM_UV_PARITY + (int)k, rc, gm_v_u64(v[k]));
+    note(r, rc);
+}

@@ -227,3 +227,53 @@ void gm_nv_rd_fabric(struct rd *r)
     read_string(r->g, GM_M_FABRIC_CLUSTER, part, buf);
     note(r, rc);
 }
+
+/* The PCI class codes (nvmlPciInfoExt_t; nvmlPciInfo_t has none). */
+void gm_nv_rd_pci_ext(struct rd *r)
+{
+    nvmlPciInfoExt_t p;
+    memset(&p, 0, sizeof(p));
+    p.version = nvmlPciInfoExt_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPciInfoExt, &p);
+    setv(r->g, GM_M_PCI_BASE_CLASS, rc, gm_v_u64(p.baseClass));
+    setv(r->g, GM_M_PCI_SUB_CLASS, rc, gm_v_u64(p.subClass));
+}
+
+/* Whether GSP firmware runs, now and by default. */
+void gm_nv_rd_gsp_mode(struct rd *r)
+{
+    unsigned int on = 0, def = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGspFirmwareMode, &on, &def);
+    setv(r->g, GM_M_GSP_MODE_CUR, rc, gm_v_u64(on != 0));
+    setv(r->g, GM_M_GSP_MODE_DEF, rc, gm_v_u64(def != 0));
+}
+
+/* The inforom's checksum: SUCCESS is valid, CORRUPTED_INFOROM invalid (a
+ * value, not an error: that is the answer nvidia-smi prints). */
+void gm_nv_rd_inforom_check(struct rd *r)
+{
+    nvmlReturn_t rc = CALL(r->n, r->i, nvmlDeviceValidateInforom, r->h);
+    if (rc == NVML_ERROR_CORRUPTED_INFOROM)
+        r->g->m[GM_M_INFOROM_CHECKSUM] = gm_v_u64(0);
+    else
+        setv(r->g, GM_M_INFOROM_CHECKSUM, rc, gm_v_u64(1));
+}
+
+/* Whether the chip-to-chip link (Grace Hopper) is on. */
+void gm_nv_rd_c2c(struct rd *r)
+{
+    nvmlC2cModeInfo_v1_t c;
+    memset(&c, 0, sizeof(c));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetC2cModeInfoV, &c);
+    setv(r->g, GM_M_C2C_MODE, rc, gm_v_u64(c.isC2cEnabled != 0));
+}
+
+/* How the GPU addresses system memory (HMM, ATS or none; Turing and later). */
+void gm_nv_rd_addr_mode(struct rd *r)
+{
+    nvmlDeviceAddressingMode_t m;
+    memset(&m, 0, sizeof(m));
+    m.version = nvmlDeviceAddressingMode_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAddressingMode, &m);
+    setv(r->g, GM_M_ADDRESSING_MODE, rc, gm_v_u64(m.value));
+}

@@ -128,7 +128,16 @@
     X(nvmlDeviceGetNvLinkErrorCounter)                                                             \
     X(nvmlDeviceGetNvLinkVersion)                                                                  \
     X(nvmlDeviceGetNvLinkRemotePciInfo_v2)                                                         \
-    X(nvmlDeviceGetMarginTemperature)
+    X(nvmlDeviceGetMarginTemperature)                                                              \
+    X(nvmlDeviceGetJpgUtilization)                                                                 \
+    X(nvmlDeviceGetOfaUtilization)                                                                 \
+    X(nvmlDeviceGetPciInfoExt)                                                                     \
+    X(nvmlDeviceGetGspFirmwareMode)                                                                \
+    X(nvmlDeviceGetConfComputeProtectedMemoryUsage)                                                \
+    X(nvmlDeviceGetSramEccErrorStatus)                                                             \
+    X(nvmlDeviceValidateInforom)                                                                   \
+    X(nvmlDeviceGetC2cModeInfoV)                                                                   \
+    X(nvmlDeviceGetAddressingMode)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -376,6 +385,11 @@ void gm_nv_rd_brand(struct rd *r);
 void gm_nv_rd_vbios(struct rd *r);
 void gm_nv_rd_board_part(struct rd *r);
 void gm_nv_rd_pci(struct rd *r);
+void gm_nv_rd_pci_ext(struct rd *r);
+void gm_nv_rd_gsp_mode(struct rd *r);
+void gm_nv_rd_inforom_check(struct rd *r);
+void gm_nv_rd_c2c(struct rd *r);
+void gm_nv_rd_addr_mode(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);
@@ -409,6 +423,7 @@ void gm_nv_rd_clock_reasons(struct rd *r);
 void gm_nv_rd_violation(struct rd *r);
 void gm_nv_rd_app_clocks(struct rd *r);
 void gm_nv_rd_cer_counters(struct rd *r);
+void gm_nv_rd_recovery(struct rd *r);
 
 /* nvml_util.c */
 void gm_nv_rd_util(struct rd *r);
@@ -417,6 +432,8 @@ void gm_nv_rd_dec(struct rd *r);
 void gm_nv_rd_memory(struct rd *r);
 void gm_nv_rd_bar1(struct rd *r);
 void gm_nv_rd_enc_stats(struct rd *r);
+void gm_nv_rd_engine_util(struct rd *r);
+void gm_nv_rd_prot_mem(struct rd *r);
 
 /* nvml_pcie.c */
 void gm_nv_rd_max_pcie(struct rd *r);
@@ -433,6 +450,7 @@ void gm_nv_rd_remapped(struct rd *r);
 void gm_nv_rd_remap_hist(struct rd *r);
 void gm_nv_rd_ecc_locations(struct rd *r);
 void gm_nv_rd_ecc_units(struct rd *r);
+void gm_nv_rd_sram_status(struct rd *r);
 
 /* nvml_gpm.c */
 void gm_nv_rd_gpm(struct rd *r);

@@ -50,6 +50,7 @@ struct q_attributes {
 typedef nvmlReturn_t (*fn_attr)(nvmlDevice_t, struct q_attributes *);
 /* nvmlBAR1Memory_t: bar1Total, bar1Free, bar1Used (u64) */
 typedef nvmlReturn_t (*fn_bar1)(nvmlDevice_t, unsigned long long *);
+typedef nvmlReturn_t (*fn_mem2)(nvmlDevice_t, nvmlMemory_v2_t *);
 
 struct lib {
     void *dl;
@@ -200,11 +201,13 @@ static void mig_devices(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
     if (!attr)
         attr = (fn_attr)sym(l, "nvmlDeviceGetAttributes");
     fn_bar1 bar1 = (fn_bar1)sym(l, "nvmlDeviceGetBAR1MemoryInfo");
+    fn_memerr memerr = (fn_memerr)sym(l, "nvmlDeviceGetMemoryErrorCounter");
+    fn_mem2 mem2 = (fn_mem2)sym(l, "nvmlDeviceGetMemoryInfo_v2");
     for (unsigned int k = 0; k < GM_MIG_MAX; k++) {
         nvmlDevice_t md = NULL;
         nvmlReturn_t rc = mig ? mig(d, k, &md) : MISSING;
         if (rc != NVML_SUCCESS) {
-            q->mig_attr[k] = q->mig_bar1[k] = from(rc, 0);
+            q->mig_attr[k] = q->mig_bar1[k] = q->mig_sram_unc[k] = q->mig_reserved[k] = from(rc, 0);
             continue;
         }
         struct q_attributes a;
@@ -219,6 +222,15 @@ static void mig_devices(struct lib *l, nvmlDevice_t d, struct gm_q_gpu *q)
         q->mig_bar1[k] = from(rc, 0);
         q->mig_bar1_total[k] = b[0];
         q->mig_bar1_used[k] = b[2];
+        /* uncorrected (1), volatile (0), SRAM (7) */
+        unsigned long long u = 0;
+        rc = memerr ? memerr(md, 1, 0, 7, &u) : MISSING;
+        q->mig_sram_unc[k] = from(rc, u);
+        nvmlMemory_v2_t m;
+        memset(&m, 0, sizeof(m));
+        m.version = nvmlMemory_v2;
+        rc = mem2 ? mem2(md, &m) : MISSING;
+        q->mig_reserved[k] = from(rc, m.reserved);
     }
 }
 
@@ -276,7 +288,7 @@ static void fill(struct gm_q_gpu *q, struct gm_value v)
         q->v[k] = v;
     q->supported = v;
     for (int k = 0; k < GM_MIG_MAX; k++)
-        q->mig_attr[k] = q->mig_bar1[k] = v;
+        q->mig_attr[k] = q->mig_bar1[k] = q->mig_sram_unc[k] = q->mig_reserved[k] = v;
 }
 
 int gm_q_read(const char *lib_path, const uint32_t *idx, uint32_t n, struct gm_q_gpu *out,

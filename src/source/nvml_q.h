@@ -96,6 +96,11 @@ struct gm_q_gpu {
     struct gm_value mig_bar1[GM_MIG_MAX];
     uint64_t mig_bar1_total[GM_MIG_MAX];
     uint64_t mig_bar1_used[GM_MIG_MAX];
+    /* and, on the MIG device's handle, the volatile uncorrected SRAM ECC
+     * count (nvmlDeviceGetMemoryErrorCounter) and the memory the driver
+     * reserves (nvmlDeviceGetMemoryInfo_v2's reserved), in bytes */
+    struct gm_value mig_sram_unc[GM_MIG_MAX];
+    struct gm_value mig_reserved[GM_MIG_MAX];
 };
 
 /* The text of a string value, or NULL when it is not OK. */

@@ -82,3 +82,30 @@ void gm_nv_rd_enc_stats(struct rd *r)
     setv(r->g, GM_M_ENC_LATENCY, rc, gm_v_u64(lat));
     note(r, rc);
 }
+
+/* JPEG and optical-flow engine utilisation (Turing and later; NOT_SUPPORTED
+ * with MIG on, as the encoder and decoder). */
+void gm_nv_rd_engine_util(struct rd *r)
+{
+    unsigned int u = 0, period = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetJpgUtilization, &u, &period);
+    setv(r->g, GM_M_UTIL_JPEG, rc, gm_v_u64(u));
+    note(r, rc);
+    u = 0;
+    rc = RCALL(r, nvmlDeviceGetOfaUtilization, &u, &period);
+    setv(r->g, GM_M_UTIL_OFA, rc, gm_v_u64(u));
+    note(r, rc);
+}
+
+/* Confidential-computing protected memory: total, used, free in bytes
+ * (nvmlMemory_t; all 0 on a GPU with CC off, as nvidia-smi prints). */
+void gm_nv_rd_prot_mem(struct rd *r)
+{
+    nvmlMemory_t m;
+    memset(&m, 0, sizeof(m));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetConfComputeProtectedMemoryUsage, &m);
+    setv(r->g, GM_M_PROT_MEM_TOTAL, rc, gm_v_u64(m.total));
+    setv(r->g, GM_M_PROT_MEM_USED, rc, gm_v_u64(m.used));
+    setv(r->g, GM_M_PROT_MEM_FREE, rc, gm_v_u64(m.free));
+    note(r, rc);
+}

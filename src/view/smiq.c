@@ -391,7 +391,7 @@ static void identity(struct ctx *x)
        gm_v_ok(dm) ? (gm_v_as_double(dm) != 0 ? "Enabled" : "Disabled") : absent(dm));
     kvm(x, "Display Active", "display_active", GM_M_DISPLAY_ACTIVE, NULL);
     kvm(x, "Persistence Mode", "persistence_mode", GM_M_PERSISTENCE, NULL);
-    kv(w, "Addressing Mode", "addressing_mode", NA);
+    kvm(x, "Addressing Mode", "addressing_mode", GM_M_ADDRESSING_MODE, NULL);
     open_blk(w, "MIG Mode", "mig_mode");
     kvm(x, "Current", "current_mig", GM_M_MIG_CURRENT, NULL);
     kvm(x, "Pending", "pending_mig", GM_M_MIG_PENDING, NULL);
@@ -442,7 +442,10 @@ static void mig_devices(struct ctx *x)
         close_blk(w, "device_attributes");
         open_blk(w, "ECC Errors", "ecc_error_count");
         open_blk(w, "Volatile", "volatile_count");
-        kv(w, "SRAM Uncorrectable", "sram_uncorrectable", NA);
+        const struct gm_value *sv = qi >= 0 ? &x->q->mig_sram_unc[qi] : &unread;
+        if (gm_v_ok(sv))
+            snprintf(buf, sizeof(buf), "%.0f", gm_v_as_double(sv));
+        kv(w, "SRAM Uncorrectable", "sram_uncorrectable", gm_v_ok(sv) ? buf : absent(sv));
         close_blk(w, "volatile_count");
         close_blk(w, "ecc_error_count");
         open_blk(w, "FB Memory Usage", "fb_memory_usage");
@@ -450,8 +453,12 @@ static void mig_devices(struct ctx *x)
         static const char *const lab[3][2] = {
             {"Total", "total"}, {"Used", "used"}, {"Free", "free"}};
         for (int i = 0; i < 3; i++) {
-            if (i == 1)
-                kv(w, "Reserved", "reserved", NA);
+            if (i == 1) {
+                const struct gm_value *rv = qi >= 0 ? &x->q->mig_reserved[qi] : &unread;
+                if (gm_v_ok(rv))
+                    snprintf(buf, sizeof(buf), "%.0f MiB", floor(gm_v_as_double(rv) / 1048576.0));
+                kv(w, "Reserved", "reserved", gm_v_ok(rv) ? buf : absent(rv));
+            }
             if (gm_v_ok(mv[i]))
                 snprintf(buf, sizeof(buf), "%.0f MiB", floor(gm_v_as_double(mv[i]) / 1048576.0));
             kv(w, lab[i][0], lab[i][1], gm_v_ok(mv[i]) ? buf : absent(mv[i]));
@@ -641,8 +648,11 @@ static void memory(struct ctx *x)
                  floor(gm_v_as_double(t) / 1048576.0) - floor(gm_v_as_double(u) / 1048576.0));
     kv(w, "Free", "free", gm_v_ok(t) && gm_v_ok(u) ? buf : absent(gm_v_ok(t) ? u : t));
     close_blk(w, "bar1_memory_usage");
-    static const char *const cc[] = {"Total", "total", "Used", "used", "Free", "free", NULL};
-    na_block(x, "Conf Compute Protected Memory Usage", "cc_protected_memory_usage", cc);
+    open_blk(w, "Conf Compute Protected Memory Usage", "cc_protected_memory_usage");
+    kvm(x, "Total", "total", GM_M_PROT_MEM_TOTAL, " MiB");
+    kvm(x, "Used", "used", GM_M_PROT_MEM_USED, " MiB");
+    kvm(x, "Free", "free", GM_M_PROT_MEM_FREE, " MiB");
+    close_blk(w, "cc_protected_memory_usage");
 }
 
 static void utilization(struct ctx *x)

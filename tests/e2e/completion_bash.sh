@@ -34,7 +34,7 @@ expect "status" gpumon st
 expect "--json" gpumon status --js
 expect "--job-mapping-dir --json" gpumon status --j
 expect "--color --compact" gpumon status --co
-expect "utilization.decoder utilization.encoder utilization.gpu utilization.memory" \
+expect "utilization.decoder utilization.encoder utilization.gpu utilization.jpeg utilization.memory utilization.ofa" \
     gpumon query --query-gpu = util
 expect "index,memory.used" gpumon query --query-gpu = index,memory.u
 expect "pid" gpumon query --query-compute-apps = pi

@@ -807,6 +807,19 @@ static void test_field_values(void **state)
     assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), 2, f), NVML_SUCCESS);
     assert_int_equal(f[0].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(f[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    /* NVML_FI_DEV_GET_GPU_RECOVERY_ACTION (230): NONE (0) on every board, as
+     * nvidia-smi prints gpu_recovery_action "None" on GeForce, L40S, H100
+     * and H200 (drivers 590-595, utkuozdemir/nvidia_gpu_exporter
+     * internal/captures/) */
+    for (unsigned i = 0; i < 2; i++) {
+        memset(f, 0xab, sizeof(f[0]));
+        f[0].fieldId = 230;
+        f[0].scopeId = 0;
+        assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(i), 1, f), NVML_SUCCESS);
+        assert_int_equal(f[0].nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(f[0].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+        assert_int_equal(f[0].value.uiVal, 0);
+    }
     stop();
 }
 

@@ -52,6 +52,7 @@
     X(nvmlDeviceGetLastBBXFlushTime)                                                               \
     X(nvmlDeviceGetPowerSource)                                                                    \
     X(nvmlDeviceGetSramEccErrorStatus)                                                             \
+    X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -315,7 +316,16 @@ static void test_not_modelled(void **state)
         nvmlGpuDynamicPstatesInfo_t dp;
         assert_int_equal(CALL(nvmlDeviceGetAdaptiveClockInfoStatus, d, &u),
                          NVML_ERROR_NOT_SUPPORTED);
-        assert_int_equal(CALL(nvmlDeviceGetC2cModeInfoV, d, &c2c), NVML_ERROR_NOT_SUPPORTED);
+        /* C2C: a Hopper board answers Disabled (nvidia-smi prints c2c.mode
+         * "Disabled" on an H100 and H200, [N/A] on GeForce and L40S, drivers
+         * 590-595: utkuozdemir/nvidia_gpu_exporter internal/captures/) */
+        memset(&c2c, 0xab, sizeof(c2c));
+        if (i == 0) {
+            assert_int_equal(CALL(nvmlDeviceGetC2cModeInfoV, d, &c2c), NVML_SUCCESS);
+            assert_int_equal(c2c.isC2cEnabled, 0);
+        } else {
+            assert_int_equal(CALL(nvmlDeviceGetC2cModeInfoV, d, &c2c), NVML_ERROR_NOT_SUPPORTED);
+        }
         assert_int_equal(CALL(nvmlDeviceGetDynamicPstatesInfo, d, &dp), NVML_ERROR_NOT_SUPPORTED);
         assert_int_equal(CALL(nvmlDeviceGetLastBBXFlushTime, d, &ts, &dur),
                          NVML_ERROR_NOT_SUPPORTED);
@@ -393,6 +403,41 @@ static void test_uninitialized(void **state)
     assert_int_equal(CALL(nvmlDeviceQueryDrainState, &pci, &e), NVML_ERROR_UNINITIALIZED);
 }
 
+/* nvmlDeviceGetAddressingMode (nvmlDeviceAddressingMode_v1_t: version,
+ * value; NONE 0, HMM 1, ATS 2; "Turing or newer", docs.nvidia.com
+ * nvml-api): nvidia-smi prints addressing_mode "HMM" on GeForce RTX 2080
+ * SUPER/4080 SUPER and L40S (drivers 595), "None" on H100 (590)
+ * (utkuozdemir/nvidia_gpu_exporter internal/captures/). */
+static void test_addressing_mode(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    static const struct {
+        unsigned gpu;
+        nvmlReturn_t rc;
+        unsigned value;
+    } want[] = {{H100, NVML_SUCCESS, 0},
+                {GEFORCE, NVML_SUCCESS, 1},
+                {V100, NVML_ERROR_NOT_SUPPORTED, 0},
+                {L40S, NVML_SUCCESS, 1}};
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        nvmlDeviceAddressingMode_t m;
+        memset(&m, 0xab, sizeof(m));
+        m.version = nvmlDeviceAddressingMode_v1;
+        assert_int_equal(CALL(nvmlDeviceGetAddressingMode, dev(want[k].gpu), &m), want[k].rc);
+        if (want[k].rc == NVML_SUCCESS) {
+            assert_int_equal(m.value, want[k].value);
+            assert_int_equal(m.version, nvmlDeviceAddressingMode_v1);
+        }
+    }
+    nvmlDeviceAddressingMode_t m = {.version = 1};
+    assert_int_equal(CALL(nvmlDeviceGetAddressingMode, dev(H100), &m),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetAddressingMode, dev(H100), NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(nvmlDeviceAddressingMode_v1, 0x01000008);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -415,6 +460,7 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetLastBBXFlushTime",
         "nvmlDeviceGetPowerSource",
         "nvmlDeviceGetSramEccErrorStatus",
+        "nvmlDeviceGetAddressingMode",
         "nvmlSystemGetNvlinkBwMode",
     };
     simlib_legacy(r450, sizeof(r450) / sizeof(r450[0]), newer, sizeof(newer) / sizeof(newer[0]));
@@ -434,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_mig_handles),
         cmocka_unit_test(test_fail_rules),
         cmocka_unit_test(test_uninitialized),
+        cmocka_unit_test(test_addressing_mode),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

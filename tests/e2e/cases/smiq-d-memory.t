@@ -27,9 +27,9 @@ GPU 00000000:01:00.0
         Used                              : 6 MiB
         Free                              : 32762 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
 
 GPU 00000000:02:00.0
     FB Memory Usage
@@ -42,7 +42,7 @@ GPU 00000000:02:00.0
         Used                              : 2 MiB
         Free                              : 8190 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
 --- stderr

@@ -18,11 +18,11 @@ CUDA Version                              : 12.4
 Attached GPUs                             : 2
 GPU 00000000:01:00.0
     Supported GPU Target Temp
-        GPU Target Temp Min               : N/A
-        GPU Target Temp Max               : N/A
+        GPU Target Temp Min               : 65 C
+        GPU Target Temp Max               : 90 C
 
 GPU 00000000:02:00.0
     Supported GPU Target Temp
-        GPU Target Temp Min               : N/A
-        GPU Target Temp Max               : N/A
+        GPU Target Temp Min               : 65 C
+        GPU Target Temp Max               : 90 C
 --- stderr

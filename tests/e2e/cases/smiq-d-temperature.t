@@ -23,7 +23,7 @@ GPU 00000000:01:00.0
         GPU Shutdown Temp                 : 98 C
         GPU Slowdown Temp                 : 95 C
         GPU Max Operating Temp            : 90 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
 
@@ -34,7 +34,7 @@ GPU 00000000:02:00.0
         GPU Shutdown Temp                 : 105 C
         GPU Slowdown Temp                 : 102 C
         GPU Max Operating Temp            : 87 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
 --- stderr

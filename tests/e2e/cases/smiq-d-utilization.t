@@ -22,7 +22,7 @@ GPU 00000000:01:00.0
         Memory                            : 28 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
 
 GPU 00000000:02:00.0
@@ -31,6 +31,6 @@ GPU 00000000:02:00.0
         Memory                            : 0 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
 --- stderr

@@ -24,7 +24,7 @@ GPU 00000000:18:00.0
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Enabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : None
     MIG Mode
         Current                           : Disabled
         Pending                           : Disabled
@@ -109,9 +109,9 @@ GPU 00000000:18:00.0
         Used                              : 3 MiB
         Free                              : 131069 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Compute Mode                          : Default
     Utilization
         Gpu                               : 95 %

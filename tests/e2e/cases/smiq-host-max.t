@@ -21,7 +21,7 @@ GPU 00000000:01:00.0
     Display Mode                          : Enabled
     Display Active                        : Enabled
     Persistence Mode                      : Disabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : HMM
     MIG Mode
         Current                           : N/A
         Pending                           : N/A
@@ -106,16 +106,16 @@ GPU 00000000:01:00.0
         Used                              : 6 MiB
         Free                              : 32762 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Compute Mode                          : Default
     Utilization
         Gpu                               : 65 %
         Memory                            : 28 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
     Encoder Stats
         Active Sessions                   : 0
@@ -150,7 +150,7 @@ GPU 00000000:01:00.0
         GPU Shutdown Temp                 : 98 C
         GPU Slowdown Temp                 : 95 C
         GPU Max Operating Temp            : 90 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
     GPU Power Readings
@@ -228,7 +228,7 @@ GPU 00000000:02:00.0
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Disabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : HMM
     MIG Mode
         Current                           : N/A
         Pending                           : N/A
@@ -313,16 +313,16 @@ GPU 00000000:02:00.0
         Used                              : 2 MiB
         Free                              : 8190 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Compute Mode                          : Default
     Utilization
         Gpu                               : 0 %
         Memory                            : 0 %
         Encoder                           : 0 %
         Decoder                           : 0 %
-        JPEG                              : N/A
+        JPEG                              : 0 %
         OFA                               : 0 %
     Encoder Stats
         Active Sessions                   : 0
@@ -357,7 +357,7 @@ GPU 00000000:02:00.0
         GPU Shutdown Temp                 : 105 C
         GPU Slowdown Temp                 : 102 C
         GPU Max Operating Temp            : 87 C
-        GPU Target Temperature            : N/A
+        GPU Target Temperature            : 84 C
         Memory Current Temp               : N/A
         Memory Max Operating Temp         : N/A
     GPU Power Readings

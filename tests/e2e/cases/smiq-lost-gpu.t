@@ -23,9 +23,9 @@ GPU 00000000:18:00.0
         Used                              : 3 MiB
         Free                              : 131069 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Temperature
         GPU Current Temp                  : 59 C
         GPU T.Limit Temp                  : 30 C
@@ -47,9 +47,9 @@ GPU index 1
         Used                              : GPU is lost
         Free                              : GPU is lost
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : GPU is lost
+        Used                              : GPU is lost
+        Free                              : GPU is lost
     Temperature
         GPU Current Temp                  : GPU is lost
         GPU T.Limit Temp                  : GPU is lost

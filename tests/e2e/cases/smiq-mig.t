@@ -24,7 +24,7 @@ GPU 00000000:18:00.0
     Display Mode                          : Disabled
     Display Active                        : Disabled
     Persistence Mode                      : Enabled
-    Addressing Mode                       : N/A
+    Addressing Mode                       : HMM
     MIG Mode
         Current                           : Enabled
         Pending                           : Enabled
@@ -43,10 +43,10 @@ GPU 00000000:18:00.0
                     JPG count             : 0
             ECC Errors
                 Volatile
-                    SRAM Uncorrectable    : N/A
+                    SRAM Uncorrectable    : 0
             FB Memory Usage
                 Total                     : 40192 MiB
-                Reserved                  : N/A
+                Reserved                  : 0 MiB
                 Used                      : 31745 MiB
                 Free                      : 8447 MiB
             BAR1 Memory Usage
@@ -67,10 +67,10 @@ GPU 00000000:18:00.0
                     JPG count             : 0
             ECC Errors
                 Volatile
-                    SRAM Uncorrectable    : N/A
+                    SRAM Uncorrectable    : 0
             FB Memory Usage
                 Total                     : 19968 MiB
-                Reserved                  : N/A
+                Reserved                  : 0 MiB
                 Used                      : 6145 MiB
                 Free                      : 13823 MiB
             BAR1 Memory Usage
@@ -91,10 +91,10 @@ GPU 00000000:18:00.0
                     JPG count             : 0
             ECC Errors
                 Volatile
-                    SRAM Uncorrectable    : N/A
+                    SRAM Uncorrectable    : 0
             FB Memory Usage
                 Total                     : 9728 MiB
-                Reserved                  : N/A
+                Reserved                  : 0 MiB
                 Used                      : 1 MiB
                 Free                      : 9727 MiB
             BAR1 Memory Usage
@@ -115,10 +115,10 @@ GPU 00000000:18:00.0
                     JPG count             : 0
             ECC Errors
                 Volatile
-                    SRAM Uncorrectable    : N/A
+                    SRAM Uncorrectable    : 0
             FB Memory Usage
                 Total                     : 9728 MiB
-                Reserved                  : N/A
+                Reserved                  : 0 MiB
                 Used                      : 2561 MiB
                 Free                      : 7167 MiB
             BAR1 Memory Usage
@@ -206,9 +206,9 @@ GPU 00000000:18:00.0
         Used                              : 5 MiB
         Free                              : 131067 MiB
     Conf Compute Protected Memory Usage
-        Total                             : N/A
-        Used                              : N/A
-        Free                              : N/A
+        Total                             : 0 MiB
+        Used                              : 0 MiB
+        Free                              : 0 MiB
     Compute Mode                          : Default
     Utilization
         Gpu                               : N/A

@@ -23,7 +23,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Enabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>Enabled</current_mig>
 			<pending_mig>Enabled</pending_mig>
@@ -45,12 +45,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>40192 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>31745 MiB</used>
 					<free>8447 MiB</free>
 				</fb_memory_usage>
@@ -76,12 +76,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>19968 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>6145 MiB</used>
 					<free>13823 MiB</free>
 				</fb_memory_usage>
@@ -107,12 +107,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>9728 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>1 MiB</used>
 					<free>9727 MiB</free>
 				</fb_memory_usage>
@@ -138,12 +138,12 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 				</device_attributes>
 				<ecc_error_count>
 					<volatile_count>
-						<sram_uncorrectable>N/A</sram_uncorrectable>
+						<sram_uncorrectable>0</sram_uncorrectable>
 					</volatile_count>
 				</ecc_error_count>
 				<fb_memory_usage>
 					<total>9728 MiB</total>
-					<reserved>N/A</reserved>
+					<reserved>0 MiB</reserved>
 					<used>2561 MiB</used>
 					<free>7167 MiB</free>
 				</fb_memory_usage>
@@ -249,9 +249,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<free>131067 MiB</free>
 		</bar1_memory_usage>
 		<cc_protected_memory_usage>
-			<total>N/A</total>
-			<used>N/A</used>
-			<free>N/A</free>
+			<total>0 MiB</total>
+			<used>0 MiB</used>
+			<free>0 MiB</free>
 		</cc_protected_memory_usage>
 		<compute_mode>Default</compute_mode>
 		<utilization>

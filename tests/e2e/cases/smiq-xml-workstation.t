@@ -22,7 +22,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Enabled</display_mode>
 		<display_active>Enabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>N/A</current_mig>
 			<pending_mig>N/A</pending_mig>
@@ -123,9 +123,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<free>32762 MiB</free>
 		</bar1_memory_usage>
 		<cc_protected_memory_usage>
-			<total>N/A</total>
-			<used>N/A</used>
-			<free>N/A</free>
+			<total>0 MiB</total>
+			<used>0 MiB</used>
+			<free>0 MiB</free>
 		</cc_protected_memory_usage>
 		<compute_mode>Default</compute_mode>
 		<utilization>
@@ -133,7 +133,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<memory_util>28 %</memory_util>
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
-			<jpeg_util>N/A</jpeg_util>
+			<jpeg_util>0 %</jpeg_util>
 			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
@@ -183,13 +183,13 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<gpu_temp_max_threshold>98 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>95 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>90 C</gpu_temp_max_gpu_threshold>
-			<gpu_target_temperature>N/A</gpu_target_temperature>
+			<gpu_target_temperature>84 C</gpu_target_temperature>
 			<memory_temp>N/A</memory_temp>
 			<gpu_temp_max_mem_threshold>N/A</gpu_temp_max_mem_threshold>
 		</temperature>
 		<supported_gpu_target_temp>
-			<gpu_target_temp_min>N/A</gpu_target_temp_min>
-			<gpu_target_temp_max>N/A</gpu_target_temp_max>
+			<gpu_target_temp_min>65 C</gpu_target_temp_min>
+			<gpu_target_temp_max>90 C</gpu_target_temp_max>
 		</supported_gpu_target_temp>
 		<gpu_power_readings>
 			<power_state>P0</power_state>
@@ -696,7 +696,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 		<display_mode>Disabled</display_mode>
 		<display_active>Disabled</display_active>
 		<persistence_mode>Disabled</persistence_mode>
-		<addressing_mode>N/A</addressing_mode>
+		<addressing_mode>HMM</addressing_mode>
 		<mig_mode>
 			<current_mig>N/A</current_mig>
 			<pending_mig>N/A</pending_mig>
@@ -797,9 +797,9 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<free>8190 MiB</free>
 		</bar1_memory_usage>
 		<cc_protected_memory_usage>
-			<total>N/A</total>
-			<used>N/A</used>
-			<free>N/A</free>
+			<total>0 MiB</total>
+			<used>0 MiB</used>
+			<free>0 MiB</free>
 		</cc_protected_memory_usage>
 		<compute_mode>Default</compute_mode>
 		<utilization>
@@ -807,7 +807,7 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<memory_util>0 %</memory_util>
 			<encoder_util>0 %</encoder_util>
 			<decoder_util>0 %</decoder_util>
-			<jpeg_util>N/A</jpeg_util>
+			<jpeg_util>0 %</jpeg_util>
 			<ofa_util>0 %</ofa_util>
 		</utilization>
 		<encoder_stats>
@@ -857,13 +857,13 @@ xml-dtd: tests/fixtures/nvsmi_device_v12-derived.dtd
 			<gpu_temp_max_threshold>105 C</gpu_temp_max_threshold>
 			<gpu_temp_slow_threshold>102 C</gpu_temp_slow_threshold>
 			<gpu_temp_max_gpu_threshold>87 C</gpu_temp_max_gpu_threshold>
-			<gpu_target_temperature>N/A</gpu_target_temperature>
+			<gpu_target_temperature>84 C</gpu_target_temperature>
 			<memory_temp>N/A</memory_temp>
 			<gpu_temp_max_mem_threshold>N/A</gpu_temp_max_mem_threshold>
 		</temperature>
 		<supported_gpu_target_temp>
-			<gpu_target_temp_min>N/A</gpu_target_temp_min>
-			<gpu_target_temp_max>N/A</gpu_target_temp_max>
+			<gpu_target_temp_min>65 C</gpu_target_temp_min>
+			<gpu_target_temp_max>90 C</gpu_target_temp_max>
 		</supported_gpu_target_temp>
 		<gpu_power_readings>
 			<power_state>P8</power_state>
