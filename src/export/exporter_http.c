@@ -164,6 +164,23 @@ static enum MHD_Result serve_health(struct gm_exporter *x, const struct sec *s,
     return reply_text(s, c, status, msg);
 }
 
+/* /livez, liveness: 200 whenever the HTTP server answers, whatever the
+ * driver or the sampler do.  Kubernetes restarts a container whose liveness
+ * probe fails, and on driver loss (/healthz 503) a restart cannot help and
+ * would lose the very metrics that show the loss; readiness and alerts carry
+ * the driver state.  The text says whether there is a sample yet, for a
+ * person reading it. */
+static enum MHD_Result serve_live(struct gm_exporter *x, const struct sec *s,
+                                  struct MHD_Connection *c)
+{
+    int64_t stale_after_ns;
+    struct body *b = gm_ex_current(x, &stale_after_ns);
+    const char *msg = b ? "ok: serving (readiness and the driver state: /healthz)\n"
+                        : "ok: serving, no sample yet (readiness: /healthz)\n";
+    gm_ex_body_unref(b);
+    return reply_text(s, c, MHD_HTTP_OK, msg);
+}
+
 /* -------------------------------------------------------------- live page */
 
 /* The headers of every live response (page, assets, API): the strict CSP
@@ -598,6 +615,8 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         return serve_metrics(x, s, c);
     case GM_REQ_HEALTH:
         return serve_health(x, s, c);
+    case GM_REQ_LIVE:
+        return serve_live(x, s, c);
     case GM_REQ_INDEX:
         return serve_page(x, s, c);
     case GM_REQ_STATIC:
