@@ -16,12 +16,15 @@
 #                 precision, recall and confusion matrices into docs/diagnose.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
 #                 for FUZZ_SECONDS (60); docs/fuzzing.md
+#   make dist     the release tarball dist/gpumon-VERSION-linux-x86_64.tar.gz, built in a
+#                 Debian 11 chroot (glibc floor 2.31) cached in /var/cache/gpumon-dist
+#                 (root; scripts/dist.sh, docs/install.md)
 #   make install  install gpumon, the simulator, the unit, the man pages and completions,
 #                 libgpumon with its header and gpumon.pc (PREFIX via meson)
 
 BUILD ?= build
 
-.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps
+.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -63,8 +66,11 @@ fuzz:
 	@scripts/install-deps.sh --test --check >/dev/null 2>&1 || scripts/install-deps.sh --test
 	@scripts/fuzz.sh
 
+dist:
+	@scripts/dist.sh $(CURDIR)/dist
+
 install: all
 	meson install -C $(BUILD)
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-fuzz build*.log
+	rm -rf build build-asan build-tsan build-bench build-fuzz build*.log dist
