@@ -19,12 +19,14 @@
 #   make dist     the release tarball dist/gpumon-VERSION-linux-x86_64.tar.gz, built in a
 #                 Debian 11 chroot (glibc floor 2.31) cached in /var/cache/gpumon-dist
 #                 (root; scripts/dist.sh, docs/install.md)
+#   make check-dist  make dist, then the tarball installed and smoke-run in Debian 11, 12
+#                 and 13 chroots (root; scripts/dist-check.sh; not in make check)
 #   make install  install gpumon, the simulator, the unit, the man pages and completions,
 #                 libgpumon with its header and gpumon.pc (PREFIX via meson)
 
 BUILD ?= build
 
-.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist
+.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist check-dist
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -68,6 +70,9 @@ fuzz:
 
 dist:
 	@scripts/dist.sh $(CURDIR)/dist
+
+check-dist: dist
+	@scripts/dist-check.sh $(CURDIR)/dist
 
 install: all
 	meson install -C $(BUILD)
