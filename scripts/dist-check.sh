@@ -25,6 +25,9 @@
 #   scripts/dist-check.sh [DISTDIR]    (root; DISTDIR default dist/, holding the tarball)
 #   scripts/dist-check.sh --prepare    only make the chroots that are missing
 #
+# Then the aarch64 tarball (ARCH=aarch64 make dist), when there, in Debian
+# 12's arm64 libraries under qemu-aarch64-static (the same steps).
+#
 # Exit 0 every suite passed, 1 one failed, 77 none could run.  Heavy steps
 # run under nice -n 19.
 set -eu
@@ -57,21 +60,28 @@ tarball=$distdir/gpumon-$version-linux-x86_64.tar.gz
 mkdir -p "$cache"
 
 cat >"$cache/smoke.sh" <<'EOF'
-# runs inside the chroot: $1 the tarball's path, $2 its version
+# $1 the tarball's path, $2 its version, $3 the prefix (/opt/gpumon), $4 a
+# scratch directory (/tmp/smoke), $5 what runs gpumon (words: nothing inside
+# a chroot of the tarball's architecture, qemu-aarch64-static -L ROOT for
+# arm64 from the host)
 set -eu
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 TZ=UTC
-rm -rf /tmp/smoke /opt/gpumon /opt/planted
-mkdir -p /tmp/smoke
-cd /tmp/smoke
+P=${3:-/opt/gpumon}
+W=${4:-/tmp/smoke}
+PL=$(dirname "$P")/planted
+rm -rf "$W" "$P" "$PL"
+mkdir -p "$W"
+cd "$W"
 tar -xzf "$1"
-./gpumon-"$2"-linux-*/install.sh --prefix /opt/gpumon >install.log || { cat install.log; fail "install.sh"; }
-G=/opt/gpumon/bin/gpumon
-S=/opt/gpumon/share/gpumon/scenarios/h100x8-training.ini
+inst=$(echo "$W"/gpumon-"$2"-linux-*/install.sh)
+"$inst" --prefix "$P" >install.log || { cat install.log; fail "install.sh"; }
+G="${5:-} $P/bin/gpumon"
+S=$P/share/gpumon/scenarios/h100x8-training.ini
 ver=$($G --version | head -1)
 [ "$ver" = "gpumon $2" ] || fail "gpumon --version: '$ver'"
-ok "$ver ($(ldd --version | head -1))"
+ok "$ver"
 $G --sim $S status >status.out 2>status.err || { cat status.err; fail "status"; }
 n=$(grep -c H100 status.out || true)
 [ "$n" -eq 8 ] || { cat status.out; fail "status: $n H100 lines, want 8"; }
@@ -80,7 +90,7 @@ $G --sim $S query --query-gpu=index,name,utilization.gpu --format=csv,noheader >
     { cat query.err; fail "query"; }
 [ "$(wc -l <query.out)" -eq 8 ] || { cat query.out; fail "query: not 8 rows"; }
 ok "query: 8 rows ($(head -1 query.out))"
-$G --sim $S agent --no-config --data-dir /tmp/smoke/data --interval 1s --listen 127.0.0.1:9842 \
+$G --sim $S agent --no-config --data-dir "$W/data" --interval 1s --listen 127.0.0.1:9842 \
     >agent.out 2>agent.err &
 pid=$!
 i=0
@@ -100,30 +110,30 @@ wait $pid || rc=$?
 n=$(grep -c '^gpumon_gpu_utilization_ratio{.*gpu="[0-7]"' metrics.out || true)
 [ "$n" -eq 8 ] || { head -20 metrics.out; fail "/metrics: $n GPU utilization series, want 8"; }
 ok "agent 5 s with the exporter: /livez, /healthz ($(cat healthz.out | tr -d '\n')), /metrics 8 GPUs, exit 0"
-$G report --data-dir /tmp/smoke/data --since 1h >report.out 2>report.err || { cat report.err; fail "report"; }
+$G report --data-dir "$W/data" --since 1h >report.out 2>report.err || { cat report.err; fail "report"; }
 # one row per GPU per hour: GPUs 0 to 7 (an hour boundary may split them)
 n=$(awk 'NR > 1 && $2 ~ /^[0-7]$/ && $3 > 0 { print $2 }' report.out | sort -u | wc -l)
 [ "$n" -eq 8 ] || { cat report.out; fail "report: $n GPUs with samples, want 8"; }
 ok "report: 8 GPUs with samples"
-$G plot --data-dir /tmp/smoke/data --since 1h -o /tmp/smoke/p.png >plot.out 2>plot.err || { cat plot.err; fail "plot"; }
+$G plot --data-dir "$W/data" --since 1h -o "$W/p.png" >plot.out 2>plot.err || { cat plot.err; fail "plot"; }
 [ "$(od -An -tx1 -N8 p.png | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "plot: not a PNG"
 ok "plot: $(wc -c <p.png) bytes of PNG"
-/tmp/smoke/gpumon-"$2"-linux-*/install.sh --uninstall --prefix /opt/gpumon >uninstall.log ||
+"$inst" --uninstall --prefix "$P" >uninstall.log ||
     { cat uninstall.log; fail "install.sh --uninstall"; }
-[ ! -e /opt/gpumon ] || { find /opt/gpumon; fail "left after --uninstall (above)"; }
-ok "install.sh --uninstall: /opt/gpumon gone"
+[ ! -e "$P" ] || { find "$P"; fail "left after --uninstall (above)"; }
+ok "install.sh --uninstall: $P gone"
 # a symbolic link planted at an installed file's name is replaced, not
 # written through; directories that were there stay after --uninstall
-mkdir -p /opt/planted/bin
+mkdir -p "$PL/bin"
 echo victim >victim
-ln -s /tmp/smoke/victim /opt/planted/bin/gpumon
-/tmp/smoke/gpumon-"$2"-linux-*/install.sh --prefix /opt/planted >planted.log || { cat planted.log; fail "install.sh over a planted link"; }
+ln -s "$W/victim" "$PL/bin/gpumon"
+"$inst" --prefix "$PL" >planted.log || { cat planted.log; fail "install.sh over a planted link"; }
 [ "$(cat victim)" = victim ] || fail "install.sh wrote through the planted link"
-[ -f /opt/planted/bin/gpumon ] && [ ! -L /opt/planted/bin/gpumon ] || fail "the planted link is still there"
-/tmp/smoke/gpumon-"$2"-linux-*/install.sh --uninstall --prefix /opt/planted >planted-un.log
-[ -d /opt/planted/bin ] && [ -z "$(ls -A /opt/planted/bin)" ] && [ "$(ls -A /opt/planted)" = bin ] ||
-    { find /opt/planted; fail "--uninstall: the directories that were there, emptied, expected"; }
-rm -rf /opt/planted
+[ -f "$PL/bin/gpumon" ] && [ ! -L "$PL/bin/gpumon" ] || fail "the planted link is still there"
+"$inst" --uninstall --prefix "$PL" >planted-un.log
+[ -d "$PL/bin" ] && [ -z "$(ls -A "$PL/bin")" ] && [ "$(ls -A "$PL")" = bin ] ||
+    { find "$PL"; fail "--uninstall: the directories that were there, emptied, expected"; }
+rm -rf "$PL"
 ok "install.sh replaces a planted link (its target untouched); --uninstall keeps the directories it did not make"
 EOF
 
@@ -153,9 +163,10 @@ for suite in $suites; do
     fi
     cp "$tarball" "$root/tmp/gpumon.tar.gz"
     cp "$cache/smoke.sh" "$root/tmp/smoke.sh"
+    echo "ok: $(chroot "$root" ldd --version | head -1)" >"$cache/smoke-$suite.log"
     if nice -n 19 unshare --net --mount --fork sh -c \
         'ip link set lo up && mount -t proc proc "$1/proc" && exec chroot "$1" /bin/sh /tmp/smoke.sh /tmp/gpumon.tar.gz "$2"' \
-        sh "$root" "$version" >"$cache/smoke-$suite.log" 2>&1; then
+        sh "$root" "$version" >>"$cache/smoke-$suite.log" 2>&1; then
         sed "s/^/dist-check.sh: $suite: /" "$cache/smoke-$suite.log"
         passed=$((passed + 1))
     else
@@ -164,7 +175,53 @@ for suite in $suites; do
         failed=$((failed + 1))
     fi
 done
+
+# arm64: Debian 12's arm64 runtime libraries, extracted only (no maintainer
+# script runs, so no binfmt_misc is needed), the tarball installed there
+# from the host and each gpumon run by qemu-aarch64-static -L ROOT; the
+# smoke script runs on the host, in a private network namespace
+atar=$distdir/gpumon-$version-linux-aarch64.tar.gz
+aroot=$cache/run-bookworm-arm64
+apkgs=libc6,libsqlite3-0,zlib1g,libyaml-0-2,libmicrohttpd12,libgnutls30,libcurl4,libcairo2
+apkgs=$apkgs,libncursesw6,fonts-dejavu-core,libcrypt1
+if ! command -v qemu-aarch64-static >/dev/null 2>&1; then
+    say "SKIP bookworm-arm64: qemu-aarch64-static is not installed (qemu-user-static)"
+    skipped=$((skipped + 1))
+elif [ $prepare -eq 0 ] && [ ! -f "$atar" ]; then
+    say "SKIP bookworm-arm64: no $atar (ARCH=aarch64 make dist)"
+    skipped=$((skipped + 1))
+else
+    stamp="bookworm arm64 $apkgs"
+    if [ "$(cat "$aroot/.gpumon-dist" 2>/dev/null)" != "$stamp" ]; then
+        say "bookworm-arm64: extracting the arm64 libraries in $aroot (once)"
+        rm -rf "$aroot.tmp" "$aroot"
+        if nice -n 19 mmdebstrap --variant=extract --architectures=arm64 --include="$apkgs" \
+            bookworm "$aroot.tmp" "$mirror" >"$cache/mmdebstrap-run-arm64.log" 2>&1; then
+            printf '%s\n' "$stamp" >"$aroot.tmp/.gpumon-dist"
+            mv "$aroot.tmp" "$aroot"
+        else
+            rm -rf "$aroot.tmp"
+        fi
+    fi
+    if [ ! -d "$aroot" ]; then
+        say "SKIP bookworm-arm64: mmdebstrap failed (log: $cache/mmdebstrap-run-arm64.log)"
+        skipped=$((skipped + 1))
+    elif [ $prepare -eq 0 ]; then
+        libc=$(strings "$aroot"/lib/aarch64-linux-gnu/libc.so.6 | grep -m1 'GNU C Library')
+        echo "ok: arm64 $libc, under $(qemu-aarch64-static --version | head -1)" >"$cache/smoke-arm64.log"
+        if nice -n 19 unshare --net --fork sh -c 'ip link set lo up && exec sh "$@"' sh \
+            "$cache/smoke.sh" "$atar" "$version" "$aroot/opt/gpumon" "$cache/smoke-arm64-work" \
+            "qemu-aarch64-static -L $aroot" >>"$cache/smoke-arm64.log" 2>&1; then
+            sed "s/^/dist-check.sh: bookworm-arm64: /" "$cache/smoke-arm64.log"
+            passed=$((passed + 1))
+        else
+            sed "s/^/dist-check.sh: bookworm-arm64: /" "$cache/smoke-arm64.log" >&2
+            say "FAIL bookworm-arm64"
+            failed=$((failed + 1))
+        fi
+    fi
+fi
 [ $prepare -eq 0 ] || { say "chroots ready, $skipped skipped"; exit 0; }
-say "$passed passed, $failed failed, $skipped skipped ($(basename "$tarball"))"
+say "$passed passed, $failed failed, $skipped skipped ($(basename "$tarball"), $(basename "$atar"))"
 [ $failed -eq 0 ] || exit 1
 [ $passed -gt 0 ] || exit 77

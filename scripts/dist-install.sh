@@ -72,7 +72,7 @@ if [ "$mode" = uninstall ]; then
     rm -f "$manifest" "$manifest.dirs"
     # the directories it created, children first, when empty
     printf '%s\n' "$dirs" | while IFS= read -r d; do
-        [ -n "$d" ] && rmdir "$prefix/$d" 2>/dev/null || true
+        if [ -n "$d" ]; then rmdir "$prefix/$d" 2>/dev/null || true; fi
     done
     if [ "${created_prefix:-0}" -gt 0 ]; then
         rmdir "$prefix" 2>/dev/null || echo "install.sh: $prefix is not empty: kept"
@@ -118,11 +118,11 @@ if [ -f "$unit" ]; then
     rm -f "$unit.tmp"
     sed "s#/usr/local/bin/gpumon#$prefix/bin/gpumon#" "$unit" >"$unit.tmp" && mv "$unit.tmp" "$unit"
 fi
-for pc in "$prefix"/lib/pkgconfig/gpumon.pc; do
-    [ -f "$pc" ] || continue
+pc=$prefix/lib/pkgconfig/gpumon.pc
+if [ -f "$pc" ]; then
     rm -f "$pc.tmp"
     sed "s#^prefix=.*#prefix=$prefix#" "$pc" >"$pc.tmp" && mv "$pc.tmp" "$pc"
-done
+fi
 sort -u "$dirs" >"$files.dirs"
 chmod 644 "$files" "$files.dirs"
 mv "$files.dirs" "$manifest.dirs"

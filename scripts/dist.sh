@@ -7,6 +7,10 @@
 # --prefix, --uninstall).  Left out: aarch64 (not built yet; docs/install.md).
 #
 #   scripts/dist.sh [OUTDIR]         (root: mmdebstrap and chroot)
+#   ARCH=aarch64 scripts/dist.sh     the arm64 tarball: cross-built in a bullseye chroot
+#                                    with crossbuild-essential-arm64 and the arm64 -dev
+#                                    packages (multiarch); qemu-aarch64-static runs the
+#                                    built gpumon for the man pages and completions
 #
 # The chroot is made once with mmdebstrap (Debian's mirror, MIRROR) and kept
 # in CACHE (default /var/cache/gpumon-dist, outside the tree) with a stamp of
@@ -41,7 +45,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$src/dist}
 cache=${CACHE:-/var/cache/gpumon-dist}
 mirror=${MIRROR:-http://deb.debian.org/debian}
-arch=x86_64
+arch=${ARCH:-x86_64}
 suite=bullseye
 glibc_floor=2.31
 # the build chroot's packages (Build-Depends less debhelper and cmocka: the
@@ -49,6 +53,23 @@ glibc_floor=2.31
 pkgs=meson,ninja-build,pkg-config,python3,libinih-dev,zlib1g-dev,libsqlite3-dev,libyaml-dev
 pkgs=$pkgs,libcrypt-dev,libgnutls28-dev,libmicrohttpd-dev,libncurses-dev,libcairo2-dev
 pkgs=$pkgs,libcurl4-openssl-dev,ca-certificates
+case $arch in
+x86_64)
+    root=$cache/$suite-amd64
+    archs=amd64
+    ;;
+aarch64)
+    root=$cache/$suite-cross-arm64
+    archs=amd64,arm64
+    pkgs=ninja-build,pkg-config,python3,crossbuild-essential-arm64
+    for p in libinih-dev zlib1g-dev libsqlite3-dev libyaml-dev libcrypt-dev libgnutls28-dev \
+        libmicrohttpd-dev libncurses-dev libcairo2-dev libcurl4-openssl-dev; do
+        pkgs=$pkgs,$p:arm64
+    done
+    pkgs=$pkgs,ca-certificates
+    ;;
+*) die "ARCH=$arch: x86_64 or aarch64" ;;
+esac
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (mmdebstrap and chroot)"
 for t in mmdebstrap unshare chroot; do
@@ -62,13 +83,13 @@ meson_dir=$(${meson_py:-python3} -c 'import mesonbuild, os; print(os.path.dirnam
     skip "the host's meson (python3 mesonbuild) is not installed"
 
 # ---- the chroot, cached ------------------------------------------------------
-root=$cache/$suite-amd64
 stamp="$suite $pkgs"
 mkdir -p "$cache"
 if [ "$(cat "$root/.gpumon-dist" 2>/dev/null)" != "$stamp" ]; then
     say "making the $suite chroot in $root (once; mmdebstrap from $mirror)"
     rm -rf "$root.tmp" "$root"
-    nice -n 19 mmdebstrap --variant=buildd --include="$pkgs" "$suite" "$root.tmp" "$mirror" \
+    nice -n 19 mmdebstrap --variant=buildd --architectures="$archs" --include="$pkgs" "$suite" \
+        "$root.tmp" "$mirror" \
         >"$cache/mmdebstrap-$suite.log" 2>&1 || {
         tail -20 "$cache/mmdebstrap-$suite.log" >&2
         skip "mmdebstrap $suite failed (log: $cache/mmdebstrap-$suite.log)"
@@ -93,11 +114,33 @@ from mesonbuild.mesonmain import main
 sys.exit(main())
 EOF
 chmod 755 "$root/opt/meson/meson"
-cat >"$work/build.sh" <<'EOF'
+cross=
+if [ "$arch" = aarch64 ]; then
+    command -v qemu-aarch64-static >/dev/null 2>&1 ||
+        skip "qemu-aarch64-static is not installed (qemu-user-static)"
+    cp "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"
+    cat >"$work/cross.ini" <<'EOF'
+[binaries]
+c = 'aarch64-linux-gnu-gcc'
+ar = 'aarch64-linux-gnu-ar'
+strip = 'aarch64-linux-gnu-strip'
+pkgconfig = 'aarch64-linux-gnu-pkg-config'
+exe_wrapper = ['/usr/bin/qemu-aarch64-static']
+
+[host_machine]
+system = 'linux'
+cpu_family = 'aarch64'
+cpu = 'aarch64'
+endian = 'little'
+EOF
+    cross="--cross-file /build/gpumon/cross.ini"
+fi
+cat >"$work/build.sh" <<EOF
 set -eu
 cd /build/gpumon/src
 export PATH=/opt/meson:/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
-meson setup /build/gpumon/out --prefix=/usr/local --libdir=lib --buildtype=release \
+[ -z "$cross" ] || export MESON_EXE_WRAPPER=/usr/bin/qemu-aarch64-static
+meson setup /build/gpumon/out $cross --prefix=/usr/local --libdir=lib --buildtype=release \
     -Dtests=disabled -Dstatic_deps=inih -Dwerror=false \
     "-Dc_args=['-Werror=implicit-function-declaration','-Werror=int-conversion']" \
     >/build/gpumon/setup.log
@@ -114,14 +157,17 @@ if ! nice -n 19 unshare --mount --fork sh -c \
     done
     die "the build in the $suite chroot failed (logs above, in $work)"
 fi
-say "built in $(($(date +%s) - start)) s; gcc $(chroot "$root" gcc -dumpfullversion) warnings: $(grep -c 'warning:' "$work/ninja.log" || true) (in $work/ninja.log)"
+cc=gcc
+[ "$arch" = x86_64 ] || cc=aarch64-linux-gnu-gcc
+say "built in $(($(date +%s) - start)) s; $cc $(chroot "$root" $cc -dumpfullversion) warnings: $(grep -c 'warning:' "$work/ninja.log" || true) (in $work/ninja.log)"
 
 # ---- check: glibc floor, static inih ----------------------------------------
 stage=$work/stage/usr/local
 bad=0
 for f in $(find "$stage" -type f | sort); do
     head -c 4 "$f" | grep -q 'ELF' || continue
-    need=$(objdump -T "$f" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+    # the versions it requires (.gnu.version_r; readelf reads any architecture)
+    need=$(readelf -W -V "$f" | grep -o 'Name: GLIBC_[0-9][0-9.]*' | sed 's/.*GLIBC_//' | sort -uV | tail -1)
     rel=${f#"$stage"/}
     printf 'dist.sh: glibc: %-40s GLIBC_%s\n' "$rel" "${need:-none}"
     if [ -n "$need" ] &&
@@ -129,7 +175,7 @@ for f in $(find "$stage" -type f | sort); do
         echo "dist.sh: error: $rel needs GLIBC_$need, above the floor $glibc_floor" >&2
         bad=1
     fi
-    if objdump -p "$f" | grep -E 'NEEDED +libinih\.' >&2; then
+    if readelf -W -d "$f" | grep -E 'NEEDED.*libinih\.' >&2; then
         echo "dist.sh: error: $rel needs a library that must be static (above)" >&2
         bad=1
     fi
@@ -141,6 +187,7 @@ name=gpumon-$version-linux-$arch
 pack=$work/pack/$name
 mkdir -p "$pack"
 cp -a "$stage" "$pack/files"
+cp "$src/debian/copyright" "$pack/files/share/doc/gpumon/copyright"
 cp "$src/scripts/dist-install.sh" "$pack/install.sh"
 chmod 755 "$pack/install.sh"
 cat >"$pack/README" <<EOF
