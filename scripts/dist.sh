@@ -141,7 +141,7 @@ cd /build/gpumon/src
 export PATH=/opt/meson:/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8
 [ -z "$cross" ] || export MESON_EXE_WRAPPER=/usr/bin/qemu-aarch64-static
 meson setup /build/gpumon/out $cross --prefix=/usr/local --libdir=lib --buildtype=release \
-    -Dtests=disabled -Dstatic_deps=inih -Dwerror=false \
+    -Dtests=disabled -Dstatic_deps=inih -Dwerror=false -Dstrip=true \
     "-Dc_args=['-Werror=implicit-function-declaration','-Werror=int-conversion']" \
     >/build/gpumon/setup.log
 ninja -C /build/gpumon/out >/build/gpumon/ninja.log
