@@ -77,7 +77,7 @@ const void *gm_module_load(const char *env_var, const char *file, const char *in
      * missing: "libcairo.so.2: cannot open shared object file") says more
      * than the absence of the next candidate, so its reason is kept. */
     char path[PATH_MAX + 64];
-    char later[512];
+    char later[512] = "";
     int kept = 0;
     for (size_t i = 0; i < sizeof(near_dirs) / sizeof(near_dirs[0]); i++) {
         if (!near_exe(near_dirs[i], file, path, sizeof(path)))
