@@ -7,8 +7,8 @@
 #
 #   scripts/container-build.sh DEBDIR [IMAGE]
 #
-# DEBDIR holds gpumon_*.deb and gpumon-sim_*.deb (dpkg-buildpackage's output,
-# e.g. tests/pkg/deb.sh with GPUMON_PKG_KEEP=1).  IMAGE defaults to
+# DEBDIR holds gpumon_*.deb, gpumon-extras_*.deb and gpumon-sim_*.deb
+# (dpkg-buildpackage's output, e.g. tests/pkg/deb.sh with GPUMON_PKG_OUT).  IMAGE defaults to
 # localhost/gpumon:VERSION (the package's version).  GPUMON_ROOTFS=DIR only
 # assembles the root filesystem into DIR and builds nothing.  Left out of the
 # image: gpumon top and gpumon plot (their modules need a terminal database
@@ -34,6 +34,10 @@ tmp=$(mktemp -d /tmp/gpumon-image.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp/pkg"
 dpkg-deb -x "$simdeb" "$tmp/pkg"
+# the exporter's and the notifier's modules are gpumon-extras' (debian/control)
+set -- "$debdir"/gpumon-extras_*.deb
+[ -f "$1" ] || die "no gpumon-extras_*.deb in $debdir"
+dpkg-deb -x "$1" "$tmp/pkg"
 ctx=$tmp/ctx
 root=${GPUMON_ROOTFS:-$ctx/rootfs}
 mkdir -p "$root"

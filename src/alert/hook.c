@@ -132,6 +132,34 @@ void gm_argv_free(char **argv)
 
 /* -------------------------------------------------------------- running */
 
+/* A signal's abbreviation ("KILL"), or NULL.  sigabbrev_np() came with
+ * glibc 2.32; the release tarball is built against 2.31 (Debian 11), where
+ * the build finds no sigabbrev_np and this table stands in. */
+static const char *sig_abbrev(int signo)
+{
+#ifdef GM_HAVE_SIGABBREV_NP
+    return sigabbrev_np(signo);
+#else
+    static const struct {
+        int no;
+        const char *name;
+    } names[] = {
+        {SIGHUP, "HUP"},   {SIGINT, "INT"},       {SIGQUIT, "QUIT"},   {SIGILL, "ILL"},
+        {SIGTRAP, "TRAP"}, {SIGABRT, "ABRT"},     {SIGBUS, "BUS"},     {SIGFPE, "FPE"},
+        {SIGKILL, "KILL"}, {SIGUSR1, "USR1"},     {SIGSEGV, "SEGV"},   {SIGUSR2, "USR2"},
+        {SIGPIPE, "PIPE"}, {SIGALRM, "ALRM"},     {SIGTERM, "TERM"},   {SIGCHLD, "CHLD"},
+        {SIGCONT, "CONT"}, {SIGSTOP, "STOP"},     {SIGTSTP, "TSTP"},   {SIGTTIN, "TTIN"},
+        {SIGTTOU, "TTOU"}, {SIGURG, "URG"},       {SIGXCPU, "XCPU"},   {SIGXFSZ, "XFSZ"},
+        {SIGPROF, "PROF"}, {SIGVTALRM, "VTALRM"}, {SIGWINCH, "WINCH"}, {SIGIO, "IO"},
+        {SIGSYS, "SYS"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (names[i].no == signo)
+            return names[i].name;
+    return NULL;
+#endif
+}
+
 static int pidfd_for(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -377,7 +405,7 @@ int gm_hook_run(char *const argv[], char *const envp[], const char *input, size_
     one_line(r->output);
 
     char what[160];
-    const char *sig = r->signo ? sigabbrev_np(r->signo) : NULL;
+    const char *sig = r->signo ? sig_abbrev(r->signo) : NULL;
     if (r->timed_out || r->aborted) {
         if (r->timed_out)
             snprintf(what, sizeof(what), "timed out after %g s; killed (%s)",

@@ -115,7 +115,13 @@ static int mod_post(void *client, const struct gm_http_req *req, struct gm_http_
     if (timeout_ms < 1)
         timeout_ms = 1;
     SET(CURLOPT_URL, req->url);
+#if LIBCURL_VERSION_NUM >= 0x075500
     SET(CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    /* before curl 7.85 (Debian 11's 7.74, the release tarball's build);
+     * still honoured, deprecated, by the newer ones it then runs with */
+    SET(CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
     SET(CURLOPT_NOSIGNAL, 1L);
     SET(CURLOPT_POST, 1L);
     SET(CURLOPT_POSTFIELDS, req->body);

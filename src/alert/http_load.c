@@ -36,7 +36,10 @@ const struct gm_notify_http_module *gm_notify_http_load(struct gm_err *err)
     const struct gm_notify_http_module *m = mod;
     pthread_mutex_unlock(&mod_mu);
     if (!m)
-        gm_err_set(err, GM_E_NOLIB,
-                   "cannot load the notifier's HTTP module (webhooks, Alertmanager): %s", why);
+        gm_err_set(
+            err, GM_E_NOLIB,
+            "cannot load the notifier's HTTP module (webhooks, Alertmanager): %s" GM_MODULE_HINT(
+                "gpumon_notify.so", "libcurl.so.4", "libcurl4"),
+            why);
     return m;
 }

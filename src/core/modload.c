@@ -28,9 +28,13 @@ static const void *try_open(const char *path, const char *symbol, const char *wh
     return sym;
 }
 
-/* dir of the running executable + "/" + file into buf, when readable. */
-static int beside_exe(const char *file, char *buf, size_t len)
+/* dir of the running executable + "/" + rel + file into buf, when readable;
+ * with a non-empty rel, file's last component only (the simulator, which a
+ * build tree has in ../sim/, is beside the modules when installed). */
+static int near_exe(const char *rel, const char *file, char *buf, size_t len)
 {
+    if (*rel && strrchr(file, '/'))
+        file = strrchr(file, '/') + 1;
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
@@ -40,10 +44,15 @@ static int beside_exe(const char *file, char *buf, size_t len)
     if (!slash)
         return 0;
     *slash = '\0';
-    if ((size_t)snprintf(buf, len, "%s/%s", exe, file) >= len)
+    if ((size_t)snprintf(buf, len, "%s/%s%s", exe, rel, file) >= len)
         return 0;
     return access(buf, R_OK) == 0;
 }
+
+/* The two places beside the executable, in order: the build tree (the file
+ * beside it) and a relocated install (PREFIX/bin/gpumon with its modules in
+ * PREFIX/lib/gpumon/, the release tarball's install.sh --prefix). */
+static const char *const near_dirs[] = {"", "../lib/gpumon/"};
 
 const char *gm_module_find(const char *env_var, const char *file, const char *installed, char *buf,
                            size_t len)
@@ -51,8 +60,9 @@ const char *gm_module_find(const char *env_var, const char *file, const char *in
     const char *env = getenv(env_var);
     if (env && *env)
         return env;
-    if (beside_exe(file, buf, len))
-        return buf;
+    for (size_t i = 0; i < sizeof(near_dirs) / sizeof(near_dirs[0]); i++)
+        if (near_exe(near_dirs[i], file, buf, len))
+            return buf;
     return installed;
 }
 
@@ -63,11 +73,21 @@ const void *gm_module_load(const char *env_var, const char *file, const char *in
     const char *env = getenv(env_var);
     if (env && *env)
         return try_open(env, symbol, what, accept, why, wlen);
-    const void *sym = NULL;
+    /* A module that is there but fails to load (a library it needs is
+     * missing: "libcairo.so.2: cannot open shared object file") says more
+     * than the absence of the next candidate, so its reason is kept. */
     char path[PATH_MAX + 64];
-    if (beside_exe(file, path, sizeof(path)))
-        sym = try_open(path, symbol, what, accept, why, wlen);
-    if (!sym)
-        sym = try_open(installed, symbol, what, accept, why, wlen);
-    return sym;
+    char later[512] = "";
+    int kept = 0;
+    for (size_t i = 0; i < sizeof(near_dirs) / sizeof(near_dirs[0]); i++) {
+        if (!near_exe(near_dirs[i], file, path, sizeof(path)))
+            continue;
+        const void *sym =
+            try_open(path, symbol, what, accept, kept ? later : why, kept ? sizeof(later) : wlen);
+        if (sym)
+            return sym;
+        kept = 1;
+    }
+    return try_open(installed, symbol, what, accept, kept ? later : why,
+                    kept ? sizeof(later) : wlen);
 }

@@ -9,7 +9,8 @@
  * scrape, and one failed GPU never fails the scrape.
  *
  * Endpoints: /metrics, /healthz (200 while the latest sample is fresh and
- * the driver answers; 503 with the reason otherwise), / (the live page),
+ * the driver answers; 503 with the reason otherwise), /livez (200 while the
+ * server answers: liveness, whatever the driver), / (the live page),
  * /static/NAME (its assets) and /api/v1/status, /history, /alerts (its
  * read-only JSON API; live.h, docs/api.md).
  * Other paths 404, methods other than GET and HEAD 405.  Optional TLS,

@@ -19,6 +19,24 @@
 
 /* ------------------------------------------------------------------ HTTP */
 
+/* A response over size bytes at buf that calls release(cls) when MHD is
+ * done with them; NULL on failure, when the caller still owns buf and cls.
+ * libmicrohttpd before 0.9.73 (Debian 11's 0.9.72, where the release
+ * tarball is built) has no such call: the response takes a copy, and cls
+ * is released at once. */
+static struct MHD_Response *
+response_from_buffer_cls(size_t size, void *buf, MHD_ContentReaderFreeCallback release, void *cls)
+{
+#ifdef GM_HAVE_MHD_FREE_CALLBACK_CLS
+    return MHD_create_response_from_buffer_with_free_callback_cls(size, buf, release, cls);
+#else
+    struct MHD_Response *r = MHD_create_response_from_buffer(size, buf, MHD_RESPMEM_MUST_COPY);
+    if (r)
+        release(cls);
+    return r;
+#endif
+}
+
 static void add_headers(const struct sec *s, struct MHD_Response *r)
 {
     int nosniff = 0;
@@ -74,8 +92,7 @@ static struct MHD_Response *body_response(struct body *b, int v, const struct se
         }
     }
     __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-    r = MHD_create_response_from_buffer_with_free_callback_cls(data->len, data->p,
-                                                               gm_ex_body_mem_release_cb, b);
+    r = response_from_buffer_cls(data->len, data->p, gm_ex_body_mem_release_cb, b);
     if (!r) {
         /* cannot reach 0: the caller is a user, and users hold one */
         __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
@@ -162,6 +179,23 @@ static enum MHD_Result serve_health(struct gm_exporter *x, const struct sec *s,
     }
     gm_ex_body_unref(b);
     return reply_text(s, c, status, msg);
+}
+
+/* /livez, liveness: 200 whenever the HTTP server answers, whatever the
+ * driver or the sampler do.  Kubernetes restarts a container whose liveness
+ * probe fails, and on driver loss (/healthz 503) a restart cannot help and
+ * would lose the very metrics that show the loss; readiness and alerts carry
+ * the driver state.  The text says whether there is a sample yet, for a
+ * person reading it. */
+static enum MHD_Result serve_live(struct gm_exporter *x, const struct sec *s,
+                                  struct MHD_Connection *c)
+{
+    int64_t stale_after_ns;
+    struct body *b = gm_ex_current(x, &stale_after_ns);
+    const char *msg = b ? "ok: serving (readiness and the driver state: /healthz)\n"
+                        : "ok: serving, no sample yet (readiness: /healthz)\n";
+    gm_ex_body_unref(b);
+    return reply_text(s, c, MHD_HTTP_OK, msg);
 }
 
 /* -------------------------------------------------------------- live page */
@@ -255,7 +289,7 @@ static enum MHD_Result reply_buf(struct gm_exporter *x, const struct sec *s,
         h->p = p ? p : b->p;
     }
     struct MHD_Response *r =
-        h ? MHD_create_response_from_buffer_with_free_callback_cls(h->len, h->p, held_free, h)
+        h ? response_from_buffer_cls(h->len, h->p, held_free, h)
           : MHD_create_response_from_buffer_with_free_callback(b->len, b->p, free);
     if (!r) {
         if (h)
@@ -432,8 +466,7 @@ static enum MHD_Result serve_api_status(struct gm_exporter *x, const struct sec 
     int owned = 0;
     if (!r) {
         __atomic_add_fetch(&b->mem, 1, __ATOMIC_RELAXED);
-        r = MHD_create_response_from_buffer_with_free_callback_cls(b->status.len, b->status.p,
-                                                                   gm_ex_body_mem_release_cb, b);
+        r = response_from_buffer_cls(b->status.len, b->status.p, gm_ex_body_mem_release_cb, b);
         if (!r) {
             __atomic_sub_fetch(&b->mem, 1, __ATOMIC_RELAXED);
             gm_ex_body_unref(b);
@@ -618,6 +651,8 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         return serve_metrics(x, s, c);
     case GM_REQ_HEALTH:
         return serve_health(x, s, c);
+    case GM_REQ_LIVE:
+        return serve_live(x, s, c);
     case GM_REQ_INDEX:
         return serve_page(x, s, c);
     case GM_REQ_STATIC:

@@ -40,7 +40,10 @@ static const struct gm_export_module *load(struct gm_err *err)
         mod = gm_module_load("GPUMON_EXPORT_MODULE", "gpumon_export.so", GM_EXPORT_MODULE_INSTALLED,
                              "gm_export_module", "exporter", accept_export, why, sizeof(why));
         if (!mod)
-            gm_err_set(err, GM_E_NOLIB, "cannot load the exporter module: %s", why);
+            gm_err_set(err, GM_E_NOLIB,
+                       "cannot load the exporter module: %s" GM_MODULE_HINT(
+                           "gpumon_export.so", "libmicrohttpd.so.12", "libmicrohttpd12"),
+                       why);
     }
     const struct gm_export_module *m = mod;
     pthread_mutex_unlock(&mod_mu);

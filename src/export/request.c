@@ -251,6 +251,8 @@ enum gm_request_route gm_request_route(const char *method, const char *url)
         return GM_REQ_METRICS;
     if (strcmp(url, "/healthz") == 0)
         return GM_REQ_HEALTH;
+    if (strcmp(url, "/livez") == 0)
+        return GM_REQ_LIVE;
     if (strcmp(url, "/") == 0)
         return GM_REQ_INDEX;
     if (strncmp(url, "/static/", 8) == 0)

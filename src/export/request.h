@@ -17,6 +17,7 @@
 enum gm_request_route {
     GM_REQ_METRICS = 0, /* /metrics */
     GM_REQ_HEALTH,      /* /healthz */
+    GM_REQ_LIVE,        /* /livez */
     GM_REQ_INDEX,       /* / (the live page) */
     GM_REQ_STATIC,      /* /static/NAME (the live page's assets; an unknown NAME is 404) */
     GM_REQ_API_STATUS,  /* /api/v1/status */

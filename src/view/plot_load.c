@@ -22,6 +22,9 @@ int gm_plot_render(const struct gm_plot_data *d, const struct gm_plot_opts *o, i
         gm_module_load("GPUMON_PLOT_MODULE", "gpumon_plot.so", GM_PLOT_MODULE_INSTALLED,
                        "gm_plot_module", "plot", accept_plot, why, sizeof(why));
     if (!m)
-        return gm_err_set(err, GM_E_NOTFOUND, "cannot load the chart module: %s", why);
+        return gm_err_set(err, GM_E_NOTFOUND,
+                          "cannot load the chart module: %s" GM_MODULE_HINT(
+                              "gpumon_plot.so", "libcairo.so.2", "libcairo2"),
+                          why);
     return m->render(d, o, fd, err);
 }

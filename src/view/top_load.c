@@ -21,6 +21,9 @@ int gm_top_run(const struct gm_top_opts *o, struct gm_err *err)
         gm_module_load("GPUMON_TOP_MODULE", "gpumon_top.so", GM_TOP_MODULE_INSTALLED,
                        "gm_top_module", "top", accept_top, why, sizeof(why));
     if (!m)
-        return gm_err_set(err, GM_E_NOTFOUND, "cannot load the full-screen view's module: %s", why);
+        return gm_err_set(err, GM_E_NOTFOUND,
+                          "cannot load the full-screen view's module: %s" GM_MODULE_HINT(
+                              "gpumon_top.so", "libncursesw.so.6", "libncursesw6"),
+                          why);
     return m->run(o, err);
 }

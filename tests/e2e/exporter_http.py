@@ -200,6 +200,13 @@ def test_driver_not_loaded():
                 check_eq(h.status, 503, f"{scn}: /healthz status", h.text)
                 check(h.text.startswith(f"unhealthy: {state}: ") and words in h.text,
                       f"{scn}: /healthz names the state and the reason", h.text)
+                # liveness ("is the process serving") stays 200 on driver loss:
+                # Kubernetes' livenessProbe uses it, and a restart cannot help
+                lv = g.get("/livez")
+                check_eq(lv.status, 200, f"{scn}: /livez status", lv.text)
+                check(lv.text.startswith("ok: serving"), f"{scn}: /livez text", lv.text)
+                check(lv.header("Content-Type").startswith("text/plain"),
+                      f"{scn}: /livez Content-Type")
                 m = g.get("/metrics")
                 check_eq(m.status, 200, f"{scn}: /metrics status")
                 states = {lab["state"]: v for n, lab, v in parse_samples(m.text)

@@ -1,8 +1,12 @@
 #!/bin/sh
 # deb.sh -- the Debian packages end to end: builds gpumon and gpumon-sim with
 # `dpkg-buildpackage -b -us -uc` from a copy of this checkout (in a temporary
-# directory outside the tree, no network), runs lintian, installs both with
-# apt-get, runs `gpumon --version` and `gpumon --sim ... status`, starts the
+# directory outside the tree, no network), checks that gpumon's Depends name
+# no heavy library (cairo, curl, microhttpd, GnuTLS, ncurses: they are
+# gpumon-extras', which gpumon recommends), runs lintian, installs gpumon and
+# gpumon-sim without recommends, runs `gpumon --version` and `gpumon --sim
+# ... status`, checks that the exporter's missing module is named with its
+# library and package, installs gpumon-extras, starts the
 # agent as the installed unit would (its User=, ExecStart=, directories and
 # umask; the simulator through GPUMON_NVML_LIB) for a few seconds in a private
 # network namespace (port 9842 of the host stays free), scrapes /metrics, then
@@ -29,7 +33,7 @@ ok() { echo "deb.sh: ok: $*"; }
 for t in dpkg-buildpackage dh lintian apt-get curl unshare setpriv ip; do
     command -v "$t" >/dev/null 2>&1 || skip "$t is not installed (scripts/install-deps.sh)"
 done
-for p in gpumon gpumon-sim; do
+for p in gpumon gpumon-sim gpumon-extras; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q installed; then
         skip "package $p is already installed here; the test would purge it"
     fi
@@ -50,8 +54,9 @@ agent_pid=""
 cleanup() {
     [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null
     if dpkg-query -W -f='${Status}' gpumon 2>/dev/null | grep -q installed ||
-        dpkg-query -W -f='${Status}' gpumon-sim 2>/dev/null | grep -q installed; then
-        GPUMON_PURGE_DATA=1 apt-get purge -y -q gpumon gpumon-sim >/dev/null 2>&1 || true
+        dpkg-query -W -f='${Status}' gpumon-sim 2>/dev/null | grep -q installed ||
+        dpkg-query -W -f='${Status}' gpumon-extras 2>/dev/null | grep -q installed; then
+        GPUMON_PURGE_DATA=1 apt-get purge -y -q gpumon gpumon-sim gpumon-extras >/dev/null 2>&1 || true
     fi
     if [ "${GPUMON_PKG_KEEP:-0}" = 1 ]; then echo "deb.sh: kept $tmp"; else rm -rf "$tmp"; fi
 }
@@ -63,6 +68,7 @@ start=$(date +%s)
 mkdir "$tmp/src"
 tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./debian/tmp \
     --exclude=./debian/.debhelper --exclude=./debian/gpumon --exclude=./debian/gpumon-sim \
+    --exclude=./debian/gpumon-extras \
     --exclude=./debian/files --exclude='./debian/*.substvars' --exclude=./.gl --exclude=./.whl \
     -cf - . | tar -C "$tmp/src" -xf -
 if ! (cd "$tmp/src" && DEB_BUILD_OPTIONS="nocheck parallel=${JOBS:-2}" \
@@ -72,6 +78,16 @@ if ! (cd "$tmp/src" && DEB_BUILD_OPTIONS="nocheck parallel=${JOBS:-2}" \
 fi
 deb=$(ls "$tmp"/gpumon_*.deb)
 simdeb=$(ls "$tmp"/gpumon-sim_*.deb)
+# a headless node's agent: gpumon depends on no library that only plot (cairo),
+# top (ncurses), webhooks (curl) or the exporter (microhttpd, GnuTLS) use
+deps=$(dpkg-deb -f "$deb" Depends)
+for heavy in cairo curl microhttpd gnutls ncurses; do
+    case "$deps" in *"$heavy"*) fail "gpumon's Depends names $heavy (it belongs to gpumon-extras): $deps" ;; esac
+done
+extdeb=$(ls "$tmp"/gpumon-extras_*.deb 2>/dev/null) || fail "no gpumon-extras package was built"
+dpkg-deb -f "$deb" Recommends | grep -q 'gpumon-extras (= ' ||
+    fail "gpumon does not recommend gpumon-extras of its version: $(dpkg-deb -f "$deb" Recommends)"
+ok "gpumon Depends: $deps; Recommends: $(dpkg-deb -f "$deb" Recommends)"
 # python3-gpumon: the module where Debian's python3 finds it, importable
 pydeb=$(ls "$tmp"/python3-gpumon_*_all.deb) && dpkg-deb -x "$pydeb" "$tmp/py"
 got=$(cd / && PYTHONPATH="$tmp/py/usr/lib/python3/dist-packages" /usr/bin/python3 -c \
@@ -79,11 +95,12 @@ got=$(cd / && PYTHONPATH="$tmp/py/usr/lib/python3/dist-packages" /usr/bin/python
 [ "$got" = "$tmp/py/usr/lib/python3/dist-packages/gpumon/__init__.py" ] || fail "python3-gpumon: gpumon from $got"
 ok "python3-gpumon: gpumon imports from the package's files"
 version=$(dpkg-deb -f "$deb" Version)
-ok "built $(basename "$deb") $(basename "$simdeb") in $(($(date +%s) - start)) s"
+ok "built $(basename "$deb") $(basename "$simdeb") $(basename "$extdeb") in $(($(date +%s) - start)) s"
 if [ -n "${GPUMON_PKG_OUT:-}" ]; then
     mkdir -p "$GPUMON_PKG_OUT"
-    rm -f "$GPUMON_PKG_OUT"/gpumon_*.deb "$GPUMON_PKG_OUT"/gpumon-sim_*.deb
-    cp "$deb" "$simdeb" "$GPUMON_PKG_OUT/"
+    rm -f "$GPUMON_PKG_OUT"/gpumon_*.deb "$GPUMON_PKG_OUT"/gpumon-sim_*.deb \
+        "$GPUMON_PKG_OUT"/gpumon-extras_*.deb
+    cp "$deb" "$simdeb" "$extdeb" "$GPUMON_PKG_OUT/"
 fi
 
 # lintian: any tag fails, info and pedantic ones included; the accepted ones
@@ -98,8 +115,7 @@ ok "lintian: no tag (--pedantic --display-info) but the $(cat "$src"/debian/*.li
 # ---- install ----------------------------------------------------------------
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$deb" "$simdeb" \
     >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log" >&2; fail "apt-get install"; }
-dpkg-query -L gpumon gpumon-sim | sort -u >"$tmp/files"
-ok "installed ($(wc -l <"$tmp/files") paths)"
+ok "installed gpumon and gpumon-sim without recommends"
 
 got=$(gpumon --version)
 [ "$got" = "gpumon $version" ] || fail "gpumon --version: '$got', the package is $version"
@@ -111,6 +127,21 @@ gpumon --sim "$scen" status >"$tmp/status.out" 2>"$tmp/status.err" ||
 n=$(grep -c 'H100' "$tmp/status.out" || true)
 [ "$n" -eq 8 ] || { cat "$tmp/status.out"; fail "status shows $n H100 lines, want 8"; }
 ok "gpumon --sim $scen status: 8 GPUs"
+
+# without gpumon-extras the exporter's module is missing: the agent says which
+# file, which library and which package, and exits non-zero
+if gpumon --sim "$scen" agent --no-config --data-dir "$tmp/noext" --listen 127.0.0.1:9 \
+    >"$tmp/noext.out" 2>"$tmp/noext.err"; then
+    fail "the agent with --listen ran without gpumon-extras"
+fi
+grep -q 'cannot load the exporter module: .*gpumon_export.so: cannot open shared object file' "$tmp/noext.err" &&
+    grep -q 'it needs gpumon_export.so and libmicrohttpd.so.12 (Debian and Ubuntu: apt install gpumon-extras' \
+        "$tmp/noext.err" || { cat "$tmp/noext.err" >&2; fail "the missing exporter module's message"; }
+ok "without gpumon-extras: $(head -1 "$tmp/noext.err")"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$extdeb" \
+    >"$tmp/install-ext.log" 2>&1 || { cat "$tmp/install-ext.log" >&2; fail "apt-get install gpumon-extras"; }
+dpkg-query -L gpumon gpumon-sim gpumon-extras | sort -u >"$tmp/files"
+ok "installed gpumon-extras ($(wc -l <"$tmp/files") paths in the three packages)"
 
 # the user, its directories, the conffile, the unit installed but not enabled
 uid=$(getent passwd gpumon | cut -d: -f3)
@@ -180,10 +211,10 @@ gone() { # every file of the list is gone, and every directory no other package 
     done
     ! ls /var/lib/systemd/deb-systemd-helper-*/*gpumon* >/dev/null 2>&1 ||
         fail "$1: deb-systemd-helper state left"
-    ! dpkg-query -W -f='${Status}' gpumon gpumon-sim 2>/dev/null | grep -q 'installed\|config-files' ||
+    ! dpkg-query -W -f='${Status}' gpumon gpumon-sim gpumon-extras 2>/dev/null | grep -q 'installed\|config-files' ||
         fail "$1: dpkg still knows the packages"
 }
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -q gpumon gpumon-sim >"$tmp/purge.log" 2>&1 ||
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q gpumon gpumon-sim gpumon-extras >"$tmp/purge.log" 2>&1 ||
     { cat "$tmp/purge.log" >&2; fail "apt-get purge"; }
 gone "purge"
 [ -f /var/lib/gpumon/gpumon.db ] || fail "plain purge removed the store"
@@ -191,9 +222,9 @@ getent passwd gpumon >/dev/null || fail "plain purge removed the user that owns 
 grep -q 'GPUMON_PURGE_DATA=1' "$tmp/purge.log" || fail "plain purge did not say how to remove the data"
 ok "plain purge: every packaged file gone; the data and the user kept, and it says so"
 
-dpkg -i "$deb" "$simdeb" >"$tmp/install2.log" 2>&1 || { cat "$tmp/install2.log" >&2; fail "reinstall"; }
+dpkg -i "$deb" "$simdeb" "$extdeb" >"$tmp/install2.log" 2>&1 || { cat "$tmp/install2.log" >&2; fail "reinstall"; }
 [ "$(getent passwd gpumon | cut -d: -f3)" = "$uid" ] || fail "reinstall changed the user"
-GPUMON_PURGE_DATA=1 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q gpumon gpumon-sim \
+GPUMON_PURGE_DATA=1 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q gpumon gpumon-sim gpumon-extras \
     >"$tmp/purge2.log" 2>&1 || { cat "$tmp/purge2.log" >&2; fail "GPUMON_PURGE_DATA=1 apt-get purge"; }
 gone "purge with GPUMON_PURGE_DATA=1"
 for d in /var/lib/gpumon /var/log/gpumon; do [ ! -e "$d" ] || fail "$d left after purging the data"; done

@@ -183,6 +183,14 @@ def check_daemonset(ds, cf, version, cm):
         hp = (c.get(probe) or {}).get("httpGet") or {}
         check(hp.get("port") in names or str(hp.get("port")) == port,
               "%s: %s port %r is not a container port" % (w, probe, hp.get("port")))
+    # liveness must not restart the agent when the driver is lost (/healthz
+    # answers 503 then, when a restart cannot help): it asks /livez
+    live = ((c.get("livenessProbe") or {}).get("httpGet") or {}).get("path")
+    ready = ((c.get("readinessProbe") or {}).get("httpGet") or {}).get("path")
+    check(live == "/livez", "%s: livenessProbe path %r, want /livez (\"is the process "
+          "serving\"; /healthz is 503 on driver loss)" % (w, live))
+    check(ready == "/healthz", "%s: readinessProbe path %r, want /healthz (the driver state)"
+          % (w, ready))
     return pod_labels, ports
 
 

@@ -1382,6 +1382,8 @@ static void test_start_errors(void **state)
     assert_int_equal(err.code, GM_E_NOLIB);
     assert_non_null(strstr(err.msg, "[notify.am]: cannot load the notifier's HTTP module "
                                     "(webhooks, Alertmanager): /nonexistent/gpumon_notify.so"));
+    assert_non_null(strstr(err.msg, "; it needs gpumon_notify.so and libcurl.so.4 (Debian and "
+                                    "Ubuntu: apt install gpumon-extras; "));
     unsetenv("GPUMON_NOTIFY_MODULE");
 
     struct gm_notify_conf two[2];
