@@ -248,7 +248,7 @@ static int read_password(const struct fleet_args *a, char *pw, size_t len)
     return 0;
 }
 
-static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+static int load_fetch(void)
 {
     char why[256] = "";
     fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
@@ -257,6 +257,15 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
         cli_error("fleet: cannot load the HTTP client: %s", why);
         return GM_EXIT_FAIL;
     }
+    return 0;
+}
+
+/* Asks every node of f (the module loaded) and reads the answers into
+ * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
+ * with why when nothing could be asked. */
+static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
+                       size_t wlen)
+{
     struct gm_fleet_xfer *x = gm_xcalloc(f->n, sizeof(*x));
     for (uint32_t i = 0; i < f->n; i++) {
         x[i].base = f->node[i].base;
@@ -277,10 +286,8 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
     if (fo.node_ns > fo.total_ns)
         fo.node_ns = fo.total_ns;
     int rc = 0;
-    if (fetch_mod->fetch(x, f->n, &fo, why, sizeof(why)) != 0) {
-        cli_error("fleet: %s", why);
-        rc = GM_EXIT_FAIL;
-    }
+    if (fetch_mod->fetch(x, f->n, &fo, why, wlen) != 0)
+        rc = -1;
     int64_t now = gm_wall_ns();
     for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
         struct gm_fleet_node *nd = &f->node[i];
@@ -301,6 +308,17 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
         for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
             free(x[i].body[k]);
     free(x);
+    return rc;
+}
+
+static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    char why[256] = "";
+    int rc = load_fetch();
+    if (rc == 0 && fetch_nodes(f, a, pw, why, sizeof(why)) != 0) {
+        cli_error("fleet: %s", why);
+        rc = GM_EXIT_FAIL;
+    }
     return rc;
 }
 
