@@ -230,7 +230,7 @@ static const struct view *sort_view;
 static int cmp_desc(double a, double b)
 {
     if (isnan(a) || isnan(b))
-        return isnan(a) - isnan(b);
+        return !!isnan(a) - !!isnan(b);
     return a > b ? -1 : a < b;
 }
 
@@ -608,9 +608,8 @@ static int key(struct view *v, int ch)
     }
     if (sort >= 0) {
         v->sort = sort;
-        v->sel = 0; /* the top of the new order */
         resort(v);
-        v->sel = 0;
+        v->sel = 0; /* the top of the new order */
         v->top = 0;
     }
     return 0;

@@ -204,7 +204,8 @@ def test_grid():
         t.wait_for("125 nodes  1000 GPUs: 1000 busy", what="1000 GPUs")
         lines = t.lines()
         grid = [ln for ln in lines[2:] if ln and set(ln) <= set("#. !~x?")]
-        cells = sum(ln.count("#") for ln in grid)
+        # a node late in a round on a loaded machine shows 'x' cells: count them all
+        cells = sum(len(ln.replace(" ", "")) for ln in grid)
         check_eq(cells, 1000, "a cell per GPU in the grid", t.screen())
         check(len(grid) <= 10, f"the grid in {len(grid)} lines", t.screen())
         check(any(ln.startswith("NODE ") for ln in lines), "the node list under the grid",
