@@ -14,7 +14,9 @@ without it) against real agents on loopback (docs/fleet.md).
              growing, its cells 'x', first under the problems sort; q gives
              the terminal back
   grid       125 fake nodes of 8 GPUs (1000 GPUs) on 200x50: one cell per
-             GPU, the grid in under 10 lines, the node list under it
+             GPU, the grid in under 10 lines, the node list under it;
+             resized to 100x40, the same cells on more lines; SIGTERM gives
+             the terminal back
 """
 import json
 import os
@@ -212,7 +214,27 @@ def test_grid():
               t.screen())
         check(any(ln.startswith(hosts[0] + " ") for ln in lines), "the first node's row",
               t.screen())
-        t.keys("q")
+
+        # resized to 100x40: the same cells rewrapped on twice the lines
+        t.tmux("resize-window", "-t", "t", "-x", "100", "-y", "40")
+
+        def narrow():
+            ls = t.lines()
+            g = [ln for ln in ls[2:] if ln and set(ln) <= set("#. !~x?")]
+            ok = len(ls) <= 41 and max(len(ln) for ln in ls) <= 100 and \
+                sum(len(ln.replace(" ", "")) for ln in g) == 1000
+            return g if ok and any(ln.startswith("NODE ") for ln in ls) else None
+        deadline = time.monotonic() + top_lib.WAIT_S
+        g2 = narrow()
+        while not g2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            g2 = narrow()
+        check(g2 and len(g2) > len(grid), "the grid rewrapped at 100 columns", t.screen())
+
+        # SIGTERM gives the terminal back too
+        pid = t.top_pid()
+        check(pid is not None, "the fleet top process", t.screen())
+        os.kill(pid, signal.SIGTERM)
         code, stty = t.wait_exit()
         t.check_restored(code, stty)
     finally:
