@@ -271,9 +271,10 @@ static void resort(struct view *v)
         summarise(&v->shown.node[i], &v->sum[i]);
         v->order[i] = i;
     }
-    sort_view = v;
+    sort_view = v; /* qsort has no context argument; held only during the sort */
     if (v->shown.n)
         qsort(v->order, v->shown.n, sizeof(*v->order), by_sort);
+    sort_view = NULL;
     for (uint32_t i = 0; i < v->shown.n; i++) /* the selection follows its node */
         if (v->order[i] == selnode)
             v->sel = i;
