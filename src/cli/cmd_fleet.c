@@ -591,8 +591,6 @@ static int cmd_fleet_run(int argc, char **argv)
     if (a.prometheus && strcmp(sub, "top") == 0)
         return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
                                         "Prometheus yet");
-    if (a.interval_ns <= 0)
-        return cli_usage_error("fleet", "--interval: more than 0 s");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");

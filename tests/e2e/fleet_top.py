@@ -13,6 +13,7 @@ without it) against real agents on loopback (docs/fleet.md).
              unreachable (timeout) with its last GPUs kept and their age
              growing, its cells 'x', first under the problems sort; q gives
              the terminal back
+  usage      --interval 0, --prometheus, no terminal: refused, saying why
   grid       125 fake nodes of 8 GPUs (1000 GPUs) on 200x50: one cell per
              GPU, the grid in under 10 lines, the node list under it;
              resized to 100x40, the same cells on more lines; SIGTERM gives
@@ -31,7 +32,7 @@ import top_lib  # noqa: E402
 from agentlib import Scratch, check, check_eq, main  # noqa: E402
 from exporter_lib import get, stop_all  # noqa: E402
 from fleet_hostile import Fake, status_doc  # noqa: E402
-from fleet_lib import start_agents  # noqa: E402
+from fleet_lib import fleet, start_agents  # noqa: E402
 
 
 class FleetTop(top_lib.Top):
@@ -244,5 +245,18 @@ def test_grid():
             f.close()
 
 
+
+def test_usage():
+    """Usage errors (exit 2) and no terminal (exit 1), each saying why."""
+    cases = [(["--hosts", "127.0.0.1:1", "--interval", "0"], 2, "invalid --interval '0'"),
+             (["--prometheus", "http://127.0.0.1:1"], 2, "fleet top needs the agents"),
+             (["--hosts", "127.0.0.1:1"], 1, "fleet top: needs a terminal")]
+    for args, want, msg in cases:
+        rc, out, err = fleet(["top"] + args)
+        check_eq(rc, want, f"exit status of fleet top {args}", err)
+        check(msg in err, f"fleet top {args}: says {msg!r}", err)
+        check_eq(out, "", f"fleet top {args}: nothing on stdout")
+
+
 if __name__ == "__main__":
-    main([test_agents, test_grid])
+    main([test_usage, test_agents, test_grid])
