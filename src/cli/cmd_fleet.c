@@ -1,4 +1,4 @@
-/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose]`: every node's GPUs
+/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top]`: every node's GPUs
  * at a glance, from each agent's HTTP API (docs/fleet.md).
  *
  * Parses the flags, builds the node list (--hosts, --hosts-file), loads
@@ -6,7 +6,8 @@
  * asks every node for /api/v1/status and /api/v1/alerts at once within
  * --timeout, hands the answers to src/fleet/ and prints what it renders.
  * `fleet free` judges each node's GPUs with view/free.c's rules, the same
- * code `gpumon free` runs.  The basic-auth password is read from a file or
+ * code `gpumon free` runs; `fleet top` (cmd_fleet_top.c) repeats the same
+ * fetch every --interval behind a full-screen view.  The basic-auth password is read from a file or
  * an environment variable, never from the command line, and never
  * printed.  Exit: 0, 1 when no node answered (or too few free GPUs), 2 on
  * bad usage.
@@ -26,6 +27,7 @@
 #include "../fleet/fleet.h"
 #include "../view/free.h"
 #include "cli.h"
+#include "cmd_fleet_top.h"
 #include "opt.h"
 #include "optgroups.h"
 
@@ -38,7 +40,7 @@ enum { FMT_TEXT, FMT_ENV, FMT_JSON };
 struct fleet_args {
     const char *prometheus;
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
-    int64_t timeout_ns, node_timeout_ns, stale_ns;
+    int64_t timeout_ns, node_timeout_ns, stale_ns, interval_ns;
     int tls, insecure, json, gpus, fmt;
     unsigned long count;
     struct gm_free_opts fo;
@@ -113,6 +115,12 @@ static const struct gm_opt fleet_rows[] = {
      .fn = parse_secs,
      .off = OFF(stale_ns),
      .help = "a node whose latest sample is older is stale (default 30)"},
+    {.kind = GM_OPT_FN,
+     .name = "interval",
+     .arg = "SEC",
+     .fn = parse_secs,
+     .off = OFF(interval_ns),
+     .help = "top: a round over the nodes this often (default 2)"},
     {.kind = GM_OPT_SET,
      .name = "tls",
      .val = 1,
@@ -189,15 +197,16 @@ static const struct gm_opt fleet_rows[] = {
 
 static const struct gm_optcmd fleet_opts = {
     .name = "fleet",
-    .head = "usage: gpumon fleet [status|free|diagnose] [OPTIONS]\n\n"
+    .head = "usage: gpumon fleet [status|free|diagnose|top] [OPTIONS]\n\n"
             "Every node's GPUs at a glance, from each agent's HTTP API (gpumon agent or\n"
             "serve on every node).  status (the default): a line per node, then the GPUs\n"
             "with a problem; free: the free GPUs of the fleet by gpumon free's rules;\n"
             "diagnose: every node's findings by cause, and a job whose GPUs on one node\n"
-            "lag far behind its other nodes'.\n\n",
+            "lag far behind its other nodes'; top: full screen, a cell per GPU and a\n"
+            "node list, refreshed every --interval.\n\n",
     .tail = "\nSee docs/fleet.md for the node states, the JSON documents and security.\n",
     .col = 27,
-    .subs = "status|free|diagnose",
+    .subs = "status|free|diagnose|top",
     .opts = fleet_rows,
 };
 
@@ -248,7 +257,7 @@ static int read_password(const struct fleet_args *a, char *pw, size_t len)
     return 0;
 }
 
-static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+static int load_fetch(void)
 {
     char why[256] = "";
     fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
@@ -257,6 +266,15 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
         cli_error("fleet: cannot load the HTTP client: %s", why);
         return GM_EXIT_FAIL;
     }
+    return 0;
+}
+
+/* Asks every node of f (the module loaded) and reads the answers into
+ * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
+ * with why when nothing could be asked. */
+static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
+                       size_t wlen)
+{
     struct gm_fleet_xfer *x = gm_xcalloc(f->n, sizeof(*x));
     for (uint32_t i = 0; i < f->n; i++) {
         x[i].base = f->node[i].base;
@@ -277,10 +295,8 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
     if (fo.node_ns > fo.total_ns)
         fo.node_ns = fo.total_ns;
     int rc = 0;
-    if (fetch_mod->fetch(x, f->n, &fo, why, sizeof(why)) != 0) {
-        cli_error("fleet: %s", why);
-        rc = GM_EXIT_FAIL;
-    }
+    if (fetch_mod->fetch(x, f->n, &fo, why, wlen) != 0)
+        rc = -1;
     int64_t now = gm_wall_ns();
     for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
         struct gm_fleet_node *nd = &f->node[i];
@@ -302,6 +318,29 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
             free(x[i].body[k]);
     free(x);
     return rc;
+}
+
+static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    char why[256] = "";
+    int rc = load_fetch();
+    if (rc == 0 && fetch_nodes(f, a, pw, why, sizeof(why)) != 0) {
+        cli_error("fleet: %s", why);
+        rc = GM_EXIT_FAIL;
+    }
+    return rc;
+}
+
+/* fleet top's round: the same fetch on the view's thread. */
+struct top_ctx {
+    const struct fleet_args *a;
+    const char *pw;
+};
+
+static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
+{
+    const struct top_ctx *t = ctx;
+    return fetch_nodes(f, t->a, t->pw, why, wlen);
 }
 
 /* The Prometheus source: one request per query of gm_fleet_prom_queries
@@ -525,8 +564,9 @@ static int cmd_fleet_run(int argc, char **argv)
     const char *sub = "status";
     if (argc > 1 && argv[1][0] != '-') {
         sub = argv[1];
-        if (strcmp(sub, "status") != 0 && strcmp(sub, "free") != 0 && strcmp(sub, "diagnose") != 0)
-            return cli_usage_error("fleet", "unknown subcommand '%s' (status, free, diagnose)",
+        if (strcmp(sub, "status") != 0 && strcmp(sub, "free") != 0 &&
+            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0)
+            return cli_usage_error("fleet", "unknown subcommand '%s' (status, free, diagnose, top)",
                                    sub);
         argv[1] = argv[0];
         argc--;
@@ -534,6 +574,7 @@ static int cmd_fleet_run(int argc, char **argv)
     }
     struct fleet_args a = {.timeout_ns = 2000000000LL,
                            .stale_ns = 30000000000LL,
+                           .interval_ns = 2000000000LL,
                            .fo = GM_FREE_OPTS_DEFAULT,
                            .fmt = FMT_TEXT};
     int prc = cli_opts(&fleet_opts, argc, argv, &a, NULL);
@@ -547,6 +588,9 @@ static int cmd_fleet_run(int argc, char **argv)
     if (a.prometheus && strcmp(sub, "free") == 0)
         return cli_usage_error("fleet", "fleet free needs the agents (--hosts): the Prometheus "
                                         "series have no processes to judge a GPU by");
+    if (a.prometheus && strcmp(sub, "top") == 0)
+        return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
+                                        "Prometheus yet");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");
@@ -579,6 +623,14 @@ static int cmd_fleet_run(int argc, char **argv)
     }
     char pw[1024];
     int rc = read_password(&a, pw, sizeof(pw));
+    if (rc == 0 && strcmp(sub, "top") == 0) {
+        struct top_ctx t = {&a, pw};
+        if ((rc = load_fetch()) == 0)
+            rc = cli_fleet_top(&f, a.interval_ns, a.timeout_ns, top_round, &t);
+        memset(pw, 0, sizeof(pw));
+        gm_fleet_clear(&f);
+        return rc;
+    }
     if (rc == 0)
         rc = a.prometheus ? fetch_prometheus(&f, &a, pw) : fetch_all(&f, &a, pw);
     memset(pw, 0, sizeof(pw));
