@@ -22,6 +22,9 @@ int gm_fleet_top_run(const struct gm_fleet_top_opts *o, struct gm_err *err)
         gm_module_load("GPUMON_FLEETTOP_MODULE", "gpumon_fleettop.so", GM_FLEETTOP_MODULE_INSTALLED,
                        "gm_fleet_top_module", "fleet top", accept_fleettop, why, sizeof(why));
     if (!m)
-        return gm_err_set(err, GM_E_NOTFOUND, "cannot load the fleet's full-screen view: %s", why);
+        return gm_err_set(err, GM_E_NOTFOUND,
+                          "cannot load the fleet's full-screen view: %s" GM_MODULE_HINT(
+                              "gpumon_fleettop.so", "libncursesw.so.6", "libncursesw6"),
+                          why);
     return m->run(o, err);
 }
