@@ -3,7 +3,7 @@
 #ifndef GM_CLI_CMD_FLEET_TOP_H
 #define GM_CLI_CMD_FLEET_TOP_H
 
-#include "../view/fleet_top.h"
+#include "../fleet/fleet_top.h"
 
 /* Runs the full-screen view over the nodes of f, a round (round(ctx, ...))
  * every interval_ns, each within round_ns.  Returns the exit status; it

@@ -11,14 +11,14 @@
  * its last good answer with that answer's age, and the state of its latest
  * round (a node that stopped answering is marked, its old values kept).
  */
-#ifndef GM_VIEW_FLEET_TOP_H
-#define GM_VIEW_FLEET_TOP_H
+#ifndef GM_FLEET_FLEET_TOP_H
+#define GM_FLEET_FLEET_TOP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "../core/err.h"
-#include "../fleet/fleet.h"
+#include "fleet.h"
 
 /* One round: fills every node of f (fresh copies of the list's nodes, in
  * order: host and base set, nothing read) with its answers.  Called on the
@@ -52,4 +52,4 @@ struct gm_fleet_top_module {
     int (*run)(const struct gm_fleet_top_opts *o, struct gm_err *err);
 };
 
-#endif /* GM_VIEW_FLEET_TOP_H */
+#endif /* GM_FLEET_FLEET_TOP_H */
