@@ -431,14 +431,22 @@ def grid_points(times, interval):
     phase = min(sorted(set(offs)), key=cost)
     first = (slack - phase) // interval
     pts = [(t - t0 - phase + slack) // interval - first for t in times]
-    # A sample late by nearly a whole interval (its time is taken during the
-    # sample, which a busy machine stretches) lands on the next point, where
-    # the next, punctual sample also is: it keeps its own point when that
-    # point is free.  An added sample is not explained away: the point
-    # before it is its punctual predecessor's.
+    # The phase is where most samples are; a busy machine moves single ones
+    # by more than the slack either way from it.  A sample late by nearly a
+    # whole interval (its time is taken during the sample, which a busy
+    # machine stretches) lands on the next point, where the next, punctual
+    # sample also is: it keeps its own point when that point is free.  A
+    # sample less late than most reads as on the point before, its
+    # predecessor's: it moves on to the next point when that is free.  An
+    # added sample is not explained away: the points both sides of the pair
+    # are its punctual neighbours'.
     for i in range(len(pts) - 1):
-        if pts[i] == pts[i + 1] and (i == 0 or pts[i - 1] < pts[i] - 1):
+        if pts[i] != pts[i + 1]:
+            continue
+        if i == 0 or pts[i - 1] < pts[i] - 1:
             pts[i] -= 1
+        elif i + 2 == len(pts) or pts[i + 2] > pts[i + 1] + 1:
+            pts[i + 1] += 1
     return pts
 
 
