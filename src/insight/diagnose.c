@@ -1376,6 +1376,24 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
 
 /* ---- evaluation --------------------------------------------------------- */
 
+/* A stand-in for the utilisation of a GPU that gives none (NVML answers
+ * NOT_SUPPORTED on a MIG-enabled GPU's parent, whatever its instances do),
+ * from the power it draws as a share of its limit: below UNREAD_IDLE_POWER
+ * (an idle GPU draws 5-20 % of its limit: fans, memory refresh, leakage)
+ * nothing runs -> 0; at UNREAD_BUSY_POWER or more (what low-intensity calls
+ * plainly busy work: kernels keeping the SMs switching for over half the
+ * power budget) -> 100; in between -> a light load (30).  NAN when the
+ * power or its limit is not known either: then nothing says it works. */
+#define UNREAD_IDLE_POWER 0.25
+#define UNREAD_BUSY_POWER 0.5
+static double util_from_power(const struct stats *st)
+{
+    double pf = acc_mean(&st->power_frac);
+    if (isnan(pf))
+        return NAN;
+    return pf < UNREAD_IDLE_POWER ? 0 : pf >= UNREAD_BUSY_POWER ? 100 : 30;
+}
+
 int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_dg_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -1433,6 +1451,10 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
                     v->causes |= UINT64_C(1) << out->findings[k].cause;
         v->has_findings = v->causes != 0;
         double u = acc_mean(&st[i].util);
+        /* No utilisation reading at all (a MIG-enabled GPU: NVML has none for
+         * the parent while its instances run): the power drawn stands in */
+        if (isnan(u))
+            u = util_from_power(&st[i]);
         /* with findings the verdict is unused (see the header): healthy-busy */
         if (st[i].lost)
             v->verdict = GM_DG_GPU_LOST;

@@ -1031,11 +1031,52 @@ static void test_jobs_by_identity(void **state)
     }
 }
 
+/* A MIG-enabled GPU has no whole-GPU utilisation (NVML answers
+ * NOT_SUPPORTED on its parent) while its instances work: the power it draws
+ * says so.  Table: power as a share of the limit -> verdict; without power
+ * either, nothing says it works (idle, as test_absent_values). */
+static void test_util_unknown(void **state)
+{
+    (void)state;
+    static const struct {
+        double power_frac; /* NAN: power not read */
+        enum gm_dg_cause want;
+    } cases[] = {
+        {0.85, GM_DG_HEALTHY_BUSY}, {0.55, GM_DG_HEALTHY_BUSY}, {0.35, GM_DG_LIGHT_LOAD},
+        {0.12, GM_DG_IDLE},         {NAN, GM_DG_IDLE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        for (int k = 0; k < 30; k++) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + k * S);
+            p.power_limit_w = 400;
+            p.power_w = 400 * cases[i].power_frac;
+            p.sm_clock_mhz = 1410;
+            p.mem_used_b = 10 * GIB;
+            p.mem_total_b = 80 * GIB;
+            p.nproc = 1;
+            p.nproc_dead = 0;
+            p.proc_mem_b = 10 * GIB;
+            gm_dg_add(d, 0, &p);
+        }
+        struct gm_dg_result r;
+        assert_int_equal(gm_dg_eval(d, 0, 0, &r), 0);
+        if (r.gpus[0].has_findings || (int)r.gpus[0].verdict != (int)cases[i].want)
+            fail_msg("power %.2f of the limit: verdict %d (findings %d), want %d",
+                     cases[i].power_frac, (int)r.gpus[0].verdict, r.gpus[0].has_findings,
+                     (int)cases[i].want);
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_util_unknown),
         cmocka_unit_test(test_incremental),
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),
