@@ -664,6 +664,13 @@ static const char *pctv_or_na(char *b, size_t n, double v)
 /* pressure "some" avg10 %: a task of the job (or the node) stalled for CPU
  * or I/O a fifth of the time */
 #define FEED_PSI 20.0
+/* % of one core, the feeder and its workers together, at least, for CPU
+ * pressure to count against it: pressure is a cgroup's or the node's figure
+ * (some task waits for a CPU), and a process waiting for a CPU still gets
+ * its turns -- a share of a core even with twenty runnable tasks per core;
+ * one that uses less is asleep (waiting for the GPU, a lock, the network),
+ * not queued for a CPU */
+#define FEED_PSI_ACTIVE 5.0
 /* host readings with a rate (each needs two reads a sample apart) */
 #define FEED_MIN_POINTS 3
 
@@ -687,8 +694,10 @@ static int feed_bound(const struct stats *st, char *buf, size_t len)
     /* every worker busy all the time: the pool is too small */
     if (nw > 0 && !isnan(wcpu) && wcpu / nw >= FEED_CORE)
         bound |= FEED_CPU;
-    /* runnable tasks wait for a CPU (other jobs, too few cores) */
-    if (!isnan(pc) && pc >= FEED_PSI)
+    /* runnable tasks wait for a CPU (other jobs, too few cores), and the
+     * feeder is one of them: it runs when it gets a turn */
+    double demand = (isnan(cpu) ? 0 : cpu) + (isnan(wcpu) ? 0 : wcpu);
+    if (!isnan(pc) && pc >= FEED_PSI && demand >= FEED_PSI_ACTIVE)
         bound |= FEED_CPU;
     if ((!isnan(io) && io >= FEED_IOWAIT) || (!isnan(pio) && pio >= FEED_PSI))
         bound |= FEED_IO;

@@ -863,7 +863,10 @@ static void test_snapshot_gpm(void **state)
  *    CPU-bound; 1: four workers mostly waiting on storage -> starved,
  *    I/O-stalled; 2: a small model, the host at ease -> light-load;
  *    3: host side not read -> light-load (the GPU side cannot tell);
- *    4: busy at 95 % with a pinned main process -> healthy-busy. */
+ *    4: busy at 95 % with a pinned main process -> healthy-busy;
+ *    5: a feeder asleep (0 % of a core, no workers) on a node whose CPUs
+ *    are under pressure (95 %, other jobs) -> light-load: pressure says
+ *    some task waits for a CPU, and this one does not ask for any. */
 static void add_fed_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, double cpu, int workers,
                          double wcpu, double io, double psi_io)
 {
@@ -892,8 +895,8 @@ static void test_host_side(void **state)
     for (int k = 0; k < 30; k++) {
         struct gm_snapshot *s = gm_snapshot_new();
         s->wall_ns = T0 + k * S;
-        gm_snapshot_set_gpus(s, 5);
-        for (uint32_t i = 0; i < 5; i++) {
+        gm_snapshot_set_gpus(s, 6);
+        for (uint32_t i = 0; i < 6; i++) {
             struct gm_gpu *g = &s->gpus[i];
             g->index = i;
             g->procs_listed = 1;
@@ -912,6 +915,9 @@ static void test_host_side(void **state)
         add_fed_proc(s, 2, 3000, first + 25, 4, first + 120, first + 1, 2);
         add_fed_proc(s, 3, 4000, -1, 0, 0, 0, 0);
         add_fed_proc(s, 4, 5000, first + 100, 0, 0, first + 0, 0);
+        add_fed_proc(s, 5, 6000, first + 0, 0, 0, first + 0, 1);
+        s->procs[s->nproc - 1].host.psi_cpu = 95;
+        s->procs[s->nproc - 1].host.psi_scope = GM_PSI_NODE;
         gm_dg_add_snapshot(d, s, 0);
         gm_snapshot_free(s);
     }
@@ -923,6 +929,8 @@ static void test_host_side(void **state)
     assert_false(has(&r, 2, "input-starved"));
     assert_true(has(&r, 3, "light-load"));
     assert_true(has(&r, 4, "healthy-busy"));
+    assert_true(has(&r, 5, "light-load"));
+    assert_false(has(&r, 5, "input-starved"));
     int seen = 0;
     for (size_t i = 0; i < r.nfinding; i++) {
         const struct gm_dg_finding *f = &r.findings[i];
