@@ -9,6 +9,7 @@
  * container lives in its user's subtree and names no one else's job. */
 #include "attrib.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -417,6 +418,20 @@ const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len)
         snprintf(buf, len, "unit:%s", a->unit);
     if (!buf[0] && a->foreign && a->has_uid)
         snprintf(buf, len, "user:%u", (unsigned)a->uid);
+    return buf;
+}
+
+const char *gm_attrib_job_key(const char *job, uint32_t pid, uint32_t ppid, uint32_t sid, char *buf,
+                              size_t len)
+{
+    if (!len)
+        return buf;
+    if (job && job[0] && strncmp(job, "user:", 5) != 0)
+        snprintf(buf, len, "%s", job);
+    else if (ppid > 1 && ppid != sid)
+        snprintf(buf, len, "parent:%" PRIu32, ppid);
+    else
+        snprintf(buf, len, "pid:%" PRIu32, pid);
     return buf;
 }
 

@@ -91,6 +91,18 @@ const char *gm_qos_name(int qos);
  * buf (len >= 128 always fits). */
 const char *gm_attrib_job(const struct gm_attrib *a, char *buf, size_t len);
 
+/* The key that groups a GPU process into its job for diagnosis (the
+ * straggler's job; docs/diagnose.md), the same live and from history: its
+ * job id when it has one (gm_attrib_job; not "user:<UID>": one person's
+ * unrelated jobs), else "parent:<PPID>" when its parent is a launcher --
+ * not init (ppid <= 1) and not the leader of the process's session (a login
+ * shell: two jobs started from one terminal are two jobs), so the children
+ * of torchrun, mpirun or deepspeed share one key -- else "pid:<PID>".
+ * Never the process name: every trainer is "python3".  job may be NULL or
+ * ""; ppid and sid 0 when unknown.  Written to buf (len >= 128 fits). */
+const char *gm_attrib_job_key(const char *job, uint32_t pid, uint32_t ppid, uint32_t sid, char *buf,
+                              size_t len);
+
 /* A short label of the job for narrow places (status's suffix, top's JOB
  * column): "slurm:<JOB>[.<STEP>]", "pod:<first 8 of the UID>",
  * "<runtime>:<first 12 of the id>", "unit:<UNIT>" or "user:<UID>" (as

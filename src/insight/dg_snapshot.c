@@ -9,7 +9,6 @@
  * (for the straggler) is its first live compute process's identity, never
  * its name: see job_key.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,23 +17,14 @@
 #include "../core/snapshot.h"
 #include "diagnose.h"
 
-/* The job key of a live process (docs/diagnose.md, straggler): its job id
- * where attribution finds one (Slurm, pod, container, unit; a login
- * session's "user:<UID>" is one person, not one job), else its parent when
- * that parent is a launcher -- not init and not the leader of the
- * process's session (a login shell: two jobs started from one terminal are
- * two jobs), so torchrun's, mpirun's and deepspeed's children share one key
- * -- else the process itself.  Never its name: every trainer is "python3". */
+/* The job key of a live process: gm_attrib_job_key of its job id, parent
+ * and session (core/attrib.h), as the history readers compute it from the
+ * procs rows they keep. */
 static void job_key(const struct gm_proc *pr, char *buf, size_t len)
 {
     char j[128];
-    gm_attrib_job(&pr->attrib, j, sizeof j);
-    if (j[0] && strncmp(j, "user:", 5) != 0)
-        snprintf(buf, len, "%s", j);
-    else if (pr->ppid > 1 && pr->ppid != pr->sid)
-        snprintf(buf, len, "parent:%" PRIu32, pr->ppid);
-    else
-        snprintf(buf, len, "pid:%" PRIu32, pr->pid);
+    gm_attrib_job_key(gm_attrib_job(&pr->attrib, j, sizeof j), pr->pid, pr->ppid, pr->sid, buf,
+                      len);
 }
 
 static double num(const struct gm_snapshot *s, const struct gm_gpu *g, int id)

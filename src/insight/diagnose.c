@@ -664,6 +664,13 @@ static const char *pctv_or_na(char *b, size_t n, double v)
 /* pressure "some" avg10 %: a task of the job (or the node) stalled for CPU
  * or I/O a fifth of the time */
 #define FEED_PSI 20.0
+/* % of one core, the feeder and its workers together, at least, for CPU
+ * pressure to count against it: pressure is a cgroup's or the node's figure
+ * (some task waits for a CPU), and a process waiting for a CPU still gets
+ * its turns -- a share of a core even with twenty runnable tasks per core;
+ * one that uses less is asleep (waiting for the GPU, a lock, the network),
+ * not queued for a CPU */
+#define FEED_PSI_ACTIVE 5.0
 /* host readings with a rate (each needs two reads a sample apart) */
 #define FEED_MIN_POINTS 3
 
@@ -687,12 +694,14 @@ static int feed_bound(const struct stats *st, char *buf, size_t len)
     /* every worker busy all the time: the pool is too small */
     if (nw > 0 && !isnan(wcpu) && wcpu / nw >= FEED_CORE)
         bound |= FEED_CPU;
-    /* the job's own tasks wait for a CPU (other jobs, too few cores).  Only
-     * the job's cgroup says that: the node's pressure is any task's stall
-     * (a build beside an idle loader reads 97 %), so it is shown, never
-     * decides */
+    /* the job's own tasks wait for a CPU (other jobs, too few cores), and
+     * the feeder is one of them: it runs when it gets a turn.  Only the
+     * job's cgroup says the former: the node's pressure is any task's
+     * stall (a build beside an idle loader reads 97 %), so it is shown,
+     * never decides */
     int own_psi = st->psi_scope == 1;
-    if (own_psi && !isnan(pc) && pc >= FEED_PSI)
+    double demand = (isnan(cpu) ? 0 : cpu) + (isnan(wcpu) ? 0 : wcpu);
+    if (own_psi && !isnan(pc) && pc >= FEED_PSI && demand >= FEED_PSI_ACTIVE)
         bound |= FEED_CPU;
     if ((!isnan(io) && io >= FEED_IOWAIT) || (own_psi && !isnan(pio) && pio >= FEED_PSI))
         bound |= FEED_IO;
@@ -1380,6 +1389,24 @@ static void detect_straggler(struct ctx *c, const struct gm_dg *d, const struct 
 
 /* ---- evaluation --------------------------------------------------------- */
 
+/* A stand-in for the utilisation of a GPU that gives none (NVML answers
+ * NOT_SUPPORTED on a MIG-enabled GPU's parent, whatever its instances do),
+ * from the power it draws as a share of its limit: below UNREAD_IDLE_POWER
+ * (an idle GPU draws 5-20 % of its limit: fans, memory refresh, leakage)
+ * nothing runs -> 0; at UNREAD_BUSY_POWER or more (what low-intensity calls
+ * plainly busy work: kernels keeping the SMs switching for over half the
+ * power budget) -> 100; in between -> a light load (30).  NAN when the
+ * power or its limit is not known either: then nothing says it works. */
+#define UNREAD_IDLE_POWER 0.25
+#define UNREAD_BUSY_POWER 0.5
+static double util_from_power(const struct stats *st)
+{
+    double pf = acc_mean(&st->power_frac);
+    if (isnan(pf))
+        return NAN;
+    return pf < UNREAD_IDLE_POWER ? 0 : pf >= UNREAD_BUSY_POWER ? 100 : 30;
+}
+
 int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_dg_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -1437,6 +1464,10 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
                     v->causes |= UINT64_C(1) << out->findings[k].cause;
         v->has_findings = v->causes != 0;
         double u = acc_mean(&st[i].util);
+        /* No utilisation reading at all (a MIG-enabled GPU: NVML has none for
+         * the parent while its instances run): the power drawn stands in */
+        if (isnan(u))
+            u = util_from_power(&st[i]);
         /* with findings the verdict is unused (see the header): healthy-busy */
         if (st[i].lost)
             v->verdict = GM_DG_GPU_LOST;

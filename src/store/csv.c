@@ -183,7 +183,8 @@ static void build_headers(struct gm_csv *c)
                 put_col_name(&b, proc_gpu_columns[i]);
             for (int i = 0; i < N_ELEM(proc_columns); i++)
                 put_col_name(&b, proc_columns[i]);
-            gm_buf_puts(&b, ",job_id,ns_pid"); /* who it belongs to: docs/jobs.md */
+            /* who it belongs to: docs/jobs.md; its process tree: docs/diagnose.md */
+            gm_buf_puts(&b, ",job_id,ns_pid,ppid,sid");
             break;
         default:
             gm_buf_puts(&b, ",type,gpu,uuid,code,text");
@@ -360,6 +361,12 @@ static void proc_row(struct gm_csv *c, const struct gm_snapshot *s, const struct
     gm_buf_putc(b, ',');
     if (p->nspid)
         gm_buf_printf(b, "%" PRIu32, p->nspid);
+    gm_buf_putc(b, ',');
+    if (p->ppid)
+        gm_buf_printf(b, "%" PRIu32, p->ppid);
+    gm_buf_putc(b, ',');
+    if (p->sid)
+        gm_buf_printf(b, "%" PRIu32, p->sid);
     gm_buf_putc(b, '\n');
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -102,14 +103,23 @@ static char *raw_sql(sqlite3 *db)
     gm_buf_puts(&b, "SELECT s.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, s.status, "
                     "s.util_gpu_pct, s.util_mem_pct, s.mem_used_mib, s.power_cw, s.power_limit_cw,"
                     " s.temp_c, s.clk_sm_mhz, s.clk_mem_mhz, s.reasons, ");
-    /* the job: the one the process belongs to (procs.job_id) when known, else the
-     * process itself -- never its name (every trainer is "python3"), nor a login
-     * session's "user:<UID>"; the store keeps no parent pid, so no process tree */
-    gm_buf_printf(&b, PROCS_SQL,
-                  has(db, "procs", "job_id")
-                      ? "CASE WHEN p.job_id IS NULL OR p.job_id = '' OR p.job_id LIKE 'user:%' "
-                        "THEN 'pid:' || p.pid ELSE p.job_id END"
-                      : "'pid:' || p.pid");
+    /* the job: gm_attrib_job_key (core/attrib.h) in SQL -- the one the process
+     * belongs to (procs.job_id) when known, else its launcher parent (procs.ppid
+     * when it is not init and not its session's leader), else the process itself;
+     * never its name (every trainer is "python3"), nor a login session's
+     * "user:<UID>".  A store made before a column lacks it: its rule is left out. */
+    char key[512];
+    /* CASE WHEN 0 ...: SQL wants one WHEN at least, and a column a store
+     * lacks must not be named at all */
+    snprintf(key, sizeof key, "CASE WHEN 0 THEN NULL %s%s ELSE 'pid:' || p.pid END",
+             has(db, "procs", "job_id")
+                 ? "WHEN p.job_id IS NOT NULL AND p.job_id <> '' AND p.job_id NOT LIKE 'user:%' "
+                   "THEN p.job_id "
+                 : "",
+             has(db, "procs", "ppid") && has(db, "procs", "sid")
+                 ? "WHEN p.ppid > 1 AND p.ppid IS NOT coalesce(p.sid, 0) THEN 'parent:' || p.ppid"
+                 : "");
+    gm_buf_printf(&b, PROCS_SQL, key);
     states_sql(db, "s", &b, &join);
     for (size_t i = 0; i < sizeof raw_cols / sizeof raw_cols[0]; i++)
         gm_buf_printf(&b, has(db, "samples", raw_cols[i]) ? ", s.%s" : ", NULL", raw_cols[i]);

@@ -20,6 +20,7 @@
  * says what that costs).
  */
 #include "history.h"
+#include "../core/attrib.h"
 
 #include <errno.h>
 #include <math.h>
@@ -374,7 +375,7 @@ struct psample {
     double dead_mib; /* of it, the gone/zombie processes'; NAN when none had a figure */
     long job_pid;    /* the live compute process with the lowest pid; -1 none */
     const char *job;
-    char pidkey[24]; /* "pid:<PID>", what job points to when the log names no job */
+    char pidkey[24]; /* "parent:<PPID>" or "pid:<PID>": job's target when the log names none */
 };
 
 struct procs {
@@ -430,9 +431,10 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
     }
     if (rc != 0)
         return 0; /* no processes file: processes not recorded */
-    enum { P_TIME, P_GPU, P_PID, P_NAME, P_MEM, P_TYPE, P_STATE, P_JOB, P__N };
+    enum { P_TIME, P_GPU, P_PID, P_NAME, P_MEM, P_TYPE, P_STATE, P_JOB, P_PPID, P_SID, P__N };
     static const char *const pnames[P__N] = {
-        "time", "gpu", "pid", "process_name", "used_memory_mib", "type", "host_state", "job_id"};
+        "time", "gpu",        "pid",    "process_name", "used_memory_mib",
+        "type", "host_state", "job_id", "ppid",         "sid"};
     char *f[MAXF];
     int idx[P__N];
     for (int c = 0; c < P__N; c++)
@@ -463,6 +465,15 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
         if (num(PCELL(P_PID), &pid) != 0 || isnan(pid) || pid < 0 || pid > 4294967295.0)
             return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad pid '%.40s'", ppath, at,
                               PCELL(P_PID) ? PCELL(P_PID) : "");
+        /* the parent and session: empty (or a log without them) is unknown (0) */
+        double ppid = NAN, sid = NAN;
+        if (num(PCELL(P_PPID), &ppid) != 0 ||
+            (!isnan(ppid) && (ppid < 0 || ppid > 4294967295.0 || ppid != floor(ppid))))
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad ppid '%.40s'", ppath, at,
+                              PCELL(P_PPID));
+        if (num(PCELL(P_SID), &sid) != 0 ||
+            (!isnan(sid) && (sid < 0 || sid > 4294967295.0 || sid != floor(sid))))
+            return gm_err_set(err, GM_E_INVAL, "%s:%zu: bad sid '%.40s'", ppath, at, PCELL(P_SID));
         if (num(PCELL(P_MEM), &mem) != 0)
             return gm_err_set(err, GM_E_INVAL,
                               "%s:%zu: column used_memory_mib: not a number '%.40s'", ppath, at,
@@ -494,15 +505,16 @@ static int read_procs(const char *path, struct procs *p, struct gm_err *err)
             ps->dead_mib = isnan(ps->dead_mib) ? mem : ps->dead_mib + mem;
         if (!dead && strchr(type, 'C') && (ps->job_pid < 0 || (long)pid < ps->job_pid)) {
             ps->job_pid = (long)pid;
-            /* the job it belongs to (slurm:..., pod:...) when the log has it, else the
-             * process itself: never its name (every trainer is "python3"), and not a
-             * login session's "user:<UID>" (one user's unrelated jobs); the log keeps no
-             * parent pid, so there is no process tree here (docs/diagnose.md) */
+            /* the job (gm_attrib_job_key, as live): the one it belongs to (slurm:...,
+             * pod:...) when the log has it, else its launcher parent when the log has
+             * ppid and sid, else the process itself: never its name (every trainer is
+             * "python3"), and not a login session's "user:<UID>" */
             const char *jc = PCELL(P_JOB);
             if (jc && *jc && strncmp(jc, "user:", 5) != 0) {
                 ps->job = jc;
             } else {
-                snprintf(ps->pidkey, sizeof ps->pidkey, "pid:%lu", (unsigned long)pid);
+                gm_attrib_job_key(NULL, (uint32_t)pid, isnan(ppid) ? 0 : (uint32_t)ppid,
+                                  isnan(sid) ? 0 : (uint32_t)sid, ps->pidkey, sizeof ps->pidkey);
                 ps->job = NULL; /* pidkey: set after the array settles (realloc moves it) */
             }
         }

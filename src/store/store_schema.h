@@ -141,7 +141,8 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "CREATE TABLE IF NOT EXISTS procs (ts INTEGER NOT NULL, gpu INTEGER NOT NULL,"                 \
     " pid INTEGER NOT NULL, dup INTEGER NOT NULL DEFAULT 0,"                                       \
     " type INTEGER NOT NULL, name TEXT, user TEXT, mem_used_mib INTEGER,"                          \
-    " host_state INTEGER NOT NULL, job_id TEXT, PRIMARY KEY (ts, gpu, pid, dup)) WITHOUT ROWID;\n" \
+    " host_state INTEGER NOT NULL, job_id TEXT, ppid INTEGER, sid INTEGER,"                        \
+    " PRIMARY KEY (ts, gpu, pid, dup)) WITHOUT ROWID;\n"                                           \
     "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
     " type TEXT NOT NULL, gpu INTEGER, task INTEGER, code INTEGER, text TEXT NOT NULL);\n"         \
     "CREATE INDEX IF NOT EXISTS events_ts ON events (ts);\n"                                       \

@@ -227,6 +227,11 @@ static char *columns_and_view_sql(sqlite3 *db, struct gm_buf *added)
     /* procs.job_id came after schema 3 too (docs/jobs.md) */
     if (!has_column(db, "procs", "job_id"))
         gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN job_id TEXT;\n");
+    /* procs.ppid and sid (the process tree, for diagnosis's jobs) came later still */
+    if (!has_column(db, "procs", "ppid"))
+        gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN ppid INTEGER;\n");
+    if (!has_column(db, "procs", "sid"))
+        gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN sid INTEGER;\n");
     if (added->len)
         gm_buf_puts(&b, "DROP VIEW IF EXISTS samples_v;\n");
     samples_view_sql(&b);
@@ -454,8 +459,8 @@ int gm_st_prepare_all(struct gm_store *st, struct gm_err *err)
                       " max(last_ts, excluded.last_ts)",
                       err)) ||
         (rc = prepare(st, &st->st_proc,
-                      "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup, job_id) VALUES (?1,"
-                      " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                      "INSERT OR IGNORE INTO procs (" GM_PROCS_COLS ", dup, job_id, ppid, sid)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                       err)) ||
         (rc = prepare(st, &st->st_sample_dup,
                       "SELECT coalesce(max(dup), -1) + 1 FROM samples WHERE ts = ?1 AND gpu = ?2",

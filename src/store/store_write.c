@@ -649,6 +649,8 @@ static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t
         sqlite3_bind_int64(q, 9, 0);
         char job[128];
         bind_text_or_null(q, 10, gm_attrib_job(&p->attrib, job, sizeof job));
+        bind_opt(q, 11, p->ppid != 0, p->ppid); /* 0: not read */
+        bind_opt(q, 12, p->sid != 0, p->sid);
         int rc = step_done(q);
         if (rc == SQLITE_OK && sqlite3_changes(st->db) == 0) {
             /* the same process at the same millisecond: the clock stepped back */

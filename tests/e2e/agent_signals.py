@@ -292,7 +292,7 @@ def test_torn_quoted():
         # (RFC 4180), so a record can span lines
         whole = [t_last, "vm", "default", "0", "GPU-whole", "4242", "alice", "python3",
                  'python3 -c "print(1)"\nsecond line, with a comma', "100", "C", "alive",
-                 "slurm:42", "7"]
+                 "slurm:42", "7", "4200", "4100"]
         whole_text = ",".join('"' + c.replace('"', '""') + '"' if any(x in c for x in ',"\n')
                               else c for c in whole) + "\n"
         torn = f'{t_last},vm,default,1,GPU-torn,4343,bob,python3,"python3 train.py --tag ""x""\n--lr'

@@ -41,7 +41,7 @@ GPU_HEADER = ("time,host,task_id,gpu,uuid,name,utilization_gpu_percent,utilizati
               "clocks_sm_mhz,clocks_mem_mhz,clocks_event_reasons,status")
 EVENTS_HEADER = "time,host,task_id,type,gpu,uuid,code,text"
 PROCS_HEADER = ("time,host,task_id,gpu,uuid,pid,user,process_name,command,used_memory_mib,type,"
-                "host_state,job_id,ns_pid")
+                "host_state,job_id,ns_pid,ppid,sid")
 # The nvidia-smi fields of those columns, in order (for `gpumon query`).
 QUERY_FIELDS = ("index,uuid,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
                 "power.draw,power.limit,temperature.gpu,clocks.sm,clocks.mem,"

@@ -534,6 +534,8 @@ static void test_procs_file(void **state)
         /* docs/jobs.md */
         gm_attrib_parse("/slurm/uid_1000/job_77/step_0/task_0", 1000, &p.attrib);
         p.nspid = 3;
+        p.ppid = 4200; /* its launcher and session: the process tree (docs/diagnose.md) */
+        p.sid = 4100;
         gm_snapshot_add_proc_take(s, &p);
         p = mkproc(1, 77, GM_PT_COMPUTE | GM_PT_GRAPHICS, "Xorg", "", NULL,
                    gm_v_status(GM_VS_NA, 0), GM_HS_UNKNOWN);
@@ -548,14 +550,14 @@ static void test_procs_file(void **state)
 
     struct gm_buf want = GM_BUF_INIT;
     gm_buf_puts(&want, "time,host,task_id,gpu,uuid,pid,user,process_name,command,"
-                       "used_memory_mib,type,host_state,job_id,ns_pid\n");
+                       "used_memory_mib,type,host_state,job_id,ns_pid,ppid,sid\n");
     for (int i = 0; i < 2; i++) {
         gm_buf_printf(&want,
                       "2026-12-02T10:00:0%d.000+08:00,node1,train,0,GPU-aaaa,4242,alice,python,"
-                      "\"python train.py --tag \"\"a,b\"\"\",2048,C,alive,slurm:77,3\n",
+                      "\"python train.py --tag \"\"a,b\"\"\",2048,C,alive,slurm:77,3,4200,4100\n",
                       i);
         gm_buf_printf(&want,
-                      "2026-12-02T10:00:0%d.000+08:00,node1,train,1,GPU-bbbb,77,,Xorg,,,C+G,,,\n",
+                      "2026-12-02T10:00:0%d.000+08:00,node1,train,1,GPU-bbbb,77,,Xorg,,,C+G,,,,,\n",
                       i);
     }
     char *got = slurp("train_procs_20261202.csv");
@@ -601,12 +603,12 @@ static void test_outside_text(void **state)
     got = slurp("train_procs_20261202.csv");
     assert_non_null(got);
     assert_string_equal(got, "time,host,task_id,gpu,uuid,pid,user,process_name,command,"
-                             "used_memory_mib,type,host_state,job_id,ns_pid\n"
+                             "used_memory_mib,type,host_state,job_id,ns_pid,ppid,sid\n"
                              "2026-12-02T10:00:00.000+08:00,node1,train,0,GPU-aaaa,4242,'+x,"
                              "'@SUM(1+1),\"'-bash\xEF\xBF\xBD-i\xEF\xBF\xBD\xEF\xBF\xBD,z\",2048,"
-                             "C,alive,,\n"
+                             "C,alive,,,,\n"
                              "2026-12-02T10:00:00.000+08:00,node1,train,1,GPU-bbbb,77,bob,''quoted,"
-                             "python3,0,C,alive,,\n");
+                             "python3,0,C,alive,,,,\n");
     free(got);
 }
 

@@ -863,7 +863,10 @@ static void test_snapshot_gpm(void **state)
  *    CPU-bound; 1: four workers mostly waiting on storage -> starved,
  *    I/O-stalled; 2: a small model, the host at ease -> light-load;
  *    3: host side not read -> light-load (the GPU side cannot tell);
- *    4: busy at 95 % with a pinned main process -> healthy-busy. */
+ *    4: busy at 95 % with a pinned main process -> healthy-busy;
+ *    5: a feeder asleep (0 % of a core, no workers) on a node whose CPUs
+ *    are under pressure (95 %, other jobs) -> light-load: pressure says
+ *    some task waits for a CPU, and this one does not ask for any. */
 static void add_fed_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, double cpu, int workers,
                          double wcpu, double io, double psi_io)
 {
@@ -940,8 +943,8 @@ static void test_host_side(void **state)
     for (int k = 0; k < 30; k++) {
         struct gm_snapshot *s = gm_snapshot_new();
         s->wall_ns = T0 + k * S;
-        gm_snapshot_set_gpus(s, 5);
-        for (uint32_t i = 0; i < 5; i++) {
+        gm_snapshot_set_gpus(s, 6);
+        for (uint32_t i = 0; i < 6; i++) {
             struct gm_gpu *g = &s->gpus[i];
             g->index = i;
             g->procs_listed = 1;
@@ -960,6 +963,9 @@ static void test_host_side(void **state)
         add_fed_proc(s, 2, 3000, first + 25, 4, first + 120, first + 1, 2);
         add_fed_proc(s, 3, 4000, -1, 0, 0, 0, 0);
         add_fed_proc(s, 4, 5000, first + 100, 0, 0, first + 0, 0);
+        add_fed_proc(s, 5, 6000, first + 0, 0, 0, first + 0, 1);
+        s->procs[s->nproc - 1].host.psi_cpu = 95;
+        s->procs[s->nproc - 1].host.psi_scope = GM_PSI_NODE;
         gm_dg_add_snapshot(d, s, 0);
         gm_snapshot_free(s);
     }
@@ -971,6 +977,8 @@ static void test_host_side(void **state)
     assert_false(has(&r, 2, "input-starved"));
     assert_true(has(&r, 3, "light-load"));
     assert_true(has(&r, 4, "healthy-busy"));
+    assert_true(has(&r, 5, "light-load"));
+    assert_false(has(&r, 5, "input-starved"));
     int seen = 0;
     for (size_t i = 0; i < r.nfinding; i++) {
         const struct gm_dg_finding *f = &r.findings[i];
@@ -1079,11 +1087,52 @@ static void test_jobs_by_identity(void **state)
     }
 }
 
+/* A MIG-enabled GPU has no whole-GPU utilisation (NVML answers
+ * NOT_SUPPORTED on its parent) while its instances work: the power it draws
+ * says so.  Table: power as a share of the limit -> verdict; without power
+ * either, nothing says it works (idle, as test_absent_values). */
+static void test_util_unknown(void **state)
+{
+    (void)state;
+    static const struct {
+        double power_frac; /* NAN: power not read */
+        enum gm_dg_cause want;
+    } cases[] = {
+        {0.85, GM_DG_HEALTHY_BUSY}, {0.55, GM_DG_HEALTHY_BUSY}, {0.35, GM_DG_LIGHT_LOAD},
+        {0.12, GM_DG_IDLE},         {NAN, GM_DG_IDLE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gm_dg *d = gm_dg_new(NULL);
+        for (int k = 0; k < 30; k++) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + k * S);
+            p.power_limit_w = 400;
+            p.power_w = 400 * cases[i].power_frac;
+            p.sm_clock_mhz = 1410;
+            p.mem_used_b = 10 * GIB;
+            p.mem_total_b = 80 * GIB;
+            p.nproc = 1;
+            p.nproc_dead = 0;
+            p.proc_mem_b = 10 * GIB;
+            gm_dg_add(d, 0, &p);
+        }
+        struct gm_dg_result r;
+        assert_int_equal(gm_dg_eval(d, 0, 0, &r), 0);
+        if (r.gpus[0].has_findings || (int)r.gpus[0].verdict != (int)cases[i].want)
+            fail_msg("power %.2f of the limit: verdict %d (findings %d), want %d",
+                     cases[i].power_frac, (int)r.gpus[0].verdict, r.gpus[0].has_findings,
+                     (int)cases[i].want);
+        gm_dg_result_free(&r);
+        gm_dg_free(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_absent_values),
+        cmocka_unit_test(test_util_unknown),
         cmocka_unit_test(test_incremental),
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),

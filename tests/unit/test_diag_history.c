@@ -20,9 +20,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include <zlib.h>
 
+#include "core/snapshot.h"
 #include "store/history.h"
+#include "store/store.h"
 
 static const char header[] =
     "time,host,task_id,gpu,uuid,name,utilization_gpu_percent,utilization_memory_percent,"
@@ -245,7 +248,8 @@ static int job_of(void *arg, const struct gm_hist_row *r)
 }
 
 /* The job of a sample is its live compute process with the lowest pid: its
- * job id when the log has one, else "pid:<PID>" -- never its name (issue
+ * job id when the log has one, else its launcher parent ("parent:<PPID>",
+ * when the log has ppid and sid), else "pid:<PID>" -- never its name (issue
  * 25, point 1: every trainer is "python3"), and not a login session's
  * "user:<UID>" (one person's unrelated jobs). */
 static void test_job_name(void **state)
@@ -266,6 +270,22 @@ static void test_job_name(void **state)
          "slurm:42"},
         {"time,gpu,pid,process_name,type,host_state,job_id\n",
          "2026-12-03T12:00:00Z,0,800,python3,C,alive,user:1000\n", "pid:800"},
+        /* the process tree (issue 25, point 3): a rank whose parent is a
+         * launcher (not init, not its session's leader) is the launcher's job */
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,user:1000,,700,600\n", "parent:700"},
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,,,600,600\n", "pid:800"},
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,,,1,1\n", "pid:800"},
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,slurm:42,,700,600\n", "slurm:42"},
+        /* a bad parent or session stops the reading, naming the file and line
+         * ("!" + the message's tail) */
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,,,7x,600\n", "!:2: bad ppid '7x'"},
+        {"time,gpu,pid,process_name,type,host_state,job_id,ns_pid,ppid,sid\n",
+         "2026-12-03T12:00:00Z,0,800,python3,C,alive,,,700,-1\n", "!:2: bad sid '-1'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[] = "/tmp/gm_dgj_XXXXXX";
@@ -282,13 +302,106 @@ static void test_job_name(void **state)
         fclose(f);
         size_t n = 0;
         struct gm_err err = {0};
-        assert_int_equal(gm_hist_read_csv(log, 0, 0, job_of, job, &n, &err), 0);
-        if (strcmp(job, cases[i].want) != 0)
-            fail_msg("case %zu: job '%s', want '%s'", i, job, cases[i].want);
+        int rc = gm_hist_read_csv(log, 0, 0, job_of, job, &n, &err);
+        if (cases[i].want[0] == '!') {
+            if (rc == 0 || !strstr(err.msg, procs) || !strstr(err.msg, cases[i].want + 1))
+                fail_msg("case %zu: rc %d '%s', want '%s' in %s", i, rc, err.msg, cases[i].want + 1,
+                         procs);
+        } else if (rc != 0 || strcmp(job, cases[i].want) != 0) {
+            fail_msg("case %zu: rc %d '%s', job '%s', want '%s'", i, rc, err.msg, job,
+                     cases[i].want);
+        }
         unlink(procs);
         unlink(log);
         rmdir(dir);
     }
+}
+
+struct jobs_seen {
+    char job[2][64];
+};
+
+static int job_per_gpu(void *arg, const struct gm_hist_row *r)
+{
+    struct jobs_seen *s = arg;
+    if (r->gpu_index < 2 && r->nproc > 0)
+        snprintf(s->job[r->gpu_index], sizeof s->job[0], "%s", r->job);
+    return 0;
+}
+/* The store keeps each process's parent and session (procs.ppid, sid), so
+ * history groups a job by its process tree as live does (issue 25, point
+ * 3): ranks of one launcher read "parent:<PPID>", a process whose parent is
+ * its session's leader reads "pid:<PID>".  A store from before those
+ * columns (dropped here) is read without them: "pid:<PID>", not an error. */
+static void test_store_job_tree(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gm_dgt_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[128];
+    snprintf(db, sizeof db, "%s/h.db", dir);
+    struct gm_store_opts o = {
+        .path = db, .task = "t", .commit_interval_ns = 3600 * 1000000000LL, .procs = 1};
+    struct gm_err err = {0};
+    struct gm_store *st = gm_store_open(&o, &err);
+    if (!st)
+        fail_msg("gm_store_open: %s", err.msg);
+    static const struct {
+        uint32_t pid, ppid, sid;
+    } procs[] = {{800, 700, 600}, {900, 600, 600}};
+    int64_t t0 = (int64_t)1764763200 * 1000000000LL;
+    for (int k = 0; k < 3; k++) {
+        struct gm_snapshot *s = gm_snapshot_new();
+        s->wall_ns = s->mono_ns = t0 + k * 1000000000LL;
+        gm_snapshot_set_gpus(s, 2);
+        for (uint32_t g = 0; g < 2; g++) {
+            snprintf(s->gpus[g].str[GM_S_UUID], GM_STR_MAX, "GPU-%u", g);
+            s->gpus[g].m[GM_M_UUID] = gm_v_u64(0);
+            s->gpus[g].m[GM_M_UTIL_GPU] = gm_v_u64(90);
+            struct gm_proc p;
+            memset(&p, 0, sizeof p);
+            p.gpu = g;
+            p.pid = procs[g].pid;
+            p.ppid = procs[g].ppid;
+            p.sid = procs[g].sid;
+            p.type = GM_PT_COMPUTE;
+            p.host_state = GM_HS_ALIVE;
+            p.used_memory = gm_v_u64(1 << 30);
+            snprintf(p.name, sizeof p.name, "python3");
+            gm_snapshot_add_proc_take(s, &p);
+        }
+        assert_int_equal(gm_store_write(st, s), 0);
+        gm_snapshot_free(s);
+    }
+    gm_store_close(st);
+    for (int old = 0; old < 2; old++) {
+        if (old) {
+            sqlite3 *w = NULL;
+            char *msg = NULL;
+            assert_int_equal(sqlite3_open(db, &w), SQLITE_OK);
+            if (sqlite3_exec(
+                    w, "ALTER TABLE procs DROP COLUMN ppid; ALTER TABLE procs DROP COLUMN sid",
+                    NULL, NULL, &msg) != SQLITE_OK)
+                fail_msg("dropping the columns: %s", msg);
+            sqlite3_close(w);
+        }
+        struct jobs_seen seen = {{"", ""}};
+        size_t n = 0;
+        memset(&err, 0, sizeof err);
+        if (gm_hist_read_store(db, t0 - 1000000000LL, t0 + 10 * 1000000000LL, NULL, job_per_gpu,
+                               &seen, &n, &err) != 0)
+            fail_msg("%s store: %s", old ? "old" : "new", err.msg);
+        assert_int_equal(n, 6);
+        assert_string_equal(seen.job[0], old ? "pid:800" : "parent:700");
+        assert_string_equal(seen.job[1], "pid:900");
+    }
+    char path[160];
+    static const char *const files[] = {"h.db", "h.db-wal", "h.db-shm"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 /* The seeds' logger (the first article's gpu_monitor.sh): its own header,
@@ -381,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_diag_columns_procs),
         cmocka_unit_test(test_job_name),
+        cmocka_unit_test(test_store_job_tree),
         cmocka_unit_test(test_seeds_logger),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
