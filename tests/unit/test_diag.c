@@ -900,8 +900,8 @@ static void test_host_side_node_pressure(void **state)
     for (int k = 0; k < 30; k++) {
         struct gm_snapshot *s = gm_snapshot_new();
         s->wall_ns = T0 + k * S;
-        gm_snapshot_set_gpus(s, 2);
-        for (uint32_t i = 0; i < 2; i++) {
+        gm_snapshot_set_gpus(s, 3);
+        for (uint32_t i = 0; i < 3; i++) {
             struct gm_gpu *g = &s->gpus[i];
             g->index = i;
             g->procs_listed = 1;
@@ -914,11 +914,13 @@ static void test_host_side_node_pressure(void **state)
             g->m[GM_M_MEM_USED] = gm_v_u64((uint64_t)(8 * GIB));
         }
         double first = k == 0 ? NAN : 0;
-        for (uint32_t i = 0; i < 2; i++) {
-            add_fed_proc(s, i, 1000 + i, first + 0, 0, 0, NAN, 1);
+        for (uint32_t i = 0; i < 3; i++) {
+            /* 0: asleep, the node's pressure; 1: running (40 % of a core),
+             * its own cgroup's pressure; 2: running, the node's pressure */
+            add_fed_proc(s, i, 1000 + i, first + (i == 0 ? 0 : 40), 0, 0, NAN, 1);
             struct gm_proc *p = &s->procs[s->nproc - 1];
             p->host.psi_cpu = 97;
-            p->host.psi_scope = i == 0 ? GM_PSI_NODE : GM_PSI_CGROUP;
+            p->host.psi_scope = i == 1 ? GM_PSI_CGROUP : GM_PSI_NODE;
         }
         gm_dg_add_snapshot(d, s, 0);
         gm_snapshot_free(s);
@@ -928,8 +930,10 @@ static void test_host_side_node_pressure(void **state)
     assert_false(has(&r, 0, "input-starved"));
     assert_true(has(&r, 0, "light-load"));
     assert_true(has(&r, 1, "input-starved"));
+    assert_false(has(&r, 2, "input-starved"));
+    assert_true(has(&r, 2, "light-load"));
     for (size_t i = 0; i < r.nfinding; i++)
-        if (r.findings[i].gpus[0] == 0)
+        if (r.findings[i].gpus[0] != 1)
             assert_null(strstr(r.findings[i].evidence, "CPU-bound"));
     gm_dg_result_free(&r);
     gm_dg_free(d);
