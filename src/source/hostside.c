@@ -28,6 +28,8 @@
 
 #define HS_MAX_CHILDREN 256 /* children counted per process; more are counted, not read */
 #define HS_PSI_MEMO 16      /* cgroups whose pressure one call remembers */
+#define HS_KIDS_KEEP 32     /* a process with at most this many children keeps their list */
+#define HS_KIDS_TTL_NS (5 * INT64_C(1000000000)) /* ... and reads it again 2.5-5 s later */
 
 struct hs_entry {
     uint32_t pid;
@@ -39,6 +41,10 @@ struct hs_entry {
     char cgroup[256]; /* "0::" path, "" none (then the node's pressure) */
     int cgroup_read;
     uint32_t out_gen; /* out is this call's result for the pid when == gen */
+    int nkids;        /* kept children of the main thread, -1 none kept */
+    uint32_t kids[HS_KIDS_KEEP];
+    int64_t kids_read_ns; /* when they were read */
+    int64_t kids_due_ns;  /* read them again from then on */
     struct gm_host_side out;
 };
 
@@ -257,6 +263,7 @@ static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long
             return e;
         }
         memset(e, 0, sizeof *e); /* a reused pid: start over */
+        e->nkids = -1;
         e->pid = pid;
         e->starttime = starttime;
         *fresh = 1;
@@ -268,6 +275,7 @@ static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long
     }
     e = &h->e[h->n++];
     memset(e, 0, sizeof *e);
+    e->nkids = -1;
     e->pid = pid;
     e->starttime = starttime;
     if (2 * (h->n + 1) > h->idxcap)
@@ -400,17 +408,18 @@ static void read_psi_files(struct gm_hostside *h, struct hs_entry *e, struct gm_
         o->psi_scope = GM_PSI_NODE;
 }
 
-/* The children of pid's main thread: count and CPU. */
-static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struct gm_host_side *o,
-                         double *io_max)
+/* Reads the children file of pid's main thread: the first cap pids into
+ * kids, the count of all of them (more may be listed than cap); -1 when
+ * there is no such file or it is malformed (unknown rather than a wrong
+ * count). */
+static int read_children(const struct gm_hostside *h, uint32_t pid, uint32_t *kids, int cap)
 {
     char path[640], buf[4096];
     snprintf(path, sizeof path, "%s/proc/%u/task/%u/children", h->root, pid, pid);
     ssize_t n = slurp(path, buf, sizeof buf);
     if (n < 0)
-        return; /* no children file: unknown */
-    int count = 0, read = 0, all = 1;
-    double sum = 0, max = NAN;
+        return -1;
+    int count = 0;
     for (char *p = buf; *p;) {
         while (*p == ' ' || *p == '\n')
             p++;
@@ -420,25 +429,75 @@ static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struc
         errno = 0;
         unsigned long c = strtoul(p, &e, 10);
         if (e == p || errno || c == 0 || c > UINT32_MAX || (*e && *e != ' ' && *e != '\n'))
-            return; /* malformed: unknown rather than a wrong count */
+            return -1;
         p = e;
+        if (count < cap)
+            kids[count] = (uint32_t)c;
         count++;
+    }
+    return count;
+}
+
+/* The children of pid's main thread: count and CPU.  The list is kept with
+ * pid's entry (when it is short) and read again HS_KIDS_TTL_NS after, or
+ * at once when one of the kept workers cannot be read (it exited). */
+static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struct gm_host_side *o,
+                         double *io_max)
+{
+    uint32_t kids[HS_MAX_CHILDREN];
+    struct hs_entry *pe = find(h, pid);
+    int count;
+    int kept = pe && pe->nkids >= 0 && now >= pe->kids_read_ns && now < pe->kids_due_ns;
+
+    if (kept) {
+        count = pe->nkids;
+        memcpy(kids, pe->kids, (size_t)count * sizeof *kids);
+    } else {
+        count = read_children(h, pid, kids, HS_MAX_CHILDREN);
+        if (pe) {
+            pe->nkids = count >= 0 && count <= HS_KIDS_KEEP ? count : -1;
+            if (pe->nkids >= 0)
+                memcpy(pe->kids, kids, (size_t)count * sizeof *kids);
+            pe->kids_read_ns = now;
+            pe->kids_due_ns = now + HS_KIDS_TTL_NS / 2 +
+                              (int64_t)((pid * 2654435761u) % 1024u) * (HS_KIDS_TTL_NS / 2) / 1024;
+        }
+    }
+    if (count < 0)
+        return; /* no children file: unknown */
+    int read = 0, all = 1, gone = 0;
+    double sum = 0, max = NAN, wio = NAN;
+    for (int k = 0; k < count; k++) {
         if (read >= HS_MAX_CHILDREN) {
             all = 0;
             continue;
         }
         read++;
         double cpu, io;
-        if (!sample(h, (uint32_t)c, now, &cpu, &io, 0) || isnan(cpu)) {
+        /* sample() may move the cache: pe is not used after this */
+        struct hs_entry *we = sample(h, kids[k], now, &cpu, &io, 0);
+        if (!we && kept) {
+            /* a kept worker has exited: no longer a worker; the list is
+             * read again in the next sample */
+            struct hs_entry *again = find(h, pid);
+            if (again)
+                again->kids_due_ns = now;
+            gone++;
+            continue;
+        }
+        if (!we || isnan(cpu)) {
             all = 0;
             continue;
         }
         sum += cpu;
         if (isnan(max) || cpu > max)
             max = cpu;
-        if (!isnan(io) && (isnan(*io_max) || io > *io_max))
-            *io_max = io;
+        if (!isnan(io) && (isnan(wio) || io > wio))
+            wio = io;
     }
+    if (!isnan(wio) && (isnan(*io_max) || wio > *io_max))
+        *io_max = wio;
+    count -= gone;
     o->workers = count;
     o->workers_cpu_pct = count == 0 ? 0 : all ? sum : NAN;
     o->workers_cpu_max = count == 0 ? 0 : max;
