@@ -24,9 +24,10 @@
  * allows, between PF_STATFD_MIN and PF_STATFD_MAX) and is re-read with
  * pread() at offset 0, which halves its cost.  The descriptor is
  * bound to that process, so once it is reaped the read fails with ESRCH and
- * the PID is looked up afresh (it may be gone, or reused).  The only
- * allocations per sample are the strings the snapshot owns (struct gm_proc's
- * cmdline, exe, cgroup).
+ * the PID is looked up afresh (it may be gone, or reused).  The strings the
+ * snapshot owns (struct gm_proc's cmdline, exe, cgroup) are copied into
+ * buffers the snapshot kept from its last fill (gm_snapshot_strdup), so a
+ * steady sample allocates nothing here.
  *
  * CPU % needs the previous sample of the same process: PIDs are reused, so a
  * history entry counts only when its starttime matches.  The history lives in
@@ -859,7 +860,7 @@ static ssize_t pf_read_stat(struct gm_procfs *pf, const char *pidstr, struct pf_
 }
 
 /* Fills p (the first entry for its PID in this call) and h from /proc. */
-static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, struct gm_proc *p,
+static void pf_enrich_one(struct gm_procfs *pf, struct gm_snapshot *s, struct gm_proc *p,
                           struct pf_hist *h, struct pf_hist *old)
 {
     char pidstr[16], buf[1024];
@@ -944,15 +945,15 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     } else {
         p->user[0] = '\0';
     }
-    p->cmdline = h->cmdline ? gm_xstrdup(h->cmdline) : NULL;
-    p->exe = h->exe ? gm_xstrdup(h->exe) : NULL;
-    p->cgroup = h->cgroup ? gm_xstrdup(h->cgroup) : NULL;
+    p->cmdline = gm_snapshot_strdup(s, h->cmdline);
+    p->exe = gm_snapshot_strdup(s, h->exe);
+    p->cgroup = gm_snapshot_strdup(s, h->cgroup);
     p->nspid = h->nspid;
     p->attrib = h->attrib;
 }
 
 /* Copies what /proc said about src's PID into dst (same PID, another GPU). */
-static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
+static void pf_copy_proc(struct gm_snapshot *s, struct gm_proc *dst, const struct gm_proc *src)
 {
     pf_clear_strings(dst);
     dst->host_state = src->host_state;
@@ -967,9 +968,9 @@ static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
     dst->rss = src->rss;
     gm_strlcpy(dst->comm, src->comm, sizeof dst->comm);
     gm_strlcpy(dst->user, src->user, sizeof dst->user);
-    dst->cmdline = src->cmdline ? gm_xstrdup(src->cmdline) : NULL;
-    dst->exe = src->exe ? gm_xstrdup(src->exe) : NULL;
-    dst->cgroup = src->cgroup ? gm_xstrdup(src->cgroup) : NULL;
+    dst->cmdline = gm_snapshot_strdup(s, src->cmdline);
+    dst->exe = gm_snapshot_strdup(s, src->exe);
+    dst->cgroup = gm_snapshot_strdup(s, src->cgroup);
     dst->nspid = src->nspid;
     dst->attrib = src->attrib;
 }
@@ -1055,7 +1056,7 @@ void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s)
         struct pf_hist *h = pf_insert(cur, p->pid, &fresh);
 
         if (!fresh) {
-            pf_copy_proc(p, &s->procs[h->first]);
+            pf_copy_proc(s, p, &s->procs[h->first]);
             continue;
         }
         h->first = i;
