@@ -202,7 +202,10 @@ static void agent_usage(const char *cmd, int once)
             : "The agent: samples every GPU on a fixed cadence, writes the daily CSV log and "
               "the SQLite\nhistory store under the data directory, and serves Prometheus "
               "metrics at --listen\n(docs/exporter.md).  SIGTERM/SIGINT stop it (flushing "
-              "everything), SIGHUP reloads\nthe configuration and reopens files.\n\n";
+              "everything), SIGHUP reloads\nthe configuration and reopens files.\n\n"
+              "Memory: at 8 GPUs, about 18 MiB resident once its windows are full (the live\n"
+              "page's hour of samples, an hour after the start at 1 s, and the diagnosis's\n"
+              "5 minutes, about 470 bytes per GPU-sample; docs/BENCHMARKS.md).\n\n";
     gm_buf_printf(&b,
                   "usage: gpumon %s [--config FILE] [OPTIONS]%s%s\n\n%s"
                   "      --config FILE                configuration file (INI; see "
