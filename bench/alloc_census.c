@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (kids[k] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a crashed run */
             pause();
             _exit(0);
         }

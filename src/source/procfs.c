@@ -364,7 +364,9 @@ static int pf_cgroup_path(const char *line, const char *eol, const char **path)
  * On v1 and hybrid hosts, where most hierarchies often say just "/", the
  * most specific of the lines wins: the v2 line if not "/", else the first
  * line with a path other than "/", else the first line's path. */
-static char *pf_parse_cgroup(const char *buf, ssize_t n)
+/* The cgroup path pf_parse_cgroup would copy: *len bytes at the returned
+ * pointer into buf, or NULL. */
+static const char *pf_cgroup_best(const char *buf, ssize_t n, size_t *len)
 {
     const char *best = NULL, *best_end = NULL, *p, *end, *eol, *cp;
     int v2_specific = 0;
@@ -386,7 +388,16 @@ static char *pf_parse_cgroup(const char *buf, ssize_t n)
             v2_specific = !is_root && is_v2;
         }
     }
-    return best ? gm_xstrndup(best, (size_t)(best_end - best)) : NULL;
+    if (best)
+        *len = (size_t)(best_end - best);
+    return best;
+}
+
+static char *pf_parse_cgroup(const char *buf, ssize_t n)
+{
+    size_t len = 0;
+    const char *best = pf_cgroup_best(buf, n, &len);
+    return best ? gm_xstrndup(best, len) : NULL;
 }
 
 /* The real uid from /proc/PID/status ("Uid:\tREAL\tEFFECTIVE\t..."), read
@@ -805,10 +816,15 @@ static void pf_read_cgroup(struct gm_procfs *pf, const char *pidstr, struct pf_h
         snprintf(path, sizeof path, "%s/cgroup", pidstr);
         n = pf_read(pf->rootfd, path, buf, sizeof buf);
     }
-    free(h->cgroup);
-    h->cgroup = pf_parse_cgroup(buf, n);
-    gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
     h->cgroup_due_ns = now + pf_spread(h->pid, PF_CGROUP_TTL_NS);
+    /* unchanged, the usual case: nothing to copy or parse again */
+    size_t len = 0;
+    const char *cg = pf_cgroup_best(buf, n, &len);
+    if (cg ? h->cgroup && strlen(h->cgroup) == len && memcmp(h->cgroup, cg, len) == 0 : !h->cgroup)
+        return;
+    free(h->cgroup);
+    h->cgroup = cg ? gm_xstrndup(cg, len) : NULL;
+    gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
 }
 
 /* Is old the same process as h (same start time, no exec since), whose

@@ -769,6 +769,27 @@ static void test_cgroup_move(void **state)
             gm_snapshot_free(s);
         }
         assert_true(seen);
+        /* read again unchanged: still the job; then out of it (no cgroup
+         * file): seen within another 10 s */
+        int64_t last = at;
+        for (; at < last + 6 * NS; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            assert_string_equal(s->procs[0].attrib.slurm_job, "99");
+            gm_snapshot_free(s);
+        }
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "");
+        seen = 0;
+        for (; at < last + 17 * NS && !seen; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            seen = s->procs[0].cgroup == NULL && s->procs[0].attrib.slurm_job[0] == '\0';
+            gm_snapshot_free(s);
+        }
+        assert_true(seen);
         gm_procfs_free(pf);
     }
     tmp_cleanup(&t);
