@@ -12,12 +12,12 @@
 # beside node_exporter), "plot" (gpumon plot --since 30d on the 30-day
 # store), "api" (the live page's /api/v1/status under wrk, the agent's
 # cadence beside it), "report-html" (gpumon report --html for 30 days on
-# that store), "tests" (the durations tests no longer assert) and "calls"
-# (NVML calls per GPU per sample); each rewrites only its own generated block of
-# docs/BENCHMARKS.md and its own files in bench-results/, and the other
-# results stay as they are.  The sections that bench/report.py writes
-# together (summary, snapshot, process, agent, storage, report) run only in
-# a full run.
+# that store), "tests" (the durations tests no longer assert), "calls"
+# (NVML calls per GPU per sample) and "procs" (one GPU process's cost per
+# sample); each rewrites only its own generated block of docs/BENCHMARKS.md
+# and its own files in bench-results/, and the other results stay as they
+# are.  The sections that bench/report.py writes together (summary,
+# snapshot, process, agent, storage, report) run only in a full run.
 #
 # Measurements always come from $BENCH_BUILD (default build-bench), configured
 # -Dbuildtype=debugoptimized -Db_ndebug=true (-O2 -g, no asserts), never from
@@ -53,8 +53,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot | api | report-html | tests | calls) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls)" ;;
+    top | exporter | insight | plot | api | report-html | tests | calls | procs) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls, procs)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -162,6 +162,7 @@ else # only the outputs of the sections that run
     ! want report-html || rm -f "$OUT/report-html.json"
     ! want tests || rm -rf "$OUT/tests" "$OUT/tests.json"
     ! want calls || rm -rf "$OUT/calls" "$OUT/calls.json"
+    ! want procs || rm -rf "$OUT/procs" "$OUT/procs.json"
 fi
 mkdir -p "$CACHE"
 # the page as it was, for the comparison at the end (bench/compare.py)
@@ -535,6 +536,17 @@ if want calls; then
     env -u GPUSIM_TIME GPUSIM_EPOCH=$(($(date +%s) - SCENARIO_TIME)) python3 bench/calls_run.py \
         --gpumon "$GPUMON" --dir "$OUT/calls" --out "$OUT/calls.json" --doc "$DOC" \
         --window "${BENCH_CALLS_SECS:-30}" || die "the calls benchmark failed (see $OUT/calls/)"
+fi
+
+# ---------------------------------------------------------------- procs
+# What one GPU process costs the agent per sample: 1000 real processes on 8
+# GPUs against none (bench/procs_run.py).  Its own block in $DOC.  About 90 s.
+if want procs; then
+    say "procs: ${BENCH_PROCS:-1000} processes on 8 GPUs, ${BENCH_PROCS_SECS:-30} s per run"
+    env -u GPUSIM_TIME GPUSIM_EPOCH=$(($(date +%s) - SCENARIO_TIME)) python3 bench/procs_run.py \
+        --gpumon "$GPUMON" --dir "$OUT/procs" --out "$OUT/procs.json" --doc "$DOC" \
+        --procs "${BENCH_PROCS:-1000}" --window "${BENCH_PROCS_SECS:-30}" ||
+        die "the procs benchmark failed (see $OUT/procs/)"
 fi
 
 # ---------------------------------------------------------------- compare

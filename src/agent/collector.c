@@ -23,6 +23,7 @@ struct gm_collector {
     struct gm_procfs *procfs;
     struct gm_hostside *hostside;
     struct gm_jobmap *jobmap;
+    int hostside_root_set; /* the host side reads another root than / */
     uint64_t seq;
 
     /* watchdog worker */
@@ -52,7 +53,13 @@ int gm_collector_open(struct gm_collector **out, const struct gm_collector_opts 
     if (o->procs && o->hostside) {
         const char *root = o->host_root ? o->host_root : getenv("GPUMON_HOST_ROOT");
         c->hostside = gm_hostside_new(root ? root : "");
+        c->hostside_root_set = root && root[0] && strcmp(root, "/") != 0;
     }
+    /* The host side takes each GPU process's stat from the enrichment of
+     * the same sample instead of reading it again, when both read one /proc. */
+    if (c->procfs && c->hostside && !c->hostside_root_set &&
+        (!o->proc_root || strcmp(o->proc_root, "/proc") == 0))
+        gm_hostside_set_procfs(c->hostside, c->procfs);
     if (o->job_map_dir && o->job_map_dir[0])
         c->jobmap = gm_jobmap_new(o->job_map_dir, o->log, o->log_arg);
     int rc = gm_nvml_open(&c->nvml, o->lib_path, err);

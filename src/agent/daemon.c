@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,6 +75,20 @@ static int lock_acquire(const char *dir, struct gm_safefile_lock **out, struct g
 
 /* once: a single sample (--once), which takes its GPM interval now (two GPM
  * samples 100 ms apart, docs/gpm.md) instead of reporting it not yet available. */
+/* Lets the agent open as many descriptors as its hard limit allows: the
+ * /proc enrichment keeps one stat file open per GPU process (half the soft
+ * limit, source/procfs.c), and a node with a thousand processes would
+ * otherwise open and close most of them every sample.  Nothing here uses
+ * select(), whose sets stop at 1024. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl); /* a refusal leaves the limit as it was */
+    }
+}
+
 static int open_collector(const struct gm_config *c, struct gm_collector **col, int once)
 {
     struct gm_collector_opts co = {.lib_path = c->nvml_lib[0] ? c->nvml_lib : NULL,
@@ -280,6 +295,7 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     }
 
     struct gm_collector *col;
+    raise_nofile();
     open_collector(&d.cfg, &col, 0);
     /* on every sink's timeline before the first sample's events (a driver
      * that is down at start) */

@@ -34,6 +34,8 @@ struct seen {
     uint64_t steps_back, steps_forward;
 };
 
+#define SAMPLER_POOL 4 /* snapshots kept for reuse */
+
 struct gm_sampler {
     struct gm_collector *col;
     struct gm_sampler_clock clock; /* now == NULL: CLOCK_MONOTONIC */
@@ -54,7 +56,29 @@ struct gm_sampler {
     uint64_t overruns_unlogged;
     void (*inspect)(void *arg, struct gm_snapshot *s, const struct gm_sampler_emit *to);
     void *inspect_arg;
+    /* Snapshots filled again once nobody else holds them: with the arrays
+     * and string buffers a snapshot keeps when cleared, a steady sample
+     * allocates nothing (issue 30).  Each holds the pool's reference. */
+    struct gm_snapshot *pool[SAMPLER_POOL];
 };
+
+/* A snapshot for the next sample, holding the caller's reference: a pooled
+ * one that only the pool holds (every sink and reader has let it go), else a
+ * new one, pooled while there is room. */
+static struct gm_snapshot *take_snapshot(struct gm_sampler *sp)
+{
+    for (int i = 0; i < SAMPLER_POOL; i++) {
+        struct gm_snapshot *s = sp->pool[i];
+        if (!s) {
+            sp->pool[i] = gm_snapshot_new();
+            return gm_snapshot_ref(sp->pool[i]);
+        }
+        /* acquire: the last holder's reads are done before we write */
+        if (__atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) == 1)
+            return gm_snapshot_ref(s);
+    }
+    return gm_snapshot_new(); /* all held (a slow sink): freed with its last reference */
+}
 
 static void emit(struct gm_sink *const *sinks, int n, const struct gm_event *e)
 {
@@ -270,7 +294,7 @@ static void *run(void *arg)
         int64_t interval = sp->interval_ns;
         pthread_mutex_unlock(&sp->mu);
 
-        struct gm_snapshot *s = gm_snapshot_new();
+        struct gm_snapshot *s = take_snapshot(sp);
         gm_collector_sample(sp->col, s, 0, NULL);
         int64_t t1 = clock_now(sp);
 
@@ -424,6 +448,8 @@ int gm_sampler_stop(struct gm_sampler *sp, int64_t timeout_ns)
     }
     pthread_join(sp->thread, NULL);
     gm_snapshot_unref(sp->latest);
+    for (int i = 0; i < SAMPLER_POOL; i++)
+        gm_snapshot_unref(sp->pool[i]);
     gm_collector_close(sp->col);
     pthread_cond_destroy(&sp->fin_cv);
     pthread_cond_destroy(&sp->wake_cv);

@@ -1,6 +1,16 @@
-/* snapshot.c -- allocation, copying and lookup for snapshots (see snapshot.h). */
+/* snapshot.c -- allocation, copying and lookup for snapshots (see snapshot.h).
+ *
+ * A snapshot that is cleared and filled again (the collector's, the
+ * sampler's pool) keeps its arrays and the buffers of its processes'
+ * strings, so that a steady sample allocates nothing (issue 30).  The
+ * buffers wait in a pool by size class -- class k holds buffers of at least
+ * 2^k usable bytes (malloc_usable_size) -- and gm_snapshot_strdup takes one
+ * from the smallest class that is sure to fit, or allocates 2^k bytes, which
+ * go back to class k.
+ */
 #include "snapshot.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +37,67 @@ void gm_snapshot_unref(struct gm_snapshot *s)
         gm_snapshot_free(s);
 }
 
+#define SP_MIN 4      /* the smallest class: 16 bytes */
+#define SP_CLASSES 24 /* up to 8 MiB; larger buffers are freed */
+
+struct gm_strpool {
+    char **buf[SP_CLASSES];
+    uint32_t n[SP_CLASSES], cap[SP_CLASSES];
+};
+
+/* Gives the string buffer p to s's pool (or frees it). */
+static void pool_put(struct gm_snapshot *s, char *p)
+{
+    if (!p)
+        return;
+    size_t usable = malloc_usable_size(p);
+    int k = 0;
+    while (k + 1 < 64 && ((size_t)1 << (k + 1)) <= usable)
+        k++;
+    if (k < SP_MIN || k >= SP_CLASSES) {
+        free(p);
+        return;
+    }
+    if (!s->spare)
+        s->spare = gm_xcalloc(1, sizeof *s->spare);
+    struct gm_strpool *sp = s->spare;
+    if (sp->n[k] == sp->cap[k]) {
+        sp->cap[k] = sp->cap[k] ? sp->cap[k] * 2 : 16;
+        sp->buf[k] = gm_xrealloc(sp->buf[k], sp->cap[k] * sizeof *sp->buf[k]);
+    }
+    sp->buf[k][sp->n[k]++] = p;
+}
+
+static void pool_free(struct gm_strpool *sp)
+{
+    if (!sp)
+        return;
+    for (int k = 0; k < SP_CLASSES; k++) {
+        for (uint32_t i = 0; i < sp->n[k]; i++)
+            free(sp->buf[k][i]);
+        free(sp->buf[k]);
+    }
+    free(sp);
+}
+
+char *gm_snapshot_strdup(struct gm_snapshot *s, const char *src)
+{
+    if (!src)
+        return NULL;
+    size_t len = strlen(src);
+    int k = SP_MIN;
+    while (k < 63 && ((size_t)1 << k) < len + 1)
+        k++;
+    char *p = NULL;
+    for (int c = k; s->spare && c < SP_CLASSES && !p; c++)
+        if (s->spare->n[c])
+            p = s->spare->buf[c][--s->spare->n[c]];
+    if (!p)
+        p = gm_xmalloc(k < SP_CLASSES ? (size_t)1 << k : len + 1);
+    memcpy(p, src, len + 1);
+    return p;
+}
+
 static void gpu_init(struct gm_gpu *g, uint32_t index)
 {
     memset(g, 0, sizeof(*g));
@@ -45,18 +116,13 @@ void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n)
 {
     for (uint32_t i = 0; i < s->ngpu; i++)
         free(s->gpus[i].nvlink);
-    s->gpus = gm_xrealloc(s->gpus, (n ? n : 1) * sizeof(struct gm_gpu));
+    if (!s->gpus || n > s->gpu_cap) {
+        s->gpus = gm_xrealloc(s->gpus, (n ? n : 1) * sizeof(struct gm_gpu));
+        s->gpu_cap = n ? n : 1;
+    }
     for (uint32_t i = 0; i < n; i++)
         gpu_init(&s->gpus[i], i);
     s->ngpu = n;
-}
-
-static void proc_free_strings(struct gm_proc *p)
-{
-    free(p->cmdline);
-    free(p->exe);
-    free(p->cgroup);
-    p->cmdline = p->exe = p->cgroup = NULL;
 }
 
 struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm_proc *p)
@@ -74,14 +140,26 @@ struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm
 void gm_snapshot_clear(struct gm_snapshot *s)
 {
     int refs = s->refs;
-    for (uint32_t i = 0; i < s->nproc; i++)
-        proc_free_strings(&s->procs[i]);
-    free(s->procs);
+    for (uint32_t i = 0; i < s->nproc; i++) {
+        struct gm_proc *p = &s->procs[i];
+        pool_put(s, p->cmdline);
+        pool_put(s, p->exe);
+        pool_put(s, p->cgroup);
+        p->cmdline = p->exe = p->cgroup = NULL;
+    }
     for (uint32_t i = 0; i < s->ngpu; i++)
         free(s->gpus[i].nvlink);
-    free(s->gpus);
+    struct gm_gpu *gpus = s->gpus;
+    struct gm_proc *procs = s->procs;
+    struct gm_strpool *spare = s->spare;
+    uint32_t gpu_cap = s->gpu_cap, proc_cap = s->proc_cap;
     memset(s, 0, sizeof(*s));
     s->refs = refs;
+    s->gpus = gpus;
+    s->gpu_cap = gpu_cap;
+    s->procs = procs;
+    s->proc_cap = proc_cap;
+    s->spare = spare;
 }
 
 struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
@@ -89,11 +167,14 @@ struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s)
     struct gm_snapshot *c = gm_xmalloc(sizeof(*c));
     *c = *s;
     c->gpus = NULL;
+    c->gpu_cap = 0;
     c->procs = NULL;
     c->proc_cap = 0;
+    c->spare = NULL;
     c->refs = 1;
     if (s->ngpu) {
         c->gpus = gm_xmalloc(s->ngpu * sizeof(struct gm_gpu));
+        c->gpu_cap = s->ngpu;
         memcpy(c->gpus, s->gpus, s->ngpu * sizeof(struct gm_gpu));
         for (uint32_t i = 0; i < s->ngpu; i++) {
             const struct gm_gpu *g = &s->gpus[i];
@@ -123,6 +204,9 @@ void gm_snapshot_free(struct gm_snapshot *s)
     if (!s)
         return;
     gm_snapshot_clear(s);
+    free(s->gpus);
+    free(s->procs);
+    pool_free(s->spare);
     free(s);
 }
 

@@ -208,6 +208,8 @@ struct gm_gpu {
     struct gm_value nvlink_list;
 };
 
+struct gm_strpool;
+
 struct gm_snapshot {
     int refs;             /* reference count (gm_snapshot_ref/unref); 1 after new */
     uint64_t seq;         /* sample number, from 1 */
@@ -231,10 +233,14 @@ struct gm_snapshot {
     struct gm_value cuda_version; /* e.g. 12040 (u64); print as 12.4 */
 
     uint32_t ngpu;
+    uint32_t gpu_cap; /* allocated entries of gpus (kept by gm_snapshot_clear) */
     struct gm_gpu *gpus;
     uint32_t nproc;
-    uint32_t proc_cap; /* allocated entries of procs */
+    uint32_t proc_cap; /* allocated entries of procs (kept by gm_snapshot_clear) */
     struct gm_proc *procs;
+    /* The string buffers of the processes a clear let go, for
+     * gm_snapshot_strdup to fill again (snapshot.c). */
+    struct gm_strpool *spare;
 };
 
 /* Allocates an empty snapshot (no GPUs) holding one reference. Aborts on
@@ -248,8 +254,15 @@ void gm_snapshot_set_gpus(struct gm_snapshot *s, uint32_t n);
  * not free them) and returns it. */
 struct gm_proc *gm_snapshot_add_proc_take(struct gm_snapshot *s, const struct gm_proc *p);
 
-/* Frees everything the snapshot holds and zeroes it, ready for reuse. */
+/* Zeroes the snapshot, ready for reuse.  It keeps its GPU and process
+ * arrays and its processes' strings' buffers (for gm_snapshot_strdup), so
+ * that a snapshot filled again with as much allocates nothing. */
 void gm_snapshot_clear(struct gm_snapshot *s);
+
+/* A copy of src for one of s's process strings (cmdline, exe, cgroup),
+ * in a buffer a clear of s kept when one is large enough, else a new one.
+ * NULL for NULL.  Aborts on out-of-memory. */
+char *gm_snapshot_strdup(struct gm_snapshot *s, const char *src);
 
 /* A deep copy. */
 struct gm_snapshot *gm_snapshot_copy(const struct gm_snapshot *s);

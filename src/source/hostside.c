@@ -24,8 +24,12 @@
 #include <unistd.h>
 
 #include "../core/err.h"
+#include "procfs.h"
 
 #define HS_MAX_CHILDREN 256 /* children counted per process; more are counted, not read */
+#define HS_PSI_MEMO 16      /* cgroups whose pressure one call remembers */
+#define HS_KIDS_KEEP 32     /* a process with at most this many children keeps their list */
+#define HS_KIDS_TTL_NS (5 * INT64_C(1000000000)) /* ... and reads it again 2.5-5 s later */
 
 struct hs_entry {
     uint32_t pid;
@@ -36,15 +40,33 @@ struct hs_entry {
     uint32_t gen;
     char cgroup[256]; /* "0::" path, "" none (then the node's pressure) */
     int cgroup_read;
+    uint32_t out_gen; /* out is this call's result for the pid when == gen */
+    int nkids;        /* kept children of the main thread, -1 none kept */
+    uint32_t kids[HS_KIDS_KEEP];
+    int64_t kids_read_ns; /* when they were read */
+    int64_t kids_due_ns;  /* read them again from then on */
+    struct gm_host_side out;
+};
+
+/* One cgroup's pressure, read once per call. */
+struct hs_psi {
+    char cgroup[256];
+    double cpu, io;
+    uint8_t scope;
 };
 
 struct gm_hostside {
     char root[512];
     double hz;
-    int delayacct_off; /* kernel.task_delayacct = 0: blkio ticks never grow */
+    int delayacct_off;          /* kernel.task_delayacct = 0: blkio ticks never grow */
+    const struct gm_procfs *pf; /* GPU processes' stat from there (gm_hostside_set_procfs) */
     struct hs_entry *e;
     size_t n, cap;
+    uint32_t *idx; /* open addressing over e by pid: index + 1, 0 empty */
+    size_t idxcap; /* power of two, > 2 * n; 0 none yet */
     uint32_t gen;
+    struct hs_psi psi[HS_PSI_MEMO];
+    size_t npsi; /* psi entries of this call */
 };
 
 static ssize_t slurp(const char *path, char *buf, size_t cap);
@@ -75,7 +97,14 @@ void gm_hostside_free(struct gm_hostside *h)
     if (!h)
         return;
     free(h->e);
+    free(h->idx);
     free(h);
+}
+
+void gm_hostside_set_procfs(struct gm_hostside *h, const struct gm_procfs *pf)
+{
+    if (h)
+        h->pf = pf;
 }
 
 /* Reads a small file whole into buf (NUL-terminated); the length, or -1. */
@@ -188,30 +217,71 @@ int gm_hs_parse_pressure(const char *buf, size_t len, double *some)
     return GM_E_INVAL;
 }
 
+/* The slot of pid in h->idx: its entry's, or the empty one it would take. */
+static size_t idx_slot(const struct gm_hostside *h, uint32_t pid)
+{
+    size_t i = (pid * 2654435761u) & (h->idxcap - 1);
+    while (h->idx[i] && h->e[h->idx[i] - 1].pid != pid)
+        i = (i + 1) & (h->idxcap - 1);
+    return i;
+}
+
+/* Rebuilds the index over h->e[0..n), at least twice as large as n + 1. */
+static void idx_rebuild(struct gm_hostside *h)
+{
+    size_t cap = h->idxcap ? h->idxcap : 64;
+    while (cap < 2 * (h->n + 1))
+        cap *= 2;
+    if (cap != h->idxcap) {
+        free(h->idx);
+        h->idx = gm_xcalloc(cap, sizeof *h->idx);
+        h->idxcap = cap;
+    } else {
+        memset(h->idx, 0, cap * sizeof *h->idx);
+    }
+    for (size_t k = 0; k < h->n; k++)
+        h->idx[idx_slot(h, h->e[k].pid)] = (uint32_t)k + 1;
+}
+
+/* The cache entry of pid whatever its start time, or NULL. */
+static struct hs_entry *find(const struct gm_hostside *h, uint32_t pid)
+{
+    if (!h->idxcap)
+        return NULL;
+    uint32_t k = h->idx[idx_slot(h, pid)];
+    return k ? &h->e[k - 1] : NULL;
+}
+
 /* The cache entry of (pid, starttime), created when new; *fresh = 1 then. */
 static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long long starttime,
                               int *fresh)
 {
-    for (size_t i = 0; i < h->n; i++)
-        if (h->e[i].pid == pid) {
-            if (h->e[i].starttime == starttime) {
-                *fresh = 0;
-                return &h->e[i];
-            }
-            memset(&h->e[i], 0, sizeof h->e[i]); /* a reused pid: start over */
-            h->e[i].pid = pid;
-            h->e[i].starttime = starttime;
-            *fresh = 1;
-            return &h->e[i];
+    struct hs_entry *e = find(h, pid);
+    if (e) {
+        if (e->starttime == starttime) {
+            *fresh = 0;
+            return e;
         }
+        memset(e, 0, sizeof *e); /* a reused pid: start over */
+        e->nkids = -1;
+        e->pid = pid;
+        e->starttime = starttime;
+        *fresh = 1;
+        return e;
+    }
     if (h->n == h->cap) {
         h->cap = h->cap ? h->cap * 2 : 32;
         h->e = gm_xrealloc(h->e, h->cap * sizeof *h->e);
     }
-    struct hs_entry *e = &h->e[h->n++];
+    e = &h->e[h->n++];
     memset(e, 0, sizeof *e);
+    e->nkids = -1;
     e->pid = pid;
     e->starttime = starttime;
+    if (2 * (h->n + 1) > h->idxcap)
+        idx_rebuild(h);
+    else
+        h->idx[idx_slot(h, pid)] = (uint32_t)h->n;
     *fresh = 1;
     return e;
 }
@@ -219,15 +289,24 @@ static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long
 /* Reads pid's stat; rates since its previous reading into *cpu / *io (NAN
  * at first sight or unknown).  Returns the entry, or NULL when unreadable. */
 static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now, double *cpu,
-                               double *io)
+                               double *io, int gpu_proc)
 {
     char path[640], buf[1024];
-    *cpu = *io = NAN;
-    snprintf(path, sizeof path, "%s/proc/%u/stat", h->root, pid);
-    ssize_t n = slurp(path, buf, sizeof buf);
     struct gm_hs_stat st;
-    if (n <= 0 || gm_hs_parse_stat(buf, (size_t)n, &st) != 0)
-        return NULL;
+    struct gm_procfs_stat ps;
+    *cpu = *io = NAN;
+    if (gpu_proc && h->pf && gm_procfs_last_stat(h->pf, pid, &ps) == 0) {
+        /* the same sample's reading: the file need not be read twice */
+        memset(&st, 0, sizeof st);
+        st.utime = ps.ticks;
+        st.starttime = ps.starttime;
+        st.blkio = ps.blkio;
+    } else {
+        snprintf(path, sizeof path, "%s/proc/%u/stat", h->root, pid);
+        ssize_t n = slurp(path, buf, sizeof buf);
+        if (n <= 0 || gm_hs_parse_stat(buf, (size_t)n, &st) != 0)
+            return NULL;
+    }
     int fresh;
     struct hs_entry *e = entry(h, pid, st.starttime, &fresh);
     unsigned long long ticks = st.utime + st.stime;
@@ -279,11 +358,33 @@ static double pressure(const char *path)
     return n > 0 && gm_hs_parse_pressure(buf, (size_t)n, &v) == 0 ? v : NAN;
 }
 
+static void read_psi_files(struct gm_hostside *h, struct hs_entry *e, struct gm_host_side *o);
+
+/* The pressure of e's cgroup (or the node's), read once per call. */
 static void read_psi(struct gm_hostside *h, struct hs_entry *e, struct gm_host_side *o)
 {
-    char path[1024];
     if (!e->cgroup_read)
         read_cgroup(h, e);
+    for (size_t k = 0; k < h->npsi; k++)
+        if (strcmp(h->psi[k].cgroup, e->cgroup) == 0) {
+            o->psi_cpu = h->psi[k].cpu;
+            o->psi_io = h->psi[k].io;
+            o->psi_scope = h->psi[k].scope;
+            return;
+        }
+    read_psi_files(h, e, o);
+    if (h->npsi < HS_PSI_MEMO) {
+        struct hs_psi *m = &h->psi[h->npsi++];
+        memcpy(m->cgroup, e->cgroup, sizeof m->cgroup);
+        m->cpu = o->psi_cpu;
+        m->io = o->psi_io;
+        m->scope = (uint8_t)o->psi_scope;
+    }
+}
+
+static void read_psi_files(struct gm_hostside *h, struct hs_entry *e, struct gm_host_side *o)
+{
+    char path[1024];
     const char *what[2] = {"cpu", "io"};
     double *dst[2] = {&o->psi_cpu, &o->psi_io};
     o->psi_scope = GM_PSI_NONE;
@@ -307,17 +408,18 @@ static void read_psi(struct gm_hostside *h, struct hs_entry *e, struct gm_host_s
         o->psi_scope = GM_PSI_NODE;
 }
 
-/* The children of pid's main thread: count and CPU. */
-static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struct gm_host_side *o,
-                         double *io_max)
+/* Reads the children file of pid's main thread: the first cap pids into
+ * kids, the count of all of them (more may be listed than cap); -1 when
+ * there is no such file or it is malformed (unknown rather than a wrong
+ * count). */
+static int read_children(const struct gm_hostside *h, uint32_t pid, uint32_t *kids, int cap)
 {
     char path[640], buf[4096];
     snprintf(path, sizeof path, "%s/proc/%u/task/%u/children", h->root, pid, pid);
     ssize_t n = slurp(path, buf, sizeof buf);
     if (n < 0)
-        return; /* no children file: unknown */
-    int count = 0, read = 0, all = 1;
-    double sum = 0, max = NAN;
+        return -1;
+    int count = 0;
     for (char *p = buf; *p;) {
         while (*p == ' ' || *p == '\n')
             p++;
@@ -327,25 +429,75 @@ static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struc
         errno = 0;
         unsigned long c = strtoul(p, &e, 10);
         if (e == p || errno || c == 0 || c > UINT32_MAX || (*e && *e != ' ' && *e != '\n'))
-            return; /* malformed: unknown rather than a wrong count */
+            return -1;
         p = e;
+        if (count < cap)
+            kids[count] = (uint32_t)c;
         count++;
+    }
+    return count;
+}
+
+/* The children of pid's main thread: count and CPU.  The list is kept with
+ * pid's entry (when it is short) and read again HS_KIDS_TTL_NS after, or
+ * at once when one of the kept workers cannot be read (it exited). */
+static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struct gm_host_side *o,
+                         double *io_max)
+{
+    uint32_t kids[HS_MAX_CHILDREN];
+    struct hs_entry *pe = find(h, pid);
+    int count;
+    int kept = pe && pe->nkids >= 0 && now >= pe->kids_read_ns && now < pe->kids_due_ns;
+
+    if (kept) {
+        count = pe->nkids;
+        memcpy(kids, pe->kids, (size_t)count * sizeof *kids);
+    } else {
+        count = read_children(h, pid, kids, HS_MAX_CHILDREN);
+        if (pe) {
+            pe->nkids = count >= 0 && count <= HS_KIDS_KEEP ? count : -1;
+            if (pe->nkids >= 0)
+                memcpy(pe->kids, kids, (size_t)count * sizeof *kids);
+            pe->kids_read_ns = now;
+            pe->kids_due_ns = now + HS_KIDS_TTL_NS / 2 +
+                              (int64_t)((pid * 2654435761u) % 1024u) * (HS_KIDS_TTL_NS / 2) / 1024;
+        }
+    }
+    if (count < 0)
+        return; /* no children file: unknown */
+    int read = 0, all = 1, gone = 0;
+    double sum = 0, max = NAN, wio = NAN;
+    for (int k = 0; k < count; k++) {
         if (read >= HS_MAX_CHILDREN) {
             all = 0;
             continue;
         }
         read++;
         double cpu, io;
-        if (!sample(h, (uint32_t)c, now, &cpu, &io) || isnan(cpu)) {
+        /* sample() may move the cache: pe is not used after this */
+        struct hs_entry *we = sample(h, kids[k], now, &cpu, &io, 0);
+        if (!we && kept) {
+            /* a kept worker has exited: no longer a worker; the list is
+             * read again in the next sample */
+            struct hs_entry *again = find(h, pid);
+            if (again)
+                again->kids_due_ns = now;
+            gone++;
+            continue;
+        }
+        if (!we || isnan(cpu)) {
             all = 0;
             continue;
         }
         sum += cpu;
         if (isnan(max) || cpu > max)
             max = cpu;
-        if (!isnan(io) && (isnan(*io_max) || io > *io_max))
-            *io_max = io;
+        if (!isnan(io) && (isnan(wio) || io > wio))
+            wio = io;
     }
+    if (!isnan(wio) && (isnan(*io_max) || wio > *io_max))
+        *io_max = wio;
+    count -= gone;
     o->workers = count;
     o->workers_cpu_pct = count == 0 ? 0 : all ? sum : NAN;
     o->workers_cpu_max = count == 0 ? 0 : max;
@@ -354,6 +506,7 @@ static void read_workers(struct gm_hostside *h, uint32_t pid, int64_t now, struc
 void gm_hostside_enrich(struct gm_hostside *h, struct gm_snapshot *s)
 {
     h->gen++;
+    h->npsi = 0;
     for (uint32_t i = 0; i < s->nproc; i++) {
         struct gm_proc *p = &s->procs[i];
         struct gm_host_side *o = &p->host;
@@ -365,15 +518,13 @@ void gm_hostside_enrich(struct gm_hostside *h, struct gm_snapshot *s)
             p->host_state == GM_HS_ZOMBIE || p->pid == 0)
             continue;
         /* one process on several GPUs is read once */
-        const struct gm_proc *twin = NULL;
-        for (uint32_t k = 0; k < i && !twin; k++)
-            if (s->procs[k].pid == p->pid && s->procs[k].host.read)
-                twin = &s->procs[k];
-        if (twin) {
-            *o = twin->host;
+        struct hs_entry *twin = find(h, p->pid);
+        if (twin && twin->out_gen == h->gen) {
+            *o = twin->out;
             continue;
         }
-        struct hs_entry *e = sample(h, p->pid, s->mono_ns, &o->cpu_pct, &o->iowait_pct);
+        struct hs_entry *e =
+            sample(h, p->pid, s->mono_ns, &o->cpu_pct, &o->iowait_pct, !p->simulated);
         if (!e)
             continue;
         o->read = 1;
@@ -388,11 +539,16 @@ void gm_hostside_enrich(struct gm_hostside *h, struct gm_snapshot *s)
         e = entry(h, p->pid, start, &fresh);
         e->gen = h->gen;
         read_psi(h, e, o);
+        e->out = *o;
+        e->out_gen = h->gen;
     }
     /* forget what this call did not see */
     size_t k = 0;
     for (size_t i = 0; i < h->n; i++)
         if (h->e[i].gen == h->gen)
             h->e[k++] = h->e[i];
-    h->n = k;
+    if (k != h->n || !h->idxcap) {
+        h->n = k;
+        idx_rebuild(h);
+    }
 }

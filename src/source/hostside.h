@@ -16,13 +16,15 @@
  *
  * CPU and I/O wait are rates since the previous sample of the same process:
  * the previous readings are kept per (pid, start time), so a reused pid
- * starts over.  Only GPU processes and their children are read, never the
- * whole of /proc.  Known limits: children of threads other than the main one
- * are not counted (PyTorch starts its workers from the main thread); a
- * kernel without CONFIG_PROC_CHILDREN gives no worker count (-1, unknown);
- * with delay accounting off (kernel.task_delayacct = 0, read once when the
- * reader is made) the I/O wait is unknown (NAN); a kernel booted with
- * nodelayacct before 5.14 cannot be told apart and reads 0.
+ * starts over.  A process on several GPUs is read once, and processes in one
+ * cgroup share one reading of its pressure per sample.  Only GPU processes
+ * and their children are read, never the whole of /proc.  Known limits:
+ * children of threads other than the main one are not counted (PyTorch
+ * starts its workers from the main thread); a kernel without
+ * CONFIG_PROC_CHILDREN gives no worker count (-1, unknown); with delay
+ * accounting off (kernel.task_delayacct = 0, read once when the reader is
+ * made) the I/O wait is unknown (NAN); a kernel booted with nodelayacct
+ * before 5.14 cannot be told apart and reads 0.
  */
 #ifndef GM_SOURCE_HOSTSIDE_H
 #define GM_SOURCE_HOSTSIDE_H
@@ -39,6 +41,13 @@ struct gm_hostside;
 struct gm_hostside *gm_hostside_new(const char *root);
 
 void gm_hostside_free(struct gm_hostside *h);
+
+/* Takes each GPU process's /proc/PID/stat from pf's last enrichment of the
+ * same snapshot (gm_procfs_last_stat) instead of reading it again: only
+ * when pf reads the same /proc as h (h's root "" and pf's "/proc").  pf is
+ * borrowed and must outlive h, or be unset (NULL) first. */
+struct gm_procfs;
+void gm_hostside_set_procfs(struct gm_hostside *h, const struct gm_procfs *pf);
 
 /* Fills the host side of every compute process of s that is not known to be
  * gone (struct gm_proc.host; read = 1 where its stat could be read), using

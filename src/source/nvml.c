@@ -199,6 +199,8 @@ void gm_nvml_close(struct gm_nvml *n)
         dlclose(n->dl);
     free(n->pbuf);
     free(n->ubuf);
+    free(n->pent);
+    free(n->pix);
     free(n);
 }
 

@@ -272,6 +272,10 @@ struct gm_nvml {
     unsigned int pcap;
     nvmlProcessUtilizationSample_t *ubuf;
     unsigned int ucap;
+    /* One GPU's merged lists and their index by pid (nvml_procs.c's
+     * struct proc_ent and struct pid_pos), grown as needed, kept. */
+    void *pent, *pix;
+    size_t pent_cap, pix_cap; /* entries */
 };
 
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): fn is a member name, it cannot be wrapped */

@@ -132,6 +132,20 @@ struct pid_pos {
     uint32_t pos;
 };
 
+/* Makes the scratch array *buf (*cap entries of size each) hold at least
+ * need; kept between samples, so a steady list allocates nothing. */
+static void *scratch(void **buf, size_t *cap, size_t need, size_t size)
+{
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 64;
+        while (c < need)
+            c *= 2;
+        *buf = gm_xrealloc(*buf, c * size);
+        *cap = c;
+    }
+    return *buf;
+}
+
 static int cmp_pid_pos(const void *a, const void *b)
 {
     const struct pid_pos *x = a, *y = b;
@@ -147,7 +161,7 @@ void gm_nv_add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsho
     g->nproc = 0;
     g->proc_dropped = 0;
     g->proc_list = gm_v_u64(0);
-    struct proc_ent *ent = NULL;
+    struct proc_ent *ent = n->pent;
     uint32_t nent = 0;
     g->procs_listed = 1;
     for (int kind = PROC_COMPUTE; kind <= PROC_GRAPHICS; kind++) {
@@ -163,7 +177,7 @@ void gm_nv_add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsho
         }
         if (cnt == 0)
             continue;
-        ent = gm_xrealloc(ent, ((size_t)nent + cnt) * sizeof(*ent));
+        ent = scratch(&n->pent, &n->pent_cap, (size_t)nent + cnt, sizeof(*ent));
         const nvmlProcessInfo_v2_t *buf = n->pbuf;
         for (unsigned int k = 0; k < cnt; k++) {
             ent[nent].info = buf[k];
@@ -176,7 +190,7 @@ void gm_nv_add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsho
         return;
     /* A pid in both lists (or twice in one) is one C+G entry, where it first
      * appeared: sort by (pid, position) to find them in O(n log n). */
-    struct pid_pos *ix = gm_xmalloc((size_t)nent * sizeof(*ix));
+    struct pid_pos *ix = scratch(&n->pix, &n->pix_cap, nent, sizeof(*ix));
     for (uint32_t k = 0; k < nent; k++)
         ix[k] = (struct pid_pos){ent[k].info.pid, k};
     qsort(ix, nent, sizeof(*ix), cmp_pid_pos);
@@ -186,7 +200,6 @@ void gm_nv_add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsho
             ent[ix[b].pos].keep = 0;
         }
     }
-    free(ix);
     for (uint32_t k = 0; k < nent; k++) {
         if (!ent[k].keep)
             continue;
@@ -216,7 +229,6 @@ void gm_nv_add_procs(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_snapsho
         gm_snapshot_add_proc_take(s, &p);
         g->nproc++;
     }
-    free(ent);
 }
 
 static int cmp_sample_pid(const void *a, const void *b)

@@ -2,24 +2,32 @@
  *
  * gm_procfs_enrich() walks a snapshot's process list once per sample.  For
  * each distinct PID it reads /proc/PID/stat (state, name, CPU times, start
- * time, RSS) every call, because those change every sample.  The facts that
- * rarely change -- the real uid (/proc/PID/status), the command line, the
- * executable path and the cgroup -- are kept per (PID, start time) and read
- * again only when the process is first seen, when its comm changes (an
- * exec), or when they are older than PF_INFO_TTL_NS.  This runs every
- * sample, and the budget for a whole 8-GPU snapshot is 100 us of our CPU:
- * reading all five files costs about 30 us per process on the VM we measured,
- * stat alone about 7, and stat through a kept descriptor (below) about 3.
+ * time, RSS, block-I/O delay) every call, because those change every sample.
+ * The facts that rarely change are kept per (PID, start time), read when the
+ * process is first seen and again when its comm changes (an exec): the real
+ * uid (/proc/PID/status), the command line and the executable path, which
+ * are also read again PF_INFO_TTL_NS (60 s) after the last read (a
+ * setproctitle() shows within a minute), and the cgroup with the job
+ * attribution made of it, read again PF_CGROUP_TTL_NS (10 s) after the last
+ * read: a process moved into a job's cgroup is attributed within 10 s.  Each
+ * pid's next read falls between half the period and the period after the
+ * last (pf_spread), so a thousand processes first seen together are not all
+ * read again in one sample.  Reading the four files costs about 30 us per
+ * process on the VM we measured, stat through a kept descriptor (below) about
+ * 2-3; the goal is 3 us per process per sample (docs/BENCHMARKS.md,
+ * "Processes").
  *
  * Files are read with one open/read/close into a stack buffer: /proc's
  * seq_file and cmdline readers fill the buffer as far as the data goes, so a
  * short read is the end of the file.  The stat file of each tracked PID stays
- * open between samples (up to PF_STATFD_MAX descriptors, O_CLOEXEC) and is
- * re-read with pread() at offset 0, which halves its cost.  The descriptor is
+ * open between samples (O_CLOEXEC; up to half the descriptors RLIMIT_NOFILE
+ * allows, between PF_STATFD_MIN and PF_STATFD_MAX) and is re-read with
+ * pread() at offset 0, which halves its cost.  The descriptor is
  * bound to that process, so once it is reaped the read fails with ESRCH and
- * the PID is looked up afresh (it may be gone, or reused).  The only
- * allocations per sample are the strings the snapshot owns (struct gm_proc's
- * cmdline, exe, cgroup).
+ * the PID is looked up afresh (it may be gone, or reused).  The strings the
+ * snapshot owns (struct gm_proc's cmdline, exe, cgroup) are copied into
+ * buffers the snapshot kept from its last fill (gm_snapshot_strdup), so a
+ * steady sample allocates nothing here.
  *
  * CPU % needs the previous sample of the same process: PIDs are reused, so a
  * history entry counts only when its starttime matches.  The history lives in
@@ -50,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
@@ -58,9 +67,11 @@
 
 #include "../core/err.h"
 
-#define PF_INFO_TTL_NS (5 * INT64_C(1000000000))    /* re-read uid, cmdline, exe, cgroup */
+#define PF_INFO_TTL_NS (60 * INT64_C(1000000000))   /* re-read uid, cmdline, exe (and cgroup) */
+#define PF_CGROUP_TTL_NS (10 * INT64_C(1000000000)) /* re-read the cgroup (job attribution) */
 #define PF_USER_RETRY_NS (60 * INT64_C(1000000000)) /* retry a uid with no passwd entry */
-#define PF_STATFD_MAX 128                           /* stat files kept open */
+#define PF_STATFD_MIN 64                            /* stat files kept open, at least */
+#define PF_STATFD_MAX 16384                         /* ... and at most */
 #define PF_USERS_MAX 64                             /* uid -> name cache entries */
 #define PF_CMDLINE_MAX ((size_t)32 * 1024)          /* longer command lines are cut */
 #define PF_PROC_SUPER_MAGIC 0x9fa0                  /* statfs f_type of procfs */
@@ -84,9 +95,12 @@ struct pf_hist {
     int statfd;              /* /proc/PID/stat kept open, or -1 */
     uint64_t starttime;
     uint64_t ticks;  /* utime + stime */
+    long long blkio; /* delayacct_blkio_ticks, -1 unknown */
     int64_t mono_ns; /* snapshot's monotonic time of that stat */
     int64_t info_mono_ns;
-    char *cmdline; /* owned; NULL when unknown */
+    int64_t info_due_ns;   /* read uid, cmdline, exe and cgroup again from then on */
+    int64_t cgroup_due_ns; /* read the cgroup again from then on */
+    char *cmdline;         /* owned; NULL when unknown */
     char *exe;
     char *cgroup;
     char comm[64];
@@ -118,6 +132,7 @@ struct gm_procfs {
     struct pf_table tab[2];
     unsigned prev; /* tab[prev] holds the previous call's PIDs; the other is empty */
     unsigned nstatfd;
+    unsigned statfd_max; /* half the descriptors RLIMIT_NOFILE allows, within bounds */
     struct pf_user users[PF_USERS_MAX];
     unsigned nusers;
     unsigned users_next; /* round-robin victim once the cache is full */
@@ -233,6 +248,21 @@ int gm_proc_parse_stat(const char *buf, size_t len, struct gm_proc_stat *out)
     /* Field 24 must be complete: a truncated "12" might have been "1234". */
     if (p >= end || (*p != ' ' && *p != '\n'))
         return GM_E_INVAL;
+    /* Field 42 (delayacct_blkio_ticks) when the line goes that far; older
+     * kernels and cut lines leave it unknown, which is no error. */
+    out->blkio = -1;
+    for (int field = 25; field <= 42; field++) {
+        if (p >= end || *p != ' ')
+            return 0;
+        p++;
+        if (field < 42) {
+            if (skip_signed(&p, end) < 0)
+                return 0;
+        } else if (parse_ull(&p, end, &v) == 0 && v <= LLONG_MAX && p < end &&
+                   (*p == ' ' || *p == '\n')) {
+            out->blkio = (long long)v;
+        }
+    }
     return 0;
 }
 
@@ -334,7 +364,9 @@ static int pf_cgroup_path(const char *line, const char *eol, const char **path)
  * On v1 and hybrid hosts, where most hierarchies often say just "/", the
  * most specific of the lines wins: the v2 line if not "/", else the first
  * line with a path other than "/", else the first line's path. */
-static char *pf_parse_cgroup(const char *buf, ssize_t n)
+/* The cgroup path pf_parse_cgroup would copy: *len bytes at the returned
+ * pointer into buf, or NULL. */
+static const char *pf_cgroup_best(const char *buf, ssize_t n, size_t *len)
 {
     const char *best = NULL, *best_end = NULL, *p, *end, *eol, *cp;
     int v2_specific = 0;
@@ -356,7 +388,16 @@ static char *pf_parse_cgroup(const char *buf, ssize_t n)
             v2_specific = !is_root && is_v2;
         }
     }
-    return best ? gm_xstrndup(best, (size_t)(best_end - best)) : NULL;
+    if (best)
+        *len = (size_t)(best_end - best);
+    return best;
+}
+
+static char *pf_parse_cgroup(const char *buf, ssize_t n)
+{
+    size_t len = 0;
+    const char *best = pf_cgroup_best(buf, n, &len);
+    return best ? gm_xstrndup(best, len) : NULL;
 }
 
 /* The real uid from /proc/PID/status ("Uid:\tREAL\tEFFECTIVE\t..."), read
@@ -576,7 +617,7 @@ static uint32_t pf_hash(uint32_t pid)
     return pid * 2654435761u; /* Knuth's multiplicative hash */
 }
 
-static struct pf_hist *pf_find(struct pf_table *t, uint32_t pid)
+static struct pf_hist *pf_find(const struct pf_table *t, uint32_t pid)
 {
     if (t->cap == 0)
         return NULL;
@@ -716,6 +757,15 @@ static void pf_not_there(struct gm_procfs *pf, struct gm_proc *p, const char *pi
     }
 }
 
+/* When, after a read, the next one of a fact kept for ttl is due: between
+ * ttl/2 and ttl, fixed per pid, so that the processes seen in one sample
+ * (all of them, at the agent's start) are not all read again in the same
+ * later sample.  A change is seen at most ttl after it happened. */
+static int64_t pf_spread(uint32_t pid, int64_t ttl)
+{
+    return ttl / 2 + (int64_t)((pid * 2654435761u) % 1024u) * (ttl / 2) / 1024;
+}
+
 /* Reads the rarely changing facts of pid into h. */
 static void pf_read_info(struct gm_procfs *pf, const char *pidstr, struct pf_hist *h, int64_t now)
 {
@@ -750,14 +800,39 @@ static void pf_read_info(struct gm_procfs *pf, const char *pidstr, struct pf_his
     gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
     h->have_info = 1;
     h->info_mono_ns = now;
+    h->info_due_ns = now + pf_spread(h->pid, PF_INFO_TTL_NS);
+    h->cgroup_due_ns = now + pf_spread(h->pid, PF_CGROUP_TTL_NS);
 }
 
-/* Can h take over old's rarely changing facts instead of reading them? */
-static int pf_info_fresh(const struct pf_hist *old, const struct pf_hist *h, int64_t now)
+/* Reads pid's cgroup (and so its job) again, keeping the other facts. */
+static void pf_read_cgroup(struct gm_procfs *pf, const char *pidstr, struct pf_hist *h, int64_t now)
+{
+    char path[48], buf[4096];
+    ssize_t n;
+
+    if (pf_is_sim(pf, h->pid)) {
+        n = pf->sim(h->pid, "cgroup", buf, sizeof buf);
+    } else {
+        snprintf(path, sizeof path, "%s/cgroup", pidstr);
+        n = pf_read(pf->rootfd, path, buf, sizeof buf);
+    }
+    h->cgroup_due_ns = now + pf_spread(h->pid, PF_CGROUP_TTL_NS);
+    /* unchanged, the usual case: nothing to copy or parse again */
+    size_t len = 0;
+    const char *cg = pf_cgroup_best(buf, n, &len);
+    if (cg ? h->cgroup && strlen(h->cgroup) == len && memcmp(h->cgroup, cg, len) == 0 : !h->cgroup)
+        return;
+    free(h->cgroup);
+    h->cgroup = cg ? gm_xstrndup(cg, len) : NULL;
+    gm_attrib_parse(h->cgroup, h->have_uid ? h->uid : GM_ATTRIB_NO_UID, &h->attrib);
+}
+
+/* Is old the same process as h (same start time, no exec since), whose
+ * rarely changing facts h can take over? */
+static int pf_same_life(const struct pf_hist *old, const struct pf_hist *h, int64_t now)
 {
     return old && old->have_stat && old->have_info && old->starttime == h->starttime &&
-           strcmp(old->comm, h->comm) == 0 && now >= old->info_mono_ns &&
-           now - old->info_mono_ns < PF_INFO_TTL_NS;
+           strcmp(old->comm, h->comm) == 0 && now >= old->info_mono_ns;
 }
 
 /* Reads /proc/PID/stat into buf, through old's open descriptor while that
@@ -791,7 +866,7 @@ static ssize_t pf_read_stat(struct gm_procfs *pf, const char *pidstr, struct pf_
         n = read(fd, buf, cap);
     while (n < 0 && errno == EINTR);
     e = errno;
-    if (n >= 0 && pf->nstatfd < PF_STATFD_MAX) {
+    if (n >= 0 && pf->nstatfd < pf->statfd_max) {
         h->statfd = fd;
         pf->nstatfd++;
     } else {
@@ -801,7 +876,7 @@ static ssize_t pf_read_stat(struct gm_procfs *pf, const char *pidstr, struct pf_
 }
 
 /* Fills p (the first entry for its PID in this call) and h from /proc. */
-static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, struct gm_proc *p,
+static void pf_enrich_one(struct gm_procfs *pf, struct gm_snapshot *s, struct gm_proc *p,
                           struct pf_hist *h, struct pf_hist *old)
 {
     char pidstr[16], buf[1024];
@@ -834,6 +909,7 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     h->have_stat = 1;
     h->starttime = st.starttime;
     h->ticks = st.utime + st.stime;
+    h->blkio = st.blkio;
     h->mono_ns = s->mono_ns;
     gm_strlcpy(h->comm, st.comm, sizeof h->comm);
 
@@ -860,9 +936,11 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     }
     p->rss = gm_v_u64((uint64_t)st.rss_pages * pf->page_size);
 
-    if (pf_info_fresh(old, h, s->mono_ns)) {
+    if (pf_same_life(old, h, s->mono_ns) && s->mono_ns < old->info_due_ns) {
         h->have_info = 1;
         h->info_mono_ns = old->info_mono_ns;
+        h->info_due_ns = old->info_due_ns;
+        h->cgroup_due_ns = old->cgroup_due_ns;
         h->have_uid = old->have_uid;
         h->uid = old->uid;
         h->nspid = old->nspid;
@@ -871,6 +949,8 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
         h->exe = old->exe;
         h->cgroup = old->cgroup;
         old->cmdline = old->exe = old->cgroup = NULL;
+        if (s->mono_ns >= h->cgroup_due_ns)
+            pf_read_cgroup(pf, pidstr, h, s->mono_ns); /* moved into (or out of) a job? */
     } else {
         pf_read_info(pf, pidstr, h, s->mono_ns);
     }
@@ -881,15 +961,15 @@ static void pf_enrich_one(struct gm_procfs *pf, const struct gm_snapshot *s, str
     } else {
         p->user[0] = '\0';
     }
-    p->cmdline = h->cmdline ? gm_xstrdup(h->cmdline) : NULL;
-    p->exe = h->exe ? gm_xstrdup(h->exe) : NULL;
-    p->cgroup = h->cgroup ? gm_xstrdup(h->cgroup) : NULL;
+    p->cmdline = gm_snapshot_strdup(s, h->cmdline);
+    p->exe = gm_snapshot_strdup(s, h->exe);
+    p->cgroup = gm_snapshot_strdup(s, h->cgroup);
     p->nspid = h->nspid;
     p->attrib = h->attrib;
 }
 
 /* Copies what /proc said about src's PID into dst (same PID, another GPU). */
-static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
+static void pf_copy_proc(struct gm_snapshot *s, struct gm_proc *dst, const struct gm_proc *src)
 {
     pf_clear_strings(dst);
     dst->host_state = src->host_state;
@@ -904,9 +984,9 @@ static void pf_copy_proc(struct gm_proc *dst, const struct gm_proc *src)
     dst->rss = src->rss;
     gm_strlcpy(dst->comm, src->comm, sizeof dst->comm);
     gm_strlcpy(dst->user, src->user, sizeof dst->user);
-    dst->cmdline = src->cmdline ? gm_xstrdup(src->cmdline) : NULL;
-    dst->exe = src->exe ? gm_xstrdup(src->exe) : NULL;
-    dst->cgroup = src->cgroup ? gm_xstrdup(src->cgroup) : NULL;
+    dst->cmdline = gm_snapshot_strdup(s, src->cmdline);
+    dst->exe = gm_snapshot_strdup(s, src->exe);
+    dst->cgroup = gm_snapshot_strdup(s, src->cgroup);
     dst->nspid = src->nspid;
     dst->attrib = src->attrib;
 }
@@ -925,6 +1005,13 @@ struct gm_procfs *gm_procfs_new(const char *root)
     pf->clk_tck = v > 0 ? (uint64_t)v : 100;
     v = sysconf(_SC_PAGESIZE);
     pf->page_size = v > 0 ? (uint64_t)v : 4096;
+    /* One kept stat file per process: half the descriptors we may open,
+     * leaving the other half to the rest of the program. */
+    struct rlimit rl;
+    rlim_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur / 2 : PF_STATFD_MIN;
+    pf->statfd_max = fds < PF_STATFD_MIN   ? PF_STATFD_MIN
+                     : fds > PF_STATFD_MAX ? PF_STATFD_MAX
+                                           : (unsigned)fds;
     pf_open_root(pf); /* retried by each enrich call until it works */
     return pf;
 }
@@ -949,6 +1036,24 @@ void gm_procfs_free(struct gm_procfs *pf)
     free(pf);
 }
 
+size_t gm_procfs_tracked(const struct gm_procfs *pf)
+{
+    return pf ? pf->tab[pf->prev].n : 0;
+}
+
+int gm_procfs_last_stat(const struct gm_procfs *pf, uint32_t pid, struct gm_procfs_stat *out)
+{
+    /* after a call, tab[prev] is the table that call built */
+    const struct pf_hist *h = pf ? pf_find(&pf->tab[pf->prev], pid) : NULL;
+
+    if (!h || !h->have_stat || pf_is_sim(pf, pid))
+        return GM_E_NOTFOUND;
+    out->starttime = h->starttime;
+    out->ticks = h->ticks;
+    out->blkio = h->blkio;
+    return 0;
+}
+
 void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s)
 {
     struct pf_table *prev, *cur;
@@ -967,7 +1072,7 @@ void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s)
         struct pf_hist *h = pf_insert(cur, p->pid, &fresh);
 
         if (!fresh) {
-            pf_copy_proc(p, &s->procs[h->first]);
+            pf_copy_proc(s, p, &s->procs[h->first]);
             continue;
         }
         h->first = i;

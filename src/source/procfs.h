@@ -50,6 +50,21 @@ void gm_procfs_set_sim(struct gm_procfs *pf, gm_procfs_sim_fn fn);
  * between calls; forgets PIDs that disappeared. */
 void gm_procfs_enrich(struct gm_procfs *pf, struct gm_snapshot *s);
 
+/* What the last gm_procfs_enrich() read from /proc/PID/stat of pid (a host
+ * process, not a simulated one): its start time, utime + stime (clock ticks)
+ * and block-I/O delay ticks (-1 unknown), so that another reader of the same
+ * sample (source/hostside.c) need not read the file again.  Returns 0, or
+ * GM_E_NOTFOUND when that call did not read pid's stat. */
+struct gm_procfs_stat {
+    unsigned long long starttime;
+    unsigned long long ticks;
+    long long blkio;
+};
+int gm_procfs_last_stat(const struct gm_procfs *pf, uint32_t pid, struct gm_procfs_stat *out);
+
+/* How many processes the cache holds: those of the last call (for tests). */
+size_t gm_procfs_tracked(const struct gm_procfs *pf);
+
 /* Parsed /proc/PID/stat fields we use.  Exposed for unit tests. */
 struct gm_proc_stat {
     char comm[64];
@@ -59,6 +74,7 @@ struct gm_proc_stat {
     unsigned long long utime, stime; /* clock ticks */
     unsigned long long starttime;    /* clock ticks after boot */
     long long rss_pages;
+    long long blkio; /* delayacct_blkio_ticks (field 42); -1 when the line has none */
 };
 
 /* Parses the contents of /proc/PID/stat (len bytes, need not be

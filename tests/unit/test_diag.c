@@ -888,8 +888,9 @@ static void add_fed_proc(struct gm_snapshot *s, uint32_t pos, uint32_t pid, doub
 }
 
 /* The node's pressure is any task's stall: a compile beside an idle loader
- * reads 97 %.  It decides nothing (GPU 0: light-load, its evidence is not
- * "CPU-bound"); the same figure from the job's own cgroup does (GPU 1).
+ * reads 97 %.  It decides nothing (GPU 0, asleep, and GPU 2, running:
+ * light-load, their evidence not "CPU-bound"); the same figure from the
+ * job's own cgroup does, for a feeder that runs (GPU 1).
  * Seen in make check beside stress-ng: an idle `python3 train.py` was called
  * "feeder CPU-bound: pid N at 0 % of a core". */
 static void test_host_side_node_pressure(void **state)

@@ -148,6 +148,66 @@ static struct gm_snapshot *snap(int64_t mono, uint32_t pid, uint8_t hs)
     return s;
 }
 
+/* The workers' list is kept: a worker started later shows at the latest
+ * 5 s after the list was read, one that exits stops counting at once, and
+ * a process with many children and several GPUs is read once per sample. */
+static void test_workers_kept(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/gm_hs_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    put_stat(root, 200, 1, 0, 6000, 0);
+    put_stat(root, 201, 200, 0, 6001, 0);
+    put(root, "proc/200/task/200/children", "201 ");
+    put(root, "proc/pressure/cpu", "some avg10=1.00 avg60=0 avg300=0 total=1\n");
+
+    struct gm_hostside *hs = gm_hostside_new(root);
+    struct gm_snapshot *s = snap(10 * S, 200, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.workers, 1);
+    gm_snapshot_free(s);
+
+    /* a second worker: kept list for the first 2.5 s, seen by 5 s */
+    put_stat(root, 202, 200, 0, 6002, 0);
+    put(root, "proc/200/task/200/children", "201 202 ");
+    int64_t at = 10 * S + S / 2;
+    for (; at < 12 * S + S / 2; at += S / 2) {
+        s = snap(at, 200, GM_HS_ALIVE);
+        gm_hostside_enrich(hs, s);
+        assert_int_equal(s->procs[0].host.workers, 1);
+        gm_snapshot_free(s);
+    }
+    int seen = 0;
+    for (; at <= 15 * S && !seen; at += S / 2) {
+        s = snap(at, 200, GM_HS_ALIVE);
+        gm_hostside_enrich(hs, s);
+        seen = s->procs[0].host.workers == 2;
+        gm_snapshot_free(s);
+    }
+    assert_true(seen);
+
+    /* worker 201 exits (its stat goes; the list still names it until it
+     * is read again): counted out at once, the rates of the other kept */
+    char path[512];
+    snprintf(path, sizeof path, "%s/proc/201/stat", root);
+    assert_int_equal(unlink(path), 0);
+    put(root, "proc/200/task/200/children", "202 ");
+    s = snap(at, 200, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.workers, 1);
+    assert_false(isnan(s->procs[0].host.workers_cpu_pct));
+    gm_snapshot_free(s);
+    s = snap(at + S, 200, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.workers, 1);
+    gm_snapshot_free(s);
+
+    gm_hostside_free(hs);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_enrich(void **state)
 {
     (void)state;
@@ -325,9 +385,9 @@ static void test_delayacct_off(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_stat),    cmocka_unit_test(test_parse_pressure),
-        cmocka_unit_test(test_enrich),        cmocka_unit_test(test_real_proc),
-        cmocka_unit_test(test_delayacct_off),
+        cmocka_unit_test(test_parse_stat),   cmocka_unit_test(test_parse_pressure),
+        cmocka_unit_test(test_workers_kept), cmocka_unit_test(test_enrich),
+        cmocka_unit_test(test_real_proc),    cmocka_unit_test(test_delayacct_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -606,8 +606,10 @@ static void test_cpu_percent(void **state)
     tmp_cleanup(&t);
 }
 
-/* uid, cmdline, exe and cgroup are re-read after 5 s, on an exec (comm
- * changes) and on PID reuse; in between the cached values are used. */
+/* uid, cmdline and exe are read once per process life and again at the
+ * latest 60 s later; the cgroup at the latest 10 s later (procfs.c); an exec
+ * (comm changes) and PID reuse read everything at once.  Until half the
+ * period has passed the kept values are used, files or no files. */
 static void test_info_cache(void **state)
 {
     struct tmproot t;
@@ -627,29 +629,212 @@ static void test_info_cache(void **state)
     assert_int_equal(p.host_state, GM_HS_ALIVE);
     assert_string_equal(cmd, "python a.py");
 
-    /* setproctitle-style change: seen at the latest 5 s after the last read. */
+    /* setproctitle-style change: the kept one for the first 30 s, the new
+     * one at the latest 60 s after the last read. */
     tmp_write(&t, "300/cmdline", "ray::Worker\0", 12);
-    p = enrich_one_pid(pf, 300, 104 * NS, cmd, sizeof cmd);
-    assert_int_equal(p.cpu.status, GM_VS_OK);
-    assert_string_equal(cmd, "python a.py");
-    p = enrich_one_pid(pf, 300, 105 * NS, cmd, sizeof cmd);
+    for (int64_t at = 101; at < 130; at += 7) {
+        p = enrich_one_pid(pf, 300, at * NS, cmd, sizeof cmd);
+        assert_int_equal(p.cpu.status, GM_VS_OK);
+        assert_string_equal(cmd, "python a.py");
+    }
+    p = enrich_one_pid(pf, 300, 160 * NS, cmd, sizeof cmd);
     assert_int_equal(p.cpu.status, GM_VS_OK);
     assert_string_equal(cmd, "ray::Worker");
 
     /* exec: comm changes, everything is read again at once. */
     tmp_write(&t, "300/cmdline", "/usr/bin/sleep\0inf\0", 19);
     tmp_stat(&t, 300, "sleep", 'S', 1, 1, 7000, 1);
-    p = enrich_one_pid(pf, 300, 106 * NS, cmd, sizeof cmd);
+    p = enrich_one_pid(pf, 300, 161 * NS, cmd, sizeof cmd);
     assert_string_equal(cmd, "/usr/bin/sleep inf");
     assert_string_equal(p.comm, "sleep");
 
     /* PID reuse with the same comm: read again. */
     tmp_write(&t, "300/cmdline", "sleep\0forever\0", 14);
     tmp_stat(&t, 300, "sleep", 'S', 1, 1, 8000, 1);
-    p = enrich_one_pid(pf, 300, 107 * NS, cmd, sizeof cmd);
+    p = enrich_one_pid(pf, 300, 162 * NS, cmd, sizeof cmd);
     assert_string_equal(cmd, "sleep forever");
     assert_int_equal(p.cpu.status, GM_VS_NA);
 
+    gm_procfs_free(pf);
+    tmp_cleanup(&t);
+}
+
+/* A pid reused by a new process (another start time) inherits nothing of
+ * the old entry: not its user, command line, cgroup, job or CPU history,
+ * even when the new one's files are missing and would otherwise be "kept",
+ * and whatever the pid (the re-read periods are spread by pid). */
+static void test_pid_reuse_fresh(void **state)
+{
+    static const uint32_t pids[] = {400, 401, 402, 4093, 65535};
+    struct tmproot t;
+
+    (void)state;
+    tmp_init(&t);
+    tmp_root_stat(&t);
+    for (size_t k = 0; k < sizeof pids / sizeof pids[0]; k++) {
+        const uint32_t pid = pids[k];
+        char rel[64];
+        struct gm_procfs *pf = gm_procfs_new(t.dir);
+        struct gm_snapshot *s;
+
+        snprintf(rel, sizeof rel, "%u/status", pid);
+        tmp_puts(&t, rel, "Uid:\t0\t0\t0\t0\n");
+        snprintf(rel, sizeof rel, "%u/cmdline", pid);
+        tmp_write(&t, rel, "old\0job\0", 8);
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "0::/slurm/uid_0/job_4242/step_0/task_0\n");
+        tmp_stat(&t, pid, "python", 'S', 10, 10, 7000, 1);
+        s = snap_new(100 * NS, (BTIME + 1000) * NS);
+        snap_add(s, 0, pid);
+        gm_procfs_enrich(pf, s);
+        assert_string_equal(s->procs[0].cmdline, "old job");
+        assert_string_equal(s->procs[0].attrib.slurm_job, "4242");
+        assert_string_equal(s->procs[0].cgroup, "/slurm/uid_0/job_4242/step_0/task_0");
+        gm_snapshot_free(s);
+
+        /* one second later the pid is another process, same comm, whose
+         * status, cmdline and cgroup cannot be read */
+        snprintf(rel, sizeof rel, "%u/status", pid);
+        tmp_puts(&t, rel, "");
+        snprintf(rel, sizeof rel, "%u/cmdline", pid);
+        tmp_write(&t, rel, "", 0);
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "");
+        tmp_stat(&t, pid, "python", 'S', 50, 50, 7100, 1);
+        s = snap_new(101 * NS, (BTIME + 1001) * NS);
+        snap_add(s, 0, pid);
+        gm_procfs_enrich(pf, s);
+        assert_int_equal(s->procs[0].host_state, GM_HS_ALIVE);
+        assert_null(s->procs[0].cmdline);
+        assert_null(s->procs[0].cgroup);
+        assert_string_equal(s->procs[0].attrib.slurm_job, "");
+        assert_string_equal(s->procs[0].user, "");
+        assert_int_equal(s->procs[0].cpu.status, GM_VS_NA);
+        assert_int_equal(s->procs[0].start_time.v.u, start_ns(7100));
+        gm_snapshot_free(s);
+        gm_procfs_free(pf);
+    }
+    tmp_cleanup(&t);
+}
+
+/* A process moved into a job's cgroup (a Slurm step adopting it, a
+ * container runtime) is attributed to the job at the latest 10 s after the
+ * move, and the cgroup is not read in every sample before that: for the
+ * first 5 s after a read the kept one is used. */
+static void test_cgroup_move(void **state)
+{
+    static const uint32_t pids[] = {500, 501, 502, 777, 65000};
+    struct tmproot t;
+
+    (void)state;
+    tmp_init(&t);
+    tmp_root_stat(&t);
+    for (size_t k = 0; k < sizeof pids / sizeof pids[0]; k++) {
+        const uint32_t pid = pids[k];
+        char rel[64];
+        struct gm_procfs *pf = gm_procfs_new(t.dir);
+        struct gm_snapshot *s;
+        int64_t at;
+
+        snprintf(rel, sizeof rel, "%u/status", pid);
+        tmp_puts(&t, rel, "Uid:\t1001\t1001\t1001\t1001\n");
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "0::/user.slice/user-1001.slice/session-3.scope\n");
+        tmp_stat(&t, pid, "python", 'S', 10, 10, 7000, 1);
+        s = snap_new(100 * NS, (BTIME + 1000) * NS);
+        snap_add(s, 0, pid);
+        gm_procfs_enrich(pf, s);
+        assert_string_equal(s->procs[0].attrib.slurm_job, "");
+        gm_snapshot_free(s);
+
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "0::/slurm/uid_1001/job_99/step_0/task_0\n");
+        for (at = 100 * NS + NS / 2; at < 105 * NS; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            assert_string_equal(s->procs[0].attrib.slurm_job, ""); /* kept */
+            gm_snapshot_free(s);
+        }
+        /* a sample a second: the move shows in the first sample 10 s after
+         * the first read, or before */
+        int seen = 0;
+        for (; at < 111 * NS && !seen; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            seen = strcmp(s->procs[0].attrib.slurm_job, "99") == 0;
+            if (seen)
+                assert_string_equal(s->procs[0].cgroup, "/slurm/uid_1001/job_99/step_0/task_0");
+            gm_snapshot_free(s);
+        }
+        assert_true(seen);
+        /* read again unchanged: still the job; then out of it (no cgroup
+         * file): seen within another 10 s */
+        int64_t last = at;
+        for (; at < last + 6 * NS; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            assert_string_equal(s->procs[0].attrib.slurm_job, "99");
+            gm_snapshot_free(s);
+        }
+        snprintf(rel, sizeof rel, "%u/cgroup", pid);
+        tmp_puts(&t, rel, "");
+        seen = 0;
+        for (; at < last + 17 * NS && !seen; at += NS) {
+            s = snap_new(at, (BTIME + 1000) * NS + at - 100 * NS);
+            snap_add(s, 0, pid);
+            gm_procfs_enrich(pf, s);
+            seen = s->procs[0].cgroup == NULL && s->procs[0].attrib.slurm_job[0] == '\0';
+            gm_snapshot_free(s);
+        }
+        assert_true(seen);
+        gm_procfs_free(pf);
+    }
+    tmp_cleanup(&t);
+}
+
+/* Hundreds of short-lived processes, fifty alive in each sample: the
+ * cache holds those of the last sample only, and keeps no descriptor of a
+ * process that has gone. */
+static void test_cache_bounded(void **state)
+{
+    struct tmproot t;
+    struct gm_procfs *pf;
+    const int fds = count_fds();
+
+    (void)state;
+    tmp_init(&t);
+    tmp_root_stat(&t);
+    pf = gm_procfs_new(t.dir);
+    for (uint32_t round = 0; round < 10; round++) {
+        struct gm_snapshot *s = snap_new((100 + round) * NS, (BTIME + 1000 + round) * NS);
+        for (uint32_t k = 0; k < 50; k++) {
+            uint32_t pid = 1000 + round * 50 + k;
+            tmp_stat(&t, pid, "short", 'S', 1, 1, 7000 + round, 1);
+            snap_add(s, k % 8, pid);
+        }
+        gm_procfs_enrich(pf, s);
+        for (uint32_t k = 0; k < 50; k++)
+            assert_int_equal(s->procs[k].host_state, GM_HS_ALIVE);
+        gm_snapshot_free(s);
+        assert_int_equal(gm_procfs_tracked(pf), 50);
+        assert_true(count_fds() <= fds + 1 + 50); /* the root, a stat file each */
+        /* this round's processes exit */
+        for (uint32_t k = 0; k < 50; k++) {
+            char rel[32], path[256];
+            snprintf(rel, sizeof rel, "%u", 1000 + round * 50 + k);
+            tmp_path(&t, rel, path, sizeof path);
+            assert_int_equal(nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+        }
+    }
+    /* a sample with none of them: nothing kept */
+    struct gm_snapshot *s = snap_new(200 * NS, (BTIME + 1100) * NS);
+    gm_procfs_enrich(pf, s);
+    gm_snapshot_free(s);
+    assert_int_equal(gm_procfs_tracked(pf), 0);
+    assert_int_equal(count_fds(), fds + 1);
     gm_procfs_free(pf);
     tmp_cleanup(&t);
 }
@@ -1067,6 +1252,9 @@ int main(void)
         cmocka_unit_test(test_exe_symlink),
         cmocka_unit_test(test_cpu_percent),
         cmocka_unit_test(test_info_cache),
+        cmocka_unit_test(test_pid_reuse_fresh),
+        cmocka_unit_test(test_cgroup_move),
+        cmocka_unit_test(test_cache_bounded),
         cmocka_unit_test(test_missing_root),
         cmocka_unit_test(test_long_cmdline),
         cmocka_unit_test(test_hidden),
