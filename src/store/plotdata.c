@@ -264,19 +264,64 @@ static const char raw_sql[] =
     "WHERE s.ts >= ?1 AND s.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
     "ORDER BY g.gpu_index, s.ts, s.dup";
 
-/* One row per GPU and period; %s is the table. */
+/* The rows of a rollup in its primary key's order (ts, gpu, task): the
+ * tasks of a GPU's period come one after the other and are merged in C
+ * (read_rollup) as they arrive; %s is the table.  SQLite's GROUP BY with 22
+ * aggregates and a sort of the groups by gpu_index cost ~40,000
+ * instructions a row, most of a one-day plot (docs/BENCHMARKS.md). */
 static const char roll_sql[] =
-    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, sum(r.n), sum(r.n_down), "
-    "sum(r.util_sum) * 1.0 / sum(r.util_n), min(r.util_min), max(r.util_max), "
-    "sum(r.mem_sum) * 1.0 / sum(r.mem_n), min(r.mem_min), max(r.mem_max), "
-    "sum(r.power_sum) * 1.0 / sum(r.power_n), min(r.power_min), max(r.power_max), "
-    "sum(r.temp_sum) * 1.0 / sum(r.temp_n), min(r.temp_min), max(r.temp_max), "
-    "sum(r.sm_sum) * 1.0 / sum(r.sm_n), min(r.sm_min), max(r.sm_max), sum(r.dur_ms), "
-    "sum(r.thr_thermal_ms), sum(r.thr_power_cap_ms), sum(r.thr_power_brake_ms), "
-    "sum(r.thr_hw_slowdown_ms) "
+    "SELECT r.ts, g.gpu_index, g.uuid, g.name, g.mem_total_mib, r.gpu, r.n, r.n_down, "
+    "r.util_sum, r.util_n, r.util_min, r.util_max, r.mem_sum, r.mem_n, r.mem_min, r.mem_max, "
+    "r.power_sum, r.power_n, r.power_min, r.power_max, r.temp_sum, r.temp_n, r.temp_min, "
+    "r.temp_max, r.sm_sum, r.sm_n, r.sm_min, r.sm_max, r.dur_ms, "
+    "r.thr_thermal_ms, r.thr_power_cap_ms, r.thr_power_brake_ms, r.thr_hw_slowdown_ms "
     "FROM %s r JOIN gpus g ON g.id = r.gpu LEFT JOIN tasks t ON t.id = r.task "
     "WHERE r.ts >= ?1 AND r.ts <= ?2 AND (?3 IS NULL OR t.name = ?3) "
-    "GROUP BY r.gpu, r.ts ORDER BY g.gpu_index, r.ts";
+    "ORDER BY r.ts, r.gpu, r.task";
+#define ROLL_METRICS 5
+#define ROLL_COL_METRIC 8 /* sum, n, min, max of each metric from here */
+#define ROLL_COL_DUR 28
+
+/* A SQL aggregate over the tasks of one period: ok says whether any value
+ * was known (sum(), min() and max() of only NULLs are NULL). */
+struct ragg_v {
+    int ok;
+    int64_t v;
+};
+
+/* One GPU's period, merged over its tasks. */
+struct ragg {
+    int open;
+    int64_t ts, gpu;
+    struct gm_plot_gpu *g;
+    int64_t n, n_down;
+    struct ragg_v sum[ROLL_METRICS], cnt[ROLL_METRICS], min[ROLL_METRICS], max[ROLL_METRICS];
+    struct ragg_v dur, thr[GM_PT__COUNT];
+};
+
+static void agg_sum(struct ragg_v *a, sqlite3_stmt *st, int i)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return;
+    int64_t v = sqlite3_column_int64(st, i);
+    a->v = a->ok ? a->v + v : v;
+    a->ok = 1;
+}
+
+static void agg_min(struct ragg_v *a, sqlite3_stmt *st, int i, int max)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return;
+    int64_t v = sqlite3_column_int64(st, i);
+    if (!a->ok || (max ? v > a->v : v < a->v))
+        a->v = v;
+    a->ok = 1;
+}
+
+static double agg_d(const struct ragg_v *a, double scale)
+{
+    return a->ok ? (double)a->v * scale : NAN;
+}
 
 static void bind_window(sqlite3_stmt *st, int64_t from_ns, int64_t to_ns, const char *task)
 {
@@ -339,6 +384,36 @@ static int read_raw(struct gm_plot_data *d, sqlite3 *db, const char *path, int64
     return rc;
 }
 
+/* The point of a merged period (what a row of the old GROUP BY gave). */
+static void agg_emit(const struct ragg *a)
+{
+    static const double scale[] = {1, MIB, 0.01, 1, 1};
+    static const int metric[] = {GM_PM_UTIL, GM_PM_MEM, GM_PM_POWER, GM_PM_TEMP, GM_PM_CLOCKS};
+    struct gm_plot_point *p = point_add(a->g, a->ts * NS_PER_MS);
+    if (a->n_down >= a->n) {
+        p->down = 1;
+        return;
+    }
+    for (int k = 0; k < ROLL_METRICS; k++) {
+        /* sum(x) * 1.0 / sum(x_n): NULL when nothing was known or n is 0 */
+        p->avg[metric[k]] = a->sum[k].ok && a->cnt[k].ok && a->cnt[k].v != 0
+                                ? (double)a->sum[k].v * 1.0 / (double)a->cnt[k].v * scale[k]
+                                : NAN;
+        p->lo[metric[k]] = agg_d(&a->min[k], scale[k]);
+        p->hi[metric[k]] = agg_d(&a->max[k], scale[k]);
+    }
+    /* a reason shades the period when active a fifth of its observed time */
+    double dur = agg_d(&a->dur, 1);
+    if (dur > 0) {
+        p->throttle = 0;
+        for (int k = 0; k < GM_PT__COUNT; k++) {
+            double ms = agg_d(&a->thr[k], 1);
+            if (!isnan(ms) && ms >= 0.2 * dur)
+                p->throttle |= 1 << k;
+        }
+    }
+}
+
 static int read_rollup(struct gm_plot_data *d, sqlite3 *db, const char *path, const char *table,
                        int64_t from_ns, int64_t to_ns, const char *task, uint64_t ids,
                        struct gm_err *err)
@@ -351,34 +426,37 @@ static int read_rollup(struct gm_plot_data *d, sqlite3 *db, const char *path, co
     /* periods that began before from_ns but reach into the window */
     bind_window(st, from_ns - (strcmp(table, "rollup_1h") == 0 ? HOUR_NS : 60000000000LL), to_ns,
                 task);
-    static const double scale[] = {1, MIB, 0.01, 1, 1};
-    static const int metric[] = {GM_PM_UTIL, GM_PM_MEM, GM_PM_POWER, GM_PM_TEMP, GM_PM_CLOCKS};
+    struct ragg a;
+    a.open = 0;
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW) {
         if (!wanted(ids, (uint32_t)sqlite3_column_int(st, 1)))
             continue;
-        struct gm_plot_gpu *g = row_gpu(d, st);
-        struct gm_plot_point *p = point_add(g, sqlite3_column_int64(st, 0) * NS_PER_MS);
-        if (sqlite3_column_int64(st, 6) >= sqlite3_column_int64(st, 5)) {
-            p->down = 1;
-            continue;
+        int64_t ts = sqlite3_column_int64(st, 0), gpu = sqlite3_column_int64(st, 5);
+        if (!a.open || a.ts != ts || a.gpu != gpu) {
+            if (a.open)
+                agg_emit(&a);
+            memset(&a, 0, sizeof a);
+            a.open = 1;
+            a.ts = ts;
+            a.gpu = gpu;
+            a.g = row_gpu(d, st);
         }
-        for (int k = 0; k < 5; k++) {
-            p->avg[metric[k]] = col_d(st, 7 + 3 * k, scale[k]);
-            p->lo[metric[k]] = col_d(st, 8 + 3 * k, scale[k]);
-            p->hi[metric[k]] = col_d(st, 9 + 3 * k, scale[k]);
+        a.n += sqlite3_column_int64(st, 6);
+        a.n_down += sqlite3_column_int64(st, 7);
+        for (int k = 0; k < ROLL_METRICS; k++) {
+            int c = ROLL_COL_METRIC + 4 * k;
+            agg_sum(&a.sum[k], st, c);
+            agg_sum(&a.cnt[k], st, c + 1);
+            agg_min(&a.min[k], st, c + 2, 0);
+            agg_min(&a.max[k], st, c + 3, 1);
         }
-        /* a reason shades the period when active a fifth of its observed time */
-        double dur = col_d(st, 22, 1);
-        if (dur > 0) {
-            p->throttle = 0;
-            for (int k = 0; k < GM_PT__COUNT; k++) {
-                double ms = col_d(st, 23 + k, 1);
-                if (!isnan(ms) && ms >= 0.2 * dur)
-                    p->throttle |= 1 << k;
-            }
-        }
+        agg_sum(&a.dur, st, ROLL_COL_DUR);
+        for (int k = 0; k < GM_PT__COUNT; k++)
+            agg_sum(&a.thr[k], st, ROLL_COL_DUR + 1 + k);
     }
+    if (a.open && s == SQLITE_DONE)
+        agg_emit(&a);
     int rc = s == SQLITE_DONE ? 0 : fail(db, err, path, table);
     sqlite3_finalize(st);
     return rc;

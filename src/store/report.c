@@ -3,7 +3,8 @@
  *
  * Read-only: one read transaction (a WAL snapshot) over rollup_1h and the
  * marks, so the report never blocks the agent and never sees half a batch.
- * SQL sums each UTC hour over tasks; C groups hours into local days (an hour
+ * The rows of each UTC hour and GPU are summed over tasks as they are read
+ * (in the rollup's key order); C groups hours into local days (an hour
  * belongs to the local day in which it starts; the TZ of the process decides),
  * attaches the marks and prints one of three forms: an aligned table, CSV
  * (RFC 4180 quoting, header row, LF line ends) or a JSON array of objects
@@ -94,19 +95,56 @@ int gm_rp_find_task(sqlite3 *db, const char *path, const char *task, int64_t *id
     return GM_E_NOTFOUND;
 }
 
+/* The UUID and name of GPU gpu_id (columns 3 and 4 of q), kept once per
+ * GPU: a year of hourly rows would otherwise hold 140,000 copies. */
+static const struct rgpu *gpu_of(struct report *r, sqlite3_stmt *q, int64_t gpu_id)
+{
+    for (size_t i = 0; i < r->ngpus; i++)
+        if (r->gpus[i].gpu_id == gpu_id)
+            return &r->gpus[i];
+    r->gpus = gm_xrealloc(r->gpus, (r->ngpus + 1) * sizeof(*r->gpus));
+    struct rgpu *g = &r->gpus[r->ngpus++];
+    g->gpu_id = gpu_id;
+    g->uuid = col_strdup(q, 3);
+    g->name = col_strdup(q, 4);
+    return g;
+}
+
+/* Adds v2 into *v when it is known; *ok: whether any was (SQL's sum()). */
+static void sum_into(int *ok, int64_t *v, int ok2, int64_t v2)
+{
+    if (ok2) {
+        *v = *ok ? *v + v2 : v2;
+        *ok = 1;
+    }
+}
+
+static void max_into(int *ok, int64_t *v, int ok2, int64_t v2)
+{
+    if (ok2 && (!*ok || v2 > *v)) {
+        *v = v2;
+        *ok = 1;
+    }
+}
+
+/* The hours' rows, one per hour and GPU summed over tasks.  The rollup's
+ * rows come in its primary key's order (ts, gpu, task), so the tasks of an
+ * hour and GPU are consecutive and are summed here as they arrive: SQL's
+ * GROUP BY with 19 aggregates and a sort by gpu_index took three quarters
+ * of a year's report (gm_rp_merge_rows puts the rows in gpu_index order). */
 static int read_rows(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_ms, int task_set,
                      int64_t task_id, struct gm_err *err)
 {
     struct gm_buf sql = GM_BUF_INIT;
-    gm_buf_puts(&sql, "SELECT r.ts, r.gpu, g.gpu_index, g.uuid, g.name, sum(r.n), sum(r.util_n),"
-                      " sum(r.util_sum), max(r.util_max), max(r.mem_max), sum(r.power_n),"
-                      " sum(r.power_sum), sum(r.energy_j), max(r.temp_max)");
+    gm_buf_puts(&sql, "SELECT r.ts, r.gpu, g.gpu_index, g.uuid, g.name, r.n, r.util_n,"
+                      " r.util_sum, r.util_max, r.mem_max, r.power_n,"
+                      " r.power_sum, r.energy_j, r.temp_max");
     for (int k = 0; k < GM_THR__COUNT; k++)
-        gm_buf_printf(&sql, ", sum(r.thr_%s_ms)", thr_stem[k]);
+        gm_buf_printf(&sql, ", r.thr_%s_ms", thr_stem[k]);
     gm_buf_puts(&sql, " FROM rollup_1h r JOIN gpus g ON g.id = r.gpu"
                       " WHERE r.ts >= ?1 AND r.ts < ?2 AND (?3 = 0 OR r.task = ?4)"
                       " AND (?5 < 0 OR g.gpu_index = ?5)"
-                      " GROUP BY r.ts, r.gpu ORDER BY r.ts, g.gpu_index, r.gpu");
+                      " ORDER BY r.ts, r.gpu, r.task");
     sqlite3_stmt *q = NULL;
     int rc = sqlite3_prepare_v2(db, sql.p, -1, &q, NULL);
     gm_buf_free(&sql);
@@ -118,37 +156,53 @@ static int read_rows(struct report *r, sqlite3 *db, int64_t from_ms, int64_t to_
     sqlite3_bind_int64(q, 4, task_id);
     sqlite3_bind_int(q, 5, r->o->gpu);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        if (r->nrows == r->rcap) {
-            r->rcap = r->rcap ? r->rcap * 2 : 256;
-            r->rows = gm_xrealloc(r->rows, r->rcap * sizeof(*r->rows));
+        int64_t hour = sqlite3_column_int64(q, 0), gpu_id = sqlite3_column_int64(q, 1);
+        struct rrow *w = r->nrows ? &r->rows[r->nrows - 1] : NULL;
+        if (!w || w->hour != hour || w->gpu_id != gpu_id) {
+            if (r->nrows == r->rcap) {
+                r->rcap = r->rcap ? r->rcap * 2 : 256;
+                r->rows = gm_xrealloc(r->rows, r->rcap * sizeof(*r->rows));
+            }
+            w = &r->rows[r->nrows++];
+            memset(w, 0, sizeof(*w));
+            w->hour = hour;
+            w->key = period_of(r->o->by, w->hour, w->label, sizeof(w->label));
+            if (r->o->by == GM_REPORT_PERIOD) {
+                char a[40], b[40];
+                snprintf(w->label, sizeof(w->label), "%s/%s",
+                         gm_time_iso(r->o->from_ns, a, sizeof a),
+                         r->o->to_ns ? gm_time_iso(r->o->to_ns, b, sizeof b) : "");
+            }
+            w->gpu_id = gpu_id;
+            w->nhours = 1;
+            if (!col_opt(q, 2, &w->gpu_index))
+                w->gpu_index = -1;
+            const struct rgpu *g = gpu_of(r, q, w->gpu_id);
+            w->uuid = g->uuid;
+            w->name = g->name;
         }
-        struct rrow *w = &r->rows[r->nrows++];
-        memset(w, 0, sizeof(*w));
-        w->hour = sqlite3_column_int64(q, 0);
-        w->key = period_of(r->o->by, w->hour, w->label, sizeof(w->label));
-        if (r->o->by == GM_REPORT_PERIOD) {
-            char a[40], b[40];
-            snprintf(w->label, sizeof(w->label), "%s/%s", gm_time_iso(r->o->from_ns, a, sizeof a),
-                     r->o->to_ns ? gm_time_iso(r->o->to_ns, b, sizeof b) : "");
+        int64_t v = 0;
+        w->n += sqlite3_column_int64(q, 5);
+        w->util_n += sqlite3_column_int64(q, 6);
+        w->util_sum += sqlite3_column_int64(q, 7);
+        int ok = col_opt(q, 8, &v);
+        max_into(&w->util_max_ok, &w->util_max, ok, v);
+        ok = col_opt(q, 9, &v);
+        max_into(&w->mem_max_ok, &w->mem_max, ok, v);
+        w->power_n += sqlite3_column_int64(q, 10);
+        w->power_sum += sqlite3_column_int64(q, 11);
+        if (sqlite3_column_type(q, 12) != SQLITE_NULL) {
+            /* added in the order SQL's sum() added them */
+            w->energy_j = w->energy_ok ? w->energy_j + sqlite3_column_double(q, 12)
+                                       : 0.0 + sqlite3_column_double(q, 12);
+            w->energy_ok = 1;
         }
-        w->gpu_id = sqlite3_column_int64(q, 1);
-        w->nhours = 1;
-        if (!col_opt(q, 2, &w->gpu_index))
-            w->gpu_index = -1;
-        w->uuid = col_strdup(q, 3);
-        w->name = col_strdup(q, 4);
-        w->n = sqlite3_column_int64(q, 5);
-        w->util_n = sqlite3_column_int64(q, 6);
-        w->util_sum = sqlite3_column_int64(q, 7);
-        w->util_max_ok = col_opt(q, 8, &w->util_max);
-        w->mem_max_ok = col_opt(q, 9, &w->mem_max);
-        w->power_n = sqlite3_column_int64(q, 10);
-        w->power_sum = sqlite3_column_int64(q, 11);
-        w->energy_ok = sqlite3_column_type(q, 12) != SQLITE_NULL;
-        w->energy_j = sqlite3_column_double(q, 12);
-        w->temp_max_ok = col_opt(q, 13, &w->temp_max);
-        for (int k = 0; k < GM_THR__COUNT; k++)
-            w->thr_ok[k] = col_opt(q, 14 + k, &w->thr[k]);
+        ok = col_opt(q, 13, &v);
+        max_into(&w->temp_max_ok, &w->temp_max, ok, v);
+        for (int k = 0; k < GM_THR__COUNT; k++) {
+            ok = col_opt(q, 14 + k, &v);
+            sum_into(&w->thr_ok[k], &w->thr[k], ok, v);
+        }
     }
     sqlite3_finalize(q);
     if (rc != SQLITE_DONE)
@@ -302,14 +356,6 @@ static int row_cmp(const void *a, const void *b)
     return 0;
 }
 
-static void max_into(int *ok, int64_t *v, int ok2, int64_t v2)
-{
-    if (ok2 && (!*ok || v2 > *v)) {
-        *v = v2;
-        *ok = 1;
-    }
-}
-
 /* Groups hours of the same period and GPU (local days). */
 void gm_rp_merge_rows(struct report *r)
 {
@@ -341,8 +387,6 @@ void gm_rp_merge_rows(struct report *r)
                 a->thr[k] = a->thr_ok[k] ? a->thr[k] + b->thr[k] : b->thr[k];
                 a->thr_ok[k] = 1;
             }
-        free(b->uuid);
-        free(b->name);
     }
     r->nrows = out + 1;
 }
@@ -351,10 +395,11 @@ void gm_rp_merge_rows(struct report *r)
 
 void gm_rp_report_free(struct report *r)
 {
-    for (size_t i = 0; i < r->nrows; i++) {
-        free(r->rows[i].uuid);
-        free(r->rows[i].name);
+    for (size_t i = 0; i < r->ngpus; i++) {
+        free(r->gpus[i].uuid);
+        free(r->gpus[i].name);
     }
+    free(r->gpus);
     free(r->rows);
     for (size_t i = 0; i < r->nmarks; i++) {
         free(r->marks[i].task);

@@ -109,6 +109,27 @@ static int col_num(const struct rrow *w, int c, double *v, int *dec)
     }
 }
 
+/* v with dec digits after the point, as "%.*f" prints it; whole numbers
+ * without printf's floating-point path (half the report's numbers are
+ * counts, MiB, degrees: a year of rows is 350,000 of them). */
+static void put_num(struct gm_buf *b, double v, int dec)
+{
+    if (dec == 0 && v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+        char tmp[24], *e = tmp + sizeof(tmp), *p = e;
+        int64_t n = (int64_t)v;
+        uint64_t u = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (n < 0)
+            *--p = '-';
+        gm_buf_put(b, p, (size_t)(e - p));
+        return;
+    }
+    gm_buf_printf(b, "%.*f", dec, v);
+}
+
 static const char *col_text(const struct rrow *w, int c)
 {
     switch (c) {
@@ -189,7 +210,7 @@ static void put_csv(struct gm_buf *out, const struct report *r)
                 const char *s = col_text(w, c);
                 gm_buf_puts(&cell, s ? s : "");
             } else if (col_num(w, c, &v, &dec)) {
-                gm_buf_printf(&cell, "%.*f", dec, v);
+                put_num(&cell, v, dec);
             }
             csv_field(out, cell.p ? cell.p : "", c == C_UUID || c == C_NAME || c == C_MARKS);
         }
@@ -287,6 +308,7 @@ static const int t_col[T__COUNT] = {C_PERIOD,   C_GPU,     C_SAMPLES,   C_UTIL_A
                                     C_UTIL_MAX, C_MEM_MAX, C_POWER_AVG, C_ENERGY,
                                     C_TEMP_MAX, -1,        C_FINDINGS,  C_MARKS};
 
+/* Appends the table's cell t of row w to b. */
 static void table_cell(struct gm_buf *b, const struct report *r, const struct rrow *w, int t,
                        size_t lo, size_t hi)
 {
@@ -308,64 +330,76 @@ static void table_cell(struct gm_buf *b, const struct report *r, const struct rr
     } else if (c == C_MARKS) {
         marks_text(b, r, w, lo, hi);
     } else if (c == C_FINDINGS) {
+        size_t at = b->len;
         gm_rp_findings_text(b, r, w, ", ");
-        if (!b->len)
+        if (b->len == at)
             gm_buf_puts(b, "-");
     } else if (is_text_col(c)) {
         const char *s = col_text(w, c);
         gm_text_line(b, s ? s : "N/A", strlen(s ? s : "N/A"));
     } else if (col_num(w, c, &v, &dec)) {
-        gm_buf_printf(b, "%.*f", dec, v);
+        put_num(b, v, dec);
     } else {
         gm_buf_puts(b, "N/A");
     }
 }
 
+/* One line of the table from its T__COUNT cells, NUL-terminated one after
+ * the other from *cells (which is moved past them), padded to width[];
+ * trailing blanks dropped. */
+static void table_line(struct gm_buf *out, const char **cells, const size_t *width)
+{
+    size_t start = out->len;
+    for (int t = 0; t < T__COUNT; t++) {
+        const char *s = *cells;
+        size_t n = strlen(s);
+        *cells += n + 1;
+        size_t sw = gm_text_width(s);
+        int left = t == T_PERIOD || t == T_THR || t == T_FINDINGS || t == T_MARKS;
+        if (t)
+            gm_buf_puts(out, "  ");
+        if (left) {
+            gm_buf_put(out, s, n);
+            if (t != T_MARKS)
+                gm_buf_fill(out, ' ', width[t] - sw);
+        } else {
+            gm_buf_fill(out, ' ', width[t] - sw);
+            gm_buf_put(out, s, n);
+        }
+    }
+    while (out->len > start && out->p[out->len - 1] == ' ')
+        out->len--;
+    gm_buf_putc(out, '\n');
+}
+
+/* The cells go into one buffer, each NUL-terminated, while the widths are
+ * measured; then the lines are padded from it.  A year of 8 GPUs is 70,080
+ * rows: a buffer per cell (12 of at least 256 bytes a row) cost 266 MiB,
+ * formatting the numbers twice a third more time (docs/BENCHMARKS.md). */
 static void put_table(struct gm_buf *out, const struct report *r)
 {
-    size_t ncell = (r->nrows + 1) * T__COUNT;
-    struct gm_buf *cells = gm_xcalloc(ncell, sizeof(*cells));
     size_t width[T__COUNT] = {0};
+    struct gm_buf cells = GM_BUF_INIT;
     for (int t = 0; t < T__COUNT; t++) {
-        gm_buf_puts(&cells[t], t_head[t]);
         width[t] = gm_text_width(t_head[t]);
+        gm_buf_put(&cells, t_head[t], strlen(t_head[t]) + 1);
     }
     size_t lo = 0, hi = 0;
     for (size_t i = 0; i < r->nrows; i++) {
         marks_of(r, &r->rows[i], &lo, &hi);
         for (int t = 0; t < T__COUNT; t++) {
-            struct gm_buf *b = &cells[(i + 1) * T__COUNT + t];
-            table_cell(b, r, &r->rows[i], t, lo, hi);
-            if (b->p && gm_text_width(b->p) > width[t])
-                width[t] = gm_text_width(b->p);
+            size_t at = cells.len;
+            table_cell(&cells, r, &r->rows[i], t, lo, hi);
+            size_t cw = gm_text_width(cells.p + at);
+            if (cw > width[t])
+                width[t] = cw;
+            gm_buf_putc(&cells, '\0');
         }
     }
-    for (size_t i = 0; i <= r->nrows; i++) {
-        struct gm_buf line = GM_BUF_INIT;
-        for (int t = 0; t < T__COUNT; t++) {
-            const struct gm_buf *b = &cells[i * T__COUNT + t];
-            const char *s = b->p ? b->p : "";
-            int left = t == T_PERIOD || t == T_THR || t == T_FINDINGS || t == T_MARKS;
-            if (t)
-                gm_buf_puts(&line, "  ");
-            if (left) {
-                gm_buf_puts(&line, s);
-                if (t != T_MARKS)
-                    gm_buf_fill(&line, ' ', width[t] - gm_text_width(s));
-            } else {
-                gm_buf_fill(&line, ' ', width[t] - gm_text_width(s));
-                gm_buf_puts(&line, s);
-            }
-        }
-        while (line.len > 0 && line.p[line.len - 1] == ' ')
-            line.p[--line.len] = '\0';
-        gm_buf_put(out, line.p, line.len);
-        gm_buf_putc(out, '\n');
-        gm_buf_free(&line);
-    }
-    for (size_t i = 0; i < ncell; i++)
-        gm_buf_free(&cells[i]);
-    free(cells);
+    const char *c = cells.p;
+    for (size_t i = 0; i <= r->nrows; i++)
+        table_line(out, &c, width);
+    gm_buf_free(&cells);
 }
 
 int gm_store_report(const struct gm_report_opts *o, struct gm_buf *out, struct gm_err *err)

@@ -34,7 +34,7 @@ struct rrow {
     int64_t gpu_id;
     int64_t gpu_index; /* -1 = unknown */
     char label[96];
-    char *uuid, *name;
+    const char *uuid, *name; /* the GPU's, owned by struct report's gpus */
     int64_t n, util_n, util_sum, power_n, power_sum;
     int64_t nhours; /* hours merged into the row */
     int util_max_ok, mem_max_ok, temp_max_ok, energy_ok;
@@ -59,6 +59,12 @@ struct rfind {
     int64_t key_from, key_to; /* key_to INT64_MAX: still active at the end */
 };
 
+/* A GPU's UUID and name, read once per GPU rather than once per row. */
+struct rgpu {
+    int64_t gpu_id;
+    char *uuid, *name;
+};
+
 struct report {
     const struct gm_report_opts *o;
     int64_t from_ms, to_ms; /* the hours read: those that start in [from_ms, to_ms) */
@@ -68,6 +74,8 @@ struct report {
     size_t nmarks, mcap;
     struct rfind *finds;
     size_t nfinds, fcap;
+    struct rgpu *gpus;
+    size_t ngpus;
 };
 
 static inline int64_t floor_to(int64_t t, int64_t p)

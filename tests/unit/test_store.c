@@ -1967,6 +1967,65 @@ static void test_report_formats(void **state)
     free(t);
 }
 
+/* The rows of an hour are summed over its tasks and put in GPU index
+ * order, whatever order the GPUs were first seen in: here the GPU seen
+ * first (store id 1) is index 1, and task "b" adds samples, a higher
+ * utilisation and a first energy reading to task "a"'s hour.  The table's
+ * columns are as wide as their widest cell, wherever it is. */
+static void test_report_tasks_order(void **state)
+{
+    (void)state;
+    set_tz("UTC");
+    static const struct {
+        const char *task;
+        int64_t t_s;
+        uint64_t util;
+        double power, energy; /* < 0: not read */
+    } in[] = {
+        {"a", 0, 40, 100.0, -1},   {"a", 10, 42, 102.0, -1},  {"a", 20, 44, 104.0, -1},
+        {"b", 60, 90, -1, 5000.0}, {"b", 70, 91, -1, 5720.0}, {"b", 3600, 7, -1, 6000.0},
+    };
+    struct gm_store *st = NULL;
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+        if (i == 0 || strcmp(in[i].task, in[i - 1].task) != 0) {
+            gm_store_close(st);
+            struct gm_store_opts o = opts(in[i].task);
+            o.interval_ns = 10 * S_NS;
+            st = open_store(&o);
+        }
+        struct gm_snapshot *s = snap(H10_MS + in[i].t_s * S_MS, 2);
+        s->gpus[0].index = 1; /* first seen, index 1 */
+        s->gpus[1].index = 0;
+        s->gpus[0].m[GM_M_UTIL_GPU] = gm_v_u64(in[i].util);
+        s->gpus[1].m[GM_M_UTIL_GPU] = gm_v_u64(in[i].util / 2);
+        if (in[i].power >= 0)
+            s->gpus[0].m[GM_M_POWER_DRAW] = gm_v_f64(in[i].power);
+        if (in[i].energy >= 0)
+            s->gpus[0].m[GM_M_ENERGY] = gm_v_f64(in[i].energy);
+        write_free(st, s);
+    }
+    gm_store_close(st);
+    expect_text(report(GM_REPORT_HOUR, GM_REPORT_TABLE, NULL, -1, ALL_TIME),
+                "period                  gpu  samples  util_avg%  util_max%  mem_max_MiB  "
+                "power_avg_W  energy_Wh  temp_max_C  throttled  findings  marks\n"
+                "2026-07-14T10:00+00:00    0        5       30.6         45          N/A  "
+                "        N/A        N/A         N/A  N/A        -\n"
+                "2026-07-14T10:00+00:00    1        5       61.4         91          N/A  "
+                "      102.0       0.76         N/A  N/A        -\n"
+                "2026-07-14T11:00+00:00    0        1        3.0          3          N/A  "
+                "        N/A        N/A         N/A  N/A        -\n"
+                "2026-07-14T11:00+00:00    1        1        7.0          7          N/A  "
+                "        N/A        N/A         N/A  N/A        -\n");
+    expect_text(report(GM_REPORT_DAY, GM_REPORT_CSV, NULL, -1, ALL_TIME),
+                "period,gpu,uuid,name,samples,util_avg_pct,util_max_pct,mem_max_mib,power_avg_w,"
+                "energy_wh,temp_max_c,thr_thermal_s,thr_power_cap_s,thr_power_brake_s,"
+                "thr_hw_slowdown_s,thr_sync_boost_s,thr_app_clocks_s,findings,marks\n"
+                "2026-07-14,0,GPU-0000abc1-1111-2222-3333-444455556661,NVIDIA H100 80GB HBM3,6,"
+                "26.0,45,,,,,,,,,,,,\n"
+                "2026-07-14,1,GPU-0000abc0-1111-2222-3333-444455556660,NVIDIA H100 80GB HBM3,6,"
+                "52.3,91,,102.0,0.76,,,,,,,,,\n");
+}
+
 /* Local days in a +05:30 zone: the hours that start before local midnight
  * belong to the day before. */
 static void test_report_local_day(void **state)
@@ -2119,6 +2178,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_formats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_local_day, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_report_tasks_order, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_report_errors, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_bytes_per_sample, setup_dir, teardown_dir),
     };
