@@ -7,6 +7,8 @@
 # GPUMON_FUZZ_SECONDS each, default 10; one test per harness), as root the
 # Debian package and container image tests (tests/pkg/), and ends with
 # one summary line: "N passed, N failed" (", N skipped" when any were).
+# The plain and sanitized suites run side by side, as do the fuzzers and
+# the package tests (README, "Building and testing").
 #
 #   scripts/check.sh --fast     (make check-fast) the plain build's unit tests
 #                               and .t cases only (meson suites unit and
@@ -27,16 +29,25 @@ cd "$(dirname "$0")/.."
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 jobs=${GPUMON_TEST_JOBS:-$((ncpu * 4))}
 
-run_suite() { # name builddir meson-setup-args...
-    name=$1; dir=$2; shift 2
+build_suite() { # builddir meson-setup-args...
+    dir=$1; shift
     if [ ! -f "$dir/build.ninja" ]; then
         meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; return 1; }
     fi
     ninja -C "$dir" >"$dir.ninja.log" 2>&1 || { cat "$dir.ninja.log"; return 1; }
-    echo "== $name tests"
-    meson test -C "$dir" --print-errorlogs --no-rebuild --num-processes "$jobs" \
+}
+
+test_suite() { # name builddir
+    echo "== $1 tests"
+    meson test -C "$2" --print-errorlogs --no-rebuild --num-processes "$jobs" \
         ${suite_args:-} ${GPUMON_TEST_ARGS:-}
     return 0
+}
+
+run_suite() { # name builddir meson-setup-args...
+    name=$1; dir=$2; shift 2
+    build_suite "$dir" "$@" || return 1
+    test_suite "$name" "$dir"
 }
 
 count() { # builddir -> "ok fail skip"
@@ -84,17 +95,29 @@ esac
 status=0
 rm -f build/meson-logs/testlog.json build-asan/meson-logs/testlog.json \
     build-tsan/meson-logs/testlog.json
-run_suite plain build || status=1
 # undefined behaviour stops the program (UBSan's default is a line on stderr
 # and carrying on, which a test that does not compare stderr never sees)
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export UBSAN_OPTIONS
-# ASan and UBSan run the programs two to three times slower, and a debug
-# build does not optimise: the timeouts (not assertions, a bound on a hang)
-# x2, as TSan's x3 below.
-suite_args="--timeout-multiplier 2"
-run_suite sanitized build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug || status=1
-suite_args=
+plain_ok=0; san_ok=0
+build_suite build && plain_ok=1 || status=1
+build_suite build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug &&
+    san_ok=1 || status=1
+# The plain and the sanitized suite run at once (they mostly wait: together
+# they keep two cores busy where one after the other left them half idle);
+# the sanitized one's lines come after the plain one's.  ASan and UBSan run
+# the programs two to three times slower, and a debug build does not
+# optimise: its timeouts (not assertions, a bound on a hang) x2, as TSan's
+# x3 below.
+if [ "$san_ok" -eq 1 ]; then
+    suite_args="--timeout-multiplier 2" test_suite sanitized build-asan >build-asan.check.log 2>&1 &
+    san=$!
+fi
+[ "$plain_ok" -eq 1 ] && test_suite plain build
+if [ -n "${san:-}" ]; then
+    wait "$san"
+    cat build-asan.check.log
+fi
 
 # ThreadSanitizer over the threaded tests only (suite "threads" in
 # tests/*/meson.build: the agent's sinks, the exporter, the control socket,
@@ -107,11 +130,10 @@ suite_args="--suite threads --timeout-multiplier 3"
 run_suite threads build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debug || status=1
 suite_args=
 
-# the fuzz harnesses, each a test: its last line is "fuzz: N passed, N failed"
-echo "== fuzz (${GPUMON_FUZZ_SECONDS:-10} s each)"
-FUZZ_SECONDS=${GPUMON_FUZZ_SECONDS:-10} scripts/fuzz.sh --ci | tee build-fuzz.check.log
-fz=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-fuzz.check.log | tail -1)
-[ -n "$fz" ] || fz="0 1"   # no summary: the script itself failed
+# the fuzz harnesses, each a test: its last line is "fuzz: N passed, N failed";
+# beside the package tests (one core each way); their lines after those
+FUZZ_SECONDS=${GPUMON_FUZZ_SECONDS:-10} scripts/fuzz.sh --ci >build-fuzz.check.log 2>&1 &
+fuzz=$!
 
 # the Debian packages and the container image (tests/pkg/, docs/install.md):
 # they install packages and build images, so they run once, as root only
@@ -130,6 +152,12 @@ else
     echo "container.sh: SKIP: no packages (deb.sh did not pass)"; pk_count 77
 fi
 rm -rf "$pk_debs"
+
+wait "$fuzz"
+echo "== fuzz (${GPUMON_FUZZ_SECONDS:-10} s each)"
+cat build-fuzz.check.log
+fz=$(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-fuzz.check.log | tail -1)
+[ -n "$fz" ] || fz="0 1"   # no summary: the script itself failed
 
 set -- $(count build) $(count build-asan) $(count build-tsan) $fz
 passed=$(( $1 + $4 + $7 + ${10} + pk_ok )); failed=$(( $2 + $5 + $8 + ${11} + pk_fail ))
