@@ -39,6 +39,12 @@ GiB = 1 << 30
 MiB = 1 << 20
 
 
+# `alerts test` replays the simulator from t=0 to --to (the thermal model's
+# integrals: about 4 s of CPU for 90,400 s, 4x that under ASan); a deadline,
+# not a duration: at load 36 on 2 cores the plain build took 100 s of wall
+REPLAY_TIMEOUT = 400
+
+
 def scn(name):
     return scenario(os.path.join("alerts", name + ".ini"))
 
@@ -48,7 +54,7 @@ def alerts_test(name, to, step="10s", config=None, **extra):
     [(t_seconds, alert object)]."""
     args = ["alerts", "test", "--to", str(to), "--step", step, "--json"]
     args += ["--config", config] if config else ["--no-config"]
-    rc, out, err = run(args, sim_env(scn(name), **extra), timeout=120)
+    rc, out, err = run(args, sim_env(scn(name), **extra), timeout=REPLAY_TIMEOUT)
     check_eq(rc, 0, f"alerts test on {name}: exit status", err, out)
     check_eq(err, "", f"alerts test on {name}: stderr")
     notices = []
@@ -248,7 +254,7 @@ def test_ecc_uncorrectable_keeps_firing():
     # what `alerts test` says is still firing at 3790 s: the renewed alert
     # (the closing table of the text output)
     rc, out, err = run(["alerts", "test", "--to", "3790", "--no-config"],
-                       sim_env(scn("ecc-uncorrectable")), timeout=120)
+                       sim_env(scn("ecc-uncorrectable")), timeout=REPLAY_TIMEOUT)
     check_eq(rc, 0, "alerts test exit status", err)
     tail = out.split("still pending or firing at the end:\n", 1)[-1]
     rows = [l.split() for l in tail.splitlines()[1:] if l.strip()]
@@ -409,7 +415,7 @@ def test_memory_growth_before_memory_low():
             lambda v: v == 80916, what="the leak stops at 89750 s")
     check_eq(query("memory-growth", 90350, "memory.used"), 80916.0, "flat until 90350 s")
     args = ["alerts", "test", "--from", "86000", "--to", "90400", "--json", "--no-config"]
-    rc, out, err = run(args, sim_env(scn("memory-growth")), timeout=120)
+    rc, out, err = run(args, sim_env(scn("memory-growth")), timeout=REPLAY_TIMEOUT)
     check_eq(rc, 0, "alerts test from 86000 s", err)
     got = [(d["t_seconds"], d["alert"]["rule"], d["alert"]["state"], d["alert"]["gpu"])
            for d in map(json.loads, out.splitlines())]
