@@ -359,13 +359,26 @@ static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char 
     return rc;
 }
 
-/* fleet report's fetch: the transfers with the command's options; prom:
+/* fleet top's round: the same fetch on the view's thread. */
+struct top_ctx {
+    const struct fleet_args *a;
+    const char *pw;
+};
+
+static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
+{
+    const struct top_ctx *t = ctx;
+    return fetch_nodes(f, t->a, t->pw, why, wlen);
+}
+
+/* fleet report's fetch (ctx: a struct top_ctx): the transfers with the command's options; prom:
  * Prometheus queries, all at once on its one host. */
 static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, char *why,
                         size_t wlen)
 {
-    const struct fleet_args *a = ((const struct fleet_args *const *)ctx)[0];
-    const char *pw = ((const char *const *)ctx)[1];
+    const struct top_ctx *t = ctx;
+    const struct fleet_args *a = t->a;
+    const char *pw = t->pw;
     struct gm_fleet_fetch_opts fo = {
         .cacert = a->cacert,
         .cert = a->cert,
@@ -381,18 +394,6 @@ static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, 
     if (fo.node_ns > fo.total_ns)
         fo.node_ns = fo.total_ns;
     return fetch_mod->fetch(x, n, &fo, why, wlen);
-}
-
-/* fleet top's round: the same fetch on the view's thread. */
-struct top_ctx {
-    const struct fleet_args *a;
-    const char *pw;
-};
-
-static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
-{
-    const struct top_ctx *t = ctx;
-    return fetch_nodes(f, t->a, t->pw, why, wlen);
 }
 
 /* The Prometheus source: one request per query of gm_fleet_prom_queries
@@ -689,7 +690,7 @@ static int cmd_fleet_run(int argc, char **argv)
         return rc;
     }
     if (rc == 0 && strcmp(sub, "report") == 0) {
-        const void *ctx[2] = {&a, pw};
+        struct top_ctx ctx = {&a, pw};
         char base[1024] = "";
         if (a.prometheus) {
             size_t bl = strlen(a.prometheus);
@@ -704,7 +705,7 @@ static int cmd_fleet_run(int argc, char **argv)
                                                      : a.fmt == FMT_JSON || a.json ? GM_FREP_JSON
                                                                                    : GM_FREP_TEXT};
         if ((rc = load_fetch()) == 0)
-            rc = cli_fleet_report(&f, &ro, report_fetch, (void *)ctx);
+            rc = cli_fleet_report(&f, &ro, report_fetch, &ctx);
         memset(pw, 0, sizeof(pw));
         gm_fleet_clear(&f);
         return rc;
