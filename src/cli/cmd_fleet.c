@@ -102,8 +102,8 @@ static const struct gm_opt fleet_rows[] = {
      .name = "prometheus",
      .arg = "URL",
      .off = OFF(prometheus),
-     .help = "read the fleet from this Prometheus (status, diagnose), not the\n"
-             "agents: one query per metric for all nodes"},
+     .help = "read the fleet from this Prometheus (status, diagnose, report),\n"
+             "not the agents: one query per metric for all nodes"},
     {.kind = GM_OPT_USE,
      .group = &cli_hist_group,
      .name = "config",
