@@ -46,6 +46,7 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->prom.process_metrics = c->process_metrics;
     eo->prom.max_process_series = c->max_process_series;
     eo->textfile_dir = c->textfile_dir[0] ? c->textfile_dir : NULL;
+    eo->store_path = c->store && c->store_path[0] ? c->store_path : NULL;
     eo->web_config = c->web_config[0] ? c->web_config : NULL;
     eo->allowed_hosts = c->allowed_hosts;
     eo->api_command_lines = c->api_command_lines;

@@ -25,8 +25,10 @@
 #include "../core/timeutil.h"
 #include "../fleet/fetch_module.h"
 #include "../fleet/fleet.h"
+#include "../fleet/report.h"
 #include "../view/free.h"
 #include "cli.h"
+#include "cmd_fleet_report.h"
 #include "cmd_fleet_top.h"
 #include "opt.h"
 #include "optgroups.h"
@@ -35,13 +37,15 @@
 #define GM_FLEET_MODULE_INSTALLED "/usr/local/lib/gpumon/gpumon_fleet.so"
 #endif
 
-enum { FMT_TEXT, FMT_ENV, FMT_JSON };
+enum { FMT_TEXT, FMT_ENV, FMT_JSON, FMT_CSV };
 
 struct fleet_args {
     const char *prometheus;
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
     int64_t timeout_ns, node_timeout_ns, stale_ns, interval_ns;
     int tls, insecure, json, gpus, fmt;
+    int by;           /* report: enum gm_frep_by */
+    int64_t since_ns; /* report: the period */
     unsigned long count;
     struct gm_free_opts fo;
     struct cli_hist h; /* --config, --no-config */
@@ -63,6 +67,16 @@ static int parse_count(const struct gm_opt *o, const char *v, void *dst, struct 
     if (!*v || *v == '-' || *end || errno || n == 0 || n > 1000000)
         return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s'", o->name, v);
     *(unsigned long *)dst = n;
+    return 0;
+}
+
+static int parse_since(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
+{
+    int64_t ns = 0;
+    if (gm_parse_duration(v, &ns) != 0 || ns <= 0 || ns > 3660LL * 86400 * 1000000000LL)
+        return gm_err_set(err, GM_E_INVAL, "invalid --%s '%s' (a duration: 7d, 24h, 90m)", o->name,
+                          v);
+    *(int64_t *)dst = ns;
     return 0;
 }
 
@@ -88,8 +102,8 @@ static const struct gm_opt fleet_rows[] = {
      .name = "prometheus",
      .arg = "URL",
      .off = OFF(prometheus),
-     .help = "read the fleet from this Prometheus (status, diagnose), not the\n"
-             "agents: one query per metric for all nodes"},
+     .help = "read the fleet from this Prometheus (status, diagnose, report),\n"
+             "not the agents: one query per metric for all nodes"},
     {.kind = GM_OPT_USE,
      .group = &cli_hist_group,
      .name = "config",
@@ -187,26 +201,40 @@ static const struct gm_opt fleet_rows[] = {
     {.kind = GM_OPT_CHOICE,
      .name = "format",
      .letter = 'f',
-     .arg = "text|env|json",
-     .hint = "text, env, json",
+     .arg = "text|env|json|csv",
+     .hint = "text, env, json, csv",
      .off = OFF(fmt),
-     .help = "free: what to print (default text)"},
+     .help = "free (text, env, json), report (text, csv, json): what to\n"
+             "print (default text)"},
+    {.kind = GM_OPT_CHOICE,
+     .name = "by",
+     .arg = "user|job|node",
+     .hint = "user, job, node",
+     .off = OFF(by),
+     .help = "report: a line per user (default), job or node"},
+    {.kind = GM_OPT_FN,
+     .name = "since",
+     .arg = "DUR",
+     .fn = parse_since,
+     .off = OFF(since_ns),
+     .help = "report: the period back from now (default 7d)"},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
 
 static const struct gm_optcmd fleet_opts = {
     .name = "fleet",
-    .head = "usage: gpumon fleet [status|free|diagnose|top] [OPTIONS]\n\n"
+    .head = "usage: gpumon fleet [status|free|diagnose|top|report] [OPTIONS]\n\n"
             "Every node's GPUs at a glance, from each agent's HTTP API (gpumon agent or\n"
             "serve on every node).  status (the default): a line per node, then the GPUs\n"
             "with a problem; free: the free GPUs of the fleet by gpumon free's rules;\n"
             "diagnose: every node's findings by cause, and a job whose GPUs on one node\n"
             "lag far behind its other nodes'; top: full screen, a cell per GPU and a\n"
-            "node list, refreshed every --interval.\n\n",
+            "node list, refreshed every --interval; report: GPU-hours and energy per\n"
+            "user, job or node over --since.\n\n",
     .tail = "\nSee docs/fleet.md for the node states, the JSON documents and security.\n",
     .col = 27,
-    .subs = "status|free|diagnose|top",
+    .subs = "status|free|diagnose|top|report",
     .opts = fleet_rows,
 };
 
@@ -341,6 +369,31 @@ static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
 {
     const struct top_ctx *t = ctx;
     return fetch_nodes(f, t->a, t->pw, why, wlen);
+}
+
+/* fleet report's fetch (ctx: a struct top_ctx): the transfers with the command's options; prom:
+ * Prometheus queries, all at once on its one host. */
+static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, char *why,
+                        size_t wlen)
+{
+    const struct top_ctx *t = ctx;
+    const struct fleet_args *a = t->a;
+    const char *pw = t->pw;
+    struct gm_fleet_fetch_opts fo = {
+        .cacert = a->cacert,
+        .cert = a->cert,
+        .key = a->key,
+        .user = a->user,
+        .password = a->user ? pw : NULL,
+        .insecure = a->insecure,
+        .total_ns = a->timeout_ns,
+        .node_ns = prom || !a->node_timeout_ns ? a->timeout_ns : a->node_timeout_ns,
+        .max_body = prom ? 64u << 20 : GM_FLEET_MAX_BODY,
+        .host_connections = prom ? (long)n : 0,
+    };
+    if (fo.node_ns > fo.total_ns)
+        fo.node_ns = fo.total_ns;
+    return fetch_mod->fetch(x, n, &fo, why, wlen);
 }
 
 /* The Prometheus source: one request per query of gm_fleet_prom_queries
@@ -565,9 +618,9 @@ static int cmd_fleet_run(int argc, char **argv)
     if (argc > 1 && argv[1][0] != '-') {
         sub = argv[1];
         if (strcmp(sub, "status") != 0 && strcmp(sub, "free") != 0 &&
-            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0)
-            return cli_usage_error("fleet", "unknown subcommand '%s' (status, free, diagnose, top)",
-                                   sub);
+            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0 && strcmp(sub, "report") != 0)
+            return cli_usage_error(
+                "fleet", "unknown subcommand '%s' (status, free, diagnose, top, report)", sub);
         argv[1] = argv[0];
         argc--;
         argv++;
@@ -575,6 +628,7 @@ static int cmd_fleet_run(int argc, char **argv)
     struct fleet_args a = {.timeout_ns = 2000000000LL,
                            .stale_ns = 30000000000LL,
                            .interval_ns = 2000000000LL,
+                           .since_ns = 7 * 86400 * 1000000000LL,
                            .fo = GM_FREE_OPTS_DEFAULT,
                            .fmt = FMT_TEXT};
     int prc = cli_opts(&fleet_opts, argc, argv, &a, NULL);
@@ -591,6 +645,10 @@ static int cmd_fleet_run(int argc, char **argv)
     if (a.prometheus && strcmp(sub, "top") == 0)
         return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
                                         "Prometheus yet");
+    if (strcmp(sub, "report") == 0 && a.fmt == FMT_ENV)
+        return cli_usage_error("fleet", "fleet report --format: text, csv or json");
+    if (strcmp(sub, "report") != 0 && a.fmt == FMT_CSV)
+        return cli_usage_error("fleet", "--format csv is fleet report's");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");
@@ -627,6 +685,27 @@ static int cmd_fleet_run(int argc, char **argv)
         struct top_ctx t = {&a, pw};
         if ((rc = load_fetch()) == 0)
             rc = cli_fleet_top(&f, a.interval_ns, a.timeout_ns, top_round, &t);
+        memset(pw, 0, sizeof(pw));
+        gm_fleet_clear(&f);
+        return rc;
+    }
+    if (rc == 0 && strcmp(sub, "report") == 0) {
+        struct top_ctx ctx = {&a, pw};
+        char base[1024] = "";
+        if (a.prometheus) {
+            size_t bl = strlen(a.prometheus);
+            while (bl && a.prometheus[bl - 1] == '/')
+                bl--;
+            snprintf(base, sizeof(base), "%.*s", (int)bl, a.prometheus);
+        }
+        struct cli_fleet_report_opts ro = {.prometheus = a.prometheus ? base : NULL,
+                                           .by = a.by,
+                                           .since_ns = a.since_ns,
+                                           .format = a.fmt == FMT_CSV              ? GM_FREP_CSV
+                                                     : a.fmt == FMT_JSON || a.json ? GM_FREP_JSON
+                                                                                   : GM_FREP_TEXT};
+        if ((rc = load_fetch()) == 0)
+            rc = cli_fleet_report(&f, &ro, report_fetch, &ctx);
         memset(pw, 0, sizeof(pw));
         gm_fleet_clear(&f);
         return rc;

@@ -790,6 +790,7 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     pthread_mutex_lock(&x->mu);
     x->prom = o->prom;
     gm_strlcpy(x->textfile_dir, o->textfile_dir ? o->textfile_dir : "", sizeof(x->textfile_dir));
+    gm_strlcpy(x->store_path, o->store_path ? o->store_path : "", sizeof(x->store_path));
     x->stale_after_ns = o->stale_after_ns;
     x->status_json = o->status_json;
     x->alerts = o->alerts;

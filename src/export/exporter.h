@@ -35,6 +35,7 @@ struct gm_exporter_opts {
     const char *listen;       /* "ADDR:PORT", "[v6]:PORT", ":PORT" (all); NULL or "" = no HTTP */
     struct gm_prom_opts prom; /* names, hostname label, process metrics */
     const char *textfile_dir; /* write DIR/gpumon.prom after every sample; NULL = off */
+    const char *store_path;   /* the agent's SQLite store, for /api/v1/usage; NULL = none */
     const char *web_config;   /* exporter-toolkit YAML; NULL = plain HTTP, no auth */
     /* Host names answered besides the agent's own, comma-separated ("*":
      * any); checked only without basic auth or verified client certificates

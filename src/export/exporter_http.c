@@ -14,6 +14,7 @@
 
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "../store/store.h"
 #include "live.h"
 #include "request.h"
 
@@ -361,14 +362,71 @@ struct query {
     unsigned seen;
     int bad;
     struct gm_buf err;
+    /* /api/v1/usage */
+    int64_t since_ns; /* 0: the default, 7 days */
+    int by;           /* enum gm_usage_by */
 };
+
+#define USAGE_SINCE_DEFAULT_NS (7 * 86400 * INT64_C(1000000000))
+#define USAGE_SINCE_MAX_NS (3660 * 86400 * INT64_C(1000000000)) /* ten years */
+
+/* A parameter of /api/v1/usage: since=DUR (gm_parse_duration: 7d, 24h,
+ * 90m; at most ten years), by=user|job|gpu; each at most once.  0, or -1
+ * with the 400 document naming it in z->err. */
+static int usage_param(struct query *z, const char *key, const char *value)
+{
+    char msg[300];
+    int since = strcmp(key, "since") == 0, by = strcmp(key, "by") == 0;
+    unsigned bit = since ? 1u : 2u;
+    if (!since && !by) {
+        snprintf(msg, sizeof(msg), "unknown parameter \"%.64s\" (since, by)", key);
+    } else if (z->seen & bit) {
+        snprintf(msg, sizeof(msg), "%s given twice", key);
+    } else if (!value || !*value) {
+        snprintf(msg, sizeof(msg), "%s is empty", key);
+    } else if (since) {
+        int64_t ns = 0;
+        if (gm_parse_duration(value, &ns) == 0 && ns > 0 && ns <= USAGE_SINCE_MAX_NS) {
+            z->since_ns = ns;
+            z->seen |= bit;
+            return 0;
+        }
+        struct gm_buf v = GM_BUF_INIT;
+        gm_text_line(&v, value, strnlen(value, 64));
+        snprintf(msg, sizeof(msg),
+                 "since \"%s\": expected a duration back from now (7d, 24h, 90m; "
+                 "at most 3660d)",
+                 v.p ? v.p : "");
+        gm_buf_free(&v);
+    } else {
+        static const struct {
+            const char *name;
+            int by;
+        } bys[] = {{"user", GM_USAGE_USER}, {"job", GM_USAGE_JOB}, {"gpu", GM_USAGE_GPU}};
+        for (size_t i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
+            if (strcmp(value, bys[i].name) == 0) {
+                z->by = bys[i].by;
+                z->seen |= bit;
+                return 0;
+            }
+        struct gm_buf v = GM_BUF_INIT;
+        gm_text_line(&v, value, strnlen(value, 64));
+        snprintf(msg, sizeof(msg), "by \"%s\": expected user, job or gpu", v.p ? v.p : "");
+        gm_buf_free(&v);
+    }
+    gm_live_error_json(&z->err, 400, key, msg);
+    return -1;
+}
 
 static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *value)
 {
     struct query *z = cls;
     (void)kind;
-    if (z->route != GM_REQ_API_HISTORY) {
+    if (z->route == GM_REQ_API_USAGE) {
+        if (usage_param(z, key, value) != 0)
+            z->bad = 1;
+    } else if (z->route != GM_REQ_API_HISTORY) {
         char msg[200];
         snprintf(msg, sizeof(msg), "unknown parameter \"%.64s\" (this endpoint takes none)", key);
         gm_live_error_json(&z->err, 400, key, msg);
@@ -502,6 +560,39 @@ static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec 
     return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
 }
 
+/* /api/v1/usage: who used the GPUs over the period, from the agent's store
+ * (usage_1h; docs/api.md).  SQLite is read on this thread: the store is in
+ * WAL mode, so the read waits for no writer (at most its busy timeout). */
+static enum MHD_Result serve_api_usage(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c, const struct query *z)
+{
+    char path[sizeof(x->store_path)];
+    pthread_mutex_lock(&x->mu);
+    memcpy(path, x->store_path, sizeof(path));
+    pthread_mutex_unlock(&x->mu);
+    if (!path[0])
+        return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
+                                "no usage: this agent keeps no store (store = false)");
+    int64_t now = gm_wall_ns();
+    struct gm_usage_opts o = {
+        .path = path,
+        .from_ns = now - (z->since_ns ? z->since_ns : USAGE_SINCE_DEFAULT_NS),
+        .to_ns = 0,
+        .gpu = -1,
+        .by = z->by,
+    };
+    struct gm_buf out = GM_BUF_INIT;
+    struct gm_err e = {0};
+    if (gm_store_usage_api(&o, &out, &e) != 0) {
+        gm_buf_free(&out);
+        xlog(x, 4, "http: /api/v1/usage: %s", e.msg);
+        return reply_json_error(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+                                "the store could not be read (the agent's log says why)");
+    }
+    gm_buf_putc(&out, '\n');
+    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
+}
+
 /* The API's routes: the query checked first (400 naming the parameter). */
 static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
                                  struct MHD_Connection *c, enum gm_request_route route)
@@ -509,6 +600,7 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
     struct query z;
     memset(&z, 0, sizeof(z));
     z.route = route;
+    z.by = GM_USAGE_USER;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, query_arg, &z);
     if (z.bad)
         return reply_buf(NULL, s, c, MHD_HTTP_BAD_REQUEST, "application/json", &z.err);
@@ -517,6 +609,8 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
         return serve_api_status(x, s, c);
     if (route == GM_REQ_API_ALERTS)
         return serve_api_alerts(x, s, c);
+    if (route == GM_REQ_API_USAGE)
+        return serve_api_usage(x, s, c, &z);
     gm_live_query_finish(&z.q);
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_live_history_json(x->ring, &z.q, &out);
@@ -660,14 +754,15 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
     case GM_REQ_API_STATUS:
     case GM_REQ_API_HISTORY:
     case GM_REQ_API_ALERTS:
+    case GM_REQ_API_USAGE:
         return serve_api(x, s, c, gm_request_route(method, url));
     case GM_REQ_NOT_FOUND:
         break;
     }
     if (strncmp(url, "/api/", 5) == 0)
         return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
-                                "not found: the API has /api/v1/status, /api/v1/history and "
-                                "/api/v1/alerts");
+                                "not found: the API has /api/v1/status, /api/v1/history, "
+                                "/api/v1/alerts and /api/v1/usage");
     return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
 

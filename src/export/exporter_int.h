@@ -108,6 +108,7 @@ struct gm_exporter {
     struct gm_prom_state *state;
     struct gm_prom_opts prom;
     char textfile_dir[4096];
+    char store_path[4096]; /* /api/v1/usage reads it; "" = the agent keeps no store */
     int64_t stale_after_ns;
     /* the live page's sources (exporter.h) */
     void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);

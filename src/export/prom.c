@@ -20,6 +20,7 @@
 #include "../core/err.h"
 #include "../core/metrics.h"
 #include "../core/text.h"
+#include "../store/usage_acct.h"
 #include "xidtext.h"
 
 #define MAX_GPUS 64
@@ -33,6 +34,22 @@ struct gpu_acc {
     int64_t last_mono;            /* previous sample of this GPU, 0 = none */
     uint64_t last_reasons;
     int have_reasons;
+    /* usage counters (usage_acct.h): the previous sample's groups as
+     * series and shares, given the interval that follows it */
+    int u_have_prev;
+    int64_t u_prev_ms; /* monotonic */
+    struct gm_uacct_energy_at u_prev_e;
+    struct gm_uacct_gaps u_gaps;
+    int u_n;
+    int16_t u_series[GM_UACCT_GROUPS]; /* -1: no series left for it */
+    double u_share[GM_UACCT_GROUPS];
+};
+
+/* GPU time and energy of one (job, user) since the exporter started. */
+struct usage_series {
+    char job[128], user[33];
+    double gpu_s, energy_j;
+    int energy_set;
 };
 
 /* Xid events of one GPU and Xid since the exporter started. */
@@ -57,6 +74,10 @@ struct gm_prom_state {
     uint64_t xid_dropped; /* events of pairs beyond GM_PROM_MAX_XID_SERIES */
     struct xid_last xid_last[MAX_GPUS];
     unsigned nxid_last;
+    struct usage_series us[GM_PROM_MAX_USAGE_SERIES];
+    unsigned nus;
+    int usage_timed;        /* an interval between two samples was given out */
+    uint64_t usage_dropped; /* group intervals of (job, user) pairs beyond the cap */
     uint64_t errors_error, errors_lost, errors_noperm, errors_driver;
     int64_t last_wall_ns;
     int64_t last_duration_ns;
@@ -138,12 +159,85 @@ static const struct gm_gpu *gpu_by_index(const struct gm_snapshot *s, int32_t id
     return NULL;
 }
 
+/* The series of (job, user), made when there is room; -1 when not. */
+static int usage_slot(struct gm_prom_state *st, const char *job, const char *user)
+{
+    for (unsigned i = 0; i < st->nus; i++)
+        if (strcmp(st->us[i].job, job) == 0 && strcmp(st->us[i].user, user) == 0)
+            return (int)i;
+    if (st->nus == GM_PROM_MAX_USAGE_SERIES)
+        return -1;
+    struct usage_series *u = &st->us[st->nus];
+    memset(u, 0, sizeof(*u));
+    gm_strlcpy(u->job, job, sizeof(u->job));
+    gm_strlcpy(u->user, user, sizeof(u->user));
+    return (int)st->nus++;
+}
+
+/* The usage counters of a GPU (usage_acct.h, the rules of the store's
+ * usage_1h): the interval since its previous sample to that sample's
+ * groups, then this sample's groups for the next one.  g NULL or not
+ * answering (lost, the driver down): the interval up to now still goes to
+ * the previous groups (by power x time: no counter now), and nobody is
+ * known to hold the GPU after this sample. */
+static void usage_observe(struct gm_prom_state *st, struct gpu_acc *a, const struct gm_snapshot *s,
+                          const struct gm_gpu *g)
+{
+    int64_t now = s->mono_ns / 1000000;
+    int ok = g && g->state == GM_GPU_OK;
+    struct gm_uacct_energy_at cur = {0};
+    if (ok && gm_v_ok(&g->m[GM_M_ENERGY])) {
+        cur.energy_ok = 1;
+        cur.energy_j = gm_v_as_double(&g->m[GM_M_ENERGY]);
+    }
+    if (ok && gm_v_ok(&g->m[GM_M_POWER_DRAW])) {
+        cur.power_ok = 1;
+        cur.power_w = gm_v_as_double(&g->m[GM_M_POWER_DRAW]);
+    }
+    if (a->u_have_prev && now <= a->u_prev_ms)
+        return; /* the same instant again: nothing to give */
+    if (a->u_have_prev) {
+        int64_t dt = now - a->u_prev_ms;
+        int64_t d = gm_uacct_gap(&a->u_gaps, dt, 0);
+        st->usage_timed = 1;
+        double e = 0;
+        int esrc = gm_uacct_energy(&a->u_prev_e, &cur, d, dt, &e);
+        for (int i = 0; i < a->u_n; i++) {
+            if (a->u_series[i] < 0) {
+                st->usage_dropped++;
+                continue;
+            }
+            struct usage_series *u = &st->us[a->u_series[i]];
+            u->gpu_s += (double)d / 1000.0 * a->u_share[i];
+            if (esrc != GM_UACCT_ESRC_NONE) {
+                u->energy_j += e * a->u_share[i];
+                u->energy_set = 1;
+            }
+        }
+    }
+    struct gm_uacct_group ug[GM_UACCT_GROUPS];
+    int n = 0;
+    if (ok)
+        gm_uacct_groups(s, g, ug, &n);
+    a->u_n = n;
+    for (int i = 0; i < n; i++) {
+        a->u_series[i] = (int16_t)usage_slot(st, ug[i].job, ug[i].user);
+        a->u_share[i] = gm_uacct_share(ug, n, i);
+    }
+    a->u_have_prev = 1;
+    a->u_prev_ms = now;
+    a->u_prev_e = cur;
+}
+
 void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
 {
     st->last_wall_ns = s->wall_ns;
     st->last_duration_ns = s->duration_ns;
     if (s->driver != GM_DRV_OK) {
         st->errors_driver++;
+        for (int i = 0; i < MAX_GPUS; i++)
+            if (st->gpu[i].u_have_prev)
+                usage_observe(st, &st->gpu[i], s, NULL);
         return;
     }
     for (uint32_t i = 0; i < s->ngpu && i < MAX_GPUS; i++) {
@@ -162,6 +256,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
             else
                 st->errors_error++;
             a->last_mono = 0; /* no credit for time spent lost */
+            usage_observe(st, a, s, NULL);
             continue;
         }
         for (int id = 0; id < GM_M__GPU_END; id++) {
@@ -183,6 +278,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s)
         a->have_reasons = gm_v_ok(r);
         a->last_reasons = a->have_reasons ? r->v.u : 0;
         a->last_mono = s->mono_ns;
+        usage_observe(st, a, s, g);
     }
 }
 
@@ -1197,6 +1293,52 @@ static void health(struct writer *w, const struct gm_prom_state *st,
     sample_end(w, (double)self->page_renders);
 }
 
+/* ------------------------------------------------------ native: usage */
+
+/* gpumon_usage_gpu_seconds_total and gpumon_usage_energy_joules_total per
+ * (job_id, user): who used the GPUs, by the rules of the store's usage_1h
+ * (docs/exporter.md).  Absent until a GPU has had a process, and from the
+ * rendering of a single sample (serve --once, --print): it has no interval. */
+static void native_usage(struct writer *w, const struct gm_prom_state *st)
+{
+    if (st->nus == 0 || !st->usage_timed)
+        return;
+    family(w, "gpumon_usage_gpu_seconds", F_COUNTER,
+           "GPU time used by a job and user since the exporter started: a GPU's time with "
+           "processes, in equal parts among its (job, user, process) groups.");
+    for (unsigned i = 0; i < st->nus; i++) {
+        int first = 1;
+        sample_begin(w);
+        host_label(w, &first);
+        label(w, &first, "job_id", st->us[i].job);
+        label(w, &first, "user", st->us[i].user);
+        sample_end(w, st->us[i].gpu_s);
+    }
+    int started = 0;
+    for (unsigned i = 0; i < st->nus; i++) {
+        if (!st->us[i].energy_set)
+            continue;
+        if (!started)
+            family(w, "gpumon_usage_energy_joules", F_COUNTER,
+                   "GPU energy used by a job and user since the exporter started (J), shared as "
+                   "gpumon_usage_gpu_seconds_total is.");
+        started = 1;
+        int first = 1;
+        sample_begin(w);
+        host_label(w, &first);
+        label(w, &first, "job_id", st->us[i].job);
+        label(w, &first, "user", st->us[i].user);
+        sample_end(w, st->us[i].energy_j);
+    }
+    family(w, "gpumon_exporter_usage_series_dropped", F_COUNTER,
+           "GPU intervals of (job, user) pairs not counted in gpumon_usage_* because they "
+           "already had their maximum number of series.");
+    int first = 1;
+    sample_begin(w);
+    host_label(w, &first);
+    sample_end(w, (double)st->usage_dropped);
+}
+
 /* ----------------------------------------------------------------- render */
 
 void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
@@ -1223,6 +1365,8 @@ void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,
             gpu_jobs(&w);
         if (o->names != GM_PROM_DCGM)
             native_xid(&w, st);
+        if (o->names != GM_PROM_DCGM)
+            native_usage(&w, st);
         if (o->process_metrics) {
             processes(&w, &counts);
             family(&w, "gpumon_exporter_process_series_dropped", F_GAUGE,

@@ -12,8 +12,9 @@
  * (GPU_I_PROFILE, GPU_I_ID) and none for the GPU as a whole.
  *
  * Some series need memory across snapshots (seconds throttled per reason,
- * sampling errors by kind, Xid events per GPU and Xid): a gm_prom_state
- * carries them.  Not thread-safe: the exporter sink's thread owns the state.
+ * sampling errors by kind, Xid events per GPU and Xid, GPU time and energy
+ * per job and user): a gm_prom_state carries them.  Not thread-safe: the exporter sink's thread
+ * owns the state.
  */
 #ifndef GM_EXPORT_PROM_H
 #define GM_EXPORT_PROM_H
@@ -71,6 +72,12 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s);
  * known, else "" or NULL): gpumon_xid_errors_total{xid} and dcgm-exporter's
  * DCGM_FI_DEV_XID_ERRORS (the last Xid) in the next rendering. */
 void gm_prom_xid(struct gm_prom_state *st, int gpu, const char *uuid, int64_t xid);
+
+/* Distinct (job, user) pairs of the usage counters (gpumon_usage_*, the
+ * rules of the store's usage_1h: store/usage_acct.h); the GPU time of
+ * further pairs is not counted, and each of its intervals counts in
+ * gpumon_exporter_usage_series_dropped_total. */
+#define GM_PROM_MAX_USAGE_SERIES 256
 
 /* Renders the snapshot (after gm_prom_observe) into out. */
 void gm_prom_render(const struct gm_prom_state *st, const struct gm_snapshot *s,

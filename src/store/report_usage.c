@@ -2,7 +2,8 @@
  * store.h, docs/jobs.md, report_int.h): the hours that start in the
  * period summed per job, user, task, or per GPU and group
  * (gm_store_usage_rows), and printed as a table, CSV or JSON
- * (gm_store_usage).
+ * (gm_store_usage), or as the agent's /api/v1/usage document
+ * (gm_store_usage_api).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -224,6 +225,82 @@ int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_
         if (n == 0)
             gm_buf_puts(out, "(no GPU processes recorded in the period)\n");
     }
+    free(v);
+    return 0;
+}
+
+/* A JSON string, or null when s is empty. */
+static void json_str_or_null(struct gm_json *j, const char *s)
+{
+    if (s[0])
+        gm_json_str(j, s);
+    else
+        gm_json_null(j);
+}
+
+int gm_store_usage_api(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_err *err)
+{
+    struct gm_usage_row *v = NULL;
+    size_t n = 0;
+    int rc = gm_store_usage_rows(o, &v, &n, err);
+    if (rc == GM_E_NOTFOUND && !o->task)
+        rc = 0; /* no database yet: nobody recorded */
+    if (rc != 0)
+        return rc;
+    static const char *const by_name[] = {"job", "user", "task", "gpu"};
+    struct gm_json j;
+    gm_json_init(&j, out, 0);
+    gm_json_obj_begin(&j);
+    gm_json_key(&j, "schema");
+    gm_json_str(&j, "gpumon.usage/1");
+    gm_json_key(&j, "by");
+    gm_json_str(&j, by_name[o->by]);
+    gm_json_key(&j, "since_unix_ns");
+    gm_json_i64(&j, o->from_ns);
+    gm_json_key(&j, "until_unix_ns");
+    gm_json_i64(&j, o->to_ns);
+    gm_json_key(&j, "rows");
+    gm_json_arr_begin(&j);
+    for (size_t i = 0; i < n; i++) {
+        const struct gm_usage_row *w = &v[i];
+        gm_json_obj_begin(&j);
+        gm_json_key(&j, "job");
+        if (o->by == GM_USAGE_USER)
+            gm_json_null(&j);
+        else
+            json_str_or_null(&j, w->job);
+        gm_json_key(&j, "user");
+        if (o->by == GM_USAGE_JOB)
+            gm_json_null(&j);
+        else
+            json_str_or_null(&j, w->user);
+        gm_json_key(&j, "process");
+        if (o->by == GM_USAGE_GPU)
+            json_str_or_null(&j, w->process);
+        else
+            gm_json_null(&j);
+        gm_json_key(&j, "gpu");
+        if (o->by == GM_USAGE_GPU)
+            gm_json_i64(&j, w->gpu);
+        else
+            gm_json_null(&j);
+        gm_json_key(&j, "gpus");
+        gm_json_i64(&j, w->ngpu);
+        gm_json_key(&j, "gpu_seconds");
+        gm_json_f64(&j, w->gpu_s, 3);
+        gm_json_key(&j, "energy_joules");
+        if (w->energy_j >= 0)
+            gm_json_f64(&j, w->energy_j, 1);
+        else
+            gm_json_null(&j);
+        gm_json_key(&j, "first_seen_unix_ms");
+        gm_json_i64(&j, w->first_ms);
+        gm_json_key(&j, "last_seen_unix_ms");
+        gm_json_i64(&j, w->last_ms);
+        gm_json_obj_end(&j);
+    }
+    gm_json_arr_end(&j);
+    gm_json_obj_end(&j);
     free(v);
     return 0;
 }

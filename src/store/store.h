@@ -153,6 +153,10 @@ struct gm_usage_row {
 int gm_store_usage_rows(const struct gm_usage_opts *o, struct gm_usage_row **rows, size_t *n,
                         struct gm_err *err);
 int gm_store_usage(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_err *err);
+/* The agent's /api/v1/usage document "gpumon.usage/1" (docs/api.md) of
+ * the rows by o->by (job, user or gpu; o->format unused), on one line.  A
+ * database not written yet is no rows. */
+int gm_store_usage_api(const struct gm_usage_opts *o, struct gm_buf *out, struct gm_err *err);
 
 int gm_store_report_table(const struct gm_report_opts *o, struct gm_report_table *t,
                           struct gm_err *err);

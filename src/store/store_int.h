@@ -22,6 +22,7 @@
 #include "../core/timeutil.h"
 #include "store.h"
 #include "store_schema.h"
+#include "usage_acct.h"
 
 #define MS_PER_MIN INT64_C(60000)
 #define MS_PER_HOUR INT64_C(3600000)
@@ -35,9 +36,7 @@
 #define RETENTION_BUDGET_NS (100 * NS_PER_MS) /* per tick */
 #define RETENTION_CHUNK 4096                  /* rows per delete transaction */
 #define ERROR_LOG_EVERY_NS (60 * NS_PER_S)    /* repeated failures: once a minute */
-#define NDELTA 7                              /* intervals for the usual-interval median */
 #define PEND_MAX 1024                         /* events kept until their batch commits */
-#define UG_MAX 16 /* process groups per GPU and sample in usage_1h; the rest are "(other)" */
 
 /* The metrics of the states table, in column order. */
 #define STATE_ID(id) id,
@@ -81,16 +80,10 @@ struct gstate {
     uint64_t prev_reasons;
     int64_t prev_energy_mj;
     int64_t prev_power_cw;
-    int64_t delta[NDELTA]; /* recent intervals, ms */
-    int ndelta, delta_pos;
+    struct gm_uacct_gaps gaps; /* recent intervals, ms */
     /* the process groups (job, user, process) of the previous sample: the
      * usage_1h accounting gives them the interval that follows it */
-    struct ugroup {
-        char job[128], user[33], proc[64];
-        int mem_ok;
-        int64_t mem_mib;
-        int vanished; /* its processes are gone or zombies on the host */
-    } ug[UG_MAX];
+    struct gm_uacct_group ug[GM_UACCT_GROUPS];
     int nug, ug_known;
     int prev_util_ok;
     int64_t prev_util;

@@ -88,26 +88,18 @@ static void roll_interval(struct gm_store *st, const struct gstate *g, int64_t t
     }
 }
 
-/* The usual interval between a GPU's samples: the configured one, else the
- * median of its recent intervals (robust to the odd gap). */
-static int64_t usual_interval(const struct gm_store *st, const struct gstate *g)
+/* The usual interval of a GPU's samples, ms, when it is fixed by the
+ * configuration; 0: the median of the recent ones (gm_uacct_gap). */
+static int64_t fixed_interval(const struct gm_store *st)
 {
     if (st->o.interval_ns > 0)
         return st->o.interval_ns / NS_PER_MS > 0 ? st->o.interval_ns / NS_PER_MS : 1;
-    int64_t v[NDELTA];
-    int n = g->ndelta;
-    memcpy(v, g->delta, sizeof(v));
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            int64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
+    return 0;
 }
 
 /* The usage_1h accumulator of (hour of ts, GPU, task, group). */
-static struct uacc *uacc_get(struct gm_store *st, int64_t ts, int64_t gpu, const struct ugroup *u)
+static struct uacc *uacc_get(struct gm_store *st, int64_t ts, int64_t gpu,
+                             const struct gm_uacct_group *u)
 {
     int64_t hour = floor_to(ts, MS_PER_HOUR);
     for (size_t i = st->nuacc; i-- > 0;) {
@@ -145,14 +137,10 @@ static void usage_interval(struct gm_store *st, const struct gstate *g, int64_t 
         return;
     const uint64_t thr = thr_bits(GM_THR_thermal) | thr_bits(GM_THR_power_cap) |
                          thr_bits(GM_THR_power_brake) | thr_bits(GM_THR_hw_slowdown);
-    int nlive = 0;
-    for (int i = 0; i < g->nug; i++)
-        nlive += !g->ug[i].vanished;
     for (int i = 0; i < g->nug; i++) {
-        const struct ugroup *u = &g->ug[i];
+        const struct gm_uacct_group *u = &g->ug[i];
         struct uacc *a = uacc_get(st, t0, g->id, u);
-        /* a vanished group beside live ones: seen, holding memory, charged nothing */
-        double share = nlive && u->vanished ? 0 : 1.0 / (nlive ? nlive : g->nug);
+        double share = gm_uacct_share(g->ug, g->nug, i);
         a->gpu_ms += (double)d * share;
         if (energy_ok) {
             a->energy_j += e * share;
@@ -179,28 +167,22 @@ void gm_st_roll_advance(struct gm_store *st, struct gstate *g, int64_t ts, const
 {
     if (g->have_prev && ts > g->prev_ts) {
         int64_t dt = ts - g->prev_ts;
-        g->delta[g->delta_pos] = dt;
-        g->delta_pos = (g->delta_pos + 1) % NDELTA;
-        if (g->ndelta < NDELTA)
-            g->ndelta++;
-        int64_t cap = 2 * usual_interval(st, g);
-        int64_t d = dt < cap ? dt : cap;
-        int energy_ok = 0, esrc = 0;
+        int64_t d = gm_uacct_gap(&g->gaps, dt, fixed_interval(st));
+        const struct gm_uacct_energy_at prev = {
+            .energy_ok = g->prev_energy_ok,
+            .energy_j = (double)g->prev_energy_mj / gm_metrics[GM_M_ENERGY].store_scale,
+            .power_ok = g->prev_power_ok,
+            .power_w = (double)g->prev_power_cw / gm_metrics[GM_M_POWER_DRAW].store_scale,
+        };
+        const struct gm_uacct_energy_at cur = {
+            .energy_ok = c->energy_ok,
+            .energy_j = (double)c->energy_mj / gm_metrics[GM_M_ENERGY].store_scale,
+            .power_ok = c->power_ok,
+            .power_w = (double)c->power_cw / gm_metrics[GM_M_POWER_DRAW].store_scale,
+        };
         double e = 0;
-        if (g->prev_energy_ok && c->energy_ok && c->energy_mj >= g->prev_energy_mj) {
-            /* the counter's energy over dt, of which d was observed */
-            e = (double)(c->energy_mj - g->prev_energy_mj) / gm_metrics[GM_M_ENERGY].store_scale;
-            if (d < dt)
-                e = e * (double)d / (double)dt;
-            energy_ok = 1;
-            esrc = GM_ESRC_COUNTER;
-        } else if (g->prev_power_ok) {
-            /* no counter, or it went backwards (driver reload): power x time */
-            e = (double)g->prev_power_cw / gm_metrics[GM_M_POWER_DRAW].store_scale * (double)d /
-                1000.0;
-            energy_ok = 1;
-            esrc = GM_ESRC_POWER;
-        }
+        int esrc = gm_uacct_energy(&prev, &cur, d, dt, &e);
+        int energy_ok = esrc != GM_UACCT_ESRC_NONE;
         roll_interval(st, g, g->prev_ts, d, g->prev_reasons_ok, g->prev_reasons, energy_ok, e,
                       esrc);
         usage_interval(st, g, g->prev_ts, d, energy_ok, e, g->prev_reasons_ok, g->prev_reasons);

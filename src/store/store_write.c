@@ -571,61 +571,10 @@ static struct gstate *gstate_for(struct gm_store *st, const struct gm_gpu *gpu)
 }
 
 /* g's process groups in this sample, for the interval that follows it
- * (usage_interval): one per (job, user, process name); unknown when NVML
- * did not list the processes. */
+ * (usage_interval; the rules are usage_acct.h's). */
 static void usage_groups(struct gstate *g, const struct gm_snapshot *s, const struct gm_gpu *gpu)
 {
-    g->nug = 0;
-    g->ug_known = gpu && gpu->state == GM_GPU_OK && gpu->procs_listed;
-    if (!g->ug_known)
-        return;
-    for (uint32_t k = gpu->proc_first; k < gpu->proc_first + gpu->nproc && k < s->nproc; k++) {
-        const struct gm_proc *p = &s->procs[k];
-        struct ugroup u;
-        memset(&u, 0, sizeof u);
-        /* a process without a job of its own counts to the job the
-         * job-mapping directory names first for its GPU (docs/jobs.md) */
-        if (!gm_attrib_job(&p->attrib, u.job, sizeof u.job)[0] && gpu->hpc_known && gpu->nhpc_jobs)
-            gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
-        gm_strlcpy(u.user, p->user, sizeof u.user);
-        /* a vanished process is nobody's user any more, and its own job is
-         * gone with it: one group per process name, user "(vanished)", job
-         * the GPU's mapped job or "(vanished)" (docs/jobs.md) */
-        u.vanished = p->host_state == GM_HS_GONE || p->host_state == GM_HS_ZOMBIE;
-        if (u.vanished) {
-            if (gpu->hpc_known && gpu->nhpc_jobs)
-                gm_hpc_job_key(gpu->hpc_jobs[0], u.job, sizeof u.job);
-            else
-                gm_strlcpy(u.job, "(vanished)", sizeof u.job);
-            gm_strlcpy(u.user, "(vanished)", sizeof u.user);
-        }
-        const char *name = p->comm[0] ? p->comm : p->name;
-        const char *base = strrchr(name, '/');
-        gm_strlcpy(u.proc, base && base[1] ? base + 1 : name, sizeof u.proc);
-        int64_t mem = 0;
-        int mem_ok = mib(&p->used_memory, &mem);
-        int i = 0;
-        while (i < g->nug &&
-               (strcmp(g->ug[i].job, u.job) != 0 || strcmp(g->ug[i].user, u.user) != 0 ||
-                strcmp(g->ug[i].proc, u.proc) != 0))
-            i++;
-        if (i == g->nug) {
-            if (g->nug == UG_MAX) { /* the rest, together */
-                i = UG_MAX - 1;
-                snprintf(g->ug[i].job, sizeof g->ug[i].job, "(other)");
-                g->ug[i].user[0] = g->ug[i].proc[0] = '\0';
-                g->ug[i].vanished = 0;
-            } else {
-                g->ug[g->nug++] = u;
-                g->ug[i].mem_ok = 0;
-                g->ug[i].mem_mib = 0;
-            }
-        }
-        if (mem_ok) {
-            g->ug[i].mem_mib += mem;
-            g->ug[i].mem_ok = 1;
-        }
-    }
+    g->ug_known = gm_uacct_groups(s, gpu, g->ug, &g->nug);
 }
 
 static int write_procs(struct gm_store *st, const struct gm_snapshot *s, int64_t ts,

@@ -30,6 +30,7 @@
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "export/prom.h"
+#include "store/usage_acct.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -795,6 +796,162 @@ static void test_dcgm_label_fields(void **state)
     gm_snapshot_free(s);
 }
 
+/* A snapshot of one GPU (index 0, energy counter e J, 500 W) whose NVML
+ * process list holds n processes of users[k] (NULL: a vanished one). */
+static struct gm_snapshot *usage_snapshot(int64_t mono_ms, double e, const char *const *users,
+                                          int n)
+{
+    struct gm_snapshot *s = gm_snapshot_new();
+    s->mono_ns = mono_ms * 1000000LL;
+    s->driver = GM_DRV_OK;
+    gm_snapshot_set_gpus(s, 1);
+    struct gm_gpu *g = &s->gpus[0];
+    g->m[GM_M_INDEX] = gm_v_u64(0);
+    set_str(g, GM_M_UUID, "GPU-0000aaaa");
+    g->m[GM_M_ENERGY] = gm_v_f64(e);
+    g->m[GM_M_POWER_DRAW] = gm_v_f64(500);
+    g->procs_listed = 1;
+    for (int k = 0; k < n; k++) {
+        struct gm_proc p;
+        memset(&p, 0, sizeof(p));
+        p.pid = 100 + (uint32_t)k;
+        p.type = GM_PT_COMPUTE;
+        snprintf(p.name, sizeof(p.name), "python3");
+        snprintf(p.user, sizeof(p.user), "%s", users[k] ? users[k] : "");
+        p.host_state = users[k] ? GM_HS_ALIVE : GM_HS_GONE;
+        p.used_memory = gm_v_u64(1048576);
+        gm_snapshot_add_proc_take(s, &p);
+    }
+    g->proc_first = 0;
+    g->nproc = (uint32_t)n;
+    return s;
+}
+
+/* gpumon_usage_*: the interval after a sample to that sample's groups in
+ * equal parts, a vanished process charged nothing beside live ones, the
+ * energy counter split the same way, nothing while the GPU is lost, and
+ * pairs past the series cap counted as dropped. */
+static void test_usage(void **state)
+{
+    (void)state;
+    struct gm_prom_state *st = gm_prom_state_new();
+    struct gm_prom_opts o = {.names = GM_PROM_NATIVE};
+    const char *const who[] = {"alice", "bob\x1b[2J", NULL};
+    struct gm_snapshot *s1 = usage_snapshot(5000, 1000, who, 3);
+    struct gm_snapshot *s2 = usage_snapshot(7000, 1200, who, 1); /* alice alone next */
+    struct gm_snapshot *s3 = usage_snapshot(8000, 1300, who, 1);
+    s3->gpus[0].state = GM_GPU_LOST; /* alice until then (500 W), nobody after */
+    struct gm_snapshot *s4 = usage_snapshot(9000, 1400, who, 1);
+    gm_prom_observe(st, s1);
+    char *t = render_with(st, s1, &o); /* one sample: no interval, no series */
+    assert_null(strstr(t, "gpumon_usage"));
+    free(t);
+    gm_prom_observe(st, s2);
+    gm_prom_observe(st, s3);
+    gm_prom_observe(st, s4);
+    t = render_with(st, s4, &o);
+    CHECK_LINES(t, "# TYPE gpumon_usage_gpu_seconds_total counter",
+                "gpumon_usage_gpu_seconds_total{user=\"alice\"} 2",
+                "gpumon_usage_gpu_seconds_total{user=\"bob\xef\xbf\xbd[2J\"} 1",
+                "gpumon_usage_gpu_seconds_total{job_id=\"(vanished)\",user=\"(vanished)\"} 0",
+                "gpumon_usage_energy_joules_total{user=\"alice\"} 600",
+                "gpumon_usage_energy_joules_total{user=\"bob\xef\xbf\xbd[2J\"} 100",
+                "gpumon_exporter_usage_series_dropped_total 0");
+    free(t);
+    gm_snapshot_free(s1);
+    gm_snapshot_free(s2);
+    gm_snapshot_free(s3);
+    gm_snapshot_free(s4);
+
+    /* 20 samples of 16 new users each: 256 pairs get series, the groups
+     * of samples 16 to 18 are charged into nothing (the last one's
+     * interval has not come) and counted */
+    gm_prom_state_free(st);
+    st = gm_prom_state_new();
+    char names[16][16];
+    const char *users[16];
+    for (int r = 0; r < 20; r++) {
+        for (int k = 0; k < 16; k++) {
+            snprintf(names[k], sizeof(names[k]), "u%d", r * 16 + k);
+            users[k] = names[k];
+        }
+        struct gm_snapshot *s = usage_snapshot(10000 + r * 1000, 2000 + r, users, 16);
+        gm_prom_observe(st, s);
+        gm_snapshot_free(s);
+    }
+    t = render_with(st, s1 = usage_snapshot(40000, 3000, who, 1), &o);
+    CHECK_LINES(t, "gpumon_usage_gpu_seconds_total{user=\"u0\"} 0.0625",
+                "gpumon_exporter_usage_series_dropped_total 48");
+    assert_null(strstr(t, "user=\"u260\""));
+    free(t);
+    gm_snapshot_free(s1);
+    gm_prom_state_free(st);
+}
+
+/* The shared accounting rules (store/usage_acct.h), by table. */
+static void test_usage_rules(void **state)
+{
+    (void)state;
+    /* shares: live groups in equal parts, vanished ones nothing beside them */
+    static const struct {
+        int vanished[4];
+        int n;
+        double want[4];
+    } shares[] = {
+        {{0}, 1, {1}},
+        {{0, 0, 0, 0}, 4, {0.25, 0.25, 0.25, 0.25}},
+        {{0, 1, 0}, 3, {0.5, 0, 0.5}},
+        {{1, 1}, 2, {0.5, 0.5}},
+    };
+    for (size_t i = 0; i < N_ELEM(shares); i++) {
+        struct gm_uacct_group ug[4];
+        memset(ug, 0, sizeof(ug));
+        for (int k = 0; k < shares[i].n; k++)
+            ug[k].vanished = shares[i].vanished[k];
+        for (int k = 0; k < shares[i].n; k++)
+            assert_true(gm_uacct_share(ug, shares[i].n, k) == shares[i].want[k]);
+    }
+    /* the gap cap: twice the median of the recent intervals, or of the fixed one */
+    static const struct {
+        int64_t fixed;
+        int64_t dt[5];
+        int n;
+        int64_t want_last;
+    } gaps[] = {
+        {0, {1000}, 1, 1000},
+        {0, {1000, 1000, 1000, 10000}, 4, 2000},
+        {500, {5000}, 1, 1000},
+        {0, {1000, 1500, 1200, 1100, 1300}, 5, 1300},
+    };
+    for (size_t i = 0; i < N_ELEM(gaps); i++) {
+        struct gm_uacct_gaps g;
+        memset(&g, 0, sizeof(g));
+        int64_t got = 0;
+        for (int k = 0; k < gaps[i].n; k++)
+            got = gm_uacct_gap(&g, gaps[i].dt[k], gaps[i].fixed);
+        assert_int_equal(got, gaps[i].want_last);
+    }
+    /* energy: the counter over dt scaled to d, else power x d */
+    static const struct {
+        struct gm_uacct_energy_at prev, cur;
+        int64_t d, dt;
+        int src;
+        double e;
+    } en[] = {
+        {{1, 100, 1, 300}, {1, 400, 1, 300}, 1000, 1000, GM_UACCT_ESRC_COUNTER, 300},
+        {{1, 100, 1, 300}, {1, 400, 1, 300}, 1000, 3000, GM_UACCT_ESRC_COUNTER, 100},
+        {{1, 500, 1, 300}, {1, 400, 1, 300}, 2000, 2000, GM_UACCT_ESRC_POWER, 600},
+        {{0, 0, 1, 250}, {0, 0, 1, 300}, 4000, 4000, GM_UACCT_ESRC_POWER, 1000},
+        {{0, 0, 0, 0}, {1, 5, 1, 5}, 1000, 1000, GM_UACCT_ESRC_NONE, 0},
+    };
+    for (size_t i = 0; i < N_ELEM(en); i++) {
+        double e = -1;
+        assert_int_equal(gm_uacct_energy(&en[i].prev, &en[i].cur, en[i].d, en[i].dt, &e),
+                         en[i].src);
+        assert_true(e == en[i].e);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -808,6 +965,8 @@ int main(void)
         cmocka_unit_test(test_value_ages),
         cmocka_unit_test(test_dcgm_options),
         cmocka_unit_test(test_dcgm_label_fields),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_usage_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

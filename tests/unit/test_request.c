@@ -40,6 +40,8 @@ static void test_route(void **state)
         {"GET", "/api/v1/status", GM_REQ_API_STATUS},
         {"HEAD", "/api/v1/history", GM_REQ_API_HISTORY},
         {"GET", "/api/v1/alerts", GM_REQ_API_ALERTS},
+        {"GET", "/api/v1/usage", GM_REQ_API_USAGE},
+        {"GET", "/api/v1/usage/", GM_REQ_NOT_FOUND},
         {"GET", "/api/v1/status/", GM_REQ_NOT_FOUND},
         {"GET", "/api/v1", GM_REQ_NOT_FOUND},
         {"GET", "/api/v2/status", GM_REQ_NOT_FOUND},
