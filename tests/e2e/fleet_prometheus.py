@@ -11,8 +11,9 @@ node with a lost GPU) and a port nobody listens on.  Then:
     temperature; power to the exposition's rounding), the lost GPU lost,
     the dead target unreachable with "up 0";
   - the text view has a line per target;
-  - diagnose runs over it;
-  - fleet free and --prometheus with --hosts are usage errors.
+  - diagnose runs over it, and so does fleet free (every GPU busy or
+    lost: none free);
+  - --prometheus with --hosts is a usage error.
 
 Skipped without the prometheus binary (scripts/install-deps.sh).
 
@@ -97,8 +98,9 @@ def test_prometheus():
             rc, out, err = fleet(["diagnose"] + args + ["--json"])
             check_eq(rc, 0, "diagnose", err)
             check_eq(json.loads(out)["nodes_not_ok"], 1, "the dead target not diagnosed", out)
-            rc, out, err = fleet(["free"] + args)
-            check(rc == 2 and "needs the agents" in err, "free over Prometheus: usage", err)
+            rc, out, err = fleet(["free", "--format", "json"] + args)
+            check_eq(rc, 0, "free over Prometheus", err)
+            check_eq(json.loads(out)["free"], 0, "free: every GPU busy or lost", out)
             rc, out, err = fleet(args + ["--hosts", targets[0]])
             check(rc == 2 and "not both" in err, "--prometheus with --hosts", err)
             rc, out, err = fleet(["--prometheus", "http://u:pw@127.0.0.1:9090"])
