@@ -56,6 +56,7 @@ enum {
     Q_REMAP,
     Q_RETIRE,
     Q_MIG,
+    Q_CMODE,
     Q__COUNT
 };
 
@@ -78,6 +79,7 @@ const char *const gm_fleet_prom_queries[] = {
     "gpumon_remapped_rows_pending",
     "gpumon_retired_pages_pending",
     "gpumon_mig_mode",
+    "gpumon_compute_mode",
     NULL,
 };
 
@@ -389,6 +391,7 @@ int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const 
     set_metric(f, r[Q_REMAP], GM_M_REMAP_PENDING, 1, 1);
     set_metric(f, r[Q_RETIRE], GM_M_RETIRED_PENDING, 1, 1);
     set_metric(f, r[Q_MIG], GM_M_MIG_CURRENT, 1, 1);
+    set_metric(f, r[Q_CMODE], GM_M_COMPUTE_MODE, 1, 1);
     /* whether each node's agent exports process series, and how many it left out */
     uint8_t *known = gm_xcalloc(f->n ? f->n : 1, 1);
     double *dropped = gm_xcalloc(f->n ? f->n : 1, sizeof(*dropped));

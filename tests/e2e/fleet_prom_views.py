@@ -3,19 +3,22 @@
 Prometheus that scrapes real agents (docs/fleet.md, "Prometheus"), against
 the same views read from the agents directly.
 
-  views      four agents with process series (--process-metrics): two idle
-             nodes, the demo training node (8 ranks of one user), and a
-             node with a lost GPU.  Over --prometheus: fleet status --json
-             gives each GPU the users, job and busy flag the agents' own
-             API gives (fleet --hosts); fleet free chooses what it chooses
-             over the agents (the same rules), the idle nodes' GPUs; fleet
-             top lists every node ok.  Then one idle agent stopped with
-             SIGSTOP and the other killed: Prometheus cannot scrape them
-             (up 0), fleet status shows both unreachable with that reason,
-             fleet free chooses none of their GPUs, diagnose counts them
-             not ok, and fleet top marks both unreachable with their last
-             GPUs kept and their cells 'x' while the rounds go on; q gives
-             the terminal back (tmux; that part skipped without it)
+  views      six agents with process series (--process-metrics): two idle
+             nodes, the demo training node (8 ranks of one user), a node
+             with a lost GPU, idle GPUs with a row remap or a page
+             retirement pending (and one clean), and idle GPUs in compute
+             mode prohibited.  Over --prometheus: fleet status --json gives
+             each GPU the users, job and busy flag the agents' own API
+             gives (fleet --hosts); fleet free chooses what it chooses over
+             the agents (the same rules: not the pending or prohibited
+             GPUs); fleet top lists every node ok.  Then one idle agent
+             stopped with SIGSTOP and the other killed: Prometheus cannot
+             scrape them (up 0), fleet status shows both unreachable with
+             that reason, fleet free chooses none of their GPUs, diagnose
+             counts them not ok, and fleet top marks both unreachable with
+             their last GPUs kept and their cells 'x' while the rounds go
+             on; q gives the terminal back (tmux; that part skipped
+             without it)
   diagnose   six agents: one job (the job-mapping directory names 4242 on
              every GPU) on three nodes, two at 94 % and one at 20 %, and
              three independent jobs (770, 771, 772) at the same
@@ -38,6 +41,16 @@ from fleet_lib import (by_host, fleet, fleet_json, prom_query, start_agents,  # 
                        start_prometheus)
 
 PROCS = ["--process-metrics", "--interval", "1s"]
+
+PROHIBITED = """[machine]
+seed = 51
+gpus = 2
+
+[gpu]
+model = L40S
+workload = idle
+compute_mode = prohibited
+"""
 
 
 def scraped(url, targets, ngpu):
@@ -67,16 +80,21 @@ def free_lines(args):
 def test_views():
     (prometheus,) = need("prometheus")
     with Scratch("fpv") as d:
+        prohibited = os.path.join(d, "prohibited.ini")
+        with open(prohibited, "w") as f:
+            f.write(PROHIBITED)
         agents = start_agents(d, [("diagnose/idle.ini", PROCS, {"pinned": 100}),
                                   ("diagnose/idle.ini", PROCS, {"pinned": 100}),
                                   ("h100x8-training.ini", PROCS, {"pinned": 100}),
-                                  ("diagnose/gpu-lost.ini", PROCS, {"pinned": 100})])
+                                  ("diagnose/gpu-lost.ini", PROCS, {"pinned": 100}),
+                                  ("free/remap.ini", PROCS, {"pinned": 100}),
+                                  (prohibited, PROCS, {"pinned": 100})])
         stopped, killed = agents[0], agents[1]
         hosts = [f"127.0.0.1:{g.port}" for g in agents]
         prom, t = None, None
         try:
             prom, url = start_prometheus(d, prometheus, hosts)
-            scraped(url, hosts, 4 + 4 + 8 + 4)
+            scraped(url, hosts, 4 + 4 + 8 + 4 + 3 + 2)
             # the training node's process series are there (its ranks)
             wait_until(lambda: len(prom_query(url, "gpumon_process_memory_used_bytes") or []) >= 8,
                        "the process series", timeout=60, step=0.5)
@@ -107,14 +125,14 @@ def test_views():
             # free: the same choice as over the agents
             got = free_lines(pargs)
             check_eq(got, free_lines(hargs), "fleet free: as over the agents")
-            check_eq(sorted(ln.split(":")[0] + ":" + ln.split(":")[1] for ln in got),
-                     sorted(hosts[:2]), "the two idle nodes' GPUs", got)
             rc, out, err = fleet(["free", "--format", "json"] + pargs)
             check_eq(rc, 0, "free --format json", err)
-            fj = json.loads(out)
-            check_eq(fj["free"], 8, "eight free GPUs (the idle nodes')", out)
-            rc, out, err = fleet(["free", "--count", "9"] + pargs)
-            check_eq((rc, out), (1, ""), "--count 9 of 8: exit 1, none chosen", err)
+            chosen = sorted((c["host"], c["gpu"]) for c in json.loads(out)["chosen"])
+            want = sorted([(h, i) for h in hosts[:2] for i in range(4)] + [(hosts[4], 2)])
+            check_eq(chosen, want, "the idle nodes' GPUs and the clean one beside the pending "
+                     "remap and retirement; none prohibited", out)
+            rc, out, err = fleet(["free", "--count", "10"] + pargs)
+            check_eq((rc, out), (1, ""), "--count 10 of 9: exit 1, none chosen", err)
 
             # fleet top over Prometheus
             if shutil.which("tmux"):
@@ -122,8 +140,8 @@ def test_views():
                 t = FleetTop(200, 50, pargs[:2] + ["--interval", "1", "--timeout", "10"])
                 for h in hosts:
                     t.wait_row(h, lambda r: r[1] == "ok", "ok")
-                check_eq([t.row(h)[2] for h in hosts], ["4", "4", "8", "4"], "GPUs per node",
-                         t.screen())
+                check_eq([t.row(h)[2] for h in hosts], ["4", "4", "8", "4", "3", "2"],
+                         "GPUs per node", t.screen())
 
             # one agent stopped, one killed: Prometheus cannot scrape them
             stopped.proc.send_signal(signal.SIGSTOP)
@@ -141,8 +159,10 @@ def test_views():
                 check_eq(s[h]["reason"], "Prometheus cannot scrape it (up 0)", h, s[h])
             for h in hosts[2:]:
                 check_eq(s[h]["state"], "ok", f"{h} stays ok", s[h])
-            rc, out, err = fleet(["free"] + pargs)
-            check_eq((rc, out), (0, ""), "no free GPU left (the idle nodes are down)", err)
+            rc, out, err = fleet(["free", "--format", "json"] + pargs)
+            check_eq(rc, 0, "free with two nodes down", err)
+            check_eq([(c["host"], c["gpu"]) for c in json.loads(out)["chosen"]], [(hosts[4], 2)],
+                     "none of the down nodes' GPUs free", out)
             rc, out, err = fleet(["diagnose", "--json"] + pargs)
             check_eq(rc, 0, "diagnose", err)
             check_eq(json.loads(out)["nodes_not_ok"], 2, "the two down nodes not diagnosed")

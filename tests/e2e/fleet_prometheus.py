@@ -18,7 +18,7 @@ node with a lost GPU) and a port nobody listens on.  Then:
 Skipped without the prometheus binary (scripts/install-deps.sh).
 
 test_queries: a fake Prometheus (http.server) answering for 1 and then 50
-nodes: the same eighteen queries both times (the count does not grow with
+nodes: the same nineteen queries both times (the count does not grow with
 the nodes), asked at once (more than one in flight), and the 50 nodes all
 listed.
 """
@@ -168,7 +168,7 @@ def test_queries():
             doc, rc, err = fleet_json(["--prometheus", fake.url, "--timeout", "20"])
             check_eq(len(doc["nodes"]), nodes, f"{nodes} nodes listed", err)
             counts.append(sorted(fake.queries))
-        check_eq(len(counts[0]), 18, "eighteen queries", counts[0])
+        check_eq(len(counts[0]), 19, "nineteen queries", counts[0])
         check_eq(counts[0], counts[1], "the same queries for 1 and for 50 nodes")
         check(fake.most > 1, f"the queries asked at once (at most {fake.most} in flight)")
     finally:

@@ -285,9 +285,10 @@ static void test_stragglers(void **state)
  * and GPU 1 lost, b:2 of the same job not scraped (up 0), c:3 of another
  * job (node_exporter: not a node).  AGE is a:1's sample age.  GPU 0 runs
  * pid 5 (ann, job slurm:42: memory and SM share) and pid 7 (bob: memory
- * only) and has a row remap pending; the job-mapping directory names 77
- * for GPU 1; a process of b:2, which is not read, is left out.  DROPPED:
- * a:1's processes left out by its series cap. */
+ * only), has a row remap pending and is in compute mode prohibited; the
+ * job-mapping directory names 77 for GPU 1; a process of b:2, which is
+ * not read, is left out.  DROPPED: a:1's processes left out by its
+ * series cap. */
 #define PROM_ANSWERS(AGE, DROPPED)                                                                 \
     {                                                                                              \
         VEC(S(A, AGE)),                                                                            \
@@ -306,7 +307,7 @@ static void test_stragglers(void **state)
                 "\"job\":\"gpumon\",\"instance\":\"b:2\",\"gpu\":\"0\",\"pid\":\"9\"", "0.5")),    \
             VEC(S(A, DROPPED)),                                                                    \
             VEC(S(G1 ",\"job_id\":\"slurm:77\",\"source\":\"job-mapping\"", "1")),                 \
-            VEC(S(G0, "1")), VEC(S(G0, "0")), VEC(S(G1, "0"))                                      \
+            VEC(S(G0, "1")), VEC(S(G0, "0")), VEC(S(G1, "0")), VEC(S(G0, "2"))                     \
     }
 
 static void prom_run(const char *const *ans, struct gm_fleet *f, int want_rc)
@@ -315,7 +316,7 @@ static void prom_run(const char *const *ans, struct gm_fleet *f, int want_rc)
     size_t n = 0;
     while (gm_fleet_prom_queries[n])
         n++;
-    assert_int_equal(n, 18);
+    assert_int_equal(n, 19);
     for (size_t i = 0; i < n; i++)
         len[i] = strlen(ans[i]);
     struct gm_err e = {0};
@@ -371,6 +372,7 @@ static void test_prometheus(void **state)
     assert_int_equal(g->m[GM_M_REMAP_PENDING].v.u, 1);
     assert_int_equal(g->m[GM_M_RETIRED_PENDING].v.u, 0);
     assert_int_equal(g->m[GM_M_MIG_CURRENT].v.u, 0);
+    assert_int_equal(g->m[GM_M_COMPUTE_MODE].v.u, 2); /* prohibited */
     /* the user's ESC and BEL never reach an output */
     struct gm_buf out = GM_BUF_INIT;
     struct gm_fleet_view_opts vo = {.gpus = 1};
