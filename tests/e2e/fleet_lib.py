@@ -64,14 +64,15 @@ def by_host(doc):
     return {n["host"]: n for n in doc["nodes"]}
 
 
-def start_prometheus(scratch, prometheus, targets):
-    """A real Prometheus scraping targets (host:port) every second as job
-    gpumon, on a free port with its data in scratch.  Returns (Proc, URL)."""
+def start_prometheus(scratch, prometheus, targets, every="1s", within="900ms"):
+    """A real Prometheus scraping targets (host:port) every `every`, each
+    scrape within `within`, as job gpumon, on a free port with its data in
+    scratch.  Returns (Proc, URL)."""
     from exporter_lib import Proc
     port = free_port()
     cfg = os.path.join(scratch, "prometheus.yml")
     with open(cfg, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
+        f.write(f"global:\n  scrape_interval: {every}\n  scrape_timeout: {within}\n"
                 "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
                 f"      - targets: {json.dumps(targets)}\n")
     prom = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={scratch}/tsdb",
