@@ -17,8 +17,9 @@ the same views read from the agents directly.
              that reason, fleet free chooses none of their GPUs, diagnose
              counts them not ok, and fleet top marks both unreachable with
              their last GPUs kept and their cells 'x' while the rounds go
-             on; q gives the terminal back (tmux; that part skipped
-             without it)
+             on; Prometheus stopped: every node in fleet top unreachable
+             ("Prometheus did not answer"), the round's error on screen; q
+             gives the terminal back (tmux; that part skipped without it)
   diagnose   six agents: one job (the job-mapping directory names 4242 on
              every GPU) on three nodes, two at 94 % and one at 20 %, and
              three independent jobs (770, 771, 772) at the same
@@ -177,6 +178,12 @@ def test_views():
                 check_eq(grid.split().count("xxxx"), 2, "the down nodes' cells 'x'", t.screen())
                 for h in hosts[2:]:
                     check_eq(t.row(h)[1], "ok", f"{h} stays ok in fleet top", t.screen())
+                # Prometheus gone: every node unreachable, the round's error shown
+                prom.stop()
+                r = t.wait_row(hosts[2], lambda r: r[1] == "unreachable", "unreachable")
+                check_eq(r[2], "8", "the training node's last GPUs kept", t.screen())
+                check(" ".join(r).endswith("Prometheus did not answer"), "its reason", r)
+                t.wait_for("round failed: Prometheus", what="the round's error")
                 t.keys("q")
                 code, stty = t.wait_exit()
                 t.check_restored(code, stty)
