@@ -1,5 +1,6 @@
 /* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top]`: every node's GPUs
- * at a glance, from each agent's HTTP API (docs/fleet.md).
+ * at a glance, from each agent's HTTP API or from Prometheus' query API
+ * (--prometheus; docs/fleet.md).
  *
  * Parses the flags, builds the node list (--hosts, --hosts-file), loads
  * the HTTP client module (gpumon_fleet.so: libcurl only for this command),
@@ -102,8 +103,8 @@ static const struct gm_opt fleet_rows[] = {
      .name = "prometheus",
      .arg = "URL",
      .off = OFF(prometheus),
-     .help = "read the fleet from this Prometheus (status, diagnose, report),\n"
-             "not the agents: one query per metric for all nodes"},
+     .help = "read the fleet from this Prometheus, not the agents: one query\n"
+             "per metric for all nodes"},
     {.kind = GM_OPT_USE,
      .group = &cli_hist_group,
      .name = "config",
@@ -288,6 +289,8 @@ static int read_password(const struct fleet_args *a, char *pw, size_t len)
 static int load_fetch(void)
 {
     char why[256] = "";
+    if (fetch_mod)
+        return 0;
     fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
                                "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
     if (!fetch_mod) {
@@ -365,12 +368,6 @@ struct top_ctx {
     const char *pw;
 };
 
-static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
-{
-    const struct top_ctx *t = ctx;
-    return fetch_nodes(f, t->a, t->pw, why, wlen);
-}
-
 /* fleet report's fetch (ctx: a struct top_ctx): the transfers with the command's options; prom:
  * Prometheus queries, all at once on its one host. */
 static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, char *why,
@@ -398,20 +395,15 @@ static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, 
 
 /* The Prometheus source: one request per query of gm_fleet_prom_queries
  * (each on its own connection, all at once), then the nodes from their
- * answers.  A query that fails is an error: without it the view would be
- * wrong, not partial. */
-static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+ * answers (the module loaded).  A query that fails is an error: without it
+ * the view would be wrong, not partial.  Prints nothing (fleet top calls
+ * it under its screen): 0, or -1 with why. */
+static int prom_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
+                      size_t wlen)
 {
     size_t n = 0;
     while (gm_fleet_prom_queries[n])
         n++;
-    char why[256] = "";
-    fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
-                               "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
-    if (!fetch_mod) {
-        cli_error("fleet: cannot load the HTTP client: %s", why);
-        return GM_EXIT_FAIL;
-    }
     char base[1024];
     size_t bl = strlen(a->prometheus);
     while (bl && a->prometheus[bl - 1] == '/')
@@ -439,26 +431,24 @@ static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, cons
         .host_connections = (long)n, /* the queries at once, not one after the other */
     };
     int rc = 0;
-    if (fetch_mod->fetch(x, n, &fo, why, sizeof(why)) != 0) {
-        cli_error("fleet: %s", why);
-        rc = GM_EXIT_FAIL;
-    }
+    if (fetch_mod->fetch(x, n, &fo, why, wlen) != 0)
+        rc = -1;
     const char **body = gm_xcalloc(n, sizeof(*body));
     size_t *len = gm_xcalloc(n, sizeof(*len));
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
             struct gm_fleet_node probe = {0};
             gm_fleet_node_failed(&probe, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            cli_error("fleet: Prometheus %s: %s", base, probe.reason);
-            rc = GM_EXIT_FAIL;
+            snprintf(why, wlen, "Prometheus %s: %s", base, probe.reason);
+            rc = -1;
         }
         body[i] = x[i].body[0];
         len[i] = x[i].len[0];
     }
     struct gm_err err = {0};
     if (rc == 0 && gm_fleet_from_prometheus(f, body, len, a->stale_ns, &err) != 0) {
-        cli_error("fleet: Prometheus %s: %s", base, err.msg);
-        rc = GM_EXIT_FAIL;
+        snprintf(why, wlen, "Prometheus %s: %s", base, err.msg);
+        rc = -1;
     }
     for (size_t i = 0; i < n; i++) {
         free(x[i].body[0]);
@@ -469,6 +459,53 @@ static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, cons
     free(paths);
     free(x);
     return rc;
+}
+
+static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    char why[1400] = "";
+    int rc = load_fetch();
+    if (rc == 0 && prom_nodes(f, a, pw, why, sizeof(why)) != 0) {
+        cli_error("fleet: %s", why);
+        rc = GM_EXIT_FAIL;
+    }
+    return rc;
+}
+
+/* fleet top over Prometheus: the nodes are the targets of the first
+ * reading (its list is fixed for the run); each round reads Prometheus
+ * again and gives each of those nodes what it says now.  A node that is
+ * no longer a target is unreachable. */
+static int prom_round(const struct top_ctx *t, struct gm_fleet *f, char *why, size_t wlen)
+{
+    struct gm_fleet got = {0};
+    int rc = prom_nodes(&got, t->a, t->pw, why, wlen);
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct gm_fleet_node *nd = &f->node[i];
+        uint32_t k = 0;
+        while (k < got.n && strcmp(got.node[k].host, nd->host) != 0)
+            k++;
+        if (rc != 0 || k == got.n) {
+            nd->state = GM_FLEET_UNREACHABLE;
+            gm_strlcpy(nd->reason,
+                       rc != 0 ? "Prometheus did not answer" : "no longer a target of Prometheus",
+                       sizeof(nd->reason));
+            continue;
+        }
+        struct gm_fleet_node keep = *nd; /* holds nothing allocated */
+        *nd = got.node[k];
+        got.node[k] = keep;
+    }
+    gm_fleet_clear(&got);
+    return rc;
+}
+
+static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
+{
+    const struct top_ctx *t = ctx;
+    if (t->a->prometheus)
+        return prom_round(t, f, why, wlen);
+    return fetch_nodes(f, t->a, t->pw, why, wlen);
 }
 
 /* Whether u is an http(s) URL without credentials, query or odd bytes. */
@@ -639,12 +676,6 @@ static int cmd_fleet_run(int argc, char **argv)
     if (a.prometheus && (a.hosts || a.hosts_file))
         return cli_usage_error("fleet", "--prometheus or the agents (--hosts, --hosts-file): "
                                         "not both");
-    if (a.prometheus && strcmp(sub, "free") == 0)
-        return cli_usage_error("fleet", "fleet free needs the agents (--hosts): the Prometheus "
-                                        "series have no processes to judge a GPU by");
-    if (a.prometheus && strcmp(sub, "top") == 0)
-        return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
-                                        "Prometheus yet");
     if (strcmp(sub, "report") == 0 && a.fmt == FMT_ENV)
         return cli_usage_error("fleet", "fleet report --format: text, csv or json");
     if (strcmp(sub, "report") != 0 && a.fmt == FMT_CSV)
@@ -683,7 +714,12 @@ static int cmd_fleet_run(int argc, char **argv)
     int rc = read_password(&a, pw, sizeof(pw));
     if (rc == 0 && strcmp(sub, "top") == 0) {
         struct top_ctx t = {&a, pw};
-        if ((rc = load_fetch()) == 0)
+        /* over Prometheus, the nodes are the targets it has now */
+        if (a.prometheus && (rc = fetch_prometheus(&f, &a, pw)) == 0 && f.n == 0) {
+            cli_error("fleet: Prometheus %s scrapes no gpumon agent", a.prometheus);
+            rc = GM_EXIT_FAIL;
+        }
+        if (rc == 0 && (rc = load_fetch()) == 0)
             rc = cli_fleet_top(&f, a.interval_ns, a.timeout_ns, top_round, &t);
         memset(pw, 0, sizeof(pw));
         gm_fleet_clear(&f);

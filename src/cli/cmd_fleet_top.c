@@ -1,7 +1,7 @@
 /* cmd_fleet_top.c -- `gpumon fleet top`: the fleet's full-screen view
  * (docs/fleet.md).  cmd_fleet.c parses the flags and gives the node list
  * and a round function (every node's /api/v1/status and /api/v1/alerts,
- * as `fleet status` asks them); this file starts the screen module
+ * or Prometheus' queries, as `fleet status` asks them); this file starts the screen module
  * (fleet/fleet_top.h) and turns how it ended into an exit status.  Exit:
  * 0 after q or a signal, 1 when the screen cannot start.
  */

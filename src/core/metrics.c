@@ -539,6 +539,9 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
          .desc = "Compute mode: Default, Exclusive_Thread, Prohibited, Exclusive_Process.",
          .csv = "compute_mode",
          .json = "compute_mode",
+         .prom = "compute_mode",
+         .prom_help = "Compute mode as NVML numbers it: 0 Default, 1 Exclusive_Thread, "
+                      "2 Prohibited, 3 Exclusive_Process.",
          .unit = GM_U_NONE,
          .kind = GM_K_STATE,
          .fmt = GM_F_COMPUTE_MODE,

@@ -152,9 +152,11 @@ extern const char *const gm_fleet_prom_queries[];
 
 /* Adds a node per target of the jobs that scrape gpumon, from the answers
  * body[i] (len[i] bytes) to gm_fleet_prom_queries[i] in order: its GPUs,
- * values, findings, firing alerts and state (up 0: unreachable; a sample
- * older than stale_ns: stale).  Returns 0, or GM_E_INVAL with err naming
- * the query whose answer is not a successful instant-query document. */
+ * values, findings, firing alerts, processes (each a compute process),
+ * users, jobs and state (up 0: unreachable; a sample older than stale_ns:
+ * stale; an ok node whose processes are unknown or incomplete says so in
+ * its reason).  Returns 0, or GM_E_INVAL with err naming the query whose
+ * answer is not a successful instant-query document. */
 int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const size_t *len,
                              int64_t stale_ns, struct gm_err *err);
 

@@ -20,8 +20,9 @@
  * Every name that came from a node (its host name, GPU names, reasons
  * quoting it) goes through gm_text_term: nothing a node sends moves the
  * cursor.  The terminal is restored on q, SIGTERM/SIGINT/SIGHUP, an
- * error, exit() (atexit) and a crash, as in top_ui.c.  Not here: the
- * Prometheus source (its node list is not fixed between rounds).
+ * error, exit() (atexit) and a crash, as in top_ui.c.  The node list is
+ * fixed for the run: over Prometheus, the caller gives the targets it had
+ * at the start and its round maps each reading onto them.
  */
 #include <curses.h>
 #include <errno.h>

@@ -7,10 +7,20 @@
  * gpumon (those with gpumon_exporter_last_sample_timestamp_seconds), by
  * their `instance` label; a target that Prometheus failed to scrape (up 0)
  * is unreachable, one whose latest sample is older than the stale limit is
- * stale.  Only gpumon's native names are read (not dcgm-exporter's); the
- * processes, users and jobs are not in these series, so a node read this
- * way has none.  A target whose instance label is not host[:port] is left
- * out (gm_fleet_add's rules).
+ * stale.  Only gpumon's native names are read (not dcgm-exporter's).
+ *
+ * Processes, users and jobs come from the per-process series
+ * (gpumon_process_memory_used_bytes and gpumon_process_sm_utilization_ratio,
+ * merged by instance, GPU and pid) and gpumon_gpu_job_info.  An agent
+ * exports process series only with process-metrics on, which
+ * gpumon_exporter_process_series_dropped tells: without that series a
+ * node's processes are unknown (said in its reason, and nothing is judged
+ * by them); with it above 0 they are incomplete (the agent's series cap).
+ * The series do not say compute or graphics, so every process counts as a
+ * compute process; nor which MIG instance a process is on, so MIG
+ * instances are not read (a GPU in MIG mode is not itself a candidate for
+ * `fleet free`, as locally).  A target whose instance label is not
+ * host[:port] is left out (gm_fleet_add's rules).
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +33,7 @@
 #include "fleet.h"
 
 #define PROM_MAX_VALUES 4000000
+#define PROM_MAX_PROCS 4096 /* per node: a hostile Prometheus cannot grow a node beyond */
 
 /* The queries, URL-encoded, in the order gm_fleet_from_prometheus reads
  * their answers. */
@@ -38,6 +49,14 @@ enum {
     Q_TEMP,
     Q_DIAG,
     Q_ALERTS,
+    Q_PROC_MEM,
+    Q_PROC_SM,
+    Q_PROC_DROPPED,
+    Q_JOB,
+    Q_REMAP,
+    Q_RETIRE,
+    Q_MIG,
+    Q_CMODE,
     Q__COUNT
 };
 
@@ -53,6 +72,14 @@ const char *const gm_fleet_prom_queries[] = {
     "gpumon_gpu_temperature_celsius",
     "gpumon_diagnosis_active%20%3D%3D%201",
     "ALERTS%7Balertstate%3D%22firing%22%7D",
+    "gpumon_process_memory_used_bytes",
+    "gpumon_process_sm_utilization_ratio",
+    "gpumon_exporter_process_series_dropped",
+    "gpumon_gpu_job_info",
+    "gpumon_remapped_rows_pending",
+    "gpumon_retired_pages_pending",
+    "gpumon_mig_mode",
+    "gpumon_compute_mode",
     NULL,
 };
 
@@ -120,6 +147,159 @@ static void set_metric(struct gm_fleet *f, const struct gm_fj *r, int id, double
         v *= scale;
         nd->s->gpus[pos].m[id] =
             u64 && v >= 0 && v < 1.8e19 ? gm_v_u64((uint64_t)llround(v)) : gm_v_f64(v);
+    }
+}
+
+/* ------------------------------------------------------------- processes */
+
+/* One sample of the process series, before it goes into its node. */
+struct pproc {
+    uint32_t node, pos, pid;
+    struct gm_value mem, sm;
+    char name[64], user[33], job[80];
+};
+
+static int by_place(const void *a, const void *b)
+{
+    const struct pproc *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->pos != y->pos)
+        return x->pos < y->pos ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void copy_label(char *dst, size_t len, const struct gm_fj *sample, const char *name)
+{
+    const char *s = label(sample, name);
+    gm_strlcpy(dst, s ? s : "", len);
+}
+
+/* Appends the samples of process series r (sm: the SM share, else the
+ * memory) of known nodes and GPUs to *p. */
+static void collect_procs(struct gm_fleet *f, const struct gm_fj *r, int sm, struct pproc **p,
+                          size_t *n, size_t *cap)
+{
+    for (size_t k = 0; r && k < r->len; k++) {
+        const struct gm_fj *smp = r->v[k];
+        struct gm_fleet_node *nd = node_of(f, label(smp, "instance"));
+        int pos = gpu_pos(nd, label(smp, "gpu"));
+        const char *pid = label(smp, "pid");
+        char *end = NULL;
+        unsigned long long id = pid && *pid >= '0' && *pid <= '9' ? strtoull(pid, &end, 10) : 0;
+        double v;
+        if (pos < 0 || !end || *end || id > UINT32_MAX || !value(smp, &v) || v < 0)
+            continue;
+        if (*n == *cap) {
+            *cap = *cap ? *cap * 2 : 64;
+            *p = gm_xrealloc(*p, *cap * sizeof(**p));
+        }
+        struct pproc *e = &(*p)[(*n)++];
+        memset(e, 0, sizeof(*e));
+        e->node = (uint32_t)(nd - f->node);
+        e->pos = (uint32_t)pos;
+        e->pid = (uint32_t)id;
+        e->mem = e->sm = gm_v_status(GM_VS_NA, 0);
+        if (sm)
+            e->sm = gm_v_u64((uint64_t)llround(v * 100.0 > 100.0 ? 100.0 : v * 100.0));
+        else if (v < 1.8e19)
+            e->mem = gm_v_u64((uint64_t)llround(v));
+        copy_label(e->name, sizeof(e->name), smp, "process");
+        copy_label(e->user, sizeof(e->user), smp, "user");
+        copy_label(e->job, sizeof(e->job), smp, "job_id");
+    }
+}
+
+/* Puts the processes of the two process series into their nodes, a GPU's
+ * together and by pid, each GPU's first job from them; known[i]: node i's
+ * agent exports process series (set here too for a node with a process). */
+static void read_procs(struct gm_fleet *f, const struct gm_fj *mem, const struct gm_fj *sm,
+                       uint8_t *known)
+{
+    struct pproc *p = NULL;
+    size_t n = 0, cap = 0;
+    collect_procs(f, mem, 0, &p, &n, &cap);
+    collect_procs(f, sm, 1, &p, &n, &cap);
+    if (n) /* qsort of NULL is undefined even for 0 elements */
+        qsort(p, n, sizeof(*p), by_place);
+    size_t j = 0;
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct gm_fleet_node *nd = &f->node[i];
+        uint32_t added = 0;
+        if (j < n && p[j].node == i)
+            known[i] = 1;
+        for (uint32_t k = 0; nd->s && k < nd->s->ngpu; k++) {
+            struct gm_gpu *g = &nd->s->gpus[k];
+            g->proc_first = nd->s->nproc;
+            g->nproc = 0;
+            if (known[i] && g->state == GM_GPU_OK) {
+                g->procs_listed = 1;
+                g->proc_list = gm_v_u64(1);
+            }
+            while (j < n && p[j].node == i && p[j].pos == k) {
+                struct pproc e = p[j++];
+                /* the other series of the same process */
+                for (; j < n && by_place(&e, &p[j]) == 0; j++) {
+                    if (!gm_v_ok(&e.mem))
+                        e.mem = p[j].mem;
+                    if (!gm_v_ok(&e.sm))
+                        e.sm = p[j].sm;
+                }
+                if (added >= PROM_MAX_PROCS)
+                    continue;
+                struct gm_proc pr = {.gpu = k,
+                                     .pid = e.pid,
+                                     .type = GM_PT_COMPUTE, /* the series do not say */
+                                     .used_memory = e.mem,
+                                     .sm_util = e.sm,
+                                     .gpu_instance_id = GM_NO_INSTANCE,
+                                     .compute_instance_id = GM_NO_INSTANCE};
+                gm_strlcpy(pr.name, e.name, sizeof(pr.name));
+                gm_strlcpy(pr.user, e.user, sizeof(pr.user));
+                if (!nd->g[k].job[0] && e.job[0])
+                    gm_strlcpy(nd->g[k].job, e.job, sizeof(nd->g[k].job));
+                gm_snapshot_add_proc_take(nd->s, &pr);
+                nd->s->gpus[k].nproc++;
+                added++;
+            }
+        }
+        while (j < n && p[j].node == i)
+            j++;
+    }
+    free(p);
+}
+
+/* gpumon_gpu_job_info: the job-mapping directory's ids as the GPU's
+ * hpc_jobs (the exporter wrote "slurm:ID" or "hpc:ID"), and a GPU's job
+ * from its cgroup jobs when no process series named one.  Then a GPU
+ * without a process job takes "hpc:" and its first id, as from an agent. */
+static void read_jobs(struct gm_fleet *f, const struct gm_fj *r)
+{
+    for (size_t k = 0; r && k < r->len; k++) {
+        const struct gm_fj *smp = r->v[k];
+        struct gm_fleet_node *nd = node_of(f, label(smp, "instance"));
+        int pos = gpu_pos(nd, label(smp, "gpu"));
+        const char *job = label(smp, "job_id"), *src = label(smp, "source");
+        if (pos < 0 || !job || !*job)
+            continue;
+        struct gm_gpu *g = &nd->s->gpus[pos];
+        if (src && strcmp(src, "job-mapping") == 0) {
+            const char *id = strchr(job, ':') ? strchr(job, ':') + 1 : job;
+            int dup = 0;
+            for (int h = 0; h < g->nhpc_jobs && !dup; h++)
+                dup = strcmp(g->hpc_jobs[h], id) == 0;
+            g->hpc_known = g->hpc_read = 1;
+            if (!dup && *id && g->nhpc_jobs < GM_HPC_JOBS_MAX)
+                gm_strlcpy(g->hpc_jobs[g->nhpc_jobs++], id, GM_HPC_JOB_LEN);
+        } else if (!nd->g[pos].job[0]) {
+            gm_strlcpy(nd->g[pos].job, job, sizeof(nd->g[pos].job));
+        }
+    }
+    for (uint32_t i = 0; i < f->n; i++) {
+        struct gm_fleet_node *nd = &f->node[i];
+        for (uint32_t k = 0; nd->s && k < nd->s->ngpu; k++)
+            if (!nd->g[k].job[0] && nd->s->gpus[k].nhpc_jobs)
+                snprintf(nd->g[k].job, sizeof(nd->g[k].job), "hpc:%s", nd->s->gpus[k].hpc_jobs[0]);
     }
 }
 
@@ -208,6 +388,23 @@ int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const 
     set_metric(f, r[Q_MEM_FREE], GM_M_MEM_FREE, 1, 1);
     set_metric(f, r[Q_POWER], GM_M_POWER_DRAW, 1, 0);
     set_metric(f, r[Q_TEMP], GM_M_TEMP_GPU, 1, 1);
+    set_metric(f, r[Q_REMAP], GM_M_REMAP_PENDING, 1, 1);
+    set_metric(f, r[Q_RETIRE], GM_M_RETIRED_PENDING, 1, 1);
+    set_metric(f, r[Q_MIG], GM_M_MIG_CURRENT, 1, 1);
+    set_metric(f, r[Q_CMODE], GM_M_COMPUTE_MODE, 1, 1);
+    /* whether each node's agent exports process series, and how many it left out */
+    uint8_t *known = gm_xcalloc(f->n ? f->n : 1, 1);
+    double *dropped = gm_xcalloc(f->n ? f->n : 1, sizeof(*dropped));
+    for (size_t k = 0; k < r[Q_PROC_DROPPED]->len; k++) {
+        struct gm_fleet_node *nd = node_of(f, label(r[Q_PROC_DROPPED]->v[k], "instance"));
+        double d;
+        if (nd && value(r[Q_PROC_DROPPED]->v[k], &d)) {
+            known[nd - f->node] = 1;
+            dropped[nd - f->node] = d;
+        }
+    }
+    read_procs(f, r[Q_PROC_MEM], r[Q_PROC_SM], known);
+    read_jobs(f, r[Q_JOB]);
     for (size_t k = 0; k < r[Q_DIAG]->len; k++) {
         struct gm_fleet_node *nd = node_of(f, label(r[Q_DIAG]->v[k], "instance"));
         int pos = gpu_pos(nd, label(r[Q_DIAG]->v[k], "gpu"));
@@ -251,8 +448,18 @@ int gm_fleet_from_prometheus(struct gm_fleet *f, const char *const *body, const 
         struct gm_fleet_node *nd = &f->node[i];
         for (uint32_t k = 0; nd->s && k < nd->s->ngpu; k++)
             nd->s->gpus[k].diag_known = 1;
+        if (nd->s && nd->state == GM_FLEET_OK && !known[i])
+            gm_strlcpy(nd->reason,
+                       "processes unknown: the agent exports no process series "
+                       "(process-metrics off)",
+                       sizeof(nd->reason));
+        else if (nd->s && nd->state == GM_FLEET_OK && dropped[i] > 0)
+            snprintf(nd->reason, sizeof(nd->reason),
+                     "processes incomplete: %.0f left out by the agent's series cap", dropped[i]);
         gm_fleet_node_judge(nd);
     }
+    free(known);
+    free(dropped);
 out:
     for (int q = 0; q < Q__COUNT; q++)
         gm_fj_free(doc[q]);

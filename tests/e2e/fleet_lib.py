@@ -62,3 +62,33 @@ def fleet_json(args, env=None):
 
 def by_host(doc):
     return {n["host"]: n for n in doc["nodes"]}
+
+
+def start_prometheus(scratch, prometheus, targets, every="1s", within="900ms"):
+    """A real Prometheus scraping targets (host:port) every `every`, each
+    scrape within `within`, as job gpumon, on a free port with its data in
+    scratch.  Returns (Proc, URL)."""
+    from exporter_lib import Proc
+    port = free_port()
+    cfg = os.path.join(scratch, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write(f"global:\n  scrape_interval: {every}\n  scrape_timeout: {within}\n"
+                "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
+                f"      - targets: {json.dumps(targets)}\n")
+    prom = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={scratch}/tsdb",
+                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+                log=os.path.join(scratch, "prometheus.log")).start()
+    return prom, f"http://127.0.0.1:{port}"
+
+
+def prom_query(url, query):
+    """The result list of an instant query, or None while Prometheus does
+    not answer."""
+    import urllib.parse
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url + "/api/v1/query?query=" + urllib.parse.quote(query),
+                                    timeout=5) as r:
+            return json.load(r)["data"]["result"]
+    except OSError:
+        return None

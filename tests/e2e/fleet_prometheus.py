@@ -11,13 +11,14 @@ node with a lost GPU) and a port nobody listens on.  Then:
     temperature; power to the exposition's rounding), the lost GPU lost,
     the dead target unreachable with "up 0";
   - the text view has a line per target;
-  - diagnose runs over it;
-  - fleet free and --prometheus with --hosts are usage errors.
+  - diagnose runs over it, and so does fleet free (every GPU busy or
+    lost: none free);
+  - --prometheus with --hosts is a usage error.
 
 Skipped without the prometheus binary (scripts/install-deps.sh).
 
 test_queries: a fake Prometheus (http.server) answering for 1 and then 50
-nodes: the same eleven queries both times (the count does not grow with
+nodes: the same nineteen queries both times (the count does not grow with
 the nodes), asked at once (more than one in flight), and the 50 nodes all
 listed.
 """
@@ -97,8 +98,9 @@ def test_prometheus():
             rc, out, err = fleet(["diagnose"] + args + ["--json"])
             check_eq(rc, 0, "diagnose", err)
             check_eq(json.loads(out)["nodes_not_ok"], 1, "the dead target not diagnosed", out)
-            rc, out, err = fleet(["free"] + args)
-            check(rc == 2 and "needs the agents" in err, "free over Prometheus: usage", err)
+            rc, out, err = fleet(["free", "--format", "json"] + args)
+            check_eq(rc, 0, "free over Prometheus", err)
+            check_eq(json.loads(out)["free"], 0, "free: every GPU busy or lost", out)
             rc, out, err = fleet(args + ["--hosts", targets[0]])
             check(rc == 2 and "not both" in err, "--prometheus with --hosts", err)
             rc, out, err = fleet(["--prometheus", "http://u:pw@127.0.0.1:9090"])
@@ -166,7 +168,7 @@ def test_queries():
             doc, rc, err = fleet_json(["--prometheus", fake.url, "--timeout", "20"])
             check_eq(len(doc["nodes"]), nodes, f"{nodes} nodes listed", err)
             counts.append(sorted(fake.queries))
-        check_eq(len(counts[0]), 11, "eleven queries", counts[0])
+        check_eq(len(counts[0]), 19, "nineteen queries", counts[0])
         check_eq(counts[0], counts[1], "the same queries for 1 and for 50 nodes")
         check(fake.most > 1, f"the queries asked at once (at most {fake.most} in flight)")
     finally:

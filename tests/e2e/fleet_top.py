@@ -13,7 +13,8 @@ without it) against real agents on loopback (docs/fleet.md).
              unreachable (timeout) with its last GPUs kept and their age
              growing, its cells 'x', first under the problems sort; q gives
              the terminal back
-  usage      --interval 0, --prometheus, no terminal: refused, saying why
+  usage      --interval 0, a Prometheus that does not answer, no terminal:
+             refused, saying why
   grid       125 fake nodes of 8 GPUs (1000 GPUs) on 200x50: one cell per
              GPU, the grid in under 10 lines, the node list under it;
              resized to 100x40, the same cells on more lines; SIGTERM gives
@@ -249,7 +250,8 @@ def test_grid():
 def test_usage():
     """Usage errors (exit 2) and no terminal (exit 1), each saying why."""
     cases = [(["--hosts", "127.0.0.1:1", "--interval", "0"], 2, "invalid --interval '0'"),
-             (["--prometheus", "http://127.0.0.1:1"], 2, "fleet top needs the agents"),
+             (["--prometheus", "http://127.0.0.1:1"], 1,
+              "Prometheus http://127.0.0.1:1: connection refused"),
              (["--hosts", "127.0.0.1:1"], 1, "fleet top: needs a terminal")]
     for args, want, msg in cases:
         rc, out, err = fleet(["top"] + args)

@@ -283,8 +283,13 @@ static void test_stragglers(void **state)
 
 /* The answers to gm_fleet_prom_queries, in order: node a:1 with GPU 0 ok
  * and GPU 1 lost, b:2 of the same job not scraped (up 0), c:3 of another
- * job (node_exporter: not a node).  AGE is a:1's sample age. */
-#define PROM_ANSWERS(AGE)                                                                          \
+ * job (node_exporter: not a node).  AGE is a:1's sample age.  GPU 0 runs
+ * pid 5 (ann, job slurm:42: memory and SM share) and pid 7 (bob: memory
+ * only), has a row remap pending and is in compute mode prohibited; the
+ * job-mapping directory names 77 for GPU 1; a process of b:2, which is
+ * not read, is left out.  DROPPED: a:1's processes left out by its
+ * series cap. */
+#define PROM_ANSWERS(AGE, DROPPED)                                                                 \
     {                                                                                              \
         VEC(S(A, AGE)),                                                                            \
             VEC(S(A, "1") "," S("\"job\":\"gpumon\",\"instance\":\"b:2\"",                         \
@@ -293,16 +298,25 @@ static void test_stragglers(void **state)
             VEC(S(G0, "0.5")), VEC(S(G0, "10")), VEC(S(G0, "100")), VEC(S(G0, "90")),              \
             VEC(S(G0, "300.5")), VEC(S(G0, "NaN")),                                                \
             VEC(S(G0 ",\"cause\":\"input-starved\"", "1")),                                        \
-            VEC(S(G0 ",\"alertname\":\"hot\",\"severity\":\"critical\"", "1"))                     \
+            VEC(S(G0 ",\"alertname\":\"hot\",\"severity\":\"critical\"", "1")),                    \
+            VEC(S(G0 ",\"pid\":\"7\",\"process\":\"train\",\"user\":\"bob\\u001b]0;x\\u0007\"",    \
+                  "1000") "," S(G0 ",\"pid\":\"5\",\"process\":\"py\",\"user\":\"ann\",\"job_"     \
+                                   "id\":\"slurm:42\"",                                            \
+                                "2000")),                                                          \
+            VEC(S(G0 ",\"pid\":\"5\",\"process\":\"py\",\"user\":\"ann\"", "0.25") "," S(          \
+                "\"job\":\"gpumon\",\"instance\":\"b:2\",\"gpu\":\"0\",\"pid\":\"9\"", "0.5")),    \
+            VEC(S(A, DROPPED)),                                                                    \
+            VEC(S(G1 ",\"job_id\":\"slurm:77\",\"source\":\"job-mapping\"", "1")),                 \
+            VEC(S(G0, "1")), VEC(S(G0, "0")), VEC(S(G1, "0")), VEC(S(G0, "2"))                     \
     }
 
 static void prom_run(const char *const *ans, struct gm_fleet *f, int want_rc)
 {
-    size_t len[16];
+    size_t len[32];
     size_t n = 0;
     while (gm_fleet_prom_queries[n])
         n++;
-    assert_int_equal(n, 11);
+    assert_int_equal(n, 19);
     for (size_t i = 0; i < n; i++)
         len[i] = strlen(ans[i]);
     struct gm_err e = {0};
@@ -314,7 +328,7 @@ static void prom_run(const char *const *ans, struct gm_fleet *f, int want_rc)
 static void test_prometheus(void **state)
 {
     (void)state;
-    const char *ans[] = PROM_ANSWERS("2");
+    const char *ans[] = PROM_ANSWERS("2", "0");
     struct gm_fleet f = {0};
     prom_run(ans, &f, 0);
     assert_int_equal(f.n, 2); /* c:3 is not a gpumon target */
@@ -334,15 +348,65 @@ static void test_prometheus(void **state)
     assert_int_equal(a->g[0].sev, 3); /* the critical alert */
     assert_non_null(strstr(a->g[0].problem, "input-starved"));
     assert_int_equal(a->g[1].sev, 4);
+    /* the processes, merged by pid and in pid order, each a compute process */
+    assert_string_equal(a->reason, "");
+    assert_int_equal(a->s->nproc, 2);
+    assert_int_equal(g->proc_first, 0);
+    assert_int_equal(g->nproc, 2);
+    assert_true(g->procs_listed);
+    const struct gm_proc *p = &a->s->procs[0];
+    assert_int_equal(p->pid, 5);
+    assert_string_equal(p->user, "ann");
+    assert_string_equal(p->name, "py");
+    assert_int_equal(p->used_memory.v.u, 2000);
+    assert_int_equal(p->sm_util.v.u, 25);
+    assert_int_equal(p->type, GM_PT_COMPUTE);
+    assert_int_equal(a->s->procs[1].pid, 7);
+    assert_string_equal(a->s->procs[1].user, "bob\x1b]0;x\a");
+    assert_int_equal(a->s->procs[1].sm_util.status, GM_VS_NA);
+    assert_true(a->g[0].busy); /* 50 % and processes */
+    assert_string_equal(a->g[0].job, "slurm:42");
+    assert_string_equal(a->g[1].job, "hpc:77");
+    assert_int_equal(a->s->gpus[1].nhpc_jobs, 1);
+    assert_string_equal(a->s->gpus[1].hpc_jobs[0], "77");
+    assert_int_equal(g->m[GM_M_REMAP_PENDING].v.u, 1);
+    assert_int_equal(g->m[GM_M_RETIRED_PENDING].v.u, 0);
+    assert_int_equal(g->m[GM_M_MIG_CURRENT].v.u, 0);
+    assert_int_equal(g->m[GM_M_COMPUTE_MODE].v.u, 2); /* prohibited */
+    /* the user's ESC and BEL never reach an output */
+    struct gm_buf out = GM_BUF_INIT;
+    struct gm_fleet_view_opts vo = {.gpus = 1};
+    gm_fleet_render_status(&f, &vo, &out);
+    gm_fleet_render_json(&f, 0, &out);
+    gm_buf_putc(&out, '\0');
+    assert_non_null(strstr(out.p, "bob"));
+    assert_null(strchr(out.p, '\x1b'));
+    assert_null(strchr(out.p, '\a'));
+    gm_buf_free(&out);
     gm_fleet_clear(&f);
 
-    const char *old[] = PROM_ANSWERS("100");
+    /* an agent without process series: unknown, said; one that left some out */
+    const char *none[] = PROM_ANSWERS("2", "0");
+    none[11] = none[12] = none[13] = VEC();
+    prom_run(none, &f, 0);
+    assert_int_equal(f.node[0].state, GM_FLEET_OK);
+    assert_string_equal(f.node[0].reason, "processes unknown: the agent exports no process "
+                                          "series (process-metrics off)");
+    assert_false(f.node[0].s->gpus[0].procs_listed);
+    gm_fleet_clear(&f);
+    const char *cut[] = PROM_ANSWERS("2", "3");
+    prom_run(cut, &f, 0);
+    assert_string_equal(f.node[0].reason,
+                        "processes incomplete: 3 left out by the agent's series cap");
+    gm_fleet_clear(&f);
+
+    const char *old[] = PROM_ANSWERS("100", "0");
     prom_run(old, &f, 0);
     assert_int_equal(f.node[0].state, GM_FLEET_STALE);
     assert_string_equal(f.node[0].reason, "latest sample 100 s old");
     gm_fleet_clear(&f);
 
-    const char *bad[] = PROM_ANSWERS("2");
+    const char *bad[] = PROM_ANSWERS("2", "0");
     bad[4] = "{\"status\":\"error\",\"error\":\"bad query\"}";
     prom_run(bad, &f, GM_E_INVAL);
     assert_int_equal(f.n, 0);
