@@ -373,12 +373,13 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
 /* How often read group rg is read when sampling again and again (the
  * agent), in ns; 0: every sample.  The registry says which groups are slow
  * (gm_read_groups[].slow): those of the cadence follow it, the others are
- * read every NVLINK_SLOW_NS without one.  NVLink paces its own walk
+ * read every NVLINK_SLOW_NS without one; none with GM_NVML_EVERY_SAMPLE.
+ * NVLink paces its own walk
  * (nvml_nvlink.c: the throughput counters in the same group are read every
  * sample).  Slow groups hold no strings. */
 static int64_t slow_period(const struct gm_nvml *n, int rg)
 {
-    if (rg == GM_RG_NVLINK)
+    if (rg == GM_RG_NVLINK || (n->flags & GM_NVML_EVERY_SAMPLE))
         return 0;
     switch (gm_read_groups[rg].slow) {
     case GM_RG_SLOW_ALWAYS:

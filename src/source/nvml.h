@@ -82,6 +82,12 @@ void gm_nvml_set_groups(struct gm_nvml *n, const struct gm_rgset *groups, int pr
  * call as the sums, and its NVLink version and remote PCI bus id (two calls
  * a link, made once per GPU and kept until the GPU is opened again). */
 #define GM_NVML_NVLINK_LINKS 0x2u
+/* And another: every wanted group read in every sample, none reused with an
+ * age (gm_nvml_set_cadence then has no effect).  For outputs that have no
+ * place for an age -- nvidia-smi's query and -q forms and their -l loops,
+ * which nvidia-smi itself answers afresh each time -- so that they never
+ * show a value read in an earlier sample as this one's (issue 30). */
+#define GM_NVML_EVERY_SAMPLE 0x4u
 
 /* The default read groups (above), and the static ones (read once per GPU
  * whatever is wanted). */

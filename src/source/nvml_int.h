@@ -248,7 +248,7 @@ struct gm_nvml {
     struct gm_rgset groups; /* read groups to collect */
     int64_t gpm_prime_ns;   /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
-    unsigned flags;  /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS */
+    unsigned flags;  /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS, GM_NVML_EVERY_SAMPLE */
     int64_t slow_ns; /* gm_nvml_set_cadence; 0: the slow groups every sample */
 
     char driver_version[80];

@@ -457,6 +457,57 @@ static void test_cadence(void **state)
         fail_msg("a sample makes %d NVML calls with a cadence, %d without", second[1], second[0]);
 }
 
+/* GM_NVML_EVERY_SAMPLE (issue 30: nvidia-smi's forms have no place for an
+ * age): the groups that are otherwise read every 10 s also without a
+ * cadence (NVLink states and errors, power management, ECC by location)
+ * are read again in the second sample, and even with a cadence set no
+ * value carries an age. */
+static void test_every_sample(void **state)
+{
+    (void)state;
+    static const char *const fns[] = {
+        "nvmlDeviceGetNvLinkState", "nvmlDeviceGetPowerManagementMode",
+        "nvmlDeviceGetMemoryErrorCounter", "nvmlDeviceGetTotalEccErrors"};
+    for (int cad = 0; cad < 2; cad++) {
+        char trace[] = "/tmp/test_nvml_everyXXXXXX";
+        int fd = mkstemp(trace);
+        assert_true(fd >= 0);
+        close(fd);
+        setenv("GPUSIM_TRACE", trace, 1);
+        struct gm_nvml *n =
+            open_scn("h100x8-training.ini", "60", gm_nvml_groups_default(), GM_NVML_EVERY_SAMPLE);
+        unsetenv("GPUSIM_TRACE");
+        if (cad)
+            gm_nvml_set_cadence(n, 3600LL * 1000000000LL);
+        struct gm_snapshot *a = take(n);
+        int first[N_ELEM(fns)];
+        for (size_t k = 0; k < N_ELEM(fns); k++) {
+            first[k] = trace_lines(trace, fns[k]);
+            if (first[k] <= 0)
+                fail_msg("%s: not called in the first sample", fns[k]);
+        }
+        int64_t t_a = mono_ms();
+        while (mono_ms() - t_a < 30) /* time enough for an age */
+            usleep(5000);
+        struct gm_snapshot *b = take(n);
+        for (size_t k = 0; k < N_ELEM(fns); k++) {
+            int more = trace_lines(trace, fns[k]) - first[k];
+            if (more != first[k])
+                fail_msg("%s: %d calls in the second sample, %d in the first (cadence %d)", fns[k],
+                         more, first[k], cad);
+        }
+        for (uint32_t i = 0; i < b->ngpu; i++)
+            for (int id = 0; id < GM_M__GPU_END; id++)
+                if (b->gpus[i].m[id].age_ms)
+                    fail_msg("GPU %u: %s has an age of %u ms", i, gm_metrics[id].json,
+                             b->gpus[i].m[id].age_ms);
+        gm_snapshot_free(a);
+        gm_snapshot_free(b);
+        gm_nvml_close(n);
+        unlink(trace);
+    }
+}
+
 /* nvmlGpmMigSampleGet failing on purpose (GPUSIM_FAIL): that instance's
  * values carry the error (never 0), the next sample starts a new interval,
  * the one after has values again, the other instances are untouched; a
@@ -543,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_mig_gpm),
         cmocka_unit_test(test_mig_gpm_faults),
         cmocka_unit_test(test_cadence),
+        cmocka_unit_test(test_every_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
