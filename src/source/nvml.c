@@ -397,12 +397,12 @@ void gm_nvml_set_cadence(struct gm_nvml *n, int64_t slow_ns)
 }
 
 /* Reads slow group k of r's GPU, or reuses its values with their age when
- * the last read is younger than period. */
+ * the last read is younger than period (slow_reuse). */
 static void read_slow(struct rd *r, size_t k, int64_t now, int64_t period)
 {
     struct dev *d = &r->n->dev[r->i];
     int rg = readers[k].rg;
-    if (d->slow_at[rg] && now >= d->slow_at[rg] && now - d->slow_at[rg] < period) {
+    if (slow_reuse(now, d->slow_at[rg], period)) {
         uint32_t age = age_ms(now, d->slow_at[rg]);
         for (int id = 0; id < GM_M__GPU_END; id++)
             if (gm_metrics[id].rg == rg) {

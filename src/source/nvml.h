@@ -99,8 +99,10 @@ struct gm_rgset gm_nvml_groups_static(void);
  * (persistence, compute, display and MIG modes, application clocks, ECC
  * mode), health counters (ECC counts, retired pages, row remapping, PCIe
  * replays) and the PCIe link state -- are read
- * at most every slow_ns when gm_nvml_sample is called again and again (the
- * agent), and their last values reused in between with their age
+ * every slow_ns when gm_nvml_sample is called again and again (the agent;
+ * due in the period's last 1/16, so that a sample on a grid of the same
+ * interval does not skip a read by starting a few ms early), and their
+ * last values reused in between with their age
  * (struct gm_value's age_ms).  A read that failed is not reused: the next
  * sample asks again.  The groups that were slow before this setting
  * (power management, GPU operation mode, accounting, the remapping
