@@ -99,7 +99,8 @@ int gpumon_open(gpumon_collector **out, const char *nvml_lib, const char *metric
                 struct gpumon_error *err);
 
 /* Takes one sample of every GPU into a new sample (*out; free it with
- * gpumon_snapshot_free).  timeout_ms > 0 bounds the time it may take: a
+ * gpumon_snapshot_free), every metric read afresh in it.  timeout_ms > 0
+ * bounds the time it may take: a
  * driver that hangs makes it return GPUMON_E_TIMEOUT naming the NVML call
  * still running, and the collector is then unusable (GPUMON_E_WEDGED for
  * every later call; close it and open another).  timeout_ms <= 0 waits as

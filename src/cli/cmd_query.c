@@ -389,6 +389,7 @@ int cmd_query_run(int argc, char **argv)
     int need_procs = 0;
     struct gm_collector_opts co = {0};
     co.groups = gm_query_groups(&q, &need_procs, &co.nvml_flags);
+    co.nvml_flags |= GM_NVML_EVERY_SAMPLE;    /* the form has no place for an age */
     gm_rgset_add(&co.groups, GM_RG_MIG_MODE); /* -i may name a MIG UUID */
     co.procs = need_procs;
     co.procfs = need_procs;

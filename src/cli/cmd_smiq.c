@@ -189,6 +189,7 @@ int cmd_smiq_run(int argc, char **argv)
     struct gm_collector_opts co = {0};
     co.groups = gm_nvml_groups_default();
     gm_rgset_add(&co.groups, GM_RG_PCIE_TPUT);
+    co.nvml_flags = GM_NVML_EVERY_SAMPLE; /* the form has no place for an age */
     co.procs = 1;
     struct gm_collector *col;
     int rc = cli_open(&col, &co);

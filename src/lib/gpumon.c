@@ -30,6 +30,7 @@
 #include "../core/text.h"
 #include "../core/timeutil.h"
 #include "../core/value.h"
+#include "../source/nvml.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -181,7 +182,9 @@ API int gpumon_open(gpumon_collector **out, const char *nvml_lib, const char *me
     if (!out)
         return fail(err, GPUMON_E_INVAL, "gpumon_open: out is NULL");
     *out = NULL;
-    struct gm_collector_opts o = {.lib_path = nvml_lib};
+    /* every sample reads its metrics afresh: the API gives no value's age
+     * (source/nvml.h, GM_NVML_EVERY_SAMPLE) */
+    struct gm_collector_opts o = {.lib_path = nvml_lib, .nvml_flags = GM_NVML_EVERY_SAMPLE};
     if (metrics) {
         int rc = groups_of(metrics, &o.groups, err);
         if (rc)

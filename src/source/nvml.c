@@ -373,12 +373,13 @@ static void read_statics(struct gm_nvml *n, int i, struct dev *d)
 /* How often read group rg is read when sampling again and again (the
  * agent), in ns; 0: every sample.  The registry says which groups are slow
  * (gm_read_groups[].slow): those of the cadence follow it, the others are
- * read every NVLINK_SLOW_NS without one.  NVLink paces its own walk
+ * read every NVLINK_SLOW_NS without one; none with GM_NVML_EVERY_SAMPLE.
+ * NVLink paces its own walk
  * (nvml_nvlink.c: the throughput counters in the same group are read every
  * sample).  Slow groups hold no strings. */
 static int64_t slow_period(const struct gm_nvml *n, int rg)
 {
-    if (rg == GM_RG_NVLINK)
+    if (rg == GM_RG_NVLINK || (n->flags & GM_NVML_EVERY_SAMPLE))
         return 0;
     switch (gm_read_groups[rg].slow) {
     case GM_RG_SLOW_ALWAYS:
@@ -396,12 +397,12 @@ void gm_nvml_set_cadence(struct gm_nvml *n, int64_t slow_ns)
 }
 
 /* Reads slow group k of r's GPU, or reuses its values with their age when
- * the last read is younger than period. */
+ * the last read is younger than period (slow_reuse). */
 static void read_slow(struct rd *r, size_t k, int64_t now, int64_t period)
 {
     struct dev *d = &r->n->dev[r->i];
     int rg = readers[k].rg;
-    if (d->slow_at[rg] && now >= d->slow_at[rg] && now - d->slow_at[rg] < period) {
+    if (slow_reuse(now, d->slow_at[rg], period)) {
         uint32_t age = age_ms(now, d->slow_at[rg]);
         for (int id = 0; id < GM_M__GPU_END; id++)
             if (gm_metrics[id].rg == rg) {

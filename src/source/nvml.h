@@ -82,6 +82,12 @@ void gm_nvml_set_groups(struct gm_nvml *n, const struct gm_rgset *groups, int pr
  * call as the sums, and its NVLink version and remote PCI bus id (two calls
  * a link, made once per GPU and kept until the GPU is opened again). */
 #define GM_NVML_NVLINK_LINKS 0x2u
+/* And another: every wanted group read in every sample, none reused with an
+ * age (gm_nvml_set_cadence then has no effect).  For outputs that have no
+ * place for an age -- nvidia-smi's query and -q forms and their -l loops,
+ * which nvidia-smi itself answers afresh each time -- so that they never
+ * show a value read in an earlier sample as this one's (issue 30). */
+#define GM_NVML_EVERY_SAMPLE 0x4u
 
 /* The default read groups (above), and the static ones (read once per GPU
  * whatever is wanted). */
@@ -93,8 +99,10 @@ struct gm_rgset gm_nvml_groups_static(void);
  * (persistence, compute, display and MIG modes, application clocks, ECC
  * mode), health counters (ECC counts, retired pages, row remapping, PCIe
  * replays) and the PCIe link state -- are read
- * at most every slow_ns when gm_nvml_sample is called again and again (the
- * agent), and their last values reused in between with their age
+ * every slow_ns when gm_nvml_sample is called again and again (the agent;
+ * due in the period's last 1/16, so that a sample on a grid of the same
+ * interval does not skip a read by starting a few ms early), and their
+ * last values reused in between with their age
  * (struct gm_value's age_ms).  A read that failed is not reused: the next
  * sample asks again.  The groups that were slow before this setting
  * (power management, GPU operation mode, accounting, the remapping

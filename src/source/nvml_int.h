@@ -214,6 +214,18 @@ struct dev {
  * (gm_nvml_set_cadence); with one, its period. */
 #define NVLINK_SLOW_NS (10LL * 1000000000LL)
 
+/* Whether a slow group read at `at` (monotonic ns; 0: never, or its read
+ * failed) is still reused at `now` with a period of period ns: until the
+ * period has all but passed.  Its last 1/16 counts as passed, so that a
+ * sample on the agent's grid that starts a little earlier after its
+ * deadline than the one that read the group reads it again instead of
+ * holding it one interval more (at an interval equal to the period, every
+ * other read would be skipped). */
+static inline int slow_reuse(int64_t now, int64_t at, int64_t period)
+{
+    return at && now >= at && now - at < period - period / 16;
+}
+
 /* The age in ms of a value read at `at` and shown at `now` (monotonic ns),
  * for struct gm_value's age_ms. */
 static inline uint32_t age_ms(int64_t now, int64_t at)
@@ -248,7 +260,7 @@ struct gm_nvml {
     struct gm_rgset groups; /* read groups to collect */
     int64_t gpm_prime_ns;   /* when pending GPM reads may take their second sample, 0: none */
     int want_procs;
-    unsigned flags;  /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS */
+    unsigned flags;  /* GM_NVML_GPM_PRIME, GM_NVML_NVLINK_LINKS, GM_NVML_EVERY_SAMPLE */
     int64_t slow_ns; /* gm_nvml_set_cadence; 0: the slow groups every sample */
 
     char driver_version[80];

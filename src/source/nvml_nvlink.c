@@ -169,7 +169,7 @@ void gm_nv_rd_nvlink(struct rd *r)
     int64_t now = gm_mono_ns();
     /* a failure is read again at the next sample, not reused */
     int64_t period = r->n->slow_ns ? r->n->slow_ns : NVLINK_SLOW_NS;
-    int fresh = d->nvl_at && now - d->nvl_at < period && now >= d->nvl_at &&
+    int fresh = !(r->n->flags & GM_NVML_EVERY_SAMPLE) && slow_reuse(now, d->nvl_at, period) &&
                 (d->nvl_rc == NVML_SUCCESS || d->nvl_rc == NVML_ERROR_NOT_SUPPORTED) &&
                 d->nvl_links_rc == NVML_SUCCESS;
     for (int k = 0; fresh && k < 4; k++)

@@ -281,8 +281,19 @@ static const char *gpu_cell(const struct gm_snapshot *s, const struct gm_gpu *g,
     return buf;
 }
 
+/* Whether v is a slow read group's value reused from an earlier read
+ * (value.h's age_ms; the agent reads those groups every 10 s): its cell is
+ * left empty, "between_reads", so that only the row of the sample that
+ * read it shows it (docs/store.md, "Slow groups in the CSV log"). */
+static int between_reads(const struct gm_value *v)
+{
+    return gm_v_ok(v) && v->age_ms > 0;
+}
+
 static const char *why_absent(const struct gm_value *v)
 {
+    if (between_reads(v))
+        return "between_reads";
     if (v->status == GM_VS_NA && v->code == GM_CODE_NOT_COLLECTED)
         return "not_collected";
     return gm_vstatus_name((enum gm_vstatus)v->status);
@@ -311,13 +322,16 @@ static void gpu_row(struct gm_csv *c, const struct gm_snapshot *s, const struct 
     int missing = 0;
     for (int i = 0; i < c->ncols; i++) {
         int id = c->cols[i];
+        /* a copy: gm_fmt_csv may reuse the thread's slot gm_fmt_value returned */
+        struct gm_value v = *gm_fmt_value(s, g, NULL, id);
+        int held = g && between_reads(&v);
         gm_buf_putc(b, ',');
-        put_metric(b, id, gpu_cell(s, g, id, cell, sizeof(cell)));
-        const struct gm_value *v = gm_fmt_value(s, g, NULL, id);
-        if (g && g->state == GM_GPU_OK && !gm_v_ok(v)) {
+        if (!held)
+            put_metric(b, id, gpu_cell(s, g, id, cell, sizeof(cell)));
+        if (g && g->state == GM_GPU_OK && (!gm_v_ok(&v) || held)) {
             gm_buf_printf(&c->status, "%s%s:%s",
                           missing ? "," : "ok;missing=", gm_metric_csv_col(id, col, sizeof(col)),
-                          why_absent(v));
+                          why_absent(&v));
             missing++;
         }
     }

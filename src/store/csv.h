@@ -17,9 +17,11 @@
  * except clock event reasons: names joined by '|' ("none" for none).  RFC
  * 4180 quoting for cells with a comma, quote or line break.  status is "ok";
  * the GPU's state ("gpu_lost", "no_permission", "error") for a GPU that is
- * down; "ok;missing=<col>:<why>[,<col>:<why>...]" (why: gm_vstatus_name or
- * "not_collected"); or, on the one row written when there are no GPUs, the
- * driver state (gm_driver_state_name) or "no_gpus".
+ * down; "ok;missing=<col>:<why>[,<col>:<why>...]" (why: gm_vstatus_name,
+ * "not_collected", or "between_reads": a slow read group's value reused
+ * from an earlier sample, value.h's age_ms, is written only on the row of
+ * the sample that read it); or, on the one row written when there are no
+ * GPUs, the driver state (gm_driver_state_name) or "no_gpus".
  *
  * Zero loss, no copytruncate: rows are appended with write(2) (one call per
  * sample), so what was written survives kill -9; a header is written exactly

@@ -71,7 +71,9 @@ int gm_hist_read_store(const char *path, int64_t from_ns, int64_t to_ns, const c
 /* Reads one daily CSV log of GPU rows written by the agent (store/csv.c;
  * a .gz is read through zlib), the rows between from_ns and to_ns (0 = no
  * bound).  Columns are found by their header names, so a log with other
- * --columns works; time and gpu are required.  The processes file of the
+ * --columns works; time and gpu are required.  A cell left empty between
+ * two reads of its slow read group (status "<col>:between_reads") takes the
+ * GPU's last value read before it in the file.  The processes file of the
  * same task and day beside it is read when it exists (else nproc -1).
  * Errors name the file, and the line for a bad row. */
 int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_fn fn, void *arg,

@@ -6,7 +6,11 @@
  * quoted fields may hold commas, quotes and newlines (a GPU name is text
  * from outside).  Columns are found by the header's names.  A row whose
  * time or GPU index does not parse is an error naming the line; an empty
- * cell is a value not recorded (NAN), never 0.  The processes file of the
+ * cell is a value not recorded (NAN), never 0 -- except a slow read group's
+ * cell that the status calls "between_reads" (the agent writes ECC counts,
+ * PCIe link and the like only on the row of the sample that read them):
+ * that row takes the GPU's last value read, as the store's states table
+ * gives it.  The processes file of the
  * same task and day (<task>_procs_<day>.csv[.gz], beside it) is read too
  * when it exists: each GPU row then has the processes of its sample.
  *
@@ -366,6 +370,51 @@ static int state(const char *s, double *v)
     return num(s, v);
 }
 
+/* Whether the status cell st lists column col as absent because of why
+ * ("ok;missing=<col>:<why>,..."; store/csv.h). */
+static int status_says(const char *st, const char *col, const char *why)
+{
+    const char *p = st ? strstr(st, ";missing=") : NULL;
+    if (!p)
+        return 0;
+    size_t cl = strlen(col), wl = strlen(why);
+    for (p += 9; *p;) {
+        size_t item = strcspn(p, ",;");
+        if (item == cl + 1 + wl && strncmp(p, col, cl) == 0 && p[cl] == ':' &&
+            strncmp(p + cl + 1, why, wl) == 0)
+            return 1;
+        p += item;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    return 0;
+}
+
+/* A GPU's last values read of the number columns (the agent's CSV log
+ * writes a slow read group's value -- ECC counts, PCIe link, ... -- only on
+ * the row of the sample that read it, and an empty cell saying
+ * "between_reads" on the rows between: those take the last one, as the
+ * store's states table gives it).  have[k]: column k's last row had it. */
+#define NNUM 23
+struct held {
+    uint32_t gpu;
+    unsigned char have[NNUM];
+    double v[NNUM];
+};
+
+static struct held *held_for(struct held **hv, size_t *nh, uint32_t gpu)
+{
+    for (size_t i = 0; i < *nh; i++)
+        if ((*hv)[i].gpu == gpu)
+            return &(*hv)[i];
+    *hv = gm_xrealloc(*hv, (*nh + 1) * sizeof **hv);
+    struct held *h = &(*hv)[(*nh)++];
+    memset(h, 0, sizeof *h);
+    h->gpu = gpu;
+    return h;
+}
+
 /* The processes of one sample of one GPU, from the processes file. */
 struct psample {
     int64_t ts_ns;
@@ -580,6 +629,8 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
                           "files are not GPU logs)",
                           path);
     }
+    struct held *hv = NULL; /* per GPU, in order of appearance */
+    size_t nh = 0;
     while (rc == 0 && pos < len) {
         size_t at = line;
         nf = split(buf, len, &pos, f, MAXF, &line);
@@ -638,12 +689,23 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
                          &gen,           &gen_max,           &width,           &width_max,
                          &cmode,         &r.ecc_uncorrected, &r.remap_pending, &r.retired_pending,
                          &r.sm_active,   &r.dram_active,     &gpm_rx};
-        for (size_t k = 0; k < sizeof nc / sizeof nc[0]; k++)
+        _Static_assert(sizeof nc / sizeof nc[0] == NNUM, "held values: one per number column");
+        struct held *h = held_for(&hv, &nh, r.gpu_index);
+        for (size_t k = 0; k < NNUM; k++) {
             if (state(CELL(nc[k]), dst[k]) != 0) {
                 rc = gm_err_set(err, GM_E_INVAL, "%s:%zu: column %s: not a number '%.40s'", path,
                                 at, hname[nc[k]], CELL(nc[k]));
                 break;
             }
+            if (!isnan(*dst[k])) {
+                h->v[k] = *dst[k];
+                h->have[k] = 1;
+            } else if (h->have[k] && status_says(st, hname[nc[k]], "between_reads")) {
+                *dst[k] = h->v[k];
+            } else {
+                h->have[k] = 0;
+            }
+        }
         if (rc != 0)
             break;
         r.mem_used_b *= MIB;
@@ -672,6 +734,7 @@ int gm_hist_read_csv(const char *path, int64_t from_ns, int64_t to_ns, gm_hist_f
         (*nrows)++;
         rc = fn(arg, &r);
     }
+    free(hv);
     free(procs.buf);
     free(procs.v);
     free(buf);

@@ -385,19 +385,32 @@ static int next_dup(sqlite3_stmt *q, int64_t ts, int64_t gpu, int64_t pid, int64
 
 /* g's states row when a state changed since the last one written, or none
  * was written in this session (or batch), or GM_STORE_STATES_REFRESH_MS
- * passed (the wall clock stepping back counts as passed). */
+ * passed (the wall clock stepping back counts as passed) -- only from a
+ * sample that read them: the agent reads their slow groups every few
+ * seconds and reuses them between (value.h's age_ms), and a row's ts says
+ * when its values were seen.  A sample where every slow value is held
+ * leaves a due row to the next read; a change is always seen by a read.
+ * When the groups' reads fell out of step (a failed read is asked again
+ * at the next sample), the row of the sample that read one of them holds
+ * the others' last values (docs/store.md, states). */
 static int write_states(struct gm_store *st, struct gstate *g, int64_t ts, const struct gm_gpu *gpu)
 {
     int ok[NSTATE], changed = !g->state_have || ts - g->state_ts >= GM_STORE_STATES_REFRESH_MS ||
                               ts < g->state_ts;
+    int held = 0, read = 0;
     int64_t v[NSTATE];
     for (int i = 0; i < NSTATE; i++) {
+        const struct gm_value *x = &gpu->m[state_ids[i]];
         v[i] = 0;
-        ok[i] = scaled(&gpu->m[state_ids[i]], 1, &v[i]);
+        ok[i] = scaled(x, 1, &v[i]);
         if (ok[i] != g->state_ok[i] || (ok[i] && v[i] != g->state_v[i]))
             changed = 1;
+        if (ok[i] && gm_read_groups[gm_metrics[state_ids[i]].rg].slow != GM_RG_FAST) {
+            held |= x->age_ms > 0;
+            read |= x->age_ms == 0;
+        }
     }
-    if (!changed)
+    if (!changed || (held && !read))
         return SQLITE_OK;
     sqlite3_stmt *q = st->st_state;
     sqlite3_bind_int64(q, 1, g->id);

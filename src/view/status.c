@@ -856,15 +856,34 @@ static void json_nvlinks(struct gm_json *j, const struct gm_gpu *g)
     gm_json_arr_end(j);
 }
 
+/* json_gpu's flag beside the GM_STATUS_JSON_* ones: any_held found one. */
+#define JSON_AGES_ANY (1 << 30)
+
+/* Whether a shown value of a slow group in s was read in an earlier
+ * sample (value.h's age_ms): without a cadence, the NVLink states and error
+ * counters are still read only every 10 s when sampling again and again
+ * (`status -i S --json`; source/nvml.h, gm_nvml_set_cadence). */
+static int any_held(const struct gm_snapshot *s, uint64_t mask, int gpm)
+{
+    for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
+        for (int id = 0; ((mask >> i) & 1) && id < GM_M__GPU_END; id++)
+            if (gm_metrics[id].scope == GM_SC_GPU && in_status(id, gpm) &&
+                gm_read_groups[gm_metrics[id].rg].slow != GM_RG_FAST &&
+                gm_v_ok(&s->gpus[i].m[id]) && s->gpus[i].m[id].age_ms > 0)
+                return 1;
+    return 0;
+}
+
 /* "value_ages_seconds": when the snapshot's slow groups are read on a
- * cadence (the agent: snapshot.h's slow_ns), how old each real value of a
- * slow group is, by its JSON key: 0 when read in this sample.  Left out
- * when every value is read afresh (one-shot commands). */
+ * cadence (the agent: snapshot.h's slow_ns), or a value in the document was
+ * read in an earlier sample (ages_any: any_held), how old each real value
+ * of a slow group is, by its JSON key: 0 when read in this sample.  Left
+ * out when every value is read afresh (one-shot commands). */
 static void json_ages(struct gm_json *j, const struct gm_snapshot *s, const struct gm_gpu *g,
-                      int gpm)
+                      int gpm, int ages_any)
 {
     char key[128];
-    if (s->slow_ns <= 0)
+    if (s->slow_ns <= 0 && !ages_any)
         return;
     gm_json_key(j, "value_ages_seconds");
     gm_json_obj_begin(j);
@@ -922,7 +941,7 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
         gm_json_str(j, lim);
     }
     json_unavailable(j, s, g, NULL, 0, GM_M__GPU_END, gpm, nvlink, 0);
-    json_ages(j, s, g, gpm);
+    json_ages(j, s, g, gpm, (flags & JSON_AGES_ANY) != 0);
     /* the job-mapping directory's ids for this GPU: null when none is read */
     gm_json_key(j, "hpc_jobs");
     if (g->hpc_known) {
@@ -1049,6 +1068,8 @@ void gm_status_json_opt(const struct gm_snapshot *s, uint64_t mask, int pretty, 
     gm_json_u64(&j, s->ngpu);
     gm_json_key(&j, "gpus");
     gm_json_arr_begin(&j);
+    if (any_held(s, mask, (flags & GM_STATUS_JSON_GPM) != 0))
+        flags |= JSON_AGES_ANY;
     for (uint32_t i = 0; i < s->ngpu && i < 64; i++)
         if ((mask >> i) & 1)
             json_gpu(&j, s, &s->gpus[i], flags);

@@ -20,6 +20,12 @@
                   table and `gpumon report`; without an agent it exits 1.
   lock:           a second agent, and `record --once`, on the same data dir
                   exit 1 naming the first agent's PID; the first is unharmed.
+  slow_columns:   columns of groups the agent reads every 10 s (ECC counts,
+                  PCIe link) hold a value only on the rows of the samples
+                  that read it; the rows between have an empty cell that
+                  status calls between_reads (issue 30), a read comes again
+                  after 10 s, and each states row of the store is at a
+                  sample that read them.
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -342,5 +348,57 @@ def test_lock():
                  "rows after the --once run")
 
 
+SLOW_COLS = ["ecc_uncorrected_volatile", "pcie_link_gen_current"]
+
+
+def test_slow_columns():
+    env = sim_env(pinned=PINNED)
+    header = "time,host,task_id,gpu,uuid,utilization_gpu_percent," + ",".join(SLOW_COLS) + ",status"
+    with Scratch("slow") as d:
+        data = os.path.join(d, "data")
+        a = Agent(data, env, ["--interval", "500ms", "--no-exporter", "--columns",
+                              "index,uuid,utilization.gpu,ecc.errors.uncorrected.volatile.total,"
+                              "pcie.link.gen.current"])
+        try:
+            t0 = a.start(wait_samples=1).status()["last_sample_unix_ns"]
+            # past the second read of the slow groups (10 s after the first,
+            # on the agent's own sample times; not a sleep)
+            a.wait_for(lambda st: st["last_sample_unix_ns"] - t0 >= 12_000_000_000,
+                       3 * 60, "12 s of samples")
+            a.stop()
+        finally:
+            a.cleanup()
+        files = day_files(os.path.join(data, "csv"))
+        rows = []
+        for p in files:
+            rows += read_csv(p, header)
+        check_whole_samples(rows, 8, "CSV")
+        ci = [header.split(",").index(c) for c in SLOW_COLS]
+        read_at = {}  # uuid -> times of the rows that read the slow groups
+        for g in range(8):
+            mine = sorted((r for r in rows if r[3] == str(g)), key=lambda r: parse_time_ms(r[0]))
+            check(len(mine) >= 20, f"GPU {g}: rows over 12 s at 500 ms", len(mine))
+            between = 0
+            for r in mine:
+                for c, k in zip(SLOW_COLS, ci):
+                    held = f"{c}:between_reads" in r[-1]
+                    check(bool(r[k]) != held, f"GPU {g}: {c} has a value or is between reads", r)
+                    between += held
+                if r[ci[0]]:
+                    read_at.setdefault(r[4], []).append(parse_time_ms(r[0]))
+            check(between > 0, f"GPU {g}: rows between two reads of the slow groups", mine[:3])
+            reads = read_at.get(mine[0][4], [])
+            check(len(reads) >= 2 and reads[0] == parse_time_ms(mine[0][0])
+                  and reads[-1] - reads[0] >= 9_000,
+                  f"GPU {g}: read at the first sample and again about 10 s later", reads)
+        states = db_query(os.path.join(data, "gpumon.db"),
+                          "SELECT g.uuid, st.ts FROM states st JOIN gpus g ON g.id = st.gpu")
+        check_eq(len({u for u, _ in states}), 8, "GPUs with a states row", states)
+        for u, ts in states:
+            check(ts in read_at.get(u, []), f"states row of {u} at {ts}: a sample that read them",
+                  read_at.get(u))
+
+
 if __name__ == "__main__":
-    main([test_exact_window, test_record_once, test_columns_change, test_marks, test_lock])
+    main([test_exact_window, test_record_once, test_columns_change, test_marks, test_lock,
+          test_slow_columns])

@@ -8,10 +8,13 @@
  *                                   nvmlDeviceGetPowerUsage blocks 60 s)
  * Prints one line per failed check and exits 1 when any failed.
  */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, setenv under -std=c11 */
 #include <gpumon/gpumon.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failed;
 
@@ -44,6 +47,55 @@ static int hang(void)
     gpumon_close(c);
     printf("%s\n", failed ? "FAILED" : "all checks passed");
     return failed;
+}
+
+/* Calls of fn for GPU 0 in the simulator's trace file (GPUSIM_TRACE). */
+static int trace_calls(const char *path, const char *fn)
+{
+    char line[256], want[128];
+    int n = 0;
+    snprintf(want, sizeof(want), "%s@0\n", fn);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f))
+        n += strcmp(line, want) == 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Issue 30: the library has no way to give a value's age, so each sample
+ * reads its metrics afresh, also those the agent reads every 10 s (power
+ * management): the second sample calls NVML for it as the first did. */
+static void fresh_each_sample(void)
+{
+    char trace[] = "/tmp/libgpumon_traceXXXXXX";
+    int fd = mkstemp(trace);
+    if (fd < 0) {
+        printf("FAIL mkstemp for the trace\n");
+        failed = 1;
+        return;
+    }
+    close(fd);
+    setenv("GPUSIM_TRACE", trace, 1);
+    gpumon_collector *c = NULL;
+    struct gpumon_error err;
+    expect("open power.management", gpumon_open(&c, NULL, "power.management", &err), 0);
+    unsetenv("GPUSIM_TRACE");
+    int calls[2] = {0, 0};
+    for (int k = 0; c && k < 2; k++) {
+        gpumon_snapshot *s = NULL;
+        expect("sample power.management", gpumon_sample(c, 5000, &s, &err), 0);
+        gpumon_snapshot_free(s);
+        calls[k] = trace_calls(trace, "nvmlDeviceGetPowerManagementMode");
+    }
+    gpumon_close(c);
+    unlink(trace);
+    if (calls[0] < 1 || calls[1] != 2 * calls[0]) {
+        printf("FAIL fresh each sample: nvmlDeviceGetPowerManagementMode called %d times after "
+               "one sample, %d after two\n",
+               calls[0], calls[1]);
+        failed = 1;
+    }
 }
 
 int main(int argc, char **argv)
@@ -115,6 +167,7 @@ int main(int argc, char **argv)
     gpumon_close(c);
     gpumon_close(NULL);
     gpumon_snapshot_free(NULL);
+    fresh_each_sample();
     expect("sample NULL collector", gpumon_sample(NULL, 0, &s, NULL), GPUMON_E_INVAL);
 
     /* the timeline: checked before anything is sent, then no agent */

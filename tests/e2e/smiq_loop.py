@@ -2,7 +2,11 @@
 """gpumon -q with -l/-lms against the simulator: the report repeats whole
 (banner, header, the sections asked for) on the loop's cadence, -x repeats
 whole XML documents, -f keeps every report in the file, and SIGINT ends the
-loop with exit status 0 and nothing on stderr.
+loop with exit status 0 and nothing on stderr.  Each report of a loop, of
+-q and of `query --query-gpu`, reads its values afresh: nvidia-smi's forms
+have no place for an age, so a value the agent would read only every 10 s
+(power management) is read again for every report
+(GPUSIM_TRACE counts the calls; issue 30).
 
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
@@ -71,9 +75,51 @@ def test_xml_file():
     check(text.count("</nvidia_smi_log>\n") == n, "each document is whole", text)
 
 
+def reports_read_afresh(args, marker, fn, want):
+    """Runs gpumon ARGS -f FILE until FILE has `want` reports (each counted
+    by marker; a generous deadline, not a sleep), then SIGINT; returns
+    (reports, calls of fn for GPU 0)."""
+    with tempfile.TemporaryDirectory() as d:
+        path, trace = os.path.join(d, "out"), os.path.join(d, "trace")
+        env = env_for("workstation.ini")
+        env["GPUSIM_TRACE"] = trace
+        p = subprocess.Popen([GPUMON] + args + ["-f", path], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        text = ""
+        while time.monotonic() < deadline and p.poll() is None:
+            text = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+            if text.count(marker) >= want:
+                break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        check(p.returncode == 0 and err == b"", f"{args}: exit {p.returncode}, stderr {err!r}")
+        text = open(path, encoding="utf-8").read()
+        n = text.count(marker)
+        check(n >= want, f"{args}: {n} reports within 60 s, want {want}", text)
+        lines = open(trace, encoding="utf-8").read().split("\n")
+    return n, sum(1 for ln in lines if ln == fn + "@0")
+
+
+def test_fresh_each_report():
+    for args, marker, fn in (
+            (["query", "--query-gpu=index,power.management", "--format=csv,noheader", "-i", "0",
+              "-lms", "200"], "\n", "nvmlDeviceGetPowerManagementMode"),
+            (["-q", "-d", "POWER", "-i", "0", "-lms", "200"],
+             "==============NVSMI LOG==============", "nvmlDeviceGetPowerManagementMode")):
+        n, calls = reports_read_afresh(args, marker, fn, 3)
+        # the file may hold a report more than the calls counted (it is read
+        # after SIGINT), never fewer calls than reports but that one
+        check(calls >= n - 1 and calls >= 3,
+              f"{' '.join(args)}: {fn} called {calls} times for {n} reports (a held value "
+              "shown as fresh)")
+
+
 def main():
     test_text()
     test_xml_file()
+    test_fresh_each_report()
     print("ok smiq_loop")
 
 

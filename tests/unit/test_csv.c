@@ -499,6 +499,62 @@ static void test_custom_columns_and_no_gpus(void **state)
     gm_buf_free(&want);
 }
 
+/* Issue 30: a slow read group's value (ECC counts, PCIe link: read every
+ * 10 s by the agent and reused between, value.h's age_ms) is written only
+ * on the row of the sample that read it; between reads its cell is empty
+ * and the status says why (between_reads), so no row passes a 9 s old
+ * value off as this sample's.  A fast column keeps its value every row, and
+ * a held value that is not ok is still named by its own status. */
+static void test_slow_group_between_reads(void **state)
+{
+    (void)state;
+    struct logcap l = {0};
+    struct gm_csv_opts o = base_opts(&l);
+    int cols[] = {GM_M_INDEX, GM_M_UTIL_GPU, GM_M_ECC_UNCORR_VOL, GM_M_PCIE_GEN_CUR};
+    o.columns = cols;
+    o.ncolumns = 4;
+    struct gm_csv *c = open_ok(&o);
+    static const uint32_t age[] = {0, 1000, 9000, 0};
+    for (size_t k = 0; k < N_ELEM(age); k++) {
+        struct gm_snapshot *s = snap2(T0 + (int64_t)k * S_NS);
+        s->slow_ns = 10 * S_NS;
+        for (uint32_t i = 0; i < 2; i++) {
+            struct gm_gpu *g = &s->gpus[i];
+            g->m[GM_M_ECC_UNCORR_VOL] = gm_v_u64(2 + k);
+            g->m[GM_M_ECC_UNCORR_VOL].age_ms = age[k];
+            g->m[GM_M_PCIE_GEN_CUR] = i == 1 ? gm_v_status(GM_VS_UNSUPPORTED, 3) : gm_v_u64(5);
+            g->m[GM_M_PCIE_GEN_CUR].age_ms = age[k];
+        }
+        write_snap(c, s, 0);
+    }
+    gm_csv_close(c);
+    static const char want[] =
+        "time,host,task_id,gpu,utilization_gpu_percent,ecc_uncorrected_volatile,"
+        "pcie_link_gen_current,status\n"
+        "2026-12-02T10:00:00.000+08:00,node1,train,0,95,2,5,ok\n"
+        "2026-12-02T10:00:00.000+08:00,node1,train,1,10,2,,"
+        "ok;missing=pcie_link_gen_current:not_supported\n"
+        "2026-12-02T10:00:01.000+08:00,node1,train,0,95,,,"
+        "\"ok;missing=ecc_uncorrected_volatile:between_reads,"
+        "pcie_link_gen_current:between_reads\"\n"
+        "2026-12-02T10:00:01.000+08:00,node1,train,1,10,,,"
+        "\"ok;missing=ecc_uncorrected_volatile:between_reads,"
+        "pcie_link_gen_current:not_supported\"\n"
+        "2026-12-02T10:00:02.000+08:00,node1,train,0,95,,,"
+        "\"ok;missing=ecc_uncorrected_volatile:between_reads,"
+        "pcie_link_gen_current:between_reads\"\n"
+        "2026-12-02T10:00:02.000+08:00,node1,train,1,10,,,"
+        "\"ok;missing=ecc_uncorrected_volatile:between_reads,"
+        "pcie_link_gen_current:not_supported\"\n"
+        "2026-12-02T10:00:03.000+08:00,node1,train,0,95,5,5,ok\n"
+        "2026-12-02T10:00:03.000+08:00,node1,train,1,10,5,,"
+        "ok;missing=pcie_link_gen_current:not_supported\n";
+    char *got = slurp("train_20261202.csv");
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
 static struct gm_proc mkproc(uint32_t gpu, uint32_t pid, uint8_t type, const char *name,
                              const char *user, const char *cmd, struct gm_value mem,
                              uint8_t host_state)
@@ -1659,6 +1715,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_errors, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_exact_contents, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_custom_columns_and_no_gpus, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_slow_group_between_reads, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_procs_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_outside_text, setup_dir, teardown_dir),

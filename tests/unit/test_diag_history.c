@@ -240,6 +240,52 @@ static void test_diag_columns_procs(void **state)
     rmdir(dir);
 }
 
+/* Issue 30: the agent writes a slow read group's value (ECC counts, PCIe
+ * link: read every 10 s) only on the row that read it; the rows between
+ * have an empty cell whose status says "between_reads".  Those rows take
+ * the GPU's last read value, as the store's states table gives it; an
+ * empty cell for any other reason stays unknown, and a GPU never takes
+ * another GPU's values. */
+static void test_between_reads(void **state)
+{
+    (void)state;
+    static const char head[] = "time,host,task_id,gpu,utilization_gpu_percent,"
+                               "pcie_link_gen_current,ecc_uncorrected_volatile,status\n";
+    static const char body[] =
+        "2026-12-03T12:00:00.000+00:00,h,t,0,50,5,2,ok\n"
+        "2026-12-03T12:00:00.000+00:00,h,t,1,50,,7,"
+        "ok;missing=pcie_link_gen_current:not_supported\n"
+        "2026-12-03T12:00:01.000+00:00,h,t,0,51,,,"
+        "\"ok;missing=pcie_link_gen_current:between_reads,ecc_uncorrected_volatile:between_reads\"\n"
+        "2026-12-03T12:00:01.000+00:00,h,t,1,51,,,"
+        "\"ok;missing=pcie_link_gen_current:not_supported,ecc_uncorrected_volatile:between_reads\"\n"
+        "2026-12-03T12:00:02.000+00:00,h,t,0,52,,,"
+        "\"ok;missing=pcie_link_gen_current:between_reads,ecc_uncorrected_volatile:error\"\n"
+        "2026-12-03T12:00:03.000+00:00,h,t,0,53,4,,"
+        "\"ok;missing=ecc_uncorrected_volatile:between_reads\"\n";
+    char *p = write_tmp(head, body, 0);
+    struct got g = {0};
+    size_t n = 0;
+    struct gm_err err = {0};
+    assert_int_equal(gm_hist_read_csv(p, 0, 0, collect, &g, &n, &err), 0);
+    unlink(p);
+    assert_int_equal(n, 6);
+    static const struct {
+        uint32_t gpu;
+        int gen;
+        double ecc; /* NAN: unknown */
+    } want[] = {{0, 5, 2}, {1, -1, 7}, {0, 5, 2}, {1, -1, 7}, {0, 5, NAN}, {0, 4, NAN}};
+    for (size_t i = 0; i < 6; i++) {
+        assert_int_equal(g.r[i].gpu_index, want[i].gpu);
+        assert_int_equal(g.r[i].pcie_gen, want[i].gen);
+        if (isnan(want[i].ecc))
+            assert_true(isnan(g.r[i].ecc_uncorrected));
+        else
+            assert_true(fabs(g.r[i].ecc_uncorrected - want[i].ecc) < 1e-9);
+        assert_true(fabs(g.r[i].util - (50 + (i < 4 ? (double)(i / 2) : (double)i - 2))) < 1e-9);
+    }
+}
+
 static int job_of(void *arg, const struct gm_hist_row *r)
 {
     if (r->nproc > 0)
@@ -493,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_diag_columns_procs),
+        cmocka_unit_test(test_between_reads),
         cmocka_unit_test(test_job_name),
         cmocka_unit_test(test_store_job_tree),
         cmocka_unit_test(test_seeds_logger),

@@ -457,6 +457,101 @@ static void test_cadence(void **state)
         fail_msg("a sample makes %d NVML calls with a cadence, %d without", second[1], second[0]);
 }
 
+/* A slow group is due again when its period has all but passed: the
+ * agent's samples sit on a grid of the interval, and a sample that starts a
+ * few ms earlier after its deadline than the one that read the group must
+ * not hold the value one more interval (at the default 10 s interval and
+ * 10 s period every other read was skipped, and the CSV log's cell left
+ * empty, "between_reads", on a row that should have read it).  Within the
+ * period's first 15/16 the value is still reused. */
+static void test_cadence_due(void **state)
+{
+    (void)state;
+    char trace[] = "/tmp/test_nvml_dueXXXXXX";
+    int fd = mkstemp(trace);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("GPUSIM_TRACE", trace, 1);
+    struct gm_nvml *n = open_scn("h100x8-training.ini", "60", gm_nvml_groups_default(), 0);
+    unsetenv("GPUSIM_TRACE");
+    const int64_t period_ms = 1600;
+    gm_nvml_set_cadence(n, period_ms * 1000000LL);
+    struct gm_snapshot *a = take(n);
+    int64_t t_read = mono_ms(); /* the read was before: its age is more than since then */
+    int first = trace_lines(trace, "nvmlDeviceGetTotalEccErrors");
+    assert_true(first > 0);
+    struct gm_snapshot *b = take(n); /* at once: reused */
+    assert_int_equal(trace_lines(trace, "nvmlDeviceGetTotalEccErrors"), first);
+    assert_true(b->gpus[0].m[GM_M_ECC_CORR_VOL].age_ms < period_ms);
+    /* 1/32 of the period before it ends (the machine may be slower, never
+     * faster): due */
+    while (mono_ms() - t_read < period_ms - period_ms / 32)
+        usleep(5000);
+    struct gm_snapshot *c = take(n);
+    int now = trace_lines(trace, "nvmlDeviceGetTotalEccErrors");
+    if (now != 2 * first)
+        fail_msg("nvmlDeviceGetTotalEccErrors: %d calls after a sample %lld ms after the read "
+                 "(period %lld ms), want %d",
+                 now, (long long)(mono_ms() - t_read), (long long)period_ms, 2 * first);
+    assert_int_equal(c->gpus[0].m[GM_M_ECC_CORR_VOL].age_ms, 0);
+    gm_snapshot_free(a);
+    gm_snapshot_free(b);
+    gm_snapshot_free(c);
+    gm_nvml_close(n);
+    unlink(trace);
+}
+
+/* GM_NVML_EVERY_SAMPLE (issue 30: nvidia-smi's forms have no place for an
+ * age): the groups that are otherwise read every 10 s also without a
+ * cadence (NVLink states and errors, power management, ECC by location)
+ * are read again in the second sample, and even with a cadence set no
+ * value carries an age. */
+static void test_every_sample(void **state)
+{
+    (void)state;
+    static const char *const fns[] = {
+        "nvmlDeviceGetNvLinkState", "nvmlDeviceGetPowerManagementMode",
+        "nvmlDeviceGetMemoryErrorCounter", "nvmlDeviceGetTotalEccErrors"};
+    for (int cad = 0; cad < 2; cad++) {
+        char trace[] = "/tmp/test_nvml_everyXXXXXX";
+        int fd = mkstemp(trace);
+        assert_true(fd >= 0);
+        close(fd);
+        setenv("GPUSIM_TRACE", trace, 1);
+        struct gm_nvml *n =
+            open_scn("h100x8-training.ini", "60", gm_nvml_groups_default(), GM_NVML_EVERY_SAMPLE);
+        unsetenv("GPUSIM_TRACE");
+        if (cad)
+            gm_nvml_set_cadence(n, 3600LL * 1000000000LL);
+        struct gm_snapshot *a = take(n);
+        int first[N_ELEM(fns)];
+        for (size_t k = 0; k < N_ELEM(fns); k++) {
+            first[k] = trace_lines(trace, fns[k]);
+            if (first[k] <= 0)
+                fail_msg("%s: not called in the first sample", fns[k]);
+        }
+        int64_t t_a = mono_ms();
+        while (mono_ms() - t_a < 30) /* time enough for an age */
+            usleep(5000);
+        struct gm_snapshot *b = take(n);
+        for (size_t k = 0; k < N_ELEM(fns); k++) {
+            int more = trace_lines(trace, fns[k]) - first[k];
+            if (more != first[k])
+                fail_msg("%s: %d calls in the second sample, %d in the first (cadence %d)", fns[k],
+                         more, first[k], cad);
+        }
+        for (uint32_t i = 0; i < b->ngpu; i++)
+            for (int id = 0; id < GM_M__GPU_END; id++)
+                if (b->gpus[i].m[id].age_ms)
+                    fail_msg("GPU %u: %s has an age of %u ms", i, gm_metrics[id].json,
+                             b->gpus[i].m[id].age_ms);
+        gm_snapshot_free(a);
+        gm_snapshot_free(b);
+        gm_nvml_close(n);
+        unlink(trace);
+    }
+}
+
 /* nvmlGpmMigSampleGet failing on purpose (GPUSIM_FAIL): that instance's
  * values carry the error (never 0), the next sample starts a new interval,
  * the one after has values again, the other instances are untouched; a
@@ -543,6 +638,8 @@ int main(void)
         cmocka_unit_test(test_mig_gpm),
         cmocka_unit_test(test_mig_gpm_faults),
         cmocka_unit_test(test_cadence),
+        cmocka_unit_test(test_every_sample),
+        cmocka_unit_test(test_cadence_due),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

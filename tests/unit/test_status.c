@@ -665,13 +665,13 @@ static void test_json_value_ages(void **state)
     struct gm_value keep_ecc = g->m[GM_M_ECC_CORR_VOL], keep_gen = g->m[GM_M_PCIE_GEN_CUR];
     struct gm_value keep_ret = g->m[GM_M_RETIRED_SBE];
     g->m[GM_M_ECC_CORR_VOL] = gm_v_u64(3);
-    g->m[GM_M_ECC_CORR_VOL].age_ms = 2500;
     g->m[GM_M_PCIE_GEN_CUR] = gm_v_u64(5);
     g->m[GM_M_RETIRED_SBE] = gm_v_status(GM_VS_UNSUPPORTED, 3);
     struct gm_buf b = GM_BUF_INIT;
-    gm_status_json(s, 0x1, 0, &b);
+    gm_status_json(s, 0x1, 0, &b); /* every value read afresh: no ages */
     assert_null(strstr(b.p, "value_ages_seconds"));
     gm_buf_reset(&b);
+    g->m[GM_M_ECC_CORR_VOL].age_ms = 2500;
     s->slow_ns = 10000000000LL;
     gm_status_json(s, 0x1, 0, &b);
     char ecc[128], gen[128], ret[128], temp[128], want[300];
@@ -700,6 +700,43 @@ static void test_json_value_ages(void **state)
     g->m[GM_M_ECC_CORR_VOL] = keep_ecc;
     g->m[GM_M_PCIE_GEN_CUR] = keep_gen;
     g->m[GM_M_RETIRED_SBE] = keep_ret;
+}
+
+/* Issue 30: without a cadence (`status -i S --json`), the NVLink states and
+ * error counters are still read only every 10 s and reused between: a
+ * document that shows such a held value has "value_ages_seconds" too, on
+ * every GPU it lists (also one whose values are all fresh); GPUs not
+ * selected do not count. */
+static void test_json_value_ages_loop(void **state)
+{
+    struct gm_snapshot *s = *state;
+    assert_int_equal(s->slow_ns, 0);
+    assert_true(s->ngpu >= 2);
+    struct gm_value keep0 = s->gpus[0].m[GM_M_NVLINK_DOWN];
+    struct gm_value keep1 = s->gpus[1].m[GM_M_NVLINK_DOWN];
+    s->gpus[0].m[GM_M_NVLINK_DOWN] = gm_v_u64(1);
+    s->gpus[0].m[GM_M_NVLINK_DOWN].age_ms = 3000;
+    s->gpus[1].m[GM_M_NVLINK_DOWN] = gm_v_u64(0);
+    char down[128], want[160];
+    gm_metric_json_key(GM_M_NVLINK_DOWN, down, sizeof(down));
+    struct gm_buf b = GM_BUF_INIT;
+    gm_status_json(s, 0x3, 0, &b);
+    const char *a0 = strstr(b.p, "\"value_ages_seconds\":{");
+    assert_non_null(a0);
+    snprintf(want, sizeof(want), "\"%s\":3", down);
+    const char *at = strstr(a0, want);
+    assert_true(at && at < strchr(a0, '}'));
+    const char *a1 = strstr(a0 + 1, "\"value_ages_seconds\":{");
+    assert_non_null(a1); /* GPU 1's, all read in this sample */
+    snprintf(want, sizeof(want), "\"%s\":0", down);
+    at = strstr(a1, want);
+    assert_true(at && at < strchr(a1, '}'));
+    gm_buf_reset(&b);
+    gm_status_json(s, 0x2, 0, &b); /* only GPU 1: nothing held */
+    assert_null(strstr(b.p, "value_ages_seconds"));
+    gm_buf_free(&b);
+    s->gpus[0].m[GM_M_NVLINK_DOWN] = keep0;
+    s->gpus[1].m[GM_M_NVLINK_DOWN] = keep1;
 }
 
 /* --nvlink: each link with its values or the reason of each missing one;
@@ -1082,6 +1119,7 @@ int main(void)
         cmocka_unit_test(test_json_checker_fails),
         cmocka_unit_test(test_json_compact),
         cmocka_unit_test(test_json_value_ages),
+        cmocka_unit_test(test_json_value_ages_loop),
         cmocka_unit_test(test_json_no_command),
         cmocka_unit_test(test_json_nvlinks),
         cmocka_unit_test(test_throttle_label),

@@ -1567,6 +1567,58 @@ static void test_states_gpm(void **state)
     }
 }
 
+/* Issue 30: the agent reads the states' slow read groups (compute mode,
+ * PCIe link, ECC counts, remapped and retired pages) every 10 s and reuses
+ * them between, each with its age.  A states row is written only from a
+ * sample that read them, so its ts is when they were seen: the hourly
+ * refresh that falls due between two reads waits for the next read instead
+ * of stamping a held value with this sample's time.  A change is always
+ * seen by a read; when the groups' reads fell out of step (a failed read is
+ * asked again at the next sample), the row of the group that read the
+ * change is written at once, the other held values beside it. */
+static void set_age(struct gm_gpu *g, uint32_t mode_age, uint32_t link_age)
+{
+    g->m[GM_M_COMPUTE_MODE].age_ms = mode_age;
+    g->m[GM_M_REMAP_PENDING].age_ms = mode_age;
+    g->m[GM_M_PCIE_GEN_CUR].age_ms = link_age;
+    g->m[GM_M_PCIE_WIDTH_CUR].age_ms = link_age;
+}
+
+static void test_states_slow_groups(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    struct gm_store *st = open_store(&o);
+    static const struct {
+        int64_t at_s;
+        uint32_t mode_age, link_age; /* ms */
+        int gen;
+    } rows[] = {
+        {0, 0, 0, 5},          {1, 1000, 1000, 5},    {9, 9000, 9000, 5},
+        {10, 0, 0, 5},         {5400, 3000, 3000, 5}, /* refresh due, values held: no row yet */
+        {5401, 4000, 4000, 5}, {5407, 0, 0, 5},       /* read: the refresh row */
+        {5410, 3000, 0, 3},                           /* out of step: the link read a change */
+        {5411, 4000, 1000, 3},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct gm_snapshot *s = snap(T0_MS + rows[i].at_s * S_MS, 1);
+        s->slow_ns = 10 * S_NS;
+        set_states(&s->gpus[0], 0, rows[i].gen);
+        set_age(&s->gpus[0], rows[i].mode_age, rows[i].link_age);
+        write_free(st, s);
+    }
+    gm_store_close(st);
+    sqlite3 *db = reader();
+    char buf[256];
+    assert_string_equal(
+        q_text(db, buf, sizeof(buf),
+               "SELECT group_concat(((ts - %" PRId64 ") / 1000) || ':' || compute_mode || ':'"
+               " || pcie_link_gen_current, ' ') FROM (SELECT * FROM states ORDER BY ts)",
+               (int64_t)T0_MS),
+        "0:0:5 5407:0:5 5410:0:3");
+    sqlite3_close(db);
+}
+
 /* usage_1h: the intervals after each sample go to the process groups of
  * that sample, in equal parts (two jobs share GPU 0: half each); energy
  * from power x time, utilisation weighted by time, throttled time from the
@@ -2173,6 +2225,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_states_gpm, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_states_slow_groups, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_usage, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_usage_vanished, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_retention, setup_dir, teardown_dir),
