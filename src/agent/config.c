@@ -144,7 +144,7 @@ static const struct opt opts[] = {
      "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
     {"fleet", "fleet", T_STRING, OFF(fleet), "", 0, 0, NULL, "HOSTS",
      "the agents `gpumon fleet` asks when given neither --hosts nor --hosts-file: host[:port] "
-     "comma-separated (docs/fleet.md); the agent itself does not use it yet"},
+     "comma-separated (docs/fleet.md); the agent's page server shows them at /fleet"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

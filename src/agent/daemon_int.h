@@ -16,6 +16,7 @@
 
 #include "../alert/alerter.h"
 #include "../export/exporter.h"
+#include "../fleet/poll.h"
 #include "../store/store.h"
 #include "config.h"
 #include "diagstage.h"
@@ -60,6 +61,12 @@ struct gm_reload_plan {
     struct gm_sink *reopen; /* the carried CSV sink: reopens its files */
 };
 
+/* The fleet page's rounds (docs/fleet.md): as `gpumon fleet top`'s
+ * defaults. */
+#define GM_DAEMON_FLEET_INTERVAL_NS 2000000000LL
+#define GM_DAEMON_FLEET_TIMEOUT_NS 2000000000LL
+#define GM_DAEMON_FLEET_STALE_NS 30000000000LL
+
 struct gm_daemon {
     struct gm_config cfg; /* the running configuration */
     int once;             /* record --once */
@@ -69,6 +76,11 @@ struct gm_daemon {
     /* The exporter outlives sink restarts (its listener keeps its port
      * across a reload); the sink set holds a sink that renders into it. */
     struct gm_exporter *exporter;
+    /* The fleet page's rounds over the agents of fleet = (docs/fleet.md),
+     * NULL when none are configured; started before the exporter, which
+     * serves its document, and stopped after it.  It lives for the process:
+     * a reload that changes fleet = says it needs a restart. */
+    struct gm_fleet_poller *fleet;
     /* The alerter, like the exporter, outlives sink restarts (it keeps the
      * rule states); its sink comes first in the set so that, when the sinks
      * stop in order, the alert events it sends to the CSV log and the store

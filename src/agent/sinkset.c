@@ -55,6 +55,8 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->status_json = d->status_json;
     eo->alerts = live_alerts;
     eo->alerts_arg = d;
+    eo->fleet_json = d->fleet ? gm_fleet_poller_json_cb : NULL;
+    eo->fleet_arg = d->fleet;
     eo->log = gm_log_cb;
 }
 
@@ -274,6 +276,8 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
     int rc = gm_alerter_stop(al, alerter_timeout_ns, err);
     gm_exporter_stop(d->exporter);
     d->exporter = NULL;
+    gm_fleet_poller_stop(d->fleet); /* after the exporter, which served it */
+    d->fleet = NULL;
     return rc;
 }
 
@@ -281,13 +285,38 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
 int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
 {
     const struct gm_config *c = &d->cfg;
+    if (c->exporter && !d->once && c->listen[0] && c->fleet[0]) {
+        /* the fleet page: gpumon_fleet.so loads only here */
+        struct gm_fleet f = {0};
+        struct gm_err e = {0};
+        if (gm_fleet_add_list(&f, c->fleet, 0, &e) != 0) {
+            gm_err_set(err, GM_E_INVAL, "fleet = in [fleet]: %s", e.msg);
+            gm_fleet_clear(&f);
+            return 1;
+        }
+        struct gm_fleet_poll_opts po = {
+            .nodes = &f,
+            .fetch = {.total_ns = GM_DAEMON_FLEET_TIMEOUT_NS,
+                      .node_ns = GM_DAEMON_FLEET_TIMEOUT_NS,
+                      .max_body = GM_FLEET_MAX_BODY},
+            .interval_ns = GM_DAEMON_FLEET_INTERVAL_NS,
+            .stale_ns = GM_DAEMON_FLEET_STALE_NS,
+        };
+        d->fleet = gm_fleet_poller_start(&po, err);
+        gm_fleet_clear(&f);
+        if (!d->fleet)
+            return 1;
+    }
     if (c->exporter && (!d->once || c->textfile_dir[0])) {
         struct gm_exporter_opts eo;
         gm_daemon_exporter_opts(d, c, &eo);
         if (d->once)
             eo.listen = NULL; /* cron: the textfile only */
-        if (!(d->exporter = gm_exporter_start(&eo, err)))
+        if (!(d->exporter = gm_exporter_start(&eo, err))) {
+            gm_fleet_poller_stop(d->fleet);
+            d->fleet = NULL;
             return 1;
+        }
     }
     if (c->alerts) {
         struct gm_alerter_conf ac;
@@ -338,6 +367,9 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
                d->cfg.pcie ? "true" : "false", next.pcie ? "true" : "false");
         return -1;
     }
+    if (strcmp(next.fleet, d->cfg.fleet) != 0)
+        gm_log(GM_LOG_WARNING, "reload: fleet = changed; the fleet page keeps its nodes until a "
+                               "restart");
     struct gm_exporter_opts eo;
     gm_daemon_exporter_opts(d, &next, &eo);
     struct gm_sinkset fresh = {0};

@@ -1,4 +1,4 @@
-/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top]`: every node's GPUs
+/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top|serve]`: every node's GPUs
  * at a glance, from each agent's HTTP API (docs/fleet.md).
  *
  * Parses the flags, builds the node list (--hosts, --hosts-file), loads
@@ -7,38 +7,41 @@
  * --timeout, hands the answers to src/fleet/ and prints what it renders.
  * `fleet free` judges each node's GPUs with view/free.c's rules, the same
  * code `gpumon free` runs; `fleet top` (cmd_fleet_top.c) repeats the same
- * fetch every --interval behind a full-screen view.  The basic-auth password is read from a file or
+ * fetch every --interval behind a full-screen view; `fleet serve` keeps
+ * it running in rounds (fleet/poll.h) behind the agent's page server,
+ * which serves the fleet page (docs/fleet.md).  The basic-auth password is read from a file or
  * an environment variable, never from the command line, and never
  * printed.  Exit: 0, 1 when no node answered (or too few free GPUs), 2 on
  * bad usage.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../core/json.h"
-#include "../core/modload.h"
+#include "../core/log.h"
+#include "../export/exporter.h"
 #include "../core/text.h"
 #include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../fleet/fetch_module.h"
 #include "../fleet/fleet.h"
+#include "../fleet/poll.h"
 #include "../view/free.h"
 #include "cli.h"
 #include "cmd_fleet_top.h"
 #include "opt.h"
 #include "optgroups.h"
 
-#ifndef GM_FLEET_MODULE_INSTALLED
-#define GM_FLEET_MODULE_INSTALLED "/usr/local/lib/gpumon/gpumon_fleet.so"
-#endif
-
 enum { FMT_TEXT, FMT_ENV, FMT_JSON };
 
 struct fleet_args {
     const char *prometheus;
+    const char *listen, *web_config; /* serve */
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
     int64_t timeout_ns, node_timeout_ns, stale_ns, interval_ns;
     int tls, insecure, json, gpus, fmt;
@@ -191,34 +194,37 @@ static const struct gm_opt fleet_rows[] = {
      .hint = "text, env, json",
      .off = OFF(fmt),
      .help = "free: what to print (default text)"},
+    {.kind = GM_OPT_STR,
+     .name = "listen",
+     .arg = "ADDR:PORT",
+     .off = OFF(listen),
+     .help = "serve: the fleet page's address (/fleet, /api/v1/fleet)"},
+    {.kind = GM_OPT_STR,
+     .name = "web-config",
+     .arg = "FILE",
+     .off = OFF(web_config),
+     .help = "serve: TLS and basic auth, as the agent's (docs/exporter.md)"},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
 
 static const struct gm_optcmd fleet_opts = {
     .name = "fleet",
-    .head = "usage: gpumon fleet [status|free|diagnose|top] [OPTIONS]\n\n"
+    .head = "usage: gpumon fleet [status|free|diagnose|top|serve] [OPTIONS]\n\n"
             "Every node's GPUs at a glance, from each agent's HTTP API (gpumon agent or\n"
             "serve on every node).  status (the default): a line per node, then the GPUs\n"
             "with a problem; free: the free GPUs of the fleet by gpumon free's rules;\n"
             "diagnose: every node's findings by cause, and a job whose GPUs on one node\n"
             "lag far behind its other nodes'; top: full screen, a cell per GPU and a\n"
-            "node list, refreshed every --interval.\n\n",
+            "node list, refreshed every --interval; serve: the fleet page at\n"
+            "http://--listen/fleet, its nodes asked every --interval (SIGTERM/SIGINT stop it).\n\n",
     .tail = "\nSee docs/fleet.md for the node states, the JSON documents and security.\n",
     .col = 27,
-    .subs = "status|free|diagnose|top",
+    .subs = "status|free|diagnose|top|serve",
     .opts = fleet_rows,
 };
 
 static const struct gm_fleet_fetch_module *fetch_mod;
-
-static int accept_fleet(const void *sym, char *why, size_t wlen)
-{
-    const struct gm_fleet_fetch_module *m = sym;
-    if (m->abi != GM_FLEET_FETCH_ABI)
-        return -1;
-    return m->init(why, wlen);
-}
 
 static int read_password(const struct fleet_args *a, char *pw, size_t len)
 {
@@ -260,8 +266,7 @@ static int read_password(const struct fleet_args *a, char *pw, size_t len)
 static int load_fetch(void)
 {
     char why[256] = "";
-    fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
-                               "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
+    fetch_mod = gm_fleet_module_load(why, sizeof(why));
     if (!fetch_mod) {
         cli_error("fleet: cannot load the HTTP client: %s", why);
         return GM_EXIT_FAIL;
@@ -269,19 +274,10 @@ static int load_fetch(void)
     return 0;
 }
 
-/* Asks every node of f (the module loaded) and reads the answers into
- * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
- * with why when nothing could be asked. */
-static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
-                       size_t wlen)
+/* The fetch options of the flags (pw: the password read). */
+static void fetch_opts(const struct fleet_args *a, const char *pw, struct gm_fleet_fetch_opts *fo)
 {
-    struct gm_fleet_xfer *x = gm_xcalloc(f->n, sizeof(*x));
-    for (uint32_t i = 0; i < f->n; i++) {
-        x[i].base = f->node[i].base;
-        x[i].paths[0] = "/api/v1/status";
-        x[i].paths[1] = "/api/v1/alerts";
-    }
-    struct gm_fleet_fetch_opts fo = {
+    *fo = (struct gm_fleet_fetch_opts){
         .cacert = a->cacert,
         .cert = a->cert,
         .key = a->key,
@@ -292,32 +288,19 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
         .node_ns = a->node_timeout_ns ? a->node_timeout_ns : a->timeout_ns,
         .max_body = GM_FLEET_MAX_BODY,
     };
-    if (fo.node_ns > fo.total_ns)
-        fo.node_ns = fo.total_ns;
-    int rc = 0;
-    if (fetch_mod->fetch(x, f->n, &fo, why, wlen) != 0)
-        rc = -1;
-    int64_t now = gm_wall_ns();
-    for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
-        struct gm_fleet_node *nd = &f->node[i];
-        nd->fetch_s = (double)x[i].elapsed_ns / 1e9;
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            gm_fleet_node_failed(nd, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            continue;
-        }
-        if (gm_fleet_node_status(nd, x[i].body[0], x[i].len[0], now, a->stale_ns) != 0)
-            continue;
-        if (x[i].fail[1] == GM_FLEET_F_NONE && x[i].status[1] == 200)
-            gm_fleet_node_alerts(nd, x[i].body[1], x[i].len[1]);
-        else if (nd->state == GM_FLEET_OK)
-            gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer",
-                       sizeof(nd->reason));
-    }
-    for (uint32_t i = 0; i < f->n; i++)
-        for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
-            free(x[i].body[k]);
-    free(x);
-    return rc;
+    if (fo->node_ns > fo->total_ns)
+        fo->node_ns = fo->total_ns;
+}
+
+/* Asks every node of f (the module loaded) and reads the answers into
+ * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
+ * with why when nothing could be asked. */
+static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
+                       size_t wlen)
+{
+    struct gm_fleet_fetch_opts fo;
+    fetch_opts(a, pw, &fo);
+    return gm_fleet_fetch_round(fetch_mod, f, &fo, a->stale_ns, why, wlen);
 }
 
 static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
@@ -353,12 +336,9 @@ static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, cons
     while (gm_fleet_prom_queries[n])
         n++;
     char why[256] = "";
-    fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
-                               "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
-    if (!fetch_mod) {
-        cli_error("fleet: cannot load the HTTP client: %s", why);
-        return GM_EXIT_FAIL;
-    }
+    int lrc = load_fetch();
+    if (lrc != 0)
+        return lrc;
     char base[1024];
     size_t bl = strlen(a->prometheus);
     while (bl && a->prometheus[bl - 1] == '/')
@@ -559,15 +539,60 @@ static int run_free(struct gm_fleet *f, const struct fleet_args *a, struct gm_bu
     return rc;
 }
 
+/* fleet serve: the fleet page of the agent's page server (the exporter
+ * module, fleet_only) over a poller of f's nodes, until SIGTERM or SIGINT.
+ * The signals are blocked before the threads start, so only sigwait takes
+ * them. */
+static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct gm_fleet_poll_opts po = {
+        .nodes = f, .interval_ns = a->interval_ns, .stale_ns = a->stale_ns};
+    fetch_opts(a, pw, &po.fetch);
+    struct gm_err err = {0};
+    struct gm_fleet_poller *p = gm_fleet_poller_start(&po, &err);
+    if (!p) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    struct gm_exporter_opts eo = {
+        .listen = a->listen,
+        .web_config = a->web_config,
+        .allowed_hosts = "",
+        .fleet_json = gm_fleet_poller_json_cb,
+        .fleet_arg = p,
+        .fleet_only = 1,
+        .log = gm_log_cb,
+    };
+    struct gm_exporter *x = gm_exporter_start(&eo, &err);
+    if (!x) {
+        cli_error("fleet serve: %s", err.msg);
+        gm_fleet_poller_stop(p);
+        return GM_EXIT_FAIL;
+    }
+    char url[300];
+    gm_exporter_url(x, url, sizeof(url));
+    fprintf(stderr, "gpumon fleet serve: %u nodes, the page at %s/fleet\n", f->n, url);
+    int sig = 0;
+    sigwait(&set, &sig);
+    gm_exporter_stop(x);
+    gm_fleet_poller_stop(p);
+    return 0;
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
     const char *sub = "status";
     if (argc > 1 && argv[1][0] != '-') {
         sub = argv[1];
         if (strcmp(sub, "status") != 0 && strcmp(sub, "free") != 0 &&
-            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0)
-            return cli_usage_error("fleet", "unknown subcommand '%s' (status, free, diagnose, top)",
-                                   sub);
+            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0 && strcmp(sub, "serve") != 0)
+            return cli_usage_error(
+                "fleet", "unknown subcommand '%s' (status, free, diagnose, top, serve)", sub);
         argv[1] = argv[0];
         argc--;
         argv++;
@@ -591,6 +616,13 @@ static int cmd_fleet_run(int argc, char **argv)
     if (a.prometheus && strcmp(sub, "top") == 0)
         return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
                                         "Prometheus yet");
+    if (a.prometheus && strcmp(sub, "serve") == 0)
+        return cli_usage_error("fleet", "fleet serve needs the agents (--hosts): it does not read "
+                                        "Prometheus yet");
+    if (strcmp(sub, "serve") == 0 && (!a.listen || !a.listen[0]))
+        return cli_usage_error("fleet", "fleet serve needs --listen ADDR:PORT");
+    if (strcmp(sub, "serve") != 0 && (a.listen || a.web_config))
+        return cli_usage_error("fleet", "--listen and --web-config are fleet serve's");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");
@@ -627,6 +659,12 @@ static int cmd_fleet_run(int argc, char **argv)
         struct top_ctx t = {&a, pw};
         if ((rc = load_fetch()) == 0)
             rc = cli_fleet_top(&f, a.interval_ns, a.timeout_ns, top_round, &t);
+        memset(pw, 0, sizeof(pw));
+        gm_fleet_clear(&f);
+        return rc;
+    }
+    if (rc == 0 && strcmp(sub, "serve") == 0) {
+        rc = run_serve(&f, &a, pw);
         memset(pw, 0, sizeof(pw));
         gm_fleet_clear(&f);
         return rc;

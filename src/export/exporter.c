@@ -794,6 +794,9 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     x->status_json = o->status_json;
     x->alerts = o->alerts;
     x->alerts_arg = o->alerts_arg;
+    x->fleet_json = o->fleet_json;
+    x->fleet_arg = o->fleet_arg;
+    x->fleet_only = o->fleet_only;
     struct sec *old_sec = x->sec;
     x->sec = s;
     x->sec_gen = s->gen;

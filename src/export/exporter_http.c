@@ -502,6 +502,52 @@ static enum MHD_Result serve_api_alerts(struct gm_exporter *x, const struct sec 
     return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
 }
 
+/* ---------------------------------------------------------------- fleet */
+
+/* The fleet's document source, or NULL when no fleet is configured. */
+static int (*fleet_source(struct gm_exporter *x, void **arg))(void *, struct gm_buf *)
+{
+    pthread_mutex_lock(&x->mu);
+    int (*fn)(void *, struct gm_buf *) = x->fleet_json;
+    *arg = x->fleet_arg;
+    pthread_mutex_unlock(&x->mu);
+    return fn;
+}
+
+#define NO_FLEET                                                                                   \
+    "not found: no fleet is configured here (fleet = in the [fleet] section of the agent's "       \
+    "configuration, or gpumon fleet serve; docs/fleet.md)"
+
+/* /fleet: the page (its data comes from /api/v1/fleet). */
+static enum MHD_Result serve_fleet_page(struct gm_exporter *x, const struct sec *s,
+                                        struct MHD_Connection *c)
+{
+    void *arg;
+    if (!fleet_source(x, &arg))
+        return reply_text(s, c, MHD_HTTP_NOT_FOUND, NO_FLEET "\n");
+    struct gm_buf out = GM_BUF_INIT;
+    gm_live_fleet_page(&out);
+    return reply_buf(NULL, s, c, MHD_HTTP_OK, "text/html; charset=utf-8", &out);
+}
+
+/* /api/v1/fleet: the last round's document, never a round of its own, so
+ * that N viewers do not ask the nodes N times (fleet/poll.h). */
+static enum MHD_Result serve_api_fleet(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c)
+{
+    void *arg;
+    int (*fn)(void *, struct gm_buf *) = fleet_source(x, &arg);
+    if (!fn)
+        return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL, NO_FLEET);
+    struct gm_buf out = GM_BUF_INIT;
+    if (fn(arg, &out) != 0) {
+        gm_buf_free(&out);
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                "no fleet round has ended yet: try again in a second");
+    }
+    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
+}
+
 /* The API's routes: the query checked first (400 naming the parameter). */
 static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
                                  struct MHD_Connection *c, enum gm_request_route route)
@@ -517,6 +563,8 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
         return serve_api_status(x, s, c);
     if (route == GM_REQ_API_ALERTS)
         return serve_api_alerts(x, s, c);
+    if (route == GM_REQ_API_FLEET)
+        return serve_api_fleet(x, s, c);
     gm_live_query_finish(&z.q);
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_live_history_json(x->ring, &z.q, &out);
@@ -641,7 +689,24 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         if (handled)
             return ret;
     }
-    switch (gm_request_route(method, url)) {
+    enum gm_request_route route = gm_request_route(method, url);
+    pthread_mutex_lock(&x->mu);
+    int fleet_only = x->fleet_only;
+    pthread_mutex_unlock(&x->mu);
+    if (fleet_only) {
+        /* gpumon fleet serve: nothing is sampled here */
+        if (route == GM_REQ_INDEX)
+            return serve_fleet_page(x, s, c);
+        if (route != GM_REQ_NOT_ALLOWED && route != GM_REQ_LIVE && route != GM_REQ_STATIC &&
+            route != GM_REQ_FLEET && route != GM_REQ_API_FLEET) {
+            if (strncmp(url, "/api/", 5) == 0)
+                return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
+                                        "not found: gpumon fleet serve has /api/v1/fleet only");
+            return reply_text(s, c, MHD_HTTP_NOT_FOUND,
+                              "not found: gpumon fleet serve has /fleet and /api/v1/fleet\n");
+        }
+    }
+    switch (route) {
     case GM_REQ_NOT_ALLOWED:
         if (strncmp(url, "/api/", 5) == 0)
             return reply_json_error(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
@@ -660,14 +725,17 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
     case GM_REQ_API_STATUS:
     case GM_REQ_API_HISTORY:
     case GM_REQ_API_ALERTS:
-        return serve_api(x, s, c, gm_request_route(method, url));
+    case GM_REQ_API_FLEET:
+        return serve_api(x, s, c, route);
+    case GM_REQ_FLEET:
+        return serve_fleet_page(x, s, c);
     case GM_REQ_NOT_FOUND:
         break;
     }
     if (strncmp(url, "/api/", 5) == 0)
         return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
-                                "not found: the API has /api/v1/status, /api/v1/history and "
-                                "/api/v1/alerts");
+                                "not found: the API has /api/v1/status, /api/v1/history, "
+                                "/api/v1/alerts and /api/v1/fleet");
     return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
 

@@ -117,6 +117,11 @@ struct gm_exporter {
     void (*log)(void *arg, int level, const char *msg); /* set once, at start */
     void *log_arg;
 
+    /* the fleet page (exporter.h), under mu */
+    int (*fleet_json)(void *arg, struct gm_buf *out); /* NULL: no fleet here */
+    void *fleet_arg;
+    int fleet_only; /* gpumon fleet serve: the fleet page only */
+
     /* the HTTP server, or NULL; only the thread that starts, reconfigures
      * and stops the exporter touches this pointer */
     struct listener *lis;
