@@ -91,8 +91,8 @@ static const struct gm_opt fleet_rows[] = {
      .name = "prometheus",
      .arg = "URL",
      .off = OFF(prometheus),
-     .help = "read the fleet from this Prometheus (status, diagnose), not the\n"
-             "agents: one query per metric for all nodes"},
+     .help = "read the fleet from this Prometheus (status, diagnose, serve),\n"
+             "not the agents: one query per metric for all nodes"},
     {.kind = GM_OPT_USE,
      .group = &cli_hist_group,
      .name = "config",
@@ -217,7 +217,8 @@ static const struct gm_optcmd fleet_opts = {
             "diagnose: every node's findings by cause, and a job whose GPUs on one node\n"
             "lag far behind its other nodes'; top: full screen, a cell per GPU and a\n"
             "node list, refreshed every --interval; serve: the fleet page at\n"
-            "http://--listen/fleet, its nodes asked every --interval (SIGTERM/SIGINT stop it).\n\n",
+            "http://--listen/fleet, its nodes asked every --interval (SIGTERM or SIGINT\n"
+            "stop it).\n\n",
     .tail = "\nSee docs/fleet.md for the node states, the JSON documents and security.\n",
     .col = 27,
     .subs = "status|free|diagnose|top|serve",
@@ -332,70 +333,17 @@ static int top_round(void *ctx, struct gm_fleet *f, char *why, size_t wlen)
  * wrong, not partial. */
 static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
 {
-    size_t n = 0;
-    while (gm_fleet_prom_queries[n])
-        n++;
-    char why[256] = "";
-    int lrc = load_fetch();
-    if (lrc != 0)
-        return lrc;
-    char base[1024];
-    size_t bl = strlen(a->prometheus);
-    while (bl && a->prometheus[bl - 1] == '/')
-        bl--;
-    snprintf(base, sizeof(base), "%.*s", (int)bl, a->prometheus);
-    struct gm_fleet_xfer *x = gm_xcalloc(n, sizeof(*x));
-    char **paths = gm_xcalloc(n, sizeof(*paths));
-    for (size_t i = 0; i < n; i++) {
-        struct gm_buf p = GM_BUF_INIT;
-        gm_buf_printf(&p, "/api/v1/query?query=%s", gm_fleet_prom_queries[i]);
-        paths[i] = p.p;
-        x[i].base = base;
-        x[i].paths[0] = paths[i];
-    }
-    struct gm_fleet_fetch_opts fo = {
-        .cacert = a->cacert,
-        .cert = a->cert,
-        .key = a->key,
-        .user = a->user,
-        .password = a->user ? pw : NULL,
-        .insecure = a->insecure,
-        .total_ns = a->timeout_ns,
-        .node_ns = a->timeout_ns,
-        .max_body = 64u << 20,
-        .host_connections = (long)n, /* the queries at once, not one after the other */
-    };
-    int rc = 0;
-    if (fetch_mod->fetch(x, n, &fo, why, sizeof(why)) != 0) {
-        cli_error("fleet: %s", why);
-        rc = GM_EXIT_FAIL;
-    }
-    const char **body = gm_xcalloc(n, sizeof(*body));
-    size_t *len = gm_xcalloc(n, sizeof(*len));
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            struct gm_fleet_node probe = {0};
-            gm_fleet_node_failed(&probe, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            cli_error("fleet: Prometheus %s: %s", base, probe.reason);
-            rc = GM_EXIT_FAIL;
-        }
-        body[i] = x[i].body[0];
-        len[i] = x[i].len[0];
-    }
+    int rc = load_fetch();
+    if (rc != 0)
+        return rc;
+    struct gm_fleet_fetch_opts fo;
+    fetch_opts(a, pw, &fo);
     struct gm_err err = {0};
-    if (rc == 0 && gm_fleet_from_prometheus(f, body, len, a->stale_ns, &err) != 0) {
-        cli_error("fleet: Prometheus %s: %s", base, err.msg);
-        rc = GM_EXIT_FAIL;
+    if (gm_fleet_prom_round(fetch_mod, a->prometheus, &fo, a->stale_ns, f, &err) != 0) {
+        cli_error("fleet: %s", err.msg);
+        return GM_EXIT_FAIL;
     }
-    for (size_t i = 0; i < n; i++) {
-        free(x[i].body[0]);
-        free(paths[i]);
-    }
-    free(body);
-    free(len);
-    free(paths);
-    free(x);
-    return rc;
+    return 0;
 }
 
 /* Whether u is an http(s) URL without credentials, query or odd bytes. */
@@ -550,8 +498,10 @@ static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char 
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
-    struct gm_fleet_poll_opts po = {
-        .nodes = f, .interval_ns = a->interval_ns, .stale_ns = a->stale_ns};
+    struct gm_fleet_poll_opts po = {.nodes = f,
+                                    .prometheus = a->prometheus,
+                                    .interval_ns = a->interval_ns,
+                                    .stale_ns = a->stale_ns};
     fetch_opts(a, pw, &po.fetch);
     struct gm_err err = {0};
     struct gm_fleet_poller *p = gm_fleet_poller_start(&po, &err);
@@ -576,7 +526,10 @@ static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char 
     }
     char url[300];
     gm_exporter_url(x, url, sizeof(url));
-    fprintf(stderr, "gpumon fleet serve: %u nodes, the page at %s/fleet\n", f->n, url);
+    if (a->prometheus)
+        fprintf(stderr, "gpumon fleet serve: the nodes of Prometheus, the page at %s/fleet\n", url);
+    else
+        fprintf(stderr, "gpumon fleet serve: %u nodes, the page at %s/fleet\n", f->n, url);
     int sig = 0;
     sigwait(&set, &sig);
     gm_exporter_stop(x);
@@ -615,9 +568,6 @@ static int cmd_fleet_run(int argc, char **argv)
                                         "series have no processes to judge a GPU by");
     if (a.prometheus && strcmp(sub, "top") == 0)
         return cli_usage_error("fleet", "fleet top needs the agents (--hosts): it does not read "
-                                        "Prometheus yet");
-    if (a.prometheus && strcmp(sub, "serve") == 0)
-        return cli_usage_error("fleet", "fleet serve needs the agents (--hosts): it does not read "
                                         "Prometheus yet");
     if (strcmp(sub, "serve") == 0 && (!a.listen || !a.listen[0]))
         return cli_usage_error("fleet", "fleet serve needs --listen ADDR:PORT");

@@ -192,8 +192,12 @@ static enum MHD_Result serve_live(struct gm_exporter *x, const struct sec *s,
 {
     int64_t stale_after_ns;
     struct body *b = gm_ex_current(x, &stale_after_ns);
-    const char *msg = b ? "ok: serving (readiness and the driver state: /healthz)\n"
-                        : "ok: serving, no sample yet (readiness: /healthz)\n";
+    pthread_mutex_lock(&x->mu);
+    int fleet_only = x->fleet_only;
+    pthread_mutex_unlock(&x->mu);
+    const char *msg = fleet_only ? "ok: serving the fleet page (gpumon fleet serve)\n"
+                      : b        ? "ok: serving (readiness and the driver state: /healthz)\n"
+                                 : "ok: serving, no sample yet (readiness: /healthz)\n";
     gm_ex_body_unref(b);
     return reply_text(s, c, MHD_HTTP_OK, msg);
 }

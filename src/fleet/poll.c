@@ -82,6 +82,59 @@ int gm_fleet_fetch_round(const struct gm_fleet_fetch_module *m, struct gm_fleet 
     return rc;
 }
 
+int gm_fleet_prom_round(const struct gm_fleet_fetch_module *m, const char *url,
+                        const struct gm_fleet_fetch_opts *fo, int64_t stale_ns, struct gm_fleet *f,
+                        struct gm_err *err)
+{
+    size_t n = 0;
+    while (gm_fleet_prom_queries[n])
+        n++;
+    char base[1024], why[256] = "";
+    size_t bl = strlen(url);
+    while (bl && url[bl - 1] == '/')
+        bl--;
+    snprintf(base, sizeof(base), "%.*s", (int)bl, url);
+    struct gm_fleet_xfer *x = gm_xcalloc(n, sizeof(*x));
+    char **paths = gm_xcalloc(n, sizeof(*paths));
+    for (size_t i = 0; i < n; i++) {
+        struct gm_buf p = GM_BUF_INIT;
+        gm_buf_printf(&p, "/api/v1/query?query=%s", gm_fleet_prom_queries[i]);
+        paths[i] = p.p;
+        x[i].base = base;
+        x[i].paths[0] = paths[i];
+    }
+    struct gm_fleet_fetch_opts o = *fo;
+    o.max_body = 64u << 20;
+    o.host_connections = (long)n; /* the queries at once, not one after the other */
+    o.node_ns = o.total_ns;       /* one query each: the whole time */
+    int rc = 0;
+    if (m->fetch(x, n, &o, why, sizeof(why)) != 0)
+        rc = gm_err_set(err, GM_E_IO, "%s", why);
+    const char **body = gm_xcalloc(n, sizeof(*body));
+    size_t *len = gm_xcalloc(n, sizeof(*len));
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
+            struct gm_fleet_node probe = {0};
+            gm_fleet_node_failed(&probe, x[i].fail[0], x[i].status[0], x[i].error[0]);
+            rc = gm_err_set(err, GM_E_IO, "Prometheus %s: %s", base, probe.reason);
+        }
+        body[i] = x[i].body[0];
+        len[i] = x[i].len[0];
+    }
+    struct gm_err e = {0};
+    if (rc == 0 && gm_fleet_from_prometheus(f, body, len, stale_ns, &e) != 0)
+        rc = gm_err_set(err, e.code, "Prometheus %s: %s", base, e.msg);
+    for (size_t i = 0; i < n; i++) {
+        free(x[i].body[0]);
+        free(paths[i]);
+    }
+    free(body);
+    free(len);
+    free(paths);
+    free(x);
+    return rc ? -1 : 0;
+}
+
 /* ------------------------------------------------------------- poller */
 
 struct gm_fleet_poller {
@@ -89,6 +142,7 @@ struct gm_fleet_poller {
     uint32_t n;
     char (*host)[256]; /* [n] as given */
     char (*base)[300]; /* [n] */
+    char *prometheus;  /* the source instead of the hosts, or NULL */
     struct gm_fleet_fetch_opts fo;
     char *cacert, *cert, *key, *user, *password; /* fo's strings, owned */
     int64_t interval_ns, stale_ns;
@@ -110,6 +164,15 @@ static char *dup_or_null(const char *s)
 /* One round into a document; 0, or -1 when nothing could be asked. */
 static int poll_round(struct gm_fleet_poller *p, struct gm_buf *out)
 {
+    if (p->prometheus) {
+        struct gm_fleet f = {0};
+        struct gm_err err = {0};
+        int rc = gm_fleet_prom_round(p->mod, p->prometheus, &p->fo, p->stale_ns, &f, &err);
+        if (rc == 0)
+            gm_fleet_render_json(&f, 0, out);
+        gm_fleet_clear(&f);
+        return rc;
+    }
     struct gm_fleet f = {.n = p->n, .node = gm_xcalloc(p->n, sizeof(struct gm_fleet_node))};
     for (uint32_t i = 0; i < p->n; i++) {
         gm_strlcpy(f.node[i].host, p->host[i], sizeof(f.node[i].host));
@@ -157,12 +220,13 @@ static void *poll_main(void *arg)
 struct gm_fleet_poller *gm_fleet_poller_start(const struct gm_fleet_poll_opts *o,
                                               struct gm_err *err)
 {
-    if (!o->nodes || o->nodes->n == 0) {
+    if (!o->prometheus && (!o->nodes || o->nodes->n == 0)) {
         gm_err_set(err, GM_E_INVAL, "fleet: no nodes");
         return NULL;
     }
     char why[512] = "";
-    const struct gm_fleet_fetch_module *m = gm_fleet_module_load(why, sizeof(why));
+    const struct gm_fleet_fetch_module *m =
+        o->module ? o->module : gm_fleet_module_load(why, sizeof(why));
     if (!m) {
         gm_err_set(err, GM_E_NOLIB,
                    "fleet: cannot load the HTTP client: %s" GM_MODULE_HINT(
@@ -172,9 +236,10 @@ struct gm_fleet_poller *gm_fleet_poller_start(const struct gm_fleet_poll_opts *o
     }
     struct gm_fleet_poller *p = gm_xcalloc(1, sizeof(*p));
     p->mod = m;
-    p->n = o->nodes->n;
-    p->host = gm_xcalloc(p->n, sizeof(*p->host));
-    p->base = gm_xcalloc(p->n, sizeof(*p->base));
+    p->n = o->prometheus ? 0 : o->nodes->n;
+    p->prometheus = dup_or_null(o->prometheus);
+    p->host = gm_xcalloc(p->n ? p->n : 1, sizeof(*p->host));
+    p->base = gm_xcalloc(p->n ? p->n : 1, sizeof(*p->base));
     for (uint32_t i = 0; i < p->n; i++) {
         gm_strlcpy(p->host[i], o->nodes->node[i].host, sizeof(p->host[i]));
         gm_strlcpy(p->base[i], o->nodes->node[i].base, sizeof(p->base[i]));
@@ -246,6 +311,7 @@ void gm_fleet_poller_stop(struct gm_fleet_poller *p)
     gm_buf_free(&p->doc);
     free(p->host);
     free(p->base);
+    free(p->prometheus);
     free(p->cacert);
     free(p->cert);
     free(p->key);

@@ -33,8 +33,20 @@ int gm_fleet_fetch_round(const struct gm_fleet_fetch_module *m, struct gm_fleet 
                          const struct gm_fleet_fetch_opts *fo, int64_t stale_ns, char *why,
                          size_t wlen);
 
+/* The Prometheus source's round: the instant queries of
+ * gm_fleet_prom_queries at url (http(s), trailing slashes ignored) all at
+ * once with m and fo (whose max_body and host_connections this sets), then
+ * a node per target into f, which starts empty.  0, or -1 with err naming
+ * Prometheus and why (the first query that failed). */
+int gm_fleet_prom_round(const struct gm_fleet_fetch_module *m, const char *url,
+                        const struct gm_fleet_fetch_opts *fo, int64_t stale_ns, struct gm_fleet *f,
+                        struct gm_err *err);
+
 struct gm_fleet_poll_opts {
-    const struct gm_fleet *nodes;     /* the hosts, in order (only host and base are read) */
+    const struct gm_fleet *nodes; /* the hosts, in order (only host and base are read) */
+    const char *prometheus;       /* or: the nodes from this Prometheus (copied) */
+    /* The HTTP client; NULL: gpumon_fleet.so (tests give their own). */
+    const struct gm_fleet_fetch_module *module;
     struct gm_fleet_fetch_opts fetch; /* its strings are copied */
     int64_t interval_ns;              /* a round starts this long after the last one started */
     int64_t stale_ns;
@@ -43,8 +55,8 @@ struct gm_fleet_poll_opts {
 struct gm_fleet_poller;
 
 /* Loads the module and starts the thread (its first round at once).  NULL
- * with err (the module's reason) when the module cannot be loaded or there
- * are no nodes. */
+ * with err (the module's reason) when the module cannot be loaded, or
+ * there are neither nodes nor a Prometheus. */
 struct gm_fleet_poller *gm_fleet_poller_start(const struct gm_fleet_poll_opts *o,
                                               struct gm_err *err);
 
@@ -52,7 +64,9 @@ struct gm_fleet_poller *gm_fleet_poller_start(const struct gm_fleet_poll_opts *o
  * "round" (its number, from 1), "fetched_unix_ns" (when it ended),
  * "age_seconds" (how long ago, now) and "interval_seconds" in front of
  * "nodes"; appended to out.  Returns 0, or -1 (out untouched) when no round
- * has ended yet.  Any thread; it never waits for a round. */
+ * has ended yet.  Any thread; it never waits for a round.  A round that
+ * failed as a whole (nothing could be asked, Prometheus did not answer)
+ * leaves the last document, and its age grows. */
 int gm_fleet_poller_json(struct gm_fleet_poller *p, struct gm_buf *out);
 
 /* gm_fleet_poller_json with the poller as a void *, for the exporter's

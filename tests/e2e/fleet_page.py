@@ -18,6 +18,8 @@
       the page, its assets and the endpoint 401 without the password, 200
       with it; /metrics is not there; 20 viewers' requests ask the nodes
       no more than once per round (a counting fake node).
+  serve_prometheus: fleet serve --prometheus over a fake Prometheus: its
+      targets are the nodes, and a later round reads it again.
   scale: 125 fake nodes of 8 GPUs under fleet serve: the page draws 1000
       cells.
 
@@ -37,6 +39,7 @@ from agentlib import (DEADLINE, GPUMON, Scratch, check, check_eq, main, sim_env,
 from exporter_lib import Gpumon, Proc, basic, bcrypt_hash, free_port, get, stop_all  # noqa: E402
 from fleet_hostile import Fake, status_doc  # noqa: E402
 from fleet_lib import by_host, fleet_json, start_agents  # noqa: E402
+from fleet_prometheus import FakeProm  # noqa: E402
 from live_page import check_live_headers  # noqa: E402
 
 # under the 64 bytes of a host name (struct gm_snapshot), so all of it arrives
@@ -213,8 +216,9 @@ def test_agent():
 
 def serve(d, hosts, args=()):
     port = free_port()
-    p = Proc([GPUMON, "fleet", "serve", "--listen", f"127.0.0.1:{port}", "--hosts",
-              ",".join(hosts)] + list(args), env=sim_env(),
+    source = ["--hosts", ",".join(hosts)] if hosts else []
+    p = Proc([GPUMON, "fleet", "serve", "--listen", f"127.0.0.1:{port}"] + source + list(args),
+             env=sim_env(),
              log=os.path.join(d, f"serve{port}.log"))
     p.start()
     p.port = port
@@ -271,6 +275,30 @@ def test_serve():
             stop_all(p)
 
 
+def test_serve_prometheus():
+    fake = FakeProm()
+    fake.nodes = 3
+    with Scratch("fsprom") as d:
+        p = None
+        try:
+            p = serve(d, None, ["--prometheus", fake.url, "--interval", "1", "--timeout", "20"])
+            doc = wait_doc("127.0.0.1", p.port, lambda doc: len(doc["nodes"]) == 3,
+                           "Prometheus' three targets on /api/v1/fleet")
+            check_schema(doc)
+            check_eq([n["host"] for n in doc["nodes"]], [f"10.0.0.{i}:9842" for i in range(3)],
+                     "the nodes of Prometheus")
+            fake.nodes = 5  # a later round reads Prometheus again
+            wait_doc("127.0.0.1", p.port, lambda doc: len(doc["nodes"]) == 5,
+                     "five targets after Prometheus changed")
+            r = get("127.0.0.1", p.port, "/fleet")
+            check_eq(r.status, 200, "/fleet", r.text)
+            check_live_headers(r, "/fleet")
+            check_eq(p.stop(), 0, "fleet serve's exit status", p.log())
+        finally:
+            fake.close()
+            stop_all(p)
+
+
 def test_scale():
     cdp.chromium_exe()
     fakes = [Fake("ok", json.dumps(status_doc(hostname=f"n{i}", ngpu=8)).encode())
@@ -294,4 +322,4 @@ def test_scale():
 
 
 if __name__ == "__main__":
-    main([test_agent, test_serve, test_scale])
+    main([test_agent, test_serve, test_serve_prometheus, test_scale])
