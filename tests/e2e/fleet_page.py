@@ -5,7 +5,8 @@
       workstation) and a fake node whose host name and GPU name are hostile
       HTML with escape sequences; a fourth agent whose configuration has
       `fleet =` naming the four.  An agent without `fleet =` answers 404
-      saying so.  /api/v1/fleet is `gpumon fleet --json`'s document (the
+      saying so, and only the agent with `fleet =` has loaded
+      gpumon_fleet.so (/proc/PID/maps).  /api/v1/fleet is `gpumon fleet --json`'s document (the
       same nodes, states and GPUs) with its round and age, every key of
       the schema typed; the page, its assets and the endpoint carry the
       strict CSP.  One agent killed: it turns unreachable.  In headless
@@ -69,6 +70,12 @@ def strings(v):
     elif isinstance(v, list):
         for x in v:
             yield from strings(x)
+
+
+def maps_module(pid):
+    """Whether process pid has gpumon_fleet.so mapped."""
+    with open(f"/proc/{pid}/maps") as f:
+        return "gpumon_fleet.so" in f.read()
 
 
 def fleet_doc(host, port, headers=None):
@@ -162,6 +169,8 @@ def test_agent():
                            "every node ok on /api/v1/fleet")
             check_schema(doc)
             check_eq([n["host"] for n in doc["nodes"]], hosts, "the nodes in order")
+            check(maps_module(viewer.pid), "the agent with fleet = has not loaded gpumon_fleet.so")
+            check(not maps_module(agents[0].pid), "an agent without fleet = loaded gpumon_fleet.so")
             cli, rc, err = fleet_json(["--hosts", ",".join(hosts)])
             check_eq(rc, 0, "fleet --json", err)
             for n in cli["nodes"]:
