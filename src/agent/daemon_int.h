@@ -16,7 +16,6 @@
 
 #include "../alert/alerter.h"
 #include "../export/exporter.h"
-#include "../fleet/poll.h"
 #include "../store/store.h"
 #include "config.h"
 #include "diagstage.h"
@@ -61,12 +60,6 @@ struct gm_reload_plan {
     struct gm_sink *reopen; /* the carried CSV sink: reopens its files */
 };
 
-/* The fleet page's rounds (docs/fleet.md): as `gpumon fleet top`'s
- * defaults. */
-#define GM_DAEMON_FLEET_INTERVAL_NS 2000000000LL
-#define GM_DAEMON_FLEET_TIMEOUT_NS 2000000000LL
-#define GM_DAEMON_FLEET_STALE_NS 30000000000LL
-
 struct gm_daemon {
     struct gm_config cfg; /* the running configuration */
     int once;             /* record --once */
@@ -76,11 +69,15 @@ struct gm_daemon {
     /* The exporter outlives sink restarts (its listener keeps its port
      * across a reload); the sink set holds a sink that renders into it. */
     struct gm_exporter *exporter;
-    /* The fleet page's rounds over the agents of fleet = (docs/fleet.md),
-     * NULL when none are configured; started before the exporter, which
-     * serves its document, and stopped after it.  It lives for the process:
-     * a reload that changes fleet = says it needs a restart. */
-    struct gm_fleet_poller *fleet;
+    /* The fleet page's rounds over the agents of fleet = (docs/fleet.md;
+     * daemon.h's fleet_start), NULL when none are configured; started
+     * before the exporter, which serves its document, and stopped after
+     * it.  They live for the process: a reload that changes fleet = says it
+     * needs a restart. */
+    void *fleet;
+    void *(*fleet_start)(const char *hosts, struct gm_err *err);
+    int (*fleet_json)(void *fleet, struct gm_buf *out);
+    void (*fleet_stop)(void *fleet);
     /* The alerter, like the exporter, outlives sink restarts (it keeps the
      * rule states); its sink comes first in the set so that, when the sinks
      * stop in order, the alert events it sends to the CSV log and the store

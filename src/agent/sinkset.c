@@ -55,7 +55,7 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->status_json = d->status_json;
     eo->alerts = live_alerts;
     eo->alerts_arg = d;
-    eo->fleet_json = d->fleet ? gm_fleet_poller_json_cb : NULL;
+    eo->fleet_json = d->fleet ? d->fleet_json : NULL;
     eo->fleet_arg = d->fleet;
     eo->log = gm_log_cb;
 }
@@ -276,7 +276,8 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
     int rc = gm_alerter_stop(al, alerter_timeout_ns, err);
     gm_exporter_stop(d->exporter);
     d->exporter = NULL;
-    gm_fleet_poller_stop(d->fleet); /* after the exporter, which served it */
+    if (d->fleet)
+        d->fleet_stop(d->fleet); /* after the exporter, which served it */
     d->fleet = NULL;
     return rc;
 }
@@ -285,26 +286,9 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
 int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
 {
     const struct gm_config *c = &d->cfg;
-    if (c->exporter && !d->once && c->listen[0] && c->fleet[0]) {
+    if (c->exporter && !d->once && c->listen[0] && c->fleet[0] && d->fleet_start) {
         /* the fleet page: gpumon_fleet.so loads only here */
-        struct gm_fleet f = {0};
-        struct gm_err e = {0};
-        if (gm_fleet_add_list(&f, c->fleet, 0, &e) != 0) {
-            gm_err_set(err, GM_E_INVAL, "fleet = in [fleet]: %s", e.msg);
-            gm_fleet_clear(&f);
-            return 1;
-        }
-        struct gm_fleet_poll_opts po = {
-            .nodes = &f,
-            .fetch = {.total_ns = GM_DAEMON_FLEET_TIMEOUT_NS,
-                      .node_ns = GM_DAEMON_FLEET_TIMEOUT_NS,
-                      .max_body = GM_FLEET_MAX_BODY},
-            .interval_ns = GM_DAEMON_FLEET_INTERVAL_NS,
-            .stale_ns = GM_DAEMON_FLEET_STALE_NS,
-        };
-        d->fleet = gm_fleet_poller_start(&po, err);
-        gm_fleet_clear(&f);
-        if (!d->fleet)
+        if (!(d->fleet = d->fleet_start(c->fleet, err)))
             return 1;
     }
     if (c->exporter && (!d->once || c->textfile_dir[0])) {
@@ -313,7 +297,8 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
         if (d->once)
             eo.listen = NULL; /* cron: the textfile only */
         if (!(d->exporter = gm_exporter_start(&eo, err))) {
-            gm_fleet_poller_stop(d->fleet);
+            if (d->fleet)
+                d->fleet_stop(d->fleet);
             d->fleet = NULL;
             return 1;
         }

@@ -21,6 +21,7 @@
 #include "../agent/config.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "../fleet/poll.h"
 #include "../source/nvml.h"
 #include "../view/status.h"
 #include "cli.h"
@@ -291,6 +292,34 @@ static void api_status_json(const struct gm_snapshot *s, int command_lines, stru
                        out); /* + "diagnosis" */
 }
 
+/* The fleet page's rounds over the hosts of fleet = (daemon.h): those of
+ * `gpumon fleet top`'s defaults (a round every 2 s, 2 s for every node,
+ * stale after 30 s), plain http unless a host says https. */
+static void *agent_fleet_start(const char *hosts, struct gm_err *err)
+{
+    struct gm_fleet f = {0};
+    struct gm_err e = {0};
+    if (gm_fleet_add_list(&f, hosts, 0, &e) != 0) {
+        gm_err_set(err, GM_E_INVAL, "fleet = in [fleet]: %s", e.msg);
+        gm_fleet_clear(&f);
+        return NULL;
+    }
+    struct gm_fleet_poll_opts po = {
+        .nodes = &f,
+        .fetch = {.total_ns = 2000000000LL, .node_ns = 2000000000LL, .max_body = GM_FLEET_MAX_BODY},
+        .interval_ns = 2000000000LL,
+        .stale_ns = 30000000000LL,
+    };
+    struct gm_fleet_poller *p = gm_fleet_poller_start(&po, err);
+    gm_fleet_clear(&f);
+    return p;
+}
+
+static void agent_fleet_stop(void *p)
+{
+    gm_fleet_poller_stop(p);
+}
+
 static int run_agent_preset(const struct gm_optcmd *t, int argc, char **argv,
                             const char *const *preset)
 {
@@ -337,8 +366,13 @@ static int run_agent_preset(const struct gm_optcmd *t, int argc, char **argv,
         gm_buf_free(&out);
         return rc;
     }
-    struct gm_daemon_opts o = {
-        .build = build_config, .build_arg = fs, .once = a.once, .status_json = api_status_json};
+    struct gm_daemon_opts o = {.build = build_config,
+                               .build_arg = fs,
+                               .once = a.once,
+                               .status_json = api_status_json,
+                               .fleet_start = agent_fleet_start,
+                               .fleet_json = gm_fleet_poller_json_cb,
+                               .fleet_stop = agent_fleet_stop};
     rc = gm_daemon_run(&o, &err);
     if (rc != 0 && err.msg[0])
         cli_error("%s", err.msg);
