@@ -35,11 +35,12 @@ struct gm_daemon_opts {
      * command); NULL: that endpoint answers 503 */
     void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     /* The fleet page's rounds (fleet/poll.h, a layer above, handed down by
-     * the command): fleet_start starts them over the hosts of `fleet =` and
-     * returns a handle (NULL with err: the agent does not start);
+     * the command): fleet_start starts them over the hosts of `fleet =`
+     * with the [fleet] section's settings and returns a handle (NULL with
+     * err: the agent does not start);
      * fleet_json is the exporter's fleet_json of that handle; fleet_stop
      * ends them.  NULL: no fleet page, whatever `fleet =` says. */
-    void *(*fleet_start)(const char *hosts, struct gm_err *err);
+    void *(*fleet_start)(const struct gm_config *c, struct gm_err *err);
     int (*fleet_json)(void *fleet, struct gm_buf *out);
     void (*fleet_stop)(void *fleet);
 };

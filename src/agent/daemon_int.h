@@ -75,7 +75,7 @@ struct gm_daemon {
      * it.  They live for the process: a reload that changes fleet = says it
      * needs a restart. */
     void *fleet;
-    void *(*fleet_start)(const char *hosts, struct gm_err *err);
+    void *(*fleet_start)(const struct gm_config *c, struct gm_err *err);
     int (*fleet_json)(void *fleet, struct gm_buf *out);
     void (*fleet_stop)(void *fleet);
     /* The alerter, like the exporter, outlives sink restarts (it keeps the

@@ -288,7 +288,7 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
     const struct gm_config *c = &d->cfg;
     if (c->exporter && !d->once && c->listen[0] && c->fleet[0] && d->fleet_start) {
         /* the fleet page: gpumon_fleet.so loads only here */
-        if (!(d->fleet = d->fleet_start(c->fleet, err)))
+        if (!(d->fleet = d->fleet_start(c, err)))
             return 1;
     }
     if (c->exporter && (!d->once || c->textfile_dir[0])) {
@@ -324,6 +324,17 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
 
 /* ------------------------------------------------------------- reload */
 
+/* Whether the [fleet] section (the fleet page's rounds) differs. */
+static int fleet_changed(const struct gm_config *a, const struct gm_config *b)
+{
+    return strcmp(a->fleet, b->fleet) != 0 || a->fleet_interval_ns != b->fleet_interval_ns ||
+           a->fleet_timeout_ns != b->fleet_timeout_ns || a->fleet_tls != b->fleet_tls ||
+           strcmp(a->fleet_cacert, b->fleet_cacert) != 0 ||
+           strcmp(a->fleet_cert, b->fleet_cert) != 0 || strcmp(a->fleet_key, b->fleet_key) != 0 ||
+           strcmp(a->fleet_user, b->fleet_user) != 0 ||
+           strcmp(a->fleet_password_file, b->fleet_password_file) != 0;
+}
+
 /* SIGHUP: the configuration built again, applied without losing a row.
  * The exporter first (it validates the web config), then the alerter, then
  * new sinks, so a bad new setting leaves the running ones alone. */
@@ -352,9 +363,9 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
                d->cfg.pcie ? "true" : "false", next.pcie ? "true" : "false");
         return -1;
     }
-    if (strcmp(next.fleet, d->cfg.fleet) != 0)
-        gm_log(GM_LOG_WARNING, "reload: fleet = changed; the fleet page keeps its nodes until a "
-                               "restart");
+    if (fleet_changed(&next, &d->cfg))
+        gm_log(GM_LOG_WARNING, "reload: the [fleet] section changed; the fleet page keeps its "
+                               "nodes and settings until a restart");
     struct gm_exporter_opts eo;
     gm_daemon_exporter_opts(d, &next, &eo);
     struct gm_sinkset fresh = {0};

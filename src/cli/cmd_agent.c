@@ -9,6 +9,7 @@
  * flags are kept so that a reload on SIGHUP applies them again on top of the
  * re-read file.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -292,26 +293,52 @@ static void api_status_json(const struct gm_snapshot *s, int command_lines, stru
                        out); /* + "diagnosis" */
 }
 
-/* The fleet page's rounds over the hosts of fleet = (daemon.h): those of
- * `gpumon fleet top`'s defaults (a round every 2 s, 2 s for every node,
- * stale after 30 s), plain http unless a host says https. */
-static void *agent_fleet_start(const char *hosts, struct gm_err *err)
+/* The fleet page's rounds over the hosts of fleet = with the [fleet]
+ * section's settings (daemon.h); the basic-auth password is read here,
+ * once, from fleet-password-file (its first line), and never printed. */
+static void *agent_fleet_start(const struct gm_config *c, struct gm_err *err)
 {
+    if (!c->fleet_user[0] != !c->fleet_password_file[0]) {
+        gm_err_set(err, GM_E_INVAL, "[fleet]: fleet-user and fleet-password-file go together");
+        return NULL;
+    }
+    char pw[1024] = "";
+    if (c->fleet_password_file[0]) {
+        FILE *pf = fopen(c->fleet_password_file, "re");
+        if (!pf) {
+            gm_err_set(err, GM_E_IO, "[fleet] fleet-password-file %s: %s", c->fleet_password_file,
+                       strerror(errno));
+            return NULL;
+        }
+        if (!fgets(pw, (int)sizeof(pw), pf))
+            pw[0] = '\0';
+        fclose(pf);
+        pw[strcspn(pw, "\r\n")] = '\0';
+    }
     struct gm_fleet f = {0};
     struct gm_err e = {0};
-    if (gm_fleet_add_list(&f, hosts, 0, &e) != 0) {
+    if (gm_fleet_add_list(&f, c->fleet, c->fleet_tls, &e) != 0) {
         gm_err_set(err, GM_E_INVAL, "fleet = in [fleet]: %s", e.msg);
         gm_fleet_clear(&f);
+        memset(pw, 0, sizeof(pw));
         return NULL;
     }
     struct gm_fleet_poll_opts po = {
         .nodes = &f,
-        .fetch = {.total_ns = 2000000000LL, .node_ns = 2000000000LL, .max_body = GM_FLEET_MAX_BODY},
-        .interval_ns = 2000000000LL,
+        .fetch = {.cacert = c->fleet_cacert[0] ? c->fleet_cacert : NULL,
+                  .cert = c->fleet_cert[0] ? c->fleet_cert : NULL,
+                  .key = c->fleet_key[0] ? c->fleet_key : NULL,
+                  .user = c->fleet_user[0] ? c->fleet_user : NULL,
+                  .password = c->fleet_user[0] ? pw : NULL,
+                  .total_ns = c->fleet_timeout_ns,
+                  .node_ns = c->fleet_timeout_ns,
+                  .max_body = GM_FLEET_MAX_BODY},
+        .interval_ns = c->fleet_interval_ns,
         .stale_ns = 30000000000LL,
     };
     struct gm_fleet_poller *p = gm_fleet_poller_start(&po, err);
     gm_fleet_clear(&f);
+    memset(pw, 0, sizeof(pw)); /* the poller keeps its own copy */
     return p;
 }
 

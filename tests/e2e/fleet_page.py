@@ -14,7 +14,11 @@
       any, the killed node's cell unreachable, the lost GPU a problem, the
       problem list by severity (the unreachable node first), the hostile
       names drawn as text (no element made of them, no script ran, no
-      control character drawn).
+      control character drawn).  A reload (SIGHUP) that changes [fleet] is
+      logged and the rounds keep their nodes.
+  agent_tls_auth: an agent's rounds over a node with TLS and basic auth
+      (fleet-tls, fleet-cacert, fleet-user, fleet-password-file): ok; a
+      wrong password is the node's 401; the password in no answer or log.
   serve: `gpumon fleet serve --listen` with a web config holding a user:
       the page, its assets and the endpoint 401 without the password, 200
       with it; /metrics is not there; 20 viewers' requests ask the nodes
@@ -37,7 +41,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 from agentlib import (DEADLINE, GPUMON, Scratch, check, check_eq, main, sim_env,  # noqa: E402
                       wait_until)
-from exporter_lib import Gpumon, Proc, basic, bcrypt_hash, free_port, get, stop_all  # noqa: E402
+from exporter_lib import (Gpumon, Proc, basic, bcrypt_hash, free_port, get, make_pki,  # noqa: E402
+                          need, stop_all)
 from fleet_hostile import Fake, status_doc  # noqa: E402
 from fleet_lib import by_host, fleet_json, start_agents  # noqa: E402
 from fleet_prometheus import FakeProm  # noqa: E402
@@ -157,12 +162,7 @@ def test_agent():
             check_eq(r.status, 404, "/api/v1/fleet without fleet =", r.text)
             check("no fleet is configured" in json.loads(r.body)["error"], "JSON 404", r.text)
 
-            conf = os.path.join(d, "viewer.conf")
-            with open(conf, "w") as f:
-                f.write("[fleet]\nfleet = " + ", ".join(hosts) + "\n")
-            viewer = Gpumon(d, sim_env("workstation.ini", pinned=100), ["--interval", "0.5s"])
-            viewer.base_args = [a for a in viewer.base_args if a != "--no-config"]
-            viewer.base_args += ["--config", conf]
+            viewer = viewer_agent(d, "[fleet]\nfleet = " + ", ".join(hosts) + "\n")
             viewer.start()
             doc = wait_doc("127.0.0.1", viewer.port,
                            lambda doc: [n["state"] for n in doc["nodes"]] == ["ok"] * 4,
@@ -217,10 +217,77 @@ def test_agent():
             check_eq(sev, sorted(sev, reverse=True), "the problems by severity", got["rows"])
             check_eq(got["rows"][0][1:3], [hosts[2], "node unreachable"], "the first problem")
             check(got["state"].startswith("(round "), "the round shown", got["state"])
+
+            # a reload that changes [fleet] is logged; the rounds keep their nodes
+            with open(viewer.conf, "w") as f:
+                f.write("[fleet]\nfleet = " + hosts[0] + "\n")
+            viewer.proc.send_signal(signal.SIGHUP)
+            wait_until(lambda: "the [fleet] section changed" in viewer.log(),
+                       "the reload's notice about [fleet]")
+            r0 = fleet_doc("127.0.0.1", viewer.port)[0]["round"]
+            doc = wait_doc("127.0.0.1", viewer.port, lambda doc: doc["round"] > r0,
+                           "a round after the reload")
+            check_eq([n["host"] for n in doc["nodes"]], hosts, "the nodes after the reload")
             check_eq(viewer.stop(), 0, "the viewer's exit status", viewer.log())
         finally:
             fake.close()
             stop_all(viewer, *agents)
+
+
+def viewer_agent(d, conf_text):
+    """An agent (serve) on the workstation scenario whose configuration
+    file is conf_text."""
+    conf = os.path.join(d, f"viewer{len(os.listdir(d))}.conf")
+    with open(conf, "w") as f:
+        f.write(conf_text)
+    g = Gpumon(d, sim_env("workstation.ini", pinned=100), ["--interval", "0.5s"])
+    g.base_args = [a for a in g.base_args if a != "--no-config"] + ["--config", conf]
+    g.conf = conf
+    return g
+
+
+def test_agent_tls_auth():
+    """The agent's rounds over a node with TLS and basic auth: fleet-tls,
+    fleet-cacert, fleet-user and fleet-password-file; a wrong password is
+    the node's 401, and the password is in no answer or log."""
+    need("openssl")
+    with Scratch("fpta") as d:
+        pki = make_pki(d)
+        web = os.path.join(d, "web.yml")
+        with open(web, "w") as f:
+            f.write(f"tls_server_config:\n  cert_file: {pki['server_crt']}\n"
+                    f"  key_file: {pki['server_key']}\n"
+                    f"basic_auth_users:\n  lab: {bcrypt_hash(PASSWORD)}\n")
+        for name, pw in (("pw", PASSWORD), ("bad", PASSWORD + "x")):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(pw + "\n")
+        agents = start_agents(d, [("workstation.ini", ["--web-config", web], None)], wait=False)
+        viewers = []
+        try:
+            host = f"127.0.0.1:{agents[0].port}"
+            base = (f"[fleet]\nfleet = {host}\nfleet-tls = true\nfleet-cacert = {pki['ca']}\n"
+                    "fleet-user = lab\nfleet-timeout = 5s\nfleet-interval = 0.5s\n")
+            good = viewer_agent(d, base + f"fleet-password-file = {d}/pw\n")
+            bad = viewer_agent(d, base + f"fleet-password-file = {d}/bad\n")
+            viewers = [good, bad]
+            for v in viewers:
+                v.start()
+            doc = wait_doc("127.0.0.1", good.port,
+                           lambda doc: doc["nodes"][0]["state"] == "ok", "the TLS node ok")
+            check_schema(doc)
+            check_eq(doc["nodes"][0]["host"], host, "the node's host")
+            doc = wait_doc("127.0.0.1", bad.port,
+                           lambda doc: doc["nodes"][0]["state"] != "ok" and doc["round"] >= 2,
+                           "the wrong password's rounds")
+            check_eq((doc["nodes"][0]["state"], doc["nodes"][0]["reason"]),
+                     ("unreachable", "401: unauthorized (basic auth)"), "a wrong password")
+            for v in viewers:
+                r = v.get("/api/v1/fleet")
+                check(PASSWORD not in r.text, "the password in /api/v1/fleet", r.text)
+                check_eq(v.stop(), 0, "the viewer's exit status", v.log())
+                check(PASSWORD not in v.log(), "the password in the log", v.log())
+        finally:
+            stop_all(*viewers, *agents)
 
 
 def serve(d, hosts, args=()):
@@ -331,4 +398,4 @@ def test_scale():
 
 
 if __name__ == "__main__":
-    main([test_agent, test_serve, test_serve_prometheus, test_scale])
+    main([test_agent, test_agent_tls_auth, test_serve, test_serve_prometheus, test_scale])
