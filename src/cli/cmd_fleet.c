@@ -41,7 +41,7 @@ enum { FMT_TEXT, FMT_ENV, FMT_JSON };
 
 struct fleet_args {
     const char *prometheus;
-    const char *listen, *web_config; /* serve */
+    const char *listen, *web_config, *allowed_hosts; /* serve */
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
     int64_t timeout_ns, node_timeout_ns, stale_ns, interval_ns;
     int tls, insecure, json, gpus, fmt;
@@ -204,6 +204,12 @@ static const struct gm_opt fleet_rows[] = {
      .arg = "FILE",
      .off = OFF(web_config),
      .help = "serve: TLS and basic auth, as the agent's (docs/exporter.md)"},
+    {.kind = GM_OPT_STR,
+     .name = "allowed-hosts",
+     .arg = "NAMES",
+     .off = OFF(allowed_hosts),
+     .help = "serve: Host names answered besides its addresses, localhost and\n"
+             "the host name, comma-separated (* any); as the agent's"},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
@@ -512,7 +518,7 @@ static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char 
     struct gm_exporter_opts eo = {
         .listen = a->listen,
         .web_config = a->web_config,
-        .allowed_hosts = "",
+        .allowed_hosts = a->allowed_hosts ? a->allowed_hosts : "",
         .fleet_json = gm_fleet_poller_json_cb,
         .fleet_arg = p,
         .fleet_only = 1,
@@ -571,8 +577,9 @@ static int cmd_fleet_run(int argc, char **argv)
                                         "Prometheus yet");
     if (strcmp(sub, "serve") == 0 && (!a.listen || !a.listen[0]))
         return cli_usage_error("fleet", "fleet serve needs --listen ADDR:PORT");
-    if (strcmp(sub, "serve") != 0 && (a.listen || a.web_config))
-        return cli_usage_error("fleet", "--listen and --web-config are fleet serve's");
+    if (strcmp(sub, "serve") != 0 && (a.listen || a.web_config || a.allowed_hosts))
+        return cli_usage_error("fleet", "--listen, --web-config and --allowed-hosts are fleet "
+                                        "serve's");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");

@@ -23,6 +23,8 @@
       the page, its assets and the endpoint 401 without the password, 200
       with it; /metrics is not there; 20 viewers' requests ask the nodes
       no more than once per round (a counting fake node).
+  serve_hosts: without auth a Host that does not name fleet serve is 421
+      unless --allowed-hosts names it; its usage errors.
   serve_prometheus: fleet serve --prometheus over a fake Prometheus: its
       targets are the nodes, and a later round reads it again.
   scale: 125 fake nodes of 8 GPUs under fleet serve: the page draws 1000
@@ -44,7 +46,7 @@ from agentlib import (DEADLINE, GPUMON, Scratch, check, check_eq, main, sim_env,
 from exporter_lib import (Gpumon, Proc, basic, bcrypt_hash, free_port, get, make_pki,  # noqa: E402
                           need, stop_all)
 from fleet_hostile import Fake, status_doc  # noqa: E402
-from fleet_lib import by_host, fleet_json, start_agents  # noqa: E402
+from fleet_lib import by_host, fleet, fleet_json, start_agents  # noqa: E402
 from fleet_prometheus import FakeProm  # noqa: E402
 from live_page import check_live_headers  # noqa: E402
 
@@ -336,6 +338,9 @@ def test_serve():
             for path in ("/metrics", "/api/v1/status"):
                 r = get("127.0.0.1", p.port, path, headers=auth)
                 check_eq(r.status, 404, f"{path} on fleet serve", r.text)
+            r = get("127.0.0.1", p.port, "/livez", headers=auth)
+            check_eq((r.status, r.text), (200, "ok: serving the fleet page (gpumon fleet serve)\n"),
+                     "/livez on fleet serve")
             rounds = []
             for _ in range(20):
                 doc, r = fleet_doc("127.0.0.1", p.port, auth)
@@ -349,6 +354,37 @@ def test_serve():
         finally:
             counted.close()
             stop_all(p)
+
+
+def test_serve_hosts():
+    """Without auth, a Host that does not name fleet serve is 421 (DNS
+    rebinding), unless --allowed-hosts names it; usage errors."""
+    node = Fake("ok", json.dumps(status_doc()).encode())
+    with Scratch("fshost") as d:
+        procs = []
+        try:
+            plain = serve(d, [node.host])
+            named = serve(d, [node.host], ["--allowed-hosts", "fleet.example"])
+            procs = [plain, named]
+            wait_doc("127.0.0.1", plain.port, lambda doc: True, "plain's first round")
+            wait_doc("127.0.0.1", named.port, lambda doc: True, "named's first round")
+            for path in ("/fleet", "/api/v1/fleet"):
+                r = get("127.0.0.1", plain.port, path, headers={"Host": "fleet.example"})
+                check_eq(r.status, 421, f"{path}: a foreign Host", r.text)
+                r = get("127.0.0.1", named.port, path, headers={"Host": "fleet.example"})
+                check_eq(r.status, 200, f"{path}: an allowed Host", r.text)
+            for args, what in ((["serve", "--hosts", node.host], "needs --listen"),
+                               (["status", "--hosts", node.host, "--listen", "127.0.0.1:1"],
+                                "are fleet serve's"),
+                               (["--hosts", node.host, "--allowed-hosts", "x"],
+                                "are fleet serve's")):
+                rc, out, err = fleet(args)
+                check(rc == 2 and what in err, f"usage: {args}", err)
+            for p in procs:
+                check_eq(p.stop(), 0, "fleet serve's exit status", p.log())
+        finally:
+            node.close()
+            stop_all(*procs)
 
 
 def test_serve_prometheus():
@@ -398,4 +434,5 @@ def test_scale():
 
 
 if __name__ == "__main__":
-    main([test_agent, test_agent_tls_auth, test_serve, test_serve_prometheus, test_scale])
+    main([test_agent, test_agent_tls_auth, test_serve, test_serve_hosts, test_serve_prometheus,
+          test_scale])
