@@ -154,6 +154,7 @@ struct gm_fleet_poller {
     struct gm_buf doc; /* render_json's, compact; "" before the first round */
     uint64_t round;
     int64_t fetched_ns;
+    char round_error[256]; /* why the latest round failed as a whole, "" when it did not */
 };
 
 static char *dup_or_null(const char *s)
@@ -161,8 +162,8 @@ static char *dup_or_null(const char *s)
     return s ? gm_xstrdup(s) : NULL;
 }
 
-/* One round into a document; 0, or -1 when nothing could be asked. */
-static int poll_round(struct gm_fleet_poller *p, struct gm_buf *out)
+/* One round into a document; 0, or -1 with why when it failed as a whole. */
+static int poll_round(struct gm_fleet_poller *p, struct gm_buf *out, char *why, size_t wlen)
 {
     if (p->prometheus) {
         struct gm_fleet f = {0};
@@ -170,6 +171,8 @@ static int poll_round(struct gm_fleet_poller *p, struct gm_buf *out)
         int rc = gm_fleet_prom_round(p->mod, p->prometheus, &p->fo, p->stale_ns, &f, &err);
         if (rc == 0)
             gm_fleet_render_json(&f, 0, out);
+        else
+            gm_strlcpy(why, err.msg, wlen);
         gm_fleet_clear(&f);
         return rc;
     }
@@ -179,8 +182,7 @@ static int poll_round(struct gm_fleet_poller *p, struct gm_buf *out)
         gm_strlcpy(f.node[i].base, p->base[i], sizeof(f.node[i].base));
         f.node[i].age_ns = -1;
     }
-    char why[256] = "";
-    int rc = gm_fleet_fetch_round(p->mod, &f, &p->fo, p->stale_ns, why, sizeof(why));
+    int rc = gm_fleet_fetch_round(p->mod, &f, &p->fo, p->stale_ns, why, wlen);
     if (rc == 0)
         gm_fleet_render_json(&f, 0, out);
     gm_fleet_clear(&f);
@@ -195,7 +197,8 @@ static void *poll_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         int64_t start = gm_mono_ns();
         struct gm_buf doc = GM_BUF_INIT;
-        int rc = poll_round(p, &doc);
+        char why[256] = "";
+        int rc = poll_round(p, &doc, why, sizeof(why));
         pthread_mutex_lock(&p->mu);
         if (rc == 0 && doc.len > 2 && doc.p[0] == '{') {
             struct gm_buf old = p->doc;
@@ -203,6 +206,9 @@ static void *poll_main(void *arg)
             doc = old;
             p->round++;
             p->fetched_ns = gm_wall_ns();
+            p->round_error[0] = '\0';
+        } else {
+            gm_strlcpy(p->round_error, why[0] ? why : "the round failed", sizeof(p->round_error));
         }
         gm_buf_free(&doc);
         /* the next round starts interval_ns after this one started */
@@ -285,6 +291,13 @@ int gm_fleet_poller_json(struct gm_fleet_poller *p, struct gm_buf *out)
              (unsigned long long)p->round, (long long)p->fetched_ns, (double)age / 1e9,
              (double)p->interval_ns / 1e9);
     gm_buf_puts(out, head);
+    if (p->round_error[0]) {
+        gm_buf_puts(out, "\"round_error\":\"");
+        gm_json_escape(out, p->round_error, strlen(p->round_error));
+        gm_buf_puts(out, "\",");
+    } else {
+        gm_buf_puts(out, "\"round_error\":null,");
+    }
     gm_buf_put(out, p->doc.p + 1, p->doc.len - 1); /* the document without its '{' */
     pthread_mutex_unlock(&p->mu);
     return 0;

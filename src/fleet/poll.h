@@ -62,8 +62,9 @@ struct gm_fleet_poller *gm_fleet_poller_start(const struct gm_fleet_poll_opts *o
 
 /* The latest round's document: `gpumon fleet --json`'s gpumon.fleet/1 with
  * "round" (its number, from 1), "fetched_unix_ns" (when it ended),
- * "age_seconds" (how long ago, now) and "interval_seconds" in front of
- * "nodes"; appended to out.  Returns 0, or -1 (out untouched) when no round
+ * "age_seconds" (how long ago, now), "interval_seconds" and
+ * "round_error" (why the rounds after it failed as a whole, or null) in
+ * front of "schema"; appended to out.  Returns 0, or -1 (out untouched) when no round
  * has ended yet.  Any thread; it never waits for a round.  A round that
  * failed as a whole (nothing could be asked, Prometheus did not answer)
  * leaves the last document, and its age grows. */

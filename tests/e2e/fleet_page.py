@@ -26,7 +26,8 @@
   serve_hosts: without auth a Host that does not name fleet serve is 421
       unless --allowed-hosts names it; its usage errors.
   serve_prometheus: fleet serve --prometheus over a fake Prometheus: its
-      targets are the nodes, and a later round reads it again.
+      targets are the nodes, and a later round reads it again; once it is
+      gone, the last good round stays with round_error saying why.
   scale: 125 fake nodes of 8 GPUs under fleet serve: the page draws 1000
       cells.
 
@@ -99,6 +100,8 @@ def check_schema(doc):
                  "interval_seconds": (int, float)}.items():
         check(isinstance(doc.get(k), t), f"/api/v1/fleet: {k} is not {t}", doc.get(k))
     check(doc["round"] >= 1 and doc["age_seconds"] >= 0, "round and age", doc)
+    check(doc.get("round_error", 0) is None or isinstance(doc["round_error"], str),
+          "round_error: null or a string", doc.get("round_error", 0))
     for n in doc["nodes"]:
         for k, t in NODE_KEYS.items():
             check(k in n and isinstance(n[k], t), f"node {n.get('host')}: {k}", n.get(k))
@@ -405,6 +408,11 @@ def test_serve_prometheus():
             r = get("127.0.0.1", p.port, "/fleet")
             check_eq(r.status, 200, "/fleet", r.text)
             check_live_headers(r, "/fleet")
+            fake.close()  # Prometheus gone: the last good round stays, saying why
+            doc = wait_doc("127.0.0.1", p.port,
+                           lambda doc: "connection refused" in (doc["round_error"] or ""),
+                           "round_error once Prometheus is gone")
+            check_eq(len(doc["nodes"]), 5, "the last good round's nodes")
             check_eq(p.stop(), 0, "fleet serve's exit status", p.log())
         finally:
             fake.close()

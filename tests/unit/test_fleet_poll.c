@@ -238,7 +238,7 @@ static void test_poller_readers(void **state)
     assert_int_equal(round, 1);
     assert_non_null(strstr(out.p, ",\"schema\":\"gpumon.fleet/1\",\"nodes\":["));
     assert_non_null(strstr(out.p, "\"age_seconds\":"));
-    assert_non_null(strstr(out.p, "\"interval_seconds\":3600.000,"));
+    assert_non_null(strstr(out.p, "\"interval_seconds\":3600.000,\"round_error\":null,"));
     assert_non_null(strstr(out.p, "\"host\":\"good\",\"state\":\"ok\""));
     assert_non_null(strstr(out.p, "\"host\":\"refused\",\"state\":\"unreachable\""));
     /* readers never make a round: the interval is an hour */
@@ -272,8 +272,9 @@ static void test_poller_failed_rounds(void **state)
     }
     unsigned long long kept;
     wait_doc(p, 1, &out, &kept);
-    /* the last good round: the one before the failures */
+    /* the last good round: the one before the failures, and why they failed */
     assert_int_equal(kept, (unsigned long long)failing - 1);
+    assert_non_null(strstr(out.p, "\"round_error\":\"fake: cannot ask\","));
     assert_non_null(strstr(out.p, "\"host\":\"good\",\"state\":\"ok\""));
     gm_buf_free(&out);
     gm_fleet_poller_stop(p);

@@ -117,7 +117,8 @@
       " idle, " + counts.problem + " problem, " + counts.stale + " stale, " + counts.unreachable +
       " unreachable; " + nprob + " problems";
     document.getElementById("fleet-state").textContent =
-      "(round " + doc.round + ", " + doc.age_seconds.toFixed(1) + " s old)";
+      "(round " + doc.round + ", " + doc.age_seconds.toFixed(1) + " s old" +
+      (doc.round_error ? "; the rounds since failed: " + clean(doc.round_error) : "") + ")";
   }
 
   function tick() {
