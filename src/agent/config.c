@@ -144,7 +144,24 @@ static const struct opt opts[] = {
      "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
     {"fleet", "fleet", T_STRING, OFF(fleet), "", 0, 0, NULL, "HOSTS",
      "the agents `gpumon fleet` asks when given neither --hosts nor --hosts-file: host[:port] "
-     "comma-separated (docs/fleet.md); the agent itself does not use it yet"},
+     "comma-separated (docs/fleet.md); the agent's page server shows them at /fleet"},
+    {"fleet", "fleet-interval", T_DURATION, OFF(fleet_interval_ns), "2s", SEC / 10, 3600 * SEC,
+     NULL, "DURATION",
+     "the fleet page: a round over the nodes this often (after the last one started)"},
+    {"fleet", "fleet-timeout", T_DURATION, OFF(fleet_timeout_ns), "2s", SEC / 10, 3600 * SEC, NULL,
+     "DURATION", "the fleet page: every node's answers within this, else it is unreachable"},
+    {"fleet", "fleet-tls", T_BOOL, OFF(fleet_tls), "false", 0, 0, NULL, NULL,
+     "the fleet page: https for the hosts of fleet = given without a scheme"},
+    {"fleet", "fleet-cacert", T_STRING, OFF(fleet_cacert), "", 0, 0, NULL, "FILE",
+     "the fleet page: trust the CAs of this PEM file too (the system's always)"},
+    {"fleet", "fleet-cert", T_STRING, OFF(fleet_cert), "", 0, 0, NULL, "FILE",
+     "the fleet page: the client certificate (PEM) shown to the nodes"},
+    {"fleet", "fleet-key", T_STRING, OFF(fleet_key), "", 0, 0, NULL, "FILE",
+     "the fleet page: the private key (PEM) of fleet-cert"},
+    {"fleet", "fleet-user", T_STRING, OFF(fleet_user), "", 0, 0, NULL, "NAME",
+     "the fleet page: the nodes' basic auth user (the password from fleet-password-file)"},
+    {"fleet", "fleet-password-file", T_STRING, OFF(fleet_password_file), "", 0, 0, NULL, "FILE",
+     "the fleet page: the nodes' basic auth password, the file's first line (read at start)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 

@@ -76,8 +76,17 @@ struct gm_config {
     int diagnose;
     int64_t diagnose_window_ns;
     int64_t diagnose_every_ns;
-    /* [fleet]: the agents `gpumon fleet` asks without --hosts (docs/fleet.md) */
+    /* [fleet]: the agents `gpumon fleet` asks without --hosts, and the
+     * agent's fleet page's (docs/fleet.md) */
     char fleet[8192];
+    int64_t fleet_interval_ns;          /* a round of the fleet page this often */
+    int64_t fleet_timeout_ns;           /* every node's answers within this */
+    int fleet_tls;                      /* https for hosts without a scheme */
+    char fleet_cacert[PATH_MAX];        /* more trusted CAs (PEM), "" none */
+    char fleet_cert[PATH_MAX];          /* client certificate (PEM), "" none */
+    char fleet_key[PATH_MAX];           /* its key */
+    char fleet_user[256];               /* basic auth, "" none */
+    char fleet_password_file[PATH_MAX]; /* its password: the file's first line */
 };
 
 /* Fills every option with its default.  data-dir defaults to

@@ -267,6 +267,9 @@ int gm_daemon_run(const struct gm_daemon_opts *o, struct gm_err *err)
     gm_log_init(d.cfg.log_level);
     d.once = o->once;
     d.status_json = o->status_json;
+    d.fleet_start = o->fleet_start;
+    d.fleet_json = o->fleet_json;
+    d.fleet_stop = o->fleet_stop;
     if (gm_safefile_mkdirs(d.cfg.data_dir, 0750, err) != 0 ||
         gm_safefile_mkdirs(d.cfg.csv_dir, 0750, err) != 0)
         return 1;

@@ -34,6 +34,15 @@ struct gm_daemon_opts {
      * /api/v1/status (the view layer's function, handed down by the
      * command); NULL: that endpoint answers 503 */
     void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
+    /* The fleet page's rounds (fleet/poll.h, a layer above, handed down by
+     * the command): fleet_start starts them over the hosts of `fleet =`
+     * with the [fleet] section's settings and returns a handle (NULL with
+     * err: the agent does not start);
+     * fleet_json is the exporter's fleet_json of that handle; fleet_stop
+     * ends them.  NULL: no fleet page, whatever `fleet =` says. */
+    void *(*fleet_start)(const struct gm_config *c, struct gm_err *err);
+    int (*fleet_json)(void *fleet, struct gm_buf *out);
+    void (*fleet_stop)(void *fleet);
 };
 
 /* Runs until a stop signal; returns the process exit status (0, or 1 for a

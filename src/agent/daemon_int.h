@@ -69,6 +69,15 @@ struct gm_daemon {
     /* The exporter outlives sink restarts (its listener keeps its port
      * across a reload); the sink set holds a sink that renders into it. */
     struct gm_exporter *exporter;
+    /* The fleet page's rounds over the agents of fleet = (docs/fleet.md;
+     * daemon.h's fleet_start), NULL when none are configured; started
+     * before the exporter, which serves its document, and stopped after
+     * it.  They live for the process: a reload that changes fleet = says it
+     * needs a restart. */
+    void *fleet;
+    void *(*fleet_start)(const struct gm_config *c, struct gm_err *err);
+    int (*fleet_json)(void *fleet, struct gm_buf *out);
+    void (*fleet_stop)(void *fleet);
     /* The alerter, like the exporter, outlives sink restarts (it keeps the
      * rule states); its sink comes first in the set so that, when the sinks
      * stop in order, the alert events it sends to the CSV log and the store

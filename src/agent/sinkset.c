@@ -16,6 +16,15 @@
 
 /* ------------------------------------------------------------- options */
 
+/* /api/v1/usage's reader for the exporter (gm_exporter_opts.usage_json):
+ * the store's, which the exporter, a sibling layer, does not include. */
+static int usage_json(const char *path, int64_t from_ns, int by, struct gm_buf *out,
+                      struct gm_err *err)
+{
+    struct gm_usage_opts o = {.path = path, .from_ns = from_ns, .to_ns = 0, .gpu = -1, .by = by};
+    return gm_store_usage_api(&o, out, err);
+}
+
 /* The live page's alerts (an exporter_opts.alerts): the alerter's, under
  * alerter_mu, which a reload or the stop that frees the alerter takes to
  * clear d->alerter first.  Not sinks_mu: gm_alerter_active takes the
@@ -47,6 +56,7 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->prom.max_process_series = c->max_process_series;
     eo->textfile_dir = c->textfile_dir[0] ? c->textfile_dir : NULL;
     eo->store_path = c->store && c->store_path[0] ? c->store_path : NULL;
+    eo->usage_json = usage_json;
     eo->web_config = c->web_config[0] ? c->web_config : NULL;
     eo->allowed_hosts = c->allowed_hosts;
     eo->api_command_lines = c->api_command_lines;
@@ -56,6 +66,8 @@ void gm_daemon_exporter_opts(struct gm_daemon *d, const struct gm_config *c,
     eo->status_json = d->status_json;
     eo->alerts = live_alerts;
     eo->alerts_arg = d;
+    eo->fleet_json = d->fleet ? d->fleet_json : NULL;
+    eo->fleet_arg = d->fleet;
     eo->log = gm_log_cb;
 }
 
@@ -275,6 +287,9 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
     int rc = gm_alerter_stop(al, alerter_timeout_ns, err);
     gm_exporter_stop(d->exporter);
     d->exporter = NULL;
+    if (d->fleet)
+        d->fleet_stop(d->fleet); /* after the exporter, which served it */
+    d->fleet = NULL;
     return rc;
 }
 
@@ -282,13 +297,22 @@ int gm_daemon_modules_stop(struct gm_daemon *d, int64_t alerter_timeout_ns, stru
 int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
 {
     const struct gm_config *c = &d->cfg;
+    if (c->exporter && !d->once && c->listen[0] && c->fleet[0] && d->fleet_start) {
+        /* the fleet page: gpumon_fleet.so loads only here */
+        if (!(d->fleet = d->fleet_start(c, err)))
+            return 1;
+    }
     if (c->exporter && (!d->once || c->textfile_dir[0])) {
         struct gm_exporter_opts eo;
         gm_daemon_exporter_opts(d, c, &eo);
         if (d->once)
             eo.listen = NULL; /* cron: the textfile only */
-        if (!(d->exporter = gm_exporter_start(&eo, err)))
+        if (!(d->exporter = gm_exporter_start(&eo, err))) {
+            if (d->fleet)
+                d->fleet_stop(d->fleet);
+            d->fleet = NULL;
             return 1;
+        }
     }
     if (c->alerts) {
         struct gm_alerter_conf ac;
@@ -310,6 +334,17 @@ int gm_daemon_modules_start(struct gm_daemon *d, struct gm_err *err)
 }
 
 /* ------------------------------------------------------------- reload */
+
+/* Whether the [fleet] section (the fleet page's rounds) differs. */
+static int fleet_changed(const struct gm_config *a, const struct gm_config *b)
+{
+    return strcmp(a->fleet, b->fleet) != 0 || a->fleet_interval_ns != b->fleet_interval_ns ||
+           a->fleet_timeout_ns != b->fleet_timeout_ns || a->fleet_tls != b->fleet_tls ||
+           strcmp(a->fleet_cacert, b->fleet_cacert) != 0 ||
+           strcmp(a->fleet_cert, b->fleet_cert) != 0 || strcmp(a->fleet_key, b->fleet_key) != 0 ||
+           strcmp(a->fleet_user, b->fleet_user) != 0 ||
+           strcmp(a->fleet_password_file, b->fleet_password_file) != 0;
+}
 
 /* SIGHUP: the configuration built again, applied without losing a row.
  * The exporter first (it validates the web config), then the alerter, then
@@ -339,6 +374,9 @@ int gm_daemon_reload(struct gm_daemon *d, const struct gm_daemon_opts *o)
                d->cfg.pcie ? "true" : "false", next.pcie ? "true" : "false");
         return -1;
     }
+    if (fleet_changed(&next, &d->cfg))
+        gm_log(GM_LOG_WARNING, "reload: the [fleet] section changed; the fleet page keeps its "
+                               "nodes and settings until a restart");
     struct gm_exporter_opts eo;
     gm_daemon_exporter_opts(d, &next, &eo);
     struct gm_sinkset fresh = {0};

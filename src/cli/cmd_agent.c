@@ -9,6 +9,7 @@
  * flags are kept so that a reload on SIGHUP applies them again on top of the
  * re-read file.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "../agent/config.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
+#include "../fleet/poll.h"
 #include "../source/nvml.h"
 #include "../view/status.h"
 #include "cli.h"
@@ -291,6 +293,60 @@ static void api_status_json(const struct gm_snapshot *s, int command_lines, stru
                        out); /* + "diagnosis" */
 }
 
+/* The fleet page's rounds over the hosts of fleet = with the [fleet]
+ * section's settings (daemon.h); the basic-auth password is read here,
+ * once, from fleet-password-file (its first line), and never printed. */
+static void *agent_fleet_start(const struct gm_config *c, struct gm_err *err)
+{
+    if (!c->fleet_user[0] != !c->fleet_password_file[0]) {
+        gm_err_set(err, GM_E_INVAL, "[fleet]: fleet-user and fleet-password-file go together");
+        return NULL;
+    }
+    char pw[1024] = "";
+    if (c->fleet_password_file[0]) {
+        FILE *pf = fopen(c->fleet_password_file, "re");
+        if (!pf) {
+            gm_err_set(err, GM_E_IO, "[fleet] fleet-password-file %s: %s", c->fleet_password_file,
+                       strerror(errno));
+            return NULL;
+        }
+        if (!fgets(pw, (int)sizeof(pw), pf))
+            pw[0] = '\0';
+        fclose(pf);
+        pw[strcspn(pw, "\r\n")] = '\0';
+    }
+    struct gm_fleet f = {0};
+    struct gm_err e = {0};
+    if (gm_fleet_add_list(&f, c->fleet, c->fleet_tls, &e) != 0) {
+        gm_err_set(err, GM_E_INVAL, "fleet = in [fleet]: %s", e.msg);
+        gm_fleet_clear(&f);
+        memset(pw, 0, sizeof(pw));
+        return NULL;
+    }
+    struct gm_fleet_poll_opts po = {
+        .nodes = &f,
+        .fetch = {.cacert = c->fleet_cacert[0] ? c->fleet_cacert : NULL,
+                  .cert = c->fleet_cert[0] ? c->fleet_cert : NULL,
+                  .key = c->fleet_key[0] ? c->fleet_key : NULL,
+                  .user = c->fleet_user[0] ? c->fleet_user : NULL,
+                  .password = c->fleet_user[0] ? pw : NULL,
+                  .total_ns = c->fleet_timeout_ns,
+                  .node_ns = c->fleet_timeout_ns,
+                  .max_body = GM_FLEET_MAX_BODY},
+        .interval_ns = c->fleet_interval_ns,
+        .stale_ns = 30000000000LL,
+    };
+    struct gm_fleet_poller *p = gm_fleet_poller_start(&po, err);
+    gm_fleet_clear(&f);
+    memset(pw, 0, sizeof(pw)); /* the poller keeps its own copy */
+    return p;
+}
+
+static void agent_fleet_stop(void *p)
+{
+    gm_fleet_poller_stop(p);
+}
+
 static int run_agent_preset(const struct gm_optcmd *t, int argc, char **argv,
                             const char *const *preset)
 {
@@ -337,8 +393,13 @@ static int run_agent_preset(const struct gm_optcmd *t, int argc, char **argv,
         gm_buf_free(&out);
         return rc;
     }
-    struct gm_daemon_opts o = {
-        .build = build_config, .build_arg = fs, .once = a.once, .status_json = api_status_json};
+    struct gm_daemon_opts o = {.build = build_config,
+                               .build_arg = fs,
+                               .once = a.once,
+                               .status_json = api_status_json,
+                               .fleet_start = agent_fleet_start,
+                               .fleet_json = gm_fleet_poller_json_cb,
+                               .fleet_stop = agent_fleet_stop};
     rc = gm_daemon_run(&o, &err);
     if (rc != 0 && err.msg[0])
         cli_error("%s", err.msg);

@@ -1,6 +1,6 @@
-/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top]`: every node's GPUs
- * at a glance, from each agent's HTTP API or from Prometheus' query API
- * (--prometheus; docs/fleet.md).
+/* cmd_fleet.c -- `gpumon fleet [status|free|diagnose|top|report|serve]`: every
+ * node's GPUs at a glance, from each agent's HTTP API or from Prometheus'
+ * query API (--prometheus; docs/fleet.md).
  *
  * Parses the flags, builds the node list (--hosts, --hosts-file), loads
  * the HTTP client module (gpumon_fleet.so: libcurl only for this command),
@@ -8,25 +8,31 @@
  * --timeout, hands the answers to src/fleet/ and prints what it renders.
  * `fleet free` judges each node's GPUs with view/free.c's rules, the same
  * code `gpumon free` runs; `fleet top` (cmd_fleet_top.c) repeats the same
- * fetch every --interval behind a full-screen view.  The basic-auth password is read from a file or
+ * fetch every --interval behind a full-screen view; `fleet serve` keeps
+ * it running in rounds (fleet/poll.h) behind the agent's page server,
+ * which serves the fleet page (docs/fleet.md).  The basic-auth password is read from a file or
  * an environment variable, never from the command line, and never
  * printed.  Exit: 0, 1 when no node answered (or too few free GPUs), 2 on
  * bad usage.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../core/json.h"
-#include "../core/modload.h"
+#include "../core/log.h"
+#include "../export/exporter.h"
 #include "../core/text.h"
 #include "../agent/config.h"
 #include "../core/timeutil.h"
 #include "../fleet/fetch_module.h"
 #include "../fleet/fleet.h"
 #include "../fleet/report.h"
+#include "../fleet/poll.h"
 #include "../view/free.h"
 #include "cli.h"
 #include "cmd_fleet_report.h"
@@ -34,14 +40,11 @@
 #include "opt.h"
 #include "optgroups.h"
 
-#ifndef GM_FLEET_MODULE_INSTALLED
-#define GM_FLEET_MODULE_INSTALLED "/usr/local/lib/gpumon/gpumon_fleet.so"
-#endif
-
 enum { FMT_TEXT, FMT_ENV, FMT_JSON, FMT_CSV };
 
 struct fleet_args {
     const char *prometheus;
+    const char *listen, *web_config, *allowed_hosts; /* serve */
     const char *hosts, *hosts_file, *cacert, *cert, *key, *user, *password_file, *password_env;
     int64_t timeout_ns, node_timeout_ns, stale_ns, interval_ns;
     int tls, insecure, json, gpus, fmt;
@@ -219,35 +222,45 @@ static const struct gm_opt fleet_rows[] = {
      .fn = parse_since,
      .off = OFF(since_ns),
      .help = "report: the period back from now (default 7d)"},
+    {.kind = GM_OPT_STR,
+     .name = "listen",
+     .arg = "ADDR:PORT",
+     .off = OFF(listen),
+     .help = "serve: the fleet page's address (/fleet, /api/v1/fleet)"},
+    {.kind = GM_OPT_STR,
+     .name = "web-config",
+     .arg = "FILE",
+     .off = OFF(web_config),
+     .help = "serve: TLS and basic auth, as the agent's (docs/exporter.md)"},
+    {.kind = GM_OPT_STR,
+     .name = "allowed-hosts",
+     .arg = "NAMES",
+     .off = OFF(allowed_hosts),
+     .help = "serve: Host names answered besides its addresses, localhost and\n"
+             "the host name, comma-separated (* any); as the agent's"},
     {.kind = GM_OPT_HELP, .name = "help", .letter = 'h', .help = "this help"},
     {0},
 };
 
 static const struct gm_optcmd fleet_opts = {
     .name = "fleet",
-    .head = "usage: gpumon fleet [status|free|diagnose|top|report] [OPTIONS]\n\n"
+    .head = "usage: gpumon fleet [status|free|diagnose|top|report|serve] [OPTIONS]\n\n"
             "Every node's GPUs at a glance, from each agent's HTTP API (gpumon agent or\n"
             "serve on every node).  status (the default): a line per node, then the GPUs\n"
             "with a problem; free: the free GPUs of the fleet by gpumon free's rules;\n"
             "diagnose: every node's findings by cause, and a job whose GPUs on one node\n"
             "lag far behind its other nodes'; top: full screen, a cell per GPU and a\n"
             "node list, refreshed every --interval; report: GPU-hours and energy per\n"
-            "user, job or node over --since.\n\n",
+            "user, job or node over --since; serve: the fleet page at\n"
+            "http://--listen/fleet, its nodes asked every --interval (SIGTERM or SIGINT\n"
+            "stop it).\n\n",
     .tail = "\nSee docs/fleet.md for the node states, the JSON documents and security.\n",
     .col = 27,
-    .subs = "status|free|diagnose|top|report",
+    .subs = "status|free|diagnose|top|report|serve",
     .opts = fleet_rows,
 };
 
 static const struct gm_fleet_fetch_module *fetch_mod;
-
-static int accept_fleet(const void *sym, char *why, size_t wlen)
-{
-    const struct gm_fleet_fetch_module *m = sym;
-    if (m->abi != GM_FLEET_FETCH_ABI)
-        return -1;
-    return m->init(why, wlen);
-}
 
 static int read_password(const struct fleet_args *a, char *pw, size_t len)
 {
@@ -291,8 +304,7 @@ static int load_fetch(void)
     char why[256] = "";
     if (fetch_mod)
         return 0;
-    fetch_mod = gm_module_load("GPUMON_FLEET_MODULE", "gpumon_fleet.so", GM_FLEET_MODULE_INSTALLED,
-                               "gm_fleet_fetch_module", "fleet", accept_fleet, why, sizeof(why));
+    fetch_mod = gm_fleet_module_load(why, sizeof(why));
     if (!fetch_mod) {
         cli_error("fleet: cannot load the HTTP client: %s", why);
         return GM_EXIT_FAIL;
@@ -300,19 +312,10 @@ static int load_fetch(void)
     return 0;
 }
 
-/* Asks every node of f (the module loaded) and reads the answers into
- * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
- * with why when nothing could be asked. */
-static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
-                       size_t wlen)
+/* The fetch options of the flags (pw: the password read). */
+static void fetch_opts(const struct fleet_args *a, const char *pw, struct gm_fleet_fetch_opts *fo)
 {
-    struct gm_fleet_xfer *x = gm_xcalloc(f->n, sizeof(*x));
-    for (uint32_t i = 0; i < f->n; i++) {
-        x[i].base = f->node[i].base;
-        x[i].paths[0] = "/api/v1/status";
-        x[i].paths[1] = "/api/v1/alerts";
-    }
-    struct gm_fleet_fetch_opts fo = {
+    *fo = (struct gm_fleet_fetch_opts){
         .cacert = a->cacert,
         .cert = a->cert,
         .key = a->key,
@@ -323,32 +326,19 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
         .node_ns = a->node_timeout_ns ? a->node_timeout_ns : a->timeout_ns,
         .max_body = GM_FLEET_MAX_BODY,
     };
-    if (fo.node_ns > fo.total_ns)
-        fo.node_ns = fo.total_ns;
-    int rc = 0;
-    if (fetch_mod->fetch(x, f->n, &fo, why, wlen) != 0)
-        rc = -1;
-    int64_t now = gm_wall_ns();
-    for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
-        struct gm_fleet_node *nd = &f->node[i];
-        nd->fetch_s = (double)x[i].elapsed_ns / 1e9;
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            gm_fleet_node_failed(nd, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            continue;
-        }
-        if (gm_fleet_node_status(nd, x[i].body[0], x[i].len[0], now, a->stale_ns) != 0)
-            continue;
-        if (x[i].fail[1] == GM_FLEET_F_NONE && x[i].status[1] == 200)
-            gm_fleet_node_alerts(nd, x[i].body[1], x[i].len[1]);
-        else if (nd->state == GM_FLEET_OK)
-            gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer",
-                       sizeof(nd->reason));
-    }
-    for (uint32_t i = 0; i < f->n; i++)
-        for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
-            free(x[i].body[k]);
-    free(x);
-    return rc;
+    if (fo->node_ns > fo->total_ns)
+        fo->node_ns = fo->total_ns;
+}
+
+/* Asks every node of f (the module loaded) and reads the answers into
+ * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
+ * with why when nothing could be asked. */
+static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
+                       size_t wlen)
+{
+    struct gm_fleet_fetch_opts fo;
+    fetch_opts(a, pw, &fo);
+    return gm_fleet_fetch_round(fetch_mod, f, &fo, a->stale_ns, why, wlen);
 }
 
 static int fetch_all(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
@@ -374,22 +364,13 @@ static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, 
                         size_t wlen)
 {
     const struct top_ctx *t = ctx;
-    const struct fleet_args *a = t->a;
-    const char *pw = t->pw;
-    struct gm_fleet_fetch_opts fo = {
-        .cacert = a->cacert,
-        .cert = a->cert,
-        .key = a->key,
-        .user = a->user,
-        .password = a->user ? pw : NULL,
-        .insecure = a->insecure,
-        .total_ns = a->timeout_ns,
-        .node_ns = prom || !a->node_timeout_ns ? a->timeout_ns : a->node_timeout_ns,
-        .max_body = prom ? 64u << 20 : GM_FLEET_MAX_BODY,
-        .host_connections = prom ? (long)n : 0,
-    };
-    if (fo.node_ns > fo.total_ns)
+    struct gm_fleet_fetch_opts fo;
+    fetch_opts(t->a, t->pw, &fo);
+    if (prom) {
         fo.node_ns = fo.total_ns;
+        fo.max_body = 64u << 20;
+        fo.host_connections = (long)n;
+    }
     return fetch_mod->fetch(x, n, &fo, why, wlen);
 }
 
@@ -401,64 +382,14 @@ static int report_fetch(void *ctx, struct gm_fleet_xfer *x, size_t n, int prom, 
 static int prom_nodes(struct gm_fleet *f, const struct fleet_args *a, const char *pw, char *why,
                       size_t wlen)
 {
-    size_t n = 0;
-    while (gm_fleet_prom_queries[n])
-        n++;
-    char base[1024];
-    size_t bl = strlen(a->prometheus);
-    while (bl && a->prometheus[bl - 1] == '/')
-        bl--;
-    snprintf(base, sizeof(base), "%.*s", (int)bl, a->prometheus);
-    struct gm_fleet_xfer *x = gm_xcalloc(n, sizeof(*x));
-    char **paths = gm_xcalloc(n, sizeof(*paths));
-    for (size_t i = 0; i < n; i++) {
-        struct gm_buf p = GM_BUF_INIT;
-        gm_buf_printf(&p, "/api/v1/query?query=%s", gm_fleet_prom_queries[i]);
-        paths[i] = p.p;
-        x[i].base = base;
-        x[i].paths[0] = paths[i];
-    }
-    struct gm_fleet_fetch_opts fo = {
-        .cacert = a->cacert,
-        .cert = a->cert,
-        .key = a->key,
-        .user = a->user,
-        .password = a->user ? pw : NULL,
-        .insecure = a->insecure,
-        .total_ns = a->timeout_ns,
-        .node_ns = a->timeout_ns,
-        .max_body = 64u << 20,
-        .host_connections = (long)n, /* the queries at once, not one after the other */
-    };
-    int rc = 0;
-    if (fetch_mod->fetch(x, n, &fo, why, wlen) != 0)
-        rc = -1;
-    const char **body = gm_xcalloc(n, sizeof(*body));
-    size_t *len = gm_xcalloc(n, sizeof(*len));
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            struct gm_fleet_node probe = {0};
-            gm_fleet_node_failed(&probe, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            snprintf(why, wlen, "Prometheus %s: %s", base, probe.reason);
-            rc = -1;
-        }
-        body[i] = x[i].body[0];
-        len[i] = x[i].len[0];
-    }
+    struct gm_fleet_fetch_opts fo;
+    fetch_opts(a, pw, &fo);
     struct gm_err err = {0};
-    if (rc == 0 && gm_fleet_from_prometheus(f, body, len, a->stale_ns, &err) != 0) {
-        snprintf(why, wlen, "Prometheus %s: %s", base, err.msg);
-        rc = -1;
+    if (gm_fleet_prom_round(fetch_mod, a->prometheus, &fo, a->stale_ns, f, &err) != 0) {
+        snprintf(why, wlen, "%s", err.msg);
+        return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        free(x[i].body[0]);
-        free(paths[i]);
-    }
-    free(body);
-    free(len);
-    free(paths);
-    free(x);
-    return rc;
+    return 0;
 }
 
 static int fetch_prometheus(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
@@ -649,15 +580,67 @@ static int run_free(struct gm_fleet *f, const struct fleet_args *a, struct gm_bu
     return rc;
 }
 
+/* fleet serve: the fleet page of the agent's page server (the exporter
+ * module, fleet_only) over a poller of f's nodes, until SIGTERM or SIGINT.
+ * The signals are blocked before the threads start, so only sigwait takes
+ * them. */
+static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char *pw)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct gm_fleet_poll_opts po = {.nodes = f,
+                                    .prometheus = a->prometheus,
+                                    .interval_ns = a->interval_ns,
+                                    .stale_ns = a->stale_ns};
+    fetch_opts(a, pw, &po.fetch);
+    struct gm_err err = {0};
+    struct gm_fleet_poller *p = gm_fleet_poller_start(&po, &err);
+    if (!p) {
+        cli_error("%s", err.msg);
+        return GM_EXIT_FAIL;
+    }
+    struct gm_exporter_opts eo = {
+        .listen = a->listen,
+        .web_config = a->web_config,
+        .allowed_hosts = a->allowed_hosts ? a->allowed_hosts : "",
+        .fleet_json = gm_fleet_poller_json_cb,
+        .fleet_arg = p,
+        .fleet_only = 1,
+        .log = gm_log_cb,
+    };
+    struct gm_exporter *x = gm_exporter_start(&eo, &err);
+    if (!x) {
+        cli_error("fleet serve: %s", err.msg);
+        gm_fleet_poller_stop(p);
+        return GM_EXIT_FAIL;
+    }
+    char url[300];
+    gm_exporter_url(x, url, sizeof(url));
+    if (a->prometheus)
+        fprintf(stderr, "gpumon fleet serve: the nodes of Prometheus, the page at %s/fleet\n", url);
+    else
+        fprintf(stderr, "gpumon fleet serve: %u nodes, the page at %s/fleet\n", f->n, url);
+    int sig = 0;
+    sigwait(&set, &sig);
+    gm_exporter_stop(x);
+    gm_fleet_poller_stop(p);
+    return 0;
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
     const char *sub = "status";
     if (argc > 1 && argv[1][0] != '-') {
         sub = argv[1];
         if (strcmp(sub, "status") != 0 && strcmp(sub, "free") != 0 &&
-            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0 && strcmp(sub, "report") != 0)
+            strcmp(sub, "diagnose") != 0 && strcmp(sub, "top") != 0 && strcmp(sub, "report") != 0 &&
+            strcmp(sub, "serve") != 0)
             return cli_usage_error(
-                "fleet", "unknown subcommand '%s' (status, free, diagnose, top, report)", sub);
+                "fleet", "unknown subcommand '%s' (status, free, diagnose, top, report, serve)",
+                sub);
         argv[1] = argv[0];
         argc--;
         argv++;
@@ -680,6 +663,11 @@ static int cmd_fleet_run(int argc, char **argv)
         return cli_usage_error("fleet", "fleet report --format: text, csv or json");
     if (strcmp(sub, "report") != 0 && a.fmt == FMT_CSV)
         return cli_usage_error("fleet", "--format csv is fleet report's");
+    if (strcmp(sub, "serve") == 0 && (!a.listen || !a.listen[0]))
+        return cli_usage_error("fleet", "fleet serve needs --listen ADDR:PORT");
+    if (strcmp(sub, "serve") != 0 && (a.listen || a.web_config || a.allowed_hosts))
+        return cli_usage_error("fleet", "--listen, --web-config and --allowed-hosts are fleet "
+                                        "serve's");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");
@@ -742,6 +730,12 @@ static int cmd_fleet_run(int argc, char **argv)
                                                                                    : GM_FREP_TEXT};
         if ((rc = load_fetch()) == 0)
             rc = cli_fleet_report(&f, &ro, report_fetch, &ctx);
+        memset(pw, 0, sizeof(pw));
+        gm_fleet_clear(&f);
+        return rc;
+    }
+    if (rc == 0 && strcmp(sub, "serve") == 0) {
+        rc = run_serve(&f, &a, pw);
         memset(pw, 0, sizeof(pw));
         gm_fleet_clear(&f);
         return rc;

@@ -791,10 +791,14 @@ static int apply_opts(struct gm_exporter *x, const struct gm_exporter_opts *o, s
     x->prom = o->prom;
     gm_strlcpy(x->textfile_dir, o->textfile_dir ? o->textfile_dir : "", sizeof(x->textfile_dir));
     gm_strlcpy(x->store_path, o->store_path ? o->store_path : "", sizeof(x->store_path));
+    x->usage_json = o->usage_json;
     x->stale_after_ns = o->stale_after_ns;
     x->status_json = o->status_json;
     x->alerts = o->alerts;
     x->alerts_arg = o->alerts_arg;
+    x->fleet_json = o->fleet_json;
+    x->fleet_arg = o->fleet_arg;
+    x->fleet_only = o->fleet_only;
     struct sec *old_sec = x->sec;
     x->sec = s;
     x->sec_gen = s->gen;

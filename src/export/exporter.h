@@ -12,7 +12,8 @@
  * the driver answers; 503 with the reason otherwise), /livez (200 while the
  * server answers: liveness, whatever the driver), / (the live page),
  * /static/NAME (its assets) and /api/v1/status, /history, /alerts (its
- * read-only JSON API; live.h, docs/api.md).
+ * read-only JSON API; live.h, docs/api.md), and /fleet with /api/v1/fleet
+ * when a fleet is configured (docs/fleet.md).
  * Other paths 404, methods other than GET and HEAD 405.  Optional TLS,
  * client certificates and basic auth from an exporter-toolkit web config.
  * Connections are bounded in number, time and header size.
@@ -36,7 +37,12 @@ struct gm_exporter_opts {
     struct gm_prom_opts prom; /* names, hostname label, process metrics */
     const char *textfile_dir; /* write DIR/gpumon.prom after every sample; NULL = off */
     const char *store_path;   /* the agent's SQLite store, for /api/v1/usage; NULL = none */
-    const char *web_config;   /* exporter-toolkit YAML; NULL = plain HTTP, no auth */
+    /* /api/v1/usage's document from the store at path, the period from
+     * from_ns, grouped by `by` (enum gm_usage_by): the agent hands the
+     * store's reader (the store is a sibling layer); NULL = 404 */
+    int (*usage_json)(const char *path, int64_t from_ns, int by, struct gm_buf *out,
+                      struct gm_err *err);
+    const char *web_config; /* exporter-toolkit YAML; NULL = plain HTTP, no auth */
     /* Host names answered besides the agent's own, comma-separated ("*":
      * any); checked only without basic auth or verified client certificates
      * (request.h, gm_request_host_ok).  NULL = none. */
@@ -58,6 +64,16 @@ struct gm_exporter_opts {
     void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
     int (*alerts)(void *arg, struct gm_alert_now *out, int max);
     void *alerts_arg;
+    /* The fleet page (/fleet, /api/v1/fleet; docs/fleet.md): fleet_json
+     * appends the latest fleet document to out and returns 0, or -1 when no
+     * round has ended yet (503); it is called on the HTTP threads and must
+     * not wait for the nodes (fleet/poll.h keeps the document).  NULL: no
+     * fleet is configured here, /fleet and /api/v1/fleet answer 404 saying
+     * so.  fleet_only: `gpumon fleet serve`, which samples nothing: / is the
+     * fleet page too, /livez answers, every other path of the agent 404s. */
+    int (*fleet_json)(void *arg, struct gm_buf *out);
+    void *fleet_arg;
+    int fleet_only;
     gm_log_fn log; /* may be NULL */
     void *log_arg;
 };

@@ -14,7 +14,7 @@
 
 #include "../core/text.h"
 #include "../core/timeutil.h"
-#include "../store/store.h"
+#include "../core/usage_acct.h"
 #include "live.h"
 #include "request.h"
 
@@ -193,8 +193,12 @@ static enum MHD_Result serve_live(struct gm_exporter *x, const struct sec *s,
 {
     int64_t stale_after_ns;
     struct body *b = gm_ex_current(x, &stale_after_ns);
-    const char *msg = b ? "ok: serving (readiness and the driver state: /healthz)\n"
-                        : "ok: serving, no sample yet (readiness: /healthz)\n";
+    pthread_mutex_lock(&x->mu);
+    int fleet_only = x->fleet_only;
+    pthread_mutex_unlock(&x->mu);
+    const char *msg = fleet_only ? "ok: serving the fleet page (gpumon fleet serve)\n"
+                      : b        ? "ok: serving (readiness and the driver state: /healthz)\n"
+                                 : "ok: serving, no sample yet (readiness: /healthz)\n";
     gm_ex_body_unref(b);
     return reply_text(s, c, MHD_HTTP_OK, msg);
 }
@@ -569,27 +573,68 @@ static enum MHD_Result serve_api_usage(struct gm_exporter *x, const struct sec *
     char path[sizeof(x->store_path)];
     pthread_mutex_lock(&x->mu);
     memcpy(path, x->store_path, sizeof(path));
+    int (*usage_json)(const char *, int64_t, int, struct gm_buf *, struct gm_err *) = x->usage_json;
     pthread_mutex_unlock(&x->mu);
-    if (!path[0])
+    if (!path[0] || !usage_json)
         return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
                                 "no usage: this agent keeps no store (store = false)");
     int64_t now = gm_wall_ns();
-    struct gm_usage_opts o = {
-        .path = path,
-        .from_ns = now - (z->since_ns ? z->since_ns : USAGE_SINCE_DEFAULT_NS),
-        .to_ns = 0,
-        .gpu = -1,
-        .by = z->by,
-    };
     struct gm_buf out = GM_BUF_INIT;
     struct gm_err e = {0};
-    if (gm_store_usage_api(&o, &out, &e) != 0) {
+    if (usage_json(path, now - (z->since_ns ? z->since_ns : USAGE_SINCE_DEFAULT_NS), z->by, &out,
+                   &e) != 0) {
         gm_buf_free(&out);
         xlog(x, 4, "http: /api/v1/usage: %s", e.msg);
         return reply_json_error(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
                                 "the store could not be read (the agent's log says why)");
     }
     gm_buf_putc(&out, '\n');
+    return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
+}
+
+/* ---------------------------------------------------------------- fleet */
+
+/* The fleet's document source, or NULL when no fleet is configured. */
+static int (*fleet_source(struct gm_exporter *x, void **arg))(void *, struct gm_buf *)
+{
+    pthread_mutex_lock(&x->mu);
+    int (*fn)(void *, struct gm_buf *) = x->fleet_json;
+    *arg = x->fleet_arg;
+    pthread_mutex_unlock(&x->mu);
+    return fn;
+}
+
+#define NO_FLEET                                                                                   \
+    "not found: no fleet is configured here (fleet = in the [fleet] section of the agent's "       \
+    "configuration, or gpumon fleet serve; docs/fleet.md)"
+
+/* /fleet: the page (its data comes from /api/v1/fleet). */
+static enum MHD_Result serve_fleet_page(struct gm_exporter *x, const struct sec *s,
+                                        struct MHD_Connection *c)
+{
+    void *arg;
+    if (!fleet_source(x, &arg))
+        return reply_text(s, c, MHD_HTTP_NOT_FOUND, NO_FLEET "\n");
+    struct gm_buf out = GM_BUF_INIT;
+    gm_live_fleet_page(&out);
+    return reply_buf(NULL, s, c, MHD_HTTP_OK, "text/html; charset=utf-8", &out);
+}
+
+/* /api/v1/fleet: the last round's document, never a round of its own, so
+ * that N viewers do not ask the nodes N times (fleet/poll.h). */
+static enum MHD_Result serve_api_fleet(struct gm_exporter *x, const struct sec *s,
+                                       struct MHD_Connection *c)
+{
+    void *arg;
+    int (*fn)(void *, struct gm_buf *) = fleet_source(x, &arg);
+    if (!fn)
+        return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL, NO_FLEET);
+    struct gm_buf out = GM_BUF_INIT;
+    if (fn(arg, &out) != 0) {
+        gm_buf_free(&out);
+        return reply_json_error(s, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                "no fleet round has ended yet: try again in a second");
+    }
     return reply_buf(x, s, c, MHD_HTTP_OK, "application/json", &out);
 }
 
@@ -611,6 +656,8 @@ static enum MHD_Result serve_api(struct gm_exporter *x, const struct sec *s,
         return serve_api_alerts(x, s, c);
     if (route == GM_REQ_API_USAGE)
         return serve_api_usage(x, s, c, &z);
+    if (route == GM_REQ_API_FLEET)
+        return serve_api_fleet(x, s, c);
     gm_live_query_finish(&z.q);
     struct gm_buf out = GM_BUF_INIT;
     int rc = gm_live_history_json(x->ring, &z.q, &out);
@@ -735,7 +782,24 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
         if (handled)
             return ret;
     }
-    switch (gm_request_route(method, url)) {
+    enum gm_request_route route = gm_request_route(method, url);
+    pthread_mutex_lock(&x->mu);
+    int fleet_only = x->fleet_only;
+    pthread_mutex_unlock(&x->mu);
+    if (fleet_only) {
+        /* gpumon fleet serve: nothing is sampled here */
+        if (route == GM_REQ_INDEX)
+            return serve_fleet_page(x, s, c);
+        if (route != GM_REQ_NOT_ALLOWED && route != GM_REQ_LIVE && route != GM_REQ_STATIC &&
+            route != GM_REQ_FLEET && route != GM_REQ_API_FLEET) {
+            if (strncmp(url, "/api/", 5) == 0)
+                return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
+                                        "not found: gpumon fleet serve has /api/v1/fleet only");
+            return reply_text(s, c, MHD_HTTP_NOT_FOUND,
+                              "not found: gpumon fleet serve has /fleet and /api/v1/fleet\n");
+        }
+    }
+    switch (route) {
     case GM_REQ_NOT_ALLOWED:
         if (strncmp(url, "/api/", 5) == 0)
             return reply_json_error(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
@@ -755,14 +819,17 @@ static enum MHD_Result respond(struct listener *l, struct sec *s, struct MHD_Con
     case GM_REQ_API_HISTORY:
     case GM_REQ_API_ALERTS:
     case GM_REQ_API_USAGE:
-        return serve_api(x, s, c, gm_request_route(method, url));
+    case GM_REQ_API_FLEET:
+        return serve_api(x, s, c, route);
+    case GM_REQ_FLEET:
+        return serve_fleet_page(x, s, c);
     case GM_REQ_NOT_FOUND:
         break;
     }
     if (strncmp(url, "/api/", 5) == 0)
         return reply_json_error(s, c, MHD_HTTP_NOT_FOUND, NULL,
                                 "not found: the API has /api/v1/status, /api/v1/history, "
-                                "/api/v1/alerts and /api/v1/usage");
+                                "/api/v1/alerts, /api/v1/usage and /api/v1/fleet");
     return reply_text(s, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n");
 }
 

@@ -109,6 +109,8 @@ struct gm_exporter {
     struct gm_prom_opts prom;
     char textfile_dir[4096];
     char store_path[4096]; /* /api/v1/usage reads it; "" = the agent keeps no store */
+    int (*usage_json)(const char *path, int64_t from_ns, int by, struct gm_buf *out,
+                      struct gm_err *err);
     int64_t stale_after_ns;
     /* the live page's sources (exporter.h) */
     void (*status_json)(const struct gm_snapshot *s, int command_lines, struct gm_buf *out);
@@ -117,6 +119,11 @@ struct gm_exporter {
     struct gm_live_ring *ring;                          /* the last hour, for /api/v1/history */
     void (*log)(void *arg, int level, const char *msg); /* set once, at start */
     void *log_arg;
+
+    /* the fleet page (exporter.h), under mu */
+    int (*fleet_json)(void *arg, struct gm_buf *out); /* NULL: no fleet here */
+    void *fleet_arg;
+    int fleet_only; /* gpumon fleet serve: the fleet page only */
 
     /* the HTTP server, or NULL; only the thread that starts, reconfigures
      * and stops the exporter touches this pointer */

@@ -888,3 +888,29 @@ void gm_live_page(struct gm_buf *out, const struct gm_snapshot *s, const struct 
                      "<a href=\"/api/v1/history\">/api/v1/history</a></p></footer>\n"
                      "</body></html>\n");
 }
+
+/* ------------------------------------------------------------ fleet page */
+
+void gm_live_fleet_page(struct gm_buf *out)
+{
+    gm_buf_puts(
+        out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<title>gpumon fleet</title>\n<link rel=\"stylesheet\" href=\"/static/fleet.css\">\n"
+             "<link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">\n"
+             "<script src=\"/static/fleet.js\" defer></script>\n</head>\n<body>\n<header>\n"
+             "<h1>gpumon fleet <span id=\"fleet-state\">(waiting for the first round)</span></h1>\n"
+             "<p id=\"summary\"></p>\n"
+             "<noscript><p>The grid and the problems are drawn by a script; the same data: "
+             "<a href=\"/api/v1/fleet\">/api/v1/fleet</a>.</p></noscript>\n</header>\n<main>\n"
+             "<ul id=\"legend\">"
+             "<li><span class=\"cell busy\"></span> busy</li>"
+             "<li><span class=\"cell idle\"></span> idle</li>"
+             "<li><span class=\"cell problem\"></span> problem</li>"
+             "<li><span class=\"cell stale\"></span> stale</li>"
+             "<li><span class=\"cell unreachable\"></span> unreachable</li></ul>\n"
+             "<section id=\"grid\" aria-label=\"GPUs by node\"></section>\n"
+             "<h2>Problems</h2>\n<p id=\"no-problems\">none</p>\n"
+             "<table id=\"problems\"><thead><tr><th>severity</th><th>node</th><th>what</th>"
+             "<th>why</th></tr></thead><tbody></tbody></table>\n</main>\n</body>\n</html>\n");
+}

@@ -114,4 +114,9 @@ void gm_live_alerts_json(struct gm_buf *out, const struct gm_alert_now *a, int n
 void gm_live_page(struct gm_buf *out, const struct gm_snapshot *s, const struct gm_alert_now *a,
                   int n, int total);
 
+/* The fleet page at /fleet: a page without data of its own (the legend,
+ * the empty grid and problem list) whose script (static/fleet.js) draws
+ * both from /api/v1/fleet; without JavaScript it says where the JSON is. */
+void gm_live_fleet_page(struct gm_buf *out);
+
 #endif /* GM_EXPORT_LIVE_H */

@@ -13,7 +13,7 @@
 
 #include "exporter.h"
 
-#define GM_EXPORT_MODULE_ABI 2
+#define GM_EXPORT_MODULE_ABI 3
 
 struct gm_export_module {
     int abi; /* GM_EXPORT_MODULE_ABI */

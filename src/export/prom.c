@@ -20,7 +20,7 @@
 #include "../core/err.h"
 #include "../core/metrics.h"
 #include "../core/text.h"
-#include "../store/usage_acct.h"
+#include "../core/usage_acct.h"
 #include "xidtext.h"
 
 #define MAX_GPUS 64

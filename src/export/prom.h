@@ -74,7 +74,7 @@ void gm_prom_observe(struct gm_prom_state *st, const struct gm_snapshot *s);
 void gm_prom_xid(struct gm_prom_state *st, int gpu, const char *uuid, int64_t xid);
 
 /* Distinct (job, user) pairs of the usage counters (gpumon_usage_*, the
- * rules of the store's usage_1h: store/usage_acct.h); the GPU time of
+ * rules of the store's usage_1h: core/usage_acct.h); the GPU time of
  * further pairs is not counted, and each of its intervals counts in
  * gpumon_exporter_usage_series_dropped_total. */
 #define GM_PROM_MAX_USAGE_SERIES 256

@@ -265,5 +265,9 @@ enum gm_request_route gm_request_route(const char *method, const char *url)
         return GM_REQ_API_ALERTS;
     if (strcmp(url, "/api/v1/usage") == 0)
         return GM_REQ_API_USAGE;
+    if (strcmp(url, "/fleet") == 0)
+        return GM_REQ_FLEET;
+    if (strcmp(url, "/api/v1/fleet") == 0)
+        return GM_REQ_API_FLEET;
     return GM_REQ_NOT_FOUND;
 }

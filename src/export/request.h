@@ -24,6 +24,8 @@ enum gm_request_route {
     GM_REQ_API_HISTORY, /* /api/v1/history */
     GM_REQ_API_ALERTS,  /* /api/v1/alerts */
     GM_REQ_API_USAGE,   /* /api/v1/usage */
+    GM_REQ_FLEET,       /* /fleet (the fleet page) */
+    GM_REQ_API_FLEET,   /* /api/v1/fleet (its document) */
     GM_REQ_NOT_FOUND,   /* any other path: 404 */
     GM_REQ_NOT_ALLOWED, /* a method other than GET and HEAD: 405 */
 };

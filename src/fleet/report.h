@@ -7,7 +7,7 @@
  * totals marked incomplete.  From Prometheus: one query per measure for the
  * whole fleet over the agents' gpumon_usage_* counters (docs/exporter.md),
  * so the number of queries does not grow with the nodes.  Both keep the
- * accounting of the store (store/usage_acct.h).  Every name comes from
+ * accounting of the store (core/usage_acct.h).  Every name comes from
  * another machine: the parser refuses what is not the document and every
  * output escapes (core/text.h).  Nothing here does I/O.
  */

@@ -19,6 +19,7 @@
 #include "../core/sinkops.h"
 #include "../core/log.h"
 #include "../core/snapshot.h"
+#include "../core/usage_acct.h"
 
 struct gm_store_opts {
     const char *path;         /* the database file (created with its schema) */
@@ -130,7 +131,6 @@ struct gm_report_table {
  * job|user|task), or per GPU and (job, user, process) for the HTML report.
  * Ordered by GPU time, most first.  A store from before usage_1h has no
  * rows (not an error). */
-enum gm_usage_by { GM_USAGE_JOB = 0, GM_USAGE_USER, GM_USAGE_TASK, GM_USAGE_GPU };
 struct gm_usage_opts {
     const char *path;
     int64_t from_ns, to_ns; /* to 0 = no end */

@@ -22,7 +22,7 @@
 #include "../core/timeutil.h"
 #include "store.h"
 #include "store_schema.h"
-#include "usage_acct.h"
+#include "../core/usage_acct.h"
 
 #define MS_PER_MIN INT64_C(60000)
 #define MS_PER_HOUR INT64_C(3600000)

@@ -30,7 +30,7 @@
 #include "core/metrics.h"
 #include "core/snapshot.h"
 #include "export/prom.h"
-#include "store/usage_acct.h"
+#include "core/usage_acct.h"
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -888,7 +888,7 @@ static void test_usage(void **state)
     gm_prom_state_free(st);
 }
 
-/* The shared accounting rules (store/usage_acct.h), by table. */
+/* The shared accounting rules (core/usage_acct.h), by table. */
 static void test_usage_rules(void **state)
 {
     (void)state;

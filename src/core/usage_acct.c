@@ -6,10 +6,10 @@
 
 #include <string.h>
 
-#include "../core/attrib.h"
-#include "../core/err.h"
-#include "../core/metrics.h"
-#include "../core/text.h"
+#include "attrib.h"
+#include "err.h"
+#include "metrics.h"
+#include "text.h"
 
 /* A process's memory in whole MiB, rounded down as nvidia-smi does. */
 static int mem_mib(const struct gm_value *v, int64_t *out)

@@ -15,7 +15,11 @@
 
 #include <stdint.h>
 
-#include "../core/snapshot.h"
+#include "snapshot.h"
+
+/* The groupings of "who used the GPUs" (the store's gm_store_usage_rows,
+ * the API's /api/v1/usage?by=). */
+enum gm_usage_by { GM_USAGE_JOB = 0, GM_USAGE_USER, GM_USAGE_TASK, GM_USAGE_GPU };
 
 #define GM_UACCT_GROUPS 16 /* groups per GPU and sample; the rest are one "(other)" */
 #define GM_UACCT_NDELTA 7  /* intervals for the usual-interval median */
