@@ -7,16 +7,26 @@
  * what is left of the node's budget; the total deadline ends the loop and
  * marks what is still running as timed out, so a node that answers one
  * byte a second or never answers holds nobody else.
+ *
+ * A connection per node is a descriptor per node: the soft RLIMIT_NOFILE
+ * is raised toward the hard one for them, and where even that is short
+ * the nodes beyond it wait for a free connection
+ * (CURLMOPT_MAX_TOTAL_CONNECTIONS) instead of failing as refused.
  */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "fetch_module.h"
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* Descriptors left for the rest of the process: the standard streams,
+ * libcurl's wake-up pair, the modules, a log. */
+#define FD_RESERVE 64
 
 struct node {
     struct gm_fleet_xfer *x;
@@ -161,6 +171,27 @@ static int finish(struct node *nd, CURLcode rc, int64_t now)
     return 1;
 }
 
+/* Makes room for n connections at once: raises the soft limit on open
+ * files up to n + FD_RESERVE (never past the hard limit) and returns how
+ * many connections fit under the limit it got, or 0 when all n do. */
+static long connection_cap(size_t n)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    rlim_t want = (rlim_t)n + FD_RESERVE;
+    if (rl.rlim_cur < want) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0) /* a refusal leaves the limit as it was */
+            rl.rlim_cur = up.rlim_cur;
+    }
+    if (rl.rlim_cur >= want)
+        return 0;
+    rlim_t room = rl.rlim_cur > 2 * FD_RESERVE ? rl.rlim_cur - FD_RESERVE : rl.rlim_cur / 2;
+    return room > 0 ? (long)room : 1;
+}
+
 static int fleet_init(char *why, size_t wlen)
 {
     CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -185,6 +216,9 @@ static int fleet_fetch(struct gm_fleet_xfer *x, size_t n, const struct gm_fleet_
     }
     curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS,
                       o->host_connections > 0 ? o->host_connections : 1L);
+    long cap = connection_cap(n);
+    if (cap > 0)
+        curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap);
     int64_t t0 = now_ns(), end = t0 + o->total_ns;
     int running_paths = 0;
     for (size_t i = 0; i < n; i++) {
