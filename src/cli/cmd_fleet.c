@@ -269,6 +269,23 @@ static int load_fetch(void)
     return 0;
 }
 
+/* Reads one node's answers (its transfer x) into nd. */
+static void read_answers(struct gm_fleet_node *nd, const struct gm_fleet_xfer *x, int64_t now,
+                         int64_t stale_ns)
+{
+    nd->fetch_s = (double)x->elapsed_ns / 1e9;
+    if (x->fail[0] != GM_FLEET_F_NONE || x->status[0] != 200) {
+        gm_fleet_node_failed(nd, x->fail[0], x->status[0], x->error[0]);
+        return;
+    }
+    if (gm_fleet_node_status(nd, x->body[0], x->len[0], now, stale_ns) != 0)
+        return;
+    if (x->fail[1] == GM_FLEET_F_NONE && x->status[1] == 200)
+        gm_fleet_node_alerts(nd, x->body[1], x->len[1]);
+    else if (nd->state == GM_FLEET_OK)
+        gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer", sizeof(nd->reason));
+}
+
 /* Asks every node of f (the module loaded) and reads the answers into
  * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
  * with why when nothing could be asked. */
@@ -298,24 +315,14 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
     if (fetch_mod->fetch(x, f->n, &fo, why, wlen) != 0)
         rc = -1;
     int64_t now = gm_wall_ns();
-    for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
-        struct gm_fleet_node *nd = &f->node[i];
-        nd->fetch_s = (double)x[i].elapsed_ns / 1e9;
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            gm_fleet_node_failed(nd, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            continue;
-        }
-        if (gm_fleet_node_status(nd, x[i].body[0], x[i].len[0], now, a->stale_ns) != 0)
-            continue;
-        if (x[i].fail[1] == GM_FLEET_F_NONE && x[i].status[1] == 200)
-            gm_fleet_node_alerts(nd, x[i].body[1], x[i].len[1]);
-        else if (nd->state == GM_FLEET_OK)
-            gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer",
-                       sizeof(nd->reason));
-    }
-    for (uint32_t i = 0; i < f->n; i++)
+    for (uint32_t i = 0; i < f->n; i++) {
+        if (rc == 0)
+            read_answers(&f->node[i], &x[i], now, a->stale_ns);
+        /* each node's answers go once read: with 1000 nodes they are tens
+         * of MiB, and the snapshots read from them as much again */
         for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
             free(x[i].body[k]);
+    }
     free(x);
     return rc;
 }

@@ -150,6 +150,11 @@ static int finish(struct node *nd, CURLcode rc, int64_t now)
     x->elapsed_ns = now - nd->start;
     if (rc == CURLE_OK) {
         x->fail[k] = GM_FLEET_F_NONE;
+        if (nd->buf && nd->cap > nd->len + 1) { /* kept until every node is done: no slack */
+            char *fit = realloc(nd->buf, nd->len + 1);
+            if (fit)
+                nd->buf = fit;
+        }
         x->body[k] = nd->buf ? nd->buf : calloc(1, 1);
         x->len[k] = nd->len;
         nd->buf = NULL;
