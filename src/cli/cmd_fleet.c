@@ -286,6 +286,28 @@ static void read_answers(struct gm_fleet_node *nd, const struct gm_fleet_xfer *x
         gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer", sizeof(nd->reason));
 }
 
+/* What fetch_nodes' node_done reads each node's answers into. */
+struct read_ctx {
+    struct gm_fleet *f;
+    struct gm_fleet_xfer *x;
+    int64_t stale_ns;
+    unsigned char *read; /* per node: its answers read (and freed) */
+};
+
+/* Reads node i's answers as soon as it has them, while the fetch waits
+ * for the others, and frees them: with 1000 nodes they are tens of MiB,
+ * and a hung node no longer holds the reading of all the rest. */
+static void node_done(void *arg, size_t i)
+{
+    struct read_ctx *c = arg;
+    read_answers(&c->f->node[i], &c->x[i], gm_wall_ns(), c->stale_ns);
+    for (int k = 0; k < GM_FLEET_MAX_PATHS; k++) {
+        free(c->x[i].body[k]);
+        c->x[i].body[k] = NULL;
+    }
+    c->read[i] = 1;
+}
+
 /* Asks every node of f (the module loaded) and reads the answers into
  * it.  Prints nothing (fleet top calls it under its screen): 0, or -1
  * with why when nothing could be asked. */
@@ -298,6 +320,7 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
         x[i].paths[0] = "/api/v1/status";
         x[i].paths[1] = "/api/v1/alerts";
     }
+    struct read_ctx rc_ctx = {f, x, a->stale_ns, gm_xcalloc(f->n ? f->n : 1, 1)};
     struct gm_fleet_fetch_opts fo = {
         .cacert = a->cacert,
         .cert = a->cert,
@@ -308,6 +331,8 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
         .total_ns = a->timeout_ns,
         .node_ns = a->node_timeout_ns ? a->node_timeout_ns : a->timeout_ns,
         .max_body = GM_FLEET_MAX_BODY,
+        .node_done = node_done,
+        .arg = &rc_ctx,
     };
     if (fo.node_ns > fo.total_ns)
         fo.node_ns = fo.total_ns;
@@ -316,13 +341,12 @@ static int fetch_nodes(struct gm_fleet *f, const struct fleet_args *a, const cha
         rc = -1;
     int64_t now = gm_wall_ns();
     for (uint32_t i = 0; i < f->n; i++) {
-        if (rc == 0)
+        if (rc == 0 && !rc_ctx.read[i]) /* those the total deadline ended */
             read_answers(&f->node[i], &x[i], now, a->stale_ns);
-        /* each node's answers go once read: with 1000 nodes they are tens
-         * of MiB, and the snapshots read from them as much again */
         for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
             free(x[i].body[k]);
     }
+    free(rc_ctx.read);
     free(x);
     return rc;
 }

@@ -270,6 +270,8 @@ static int fleet_fetch(struct gm_fleet_xfer *x, size_t n, const struct gm_fleet_
                 start_path(d, o, now_ns());
                 curl_multi_add_handle(m, h);
                 running_paths++;
+            } else if (o->node_done) {
+                o->node_done(o->arg, (size_t)(d - nd));
             }
         }
         if (running_paths == 0)
