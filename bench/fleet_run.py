@@ -28,7 +28,9 @@ agents behind a real Prometheus, `fleet top` in tmux (docs/BENCHMARKS.md,
 4. `fleet top` over the same nodes in a 200x50 tmux pane: the time to its
    first screen and to its first round, then --keys sort keys sent while
    rounds are under way (the hung nodes hold every round for --timeout):
-   the time until the screen shows the new sort (target: 200 ms).
+   the time until the screen shows the new sort (target: 200 ms); then
+   its CPU (utime+stime of every thread) over 3 whole rounds: per round
+   and per node per round.
 
 Writes --out (JSON) and, with --doc, the block between
 <!-- generated:fleet --> and <!-- /generated:fleet -->.  Exit status 0,
@@ -59,6 +61,7 @@ TARGET_WALL_S = 2.0
 TARGET_RSS_MIB = 100
 TARGET_PROM_S = 1.0
 TARGET_KEY_MS = 200
+ROUNDS = 3  # fleet top's rounds whose CPU is measured
 LOG = []
 
 
@@ -498,10 +501,26 @@ def top_part(a, d, hf, env):
         # keys answered within a round (the same round number before and
         # after): the screen did not wait for the round to end
         out["keys_within_round"] = sum(1 for x in lat if x["round_before"] == x["round_after"])
+        # CPU per refresh: the process's utime+stime (every thread) over
+        # ROUNDS whole rounds, the screen redrawn between them as it is
+        pid = int(tmux("display-message", "-p", "-t", "t", "#{pane_pid}").stdout.strip())
+        r0 = int(re.search(r"round (\d+) ", seen(r"round \d+ ")[1]).group(1))
+        _, s = seen(r"round %d " % (r0 + 1))
+        c0 = cpu_ticks(pid)
+        _, s = seen(r"round %d " % (r0 + 1 + ROUNDS), timeout=60 + 10 * ROUNDS)
+        c1 = cpu_ticks(pid)
+        out["round_cpu_ms"] = (c1 - c0) * 1000 / os.sysconf("SC_CLK_TCK") / ROUNDS
+        out["rounds_measured"] = ROUNDS
         tmux("send-keys", "-t", "t", "q")
     finally:
         tmux("kill-server")
     return out
+
+
+def cpu_ticks(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return int(rest[11]) + int(rest[12])
 
 
 def fmt_block(res):
@@ -557,6 +576,9 @@ def fmt_block(res):
             "≤ %d ms" % TARGET_KEY_MS, t["key_ms_max"] <= TARGET_KEY_MS)
         row("… keys answered inside a round (the same round number before and after)",
             "%d of %d" % (t["keys_within_round"], len(t["keys"])))
+        row("… CPU per round (every thread, %d rounds); per node per round"
+            % t["rounds_measured"], "%.0f ms; %.0f µs" % (
+                t["round_cpu_ms"], t["round_cpu_ms"] * 1000 / sc["nodes"]))
     elif t:
         row("`fleet top`", "not measured: " + t["skipped"])
     if "sizes" in pr:

@@ -561,7 +561,7 @@ fi
 # answered by bench/fleet_replay.py (1-50 ms a port, 5 % refused, 5 %
 # hung): fleet status and --json, BENCH_FLEET_RUNS (5) runs each, beside
 # curl --parallel; fleet top in tmux (first screen, keys during rounds).
-# Its own block in $DOC.  About 3 minutes.
+# Its own block in $DOC.  About 2 minutes.
 fl_rc=0
 if want fleet; then
     say "fleet: ${BENCH_FLEET_NODES:-1000} replayed nodes, ${BENCH_FLEET_AGENTS:-64} agents and Prometheus, fleet top"
