@@ -26,7 +26,7 @@
 
 /* Descriptors left for the rest of the process: the standard streams,
  * libcurl's wake-up pair, the modules, a log. */
-#define FD_RESERVE 64
+#define FD_RESERVE ((rlim_t)64)
 
 struct node {
     struct gm_fleet_xfer *x;
