@@ -13,8 +13,9 @@
 # store), "api" (the live page's /api/v1/status under wrk, the agent's
 # cadence beside it), "report-html" (gpumon report --html for 30 days on
 # that store), "tests" (the durations tests no longer assert), "calls"
-# (NVML calls per GPU per sample) and "procs" (one GPU process's cost per
-# sample); each rewrites only its own generated block of docs/BENCHMARKS.md
+# (NVML calls per GPU per sample), "procs" (one GPU process's cost per
+# sample) and "fleet" (gpumon fleet over 1000 replayed nodes, 64 real
+# agents behind Prometheus, fleet top in tmux); each rewrites only its own generated block of docs/BENCHMARKS.md
 # and its own files in bench-results/, and the other results stay as they
 # are.  The sections that bench/report.py writes together (summary,
 # snapshot, process, agent, storage, report) run only in a full run.
@@ -53,8 +54,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot | api | report-html | tests | calls | procs) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls, procs)" ;;
+    top | exporter | insight | plot | api | report-html | tests | calls | procs | fleet) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls, procs, fleet)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -78,6 +79,9 @@ if want exporter; then
 fi
 if want api && ! want exporter; then
     tools+=(wrk:wrk)
+fi
+if want fleet; then # prometheus and curl: their rows say "not measured" without them
+    tools+=(tmux:tmux)
 fi
 missing=0
 for tool in "${tools[@]}"; do
@@ -118,7 +122,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         { cat "$BUILD/bench-setup.log" >&2; die "meson setup failed"; }
 fi
 say "building $BUILD"
-ninja -C "$BUILD" src/gpumon src/gpumon_top.so src/gpumon_export.so src/gpumon_plot.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
+ninja -C "$BUILD" src/gpumon src/gpumon_top.so src/gpumon_export.so src/gpumon_plot.so \
+    src/gpumon_fleet.so src/gpumon_fleettop.so bench/bench_snapshot bench/gen_store sim/libnvidia-ml.so.1 \
     >"$BUILD/bench-build.log" 2>&1 ||
     { cat "$BUILD/bench-build.log" >&2; die "build failed"; }
 GPUMON=$BUILD/src/gpumon
@@ -163,6 +168,7 @@ else # only the outputs of the sections that run
     ! want tests || rm -rf "$OUT/tests" "$OUT/tests.json"
     ! want calls || rm -rf "$OUT/calls" "$OUT/calls.json"
     ! want procs || rm -rf "$OUT/procs" "$OUT/procs.json"
+    ! want fleet || rm -rf "$OUT/fleet" "$OUT/fleet.json"
 fi
 mkdir -p "$CACHE"
 # the page as it was, for the comparison at the end (bench/compare.py)
@@ -549,6 +555,22 @@ if want procs; then
         die "the procs benchmark failed (see $OUT/procs/)"
 fi
 
+# ---------------------------------------------------------------- fleet
+# gpumon fleet at scale (bench/fleet_run.py): 64 real agents recorded and
+# scraped by Prometheus (16 then 64: the queries counted), then 1000 nodes
+# answered by bench/fleet_replay.py (1-50 ms a port, 5 % refused, 5 %
+# hung): fleet status and --json, BENCH_FLEET_RUNS (5) runs each, beside
+# curl --parallel; fleet top in tmux (first screen, keys during rounds).
+# Its own block in $DOC.  About 2 minutes.
+fl_rc=0
+if want fleet; then
+    say "fleet: ${BENCH_FLEET_NODES:-1000} replayed nodes, ${BENCH_FLEET_AGENTS:-64} agents and Prometheus, fleet top"
+    python3 bench/fleet_run.py --gpumon "$GPUMON" --simlib "$SIMLIB" --dir "$OUT/fleet" \
+        --out "$OUT/fleet.json" --doc "$DOC" --nodes "${BENCH_FLEET_NODES:-1000}" \
+        --agents "${BENCH_FLEET_AGENTS:-64}" --runs "${BENCH_FLEET_RUNS:-5}" || fl_rc=$?
+    [ "$fl_rc" = 0 ] || [ "$fl_rc" = 3 ] || die "the fleet benchmark failed (see $OUT/fleet/)"
+fi
+
 # ---------------------------------------------------------------- compare
 # Every figure of CPU, memory and instructions per sample that this run
 # rewrote, against its last recorded value: moves beyond 10 % printed,
@@ -559,7 +581,7 @@ cat "$OUT/compare.txt" >&2
 
 if [ "${BENCH_STRICT:-0}" = 1 ]; then
     if [ "$top_rc" = 3 ] || [ "$exp_rc" = 3 ] || [ "$ins_rc" = 3 ] || [ "$plot_rc" = 3 ] ||
-        [ "$api_rc" = 3 ] || [ "$rh_rc" = 3 ] || [ "$ts_rc" = 3 ]; then
+        [ "$api_rc" = 3 ] || [ "$rh_rc" = 3 ] || [ "$ts_rc" = 3 ] || [ "$fl_rc" = 3 ]; then
         exit 1
     fi
     if [ -z "$ONLY" ] && grep -q '^MISS' "$OUT/summary.txt"; then

@@ -7,16 +7,26 @@
  * what is left of the node's budget; the total deadline ends the loop and
  * marks what is still running as timed out, so a node that answers one
  * byte a second or never answers holds nobody else.
+ *
+ * A connection per node is a descriptor per node: the soft RLIMIT_NOFILE
+ * is raised toward the hard one for them, and where even that is short
+ * the nodes beyond it wait for a free connection
+ * (CURLMOPT_MAX_TOTAL_CONNECTIONS) instead of failing as refused.
  */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "fetch_module.h"
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* Descriptors left for the rest of the process: the standard streams,
+ * libcurl's wake-up pair, the modules, a log. */
+#define FD_RESERVE ((rlim_t)64)
 
 struct node {
     struct gm_fleet_xfer *x;
@@ -140,6 +150,11 @@ static int finish(struct node *nd, CURLcode rc, int64_t now)
     x->elapsed_ns = now - nd->start;
     if (rc == CURLE_OK) {
         x->fail[k] = GM_FLEET_F_NONE;
+        if (nd->buf && nd->cap > nd->len + 1) { /* kept until every node is done: no slack */
+            char *fit = realloc(nd->buf, nd->len + 1);
+            if (fit)
+                nd->buf = fit;
+        }
         x->body[k] = nd->buf ? nd->buf : calloc(1, 1);
         x->len[k] = nd->len;
         nd->buf = NULL;
@@ -159,6 +174,27 @@ static int finish(struct node *nd, CURLcode rc, int64_t now)
     }
     nd->k++;
     return 1;
+}
+
+/* Makes room for n connections at once: raises the soft limit on open
+ * files up to n + FD_RESERVE (never past the hard limit) and returns how
+ * many connections fit under the limit it got, or 0 when all n do. */
+static long connection_cap(size_t n)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    rlim_t want = (rlim_t)n + FD_RESERVE;
+    if (rl.rlim_cur < want) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0) /* a refusal leaves the limit as it was */
+            rl.rlim_cur = up.rlim_cur;
+    }
+    if (rl.rlim_cur >= want)
+        return 0;
+    rlim_t room = rl.rlim_cur > 2 * FD_RESERVE ? rl.rlim_cur - FD_RESERVE : rl.rlim_cur / 2;
+    return room > 0 ? (long)room : 1;
 }
 
 static int fleet_init(char *why, size_t wlen)
@@ -185,6 +221,9 @@ static int fleet_fetch(struct gm_fleet_xfer *x, size_t n, const struct gm_fleet_
     }
     curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS,
                       o->host_connections > 0 ? o->host_connections : 1L);
+    long cap = connection_cap(n);
+    if (cap > 0)
+        curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, cap);
     int64_t t0 = now_ns(), end = t0 + o->total_ns;
     int running_paths = 0;
     for (size_t i = 0; i < n; i++) {
@@ -231,6 +270,8 @@ static int fleet_fetch(struct gm_fleet_xfer *x, size_t n, const struct gm_fleet_
                 start_path(d, o, now_ns());
                 curl_multi_add_handle(m, h);
                 running_paths++;
+            } else if (o->node_done) {
+                o->node_done(o->arg, (size_t)(d - nd));
             }
         }
         if (running_paths == 0)

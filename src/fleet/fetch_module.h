@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GM_FLEET_FETCH_ABI 1
+#define GM_FLEET_FETCH_ABI 2
 #define GM_FLEET_MAX_PATHS 3
 
 /* Why a transfer got no usable answer (gm_fleet_xfer.fail). */
@@ -60,6 +60,13 @@ struct gm_fleet_fetch_opts {
     size_t max_body;       /* bytes per answer */
     long host_connections; /* connections to one host:port at once; 0: 1 (a node's
                               answers one after the other on its connection) */
+    /* Called, when not NULL, as soon as node i has its answers (every path
+     * fetched, or one failed), on the fetching thread and while the others
+     * are still under way, so that the caller can read x[i] (and take its
+     * bodies: it frees them and sets them NULL) instead of waiting for the
+     * slowest node.  Nodes that the total deadline ends are not passed. */
+    void (*node_done)(void *arg, size_t i);
+    void *arg;
 };
 
 struct gm_fleet_fetch_module {

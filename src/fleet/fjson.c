@@ -98,6 +98,27 @@ static int string(struct rd *r, char **out, size_t *len)
             fail(r, "string not terminated");
             break;
         }
+        /* the bytes up to the next quote, backslash or control character
+         * in one piece: most strings have no escape and take one exact
+         * allocation */
+        size_t run = r->i;
+        while (run < r->n && r->s[run] != '"' && r->s[run] != '\\' &&
+               (unsigned char)r->s[run] >= 0x20)
+            run++;
+        if (run < r->n && r->s[run] == '"' && b.len == 0) {
+            *len = run - r->i;
+            *out = gm_xmalloc(*len + 1);
+            memcpy(*out, r->s + r->i, *len);
+            (*out)[*len] = '\0';
+            r->i = run + 1;
+            gm_buf_free(&b);
+            return 0;
+        }
+        if (run > r->i) {
+            gm_buf_put(&b, r->s + r->i, run - r->i);
+            r->i = run;
+            continue;
+        }
         unsigned char c = (unsigned char)r->s[r->i];
         if (c == '"') {
             r->i++;
@@ -109,11 +130,6 @@ static int string(struct rd *r, char **out, size_t *len)
         if (c < 0x20) {
             fail(r, "control character in a string");
             break;
-        }
-        if (c != '\\') {
-            gm_buf_putc(&b, (char)c);
-            r->i++;
-            continue;
         }
         if (++r->i >= r->n) {
             fail(r, "string not terminated");

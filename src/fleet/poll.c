@@ -48,6 +48,45 @@ const struct gm_fleet_fetch_module *gm_fleet_module_load(char *why, size_t wlen)
 
 /* -------------------------------------------------------------- round */
 
+/* Reads one node's answers (its transfer x) into nd. */
+static void read_answers(struct gm_fleet_node *nd, const struct gm_fleet_xfer *x, int64_t now,
+                         int64_t stale_ns)
+{
+    nd->fetch_s = (double)x->elapsed_ns / 1e9;
+    if (x->fail[0] != GM_FLEET_F_NONE || x->status[0] != 200) {
+        gm_fleet_node_failed(nd, x->fail[0], x->status[0], x->error[0]);
+        return;
+    }
+    if (gm_fleet_node_status(nd, x->body[0], x->len[0], now, stale_ns) != 0)
+        return;
+    if (x->fail[1] == GM_FLEET_F_NONE && x->status[1] == 200)
+        gm_fleet_node_alerts(nd, x->body[1], x->len[1]);
+    else if (nd->state == GM_FLEET_OK)
+        gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer", sizeof(nd->reason));
+}
+
+/* What the round's node_done reads each node's answers into. */
+struct read_ctx {
+    struct gm_fleet *f;
+    struct gm_fleet_xfer *x;
+    int64_t stale_ns;
+    unsigned char *read; /* per node: its answers read (and freed) */
+};
+
+/* Reads node i's answers as soon as it has them, while the fetch waits
+ * for the others, and frees them: with 1000 nodes they are tens of MiB,
+ * and a hung node no longer holds the reading of all the rest. */
+static void node_done(void *arg, size_t i)
+{
+    struct read_ctx *c = arg;
+    read_answers(&c->f->node[i], &c->x[i], gm_wall_ns(), c->stale_ns);
+    for (int k = 0; k < GM_FLEET_MAX_PATHS; k++) {
+        free(c->x[i].body[k]);
+        c->x[i].body[k] = NULL;
+    }
+    c->read[i] = 1;
+}
+
 int gm_fleet_fetch_round(const struct gm_fleet_fetch_module *m, struct gm_fleet *f,
                          const struct gm_fleet_fetch_opts *fo, int64_t stale_ns, char *why,
                          size_t wlen)
@@ -58,26 +97,19 @@ int gm_fleet_fetch_round(const struct gm_fleet_fetch_module *m, struct gm_fleet 
         x[i].paths[0] = "/api/v1/status";
         x[i].paths[1] = "/api/v1/alerts";
     }
-    int rc = m->fetch(x, f->n, fo, why, wlen) != 0 ? -1 : 0;
+    struct read_ctx c = {f, x, stale_ns, gm_xcalloc(f->n ? f->n : 1, 1)};
+    struct gm_fleet_fetch_opts o = *fo;
+    o.node_done = node_done;
+    o.arg = &c;
+    int rc = m->fetch(x, f->n, &o, why, wlen) != 0 ? -1 : 0;
     int64_t now = gm_wall_ns();
-    for (uint32_t i = 0; rc == 0 && i < f->n; i++) {
-        struct gm_fleet_node *nd = &f->node[i];
-        nd->fetch_s = (double)x[i].elapsed_ns / 1e9;
-        if (x[i].fail[0] != GM_FLEET_F_NONE || x[i].status[0] != 200) {
-            gm_fleet_node_failed(nd, x[i].fail[0], x[i].status[0], x[i].error[0]);
-            continue;
-        }
-        if (gm_fleet_node_status(nd, x[i].body[0], x[i].len[0], now, stale_ns) != 0)
-            continue;
-        if (x[i].fail[1] == GM_FLEET_F_NONE && x[i].status[1] == 200)
-            gm_fleet_node_alerts(nd, x[i].body[1], x[i].len[1]);
-        else if (nd->state == GM_FLEET_OK)
-            gm_strlcpy(nd->reason, "alerts unknown: /api/v1/alerts did not answer",
-                       sizeof(nd->reason));
-    }
-    for (uint32_t i = 0; i < f->n; i++)
+    for (uint32_t i = 0; i < f->n; i++) {
+        if (rc == 0 && !c.read[i]) /* those the total deadline ended */
+            read_answers(&f->node[i], &x[i], now, stale_ns);
         for (int k = 0; k < GM_FLEET_MAX_PATHS; k++)
             free(x[i].body[k]);
+    }
+    free(c.read);
     free(x);
     return rc;
 }
