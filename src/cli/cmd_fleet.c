@@ -120,7 +120,8 @@ static const struct gm_opt fleet_rows[] = {
      .arg = "SEC",
      .fn = parse_secs,
      .off = OFF(timeout_ns),
-     .help = "every node's answer within this (default 2)"},
+     .help = "the command within this, start-up and printing included\n"
+             "(default 2; top and serve: each round)"},
     {.kind = GM_OPT_FN,
      .name = "node-timeout",
      .arg = "SEC",
@@ -312,6 +313,12 @@ static int load_fetch(void)
     return 0;
 }
 
+/* A one-shot command's end (monotonic; 0: rounds, as fleet top and fleet
+ * serve): --timeout is then the whole command's, start-up and printing
+ * included, so the fetch gets what is left less a reserve to print. */
+static int64_t command_deadline_ns;
+#define PRINT_RESERVE_NS (60 * 1000000LL)
+
 /* The fetch options of the flags (pw: the password read). */
 static void fetch_opts(const struct fleet_args *a, const char *pw, struct gm_fleet_fetch_opts *fo)
 {
@@ -326,6 +333,13 @@ static void fetch_opts(const struct fleet_args *a, const char *pw, struct gm_fle
         .node_ns = a->node_timeout_ns ? a->node_timeout_ns : a->timeout_ns,
         .max_body = GM_FLEET_MAX_BODY,
     };
+    if (command_deadline_ns) {
+        int64_t left = command_deadline_ns - gm_mono_ns() - PRINT_RESERVE_NS;
+        if (left < a->timeout_ns / 2)
+            left = a->timeout_ns / 2; /* a start-up that slow: still a fair try */
+        if (left < fo->total_ns)
+            fo->total_ns = left;
+    }
     if (fo->node_ns > fo->total_ns)
         fo->node_ns = fo->total_ns;
 }
@@ -632,6 +646,7 @@ static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char 
 
 static int cmd_fleet_run(int argc, char **argv)
 {
+    int64_t t0 = gm_mono_ns();
     const char *sub = "status";
     if (argc > 1 && argv[1][0] != '-') {
         sub = argv[1];
@@ -698,6 +713,8 @@ static int cmd_fleet_run(int argc, char **argv)
         gm_fleet_clear(&f);
         return cli_usage_error("fleet", "no nodes in the list");
     }
+    if (strcmp(sub, "top") != 0 && strcmp(sub, "serve") != 0)
+        command_deadline_ns = t0 + a.timeout_ns;
     char pw[1024];
     int rc = read_password(&a, pw, sizeof(pw));
     if (rc == 0 && strcmp(sub, "top") == 0) {
