@@ -39,6 +39,11 @@
 #define PEND_MAX 1024                         /* events kept until their batch commits */
 #define UG_MAX 16 /* process groups per GPU and sample in usage_1h; the rest are "(other)" */
 
+/* The writer's page cache, KiB (PRAGMA cache_size = -N): it appends at the
+ * tables' ends and reads little, so SQLite's default 2 MiB would only keep
+ * resident in the agent pages the OS caches anyway (docs/store.md). */
+#define WRITER_CACHE_KIB 512
+
 /* The metrics of the states table, in column order. */
 #define STATE_ID(id) id,
 static const int state_ids[] = {GM_STORE_STATES(STATE_ID)};
