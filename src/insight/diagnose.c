@@ -176,10 +176,11 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
             else
                 hi = mid;
         }
-        /* amortised: moved once a quarter is stale, or before the array
-         * would grow, so that a full window never grows it (the stale
-         * points are out of every evaluation's range meanwhile) */
-        if (lo > 0 && (lo >= s->n / 4 || s->n == s->cap)) {
+        /* amortised: moved once a sixteenth is stale (15 points moved per
+         * point added), or before the array would grow, so that a full
+         * window neither grows the array nor touches more of it (the
+         * stale points are out of every evaluation's range meanwhile) */
+        if (lo > 0 && (lo >= s->n / 16 || s->n == s->cap)) {
             memmove(s->p, s->p + lo, (s->n - lo) * sizeof *s->p);
             s->n -= lo;
         }

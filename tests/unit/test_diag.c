@@ -471,7 +471,14 @@ static void test_window_bounded(void **state)
         if (full > bound)
             fail_msg("row %zu: %zu bytes for 2 x %zu points of %zu bytes", r, full, live,
                      sizeof(struct gm_dg_point));
+        /* the points kept, stale ones included (an evaluation of all): at
+         * most a sixteenth more than the window, so that the agent's
+         * memory is steady once the window is full */
         struct gm_dg_result res;
+        assert_int_equal(gm_dg_eval(d, 0, 0, &res), 0);
+        if (res.gpus[0].npoints > live + live / 16 + 1)
+            fail_msg("row %zu: %zu points kept for a window of %zu", r, res.gpus[0].npoints, live);
+        gm_dg_result_free(&res);
         int64_t end = T0 + (int64_t)(11 * live - 1) * wrows[r].step_ns;
         assert_int_equal(gm_dg_eval(d, end - wrows[r].max_age_ns, end, &res), 0);
         assert_int_equal(res.ngpu, 2);
