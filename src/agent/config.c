@@ -504,7 +504,9 @@ static const struct named_section *named_owner(const char *section)
 void gm_config_defaults(struct gm_config *c)
 {
     char why[256];
-    memset(c, 0, sizeof(*c));
+    /* most of it (the notify channels, the rules) is unused: left unwritten
+     * in the agent's static copy, out of its resident memory */
+    gm_zero_sparse(c, sizeof(*c));
     for (size_t i = 0; i < NOPTS; i++)
         if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0) {
             /* a default that does not parse is a bug in the table */
