@@ -139,7 +139,7 @@ static const struct opt opts[] = {
     {"diagnose", "diagnose-window", T_DURATION, OFF(diagnose_window_ns), "5m", 60 * SEC,
      24LL * 3600 * SEC, NULL, "DURATION",
      "how far back each evaluation looks, 1m to 24h (the points are kept in memory: about "
-     "470 bytes per GPU-sample)"},
+     "390 bytes per GPU-sample)"},
     {"diagnose", "diagnose-every", T_DURATION, OFF(diagnose_every_ns), "10s", SEC, 3600 * SEC, NULL,
      "DURATION", "how often the diagnosis is evaluated, 1s to 1h"},
     {"fleet", "fleet", T_STRING, OFF(fleet), "", 0, 0, NULL, "HOSTS",
@@ -521,7 +521,9 @@ static const struct named_section *named_owner(const char *section)
 void gm_config_defaults(struct gm_config *c)
 {
     char why[256];
-    memset(c, 0, sizeof(*c));
+    /* most of it (the notify channels, the rules) is unused: left unwritten
+     * in the agent's static copy, out of its resident memory */
+    gm_zero_sparse(c, sizeof(*c));
     for (size_t i = 0; i < NOPTS; i++)
         if (apply(c, &opts[i], opts[i].def, why, sizeof(why)) != 0) {
             /* a default that does not parse is a bug in the table */

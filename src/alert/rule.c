@@ -1266,7 +1266,7 @@ static void default_rule(size_t i, struct gm_rule *x)
 
 void gm_rules_defaults(struct gm_rules *r)
 {
-    memset(r, 0, sizeof(*r));
+    gm_zero_sparse(r, sizeof(*r)); /* the unused rules stay unwritten */
     r->defaults = 1;
     for (size_t i = 0; i < NDEFAULTS; i++)
         default_rule(i, &r->rule[r->n++]);

@@ -175,9 +175,10 @@ static const struct gm_optcmd agent_opts = {
             "SQLite\nhistory store under the data directory, and serves Prometheus metrics at "
             "--listen\n(docs/exporter.md).  SIGTERM/SIGINT stop it (flushing everything), SIGHUP "
             "reloads\nthe configuration and reopens files.\n\n"
-            "Memory: at 8 GPUs, about 18 MiB resident once its windows are full (the live\n"
+            "Memory: at 8 GPUs, about 14.5 MiB resident once its windows are full (the live\n"
             "page's hour of samples, an hour after the start at 1 s, and the diagnosis's\n"
-            "5 minutes, about 470 bytes per GPU-sample; docs/BENCHMARKS.md).\n\n",
+            "5 minutes, about 390 bytes per GPU-sample), 7 MiB of it the shared libraries'\n"
+            "pages (docs/BENCHMARKS.md).\n\n",
     .col = 35,
     .short_col = 1,
     .msg = GM_OPT_MSG_BARE,

@@ -6,6 +6,7 @@
 #include "err.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,23 @@ void *gm_xcalloc(size_t n, size_t size)
     if (!p)
         gm_oom();
     return p;
+}
+
+void gm_zero_sparse(void *p, size_t n)
+{
+    unsigned char *c = p, *end = c + n;
+    while (c < end) {
+        /* up to the next page boundary, so that a page read is one page */
+        size_t step = 4096 - (size_t)((uintptr_t)c % 4096);
+        if (step > (size_t)(end - c))
+            step = (size_t)(end - c);
+        size_t i = 0;
+        while (i < step && !c[i])
+            i++;
+        if (i < step)
+            memset(c + i, 0, step - i);
+        c += step;
+    }
 }
 
 void *gm_xrealloc(void *p, size_t n)

@@ -45,6 +45,13 @@ void *gm_xrealloc(void *p, size_t n);
 char *gm_xstrdup(const char *s);
 char *gm_xstrndup(const char *s, size_t n);
 
+/* Zeroes n bytes at p, writing only the 4 KiB pages of it that are not
+ * zero already: a large, mostly unused struct in memory that was never
+ * written (static storage, a fresh mapping) stays out of the process's
+ * resident memory where it is unused, as reading leaves such pages unmapped
+ * (the kernel's shared zero page).  Afterwards all n bytes read as zero. */
+void gm_zero_sparse(void *p, size_t n);
+
 /* Bounded copy that always NUL-terminates (when len > 0); returns dst. */
 char *gm_strlcpy(char *dst, const char *src, size_t len);
 

@@ -3,13 +3,19 @@
  *
  * The ring keeps, per GPU, the metrics the store keeps (the registry's
  * STORE rows: utilisation, memory used, power and its limit, temperature,
- * clocks, fan, energy, clock event reasons) as doubles, NaN for a value
- * that was not real, with one time column shared by the GPUs (every
- * snapshot has them all).  It grows to GM_LIVE_RING_MAX samples and then
- * overwrites the oldest: 8 GPUs for an hour at 1 s are about 2.6 MB.  A
- * number is written back the way `status --json` writes it (watts with
- * three decimals, integers as integers), so that the history's last value
- * and /api/v1/status agree to the digit.
+ * clocks, fan, energy, clock event reasons, PCIe), NaN for a value that was
+ * not real, with one time column shared by the GPUs (every snapshot has
+ * them all).  Each metric's column holds its values in the fewest bytes
+ * that give each one back exactly, the same double as read: 16-bit
+ * integers at first, in the metric's quantum (milliwatts, MiB, KiB/s, or 1),
+ * widened to 32 bits and then to the doubles themselves the first time a
+ * value does not fit (the column's cells are converted then, exactly).  So
+ * 8 GPUs for an hour at 1 s take about 1.3 MB where doubles took 3.2 MB,
+ * and the answers are the same to the bit.  It grows to GM_LIVE_RING_MAX
+ * samples and then overwrites the oldest.  A number is written back the
+ * way `status --json` writes it (watts with three decimals, integers as
+ * integers), so that the history's last value and /api/v1/status agree to
+ * the digit.
  *
  * Two clocks (DESIGN principle 4): the ring is kept in the order the
  * samples were taken, each with its sequence number, and the window and
@@ -78,28 +84,132 @@ int gm_live_history_metrics(int *ids, int max)
  * the sampler's rule (src/agent/sampler.c, observe_clock). */
 #define STEP_MIN_NS 100000000LL
 
+/* One kept metric's values, [cap][ngpu] cells of w bytes: a cell q of 2 or
+ * 4 bytes stands for q * mul / div (its minimum: not real), a cell of 8 is
+ * the double itself. */
+struct column {
+    uint8_t w;
+    double mul, div;
+    void *c;
+};
+
 struct gm_live_ring {
     pthread_mutex_t mu;
     int metric[MAXM];       /* the kept metrics' ids */
     int col[GM_M__GPU_END]; /* metric id -> column, -1 when not kept */
     int nm;
     uint32_t ngpu;
-    uint32_t index[64];      /* each GPU's NVML index */
-    char uuid[64][96];       /* as of the latest sample */
-    uint8_t vtype[64][MAXM]; /* the value type last seen (how to write it) */
-    int64_t *t;              /* [cap] wall ns, as read */
-    int64_t *mono;           /* [cap] monotonic ns */
-    int64_t *shift;          /* [cap] the sum of the clock's steps up to this sample */
-    uint64_t *seq;           /* [cap] sequence numbers, increasing */
-    uint8_t *st;             /* [cap][ngpu] the GPU's state, or ST_NO_DRIVER */
-    double *v;               /* [cap][ngpu][nm] */
-    int cap, len, head;      /* head: the next slot to write */
-    uint64_t last_seq;       /* of the newest sample ever added (0: none) */
-    int have_clock;          /* last_off and last_mono are set */
-    int64_t last_off;        /* wall - mono of the newest sample */
+    uint32_t index[64];        /* each GPU's NVML index */
+    char uuid[64][96];         /* as of the latest sample */
+    uint8_t vtype[64][MAXM];   /* the value type last seen (how to write it) */
+    int64_t *t;                /* [cap] wall ns, as read */
+    int64_t *mono;             /* [cap] monotonic ns */
+    int64_t *shift;            /* [cap] the sum of the clock's steps up to this sample */
+    uint64_t *seq;             /* [cap] sequence numbers, increasing */
+    uint8_t *st;               /* [cap][ngpu] the GPU's state, or ST_NO_DRIVER */
+    struct column col_v[MAXM]; /* by column */
+    int cap, len, head;        /* head: the next slot to write */
+    uint64_t last_seq;         /* of the newest sample ever added (0: none) */
+    int have_clock;            /* last_off and last_mono are set */
+    int64_t last_off;          /* wall - mono of the newest sample */
     int64_t last_mono;
     int64_t shift_now; /* the sum of the steps seen */
 };
+
+/* The double cell q of column c stands for. */
+static double cell_value(const struct column *c, int64_t q)
+{
+    return (double)q * c->mul / c->div;
+}
+
+/* Cell i of column c. */
+static double cell_get(const struct column *c, size_t i)
+{
+    if (c->w == 2) {
+        int16_t q = ((const int16_t *)c->c)[i];
+        return q == INT16_MIN ? NAN : cell_value(c, q);
+    }
+    if (c->w == 4) {
+        int32_t q = ((const int32_t *)c->c)[i];
+        return q == INT32_MIN ? NAN : cell_value(c, q);
+    }
+    return ((const double *)c->c)[i];
+}
+
+/* The fewest bytes (2, 4 or 8) that keep d exactly in column c, and the
+ * integer for it in *q (not for 8). */
+static int cell_width(const struct column *c, double d, int64_t *q)
+{
+    if (isnan(d)) {
+        *q = INT64_MIN;
+        return 2;
+    }
+    double x = d / c->mul * c->div;
+    if (!(x > -2147483647.0 && x <= 2147483647.0))
+        return 8;
+    *q = llround(x);
+    double back = cell_value(c, *q);
+    if (back != d || signbit(back) != signbit(d))
+        return 8;
+    return *q > INT16_MIN && *q <= INT16_MAX ? 2 : 4;
+}
+
+/* Writes d (its width checked: cell_width) into cell i of column c. */
+static void cell_put(struct column *c, size_t i, double d, int64_t q)
+{
+    if (c->w == 2)
+        ((int16_t *)c->c)[i] = isnan(d) ? INT16_MIN : (int16_t)q;
+    else if (c->w == 4)
+        ((int32_t *)c->c)[i] = isnan(d) ? INT32_MIN : (int32_t)q;
+    else
+        ((double *)c->c)[i] = d;
+}
+
+/* Widens column c of n cells to w bytes, each cell as it was. */
+static void widen(struct column *c, size_t n, uint8_t w)
+{
+    struct column nc = *c;
+    nc.w = w;
+    nc.c = gm_xcalloc(n ? n : 1, w);
+    for (size_t i = 0; i < n; i++) {
+        double d = cell_get(c, i);
+        int64_t q = 0;
+        cell_width(&nc, d, &q);
+        cell_put(&nc, i, d, q);
+    }
+    free(c->c);
+    *c = nc;
+}
+
+/* An empty column for metric id: 2 bytes a cell, in its unit's quantum. */
+static void column_init(struct column *c, int id)
+{
+    c->w = 2;
+    c->mul = c->div = 1.0;
+    c->c = NULL;
+    switch (gm_metrics[id].unit) {
+    case GM_U_WATTS:
+    case GM_U_JOULES:
+        c->div = 1000.0; /* milliwatts, millijoules: NVML's units */
+        break;
+    case GM_U_BYTES:
+        c->mul = 1048576.0;
+        break;
+    case GM_U_BYTES_PER_S:
+        c->mul = 1024.0; /* NVML counts PCIe in KiB/s */
+        break;
+    default:
+        break;
+    }
+}
+
+static void columns_free(struct gm_live_ring *r)
+{
+    for (int k = 0; k < r->nm; k++) {
+        free(r->col_v[k].c);
+        column_init(&r->col_v[k], r->metric[k]);
+    }
+}
 
 struct gm_live_ring *gm_live_ring_new(void)
 {
@@ -108,8 +218,10 @@ struct gm_live_ring *gm_live_ring_new(void)
     r->nm = gm_live_history_metrics(r->metric, MAXM);
     for (int id = 0; id < GM_M__GPU_END; id++)
         r->col[id] = -1;
-    for (int k = 0; k < r->nm; k++)
+    for (int k = 0; k < r->nm; k++) {
         r->col[r->metric[k]] = k;
+        column_init(&r->col_v[k], r->metric[k]);
+    }
     return r;
 }
 
@@ -122,9 +234,21 @@ void gm_live_ring_free(struct gm_live_ring *r)
     free(r->shift);
     free(r->seq);
     free(r->st);
-    free(r->v);
+    columns_free(r);
     pthread_mutex_destroy(&r->mu);
     free(r);
+}
+
+size_t gm_live_ring_mem_bytes(struct gm_live_ring *r)
+{
+    pthread_mutex_lock(&r->mu);
+    size_t cap = (size_t)r->cap, ng = r->ngpu ? r->ngpu : 1;
+    size_t b = sizeof(*r) + cap * (sizeof(*r->t) + sizeof(*r->mono) + sizeof(*r->shift) +
+                                   sizeof(*r->seq) + ng * sizeof(*r->st));
+    for (int k = 0; k < r->nm && cap; k++)
+        b += cap * ng * r->col_v[k].w;
+    pthread_mutex_unlock(&r->mu);
+    return b;
 }
 
 /* Slot i (0 = oldest) of the ring's samples. */
@@ -139,13 +263,15 @@ static void grow(struct gm_live_ring *r)
     int ncap = r->cap ? r->cap * 2 : 64;
     if (ncap > GM_LIVE_RING_MAX)
         ncap = GM_LIVE_RING_MAX;
-    size_t row = (size_t)r->ngpu * (size_t)r->nm, ng = r->ngpu;
+    size_t ng = r->ngpu, cells = (size_t)ncap * (ng ? ng : 1);
     int64_t *t = gm_xcalloc((size_t)ncap, sizeof(*t));
     int64_t *mono = gm_xcalloc((size_t)ncap, sizeof(*mono));
     int64_t *shift = gm_xcalloc((size_t)ncap, sizeof(*shift));
     uint64_t *seq = gm_xcalloc((size_t)ncap, sizeof(*seq));
     uint8_t *st = gm_xcalloc((size_t)ncap * (ng ? ng : 1), sizeof(*st));
-    double *v = gm_xcalloc((size_t)ncap * (row ? row : 1), sizeof(*v));
+    void *v[MAXM];
+    for (int k = 0; k < r->nm; k++)
+        v[k] = gm_xcalloc(cells, r->col_v[k].w);
     for (int i = 0; i < r->len; i++) {
         int s = slot(r, i);
         t[i] = r->t[s];
@@ -153,20 +279,26 @@ static void grow(struct gm_live_ring *r)
         shift[i] = r->shift[s];
         seq[i] = r->seq[s];
         memcpy(st + (size_t)i * ng, r->st + (size_t)s * ng, ng * sizeof(*st));
-        memcpy(v + (size_t)i * row, r->v + (size_t)s * row, row * sizeof(*v));
+        for (int k = 0; k < r->nm; k++) {
+            size_t w = r->col_v[k].w;
+            memcpy((char *)v[k] + (size_t)i * ng * w, (char *)r->col_v[k].c + (size_t)s * ng * w,
+                   ng * w);
+        }
     }
     free(r->t);
     free(r->mono);
     free(r->shift);
     free(r->seq);
     free(r->st);
-    free(r->v);
+    for (int k = 0; k < r->nm; k++) {
+        free(r->col_v[k].c);
+        r->col_v[k].c = v[k];
+    }
     r->t = t;
     r->mono = mono;
     r->shift = shift;
     r->seq = seq;
     r->st = st;
-    r->v = v;
     r->cap = ncap;
     r->head = r->len % ncap;
 }
@@ -179,11 +311,10 @@ static void reset(struct gm_live_ring *r, uint32_t ngpu)
     free(r->shift);
     free(r->seq);
     free(r->st);
-    free(r->v);
+    columns_free(r);
     r->t = r->mono = r->shift = NULL;
     r->seq = NULL;
     r->st = NULL;
-    r->v = NULL;
     r->cap = r->len = r->head = 0;
     r->ngpu = ngpu;
 }
@@ -223,7 +354,6 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
         pthread_mutex_unlock(&r->mu);
         return;
     }
-    size_t row = (size_t)ngpu * (size_t)r->nm;
     int at = r->head;
     r->t[at] = s->wall_ns;
     r->mono[at] = s->mono_ns;
@@ -245,7 +375,12 @@ void gm_live_ring_add(struct gm_live_ring *r, const struct gm_snapshot *s)
                 d = gm_v_as_double(v);
                 r->vtype[g][k] = v->type;
             }
-            r->v[(size_t)at * row + (size_t)g * (size_t)r->nm + (size_t)k] = d;
+            struct column *c = &r->col_v[k];
+            int64_t q = 0;
+            int w = cell_width(c, d, &q);
+            if (w > c->w)
+                widen(c, (size_t)r->cap * ngpu, (uint8_t)w);
+            cell_put(c, (size_t)at * ngpu + g, d, q);
         }
     }
     r->head = (at + 1) % r->cap;
@@ -461,8 +596,6 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
             break;
         first++;
     }
-    size_t row = (size_t)r->ngpu * (size_t)r->nm;
-
     struct gm_json j;
     gm_json_init(&j, out, 0);
     gm_json_obj_begin(&j);
@@ -535,7 +668,7 @@ int gm_live_history_json(struct gm_live_ring *r, const struct gm_live_query *q, 
             gm_json_arr_begin(&j);
             for (int i = first; i < r->len; i++)
                 json_value(&j, id, r->vtype[g][c],
-                           r->v[(size_t)slot(r, i) * row + (size_t)g * (size_t)r->nm + (size_t)c]);
+                           cell_get(&r->col_v[c], (size_t)slot(r, i) * r->ngpu + g));
             gm_json_arr_end(&j);
         }
         gm_json_obj_end(&j);

@@ -66,6 +66,10 @@ struct gm_live_ring;
 struct gm_live_ring *gm_live_ring_new(void);
 void gm_live_ring_free(struct gm_live_ring *r);
 
+/* The bytes r holds for its samples (its own allocations: the columns at
+ * the width their values need, src/export/live.c). */
+size_t gm_live_ring_mem_bytes(struct gm_live_ring *r);
+
 /* Appends snapshot s (its wall and monotonic times, its sequence number,
  * each GPU's state and kept metrics; a value that is not ok is kept as
  * absent).  Samples more than the window before it on the monotonic clock

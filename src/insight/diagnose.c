@@ -134,6 +134,14 @@ static struct series *series_at(struct gm_dg *d, uint32_t gpu)
     return &d->g[gpu];
 }
 
+size_t gm_dg_mem_bytes(const struct gm_dg *d)
+{
+    size_t b = sizeof *d + d->ng * sizeof *d->g;
+    for (size_t i = 0; i < d->ng; i++)
+        b += d->g[i].cap * sizeof *d->g[i].p;
+    return b;
+}
+
 struct gm_dg_gpu_info gm_dg_gpu(const struct gm_dg *d, uint32_t index)
 {
     if (index < d->ng)
@@ -156,21 +164,32 @@ int gm_dg_add(struct gm_dg *d, uint32_t gpu, const struct gm_dg_point *p)
     struct series *s = series_at(d, gpu);
     if (s->n && p->t_ns < s->p[s->n - 1].t_ns)
         return GM_E_INVAL;
+    if (d->opts.max_age_ns > 0 && s->n) { /* drop what is older than newest - max_age */
+        /* the points before the first one at or after cut: a binary search,
+         * the times do not decrease */
+        int64_t cut = p->t_ns - d->opts.max_age_ns;
+        size_t lo = 0, hi = s->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->p[mid].t_ns < cut)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* amortised: moved once a sixteenth is stale (15 points moved per
+         * point added), or before the array would grow, so that a full
+         * window neither grows the array nor touches more of it (the
+         * stale points are out of every evaluation's range meanwhile) */
+        if (lo > 0 && (lo >= s->n / 16 || s->n == s->cap)) {
+            memmove(s->p, s->p + lo, (s->n - lo) * sizeof *s->p);
+            s->n -= lo;
+        }
+    }
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 256;
         s->p = gm_xrealloc(s->p, s->cap * sizeof *s->p);
     }
     s->p[s->n++] = *p;
-    if (d->opts.max_age_ns > 0) { /* drop what is older than newest - max_age */
-        int64_t cut = p->t_ns - d->opts.max_age_ns;
-        size_t k = 0;
-        while (k < s->n && s->p[k].t_ns < cut)
-            k++;
-        if (k > s->n / 2 && k > 0) { /* amortised: move only when half is stale */
-            memmove(s->p, s->p + k, (s->n - k) * sizeof *s->p);
-            s->n -= k;
-        }
-    }
     return 0;
 }
 

@@ -199,6 +199,10 @@ int gm_dg_eval(const struct gm_dg *d, int64_t from_ns, int64_t to_ns, struct gm_
 
 void gm_dg_result_free(struct gm_dg_result *r);
 
+/* The bytes d holds for its points and GPUs (its own allocations; what
+ * max_age keeps bounds it once the window is full). */
+size_t gm_dg_mem_bytes(const struct gm_dg *d);
+
 /* The facts of GPU index (zeroed, with the index, when never declared). */
 struct gm_dg_gpu_info gm_dg_gpu(const struct gm_dg *d, uint32_t index);
 

@@ -328,10 +328,12 @@ struct gm_store *gm_store_open(const struct gm_store_opts *o, struct gm_err *err
              "store %s: WAL mode is not available here (journal mode %s; a network file "
              "system?): readers may briefly block the writer",
              st->path, mode);
-    if (gm_st_exec_sql(st->db,
-                       "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864;"
-                       " PRAGMA foreign_keys = OFF",
-                       err, st->path) != SQLITE_OK ||
+    char pragmas[160];
+    snprintf(pragmas, sizeof(pragmas),
+             "PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864;"
+             " PRAGMA foreign_keys = OFF; PRAGMA cache_size = -%d",
+             WRITER_CACHE_KIB);
+    if (gm_st_exec_sql(st->db, pragmas, err, st->path) != SQLITE_OK ||
         gm_st_schema_ensure(st, err) != 0 || gm_st_prepare_all(st, err) != 0) {
         return open_failed(st, err);
     }

@@ -38,6 +38,11 @@
 #define ERROR_LOG_EVERY_NS (60 * NS_PER_S)    /* repeated failures: once a minute */
 #define PEND_MAX 1024                         /* events kept until their batch commits */
 
+/* The writer's page cache, KiB (PRAGMA cache_size = -N): it appends at the
+ * tables' ends and reads little, so SQLite's default 2 MiB would only keep
+ * resident in the agent pages the OS caches anyway (docs/store.md). */
+#define WRITER_CACHE_KIB 512
+
 /* The metrics of the states table, in column order. */
 #define STATE_ID(id) id,
 static const int state_ids[] = {GM_STORE_STATES(STATE_ID)};

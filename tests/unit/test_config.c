@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -465,13 +466,69 @@ static void test_finish(void **state)
     assert_false(dump_has(&c, "[alert.gpu-temperature-high] for = 1m"));
 }
 
+/* The resident kB of the mapping at [lo, hi) (/proc/self/smaps), -1 when
+ * not found. */
+static long smaps_rss_kb(uintptr_t lo, uintptr_t hi)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    long rss = -1;
+    int in = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = a <= lo && hi <= b;
+            continue;
+        }
+        if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+            break;
+    }
+    fclose(f);
+    return rss;
+}
+
+/* The defaults written into memory that was never written (the agent's
+ * static configuration) leave its unused parts, the notify channels and
+ * most of the rules (over 500 kB of it), out of the resident memory: the
+ * agent held all of it resident. */
+static void test_defaults_sparse(void **state)
+{
+    (void)state;
+    size_t len = (sizeof(struct gm_config) + 4095) / 4096 * 4096;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    madvise(m, len, MADV_NOHUGEPAGE);
+    struct gm_config *c = m;
+    gm_config_defaults(c);
+    long kb = smaps_rss_kb((uintptr_t)m, (uintptr_t)m + len);
+    if (kb < 0 || (size_t)kb * 1024 > len / 4)
+        fail_msg("the defaults made %ld kB of the %zu kB configuration resident", kb, len / 1024);
+    /* and they are the defaults: the same as in memory that was written */
+    struct gm_config *d = malloc(sizeof(*d));
+    assert_non_null(d);
+    memset(d, 0x5a, sizeof(*d));
+    gm_config_defaults(d);
+    struct gm_buf a = GM_BUF_INIT, b = GM_BUF_INIT;
+    gm_config_dump(c, &a);
+    gm_config_dump(d, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.p, b.p, a.len);
+    assert_int_equal(memcmp(c, d, sizeof(*c)), 0);
+    gm_buf_free(&a);
+    gm_buf_free(&b);
+    free(d);
+    munmap(m, len);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_values),         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_all_or_nothing), cmocka_unit_test(test_files),
         cmocka_unit_test(test_flags),          cmocka_unit_test(test_finish),
-        cmocka_unit_test(test_default_path),
+        cmocka_unit_test(test_default_path),   cmocka_unit_test(test_defaults_sparse),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

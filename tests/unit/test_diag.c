@@ -430,6 +430,65 @@ static void test_incremental(void **state)
     gm_dg_free(d);
 }
 
+/* The window holds what max_age covers and no more: fed ten times its
+ * capacity, its bytes stop growing once it is full and stay within twice
+ * the points it holds (the agent at 100 ms grew by 4 MiB after its window
+ * was full: the oldest points were dropped only once half were stale).
+ * Evaluations over the window see exactly its points. */
+static void test_window_bounded(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t step_ns, max_age_ns;
+    } wrows[] = {
+        {1 * S, 300 * S},    /* the agent's default: 5 minutes at 1 s */
+        {S / 10, 300 * S},   /* at 100 ms: 3000 points a GPU */
+        {1 * S, 60 * S},     /* a short window */
+        {S / 10, 7 * S + 1}, /* a window that is no multiple of the step */
+    };
+    for (size_t r = 0; r < sizeof wrows / sizeof wrows[0]; r++) {
+        struct gm_dg_opts o = {.max_age_ns = wrows[r].max_age_ns};
+        struct gm_dg *d = gm_dg_new(&o);
+        size_t live = (size_t)(wrows[r].max_age_ns / wrows[r].step_ns) + 1;
+        size_t full = 0, most = 0;
+        for (size_t i = 0; i < 11 * live; i++) {
+            struct gm_dg_point p;
+            gm_dg_point_init(&p, T0 + (int64_t)i * wrows[r].step_ns);
+            p.util_gpu = (double)(i % 100);
+            for (uint32_t g = 0; g < 2; g++)
+                assert_int_equal(gm_dg_add(d, g, &p), 0);
+            size_t b = gm_dg_mem_bytes(d);
+            if (i + 1 == live)
+                full = b;
+            else if (i + 1 > live && b > most)
+                most = b;
+        }
+        if (most > full)
+            fail_msg("row %zu: the window grew after it was full: %zu bytes full, %zu after 10x", r,
+                     full, most);
+        /* two GPUs, each at most twice its points (256 at least) */
+        size_t bound = 2 * (2 * live > 256 ? 2 * live : 256) * sizeof(struct gm_dg_point) + 4096;
+        if (full > bound)
+            fail_msg("row %zu: %zu bytes for 2 x %zu points of %zu bytes", r, full, live,
+                     sizeof(struct gm_dg_point));
+        /* the points kept, stale ones included (an evaluation of all): at
+         * most a sixteenth more than the window, so that the agent's
+         * memory is steady once the window is full */
+        struct gm_dg_result res;
+        assert_int_equal(gm_dg_eval(d, 0, 0, &res), 0);
+        if (res.gpus[0].npoints > live + live / 16 + 1)
+            fail_msg("row %zu: %zu points kept for a window of %zu", r, res.gpus[0].npoints, live);
+        gm_dg_result_free(&res);
+        int64_t end = T0 + (int64_t)(11 * live - 1) * wrows[r].step_ns;
+        assert_int_equal(gm_dg_eval(d, end - wrows[r].max_age_ns, end, &res), 0);
+        assert_int_equal(res.ngpu, 2);
+        assert_int_equal(res.gpus[0].npoints, live);
+        assert_int_equal(res.gpus[1].npoints, live);
+        gm_dg_result_free(&res);
+        gm_dg_free(d);
+    }
+}
+
 /* A job of four GPUs, one at 55 %: straggler on that GPU only; one that is
  * thermally throttled instead is explained by that and is no straggler. */
 static void test_straggler(void **state)
@@ -1139,6 +1198,7 @@ int main(void)
         cmocka_unit_test(test_absent_values),
         cmocka_unit_test(test_util_unknown),
         cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_window_bounded),
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rollups),
         cmocka_unit_test(test_names_and_json),

@@ -4,6 +4,7 @@
  * writes them, absent values as null, the hour's window, a changed GPU
  * count), the alerts document and the page's escaping of outside text.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "src/core/json.h"
 #include "src/core/metrics.h"
 #include "src/core/snapshot.h"
 #include "src/core/value.h"
@@ -212,6 +214,137 @@ static void test_ring(void **state)
     history(r, "utilization_gpu_percent", NULL, NULL, &out);
     assert_non_null(strstr(out.p, "\"index\":2"));
     assert_non_null(strstr(out.p, "\"time_unix_ns\":[1796303604000000000]"));
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* The ring keeps each metric in the fewest bytes that give its values back
+ * exactly: each value read comes back as the same number, written as
+ * status --json writes it, also when a later value widens its column (a
+ * power that is no whole milliwatt, memory that is no whole MiB or beyond
+ * 32 bits, a negative, -0, an absent value), in a ring that wraps. */
+static struct gm_value exact_value(int row, int k)
+{
+    static const double watts[] = {100.125, 0.001, 699.999, 321.12345678901, -0.0, 1e-300};
+    static const uint64_t bytes[] = {
+        UINT64_C(1048576) * 3, UINT64_C(1048576) * 40000, 0,
+        UINT64_C(76451466445), UINT64_C(1) << 62,         UINT64_C(1048576) * 81559};
+    static const double joules[] = {123456.789, 2147483.647, 2147483.648, 5e9 + 0.5, 0, 3.25};
+    static const uint64_t small[] = {0, 100, 32767, 32768, 65535, UINT64_C(4294967296)};
+    static const int64_t temps[] = {45, -5, -32768, -32767, INT64_C(-2147483648), 90};
+    static const uint64_t kibps[] = {1024 * 7, UINT64_C(12000000000), 1000, 1024, 0, 1024 * 32767};
+    switch (row) {
+    case 0:
+        return gm_v_f64(watts[k]);
+    case 1:
+        return gm_v_u64(bytes[k]);
+    case 2:
+        return gm_v_f64(joules[k]);
+    case 3:
+        return gm_v_u64(small[k]);
+    case 4:
+        return gm_v_i64(temps[k]);
+    default:
+        return gm_v_u64(kibps[k]);
+    }
+}
+
+static void test_ring_exact(void **state)
+{
+    (void)state;
+    static const int ids[] = {GM_M_POWER_DRAW, GM_M_MEM_USED, GM_M_ENERGY,
+                              GM_M_CLK_SM,     GM_M_TEMP_GPU, GM_M_PCIE_RX};
+    struct gm_live_ring *r = gm_live_ring_new();
+    /* more samples than the ring holds: the values cycle, an absent one
+     * every seventh sample */
+    int n = GM_LIVE_RING_MAX + 100;
+    for (int i = 0; i < n; i++) {
+        struct gm_snapshot *s = snap(2, T0 + (int64_t)i * SEC, 0);
+        for (uint32_t g = 0; g < 2; g++)
+            for (size_t m = 0; m < N_ELEM(ids); m++)
+                s->gpus[g].m[ids[m]] = i % 7 == 3 ? gm_v_status(GM_VS_ERROR, 999)
+                                                  : exact_value((int)m, (i + (int)g) % 6);
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    struct gm_buf out = GM_BUF_INIT, want = GM_BUF_INIT;
+    char key[128];
+    for (size_t m = 0; m < N_ELEM(ids); m++) {
+        for (uint32_t g = 0; g < 2; g++) {
+            char id[8];
+            snprintf(id, sizeof(id), "%u", g);
+            history(r, gm_metric_json_key(ids[m], key, sizeof(key)), NULL, id, &out);
+            gm_buf_reset(&want);
+            struct gm_json j;
+            gm_json_init(&j, &want, 0);
+            gm_json_key(&j, key);
+            gm_json_arr_begin(&j);
+            for (int i = n - GM_LIVE_RING_MAX; i < n; i++) {
+                struct gm_value v = exact_value((int)m, (i + (int)g) % 6);
+                if (i % 7 == 3)
+                    gm_json_null(&j);
+                else if (v.type == GM_VT_F64)
+                    gm_json_f64(&j, v.v.d, gm_metrics[ids[m]].unit == GM_U_WATTS ? 3 : -1);
+                else if (v.type == GM_VT_I64)
+                    gm_json_i64(&j, v.v.i);
+                else
+                    gm_json_u64(&j, v.v.u);
+            }
+            gm_json_arr_end(&j);
+            if (!strstr(out.p, cstr(&want)))
+                fail_msg("%s of GPU %u not as read: want %.300s\ngot %.600s", key, g, want.p,
+                         out.p);
+        }
+    }
+    gm_buf_free(&want);
+    gm_buf_free(&out);
+    gm_live_ring_free(r);
+}
+
+/* What the ring holds with 8 GPUs for an hour (GM_LIVE_RING_MAX samples) of
+ * the values a GPU gives (the simulator's training scenario: whole
+ * percents, degrees and MHz, power in milliwatts, memory in MiB, energy in
+ * millijoules, PCIe in KiB/s): 48 bytes a GPU-sample at most, where doubles
+ * took 8 a metric (14 metrics, 112 bytes and more). */
+static void test_ring_bytes(void **state)
+{
+    (void)state;
+    struct gm_live_ring *r = gm_live_ring_new();
+    for (int i = 0; i < GM_LIVE_RING_MAX + 5; i++) {
+        struct gm_snapshot *s = snap(8, T0 + (int64_t)i * SEC, 0);
+        for (uint32_t g = 0; g < 8; g++) {
+            struct gm_gpu *gp = &s->gpus[g];
+            gp->m[GM_M_UTIL_GPU] = gm_v_u64((uint64_t)(i + (int)g) % 101);
+            gp->m[GM_M_UTIL_MEM] = gm_v_u64((uint64_t)(i * 3) % 101);
+            gp->m[GM_M_FAN] = gm_v_u64(40);
+            gp->m[GM_M_TEMP_GPU] = gm_v_u64(60 + (uint64_t)(i % 20));
+            gp->m[GM_M_POWER_DRAW] = gm_v_f64((double)(450000 + i * 37 % 200000) / 1000.0);
+            gp->m[GM_M_POWER_LIMIT] = gm_v_f64(700.0);
+            gp->m[GM_M_ENERGY] =
+                gm_v_f64((double)(INT64_C(1000000) + (int64_t)i * 500123) / 1000.0);
+            gp->m[GM_M_MEM_USED] = gm_v_u64(UINT64_C(1048576) * (60000 + (uint64_t)i % 5000));
+            gp->m[GM_M_CLK_SM] = gm_v_u64(1980 - (uint64_t)(i % 300));
+            gp->m[GM_M_CLK_MEM] = gm_v_u64(2619);
+            gp->m[GM_M_CER_ACTIVE] = gm_v_u64(i % 50 ? 0 : 0x4);
+            gp->m[GM_M_PCIE_RX] = gm_v_u64(UINT64_C(1024) * (2000000 + (uint64_t)i * 977));
+        }
+        gm_live_ring_add(r, s);
+        gm_snapshot_free(s);
+    }
+    size_t b = gm_live_ring_mem_bytes(r), per = b / (8 * GM_LIVE_RING_MAX);
+    if (per > 48)
+        fail_msg("the ring holds %zu bytes for 8 GPUs x %d samples: %zu a GPU-sample (48 at most)",
+                 b, GM_LIVE_RING_MAX, per);
+    /* the values come back as read */
+    struct gm_buf out = GM_BUF_INIT;
+    history(r, "energy_joules,memory_used_bytes", "1s", "7", &out);
+    char want[256];
+    int last = GM_LIVE_RING_MAX + 4;
+    snprintf(want, sizeof(want), "\"memory_used_bytes\":[%llu,%llu]",
+             (unsigned long long)(UINT64_C(1048576) * (60000 + (uint64_t)(last - 1) % 5000)),
+             (unsigned long long)(UINT64_C(1048576) * (60000 + (uint64_t)last % 5000)));
+    if (!strstr(out.p, want))
+        fail_msg("want %s in %.600s", want, out.p);
     gm_buf_free(&out);
     gm_live_ring_free(r);
 }
@@ -446,6 +579,8 @@ int main(void)
         cmocka_unit_test(test_param_repeated),
         cmocka_unit_test(test_ring),
         cmocka_unit_test(test_ring_wraps),
+        cmocka_unit_test(test_ring_exact),
+        cmocka_unit_test(test_ring_bytes),
         cmocka_unit_test(test_ring_clock_step),
         cmocka_unit_test(test_ring_clock_forward),
         cmocka_unit_test(test_ring_outage),
