@@ -177,7 +177,10 @@ def test_exact_window():
         lines = a.log_lines()
         check(any(f"agent started: pid {a.pid}, interval 0.200 s" in x for x in lines),
               "the log names the pid and interval", a.log())
-        bad = [x for x in lines if ": error: " in x or ": warning: " in x]
+        # a loaded machine's late wake-ups and slow samples are reported; nothing
+        # else may be
+        bad = [x for x in lines if (": error: " in x or ": warning: " in x) and
+               ": warning: late wake-up: " not in x and ": warning: slow sample: " not in x]
         check(not bad, "errors or warnings in the log of a clean run", *bad)
         print(f"  {n} samples, {len(rows)} CSV rows in {len(files)} file(s), "
               f"{len(srows)} store rows")
