@@ -24,12 +24,16 @@
 #                 and 13 chroots and in Debian 12 arm64 under qemu (root;
 #                 scripts/dist-check.sh); not in make check: CI runs it after make check,
 #                 its chroots made beside it, nothing skipped (.ci/run, DIST_STRICT=1)
+#   make check-arm64  the unit tests (meson suite unit) cross-built for aarch64 in make
+#                 dist's Debian 11 chroot and run there under qemu-aarch64-static (root;
+#                 scripts/check-arm64.sh, docs/install.md; not in make check nor CI)
 #   make install  install gpumon, the simulator, the unit, the man pages and completions,
 #                 libgpumon with its header and gpumon.pc (PREFIX via meson)
 
 BUILD ?= build
 
-.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist check-dist
+.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist check-dist \
+	check-arm64
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -77,6 +81,9 @@ dist:
 
 check-dist: dist
 	@scripts/dist-check.sh $(CURDIR)/dist
+
+check-arm64:
+	@scripts/check-arm64.sh
 
 install: all
 	meson install -C $(BUILD)

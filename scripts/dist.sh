@@ -68,10 +68,13 @@ suite=bullseye
 glibc_floor=2.31
 # the build chroot's packages, for both architectures (Build-Depends less
 # debhelper and cmocka: the tarball is built without the unit tests, which
-# `make check` runs; a C compiler, not build-essential)
+# `make check` runs, and make check-arm64 for aarch64; a C compiler, not
+# build-essential)
 libs="libinih-dev zlib1g-dev libsqlite3-dev libyaml-dev libcrypt-dev libgnutls28-dev"
 libs="$libs libmicrohttpd-dev libncurses-dev libcairo2-dev libcurl4-openssl-dev"
 pkgs=gcc,libc6-dev,ninja-build,pkg-config,python3,gcc-aarch64-linux-gnu,libc6-dev:arm64
+# the unit tests for aarch64 (scripts/check-arm64.sh, make check-arm64)
+pkgs=$pkgs,libcmocka-dev:arm64
 for p in $libs; do
     pkgs=$pkgs,$p,$p:arm64
 done
