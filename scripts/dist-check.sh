@@ -11,7 +11,8 @@
 #   --sim h100x8-training.ini status                  8 H100 lines
 #   --sim ... query --query-gpu=index,name --format=csv,noheader   8 rows
 #   --sim ... agent --listen 127.0.0.1:9842 for 5 s   /livez and /healthz 200,
-#                                                     /metrics with 8 GPUs, exit 0 on SIGTERM
+#                                                     /metrics with 8 GPUs, gpumon mark
+#                                                     reaches it, exit 0 on SIGTERM
 #   report --data-dir (the agent's history)           rows for GPUs 0-7 with samples
 #   plot --data-dir ... -o p.png                      a PNG
 #   install.sh --uninstall --prefix /opt/gpumon       /opt/gpumon gone
@@ -113,6 +114,10 @@ until curl -sf http://127.0.0.1:9842/livez >livez.out 2>/dev/null; do
     sleep 0.1
 done
 sleep 5
+# the control socket (set up by name, never through a link: glibc 2.31
+# needs the fallback of src/core/safefile.c)
+$G mark --data-dir "$W/data" smoke run >mark.out 2>mark.err ||
+    { kill $pid; cat mark.err agent.err; fail "gpumon mark: the agent's control socket"; }
 curl -sf http://127.0.0.1:9842/healthz >healthz.out || { kill $pid; fail "/healthz not 200"; }
 curl -sf http://127.0.0.1:9842/metrics >metrics.out || { kill $pid; fail "/metrics"; }
 kill -TERM $pid
@@ -121,7 +126,7 @@ wait $pid || rc=$?
 [ $rc -eq 0 ] || { cat agent.err; fail "the agent exited $rc on SIGTERM"; }
 n=$(grep -c '^gpumon_gpu_utilization_ratio{.*gpu="[0-7]"' metrics.out || true)
 [ "$n" -eq 8 ] || { head -20 metrics.out; fail "/metrics: $n GPU utilization series, want 8"; }
-ok "agent 5 s with the exporter: /livez, /healthz ($(cat healthz.out | tr -d '\n')), /metrics 8 GPUs, exit 0"
+ok "agent 5 s with the exporter: /livez, /healthz ($(cat healthz.out | tr -d '\n')), /metrics 8 GPUs, gpumon mark, exit 0"
 $G report --data-dir "$W/data" --since 1h >report.out 2>report.err || { cat report.err; fail "report"; }
 # one row per GPU per hour: GPUs 0 to 7 (an hour boundary may split them)
 n=$(awk 'NR > 1 && $2 ~ /^[0-7]$/ && $3 > 0 { print $2 }' report.out | sort -u | wc -l)
