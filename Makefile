@@ -17,18 +17,23 @@
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
 #                 for FUZZ_SECONDS (60); docs/fuzzing.md
 #   make dist     the release tarballs dist/gpumon-VERSION-linux-{x86_64,aarch64}.tar.gz,
-#                 built in Debian 11 chroots (glibc floor 2.31; aarch64 cross-built) cached
-#                 in /var/cache/gpumon-dist (root; scripts/dist.sh, docs/install.md); the
-#                 aarch64 one is skipped with the reason without qemu-user-static
+#                 built in one Debian 11 chroot (glibc floor 2.31; aarch64 cross-built)
+#                 cached in /var/cache/gpumon-dist (root; scripts/dist.sh, docs/install.md);
+#                 the aarch64 one is skipped with the reason without qemu-user-static
 #   make check-dist  make dist, then the tarballs installed and smoke-run in Debian 11, 12
 #                 and 13 chroots and in Debian 12 arm64 under qemu (root;
-#                 scripts/dist-check.sh; not in make check)
+#                 scripts/dist-check.sh); not in make check: CI runs it after make check,
+#                 its chroots made beside it, nothing skipped (.ci/run, DIST_STRICT=1)
+#   make check-arm64  the unit tests (meson suite unit) cross-built for aarch64 in make
+#                 dist's Debian 11 chroot and run there under qemu-aarch64-static (root;
+#                 scripts/check-arm64.sh, docs/install.md; not in make check nor CI)
 #   make install  install gpumon, the simulator, the unit, the man pages and completions,
 #                 libgpumon with its header and gpumon.pc (PREFIX via meson)
 
 BUILD ?= build
 
-.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist check-dist
+.PHONY: all demo check check-fast check-loaded lint bench eval fuzz install clean deps dist check-dist \
+	check-arm64
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -76,6 +81,9 @@ dist:
 
 check-dist: dist
 	@scripts/dist-check.sh $(CURDIR)/dist
+
+check-arm64:
+	@scripts/check-arm64.sh
 
 install: all
 	meson install -C $(BUILD)

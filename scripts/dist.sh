@@ -4,15 +4,24 @@
 # floor is 2.31 (Ubuntu 20.04's).  It holds the binary, the simulator, the
 # modules, the man pages and completions, the systemd unit, the Prometheus
 # rules, the Grafana dashboard, libgpumon, and install.sh (scripts/dist-install.sh:
-# --prefix, --uninstall).  Left out: aarch64 (not built yet; docs/install.md).
+# --prefix, --uninstall).
 #
 #   scripts/dist.sh [OUTDIR]         (root: mmdebstrap and chroot)
-#   ARCH=aarch64 scripts/dist.sh     the arm64 tarball: cross-built in a bullseye chroot
-#                                    with crossbuild-essential-arm64 and the arm64 -dev
-#                                    packages (multiarch); qemu-aarch64-static runs the
-#                                    built gpumon for the man pages and completions
+#   ARCH=aarch64 scripts/dist.sh     the arm64 tarball: cross-built (gcc-aarch64-linux-gnu
+#                                    and the arm64 -dev packages, multiarch);
+#                                    qemu-aarch64-static runs the built gpumon for the
+#                                    man pages and completions
+#   scripts/dist.sh --prepare        only make the chroot when it is missing (.ci/run
+#                                    starts it beside make check)
+#   DIST_STRICT=1 (CI)               what would be skipped fails instead (exit 1): no
+#                                    mirror, no mmdebstrap, no qemu-aarch64-static
 #
-# The chroot is made once with mmdebstrap (Debian's mirror, MIRROR) and kept
+# One chroot builds both: bullseye with amd64 and arm64 (--variant=apt:
+# the essential packages and apt, then only what the build needs -- gcc,
+# libc6-dev, ninja, pkg-config, python3 and the -dev packages of both
+# architectures, not build-essential's g++ and dpkg-dev; dpkg without
+# fsync, --dpkgopt=force-unsafe-io: the chroot is rebuilt, not repaired).
+# It is made once with mmdebstrap (Debian's mirror, MIRROR) and kept
 # in CACHE (default /var/cache/gpumon-dist, outside the tree) with a stamp of
 # its package list; it is remade when the list changes.  Each run copies the
 # checkout (without .git and build directories) into it, builds with the
@@ -37,37 +46,41 @@
 # failed, 77 cannot build here (not root, no mmdebstrap, no mirror).
 set -eu
 
-skip() { echo "dist.sh: SKIP: $*"; exit 77; }
 die() { echo "dist.sh: error: $*" >&2; exit 1; }
+skip() {
+    [ "${DIST_STRICT:-0}" = 0 ] || die "$* (DIST_STRICT=1: not skipped)"
+    echo "dist.sh: SKIP: $*"
+    exit 77
+}
 say() { echo "dist.sh: $*"; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+prepare=0
+if [ "${1:-}" = --prepare ]; then
+    prepare=1
+    shift
+fi
 out=${1:-$src/dist}
 cache=${CACHE:-/var/cache/gpumon-dist}
 mirror=${MIRROR:-http://deb.debian.org/debian}
 arch=${ARCH:-x86_64}
 suite=bullseye
 glibc_floor=2.31
-# the build chroot's packages (Build-Depends less debhelper and cmocka: the
-# tarball is built without the unit tests, which `make check` runs)
-pkgs=meson,ninja-build,pkg-config,python3,libinih-dev,zlib1g-dev,libsqlite3-dev,libyaml-dev
-pkgs=$pkgs,libcrypt-dev,libgnutls28-dev,libmicrohttpd-dev,libncurses-dev,libcairo2-dev
-pkgs=$pkgs,libcurl4-openssl-dev,ca-certificates
+# the build chroot's packages, for both architectures (Build-Depends less
+# debhelper and cmocka: the tarball is built without the unit tests, which
+# `make check` runs, and make check-arm64 for aarch64; a C compiler, not
+# build-essential)
+libs="libinih-dev zlib1g-dev libsqlite3-dev libyaml-dev libcrypt-dev libgnutls28-dev"
+libs="$libs libmicrohttpd-dev libncurses-dev libcairo2-dev libcurl4-openssl-dev"
+pkgs=gcc,libc6-dev,ninja-build,pkg-config,python3,gcc-aarch64-linux-gnu,libc6-dev:arm64
+# the unit tests for aarch64 (scripts/check-arm64.sh, make check-arm64)
+pkgs=$pkgs,libcmocka-dev:arm64
+for p in $libs; do
+    pkgs=$pkgs,$p,$p:arm64
+done
+root=$cache/$suite-build
 case $arch in
-x86_64)
-    root=$cache/$suite-amd64
-    archs=amd64
-    ;;
-aarch64)
-    root=$cache/$suite-cross-arm64
-    archs=amd64,arm64
-    pkgs=ninja-build,pkg-config,python3,crossbuild-essential-arm64
-    for p in libinih-dev zlib1g-dev libsqlite3-dev libyaml-dev libcrypt-dev libgnutls28-dev \
-        libmicrohttpd-dev libncurses-dev libcairo2-dev libcurl4-openssl-dev; do
-        pkgs=$pkgs,$p:arm64
-    done
-    pkgs=$pkgs,ca-certificates
-    ;;
+x86_64 | aarch64) ;;
 *) die "ARCH=$arch: x86_64 or aarch64" ;;
 esac
 
@@ -88,14 +101,21 @@ mkdir -p "$cache"
 if [ "$(cat "$root/.gpumon-dist" 2>/dev/null)" != "$stamp" ]; then
     say "making the $suite chroot in $root (once; mmdebstrap from $mirror)"
     rm -rf "$root.tmp" "$root"
-    nice -n 19 mmdebstrap --variant=buildd --architectures="$archs" --include="$pkgs" "$suite" \
-        "$root.tmp" "$mirror" \
+    start=$(date +%s)
+    nice -n 19 mmdebstrap --variant=apt --architectures=amd64,arm64 --include="$pkgs" \
+        --dpkgopt=force-unsafe-io "$suite" "$root.tmp" "$mirror" \
         >"$cache/mmdebstrap-$suite.log" 2>&1 || {
         tail -20 "$cache/mmdebstrap-$suite.log" >&2
-        skip "mmdebstrap $suite failed (log: $cache/mmdebstrap-$suite.log)"
+        rm -rf "$root.tmp"
+        skip "mmdebstrap $suite from $mirror failed (log: $cache/mmdebstrap-$suite.log)"
     }
     printf '%s\n' "$stamp" >"$root.tmp/.gpumon-dist"
     mv "$root.tmp" "$root"
+    say "the $suite chroot made in $(($(date +%s) - start)) s"
+fi
+if [ $prepare -eq 1 ]; then
+    say "the $suite chroot is ready in $root"
+    exit 0
 fi
 
 # ---- build in it -------------------------------------------------------------
@@ -124,8 +144,11 @@ if [ "$arch" = aarch64 ]; then
 c = 'aarch64-linux-gnu-gcc'
 ar = 'aarch64-linux-gnu-ar'
 strip = 'aarch64-linux-gnu-strip'
-pkgconfig = 'aarch64-linux-gnu-pkg-config'
+pkgconfig = 'pkg-config'
 exe_wrapper = ['/usr/bin/qemu-aarch64-static']
+
+[properties]
+pkg_config_libdir = ['/usr/lib/aarch64-linux-gnu/pkgconfig', '/usr/share/pkgconfig']
 
 [host_machine]
 system = 'linux'

@@ -1,13 +1,14 @@
 #!/bin/sh
-# install-deps.sh -- installs the Debian 12 packages gpumon needs, in three
+# install-deps.sh -- installs the Debian 12 packages gpumon needs, in four
 # lists: DEMO (build it and run it: what `make` and `make demo` need), TEST
 # (what only `make check` adds: the real peers, browsers, packaging tools,
-# clang for the fuzzers) and DEV (lint and benchmarks).  As root it runs
+# clang for the fuzzers), DEV (lint and benchmarks) and DIST (the release
+# tarballs' chroots: make dist, make check-dist).  As root it runs
 # apt-get; otherwise it prints the command.
 #
 #   scripts/install-deps.sh --demo     DEMO: build and run (make, make demo)
 #   scripts/install-deps.sh --test     DEMO + TEST: make check, make fuzz
-#   scripts/install-deps.sh            all three (.ci/run, a developer's machine)
+#   scripts/install-deps.sh            all four (.ci/run, a developer's machine)
 #   ... --check                        exit 1 and list what is missing, change nothing
 #   ... --list                         print the chosen packages, one a line
 set -eu
@@ -62,6 +63,11 @@ DEV="clang-format clang-tidy cppcheck"
 # benchmarks (make bench)
 DEV="$DEV valgrind hyperfine strace"
 
+# --- DIST: the release tarballs (make dist, make check-dist; .ci/run runs
+# them): mmdebstrap makes the Debian 11-13 chroots, qemu-user-static runs
+# the aarch64 build and smoke run, ip brings up the smoke run's loopback
+DIST="mmdebstrap qemu-user-static iproute2"
+
 which=all check=0 list=0
 for a in "$@"; do
     case $a in
@@ -78,7 +84,7 @@ done
 case $which in
 demo) PKGS=$DEMO ;;
 test) PKGS="$DEMO $TEST" ;;
-*) PKGS="$DEMO $TEST $DEV" ;;
+*) PKGS="$DEMO $TEST $DEV $DIST" ;;
 esac
 if [ "$list" = 1 ]; then
     printf '%s\n' $PKGS

@@ -251,8 +251,7 @@ struct gm_control *gm_control_start(const char *dir, gm_control_handler handler,
     /* connecting takes write permission: the socket is GM_CONTROL_MODE
      * whatever the umask (the shipped unit's 0027 would leave the group
      * r-x, unable to mark); by name, never through a link put in its place */
-    if (fchmodat(dfd, "agent.sock", GM_CONTROL_MODE, AT_SYMLINK_NOFOLLOW) != 0 ||
-        listen(fd, 16) != 0) {
+    if (gm_safefile_chmodat(dfd, "agent.sock", GM_CONTROL_MODE) != 0 || listen(fd, 16) != 0) {
         int e = errno;
         close(fd);
         unlinkat(dfd, "agent.sock", 0);

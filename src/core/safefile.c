@@ -688,3 +688,32 @@ int gm_safefile_output_truncate(int fd, const char *shown, struct gm_err *err)
         return gm_err_set(err, GM_E_IO, "cannot truncate %s: %s", shown, strerror(errno));
     return 0;
 }
+
+/* ------------------------------------------------------------- chmod by name */
+
+int gm_safefile_chmodat(int dfd, const char *name, mode_t mode)
+{
+    if (fchmodat(dfd, name, mode, AT_SYMLINK_NOFOLLOW) == 0)
+        return 0;
+    if (errno != ENOTSUP && errno != EOPNOTSUPP)
+        return GM_E_IO;
+    /* glibc 2.31 (no fchmodat2 emulation), or name is a link, which newer
+     * glibc also answers with ENOTSUP: the inode itself, then the mode */
+    int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return GM_E_IO;
+    struct stat st;
+    int rc = GM_E_IO;
+    if (fstat(fd, &st) == 0) {
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (S_ISLNK(st.st_mode))
+            errno = ELOOP;
+        else if (chmod(proc, mode) == 0)
+            rc = 0;
+    }
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
+}

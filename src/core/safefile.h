@@ -156,4 +156,12 @@ int gm_safefile_output_write(int dfd, const char *base, const char *path, const 
  * fails to start leaves the old contents. */
 int gm_safefile_output_truncate(int fd, const char *shown, struct gm_err *err);
 
+/* Sets the mode of dfd/name, never through a symbolic link put at that
+ * name: fchmodat(AT_SYMLINK_NOFOLLOW), or where the C library cannot do
+ * that (ENOTSUP: glibc before 2.32, the release tarball's floor of 2.31)
+ * the same by hand -- name opened with O_PATH|O_NOFOLLOW, a link refused
+ * (ELOOP), the mode set through /proc/self/fd.  0, or GM_E_IO with errno
+ * saying why. */
+int gm_safefile_chmodat(int dfd, const char *name, mode_t mode);
+
 #endif /* GM_SAFEFILE_H */

@@ -119,7 +119,13 @@ static void setup(struct node *nd, const struct gm_fleet_fetch_opts *o)
     curl_easy_setopt(h, CURLOPT_WRITEDATA, nd);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    /* before curl 7.85 (Debian 11's 7.74, the release tarball's build;
+     * src/alert/http.c does the same) */
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_body);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_USERAGENT, "gpumon-fleet");

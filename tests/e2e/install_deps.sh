@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/install-deps.sh's lists: `make` and `make demo` install only what
 # gpumon builds and the demo runs (--demo), `make check` adds the test tools
-# (--test), .ci/run installs everything.  Checked here:
+# (--test), .ci/run installs everything (and runs make check-dist).  Checked here:
 #   * --demo is part of --test, which is part of the whole list, no name twice;
 #   * the test-only tools that the issue found `make demo` installing
 #     (prometheus, alertmanager, chromium, podman, buildah, lintian, clang,
@@ -9,6 +9,8 @@
 #   * every library meson.build asks for comes from a package --demo names
 #     (its .pc file's owner, by dpkg -S), so the demo's build finds it;
 #   * the callers ask for the right list (Makefile, demo.sh, .ci/run);
+#   * .ci/run runs make check-dist after make check, with DIST_STRICT=1
+#     (a chroot that cannot be made fails CI) and the chroots made beside it;
 #   * an unknown flag is a usage error (2), not "install everything".
 #
 # Environment from meson: SOURCE_ROOT.
@@ -31,7 +33,8 @@ dups=$(printf '%s\n' "$all" | sort | uniq -d)
 
 for p in prometheus prometheus-node-exporter prometheus-alertmanager chromium podman buildah \
     runc lintian debhelper clang libclang-rt-14-dev clang-format clang-tidy cppcheck valgrind \
-    hyperfine strace zsh fish tmux wrk apache2-utils poppler-utils libxml2-utils; do
+    hyperfine strace zsh fish tmux wrk apache2-utils poppler-utils libxml2-utils mmdebstrap \
+    qemu-user-static; do
     in_list "$p" "$all" || fail "$p is not in any list"
     in_list "$p" "$demo" && fail "$p (test or development only) is in --demo"
 done
@@ -54,6 +57,10 @@ grep -A1 '^check:' Makefile | grep -q 'install-deps.sh --test' ||
     fail "make check does not install --test"
 grep -q 'scripts/install-deps.sh --demo$' scripts/demo.sh || fail "demo.sh does not install --demo"
 grep -qx 'scripts/install-deps.sh' .ci/run || fail ".ci/run does not install every list"
+grep -q '^export .*DIST_STRICT=1' .ci/run || fail ".ci/run does not export DIST_STRICT=1"
+awk '/^make check \|\|/ { c = NR } /^make check-dist/ { d = NR } /dist-check.sh --prepare/ { p = NR }
+    END { exit !(c && d && p && p < c && c < d) }' .ci/run ||
+    fail ".ci/run: not the chroots prepared before make check, then make check-dist after it"
 
 set +e
 sh scripts/install-deps.sh --everything >/dev/null 2>&1
