@@ -317,7 +317,7 @@ static int load_fetch(void)
  * serve): --timeout is then the whole command's, start-up and printing
  * included, so the fetch gets what is left less a reserve to print. */
 static int64_t command_deadline_ns;
-#define PRINT_RESERVE_NS (60 * 1000000LL)
+#define PRINT_RESERVE_NS (100 * 1000000LL)
 
 /* The fetch options of the flags (pw: the password read). */
 static void fetch_opts(const struct fleet_args *a, const char *pw, struct gm_fleet_fetch_opts *fo)
