@@ -22,7 +22,8 @@
 #                 the aarch64 one is skipped with the reason without qemu-user-static
 #   make check-dist  make dist, then the tarballs installed and smoke-run in Debian 11, 12
 #                 and 13 chroots and in Debian 12 arm64 under qemu (root;
-#                 scripts/dist-check.sh); not in make check: CI runs it after make check,
+#                 scripts/dist-check.sh), then their RPMs built and rpmlint-checked
+#                 (scripts/dist-rpm.sh); not in make check: CI runs it after make check,
 #                 its chroots made beside it, nothing skipped (.ci/run, DIST_STRICT=1)
 #   make check-arm64  the unit tests (meson suite unit) cross-built for aarch64 in make
 #                 dist's Debian 11 chroot and run there under qemu-aarch64-static (root;
@@ -81,6 +82,7 @@ dist:
 
 check-dist: dist
 	@scripts/dist-check.sh $(CURDIR)/dist
+	@scripts/dist-rpm.sh $(CURDIR)/dist || { rc=$$?; [ $$rc -eq 77 ] && [ "$${DIST_STRICT:-0}" = 0 ]; }
 
 check-arm64:
 	@scripts/check-arm64.sh

@@ -17,6 +17,8 @@ die() { echo "dist-rpm.sh: error: $*" >&2; exit 1; }
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 distdir=${1:-$src/dist}
+[ -d "$distdir" ] || { say "SKIP: no directory $distdir (make dist)"; exit 77; }
+distdir=$(cd "$distdir" && pwd) # rpmbuild's _sourcedir must be absolute
 for t in rpmbuild rpmlint; do
     command -v "$t" >/dev/null 2>&1 || { say "SKIP: $t is not installed (apt-get install rpm rpmlint)"; exit 77; }
 done

@@ -65,8 +65,9 @@ DEV="$DEV valgrind hyperfine strace"
 
 # --- DIST: the release tarballs (make dist, make check-dist; .ci/run runs
 # them): mmdebstrap makes the Debian 11-13 chroots, qemu-user-static runs
-# the aarch64 build and smoke run, ip brings up the smoke run's loopback
-DIST="mmdebstrap qemu-user-static iproute2"
+# the aarch64 build and smoke run, ip brings up the smoke run's loopback;
+# rpm and rpmlint build the RPMs of the tarballs and check them
+DIST="mmdebstrap qemu-user-static iproute2 rpm rpmlint"
 
 which=all check=0 list=0
 for a in "$@"; do
