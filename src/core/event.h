@@ -5,6 +5,7 @@
 #ifndef GM_CORE_EVENT_H
 #define GM_CORE_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* An alert's severity and state: alert/ evaluates them, events carry them,
@@ -80,5 +81,10 @@ const char *gm_event_type_name(enum gm_event_type t);
 const char *gm_alert_severity_name(int severity);
 /* "inactive", "pending", "firing", "resolved"; "unknown" for any other value. */
 const char *gm_alert_state_name(int state);
+
+/* " (read 7.5s ago)": how old an alert's value was when its rule took it
+ * (struct gm_alert's value_age_ms; tenths of a second, rounded up); "" for
+ * a value read in that sample (0).  out always gets a string. */
+void gm_alert_age_text(uint32_t age_ms, char *out, size_t len);
 
 #endif /* GM_CORE_EVENT_H */
