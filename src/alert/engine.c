@@ -723,6 +723,8 @@ int gm_engine_active(struct gm_engine *e, struct gm_alert_now *out, int max)
                     gm_strlcpy(a->name, s->name, sizeof(a->name));
                     gm_strlcpy(a->condition, er->r.when.text, sizeof(a->condition));
                     gm_strlcpy(a->value, s->value_text, sizeof(a->value));
+                    a->value_ok = s->value_ok;
+                    a->value_age_ms = s->value_ok ? s->value_age_ms : 0;
                     a->active_wall_ns = s->active_wall;
                     a->firing_wall_ns = s->state == GM_AL_FIRING ? s->fired_wall : 0;
                     a->samples = s->count;

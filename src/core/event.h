@@ -35,6 +35,8 @@ struct gm_alert_now {
     char name[96];          /* the GPU's name, "" when none */
     char condition[256];    /* the rule's condition as written */
     char value[64];         /* the value that made it true, as text */
+    int value_ok;           /* the value is a number (else an event, or unknown) */
+    uint32_t value_age_ms;  /* how old it was when the rule took it (alert.h); with value_ok */
     int64_t active_wall_ns; /* when the condition became true */
     int64_t firing_wall_ns; /* when it started firing; 0 while pending */
     uint32_t samples;       /* samples the condition has held */

@@ -429,6 +429,8 @@ static void test_notice_fields(void **state)
     assert_int_equal(now[0].gpu, 1);
     assert_string_equal(now[0].uuid, "GPU-1");
     assert_string_equal(now[0].value, "88 °C");
+    assert_int_equal(now[0].value_ok, 1);
+    assert_int_equal(now[0].value_age_ms, 0);
     assert_string_equal(now[0].condition, "temperature.gpu > 85");
     assert_true(now[0].active_wall_ns == a->active_ns && now[0].firing_wall_ns == a->fired_ns);
     assert_int_equal(now[0].samples, 1);
