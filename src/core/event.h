@@ -71,6 +71,10 @@ struct gm_event {
     uint8_t state;    /* GM_AL_FIRING or GM_AL_RESOLVED */
     uint8_t repeat;   /* a repeat notice of an alert still firing */
     char value[64];   /* the value, as shown */
+    /* GM_EV_ALERT: whether value is a number, and how old it was when the
+     * rule took it (alert/alert.h, value_age_ms) */
+    uint8_t value_ok;
+    uint32_t value_age_ms;
     char fingerprint[17];
     int64_t active_ns;    /* wall time the condition first held */
     int64_t fired_ns;     /* wall time it started firing */

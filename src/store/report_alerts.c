@@ -35,6 +35,18 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
         sqlite3_finalize(q);
         q = NULL;
     }
+    /* value_age_ms came after schema 3 (a store written before has none:
+     * its notices' ages are unknown, null) */
+    int have_age = 0;
+    if (rc == 0 && have_table &&
+        sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM pragma_table_info('alerts')"
+                           " WHERE name = 'value_age_ms'",
+                           -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        have_age = sqlite3_column_int(q, 0) > 0;
+    sqlite3_finalize(q);
+    q = NULL;
     struct gm_json j;
     gm_json_init(&j, out, 0);
     if (o->json)
@@ -45,11 +57,18 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
     int n = 0;
     if (rc == 0 && have_table) {
         if (sqlite3_prepare_v2(db,
-                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, g.uuid,"
-                               " a.value, a.summary, a.repeat, a.fingerprint, a.active_ts,"
-                               " a.fired_ts FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
-                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
-                               " ORDER BY a.ts, a.id",
+                               have_age ? "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                          " g.uuid, a.value, a.summary, a.repeat, a.fingerprint,"
+                                          " a.active_ts, a.fired_ts, a.value_age_ms FROM alerts a"
+                                          " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                          " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                          " ORDER BY a.ts, a.id"
+                                        : "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                          " g.uuid, a.value, a.summary, a.repeat, a.fingerprint,"
+                                          " a.active_ts, a.fired_ts, NULL FROM alerts a"
+                                          " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                          " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                          " ORDER BY a.ts, a.id",
                                -1, &q, NULL) != SQLITE_OK) {
             rc = sql_fail(db, err, o->path, "reading the alerts");
         } else {
@@ -99,6 +118,13 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                         gm_json_null(&j);
                     gm_json_key(&j, "value");
                     gm_json_str(&j, txt[6]);
+                    /* how old the value was (alerts.md); null: no number, or a
+                     * notice stored before the column */
+                    gm_json_key(&j, "value_age_seconds");
+                    if (sqlite3_column_type(q, 12) == SQLITE_NULL)
+                        gm_json_null(&j);
+                    else
+                        gm_json_f64(&j, sqlite3_column_int64(q, 12) / 1000.0, 3);
                     gm_json_key(&j, "summary");
                     gm_json_str(&j, txt[7]);
                     gm_json_key(&j, "fingerprint");

@@ -30,7 +30,8 @@ volatile uncorrectable count of scenarios/alerts/ecc-uncorrectable.ini, with
 a repeat every second, notifies while the count is held; every notice says
 how old its value was: `value_age_seconds` in the alert log's JSON and the
 hook's stdin, GPUMON_ALERT_VALUE_AGE_SECONDS, "(read Ns ago)" after the
-value in the summary, and `value_age_seconds` in `gpumon alerts --json`.
+value in the summary, and `value_age_seconds` in `gpumon alerts --json` and
+in the store's history (`alerts --history --json`).
 At least one notice falls between two reads (age > 0); a notice whose value
 was read in its own sample says 0 and its summary has no "(read".
 
@@ -233,6 +234,13 @@ command = sh -c 'printf "%s|%s|%s\\n" "$GPUMON_ALERT_RULE" "$GPUMON_ALERT_VALUE_
             want = f"GPU 1 holds 2{age_text(age) if age > 0 else ''} uncorrectable errors"
             check_eq(x["summary"], want, "the summary's {{value}} with its age", x)
         print(f"  {len(ns)} notices, value ages {[x['value_age_seconds'] for x in ns]}")
+        # the store's alerts table keeps the same ages (alerts --history)
+        rc, out, err = run(["alerts", "--history", "--json", "--rule", "ecc-held", "--no-config",
+                            "--data-dir", data], os.environ)
+        check_eq(rc, 0, "alerts --history exit status", out, err)
+        hist = [h.get("value_age_seconds", "absent") for h in json.loads(out)
+                if h["state"] == "firing"]
+        check_eq(hist, [x["value_age_seconds"] for x in ns], "the history's value ages", out)
         # the hook: the variable and the JSON on stdin, notice by notice
         with open(hook_out) as f:
             lines = [ln.rstrip("\n").split("|", 2) for ln in f if ln.strip()]
