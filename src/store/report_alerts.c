@@ -15,6 +15,22 @@
 #include "../core/timeutil.h"
 #include "report_int.h"
 
+/* Whether the alerts table has value_age_ms (it came after schema 3: a
+ * store written before has none, and its notices' ages are unknown). */
+static int have_age_column(sqlite3 *db)
+{
+    sqlite3_stmt *q = NULL;
+    int have = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM pragma_table_info('alerts')"
+                           " WHERE name = 'value_age_ms'",
+                           -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        have = sqlite3_column_int(q, 0) > 0;
+    sqlite3_finalize(q);
+    return have;
+}
+
 int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
                            struct gm_err *err)
 {
@@ -35,18 +51,7 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
         sqlite3_finalize(q);
         q = NULL;
     }
-    /* value_age_ms came after schema 3 (a store written before has none:
-     * its notices' ages are unknown, null) */
-    int have_age = 0;
-    if (rc == 0 && have_table &&
-        sqlite3_prepare_v2(db,
-                           "SELECT count(*) FROM pragma_table_info('alerts')"
-                           " WHERE name = 'value_age_ms'",
-                           -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW)
-        have_age = sqlite3_column_int(q, 0) > 0;
-    sqlite3_finalize(q);
-    q = NULL;
+    int have_age = rc == 0 && have_table && have_age_column(db);
     struct gm_json j;
     gm_json_init(&j, out, 0);
     if (o->json)
@@ -204,10 +209,17 @@ int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_r
     size_t cap = 0;
     if (rc == 0 && have_table) {
         if (sqlite3_prepare_v2(db,
-                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, a.value,"
-                               " a.summary, a.repeat FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
-                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
-                               " ORDER BY a.ts, a.id",
+                               have_age_column(db)
+                                   ? "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                     " a.value, a.summary, a.repeat, a.value_age_ms FROM alerts a"
+                                     " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                     " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                     " ORDER BY a.ts, a.id"
+                                   : "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                     " a.value, a.summary, a.repeat, NULL FROM alerts a"
+                                     " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                     " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                     " ORDER BY a.ts, a.id",
                                -1, &q, NULL) != SQLITE_OK) {
             rc = sql_fail(db, err, o->path, "reading the alerts");
         } else {
@@ -233,6 +245,8 @@ int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_r
                 a->value = col_strdup(q, 5);
                 a->summary = col_strdup(q, 6);
                 a->repeat = sqlite3_column_int(q, 7) != 0;
+                if (!col_opt(q, 8, &a->value_age_ms))
+                    a->value_age_ms = -1;
                 char **txt[] = {&a->state, &a->severity, &a->rule, &a->value, &a->summary};
                 for (size_t k = 0; k < sizeof(txt) / sizeof(txt[0]); k++)
                     if (!*txt[k])

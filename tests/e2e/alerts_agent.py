@@ -176,7 +176,10 @@ retries = 0
 
 
 def age_text(age):
-    """The summary's " (read 7.3s ago)": tenths of a second, rounded up."""
+    """The summary's " (read 7.3s ago)": tenths of a second, rounded up;
+    "" for a value read in its sample (0)."""
+    if age <= 0:
+        return ""
     t = -(-round(age * 1000) // 100)
     return f" (read {t // 10}.{t % 10}s ago)" if t % 10 else f" (read {t // 10}s ago)"
 
@@ -231,7 +234,7 @@ command = sh -c 'printf "%s|%s|%s\\n" "$GPUMON_ALERT_RULE" "$GPUMON_ALERT_VALUE_
                   "value_age_seconds: a number of seconds, under the agent's 10 s period and "
                   "a busy machine's lateness", x)
             check_eq(x["value_text"], "2", "value_text as before (no age in it)", x)
-            want = f"GPU 1 holds 2{age_text(age) if age > 0 else ''} uncorrectable errors"
+            want = f"GPU 1 holds 2{age_text(age)} uncorrectable errors"
             check_eq(x["summary"], want, "the summary's {{value}} with its age", x)
         print(f"  {len(ns)} notices, value ages {[x['value_age_seconds'] for x in ns]}")
         # the store's alerts table keeps the same ages (alerts --history)
@@ -241,6 +244,17 @@ command = sh -c 'printf "%s|%s|%s\\n" "$GPUMON_ALERT_RULE" "$GPUMON_ALERT_VALUE_
         hist = [h.get("value_age_seconds", "absent") for h in json.loads(out)
                 if h["state"] == "firing"]
         check_eq(hist, [x["value_age_seconds"] for x in ns], "the history's value ages", out)
+        # the HTML report's alert table: the value, then its age
+        html = os.path.join(d, "report.html")
+        rc, out, err = run(["report", "--no-config", "--data-dir", data, "--since", "1h",
+                            "--html", html], os.environ)
+        check_eq(rc, 0, "report --html exit status", out, err)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        for x in ns:
+            want = f"<td><bdi>2{age_text(x['value_age_seconds'])}</bdi></td>"
+            check(want in page, f"report --html: {want} in the alerts table",
+                  [ln for ln in page.splitlines() if "<tr class=\"alert\">" in ln])
         # the hook: the variable and the JSON on stdin, notice by notice
         with open(hook_out) as f:
             lines = [ln.rstrip("\n").split("|", 2) for ln in f if ln.strip()]

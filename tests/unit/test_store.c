@@ -1402,6 +1402,13 @@ static void test_alert_value_age(void **state)
     gm_buf_putc(&b, '\0');
     assert_non_null(strstr(b.p, "\"value\":\"90 C\",\"value_age_seconds\":7.25,"));
     assert_non_null(strstr(b.p, "\"value\":\"90 C\",\"value_age_seconds\":null,"));
+    struct gm_alert_rec *rec = NULL;
+    size_t nrec = 0;
+    assert_int_equal(gm_store_alert_list(&ho, &rec, &nrec, &err), 0); /* the HTML report's */
+    assert_int_equal(nrec, 2);
+    assert_int_equal(rec[0].value_age_ms, 7250);
+    assert_int_equal(rec[1].value_age_ms, -1);
+    gm_alert_recs_free(rec, nrec);
 
     /* a store from before the column: its alerts table made again without it */
     assert_int_equal(sqlite3_open(g_db, &db), SQLITE_OK);
@@ -1418,6 +1425,10 @@ static void test_alert_value_age(void **state)
     assert_int_equal(gm_store_alert_history(&ho, &b, &err), 0); /* read as it is */
     gm_buf_putc(&b, '\0');
     assert_non_null(strstr(b.p, "\"value\":\"3\",\"value_age_seconds\":null,"));
+    assert_int_equal(gm_store_alert_list(&ho, &rec, &nrec, &err), 0);
+    assert_int_equal(nrec, 1);
+    assert_int_equal(rec[0].value_age_ms, -1);
+    gm_alert_recs_free(rec, nrec);
     st = open_store(&o); /* the writer adds the column */
     fire.wall_ns = (T0_MS + 300) * MS_NS;
     gm_store_event(st, &fire);
