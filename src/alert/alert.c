@@ -84,6 +84,11 @@ void gm_alert_json(const struct gm_alert *a, struct gm_buf *out)
     else
         gm_json_null(&j);
     STR_OR_NULL(&j, "value_text", a->value_text);
+    gm_json_key(&j, "value_age_seconds");
+    if (a->value_ok)
+        gm_json_f64(&j, a->value_age_ms / 1000.0, 3);
+    else
+        gm_json_null(&j);
     time_pair(&j, "active_at", a->active_ns);
     time_pair(&j, "fired_at", a->fired_ns);
     time_pair(&j, "resolved_at", a->resolved_ns);

@@ -44,6 +44,12 @@ struct gm_alert {
                             "" when the condition is not a single value (an event) */
     double value;        /* the same number, when value_ok */
     int value_ok;
+    /* How old value was at the evaluation that took it, in ms (core/value.h's
+     * age_ms; as text: gm_alert_age_text, core/event.h): 0 for one read in
+     * that sample, always so for a metric read every sample; up to the
+     * agent's 10 s for a slow read group's (ECC, retired pages, row
+     * remapping, PCIe link, NVLink, settings).  Meaningful with value_ok. */
+    uint32_t value_age_ms;
     int64_t active_ns;    /* wall time (UTC ns) the condition first held */
     int64_t fired_ns;     /* wall time it started firing */
     int64_t resolved_ns;  /* wall time it resolved; 0 while firing */

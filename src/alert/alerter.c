@@ -56,6 +56,8 @@ static void on_notice(void *arg, const struct gm_alert *al)
     e.state = al->state;
     e.repeat = al->repeat;
     gm_strlcpy(e.value, al->value_text, sizeof(e.value));
+    e.value_ok = al->value_ok != 0;
+    e.value_age_ms = al->value_ok ? al->value_age_ms : 0;
     gm_strlcpy(e.fingerprint, al->fingerprint, sizeof(e.fingerprint));
     e.active_ns = al->active_ns;
     e.fired_ns = al->fired_ns;

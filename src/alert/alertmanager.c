@@ -123,6 +123,15 @@ static void one(struct gm_json *j, const struct gm_alert *a, int64_t now_ns, int
         gm_json_str(j, v.p);
         gm_buf_free(&v);
     }
+    /* how old the value was, when it was not read in that sample: a slow read
+     * group's (ECC, PCIe link, NVLink, settings) may be up to 10 s old */
+    if (a->value_ok && a->value_age_ms) {
+        struct gm_buf v = GM_BUF_INIT;
+        gm_tpl_field("value_age_seconds", 17, a, &v);
+        gm_json_key(j, "value_age_seconds");
+        gm_json_str(j, v.p);
+        gm_buf_free(&v);
+    }
     gm_json_obj_end(j);
 
     gm_json_key(j, "startsAt");

@@ -30,6 +30,7 @@ struct st {
     int64_t active_t, active_wall, fired_wall, last_true_t, last_notice_t;
     int value_ok, value_op;
     double value;
+    uint32_t value_age_ms; /* of value, at the evaluation that took it */
     char value_text[64];
     char uuid[GM_STR_MAX], name[GM_STR_MAX], bus[32];
     char job[128]; /* the GPU's job when it fired: kept until resolved, so the
@@ -342,6 +343,7 @@ static void notice(struct gm_engine *e, const struct erule *er, const struct st 
     gm_strlcpy(a.value_text, s->value_text, sizeof(a.value_text));
     a.value = s->value;
     a.value_ok = s->value_ok;
+    a.value_age_ms = s->value_ok ? s->value_age_ms : 0;
     a.active_ns = s->active_wall;
     a.fired_ns = s->fired_wall;
     a.resolved_ns = state == GM_AL_RESOLVED ? wall : 0;
@@ -393,6 +395,7 @@ static void step(struct gm_engine *e, struct erule *er, struct st *s, const stru
         s->value = v;
         s->value_ok = vok;
         s->value_op = op;
+        s->value_age_ms = vok ? gm_rule_operand_age_ms(op, cx) : 0;
         if (vok)
             gm_rule_value_text(op, v, cx, s->value_text, sizeof(s->value_text));
         else
@@ -441,6 +444,7 @@ static void step(struct gm_engine *e, struct erule *er, struct st *s, const stru
                     0 &&
                 cok && cop == s->value_op && cop != GM_OP_XID) {
                 s->value = cv;
+                s->value_age_ms = gm_rule_operand_age_ms(cop, cx);
                 gm_rule_value_text(cop, cv, cx, s->value_text, sizeof(s->value_text));
             }
             notice(e, er, s, GM_AL_RESOLVED, 0, wall, fn, arg);
@@ -680,6 +684,11 @@ void gm_engine_json(struct gm_engine *e, struct gm_buf *out)
                 gm_json_str(&j, er->r.when.text);
                 gm_json_key(&j, "value");
                 gm_json_str(&j, s->value_text);
+                gm_json_key(&j, "value_age_seconds");
+                if (s->value_ok)
+                    gm_json_f64(&j, s->value_age_ms / 1000.0, 3);
+                else
+                    gm_json_null(&j);
                 json_time(&j, "active_since", s->active_wall);
                 json_time(&j, "firing_since", s->state == GM_AL_FIRING ? s->fired_wall : 0);
                 gm_json_key(&j, "samples");
@@ -714,6 +723,8 @@ int gm_engine_active(struct gm_engine *e, struct gm_alert_now *out, int max)
                     gm_strlcpy(a->name, s->name, sizeof(a->name));
                     gm_strlcpy(a->condition, er->r.when.text, sizeof(a->condition));
                     gm_strlcpy(a->value, s->value_text, sizeof(a->value));
+                    a->value_ok = s->value_ok;
+                    a->value_age_ms = s->value_ok ? s->value_age_ms : 0;
                     a->active_wall_ns = s->active_wall;
                     a->firing_wall_ns = s->state == GM_AL_FIRING ? s->fired_wall : 0;
                     a->samples = s->count;
@@ -752,13 +763,16 @@ void gm_engine_text_at(struct gm_engine *e, struct gm_buf *out, int64_t wall0_ns
                     snprintf(since, sizeof(since), "%.3fs", (t0_ns + (w - wall0_ns)) / 1e9);
                 else
                     gm_time_iso(w, since, sizeof(since));
-                char rule[128], value[128];
+                char rule[128], value[128], age[48] = "";
+                /* a slow read group's value: how old it was, after the line */
+                if (s->value_ok && s->value_text[0])
+                    gm_alert_age_text(s->value_age_ms, age, sizeof(age));
                 gm_buf_printf(
-                    out, "%-8s  %-8s  %s  %3s  %s  %s\n", gm_alert_state_name(s->state),
+                    out, "%-8s  %-8s  %s  %3s  %s  %s%s%s\n", gm_alert_state_name(s->state),
                     gm_alert_severity_name(er->r.severity),
                     gm_fmt_cell(rule, sizeof(rule), er->r.name, 26), gpu,
                     gm_fmt_cell(value, sizeof(value), s->value_text[0] ? s->value_text : "-", 14),
-                    since);
+                    since, age[0] ? "  value" : "", age);
             }
         }
     if (!n)

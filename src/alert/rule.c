@@ -295,6 +295,54 @@ int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out
     }
 }
 
+/* The age of the oldest real value among metrics ids[0..n). */
+static uint32_t oldest(const struct gm_rule_ctx *cx, const int *ids, int n)
+{
+    uint32_t age = 0;
+    for (int i = 0; i < n; i++) {
+        const struct gm_value *v = gm_gpu_value(cx->s, cx->g, ids[i]);
+        if (v->status == GM_VS_OK && v->age_ms > age)
+            age = v->age_ms;
+    }
+    return age;
+}
+
+uint32_t gm_rule_operand_age_ms(int operand, const struct gm_rule_ctx *cx)
+{
+    if (operand >= 0x10000) /* a window: its newest value is this sample's */
+        operand = (int16_t)(operand & 0xffff);
+    if (!cx || !cx->s || !cx->g)
+        return 0;
+    if (operand >= 0 && operand < GM_M__GPU_END)
+        return oldest(cx, &operand, 1);
+    static const int mem_free[] = {GM_M_MEM_FREE, GM_M_MEM_TOTAL};
+    static const int mem_used[] = {GM_M_MEM_USED, GM_M_MEM_TOTAL};
+    static const int power[] = {GM_M_POWER_DRAW, GM_M_POWER_ENFORCED, GM_M_POWER_LIMIT};
+    static const int margin[] = {GM_M_TEMP_SLOWDOWN, GM_M_TEMP_GPU};
+    static const int reasons[] = {GM_M_CER_ACTIVE};
+    static const int ecc[] = {GM_M_ECC_UNCORR_AGG, GM_M_ECC_UNCORR_VOL};
+#define OLDEST(a) oldest(cx, (a), (int)(sizeof(a) / sizeof((a)[0])))
+    switch (operand) {
+    case GM_OP_MEM_FREE_PCT:
+        return OLDEST(mem_free);
+    case GM_OP_MEM_USED_PCT:
+        return OLDEST(mem_used);
+    case GM_OP_POWER_PCT:
+        return OLDEST(power);
+    case GM_OP_TEMP_MARGIN:
+        return OLDEST(margin);
+    case GM_OP_THROTTLE_THERMAL:
+    case GM_OP_THROTTLE_POWER_BRAKE:
+    case GM_OP_THROTTLE_POWER_CAP:
+        return OLDEST(reasons);
+    case GM_OP_ECC_NEW:
+        return OLDEST(ecc);
+    default:
+        return 0;
+    }
+#undef OLDEST
+}
+
 /* ---------------------------------------------------------------- values */
 
 static void human_bytes(double v, char *out, size_t len)
@@ -1516,9 +1564,14 @@ void gm_rule_summary(const struct gm_rule *r, const struct gm_alert *a, char *ou
                         snprintf(val, sizeof(val), "%s", a->pci_bus_id[0] ? a->pci_bus_id : "?");
                     else if (!strcmp(name, "host"))
                         snprintf(val, sizeof(val), "%s", a->host);
-                    else if (!strcmp(name, "value"))
-                        snprintf(val, sizeof(val), "%s", a->value_text[0] ? a->value_text : "N/A");
-                    else if (!strcmp(name, "condition"))
+                    else if (!strcmp(name, "value")) {
+                        /* a slow read group's value says how old it is */
+                        char age[48] = "";
+                        if (a->value_text[0] && a->value_ok)
+                            gm_alert_age_text(a->value_age_ms, age, sizeof(age));
+                        snprintf(val, sizeof(val), "%s%s", a->value_text[0] ? a->value_text : "N/A",
+                                 age);
+                    } else if (!strcmp(name, "condition"))
                         snprintf(val, sizeof(val), "%s", a->condition);
                     size_t vl = strlen(val);
                     if (vl > len - 1 - o)

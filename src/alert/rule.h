@@ -167,6 +167,12 @@ struct gm_rule_ctx {
  * *out set, or the status that says why it is unknown. */
 int gm_rule_operand_value(int operand, const struct gm_rule_ctx *cx, double *out);
 
+/* How old the value of operand in cx is, in ms (core/value.h's age_ms): a
+ * metric's own age; a derived value's, the oldest of the values it is made
+ * of; a window's, that of its newest value (this sample's); 0 for values that
+ * are not read from NVML (xid, gpu.lost, procs.count, diagnosis.*). */
+uint32_t gm_rule_operand_age_ms(int operand, const struct gm_rule_ctx *cx);
+
 /* Evaluates a condition: 1 true, 0 false, -1 unknown.  *first receives the
  * value of the first comparison's operand (for the notice) and *first_op
  * its operand; *first_ok says whether it was known. */

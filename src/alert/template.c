@@ -128,6 +128,14 @@ static void f_value_number(const struct gm_alert *a, struct gm_buf *o)
     if (a->value_ok)
         put_number(o, a->value);
 }
+static void f_value_age(const struct gm_alert *a, struct gm_buf *o)
+{
+    if (!a->value_ok)
+        return;
+    struct gm_json j;
+    gm_json_init(&j, o, 0);
+    gm_json_f64(&j, a->value_age_ms / 1000.0, 3);
+}
 static void f_active_at(const struct gm_alert *a, struct gm_buf *o)
 {
     put_time(o, a->active_ns);
@@ -191,6 +199,7 @@ static const struct field fields[] = {
     {"condition", "CONDITION", f_condition},
     {"value", "VALUE", f_value},
     {"value_number", "VALUE_NUMBER", f_value_number},
+    {"value_age_seconds", "VALUE_AGE_SECONDS", f_value_age},
     {"active_at", "ACTIVE_AT", f_active_at},
     {"active_at_unix_ms", "ACTIVE_AT_UNIX_MS", f_active_ms},
     {"fired_at", "FIRED_AT", f_fired_at},

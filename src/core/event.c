@@ -1,5 +1,8 @@
-/* event.c -- names of event types, alert severities and states (see event.h). */
+/* event.c -- names of event types, alert severities and states, and an alert
+ * value's age as text (see event.h). */
 #include "event.h"
+
+#include <stdio.h>
 
 const char *gm_event_type_name(enum gm_event_type t)
 {
@@ -48,4 +51,19 @@ const char *gm_alert_state_name(int state)
     default:
         return "unknown";
     }
+}
+
+void gm_alert_age_text(uint32_t age_ms, char *out, size_t len)
+{
+    if (!len)
+        return;
+    out[0] = '\0';
+    if (!age_ms)
+        return;
+    /* tenths of a second, rounded up: a value 40 ms old is not "0s" old */
+    uint32_t t = age_ms / 100 + (age_ms % 100 != 0);
+    if (t % 10)
+        snprintf(out, len, " (read %u.%us ago)", t / 10, t % 10);
+    else
+        snprintf(out, len, " (read %us ago)", t / 10);
 }

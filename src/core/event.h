@@ -5,6 +5,7 @@
 #ifndef GM_CORE_EVENT_H
 #define GM_CORE_EVENT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* An alert's severity and state: alert/ evaluates them, events carry them,
@@ -34,6 +35,8 @@ struct gm_alert_now {
     char name[96];          /* the GPU's name, "" when none */
     char condition[256];    /* the rule's condition as written */
     char value[64];         /* the value that made it true, as text */
+    int value_ok;           /* the value is a number (else an event, or unknown) */
+    uint32_t value_age_ms;  /* how old it was when the rule took it (alert.h); with value_ok */
     int64_t active_wall_ns; /* when the condition became true */
     int64_t firing_wall_ns; /* when it started firing; 0 while pending */
     uint32_t samples;       /* samples the condition has held */
@@ -68,6 +71,10 @@ struct gm_event {
     uint8_t state;    /* GM_AL_FIRING or GM_AL_RESOLVED */
     uint8_t repeat;   /* a repeat notice of an alert still firing */
     char value[64];   /* the value, as shown */
+    /* GM_EV_ALERT: whether value is a number, and how old it was when the
+     * rule took it (alert/alert.h, value_age_ms) */
+    uint8_t value_ok;
+    uint32_t value_age_ms;
     char fingerprint[17];
     int64_t active_ns;    /* wall time the condition first held */
     int64_t fired_ns;     /* wall time it started firing */
@@ -80,5 +87,10 @@ const char *gm_event_type_name(enum gm_event_type t);
 const char *gm_alert_severity_name(int severity);
 /* "inactive", "pending", "firing", "resolved"; "unknown" for any other value. */
 const char *gm_alert_state_name(int state);
+
+/* " (read 7.5s ago)": how old an alert's value was when its rule took it
+ * (struct gm_alert's value_age_ms; tenths of a second, rounded up); "" for
+ * a value read in that sample (0).  out always gets a string. */
+void gm_alert_age_text(uint32_t age_ms, char *out, size_t len);
 
 #endif /* GM_CORE_EVENT_H */

@@ -727,6 +727,11 @@ void gm_live_alerts_json(struct gm_buf *out, const struct gm_alert_now *a, int n
         gm_json_str(&j, a[i].condition);
         gm_json_key(&j, "value");
         gm_json_str(&j, a[i].value);
+        gm_json_key(&j, "value_age_seconds");
+        if (a[i].value_ok)
+            gm_json_f64(&j, a[i].value_age_ms / 1000.0, 3);
+        else
+            gm_json_null(&j);
         json_time(&j, "active_since", a[i].active_wall_ns);
         json_time(&j, "firing_since", a[i].firing_wall_ns);
         gm_json_key(&j, "samples");
@@ -951,6 +956,11 @@ static void page_alerts(struct gm_buf *b, const struct gm_alert_now *a, int n, i
             gm_buf_printf(b, " <span class=\"agpu\">GPU %d</span>", a[i].gpu);
         gm_buf_puts(b, " <span class=\"value\">");
         html(b, a[i].value);
+        if (a[i].value_ok && a[i].value[0]) { /* a slow read group's value: its age */
+            char age[48];
+            gm_alert_age_text(a[i].value_age_ms, age, sizeof(age));
+            html(b, age);
+        }
         gm_buf_puts(b, "</span> <span class=\"since\">since ");
         int64_t since = a[i].firing_wall_ns ? a[i].firing_wall_ns : a[i].active_wall_ns;
         html(b, since ? gm_time_iso(since, t, sizeof(t)) : "?");

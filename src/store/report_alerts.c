@@ -15,6 +15,22 @@
 #include "../core/timeutil.h"
 #include "report_int.h"
 
+/* Whether the alerts table has value_age_ms (it came after schema 3: a
+ * store written before has none, and its notices' ages are unknown). */
+static int have_age_column(sqlite3 *db)
+{
+    sqlite3_stmt *q = NULL;
+    int have = 0;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT count(*) FROM pragma_table_info('alerts')"
+                           " WHERE name = 'value_age_ms'",
+                           -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW)
+        have = sqlite3_column_int(q, 0) > 0;
+    sqlite3_finalize(q);
+    return have;
+}
+
 int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf *out,
                            struct gm_err *err)
 {
@@ -35,6 +51,7 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
         sqlite3_finalize(q);
         q = NULL;
     }
+    int have_age = rc == 0 && have_table && have_age_column(db);
     struct gm_json j;
     gm_json_init(&j, out, 0);
     if (o->json)
@@ -45,11 +62,18 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
     int n = 0;
     if (rc == 0 && have_table) {
         if (sqlite3_prepare_v2(db,
-                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, g.uuid,"
-                               " a.value, a.summary, a.repeat, a.fingerprint, a.active_ts,"
-                               " a.fired_ts FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
-                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
-                               " ORDER BY a.ts, a.id",
+                               have_age ? "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                          " g.uuid, a.value, a.summary, a.repeat, a.fingerprint,"
+                                          " a.active_ts, a.fired_ts, a.value_age_ms FROM alerts a"
+                                          " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                          " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                          " ORDER BY a.ts, a.id"
+                                        : "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                          " g.uuid, a.value, a.summary, a.repeat, a.fingerprint,"
+                                          " a.active_ts, a.fired_ts, NULL FROM alerts a"
+                                          " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                          " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                          " ORDER BY a.ts, a.id",
                                -1, &q, NULL) != SQLITE_OK) {
             rc = sql_fail(db, err, o->path, "reading the alerts");
         } else {
@@ -99,6 +123,13 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                         gm_json_null(&j);
                     gm_json_key(&j, "value");
                     gm_json_str(&j, txt[6]);
+                    /* how old the value was (alerts.md); null: no number, or a
+                     * notice stored before the column */
+                    gm_json_key(&j, "value_age_seconds");
+                    if (sqlite3_column_type(q, 12) == SQLITE_NULL)
+                        gm_json_null(&j);
+                    else
+                        gm_json_f64(&j, sqlite3_column_int64(q, 12) / 1000.0, 3);
                     gm_json_key(&j, "summary");
                     gm_json_str(&j, txt[7]);
                     gm_json_key(&j, "fingerprint");
@@ -178,10 +209,17 @@ int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_r
     size_t cap = 0;
     if (rc == 0 && have_table) {
         if (sqlite3_prepare_v2(db,
-                               "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index, a.value,"
-                               " a.summary, a.repeat FROM alerts a LEFT JOIN gpus g ON g.id = a.gpu"
-                               " WHERE a.ts >= ?1 AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
-                               " ORDER BY a.ts, a.id",
+                               have_age_column(db)
+                                   ? "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                     " a.value, a.summary, a.repeat, a.value_age_ms FROM alerts a"
+                                     " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                     " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                     " ORDER BY a.ts, a.id"
+                                   : "SELECT a.ts, a.state, a.severity, a.rule, g.gpu_index,"
+                                     " a.value, a.summary, a.repeat, NULL FROM alerts a"
+                                     " LEFT JOIN gpus g ON g.id = a.gpu WHERE a.ts >= ?1"
+                                     " AND a.ts < ?2 AND (?3 IS NULL OR a.rule = ?3)"
+                                     " ORDER BY a.ts, a.id",
                                -1, &q, NULL) != SQLITE_OK) {
             rc = sql_fail(db, err, o->path, "reading the alerts");
         } else {
@@ -207,6 +245,8 @@ int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_r
                 a->value = col_strdup(q, 5);
                 a->summary = col_strdup(q, 6);
                 a->repeat = sqlite3_column_int(q, 7) != 0;
+                if (!col_opt(q, 8, &a->value_age_ms))
+                    a->value_age_ms = -1;
                 char **txt[] = {&a->state, &a->severity, &a->rule, &a->value, &a->summary};
                 for (size_t k = 0; k < sizeof(txt) / sizeof(txt[0]); k++)
                     if (!*txt[k])

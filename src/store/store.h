@@ -184,6 +184,8 @@ struct gm_alert_rec {
     int64_t gpu; /* NVML index; -1 when the alert is not about one GPU */
     char *state; /* "firing", "resolved" */
     char *severity, *rule, *value, *summary;
+    int64_t value_age_ms; /* how old value was when the rule took it (alerts.value_age_ms);
+                             -1: not a number, or stored before the column */
 };
 int gm_store_alert_list(const struct gm_alert_history_opts *o, struct gm_alert_rec **v, size_t *n,
                         struct gm_err *err);

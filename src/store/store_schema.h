@@ -149,7 +149,7 @@ enum { GM_STORE_THROTTLE(GM_THR_ENUM) GM_THR__COUNT };
     "CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"              \
     " rule TEXT NOT NULL, severity TEXT NOT NULL, state TEXT NOT NULL, repeat INTEGER NOT NULL,"   \
     " gpu INTEGER, value TEXT, summary TEXT NOT NULL, fingerprint TEXT NOT NULL,"                  \
-    " active_ts INTEGER, fired_ts INTEGER);\n"                                                     \
+    " active_ts INTEGER, fired_ts INTEGER, value_age_ms INTEGER);\n"                               \
     "CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);\n" GM_USAGE_TABLE GM_ROLLUP_TABLE(       \
         "rollup_1m") GM_ROLLUP_TABLE("rollup_1h")
 

@@ -232,6 +232,9 @@ static char *columns_and_view_sql(sqlite3 *db, struct gm_buf *added)
         gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN ppid INTEGER;\n");
     if (!has_column(db, "procs", "sid"))
         gm_buf_puts(&b, "ALTER TABLE procs ADD COLUMN sid INTEGER;\n");
+    /* alerts.value_age_ms: how old a slow read group's value was (issue 30) */
+    if (!has_column(db, "alerts", "value_age_ms"))
+        gm_buf_puts(&b, "ALTER TABLE alerts ADD COLUMN value_age_ms INTEGER;\n");
     if (added->len)
         gm_buf_puts(&b, "DROP VIEW IF EXISTS samples_v;\n");
     samples_view_sql(&b);
@@ -475,8 +478,8 @@ int gm_st_prepare_all(struct gm_store *st, struct gm_err *err)
                       err)) ||
         (rc = prepare(st, &st->st_alert,
                       "INSERT INTO alerts (ts, rule, severity, state, repeat, gpu, value, summary,"
-                      " fingerprint, active_ts, fired_ts)"
-                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                      " fingerprint, active_ts, fired_ts, value_age_ms)"
+                      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                       err)) ||
         (rc = prepare(st, &st->st_up[0], up1m, err)) ||
         (rc = prepare(st, &st->st_up[1], up1h, err)) ||

@@ -742,6 +742,7 @@ static int insert_event(struct gm_store *st, const struct gm_event *e)
                           (int)strnlen(e->fingerprint, sizeof(e->fingerprint)), SQLITE_TRANSIENT);
         bind_opt(q, 10, e->active_ns != 0, e->active_ns / NS_PER_MS);
         bind_opt(q, 11, e->fired_ns != 0, e->fired_ns / NS_PER_MS);
+        bind_opt(q, 12, e->value_ok, e->value_age_ms);
         rc = step_done(q);
     }
     if (rc == SQLITE_OK)

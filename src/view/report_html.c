@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "../core/err.h"
+#include "../core/event.h"
 #include "../core/nice.h"
 #include "../core/text.h"
 #include "../core/timeutil.h"
@@ -720,7 +721,14 @@ static void put_alerts(struct gm_buf *b, const struct gm_report_html_in *in)
             gm_buf_printf(b, "</td><td class=\"n\">%lld</td><td>", (long long)a->gpu);
         else
             gm_buf_puts(b, "</td><td>-</td><td>");
-        esc(b, a->value[0] ? a->value : "-");
+        /* a slow read group's value: how old it was (alerts.md) */
+        char age[48] = "";
+        if (a->value[0] && a->value_age_ms > 0 && a->value_age_ms <= UINT32_MAX)
+            gm_alert_age_text((uint32_t)a->value_age_ms, age, sizeof(age));
+        struct gm_buf v = GM_BUF_INIT;
+        gm_buf_printf(&v, "%s%s", a->value[0] ? a->value : "-", age);
+        esc(b, v.p);
+        gm_buf_free(&v);
         gm_buf_puts(b, "</td><td>");
         esc(b, a->summary);
         gm_buf_puts(b, "</td></tr>\n");

@@ -24,6 +24,17 @@ and checks that
   - SIGTERM stops the agent within 60 s, far sooner than the hook's 600 s
     sleep (stop aborts the stuck channels).
 
+test_agent_slow_value_age (issue 30, ~20 s): the agent reads ECC counts
+every 10 s and reuses them in between (a slow read group).  A rule on the
+volatile uncorrectable count of scenarios/alerts/ecc-uncorrectable.ini, with
+a repeat every second, notifies while the count is held; every notice says
+how old its value was: `value_age_seconds` in the alert log's JSON and the
+hook's stdin, GPUMON_ALERT_VALUE_AGE_SECONDS, "(read Ns ago)" after the
+value in the summary, and `value_age_seconds` in `gpumon alerts --json` and
+in the store's history (`alerts --history --json`).
+At least one notice falls between two reads (age > 0); a notice whose value
+was read in its own sample says 0 and its summary has no "(read".
+
 Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT, and the notify
 module next to the binary.
 """
@@ -164,5 +175,117 @@ retries = 0
             am.close()
 
 
+def age_text(age):
+    """The summary's " (read 7.3s ago)": tenths of a second, rounded up;
+    "" for a value read in its sample (0)."""
+    if age <= 0:
+        return ""
+    t = -(-round(age * 1000) // 100)
+    return f" (read {t // 10}.{t % 10}s ago)" if t % 10 else f" (read {t // 10}s ago)"
+
+
+def test_agent_slow_value_age():
+    with Scratch("alage") as d:
+        data = os.path.join(d, "data")
+        conf = os.path.join(d, "gpumon.conf")
+        hook_out = os.path.join(d, "hook.txt")
+        with open(conf, "w") as f:
+            f.write(f"""[alert.ecc-held]
+when = ecc.errors.uncorrected.volatile.total > 0
+samples = 2
+repeat = 1s
+summary = GPU {{{{gpu}}}} holds {{{{value}}}} uncorrectable errors
+
+[notify.hook]
+type = exec
+command = sh -c 'cat >> {hook_out}.json; printf "%s|%s|%s\\n" "$GPUMON_ALERT_RULE" "$GPUMON_ALERT_VALUE_AGE_SECONDS" "$GPUMON_ALERT_SUMMARY" >> {hook_out}'
+""")
+        rc, out, err = run(["config", "check", conf], os.environ)
+        check_eq(rc, 0, "config check of the test's config", out, err)
+        # the burst of uncorrectable errors on GPU 1 is at scenario 115 s: 5 s after start
+        env = sim_env("alerts/ecc-uncorrectable.ini", speed=1.0, epoch=epoch_for(110.0, 1.0))
+        a = Agent(data, env, ["--interval", "500ms", "--no-exporter"], config=conf)
+        log = os.path.join(data, "alerts.jsonl")
+
+        def notices():
+            try:
+                with open(log) as f:
+                    rows = [json.loads(x) for x in f if x.strip()]
+            except FileNotFoundError:
+                return []
+            return [x for x in rows if x["rule"] == "ecc-held" and x["state"] == "firing"]
+        try:
+            a.start()
+            wait("a notice of ecc-held between two reads of the ECC counts",
+                 lambda: [x for x in notices() if (x.get("value_age_seconds") or 0) > 0], 60)
+
+            def hooked_aged():
+                try:
+                    with open(hook_out) as f:
+                        rows = [ln.rstrip("\n").split("|", 2) for ln in f]
+                except FileNotFoundError:
+                    return False
+                return any(r[0] == "ecc-held" and r[1] not in ("", "0") for r in rows
+                           if len(r) == 3)
+            wait("the hook run for a notice with a value age above 0", hooked_aged, 60)
+            engine = [x for x in alerts_json(data)["engine"]["alerts"] if x["rule"] == "ecc-held"]
+            check_eq(len(engine), 1, "ecc-held in gpumon alerts --json", engine)
+            age = engine[0].get("value_age_seconds")
+            check(isinstance(age, (int, float)) and 0 <= age < 60,
+                  "value_age_seconds in gpumon alerts --json", engine)
+            rc, secs = a.stop()
+            check_eq(rc, 0, "agent exit status", a.log())
+        finally:
+            a.cleanup()
+        ns = notices()
+        for x in ns:
+            age = x.get("value_age_seconds")
+            check(isinstance(age, (int, float)) and 0 <= age < 60,
+                  "value_age_seconds: a number of seconds, under the agent's 10 s period and "
+                  "a busy machine's lateness", x)
+            check_eq(x["value_text"], "2", "value_text as before (no age in it)", x)
+            want = f"GPU 1 holds 2{age_text(age)} uncorrectable errors"
+            check_eq(x["summary"], want, "the summary's {{value}} with its age", x)
+        print(f"  {len(ns)} notices, value ages {[x['value_age_seconds'] for x in ns]}")
+        # the store's alerts table keeps the same ages (alerts --history)
+        rc, out, err = run(["alerts", "--history", "--json", "--rule", "ecc-held", "--no-config",
+                            "--data-dir", data], os.environ)
+        check_eq(rc, 0, "alerts --history exit status", out, err)
+        # (a notice made as the agent stops may reach the log and not the
+        # store: each stored one is compared with the log's of its time)
+        hist = [(h["time_unix_ms"], h.get("value_age_seconds", "absent"))
+                for h in json.loads(out) if h["state"] == "firing"]
+        logged = {x["sent_at_unix_ms"]: x["value_age_seconds"] for x in ns}
+        check(hist, "no ecc-held notice in the history", out)
+        for t, age in hist:
+            check_eq(age, logged.get(t, "not in the alert log"), f"the history's value age at {t}",
+                     out)
+        # the HTML report's alert table: the value, then its age
+        html = os.path.join(d, "report.html")
+        rc, out, err = run(["report", "--no-config", "--data-dir", data, "--since", "1h",
+                            "--html", html], os.environ)
+        check_eq(rc, 0, "report --html exit status", out, err)
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        for _, age in hist:
+            want = f"<td><bdi>2{age_text(age)}</bdi></td>"
+            check(want in page, f"report --html: {want} in the alerts table",
+                  [ln for ln in page.splitlines() if "<tr class=\"alert\">" in ln])
+        # the hook: the variable and the JSON on stdin, notice by notice
+        with open(hook_out) as f:
+            lines = [ln.rstrip("\n").split("|", 2) for ln in f if ln.strip()]
+        with open(hook_out + ".json") as f:
+            stdin = [x for x in map(json.loads, filter(str.strip, f)) if x["rule"] == "ecc-held"]
+        hooked = [(float(r[1]), r[2]) for r in lines if len(r) == 3 and r[0] == "ecc-held"]
+        check(any(v > 0 for v, _ in hooked), "GPUMON_ALERT_VALUE_AGE_SECONDS above 0", lines)
+        for v, summ in hooked:
+            check(("(read " in summ) == (v > 0), "the hook's summary says the age iff it is > 0",
+                  (v, summ))
+        # (stdin is saved first: a run the agent's stop cut short may have
+        # saved it without its line)
+        check_eq([x["value_age_seconds"] for x in stdin][:len(hooked)], [v for v, _ in hooked],
+                 "the hook's stdin JSON and its variable agree", (stdin, lines))
+
+
 if __name__ == "__main__":
-    main([test_agent_alertmanager_and_stuck_channels])
+    main([test_agent_alertmanager_and_stuck_channels, test_agent_slow_value_age])

@@ -244,6 +244,10 @@ def test_api():
                          ("active_since", str), ("firing_since", str), ("samples", int)):
                 check(isinstance(a5[k], t), f"alert {k} is not {t.__name__}", a5)
             check_eq(a5["severity"], "critical", "severity")
+            # issue 30: how old the value was when the rule took it; the GPU's
+            # temperature is read every sample (a slow read group's, such as
+            # the ECC counts, may be up to 10 s old)
+            check_eq(a5.get("value_age_seconds", "absent"), 0, "alert value_age_seconds", a5)
 
             wait_history(g, 3, "three samples in the ring")
             h, r = get_json(g, "/api/v1/history?metric=utilization_gpu_percent,power.draw"

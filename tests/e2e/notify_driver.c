@@ -20,7 +20,7 @@
  *   stop TIMEOUT_MS                 gm_notifier_stop; {"stop_ns":N}, exit 0
  *
  * Alert fields: rule, severity (warning|critical), state (firing|resolved),
- * repeat, gpu, uuid, gpu_name, host, summary, condition, value_text, value,
+ * repeat, gpu, uuid, gpu_name, host, summary, condition, value_text, value_age_ms, value,
  * fingerprint, fired_ms, resolved_ms, label.NAME; values are percent-encoded
  * (%20 for a blank).  Unset times default to now.
  */
@@ -130,6 +130,8 @@ static void parse_alert(char *args, struct gm_alert *a)
             gm_strlcpy(a->condition, v, sizeof(a->condition));
         else if (!strcmp(k, "value_text"))
             gm_strlcpy(a->value_text, v, sizeof(a->value_text));
+        else if (!strcmp(k, "value_age_ms"))
+            a->value_age_ms = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(k, "value")) {
             a->value = strtod(v, NULL);
             a->value_ok = 1;

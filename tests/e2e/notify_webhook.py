@@ -40,7 +40,8 @@ timeout = 5s
 """)
             fired_ms = int(time.time() * 1000) - 42000
             drv.send(rule="gpu_hot", severity="critical", gpu=3, uuid="GPU-3", summary=HOSTILE,
-                     value=89, value_text="89 °C", fired_ms=fired_ms, **{"label.team": "ml"})
+                     value=89, value_text="89 °C", value_age_ms=7250, fired_ms=fired_ms,
+                     **{"label.team": "ml"})
             drv.must_wait("hook", "sent", 1)
             drv.must_wait("log", "sent", 1)
             (r,) = peer.got("/ok")
@@ -50,7 +51,8 @@ timeout = 5s
             j = r.json()
             for k, v in (("rule", "gpu_hot"), ("state", "firing"), ("severity", "critical"),
                          ("gpu", 3), ("uuid", "GPU-3"), ("summary", HOSTILE), ("value", 89),
-                         ("value_text", "89 °C"), ("fired_at_unix_ms", fired_ms),
+                         ("value_text", "89 °C"), ("value_age_seconds", 7.25),
+                         ("fired_at_unix_ms", fired_ms),
                          ("resolved_at", None), ("labels", {"team": "ml"}), ("repeat", False)):
                 check(j.get(k) == v, f"body field {k}: {j.get(k)!r} != {v!r}", r.body)
             check(drv.log_lines() == [j], "the alert log holds the same object",

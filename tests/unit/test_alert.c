@@ -97,6 +97,7 @@ static void m_host_resolved(struct gm_alert *a)
     gm_strlcpy(a->condition, "driver_lost", sizeof(a->condition));
     a->value_text[0] = '\0';
     a->value_ok = 0;
+    a->value_age_ms = 3000; /* no value: no age */
     a->state = GM_AL_RESOLVED;
     a->resolved_ns = (T_DEC + 300) * NS;
     a->sent_ns = a->resolved_ns;
@@ -109,6 +110,7 @@ static void m_repeat_number(struct gm_alert *a)
     a->severity = GM_SEV_WARNING;
     a->value_text[0] = '\0';
     a->value = 0.1;
+    a->value_age_ms = 7250; /* a slow read group's value, read 7.25 s before */
 }
 
 static void m_hostile(struct gm_alert *a)
@@ -156,13 +158,15 @@ static void test_json(void **state)
          "false," GPU_FIELDS "\"summary\":\"GPU 5 at 89 \xc2\xb0"
          "C\",\"condition\":\"temperature.gpu > 85\",\"value\":89,"
          "\"value_text\":\"89 \xc2\xb0"
-         "C\"," TIMES_CST "\"fingerprint\":\"0123456789abcdef\",\"labels\":{\"team\":\"ml\"}}"},
+         "C\",\"value_age_seconds\":0," TIMES_CST
+         "\"fingerprint\":\"0123456789abcdef\",\"labels\":{\"team\":\"ml\"}}"},
         {"host resolved", "CST-8", m_host_resolved,
          "{\"rule\":\"driver_lost\",\"state\":\"resolved\",\"severity\":\"critical\","
          "\"repeat\":false,\"host\":\"gpu-node-07\",\"gpu\":null,\"uuid\":null,"
          "\"gpu_name\":null,\"pci_bus_id\":null,\"job_id\":null,"
          "\"summary\":\"the NVIDIA driver is back\","
          "\"condition\":\"driver_lost\",\"value\":null,\"value_text\":null,"
+         "\"value_age_seconds\":null,"
          "\"active_at\":\"2026-12-02T10:00:00.000+08:00\",\"active_at_unix_ms\":1796176800000,"
          "\"fired_at\":\"2026-12-02T10:00:30.123+08:00\",\"fired_at_unix_ms\":1796176830123,"
          "\"resolved_at\":\"2026-12-02T10:05:00.000+08:00\",\"resolved_at_unix_ms\":1796177100000,"
@@ -172,7 +176,7 @@ static void test_json(void **state)
          "{\"rule\":\"gpu_hot\",\"state\":\"firing\",\"severity\":\"warning\",\"repeat\":"
          "true," GPU_FIELDS "\"summary\":\"GPU 5 at 89 \xc2\xb0"
          "C\",\"condition\":\"temperature.gpu > 85\",\"value\":0.1,"
-         "\"value_text\":null,"
+         "\"value_text\":null,\"value_age_seconds\":7.25,"
          "\"active_at\":\"2026-12-01T21:00:00.000-05:00\",\"active_at_unix_ms\":1796176800000,"
          "\"fired_at\":\"2026-12-01T21:00:30.123-05:00\",\"fired_at_unix_ms\":1796176830123,"
          "\"resolved_at\":null,\"resolved_at_unix_ms\":null,"
@@ -183,7 +187,7 @@ static void test_json(void **state)
          "false," GPU_FIELDS "\"summary\":\"say \\\"hi\\\"\\\\\\n\\u0001 \xef\xbf\xbd "
                              "end\",\"condition\":\"temperature.gpu > 85\","
          "\"value\":89,\"value_text\":\"89 \xc2\xb0"
-         "C\","
+         "C\",\"value_age_seconds\":0,"
          "\"active_at\":\"2026-12-02T02:00:00.000+00:00\",\"active_at_unix_ms\":1796176800000,"
          "\"fired_at\":\"2026-12-02T02:00:30.123+00:00\",\"fired_at_unix_ms\":1796176830123,"
          "\"resolved_at\":null,\"resolved_at_unix_ms\":null,"
@@ -195,7 +199,7 @@ static void test_json(void **state)
          "\"summary\":\"GPU 5 at 89 \xc2\xb0"
          "C\",\"condition\":\"temperature.gpu > 85\",\"value\":89,"
          "\"value_text\":\"89 \xc2\xb0"
-         "C\"," TIMES_CST "\"fingerprint\":\"fffffffffffffffff\","
+         "C\",\"value_age_seconds\":0," TIMES_CST "\"fingerprint\":\"fffffffffffffffff\","
          "\"labels\":{\"team\":\"ml\",\"l1\":\"v1\",\"l2\":\"v2\",\"l4\":\"v4\",\"l5\":\"v5\","
          "\"l6\":\"v6\",\"l7\":\"v7\"}}"},
     };

@@ -429,6 +429,8 @@ static void test_notice_fields(void **state)
     assert_int_equal(now[0].gpu, 1);
     assert_string_equal(now[0].uuid, "GPU-1");
     assert_string_equal(now[0].value, "88 °C");
+    assert_int_equal(now[0].value_ok, 1);
+    assert_int_equal(now[0].value_age_ms, 0);
     assert_string_equal(now[0].condition, "temperature.gpu > 85");
     assert_true(now[0].active_wall_ns == a->active_ns && now[0].firing_wall_ns == a->fired_ns);
     assert_int_equal(now[0].samples, 1);
@@ -450,6 +452,78 @@ static void test_notice_fields(void **state)
     gm_engine_json(e, &b);
     gm_buf_putc(&b, '\0');
     assert_string_equal(b.p, "{\"rules\":1,\"alerts\":[]}");
+    gm_buf_free(&b);
+    gm_engine_free(e);
+}
+
+/* Issue 30: a slow read group's value (the agent reads ECC counts, retired
+ * pages, row remapping, the PCIe link, NVLink and settings every 10 s and
+ * reuses them in between, core/value.h's age_ms) carries its age into every
+ * form of the notice: the JSON (alert log, hooks, webhooks), the summary's
+ * {{value}}, the engine's own JSON and table; a value read every sample says
+ * 0 and its text is as before. */
+static void test_value_age(void **state)
+{
+    (void)state;
+    struct gm_rules rs;
+    memset(&rs, 0, sizeof(rs));
+    char why[256];
+    static const char *const kv[] = {
+        "ecc", "when",    "ecc.errors.uncorrected.volatile.total > 0",
+        "ecc", "summary", "GPU {{gpu}} has {{value}} uncorrectable errors",
+        "hot", "when",    "temperature.gpu > 85",
+        "hot", "summary", "GPU {{gpu}} is at {{value}}",
+        NULL};
+    for (int i = 0; kv[i]; i += 3)
+        if (gm_rules_set(&rs, kv[i], kv[i + 1], kv[i + 2], why, sizeof(why)) != 0)
+            fail_msg("%s: %s", kv[i + 1], why);
+    assert_int_equal(gm_rules_check(&rs, why, sizeof(why)), 0);
+    struct gm_engine *e = gm_engine_new(&rs);
+    struct rec r = {0};
+    struct gm_snapshot *s = snap(1, 90, 5 * SEC);
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL] = gm_v_u64(2);
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL].age_ms = 7250; /* read 7.25 s before this sample */
+    gm_engine_eval(e, s, s->mono_ns, record, &r);
+    gm_snapshot_unref(s);
+    assert_int_equal(r.n, 2);
+    const struct gm_alert *ecc = !strcmp(r.a[0].rule, "ecc") ? &r.a[0] : &r.a[1];
+    const struct gm_alert *hot = ecc == &r.a[0] ? &r.a[1] : &r.a[0];
+    assert_string_equal(ecc->value_text, "2"); /* the field consumers parse: unchanged */
+    assert_string_equal(ecc->summary, "GPU 0 has 2 (read 7.3s ago) uncorrectable errors");
+    assert_string_equal(hot->summary, "GPU 0 is at 90 °C");
+    struct gm_buf b = GM_BUF_INIT;
+    gm_alert_json(ecc, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value_text\":\"2\",\"value_age_seconds\":7.25,"));
+    gm_buf_reset(&b);
+    gm_alert_json(hot, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value_age_seconds\":0,"));
+    /* what fires now, as the control socket and `gpumon alerts` show it */
+    gm_buf_reset(&b);
+    gm_engine_json(e, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value\":\"2\",\"value_age_seconds\":7.25,"));
+    assert_non_null(strstr(b.p, "\"value\":\"90 °C\",\"value_age_seconds\":0,"));
+    gm_buf_reset(&b);
+    gm_engine_text(e, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "  value (read 7.3s ago)\n"));
+    assert_null(strstr(b.p, "°C  value"));
+    /* the resolved notice: the value that ended it, with its own age */
+    r.n = 0;
+    s = snap(1, 70, 15 * SEC);
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL] = gm_v_u64(0);
+    s->gpus[0].m[GM_M_ECC_UNCORR_VOL].age_ms = 3000;
+    gm_engine_eval(e, s, s->mono_ns, record, &r);
+    gm_snapshot_unref(s);
+    assert_int_equal(r.n, 2);
+    ecc = !strcmp(r.a[0].rule, "ecc") ? &r.a[0] : &r.a[1];
+    assert_int_equal(ecc->state, GM_AL_RESOLVED);
+    gm_buf_reset(&b);
+    gm_alert_json(ecc, &b);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value_text\":\"0\",\"value_age_seconds\":3,"));
     gm_buf_free(&b);
     gm_engine_free(e);
 }
@@ -649,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_unknown),
         cmocka_unit_test(test_keep_firing_and_repeat),
         cmocka_unit_test(test_notice_fields),
+        cmocka_unit_test(test_value_age),
         cmocka_unit_test(test_xid),
         cmocka_unit_test(test_reload_keeps_repeat_timer),
         cmocka_unit_test(test_reload),

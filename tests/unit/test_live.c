@@ -549,6 +549,24 @@ static void test_page_escapes(void **state)
     gm_live_alerts_json(&out, &a, 1, 1);
     assert_non_null(strstr(cstr(&out), "\"value\":\"<b>89 C</b>\""));
     assert_non_null(strstr(out.p, "\"state\":\"firing\",\"gpu\":0"));
+    assert_non_null(strstr(out.p, "\"value_age_seconds\":null")); /* no number: no age */
+    /* a slow read group's value (ECC, PCIe link, ...) says how old it was,
+     * on the page and in the API; one read in that sample says 0 */
+    a.value_ok = 1;
+    a.value_age_ms = 6500;
+    gm_buf_reset(&out);
+    gm_live_alerts_json(&out, &a, 1, 1);
+    assert_non_null(strstr(cstr(&out), "\"value\":\"<b>89 C</b>\",\"value_age_seconds\":6.5,"));
+    gm_buf_reset(&out);
+    gm_live_page(&out, s, &a, 1, 1);
+    assert_non_null(strstr(cstr(&out), "&lt;b&gt;89 C&lt;/b&gt; (read 6.5s ago)</span>"));
+    a.value_age_ms = 0;
+    gm_buf_reset(&out);
+    gm_live_alerts_json(&out, &a, 1, 1);
+    assert_non_null(strstr(cstr(&out), "\"value_age_seconds\":0,"));
+    gm_buf_reset(&out);
+    gm_live_page(&out, s, &a, 1, 1);
+    assert_non_null(strstr(cstr(&out), "&lt;b&gt;89 C&lt;/b&gt;</span>"));
     gm_buf_reset(&out);
     gm_live_alerts_json(&out, NULL, 0, -1);
     assert_non_null(strstr(cstr(&out), "\"enabled\":false,\"count\":0,\"alerts\":[]"));

@@ -705,7 +705,7 @@ static void test_template_names(void **state)
             fail_msg("%s: %s", tpl, why);
         count++;
     }
-    assert_int_equal(count, 26);
+    assert_int_equal(count, 27);
 }
 
 static void test_env(void **state)
@@ -719,6 +719,7 @@ static void test_env(void **state)
     a.nlabels = 2;
     gm_strlcpy(a.labels[1].name, "owner.name", sizeof(a.labels[1].name));
     gm_strlcpy(a.labels[1].value, "alice", sizeof(a.labels[1].value));
+    a.value_age_ms = 7250; /* a slow read group's value, read 7.25 s before */
     char **env = gm_alert_env(&a, "pager");
     static const char *const want[] = {
         "GPUMON_ALERT_RULE=gpu_hot",
@@ -736,6 +737,7 @@ static void test_env(void **state)
         "GPUMON_ALERT_CONDITION=temperature.gpu > 85",
         "GPUMON_ALERT_VALUE=89 C",
         "GPUMON_ALERT_VALUE_NUMBER=89",
+        "GPUMON_ALERT_VALUE_AGE_SECONDS=7.25",
         "GPUMON_ALERT_ACTIVE_AT=2026-12-02T02:00:00.000+00:00",
         "GPUMON_ALERT_ACTIVE_AT_UNIX_MS=1796176800000",
         "GPUMON_ALERT_FIRED_AT=2026-12-02T02:00:30.000+00:00",
@@ -846,6 +848,7 @@ static void test_am_body(void **state)
     gm_strlcpy(f.labels[3].value, "renamed", sizeof(f.labels[3].value));
     gm_strlcpy(f.labels[4].name, "team", sizeof(f.labels[4].name));
     gm_strlcpy(f.labels[4].value, "second", sizeof(f.labels[4].value));
+    f.value_age_ms = 8000; /* a slow read group's value, read 8 s before */
     base_alert(&r);
     r.state = GM_AL_RESOLVED;
     r.resolved_ns = (T_DEC + 600) * NS;
@@ -866,7 +869,8 @@ static void test_am_body(void **state)
         "\"name\":\"NVIDIA H100 80GB HBM3\",\"job_id\":\"slurm:4242\",\"team\":\"ml\","
         "\"severity\":\"page\"},"
         "\"annotations\":{\"summary\":\"GPU 5 is hot\",\"condition\":\"temperature.gpu > 85\","
-        "\"value\":\"89 C\"},\"startsAt\":\"2026-12-02T02:00:30.000+00:00\","
+        "\"value\":\"89 C\",\"value_age_seconds\":\"8\"},"
+        "\"startsAt\":\"2026-12-02T02:00:30.000+00:00\","
         "\"endsAt\":\"2026-12-02T02:20:40.000+00:00\"},"
         "{\"labels\":{\"alertname\":\"gpu_hot\",\"severity\":\"critical\","
         "\"instance\":\"gpu-node-07\",\"hostname\":\"gpu-node-07\",\"gpu\":\"5\","

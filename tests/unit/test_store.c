@@ -1368,6 +1368,81 @@ static struct gm_event alert_ev(int64_t ms, int state)
     return e;
 }
 
+/* Issue 30: an alert's value from a slow read group (ECC, PCIe link, ...:
+ * read every 10 s by the agent) is stored with its age (alerts.value_age_ms;
+ * NULL without a number) and `alerts --history --json` shows it; a store
+ * made before the column gets it at open, its older notices' ages null. */
+static void test_alert_value_age(void **state)
+{
+    (void)state;
+    struct gm_store_opts o = opts("train");
+    struct gm_store *st = open_store(&o);
+    write_free(st, snap(T0_MS, 1));
+    struct gm_event fire = alert_ev(T0_MS + 100, GM_AL_FIRING);
+    fire.value_ok = 1;
+    fire.value_age_ms = 7250;
+    struct gm_event res = alert_ev(T0_MS + 200, GM_AL_RESOLVED);
+    res.value_ok = 0; /* no number: no age */
+    res.value_age_ms = 999;
+    gm_store_event(st, &fire);
+    gm_store_event(st, &res);
+    assert_int_equal(gm_store_flush(st), 0);
+    gm_store_close(st);
+    sqlite3 *db = reader();
+    char buf[512];
+    assert_string_equal(q_text(db, buf, sizeof(buf),
+                               "SELECT group_concat(coalesce(value_age_ms, 'null'), '|') FROM "
+                               "(SELECT * FROM alerts ORDER BY ts)"),
+                        "7250|null");
+    sqlite3_close(db);
+    struct gm_alert_history_opts ho = {.path = g_db, .json = 1};
+    struct gm_buf b = GM_BUF_INIT;
+    struct gm_err err = {0};
+    assert_int_equal(gm_store_alert_history(&ho, &b, &err), 0);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value\":\"90 C\",\"value_age_seconds\":7.25,"));
+    assert_non_null(strstr(b.p, "\"value\":\"90 C\",\"value_age_seconds\":null,"));
+    struct gm_alert_rec *rec = NULL;
+    size_t nrec = 0;
+    assert_int_equal(gm_store_alert_list(&ho, &rec, &nrec, &err), 0); /* the HTML report's */
+    assert_int_equal(nrec, 2);
+    assert_int_equal(rec[0].value_age_ms, 7250);
+    assert_int_equal(rec[1].value_age_ms, -1);
+    gm_alert_recs_free(rec, nrec);
+
+    /* a store from before the column: its alerts table made again without it */
+    assert_int_equal(sqlite3_open(g_db, &db), SQLITE_OK);
+    static const char old_alerts[] =
+        "DROP TABLE alerts; CREATE TABLE alerts (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL,"
+        " rule TEXT NOT NULL, severity TEXT NOT NULL, state TEXT NOT NULL,"
+        " repeat INTEGER NOT NULL, gpu INTEGER, value TEXT, summary TEXT NOT NULL,"
+        " fingerprint TEXT NOT NULL, active_ts INTEGER, fired_ts INTEGER);"
+        " INSERT INTO alerts (ts, rule, severity, state, repeat, value, summary, fingerprint)"
+        " VALUES (1, 'old', 'warning', 'firing', 0, '3', 'before', 'ffffffffffffffff');";
+    assert_int_equal(sqlite3_exec(db, old_alerts, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    gm_buf_reset(&b);
+    assert_int_equal(gm_store_alert_history(&ho, &b, &err), 0); /* read as it is */
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value\":\"3\",\"value_age_seconds\":null,"));
+    assert_int_equal(gm_store_alert_list(&ho, &rec, &nrec, &err), 0);
+    assert_int_equal(nrec, 1);
+    assert_int_equal(rec[0].value_age_ms, -1);
+    gm_alert_recs_free(rec, nrec);
+    st = open_store(&o); /* the writer adds the column */
+    fire.wall_ns = (T0_MS + 300) * MS_NS;
+    gm_store_event(st, &fire);
+    write_free(st, snap(T0_MS + 1000, 1));
+    assert_int_equal(gm_store_flush(st), 0);
+    gm_store_close(st);
+    gm_buf_reset(&b);
+    assert_int_equal(gm_store_alert_history(&ho, &b, &err), 0);
+    gm_buf_putc(&b, '\0');
+    assert_non_null(strstr(b.p, "\"value\":\"3\",\"value_age_seconds\":null,"));
+    assert_non_null(strstr(b.p, "\"value\":\"90 C\",\"value_age_seconds\":7.25,"));
+    gm_buf_free(&b);
+}
+
 /* Drives the store's files to their size limit; returns the next sample index. */
 static int fill_until_failing(struct gm_store *st, struct rlimit *old)
 {
@@ -2221,6 +2296,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_repeated_time, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_migrate_v2, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_migrate_columns, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_alert_value_age, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_error, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_disk_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_events_lost, setup_dir, teardown_dir),

@@ -124,6 +124,15 @@
 
   // --------------------------------------------------------- alerts
 
+  // " (read 7.5s ago)" for a value a slow read group held (ECC, PCIe link,
+  // settings: read every 10 s), as the page's first rendering says it (live.c)
+  function ageText(a) {
+    const age = a.value_age_seconds;
+    if (!a.value || typeof age !== "number" || age <= 0) return "";
+    const t = Math.ceil(Math.round(age * 1000) / 100);
+    return " (read " + (t % 10 ? (t / 10).toFixed(1) : String(t / 10)) + "s ago)";
+  }
+
   function updateAlerts(doc) {
     const ul = document.getElementById("alert-list");
     const none = document.getElementById("alert-none");
@@ -134,7 +143,7 @@
       li.append(el("span", "state", a.state), " ", el("span", "sev", a.severity), " ",
         el("span", "rule", a.rule));
       if (a.gpu !== null) li.append(" ", el("span", "agpu", "GPU " + a.gpu));
-      li.append(" ", el("span", "value", a.value), " ",
+      li.append(" ", el("span", "value", a.value + ageText(a)), " ",
         el("span", "since", "since " + (a.firing_since || a.active_since || "?")));
       return li;
     });
