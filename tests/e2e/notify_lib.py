@@ -243,26 +243,43 @@ class Alertmanager:
 
     def __init__(self, scratch):
         (am,) = need_am()
-        self.port = free_port()
         cfg = os.path.join(scratch, "am.yml")
         with open(cfg, "w") as f:
             f.write(AM_CONFIG)
         self.log_path = os.path.join(scratch, "am.log")
         self.logf = open(self.log_path, "w")
-        self.p = subprocess.Popen([am, f"--config.file={cfg}",
-                                   f"--storage.path={os.path.join(scratch, 'am-data')}",
-                                   f"--web.listen-address=127.0.0.1:{self.port}",
-                                   "--cluster.listen-address=", "--log.level=warn"],
-                                  stdout=self.logf, stderr=subprocess.STDOUT)
+        # free_port's port may be taken by another test before Alertmanager
+        # binds it (seen: a test's HTTP server answering on it): then
+        # Alertmanager exits, and another port is tried
+        for attempt in range(5):
+            self.port = free_port()
+            self.p = subprocess.Popen([am, f"--config.file={cfg}",
+                                       f"--storage.path={os.path.join(scratch, 'am-data')}",
+                                       f"--web.listen-address=127.0.0.1:{self.port}",
+                                       "--cluster.listen-address=", "--log.level=warn"],
+                                      stdout=self.logf, stderr=subprocess.STDOUT)
+            if self._ready():
+                return
+            self.p.wait()
+            if "address already in use" not in self.log():
+                break
+        raise Fail(f"alertmanager did not become ready\n{self.log()}")
+
+    def _ready(self):
+        """True once this Alertmanager answers (its own status document, not
+        whatever else listens there); False when it exited."""
         deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(self.url("/-/ready"), timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
+                with urllib.request.urlopen(self.url("/api/v2/status"), timeout=2) as r:
+                    if r.status == 200 and "versionInfo" in json.loads(r.read()):
+                        if self.p.poll() is None:
+                            return True
+            except (OSError, ValueError):
                 pass
-            if self.p.poll() is not None or time.monotonic() > deadline:
+            if self.p.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
                 raise Fail(f"alertmanager did not become ready\n{self.log()}")
             time.sleep(0.1)
 
