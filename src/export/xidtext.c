@@ -58,8 +58,9 @@ static const char *const texts[] = {
     [42] = "Video processor exception",
     [43] = "GPU stopped processing",
     [44] = "Graphics Engine fault during context switch",
-    [45] = ("Preemptive cleanup, due to previous errors -- Most likely to see when running multiple "
-            "cuda"),
+    [45] =
+        ("Preemptive cleanup, due to previous errors -- Most likely to see when running multiple "
+         "cuda"),
     [46] = "GPU stopped processing",
     [47] = "Video processor exception",
     [48] = "Double Bit ECC Error",
