@@ -159,10 +159,17 @@ int gm_store_alert_history(const struct gm_alert_history_opts *o, struct gm_buf 
                         gm_text_line(&safe[k], src[k], strlen(src[k]));
                         t[k] = safe[k].p ? safe[k].p : "";
                     }
-                    char rule[128], value[128];
+                    char rule[128], value[128], age[32] = "";
+                    /* a value a slow read group held: its age after it
+                     * (alerts.md), the cell widened rather than cut */
+                    if (sqlite3_column_type(q, 12) != SQLITE_NULL && txt[6][0])
+                        gm_alert_age_text((uint32_t)sqlite3_column_int64(q, 12), age, sizeof(age));
+                    char shown[160];
+                    snprintf(shown, sizeof(shown), "%s%s", t[1], age);
+                    int vw = (int)strlen(shown) > 12 ? (int)strlen(shown) : 12;
                     gm_buf_printf(out, "%-29s  %-8s  %-8s  %s  %3s  %s  %s\n", iso, state, txt[2],
                                   gm_fmt_cell(rule, sizeof(rule), t[0], 24), gpu,
-                                  gm_fmt_cell(value, sizeof(value), t[1], 12), t[2]);
+                                  gm_fmt_cell(value, sizeof(value), shown, vw), t[2]);
                     for (int k = 0; k < 3; k++)
                         gm_buf_free(&safe[k]);
                 }

@@ -260,6 +260,14 @@ command = sh -c 'cat >> {hook_out}.json; printf "%s|%s|%s\\n" "$GPUMON_ALERT_RUL
         for t, age in hist:
             check_eq(age, logged.get(t, "not in the alert log"), f"the history's value age at {t}",
                      out)
+        # the text table: the value, then its age
+        rc, out, err = run(["alerts", "--history", "--rule", "ecc-held", "--no-config",
+                            "--data-dir", data], os.environ)
+        check_eq(rc, 0, "alerts --history (text) exit status", out, err)
+        rows = [ln for ln in out.splitlines() if " firing " in ln]
+        check_eq(len(rows), len(hist), "alerts --history: a text row per stored firing", out)
+        for (_, age), ln in zip(hist, rows):
+            check(f"  2{age_text(age)}  " in ln, f"alerts --history: 2{age_text(age)} in", ln)
         # the HTML report's alert table: the value, then its age
         html = os.path.join(d, "report.html")
         rc, out, err = run(["report", "--no-config", "--data-dir", data, "--since", "1h",
