@@ -211,22 +211,22 @@ def write_doc(doc, res, when, commit):
     lines = ["Run of %s, commit %s, %s: %d repeats of a %g s window per GPU count, "
              "the four side by side at 1 s on one simulator timeline (steady H100s, no "
              "processes); the median of the repeats (schedstat, all threads), each run's "
-             "figure in brackets; load average (1 min) at the start of the windows: %s." % (
+             "figure in brackets, VmHWM the largest; load average (1 min) at the start "
+             "of the windows: %s." % (
                  when, commit, res["machine"], res["repeats"], res["window"],
                  "; ".join("%d GPUs %s" % (g, " / ".join("%.1f" % x for x in s[str(g)]["load"]))
                            for g in gs)), ""]
-    head = "| what |" + "".join(" %d GPUs: CPU | µs per sample | × Python |" % g for g in gs)
-    lines += [head + " VmHWM MiB, largest |",
-              "| --- |" + " ---: | ---: | ---: |" * len(gs) + " ---: |"]
+    head = "| what |" + "".join(" %d GPUs: CPU | µs per sample | × Python | VmHWM MiB |" % g
+                               for g in gs)
+    lines += [head, "| --- |" + " ---: | ---: | ---: | ---: |" * len(gs)]
     for n in CONFIGS:
         row = "| %s |" % TITLES[n]
         for g in gs:
             c = s[str(g)][n]
             ratio = c["sched_pct"] / s[str(g)]["python"]["sched_pct"]
-            row += " **%.3f %%** (%s) | %.0f | %.2f |" % (
+            row += " **%.3f %%** (%s) | %.0f | %.2f | %.1f |" % (
                 c["sched_pct"], ", ".join("%.3f" % x for x in c["runs_pct"]), c["us_per_sample"],
-                ratio)
-        row += " %.1f |" % max(s[str(g)][n]["vmhwm_mib"] for g in gs)
+                ratio, c["vmhwm_mib"])
         lines.append(row)
     lines.append("")
     for g in gs:
