@@ -14,8 +14,10 @@
 # cadence beside it), "report-html" (gpumon report --html for 30 days on
 # that store), "tests" (the durations tests no longer assert), "calls"
 # (NVML calls per GPU per sample), "procs" (one GPU process's cost per
-# sample) and "fleet" (gpumon fleet over 1000 replayed nodes, 64 real
-# agents behind Prometheus, fleet top in tmux); each rewrites only its own generated block of docs/BENCHMARKS.md
+# sample), "fleet" (gpumon fleet over 1000 replayed nodes, 64 real
+# agents behind Prometheus, fleet top in tmux) and "seeds" (the agent beside
+# the seeds' pynvml logger at 8 and 64 GPUs); each rewrites only its own
+# generated block of docs/BENCHMARKS.md
 # and its own files in bench-results/, and the other results stay as they
 # are.  The sections that bench/report.py writes together (summary,
 # snapshot, process, agent, storage, report) run only in a full run.
@@ -54,8 +56,8 @@ fi
 ONLY=${BENCH_ONLY:-}
 for s in ${ONLY//,/ }; do
     case $s in
-    top | exporter | insight | plot | api | report-html | tests | calls | procs | fleet) ;;
-    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls, procs, fleet)" ;;
+    top | exporter | insight | plot | api | report-html | tests | calls | procs | fleet | seeds) ;;
+    *) die "BENCH_ONLY: no section '$s' (sections that run alone: top, exporter, insight, plot, api, report-html, tests, calls, procs, fleet, seeds)" ;;
     esac
 done
 want() { # section: runs in this run?
@@ -169,6 +171,7 @@ else # only the outputs of the sections that run
     ! want calls || rm -rf "$OUT/calls" "$OUT/calls.json"
     ! want procs || rm -rf "$OUT/procs" "$OUT/procs.json"
     ! want fleet || rm -rf "$OUT/fleet" "$OUT/fleet.json"
+    ! want seeds || rm -rf "$OUT/seeds" "$OUT/seeds.json"
 fi
 mkdir -p "$CACHE"
 # the page as it was, for the comparison at the end (bench/compare.py)
@@ -569,6 +572,20 @@ if want fleet; then
         --out "$OUT/fleet.json" --doc "$DOC" --nodes "${BENCH_FLEET_NODES:-1000}" \
         --agents "${BENCH_FLEET_AGENTS:-64}" --runs "${BENCH_FLEET_RUNS:-5}" || fl_rc=$?
     [ "$fl_rc" = 0 ] || [ "$fl_rc" = 3 ] || die "the fleet benchmark failed (see $OUT/fleet/)"
+fi
+
+# ---------------------------------------------------------------- seeds
+# Issue 30's peer: the agent asked for the seeds' nine pynvml fields, with
+# its CSV log alone and with its defaults, beside the seeds' Python logger
+# (bench/seeds_logger.py, ctypes standing in for pynvml), side by side at
+# 1 s on 8 and 64 GPUs: BENCH_SEEDS_REPEATS (3) windows of BENCH_SEEDS_SECS
+# (30 s) per GPU count, the median reported (bench/seeds_run.py).  Its own
+# block in $DOC.  About 4 minutes.
+if want seeds; then
+    say "seeds: the agent beside the seeds' pynvml logger, ${BENCH_SEEDS_REPEATS:-3} x ${BENCH_SEEDS_SECS:-30} s at 8 and 64 GPUs"
+    python3 bench/seeds_run.py --gpumon "$GPUMON" --dir "$OUT/seeds" --out "$OUT/seeds.json" \
+        --doc "$DOC" --window "${BENCH_SEEDS_SECS:-30}" --repeats "${BENCH_SEEDS_REPEATS:-3}" ||
+        die "the seeds benchmark failed (see $OUT/seeds/)"
 fi
 
 # ---------------------------------------------------------------- compare
