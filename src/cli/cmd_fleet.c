@@ -663,7 +663,7 @@ static int cmd_fleet_run(int argc, char **argv)
     struct fleet_args a = {.timeout_ns = 2000000000LL,
                            .stale_ns = 30000000000LL,
                            .interval_ns = 2000000000LL,
-                           .since_ns = 7 * 86400 * 1000000000LL,
+                           .since_ns = 7LL * 86400 * 1000000000LL,
                            .fo = GM_FREE_OPTS_DEFAULT,
                            .fmt = FMT_TEXT};
     int prc = cli_opts(&fleet_opts, argc, argv, &a, NULL);

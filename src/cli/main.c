@@ -239,7 +239,7 @@ static const char *smi_value(int argc, char **argv, int *k, const char *shrt, co
  * and -l SEC / -lms MS its --interval; anything else is a usage error. */
 static int smi_status_form(int argc, char **argv, int from)
 {
-    char **av = calloc((size_t)(2 * (argc - from) + 2), sizeof(*av));
+    char **av = calloc(2 * (size_t)(argc - from) + 2, sizeof(*av));
     if (!av) {
         cli_error("out of memory");
         abort();

@@ -371,8 +371,8 @@ struct query {
     int by;           /* enum gm_usage_by */
 };
 
-#define USAGE_SINCE_DEFAULT_NS (7 * 86400 * INT64_C(1000000000))
-#define USAGE_SINCE_MAX_NS (3660 * 86400 * INT64_C(1000000000)) /* ten years */
+#define USAGE_SINCE_DEFAULT_NS (INT64_C(7) * 86400 * 1000000000)
+#define USAGE_SINCE_MAX_NS (INT64_C(3660) * 86400 * 1000000000) /* ten years */
 
 /* A parameter of /api/v1/usage: since=DUR (gm_parse_duration: 7d, 24h,
  * 90m; at most ten years), by=user|job|gpu; each at most once.  0, or -1

@@ -220,7 +220,7 @@ int gm_hs_parse_pressure(const char *buf, size_t len, double *some)
 /* The slot of pid in h->idx: its entry's, or the empty one it would take. */
 static size_t idx_slot(const struct gm_hostside *h, uint32_t pid)
 {
-    size_t i = (pid * 2654435761u) & (h->idxcap - 1);
+    size_t i = (size_t)(pid * 2654435761u) & (h->idxcap - 1);
     while (h->idx[i] && h->e[h->idx[i] - 1].pid != pid)
         i = (i + 1) & (h->idxcap - 1);
     return i;
