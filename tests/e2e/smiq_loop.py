@@ -73,8 +73,11 @@ def run_until(args, marker, want, path=None):
         raise AssertionError(f"{args} did not stop within 30 s of SIGINT")
     reader.join(timeout=30)
     err = p.stderr.read().decode()
-    out = open(path, encoding="utf-8").read() if path else b"".join(got).decode()
+    stdout = b"".join(got).decode()
+    out = open(path, encoding="utf-8").read() if path else stdout
     check(span is not None, f"{args}: {out.count(marker)} reports within 60 s, want {want}", out)
+    # with -f the reports go to the file only
+    check(not path or stdout == "", f"{args}: stdout with -f", stdout)
     return p.returncode, out, err, span
 
 
