@@ -52,6 +52,7 @@ struct fleet_args {
     int64_t since_ns; /* report: the period */
     unsigned long count;
     struct gm_free_opts fo;
+    int fo_set;        /* --min-memory given */
     struct cli_hist h; /* --config, --no-config */
 };
 
@@ -86,8 +87,9 @@ static int parse_since(const struct gm_opt *o, const char *v, void *dst, struct 
 
 static int parse_min_mem(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    (void)o;
-    return gm_free_parse_min_mem(v, dst, err) != 0 ? -1 : 0;
+    struct fleet_args *a = (struct fleet_args *)((char *)dst - offsetof(struct fleet_args, fo));
+    a->fo_set = 1;
+    return gm_free_parse_min_mem(v, o->name, dst, err) != 0 ? -1 : 0;
 }
 
 #define OFF(f) offsetof(struct fleet_args, f)
@@ -644,6 +646,49 @@ static int run_serve(struct gm_fleet *f, const struct fleet_args *a, const char 
     return 0;
 }
 
+/* Options that only some subcommands read: given to another, they would
+ * be ignored without a word, so they are refused, naming the ones that
+ * read them. */
+static int sub_opts_ok(const char *sub, const struct fleet_args *a)
+{
+    const struct {
+        const char *opt, *subs, *who; /* subs: space-separated; who: in words */
+        int given;
+    } t[] = {
+        {"json", "status diagnose report", "status, diagnose and report", a->json},
+        {"gpus", "status", "status", a->gpus},
+        {"count", "free", "free", a->count != 0},
+        {"min-memory", "free", "free", a->fo_set},
+        {"format", "free report", "free and report", a->fmt >= 0},
+        {"by", "report", "report", a->by >= 0},
+        {"since", "report", "report", a->since_ns >= 0},
+        {"interval", "top serve", "top and serve", a->interval_ns >= 0},
+        {"listen", "serve", "serve", a->listen != NULL},
+        {"web-config", "serve", "serve", a->web_config != NULL},
+        {"allowed-hosts", "serve", "serve", a->allowed_hosts != NULL},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        if (!t[i].given)
+            continue;
+        size_t n = strlen(sub);
+        const char *p = t[i].subs;
+        int found = 0;
+        while ((p = strstr(p, sub)) != NULL) {
+            if ((p == t[i].subs || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) {
+                found = 1;
+                break;
+            }
+            p += n;
+        }
+        if (!found) {
+            cli_usage_error("fleet", "fleet %s does not read --%s: only fleet %s do%s", sub,
+                            t[i].opt, t[i].who, strchr(t[i].subs, ' ') ? "" : "es");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int cmd_fleet_run(int argc, char **argv)
 {
     int64_t t0 = gm_mono_ns();
@@ -660,15 +705,27 @@ static int cmd_fleet_run(int argc, char **argv)
         argc--;
         argv++;
     }
+    /* -1: not given, for sub_opts_ok; the defaults are set after it */
     struct fleet_args a = {.timeout_ns = 2000000000LL,
                            .stale_ns = 30000000000LL,
-                           .interval_ns = 2000000000LL,
-                           .since_ns = 7LL * 86400 * 1000000000LL,
+                           .interval_ns = -1,
+                           .since_ns = -1,
+                           .by = -1,
                            .fo = GM_FREE_OPTS_DEFAULT,
-                           .fmt = FMT_TEXT};
+                           .fmt = -1};
     int prc = cli_opts(&fleet_opts, argc, argv, &a, NULL);
     if (prc != CLI_OPTS_GO)
         return prc;
+    if (sub_opts_ok(sub, &a) != 0)
+        return GM_EXIT_USAGE;
+    if (a.interval_ns < 0)
+        a.interval_ns = 2000000000LL;
+    if (a.since_ns < 0)
+        a.since_ns = 7LL * 86400 * 1000000000LL;
+    if (a.by < 0)
+        a.by = GM_FREP_USER;
+    if (a.fmt < 0)
+        a.fmt = FMT_TEXT;
     struct gm_fleet f = {0};
     struct gm_err err = {0};
     if (a.prometheus && (a.hosts || a.hosts_file))
@@ -680,9 +737,6 @@ static int cmd_fleet_run(int argc, char **argv)
         return cli_usage_error("fleet", "--format csv is fleet report's");
     if (strcmp(sub, "serve") == 0 && (!a.listen || !a.listen[0]))
         return cli_usage_error("fleet", "fleet serve needs --listen ADDR:PORT");
-    if (strcmp(sub, "serve") != 0 && (a.listen || a.web_config || a.allowed_hosts))
-        return cli_usage_error("fleet", "--listen, --web-config and --allowed-hosts are fleet "
-                                        "serve's");
     if (a.prometheus && !prom_url_ok(a.prometheus))
         return cli_usage_error("fleet", "--prometheus: an http:// or https:// URL without "
                                         "credentials, query or spaces");

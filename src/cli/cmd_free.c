@@ -51,7 +51,7 @@ static int parse_count(const struct gm_opt *o, const char *v, void *dst, struct 
 
 static int parse_min_mem(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)
 {
-    return gm_free_parse_min_mem(v, dst, err) != 0 ? -1 : 0;
+    return gm_free_parse_min_mem(v, o->name, dst, err) != 0 ? -1 : 0;
 }
 
 static int parse_max_util(const struct gm_opt *o, const char *v, void *dst, struct gm_err *err)

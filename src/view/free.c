@@ -264,7 +264,8 @@ void gm_free_result_clear(struct gm_free_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-int gm_free_parse_min_mem(const char *s, struct gm_free_opts *o, struct gm_err *err)
+int gm_free_parse_min_mem(const char *s, const char *flag, struct gm_free_opts *o,
+                          struct gm_err *err)
 {
     char *end;
     errno = 0;
@@ -276,7 +277,7 @@ int gm_free_parse_min_mem(const char *s, struct gm_free_opts *o, struct gm_err *
     if (strcmp(end, "%") == 0) {
         if (v < 1 || v > 100 || v != (unsigned)v)
             return gm_err_set(err, GM_E_INVAL,
-                              "invalid --min-mem '%s': a percentage is a whole number 1-100", s);
+                              "invalid --%s '%s': a percentage is a whole number 1-100", flag, s);
         o->min_mem_pct = (unsigned)v;
         o->min_mem = 0;
         return 0;
@@ -305,9 +306,9 @@ int gm_free_parse_min_mem(const char *s, struct gm_free_opts *o, struct gm_err *
     return 0;
 bad:
     return gm_err_set(err, GM_E_INVAL,
-                      "invalid --min-mem '%s': give a size with a unit (20G, 512MiB) or a "
+                      "invalid --%s '%s': give a size with a unit (20G, 512MiB) or a "
                       "percentage of the total (90%%)",
-                      s ? s : "");
+                      flag, s ? s : "");
 }
 
 /* ------------------------------------------------------------- outputs */

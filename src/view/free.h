@@ -97,10 +97,11 @@ int gm_free_choose(struct gm_free_result *r, uint32_t count);
 
 void gm_free_result_clear(struct gm_free_result *r);
 
-/* Parses --min-mem: a size with a unit (K, M, G, T, with optional "i" and
- * "B", all powers of 1024: "20G", "512MiB"), "0", or a percentage of the
+/* Parses --min-mem (the option's name is flag, for the message): a size with a unit (K, M, G, T,
+ * with optional "i" and "B", all powers of 1024: "20G", "512MiB"), "0", or a percentage of the
  * total ("90%").  GM_E_INVAL with a message otherwise. */
-int gm_free_parse_min_mem(const char *s, struct gm_free_opts *o, struct gm_err *err);
+int gm_free_parse_min_mem(const char *s, const char *flag, struct gm_free_opts *o,
+                          struct gm_err *err);
 
 /* The table: every candidate with its free memory, utilisation, processes
  * and verdict: "free", "free, chosen" (when a count was asked for), or the

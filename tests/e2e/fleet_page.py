@@ -378,9 +378,9 @@ def test_serve_hosts():
                 check_eq(r.status, 200, f"{path}: an allowed Host", r.text)
             for args, what in ((["serve", "--hosts", node.host], "needs --listen"),
                                (["status", "--hosts", node.host, "--listen", "127.0.0.1:1"],
-                                "are fleet serve's"),
+                                "only fleet serve does"),
                                (["--hosts", node.host, "--allowed-hosts", "x"],
-                                "are fleet serve's")):
+                                "only fleet serve does")):
                 rc, out, err = fleet(args)
                 check(rc == 2 and what in err, f"usage: {args}", err)
             for p in procs:

@@ -16,6 +16,10 @@ diagnose` against real agents on simulated scenarios (docs/fleet.md).
              on every GPU), two at 94 % and one at 20 %: straggler-node
              names the slow node; the same nodes with independent jobs: no
              straggler-node; the per-GPU findings equal the agents'
+  options    an option that only some subcommands read (--json, --gpus,
+             --count, --min-memory, --format, --by, --since, --interval,
+             --listen, --web-config, --allowed-hosts), given to any other,
+             is a usage error naming it and who reads it, never ignored
 """
 import json
 import os
@@ -184,5 +188,47 @@ def test_diagnose():
             stop_all(*agents)
 
 
+# option -> (its arguments, the subcommands that read it)
+SUB_OPTS = {
+    "--json": ([], {"status", "diagnose", "report"}),
+    "--gpus": ([], {"status"}),
+    "--count": (["1"], {"free"}),
+    "--min-memory": (["50%"], {"free"}),
+    "--format": (["json"], {"free", "report"}),
+    "--by": (["job"], {"report"}),
+    "--since": (["1d"], {"report"}),
+    "--interval": (["1"], {"top", "serve"}),
+    "--listen": (["127.0.0.1:1"], {"serve"}),
+    "--web-config": (["/nonexistent/web.yml"], {"serve"}),
+    "--allowed-hosts": (["x"], {"serve"}),
+}
+SUBS = ("status", "free", "diagnose", "top", "report", "serve")
+
+
+def test_options():
+    # a port nothing listens on: the subcommands that read the option get
+    # past the options and fail on the node (exit 1), the others exit 2
+    node = ["--hosts", "127.0.0.1:1", "--timeout", "2"]
+    for opt, (val, readers) in SUB_OPTS.items():
+        for sub in SUBS:
+            if sub in readers:
+                if sub in ("top", "serve"):
+                    continue  # full screen / a server: their options in fleet-top, fleet-page
+                rc, out, err = fleet([sub, opt] + val + node)
+                check(rc != 2 and "does not read" not in err,
+                      f"fleet {sub} {opt}: read, not refused (exit {rc})", err)
+                continue
+            rc, out, err = fleet([sub, opt] + val + node)
+            check_eq((rc, out), (2, ""), f"fleet {sub} {opt}: a usage error", err)
+            check(f"fleet {sub} does not read {opt}: only fleet " in err,
+                  f"fleet {sub} {opt}: the message names the option", err)
+            names = err.split("only fleet ", 1)[1].split("do", 1)[0]
+            check(all(r in names for r in readers),
+                  f"fleet {sub} {opt}: the message names every reader {sorted(readers)}", err)
+    # the default subcommand is status
+    rc, out, err = fleet(["--by", "job"] + node)
+    check(rc == 2 and "fleet status does not read --by" in err, "the default status", err)
+
+
 if __name__ == "__main__":
-    main([test_status, test_free, test_diagnose])
+    main([test_status, test_free, test_diagnose, test_options])

@@ -431,11 +431,14 @@ static void test_parse_min_mem(void **state)
     for (size_t i = 0; i < N_ELEM(t); i++) {
         struct gm_free_opts o = GM_FREE_OPTS_DEFAULT;
         struct gm_err err = {0};
-        int rc = gm_free_parse_min_mem(t[i].in, &o, &err);
+        const char *flag = i % 2 ? "min-mem" : "min-memory"; /* free's, fleet's */
+        int rc = gm_free_parse_min_mem(t[i].in, flag, &o, &err);
         if ((rc == 0) != t[i].ok)
             fail_msg("'%s': rc %d, want %s", t[i].in, rc, t[i].ok ? "ok" : "error");
         if (!t[i].ok) {
-            if (!strstr(err.msg, "--min-mem"))
+            char want[32];
+            snprintf(want, sizeof(want), "--%s '", flag);
+            if (!strstr(err.msg, want))
                 fail_msg("'%s': message '%s'", t[i].in, err.msg);
             continue;
         }
