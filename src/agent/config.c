@@ -202,11 +202,34 @@ static const struct {
     {"exporter", gm_exporter_conf_check},
 };
 
+/* The same for modules of a layer above the agent's (the fleet's host
+ * list): registered at start-up, before any configuration is read. */
+#define MAX_REGISTERED_CHECKS 4
+static struct {
+    const char *section;
+    gm_config_check_fn check;
+} registered[MAX_REGISTERED_CHECKS];
+
+void gm_config_register_check(const char *section, gm_config_check_fn check)
+{
+    for (size_t i = 0; i < MAX_REGISTERED_CHECKS; i++) {
+        if (!registered[i].section || !strcmp(registered[i].section, section)) {
+            registered[i].section = section;
+            registered[i].check = check;
+            return;
+        }
+    }
+}
+
 static int section_check(const struct opt *o, const char *value, char *why, size_t wlen)
 {
     for (size_t i = 0; i < sizeof(section_checks) / sizeof(section_checks[0]); i++)
         if (!strcmp(section_checks[i].section, o->section) &&
             section_checks[i].check(o->key, value, why, wlen) != 0)
+            return GM_E_INVAL;
+    for (size_t i = 0; i < MAX_REGISTERED_CHECKS && registered[i].section; i++)
+        if (!strcmp(registered[i].section, o->section) &&
+            registered[i].check(o->key, value, why, wlen) != 0)
             return GM_E_INVAL;
     return 0;
 }
@@ -888,6 +911,10 @@ int gm_config_finish(struct gm_config *c, struct gm_err *err)
     if (!c->alert_state[0] && snprintf(c->alert_state, sizeof(c->alert_state), "%s/alerts.state",
                                        c->data_dir) >= (int)sizeof(c->alert_state))
         return gm_err_set(err, GM_E_INVAL, "data-dir is too long");
+    if (!c->fleet_user[0] != !c->fleet_password_file[0])
+        return gm_err_set(err, GM_E_INVAL,
+                          "[fleet]: fleet-user and fleet-password-file go "
+                          "together");
     c->rules.defaults = c->default_rules;
     if (!c->default_rules) {
         /* drop the default rules the file does not mention */

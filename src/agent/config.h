@@ -129,6 +129,16 @@ int gm_config_load(struct gm_config *c, const char *path, unsigned flags, struct
  * (~/.config/...). */
 const char *gm_config_default_path(char *buf, size_t len);
 
+/* A module's check of the string values of its section, for a module in
+ * a layer above the agent's (the fleet's host list): key and value as
+ * read; 0 when valid, else nonzero with the reason (without the place) in
+ * why.  Called wherever such a value is read from a file or a flag, so the
+ * error names the place, as for the exporter's own keys.  Register at
+ * start-up, before any configuration is read (not thread-safe); a second
+ * registration for a section replaces the first; at most four sections. */
+typedef int (*gm_config_check_fn)(const char *key, const char *value, char *why, size_t wlen);
+void gm_config_register_check(const char *section, gm_config_check_fn check);
+
 /* Derives the dependent defaults (csv-dir, store-path from data-dir) and
  * checks the whole (e.g. both sinks off is allowed; interval in range). */
 int gm_config_finish(struct gm_config *c, struct gm_err *err);

@@ -299,10 +299,9 @@ static void api_status_json(const struct gm_snapshot *s, int command_lines, stru
  * once, from fleet-password-file (its first line), and never printed. */
 static void *agent_fleet_start(const struct gm_config *c, struct gm_err *err)
 {
-    if (!c->fleet_user[0] != !c->fleet_password_file[0]) {
-        gm_err_set(err, GM_E_INVAL, "[fleet]: fleet-user and fleet-password-file go together");
-        return NULL;
-    }
+    /* fleet-user without fleet-password-file and a bad fleet = list were
+     * refused where the configuration was read (gm_config_finish, the
+     * registered check of main.c) */
     char pw[1024] = "";
     if (c->fleet_password_file[0]) {
         FILE *pf = fopen(c->fleet_password_file, "re");

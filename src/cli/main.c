@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../agent/config.h"
 #include "../core/modload.h"
 #include "../core/text.h"
+#include "../fleet/fleet.h"
 #include "cli.h"
 #include "cmdspec.h"
 #include "opt.h"
@@ -325,6 +327,8 @@ int main(int argc, char **argv)
     struct main_args ma = {MAIN_GO};
     struct gm_err err = {0};
     int i = argc;
+    /* the fleet's host list, checked where the configuration is read */
+    gm_config_register_check("fleet", gm_fleet_conf_check);
     int prc = gm_opt_parse(&main_opts, argc, argv, &ma, &i, &err);
     if (prc == GM_OPT_WANT_HELP) {
         usage(stdout);

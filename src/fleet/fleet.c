@@ -64,7 +64,9 @@ int gm_fleet_add(struct gm_fleet *f, const char *host, int tls, struct gm_err *e
         unsigned char c = (unsigned char)h[i];
         if (c == '@') /* name only what follows the credentials: they are never echoed */
             return bad_host(strrchr(h, '@') + 1, err,
-                            "credentials before '@' in a host (use --user and --password-file)");
+                            "credentials before '@' in a host (give them apart: gpumon fleet's "
+                            "--user and --password-file, the agent's fleet-user and "
+                            "fleet-password-file)");
         if (!(isalnum(c) || c == '.' || c == '-' || c == '_' || c == ':' || c == '[' || c == ']'))
             return bad_host(host, err, "not a host[:port]");
     }
@@ -126,6 +128,19 @@ int gm_fleet_add_list(struct gm_fleet *f, const char *list, int tls, struct gm_e
         p = e + 1;
     }
     return 0;
+}
+
+int gm_fleet_conf_check(const char *key, const char *value, char *why, size_t wlen)
+{
+    if (strcmp(key, "fleet") != 0)
+        return 0;
+    struct gm_fleet f = {0};
+    struct gm_err e = {0};
+    int rc = gm_fleet_add_list(&f, value, 0, &e);
+    gm_fleet_clear(&f);
+    if (rc != 0)
+        snprintf(why, wlen, "%s", e.msg);
+    return rc;
 }
 
 int gm_fleet_add_file(struct gm_fleet *f, const char *path, int tls, struct gm_err *err)

@@ -86,6 +86,11 @@ int gm_fleet_add(struct gm_fleet *f, const char *host, int tls, struct gm_err *e
 /* Adds each comma-separated host of list. */
 int gm_fleet_add_list(struct gm_fleet *f, const char *list, int tls, struct gm_err *err);
 
+/* The configuration's check of the [fleet] section's values (the agent's
+ * config.h gm_config_check_fn): `fleet` must be a host list that
+ * gm_fleet_add_list accepts; other keys pass. */
+int gm_fleet_conf_check(const char *key, const char *value, char *why, size_t wlen);
+
 /* Adds the hosts of a file: one host[:port] a line, blank lines and
  * comments (# to the end of the line) skipped.  Errors name file:line. */
 int gm_fleet_add_file(struct gm_fleet *f, const char *path, int tls, struct gm_err *err);

@@ -87,6 +87,12 @@ BAD = [
      "invalid task \"a/b\" (1-63 letters, digits, '.', '_', '-'; it is part of file names)"),
     ("no_section", "interval = 5s\n", 1, 'key "interval" belongs in [agent], not []'),
     ("syntax", "[agent]\ninterval\n", 2, 'syntax error (expected "key = value" or [section])'),
+    # the fleet's host list, checked by the fleet's own rules where it is read
+    ("fleet_credentials", "[fleet]\nfleet = gpu01, u:secret@gpu02\n", 2,
+     "host 'gpu02': credentials before '@' in a host (give them apart: gpumon fleet's --user "
+     "and --password-file, the agent's fleet-user and fleet-password-file)"),
+    ("fleet_path", "[fleet]\n\nfleet = gpu01/metrics\n", 3, "host 'gpu01/metrics': not a host[:port]"),
+    ("fleet_port", "[fleet]\nfleet = gpu01:99999\n", 2, "host 'gpu01:99999': port not 1-65535"),
 ]
 
 
@@ -105,6 +111,13 @@ def test_check_bad_files():
             check_eq((rc, err), (2, f"gpumon: error: {path}:{line}: {reason}\n"),
                      f"agent --config {name}.conf (status, stderr)")
             check(not os.path.exists(data), f"agent --config {name}.conf created its data dir")
+        # a setting that needs another: no line to name, the section and both keys
+        path = os.path.join(d, "fleet_user.conf")
+        with open(path, "w") as f:
+            f.write("[fleet]\nfleet = gpu01\nfleet-user = u\n")
+        rc, out, err = run(["config", "check", path], env)
+        check_eq((rc, out, err), (2, "", "[fleet]: fleet-user and fleet-password-file go together\n"),
+                 "config check of fleet-user without fleet-password-file")
         rc, out, err = run(["config", "check", os.path.join(d, "missing.conf")], env)
         check_eq(rc, 2, "config check of a missing file", err)
         check("missing.conf: No such file or directory" in err, "names the missing file", err)

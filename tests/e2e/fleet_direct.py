@@ -128,8 +128,8 @@ def test_config():
             with open(cfg, "w") as f:
                 f.write("[fleet]\nfleet = a b\n")
             rc, out, err = fleet(["--config", cfg])
-            check(rc == 2 and "fleet = in the configuration: host 'a b'" in err,
-                  "a bad host in fleet =", err)
+            check(rc == 2 and f"{cfg}:2: host 'a b': not a host[:port]" in err,
+                  "a bad host in fleet =: the file and line", err)
         finally:
             stop_all(*agents)
 

@@ -130,7 +130,9 @@ static const struct {
     {"n1:65536", 0, NULL, "port not 1-65535"},
     {"n1:", 0, NULL, "port not 1-65535"},
     {"n1/metrics", 0, NULL, "not a host[:port]"},
-    {"u:secret@n1", 0, NULL, "credentials"},
+    {"u:secret@n1", 0, NULL,
+     "credentials before '@' in a host (give them apart: gpumon fleet's --user and "
+     "--password-file, the agent's fleet-user and fleet-password-file)"},
     {"n\x1b[2J", 0, NULL, "not a host[:port]"},
     {"", 0, NULL, "empty"},
 };
