@@ -62,8 +62,8 @@ import sqlite3
 import subprocess
 import time
 
-from agentlib import (DEADLINE, GPUMON, Fail, Scratch, Skip, check, check_eq, gpu_rows, main,
-                      parse_time_ms, scenario, sim_env, wait_until)
+from agentlib import (DEADLINE, GPUMON, ROOT, Fail, Scratch, Skip, check, check_eq, gpu_rows,
+                      main, parse_time_ms, scenario, sim_env, wait_until)
 from exporter_lib import Gpumon, basic, bcrypt_hash, need
 
 PINNED = 120
@@ -273,6 +273,14 @@ def test_api():
             check_eq(h2["gpus"][0]["time_unix_ns"][0], h["gpus"][0]["time_unix_ns"][-1],
                      "since=@T starts after T")
             check(len(h2["metrics"]) >= 8, "no metric= gives every kept metric", h2["metrics"])
+            # docs/api.md lists every kept metric, and only those
+            with open(os.path.join(ROOT, "docs", "api.md"), encoding="utf-8") as f:
+                doc = f.read()
+            para = doc.split("The last hour from the agent's memory", 1)[1]
+            para = para.split("at most 3,600 samples", 1)[0]
+            listed = re.findall(r"`([a-z_]+)`", para)
+            check_eq(sorted(listed), sorted(h2["metrics"]),
+                     "the kept metrics docs/api.md lists (/api/v1/history)")
 
             # bad parameters: 400 naming them
             for q, param in (("metric=nope", "metric"), ("metric=pcie_link_gen_current", "metric"),
