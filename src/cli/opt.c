@@ -165,6 +165,20 @@ static int store(const struct gm_opt *o, const char *v, void *opts, struct gm_er
     }
 }
 
+/* word is one of subs' "check|show" alternatives */
+static int is_sub(const char *subs, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = subs; p && *p && n;) {
+        const char *e = strchr(p, '|');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0)
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
 int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts, int *first,
                  struct gm_err *err)
 {
@@ -284,6 +298,11 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
         }
     if (first)
         *first = optind;
+    else if (optind < argc && is_sub(cmd->subs, argv[optind]))
+        rc = gm_err_set(err, GM_E_INVAL,
+                        "unexpected argument '%s': the subcommand comes first (gpumon %s %s "
+                        "[OPTIONS])",
+                        argv[optind], cmd->name, argv[optind]);
     else if (optind < argc)
         rc = gm_err_set(err, GM_E_INVAL, "unexpected argument '%s'", argv[optind]);
 out:
