@@ -16,6 +16,7 @@
 
 #include "../export/listen.h"
 #include "../core/metrics.h"
+#include "../core/text.h"
 #include "../core/timeutil.h"
 
 enum opt_type { T_DURATION, T_BOOL, T_STRING, T_TASK, T_ENUM, T_UINT, T_COLUMNS };
@@ -347,17 +348,12 @@ static int apply(struct gm_config *c, const struct opt *o, const char *value, ch
         gm_strlcpy(field, value, o->size);
         return 0;
     case T_ENUM: {
-        int idx = 0;
-        for (const char *p = o->choices; p && *p; idx++) {
-            const char *e = strchr(p, '|');
-            size_t len = e ? (size_t)(e - p) : strlen(p);
-            if (strlen(value) == len && strncmp(p, value, len) == 0) {
-                /* log levels are stored as syslog priorities (error = 3) */
-                int v = strcmp(o->key, "log-level") == 0 ? idx + 3 : idx;
-                memcpy(field, &v, sizeof(v));
-                return 0;
-            }
-            p = e ? e + 1 : NULL;
+        int idx = gm_text_choice(o->choices, value, 0);
+        if (idx >= 0) {
+            /* log levels are stored as syslog priorities (error = 3) */
+            int v = strcmp(o->key, "log-level") == 0 ? idx + 3 : idx;
+            memcpy(field, &v, sizeof(v));
+            return 0;
         }
         snprintf(why, wlen, "invalid value \"%s\" (one of: %s)", value, o->choices);
         return GM_E_INVAL;

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/text.h"
+
 /* A group's rows: its table, or the one it makes at the first use. */
 static const struct gm_opt *group_rows(const struct gm_optgroup *g)
 {
@@ -165,20 +167,6 @@ static int store(const struct gm_opt *o, const char *v, void *opts, struct gm_er
     }
 }
 
-/* word is one of subs' "check|show" alternatives */
-static int is_sub(const char *subs, const char *word)
-{
-    size_t n = strlen(word);
-    for (const char *p = subs; p && *p && n;) {
-        const char *e = strchr(p, '|');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == n && strncmp(p, word, n) == 0)
-            return 1;
-        p = e ? e + 1 : NULL;
-    }
-    return 0;
-}
-
 int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts, int *first,
                  struct gm_err *err)
 {
@@ -298,7 +286,7 @@ int gm_opt_parse(const struct gm_optcmd *cmd, int argc, char **argv, void *opts,
         }
     if (first)
         *first = optind;
-    else if (optind < argc && is_sub(cmd->subs, argv[optind]))
+    else if (optind < argc && gm_text_choice(cmd->subs, argv[optind], 0) >= 0)
         rc = gm_err_set(err, GM_E_INVAL,
                         "unexpected argument '%s': the subcommand comes first (gpumon %s %s "
                         "[OPTIONS])",

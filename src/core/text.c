@@ -12,6 +12,7 @@
 #include "text.h"
 
 #include <string.h>
+#include <strings.h>
 
 enum form {
     F_UTF8,       /* repair only */
@@ -380,4 +381,18 @@ void gm_text_suggest_add(struct gm_text_suggest *sg, const char *cand)
         sg->best_d = d;
         sg->best = cand;
     }
+}
+
+int gm_text_choice(const char *choices, const char *word, int nocase)
+{
+    size_t n = strlen(word);
+    int idx = 0;
+    for (const char *p = choices; p && *p && n; idx++) {
+        const char *e = strchr(p, '|');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && (nocase ? strncasecmp(p, word, n) : strncmp(p, word, n)) == 0)
+            return idx;
+        p = e ? e + 1 : NULL;
+    }
+    return -1;
 }

@@ -137,6 +137,11 @@ void gm_text_html(struct gm_buf *b, const char *s, size_t n);
 /* Words longer than this (bytes) are never close to anything. */
 #define GM_TEXT_SUGGEST_MAX 64
 
+/* The position (0, 1, ...) of word among the '|'-separated choices
+ * ("error|warning|notice"), compared byte for byte, or ignoring ASCII case
+ * when nocase; -1 when it is none of them (an empty word is none). */
+int gm_text_choice(const char *choices, const char *word, int nocase);
+
 /* The Damerau-Levenshtein distance of a and b (optimal string alignment:
  * insert, delete, substitute, swap two neighbours; bytes compared as they
  * are), or max + 1 when it is more than max or either string is longer

@@ -28,6 +28,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "../core/text.h"
+
 #define MAX_CONFIG_BYTES 1048576 /* the YAML file */
 #define MAX_DEPTH 64             /* nested lists and mappings */
 #define MAX_ANCHORS 64
@@ -685,20 +687,6 @@ static const struct {
     {"Strict-Transport-Security", NULL},
 };
 
-/* Whether v is one of the '|'-separated choices, ignoring case. */
-static int one_of(const char *v, const char *choices)
-{
-    size_t n = strlen(v);
-    for (const char *s = choices; s;) {
-        const char *e = strchr(s, '|');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        if (len == n && strncasecmp(s, v, n) == 0)
-            return 1;
-        s = e ? e + 1 : NULL;
-    }
-    return 0;
-}
-
 static int parse_headers(struct ctx *c, const yaml_node_t *n)
 {
     struct gm_webconfig *wc = c->wc;
@@ -733,7 +721,7 @@ static int parse_headers(struct ctx *c, const yaml_node_t *n)
         for (const unsigned char *s = (const unsigned char *)value; *s; s++)
             if ((*s < 0x20 && *s != '\t') || *s == 0x7f)
                 return fail(c, v, "headers: the value of %s contains a control character", name);
-        if (allowed_headers[i].values && !one_of(value, allowed_headers[i].values))
+        if (allowed_headers[i].values && gm_text_choice(allowed_headers[i].values, value, 1) < 0)
             return fail(c, v, "headers: %s must be %s, not %s", name,
                         strchr(allowed_headers[i].values, '|') ? "deny or sameorigin"
                                                                : allowed_headers[i].values,

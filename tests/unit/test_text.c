@@ -581,6 +581,35 @@ static void test_html(void **state)
 
 /* ------------------------------------------------------- did you mean */
 
+static void test_choice(void **state)
+{
+    (void)state;
+    const struct {
+        const char *choices, *word;
+        int nocase, want;
+    } t[] = {
+        {"error|warning|notice", "error", 0, 0},
+        {"error|warning|notice", "notice", 0, 2},
+        {"error|warning|notice", "warn", 0, -1},     /* a prefix */
+        {"error|warning|notice", "warnings", 0, -1}, /* longer */
+        {"error|warning|notice", "Error", 0, -1},
+        {"error|warning|notice", "Error", 1, 0},
+        {"error|warning|notice", "", 0, -1},
+        {"error|warning|notice", "error|warning", 0, -1},
+        {"check|show", "show", 0, 1},
+        {"a||b", "b", 0, 2}, /* an empty choice counts its place */
+        {"", "x", 0, -1},
+        {NULL, "x", 0, -1},
+        {"nosniff", "NOSNIFF", 1, 0},
+    };
+    for (size_t i = 0; i < N_ELEM(t); i++) {
+        int got = gm_text_choice(t[i].choices, t[i].word, t[i].nocase);
+        if (got != t[i].want)
+            fail_msg("'%s' in '%s' (nocase %d): %d, want %d", t[i].word,
+                     t[i].choices ? t[i].choices : "(null)", t[i].nocase, got, t[i].want);
+    }
+}
+
 static void test_distance(void **state)
 {
     (void)state;
@@ -715,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_term_bounded),
         cmocka_unit_test(test_width_and_formula),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_choice),
         cmocka_unit_test(test_distance),
         cmocka_unit_test(test_distance_reference),
         cmocka_unit_test(test_suggest),
