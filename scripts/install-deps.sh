@@ -56,12 +56,15 @@ TEST="$TEST groff-base man-db zsh fish"
 TEST="$TEST debhelper dpkg-dev lintian buildah podman runc python3-yaml"
 # fuzzing (make fuzz, and the short run in make check): clang with libFuzzer's runtime
 TEST="$TEST clang libclang-rt-14-dev"
+# the agent under valgrind's memcheck (tests/e2e/agent_valgrind.py); also
+# the benchmarks' instruction counts (callgrind)
+TEST="$TEST valgrind"
 
 # --- DEV: lint and benchmarks
 # lint (make lint)
 DEV="clang-format clang-tidy cppcheck"
 # benchmarks (make bench)
-DEV="$DEV valgrind hyperfine strace"
+DEV="$DEV hyperfine strace"
 
 # --- DIST: the release tarballs (make dist, make check-dist; .ci/run runs
 # them): mmdebstrap makes the Debian 11-13 chroots, qemu-user-static runs
