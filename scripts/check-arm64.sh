@@ -40,38 +40,10 @@ meson_dir=$(${meson_py:-python3} -c 'import mesonbuild, os; print(os.path.dirnam
     skip "the host's meson (python3 mesonbuild) is not installed"
 
 work=$root/build/gpumon-arm64-unit
-rm -rf "$work"
-mkdir -p "$work/src" "$root/opt/meson"
-tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./dist --exclude=./.gl \
-    --exclude=./.whl --exclude=./debian -cf - . | tar -C "$work/src" -xf -
-rm -rf "$root/opt/meson/mesonbuild"
-cp -a "$meson_dir" "$root/opt/meson/mesonbuild"
-cat >"$root/opt/meson/meson" <<'EOF'
-#!/usr/bin/python3
-import sys
-sys.path.insert(0, "/opt/meson")
-from mesonbuild.mesonmain import main
-sys.exit(main())
-EOF
-chmod 755 "$root/opt/meson/meson"
+. "$src/scripts/chroot-copy.sh"
+chroot_copy "$root" "$work" "$src" "$meson_dir"
 cp "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"
-cat >"$work/cross.ini" <<'EOF'
-[binaries]
-c = 'aarch64-linux-gnu-gcc'
-ar = 'aarch64-linux-gnu-ar'
-strip = 'aarch64-linux-gnu-strip'
-pkgconfig = 'pkg-config'
-exe_wrapper = ['/usr/bin/qemu-aarch64-static']
-
-[properties]
-pkg_config_libdir = ['/usr/lib/aarch64-linux-gnu/pkgconfig', '/usr/share/pkgconfig']
-
-[host_machine]
-system = 'linux'
-cpu_family = 'aarch64'
-cpu = 'aarch64'
-endian = 'little'
-EOF
+cp "$src/scripts/cross-aarch64.ini" "$work/cross.ini"
 d=/build/gpumon-arm64-unit
 cat >"$work/test.sh" <<EOF
 set -eu

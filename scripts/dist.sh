@@ -120,42 +120,15 @@ fi
 
 # ---- build in it -------------------------------------------------------------
 work=$root/build/gpumon
-rm -rf "$work"
-mkdir -p "$work/src" "$work/stage" "$root/opt/meson"
-tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./dist --exclude=./.gl \
-    --exclude=./.whl --exclude=./debian -cf - . | tar -C "$work/src" -xf -
-rm -rf "$root/opt/meson/mesonbuild"
-cp -a "$meson_dir" "$root/opt/meson/mesonbuild"
-cat >"$root/opt/meson/meson" <<'EOF'
-#!/usr/bin/python3
-import sys
-sys.path.insert(0, "/opt/meson")
-from mesonbuild.mesonmain import main
-sys.exit(main())
-EOF
-chmod 755 "$root/opt/meson/meson"
+. "$src/scripts/chroot-copy.sh"
+chroot_copy "$root" "$work" "$src" "$meson_dir"
+mkdir -p "$work/stage"
 cross=
 if [ "$arch" = aarch64 ]; then
     command -v qemu-aarch64-static >/dev/null 2>&1 ||
         skip "qemu-aarch64-static is not installed (qemu-user-static)"
     cp "$(command -v qemu-aarch64-static)" "$root/usr/bin/qemu-aarch64-static"
-    cat >"$work/cross.ini" <<'EOF'
-[binaries]
-c = 'aarch64-linux-gnu-gcc'
-ar = 'aarch64-linux-gnu-ar'
-strip = 'aarch64-linux-gnu-strip'
-pkgconfig = 'pkg-config'
-exe_wrapper = ['/usr/bin/qemu-aarch64-static']
-
-[properties]
-pkg_config_libdir = ['/usr/lib/aarch64-linux-gnu/pkgconfig', '/usr/share/pkgconfig']
-
-[host_machine]
-system = 'linux'
-cpu_family = 'aarch64'
-cpu = 'aarch64'
-endian = 'little'
-EOF
+    cp "$src/scripts/cross-aarch64.ini" "$work/cross.ini"
     cross="--cross-file /build/gpumon/cross.ini"
 fi
 cat >"$work/build.sh" <<EOF
