@@ -112,21 +112,6 @@ static void choices_text(const char *arg, char *out, size_t len)
     out[n] = '\0';
 }
 
-/* The index of v among arg's "a|b|c", or -1. */
-static int choice_index(const char *arg, const char *v)
-{
-    size_t vl = strlen(v);
-    int i = 0;
-    for (const char *p = arg;; i++) {
-        size_t n = strcspn(p, "|");
-        if (n == vl && memcmp(p, v, n) == 0)
-            return i;
-        if (!p[n])
-            return -1;
-        p += n + 1;
-    }
-}
-
 /* The flag as the messages name it: "--name", else "-x". */
 static void flag_name(const struct gm_opt *o, char *out, size_t len)
 {
@@ -149,7 +134,7 @@ static int store(const struct gm_opt *o, const char *v, void *opts, struct gm_er
         *(const char **)dst = v;
         return 0;
     case GM_OPT_CHOICE: {
-        int k = choice_index(o->arg, v);
+        int k = gm_text_choice(o->arg, v, 0);
         if (k < 0) {
             char c[256];
             flag_name(o, fl, sizeof fl);
