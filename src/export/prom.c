@@ -1048,7 +1048,8 @@ static const struct {
     {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"},
 };
 
-/* Whether metric id is one DCGM reads per GPU instance (memory, profiling):
+/* Whether metric id is one DCGM reads per GPU instance (framebuffer and BAR1
+ * memory on the instance's NVML device, DcgmCacheManager.cpp; profiling):
  * on a MIG GPU its series carry the instance's value, or none.  Every other
  * field of a GPU instance is its GPU's (DCGM answers a GPU-scoped field of a
  * GPU_I entity with the GPU's value: power and clocks repeat per instance,
@@ -1056,7 +1057,8 @@ static const struct {
 static int dcgm_per_instance(int id)
 {
     return id == GM_M_MEM_TOTAL || id == GM_M_MEM_RESERVED || id == GM_M_MEM_USED ||
-           id == GM_M_MEM_FREE || (id >= GM_GPM_FIRST && id < GM_GPM_FIRST + GM_GPM_COUNT);
+           id == GM_M_MEM_FREE || id == GM_M_BAR1_TOTAL || id == GM_M_BAR1_USED ||
+           (id >= GM_GPM_FIRST && id < GM_GPM_FIRST + GM_GPM_COUNT);
 }
 
 /* The value of per-instance metric id for MIG device mg; NULL when it has
@@ -1070,6 +1072,12 @@ static const struct gm_value *dcgm_mig_value(const struct gm_mig *mg, int id)
         return &mg->mem_used;
     case GM_M_MEM_FREE:
         return &mg->mem_free;
+    case GM_M_MEM_RESERVED:
+        return &mg->mem_reserved;
+    case GM_M_BAR1_TOTAL:
+        return &mg->bar1_total;
+    case GM_M_BAR1_USED:
+        return &mg->bar1_used;
     default:
         return mig_value(mg, id);
     }
