@@ -466,6 +466,24 @@ int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wle
     return 0;
 }
 
+/* DCGM's text for a brand (DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND)
+ * from nvidia-smi -q's Product Brand, which the sample holds: the same but
+ * for three names; a brand past gpumon's table (its number) is "Unknown". */
+static const char *dcgm_brand(const char *smi)
+{
+    static const struct {
+        const char *smi, *dcgm;
+    } differ[] = {
+        {"GRID", "Grid"},
+        {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
+        {"TITAN RTX", "Titan RTX"},
+    };
+    for (size_t k = 0; k < sizeof(differ) / sizeof(differ[0]); k++)
+        if (!strcmp(smi, differ[k].smi))
+            return differ[k].dcgm;
+    return smi[0] >= '0' && smi[0] <= '9' ? "Unknown" : smi;
+}
+
 /* The label-type fields asked for, those GPU g has (dcgm-exporter leaves a
  * blank field out: toString's skip). */
 static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu *g)
@@ -485,7 +503,8 @@ static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu 
             if (gm_v_ok(&w->s->nvml_version))
                 label(w, first, label_fields[k].name, w->s->nvml_version_s);
         } else if (gm_v_ok(&g->m[id])) {
-            label(w, first, label_fields[k].name, g->str[gm_metrics[id].sslot]);
+            const char *v = g->str[gm_metrics[id].sslot];
+            label(w, first, label_fields[k].name, id == GM_M_BRAND ? dcgm_brand(v) : v);
         }
     }
 }

@@ -794,6 +794,30 @@ static void test_dcgm_label_fields(void **state)
                 "15\"} 63");
     assert_null(strstr(t, "INFOROM")); /* asked for, but the GPU has none */
     free(t);
+    /* DCGM_FI_DEV_BRAND is DCGM's text for nvmlBrandType_t, which spells
+     * three brands other than nvidia-smi -q's Product Brand and has
+     * "Unknown" for one it does not know (NVIDIA/DCGM
+     * dcgmlib/src/DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND) */
+    static const struct {
+        const char *smi, *dcgm;
+    } brands[] = {
+        {"GRID", "Grid"},
+        {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
+        {"TITAN RTX", "Titan RTX"},
+        {"23", "Unknown"}, /* a brand past gpumon's table: its number */
+        {"GeForce", "GeForce"},
+        {"Quadro RTX", "Quadro RTX"},
+        {"Tesla", "Tesla"},
+    };
+    for (size_t k = 0; k < sizeof(brands) / sizeof(brands[0]); k++) {
+        set_str(&s->gpus[0], GM_M_BRAND, brands[k].smi);
+        t = render_with(st, s, &o);
+        char want[128];
+        snprintf(want, sizeof want, ",DCGM_FI_DEV_BRAND=\"%s\",", brands[k].dcgm);
+        if (!strstr(t, want))
+            fail_msg("brand %s: want %s in\n%.600s", brands[k].smi, want, t);
+        free(t);
+    }
     assert_int_equal(gm_prom_label_fields("", &o.dcgm_labels, why, sizeof why), 0);
     t = render_with(st, s, &o);
     CHECK_LINES(t,
