@@ -16,7 +16,8 @@ gpumon exports it.
       enabled fields of the default list are all there but vGPU's.
   absent_is_absent: a field the list says is absent is on none of those
       scenarios (so the list cannot go stale in the other direction).
-  no_hostname: `--no-hostname` (dcgm-exporter's flag) leaves the Hostname
+  no_hostname: `--no-hostname` (dcgm-exporter's flag), and the
+      configuration's `hostname = false` in [exporter], leave the Hostname
       label, there by default, off every series.
   mig_instance_memory: on a GPU in MIG mode, the memory fields DCGM reads
       from the GPU instance's own NVML device (NVIDIA/DCGM
@@ -31,6 +32,7 @@ Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 """
 import os
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
@@ -124,6 +126,17 @@ def test_no_hostname():
     s = exposition("h100x8-training.ini", "--no-hostname")
     check(s, "series with --no-hostname")
     check(not any("Hostname" in lab for _, lab, _ in s), "no Hostname with --no-hostname")
+    # the configuration key of the same name (docs/config.md: hostname)
+    with tempfile.TemporaryDirectory(prefix="gpumon-dcgm-") as d:
+        conf = os.path.join(d, "gpumon.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write("[exporter]\nnames = dcgm\nhostname = false\n")
+        rc, out, err = run_gpumon(["serve", "--config", conf, "--print"],
+                                  sim_env("h100x8-training.ini", pinned=PINNED))
+        check_eq(rc, 0, "serve --config (hostname = false) --print", err)
+        s = parse_samples(out)
+        check(any(n.startswith("DCGM_FI_") for n, _, _ in s), "dcgm names from the file", out[:300])
+        check(not any("Hostname" in lab for _, lab, _ in s), "no Hostname with hostname = false")
 
 
 # DCGM field -> the element of -q -x's <mig_device> that holds the same
