@@ -277,3 +277,16 @@ void gm_nv_rd_addr_mode(struct rd *r)
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAddressingMode, &m);
     setv(r->g, GM_M_ADDRESSING_MODE, rc, gm_v_u64(m.value));
 }
+
+/* Whether the GPU's memory is encrypted, now and after the next reset
+ * (Blackwell and later; NOT_SUPPORTED before). */
+void gm_nv_rd_dram_enc(struct rd *r)
+{
+    nvmlDramEncryptionInfo_t cur, pend;
+    memset(&cur, 0, sizeof(cur));
+    memset(&pend, 0, sizeof(pend));
+    cur.version = pend.version = nvmlDramEncryptionInfo_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDramEncryptionMode, &cur, &pend);
+    setv(r->g, GM_M_DRAM_ENC_CUR, rc, gm_v_u64(cur.encryptionState != 0));
+    setv(r->g, GM_M_DRAM_ENC_PEND, rc, gm_v_u64(pend.encryptionState != 0));
+}
