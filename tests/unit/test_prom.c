@@ -797,16 +797,14 @@ static void test_dcgm_label_fields(void **state)
     /* DCGM_FI_DEV_BRAND is DCGM's text for nvmlBrandType_t, which spells
      * three brands other than nvidia-smi -q's Product Brand and has
      * "Unknown" for one it does not know (NVIDIA/DCGM
-     * dcgmlib/src/DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND) */
+     * dcgmlib/src/DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND); "23" is
+     * a brand past gpumon's table, which the sample holds as its number */
     static const struct {
         const char *smi, *dcgm;
     } brands[] = {
-        {"GRID", "Grid"},
-        {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
-        {"TITAN RTX", "Titan RTX"},
-        {"23", "Unknown"}, /* a brand past gpumon's table: its number */
-        {"GeForce", "GeForce"},
-        {"Quadro RTX", "Quadro RTX"},
+        {"GRID", "Grid"},           {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
+        {"TITAN RTX", "Titan RTX"}, {"23", "Unknown"},
+        {"GeForce", "GeForce"},     {"Quadro RTX", "Quadro RTX"},
         {"Tesla", "Tesla"},
     };
     for (size_t k = 0; k < sizeof(brands) / sizeof(brands[0]); k++) {
