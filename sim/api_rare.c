@@ -358,6 +358,22 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device,
     return gs_end(&c, NVML_SUCCESS);
 }
 
+/* The name NVML keeps per GPU (nvmlHostname_v1_t, R580+): "Blackwell or
+ * newer"; nvidia-smi prints hostname [N/A] on every board of
+ * utkuozdemir/nvidia_gpu_exporter internal/captures/ (drivers 590-595).
+ * No preset is a Blackwell: NOT_SUPPORTED everywhere. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, hostname != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (c.g->arch < GS_ARCH_BLACKWELL)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    hostname->value[0] = '\0';
+    return gs_end(&c, NVML_SUCCESS);
+}
+
 /* SRAM ECC status: "Ampere or newer fully supported devices" with ECC on.
  * The scenario's ECC faults hit DRAM (MemoryErrorCounter's SRAM location
  * reads 0), so every SRAM count is 0 and no threshold is exceeded. */

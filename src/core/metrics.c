@@ -311,6 +311,9 @@ const struct gm_read_group_info gm_read_groups[GM_RG__COUNT] = {
     [GM_RG_DRAM_ENC] = {.name = "dram_encryption",
                         .nvml = "nvmlDeviceGetDramEncryptionMode",
                         .is_static = 1},
+    [GM_RG_GPU_HOSTNAME] = {.name = "gpu_hostname",
+                            .nvml = "nvmlDeviceGetHostname_v1",
+                            .is_static = 1},
     [GM_RG_RECOVERY] = {.name = "gpu_recovery_action",
                         .nvml = "nvmlDeviceGetFieldValues",
                         .is_static = 0,
@@ -2944,6 +2947,18 @@ const struct gm_metric gm_metrics[GM_M__COUNT] = {
                             .scope = GM_SC_GPU,
                             .rg = GM_RG_DRAM_ENC,
                             .flags = GM_MF_NOT_IN_STATUS},
+    [GM_M_GPU_HOSTNAME] = {.smi = "hostname",
+                           .desc = "The name NVML keeps for the GPU (Blackwell and later; set by "
+                                   "the administrator), not the host's name.",
+                           .csv = "gpu_hostname",
+                           .json = "gpu_hostname",
+                           .unit = GM_U_NONE,
+                           .kind = GM_K_INFO,
+                           .fmt = GM_F_STR,
+                           .scope = GM_SC_GPU,
+                           .rg = GM_RG_GPU_HOSTNAME,
+                           .sslot = GM_S_GPU_HOSTNAME,
+                           .flags = GM_MF_NOT_IN_STATUS},
 
     /* per process */
     [GM_P_PID] = {.smi = "pid",

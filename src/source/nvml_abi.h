@@ -706,5 +706,12 @@ typedef struct {
 #define nvmlDramEncryptionInfo_v1 (unsigned int)(sizeof(nvmlDramEncryptionInfo_t) | (1U << 24))
 nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current,
                                              nvmlDramEncryptionInfo_t *pending);
+/* nvmlHostname_v1_t (R580+, Blackwell and later): a name kept per GPU, NUL
+ * terminated in NVML_DEVICE_HOSTNAME_BUFFER_SIZE (64) bytes; no version word */
+#define NVML_DEVICE_HOSTNAME_BUFFER_SIZE 64
+typedef struct {
+    char value[NVML_DEVICE_HOSTNAME_BUFFER_SIZE];
+} nvmlHostname_v1_t;
+nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
 
 #endif /* GM_NVML_ABI_H */

@@ -138,7 +138,8 @@
     X(nvmlDeviceValidateInforom)                                                                   \
     X(nvmlDeviceGetC2cModeInfoV)                                                                   \
     X(nvmlDeviceGetAddressingMode)                                                                 \
-    X(nvmlDeviceGetDramEncryptionMode)
+    X(nvmlDeviceGetDramEncryptionMode)                                                             \
+    X(nvmlDeviceGetHostname_v1)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -408,6 +409,7 @@ void gm_nv_rd_inforom_check(struct rd *r);
 void gm_nv_rd_c2c(struct rd *r);
 void gm_nv_rd_addr_mode(struct rd *r);
 void gm_nv_rd_dram_enc(struct rd *r);
+void gm_nv_rd_gpu_hostname(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);

@@ -54,6 +54,7 @@
     X(nvmlDeviceGetSramEccErrorStatus)                                                             \
     X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
+    X(nvmlDeviceGetHostname_v1)                                                                    \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -464,6 +465,24 @@ static void test_dram_encryption(void **state)
     assert_int_equal(nvmlDramEncryptionInfo_v1, 0x01000008);
 }
 
+/* nvmlDeviceGetHostname_v1 (nvmlHostname_v1_t, 64 bytes; R580+, "Blackwell
+ * or newer"): NOT_SUPPORTED on every preset, as nvidia-smi prints hostname
+ * [N/A] on every captured board; NULL is refused first. */
+static void test_gpu_hostname(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    static const unsigned gpus[] = {H100, GEFORCE, V100, L40S};
+    for (size_t k = 0; k < sizeof(gpus) / sizeof(gpus[0]); k++) {
+        nvmlHostname_v1_t h;
+        memset(&h, 'x', sizeof(h));
+        assert_int_equal(CALL(nvmlDeviceGetHostname_v1, dev(gpus[k]), &h),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetHostname_v1, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sizeof(nvmlHostname_v1_t), 64);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -488,6 +507,7 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetSramEccErrorStatus",
         "nvmlDeviceGetAddressingMode",
         "nvmlDeviceGetDramEncryptionMode",
+        "nvmlDeviceGetHostname_v1",
         "nvmlSystemGetNvlinkBwMode",
     };
     simlib_legacy(r450, sizeof(r450) / sizeof(r450[0]), newer, sizeof(newer) / sizeof(newer[0]));
@@ -509,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_uninitialized),
         cmocka_unit_test(test_addressing_mode),
         cmocka_unit_test(test_dram_encryption),
+        cmocka_unit_test(test_gpu_hostname),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
