@@ -333,6 +333,47 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device,
     return gs_end(&c, NVML_SUCCESS);
 }
 
+/* DRAM encryption (nvmlDramEncryptionInfo_v1_t, R570+): "Blackwell or
+ * newer"; nvidia-smi prints dramEncryption.mode.current/pending [N/A] on
+ * every board of utkuozdemir/nvidia_gpu_exporter internal/captures/
+ * (GeForce RTX 2080 SUPER, 4080 SUPER, L40S, H100, H200; drivers 590-595).
+ * No preset is a Blackwell, so every board answers NOT_SUPPORTED; a
+ * Blackwell would answer disabled, encryption being opt-in. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device,
+                                                       nvmlDramEncryptionInfo_t *current,
+                                                       nvmlDramEncryptionInfo_t *pending)
+{
+    struct gs_call c;
+    nvmlReturn_t r =
+        gs_begin(&c, __func__, GS_H_PHYS, device, 0, current != NULL && pending != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (current->version != nvmlDramEncryptionInfo_v1 ||
+        pending->version != nvmlDramEncryptionInfo_v1)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->arch < GS_ARCH_BLACKWELL)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    current->encryptionState = 0;
+    pending->encryptionState = 0;
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* The name NVML keeps per GPU (nvmlHostname_v1_t, R580+): "Blackwell or
+ * newer"; nvidia-smi prints hostname [N/A] on every board of
+ * utkuozdemir/nvidia_gpu_exporter internal/captures/ (drivers 590-595).
+ * No preset is a Blackwell: NOT_SUPPORTED everywhere. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, hostname != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (c.g->arch < GS_ARCH_BLACKWELL)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    hostname->value[0] = '\0';
+    return gs_end(&c, NVML_SUCCESS);
+}
+
 /* SRAM ECC status: "Ampere or newer fully supported devices" with ECC on.
  * The scenario's ECC faults hit DRAM (MemoryErrorCounter's SRAM location
  * reads 0), so every SRAM count is 0 and no threshold is exceeded. */

@@ -133,7 +133,7 @@ static const struct gm_optgroup mon_group = {.name = "monitor loop", .opts = mon
         .kind = GM_OPT_USE, .group = &mon_group, .name = (n)                                       \
     }
 #define MON_TAIL                                                                                   \
-    "\nA value the GPU does not report (or that gpumon cannot read: jpg, ofa, ccpm)\n"             \
+    "\nA value the GPU does not report (or that gpumon cannot read: ccpm)\n"                       \
     "is '-'.  Layout and differences from nvidia-smi: docs/views.md.\n"
 
 static const struct gm_opt dmon_rows[] = {

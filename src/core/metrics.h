@@ -114,6 +114,7 @@ enum gm_sslot {
     GM_S_INFOROM_PWR,
     GM_S_FABRIC_CLUSTER,
     GM_S_BRAND,
+    GM_S_GPU_HOSTNAME,
     GM_S__COUNT
 };
 #define GM_STR_MAX 96
@@ -191,6 +192,8 @@ enum gm_read_group {
     GM_RG_C2C,           /* static: nvmlDeviceGetC2cModeInfoV */
     GM_RG_RECOVERY,      /* field value 230, NVML_FI_DEV_GET_GPU_RECOVERY_ACTION */
     GM_RG_ADDR_MODE,     /* static: nvmlDeviceGetAddressingMode */
+    GM_RG_DRAM_ENC,      /* static: nvmlDeviceGetDramEncryptionMode */
+    GM_RG_GPU_HOSTNAME,  /* static: nvmlDeviceGetHostname_v1 */
     GM_RG__COUNT
 };
 
@@ -435,6 +438,9 @@ enum gm_metric_id {
     GM_M_KMD_VERSION, /* host scope: the driver version again, under 595's name */
     GM_M_GPU_RECOVERY_ACTION,
     GM_M_ADDRESSING_MODE,
+    GM_M_DRAM_ENC_CUR,
+    GM_M_DRAM_ENC_PEND,
+    GM_M_GPU_HOSTNAME,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -87,6 +87,13 @@ struct gm_mig {
     struct gm_value mem_total; /* bytes */
     struct gm_value mem_used;
     struct gm_value mem_free;
+    /* Reserved memory (nvmlDeviceGetMemoryInfo_v2; not supported through the
+     * v1 call) and BAR1 (NA with GM_CODE_NOT_COLLECTED when the GPU's BAR1
+     * read group is off), in bytes, read on the MIG device's own handle as
+     * DCGM reads them for a GPU instance. */
+    struct gm_value mem_reserved;
+    struct gm_value bar1_total;
+    struct gm_value bar1_used;
     /* GPM metrics of the GPU instance (nvmlGpmMigSampleGet), indexed by
      * metric id - GM_GPM_FIRST: values of the same unit as the GPU's; NA with
      * GM_CODE_NOT_COLLECTED when GPM was not asked for. */

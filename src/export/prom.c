@@ -466,6 +466,24 @@ int gm_prom_label_fields(const char *list, unsigned *mask, char *why, size_t wle
     return 0;
 }
 
+/* DCGM's text for a brand (DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND)
+ * from nvidia-smi -q's Product Brand, which the sample holds: the same but
+ * for three names; a brand past gpumon's table (its number) is "Unknown". */
+static const char *dcgm_brand(const char *smi)
+{
+    static const struct {
+        const char *smi, *dcgm;
+    } differ[] = {
+        {"GRID", "Grid"},
+        {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
+        {"TITAN RTX", "Titan RTX"},
+    };
+    for (size_t k = 0; k < sizeof(differ) / sizeof(differ[0]); k++)
+        if (!strcmp(smi, differ[k].smi))
+            return differ[k].dcgm;
+    return smi[0] >= '0' && smi[0] <= '9' ? "Unknown" : smi;
+}
+
 /* The label-type fields asked for, those GPU g has (dcgm-exporter leaves a
  * blank field out: toString's skip). */
 static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu *g)
@@ -485,7 +503,8 @@ static void dcgm_label_fields(struct writer *w, int *first, const struct gm_gpu 
             if (gm_v_ok(&w->s->nvml_version))
                 label(w, first, label_fields[k].name, w->s->nvml_version_s);
         } else if (gm_v_ok(&g->m[id])) {
-            label(w, first, label_fields[k].name, g->str[gm_metrics[id].sslot]);
+            const char *v = g->str[gm_metrics[id].sslot];
+            label(w, first, label_fields[k].name, id == GM_M_BRAND ? dcgm_brand(v) : v);
         }
     }
 }
@@ -1048,7 +1067,8 @@ static const struct {
     {"DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DCGM_FI_DEV_CLOCKS_EVENT_REASONS"},
 };
 
-/* Whether metric id is one DCGM reads per GPU instance (memory, profiling):
+/* Whether metric id is one DCGM reads per GPU instance (framebuffer and BAR1
+ * memory on the instance's NVML device, DcgmCacheManager.cpp; profiling):
  * on a MIG GPU its series carry the instance's value, or none.  Every other
  * field of a GPU instance is its GPU's (DCGM answers a GPU-scoped field of a
  * GPU_I entity with the GPU's value: power and clocks repeat per instance,
@@ -1056,7 +1076,8 @@ static const struct {
 static int dcgm_per_instance(int id)
 {
     return id == GM_M_MEM_TOTAL || id == GM_M_MEM_RESERVED || id == GM_M_MEM_USED ||
-           id == GM_M_MEM_FREE || (id >= GM_GPM_FIRST && id < GM_GPM_FIRST + GM_GPM_COUNT);
+           id == GM_M_MEM_FREE || id == GM_M_BAR1_TOTAL || id == GM_M_BAR1_USED ||
+           (id >= GM_GPM_FIRST && id < GM_GPM_FIRST + GM_GPM_COUNT);
 }
 
 /* The value of per-instance metric id for MIG device mg; NULL when it has
@@ -1070,6 +1091,12 @@ static const struct gm_value *dcgm_mig_value(const struct gm_mig *mg, int id)
         return &mg->mem_used;
     case GM_M_MEM_FREE:
         return &mg->mem_free;
+    case GM_M_MEM_RESERVED:
+        return &mg->mem_reserved;
+    case GM_M_BAR1_TOTAL:
+        return &mg->bar1_total;
+    case GM_M_BAR1_USED:
+        return &mg->bar1_used;
     default:
         return mig_value(mg, id);
     }

@@ -355,6 +355,7 @@ static void read_gpu(struct gm_snapshot *s, uint32_t pos, const struct gm_fj *j,
             copy_str(m->uuid, sizeof(m->uuid), gm_fj_get(mj, "uuid"));
             copy_str(m->name, sizeof(m->name), gm_fj_get(mj, "name"));
             m->mem_total = m->mem_used = m->mem_free = gm_v_status(GM_VS_NA, 0);
+            m->mem_reserved = m->bar1_total = m->bar1_used = gm_v_status(GM_VS_NA, 0);
             if (gm_fj_num(gm_fj_get(mj, "memory_total_bytes"), &d) && d >= 0)
                 m->mem_total = gm_v_u64((uint64_t)d);
             if (gm_fj_num(gm_fj_get(mj, "memory_used_bytes"), &d) && d >= 0)

@@ -346,6 +346,8 @@ static const struct reader {
     {GM_RG_C2C, gm_nv_rd_c2c},
     {GM_RG_RECOVERY, gm_nv_rd_recovery},
     {GM_RG_ADDR_MODE, gm_nv_rd_addr_mode},
+    {GM_RG_DRAM_ENC, gm_nv_rd_dram_enc},
+    {GM_RG_GPU_HOSTNAME, gm_nv_rd_gpu_hostname},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))

@@ -697,5 +697,21 @@ typedef struct {
     unsigned int isC2cEnabled;
 } nvmlC2cModeInfo_v1_t;
 nvmlReturn_t nvmlDeviceGetC2cModeInfoV(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *c2cModeInfo);
+/* nvmlDramEncryptionInfo_v1_t (R570+, Blackwell and later): encryptionState
+ * is an nvmlEnableState_t */
+typedef struct {
+    unsigned int version; /* nvmlDramEncryptionInfo_v1, 0x01000008 */
+    unsigned int encryptionState;
+} nvmlDramEncryptionInfo_t;
+#define nvmlDramEncryptionInfo_v1 (unsigned int)(sizeof(nvmlDramEncryptionInfo_t) | (1U << 24))
+nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current,
+                                             nvmlDramEncryptionInfo_t *pending);
+/* nvmlHostname_v1_t (R580+, Blackwell and later): a name kept per GPU, NUL
+ * terminated in NVML_DEVICE_HOSTNAME_BUFFER_SIZE (64) bytes; no version word */
+#define NVML_DEVICE_HOSTNAME_BUFFER_SIZE 64
+typedef struct {
+    char value[NVML_DEVICE_HOSTNAME_BUFFER_SIZE];
+} nvmlHostname_v1_t;
+nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
 
 #endif /* GM_NVML_ABI_H */

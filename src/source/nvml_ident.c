@@ -277,3 +277,27 @@ void gm_nv_rd_addr_mode(struct rd *r)
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetAddressingMode, &m);
     setv(r->g, GM_M_ADDRESSING_MODE, rc, gm_v_u64(m.value));
 }
+
+/* Whether the GPU's memory is encrypted, now and after the next reset
+ * (Blackwell and later; NOT_SUPPORTED before). */
+void gm_nv_rd_dram_enc(struct rd *r)
+{
+    nvmlDramEncryptionInfo_t cur, pend;
+    memset(&cur, 0, sizeof(cur));
+    memset(&pend, 0, sizeof(pend));
+    cur.version = pend.version = nvmlDramEncryptionInfo_v1;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetDramEncryptionMode, &cur, &pend);
+    setv(r->g, GM_M_DRAM_ENC_CUR, rc, gm_v_u64(cur.encryptionState != 0));
+    setv(r->g, GM_M_DRAM_ENC_PEND, rc, gm_v_u64(pend.encryptionState != 0));
+}
+
+/* The name NVML keeps for the GPU (R580+, Blackwell and later): outside
+ * text, cut at the buffer's end when the driver left it unterminated. */
+void gm_nv_rd_gpu_hostname(struct rd *r)
+{
+    nvmlHostname_v1_t h;
+    memset(&h, 0, sizeof(h));
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetHostname_v1, &h);
+    h.value[sizeof(h.value) - 1] = '\0';
+    read_string(r->g, GM_M_GPU_HOSTNAME, rc, h.value);
+}

@@ -137,7 +137,9 @@
     X(nvmlDeviceGetSramEccErrorStatus)                                                             \
     X(nvmlDeviceValidateInforom)                                                                   \
     X(nvmlDeviceGetC2cModeInfoV)                                                                   \
-    X(nvmlDeviceGetAddressingMode)
+    X(nvmlDeviceGetAddressingMode)                                                                 \
+    X(nvmlDeviceGetDramEncryptionMode)                                                             \
+    X(nvmlDeviceGetHostname_v1)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -406,6 +408,8 @@ void gm_nv_rd_gsp_mode(struct rd *r);
 void gm_nv_rd_inforom_check(struct rd *r);
 void gm_nv_rd_c2c(struct rd *r);
 void gm_nv_rd_addr_mode(struct rd *r);
+void gm_nv_rd_dram_enc(struct rd *r);
+void gm_nv_rd_gpu_hostname(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);

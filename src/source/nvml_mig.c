@@ -1,6 +1,6 @@
 /* nvml_mig.c -- the NVML source's MIG devices (see nvml_int.h): the GPU
  * instances and compute instances of a GPU in MIG mode, with their
- * identity and memory.  Their GPM metrics are nvml_gpm.c's.  The
+ * identity, memory (framebuffer, reserved, BAR1).  Their GPM metrics are nvml_gpm.c's.  The
  * simulator answers these in sim/api_mig.c.
  */
 #include "nvml_int.h"
@@ -73,6 +73,10 @@ void gm_nv_read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
             m2.total = m1.total;
             m2.used = m1.used;
             m2.free = m1.free;
+            mg->mem_reserved = gm_v_status(GM_VS_UNSUPPORTED, NVML_ERROR_FUNCTION_NOT_FOUND);
+        } else {
+            mg->mem_reserved = rc == NVML_SUCCESS ? gm_v_u64(m2.reserved)
+                                                  : gm_v_status(gm_v_status_from_nvml(rc), rc);
         }
         mg->mem_total =
             rc == NVML_SUCCESS ? gm_v_u64(m2.total) : gm_v_status(gm_v_status_from_nvml(rc), rc);
@@ -80,5 +84,17 @@ void gm_nv_read_mig(struct gm_nvml *n, int i, nvmlDevice_t h, struct gm_gpu *g)
             rc == NVML_SUCCESS ? gm_v_u64(m2.used) : gm_v_status(gm_v_status_from_nvml(rc), rc);
         mg->mem_free =
             rc == NVML_SUCCESS ? gm_v_u64(m2.free) : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        /* BAR1 with the GPU's, on the MIG device's handle: each MIG device
+         * has its own BAR1 aperture (nvidia-smi -q prints it per MIG device). */
+        if (want(n, GM_RG_BAR1)) {
+            nvmlBAR1Memory_t b = {0, 0, 0};
+            rc = CALL(n, i, nvmlDeviceGetBAR1MemoryInfo, mh, &b);
+            mg->bar1_total = rc == NVML_SUCCESS ? gm_v_u64(b.bar1Total)
+                                                : gm_v_status(gm_v_status_from_nvml(rc), rc);
+            mg->bar1_used = rc == NVML_SUCCESS ? gm_v_u64(b.bar1Used)
+                                               : gm_v_status(gm_v_status_from_nvml(rc), rc);
+        } else {
+            mg->bar1_total = mg->bar1_used = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
+        }
     }
 }

@@ -750,6 +750,20 @@ static const char *id_reason(int code)
     return reason(&v);
 }
 
+/* A MIG device's memory keys, in order, and their values (bytes): its
+ * framebuffer, reserved and BAR1 memory, each read on the MIG device. */
+enum { MIG_MEM_KEYS = 6 };
+static const char *const mig_mem_keys[MIG_MEM_KEYS] = {
+    "memory_total_bytes",    "memory_used_bytes", "memory_free_bytes",
+    "memory_reserved_bytes", "bar1_total_bytes",  "bar1_used_bytes"};
+
+static const struct gm_value *mig_mem_value(const struct gm_mig *mg, int k)
+{
+    const struct gm_value *v[MIG_MEM_KEYS] = {&mg->mem_total,    &mg->mem_used,   &mg->mem_free,
+                                              &mg->mem_reserved, &mg->bar1_total, &mg->bar1_used};
+    return v[k];
+}
+
 /* --gpm: a MIG device's GPM values under the GPU's keys, and an
  * "unavailable" object with the reason of each of its keys that is null. */
 static void json_mig_gpm(struct gm_json *j, const struct gm_mig *mg)
@@ -786,14 +800,12 @@ static void json_mig_gpm(struct gm_json *j, const struct gm_mig *mg)
         gm_json_key(j, ids[k].key);
         gm_json_str(j, id_reason(ids[k].code));
     }
-    static const char *const mk[] = {"memory_total_bytes", "memory_used_bytes",
-                                     "memory_free_bytes"};
-    const struct gm_value *mv[] = {&mg->mem_total, &mg->mem_used, &mg->mem_free};
-    for (int k = 0; k < 3; k++) {
-        if (gm_v_ok(mv[k]))
+    for (int k = 0; k < MIG_MEM_KEYS; k++) {
+        const struct gm_value *v = mig_mem_value(mg, k);
+        if (gm_v_ok(v))
             continue;
-        gm_json_key(j, mk[k]);
-        gm_json_str(j, reason(mv[k]));
+        gm_json_key(j, mig_mem_keys[k]);
+        gm_json_str(j, reason(v));
     }
     for (int k = 0; k < GM_GPM_COUNT; k++) {
         if (gm_v_ok(&mg->gpm[k]))
@@ -981,13 +993,11 @@ static void json_gpu(struct gm_json *j, const struct gm_snapshot *s, const struc
         gm_json_str(j, mg->name[0] ? mg->name : NULL);
         gm_json_key(j, "profile");
         gm_json_str(j, mg->profile[0] ? mg->profile : NULL);
-        static const char *const mk[] = {"memory_total_bytes", "memory_used_bytes",
-                                         "memory_free_bytes"};
-        const struct gm_value *mv[] = {&mg->mem_total, &mg->mem_used, &mg->mem_free};
-        for (int k = 0; k < 3; k++) {
-            gm_json_key(j, mk[k]);
-            if (gm_v_ok(mv[k]))
-                gm_json_u64(j, mv[k]->v.u);
+        for (int k = 0; k < MIG_MEM_KEYS; k++) {
+            const struct gm_value *v = mig_mem_value(mg, k);
+            gm_json_key(j, mig_mem_keys[k]);
+            if (gm_v_ok(v))
+                gm_json_u64(j, v->v.u);
             else
                 gm_json_null(j);
         }

@@ -170,6 +170,8 @@ INVISIBLE = {
 ALWAYS_NOT_SUPPORTED = {
     "nvmlDeviceGetDriverModel_v2": "the driver model is a Windows notion",
     "nvmlDeviceGetGpuOperationMode": "GPU operation modes are a GK110-era feature: no preset has one",
+    "nvmlDeviceGetDramEncryptionMode": "DRAM encryption is Blackwell and later: no preset has it",
+    "nvmlDeviceGetHostname_v1": "a GPU's own hostname is Blackwell and later: no preset has it",
 }
 
 # Defects the sweep found that are not fixed yet: (function, regular

@@ -85,6 +85,9 @@ static struct gm_snapshot *snapshot(void)
     mg->mem_total = gm_v_u64(10737418240ULL);
     mg->mem_used = gm_v_u64(1048576);
     mg->mem_free = gm_v_status(GM_VS_NA, 0);
+    mg->mem_reserved = gm_v_u64(0);
+    mg->bar1_total = gm_v_u64(17179869184ULL); /* 16 GiB */
+    mg->bar1_used = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 
     g = &s->gpus[1];
     g->state = GM_GPU_LOST;
@@ -304,7 +307,9 @@ static const char native_want[] =
 /* GPU 0 has MIG enabled with one GPU instance (7, 1g.10gb): as
  * dcgm-exporter does by default ("-d f", devicemonitoring.go), every field is
  * a series of the instance, none of the GPU; its memory is the instance's
- * (10 GiB total, 1 MiB used; free not available: absent), every other field
+ * (10 GiB total, 1 MiB used, 0 reserved, 16 GiB BAR1; free and BAR1 used not
+ * available: absent), as DCGM reads FB and BAR1 on the instance's NVML
+ * device (DcgmCacheManager.cpp), every other field
  * the GPU's (temperature, power, energy, clocks: dcgm-exporter issues #257
  * and #353 show power repeated per GPU_I_ID).  Field 112 under both names,
  * the Xid with err_code and err_msg (collector/gpu_collector.go, toMetric),
@@ -332,10 +337,16 @@ static const char dcgm_want[] =
     "# HELP DCGM_FI_DEV_FB_TOTAL Total installed GPU memory. (in MiB).\n"
     "# TYPE DCGM_FI_DEV_FB_TOTAL gauge\n"
     "DCGM_FI_DEV_FB_TOTAL{" DM0 "} 10240\n"
+    "# HELP DCGM_FI_DEV_FB_RESERVED GPU memory reserved by the driver and firmware. (in MiB).\n"
+    "# TYPE DCGM_FI_DEV_FB_RESERVED gauge\n"
+    "DCGM_FI_DEV_FB_RESERVED{" DM0 "} 0\n"
     "# HELP DCGM_FI_DEV_FB_USED GPU memory allocated by active contexts (excludes reserved "
     "memory). (in MiB).\n"
     "# TYPE DCGM_FI_DEV_FB_USED gauge\n"
     "DCGM_FI_DEV_FB_USED{" DM0 "} 1\n"
+    "# HELP DCGM_FI_DEV_BAR1_TOTAL Total BAR1 memory. (in MiB).\n"
+    "# TYPE DCGM_FI_DEV_BAR1_TOTAL gauge\n"
+    "DCGM_FI_DEV_BAR1_TOTAL{" DM0 "} 16384\n"
     "# HELP DCGM_FI_DEV_CLOCK_THROTTLE_REASONS Bitmask of the clock event (throttle) reasons "
     "active now.\n"
     "# TYPE DCGM_FI_DEV_CLOCK_THROTTLE_REASONS gauge\n"
@@ -659,6 +670,7 @@ static void test_mig_gpm(void **state)
     snprintf(m2->uuid, sizeof(m2->uuid), "MIG-0000dddd");
     snprintf(m2->profile, sizeof(m2->profile), "1g.10gb");
     m2->mem_total = m2->mem_used = m2->mem_free = gm_v_status(GM_VS_NA, 0);
+    m2->mem_reserved = m2->bar1_total = m2->bar1_used = gm_v_status(GM_VS_NA, 0);
     for (int k = 0; k < GM_GPM_COUNT; k++)
         m2->gpm[k] = gm_v_status(GM_VS_UNSUPPORTED, 3);
 
@@ -782,6 +794,28 @@ static void test_dcgm_label_fields(void **state)
                 "15\"} 63");
     assert_null(strstr(t, "INFOROM")); /* asked for, but the GPU has none */
     free(t);
+    /* DCGM_FI_DEV_BRAND is DCGM's text for nvmlBrandType_t, which spells
+     * three brands other than nvidia-smi -q's Product Brand and has
+     * "Unknown" for one it does not know (NVIDIA/DCGM
+     * dcgmlib/src/DcgmCacheManager.cpp, case DCGM_FI_DEV_BRAND); "23" is
+     * a brand past gpumon's table, which the sample holds as its number */
+    static const struct {
+        const char *smi, *dcgm;
+    } brands[] = {
+        {"GRID", "Grid"},           {"NVIDIA Cloud Gaming", "NVIDIA vGaming"},
+        {"TITAN RTX", "Titan RTX"}, {"23", "Unknown"},
+        {"GeForce", "GeForce"},     {"Quadro RTX", "Quadro RTX"},
+        {"Tesla", "Tesla"},
+    };
+    for (size_t k = 0; k < sizeof(brands) / sizeof(brands[0]); k++) {
+        set_str(&s->gpus[0], GM_M_BRAND, brands[k].smi);
+        t = render_with(st, s, &o);
+        char want[128];
+        snprintf(want, sizeof want, ",DCGM_FI_DEV_BRAND=\"%s\",", brands[k].dcgm);
+        if (!strstr(t, want))
+            fail_msg("brand %s: want %s in\n%.600s", brands[k].smi, want, t);
+        free(t);
+    }
     assert_int_equal(gm_prom_label_fields("", &o.dcgm_labels, why, sizeof why), 0);
     t = render_with(st, s, &o);
     CHECK_LINES(t,

@@ -53,6 +53,8 @@
     X(nvmlDeviceGetPowerSource)                                                                    \
     X(nvmlDeviceGetSramEccErrorStatus)                                                             \
     X(nvmlDeviceGetAddressingMode)                                                                 \
+    X(nvmlDeviceGetDramEncryptionMode)                                                             \
+    X(nvmlDeviceGetHostname_v1)                                                                    \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -438,6 +440,49 @@ static void test_addressing_mode(void **state)
     assert_int_equal(nvmlDeviceAddressingMode_v1, 0x01000008);
 }
 
+/* nvmlDeviceGetDramEncryptionMode (nvmlDramEncryptionInfo_v1_t: version,
+ * encryptionState; R570+, "Blackwell or newer"): NOT_SUPPORTED on every
+ * preset, as nvidia-smi prints dramEncryption.mode.* [N/A] on GeForce,
+ * L40S, H100 and H200 (utkuozdemir/nvidia_gpu_exporter internal/captures/);
+ * the version of both arguments is checked first. */
+static void test_dram_encryption(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    static const unsigned gpus[] = {H100, GEFORCE, V100, L40S};
+    for (size_t k = 0; k < sizeof(gpus) / sizeof(gpus[0]); k++) {
+        nvmlDramEncryptionInfo_t cur = {.version = nvmlDramEncryptionInfo_v1};
+        nvmlDramEncryptionInfo_t pend = {.version = nvmlDramEncryptionInfo_v1};
+        assert_int_equal(CALL(nvmlDeviceGetDramEncryptionMode, dev(gpus[k]), &cur, &pend),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    nvmlDramEncryptionInfo_t cur = {.version = nvmlDramEncryptionInfo_v1};
+    nvmlDramEncryptionInfo_t old = {.version = 1};
+    assert_int_equal(CALL(nvmlDeviceGetDramEncryptionMode, dev(H100), &cur, &old),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetDramEncryptionMode, dev(H100), &cur, NULL),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(nvmlDramEncryptionInfo_v1, 0x01000008);
+}
+
+/* nvmlDeviceGetHostname_v1 (nvmlHostname_v1_t, 64 bytes; R580+, "Blackwell
+ * or newer"): NOT_SUPPORTED on every preset, as nvidia-smi prints hostname
+ * [N/A] on every captured board; NULL is refused first. */
+static void test_gpu_hostname(void **state)
+{
+    (void)state;
+    start_text(k_machine);
+    static const unsigned gpus[] = {H100, GEFORCE, V100, L40S};
+    for (size_t k = 0; k < sizeof(gpus) / sizeof(gpus[0]); k++) {
+        nvmlHostname_v1_t h;
+        memset(&h, 'x', sizeof(h));
+        assert_int_equal(CALL(nvmlDeviceGetHostname_v1, dev(gpus[k]), &h),
+                         NVML_ERROR_NOT_SUPPORTED);
+    }
+    assert_int_equal(CALL(nvmlDeviceGetHostname_v1, dev(H100), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sizeof(nvmlHostname_v1_t), 64);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -461,6 +506,8 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetPowerSource",
         "nvmlDeviceGetSramEccErrorStatus",
         "nvmlDeviceGetAddressingMode",
+        "nvmlDeviceGetDramEncryptionMode",
+        "nvmlDeviceGetHostname_v1",
         "nvmlSystemGetNvlinkBwMode",
     };
     simlib_legacy(r450, sizeof(r450) / sizeof(r450[0]), newer, sizeof(newer) / sizeof(newer[0]));
@@ -481,6 +528,8 @@ int main(void)
         cmocka_unit_test(test_fail_rules),
         cmocka_unit_test(test_uninitialized),
         cmocka_unit_test(test_addressing_mode),
+        cmocka_unit_test(test_dram_encryption),
+        cmocka_unit_test(test_gpu_hostname),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

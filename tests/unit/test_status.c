@@ -127,6 +127,9 @@ static struct gm_snapshot *build(void)
     g->mig[0].mem_total = gm_v_u64(9856 * MIB);
     g->mig[0].mem_used = gm_v_u64(13 * MIB);
     g->mig[0].mem_free = gm_v_status(GM_VS_NA, 0);
+    g->mig[0].mem_reserved = gm_v_u64(0);
+    g->mig[0].bar1_total = gm_v_u64(16384 * MIB);
+    g->mig[0].bar1_used = gm_v_status(GM_VS_NA, GM_CODE_NOT_COLLECTED);
 
     struct gm_proc *p = add_proc(s, 0, 1234, GM_PT_COMPUTE, "/usr/bin/python3",
                                  gm_v_u64(2566 * MIB + 5), GM_HS_ALIVE);
@@ -541,7 +544,8 @@ static const char json_checks[] =
     "    'uuid': 'MIG-01234567-89ab-cdef-0123-456789abcdef',\n"
     "    'name': 'NVIDIA H100 80GB HBM3 MIG 1g.10gb', 'profile': '1g.10gb',\n"
     "    'memory_total_bytes': 9856 * 1048576, 'memory_used_bytes': 13 * 1048576,\n"
-    "    'memory_free_bytes': None}])\n"
+    "    'memory_free_bytes': None, 'memory_reserved_bytes': 0,\n"
+    "    'bar1_total_bytes': 17179869184, 'bar1_used_bytes': None}])\n"
     "ps = g['processes']\n"
     "eq([p['pid'] for p in ps], [1234, 2345, 3456, 4567])\n"
     "eq([p['type'] for p in ps], ['C', 'G', 'C+G', 'C'])\n"

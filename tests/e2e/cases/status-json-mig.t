@@ -169,7 +169,10 @@ json-schema: docs/json.md
           "profile": "3g.40gb",
           "memory_total_bytes": 42144366592,
           "memory_used_bytes": 33287045120,
-          "memory_free_bytes": 8857321472
+          "memory_free_bytes": 8857321472,
+          "memory_reserved_bytes": 0,
+          "bar1_total_bytes": 68719476736,
+          "bar1_used_bytes": 3145728
         },
         {
           "index": 1,
@@ -180,7 +183,10 @@ json-schema: docs/json.md
           "profile": "2g.20gb",
           "memory_total_bytes": 20937965568,
           "memory_used_bytes": 6443499520,
-          "memory_free_bytes": 14494466048
+          "memory_free_bytes": 14494466048,
+          "memory_reserved_bytes": 0,
+          "bar1_total_bytes": 34359738368,
+          "bar1_used_bytes": 3145728
         },
         {
           "index": 2,
@@ -191,7 +197,10 @@ json-schema: docs/json.md
           "profile": "1g.10gb",
           "memory_total_bytes": 10200547328,
           "memory_used_bytes": 1048576,
-          "memory_free_bytes": 10199498752
+          "memory_free_bytes": 10199498752,
+          "memory_reserved_bytes": 0,
+          "bar1_total_bytes": 17179869184,
+          "bar1_used_bytes": 2097152
         },
         {
           "index": 3,
@@ -202,7 +211,10 @@ json-schema: docs/json.md
           "profile": "1g.10gb",
           "memory_total_bytes": 10200547328,
           "memory_used_bytes": 2685403136,
-          "memory_free_bytes": 7515144192
+          "memory_free_bytes": 7515144192,
+          "memory_reserved_bytes": 0,
+          "bar1_total_bytes": 17179869184,
+          "bar1_used_bytes": 3145728
         }
       ],
       "processes": [
