@@ -256,9 +256,11 @@ static void test_between_reads(void **state)
         "2026-12-03T12:00:00.000+00:00,h,t,1,50,,7,"
         "ok;missing=pcie_link_gen_current:not_supported\n"
         "2026-12-03T12:00:01.000+00:00,h,t,0,51,,,"
-        "\"ok;missing=pcie_link_gen_current:between_reads,ecc_uncorrected_volatile:between_reads\"\n"
+        "\"ok;missing=pcie_link_gen_current:between_reads,ecc_uncorrected_volatile:between_"
+        "reads\"\n"
         "2026-12-03T12:00:01.000+00:00,h,t,1,51,,,"
-        "\"ok;missing=pcie_link_gen_current:not_supported,ecc_uncorrected_volatile:between_reads\"\n"
+        "\"ok;missing=pcie_link_gen_current:not_supported,ecc_uncorrected_volatile:between_"
+        "reads\"\n"
         "2026-12-03T12:00:02.000+00:00,h,t,0,52,,,"
         "\"ok;missing=pcie_link_gen_current:between_reads,ecc_uncorrected_volatile:error\"\n"
         "2026-12-03T12:00:03.000+00:00,h,t,0,53,4,,"
@@ -425,9 +427,27 @@ static void test_store_job_tree(void **state)
             sqlite3 *w = NULL;
             char *msg = NULL;
             assert_int_equal(sqlite3_open(db, &w), SQLITE_OK);
-            if (sqlite3_exec(
-                    w, "ALTER TABLE procs DROP COLUMN ppid; ALTER TABLE procs DROP COLUMN sid",
-                    NULL, NULL, &msg) != SQLITE_OK)
+            /* the table as a store from before the process tree wrote it:
+             * rebuilt without ppid and sid (ALTER TABLE ... DROP COLUMN
+             * needs SQLite 3.35; the release build's Debian 11 has 3.34) */
+            char cols[1024] = "";
+            sqlite3_stmt *q = NULL;
+            assert_int_equal(sqlite3_prepare_v2(w, "PRAGMA table_info(procs)", -1, &q, NULL),
+                             SQLITE_OK);
+            while (sqlite3_step(q) == SQLITE_ROW) {
+                const char *c = (const char *)sqlite3_column_text(q, 1);
+                if (strcmp(c, "ppid") == 0 || strcmp(c, "sid") == 0)
+                    continue;
+                size_t l = strlen(cols);
+                snprintf(cols + l, sizeof cols - l, "%s\"%s\"", l ? ", " : "", c);
+            }
+            sqlite3_finalize(q);
+            char sql[1400];
+            snprintf(sql, sizeof sql,
+                     "CREATE TABLE procs_old AS SELECT %s FROM procs; DROP TABLE procs; "
+                     "ALTER TABLE procs_old RENAME TO procs",
+                     cols);
+            if (sqlite3_exec(w, sql, NULL, NULL, &msg) != SQLITE_OK)
                 fail_msg("dropping the columns: %s", msg);
             sqlite3_close(w);
         }
