@@ -31,14 +31,13 @@ Environment from meson: GPUMON, SIM_LIB, SOURCE_ROOT.
 import os
 import re
 import sys
-import time
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 
 from agentlib import ROOT, Fail, Skip, check, check_eq, epoch_for, main, sim_env  # noqa: E402
-from exporter_lib import Gpumon, Proc, Scratch, free_port, need, stop_all  # noqa: E402
+from exporter_lib import Gpumon, Scratch, free_port, stop_all  # noqa: E402
 from exporter_prometheus import Prom  # noqa: E402
+from prometheus_lib import Prometheus  # noqa: E402
 
 QUERIES = os.path.join(ROOT, "tests", "compat", "dcgm_dashboard_queries.txt")
 # (target, panel) whose query has no data, and why (docs/exporter.md)
@@ -75,14 +74,11 @@ class World:
         self.procs = []
 
     def start(self):
-        (prometheus,) = need("prometheus")
-        ports = [free_port() for _ in range(4)]
-        check_eq(len(set(ports)), 4, "four different free ports")
+        ports = [free_port() for _ in range(3)]
+        check_eq(len(set(ports)), 3, "three different free ports")
         self.targets = {"H100": f"127.0.0.1:{ports[0]}", "A100-MIG": f"127.0.0.1:{ports[1]}",
                         "GPM-MIG": f"127.0.0.1:{ports[2]}"}
-        cfg = os.path.join(self.d, "prometheus.yml")
-        with open(cfg, "w") as f:
-            f.write(f"""global:
+        p = Prometheus(self.d, f"""global:
   scrape_interval: 1s
   scrape_timeout: 900ms
 scrape_configs:
@@ -90,23 +86,9 @@ scrape_configs:
     static_configs:
       - targets: {sorted(self.targets.values())!r}
 """)
-        p = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={self.d}/tsdb",
-                  f"--web.listen-address=127.0.0.1:{ports[3]}", "--log.level=warn"],
-                 log=os.path.join(self.d, "prometheus.log"))
         self.procs.append(p)
         p.start()
-        self.prom = Prom(ports[3])
-        deadline = time.time() + DEADLINE
-        while True:
-            check(p.alive(), "prometheus exited", p.log())
-            try:
-                with urllib.request.urlopen(self.prom.base + "/-/ready", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            check(time.time() < deadline, f"prometheus not ready in {DEADLINE} s", p.log())
-            time.sleep(0.2)
+        self.prom = Prom(p.port)
         envs = {"H100": sim_env("h100x8-training.ini", pinned=100),
                 "A100-MIG": sim_env("a100-mig.ini", pinned=100),
                 "GPM-MIG": sim_env("gpm/mig.ini", speed=1, epoch=epoch_for(100, 1))}

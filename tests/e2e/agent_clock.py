@@ -34,7 +34,7 @@ import re
 import shutil
 import time
 
-from agentlib import (Agent, Scratch, Skip, check, check_eq, db_integrity, db_query,
+from agentlib import (DEADLINE, Agent, Scratch, Skip, check, check_eq, db_integrity, db_query,
                       event_rows, gpu_rows, main, parse_time_ms, sim_env)
 from exporter_lib import free_port, get
 
@@ -71,7 +71,7 @@ def test_step_back():
             a.start()
             st = a.wait_samples(6)
             write_offset(off, STEP_NS)
-            a.wait_samples(st["samples"] + 16, timeout=20)
+            a.wait_samples(st["samples"] + 16)
             st = a.status()
             rc, _ = a.stop()
         finally:
@@ -177,9 +177,9 @@ def test_history_step_back():
             before, gb = parse(history(port, ""))
             check(len(gb["time_unix_ns"]) >= 4, "samples before the step", before)
             write_offset(off, STEP_NS)
-            a.wait_for(lambda s: s.get("clock_steps_back") == 1, 20, "the step to be seen")
+            a.wait_for(lambda s: s.get("clock_steps_back") == 1, DEADLINE, "the step to be seen")
             st = a.status()
-            a.wait_samples(st["samples"] + 8, timeout=20)
+            a.wait_samples(st["samples"] + 8)
             answers = [history(port, ""), history(port, "&since=2s"),
                        history(port, f"&after={before.get('latest_seq')}")]
             page = None

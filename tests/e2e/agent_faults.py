@@ -365,8 +365,8 @@ def test_history_across_outage():
                               f"127.0.0.1:{port}"])
         try:
             a.start()
-            a.wait_for(lambda s: s["driver"] != "ok", 20, "the driver to go away")
-            st = a.wait_for(lambda s: s["driver"] == "ok", 30, "the driver to come back")
+            a.wait_for(lambda s: s["driver"] != "ok", DEADLINE, "the driver to go away")
+            st = a.wait_for(lambda s: s["driver"] == "ok", DEADLINE, "the driver to come back")
             a.wait_samples(st["samples"] + 5)
             r = get("127.0.0.1", port, "/api/v1/history?metric=power_draw_watts", timeout=10)
             check_eq(r.status, 200, "/api/v1/history status", r.text)

@@ -46,9 +46,9 @@ import signal
 import subprocess
 import time
 
-from agentlib import (GPUMON, GPU_HEADER, Agent, Fail, Scratch, Skip, check, check_eq, check_grid,
-                      check_no_duplicates, check_whole_samples, day_files, db_samples, gpu_rows,
-                      local_time, main, quiet_args, run, sim_env)
+from agentlib import (DEADLINE, GPUMON, GPU_HEADER, Agent, Fail, Scratch, Skip, check, check_eq,
+                      check_grid, check_no_duplicates, check_whole_samples, day_files, db_samples,
+                      gpu_rows, local_time, main, quiet_args, run, sim_env)
 
 NOBODY = 65534
 PINNED = 120
@@ -124,7 +124,7 @@ def start_stopped(argv, env):
     p = subprocess.Popen(["sh", "-c", 'kill -STOP $$; exec "$@"', "sh"] + argv, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
-    deadline = time.time() + 10
+    deadline = time.time() + DEADLINE
     while time.time() < deadline:
         with open(f"/proc/{p.pid}/stat") as f:
             if f.read().rsplit(")", 1)[1].split()[0] == "T":
@@ -231,7 +231,7 @@ def test_csv_links():
         a = Agent(data, env, ["--interval", "200ms", "--procs", "--compress-after", "1d"])
         try:
             a.start(wait_samples=3)
-            deadline = time.time() + 15
+            deadline = time.time() + DEADLINE
             while not os.path.exists(oldp + ".gz") and time.time() < deadline:
                 check(a.alive(), "the agent runs", a.log())
                 time.sleep(0.1)
@@ -259,7 +259,7 @@ def test_socket_link():
         a = Agent(data, env, ["--interval", "200ms"])
         try:
             a.start(wait_samples=0)
-            deadline = time.time() + 10
+            deadline = time.time() + DEADLINE
             while "agent.sock" not in a.log() and time.time() < deadline:
                 check(a.alive(), "the agent runs", a.log())
                 time.sleep(0.1)

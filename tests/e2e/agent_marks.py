@@ -433,7 +433,7 @@ def test_socket_group():
             rc, out, err = as_user(MEMBER_UID, OTHER_GID, mark + ["from outside"], env)
             check_eq((rc, out), (1, ""), "gpumon mark by a user outside the group", err)
             check("Permission denied" in err, "the outsider is told why", err)
-            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 2, 20,
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 2, DEADLINE,
                        "the group's two marks to arrive")
             rc, _ = a.stop()
         finally:

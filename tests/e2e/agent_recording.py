@@ -36,10 +36,10 @@ import os
 import signal
 import time
 
-from agentlib import (Agent, PROCS_HEADER, QUERY_FIELDS, REASON_BITS, Scratch, check, check_eq,
-                      check_no_duplicates, check_whole_samples, day_files, db_integrity, db_query,
-                      db_samples, event_rows, gpu_rows, local_time, main, parse_time_ms, quiet_args,
-                      read_csv, run, sim_env)
+from agentlib import (DEADLINE, Agent, PROCS_HEADER, QUERY_FIELDS, REASON_BITS, Scratch, check,
+                      check_eq, check_grid, check_no_duplicates, check_whole_samples, day_files,
+                      db_integrity, db_query, db_samples, event_rows, gpu_rows, local_time, main,
+                      parse_time_ms, quiet_args, read_csv, run, sim_env)
 
 PINNED = 100  # scenario seconds: h100x8-training's values are constant at a pinned time
 
@@ -68,7 +68,7 @@ def test_exact_window():
         a = Agent(data, env, ["--interval", "200ms", "--procs"])
         try:
             a.start()
-            a.wait_samples(10, timeout=20)
+            a.wait_samples(10)
             # the CLI's --status is the same JSON as the socket's
             rc, out, err = run(["agent", "--status", "--no-config", "--data-dir", data], env)
             check_eq(rc, 0, "agent --status exit status", err)
@@ -86,7 +86,6 @@ def test_exact_window():
         for k in ("csv", "store"):
             check_eq(st["sinks"][k]["dropped"], 0, f"{k} sink dropped", st)
             check_eq(st["sinks"][k]["errors"], 0, f"{k} sink errors", st)
-        check_eq(st["overruns"], 0, "overruns", st)
 
         csv_dir = os.path.join(data, "csv")
         files = day_files(csv_dir)
@@ -100,6 +99,11 @@ def test_exact_window():
         check(st["samples"] <= n <= st["samples"] + extra,
               f"{n} samples in the CSV, --status said {st['samples']} ({extra} may follow)")
         check_eq(len(rows), 8 * n, "CSV GPU rows")
+        # on the 200 ms grid, a point missing only where the sampler was late
+        # and said so (an overrun skips deadlines; a loaded machine makes
+        # them, so their number is make bench's, not a test's)
+        check_grid(times, 200, "CSV",
+                   counted=(st["skipped"], st["last_sample_unix_ns"] // 1000000))
 
         db = os.path.join(data, "gpumon.db")
         check_eq(db_integrity(db), "ok", "store integrity_check")
@@ -274,7 +278,9 @@ def test_marks():
             rc, out, err = run(["mark", "--no-config", "--data-dir", data, "--task", "eval",
                                 'quick, "fast"', "run"], env)
             check_eq((rc, out, err), (0, "", ""), "gpumon mark --task (status, stdout, stderr)")
-            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= 3, 10, "the marks to arrive")
+            t1 = time.time()
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= 3, DEADLINE,
+                       "the marks to arrive")
             rc, _ = a.stop()
         finally:
             a.cleanup()
@@ -284,7 +290,10 @@ def test_marks():
         check_eq(marks, [("default", "mark", "", "epoch 3 start"),
                          ("eval", "mark", "", 'quick, "fast" run')], "marks in the events CSV")
         mt = [parse_time_ms(e[0]) for e in ev if e[3] == "mark"]
-        check(all(abs(m / 1000 - t0) < 10 for m in mt), "mark times are when they were made", mt)
+        # between the start of the first `gpumon mark` and the end of the
+        # second (however long a loaded machine makes them), 1 ms of rounding
+        check(all(t0 * 1000 - 1 <= m <= t1 * 1000 + 1 for m in mt),
+              f"mark times are when they were made ({t0 * 1000:.0f}..{t1 * 1000:.0f})", mt)
         db = os.path.join(data, "gpumon.db")
         got = db_query(db, "SELECT e.ts, t.name, e.text, e.gpu FROM events e JOIN tasks t ON "
                        "t.id = e.task WHERE e.type = 'mark' ORDER BY e.id")
@@ -327,16 +336,16 @@ def test_lock():
         try:
             a.start()
             rc, out, err = run(["agent", "--no-config", "--data-dir", data, "--interval", "200ms"]
-                               + quiet_args(), env, timeout=10)
+                               + quiet_args(), env, timeout=DEADLINE)
             check_eq(rc, 1, "second agent's exit status", err)
             check(f"another gpumon agent (PID {a.pid}) is already using {data}" in err,
                   "the message names the first agent's PID", err)
             rc, out, err = run(["record", "--once", "--no-config", "--data-dir", data], env,
-                               timeout=10)
+                               timeout=DEADLINE)
             check_eq(rc, 1, "record --once exit status while an agent runs", err)
             check(f"PID {a.pid}" in err, "record --once names the agent's PID", err)
             n0 = a.status()["samples"]
-            a.wait_samples(n0 + 3, timeout=10)
+            a.wait_samples(n0 + 3)
             rc, _ = a.stop()
         finally:
             a.cleanup()

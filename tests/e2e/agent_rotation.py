@@ -32,9 +32,9 @@ import sqlite3
 import subprocess
 import time
 
-from agentlib import (Agent, EVENTS_HEADER, GPU_HEADER, Scratch, check, check_eq, check_grid,
-                      check_no_duplicates, check_whole_samples, day_files, db_query, db_samples,
-                      local_time, main, read_csv, read_text, run, sim_env)
+from agentlib import (DEADLINE, Agent, EVENTS_HEADER, GPU_HEADER, Scratch, check, check_eq,
+                      check_grid, check_no_duplicates, check_whole_samples, day_files, db_query,
+                      db_samples, local_time, main, read_csv, read_text, run, sim_env)
 
 
 def posix_tz(offset_s):
@@ -191,7 +191,7 @@ def test_retention():
                               "1d"])
         try:
             a.start()
-            deadline = time.time() + 15  # the first pass runs about a second after the start
+            deadline = time.time() + DEADLINE  # the first pass: about a second after the start
             while set(os.listdir(csv_dir)) != want and time.time() < deadline:
                 check(a.alive(), "the agent runs", a.log())
                 time.sleep(0.1)

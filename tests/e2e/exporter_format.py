@@ -41,7 +41,7 @@ import re
 import stat
 import time
 
-from agentlib import check, check_eq, main, wait_until
+from agentlib import DEADLINE, check, check_eq, main, wait_until
 from exporter_lib import (SCENARIOS, Gpumon, Proc, Scratch, check_openmetrics, families, free_port,
                           get, need, parse_samples, promtool_check_metrics, serve_print, sim_env,
                           stop_all)
@@ -294,13 +294,13 @@ def test_node_exporter_textfile():
                  log=os.path.join(d, "ne.log"))
         try:
             g.start(ready=False)
-            deadline = time.time() + 10
+            deadline = time.time() + DEADLINE
             while not os.path.exists(os.path.join(tf, "gpumon.prom")):
                 check(time.time() < deadline and g.alive(), "no gpumon.prom", g.log())
                 time.sleep(0.05)
             n.start()
             body = None
-            deadline = time.time() + 15
+            deadline = time.time() + DEADLINE
             while time.time() < deadline:
                 check(n.alive(), "node_exporter exited", n.log())
                 try:

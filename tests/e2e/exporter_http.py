@@ -302,7 +302,7 @@ def test_reload_listen():
         def reload_and_wait(p, what):
             n = p.log().count("reload")
             p.proc.send_signal(1)  # SIGHUP
-            deadline = time.time() + 5
+            deadline = time.time() + DEADLINE
             while p.log().count("reload") == n and time.time() < deadline:
                 time.sleep(0.05)
             check(p.log().count("reload") > n, f"{what}: no reload line in the log", p.log())
@@ -316,7 +316,7 @@ def test_reload_listen():
         p = Proc([GPUMON, "serve", "--config", conf], env, log=os.path.join(d, "log"))
         try:
             p.start()
-            deadline = time.time() + 10
+            deadline = time.time() + DEADLINE
             while status(p1) != 200 and time.time() < deadline:
                 time.sleep(0.05)
             check_eq(status(p1), 200, "before the reload", p.log())
@@ -455,7 +455,7 @@ def test_xid_errors():
             check_eq([x for x in early if x[0] == "gpumon_xid_errors_total"], [],
                      "Xid series before any Xid (scenario t < 30 s)")
             want = {("0", "13"): 1.0, ("0", "43"): 1.0, ("1", "79"): 1.0}
-            deadline = time.time() + 20
+            deadline = time.time() + DEADLINE
             while True:
                 samples = parse_samples(get(g.host, g.port).body.decode())
                 got = {(lab["gpu"], lab["xid"]): v for n, lab, v in samples
@@ -473,7 +473,7 @@ def test_xid_errors():
                              ids[lab["gpu"]], f"labels of GPU {lab['gpu']}'s Xid series")
             dropped = [v for n, _, v in samples if n == "gpumon_exporter_xid_events_dropped_total"]
             check_eq(dropped, [0.0], "gpumon_exporter_xid_events_dropped_total")
-            deadline = time.time() + 10
+            deadline = time.time() + DEADLINE
             while True:
                 last = {lab["gpu"]: v for n, lab, v in parse_samples(get(dc.host, dc.port).body.decode())
                         if n == "DCGM_FI_DEV_XID_ERRORS"}
@@ -592,7 +592,7 @@ def test_reload_transaction():
         def reload(p, what):
             n = p.log().count("reload")
             p.proc.send_signal(signal.SIGHUP)
-            deadline = time.time() + 5
+            deadline = time.time() + DEADLINE
             while p.log().count("reload") == n and time.time() < deadline:
                 time.sleep(0.05)
             check(p.log().count("reload") > n, f"{what}: no reload line in the log", p.log())
@@ -608,7 +608,7 @@ def test_reload_transaction():
         c = None
         try:
             p.start()
-            deadline = time.time() + 10
+            deadline = time.time() + DEADLINE
             while time.time() < deadline:
                 try:
                     if get("127.0.0.1", port, "/healthz", timeout=2).status == 200:

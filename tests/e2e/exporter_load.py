@@ -17,7 +17,7 @@ import re
 import subprocess
 import time
 
-from agentlib import check, check_eq, main
+from agentlib import DEADLINE, check, check_eq, main
 from exporter_lib import Gpumon, Scratch, need, sim_env
 
 LUA = """local n = 0
@@ -79,7 +79,7 @@ def test_wrk_rss_flat():
             # wrk has closed its 16 connections; the server closes its ends
             # when it reads their EOF, which a loaded (or sanitized) server
             # may do a moment later: leaked descriptors stay, those do not
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + DEADLINE
             while True:
                 fds1, threads1 = proc_counts(g.pid)
                 if fds1 <= fds0 + 2 or time.monotonic() > deadline:

@@ -43,8 +43,8 @@ import urllib.request
 import sys
 
 from agentlib import ROOT, Fail, Skip, check, check_eq, epoch_for, main
-from exporter_lib import (Gpumon, Proc, Scratch, free_port, need, run_gpumon, sim_env,
-                          stop_all)
+from exporter_lib import Gpumon, Scratch, free_port, run_gpumon, sim_env, stop_all
+from prometheus_lib import Prometheus
 
 RULES = os.path.join(ROOT, "contrib", "prometheus", "gpumon-rules.yml")
 DASHBOARD = os.path.join(ROOT, "contrib", "grafana", "gpumon-dashboard.json")
@@ -98,16 +98,13 @@ class World:
         self.procs = []
 
     def start(self):
-        (prometheus,) = need("prometheus")
         d = self.d
-        ports = [free_port() for _ in range(4)]
-        check_eq(len(set(ports)), 4, "four different free ports")
+        ports = [free_port() for _ in range(3)]
+        check_eq(len(set(ports)), 3, "three different free ports")
         self.ia, self.ib, self.ic = (f"127.0.0.1:{p}" for p in ports[:3])
         # Prometheus first: its scrape manager applies new targets only every
         # 5 s, so it must know them before B's clock reaches the fault
-        cfg = os.path.join(d, "prometheus.yml")
-        with open(cfg, "w") as f:
-            f.write(f"""global:
+        self.p = Prometheus(d, f"""global:
   scrape_interval: 1s
   scrape_timeout: 900ms
   evaluation_interval: 1s
@@ -120,23 +117,9 @@ scrape_configs:
     static_configs:
       - targets: ['{self.ic}']
 """)
-        self.p = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={d}/tsdb",
-                       f"--web.listen-address=127.0.0.1:{ports[3]}", "--log.level=warn"],
-                      log=os.path.join(d, "prometheus.log"))
         self.procs.append(self.p)
         self.p.start()
-        self.prom = Prom(ports[3])
-        deadline = time.time() + 20
-        while True:
-            check(self.p.alive(), "prometheus exited", self.p.log())
-            try:
-                with urllib.request.urlopen(self.prom.base + "/-/ready", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            check(time.time() < deadline, "prometheus not ready in 20 s", self.p.log())
-            time.sleep(0.1)
+        self.prom = Prom(self.p.port)
         self.a = Gpumon(d, sim_env("h100x8-training.ini", pinned=PINNED), ["--interval", "1s"],
                         port=ports[0])
         self.c = Gpumon(d, sim_env("h100x8-training.ini", pinned=PINNED),

@@ -42,7 +42,7 @@ import ssl
 import subprocess
 import time
 
-from agentlib import Fail, check, check_eq, main
+from agentlib import DEADLINE, Fail, check, check_eq, main
 from exporter_lib import (Gpumon, Scratch, basic, bcrypt_hash, get, make_pki, need, run_gpumon,
                           sim_env, tls_context)
 
@@ -58,7 +58,7 @@ def write(path, text):
     return path
 
 
-def wait_tls(g, ctx, headers=None, timeout=15):
+def wait_tls(g, ctx, headers=None, timeout=DEADLINE):
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:

@@ -64,21 +64,16 @@ def by_host(doc):
     return {n["host"]: n for n in doc["nodes"]}
 
 
-def start_prometheus(scratch, prometheus, targets, every="1s", within="900ms"):
-    """A real Prometheus scraping targets (host:port) every `every`, each
-    scrape within `within`, as job gpumon, on a free port with its data in
-    scratch.  Returns (Proc, URL)."""
-    from exporter_lib import Proc
-    port = free_port()
-    cfg = os.path.join(scratch, "prometheus.yml")
-    with open(cfg, "w") as f:
-        f.write(f"global:\n  scrape_interval: {every}\n  scrape_timeout: {within}\n"
-                "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
-                f"      - targets: {json.dumps(targets)}\n")
-    prom = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={scratch}/tsdb",
-                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-                log=os.path.join(scratch, "prometheus.log")).start()
-    return prom, f"http://127.0.0.1:{port}"
+def start_prometheus(scratch, targets, every="1s", within="900ms"):
+    """A real Prometheus (prometheus_lib: a taken port is retried, ready
+    before it returns) scraping targets (host:port) every `every`, each
+    scrape within `within`, as job gpumon, with its data in scratch.
+    Returns (Prometheus, URL)."""
+    from prometheus_lib import Prometheus
+    prom = Prometheus(scratch, f"global:\n  scrape_interval: {every}\n  scrape_timeout: {within}\n"
+                      "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
+                      f"      - targets: {json.dumps(targets)}\n").start()
+    return prom, prom.url
 
 
 def prom_query(url, query):

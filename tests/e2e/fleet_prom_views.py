@@ -79,7 +79,7 @@ def free_lines(args):
 
 
 def test_views():
-    (prometheus,) = need("prometheus")
+    need("prometheus")
     with Scratch("fpv") as d:
         prohibited = os.path.join(d, "prohibited.ini")
         with open(prohibited, "w") as f:
@@ -94,7 +94,7 @@ def test_views():
         hosts = [f"127.0.0.1:{g.port}" for g in agents]
         prom, t = None, None
         try:
-            prom, url = start_prometheus(d, prometheus, hosts)
+            prom, url = start_prometheus(d, hosts)
             scraped(url, hosts, 4 + 4 + 8 + 4 + 3 + 2)
             # the training node's process series are there (its ranks)
             wait_until(lambda: len(prom_query(url, "gpumon_process_memory_used_bytes") or []) >= 8,
@@ -216,7 +216,7 @@ def job_dir(d, name, job):
 
 
 def test_diagnose():
-    (prometheus,) = need("prometheus")
+    need("prometheus")
     with Scratch("fpd") as d:
         specs = []
         for k, util in enumerate((94, 94, 20)):
@@ -234,7 +234,7 @@ def test_diagnose():
         try:
             hosts = [f"127.0.0.1:{g.port}" for g in agents]
             same = hosts[:3]
-            prom, url = start_prometheus(d, prometheus, hosts)
+            prom, url = start_prometheus(d, hosts)
             scraped(url, hosts, 24)
             wait_until(lambda: len(prom_query(url, "gpumon_gpu_job_info") or []) == 24,
                        "the job series", timeout=60, step=0.5)

@@ -26,17 +26,16 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 import json
-import os
 import time
 import urllib.request
 
 from agentlib import Scratch, check, check_eq, main, wait_until
-from exporter_lib import Proc, free_port, get, need, stop_all
-from fleet_lib import by_host, fleet, fleet_json, start_agents
+from exporter_lib import free_port, get, need, stop_all
+from fleet_lib import by_host, fleet, fleet_json, start_agents, start_prometheus
 
 
 def test_prometheus():
-    (prometheus,) = need("prometheus")
+    need("prometheus")
     with Scratch("fp") as d:
         agents = start_agents(d, [("h100x8-training.ini", ["--interval", "1s"], {"pinned": 100}),
                                   ("diagnose/gpu-lost.ini", ["--interval", "1s"],
@@ -45,16 +44,7 @@ def test_prometheus():
         try:
             dead = f"127.0.0.1:{free_port()}"
             targets = [f"127.0.0.1:{g.port}" for g in agents] + [dead]
-            port = free_port()
-            cfg = os.path.join(d, "prometheus.yml")
-            with open(cfg, "w") as f:
-                f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
-                        "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
-                        f"      - targets: {json.dumps(targets)}\n")
-            prom = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={d}/tsdb",
-                         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-                        log=os.path.join(d, "prometheus.log")).start()
-            url = f"http://127.0.0.1:{port}"
+            prom, url = start_prometheus(d, targets)
 
             def scraped():
                 try:

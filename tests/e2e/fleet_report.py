@@ -43,8 +43,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 from agentlib import GPUMON, Scratch, check, check_eq, main, run, sim_env, wait_until
-from exporter_lib import Gpumon, Proc, free_port, get, need, parse_samples, stop_all
-from fleet_lib import fleet
+from exporter_lib import Gpumon, free_port, get, need, parse_samples, stop_all
+from fleet_lib import fleet, start_prometheus
 
 SCN = "a100x16-mixed.ini"
 # the scenario's processes whose pid a test may give: name -> GPUs
@@ -242,22 +242,13 @@ def test_direct():
 
 
 def test_prometheus():
-    (prometheus,) = need("prometheus")
+    need("prometheus")
     with Scratch("frp") as d:
         agents, sleeps = start_two(d)
         prom = None
         try:
             targets = [f"127.0.0.1:{g.port}" for g in agents]
-            port = free_port()
-            cfg = os.path.join(d, "prometheus.yml")
-            with open(cfg, "w") as f:
-                f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"
-                        "scrape_configs:\n  - job_name: gpumon\n    static_configs:\n"
-                        f"      - targets: {json.dumps(targets)}\n")
-            prom = Proc([prometheus, f"--config.file={cfg}", f"--storage.tsdb.path={d}/tsdb",
-                         f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-                        log=os.path.join(d, "prometheus.log")).start()
-            url = f"http://127.0.0.1:{port}"
+            prom, url = start_prometheus(d, targets)
             args = ["--prometheus", url, "--by", "user"]
 
             def counted():

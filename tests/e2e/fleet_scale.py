@@ -47,7 +47,7 @@ def test_64_agents():
         try:
             hosts = [f"127.0.0.1:{g.port}" for g in agents]
             if shutil.which("prometheus"):
-                prom, url = start_prometheus(d, shutil.which("prometheus"), hosts, "2s", "2s")
+                prom, url = start_prometheus(d, hosts, "2s", "2s")
             want = {}
             for h, g in zip(hosts, agents):
                 doc = json.loads(get("127.0.0.1", g.port, "/api/v1/status").body)

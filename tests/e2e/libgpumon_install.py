@@ -29,7 +29,7 @@ import subprocess
 import sys
 
 import agentlib
-from agentlib import Agent, Fail, Scratch, check, check_eq, db_query, run, sim_env
+from agentlib import DEADLINE, Agent, Fail, Scratch, check, check_eq, db_query, run, sim_env
 
 BUILD = os.path.abspath(sys.argv.pop(1))
 _inst = {}
@@ -189,7 +189,7 @@ def test_example_marks():
             p = subprocess.run([exe, data], env=env, capture_output=True, text=True, timeout=30)
             check_eq((p.returncode, p.stderr), (0, ""), "example with an agent", p.stdout)
             check(p.stdout.endswith("marked\n"), "example says marked", p.stdout)
-            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 2, 15,
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] >= ev0 + 2, DEADLINE,
                        "the mark and the step in the store")
             rc, _ = a.stop()
             check_eq(rc, 0, "agent exit")

@@ -47,7 +47,7 @@ import stat
 import subprocess
 import time
 
-from agentlib import (GPUMON, Agent, Fail, Scratch, check, check_eq, db_query, main, run,
+from agentlib import (DEADLINE, GPUMON, Agent, Fail, Scratch, check, check_eq, db_query, main, run,
                       scenario, sim_env)
 
 SCN = scenario("run-jobs.ini")
@@ -155,7 +155,7 @@ wait
                                   script], env=env_for(d), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True,
                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-            deadline = time.time() + 20
+            deadline = time.time() + DEADLINE
             while not os.path.exists(ready) and time.time() < deadline:
                 time.sleep(0.02)
             check(os.path.exists(ready), f"the script started ({name})")

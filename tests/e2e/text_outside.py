@@ -44,8 +44,8 @@ import sqlite3
 import subprocess
 import sys
 
-from agentlib import (GPUMON, PROCS_HEADER, Agent, Fail, Scratch, check, check_eq, day_files,
-                      main, sim_env)
+from agentlib import (DEADLINE, GPUMON, PROCS_HEADER, Agent, Fail, Scratch, check, check_eq,
+                      day_files, main, sim_env)
 from exporter_lib import (Gpumon, check_openmetrics, parse_samples, promtool_check_metrics)
 
 GPU_NAME = b'=HYPERLINK("x","y"),\n\x1b]0;pwn\x07\xc2\x9b' + b"2J\xff"
@@ -296,7 +296,8 @@ def test_agent_files():
             rc, out, err = gpumon([b"mark", b"--no-config", b"--data-dir", data.encode(), MARK],
                                   env)
             check_eq(rc, 0, "gpumon mark", err.decode(errors="replace"))
-            a.wait_for(lambda s: s["sinks"]["store"]["events"] > events, 10, "the mark to arrive")
+            a.wait_for(lambda s: s["sinks"]["store"]["events"] > events, DEADLINE,
+                       "the mark to arrive")
             a.wait_samples(a.status()["samples"] + 2)
             rc, _ = a.stop()
         finally:
