@@ -48,6 +48,9 @@ Labelling rules (what each parameter means physically):
   hw-slowdown.
 * application clocks 55-90 % of the max on a busy GPU -> app-clocks.
 * lowintensity workload (util 80-99 %, power demand 20-40 %) -> low-intensity;
+  the same on an H100 with GPM's SM activity given: 0.5-0.95 (warps
+  resident: latency-bound work) -> healthy-busy, 0.05-0.2 -> low-intensity
+  (the rule's line is 0.3), live and from history alike;
   membound (memory controller 65-95 %, power 50-85 %) -> memory-bound.
 * an idle GPU whose live process holds 1-60 GiB -> memory-squatted; the same
   memory held by a pid that does not exist -> memory-orphaned.
@@ -360,6 +363,24 @@ def fam_lowint(rng):
     return c
 
 
+def fam_gpm(rng):
+    """Where GPM's SM activity decides (issue 25, point 7): ~90 % "busy" at
+    a low share of the power limit and full clocks, the shape of tiny
+    kernels; GPM says whether the SMs have warps resident (latency-bound
+    work that draws little power: healthy-busy) or not (low-intensity).
+    Hopper has GPM: an H100 node, read live, in the store (--store-gpm) and
+    in the CSV (gpm.sm_active) alike."""
+    c = node(rng, "gpm", 1, model="H100-SXM5-80GB")
+    busy_sms = rng.random() < 0.5
+    c.gpus[0].update(workload="lowintensity", util=f"{rng.uniform(85, 99):.0f}",
+                     power_demand=f"{rng.randint(25, 40)}%", mem_util=rng.randint(5, 25),
+                     sm_activity=round(rng.uniform(0.5, 0.95) if busy_sms
+                                       else rng.uniform(0.05, 0.2), 2))
+    c.label(0, {"healthy-busy"} if busy_sms else {"low-intensity"})
+    c.job([0], mem=f"{rng.randint(4, 30)}GiB")
+    return c
+
+
 def fam_membound(rng):
     c = node(rng, "memory-bound", 1)
     c.gpus[0].update(workload="membound", util=f"{rng.uniform(85, 99):.0f}",
@@ -612,9 +633,9 @@ FAMILIES = {
     "orphaned": fam_orphaned, "leak": fam_leak, "job-start": fam_jobstart,
     "straggler": fam_straggler, "bottleneck": fam_bottleneck, "exclusive": fam_exclusive,
     "ecc": fam_ecc, "gpu-lost": fam_lost, "transfer": fam_transfer, "pcie-degraded": fam_pcie,
-    "codec": fam_codec, "host-side": fam_host,
+    "codec": fam_codec, "host-side": fam_host, "gpm": fam_gpm,
 }
-PER_FAMILY = 14     # the full sweep: 24 families x 14 = 336 cases
+PER_FAMILY = 14     # the full sweep: 25 families x 14 = 350 cases
 
 
 def generate(seed, per_family, only=None):
