@@ -12,7 +12,7 @@
 #   make lint     clang-format --dry-run, cppcheck, clang-tidy on src/ and sim/
 #   make bench    benchmarks; results go to docs/BENCHMARKS.md
 #   make eval     gpumon diagnose on the full generated sweep (tests/e2e/diagnose_gen.py,
-#                 322 cases live, from the store and from CSV; ~10 minutes on 2 cores):
+#                 350 cases live, from the store and from CSV; ~10 minutes on 2 cores):
 #                 precision, recall and confusion matrices into docs/diagnose.md
 #   make fuzz     build the libFuzzer harnesses with clang (build-fuzz/) and run each
 #                 for FUZZ_SECONDS (60); docs/fuzzing.md

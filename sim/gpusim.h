@@ -269,6 +269,14 @@ struct gs_scenario;
  * gpu at scenario time t that have a host side (sim/hostside.c). */
 void gs_host_write(const struct gs_scenario *s, const struct gs_timecfg *tc, unsigned gpu,
                    double t);
+/* What the host side file `file` (stat, children, cgroup, cpu.pressure,
+ * io.pressure) of simulated pid holds at scenario time t: for a process
+ * with a host side and a pid at or above GS_PID_SIM_MIN, alive at t, or one
+ * of its workers (stat only).  Copies at most cap bytes (no terminator) and
+ * returns the length; -ENOENT for no such process, -EINVAL for another
+ * file.  Call with the library's lock held (sim/procview.c). */
+int gs_host_read(const struct gs_scenario *s, const struct gs_timecfg *tc, double t, unsigned pid,
+                 const char *file, char *buf, size_t cap);
 
 enum gs_fault_kind {
     GS_FAULT_DRIVER_NOT_LOADED,

@@ -28,6 +28,12 @@
  *
  * Real pids (GPUSIM_PID_* or pid_file) are never answered here: /proc has
  * them.  The legacy variant exports the same function.
+ *
+ * gpusimHostRead() is the same for the host side of such processes
+ * (sim/hostside.c): their CPU and block-I/O delay ticks by the wall clock,
+ * their DataLoader workers, their cgroup and its pressure, which gpumon's
+ * host reader (src/source/hostside.c) asks when no GPUMON_HOST_ROOT points
+ * it at files.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,6 +46,7 @@
 #include "api.h"
 
 GS_EXPORT int gpusimProcRead(unsigned int pid, const char *file, char *buf, size_t cap);
+GS_EXPORT int gpusimHostRead(unsigned int pid, const char *file, char *buf, size_t cap);
 
 /* Appends printf output at *len of buf[cap]; cut when it does not fit. */
 __attribute__((format(printf, 4, 5))) static void put(char *buf, size_t cap, size_t *len,
@@ -182,4 +189,19 @@ GS_EXPORT int gpusimProcRead(unsigned int pid, const char *file, char *buf, size
     }
     gs_end(&c, NVML_SUCCESS);
     return (int)len;
+}
+
+GS_EXPORT int gpusimHostRead(unsigned int pid, const char *file, char *buf, size_t cap)
+{
+    if (!file || !buf || cap == 0 || cap > (size_t)INT32_MAX)
+        return -EINVAL;
+    if (pid < GS_PID_SIM_MIN)
+        return -ENOENT; /* a host pid: /proc knows it */
+    struct gs_call c;
+    memset(&c, 0, sizeof(c));
+    if (gs_relock(&c) != NVML_SUCCESS)
+        return -ENOENT; /* no session: nothing is simulated */
+    int n = gs_host_read(c.s, c.tc, c.t, pid, file, buf, cap);
+    gs_end(&c, NVML_SUCCESS);
+    return n;
 }

@@ -83,8 +83,16 @@ static void sample_now(struct gm_collector *c, struct gm_snapshot *s)
         gm_procfs_set_sim(c->procfs, fn);
         gm_procfs_enrich(c->procfs, s);
     }
-    if (c->hostside && s->nproc)
+    if (c->hostside && s->nproc) {
+        /* On the simulator, its simulated processes' host side from memory
+         * (source/hostside.h), unless a host root points at files. */
+        void *sym = c->hostside_root_set ? NULL : gm_nvml_symbol(c->nvml, "gpusimHostRead");
+        gm_hostside_sim_fn fn = NULL;
+        if (sym)
+            memcpy(&fn, &sym, sizeof fn);
+        gm_hostside_set_sim(c->hostside, fn);
         gm_hostside_enrich(c->hostside, s);
+    }
     if (c->jobmap)
         gm_jobmap_apply(c->jobmap, s);
     s->seq = ++c->seq;

@@ -29,7 +29,9 @@ struct gm_collector_opts {
     const char *proc_root;  /* NULL = "/proc" */
     /* Read the host side of each GPU process (source/hostside.h: CPU,
      * workers, I/O wait, pressure) under host_root; NULL: $GPUMON_HOST_ROOT
-     * when set (the simulator's host view, tests), else the real one. */
+     * when set (the simulator's host view as files, tests), else the real
+     * one -- and then, on the simulator, its simulated processes' host side
+     * from its gpusimHostRead() (gm_hostside_set_sim). */
     int hostside;
     const char *host_root;
     /* The job-mapping directory (source/jobmap.h), read on every sample;

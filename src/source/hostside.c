@@ -12,6 +12,13 @@
  * drops the rest, so it holds the GPU processes and their workers only.
  * Every file is read with one open/read/close into a stack buffer; parsing
  * takes the name of a process as hostile (spaces, ')' and newlines in it).
+ *
+ * On the simulator (gm_hostside_set_sim), the files of pids no host process
+ * can have (GM_PID_SIM_MIN and above: simulated processes and their
+ * workers) come from its gpusimHostRead() instead, through the same
+ * parsers; their pressure is their cgroup's as the simulator gives it,
+ * never the node's (the host's pressure is not theirs), and their I/O wait
+ * is read whatever the host's delay accounting says.
  */
 #include "hostside.h"
 
@@ -53,6 +60,7 @@ struct hs_psi {
     char cgroup[256];
     double cpu, io;
     uint8_t scope;
+    uint8_t sim; /* a simulated process's cgroup (gm_hostside_set_sim) */
 };
 
 struct gm_hostside {
@@ -60,6 +68,7 @@ struct gm_hostside {
     double hz;
     int delayacct_off;          /* kernel.task_delayacct = 0: blkio ticks never grow */
     const struct gm_procfs *pf; /* GPU processes' stat from there (gm_hostside_set_procfs) */
+    gm_hostside_sim_fn sim;     /* simulated pids' files (gm_hostside_set_sim); NULL none */
     struct hs_entry *e;
     size_t n, cap;
     uint32_t *idx; /* open addressing over e by pid: index + 1, 0 empty */
@@ -105,6 +114,18 @@ void gm_hostside_set_procfs(struct gm_hostside *h, const struct gm_procfs *pf)
 {
     if (h)
         h->pf = pf;
+}
+
+void gm_hostside_set_sim(struct gm_hostside *h, gm_hostside_sim_fn fn)
+{
+    if (h)
+        h->sim = fn;
+}
+
+/* Whether pid's files come from the simulator. */
+static int is_sim(const struct gm_hostside *h, uint32_t pid)
+{
+    return h->sim && pid >= GM_PID_SIM_MIN;
 }
 
 /* Reads a small file whole into buf (NUL-terminated); the length, or -1. */
@@ -217,6 +238,28 @@ int gm_hs_parse_pressure(const char *buf, size_t len, double *some)
     return GM_E_INVAL;
 }
 
+/* Reads file (stat, children, cgroup) of pid into buf (NUL-terminated):
+ * from the simulator for a simulated pid, else from the root's
+ * proc/PID/FILE (children: proc/PID/task/PID/children).  The length, or
+ * -1. */
+static ssize_t read_pid_file(const struct gm_hostside *h, uint32_t pid, const char *file, char *buf,
+                             size_t cap)
+{
+    if (is_sim(h, pid)) {
+        int n = h->sim(pid, file, buf, cap - 1);
+        if (n < 0 || (size_t)n >= cap)
+            return -1;
+        buf[n] = '\0';
+        return n;
+    }
+    char path[640];
+    if (strcmp(file, "children") == 0)
+        snprintf(path, sizeof path, "%s/proc/%u/task/%u/children", h->root, pid, pid);
+    else
+        snprintf(path, sizeof path, "%s/proc/%u/%s", h->root, pid, file);
+    return slurp(path, buf, cap);
+}
+
 /* The slot of pid in h->idx: its entry's, or the empty one it would take. */
 static size_t idx_slot(const struct gm_hostside *h, uint32_t pid)
 {
@@ -291,7 +334,7 @@ static struct hs_entry *entry(struct gm_hostside *h, uint32_t pid, unsigned long
 static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now, double *cpu,
                                double *io, int gpu_proc)
 {
-    char path[640], buf[1024];
+    char buf[1024];
     struct gm_hs_stat st;
     struct gm_procfs_stat ps;
     *cpu = *io = NAN;
@@ -302,8 +345,7 @@ static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now,
         st.starttime = ps.starttime;
         st.blkio = ps.blkio;
     } else {
-        snprintf(path, sizeof path, "%s/proc/%u/stat", h->root, pid);
-        ssize_t n = slurp(path, buf, sizeof buf);
+        ssize_t n = read_pid_file(h, pid, "stat", buf, sizeof buf);
         if (n <= 0 || gm_hs_parse_stat(buf, (size_t)n, &st) != 0)
             return NULL;
     }
@@ -313,7 +355,9 @@ static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now,
     if (!fresh && now > e->mono_ns && ticks >= e->ticks) {
         double dt = (double)(now - e->mono_ns) / 1e9;
         *cpu = (double)(ticks - e->ticks) / h->hz / dt * 100.0;
-        if (!h->delayacct_off && st.blkio >= 0 && e->blkio >= 0 && st.blkio >= e->blkio) {
+        /* the host's delay accounting says nothing of a simulated process */
+        if ((!h->delayacct_off || is_sim(h, pid)) && st.blkio >= 0 && e->blkio >= 0 &&
+            st.blkio >= e->blkio) {
             double w = (double)(st.blkio - e->blkio) / h->hz / dt * 100.0;
             *io = w > 100 ? 100 : w;
         }
@@ -330,11 +374,10 @@ static struct hs_entry *sample(struct gm_hostside *h, uint32_t pid, int64_t now,
 /* The "0::/path" line of /proc/PID/cgroup into e->cgroup ("" without v2). */
 static void read_cgroup(struct gm_hostside *h, struct hs_entry *e)
 {
-    char path[640], buf[2048];
+    char buf[2048];
     e->cgroup[0] = '\0';
     e->cgroup_read = 1;
-    snprintf(path, sizeof path, "%s/proc/%u/cgroup", h->root, e->pid);
-    if (slurp(path, buf, sizeof buf) <= 0)
+    if (read_pid_file(h, e->pid, "cgroup", buf, sizeof buf) <= 0)
         return;
     for (char *line = buf; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -365,8 +408,9 @@ static void read_psi(struct gm_hostside *h, struct hs_entry *e, struct gm_host_s
 {
     if (!e->cgroup_read)
         read_cgroup(h, e);
+    uint8_t sim = (uint8_t)is_sim(h, e->pid);
     for (size_t k = 0; k < h->npsi; k++)
-        if (strcmp(h->psi[k].cgroup, e->cgroup) == 0) {
+        if (h->psi[k].sim == sim && strcmp(h->psi[k].cgroup, e->cgroup) == 0) {
             o->psi_cpu = h->psi[k].cpu;
             o->psi_io = h->psi[k].io;
             o->psi_scope = h->psi[k].scope;
@@ -379,6 +423,7 @@ static void read_psi(struct gm_hostside *h, struct hs_entry *e, struct gm_host_s
         m->cpu = o->psi_cpu;
         m->io = o->psi_io;
         m->scope = (uint8_t)o->psi_scope;
+        m->sim = sim;
     }
 }
 
@@ -388,6 +433,22 @@ static void read_psi_files(struct gm_hostside *h, struct hs_entry *e, struct gm_
     const char *what[2] = {"cpu", "io"};
     double *dst[2] = {&o->psi_cpu, &o->psi_io};
     o->psi_scope = GM_PSI_NONE;
+    if (is_sim(h, e->pid)) {
+        /* the simulator's cgroup of the process: its pressure, or none */
+        for (int k = 0; k < 2; k++) {
+            char buf[512], file[16];
+            snprintf(file, sizeof file, "%s.pressure", what[k]);
+            int n = h->sim(e->pid, file, buf, sizeof buf - 1);
+            double v;
+            *dst[k] =
+                n > 0 && (size_t)n < sizeof buf && gm_hs_parse_pressure(buf, (size_t)n, &v) == 0
+                    ? v
+                    : NAN;
+        }
+        if (!isnan(o->psi_cpu) || !isnan(o->psi_io))
+            o->psi_scope = GM_PSI_CGROUP;
+        return;
+    }
     if (e->cgroup[0]) {
         /* "/" is the root cgroup, which has no pressure files: the node's */
         for (int k = 0; k < 2; k++) {
@@ -414,9 +475,8 @@ static void read_psi_files(struct gm_hostside *h, struct hs_entry *e, struct gm_
  * count). */
 static int read_children(const struct gm_hostside *h, uint32_t pid, uint32_t *kids, int cap)
 {
-    char path[640], buf[4096];
-    snprintf(path, sizeof path, "%s/proc/%u/task/%u/children", h->root, pid, pid);
-    ssize_t n = slurp(path, buf, sizeof buf);
+    char buf[4096];
+    ssize_t n = read_pid_file(h, pid, "children", buf, sizeof buf);
     if (n < 0)
         return -1;
     int count = 0;

@@ -25,6 +25,10 @@
  * accounting off (kernel.task_delayacct = 0, read once when the reader is
  * made) the I/O wait is unknown (NAN); a kernel booted with nodelayacct
  * before 5.14 cannot be told apart and reads 0.
+ *
+ * On the simulator, its processes (pids no host process can have) are read
+ * from it instead (gm_hostside_set_sim): `gpumon --sim` shows their host
+ * side with no root directory to fill.
  */
 #ifndef GM_SOURCE_HOSTSIDE_H
 #define GM_SOURCE_HOSTSIDE_H
@@ -48,6 +52,18 @@ void gm_hostside_free(struct gm_hostside *h);
  * borrowed and must outlive h, or be unset (NULL) first. */
 struct gm_procfs;
 void gm_hostside_set_procfs(struct gm_hostside *h, const struct gm_procfs *pf);
+
+/* The simulator's host side (sim/hostside.c, gpusimHostRead): the contents
+ * of FILE -- "stat", "children" (of the main thread), "cgroup",
+ * "cpu.pressure" or "io.pressure" (of its cgroup) -- of pid in buf (at
+ * most cap bytes, no terminator), returning the length, or a negative errno
+ * (-ENOENT: no such simulated process lives). */
+typedef int (*gm_hostside_sim_fn)(unsigned int pid, const char *file, char *buf, size_t cap);
+
+/* Reads pids >= GM_PID_SIM_MIN (source/procfs.h: no host process has one)
+ * through fn from now on, never from the root; their pressure is what fn
+ * gives, never the node's.  NULL: from the root again. */
+void gm_hostside_set_sim(struct gm_hostside *h, gm_hostside_sim_fn fn);
 
 /* Fills the host side of every compute process of s that is not known to be
  * gone (struct gm_proc.host; read = 1 where its stat could be read), using

@@ -7,8 +7,8 @@
 # built from).  LIB must export exactly those functions; each LEGACY_LIB (the
 # R450-era variant, which leaves newer functions out) only functions from it.
 # Every defined dynamic symbol of every library must start with "nvml", but
-# for gpusimProcRead, the simulated /proc view (sim/procview.c), which every
-# library must export.
+# for gpusimProcRead and gpusimHostRead, the simulated /proc view and host
+# side (sim/procview.c), which every library must export.
 # (Sanitizer builds add their own __asan/__ubsan bookkeeping symbols; those
 # are not ours and are ignored.)
 if [ $# -lt 2 ]; then
@@ -31,15 +31,17 @@ for lib in "$@"; do
         exit 2
     fi
     extra=$(awk '{print $NF}' "$tmp/nm" |
-        grep -v -e '^nvml' -e '^gpusimProcRead$' -e '^__asan' -e '^__odr_asan' -e '^__ubsan' -e '^_init$' -e '^_fini$')
+        grep -v -e '^nvml' -e '^gpusimProcRead$' -e '^gpusimHostRead$' -e '^__asan' -e '^__odr_asan' -e '^__ubsan' -e '^_init$' -e '^_fini$')
     if [ -n "$extra" ]; then
         echo "$lib exports non-NVML symbols:" $extra
         status=1
     fi
-    if ! awk '{print $NF}' "$tmp/nm" | grep -qx gpusimProcRead; then
-        echo "$lib does not export gpusimProcRead (sim/procview.c)"
-        status=1
-    fi
+    for fn in gpusimProcRead gpusimHostRead; do
+        if ! awk '{print $NF}' "$tmp/nm" | grep -qx "$fn"; then
+            echo "$lib does not export $fn (sim/procview.c)"
+            status=1
+        fi
+    done
     awk '{print $NF}' "$tmp/nm" | grep '^nvml' | sort -u >"$tmp/exported"
     for name in $(comm -13 "$tmp/declared" "$tmp/exported"); do
         echo "$lib exports $name, which no header declares (src/source/nvml_abi.h, sim/*_abi.h)"

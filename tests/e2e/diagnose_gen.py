@@ -48,6 +48,9 @@ Labelling rules (what each parameter means physically):
   hw-slowdown.
 * application clocks 55-90 % of the max on a busy GPU -> app-clocks.
 * lowintensity workload (util 80-99 %, power demand 20-40 %) -> low-intensity;
+  the same on an H100 with GPM's SM activity given: 0.5-0.95 (warps
+  resident: latency-bound work) -> healthy-busy, 0.05-0.2 -> low-intensity
+  (the rule's line is 0.3), live and from history alike;
   membound (memory controller 65-95 %, power 50-85 %) -> memory-bound.
 * an idle GPU whose live process holds 1-60 GiB -> memory-squatted; the same
   memory held by a pid that does not exist -> memory-orphaned.
@@ -82,6 +85,14 @@ Labelling rules (what each parameter means physically):
 * encoder or decoder saturated (90-99 %) with the SMs at 2-15 % -> codec-bound; a
   transcoder (encoder 90-95 %, decoder 40-60 %, SMs <= 3 %) whose live
   process holds memory -> codec-bound only (a busy engine uses the memory).
+* steady work at 20-50 % whose feeding process (a simulated pid: the
+  simulator gives its host side) is bound -- its main process at >= 95 %
+  of a core with no workers, every worker at >= 95 %, its cgroup's CPU or
+  I/O pressure >= 30 %, or its I/O wait >= 30 % -> input-starved; its host
+  at ease (<= 60 % of a core, stalls <= 5 %) -> light-load.  Live only:
+  the CSV log keeps no host side (light-load there) and diag_history's
+  history has none (a collector per sample, so no CPU rate): the store is
+  not scored.
 
 A GPU's label set is its causes, or its verdict when it has none.  A label
 that no case of a source expects or reports is not scored there.
@@ -352,6 +363,24 @@ def fam_lowint(rng):
     return c
 
 
+def fam_gpm(rng):
+    """Where GPM's SM activity decides (issue 25, point 7): ~90 % "busy" at
+    a low share of the power limit and full clocks, the shape of tiny
+    kernels; GPM says whether the SMs have warps resident (latency-bound
+    work that draws little power: healthy-busy) or not (low-intensity).
+    Hopper has GPM: an H100 node, read live, in the store (--store-gpm) and
+    in the CSV (gpm.sm_active) alike."""
+    c = node(rng, "gpm", 1, model="H100-SXM5-80GB")
+    busy_sms = rng.random() < 0.5
+    c.gpus[0].update(workload="lowintensity", util=f"{rng.uniform(85, 99):.0f}",
+                     power_demand=f"{rng.randint(25, 40)}%", mem_util=rng.randint(5, 25),
+                     sm_activity=round(rng.uniform(0.5, 0.95) if busy_sms
+                                       else rng.uniform(0.05, 0.2), 2))
+    c.label(0, {"healthy-busy"} if busy_sms else {"low-intensity"})
+    c.job([0], mem=f"{rng.randint(4, 30)}GiB")
+    return c
+
+
 def fam_membound(rng):
     c = node(rng, "memory-bound", 1)
     c.gpus[0].update(workload="membound", util=f"{rng.uniform(85, 99):.0f}",
@@ -550,6 +579,52 @@ def fam_codec(rng):
     return c
 
 
+def fam_host(rng):
+    """Steady low utilisation whose feeder's host side decides (issue 25,
+    point 3): the feeder is a simulated process (a pid >= 4194304, its host
+    side answered by the simulator's gpusimHostRead)."""
+    c = node(rng, "host-side", 1)
+    kind = rng.choice(["main", "workers", "cpu-pressure", "iowait", "io-pressure", "at-ease",
+                       "at-ease-alone"])
+    u = rng.uniform(20, 50)
+    c.gpus[0].update(workload="steady", util=f"{u:.0f}")
+    # margins around the thresholds of docs/diagnose.md (FEED_*): a bound
+    # figure >= 95 % of a core (rule 90) or a stall >= 30 % (rule 20), an
+    # easy one <= 60 % of a core or a stall <= 5 %
+    def easy_cpu():
+        return f"{rng.uniform(5, 60):.0f}%"
+
+    def easy_stall():
+        return f"{rng.uniform(0, 5):.1f}%"
+
+    host = {"cpu": easy_cpu(), "workers": rng.randint(2, 12), "worker_cpu": easy_cpu(),
+            "iowait": easy_stall(), "psi_cpu": easy_stall(), "psi_io": easy_stall()}
+    if kind == "main":          # num_workers=0: the main process loads every batch
+        host.update(cpu=f"{rng.uniform(95, 100):.0f}%", workers=0)
+    elif kind == "workers":     # every worker busy all the time
+        host.update(worker_cpu=f"{rng.uniform(95, 100):.0f}%")
+    elif kind == "cpu-pressure":  # the job's tasks wait for a CPU, the feeder among them
+        host.update(psi_cpu=f"{rng.uniform(30, 80):.0f}%")
+    elif kind == "iowait":      # blocked on storage
+        host.update(iowait=f"{rng.uniform(30, 70):.0f}%")
+    elif kind == "io-pressure":
+        host.update(psi_io=f"{rng.uniform(30, 70):.0f}%")
+    elif kind == "at-ease-alone":  # a small model fed by its main process at ease
+        host.update(workers=0)
+    proc = {"gpu": "0", "pid": 4194400 + rng.randrange(100000), "name": "python3",
+            "used_memory": f"{rng.randint(2, 20)}GiB"}
+    proc.update({k: str(v) for k, v in host.items()})
+    c.procs.append(("feeder", proc))
+    c.notes.append(f"host side: {kind}")
+    starved = not kind.startswith("at-ease")
+    # live reads the host side; diag_history's history has none (a collector
+    # per sample: no CPU rate), so the store is not scored; the CSV log
+    # keeps no host side: there steady starvation is light-load
+    c.label(0, {"input-starved"} if starved else {"light-load"}, None)
+    c.expect["csv"][0] = {"light-load"}
+    return c
+
+
 FAMILIES = {
     "heartbeat": fam_heartbeat, "steady": fam_steady, "inference": fam_inference,
     "idle": fam_idle, "mig-busy": fam_mig_busy, "thermal": fam_thermal,
@@ -558,9 +633,9 @@ FAMILIES = {
     "orphaned": fam_orphaned, "leak": fam_leak, "job-start": fam_jobstart,
     "straggler": fam_straggler, "bottleneck": fam_bottleneck, "exclusive": fam_exclusive,
     "ecc": fam_ecc, "gpu-lost": fam_lost, "transfer": fam_transfer, "pcie-degraded": fam_pcie,
-    "codec": fam_codec,
+    "codec": fam_codec, "host-side": fam_host, "gpm": fam_gpm,
 }
-PER_FAMILY = 14     # the full sweep: 23 families x 14 = 322 cases
+PER_FAMILY = 14     # the full sweep: 25 families x 14 = 350 cases
 
 
 def generate(seed, per_family, only=None):

@@ -7,7 +7,8 @@
  * cgroup's and the node's pressure) read twice a second apart: CPU % of
  * the process and its workers, I/O wait, pressure from the cgroup or else
  * the node, a reused pid starting over, a gone process and a planted
- * symlink left unread.
+ * symlink left unread; a simulated pid read through a stand-in for the
+ * simulator's gpusimHostRead instead of the root.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -382,12 +383,106 @@ static void test_delayacct_off(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A stand-in for the simulator's gpusimHostRead: pid 4194400 with one
+ * worker 4194500, their ticks set by the test. */
+static unsigned long long g_sim_ticks, g_sim_blkio, g_sim_wticks;
+static int g_sim_calls;
+
+static int fake_sim(unsigned int pid, const char *file, char *buf, size_t cap)
+{
+    char text[512];
+    g_sim_calls++;
+    if (pid == 4194400 && strcmp(file, "stat") == 0)
+        snprintf(text, sizeof text,
+                 "4194400 (python3) S 1 1 1 0 -1 0 0 0 0 0 %llu 0 0 0 20 0 1 0 1000 1 2 3 4 5 6 "
+                 "7 8 9 10 11 12 13 14 15 16 17 18 19 %llu 0 0\n",
+                 g_sim_ticks, g_sim_blkio);
+    else if (pid == 4194500 && strcmp(file, "stat") == 0)
+        snprintf(text, sizeof text,
+                 "4194500 (pt_data_worker) S 4194400 1 1 0 -1 0 0 0 0 0 %llu 0 0 0 20 0 1 0 1001 "
+                 "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 0 0 0\n",
+                 g_sim_wticks);
+    else if (pid == 4194400 && strcmp(file, "children") == 0)
+        snprintf(text, sizeof text, "4194500 ");
+    else if (pid == 4194400 && strcmp(file, "cgroup") == 0)
+        snprintf(text, sizeof text, "0::/gpusim/feed\n");
+    else if (pid == 4194400 && strcmp(file, "cpu.pressure") == 0)
+        snprintf(text, sizeof text, "some avg10=12.00 avg60=0 avg300=0 total=0\n");
+    else if (pid == 4194400 && strcmp(file, "io.pressure") == 0)
+        snprintf(text, sizeof text, "some avg10=34.00 avg60=0 avg300=0 total=0\n");
+    else
+        return -2; /* -ENOENT */
+    size_t n = strlen(text);
+    if (n > cap)
+        n = cap;
+    memcpy(buf, text, n);
+    return (int)n;
+}
+
+/* On the simulator (gm_hostside_set_sim) a simulated pid is read from it,
+ * not from the root: its CPU, workers and I/O wait (whatever the host's
+ * delay accounting says) and its cgroup's pressure, never the node's; a
+ * host pid is still read from the root; unset, the root again. */
+static void test_sim(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/gm_hs_XXXXXX";
+    assert_non_null(mkdtemp(root));
+    unsigned long long h = (unsigned long long)sysconf(_SC_CLK_TCK);
+    put(root, "proc/sys/kernel/task_delayacct", "0\n");
+    put(root, "proc/pressure/cpu", "some avg10=77.00 avg60=0 avg300=0 total=0\n");
+    put(root, "proc/pressure/io", "some avg10=77.00 avg60=0 avg300=0 total=0\n");
+    put_stat(root, 4194400, 1, 0, 1000, 0); /* planted: never read while the sim is set */
+    put_stat(root, 300, 1, 0, 77, 0);
+    struct gm_hostside *hs = gm_hostside_new(root);
+    gm_hostside_set_sim(hs, fake_sim);
+    g_sim_ticks = g_sim_blkio = g_sim_wticks = 0;
+    struct gm_snapshot *s = snap(1 * S, 4194400, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    gm_snapshot_free(s);
+    g_sim_ticks = h;      /* a core */
+    g_sim_blkio = h / 2;  /* half the time waiting for I/O */
+    g_sim_wticks = h / 4; /* the worker at 25 % */
+    s = snap(2 * S, 4194400, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    const struct gm_host_side *o = &s->procs[0].host;
+    assert_int_equal(o->read, 1);
+    assert_true(fabs(o->cpu_pct - 100) < 1.5);
+    assert_true(fabs(o->iowait_pct - 50) < 1.5);
+    assert_int_equal(o->workers, 1);
+    assert_true(fabs(o->workers_cpu_pct - 25) < 1.5);
+    assert_int_equal(o->psi_scope, GM_PSI_CGROUP);
+    assert_true(fabs(o->psi_cpu - 12) < 1e-9 && fabs(o->psi_io - 34) < 1e-9);
+    gm_snapshot_free(s);
+    /* a host pid: from the root, its pressure the node's */
+    int calls = g_sim_calls;
+    s = snap(3 * S, 300, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 1);
+    assert_int_equal(s->procs[0].host.psi_scope, GM_PSI_NODE);
+    assert_int_equal(g_sim_calls, calls);
+    gm_snapshot_free(s);
+    /* no simulator: the simulated pid from the root (the planted file) */
+    gm_hostside_set_sim(hs, NULL);
+    s = snap(4 * S, 4194400, GM_HS_ALIVE);
+    gm_hostside_enrich(hs, s);
+    assert_int_equal(s->procs[0].host.read, 1);
+    assert_int_equal(s->procs[0].host.psi_scope, GM_PSI_NODE);
+    assert_int_equal(g_sim_calls, calls);
+    gm_snapshot_free(s);
+    gm_hostside_free(hs);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_stat),   cmocka_unit_test(test_parse_pressure),
         cmocka_unit_test(test_workers_kept), cmocka_unit_test(test_enrich),
         cmocka_unit_test(test_real_proc),    cmocka_unit_test(test_delayacct_off),
+        cmocka_unit_test(test_sim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

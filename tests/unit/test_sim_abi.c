@@ -515,6 +515,68 @@ static void test_proc_view(void **state)
     stop();
 }
 
+/* gpusimHostRead (sim/hostside.c): the host side of simulated pids with
+ * host keys and of their workers, from memory; ENOENT for a process with no
+ * host side, a dead one, a host pid, a worker past `workers`; EINVAL for
+ * another file. */
+static void test_host_view(void **state)
+{
+    (void)state;
+    int (*rd)(unsigned, const char *, char *, size_t);
+    void *sym = dlsym(g_lib, "gpusimHostRead");
+    assert_non_null(sym);
+    memcpy(&rd, &sym, sizeof(rd));
+    char buf[512];
+    simlib_start_text("[gpu.0]\nmodel = H100-SXM5-80GB\nworkload = steady\n"
+                      "[process.feed]\ngpu = 0\npid = 4194400\nname = python3\nworkers = 2\n"
+                      "worker_cpu = 30%\niowait = 40%\npsi_io = 25%\n"
+                      "[process.plain]\ngpu = 0\npid = 4194401\n"
+                      "[process.dead]\ngpu = 0\npid = 4194402\nalive = no\nworkers = 1\n"
+                      "[process.host]\ngpu = 0\npid = 1001\nworkers = 1\n");
+    int n = rd(4194400, "stat", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    unsigned pid, ppid;
+    char comm[32];
+    assert_int_equal(sscanf(buf, "%u (%31[^)]) S %u", &pid, comm, &ppid), 3);
+    assert_int_equal(pid, 4194400);
+    assert_string_equal(comm, "python3");
+    /* the block-I/O delay ticks (field 42) are there */
+    int last = 2; /* the number of the last field: 2 is the name */
+    for (char *q = strchr(buf, ')'); *q; q++)
+        last += *q == ' ';
+    assert_true(last >= 42);
+    n = rd(4194400, "children", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    unsigned w0, w1;
+    assert_int_equal(sscanf(buf, "%u %u", &w0, &w1), 2);
+    assert_int_equal(w1, w0 + 1);
+    n = rd(w1, "stat", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    assert_int_equal(sscanf(buf, "%u (%31[^)]) S %u", &pid, comm, &ppid), 3);
+    assert_int_equal(pid, w1);
+    assert_int_equal(ppid, 4194400);
+    assert_int_equal(rd(w1 + 1, "stat", buf, sizeof(buf)), -ENOENT); /* a third worker */
+    assert_int_equal(rd(w1, "cgroup", buf, sizeof(buf)), -ENOENT);   /* workers: stat only */
+    n = rd(4194400, "cgroup", buf, sizeof(buf));
+    assert_int_equal(n, (int)strlen("0::/gpusim/feed\n"));
+    assert_memory_equal(buf, "0::/gpusim/feed\n", (size_t)n);
+    n = rd(4194400, "io.pressure", buf, sizeof(buf));
+    assert_true(n > 0 && n < (int)sizeof(buf));
+    buf[n] = '\0';
+    assert_non_null(strstr(buf, "some avg10=25.00 "));
+    assert_int_equal(rd(4194400, "status", buf, sizeof(buf)), -EINVAL);
+    assert_int_equal(rd(4194400, "stat", buf, 0), -EINVAL);
+    assert_int_equal(rd(4194400, "stat", buf, 5), 5);                 /* cut at cap */
+    assert_int_equal(rd(4194401, "stat", buf, sizeof(buf)), -ENOENT); /* no host side */
+    assert_int_equal(rd(4194402, "stat", buf, sizeof(buf)), -ENOENT); /* alive = no */
+    assert_int_equal(rd(1001, "stat", buf, sizeof(buf)), -ENOENT);    /* a host pid */
+    stop();
+    assert_int_equal(rd(4194400, "stat", buf, sizeof(buf)), -ENOENT); /* no session */
+}
+
 /* ---------------------------------------------------------------- memory */
 
 static void test_memory_info(void **state)
@@ -2238,6 +2300,7 @@ int main(void)
         cmocka_unit_test(test_process_stride),
         cmocka_unit_test(test_process_names),
         cmocka_unit_test(test_proc_view),
+        cmocka_unit_test(test_host_view),
         cmocka_unit_test(test_memory_info),
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_pci),
