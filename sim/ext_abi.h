@@ -55,6 +55,7 @@ typedef struct {
 
 /* nvmlGpuFabricInfoV_t is in nvml_abi.h (gpumon reads it). */
 #define GS_FABRIC_INFO_V2 nvmlGpuFabricInfo_v2
+#define GS_FABRIC_INFO_V3 nvmlGpuFabricInfo_v3
 
 typedef struct {
     unsigned int version; /* sizeof | 1 << 24 */

@@ -91,6 +91,11 @@ enum gm_fmt {
     GM_F_VALID,        /* 0/1 -> invalid/valid (inforom.checksum_validation) */
     GM_F_RECOVERY,     /* nvmlDeviceGpuRecoveryAction_t -> None, GPU Reset, ... */
     GM_F_ADDR_MODE,    /* nvmlDeviceAddressingModeType_t -> None, HMM, ATS */
+    GM_F_FABRIC_HEALTH, /* NVML_GPU_FABRIC_HEALTH_SUMMARY_* -> Healthy, Unhealthy, Limited Capacity
+                         */
+    GM_F_FABRIC_BW,     /* degraded-bandwidth field: 1 Degraded, 2 Full */
+    GM_F_TRUE_FALSE,    /* a fabric health field: 1 True, 2 False */
+    GM_F_FABRIC_CONFIG, /* incorrect-configuration field: 1 None, 2.. the reason */
 };
 
 /* Where a metric applies. */
@@ -441,6 +446,13 @@ enum gm_metric_id {
     GM_M_DRAM_ENC_CUR,
     GM_M_DRAM_ENC_PEND,
     GM_M_GPU_HOSTNAME,
+    GM_M_FABRIC_HEALTH_SUMMARY, /* nvmlGpuFabricInfo_v3 healthSummary */
+    GM_M_FABRIC_HEALTH_BW,      /* the healthMask fields, below */
+    GM_M_FABRIC_HEALTH_ROUTE_RECOVERY,
+    GM_M_FABRIC_HEALTH_ROUTE_UNHEALTHY,
+    GM_M_FABRIC_HEALTH_ACCESS_TIMEOUT,
+    GM_M_FABRIC_HEALTH_CONFIG,
+    GM_M_FABRIC_HEALTH_PARTITION,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

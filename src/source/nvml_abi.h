@@ -557,15 +557,43 @@ typedef struct {
     unsigned int max, high, partial, low, none;
 } nvmlRowRemapperHistogramValues_t;
 
+/* nvmlGpuFabricInfo_v2_t (R550+) and v3 (nvmlGpuFabricInfoV_t of current
+ * headers: healthSummary appended, R570+).  A driver older than v3 answers
+ * NVML_ERROR_ARGUMENT_VERSION_MISMATCH to it; the reader then asks for v2. */
 typedef struct {
-    unsigned int version; /* nvmlGpuFabricInfo_v2 */
+    unsigned int version; /* nvmlGpuFabricInfo_v2, 0x02000024 */
     char clusterUuid[16];
     nvmlReturn_t status;
     unsigned int cliqueId;
     unsigned char state; /* 0 not supported, 1 not started, 2 in progress, 3 completed */
     unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+#define nvmlGpuFabricInfo_v2 (unsigned int)(sizeof(nvmlGpuFabricInfo_v2_t) | (2U << 24))
+typedef struct {
+    unsigned int version; /* nvmlGpuFabricInfo_v3, 0x03000028 */
+    char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state;
+    unsigned int healthMask;     /* NVML_GPU_FABRIC_HEALTH_MASK_* fields, below */
+    unsigned char healthSummary; /* NVML_GPU_FABRIC_HEALTH_SUMMARY_*: 0 not supported, 1 healthy,
+                                  * 2 unhealthy, 3 limited capacity */
 } nvmlGpuFabricInfoV_t;
-#define nvmlGpuFabricInfo_v2 (unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (2U << 24))
+#define nvmlGpuFabricInfo_v3 (unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (3U << 24))
+/* healthMask: (mask >> SHIFT) & WIDTH; 0 is "not supported" in every field.
+ * Degraded bandwidth, route recovery, route unhealthy, access timeout
+ * recovery and partition assigned: 1 true, 2 false.  Incorrect
+ * configuration: 1 none, 2 SysGUID, 3 chassis serial number, 4 no
+ * partition, 5 insufficient NVLinks, 6 incompatible GPU firmware, 7 invalid
+ * location, 8 GPU state invalid. */
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION 8
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED 12
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT 0x3 /* all but incorrect configuration */
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION 0xf
 
 #define NVML_INFOROM_OEM 0
 #define NVML_INFOROM_ECC 1

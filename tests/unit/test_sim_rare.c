@@ -55,6 +55,7 @@
     X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
     X(nvmlDeviceGetHostname_v1)                                                                    \
+    X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -483,6 +484,55 @@ static void test_gpu_hostname(void **state)
     assert_int_equal(sizeof(nvmlHostname_v1_t), 64);
 }
 
+/* nvmlDeviceGetGpuFabricInfoV, versions 2 and 3 (v3 appends healthSummary;
+ * 0x02000024 and 0x03000028 as nvml.h's NVML_STRUCT_VERSION gives them).
+ * A Blackwell on NVSwitches answers a healthy fabric in every health
+ * field; an H100 completes registration with no health (0: every field
+ * "not supported", as the 590 captures print N/A); a GeForce (Ada) has no
+ * fabric: NOT_SUPPORTED.  Other versions are refused. */
+static void test_fabric_health(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\nnvlink = nvswitch\n"
+               "[gpu.0]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.1]\nmodel = H100-SXM5-80GB\n"
+               "[gpu.2]\nmodel = RTX-4090\n");
+    assert_int_equal(nvmlGpuFabricInfo_v2, 0x02000024);
+    assert_int_equal(nvmlGpuFabricInfo_v3, 0x03000028);
+    assert_int_equal(offsetof(nvmlGpuFabricInfoV_t, healthMask), 32);
+    assert_int_equal(offsetof(nvmlGpuFabricInfoV_t, healthSummary), 36);
+    /* 2 (false) in the four 2-bit flags, 1 (none) in incorrect
+     * configuration, 1 (true) in partition assigned */
+    const unsigned healthy = 2u | 2u << 2 | 2u << 4 | 2u << 6 | 1u << 8 | 1u << 12;
+    static const struct {
+        unsigned gpu;
+        unsigned char state;
+        unsigned mask;
+        unsigned char summary;
+    } want[] = {{0, 3, healthy, 1}, {1, 3, 0, 0}};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        nvmlGpuFabricInfoV_t f;
+        memset(&f, 0xab, sizeof(f));
+        f.version = nvmlGpuFabricInfo_v3;
+        assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(want[i].gpu), &f), NVML_SUCCESS);
+        assert_int_equal(f.state, want[i].state);
+        assert_int_equal(f.healthMask, want[i].mask);
+        assert_int_equal(f.healthSummary, want[i].summary);
+        /* v2: the same mask, and the byte after the v2 struct untouched */
+        memset(&f, 0xab, sizeof(f));
+        f.version = nvmlGpuFabricInfo_v2;
+        assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(want[i].gpu), &f), NVML_SUCCESS);
+        assert_int_equal(f.healthMask, want[i].mask);
+        assert_int_equal(f.healthSummary, 0xab);
+    }
+    nvmlGpuFabricInfoV_t g = {.version = nvmlGpuFabricInfo_v3};
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(2), &g), NVML_ERROR_NOT_SUPPORTED);
+    nvmlGpuFabricInfoV_t f = {.version = (unsigned)sizeof(nvmlGpuFabricInfoV_t) | 4u << 24};
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(0), &f),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -530,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_addressing_mode),
         cmocka_unit_test(test_dram_encryption),
         cmocka_unit_test(test_gpu_hostname),
+        cmocka_unit_test(test_fabric_health),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
