@@ -142,6 +142,8 @@ static const char *enum_text(int fmt, uint64_t u)
         default:
             return "Unknown";
         }
+    case GM_F_PEER_TYPE: /* 0 as every capture prints it; 1 derived (docs/compat.md) */
+        return u == 0 ? "Direct Connected" : u == 1 ? "Switch Connected" : "Unknown";
     case GM_F_RECOVERY: /* nvmlDeviceGpuRecoveryAction_t; only "None" is seen in a capture */
         return u == 0   ? "None"
                : u == 1 ? "GPU Reset"

@@ -96,6 +96,7 @@ enum gm_fmt {
     GM_F_FABRIC_BW,     /* degraded-bandwidth field: 1 Degraded, 2 Full */
     GM_F_TRUE_FALSE,    /* a fabric health field: 1 True, 2 False */
     GM_F_FABRIC_CONFIG, /* incorrect-configuration field: 1 None, 2.. the reason */
+    GM_F_PEER_TYPE,     /* nvmlPlatformInfo_t.peerType: 0 Direct Connected, 1 Switch Connected */
 };
 
 /* Where a metric applies. */
@@ -120,6 +121,7 @@ enum gm_sslot {
     GM_S_FABRIC_CLUSTER,
     GM_S_BRAND,
     GM_S_GPU_HOSTNAME,
+    GM_S_CHASSIS_SERIAL,
     GM_S__COUNT
 };
 #define GM_STR_MAX 96
@@ -199,6 +201,8 @@ enum gm_read_group {
     GM_RG_ADDR_MODE,     /* static: nvmlDeviceGetAddressingMode */
     GM_RG_DRAM_ENC,      /* static: nvmlDeviceGetDramEncryptionMode */
     GM_RG_GPU_HOSTNAME,  /* static: nvmlDeviceGetHostname_v1 */
+    GM_RG_PLATFORM,      /* static: nvmlDeviceGetPlatformInfo */
+    GM_RG_MODULE_ID,     /* static: nvmlDeviceGetModuleId */
     GM_RG__COUNT
 };
 
@@ -453,6 +457,13 @@ enum gm_metric_id {
     GM_M_FABRIC_HEALTH_ACCESS_TIMEOUT,
     GM_M_FABRIC_HEALTH_CONFIG,
     GM_M_FABRIC_HEALTH_PARTITION,
+    GM_M_PLATFORM_CHASSIS_SERIAL, /* nvmlPlatformInfo_v2 */
+    GM_M_PLATFORM_SLOT,
+    GM_M_PLATFORM_TRAY,
+    GM_M_PLATFORM_HOST_ID,
+    GM_M_PLATFORM_PEER_TYPE,
+    GM_M_PLATFORM_MODULE_ID, /* nvmlDeviceGetModuleId */
+    GM_M_PLATFORM_FABRIC_GUID,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -348,6 +348,8 @@ static const struct reader {
     {GM_RG_ADDR_MODE, gm_nv_rd_addr_mode},
     {GM_RG_DRAM_ENC, gm_nv_rd_dram_enc},
     {GM_RG_GPU_HOSTNAME, gm_nv_rd_gpu_hostname},
+    {GM_RG_PLATFORM, gm_nv_rd_platform},
+    {GM_RG_MODULE_ID, gm_nv_rd_module_id},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))

@@ -741,5 +741,23 @@ typedef struct {
     char value[NVML_DEVICE_HOSTNAME_BUFFER_SIZE];
 } nvmlHostname_v1_t;
 nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
+/* nvmlPlatformInfo_v2_t (R570+, "Blackwell or newer fully supported
+ * devices"): where the GPU sits in a rack-scale system.  ibGuid holds 8
+ * bytes and chassisSerialNumber 13 on Blackwell (the rest zero); v1 had
+ * rackGuid where v2 has the chassis serial number. */
+typedef struct {
+    unsigned int version; /* nvmlPlatformInfo_v2, 0x0200002C */
+    unsigned char ibGuid[16];
+    unsigned char chassisSerialNumber[16];
+    unsigned char slotNumber; /* in the chassis, switches included */
+    unsigned char trayIndex;  /* among the compute slots, switches not included */
+    unsigned char hostId;     /* index of the node within the slot */
+    unsigned char peerType;   /* NVLink peer type (switch present or not) */
+    unsigned char moduleId;   /* the GPU within the node */
+} nvmlPlatformInfo_t;
+#define nvmlPlatformInfo_v2 (unsigned int)(sizeof(nvmlPlatformInfo_t) | (2U << 24))
+nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo);
+/* The GPU module's id on its baseboard (R550+; every board answers). */
+nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
 
 #endif /* GM_NVML_ABI_H */

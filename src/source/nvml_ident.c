@@ -340,3 +340,38 @@ void gm_nv_rd_gpu_hostname(struct rd *r)
     h.value[sizeof(h.value) - 1] = '\0';
     read_string(r->g, GM_M_GPU_HOSTNAME, rc, h.value);
 }
+
+/* Where the GPU sits in a rack-scale system (Blackwell and later;
+ * NOT_SUPPORTED before).  The chassis serial number is outside text: cut
+ * at its 16 bytes if unterminated, escaped by the outputs like every
+ * string.  The fabric GUID is ibGuid's first 8 bytes (all that Blackwell
+ * fills) in array order, as one 64-bit number. */
+void gm_nv_rd_platform(struct rd *r)
+{
+    nvmlPlatformInfo_t p;
+    memset(&p, 0, sizeof(p));
+    p.version = nvmlPlatformInfo_v2;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPlatformInfo, &p);
+    char serial[sizeof(p.chassisSerialNumber) + 1];
+    memcpy(serial, p.chassisSerialNumber, sizeof(p.chassisSerialNumber));
+    serial[sizeof(p.chassisSerialNumber)] = '\0';
+    read_string(r->g, GM_M_PLATFORM_CHASSIS_SERIAL, rc, serial);
+    setv(r->g, GM_M_PLATFORM_SLOT, rc, gm_v_u64(p.slotNumber));
+    setv(r->g, GM_M_PLATFORM_TRAY, rc, gm_v_u64(p.trayIndex));
+    setv(r->g, GM_M_PLATFORM_HOST_ID, rc, gm_v_u64(p.hostId));
+    setv(r->g, GM_M_PLATFORM_PEER_TYPE, rc, gm_v_u64(p.peerType));
+    uint64_t guid = 0;
+    for (int i = 0; i < 8; i++)
+        guid = guid << 8 | p.ibGuid[i];
+    setv(r->g, GM_M_PLATFORM_FABRIC_GUID, rc, gm_v_u64(guid));
+}
+
+/* platform.module_id: nvmlDeviceGetModuleId, which every board answers;
+ * on every capture the CSV value is -q's "Module Id" (1, 7 on an HGX H100)
+ * while the rest of the platform section is N/A. */
+void gm_nv_rd_module_id(struct rd *r)
+{
+    unsigned int id = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetModuleId, &id);
+    setv(r->g, GM_M_PLATFORM_MODULE_ID, rc, gm_v_u64(id));
+}

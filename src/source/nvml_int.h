@@ -139,7 +139,9 @@
     X(nvmlDeviceGetC2cModeInfoV)                                                                   \
     X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
-    X(nvmlDeviceGetHostname_v1)
+    X(nvmlDeviceGetHostname_v1)                                                                    \
+    X(nvmlDeviceGetPlatformInfo)                                                                   \
+    X(nvmlDeviceGetModuleId)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -410,6 +412,8 @@ void gm_nv_rd_c2c(struct rd *r);
 void gm_nv_rd_addr_mode(struct rd *r);
 void gm_nv_rd_dram_enc(struct rd *r);
 void gm_nv_rd_gpu_hostname(struct rd *r);
+void gm_nv_rd_platform(struct rd *r);
+void gm_nv_rd_module_id(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);

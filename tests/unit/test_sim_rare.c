@@ -56,6 +56,8 @@
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
     X(nvmlDeviceGetHostname_v1)                                                                    \
     X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
+    X(nvmlDeviceGetPlatformInfo)                                                                   \
+    X(nvmlDeviceGetModuleId)                                                                       \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -533,6 +535,58 @@ static void test_fabric_health(void **state)
     assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
 }
 
+/* nvmlDeviceGetPlatformInfo (nvmlPlatformInfo_v2_t: 44 bytes, 0x0200002C
+ * as NVML_STRUCT_VERSION gives it; R570+, "Blackwell or newer"): a
+ * Blackwell answers its rack placement (13-digit chassis serial, 8-byte
+ * GUID, peer type 1 on NVSwitches, the module id nvmlDeviceGetModuleId
+ * gives), an H100 and a GeForce NOT_SUPPORTED; version 1 is refused. */
+static void test_platform_info(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\nnvlink = nvswitch\ngpus = 6\n"
+               "[gpu]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.4]\nmodel = H100-SXM5-80GB\narchitecture = hopper\n"
+               "[gpu.5]\nmodel = RTX-4090\narchitecture = ada\n");
+    assert_int_equal(sizeof(nvmlPlatformInfo_t), 44);
+    assert_int_equal(nvmlPlatformInfo_v2, 0x0200002C);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, chassisSerialNumber), 20);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, slotNumber), 36);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, moduleId), 40);
+    char serial0[17] = "";
+    for (unsigned gpu = 0; gpu < 4; gpu++) {
+        nvmlPlatformInfo_t p;
+        memset(&p, 0xab, sizeof(p));
+        p.version = nvmlPlatformInfo_v2;
+        assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(gpu), &p), NVML_SUCCESS);
+        char serial[17];
+        memcpy(serial, p.chassisSerialNumber, 16);
+        serial[16] = '\0';
+        assert_int_equal(strlen(serial), 13);
+        assert_int_equal(strspn(serial, "0123456789"), 13);
+        if (gpu == 0)
+            memcpy(serial0, serial, sizeof(serial0));
+        assert_string_equal(serial, serial0); /* one chassis */
+        for (int i = 8; i < 16; i++)
+            assert_int_equal(p.ibGuid[i], 0);
+        assert_int_equal(p.trayIndex, 0);
+        assert_int_equal(p.slotNumber, 1);
+        assert_int_equal(p.hostId, 1);
+        assert_int_equal(p.peerType, 1);
+        unsigned int module = 0;
+        assert_int_equal(CALL(nvmlDeviceGetModuleId, dev(gpu), &module), NVML_SUCCESS);
+        assert_int_equal(p.moduleId, module);
+        assert_int_equal(p.moduleId, gpu + 1);
+    }
+    for (unsigned gpu = 4; gpu < 6; gpu++) {
+        nvmlPlatformInfo_t p = {.version = nvmlPlatformInfo_v2};
+        assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(gpu), &p), NVML_ERROR_NOT_SUPPORTED);
+    }
+    nvmlPlatformInfo_t v1 = {.version = (unsigned)sizeof(nvmlPlatformInfo_t) | 1u << 24};
+    assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(0), &v1),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -557,6 +611,7 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetSramEccErrorStatus",
         "nvmlDeviceGetAddressingMode",
         "nvmlDeviceGetDramEncryptionMode",
+        "nvmlDeviceGetPlatformInfo",
         "nvmlDeviceGetHostname_v1",
         "nvmlSystemGetNvlinkBwMode",
     };
@@ -581,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_dram_encryption),
         cmocka_unit_test(test_gpu_hostname),
         cmocka_unit_test(test_fabric_health),
+        cmocka_unit_test(test_platform_info),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
