@@ -33,6 +33,7 @@ enum gm_unit {
     GM_U_SECONDS,  /* double */
     GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
     GM_U_US,       /* a duration in seconds (double) that nvidia-smi prints in microseconds */
+    GM_U_MS,       /* a duration in seconds (double) that nvidia-smi prints in milliseconds */
     GM_U__COUNT
 };
 
@@ -203,6 +204,7 @@ enum gm_read_group {
     GM_RG_GPU_HOSTNAME,  /* static: nvmlDeviceGetHostname_v1 */
     GM_RG_PLATFORM,      /* static: nvmlDeviceGetPlatformInfo */
     GM_RG_MODULE_ID,     /* static: nvmlDeviceGetModuleId */
+    GM_RG_POWER_SMOOTH,  /* field values 264, 275-288 (power smoothing) */
     GM_RG__COUNT
 };
 
@@ -464,6 +466,20 @@ enum gm_metric_id {
     GM_M_PLATFORM_PEER_TYPE,
     GM_M_PLATFORM_MODULE_ID, /* nvmlDeviceGetModuleId */
     GM_M_PLATFORM_FABRIC_GUID,
+    GM_M_PS_DELAYED_SUPPORTED, /* power smoothing: field values 275-288 */
+    GM_M_PS_PRIMARY_FLOOR,
+    GM_M_PS_SECONDARY_FLOOR,
+    GM_M_PS_MIN_ACT_OFFSET,
+    GM_M_PS_MIN_ACT_POINT,
+    GM_M_PS_WINDOW_MULT,
+    GM_M_PS_CUR_SECONDARY_FLOOR, /* of the active profile (field 264) */
+    GM_M_PS_CUR_ACT_WIN_MULT,
+    GM_M_PS_CUR_TAR_WIN_MULT,
+    GM_M_PS_CUR_ACT_OFFSET,
+    GM_M_PS_ADM_SECONDARY_FLOOR, /* admin override: absent when not set */
+    GM_M_PS_ADM_ACT_WIN_MULT,
+    GM_M_PS_ADM_TAR_WIN_MULT,
+    GM_M_PS_ADM_ACT_OFFSET,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -439,6 +439,7 @@ void gm_nv_rd_energy(struct rd *r);
 void gm_nv_rd_power_mgmt(struct rd *r);
 void gm_nv_rd_temp_margin(struct rd *r);
 void gm_nv_rd_module_power(struct rd *r);
+void gm_nv_rd_power_smoothing(struct rd *r);
 
 /* nvml_clocks.c */
 void gm_nv_rd_max_clocks(struct rd *r);

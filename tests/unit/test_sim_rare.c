@@ -58,6 +58,7 @@
     X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
     X(nvmlDeviceGetPlatformInfo)                                                                   \
     X(nvmlDeviceGetModuleId)                                                                       \
+    X(nvmlDeviceGetFieldValues)                                                                    \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -587,6 +588,63 @@ static void test_platform_info(void **state)
     assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
 }
 
+/* Power smoothing through nvmlDeviceGetFieldValues (NVML_FI_PWR_SMOOTHING_*
+ * 264, 275-288, R570+): a Blackwell answers profile 0 active, primary
+ * floor half its power limit (700 W here), the static fields, the profile
+ * fields for profiles 0-4 (INVALID_ARGUMENT past them) and admin overrides
+ * not set (0xFFFFFFFF); an H100 answers NOT_SUPPORTED in every field. */
+static void test_power_smoothing_fields(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\n"
+               "[gpu.0]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.1]\nmodel = H100-SXM5-80GB\n");
+    static const struct {
+        unsigned field, scope;
+        nvmlReturn_t rc;
+        nvmlValueType_t type;
+        double value;
+    } want[] = {
+        {264, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 0},
+        {275, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 350},
+        {276, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {277, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 10},
+        {278, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 100},
+        {279, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 10},
+        {280, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 1},
+        {281, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {282, 4, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {283, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {284, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 10},
+        {284, 5, NVML_ERROR_INVALID_ARGUMENT, NVML_VALUE_TYPE_DOUBLE, 0},
+        {285, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 4294967295.0},
+        {288, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 4294967295.0},
+    };
+    enum { N = sizeof(want) / sizeof(want[0]) };
+    nvmlFieldValue_t fv[N];
+    memset(fv, 0, sizeof(fv));
+    for (size_t i = 0; i < N; i++) {
+        fv[i].fieldId = want[i].field;
+        fv[i].scopeId = want[i].scope;
+    }
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), (int)N, fv), NVML_SUCCESS);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(fv[i].nvmlReturn, want[i].rc);
+        if (want[i].rc != NVML_SUCCESS)
+            continue;
+        assert_int_equal(fv[i].valueType, want[i].type);
+        double got = fv[i].valueType == NVML_VALUE_TYPE_DOUBLE ? fv[i].value.dVal
+                                                               : (double)fv[i].value.uiVal;
+        assert_true(got == want[i].value);
+    }
+    memset(fv, 0, sizeof(fv));
+    for (size_t i = 0; i < N; i++)
+        fv[i].fieldId = want[i].field;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), (int)N, fv), NVML_SUCCESS);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(fv[i].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -637,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_gpu_hostname),
         cmocka_unit_test(test_fabric_health),
         cmocka_unit_test(test_platform_info),
+        cmocka_unit_test(test_power_smoothing_fields),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
