@@ -250,6 +250,13 @@ static nvmlReturn_t set_uint(nvmlFieldValue_t *v, unsigned x)
     return NVML_SUCCESS;
 }
 
+static nvmlReturn_t set_double(nvmlFieldValue_t *v, double x)
+{
+    v->valueType = NVML_VALUE_TYPE_DOUBLE;
+    v->value.dVal = x;
+    return NVML_SUCCESS;
+}
+
 static nvmlReturn_t set_ull(nvmlFieldValue_t *v, unsigned long long x)
 {
     v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
@@ -312,6 +319,52 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
                * faults never ask for a reset (nvidia-smi prints "None" on
                * every captured board, drivers 590-595) */
         return set_uint(v, 0);
+    /* Power smoothing (R570+): Blackwell only; nvidia-smi prints every
+     * power_smoothing.* field [N/A] on the H100/H200 captures (590).  The
+     * values are derived, not taken from a real board: preset profile 0
+     * active, its primary floor half the power limit, no
+     * secondary floor and window multipliers 0 (no switching between
+     * floors), activation offset 10 W (the minimum), minimum activation
+     * point 100 W, window multiplier 10 ms, delayed smoothing supported,
+     * no admin override (NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET).
+     * The profile fields answer profiles 0-4 (scopeId) alike and
+     * INVALID_ARGUMENT past NVML_POWER_SMOOTHING_MAX_NUM_PROFILES. */
+    case NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE:
+    case NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER:
+    case NVML_FI_PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED:
+        if (g->arch < GS_ARCH_BLACKWELL)
+            return NVML_ERROR_NOT_SUPPORTED;
+        return set_uint(v, v->fieldId == NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE ? 0
+                           : v->fieldId == NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER   ? 10
+                                                                                     : 1);
+    case NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR:
+    case NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR:
+    case NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET:
+    case NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT:
+        if (g->arch < GS_ARCH_BLACKWELL)
+            return NVML_ERROR_NOT_SUPPORTED;
+        return set_double(
+            v, v->fieldId == NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR     ? g->power_limit / 2
+               : v->fieldId == NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR ? 0
+               : v->fieldId == NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET ? 10
+                                                                                  : 100);
+    case NVML_FI_PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR:
+    case NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT:
+    case NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT:
+    case NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET:
+        if (g->arch < GS_ARCH_BLACKWELL)
+            return NVML_ERROR_NOT_SUPPORTED;
+        if (v->scopeId >= 5) /* NVML_POWER_SMOOTHING_MAX_NUM_PROFILES */
+            return NVML_ERROR_INVALID_ARGUMENT;
+        return set_double(
+            v, v->fieldId == NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET ? 10 : 0);
+    case NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR:
+    case NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT:
+    case NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT:
+    case NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET:
+        if (g->arch < GS_ARCH_BLACKWELL)
+            return NVML_ERROR_NOT_SUPPORTED;
+        return set_uint(v, NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET);
     case NVML_FI_DEV_MEMORY_TEMP:
         if (!g->mem_temp)
             return NVML_ERROR_NOT_SUPPORTED;

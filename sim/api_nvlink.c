@@ -144,9 +144,18 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device
 
 #ifndef GPUSIM_LEGACY /* newer than R450 */
 /* Fabric registration: Hopper and later.  A GPU on NVSwitches has
- * completed it; one without stays NOT_SUPPORTED (state, not return). */
+ * completed it; one without stays NOT_SUPPORTED (state, not return).
+ *
+ * Health (v3's healthMask and healthSummary): the H100/H200 of
+ * utkuozdemir/nvidia_gpu_exporter internal/captures/ (driver 590, fabric
+ * Completed) print every fabric.health.* field N/A, so Hopper answers 0
+ * (every field "not supported").  A Blackwell on NVSwitches answers a
+ * healthy fabric: bandwidth not degraded, no route recovery, routes
+ * healthy, no access timeout recovery, configuration correct, partition
+ * assigned, summary healthy (the words a live GB200 prints, docs/compat.md). */
 static nvmlReturn_t fabric(const char *fn, nvmlDevice_t device, char *uuid, nvmlReturn_t *status,
-                           unsigned *clique, unsigned char *state, int args_ok)
+                           unsigned *clique, unsigned char *state, unsigned *health,
+                           unsigned char *summary, int args_ok)
 {
     struct gs_call c;
     nvmlReturn_t r = gs_begin(&c, fn, GS_H_PHYS, device, 0, args_ok);
@@ -155,6 +164,8 @@ static nvmlReturn_t fabric(const char *fn, nvmlDevice_t device, char *uuid, nvml
     if (c.g->arch < GS_ARCH_HOPPER)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     memset(uuid, 0, 16);
+    *health = 0;
+    *summary = 0;
     if (gs_nvlinks(c.s, c.gpu)) {
         uint64_t h1 = gs_hash(c.s->seed, 0, 900, 1), h2 = gs_hash(c.s->seed, 0, 900, 2);
         memcpy(uuid, &h1, 8);
@@ -162,6 +173,15 @@ static nvmlReturn_t fabric(const char *fn, nvmlDevice_t device, char *uuid, nvml
         *status = NVML_SUCCESS;
         *clique = 1;
         *state = GS_FABRIC_COMPLETED;
+        if (c.g->arch >= GS_ARCH_BLACKWELL) {
+            *health = 2u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW |
+                      2u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY |
+                      2u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY |
+                      2u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY |
+                      1u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION |
+                      1u << NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED;
+            *summary = 1;
+        }
     } else {
         *status = NVML_ERROR_NOT_SUPPORTED;
         *clique = 0;
@@ -176,10 +196,10 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
     nvmlGpuFabricInfo_t *f = gpuFabricInfo;
     char dummy[16];
     nvmlReturn_t st = NVML_ERROR_NOT_SUPPORTED;
-    unsigned clique = 0;
-    unsigned char state = GS_FABRIC_NOT_SUPPORTED;
-    nvmlReturn_t r =
-        fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
+    unsigned clique = 0, health = 0;
+    unsigned char state = GS_FABRIC_NOT_SUPPORTED, summary = 0;
+    nvmlReturn_t r = fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state,
+                            &health, &summary, f != NULL);
     if (r == NVML_SUCCESS) {
         f->status = st;
         f->cliqueId = clique;
@@ -188,23 +208,26 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
     return r;
 }
 
+/* Versions 2 and 3: v3 is v2 with healthSummary appended. */
 GS_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
                                                    nvmlGpuFabricInfoV_t *gpuFabricInfo)
 {
     nvmlGpuFabricInfoV_t *f = gpuFabricInfo;
-    if (f && f->version != GS_FABRIC_INFO_V2)
+    if (f && f->version != GS_FABRIC_INFO_V2 && f->version != GS_FABRIC_INFO_V3)
         return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
     char dummy[16];
     nvmlReturn_t st = NVML_ERROR_NOT_SUPPORTED;
-    unsigned clique = 0;
-    unsigned char state = GS_FABRIC_NOT_SUPPORTED;
-    nvmlReturn_t r =
-        fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state, f != NULL);
+    unsigned clique = 0, health = 0;
+    unsigned char state = GS_FABRIC_NOT_SUPPORTED, summary = 0;
+    nvmlReturn_t r = fabric(__func__, device, f ? f->clusterUuid : dummy, &st, &clique, &state,
+                            &health, &summary, f != NULL);
     if (r == NVML_SUCCESS) {
         f->status = st;
         f->cliqueId = clique;
         f->state = state;
-        f->healthMask = 0;
+        f->healthMask = health;
+        if (f->version == GS_FABRIC_INFO_V3)
+            f->healthSummary = summary;
     }
     return r;
 }
@@ -220,6 +243,8 @@ static unsigned link_speed_mbps(const struct gs_gpu *g)
         return 25781;
     case GS_ARCH_AMPERE:
         return 25000;
+    case GS_ARCH_BLACKWELL: /* NVLink 5: twice NVLink 4's rate per link */
+        return 53125;
     default:
         return 26562;
     }

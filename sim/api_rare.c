@@ -13,6 +13,7 @@
  * answer, never a made-up value.  docs/simulator.md lists each answer and
  * its source.  Functions newer than R450 are left out of the legacy build.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "api.h"
@@ -371,6 +372,46 @@ GS_EXPORT nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostnam
     if (c.g->arch < GS_ARCH_BLACKWELL)
         return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
     hostname->value[0] = '\0';
+    return gs_end(&c, NVML_SUCCESS);
+}
+
+/* Platform information (nvmlPlatformInfo_v2_t, R570+): "Blackwell or newer
+ * fully supported devices"; older boards NOT_SUPPORTED (nvidia-smi -q
+ * prints the section N/A on every board of the 590-595 captures).  A
+ * Blackwell answers a rack-scale placement derived from the scenario,
+ * not taken from a real system: a 13-digit chassis serial number and an
+ * 8-byte InfiniBand GUID from the seed (per GPU for the GUID), tray
+ * index (GPU / 4, four GPUs to a compute tray) and slot number (tray + 1),
+ * host id 1 (the captures' value), peer type 1 (switch connected) on
+ * NVSwitches and 0 (direct) otherwise, and the module id of
+ * nvmlDeviceGetModuleId.  Version 2 only. */
+GS_EXPORT nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device,
+                                                 nvmlPlatformInfo_t *platformInfo)
+{
+    struct gs_call c;
+    nvmlReturn_t r = gs_begin(&c, __func__, GS_H_PHYS, device, 0, platformInfo != NULL);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (platformInfo->version != nvmlPlatformInfo_v2)
+        return gs_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (c.g->arch < GS_ARCH_BLACKWELL)
+        return gs_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    nvmlPlatformInfo_t *p = platformInfo;
+    memset(p->ibGuid, 0, sizeof(p->ibGuid));
+    memset(p->chassisSerialNumber, 0, sizeof(p->chassisSerialNumber));
+    uint64_t guid = gs_hash(c.s->seed, c.gpu, 910, 1);
+    for (int i = 0; i < 8; i++)
+        p->ibGuid[i] = (unsigned char)(guid >> (56 - 8 * i));
+    char serial[16];
+    snprintf(serial, sizeof(serial), "%013llu",
+             (unsigned long long)(gs_hash(c.s->seed, 0, 910, 2) % 10000000000000ULL));
+    memcpy(p->chassisSerialNumber, serial, 13);
+    p->trayIndex = (unsigned char)(c.gpu / 4);
+    p->slotNumber = (unsigned char)(c.gpu / 4 + 1);
+    p->hostId = 1;
+    p->peerType = gs_nvlinks(c.s, c.gpu) ? 1 : 0;
+    p->moduleId =
+        (unsigned char)(c.g->preset && strstr(c.g->preset->key, "SXM") ? c.gpu % 8 + 1 : 1);
     return gs_end(&c, NVML_SUCCESS);
 }
 

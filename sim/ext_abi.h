@@ -55,6 +55,7 @@ typedef struct {
 
 /* nvmlGpuFabricInfoV_t is in nvml_abi.h (gpumon reads it). */
 #define GS_FABRIC_INFO_V2 nvmlGpuFabricInfo_v2
+#define GS_FABRIC_INFO_V3 nvmlGpuFabricInfo_v3
 
 typedef struct {
     unsigned int version; /* sizeof | 1 << 24 */
@@ -228,7 +229,6 @@ nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device,
                                             nvmlMarginTemperature_t *marginTempInfo);
 nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId);
 nvmlReturn_t nvmlDeviceGetMultiGpuBoard(nvmlDevice_t device, unsigned int *multiGpuBool);
-nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
 nvmlReturn_t nvmlDeviceGetGspFirmwareVersion(nvmlDevice_t device, char *version);
 nvmlReturn_t nvmlDeviceGetIrqNum(nvmlDevice_t device, unsigned int *irqNum);
 nvmlReturn_t nvmlDeviceGetMemoryBusWidth(nvmlDevice_t device, unsigned int *busWidth);

@@ -70,6 +70,7 @@ unsigned gs_nvlinks(const struct gs_scenario *s, unsigned gpu)
     case GS_ARCH_AMPERE:
         return 12;
     case GS_ARCH_HOPPER:
+    case GS_ARCH_BLACKWELL: /* B200: 18 NVLink 5 links */
         return 18;
     default:
         return 0;
@@ -85,6 +86,8 @@ unsigned gs_nvlink_version(const struct gs_gpu *g)
         return 3;
     case GS_ARCH_HOPPER:
         return 4;
+    case GS_ARCH_BLACKWELL:
+        return 5;
     default:
         return 0;
     }

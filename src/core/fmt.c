@@ -115,6 +115,35 @@ static const char *enum_text(int fmt, uint64_t u)
         return u ? "valid" : "invalid";
     case GM_F_ADDR_MODE:
         return u == 0 ? "None" : u == 1 ? "HMM" : u == 2 ? "ATS" : "Unknown";
+    case GM_F_FABRIC_HEALTH: /* NVML_GPU_FABRIC_HEALTH_SUMMARY_* (0, not supported, is absent) */
+        return u == 1 ? "Healthy" : u == 2 ? "Unhealthy" : u == 3 ? "Limited Capacity" : "Unknown";
+    case GM_F_FABRIC_BW: /* NVML_GPU_FABRIC_HEALTH_MASK_DEGRADED_BW_TRUE/_FALSE */
+        return u == 1 ? "Degraded" : u == 2 ? "Full" : "Unknown";
+    case GM_F_TRUE_FALSE: /* the other NVML_GPU_FABRIC_HEALTH_MASK_*_TRUE/_FALSE */
+        return u == 1 ? "True" : u == 2 ? "False" : "Unknown";
+    case GM_F_FABRIC_CONFIG: /* NVML_GPU_FABRIC_HEALTH_MASK_INCORRECT_CONFIGURATION_* */
+        switch (u) {
+        case 1:
+            return "None";
+        case 2:
+            return "Incorrect SysGUID";
+        case 3:
+            return "Incorrect Chassis Serial Number";
+        case 4:
+            return "No Partition";
+        case 5:
+            return "Insufficient NVLinks";
+        case 6:
+            return "Incompatible GPU Firmware";
+        case 7:
+            return "Invalid Location";
+        case 8:
+            return "GPU State Invalid";
+        default:
+            return "Unknown";
+        }
+    case GM_F_PEER_TYPE: /* 0 as every capture prints it; 1 derived (docs/compat.md) */
+        return u == 0 ? "Direct Connected" : u == 1 ? "Switch Connected" : "Unknown";
     case GM_F_RECOVERY: /* nvmlDeviceGpuRecoveryAction_t; only "None" is seen in a capture */
         return u == 0   ? "None"
                : u == 1 ? "GPU Reset"

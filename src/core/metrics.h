@@ -33,6 +33,7 @@ enum gm_unit {
     GM_U_SECONDS,  /* double */
     GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
     GM_U_US,       /* a duration in seconds (double) that nvidia-smi prints in microseconds */
+    GM_U_MS,       /* a duration in seconds (double) that nvidia-smi prints in milliseconds */
     GM_U__COUNT
 };
 
@@ -91,6 +92,12 @@ enum gm_fmt {
     GM_F_VALID,        /* 0/1 -> invalid/valid (inforom.checksum_validation) */
     GM_F_RECOVERY,     /* nvmlDeviceGpuRecoveryAction_t -> None, GPU Reset, ... */
     GM_F_ADDR_MODE,    /* nvmlDeviceAddressingModeType_t -> None, HMM, ATS */
+    GM_F_FABRIC_HEALTH, /* NVML_GPU_FABRIC_HEALTH_SUMMARY_* -> Healthy, Unhealthy, Limited Capacity
+                         */
+    GM_F_FABRIC_BW,     /* degraded-bandwidth field: 1 Degraded, 2 Full */
+    GM_F_TRUE_FALSE,    /* a fabric health field: 1 True, 2 False */
+    GM_F_FABRIC_CONFIG, /* incorrect-configuration field: 1 None, 2.. the reason */
+    GM_F_PEER_TYPE,     /* nvmlPlatformInfo_t.peerType: 0 Direct Connected, 1 Switch Connected */
 };
 
 /* Where a metric applies. */
@@ -115,6 +122,7 @@ enum gm_sslot {
     GM_S_FABRIC_CLUSTER,
     GM_S_BRAND,
     GM_S_GPU_HOSTNAME,
+    GM_S_CHASSIS_SERIAL,
     GM_S__COUNT
 };
 #define GM_STR_MAX 96
@@ -194,6 +202,9 @@ enum gm_read_group {
     GM_RG_ADDR_MODE,     /* static: nvmlDeviceGetAddressingMode */
     GM_RG_DRAM_ENC,      /* static: nvmlDeviceGetDramEncryptionMode */
     GM_RG_GPU_HOSTNAME,  /* static: nvmlDeviceGetHostname_v1 */
+    GM_RG_PLATFORM,      /* static: nvmlDeviceGetPlatformInfo */
+    GM_RG_MODULE_ID,     /* static: nvmlDeviceGetModuleId */
+    GM_RG_POWER_SMOOTH,  /* field values 264, 275-288 (power smoothing) */
     GM_RG__COUNT
 };
 
@@ -441,6 +452,34 @@ enum gm_metric_id {
     GM_M_DRAM_ENC_CUR,
     GM_M_DRAM_ENC_PEND,
     GM_M_GPU_HOSTNAME,
+    GM_M_FABRIC_HEALTH_SUMMARY, /* nvmlGpuFabricInfo_v3 healthSummary */
+    GM_M_FABRIC_HEALTH_BW,      /* the healthMask fields, below */
+    GM_M_FABRIC_HEALTH_ROUTE_RECOVERY,
+    GM_M_FABRIC_HEALTH_ROUTE_UNHEALTHY,
+    GM_M_FABRIC_HEALTH_ACCESS_TIMEOUT,
+    GM_M_FABRIC_HEALTH_CONFIG,
+    GM_M_FABRIC_HEALTH_PARTITION,
+    GM_M_PLATFORM_CHASSIS_SERIAL, /* nvmlPlatformInfo_v2 */
+    GM_M_PLATFORM_SLOT,
+    GM_M_PLATFORM_TRAY,
+    GM_M_PLATFORM_HOST_ID,
+    GM_M_PLATFORM_PEER_TYPE,
+    GM_M_PLATFORM_MODULE_ID, /* nvmlDeviceGetModuleId */
+    GM_M_PLATFORM_FABRIC_GUID,
+    GM_M_PS_DELAYED_SUPPORTED, /* power smoothing: field values 275-288 */
+    GM_M_PS_PRIMARY_FLOOR,
+    GM_M_PS_SECONDARY_FLOOR,
+    GM_M_PS_MIN_ACT_OFFSET,
+    GM_M_PS_MIN_ACT_POINT,
+    GM_M_PS_WINDOW_MULT,
+    GM_M_PS_CUR_SECONDARY_FLOOR, /* of the active profile (field 264) */
+    GM_M_PS_CUR_ACT_WIN_MULT,
+    GM_M_PS_CUR_TAR_WIN_MULT,
+    GM_M_PS_CUR_ACT_OFFSET,
+    GM_M_PS_ADM_SECONDARY_FLOOR, /* admin override: absent when not set */
+    GM_M_PS_ADM_ACT_WIN_MULT,
+    GM_M_PS_ADM_TAR_WIN_MULT,
+    GM_M_PS_ADM_ACT_OFFSET,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -348,6 +348,9 @@ static const struct reader {
     {GM_RG_ADDR_MODE, gm_nv_rd_addr_mode},
     {GM_RG_DRAM_ENC, gm_nv_rd_dram_enc},
     {GM_RG_GPU_HOSTNAME, gm_nv_rd_gpu_hostname},
+    {GM_RG_PLATFORM, gm_nv_rd_platform},
+    {GM_RG_MODULE_ID, gm_nv_rd_module_id},
+    {GM_RG_POWER_SMOOTH, gm_nv_rd_power_smoothing},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))

@@ -193,6 +193,26 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define NVML_FI_DEV_PCIE_REPLAY_COUNTER 94
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
+/* Power smoothing (R570+, Blackwell datacenter boards).  The "profile"
+ * fields (281-284) take the profile in scopeId; the active one is field
+ * 264.  An admin override that is not set reads
+ * NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET. */
+#define NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE 264
+#define NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR 275          /* W */
+#define NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR 276        /* W */
+#define NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET 277 /* W, static */
+#define NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT 278  /* W */
+#define NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER 279            /* ms, static */
+#define NVML_FI_PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED 280
+#define NVML_FI_PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR 281 /* W */
+#define NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT 282
+#define NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT 283
+#define NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET 284 /* W */
+#define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR 285
+#define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT 286
+#define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT 287
+#define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET 288
+#define NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET 0xFFFFFFFFU
 
 /* ------------------------------------------------------------------ structs */
 
@@ -557,15 +577,43 @@ typedef struct {
     unsigned int max, high, partial, low, none;
 } nvmlRowRemapperHistogramValues_t;
 
+/* nvmlGpuFabricInfo_v2_t (R550+) and v3 (nvmlGpuFabricInfoV_t of current
+ * headers: healthSummary appended, R570+).  A driver older than v3 answers
+ * NVML_ERROR_ARGUMENT_VERSION_MISMATCH to it; the reader then asks for v2. */
 typedef struct {
-    unsigned int version; /* nvmlGpuFabricInfo_v2 */
+    unsigned int version; /* nvmlGpuFabricInfo_v2, 0x02000024 */
     char clusterUuid[16];
     nvmlReturn_t status;
     unsigned int cliqueId;
     unsigned char state; /* 0 not supported, 1 not started, 2 in progress, 3 completed */
     unsigned int healthMask;
+} nvmlGpuFabricInfo_v2_t;
+#define nvmlGpuFabricInfo_v2 (unsigned int)(sizeof(nvmlGpuFabricInfo_v2_t) | (2U << 24))
+typedef struct {
+    unsigned int version; /* nvmlGpuFabricInfo_v3, 0x03000028 */
+    char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned char state;
+    unsigned int healthMask;     /* NVML_GPU_FABRIC_HEALTH_MASK_* fields, below */
+    unsigned char healthSummary; /* NVML_GPU_FABRIC_HEALTH_SUMMARY_*: 0 not supported, 1 healthy,
+                                  * 2 unhealthy, 3 limited capacity */
 } nvmlGpuFabricInfoV_t;
-#define nvmlGpuFabricInfo_v2 (unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (2U << 24))
+#define nvmlGpuFabricInfo_v3 (unsigned int)(sizeof(nvmlGpuFabricInfoV_t) | (3U << 24))
+/* healthMask: (mask >> SHIFT) & WIDTH; 0 is "not supported" in every field.
+ * Degraded bandwidth, route recovery, route unhealthy, access timeout
+ * recovery and partition assigned: 1 true, 2 false.  Incorrect
+ * configuration: 1 none, 2 SysGUID, 3 chassis serial number, 4 no
+ * partition, 5 insufficient NVLinks, 6 incompatible GPU firmware, 7 invalid
+ * location, 8 GPU state invalid. */
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW 0
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY 2
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY 4
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY 6
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION 8
+#define NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED 12
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT 0x3 /* all but incorrect configuration */
+#define NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION 0xf
 
 #define NVML_INFOROM_OEM 0
 #define NVML_INFOROM_ECC 1
@@ -713,5 +761,23 @@ typedef struct {
     char value[NVML_DEVICE_HOSTNAME_BUFFER_SIZE];
 } nvmlHostname_v1_t;
 nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname);
+/* nvmlPlatformInfo_v2_t (R570+, "Blackwell or newer fully supported
+ * devices"): where the GPU sits in a rack-scale system.  ibGuid holds 8
+ * bytes and chassisSerialNumber 13 on Blackwell (the rest zero); v1 had
+ * rackGuid where v2 has the chassis serial number. */
+typedef struct {
+    unsigned int version; /* nvmlPlatformInfo_v2, 0x0200002C */
+    unsigned char ibGuid[16];
+    unsigned char chassisSerialNumber[16];
+    unsigned char slotNumber; /* in the chassis, switches included */
+    unsigned char trayIndex;  /* among the compute slots, switches not included */
+    unsigned char hostId;     /* index of the node within the slot */
+    unsigned char peerType;   /* NVLink peer type (switch present or not) */
+    unsigned char moduleId;   /* the GPU within the node */
+} nvmlPlatformInfo_t;
+#define nvmlPlatformInfo_v2 (unsigned int)(sizeof(nvmlPlatformInfo_t) | (2U << 24))
+nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo);
+/* The GPU module's id on its baseboard (R550+; every board answers). */
+nvmlReturn_t nvmlDeviceGetModuleId(nvmlDevice_t device, unsigned int *moduleId);
 
 #endif /* GM_NVML_ABI_H */

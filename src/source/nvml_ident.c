@@ -205,14 +205,53 @@ void gm_nv_rd_accounting(struct rd *r)
     note(r, rc);
 }
 
+/* One field of the fabric health: 0 is "not supported" in each. */
+static void set_health(struct rd *r, int id, nvmlReturn_t rc, unsigned v)
+{
+    setv(r->g, id,
+         rc != NVML_SUCCESS ? rc
+         : v                ? NVML_SUCCESS
+                            : NVML_ERROR_NOT_SUPPORTED,
+         gm_v_u64(v));
+}
+
 /* The cluster UUID is 16 raw bytes: shown in the canonical 8-4-4-4-12 form.
- * The clique and cluster exist only once registration completed. */
+ * The clique and cluster exist only once registration completed.  Version 3
+ * adds the health summary; a driver that predates it refuses v3 with
+ * ARGUMENT_VERSION_MISMATCH and is asked for v2 (health mask only). */
 void gm_nv_rd_fabric(struct rd *r)
 {
     nvmlGpuFabricInfoV_t f;
     memset(&f, 0, sizeof(f));
-    f.version = nvmlGpuFabricInfo_v2;
+    f.version = nvmlGpuFabricInfo_v3;
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetGpuFabricInfoV, &f);
+    int v3 = rc != NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (!v3) {
+        memset(&f, 0, sizeof(f));
+        f.version = nvmlGpuFabricInfo_v2;
+        rc = RCALL(r, nvmlDeviceGetGpuFabricInfoV, &f);
+    }
+    static const struct {
+        int id, shift;
+        unsigned width;
+    } fields[] = {
+        {GM_M_FABRIC_HEALTH_BW, NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT},
+        {GM_M_FABRIC_HEALTH_ROUTE_RECOVERY, NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_RECOVERY,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT},
+        {GM_M_FABRIC_HEALTH_ROUTE_UNHEALTHY, NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ROUTE_UNHEALTHY,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT},
+        {GM_M_FABRIC_HEALTH_ACCESS_TIMEOUT,
+         NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_ACCESS_TIMEOUT_RECOVERY,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT},
+        {GM_M_FABRIC_HEALTH_CONFIG, NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_INCORRECT_CONFIGURATION,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_INCORRECT_CONFIGURATION},
+        {GM_M_FABRIC_HEALTH_PARTITION, NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_PARTITION_ASSIGNED,
+         NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_2BIT},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        set_health(r, fields[i].id, rc, (f.healthMask >> fields[i].shift) & fields[i].width);
+    set_health(r, GM_M_FABRIC_HEALTH_SUMMARY, v3 ? rc : NVML_ERROR_NOT_SUPPORTED, f.healthSummary);
     setv(r->g, GM_M_FABRIC_STATE, rc, gm_v_u64(f.state));
     int done = rc == NVML_SUCCESS && f.state == 3;
     nvmlReturn_t part = rc != NVML_SUCCESS ? rc : done ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
@@ -300,4 +339,39 @@ void gm_nv_rd_gpu_hostname(struct rd *r)
     nvmlReturn_t rc = RCALL(r, nvmlDeviceGetHostname_v1, &h);
     h.value[sizeof(h.value) - 1] = '\0';
     read_string(r->g, GM_M_GPU_HOSTNAME, rc, h.value);
+}
+
+/* Where the GPU sits in a rack-scale system (Blackwell and later;
+ * NOT_SUPPORTED before).  The chassis serial number is outside text: cut
+ * at its 16 bytes if unterminated, escaped by the outputs like every
+ * string.  The fabric GUID is ibGuid's first 8 bytes (all that Blackwell
+ * fills) in array order, as one 64-bit number. */
+void gm_nv_rd_platform(struct rd *r)
+{
+    nvmlPlatformInfo_t p;
+    memset(&p, 0, sizeof(p));
+    p.version = nvmlPlatformInfo_v2;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetPlatformInfo, &p);
+    char serial[sizeof(p.chassisSerialNumber) + 1];
+    memcpy(serial, p.chassisSerialNumber, sizeof(p.chassisSerialNumber));
+    serial[sizeof(p.chassisSerialNumber)] = '\0';
+    read_string(r->g, GM_M_PLATFORM_CHASSIS_SERIAL, rc, serial);
+    setv(r->g, GM_M_PLATFORM_SLOT, rc, gm_v_u64(p.slotNumber));
+    setv(r->g, GM_M_PLATFORM_TRAY, rc, gm_v_u64(p.trayIndex));
+    setv(r->g, GM_M_PLATFORM_HOST_ID, rc, gm_v_u64(p.hostId));
+    setv(r->g, GM_M_PLATFORM_PEER_TYPE, rc, gm_v_u64(p.peerType));
+    uint64_t guid = 0;
+    for (int i = 0; i < 8; i++)
+        guid = guid << 8 | p.ibGuid[i];
+    setv(r->g, GM_M_PLATFORM_FABRIC_GUID, rc, gm_v_u64(guid));
+}
+
+/* platform.module_id: nvmlDeviceGetModuleId, which every board answers;
+ * on every capture the CSV value is -q's "Module Id" (1, 7 on an HGX H100)
+ * while the rest of the platform section is N/A. */
+void gm_nv_rd_module_id(struct rd *r)
+{
+    unsigned int id = 0;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetModuleId, &id);
+    setv(r->g, GM_M_PLATFORM_MODULE_ID, rc, gm_v_u64(id));
 }

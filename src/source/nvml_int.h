@@ -139,7 +139,9 @@
     X(nvmlDeviceGetC2cModeInfoV)                                                                   \
     X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
-    X(nvmlDeviceGetHostname_v1)
+    X(nvmlDeviceGetHostname_v1)                                                                    \
+    X(nvmlDeviceGetPlatformInfo)                                                                   \
+    X(nvmlDeviceGetModuleId)
 
 struct nvml_fns {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator, not an expression */
@@ -410,6 +412,8 @@ void gm_nv_rd_c2c(struct rd *r);
 void gm_nv_rd_addr_mode(struct rd *r);
 void gm_nv_rd_dram_enc(struct rd *r);
 void gm_nv_rd_gpu_hostname(struct rd *r);
+void gm_nv_rd_platform(struct rd *r);
+void gm_nv_rd_module_id(struct rd *r);
 void gm_nv_rd_cc(struct rd *r);
 void gm_nv_rd_driver_model(struct rd *r);
 void gm_nv_rd_inforom(struct rd *r);
@@ -435,6 +439,7 @@ void gm_nv_rd_energy(struct rd *r);
 void gm_nv_rd_power_mgmt(struct rd *r);
 void gm_nv_rd_temp_margin(struct rd *r);
 void gm_nv_rd_module_power(struct rd *r);
+void gm_nv_rd_power_smoothing(struct rd *r);
 
 /* nvml_clocks.c */
 void gm_nv_rd_max_clocks(struct rd *r);

@@ -6,6 +6,7 @@
  */
 #include "nvml_int.h"
 
+#include <math.h>
 #include <string.h>
 
 void gm_nv_rd_temp_thresh(struct rd *r)
@@ -171,5 +172,88 @@ void gm_nv_rd_module_power(struct rd *r)
         none &= one == NVML_ERROR_NOT_SUPPORTED;
     }
     d->module_none = none;
+    note(r, rc);
+}
+
+/* A field value of any type as a double. */
+static double fv_double(const nvmlFieldValue_t *f)
+{
+    switch (f->valueType) {
+    case NVML_VALUE_TYPE_DOUBLE:
+        return f->value.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        return (double)f->value.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        return (double)f->value.ullVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+        return (double)f->value.sllVal;
+    case NVML_VALUE_TYPE_SIGNED_INT:
+        return (double)f->value.siVal;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+        return (double)f->value.usVal;
+    default:
+        return (double)f->value.uiVal;
+    }
+}
+
+/* Power smoothing (R570+, Blackwell datacenter boards; NOT_SUPPORTED per
+ * field elsewhere).  nvml.h does not say each field's value type, so any
+ * is taken.  The current profile's fields are asked with the active
+ * profile (field 264) in scopeId; without it they share its error.  An
+ * admin override that is not set (0xFFFFFFFF) is absent. */
+void gm_nv_rd_power_smoothing(struct rd *r)
+{
+    enum { W, MS, COUNT, YESNO };
+    static const struct {
+        int id;
+        unsigned int field;
+        int kind, profile, admin;
+    } parts[] = {
+        {GM_M_PS_DELAYED_SUPPORTED, NVML_FI_PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED, YESNO, 0,
+         0},
+        {GM_M_PS_PRIMARY_FLOOR, NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR, W, 0, 0},
+        {GM_M_PS_SECONDARY_FLOOR, NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR, W, 0, 0},
+        {GM_M_PS_MIN_ACT_OFFSET, NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET, W, 0, 0},
+        {GM_M_PS_MIN_ACT_POINT, NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT, W, 0, 0},
+        {GM_M_PS_WINDOW_MULT, NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER, MS, 0, 0},
+        {GM_M_PS_CUR_SECONDARY_FLOOR, NVML_FI_PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR, W, 1, 0},
+        {GM_M_PS_CUR_ACT_WIN_MULT, NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT, COUNT,
+         1, 0},
+        {GM_M_PS_CUR_TAR_WIN_MULT, NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT, COUNT,
+         1, 0},
+        {GM_M_PS_CUR_ACT_OFFSET, NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET, W, 1, 0},
+        {GM_M_PS_ADM_SECONDARY_FLOOR, NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR, W,
+         0, 1},
+        {GM_M_PS_ADM_ACT_WIN_MULT, NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT,
+         COUNT, 0, 1},
+        {GM_M_PS_ADM_TAR_WIN_MULT, NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT,
+         COUNT, 0, 1},
+        {GM_M_PS_ADM_ACT_OFFSET, NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET, W,
+         0, 1},
+    };
+    enum { N = sizeof(parts) / sizeof(parts[0]) };
+    uint64_t profile = 0;
+    nvmlReturn_t prc = read_field(r, NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE, &profile);
+    nvmlFieldValue_t fv[N];
+    memset(fv, 0, sizeof(fv));
+    for (size_t k = 0; k < N; k++) {
+        fv[k].fieldId = parts[k].field;
+        fv[k].scopeId = parts[k].profile ? (unsigned int)profile : 0;
+    }
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, (int)N, fv);
+    for (size_t k = 0; k < N; k++) {
+        nvmlReturn_t one = rc != NVML_SUCCESS                        ? rc
+                           : parts[k].profile && prc != NVML_SUCCESS ? prc
+                                                                     : fv[k].nvmlReturn;
+        double x = fv_double(&fv[k]);
+        if (one == NVML_SUCCESS && parts[k].admin &&
+            x == (double)NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET)
+            one = NVML_ERROR_NOT_SUPPORTED;
+        struct gm_value v = parts[k].kind == W       ? gm_v_f64(x)
+                            : parts[k].kind == MS    ? gm_v_f64(x / 1000.0)
+                            : parts[k].kind == YESNO ? gm_v_u64(x != 0)
+                                                     : gm_v_u64(x > 0 ? (uint64_t)llround(x) : 0);
+        setv(r->g, parts[k].id, one, v);
+    }
     note(r, rc);
 }

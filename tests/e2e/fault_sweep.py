@@ -172,6 +172,8 @@ ALWAYS_NOT_SUPPORTED = {
     "nvmlDeviceGetGpuOperationMode": "GPU operation modes are a GK110-era feature: no preset has one",
     "nvmlDeviceGetDramEncryptionMode": "DRAM encryption is Blackwell and later: no preset has it",
     "nvmlDeviceGetHostname_v1": "a GPU's own hostname is Blackwell and later: no preset has it",
+    "nvmlDeviceGetPlatformInfo": "rack-scale platform information is Blackwell and later: no "
+    "preset has it",
 }
 
 # Defects the sweep found that are not fixed yet: (function, regular

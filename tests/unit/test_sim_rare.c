@@ -55,6 +55,10 @@
     X(nvmlDeviceGetAddressingMode)                                                                 \
     X(nvmlDeviceGetDramEncryptionMode)                                                             \
     X(nvmlDeviceGetHostname_v1)                                                                    \
+    X(nvmlDeviceGetGpuFabricInfoV)                                                                 \
+    X(nvmlDeviceGetPlatformInfo)                                                                   \
+    X(nvmlDeviceGetModuleId)                                                                       \
+    X(nvmlDeviceGetFieldValues)                                                                    \
     X(nvmlSystemGetNvlinkBwMode)
 
 #include "simlib.h"
@@ -483,6 +487,164 @@ static void test_gpu_hostname(void **state)
     assert_int_equal(sizeof(nvmlHostname_v1_t), 64);
 }
 
+/* nvmlDeviceGetGpuFabricInfoV, versions 2 and 3 (v3 appends healthSummary;
+ * 0x02000024 and 0x03000028 as nvml.h's NVML_STRUCT_VERSION gives them).
+ * A Blackwell on NVSwitches answers a healthy fabric in every health
+ * field; an H100 completes registration with no health (0: every field
+ * "not supported", as the 590 captures print N/A); a GeForce (Ada) has no
+ * fabric: NOT_SUPPORTED.  Other versions are refused. */
+static void test_fabric_health(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\nnvlink = nvswitch\n"
+               "[gpu.0]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.1]\nmodel = H100-SXM5-80GB\n"
+               "[gpu.2]\nmodel = RTX-4090\n");
+    assert_int_equal(nvmlGpuFabricInfo_v2, 0x02000024);
+    assert_int_equal(nvmlGpuFabricInfo_v3, 0x03000028);
+    assert_int_equal(offsetof(nvmlGpuFabricInfoV_t, healthMask), 32);
+    assert_int_equal(offsetof(nvmlGpuFabricInfoV_t, healthSummary), 36);
+    /* 2 (false) in the four 2-bit flags, 1 (none) in incorrect
+     * configuration, 1 (true) in partition assigned */
+    const unsigned healthy = 2u | 2u << 2 | 2u << 4 | 2u << 6 | 1u << 8 | 1u << 12;
+    static const struct {
+        unsigned gpu;
+        unsigned char state;
+        unsigned mask;
+        unsigned char summary;
+    } want[] = {{0, 3, healthy, 1}, {1, 3, 0, 0}};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        nvmlGpuFabricInfoV_t f;
+        memset(&f, 0xab, sizeof(f));
+        f.version = nvmlGpuFabricInfo_v3;
+        assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(want[i].gpu), &f), NVML_SUCCESS);
+        assert_int_equal(f.state, want[i].state);
+        assert_int_equal(f.healthMask, want[i].mask);
+        assert_int_equal(f.healthSummary, want[i].summary);
+        /* v2: the same mask, and the byte after the v2 struct untouched */
+        memset(&f, 0xab, sizeof(f));
+        f.version = nvmlGpuFabricInfo_v2;
+        assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(want[i].gpu), &f), NVML_SUCCESS);
+        assert_int_equal(f.healthMask, want[i].mask);
+        assert_int_equal(f.healthSummary, 0xab);
+    }
+    nvmlGpuFabricInfoV_t g = {.version = nvmlGpuFabricInfo_v3};
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(2), &g), NVML_ERROR_NOT_SUPPORTED);
+    nvmlGpuFabricInfoV_t f = {.version = (unsigned)sizeof(nvmlGpuFabricInfoV_t) | 4u << 24};
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(0), &f),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetGpuFabricInfoV, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* nvmlDeviceGetPlatformInfo (nvmlPlatformInfo_v2_t: 44 bytes, 0x0200002C
+ * as NVML_STRUCT_VERSION gives it; R570+, "Blackwell or newer"): a
+ * Blackwell answers its rack placement (13-digit chassis serial, 8-byte
+ * GUID, peer type 1 on NVSwitches, the module id nvmlDeviceGetModuleId
+ * gives), an H100 and a GeForce NOT_SUPPORTED; version 1 is refused. */
+static void test_platform_info(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\nnvlink = nvswitch\ngpus = 6\n"
+               "[gpu]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.4]\nmodel = H100-SXM5-80GB\narchitecture = hopper\n"
+               "[gpu.5]\nmodel = RTX-4090\narchitecture = ada\n");
+    assert_int_equal(sizeof(nvmlPlatformInfo_t), 44);
+    assert_int_equal(nvmlPlatformInfo_v2, 0x0200002C);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, chassisSerialNumber), 20);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, slotNumber), 36);
+    assert_int_equal(offsetof(nvmlPlatformInfo_t, moduleId), 40);
+    char serial0[17] = "";
+    for (unsigned gpu = 0; gpu < 4; gpu++) {
+        nvmlPlatformInfo_t p;
+        memset(&p, 0xab, sizeof(p));
+        p.version = nvmlPlatformInfo_v2;
+        assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(gpu), &p), NVML_SUCCESS);
+        char serial[17];
+        memcpy(serial, p.chassisSerialNumber, 16);
+        serial[16] = '\0';
+        assert_int_equal(strlen(serial), 13);
+        assert_int_equal(strspn(serial, "0123456789"), 13);
+        if (gpu == 0)
+            memcpy(serial0, serial, sizeof(serial0));
+        assert_string_equal(serial, serial0); /* one chassis */
+        for (int i = 8; i < 16; i++)
+            assert_int_equal(p.ibGuid[i], 0);
+        assert_int_equal(p.trayIndex, 0);
+        assert_int_equal(p.slotNumber, 1);
+        assert_int_equal(p.hostId, 1);
+        assert_int_equal(p.peerType, 1);
+        unsigned int module = 0;
+        assert_int_equal(CALL(nvmlDeviceGetModuleId, dev(gpu), &module), NVML_SUCCESS);
+        assert_int_equal(p.moduleId, module);
+        assert_int_equal(p.moduleId, gpu + 1);
+    }
+    for (unsigned gpu = 4; gpu < 6; gpu++) {
+        nvmlPlatformInfo_t p = {.version = nvmlPlatformInfo_v2};
+        assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(gpu), &p), NVML_ERROR_NOT_SUPPORTED);
+    }
+    nvmlPlatformInfo_t v1 = {.version = (unsigned)sizeof(nvmlPlatformInfo_t) | 1u << 24};
+    assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(0), &v1),
+                     NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    assert_int_equal(CALL(nvmlDeviceGetPlatformInfo, dev(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+}
+
+/* Power smoothing through nvmlDeviceGetFieldValues (NVML_FI_PWR_SMOOTHING_*
+ * 264, 275-288, R570+): a Blackwell answers profile 0 active, primary
+ * floor half its power limit (700 W here), the static fields, the profile
+ * fields for profiles 0-4 (INVALID_ARGUMENT past them) and admin overrides
+ * not set (0xFFFFFFFF); an H100 answers NOT_SUPPORTED in every field. */
+static void test_power_smoothing_fields(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\n"
+               "[gpu.0]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[gpu.1]\nmodel = H100-SXM5-80GB\n");
+    static const struct {
+        unsigned field, scope;
+        nvmlReturn_t rc;
+        nvmlValueType_t type;
+        double value;
+    } want[] = {
+        {264, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 0},
+        {275, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 350},
+        {276, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {277, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 10},
+        {278, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 100},
+        {279, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 10},
+        {280, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 1},
+        {281, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {282, 4, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {283, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 0},
+        {284, 0, NVML_SUCCESS, NVML_VALUE_TYPE_DOUBLE, 10},
+        {284, 5, NVML_ERROR_INVALID_ARGUMENT, NVML_VALUE_TYPE_DOUBLE, 0},
+        {285, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 4294967295.0},
+        {288, 0, NVML_SUCCESS, NVML_VALUE_TYPE_UNSIGNED_INT, 4294967295.0},
+    };
+    enum { N = sizeof(want) / sizeof(want[0]) };
+    nvmlFieldValue_t fv[N];
+    memset(fv, 0, sizeof(fv));
+    for (size_t i = 0; i < N; i++) {
+        fv[i].fieldId = want[i].field;
+        fv[i].scopeId = want[i].scope;
+    }
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(0), (int)N, fv), NVML_SUCCESS);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(fv[i].nvmlReturn, want[i].rc);
+        if (want[i].rc != NVML_SUCCESS)
+            continue;
+        assert_int_equal(fv[i].valueType, want[i].type);
+        double got = fv[i].valueType == NVML_VALUE_TYPE_DOUBLE ? fv[i].value.dVal
+                                                               : (double)fv[i].value.uiVal;
+        assert_true(got == want[i].value);
+    }
+    memset(fv, 0, sizeof(fv));
+    for (size_t i = 0; i < N; i++)
+        fv[i].fieldId = want[i].field;
+    assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(1), (int)N, fv), NVML_SUCCESS);
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(fv[i].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -507,6 +669,7 @@ static void test_legacy_exports(void **state)
         "nvmlDeviceGetSramEccErrorStatus",
         "nvmlDeviceGetAddressingMode",
         "nvmlDeviceGetDramEncryptionMode",
+        "nvmlDeviceGetPlatformInfo",
         "nvmlDeviceGetHostname_v1",
         "nvmlSystemGetNvlinkBwMode",
     };
@@ -530,6 +693,9 @@ int main(void)
         cmocka_unit_test(test_addressing_mode),
         cmocka_unit_test(test_dram_encryption),
         cmocka_unit_test(test_gpu_hostname),
+        cmocka_unit_test(test_fabric_health),
+        cmocka_unit_test(test_platform_info),
+        cmocka_unit_test(test_power_smoothing_fields),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
