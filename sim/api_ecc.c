@@ -388,6 +388,19 @@ static nvmlReturn_t field_value(struct fv_ctx *x, nvmlFieldValue_t *v)
                            : v->fieldId == 143 ? ru
                            : v->fieldId == 144 ? rp
                                                : rf);
+    case NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE:
+    case NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE:
+        /* Where rows are remapped; the modelled faults never deactivate a
+         * remapping, so 0 (the captured L40S, 595, prints 0). */
+        if (!remapping_supported(g))
+            return NVML_ERROR_NOT_SUPPORTED;
+        return set_uint(v, 0);
+    case NVML_FI_DEV_EDPP_MULTIPLIER:
+        /* Hopper and later: 100 %, what the captured H100 and H200 print
+         * (MIG on or off, 590); the L40S and GeForce print [N/A]. */
+        if (g->arch < GS_ARCH_HOPPER)
+            return NVML_ERROR_NOT_SUPPORTED;
+        return set_uint(v, 100);
     case NVML_FI_DEV_POWER_AVERAGE:
         return set_uint(v, fv_state(x)->power_mw);
     case NVML_FI_DEV_POWER_INSTANT: {

@@ -34,6 +34,7 @@ enum gm_unit {
     GM_U_ACTIVITY, /* 0-100 % of time or of capacity, a double (GPM); dcgm-exporter: a 0-1 ratio */
     GM_U_US,       /* a duration in seconds (double) that nvidia-smi prints in microseconds */
     GM_U_MS,       /* a duration in seconds (double) that nvidia-smi prints in milliseconds */
+    GM_U_PERCENT2, /* 0-100, a double that nvidia-smi prints with two decimals (100.00 %) */
     GM_U__COUNT
 };
 
@@ -205,6 +206,8 @@ enum gm_read_group {
     GM_RG_PLATFORM,      /* static: nvmlDeviceGetPlatformInfo */
     GM_RG_MODULE_ID,     /* static: nvmlDeviceGetModuleId */
     GM_RG_POWER_SMOOTH,  /* field values 264, 275-288 (power smoothing) */
+    GM_RG_EDPP,          /* field value 274, NVML_FI_DEV_EDPP_MULTIPLIER */
+    GM_RG_REMAP_INACT,   /* field values 301, 302 (inactive row remappings) */
     GM_RG__COUNT
 };
 
@@ -480,6 +483,9 @@ enum gm_metric_id {
     GM_M_PS_ADM_ACT_WIN_MULT,
     GM_M_PS_ADM_TAR_WIN_MULT,
     GM_M_PS_ADM_ACT_OFFSET,
+    GM_M_EDPP_MULTIPLIER,     /* field value 274 */
+    GM_M_REMAP_CORR_INACTIVE, /* field values 301, 302 */
+    GM_M_REMAP_UNCORR_INACTIVE,
     GM_M__GPU_END, /* metrics below are per process */
 
     /* per-process fields (struct gm_proc) */

@@ -351,6 +351,8 @@ static const struct reader {
     {GM_RG_PLATFORM, gm_nv_rd_platform},
     {GM_RG_MODULE_ID, gm_nv_rd_module_id},
     {GM_RG_POWER_SMOOTH, gm_nv_rd_power_smoothing},
+    {GM_RG_EDPP, gm_nv_rd_edpp},
+    {GM_RG_REMAP_INACT, gm_nv_rd_remap_inactive},
 };
 
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))

@@ -213,6 +213,11 @@ typedef unsigned int nvmlDeviceArchitecture_t;
 #define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT 287
 #define NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET 288
 #define NVML_POWER_SMOOTHING_ADMIN_OVERRIDE_NOT_SET 0xFFFFFFFFU
+/* "EDPp multiplier expressed as a percentage" (nvml.h names no value type). */
+#define NVML_FI_DEV_EDPP_MULTIPLIER 274
+/* "Number of inactive row remappings due to correctable/uncorrectable errors". */
+#define NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE 301
+#define NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE 302
 
 /* ------------------------------------------------------------------ structs */
 

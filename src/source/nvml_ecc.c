@@ -1,6 +1,6 @@
 /* nvml_ecc.c -- the NVML source's readers of memory errors (see
  * nvml_int.h): ECC mode and counts, by location and by unit, retired
- * pages, remapped rows and the row remapper's histogram.  The simulator
+ * pages, remapped rows (active and inactive) and the row remapper's histogram.  The simulator
  * answers these in sim/api_ecc.c.
  */
 #include "nvml_int.h"
@@ -69,6 +69,34 @@ void gm_nv_rd_remapped(struct rd *r)
     setv(r->g, GM_M_REMAP_UNCORR, rc, gm_v_u64(unc));
     setv(r->g, GM_M_REMAP_PENDING, rc, gm_v_u64(pend ? 1 : 0));
     setv(r->g, GM_M_REMAP_FAILURE, rc, gm_v_u64(fail ? 1 : 0));
+    note(r, rc);
+}
+
+/* Inactive row remappings (fields 301, 302, in 595's nvidia-smi): one
+ * batched call; each field keeps its own code.  Counts of any integer
+ * type are taken (nvml.h names none). */
+void gm_nv_rd_remap_inactive(struct rd *r)
+{
+    static const struct {
+        int id;
+        unsigned int field;
+    } parts[] = {
+        {GM_M_REMAP_CORR_INACTIVE, NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE},
+        {GM_M_REMAP_UNCORR_INACTIVE, NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE},
+    };
+    enum { N = sizeof(parts) / sizeof(parts[0]) };
+    nvmlFieldValue_t fv[N];
+    memset(fv, 0, sizeof(fv));
+    for (size_t k = 0; k < N; k++)
+        fv[k].fieldId = parts[k].field;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, (int)N, fv);
+    for (size_t k = 0; k < N; k++) {
+        uint64_t x = fv[k].valueType == NVML_VALUE_TYPE_UNSIGNED_LONG_LONG ? fv[k].value.ullVal
+                     : fv[k].valueType == NVML_VALUE_TYPE_SIGNED_LONG_LONG
+                         ? (uint64_t)fv[k].value.sllVal
+                         : fv[k].value.uiVal;
+        setv(r->g, parts[k].id, rc != NVML_SUCCESS ? rc : fv[k].nvmlReturn, gm_v_u64(x));
+    }
     note(r, rc);
 }
 

@@ -440,6 +440,7 @@ void gm_nv_rd_power_mgmt(struct rd *r);
 void gm_nv_rd_temp_margin(struct rd *r);
 void gm_nv_rd_module_power(struct rd *r);
 void gm_nv_rd_power_smoothing(struct rd *r);
+void gm_nv_rd_edpp(struct rd *r);
 
 /* nvml_clocks.c */
 void gm_nv_rd_max_clocks(struct rd *r);
@@ -473,6 +474,7 @@ void gm_nv_rd_ecc_counts(struct rd *r);
 void gm_nv_rd_retired(struct rd *r);
 void gm_nv_rd_remapped(struct rd *r);
 void gm_nv_rd_remap_hist(struct rd *r);
+void gm_nv_rd_remap_inactive(struct rd *r);
 void gm_nv_rd_ecc_locations(struct rd *r);
 void gm_nv_rd_ecc_units(struct rd *r);
 void gm_nv_rd_sram_status(struct rd *r);

@@ -1,7 +1,7 @@
 /* nvml_sensors.c -- the NVML source's readers of temperatures, fans,
  * performance state and power (see nvml_int.h): thresholds and margin,
  * power limits, draw (average, instant, Grace Hopper module), energy and
- * power management mode.  The simulator answers these in
+ * power management mode, power smoothing and the EDPp multiplier.  The simulator answers these in
  * sim/api_sensors.c and sim/api_ecc.c (the field values).
  */
 #include "nvml_int.h"
@@ -194,6 +194,18 @@ static double fv_double(const nvmlFieldValue_t *f)
     default:
         return (double)f->value.uiVal;
     }
+}
+
+/* The EDPp multiplier (field 274), a percentage of any value type. */
+void gm_nv_rd_edpp(struct rd *r)
+{
+    nvmlFieldValue_t fv;
+    memset(&fv, 0, sizeof(fv));
+    fv.fieldId = NVML_FI_DEV_EDPP_MULTIPLIER;
+    nvmlReturn_t rc = RCALL(r, nvmlDeviceGetFieldValues, 1, &fv);
+    setv(r->g, GM_M_EDPP_MULTIPLIER, rc != NVML_SUCCESS ? rc : fv.nvmlReturn,
+         gm_v_f64(fv_double(&fv)));
+    note(r, rc);
 }
 
 /* Power smoothing (R570+, Blackwell datacenter boards; NOT_SUPPORTED per

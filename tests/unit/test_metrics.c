@@ -141,6 +141,8 @@ static void test_units_table(void **state)
     assert_true(gm_units[GM_U_US].smi_div == 1e-6);
     assert_string_equal(gm_units[GM_U_MS].smi, "ms"); /* power_smoothing.window_multiplier */
     assert_true(gm_units[GM_U_MS].smi_div == 1e-3);
+    assert_string_equal(gm_units[GM_U_PERCENT2].smi, "%"); /* edpp_multiplier: 100.00 % */
+    assert_int_equal(gm_units[GM_U_PERCENT2].smi_decimals, 2);
 }
 
 /* dcgm-exporter's units, as its help texts name them and its values use. */
@@ -164,6 +166,7 @@ static void test_units_dcgm(void **state)
         {GM_U_ACTIVITY, "ratio", 0.01}, /* the DCGM_FI_PROF_* activities: 0-1 */
         {GM_U_US, "ns", 1e9},           /* a duration: seconds inside, us in nvidia-smi's CSV */
         {GM_U_MS, "ns", 1e9},           /* the same, ms in nvidia-smi's CSV */
+        {GM_U_PERCENT2, "%", 1},        /* edpp_multiplier: 100.00 % in nvidia-smi's CSV */
     };
     assert_int_equal(N_ELEM(rows), GM_U__COUNT);
     for (size_t i = 0; i < N_ELEM(rows); i++) {

@@ -645,6 +645,54 @@ static void test_power_smoothing_fields(void **state)
         assert_int_equal(fv[i].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
 }
 
+/* The EDPp multiplier (field 274) and the inactive remapped rows (301,
+ * 302) through nvmlDeviceGetFieldValues, board by board: Hopper and later
+ * answer the multiplier, 100 (%; the captured H100/H200 print 100.00 %),
+ * older boards NOT_SUPPORTED (the captured L40S and GeForce print [N/A]);
+ * a board that remaps rows (Ampere and later, ECC on, MIG off) answers 0
+ * inactive remappings beside its active ones (the H100's ecc fault
+ * remapped 2 rows, field 143), every other board NOT_SUPPORTED. */
+static void test_edpp_and_inactive_remaps(void **state)
+{
+    (void)state;
+    start_text("[machine]\nseed = 7\n"
+               "[gpu.0]\nmodel = H100-SXM5-80GB\n"
+               "[gpu.1]\nmodel = RTX-4090\n"
+               "[gpu.2]\nmodel = V100-SXM2-32GB\n"
+               "[gpu.3]\nmodel = L40S\necc = off\n"
+               "[gpu.4]\nmodel = L40S\n"
+               "[gpu.5]\nmodel = A100-SXM4-80GB\nmig = 3g.40gb\n"
+               "[gpu.6]\nmodel = A100-SXM4-80GB\n"
+               "[gpu.7]\nmodel = H100-SXM5-80GB\narchitecture = blackwell\n"
+               "[fault.ecc]\ntype = ecc\ngpu = 0\nat = 10\ncorrected = 12\nuncorrected = 2\n");
+    enum { NS = -1 };
+    static const struct {
+        unsigned gpu;
+        int edpp, unc, cor_inactive, unc_inactive; /* NS: NOT_SUPPORTED */
+    } want[] = {
+        {0, 100, 2, 0, 0}, {1, NS, NS, NS, NS}, {2, NS, NS, NS, NS}, {3, NS, NS, NS, NS},
+        {4, NS, 0, 0, 0},  {5, NS, NS, NS, NS}, {6, NS, 0, 0, 0},    {7, 100, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const unsigned ids[] = {274, 143, 301, 302};
+        const int vals[] = {want[i].edpp, want[i].unc, want[i].cor_inactive, want[i].unc_inactive};
+        nvmlFieldValue_t fv[4];
+        memset(fv, 0, sizeof(fv));
+        for (size_t k = 0; k < 4; k++)
+            fv[k].fieldId = ids[k];
+        assert_int_equal(CALL(nvmlDeviceGetFieldValues, dev(want[i].gpu), 4, fv), NVML_SUCCESS);
+        for (size_t k = 0; k < 4; k++) {
+            if (vals[k] == NS) {
+                assert_int_equal(fv[k].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+                continue;
+            }
+            assert_int_equal(fv[k].nvmlReturn, NVML_SUCCESS);
+            assert_int_equal(fv[k].valueType, NVML_VALUE_TYPE_UNSIGNED_INT);
+            assert_int_equal(fv[k].value.uiVal, vals[k]);
+        }
+    }
+}
+
 static void test_legacy_exports(void **state)
 {
     (void)state;
@@ -696,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_fabric_health),
         cmocka_unit_test(test_platform_info),
         cmocka_unit_test(test_power_smoothing_fields),
+        cmocka_unit_test(test_edpp_and_inactive_remaps),
         cmocka_unit_test(test_legacy_exports),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
