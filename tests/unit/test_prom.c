@@ -220,7 +220,7 @@ static char *render(const struct gm_snapshot *s, int names, int procs)
     "# HELP gpumon_exporter_scrapes_total HTTP requests for /metrics served before the sample "    \
     "served now was rendered.\n"                                                                   \
     "# TYPE gpumon_exporter_scrapes_total counter\n"                                               \
-    "gpumon_exporter_scrapes_total{Hostname=\"node1\"} 0\n"                                  \
+    "gpumon_exporter_scrapes_total{Hostname=\"node1\"} 0\n"                                        \
     "# HELP gpumon_exporter_page_renders_total Live pages (/) rendered before the sample served "  \
     "now was published: one per sample that someone asked for the page in.\n"                      \
     "# TYPE gpumon_exporter_page_renders_total counter\n"                                          \
@@ -989,18 +989,12 @@ static void test_usage_rules(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_native),
-        cmocka_unit_test(test_dcgm),
-        cmocka_unit_test(test_state),
-        cmocka_unit_test(test_xid),
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_diagnosis),
-        cmocka_unit_test(test_mig_gpm),
-        cmocka_unit_test(test_value_ages),
-        cmocka_unit_test(test_dcgm_options),
-        cmocka_unit_test(test_dcgm_label_fields),
-        cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_usage_rules),
+        cmocka_unit_test(test_native),       cmocka_unit_test(test_dcgm),
+        cmocka_unit_test(test_state),        cmocka_unit_test(test_xid),
+        cmocka_unit_test(test_options),      cmocka_unit_test(test_diagnosis),
+        cmocka_unit_test(test_mig_gpm),      cmocka_unit_test(test_value_ages),
+        cmocka_unit_test(test_dcgm_options), cmocka_unit_test(test_dcgm_label_fields),
+        cmocka_unit_test(test_usage),        cmocka_unit_test(test_usage_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
