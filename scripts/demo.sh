@@ -84,14 +84,30 @@ printf '\n\033[1m$ gpumon agent --data-dir %s --interval 1s --procs --task llama
     --task llama-7b --listen "$listen" 2>"$tmp/agent.log" &
 agent=$!
 pids+=($agent)
-sleep 3
-"$gpumon" mark --no-config --data-dir "$data" --task llama-7b "epoch 3 start"
 fetch() { python3 -c 'import sys, urllib.error, urllib.request
 try:
     r = urllib.request.urlopen(sys.argv[1], timeout=5)
 except urllib.error.HTTPError as e:
     r = e
 sys.stdout.write(r.read().decode())' "$1"; }
+# until the agent answers with a sample and its control socket (for
+# gpumon mark) is there (a slow or busy machine: up to a minute), then a
+# few seconds of recording
+ready() { python3 -c 'import sys, urllib.request
+sys.exit(urllib.request.urlopen(sys.argv[1], timeout=5).status != 200)' "$1" 2>/dev/null; }
+for _ in $(seq 600); do
+    kill -0 $agent 2>/dev/null || break
+    [ -S "$data/agent.sock" ] && ready "http://$listen/api/v1/status" && break
+    sleep 0.1
+done
+if ! kill -0 $agent 2>/dev/null || ! [ -S "$data/agent.sock" ] ||
+    ! ready "http://$listen/api/v1/status"; then
+    printf '\nThe agent did not start (%s):\n' "$listen" >&2
+    sed 's/^/  log: /' "$tmp/agent.log" | tail -3 >&2
+    exit 1
+fi
+sleep 2
+"$gpumon" mark --no-config --data-dir "$data" --task llama-7b "epoch 3 start"
 printf '\n$ curl -s http://%s/metrics | grep -E "gpu_temperature|clock_event_reason_active.*thermal|gpu_up" | grep gpu=\"5\"\n' "$listen"
 fetch "http://$listen/metrics" | grep -E 'gpu_temperature_celsius|clock_event_reason_active.*hw_thermal|gpu_up' | grep 'gpu="5"' || true
 printf '\n$ curl -s http://%s/healthz\n' "$listen"
@@ -165,7 +181,7 @@ fi
     --task llama-7b --listen "$listen" 2>>"$tmp/agent.log" &
 agent=$!
 pids+=($agent)
-for _ in $(seq 100); do
+for _ in $(seq 600); do
     kill -0 $agent 2>/dev/null || break
     fetch "http://$listen/healthz" >/dev/null 2>&1 && break
     sleep 0.1
